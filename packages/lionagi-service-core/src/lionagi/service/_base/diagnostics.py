@@ -1,0 +1,49 @@
+"""Typed catalog diagnostics (ADR-0028 D2): stable codes a tool or a test can match on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["CatalogDiagnosticCode", "ProviderDiagnostic"]
+
+CatalogDiagnosticCode = Literal[
+    "empty_key",
+    "self_alias",
+    "duplicate_provider_key",
+    "duplicate_endpoint_key",
+    "inconsistent_provider_aliases",
+    "invalid_endpoint_class",
+    "invalid_request_options",
+    "invalid_request_default",
+    "import_error",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderDiagnostic:
+    """One catalog problem, tied to the provider, endpoint, module and key it concerns."""
+
+    code: CatalogDiagnosticCode
+    provider: str
+    endpoint: str | None
+    module: str | None
+    key: str | None
+    message: str
+    cause_type: str | None = None
+
+    def sort_key(self) -> tuple[str, str, str, str]:
+        """Order used for every published diagnostics list (ADR-0028 D5)."""
+        return (self.provider, self.endpoint or "", self.code, self.key or "")
+
+    def to_dict(self) -> dict[str, str | None]:
+        """Return the JSON projection used by inspection and the command line."""
+        return {
+            "code": self.code,
+            "provider": self.provider,
+            "endpoint": self.endpoint,
+            "module": self.module,
+            "key": self.key,
+            "message": self.message,
+            "cause_type": self.cause_type,
+        }

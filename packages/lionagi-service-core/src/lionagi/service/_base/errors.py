@@ -1,0 +1,326 @@
+"""Every exception lionagi.service raises, in one tree so callers can catch by family.
+
+Tree::
+
+    ProviderCatalogError(RuntimeError)          selection failed (ADR-0028)
+    ├── CatalogValidationError                   .diagnostics
+    ├── ProviderUnavailable                      .provider, .diagnostic
+    ├── EndpointNotFound                         .provider, .endpoint, .available, .suggestion
+    └── EndpointConfigurationError               .field  (also a ValueError)
+
+    ProviderError(RuntimeError)                  the provider or its transport failed (ADR-0030 D3)
+    ├── ProviderQuotaError                       retryable quota/rate exhaustion
+    ├── ProviderAuthError                        credentials missing or refused
+    ├── ProviderContextError                     prompt does not fit the context window
+    ├── ProviderStatusError                      HTTP status other than 2xx: .status, .body_excerpt
+    │   ├── ProviderClientError                  4xx
+    │   │   ├── ProviderRateLimitError           429, also a ProviderQuotaError: .retry_after
+    │   │   └── ProviderUnauthorizedError        401/403, also a ProviderAuthError
+    │   └── ProviderServerError                  5xx
+    ├── ProviderTransportError                   bytes did not flow
+    │   ├── ProviderConnectionError              connect/read failure or transport timeout
+    │   ├── ProviderExecutableNotFound           agentic CLI binary missing: .install_hint
+    │   └── ProviderProcessError                 CLI exited non-zero: .returncode
+    ├── ProviderProtocolError                    bytes flowed but broke the wire grammar
+    ├── ProviderStreamError                      a stream ended on a provider error chunk
+    ├── CircuitOpenError                         the circuit refused to attempt
+    └── UnsafeURLError                           SSRF guard refused a destination
+
+    AdmissionError(RuntimeError)                 the admission lease could not be granted (ADR-0029)
+    ├── AdmissionClosed
+    ├── AdmissionConflict
+    ├── TokenEstimateUnavailable
+    ├── RequestExceedsTokenWindow
+    └── RequestDeadlineExceeded                  also a TimeoutError: .call_id, .phase
+
+    AgenticRequestValidationError(ValueError)    .field
+    AgenticHandlerError(ValueError)              .handler
+    AgenticOperationUnsupported(RuntimeError)    .operation
+
+Messages never include API keys: every constructor takes already-sanitized text, and HTTP bodies
+pass through :func:`lionagi.service._base.secrets.redact` before they get here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from .diagnostics import ProviderDiagnostic
+
+__all__ = [
+    "AdmissionClosed",
+    "AdmissionConflict",
+    "AdmissionError",
+    "AgenticHandlerError",
+    "AgenticOperationUnsupported",
+    "AgenticRequestValidationError",
+    "CatalogValidationError",
+    "CircuitOpenError",
+    "DeadlinePhase",
+    "EndpointConfigurationError",
+    "EndpointNotFound",
+    "ProviderAuthError",
+    "ProviderCatalogError",
+    "ProviderClientError",
+    "ProviderConnectionError",
+    "ProviderContextError",
+    "ProviderError",
+    "ProviderExecutableNotFound",
+    "ProviderProcessError",
+    "ProviderProtocolError",
+    "ProviderQuotaError",
+    "ProviderRateLimitError",
+    "ProviderServerError",
+    "ProviderStatusError",
+    "ProviderStreamError",
+    "ProviderTransportError",
+    "ProviderUnauthorizedError",
+    "ProviderUnavailable",
+    "RequestDeadlineExceeded",
+    "RequestExceedsTokenWindow",
+    "TokenEstimateUnavailable",
+    "UnsafeURLError",
+]
+
+
+# --- catalog -------------------------------------------------------------------------------------
+
+
+class ProviderCatalogError(RuntimeError):
+    """Selecting or configuring a provider endpoint failed."""
+
+
+class CatalogValidationError(ProviderCatalogError):
+    """The catalog did not validate; ``diagnostics`` lists every problem found."""
+
+    def __init__(self, diagnostics: tuple[ProviderDiagnostic, ...]) -> None:
+        self.diagnostics = diagnostics
+        lines = [f"provider catalog failed validation ({len(diagnostics)} problem(s)):"]
+        lines += [f"  - [{d.code}] {d.message}" for d in diagnostics]
+        super().__init__("\n".join(lines))
+
+
+class ProviderUnavailable(ProviderCatalogError):
+    """A provider is installed but its module failed to load."""
+
+    def __init__(self, provider: str, diagnostic: ProviderDiagnostic) -> None:
+        self.provider = provider
+        self.diagnostic = diagnostic
+        super().__init__(
+            f"provider {provider!r} is installed but unavailable: {diagnostic.message}"
+        )
+
+
+class EndpointNotFound(ProviderCatalogError):
+    """No registered endpoint matches and compatible fallback was not requested."""
+
+    def __init__(
+        self,
+        provider: str,
+        endpoint: str,
+        available: tuple[str, ...],
+        *,
+        suggestion: str | None = None,
+        reason: str | None = None,
+    ) -> None:
+        self.provider = provider
+        self.endpoint = endpoint
+        self.available = available
+        self.suggestion = suggestion
+        if reason is None:
+            reason = f"no endpoint {endpoint!r} for provider {provider!r}"
+        msg = reason
+        if available:
+            msg += f"; available: {', '.join(available)}"
+        if suggestion:
+            msg += f"; did you mean {suggestion!r}?"
+        super().__init__(msg)
+
+
+class EndpointConfigurationError(ProviderCatalogError, ValueError):
+    """A configuration value is unknown or invalid; ``field`` names it."""
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        super().__init__(f"{field}: {message}")
+
+
+# --- provider ------------------------------------------------------------------------------------
+
+
+class ProviderError(RuntimeError):
+    """The provider, or the transport reaching it, failed.
+
+    ``stderr_tail`` holds a bounded, redacted tail of a CLI's stderr (empty for HTTP);
+    ``raw`` holds the redacted provider text the classification was made from.
+    """
+
+    retryable: bool = False
+
+    def __init__(self, message: str, *, stderr_tail: str = "", raw: str = "") -> None:
+        self.stderr_tail = stderr_tail
+        self.raw = raw
+        super().__init__(message)
+
+
+class ProviderQuotaError(ProviderError):
+    """Quota or rate exhaustion; worth retrying later."""
+
+    retryable = True
+
+
+class ProviderAuthError(ProviderError):
+    """Credentials missing, invalid or refused."""
+
+
+class ProviderContextError(ProviderError):
+    """The request does not fit the model's context window."""
+
+
+class ProviderStatusError(ProviderError):
+    """An HTTP response with a non-success status."""
+
+    def __init__(self, message: str, *, status: int, body_excerpt: str = "") -> None:
+        self.status = status
+        self.body_excerpt = body_excerpt
+        super().__init__(message, raw=body_excerpt)
+
+
+class ProviderClientError(ProviderStatusError):
+    """A 4xx response: the request itself was refused; not retried."""
+
+
+class ProviderRateLimitError(ProviderClientError, ProviderQuotaError):
+    """429 Too Many Requests; ``retry_after`` is the server's requested delay in seconds."""
+
+    retryable = True
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int = 429,
+        body_excerpt: str = "",
+        retry_after: float | None = None,
+    ) -> None:
+        self.retry_after = retry_after
+        super().__init__(message, status=status, body_excerpt=body_excerpt)
+
+
+class ProviderUnauthorizedError(ProviderClientError, ProviderAuthError):
+    """401 or 403: the credentials were refused."""
+
+
+class ProviderServerError(ProviderStatusError):
+    """A 5xx response; retryable before output."""
+
+    retryable = True
+
+
+class ProviderTransportError(ProviderError):
+    """The transport failed before or while moving bytes."""
+
+
+class ProviderConnectionError(ProviderTransportError):
+    """Connecting, writing or reading failed, or a transport timeout fired."""
+
+    retryable = True
+
+
+class ProviderExecutableNotFound(ProviderTransportError):
+    """An agentic CLI binary is not on PATH; ``install_hint`` says how to get it."""
+
+    def __init__(self, binary: str, install_hint: str) -> None:
+        self.binary = binary
+        self.install_hint = install_hint
+        super().__init__(f"executable {binary!r} not found on PATH; install it: {install_hint}")
+
+
+class ProviderProcessError(ProviderTransportError):
+    """A CLI exited with a non-zero code and no more specific classification."""
+
+    def __init__(
+        self, message: str, *, returncode: int, stderr_tail: str = "", raw: str = ""
+    ) -> None:
+        self.returncode = returncode
+        super().__init__(message, stderr_tail=stderr_tail, raw=raw)
+
+
+class ProviderProtocolError(ProviderError):
+    """Provider output broke its wire grammar (bad JSON, unknown content-bearing event)."""
+
+
+class ProviderStreamError(ProviderError):
+    """A stream ended on a provider-declared error chunk (raised after that chunk)."""
+
+
+class CircuitOpenError(ProviderError):
+    """The circuit breaker is open; no attempt was made."""
+
+
+class UnsafeURLError(ProviderError):
+    """The SSRF guard refused a destination; set ``allow_local_network=True`` to permit it."""
+
+
+# --- admission -----------------------------------------------------------------------------------
+
+DeadlinePhase = Literal[
+    "enqueue", "rate", "concurrency", "hook", "retry_delay", "transport", "stream"
+]
+
+
+class AdmissionError(RuntimeError):
+    """Admission could not grant a lease."""
+
+
+class AdmissionClosed(AdmissionError):
+    """The controller is closed; no new work is admitted."""
+
+
+class AdmissionConflict(AdmissionError):
+    """The call id is already queued or active, or the call is already terminal."""
+
+
+class TokenEstimateUnavailable(AdmissionError):
+    """A token limit is configured but the call cannot estimate its tokens."""
+
+
+class RequestExceedsTokenWindow(AdmissionError):
+    """The call needs more tokens than one whole window grants."""
+
+
+class RequestDeadlineExceeded(AdmissionError, TimeoutError):
+    """The request's one deadline expired; ``phase`` says where."""
+
+    def __init__(self, call_id: str, phase: DeadlinePhase) -> None:
+        self.call_id = call_id
+        self.phase = phase
+        super().__init__(f"request {call_id} exceeded its deadline during {phase}")
+
+
+# --- agentic input -------------------------------------------------------------------------------
+
+
+class AgenticRequestValidationError(ValueError):
+    """An agentic request field is unknown or invalid; ``field`` names it."""
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        super().__init__(f"{field}: {message}")
+
+
+class AgenticHandlerError(ValueError):
+    """A runtime handler is unknown or not callable; ``handler`` names it."""
+
+    def __init__(self, handler: str, message: str) -> None:
+        self.handler = handler
+        super().__init__(f"{handler}: {message}")
+
+
+class AgenticOperationUnsupported(RuntimeError):
+    """The endpoint does not support ``operation`` (e.g. one-shot invoke on a stream-only agent)."""
+
+    def __init__(self, operation: str, endpoint: str) -> None:
+        self.operation = operation
+        super().__init__(f"{endpoint} does not support {operation}(); use stream()")

@@ -1,0 +1,1 @@
+"""Transport layer: endpoint configuration, HTTP and agentic endpoints, the call event."""

@@ -1,0 +1,63 @@
+"""APICalling: the call event that carries one request to one endpoint (ADR-0027 D3).
+
+Only ``payload`` serializes. Headers and runtime ``call_kwargs`` (handlers, callbacks) are
+excluded, so a dump of the event never carries credentials or callables.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from pydantic import Field
+
+from .._base.chunk import StreamChunk
+from .._base.hooks import HookedEvent
+from .endpoint import Endpoint
+
+__all__ = ["APICalling", "estimate_tokens"]
+
+
+class APICalling(HookedEvent):
+    """One request bound to one endpoint."""
+
+    endpoint: Endpoint = Field(exclude=True)
+    payload: dict[str, Any]
+    headers: dict[str, str] = Field(default_factory=dict, exclude=True)
+    call_kwargs: dict[str, Any] = Field(default_factory=dict, exclude=True)
+    timeout: float | None = Field(default=None, exclude=True)
+    token_estimate: int | None = Field(default=None, exclude=True)
+
+    @property
+    def required_tokens(self) -> int | None:
+        """Tokens this call is expected to use, or None when the endpoint does not count them."""
+        if self.token_estimate is not None:
+            return self.token_estimate
+        if not self.endpoint.config.requires_tokens:
+            return None
+        return estimate_tokens(self.payload)
+
+    async def _invoke(self) -> Any:
+        return await self.endpoint.call(
+            self.payload, extra_headers=self.headers, timeout=self.timeout, **self.call_kwargs
+        )
+
+    def _stream(self) -> AsyncIterator[StreamChunk]:
+        return self.endpoint.stream(
+            self.payload, extra_headers=self.headers, timeout=self.timeout, **self.call_kwargs
+        )
+
+
+def estimate_tokens(payload: dict[str, Any]) -> int | None:
+    """Rough token count (4 characters per token) of chat messages, Responses input or embeddings.
+
+    Returns None when the payload has none of those shapes, so admission can refuse a token-limited
+    call honestly instead of guessing.
+    """
+    for key in ("messages", "input", "prompt"):
+        if key in payload:
+            value = payload[key]
+            text = value if isinstance(value, str) else json.dumps(value, default=str)
+            return max(1, len(text) // 4)
+    return None

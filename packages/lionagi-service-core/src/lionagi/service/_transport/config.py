@@ -1,0 +1,165 @@
+"""EndpointConfig: the declared, validated settings of one endpoint (ADR-0027 D3, ADR-0028 D1).
+
+Unknown keys are refused with :class:`EndpointConfigurationError` naming the key; nothing is moved
+into provider request data implicitly. Provider payload defaults live only in ``request_defaults``.
+The API key is a ``SecretStr``: it is excluded from every dump and never printed.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+)
+
+from .._base.errors import EndpointConfigurationError
+
+__all__ = ["AuthType", "EndpointConfig"]
+
+AuthType = Literal["bearer", "x-api-key", "none"]
+
+
+class EndpointConfig(BaseModel):
+    """Settings for one endpoint. Construct with keywords; every key must be a declared field."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+
+    name: str
+    provider: str
+    endpoint: str
+    base_url: str | None = None
+    endpoint_params: list[str] | None = None
+    method: str = "POST"
+    params: dict[str, str] = Field(default_factory=dict)
+    content_type: str | None = "application/json"
+    auth_type: AuthType = "bearer"
+    default_headers: dict[str, str] = Field(default_factory=dict)
+    request_options: type[BaseModel] | None = None
+    api_key: SecretStr | None = Field(default=None, exclude=True, repr=False)
+    api_key_env: str | None = None
+    timeout: float = Field(default=300.0, gt=0)
+    max_retries: int = Field(default=3, ge=1)
+    openai_compatible: bool = False
+    requires_tokens: bool = False
+    context_window: int | None = Field(default=None, gt=0)
+    request_defaults: dict[str, Any] = Field(default_factory=dict)
+    client_kwargs: dict[str, Any] = Field(default_factory=dict)
+    allow_local_network: bool = False
+    serialize_by_alias: bool = False
+
+    def __init__(self, **data: Any) -> None:
+        unknown = sorted(set(data) - set(type(self).model_fields))
+        if unknown:
+            raise _unknown_field(unknown[0])
+        if data.get("api_key") is None and data.get("api_key_env"):
+            env_value = os.environ.get(str(data["api_key_env"]))
+            if env_value:
+                data["api_key"] = env_value
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise _from_validation(exc) from None
+
+    @field_validator("provider", "endpoint", "name")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be empty")
+        return value
+
+    @field_validator("method")
+    @classmethod
+    def _upper_method(cls, value: str) -> str:
+        method = value.strip().upper()
+        if method not in {"GET", "POST", "PUT", "PATCH", "DELETE"}:
+            raise ValueError("must be one of GET, POST, PUT, PATCH, DELETE")
+        return method
+
+    @field_validator("api_key", mode="before")
+    @classmethod
+    def _key_to_secret(cls, value: object) -> object:
+        if isinstance(value, str):
+            return SecretStr(value) if value else None
+        return value
+
+    # -- derived ----------------------------------------------------------------------------------
+
+    @property
+    def full_url(self) -> str:
+        """``base_url`` joined with ``endpoint``, format parameters filled from ``params``."""
+        if not self.base_url:
+            raise EndpointConfigurationError("base_url", "is required for an HTTP endpoint")
+        path = self.endpoint
+        if self.endpoint_params:
+            missing = [p for p in self.endpoint_params if p not in self.params]
+            if missing:
+                raise EndpointConfigurationError(
+                    f"params.{missing[0]}", "endpoint path parameter has no value"
+                )
+            path = path.format(**{p: self.params[p] for p in self.endpoint_params})
+        return f"{self.base_url.rstrip('/')}/{path.lstrip('/')}"
+
+    def secret_value(self) -> str | None:
+        """The API key in clear text, for building auth headers only."""
+        return self.api_key.get_secret_value() if self.api_key is not None else None
+
+    def with_updates(self, **changes: Any) -> EndpointConfig:
+        """Return a validated copy with ``changes`` applied (same unknown-key rule)."""
+        data = self._constructor_data()
+        data.update(changes)
+        return EndpointConfig(**data)
+
+    def _constructor_data(self) -> dict[str, Any]:
+        data = {name: getattr(self, name) for name in type(self).model_fields}
+        data["params"] = dict(self.params)
+        data["default_headers"] = dict(self.default_headers)
+        data["request_defaults"] = dict(self.request_defaults)
+        data["client_kwargs"] = dict(self.client_kwargs)
+        if self.endpoint_params is not None:
+            data["endpoint_params"] = list(self.endpoint_params)
+        return data
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready projection without the API key; the request model is named, not dumped."""
+        out = self.model_dump(exclude={"api_key", "request_options"})
+        ro = self.request_options
+        out["request_options"] = f"{ro.__module__}:{ro.__qualname__}" if ro else None
+        return out
+
+
+def _unknown_field(name: str) -> EndpointConfigurationError:
+    known = sorted(EndpointConfig.model_fields)
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return EndpointConfigurationError(
+        name,
+        "unknown endpoint configuration field"
+        f"{hint} Provider payload defaults belong in request_defaults.",
+    )
+
+
+def _from_validation(exc: ValidationError) -> EndpointConfigurationError:
+    # Only the location and pydantic's message are kept: the input value may be a secret.
+    first = exc.errors(include_input=False, include_url=False)[0]
+    field = ".".join(str(p) for p in first["loc"]) or "config"
+    return EndpointConfigurationError(field, first["msg"])
+
+
+def coerce_config(value: EndpointConfig | Mapping[str, Any]) -> EndpointConfig:
+    """Accept a config or a mapping of its fields; anything else is a typed error."""
+    if isinstance(value, EndpointConfig):
+        return value
+    if isinstance(value, Mapping):
+        return EndpointConfig(**dict(value))
+    raise EndpointConfigurationError(
+        "config", f"expected EndpointConfig or a mapping, got {type(value).__name__}"
+    )
