@@ -55,12 +55,75 @@ from ._transport.meta import EndpointMeta as EndpointMeta
 from ._transport.meta import EndpointType as EndpointType
 
 # -- transport exports (HTTP helper adds here) --
+# isort: split
+from ._transport.http.client import ClientState as ClientState
+from ._transport.http.projection import StreamFormat as StreamFormat
+from ._transport.http.ssrf import Resolver as Resolver
+from ._transport.http.ssrf import SSRFGuard as SSRFGuard
+from ._transport.http.ssrf import check_url_safe as check_url_safe
 
 # -- agentic exports (agentic helper adds here) --
+# isort: split
+from ._base.errors import ProviderCapacityError as ProviderCapacityError
+from ._base.errors import ProviderDisconnectError as ProviderDisconnectError
+from ._base.errors import ProviderPermissionError as ProviderPermissionError
+from ._base.errors import ProviderUnsupportedModelError as ProviderUnsupportedModelError
+from ._transport.agentic_output import collect_call_result as collect_call_result
+from ._transport.agentic_output import enforce_agentic_contract as enforce_agentic_contract
+from ._transport.agentic_types import AgenticCallResult as AgenticCallResult
+from ._transport.agentic_types import AgenticPayload as AgenticPayload
+from ._transport.agentic_types import AgenticResultMetadata as AgenticResultMetadata
+from ._transport.classify import DEFAULT_ERROR_PATTERNS as DEFAULT_ERROR_PATTERNS
+from ._transport.classify import ProviderErrorPattern as ProviderErrorPattern
+from ._transport.classify import classify_provider_error as classify_provider_error
+from ._transport.handlers import AgenticHandlersMixin as AgenticHandlersMixin
 
 # -- catalog exports (catalog helper adds here) --
+# isort: split
+from ._catalog.discovery import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP
+from ._catalog.discovery import InventorySource as InventorySource
+from ._catalog.discovery import entry_point_inventory as entry_point_inventory
+from ._catalog.keys import canonical_endpoint_key as canonical_endpoint_key
+from ._catalog.keys import canonical_provider_key as canonical_provider_key
+from ._catalog.openai_request import OpenAIChatCompletionsRequest as OpenAIChatCompletionsRequest
+from ._catalog.policy import EFFORT_LEVELS as EFFORT_LEVELS
+from ._catalog.policy import EffortMode as EffortMode
+from ._catalog.policy import ModelSpec as ModelSpec
+from ._catalog.policy import ProviderModelPolicy as ProviderModelPolicy
+from ._catalog.projection import EndpointCatalogItem as EndpointCatalogItem
+from ._catalog.projection import ProviderCatalogItem as ProviderCatalogItem
+from ._catalog.registry import EndpointRegistry as EndpointRegistry
+from ._catalog.registry import ProviderCatalog as ProviderCatalog
+from ._catalog.registry import match_endpoint as match_endpoint
+from ._catalog.registry import parse_model_spec as parse_model_spec
+from ._catalog.snapshot import CatalogSnapshot as CatalogSnapshot
+from ._catalog.specs import ProviderEndpointSpec as ProviderEndpointSpec
+from ._catalog.specs import ProviderModuleSpec as ProviderModuleSpec
+from ._catalog.specs import RequestOptionsFactory as RequestOptionsFactory
 
 # -- lifecycle exports (lifecycle helper adds here) --
+# isort: split
+from ._base.errors import AdmissionConfigError as AdmissionConfigError
+from ._lifecycle.admission import AdmissionCall as AdmissionCall
+from ._lifecycle.admission import AdmissionController as AdmissionController
+from ._lifecycle.admission import AdmissionSnapshot as AdmissionSnapshot
+from ._lifecycle.attempts import call_with_attempts as call_with_attempts
+from ._lifecycle.attempts import stream_with_attempts as stream_with_attempts
+from ._lifecycle.budget import RequestBudget as RequestBudget
+from ._lifecycle.budget import request_budget_from_timeout as request_budget_from_timeout
+from ._lifecycle.circuit import CircuitBreaker as CircuitBreaker
+from ._lifecycle.circuit import CircuitPermit as CircuitPermit
+from ._lifecycle.circuit import CircuitState as CircuitState
+from ._lifecycle.clock import Clock as Clock
+from ._lifecycle.clock import Sleep as Sleep
+from ._lifecycle.config import ADMISSION_FAMILY_DEFAULTS as ADMISSION_FAMILY_DEFAULTS
+from ._lifecycle.config import AdmissionConfig as AdmissionConfig
+from ._lifecycle.config import AdmissionFamily as AdmissionFamily
+from ._lifecycle.lease import AdmissionLease as AdmissionLease
+from ._lifecycle.lease import LeaseAbortScope as LeaseAbortScope
+from ._lifecycle.policy import AttemptPolicy as AttemptPolicy
+from ._lifecycle.policy import CircuitPolicy as CircuitPolicy
+from ._lifecycle.retry import is_retryable as is_retryable
 
 # -- facade exports --
 

@@ -17,6 +17,10 @@ CatalogDiagnosticCode = Literal[
     "invalid_request_options",
     "invalid_request_default",
     "import_error",
+    # Added by the catalog implementation (issue 3); see docs/decisions.md.
+    "provider_mismatch",
+    "invalid_endpoint_config",
+    "invalid_model_policy",
 ]
 
 

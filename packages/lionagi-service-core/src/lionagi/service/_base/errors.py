@@ -12,6 +12,9 @@ Tree::
     ├── ProviderQuotaError                       retryable quota/rate exhaustion
     ├── ProviderAuthError                        credentials missing or refused
     ├── ProviderContextError                     prompt does not fit the context window
+    ├── ProviderCapacityError                    retryable: the model is at capacity right now
+    ├── ProviderUnsupportedModelError            the provider refuses the requested model
+    ├── ProviderPermissionError                  a tool/action was auto-denied by the agent's policy
     ├── ProviderStatusError                      HTTP status other than 2xx: .status, .body_excerpt
     │   ├── ProviderClientError                  4xx
     │   │   ├── ProviderRateLimitError           429, also a ProviderQuotaError: .retry_after
@@ -19,6 +22,7 @@ Tree::
     │   └── ProviderServerError                  5xx
     ├── ProviderTransportError                   bytes did not flow
     │   ├── ProviderConnectionError              connect/read failure or transport timeout
+    │   │   └── ProviderDisconnectError          stream dropped before completion (CLI-reported)
     │   ├── ProviderExecutableNotFound           agentic CLI binary missing: .install_hint
     │   └── ProviderProcessError                 CLI exited non-zero: .returncode
     ├── ProviderProtocolError                    bytes flowed but broke the wire grammar
@@ -27,6 +31,7 @@ Tree::
     └── UnsafeURLError                           SSRF guard refused a destination
 
     AdmissionError(RuntimeError)                 the admission lease could not be granted (ADR-0029)
+    ├── AdmissionConfigError                     .field  (also a ValueError): bad lifecycle setting
     ├── AdmissionClosed
     ├── AdmissionConflict
     ├── TokenEstimateUnavailable
@@ -50,6 +55,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AdmissionClosed",
+    "AdmissionConfigError",
     "AdmissionConflict",
     "AdmissionError",
     "AgenticHandlerError",
@@ -61,12 +67,15 @@ __all__ = [
     "EndpointConfigurationError",
     "EndpointNotFound",
     "ProviderAuthError",
+    "ProviderCapacityError",
     "ProviderCatalogError",
     "ProviderClientError",
     "ProviderConnectionError",
     "ProviderContextError",
+    "ProviderDisconnectError",
     "ProviderError",
     "ProviderExecutableNotFound",
+    "ProviderPermissionError",
     "ProviderProcessError",
     "ProviderProtocolError",
     "ProviderQuotaError",
@@ -77,6 +86,7 @@ __all__ = [
     "ProviderTransportError",
     "ProviderUnauthorizedError",
     "ProviderUnavailable",
+    "ProviderUnsupportedModelError",
     "RequestDeadlineExceeded",
     "RequestExceedsTokenWindow",
     "TokenEstimateUnavailable",
@@ -153,10 +163,12 @@ class ProviderError(RuntimeError):
     """The provider, or the transport reaching it, failed.
 
     ``stderr_tail`` holds a bounded, redacted tail of a CLI's stderr (empty for HTTP);
-    ``raw`` holds the redacted provider text the classification was made from.
+    ``raw`` holds the redacted provider text the classification was made from;
+    ``returncode`` is the CLI exit code when the failure was classified from a finished process.
     """
 
     retryable: bool = False
+    returncode: int | None = None
 
     def __init__(self, message: str, *, stderr_tail: str = "", raw: str = "") -> None:
         self.stderr_tail = stderr_tail
@@ -176,6 +188,24 @@ class ProviderAuthError(ProviderError):
 
 class ProviderContextError(ProviderError):
     """The request does not fit the model's context window."""
+
+
+class ProviderCapacityError(ProviderError):
+    """The model is temporarily at capacity; retrying later (or another model) may succeed.
+
+    Not a :class:`ProviderQuotaError`: the caller's allowance is not exhausted, so "buy credits"
+    handling must not catch it.
+    """
+
+    retryable = True
+
+
+class ProviderUnsupportedModelError(ProviderError):
+    """The provider does not serve the requested model for these credentials; not retried."""
+
+
+class ProviderPermissionError(ProviderError):
+    """The agent's permission policy auto-denied an action it needed; not retried."""
 
 
 class ProviderStatusError(ProviderError):
@@ -228,6 +258,13 @@ class ProviderConnectionError(ProviderTransportError):
     retryable = True
 
 
+class ProviderDisconnectError(ProviderConnectionError):
+    """The provider reported its stream dropped before completion.
+
+    Retryable only before the first output reached the caller (ADR-0029's no-replay boundary).
+    """
+
+
 class ProviderExecutableNotFound(ProviderTransportError):
     """An agentic CLI binary is not on PATH; ``install_hint`` says how to get it."""
 
@@ -243,7 +280,7 @@ class ProviderProcessError(ProviderTransportError):
     def __init__(
         self, message: str, *, returncode: int, stderr_tail: str = "", raw: str = ""
     ) -> None:
-        self.returncode = returncode
+        self.returncode: int = returncode
         super().__init__(message, stderr_tail=stderr_tail, raw=raw)
 
 
@@ -272,6 +309,17 @@ DeadlinePhase = Literal[
 
 class AdmissionError(RuntimeError):
     """Admission could not grant a lease."""
+
+
+class AdmissionConfigError(AdmissionError, ValueError):
+    """A lifecycle setting (admission, deadline, attempt or circuit policy) is invalid.
+
+    ``field`` names the setting so the message says exactly what to fix.
+    """
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        super().__init__(f"{field}: {message}")
 
 
 class AdmissionClosed(AdmissionError):

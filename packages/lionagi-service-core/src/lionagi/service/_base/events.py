@@ -160,8 +160,9 @@ class Event(BaseModel):
     async def stream(self) -> AsyncIterator[Any]:
         """Yield items; record the outcome. Errors are recorded *and* re-raised."""
         self.mark_processing()
-        agen = self._stream()
+        agen: AsyncIterator[Any] | None = None
         try:
+            agen = self._stream()
             async for item in agen:
                 yield item
         except Exception as exc:

@@ -194,9 +194,10 @@ class HookedEvent(Event):
         """Pre-hook, chunks through the chunk hook, post-hook after clean EOF only."""
         self.mark_processing()
         registry = self.hook_registry
-        agen = self._stream()
+        agen: AsyncIterator[Any] | None = None
         try:
             await self.run_hook(HookPhase.PRE_INVOCATION, DEFAULT_HOOK_CAPS[HookPhase.PRE_INVOCATION])
+            agen = self._stream()
             async for item in agen:
                 if registry is not None and isinstance(item, StreamChunk):
                     item = await registry.on_chunk(self, item)

@@ -1,21 +1,36 @@
-"""AgenticEndpoint: the base for work that is not a plain HTTP request (ADR-0030 D1).
+"""AgenticEndpoint: the base for work that is not a plain HTTP request (ADR-0030 D1-D3).
 
 Subprocess CLIs, in-process agents and remote agents share the call event and the normalized
 ``StreamChunk`` output with HTTP endpoints, but not HTTP mechanics: the HTTP helpers raise.
+
+The base owns what every adapter must do identically: validate the typed request and separate
+runtime arguments before any transport starts (D2), and pass adapter output through the D3
+contract guard. An adapter implements :meth:`AgenticEndpoint._stream_agentic` only.
 """
 
 from __future__ import annotations
 
+import copy
+import difflib
 from collections.abc import AsyncIterator, Mapping
+from contextlib import aclosing
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, NoReturn
 
-from pydantic import BaseModel
+from pydantic import AliasChoices, AliasPath, BaseModel, ValidationError
 
 from .._base.chunk import StreamChunk
-from .._base.errors import AgenticOperationUnsupported
+from .._base.errors import (
+    AgenticOperationUnsupported,
+    AgenticRequestValidationError,
+    EndpointConfigurationError,
+)
+from .agentic_output import collect_call_result, enforce_agentic_contract
+from .agentic_types import AgenticCallResult, AgenticPayload
 from .config import EndpointConfig
 from .endpoint import Endpoint
+from .handlers import AgenticHandlersMixin, Handler
+from .http.payload import accepted_keys
 
 __all__ = ["AgenticCapabilities", "AgenticEndpoint", "AgenticTransport"]
 
@@ -32,11 +47,15 @@ class AgenticCapabilities:
     reports_usage: bool
 
 
-class AgenticEndpoint(Endpoint):
+class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
     """Base for agentic adapters.
 
     ``is_cli`` is a deprecated alias kept True for every agentic endpoint; route on
     ``is_agentic`` and read ``capabilities.transport`` for transport-specific behaviour.
+
+    Adapters declare ``capabilities``, ``request_type`` (a strict pydantic model) and
+    ``runtime_arg_keys``, implement :meth:`_stream_agentic`, and set ``supports_invoke = False``
+    when they are stream-only. Handlers passed as ``handlers=`` are validated at construction.
     """
 
     is_agentic: ClassVar[bool] = True
@@ -50,10 +69,16 @@ class AgenticEndpoint(Endpoint):
     DEFAULT_QUEUE_CAPACITY: ClassVar[int] = 10
 
     def __init__(
-        self, config: EndpointConfig | Mapping[str, Any] | None = None, **overrides: Any
+        self,
+        config: EndpointConfig | Mapping[str, Any] | None = None,
+        *,
+        handlers: Mapping[str, Handler | None] | None = None,
+        **overrides: Any,
     ) -> None:
         super().__init__(config, **overrides)
         self._session_id: str | None = None
+        if handlers:
+            self.update_handlers(**handlers)
 
     @property
     def provider_session_id(self) -> str | None:
@@ -74,16 +99,125 @@ class AgenticEndpoint(Endpoint):
         """Forget the stored session id."""
         self._session_id = None
 
+    # -- operation support (D1) --------------------------------------------------------------------
+
+    @classmethod
+    def invoke_supported(cls) -> bool:
+        """True when one-shot ``call()`` is available; False for stream-only adapters."""
+        return cls.supports_invoke
+
+    def ensure_invoke_supported(self) -> None:
+        """Raise AgenticOperationUnsupported("invoke") before any work on a stream-only endpoint."""
+        if not self.invoke_supported():
+            raise AgenticOperationUnsupported("invoke", type(self).__name__)
+
+    def declared_capabilities(self) -> AgenticCapabilities:
+        """The class capability record; an undeclared one is a configuration error."""
+        caps = type(self).capabilities
+        if caps is None:
+            raise EndpointConfigurationError(
+                "capabilities", f"{type(self).__name__} declares no AgenticCapabilities"
+            )
+        return caps
+
+    # -- request handling (D2) --------------------------------------------------------------------
+
+    # The ADR-0030 D2 envelope is a TypedDict; mypy does not treat it as a dict[str, Any]
+    # subtype, although at runtime it is exactly a dict with one "request" key.
+    def create_payload(  # type: ignore[override]
+        self,
+        request: Mapping[str, Any] | BaseModel,
+        extra_headers: Mapping[str, str] | None = None,
+        **kwargs: Any,
+    ) -> tuple[AgenticPayload, dict[str, str]]:
+        """Validate ``request`` into ``({"request": <request_type instance>}, {})``.
+
+        ``request_defaults`` < ``request`` < ``kwargs``. Runtime keys, callables, unknown fields
+        and invalid values raise AgenticRequestValidationError naming the field (never echoing
+        its value), before any process, task or connection exists. Split runtime keys off first
+        with :meth:`split_runtime_args`.
+        """
+        self._refuse_extra_headers(extra_headers)
+        model_type = self._request_model_type()
+        data = _fresh(self.config.request_defaults)
+        data.update(_request_data(request, model_type))
+        data.update(kwargs)
+        for key, value in data.items():
+            if key in self.runtime_arg_keys:
+                raise AgenticRequestValidationError(
+                    key,
+                    f"is a runtime argument of {type(self).__name__}; pass it as a call keyword "
+                    "(split_runtime_args), not as request data",
+                )
+            if callable(value) and not isinstance(value, (type, BaseModel)):
+                raise AgenticRequestValidationError(
+                    key, "callables are runtime arguments and never enter the request payload"
+                )
+        keys = accepted_keys(model_type)
+        if keys is not None:
+            for key in data:
+                if key not in keys:
+                    raise AgenticRequestValidationError(key, _unknown_field(key, model_type, keys))
+        try:
+            validated = model_type.model_validate(data)
+        except ValidationError as exc:
+            # Location and message only: the input value may be a prompt or a secret.
+            first = exc.errors(include_input=False, include_url=False, include_context=False)[0]
+            field = ".".join(str(p) for p in first["loc"]) or "request"
+            raise AgenticRequestValidationError(field, first["msg"]) from None
+        return AgenticPayload(request=validated), {}
+
+    def _request_model_type(self) -> type[BaseModel]:
+        model_type = type(self).request_type or self.config.request_options
+        if model_type is None:
+            raise EndpointConfigurationError(
+                "request_type", f"{type(self).__name__} declares no request model"
+            )
+        return model_type
+
+    def _refuse_extra_headers(self, extra_headers: Mapping[str, str] | None) -> None:
+        if extra_headers:
+            caps = type(self).capabilities
+            transport = caps.transport if caps is not None else "agentic"
+            raise AgenticRequestValidationError(
+                "extra_headers",
+                f"{type(self).__name__} ({transport} transport) accepts no generic headers; "
+                "they are never forwarded to a command, environment or model data. Configure "
+                "the adapter's typed request fields instead.",
+            )
+
+    def _coerce_request(
+        self, request: Mapping[str, Any] | BaseModel, extra_headers: Mapping[str, str] | None
+    ) -> BaseModel:
+        """Accept an envelope from :meth:`create_payload`, a request model, or request fields."""
+        if (
+            isinstance(request, Mapping)
+            and len(request) == 1
+            and isinstance(request.get("request"), BaseModel)
+        ):
+            inner: BaseModel = request["request"]
+            if isinstance(inner, self._request_model_type()):
+                self._refuse_extra_headers(extra_headers)
+                return inner
+            request = inner
+        payload, _ = self.create_payload(request, extra_headers)
+        return payload["request"]
+
+    # -- output (D3) ------------------------------------------------------------------------------
+
     async def call(
         self,
         request: Mapping[str, Any] | BaseModel,
         *,
         extra_headers: Mapping[str, str] | None = None,
-        timeout: float | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - the Endpoint.call interface
         **runtime_args: Any,
-    ) -> Any:
-        """One-shot run; adapters that support it override this."""
-        raise AgenticOperationUnsupported("invoke", type(self).__name__)
+    ) -> AgenticCallResult:
+        """One-shot run folded from the normalized stream; stream-only adapters refuse it first."""
+        self.ensure_invoke_supported()
+        return await collect_call_result(
+            self.stream(request, extra_headers=extra_headers, timeout=timeout, **runtime_args)
+        )
 
     def stream(
         self,
@@ -93,5 +227,120 @@ class AgenticEndpoint(Endpoint):
         timeout: float | None = None,
         **runtime_args: Any,
     ) -> AsyncIterator[StreamChunk]:
-        """Streaming run; every agentic adapter overrides this."""
+        """Validate, then yield the adapter's chunks through the D3 contract guard.
+
+        Validation runs at the first iteration, before :meth:`_stream_agentic` is called, so an
+        invalid request never starts a process, task or connection. A confirmed ``session_id``
+        from a resumable adapter is stored via :meth:`confirm_session`.
+        """
+        return self._guarded_stream(request, extra_headers, timeout, dict(runtime_args))
+
+    async def _guarded_stream(
+        self,
+        request: Mapping[str, Any] | BaseModel,
+        extra_headers: Mapping[str, str] | None,
+        local_timeout: float | None,
+        runtime_args: dict[str, Any],
+    ) -> AsyncIterator[StreamChunk]:
+        capabilities = self.declared_capabilities()
+        validated = self._coerce_request(request, extra_headers)
+        self.validate_runtime_args(runtime_args)
+        inner = self._stream_agentic(
+            validated, runtime_args=runtime_args, local_timeout=local_timeout
+        )
+        async with aclosing(enforce_agentic_contract(inner, capabilities=capabilities)) as guard:
+            async for chunk in guard:
+                if capabilities.resumable and chunk.type in ("system", "result"):
+                    session_id = chunk.metadata.get("session_id")
+                    if isinstance(session_id, str):
+                        self.confirm_session(session_id)
+                yield chunk
+
+    def _stream_agentic(
+        self,
+        request: BaseModel,
+        *,
+        runtime_args: dict[str, Any],
+        local_timeout: float | None,
+    ) -> AsyncIterator[StreamChunk]:
+        """Adapter hook: run the validated request and yield normalized chunks.
+
+        ``request`` is an instance of ``request_type``; ``runtime_args`` holds only declared
+        runtime keys (use :meth:`_runtime_handlers` for the effective handlers);
+        ``local_timeout`` is the endpoint-local cap in seconds, if any (the caller's deadline is
+        ADR-0029's). Cleanup of the adapter's own resources (process group, task, client)
+        belongs here, in ``finally``.
+        """
         raise AgenticOperationUnsupported("stream", type(self).__name__)
+
+    # -- HTTP helpers: not available (ADR-0027 D3) ------------------------------------------------
+
+    def _no_http(self, helper: str) -> NoReturn:
+        raise TypeError(
+            f"{type(self).__name__} is an agentic endpoint and has no HTTP client "
+            f"({helper}() is HTTP-only); implement _stream_agentic() instead"
+        )
+
+    def _new_client(self) -> NoReturn:
+        """Refused: agentic endpoints own no HTTP client."""
+        self._no_http("_new_client")
+
+    def _http_client(self) -> NoReturn:
+        """Refused: agentic endpoints own no HTTP client."""
+        self._no_http("_http_client")
+
+    def _build_request(self, *args: Any, **kwargs: Any) -> NoReturn:
+        """Refused: agentic endpoints build no HTTP requests."""
+        self._no_http("_build_request")
+
+    async def _send(self, *args: Any, **kwargs: Any) -> NoReturn:
+        """Refused: agentic endpoints send no HTTP requests."""
+        self._no_http("_send")
+
+
+def _fresh(defaults: Mapping[str, Any]) -> dict[str, Any]:
+    """A per-call copy of configured defaults, so one call cannot mutate the next one's."""
+    return copy.deepcopy(dict(defaults)) if defaults else {}
+
+
+def _request_data(request: object, model_type: type[BaseModel]) -> dict[str, Any]:
+    """Top-level request fields of ``request`` as a new dict keyed the way ``model_type`` reads."""
+    if isinstance(request, model_type):
+        # Attributes, not a dump: a dump drops exclude=True fields and would revalidate nested
+        # models into copies; only fields the caller set are carried, so defaults still apply.
+        return {
+            _input_key(model_type, name): getattr(request, name)
+            for name in request.model_fields_set
+        }
+    if isinstance(request, BaseModel):
+        # Another provider's model is never passed on unchanged: its set fields are revalidated.
+        return request.model_dump(exclude_unset=True)
+    if isinstance(request, Mapping):
+        return dict(request)
+    raise AgenticRequestValidationError(
+        "request", f"expected a mapping or a pydantic model, got {type(request).__name__}"
+    )
+
+
+def _input_key(model_type: type[BaseModel], name: str) -> str:
+    cfg = model_type.model_config
+    if cfg.get("validate_by_name") or cfg.get("populate_by_name"):
+        return name
+    info = model_type.model_fields[name]
+    for alias in (info.validation_alias, info.alias):
+        if isinstance(alias, str):
+            return alias
+        if isinstance(alias, AliasChoices) and alias.choices:
+            first = alias.choices[0]
+            if isinstance(first, str):
+                return first
+        if isinstance(alias, AliasPath):
+            break
+    return name
+
+
+def _unknown_field(key: str, model_type: type[BaseModel], keys: frozenset[str]) -> str:
+    close = difflib.get_close_matches(key, sorted(keys), n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    listed = ", ".join(sorted(keys)[:40])
+    return f"unknown request field for {model_type.__name__}{hint} (accepted: {listed})"

@@ -2,33 +2,115 @@
 
 An endpoint makes exactly one attempt per call. Retries, circuit breaking, admission and the
 request deadline belong to the lifecycle layer above (ADR-0029), so they are written once.
+
+Client lifecycle (:class:`ClientState`): the client is created on first use and closed by
+:meth:`Endpoint.aclose`; a closed endpoint is never reopened (a later call raises
+``RuntimeError``), like ``httpx.AsyncClient``, so a closed facade cannot quietly start pooling
+connections again.
+
+Timeouts: ``timeout`` (else ``config.timeout``) caps the whole of :meth:`call`, and for
+:meth:`stream` the opening (SSRF check, connect, request, response headers) as a whole plus each
+later read; the total length of a healthy stream is the caller's deadline to enforce.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+import json
+import logging
+import math
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any, ClassVar
 
+import anyio
+import httpx
 from pydantic import BaseModel
 
 from .._base.chunk import StreamChunk
-from .._base.errors import EndpointConfigurationError
+from .._base.errors import (
+    EndpointConfigurationError,
+    ProviderConnectionError,
+    ProviderError,
+    ProviderProtocolError,
+)
 from .config import EndpointConfig, coerce_config
+from .http.auth import build_headers
+from .http.client import ClientState, new_client
+from .http.framing import DONE, framer_for_content_type
+from .http.payload import build_payload
+from .http.projection import (
+    StreamFormat,
+    StreamProjector,
+    format_for_path,
+    make_projector,
+)
+from .http.ssrf import Resolver, SSRFGuard
+from .http.status import describe_url, excerpt, read_bounded, status_error
 from .meta import EndpointMeta
 
-__all__ = ["Endpoint"]
+__all__ = ["ClientState", "Endpoint"]
+
+logger = logging.getLogger("lionagi.service.transport")
+
+# After a stream's terminal event, read on briefly so the connection can return to the pool
+# instead of being dropped; bounded in bytes and time so a server that keeps talking costs little.
+_DRAIN_BYTES = 64 * 1024
+_DRAIN_SECONDS = 0.5
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", exclude_none=True)
+    raise TypeError(f"value of type {type(value).__name__} is not JSON serializable")
+
+
+def _encode_json(payload: Mapping[str, Any]) -> bytes:
+    try:
+        text = json.dumps(
+            payload,
+            separators=(",", ":"),
+            ensure_ascii=False,
+            allow_nan=False,
+            default=_json_default,
+        )
+    except (TypeError, ValueError) as exc:
+        raise EndpointConfigurationError("request", f"payload is not JSON: {exc}") from None
+    return text.encode("utf-8")
 
 
 class Endpoint:
-    """Base endpoint. HTTP adapters subclass it; the catalog binds ``_ENDPOINT_META``."""
+    """Base endpoint. HTTP adapters subclass it; the catalog binds ``_ENDPOINT_META``.
+
+    ``stream_format`` names the event grammar :meth:`stream` projects; None picks it from the
+    endpoint path (``chat/completions``, ``responses``, ``messages``) or, failing that, from the
+    first event. ``stream_flag`` is the payload key set to true for a streaming request (None:
+    the provider streams without one).
+    """
 
     is_agentic: ClassVar[bool] = False
     is_cli: ClassVar[bool] = False
     _ENDPOINT_META: ClassVar[EndpointMeta | None] = None
+    stream_format: ClassVar[StreamFormat | None] = None
+    stream_flag: ClassVar[str | None] = "stream"
 
     def __init__(
-        self, config: EndpointConfig | Mapping[str, Any] | None = None, **overrides: Any
+        self,
+        config: EndpointConfig | Mapping[str, Any] | None = None,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        resolver: Resolver | None = None,
+        **overrides: Any,
     ) -> None:
+        """Bind a config; ``transport``/``resolver`` replace the network for tests.
+
+        Args:
+            config: the endpoint config, a mapping of its fields, or None for a catalog-bound
+                class (``overrides`` then update the registered defaults).
+            transport: an httpx transport for the owned client (e.g. ``httpx.MockTransport``);
+                the endpoint closes it with the client.
+            resolver: ``async (host, port) -> [address, ...]`` used by the SSRF guard.
+            **overrides: config fields to change.
+        """
         if config is None:
             meta = type(self)._ENDPOINT_META
             if meta is None:
@@ -40,6 +122,10 @@ class Endpoint:
         else:
             base = coerce_config(config)
             self._config = base.with_updates(**overrides) if overrides else base
+        self._transport = transport
+        self._guard = SSRFGuard(resolver)
+        self._client: httpx.AsyncClient | None = None
+        self._state = ClientState.UNOPENED
 
     @property
     def config(self) -> EndpointConfig:
@@ -51,31 +137,292 @@ class Endpoint:
         """The provider request model, when the endpoint declares one."""
         return self._config.request_options
 
+    @property
+    def client_state(self) -> ClientState:
+        """Whether the owned HTTP client is not yet created, open, or closed for good."""
+        return self._state
+
     def __repr__(self) -> str:
         c = self._config
         return f"{type(self).__name__}(provider={c.provider!r}, endpoint={c.endpoint!r})"
+
+    async def __aenter__(self) -> Endpoint:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    # -- payload ----------------------------------------------------------------------------------
+
+    def create_payload(
+        self,
+        request: Mapping[str, Any] | BaseModel,
+        extra_headers: Mapping[str, str] | None = None,
+        **kwargs: Any,
+    ) -> tuple[dict[str, Any], dict[str, str]]:
+        """Build ``(payload, headers)`` for one request.
+
+        The payload is ``request_defaults`` < ``request`` < ``kwargs``, validated and dumped by
+        ``request_options`` when declared (unknown keys raise; None values are dropped). Headers
+        are content type, auth, ``default_headers``, then ``extra_headers``.
+
+        Raises:
+            EndpointConfigurationError: an unknown or invalid request field (``field`` names it),
+                or a missing API key (``field == "api_key"``).
+        """
+        payload = build_payload(self._config, request, kwargs)
+        headers = build_headers(self._config, extra_headers)
+        return payload, headers
+
+    # -- one-shot ---------------------------------------------------------------------------------
 
     async def call(
         self,
         request: Mapping[str, Any] | BaseModel,
         *,
         extra_headers: Mapping[str, str] | None = None,
-        timeout: float | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - the Endpoint.call interface
         **runtime_args: Any,
     ) -> Any:
-        """Make one request and return the decoded JSON body."""
-        raise TypeError(f"{type(self).__name__} has no transport")
+        """Make one request and return the decoded JSON body.
 
-    def stream(
+        Raises:
+            EndpointConfigurationError: bad request, config or runtime argument.
+            UnsafeURLError: the SSRF guard refused the destination.
+            ProviderStatusError: a non-2xx status (typed by status family).
+            ProviderConnectionError: connect/read failure or timeout.
+            ProviderProtocolError: a 2xx body that is not JSON.
+        """
+        _reject_runtime_args(runtime_args)
+        payload, headers = self.create_payload(request, extra_headers)
+        limit = self._limit(timeout)
+        client = self._http_client()
+        http_request = self._build_request(client, payload, headers, limit)
+        with self._mapped_errors(http_request.url, limit):
+            response = await self._send(client, http_request)
+            try:
+                body = await response.aread()
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await response.aclose()
+        return self._decode_json(response, body)
+
+    def _decode_json(self, response: httpx.Response, body: bytes) -> Any:
+        if not body.strip() and response.status_code in (202, 204):
+            return None
+        try:
+            return json.loads(body)
+        except ValueError:
+            raise ProviderProtocolError(
+                f"{describe_url(response.request.url)} answered HTTP {response.status_code} "
+                f"with a body that is not JSON: {excerpt(body, self._secrets(), 300)!r}"
+            ) from None
+
+    # -- streaming --------------------------------------------------------------------------------
+
+    async def stream(
         self,
         request: Mapping[str, Any] | BaseModel,
         *,
         extra_headers: Mapping[str, str] | None = None,
-        timeout: float | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - the Endpoint.stream interface
         **runtime_args: Any,
     ) -> AsyncIterator[StreamChunk]:
-        """Make one streaming request and yield normalized chunks."""
-        raise TypeError(f"{type(self).__name__} has no transport")
+        """Make one streaming request and yield normalized chunks.
+
+        An async generator: argument errors surface on the first iteration. Closing it (or
+        cancelling its consumer) closes the HTTP response, so no connection is leaked.
+
+        Raises:
+            The errors of :meth:`call`, and ``ProviderProtocolError`` for an event that breaks
+            the grammar or a stream that ends before its terminal event.
+        """
+        _reject_runtime_args(runtime_args)
+        payload, headers = self.create_payload(request, extra_headers)
+        if self.stream_flag:
+            payload[self.stream_flag] = True
+        limit = self._limit(timeout)
+        client = self._http_client()
+        http_request = self._build_request(client, payload, headers, limit)
+        url = http_request.url
+        secrets = self._secrets()
+        blocks: AsyncIterator[Any] | None = None
+        with self._mapped_errors(url, limit):
+            response = await self._send(client, http_request)
+        try:
+            framer = framer_for_content_type(response.headers.get("content-type"), secrets)
+            projector = self._new_projector(secrets)
+            blocks = response.aiter_text()
+            tail: Sequence[StreamChunk] = ()
+            try:
+                async for block in blocks:
+                    for event in framer.feed(block):
+                        chunks = _step(projector, event)
+                        if projector.done:
+                            tail = chunks
+                            break
+                        for chunk in chunks:
+                            yield chunk
+                    if projector.done:
+                        break
+                else:
+                    for event in framer.flush():
+                        chunks = _step(projector, event)
+                        if projector.done:
+                            tail = chunks
+                            break
+                        for chunk in chunks:
+                            yield chunk
+                    if not projector.done:
+                        tail = projector.end(eof=True)
+                if not response.is_closed:
+                    await _drain(blocks)
+            except httpx.HTTPError as exc:
+                raise self._http_error(exc, url) from exc
+            for chunk in tail:
+                yield chunk
+        finally:
+            with anyio.CancelScope(shield=True):
+                aclose = getattr(blocks, "aclose", None)
+                if aclose is not None:
+                    await aclose()
+                await response.aclose()
+
+    def _new_projector(self, secrets: tuple[str, ...]) -> StreamProjector:
+        """The projector for one stream; override to support another event grammar."""
+        fmt = type(self).stream_format or format_for_path(self._config.endpoint)
+        return make_projector(fmt, secrets)
+
+    # -- HTTP helpers (AgenticEndpoint overrides these to raise) ----------------------------------
+
+    def _new_client(self) -> httpx.AsyncClient:
+        """The client seam: construct the HTTP client this endpoint will own."""
+        return new_client(self._config, self._transport)
+
+    def _http_client(self) -> httpx.AsyncClient:
+        """The owned client, created on first use; refuses after :meth:`aclose`."""
+        client = self._client
+        if client is not None:
+            return client
+        if self._state is ClientState.CLOSED:
+            raise RuntimeError(
+                f"{self!r} is closed; create a new endpoint (closed endpoints are not reopened)"
+            )
+        client = self._new_client()
+        self._client = client
+        self._state = ClientState.OPENED
+        return client
+
+    def _build_request(
+        self,
+        client: httpx.AsyncClient,
+        payload: Mapping[str, Any],
+        headers: Mapping[str, str],
+        timeout: float,
+    ) -> httpx.Request:
+        """The request for ``payload``: a JSON body, or query parameters for GET/DELETE."""
+        config = self._config
+        url = config.full_url
+        try:
+            if config.method in ("GET", "DELETE"):
+                return client.build_request(
+                    config.method, url, headers=headers, params=dict(payload), timeout=timeout
+                )
+            return client.build_request(
+                config.method, url, headers=headers, content=_encode_json(payload), timeout=timeout
+            )
+        except httpx.InvalidURL as exc:
+            raise EndpointConfigurationError(
+                "base_url", f"not a valid URL: {excerpt(str(exc), self._secrets(), 200)}"
+            ) from None
+
+    async def _send(self, client: httpx.AsyncClient, request: httpx.Request) -> httpx.Response:
+        """SSRF-check, send with a streamed body, and raise the typed error for a non-2xx status.
+
+        The caller owns (and must close) the returned response.
+        """
+        await self._guard.check(request.url, allow_local_network=self._config.allow_local_network)
+        response = await client.send(request, stream=True)
+        status = response.status_code
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug("%s %s -> %d", request.method, describe_url(request.url), status)
+        if 200 <= status < 300:
+            return response
+        try:
+            body = await read_bounded(response)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await response.aclose()
+        raise status_error(response, body, secrets=self._secrets())
+
+    @contextmanager
+    def _mapped_errors(self, url: httpx.URL, limit: float) -> Iterator[None]:
+        """Cap the block at ``limit`` seconds; turn httpx and timeout errors into typed ones."""
+        try:
+            with anyio.fail_after(limit):
+                yield
+        except TimeoutError:
+            raise ProviderConnectionError(
+                f"{describe_url(url)} timed out after {limit:g}s (endpoint transport cap)"
+            ) from None
+        except httpx.HTTPError as exc:
+            raise self._http_error(exc, url) from exc
+
+    def _http_error(self, exc: httpx.HTTPError, url: httpx.URL) -> ProviderError:
+        detail = excerpt(str(exc), self._secrets(), 300)
+        where = describe_url(url)
+        if isinstance(exc, (httpx.LocalProtocolError, httpx.DecodingError)):
+            return ProviderProtocolError(f"{where}: {type(exc).__name__}: {detail}")
+        if isinstance(exc, httpx.TimeoutException):
+            return ProviderConnectionError(f"{where} timed out: {type(exc).__name__} {detail}")
+        return ProviderConnectionError(f"{where} connection failed: {type(exc).__name__}: {detail}")
+
+    def _limit(self, timeout: float | None) -> float:
+        if timeout is None:
+            return self._config.timeout
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+            raise EndpointConfigurationError("timeout", "must be a number of seconds")
+        if not math.isfinite(timeout) or timeout <= 0:
+            raise EndpointConfigurationError("timeout", "must be a finite number of seconds > 0")
+        return float(timeout)
+
+    def _secrets(self) -> tuple[str, ...]:
+        key = self._config.secret_value()
+        return (key,) if key else ()
 
     async def aclose(self) -> None:
-        """Release transport resources. Idempotent."""
+        """Close the owned client and its connections. Idempotent; the endpoint stays closed."""
+        if self._state is ClientState.CLOSED:
+            return
+        client, self._client = self._client, None
+        self._state = ClientState.CLOSED
+        if client is not None:
+            with anyio.CancelScope(shield=True):
+                await client.aclose()
+
+
+def _reject_runtime_args(runtime_args: Mapping[str, Any]) -> None:
+    if runtime_args:
+        key = sorted(runtime_args)[0]
+        raise EndpointConfigurationError(
+            key,
+            "HTTP endpoints take no runtime arguments; put provider fields in the request or "
+            "request_defaults",
+        )
+
+
+def _step(projector: StreamProjector, event: Any) -> Sequence[StreamChunk]:
+    return projector.end(eof=False) if event is DONE else projector.feed(event)
+
+
+async def _drain(blocks: AsyncIterator[Any]) -> None:
+    """Read what follows the terminal event, briefly, so keep-alive can reuse the connection."""
+    remaining = _DRAIN_BYTES
+    with anyio.move_on_after(_DRAIN_SECONDS):
+        try:
+            async for block in blocks:
+                remaining -= len(block)
+                if remaining < 0:
+                    return
+        except httpx.HTTPError:
+            return

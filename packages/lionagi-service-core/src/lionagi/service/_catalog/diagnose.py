@@ -1,0 +1,43 @@
+"""Small constructors for catalog diagnostics, so every message is sanitized the same way."""
+
+from __future__ import annotations
+
+from .._base.diagnostics import CatalogDiagnosticCode, ProviderDiagnostic
+from .._base.secrets import bounded, redact
+
+__all__ = ["MESSAGE_LIMIT", "describe_exception", "diagnostic"]
+
+MESSAGE_LIMIT = 500
+"""Longest exception text kept in a diagnostic; tracebacks and bodies stay out of inspection."""
+
+
+def describe_exception(exc: BaseException) -> str:
+    """``Type: message`` with key-shaped text redacted and the length bounded."""
+    try:
+        text = str(exc)
+    except Exception:
+        text = "<exception text unavailable>"
+    summary = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return bounded(redact(summary), MESSAGE_LIMIT)
+
+
+def diagnostic(
+    code: CatalogDiagnosticCode,
+    provider: str,
+    message: str,
+    *,
+    endpoint: str | None = None,
+    module: str | None = None,
+    key: str | None = None,
+    cause_type: str | None = None,
+) -> ProviderDiagnostic:
+    """Build a diagnostic; ``message`` is redacted and bounded once more as a last guard."""
+    return ProviderDiagnostic(
+        code=code,
+        provider=provider,
+        endpoint=endpoint,
+        module=module,
+        key=key,
+        message=bounded(redact(message), MESSAGE_LIMIT * 2),
+        cause_type=cause_type,
+    )

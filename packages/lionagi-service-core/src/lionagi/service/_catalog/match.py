@@ -1,0 +1,174 @@
+"""Endpoint resolution: the fail-closed state machine of ADR-0028 D4.
+
+::
+
+    canonicalize provider
+      ├─ installed but unavailable ─────────────────> ProviderUnavailable (never masked)
+      ├─ unknown ──────────── openai_compatible? ──> marked generic endpoint | EndpointNotFound
+      └─ known
+           ├─ endpoint key or alias matches ───────> registered class (wins even when compatible)
+           ├─ endpoint empty, exactly one endpoint ─> that endpoint
+           └─ miss ─────────── openai_compatible? ──> marked generic endpoint | EndpointNotFound
+
+The compatible path needs a non-empty ``base_url``. Every endpoint instance gets freshly copied
+payload defaults; an unknown config override or request default is an
+:class:`EndpointConfigurationError` naming it, raised before the endpoint is constructed.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pydantic import BaseModel
+
+from .._base.errors import EndpointConfigurationError, EndpointNotFound, ProviderUnavailable
+from .._transport.config import EndpointConfig
+from .._transport.endpoint import Endpoint
+from .defaults import copy_defaults, request_default_problems
+from .keys import canonical_endpoint_key, canonical_provider_key
+from .openai_request import OpenAIChatCompletionsRequest
+from .snapshot import CatalogEndpoint, CatalogSnapshot
+
+__all__ = [
+    "COMPATIBLE_ENDPOINT_NAME",
+    "COMPATIBLE_ENDPOINT_PATH",
+    "compatible_config",
+    "match_in",
+    "resolve",
+]
+
+COMPATIBLE_ENDPOINT_NAME = "openai_compatible_chat"
+COMPATIBLE_ENDPOINT_PATH = "chat/completions"
+_FIXED_COMPATIBLE_FIELDS = ("name", "openai_compatible")
+
+
+def resolve(
+    snapshot: CatalogSnapshot, provider: str, endpoint: str, *, openai_compatible: bool = False
+) -> CatalogEndpoint | str:
+    """Return the registered endpoint, or the canonical provider for a compatible endpoint.
+
+    Raises:
+        ProviderUnavailable: the provider is installed but its module failed to load.
+        EndpointNotFound: nothing matches and compatible fallback was not requested.
+        EndpointConfigurationError: ``provider`` or ``endpoint`` is not a usable string.
+    """
+    if not isinstance(provider, str) or not canonical_provider_key(provider):
+        raise EndpointConfigurationError("provider", "must be a non-empty string")
+    if not isinstance(endpoint, str):
+        raise EndpointConfigurationError("endpoint", "must be a string ('' selects the only one)")
+    p = canonical_provider_key(provider)
+    e = canonical_endpoint_key(endpoint)
+    diag = snapshot.unavailable.get(p)
+    if diag is not None:
+        raise ProviderUnavailable(p, diag)
+    canonical = snapshot.provider_index.get(p)
+    if canonical is None:
+        if openai_compatible:
+            return p
+        keys = snapshot.provider_keys
+        raise EndpointNotFound(
+            p,
+            e,
+            keys,
+            suggestion=_suggest(p, [*snapshot.provider_index, *snapshot.unavailable]),
+            reason=(
+                f"unknown provider {p!r} (install its lionagi-provider-* distribution, or pass "
+                "openai_compatible=True with base_url for a custom OpenAI-compatible service)"
+            ),
+        )
+    entry = snapshot.providers[canonical]
+    key = entry.endpoint_index.get(e)
+    if key is not None:
+        return entry.endpoints[key]
+    if not e and len(entry.endpoint_keys) == 1:
+        return entry.endpoints[entry.endpoint_keys[0]]
+    if openai_compatible:
+        return canonical
+    reason = (
+        f"provider {canonical!r} has {len(entry.endpoint_keys)} endpoints; name one"
+        if not e
+        else f"provider {canonical!r} has no endpoint {e!r}"
+    )
+    raise EndpointNotFound(
+        canonical,
+        e,
+        entry.endpoint_keys,
+        suggestion=_suggest(e, entry.endpoint_index) if e else None,
+        reason=reason,
+    )
+
+
+def match_in(
+    snapshot: CatalogSnapshot,
+    provider: str,
+    endpoint: str,
+    *,
+    openai_compatible: bool = False,
+    request_defaults: Mapping[str, Any] | None = None,
+    compatible_class: type[Endpoint] = Endpoint,
+    **config_overrides: Any,
+) -> Endpoint:
+    """Resolve in ``snapshot`` and construct the endpoint instance."""
+    target = resolve(snapshot, provider, endpoint, openai_compatible=openai_compatible)
+    if isinstance(target, str):
+        config = compatible_config(target, endpoint, request_defaults, config_overrides)
+        return compatible_class(config=config)
+    model = config_overrides.get("request_options") or target.request_options
+    _check_defaults(request_defaults, model)
+    # create_config deep-copies both the snapshot's and the caller's defaults.
+    config = target.meta.create_config(request_defaults=request_defaults, **config_overrides)
+    return target.endpoint_class(config=config)
+
+
+def compatible_config(
+    provider: str,
+    endpoint: str,
+    request_defaults: Mapping[str, Any] | None,
+    overrides: Mapping[str, Any],
+) -> EndpointConfig:
+    """The explicitly marked OpenAI-compatible config of ADR-0028 D4."""
+    data = dict(overrides)
+    base_url = data.pop("base_url", None)
+    if not isinstance(base_url, str) or not base_url.strip():
+        raise EndpointConfigurationError(
+            "base_url",
+            "is required for an OpenAI-compatible endpoint; pass base_url='https://host/v1'",
+        )
+    for name in _FIXED_COMPATIBLE_FIELDS:
+        if name in data:
+            raise EndpointConfigurationError(name, "is fixed for an OpenAI-compatible endpoint")
+    model = data.get("request_options") or OpenAIChatCompletionsRequest
+    _check_defaults(request_defaults, model)
+    config: dict[str, Any] = {
+        "name": COMPATIBLE_ENDPOINT_NAME,
+        "provider": provider,
+        "base_url": base_url,
+        "endpoint": endpoint.strip() or COMPATIBLE_ENDPOINT_PATH,
+        "method": "POST",
+        "auth_type": "bearer",
+        "content_type": "application/json",
+        "request_options": OpenAIChatCompletionsRequest,
+        "openai_compatible": True,
+        "requires_tokens": True,
+        "request_defaults": copy_defaults(request_defaults or {}),
+    }
+    config.update(data)
+    return EndpointConfig(**config)
+
+
+def _check_defaults(defaults: Mapping[str, Any] | None, model: object) -> None:
+    if defaults is None:
+        return
+    request_model = model if isinstance(model, type) and issubclass(model, BaseModel) else None
+    problems = request_default_problems(defaults, request_model)
+    if problems:
+        key, problem = problems[0]
+        field = f"request_defaults.{key}" if key else "request_defaults"
+        raise EndpointConfigurationError(field, problem)
+
+
+def _suggest(requested: str, candidates: Iterable[str]) -> str | None:
+    close = difflib.get_close_matches(requested, sorted(set(candidates)), n=1)
+    return close[0] if close else None

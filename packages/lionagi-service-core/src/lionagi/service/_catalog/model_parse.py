@@ -1,0 +1,182 @@
+"""Model-spec parsing against a snapshot's provider policies (ADR-0028 D5).
+
+Grammar: ``<alias>[-<effort>]`` or ``<provider>/<model>[-<effort>]``. The effort suffix is one of
+:data:`EFFORT_LEVELS`, case-insensitive, and is never split off when the model part contains ``/``
+(``openrouter/meta-llama/llama-3-max`` keeps its name). Only providers that publish a
+:class:`ProviderModelPolicy` interpret a suffix; for any other provider the string passes through
+unchanged. There is no implicit default provider: a bare name that is not a model alias is a typed
+error naming ``model``.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+from .._base.errors import EndpointConfigurationError
+from .keys import canonical_provider_key
+from .policy import EFFORT_LEVELS, ModelSpec, ProviderModelPolicy
+from .snapshot import CatalogSnapshot
+
+__all__ = ["apply_policy", "mode_kwargs", "parse_in", "split_effort"]
+
+_EFFORT_SUFFIX = re.compile(
+    r"^(?P<base>.+)-(?P<level>" + "|".join(sorted(EFFORT_LEVELS, key=len, reverse=True)) + r")$",
+    re.IGNORECASE,
+)
+_LIST_LIMIT = 20
+
+
+def split_effort(model_part: str) -> tuple[str, str | None]:
+    """Split ``name-<level>`` into ``(name, level)``; a part containing ``/`` is never split."""
+    if "/" in model_part:
+        return model_part, None
+    match = _EFFORT_SUFFIX.match(model_part)
+    if match is None:
+        return model_part, None
+    return match.group("base"), match.group("level")
+
+
+def parse_in(
+    snapshot: CatalogSnapshot,
+    spec: str,
+    *,
+    yolo: bool = False,
+    bypass: bool = False,
+    fast: bool = False,
+) -> ModelSpec:
+    """Parse ``spec`` with ``snapshot``'s aliases and policies; errors name ``model``."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise EndpointConfigurationError("model", "must be a non-empty string")
+    text = spec.strip()
+    forced: str | None = None
+    alias = snapshot.model_aliases.get(canonical_provider_key(text))
+    if alias is None and "/" not in text:
+        base, level = split_effort(text)
+        if level is not None:
+            alias = snapshot.model_aliases.get(canonical_provider_key(base))
+            forced = level
+        if alias is None:
+            raise _no_provider(snapshot, text)
+    if alias is not None:
+        text = alias.target
+    prefix, _, model_part = text.partition("/")
+    provider_key = canonical_provider_key(prefix)
+    if not provider_key:
+        raise EndpointConfigurationError(
+            "model", f"{spec!r} has an empty provider prefix; write '<provider>/<model>'"
+        )
+    if not model_part.strip():
+        raise EndpointConfigurationError(
+            "model", f"{spec!r} names provider {prefix!r} but no model; write '{prefix}/<model>'"
+        )
+    provider = snapshot.provider_index.get(provider_key, provider_key)
+    catalog_provider = snapshot.providers.get(provider)
+    policy = catalog_provider.policy if catalog_provider is not None else None
+    parsed = apply_policy(policy, provider, prefix, model_part, forced_level=forced, spec=spec)
+    extra = mode_kwargs(policy, provider, yolo=yolo, bypass=bypass, fast=fast)
+    if not extra:
+        return parsed
+    kwargs = dict(parsed.kwargs)
+    for key, value in extra.items():
+        if key in kwargs and kwargs[key] != value:
+            raise EndpointConfigurationError(key, "requested modes set conflicting values")
+        kwargs[key] = value
+    return ModelSpec(
+        model=parsed.model,
+        effort=parsed.effort,
+        provider=parsed.provider,
+        kwargs=MappingProxyType(kwargs),
+    )
+
+
+def apply_policy(
+    policy: ProviderModelPolicy | None,
+    provider: str,
+    prefix: str,
+    model_part: str,
+    *,
+    forced_level: str | None = None,
+    spec: str | None = None,
+) -> ModelSpec:
+    """Classify the effort of ``prefix/model_part`` under ``policy``.
+
+    ``forced_level`` carries a suffix that was written after a model alias (``claude-high``).
+    """
+    shown = spec if spec is not None else f"{prefix}/{model_part}"
+    level: str | None
+    if forced_level is not None:
+        base, level = model_part, forced_level
+    else:
+        base, level = split_effort(model_part)
+    if level is None or policy is None:
+        return ModelSpec(model=f"{prefix}/{model_part}", effort=None, provider=provider)
+    effort = level.casefold()
+    if policy.effort_mode == "none":
+        raise EndpointConfigurationError(
+            "model",
+            f"provider {provider!r} does not support effort levels; "
+            f"remove '-{level}' from {shown!r}",
+        )
+    if effort not in policy.effort_levels:
+        raise EndpointConfigurationError(
+            "model",
+            f"provider {provider!r} does not accept effort {effort!r}; "
+            f"accepted: {', '.join(policy.effort_levels)}",
+        )
+    if policy.effort_mode == "model_name":
+        name = model_part if forced_level is None else f"{model_part}-{level}"
+        return ModelSpec(model=f"{prefix}/{name}", effort=effort, provider=provider)
+    kwarg = policy.effort_kwarg or ""
+    return ModelSpec(
+        model=f"{prefix}/{base}",
+        effort=effort,
+        provider=provider,
+        kwargs=MappingProxyType({kwarg: effort}),
+    )
+
+
+def mode_kwargs(
+    policy: ProviderModelPolicy | None,
+    provider: str,
+    *,
+    yolo: bool = False,
+    bypass: bool = False,
+    fast: bool = False,
+) -> Mapping[str, Any]:
+    """The kwargs the requested modes add; a mode the provider lacks is an error, not a no-op."""
+    out: dict[str, Any] = {}
+    for flag, name in ((yolo, "yolo"), (bypass, "bypass"), (fast, "fast")):
+        if not flag:
+            continue
+        table: Mapping[str, Any] = getattr(policy, f"{name}_kwargs", None) or {}
+        if not table:
+            raise EndpointConfigurationError(
+                name, f"provider {provider!r} has no {name} mode; drop {name}=True"
+            )
+        for key, value in table.items():
+            if key in out and out[key] != value:
+                raise EndpointConfigurationError(key, "requested modes set conflicting values")
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _no_provider(snapshot: CatalogSnapshot, text: str) -> EndpointConfigurationError:
+    providers = _bounded_list(snapshot.provider_keys)
+    aliases = _bounded_list(sorted(snapshot.model_aliases))
+    hint = f"write '<provider>/{text}' (providers: {providers})"
+    if aliases:
+        hint += f" or use a model alias ({aliases})"
+    return EndpointConfigurationError(
+        "model", f"{text!r} names no provider and is not a model alias; {hint}"
+    )
+
+
+def _bounded_list(items: tuple[str, ...] | list[str]) -> str:
+    shown = ", ".join(items[:_LIST_LIMIT])
+    if len(items) > _LIST_LIMIT:
+        shown += f", ... ({len(items) - _LIST_LIMIT} more)"
+    return shown or "none installed"

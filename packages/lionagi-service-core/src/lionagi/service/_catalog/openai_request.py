@@ -1,0 +1,53 @@
+"""The request model of an explicit OpenAI-compatible endpoint (ADR-0028 D4).
+
+Typed enough that a misspelled payload default is refused (``extra="forbid"``), permissive enough
+for the many services that speak the Chat Completions dialect: nested objects stay plain mappings.
+A service with extra parameters can pass a subclass as ``request_options``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["OpenAIChatCompletionsRequest"]
+
+
+class OpenAIChatCompletionsRequest(BaseModel):
+    """A Chat Completions request body."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str
+    messages: list[dict[str, Any]]
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    top_p: float | None = Field(default=None, ge=0, le=1)
+    n: int | None = Field(default=None, ge=1)
+    max_tokens: int | None = Field(default=None, ge=1)
+    max_completion_tokens: int | None = Field(default=None, ge=1)
+    stream: bool | None = None
+    stream_options: dict[str, Any] | None = None
+    stop: str | list[str] | None = None
+    presence_penalty: float | None = Field(default=None, ge=-2, le=2)
+    frequency_penalty: float | None = Field(default=None, ge=-2, le=2)
+    logit_bias: dict[str, int] | None = None
+    logprobs: bool | None = None
+    top_logprobs: int | None = Field(default=None, ge=0)
+    tools: list[dict[str, Any]] | None = None
+    tool_choice: str | dict[str, Any] | None = None
+    parallel_tool_calls: bool | None = None
+    response_format: dict[str, Any] | None = None
+    seed: int | None = None
+    user: str | None = None
+    reasoning_effort: Literal["none", "minimal", "low", "medium", "high", "xhigh"] | None = None
+    service_tier: str | None = None
+    store: bool | None = None
+    metadata: dict[str, str] | None = None
+    modalities: list[str] | None = None
+    audio: dict[str, Any] | None = None
+    prediction: dict[str, Any] | None = None
+    web_search_options: dict[str, Any] | None = None
+    verbosity: Literal["low", "medium", "high"] | None = None
+    prompt_cache_key: str | None = None
+    safety_identifier: str | None = None

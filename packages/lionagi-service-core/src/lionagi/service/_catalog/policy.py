@@ -1,0 +1,77 @@
+"""Provider-owned model identity (ADR-0028 D5): aliases, effort translation, permission modes.
+
+A provider module may publish ``MODEL_POLICIES`` next to ``PROVIDER_SPECS``. The catalog validates
+each policy against the same snapshot that resolves endpoints, so model parsing and endpoint lookup
+can never answer provider identity from different tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = ["EFFORT_LEVELS", "EffortMode", "ModelSpec", "ProviderModelPolicy"]
+
+EffortMode = Literal["none", "kwarg", "model_name"]
+"""``kwarg``: effort goes to ``effort_kwarg``; ``model_name``: the suffix stays in the model
+name; ``none``: the provider has no effort and a suffix is an error."""
+
+EFFORT_LEVELS: tuple[str, ...] = (
+    "none",
+    "minimal",
+    "low",
+    "medium",
+    "high",
+    "xhigh",
+    "max",
+    "ultra",
+)
+"""Every effort spelling a model spec may end in (``-<level>``, case-insensitive)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderModelPolicy:
+    """How one provider's model strings are parsed and which kwargs each mode adds.
+
+    ``model_aliases`` maps a bare name to ``"<provider>/<model>"`` in the provider's declared
+    spelling. An empty ``effort_levels`` with an effort mode other than ``none`` accepts every
+    level in :data:`EFFORT_LEVELS`. ``yolo_kwargs`` and ``bypass_kwargs`` are declared together or
+    not at all; ``fast_kwargs`` is independent.
+    """
+
+    provider: str
+    provider_aliases: tuple[str, ...] = ()
+    model_aliases: Mapping[str, str] = field(default_factory=dict)
+    effort_mode: EffortMode = "none"
+    effort_kwarg: str | None = None
+    effort_levels: tuple[str, ...] = ()
+    yolo_kwargs: Mapping[str, Any] = field(default_factory=dict)
+    bypass_kwargs: Mapping[str, Any] = field(default_factory=dict)
+    fast_kwargs: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSpec:
+    """A parsed model string.
+
+    ``model`` is ``"<provider>/<model>"`` with any kwarg-mode effort suffix removed (a
+    ``model_name``-mode suffix stays); ``effort`` is the lower-case level or None. ``provider`` is
+    the canonical catalog provider (or the canonical prefix when the catalog does not know it) and
+    ``kwargs`` holds the effort and mode kwargs the facade passes to the request.
+    """
+
+    model: str
+    effort: str | None
+    provider: str | None = None
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def model_name(self) -> str:
+        """The part after the provider prefix: what the provider's ``model`` field receives."""
+        return self.model.split("/", 1)[1] if "/" in self.model else self.model
+
+    def __str__(self) -> str:
+        if self.effort and not self.model.casefold().endswith(f"-{self.effort}"):
+            return f"{self.model}-{self.effort}"
+        return self.model

@@ -1,0 +1,342 @@
+"""Validation of provider model policies against the endpoint catalog (ADR-0028 D5).
+
+Rules, each an ``invalid_model_policy`` diagnostic unless noted:
+
+* ``provider`` canonicalizes to the module's inventory provider (``provider_mismatch``), and a
+  provider publishes at most one policy.
+* Every ``provider_aliases`` entry resolves, through the endpoint catalog, to that same provider:
+  policy aliases restate catalog aliases, they never add a second identity table.
+* ``model_aliases``: each key is a non-empty bare name without ``/``, unique (canonically) across
+  all policies; each target is ``<provider>/<model>`` whose prefix resolves to the declaring
+  provider and which itself parses under the policy.
+* Effort mode: ``kwarg`` requires ``effort_kwarg``; ``model_name`` and ``none`` forbid it; ``none``
+  declares no ``effort_levels``; levels are unique members of ``EFFORT_LEVELS`` (an empty tuple in
+  an effort mode means all of them).
+* Permission coverage: ``yolo_kwargs`` and ``bypass_kwargs`` are both declared or both empty,
+  since a caller asking for one mode must never be silently downgraded to nothing.
+  ``fast_kwargs`` is independent. Every kwarg value is JSON-serializable.
+* Field check: ``effort_kwarg`` and every yolo/bypass/fast key is a field of the request model of
+  each of the provider's agentic endpoints that declares one, and the effort kwarg is not also set
+  by a mode table.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, get_args
+
+from pydantic import BaseModel
+
+from .._base.diagnostics import ProviderDiagnostic
+from .._base.errors import EndpointConfigurationError
+from .._transport.meta import EndpointType
+from .defaults import copy_defaults, request_fields
+from .diagnose import diagnostic
+from .discovery import CollectedModule
+from .keys import canonical_provider_key
+from .model_parse import apply_policy
+from .policy import EFFORT_LEVELS, EffortMode, ProviderModelPolicy
+from .snapshot import ModelAlias
+from .validate import ValidatedSpec
+
+__all__ = ["CheckedPolicies", "validate_policies"]
+
+_MODES: tuple[str, ...] = get_args(EffortMode)
+_MODE_TABLES = ("yolo_kwargs", "bypass_kwargs", "fast_kwargs")
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedPolicies:
+    """Frozen, canonicalized policies keyed by provider, and the global model-alias index."""
+
+    policies: Mapping[str, ProviderModelPolicy]
+    model_aliases: Mapping[str, ModelAlias]
+
+
+def validate_policies(
+    modules: Iterable[CollectedModule], specs: Iterable[ValidatedSpec]
+) -> tuple[list[ProviderDiagnostic], CheckedPolicies]:
+    """Check every policy; return diagnostics and the frozen policies that passed."""
+    modules = tuple(modules)
+    owners = _provider_owners(modules)
+    request_models: dict[str, list[type[BaseModel]]] = defaultdict(list)
+    for item in specs:
+        if item.spec.endpoint_type is EndpointType.AGENTIC and item.request_model is not None:
+            request_models[item.provider].append(item.request_model)
+
+    diags: list[ProviderDiagnostic] = []
+    frozen: dict[str, ProviderModelPolicy] = {}
+    alias_claims: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for collected in modules:
+        row_provider = canonical_provider_key(collected.row.provider)
+        for policy in collected.policies:
+            checker = _PolicyCheck(policy, collected.row.module, row_provider, owners)
+            result = checker.run(request_models.get(checker.provider, []))
+            diags.extend(checker.diags)
+            if result is None:
+                continue
+            if result.provider in frozen:
+                diags.append(
+                    checker.problem("publishes more than one ProviderModelPolicy", key="provider")
+                )
+                continue
+            frozen[result.provider] = result
+            for alias, target in result.model_aliases.items():
+                alias_claims[canonical_provider_key(alias)].append((result.provider, target))
+
+    index: dict[str, ModelAlias] = {}
+    for alias, claims in sorted(alias_claims.items()):
+        if len(claims) > 1:
+            for provider in sorted({p for p, _ in claims}):
+                diags.append(
+                    diagnostic(
+                        "invalid_model_policy",
+                        provider,
+                        f"model alias {alias!r} is declared "
+                        f"{len(claims)} times (by {', '.join(sorted(p for p, _ in claims))})",
+                        key=alias,
+                    )
+                )
+            continue
+        provider, target = claims[0]
+        index[alias] = ModelAlias(provider=provider, target=target)
+    return diags, CheckedPolicies(
+        policies=MappingProxyType(frozen), model_aliases=MappingProxyType(index)
+    )
+
+
+def _provider_owners(modules: tuple[CollectedModule, ...]) -> dict[str, set[str]]:
+    owners: dict[str, set[str]] = defaultdict(set)
+    for collected in modules:
+        for spec in collected.specs:
+            if not isinstance(spec.provider, str):
+                continue
+            provider = canonical_provider_key(spec.provider)
+            owners[provider].add(provider)
+            aliases = (
+                spec.provider_aliases if isinstance(spec.provider_aliases, tuple | list) else ()
+            )
+            for alias in aliases:
+                if isinstance(alias, str):
+                    owners[canonical_provider_key(alias)].add(provider)
+    return owners
+
+
+class _PolicyCheck:
+    """Checks one policy and, when it passes, returns its frozen canonical copy."""
+
+    def __init__(
+        self,
+        policy: ProviderModelPolicy,
+        module: str,
+        row_provider: str,
+        owners: Mapping[str, set[str]],
+    ) -> None:
+        self.policy = policy
+        self.module = module
+        self.owners = owners
+        raw = policy.provider
+        self.provider = canonical_provider_key(raw) if isinstance(raw, str) else ""
+        self.row_provider = row_provider
+        self.diags: list[ProviderDiagnostic] = []
+
+    def problem(self, message: str, *, key: str | None = None) -> ProviderDiagnostic:
+        return diagnostic(
+            "invalid_model_policy",
+            self.provider or self.row_provider,
+            f"model policy: {message}",
+            module=self.module,
+            key=key,
+        )
+
+    def fail(self, message: str, *, key: str | None = None) -> None:
+        self.diags.append(self.problem(message, key=key))
+
+    def resolves_here(self, key: str) -> bool:
+        return self.owners.get(key) == {self.provider}
+
+    def run(self, request_models: list[type[BaseModel]]) -> ProviderModelPolicy | None:
+        p = self.policy
+        if not self.provider:
+            self.fail("provider is empty", key="provider")
+            return None
+        if self.provider != self.row_provider:
+            self.diags.append(
+                diagnostic(
+                    "provider_mismatch",
+                    self.provider,
+                    f"module {self.module} is installed as provider {self.row_provider!r} but "
+                    f"publishes a model policy for {self.provider!r}",
+                    module=self.module,
+                    key=self.provider,
+                )
+            )
+            return None
+        aliases = self._provider_aliases(p.provider_aliases)
+        levels = self._effort(p)
+        tables = {name: self._table(name, getattr(p, name)) for name in _MODE_TABLES}
+        if bool(tables["yolo_kwargs"]) != bool(tables["bypass_kwargs"]):
+            missing = "bypass_kwargs" if tables["yolo_kwargs"] else "yolo_kwargs"
+            self.fail(
+                f"declares {'yolo' if missing == 'bypass_kwargs' else 'bypass'} permission "
+                f"kwargs but no {missing}; permission modes come together",
+                key=missing,
+            )
+        self._fields(p, tables, request_models)
+        if self.diags:
+            return None
+        frozen = ProviderModelPolicy(
+            provider=self.provider,
+            provider_aliases=aliases,
+            model_aliases=MappingProxyType({}),
+            effort_mode=p.effort_mode,
+            effort_kwarg=p.effort_kwarg,
+            effort_levels=levels,
+            yolo_kwargs=MappingProxyType(tables["yolo_kwargs"]),
+            bypass_kwargs=MappingProxyType(tables["bypass_kwargs"]),
+            fast_kwargs=MappingProxyType(tables["fast_kwargs"]),
+        )
+        model_aliases = self._model_aliases(p.model_aliases, frozen)
+        if self.diags:
+            return None
+        return ProviderModelPolicy(
+            provider=frozen.provider,
+            provider_aliases=frozen.provider_aliases,
+            model_aliases=MappingProxyType(model_aliases),
+            effort_mode=frozen.effort_mode,
+            effort_kwarg=frozen.effort_kwarg,
+            effort_levels=frozen.effort_levels,
+            yolo_kwargs=frozen.yolo_kwargs,
+            bypass_kwargs=frozen.bypass_kwargs,
+            fast_kwargs=frozen.fast_kwargs,
+        )
+
+    def _provider_aliases(self, aliases: object) -> tuple[str, ...]:
+        if not isinstance(aliases, tuple | list):
+            self.fail("provider_aliases must be a tuple of strings", key="provider_aliases")
+            return ()
+        keys: list[str] = []
+        for alias in aliases:
+            key = canonical_provider_key(alias) if isinstance(alias, str) else ""
+            if not key:
+                self.fail("provider_aliases contains an empty alias", key="provider_aliases")
+            elif not self.resolves_here(key):
+                self.fail(
+                    f"provider alias {key!r} does not resolve to {self.provider!r} in the "
+                    "endpoint catalog; declare it in the endpoint specs' provider_aliases",
+                    key=key,
+                )
+            else:
+                keys.append(key)
+        return tuple(sorted(set(keys)))
+
+    def _effort(self, p: ProviderModelPolicy) -> tuple[str, ...]:
+        if p.effort_mode not in _MODES:
+            self.fail(
+                f"effort_mode {p.effort_mode!r} is not one of {', '.join(_MODES)}",
+                key="effort_mode",
+            )
+            return ()
+        if p.effort_mode == "kwarg":
+            if not isinstance(p.effort_kwarg, str) or not p.effort_kwarg:
+                self.fail("effort_mode 'kwarg' requires effort_kwarg", key="effort_kwarg")
+        elif p.effort_kwarg is not None:
+            self.fail(
+                f"effort_mode {p.effort_mode!r} forbids effort_kwarg; use effort_mode='kwarg'",
+                key="effort_kwarg",
+            )
+        if not isinstance(p.effort_levels, tuple | list):
+            self.fail("effort_levels must be a tuple of strings", key="effort_levels")
+            return ()
+        levels = [lv.casefold() if isinstance(lv, str) else "" for lv in p.effort_levels]
+        if p.effort_mode == "none":
+            if levels:
+                self.fail("effort_mode 'none' declares effort_levels", key="effort_levels")
+            return ()
+        unknown = [lv for lv in levels if lv not in EFFORT_LEVELS]
+        if unknown:
+            self.fail(
+                f"unknown effort level(s) {', '.join(map(repr, unknown))}; "
+                f"known: {', '.join(EFFORT_LEVELS)}",
+                key="effort_levels",
+            )
+        if len(set(levels)) != len(levels):
+            self.fail("effort_levels repeats a level", key="effort_levels")
+        return tuple(levels) if levels else EFFORT_LEVELS
+
+    def _table(self, name: str, table: object) -> dict[str, Any]:
+        if not isinstance(table, Mapping):
+            self.fail(f"{name} must be a mapping", key=name)
+            return {}
+        ok = True
+        for key, value in table.items():
+            if not isinstance(key, str) or not key:
+                self.fail(f"{name} keys must be non-empty strings", key=name)
+                ok = False
+                continue
+            try:
+                json.dumps(value, allow_nan=False)
+            except (TypeError, ValueError):
+                self.fail(f"{name}.{key} value is not JSON-serializable", key=key)
+                ok = False
+        return copy_defaults(table) if ok else {}
+
+    def _fields(
+        self,
+        p: ProviderModelPolicy,
+        tables: Mapping[str, Mapping[str, Any]],
+        request_models: list[type[BaseModel]],
+    ) -> None:
+        kwarg = (
+            p.effort_kwarg if p.effort_mode == "kwarg" and isinstance(p.effort_kwarg, str) else None
+        )
+        if kwarg:
+            for name, table in tables.items():
+                if kwarg in table:
+                    self.fail(f"{name} also sets the effort kwarg {kwarg!r}", key=kwarg)
+        used = [("effort_kwarg", kwarg)] if kwarg else []
+        used += [(name, key) for name, table in tables.items() for key in table]
+        for model in request_models:
+            allowed = request_fields(model)
+            for name, key in used:
+                if key not in allowed:
+                    self.fail(f"{name} key {key!r} is not a field of {model.__qualname__}", key=key)
+
+    def _model_aliases(self, aliases: object, policy: ProviderModelPolicy) -> dict[str, str]:
+        if not isinstance(aliases, Mapping):
+            self.fail("model_aliases must be a mapping of str to str", key="model_aliases")
+            return {}
+        out: dict[str, str] = {}
+        seen: set[str] = set()
+        for alias, target in aliases.items():
+            key = canonical_provider_key(alias) if isinstance(alias, str) else ""
+            if not key or "/" in key:
+                self.fail(f"model alias {alias!r} must be a non-empty name without '/'", key=key)
+                continue
+            if key in seen:
+                self.fail(f"model alias {key!r} is declared twice", key=key)
+                continue
+            seen.add(key)
+            if not isinstance(target, str) or "/" not in target:
+                self.fail(f"model alias {key!r} must expand to '<provider>/<model>'", key=key)
+                continue
+            target = target.strip()
+            prefix, _, model_part = target.partition("/")
+            if not self.resolves_here(canonical_provider_key(prefix)) or not model_part.strip():
+                self.fail(
+                    f"model alias {key!r} expands to {target!r}, which does not name a model "
+                    f"of provider {self.provider!r}",
+                    key=key,
+                )
+                continue
+            try:
+                apply_policy(policy, self.provider, prefix, model_part, spec=target)
+            except EndpointConfigurationError as exc:
+                self.fail(f"model alias {key!r} target does not parse: {exc}", key=key)
+                continue
+            out[str(alias).strip()] = target
+        return out

@@ -1,0 +1,249 @@
+"""The provider catalog's owner: lazy first build, atomic publication, refresh.
+
+:class:`ProviderCatalog` holds one published :class:`CatalogSnapshot`. The first lookup builds it
+under a ``threading.Lock`` (once, however many threads ask); afterwards every lookup is a read of
+an immutable snapshot with no lock. :meth:`ProviderCatalog.refresh` rebuilds and replaces the
+snapshot in a single assignment, or raises and keeps the previous one. A failed first build is
+remembered, so a broken module is not re-imported on every lookup; ``refresh()`` retries.
+
+:class:`EndpointRegistry` is the classmethod facade over the process-wide default catalog.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar
+
+from .._base.diagnostics import ProviderDiagnostic
+from .._base.errors import CatalogValidationError, ProviderCatalogError
+from .._transport.endpoint import Endpoint
+from .build import build_snapshot
+from .discovery import InventorySource, entry_point_inventory
+from .match import match_in
+from .model_parse import parse_in
+from .policy import ModelSpec
+from .projection import ProviderCatalogItem, project
+from .snapshot import CatalogSnapshot
+from .specs import ProviderModuleSpec
+
+__all__ = ["EndpointRegistry", "ProviderCatalog", "match_endpoint", "parse_model_spec"]
+
+
+class ProviderCatalog:
+    """A catalog fed by an inventory source (installed entry points by default).
+
+    Args:
+        source: returns the inventory rows to import; called once per build.
+        compatible_endpoint_class: the class instantiated for explicit OpenAI-compatible
+            endpoints.
+    """
+
+    def __init__(
+        self,
+        source: InventorySource = entry_point_inventory,
+        *,
+        compatible_endpoint_class: type[Endpoint] = Endpoint,
+    ) -> None:
+        self._source = source
+        self.compatible_endpoint_class = compatible_endpoint_class
+        self._lock = threading.Lock()
+        self._snapshot: CatalogSnapshot | None = None
+        self._failure: tuple[ProviderDiagnostic, ...] | None = None
+        self._builder: int | None = None
+
+    # -- snapshot ---------------------------------------------------------------------------------
+
+    def snapshot(self) -> CatalogSnapshot:
+        """The published snapshot, building it on first use.
+
+        Raises:
+            CatalogValidationError: the catalog does not validate (every diagnostic attached).
+        """
+        snapshot = self._snapshot
+        if snapshot is not None:
+            return snapshot
+        self._refuse_reentry()
+        with self._lock:
+            if self._snapshot is not None:
+                return self._snapshot
+            if self._failure is not None:
+                raise CatalogValidationError(self._failure)
+            return self._build(self._source)
+
+    def refresh(self, *, inventory: Iterable[ProviderModuleSpec] | None = None) -> CatalogSnapshot:
+        """Rebuild from ``inventory`` (or the source) and publish; keep the old one on failure."""
+        self._refuse_reentry()
+        with self._lock:
+            if inventory is None:
+                return self._build(self._source)
+            rows = tuple(inventory)
+            return self._build(lambda: rows)
+
+    @property
+    def published(self) -> CatalogSnapshot | None:
+        """The current snapshot without building one."""
+        return self._snapshot
+
+    def _refuse_reentry(self) -> None:
+        if self._builder == threading.get_ident():
+            raise ProviderCatalogError(
+                "a provider module resolved an endpoint while the catalog was being built; "
+                "provider modules must not call the registry at import time"
+            )
+
+    def _build(self, source: InventorySource) -> CatalogSnapshot:
+        self._builder = threading.get_ident()
+        try:
+            snapshot = build_snapshot(source())
+        except CatalogValidationError as exc:
+            if self._snapshot is None:
+                self._failure = exc.diagnostics
+            raise
+        finally:
+            self._builder = None
+        self._publish(snapshot)
+        return snapshot
+
+    def _publish(self, snapshot: CatalogSnapshot) -> None:
+        previous = self._snapshot
+        for entry in snapshot.endpoints():
+            entry.endpoint_class._ENDPOINT_META = entry.meta
+        self._snapshot = snapshot  # the single assignment readers observe
+        self._failure = None
+        if previous is not None:
+            current = {id(e.endpoint_class) for e in snapshot.endpoints()}
+            for entry in previous.endpoints():
+                if id(entry.endpoint_class) not in current:
+                    entry.endpoint_class._ENDPOINT_META = None
+
+    # -- lookups ----------------------------------------------------------------------------------
+
+    def match(
+        self,
+        provider: str,
+        endpoint: str,
+        *,
+        openai_compatible: bool = False,
+        request_defaults: Mapping[str, Any] | None = None,
+        **config_overrides: Any,
+    ) -> Endpoint:
+        """Resolve and construct an endpoint (see :func:`match_endpoint`)."""
+        return match_in(
+            self.snapshot(),
+            provider,
+            endpoint,
+            openai_compatible=openai_compatible,
+            request_defaults=request_defaults,
+            compatible_class=self.compatible_endpoint_class,
+            **config_overrides,
+        )
+
+    def list_providers(self) -> list[ProviderCatalogItem]:
+        """The inspection projection of the published snapshot."""
+        return project(self.snapshot())
+
+    def parse_model_spec(
+        self, spec: str, *, yolo: bool = False, bypass: bool = False, fast: bool = False
+    ) -> ModelSpec:
+        """Parse a model string with the snapshot's provider policies."""
+        return parse_in(self.snapshot(), spec, yolo=yolo, bypass=bypass, fast=fast)
+
+
+class EndpointRegistry:
+    """Classmethod facade over the process-wide catalog, fed by installed entry points."""
+
+    _catalog: ClassVar[ProviderCatalog] = ProviderCatalog()
+
+    @classmethod
+    def catalog(cls) -> ProviderCatalog:
+        """The process-wide :class:`ProviderCatalog`."""
+        return cls._catalog
+
+    @classmethod
+    def snapshot(cls) -> CatalogSnapshot:
+        """The published snapshot, built on first use."""
+        return cls._catalog.snapshot()
+
+    @classmethod
+    def refresh(cls, *, inventory: Iterable[ProviderModuleSpec] | None = None) -> CatalogSnapshot:
+        """Re-import and revalidate; on failure the previous snapshot keeps serving."""
+        return cls._catalog.refresh(inventory=inventory)
+
+    @classmethod
+    def diagnostics(cls) -> tuple[ProviderDiagnostic, ...]:
+        """Sorted diagnostics of the published snapshot (import errors only)."""
+        return cls._catalog.snapshot().diagnostics
+
+    @classmethod
+    def match(
+        cls,
+        provider: str,
+        endpoint: str,
+        *,
+        openai_compatible: bool = False,
+        request_defaults: Mapping[str, Any] | None = None,
+        **config_overrides: Any,
+    ) -> Endpoint:
+        """Resolve and construct an endpoint (see :func:`match_endpoint`)."""
+        return cls._catalog.match(
+            provider,
+            endpoint,
+            openai_compatible=openai_compatible,
+            request_defaults=request_defaults,
+            **config_overrides,
+        )
+
+    @classmethod
+    def list_providers(cls) -> list[ProviderCatalogItem]:
+        """One typed row per installed provider, sorted; no secrets, no request defaults."""
+        return cls._catalog.list_providers()
+
+    @classmethod
+    def parse_model_spec(
+        cls, spec: str, *, yolo: bool = False, bypass: bool = False, fast: bool = False
+    ) -> ModelSpec:
+        """Parse a model string with the default catalog's provider policies."""
+        return cls._catalog.parse_model_spec(spec, yolo=yolo, bypass=bypass, fast=fast)
+
+
+def match_endpoint(
+    provider: str,
+    endpoint: str,
+    *,
+    openai_compatible: bool = False,
+    request_defaults: Mapping[str, Any] | None = None,
+    **config_overrides: Any,
+) -> Endpoint:
+    """Return a new endpoint instance for ``provider``/``endpoint`` from the installed catalog.
+
+    ``config_overrides`` accepts only :class:`EndpointConfig` fields; ``request_defaults`` only
+    fields of the selected request model. ``openai_compatible=True`` authorizes a marked generic
+    Chat Completions endpoint (``base_url`` required) when no registration matches; it never
+    replaces a registered endpoint and never masks ``ProviderUnavailable``.
+
+    Raises:
+        ProviderUnavailable: the provider is installed but failed to load.
+        EndpointNotFound: no registration matches and fallback was not requested.
+        EndpointConfigurationError: an override, request default or ``base_url`` is invalid.
+        CatalogValidationError: the installed catalog does not validate.
+    """
+    return EndpointRegistry.match(
+        provider,
+        endpoint,
+        openai_compatible=openai_compatible,
+        request_defaults=request_defaults,
+        **config_overrides,
+    )
+
+
+def parse_model_spec(
+    spec: str, *, yolo: bool = False, bypass: bool = False, fast: bool = False
+) -> ModelSpec:
+    """Parse ``alias[-effort]`` or ``provider/model[-effort]`` against the installed catalog.
+
+    Raises:
+        EndpointConfigurationError: ``model`` names no provider, or its effort suffix is not
+            accepted; ``yolo``/``bypass``/``fast`` when the provider has no such mode.
+    """
+    return EndpointRegistry.parse_model_spec(spec, yolo=yolo, bypass=bypass, fast=fast)

@@ -1,0 +1,85 @@
+"""CatalogSnapshot: the immutable, validated catalog every lookup reads (ADR-0028 D2-D5).
+
+All maps are ``MappingProxyType`` views over dicts no one else holds, and every sequence is a
+tuple, so a published snapshot can be read from any thread without a lock and never changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from pydantic import BaseModel
+
+from .._base.diagnostics import ProviderDiagnostic
+from .._transport.endpoint import Endpoint
+from .._transport.meta import EndpointType
+from .catalog_meta import CatalogEndpointMeta
+from .policy import ProviderModelPolicy
+from .specs import ProviderModuleSpec
+
+__all__ = ["CatalogEndpoint", "CatalogProvider", "CatalogSnapshot", "ModelAlias"]
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogEndpoint:
+    """One resolvable endpoint. ``endpoint`` keeps the declared spelling (it is a URL path)."""
+
+    provider: str
+    key: str
+    endpoint: str
+    aliases: tuple[str, ...]
+    endpoint_type: EndpointType
+    endpoint_class: type[Endpoint]
+    request_options: type[BaseModel] | None
+    meta: CatalogEndpointMeta
+    module: str
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogProvider:
+    """One available provider: its canonical aliases and endpoints keyed by canonical key."""
+
+    provider: str
+    aliases: tuple[str, ...]
+    module: str
+    endpoints: Mapping[str, CatalogEndpoint]
+    endpoint_index: Mapping[str, str]
+    endpoint_keys: tuple[str, ...]
+    policy: ProviderModelPolicy | None
+
+
+@dataclass(frozen=True, slots=True)
+class ModelAlias:
+    """A bare model name and the ``provider/model`` string it expands to (declared spelling)."""
+
+    provider: str
+    target: str
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogSnapshot:
+    """The validated catalog.
+
+    ``provider_index`` maps every canonical provider key and alias to its canonical provider.
+    ``unavailable`` maps an installed provider whose module failed to its ``import_error``
+    diagnostic. ``diagnostics`` is sorted; a published snapshot only ever holds import errors.
+    """
+
+    inventory: tuple[ProviderModuleSpec, ...]
+    providers: Mapping[str, CatalogProvider]
+    provider_index: Mapping[str, str]
+    unavailable: Mapping[str, ProviderDiagnostic]
+    diagnostics: tuple[ProviderDiagnostic, ...]
+    model_aliases: Mapping[str, ModelAlias]
+
+    @property
+    def provider_keys(self) -> tuple[str, ...]:
+        """Sorted canonical keys of the available providers."""
+        return tuple(sorted(self.providers))
+
+    def endpoints(self) -> tuple[CatalogEndpoint, ...]:
+        """Every endpoint, ordered by (provider, endpoint key)."""
+        return tuple(
+            p.endpoints[k] for _, p in sorted(self.providers.items()) for k in p.endpoint_keys
+        )

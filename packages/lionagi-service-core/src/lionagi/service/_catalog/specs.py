@@ -1,0 +1,53 @@
+"""The records a provider distribution publishes (ADR-0028 D1): named, immutable, reviewable.
+
+A provider module builds :class:`ProviderEndpointSpec` values by keyword; the catalog validates the
+whole set before any of it becomes resolvable. :class:`ProviderModuleSpec` is one inventory row:
+the provider key an installed distribution claims and the module that must supply its specs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from .._transport.endpoint import Endpoint
+from .._transport.meta import EndpointType
+
+__all__ = ["ProviderEndpointSpec", "ProviderModuleSpec", "RequestOptionsFactory"]
+
+RequestOptionsFactory = Callable[[], type[BaseModel]]
+"""Deferred request model: called exactly once per snapshot build, never during lookup."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderEndpointSpec:
+    """One endpoint of one provider, declared by field name.
+
+    ``request_defaults`` is the only field whose contents become provider payload defaults; the
+    catalog deep-copies it into the snapshot, so later mutation of the author's mapping is not
+    observed.
+    """
+
+    provider: str
+    endpoint: str
+    endpoint_type: EndpointType
+    endpoint_class: type[Endpoint]
+    provider_aliases: tuple[str, ...] = ()
+    endpoint_aliases: tuple[str, ...] = ()
+    request_options: type[BaseModel] | RequestOptionsFactory | None = None
+    base_url: str | None = None
+    auth_type: str | None = None
+    content_type: str = "application/json"
+    api_key_env: str | None = None
+    request_defaults: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderModuleSpec:
+    """One inventory row: ``provider`` is the key the module must register under."""
+
+    provider: str
+    module: str

@@ -1,0 +1,484 @@
+"""Whole-catalog validation of endpoint specs (ADR-0028 D1, D2; ADR-0030 D1).
+
+Validation is a closed-world check: it runs only after every module was collected, and it reports
+every problem at once. Per-spec checks (keys, endpoint class, request model, payload defaults,
+config) come first; catalog-wide checks (one owner per provider key, one endpoint per endpoint key,
+consistent provider aliases, one spec per endpoint class) follow.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from .._base.diagnostics import CatalogDiagnosticCode, ProviderDiagnostic
+from .._base.errors import EndpointConfigurationError
+from .._transport.agentic import AgenticCapabilities, AgenticEndpoint
+from .._transport.endpoint import Endpoint
+from .._transport.meta import EndpointType
+from .catalog_meta import CatalogEndpointMeta
+from .defaults import copy_defaults, request_default_problems
+from .diagnose import describe_exception, diagnostic
+from .discovery import CollectedModule
+from .keys import canonical_endpoint_key, canonical_provider_key
+from .specs import ProviderEndpointSpec
+
+__all__ = ["ValidatedSpec", "validate_specs"]
+
+
+@dataclass(frozen=True, slots=True)
+class ValidatedSpec:
+    """A spec with its keys canonicalized and its deferred parts resolved exactly once."""
+
+    spec: ProviderEndpointSpec
+    module: str
+    provider: str
+    provider_aliases: tuple[str, ...]
+    key: str
+    endpoint: str
+    endpoint_aliases: tuple[str, ...]
+    request_model: type[BaseModel] | None
+    meta: CatalogEndpointMeta
+
+
+@dataclass(slots=True)
+class _Ctx:
+    """Accumulates diagnostics and caches each request-options factory's single call."""
+
+    diagnostics: list[ProviderDiagnostic]
+    factory_results: dict[int, tuple[object, type[BaseModel] | BaseException]]
+
+    def add(self, diag: ProviderDiagnostic) -> None:
+        self.diagnostics.append(diag)
+
+
+def validate_specs(
+    modules: Iterable[CollectedModule],
+) -> tuple[list[ProviderDiagnostic], tuple[ValidatedSpec, ...]]:
+    """Validate every collected spec; return all diagnostics and the specs that passed alone.
+
+    The caller publishes only when the returned diagnostics hold nothing but ``import_error``.
+    """
+    ctx = _Ctx(diagnostics=[], factory_results={})
+    modules = tuple(modules)
+    for collected in modules:
+        if collected.error is not None:
+            ctx.add(collected.error)
+    _check_inventory(ctx, modules)
+    validated: list[ValidatedSpec] = []
+    for collected in modules:
+        row_provider = canonical_provider_key(collected.row.provider)
+        for spec in collected.specs:
+            item = _check_spec(ctx, spec, collected.row.module, row_provider)
+            if item is not None:
+                validated.append(item)
+    _check_catalog(ctx, modules)
+    return ctx.diagnostics, tuple(validated)
+
+
+# -- inventory ------------------------------------------------------------------------------------
+
+
+def _check_inventory(ctx: _Ctx, modules: tuple[CollectedModule, ...]) -> None:
+    by_provider: dict[str, set[str]] = defaultdict(set)
+    for collected in modules:
+        row = collected.row
+        key = canonical_provider_key(row.provider)
+        if not key:
+            ctx.add(
+                diagnostic(
+                    "empty_key",
+                    "",
+                    f"entry point for module {row.module} has an empty provider name",
+                    module=row.module,
+                    key=row.provider,
+                )
+            )
+            continue
+        by_provider[key].add(row.module)
+    for provider, found in sorted(by_provider.items()):
+        if len(found) > 1:
+            ctx.add(
+                diagnostic(
+                    "duplicate_provider_key",
+                    provider,
+                    f"provider {provider!r} is installed by more than one module: "
+                    f"{', '.join(sorted(found))}; uninstall all but one distribution",
+                    key=provider,
+                )
+            )
+
+
+# -- one spec -------------------------------------------------------------------------------------
+
+
+def _check_spec(
+    ctx: _Ctx, spec: ProviderEndpointSpec, module: str, row_provider: str
+) -> ValidatedSpec | None:
+    before = len(ctx.diagnostics)
+    provider = _canon(spec.provider, canonical_provider_key)
+    key = _canon(spec.endpoint, canonical_endpoint_key)
+    owner = provider or row_provider
+    where: dict[str, Any] = {"endpoint": key or None, "module": module}
+
+    if not provider:
+        ctx.add(diagnostic("empty_key", owner, "provider name is empty", key="provider", **where))
+    elif row_provider and provider != row_provider:
+        ctx.add(
+            diagnostic(
+                "provider_mismatch",
+                owner,
+                f"module {module} is installed as provider {row_provider!r} but declares a "
+                f"spec for {provider!r}",
+                key=provider,
+                **where,
+            )
+        )
+    if not key:
+        ctx.add(diagnostic("empty_key", owner, "endpoint name is empty", key="endpoint", **where))
+
+    provider_aliases = _aliases(
+        ctx,
+        spec.provider_aliases,
+        "provider_aliases",
+        owner,
+        provider,
+        canonical_provider_key,
+        "duplicate_provider_key",
+        where,
+    )
+    raw_endpoint_aliases = _aliases(
+        ctx,
+        spec.endpoint_aliases,
+        "endpoint_aliases",
+        owner,
+        key,
+        canonical_endpoint_key,
+        "duplicate_endpoint_key",
+        where,
+    )
+
+    if not isinstance(spec.endpoint_type, EndpointType):
+        ctx.add(
+            diagnostic(
+                "invalid_endpoint_config",
+                owner,
+                f"endpoint_type must be an EndpointType, got {type(spec.endpoint_type).__name__}",
+                key="endpoint_type",
+                **where,
+            )
+        )
+    else:
+        _check_class(ctx, spec, owner, where)
+
+    request_model = _resolve_request_options(ctx, spec, owner, where)
+    if request_model is None and isinstance(spec.endpoint_class, type):
+        request_type = getattr(spec.endpoint_class, "request_type", None)
+        if isinstance(request_type, type) and issubclass(request_type, BaseModel):
+            request_model = request_type
+
+    for bad_key, problem in request_default_problems(spec.request_defaults, request_model):
+        ctx.add(
+            diagnostic(
+                "invalid_request_default",
+                owner,
+                f"request_defaults{'.' + bad_key if bad_key else ''} {problem}",
+                key=bad_key,
+                **where,
+            )
+        )
+
+    if len(ctx.diagnostics) != before:
+        return None
+    endpoint = spec.endpoint.strip()
+    meta = CatalogEndpointMeta(
+        provider=provider,
+        endpoint=endpoint,
+        endpoint_type=spec.endpoint_type,
+        aliases=tuple(a.strip() for a in raw_endpoint_aliases),
+        provider_aliases=tuple(sorted(canonical_provider_key(a) for a in provider_aliases)),
+        options=request_model,
+        base_url=spec.base_url,
+        auth_type=spec.auth_type,
+        content_type=spec.content_type,
+        api_key_env=spec.api_key_env,
+        request_defaults=copy_defaults(spec.request_defaults),
+    )
+    try:
+        meta.create_config()  # dry run: a bad auth_type or base_url fails the build, not a call
+    except EndpointConfigurationError as exc:
+        ctx.add(
+            diagnostic(
+                "invalid_endpoint_config",
+                owner,
+                f"endpoint configuration is invalid: {exc}",
+                key=exc.field,
+                **where,
+            )
+        )
+        return None
+    return ValidatedSpec(
+        spec=spec,
+        module=module,
+        provider=provider,
+        provider_aliases=meta.provider_aliases,
+        key=key,
+        endpoint=endpoint,
+        endpoint_aliases=meta.aliases,
+        request_model=request_model,
+        meta=meta,
+    )
+
+
+def _canon(value: object, canon: Callable[[str], str]) -> str:
+    return canon(value) if isinstance(value, str) else ""
+
+
+def _aliases(
+    ctx: _Ctx,
+    aliases: object,
+    field: str,
+    owner: str,
+    name: str,
+    canon: Callable[[str], str],
+    duplicate_code: CatalogDiagnosticCode,
+    where: dict[str, Any],
+) -> tuple[str, ...]:
+    """Check one alias tuple; return the declared spellings that survive."""
+    if not isinstance(aliases, tuple | list):
+        ctx.add(
+            diagnostic(
+                "invalid_endpoint_config",
+                owner,
+                f"{field} must be a tuple of strings, got {type(aliases).__name__}",
+                key=field,
+                **where,
+            )
+        )
+        return ()
+    seen: set[str] = set()
+    kept: list[str] = []
+    for alias in aliases:
+        key = _canon(alias, canon)
+        if not key:
+            ctx.add(
+                diagnostic(
+                    "empty_key", owner, f"{field} contains an empty alias", key=field, **where
+                )
+            )
+        elif name and key == name:
+            ctx.add(
+                diagnostic(
+                    "self_alias",
+                    owner,
+                    f"{field} repeats the canonical name {name!r} as an alias; remove it",
+                    key=key,
+                    **where,
+                )
+            )
+        elif key in seen:
+            ctx.add(
+                diagnostic(
+                    duplicate_code,
+                    owner,
+                    f"{field} declares {key!r} twice (after canonicalization)",
+                    key=key,
+                    **where,
+                )
+            )
+        else:
+            seen.add(key)
+            kept.append(str(alias))
+    return tuple(kept)
+
+
+def _check_class(ctx: _Ctx, spec: ProviderEndpointSpec, owner: str, where: dict[str, Any]) -> None:
+    cls = spec.endpoint_class
+    problem: str | None = None
+    if not isinstance(cls, type) or not issubclass(cls, Endpoint):
+        problem = f"endpoint_class {cls!r} is not an Endpoint subclass"
+    elif spec.endpoint_type is EndpointType.API and issubclass(cls, AgenticEndpoint):
+        problem = f"API spec names agentic class {cls.__qualname__}; declare it AGENTIC"
+    elif spec.endpoint_type is EndpointType.AGENTIC:
+        problem = _agentic_problem(cls)
+    if problem is not None:
+        ctx.add(diagnostic("invalid_endpoint_class", owner, problem, key="endpoint_class", **where))
+
+
+def _agentic_problem(cls: type[Endpoint]) -> str | None:
+    name = cls.__qualname__
+    if not issubclass(cls, AgenticEndpoint):
+        return f"agentic spec names {name}, which is not an AgenticEndpoint subclass"
+    caps = cls.capabilities
+    if not isinstance(caps, AgenticCapabilities):
+        return f"{name} declares no AgenticCapabilities instance in `capabilities`"
+    if not caps.resumable:
+        return None
+    field = cls.resume_field
+    if not isinstance(field, str) or not field:
+        return f"{name} is resumable but declares no resume_field"
+    request_type = cls.request_type
+    if not (isinstance(request_type, type) and issubclass(request_type, BaseModel)):
+        return f"{name} is resumable but declares no request_type to hold {field!r}"
+    if field not in request_type.model_fields:
+        return f"{name}.resume_field {field!r} is not a field of {request_type.__qualname__}"
+    return None
+
+
+def _resolve_request_options(
+    ctx: _Ctx, spec: ProviderEndpointSpec, owner: str, where: dict[str, Any]
+) -> type[BaseModel] | None:
+    value = spec.request_options
+    if value is None:
+        return None
+    if isinstance(value, type):
+        if issubclass(value, BaseModel):
+            return value
+        ctx.add(
+            diagnostic(
+                "invalid_request_options",
+                owner,
+                f"request_options {value.__qualname__} is not a pydantic BaseModel subclass",
+                key="request_options",
+                **where,
+            )
+        )
+        return None
+    if not callable(value):
+        ctx.add(
+            diagnostic(
+                "invalid_request_options",
+                owner,
+                f"request_options must be a BaseModel subclass or a factory, "
+                f"got {type(value).__name__}",
+                key="request_options",
+                **where,
+            )
+        )
+        return None
+    cached = ctx.factory_results.get(id(value))
+    if cached is None:
+        outcome: type[BaseModel] | BaseException
+        try:
+            result = value()
+        except Exception as exc:
+            outcome = exc
+        else:
+            outcome = (
+                result
+                if isinstance(result, type) and issubclass(result, BaseModel)
+                else TypeError(f"factory returned {result!r:.80}, not a BaseModel subclass")
+            )
+        cached = (value, outcome)  # holding `value` keeps its id() unique for this build
+        ctx.factory_results[id(value)] = cached
+    outcome = cached[1]
+    if isinstance(outcome, BaseException):
+        ctx.add(
+            diagnostic(
+                "invalid_request_options",
+                owner,
+                f"request_options factory failed: {describe_exception(outcome)}",
+                key="request_options",
+                cause_type=type(outcome).__name__,
+                **where,
+            )
+        )
+        return None
+    return outcome
+
+
+# -- whole catalog --------------------------------------------------------------------------------
+
+
+def _check_catalog(ctx: _Ctx, modules: tuple[CollectedModule, ...]) -> None:
+    alias_sets: dict[str, dict[frozenset[str], list[str]]] = defaultdict(lambda: defaultdict(list))
+    provider_claims: dict[str, set[str]] = defaultdict(set)
+    endpoint_claims: dict[tuple[str, str], list[str]] = defaultdict(list)
+    classes: dict[int, list[tuple[str, str, type[Any]]]] = defaultdict(list)
+
+    for collected in modules:
+        row_key = canonical_provider_key(collected.row.provider)
+        if row_key:
+            provider_claims[row_key].add(row_key)
+        for spec in collected.specs:
+            provider = _canon(spec.provider, canonical_provider_key)
+            key = _canon(spec.endpoint, canonical_endpoint_key)
+            if not provider:
+                continue
+            provider_claims[provider].add(provider)
+            aliases = _alias_keys(spec.provider_aliases, canonical_provider_key, provider)
+            alias_sets[provider][frozenset(aliases)].append(key)
+            for alias in aliases:
+                provider_claims[alias].add(provider)
+            if key:
+                endpoint_claims[(provider, key)].append(key)
+                for alias in _alias_keys(spec.endpoint_aliases, canonical_endpoint_key, key):
+                    endpoint_claims[(provider, alias)].append(key)
+            if isinstance(spec.endpoint_class, type):
+                classes[id(spec.endpoint_class)].append((provider, key, spec.endpoint_class))
+
+    for provider, variants in sorted(alias_sets.items()):
+        if len(variants) > 1:
+            shown = "; ".join(
+                f"{sorted(aliases) or '[]'} on {', '.join(sorted(eps))}"
+                for aliases, eps in sorted(variants.items(), key=lambda kv: sorted(kv[0]))
+            )
+            ctx.add(
+                diagnostic(
+                    "inconsistent_provider_aliases",
+                    provider,
+                    f"specs of provider {provider!r} declare different provider_aliases: {shown}",
+                )
+            )
+    for key, owners in sorted(provider_claims.items()):
+        if len(owners) > 1:
+            for owner in sorted(owners):
+                ctx.add(
+                    diagnostic(
+                        "duplicate_provider_key",
+                        owner,
+                        f"provider key {key!r} is claimed by providers {', '.join(sorted(owners))}",
+                        key=key,
+                    )
+                )
+    for (provider, key), endpoints in sorted(endpoint_claims.items()):
+        if len(endpoints) > 1:
+            ctx.add(
+                diagnostic(
+                    "duplicate_endpoint_key",
+                    provider,
+                    f"endpoint key {key!r} of provider {provider!r} is declared by "
+                    f"{len(endpoints)} specs: {', '.join(sorted(endpoints))}",
+                    endpoint=key,
+                    key=key,
+                )
+            )
+    for uses in classes.values():
+        if len(uses) > 1:
+            cls = uses[0][2]
+            where_used = ", ".join(f"{p}/{e}" for p, e, _ in sorted(uses, key=lambda u: u[:2]))
+            for provider, key, _ in uses:
+                ctx.add(
+                    diagnostic(
+                        "invalid_endpoint_class",
+                        provider,
+                        f"class {cls.__module__}.{cls.__qualname__} is registered more than "
+                        f"once ({where_used}); give each endpoint its own subclass",
+                        endpoint=key or None,
+                        key="endpoint_class",
+                    )
+                )
+
+
+def _alias_keys(aliases: object, canon: Callable[[str], str], name: str) -> set[str]:
+    """Canonical aliases other than the name itself (self aliases are reported separately)."""
+    if not isinstance(aliases, tuple | list):
+        return set()
+    keys = {_canon(a, canon) for a in aliases}
+    keys.discard("")
+    keys.discard(name)
+    return keys

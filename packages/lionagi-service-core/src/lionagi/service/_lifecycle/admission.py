@@ -1,0 +1,418 @@
+"""The admission controller: bounded FIFO queue, fixed-window rate limits, concurrency permits.
+
+Order (ADR-0029 D1, normative): validate → bounded FIFO enqueue → head-of-line request+token
+reservation → concurrency permit → lease. Every state change happens synchronously, between two
+awaits, so the event loop is the "one lock": a reservation checks and debits request and token
+units in one step, and a call is handed each resource by :meth:`AdmissionController._pump` in
+strict arrival order (a later small call never overtakes an earlier large one).
+
+Rate windows are computed from the clock (window ``k`` spans ``[origin + kL, origin + (k+1)L)``)
+rather than reset by a background task, so there is no replenisher that could fail; the head
+waiter sleeps until the next window opens, or fails at once if that is after its deadline.
+
+The controller belongs to one event loop; it is not thread-safe.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Final, Protocol
+from uuid import UUID
+
+import anyio
+from anyio.lowlevel import checkpoint
+
+from .._base.errors import (
+    AdmissionClosed,
+    AdmissionConfigError,
+    AdmissionConflict,
+    DeadlinePhase,
+    RequestDeadlineExceeded,
+    RequestExceedsTokenWindow,
+    TokenEstimateUnavailable,
+)
+from .budget import NO_DEADLINE, RequestBudget
+from .clock import Clock, Sleep, default_clock, default_sleep
+from .config import AdmissionConfig
+from .deadline import DeadlineReached, run_before
+from .lease import AdmissionLease
+
+__all__ = ["AdmissionCall", "AdmissionController", "AdmissionSnapshot"]
+
+
+class AdmissionCall(Protocol):
+    """What admission reads from a call: identity, token estimate and terminal state."""
+
+    @property
+    def id(self) -> str | UUID: ...
+
+    @property
+    def required_tokens(self) -> int | None: ...
+
+    @property
+    def is_terminal(self) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class AdmissionSnapshot:
+    """Counters only: no payloads, headers, keys or prompts.
+
+    ``queued`` counts calls holding a queue slot (waiting for the rate window or a concurrency
+    permit) and never exceeds ``queue_capacity``; ``producers_waiting`` counts callers blocked
+    because the queue is full; ``active`` counts granted, unreleased leases.
+    """
+
+    queued: int
+    active: int
+    available_requests: int | None
+    available_tokens: int | None
+    queue_capacity: int
+    concurrency_limit: int | None
+    closed: bool
+    producers_waiting: int = 0
+
+
+class _Stage(IntEnum):
+    ENQUEUE = 0  # waiting for a queue slot
+    RATE = 1  # holds a slot; waiting to reserve request/token units at the head of the line
+    PERMIT = 2  # holds a slot and reserved units; waiting for a concurrency permit
+    ACTIVE = 3  # permit granted; the lease is about to be returned
+
+
+_PHASE: Final[dict[_Stage, DeadlinePhase]] = {
+    _Stage.ENQUEUE: "enqueue",
+    _Stage.RATE: "rate",
+    _Stage.PERMIT: "concurrency",
+}
+
+
+class _Waiter:
+    __slots__ = ("call_id", "event", "reserved", "stage", "tokens", "window")
+
+    def __init__(self, call_id: str, tokens: int) -> None:
+        self.call_id = call_id
+        self.tokens = tokens
+        self.stage = _Stage.ENQUEUE
+        self.event: anyio.Event | None = None
+        self.reserved = False
+        self.window = -1
+
+
+class AdmissionController:
+    """Grants :class:`AdmissionLease` objects under one model's admission limits."""
+
+    def __init__(
+        self,
+        config: AdmissionConfig | None = None,
+        *,
+        clock: Clock | None = None,
+        sleep: Sleep | None = None,
+    ) -> None:
+        """Create a controller; nothing starts until the first :meth:`acquire`.
+
+        Args:
+            config: Limits; defaults to the API family (queue 100, unlimited otherwise).
+            clock: Monotonic clock the budgets' deadlines are measured on.
+            sleep: Sleep on the same timeline as ``clock``.
+        """
+        cfg = config if config is not None else AdmissionConfig()
+        if not isinstance(cfg, AdmissionConfig):
+            raise AdmissionConfigError("config", f"must be an AdmissionConfig, got {cfg!r}")
+        self._config = cfg
+        self._clock: Clock = clock if clock is not None else default_clock
+        self._sleep: Sleep = sleep if sleep is not None else default_sleep
+        self._window_len = cfg.window
+        self._limit_requests = cfg.limit_requests
+        self._limit_tokens = cfg.limit_tokens
+        self._rate_limited = cfg.rate_limited
+        self._concurrency_limit = cfg.concurrency_limit
+        self._queue_capacity = cfg.queue_capacity
+        # fixed window, anchored at the first reservation attempt
+        self._origin: float | None = None
+        self._window_index = 0
+        self._window_end = 0.0
+        self._used_requests = 0
+        self._used_tokens = 0
+        # waiting lines, each FIFO; slot holders are _rate_q + _permit_q
+        self._pending: deque[_Waiter] = deque()
+        self._rate_q: deque[_Waiter] = deque()
+        self._permit_q: deque[_Waiter] = deque()
+        self._timed_head: _Waiter | None = None
+        self._active = 0
+        self._leases: dict[str, AdmissionLease] = {}
+        self._ids: set[str] = set()
+        self._closed = False
+        self._drained: anyio.Event | None = None
+
+    @property
+    def config(self) -> AdmissionConfig:
+        """The limits this controller enforces."""
+        return self._config
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` was called."""
+        return self._closed
+
+    # -- public API -------------------------------------------------------------------------------
+
+    async def acquire(
+        self, call: AdmissionCall, *, budget: RequestBudget = NO_DEADLINE
+    ) -> AdmissionLease:
+        """Wait, in arrival order and under ``budget``, for a lease for ``call``.
+
+        Raises:
+            AdmissionClosed: The controller is (or became) closed.
+            AdmissionConflict: The call id is already queued/active, or the call is terminal.
+            TokenEstimateUnavailable: A token limit is set and the call has no estimate.
+            RequestExceedsTokenWindow: The call needs more tokens than one window grants.
+            RequestDeadlineExceeded: The deadline passed while waiting; ``phase`` is
+                ``enqueue``, ``rate`` or ``concurrency``. Raised at once when the next rate
+                window opens only at or after the deadline.
+
+        Cancellation or expiry while waiting leaves no queue item and no debit.
+        """
+        await checkpoint()
+        waiter = self._admit_check(call, budget)
+        self._ids.add(waiter.call_id)
+        self._pending.append(waiter)
+        try:
+            self._pump()
+            if waiter.stage is not _Stage.ACTIVE:
+                await self._wait(waiter, budget)
+        except BaseException:
+            self._abandon(waiter)
+            raise
+        lease = AdmissionLease(waiter.call_id, self._release)
+        self._leases[waiter.call_id] = lease
+        return lease
+
+    async def close(self) -> None:
+        """Refuse new calls, wake queued ones with AdmissionClosed, abort active leases.
+
+        Waits until every queued caller has left and every active lease has been released (its
+        cleanup done). Idempotent; concurrent callers all wait for the same drain.
+        """
+        if not self._closed:
+            self._closed = True
+            self._drained = anyio.Event()
+            for line in (self._pending, self._rate_q, self._permit_q):
+                for waiter in line:
+                    self._wake(waiter)
+            for lease in tuple(self._leases.values()):
+                lease.abort()
+            self._check_drained()
+        assert self._drained is not None
+        await self._drained.wait()
+
+    def snapshot(self) -> AdmissionSnapshot:
+        """Current counters for observability; never includes call payloads."""
+        if self._rate_limited and self._origin is not None and self._clock() >= self._window_end:
+            self._roll_window()
+        lr, lt = self._limit_requests, self._limit_tokens
+        return AdmissionSnapshot(
+            queued=len(self._rate_q) + len(self._permit_q),
+            active=self._active,
+            available_requests=None if lr is None else lr - self._used_requests,
+            available_tokens=None if lt is None else lt - self._used_tokens,
+            queue_capacity=self._queue_capacity,
+            concurrency_limit=self._concurrency_limit,
+            closed=self._closed,
+            producers_waiting=len(self._pending),
+        )
+
+    # -- validation -------------------------------------------------------------------------------
+
+    def _admit_check(self, call: AdmissionCall, budget: RequestBudget) -> _Waiter:
+        if self._closed:
+            raise AdmissionClosed("admission is closed; no new calls are admitted")
+        call_id = str(call.id)
+        if call.is_terminal:
+            raise AdmissionConflict(f"call {call_id} is already terminal; create a new call")
+        if call_id in self._ids:
+            raise AdmissionConflict(f"call {call_id} is already queued or active")
+        tokens = call.required_tokens
+        if tokens is not None and (
+            not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 0
+        ):
+            raise AdmissionConfigError(
+                "required_tokens", f"must be None or an int >= 0, got {tokens!r}"
+            )
+        limit = self._limit_tokens
+        if limit is None:
+            tokens = 0
+        elif tokens is None:
+            raise TokenEstimateUnavailable(
+                f"call {call_id}: limit_tokens={limit} is configured but the call has no "
+                "required_tokens estimate; supply one or remove the token limit"
+            )
+        elif tokens > limit:
+            raise RequestExceedsTokenWindow(
+                f"call {call_id} needs {tokens} tokens but one window grants only {limit}"
+            )
+        if budget.deadline is not None and self._clock() >= budget.deadline:
+            raise RequestDeadlineExceeded(call_id, "enqueue")
+        return _Waiter(call_id, tokens)
+
+    # -- waiting ----------------------------------------------------------------------------------
+
+    async def _wait(self, waiter: _Waiter, budget: RequestBudget) -> None:
+        """Sleep until the pump hands ``waiter`` a permit, the deadline passes or close."""
+        deadline = budget.deadline
+        clock = self._clock
+        while True:
+            if self._closed:
+                raise AdmissionClosed(
+                    f"admission closed while call {waiter.call_id} was waiting; it was aborted"
+                )
+            stage = waiter.stage
+            if stage is _Stage.ACTIVE:
+                return
+            now = clock()
+            if deadline is not None and now >= deadline:
+                raise RequestDeadlineExceeded(waiter.call_id, _PHASE[stage])
+            until = deadline
+            timed = stage is _Stage.RATE and self._rate_q[0] is waiter
+            if timed:
+                # Head of the line, blocked by an exhausted window: wait for the next one.
+                if now >= self._window_end:
+                    self._pump()
+                    continue
+                boundary = self._window_end
+                if deadline is not None and boundary >= deadline:
+                    raise RequestDeadlineExceeded(waiter.call_id, "rate")
+                until = boundary
+                self._timed_head = waiter
+            event = waiter.event
+            if event is None or event.is_set():
+                event = waiter.event = anyio.Event()
+            try:
+                await run_before(event.wait, until, clock=clock, sleep=self._sleep)
+            except DeadlineReached:
+                pass  # the loop re-reads the clock and decides
+            finally:
+                if self._timed_head is waiter:
+                    self._timed_head = None
+            if timed:
+                self._pump()
+
+    @staticmethod
+    def _wake(waiter: _Waiter) -> None:
+        if waiter.event is not None:
+            waiter.event.set()
+
+    # -- the hand-off ---------------------------------------------------------------------------
+
+    def _roll_window(self) -> None:
+        now = self._clock()
+        length = self._window_len
+        if self._origin is None:
+            self._origin = now
+            self._window_index = 0
+            self._window_end = now + length
+            return
+        if now < self._window_end:
+            return
+        index = max(int((now - self._origin) // length), self._window_index + 1)
+        end = self._origin + (index + 1) * length
+        if end <= now:  # float rounding at an exact boundary
+            index += 1
+            end = self._origin + (index + 1) * length
+        self._window_index = index
+        self._window_end = end
+        self._used_requests = 0
+        self._used_tokens = 0
+
+    def _pump(self) -> None:
+        """Move waiters forward in strict FIFO order as far as the limits allow."""
+        if self._closed:
+            return
+        pending, rate_q, permit_q = self._pending, self._rate_q, self._permit_q
+        capacity = self._queue_capacity
+        limit_c = self._concurrency_limit
+        while True:
+            while pending and len(rate_q) + len(permit_q) < capacity:
+                waiter = pending.popleft()
+                waiter.stage = _Stage.RATE
+                rate_q.append(waiter)
+                self._wake(waiter)
+            if rate_q:
+                if self._rate_limited:
+                    self._reserve_head_of_line()
+                else:
+                    while rate_q:
+                        waiter = rate_q.popleft()
+                        waiter.stage = _Stage.PERMIT
+                        permit_q.append(waiter)
+            granted = False
+            while permit_q and (limit_c is None or self._active < limit_c):
+                waiter = permit_q.popleft()
+                waiter.stage = _Stage.ACTIVE
+                self._active += 1
+                self._wake(waiter)
+                granted = True
+            if not (granted and pending):
+                return
+
+    def _reserve_head_of_line(self) -> None:
+        self._roll_window()
+        rate_q, permit_q = self._rate_q, self._permit_q
+        lr, lt = self._limit_requests, self._limit_tokens
+        while rate_q:
+            waiter = rate_q[0]
+            if lr is not None and self._used_requests >= lr:
+                break
+            if lt is not None and self._used_tokens + waiter.tokens > lt:
+                break
+            rate_q.popleft()
+            self._used_requests += 1
+            self._used_tokens += waiter.tokens
+            waiter.reserved = True
+            waiter.window = self._window_index
+            waiter.stage = _Stage.PERMIT
+            permit_q.append(waiter)
+            self._wake(waiter)
+        if rate_q and rate_q[0] is not self._timed_head:
+            self._wake(rate_q[0])  # a new head must start waiting for the next window
+
+    # -- leaving ----------------------------------------------------------------------------------
+
+    def _abandon(self, waiter: _Waiter) -> None:
+        """Undo everything a waiter held after cancellation, expiry, close or error."""
+        stage = waiter.stage
+        if stage is _Stage.ENQUEUE:
+            self._pending.remove(waiter)
+        elif stage is _Stage.RATE:
+            self._rate_q.remove(waiter)
+        elif stage is _Stage.PERMIT:
+            self._permit_q.remove(waiter)
+            self._restore(waiter)
+        else:  # permit handed over, but no lease reached the caller: no work can have run
+            self._active -= 1
+            self._restore(waiter)
+        self._forget(waiter.call_id)
+        self._pump()
+
+    def _restore(self, waiter: _Waiter) -> None:
+        if waiter.reserved and waiter.window == self._window_index:
+            self._used_requests -= 1
+            self._used_tokens -= waiter.tokens
+        waiter.reserved = False
+
+    def _release(self, lease: AdmissionLease) -> None:
+        if self._leases.get(lease.call_id) is not lease:
+            return
+        del self._leases[lease.call_id]
+        self._active -= 1
+        self._forget(lease.call_id)
+        self._pump()
+
+    def _forget(self, call_id: str) -> None:
+        self._ids.discard(call_id)
+        self._check_drained()
+
+    def _check_drained(self) -> None:
+        if self._drained is not None and not self._ids:
+            self._drained.set()

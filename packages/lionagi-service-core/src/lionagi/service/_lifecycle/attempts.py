@@ -1,0 +1,232 @@
+"""Run a request's setup under the attempt policy, the circuit and the one deadline (ADR-0029 D4).
+
+Retries cover setup only. For a one-shot call that is the whole attempt; for a stream the
+replay boundary closes just before the first chunk (of any type) is yielded and never reopens,
+so output the caller has seen is never produced twice.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from functools import partial
+from typing import TypeVar
+
+import anyio
+
+from .._base.chunk import StreamChunk
+from .._base.errors import RequestDeadlineExceeded
+from .budget import NO_DEADLINE, RequestBudget
+from .circuit import CircuitBreaker, CircuitPermit
+from .clock import Clock, Sleep, default_clock, default_sleep
+from .deadline import DeadlineReached, run_before
+from .policy import AttemptPolicy
+from .retry import backoff_delay, counts_as_circuit_failure, is_retryable, retry_after_of
+
+__all__ = ["call_with_attempts", "stream_with_attempts"]
+
+T = TypeVar("T")
+
+_DEFAULT_POLICY = AttemptPolicy()
+_rng = random.Random()
+
+
+def _retry_delay(
+    exc: Exception,
+    failures: int,
+    policy: AttemptPolicy,
+    budget: RequestBudget,
+    clock: Clock,
+    rng: random.Random,
+) -> float | None:
+    """Seconds to wait before the next attempt, or None when ``exc`` must be raised now.
+
+    The backoff is clipped to the remaining budget (the deadline then expires during the delay);
+    a Retry-After that does not fit before the deadline ends the request at once.
+    """
+    if failures >= policy.max_attempts or not is_retryable(exc, policy):
+        return None
+    delay = backoff_delay(policy, failures, rng)
+    retry_after = retry_after_of(exc)
+    remaining = budget.remaining(clock)
+    if remaining is not None:
+        if retry_after is not None and retry_after >= remaining:
+            return None
+        delay = min(delay, remaining)
+    if retry_after is not None:
+        delay = max(delay, retry_after)
+    return delay
+
+
+def _settle_failure(
+    permit: CircuitPermit | None, exc: BaseException, policy: AttemptPolicy
+) -> None:
+    if permit is not None and counts_as_circuit_failure(exc, policy):
+        permit.record_failure()
+
+
+async def call_with_attempts(
+    attempt: Callable[[float | None], Awaitable[T]],
+    *,
+    call_id: str,
+    policy: AttemptPolicy | None = None,
+    breaker: CircuitBreaker | None = None,
+    budget: RequestBudget = NO_DEADLINE,
+    local_cap: float | None = None,
+    clock: Clock | None = None,
+    sleep: Sleep | None = None,
+    rng: random.Random | None = None,
+) -> T:
+    """Call ``attempt(timeout)`` until it succeeds, fails permanently or the budget runs out.
+
+    Each attempt gets ``timeout = min(local_cap, remaining)`` and is also cut off at the deadline.
+    The circuit counts the whole call once: success, or one failure after exhausted retries.
+
+    Raises:
+        CircuitOpenError: The circuit refused; no attempt was made.
+        RequestDeadlineExceeded: ``phase="transport"`` when the deadline had passed before an
+            attempt or passed during one; ``phase="retry_delay"`` when it passed while waiting
+            to retry (the last provider error is the ``__cause__``).
+        Exception: The last attempt's error when it is not retryable, attempts are exhausted,
+            or the server's Retry-After does not fit before the deadline.
+    """
+    policy = policy if policy is not None else _DEFAULT_POLICY
+    clock = clock if clock is not None else default_clock
+    sleep = sleep if sleep is not None else default_sleep
+    rng = rng if rng is not None else _rng
+    if budget.expired(clock):
+        raise RequestDeadlineExceeded(call_id, "transport")
+    permit = breaker.acquire() if breaker is not None else None
+    try:
+        failures = 0
+        while True:
+            if budget.expired(clock):
+                raise RequestDeadlineExceeded(call_id, "transport")
+            timeout = budget.cap(local_cap, clock)
+            try:
+                result = await run_before(
+                    partial(attempt, timeout), budget.deadline, clock=clock, sleep=sleep
+                )
+            except DeadlineReached:
+                raise RequestDeadlineExceeded(call_id, "transport") from None
+            except Exception as exc:
+                failures += 1
+                delay = _retry_delay(exc, failures, policy, budget, clock, rng)
+                if delay is None:
+                    _settle_failure(permit, exc, policy)
+                    raise
+                last = exc
+            else:
+                if permit is not None:
+                    permit.record_success()
+                return result
+            await sleep(delay)
+            if budget.expired(clock):
+                _settle_failure(permit, last, policy)
+                raise RequestDeadlineExceeded(call_id, "retry_delay") from last
+    finally:
+        if permit is not None:
+            permit.release()
+
+
+async def _aclose(iterator: AsyncIterator[StreamChunk]) -> None:
+    """Close an opened provider iterator, shielded so cancellation cannot skip its cleanup."""
+    aclose = getattr(iterator, "aclose", None)
+    if aclose is not None:
+        with anyio.CancelScope(shield=True):
+            await aclose()
+
+
+async def stream_with_attempts(
+    open_stream: Callable[[float | None], AsyncIterator[StreamChunk]],
+    *,
+    call_id: str,
+    policy: AttemptPolicy | None = None,
+    breaker: CircuitBreaker | None = None,
+    budget: RequestBudget = NO_DEADLINE,
+    local_cap: float | None = None,
+    clock: Clock | None = None,
+    sleep: Sleep | None = None,
+    rng: random.Random | None = None,
+) -> AsyncGenerator[StreamChunk, None]:
+    """Yield a provider stream, retrying only failures raised before its first chunk.
+
+    ``open_stream(timeout)`` gets ``min(local_cap, remaining)``. Before the first chunk a
+    retryable failure closes that iterator and opens a new one under the policy and deadline.
+    Once a chunk has been yielded a failure propagates with no replay and counts against the
+    circuit. EOF, even with no chunks, is a success; an error chunk (``type == "error"``) is a
+    circuit failure and ends the stream after it is yielded. The circuit permit (a half-open
+    probe included) is held until EOF or failure, and every opened iterator is closed on every
+    path, including the consumer's ``aclose()`` and cancellation.
+
+    Raises:
+        CircuitOpenError: The circuit refused; no stream was opened.
+        RequestDeadlineExceeded: ``phase="transport"`` before the first chunk,
+            ``"retry_delay"`` while waiting to retry, ``"stream"`` after the first chunk.
+        Exception: The provider's error, as for :func:`call_with_attempts`.
+    """
+    policy = policy if policy is not None else _DEFAULT_POLICY
+    clock = clock if clock is not None else default_clock
+    sleep = sleep if sleep is not None else default_sleep
+    rng = rng if rng is not None else _rng
+    deadline = budget.deadline
+    if budget.expired(clock):
+        raise RequestDeadlineExceeded(call_id, "transport")
+    permit = breaker.acquire() if breaker is not None else None
+    iterator: AsyncIterator[StreamChunk] | None = None
+    try:
+        failures = 0
+        while True:  # before the replay boundary: failures may be retried
+            if budget.expired(clock):
+                raise RequestDeadlineExceeded(call_id, "transport")
+            timeout = budget.cap(local_cap, clock)
+            try:
+                iterator = open_stream(timeout)
+                first = await run_before(iterator.__anext__, deadline, clock=clock, sleep=sleep)
+            except StopAsyncIteration:
+                if permit is not None:
+                    permit.record_success()
+                return
+            except DeadlineReached:
+                raise RequestDeadlineExceeded(call_id, "transport") from None
+            except Exception as exc:
+                if iterator is not None:
+                    opened, iterator = iterator, None
+                    await _aclose(opened)
+                failures += 1
+                delay = _retry_delay(exc, failures, policy, budget, clock, rng)
+                if delay is None:
+                    _settle_failure(permit, exc, policy)
+                    raise
+                last = exc
+            else:
+                break
+            await sleep(delay)
+            if budget.expired(clock):
+                _settle_failure(permit, last, policy)
+                raise RequestDeadlineExceeded(call_id, "retry_delay") from last
+
+        # The replay boundary closes here, just before the first chunk leaves, for good.
+        chunk = first
+        try:
+            while True:
+                if chunk.type == "error":
+                    yield chunk
+                    continue
+                yield chunk
+                try:
+                    chunk = await run_before(iterator.__anext__, deadline, clock=clock, sleep=sleep)
+                except StopAsyncIteration:
+                    if permit is not None:
+                        permit.record_success()
+                    return
+                except DeadlineReached:
+                    raise RequestDeadlineExceeded(call_id, "stream") from None
+        except Exception as exc:
+            _settle_failure(permit, exc, policy)
+            raise
+    finally:
+        if iterator is not None:
+            await _aclose(iterator)
+        if permit is not None:
+            permit.release()

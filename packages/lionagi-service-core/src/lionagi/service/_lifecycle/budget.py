@@ -1,0 +1,79 @@
+"""One absolute deadline per request (ADR-0029 D2).
+
+A relative timeout is converted once, at the outermost caller; every later stage asks the budget
+how much time is left instead of receiving a fresh full duration.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .._base.errors import AdmissionConfigError
+from .clock import Clock, default_clock
+
+__all__ = ["NO_DEADLINE", "RequestBudget", "request_budget_from_timeout"]
+
+
+@dataclass(frozen=True, slots=True)
+class RequestBudget:
+    """The request's deadline as an absolute time on the injected clock; None means none.
+
+    Raises:
+        AdmissionConfigError: ``deadline`` is NaN or infinite (field ``deadline``).
+    """
+
+    deadline: float | None = None
+
+    def __post_init__(self) -> None:
+        d = self.deadline
+        if d is not None and (isinstance(d, bool) or not math.isfinite(d)):
+            raise AdmissionConfigError("deadline", f"must be a finite time or None, got {d!r}")
+
+    def remaining(self, clock: Clock = default_clock) -> float | None:
+        """Seconds left (never negative), or None without a deadline."""
+        if self.deadline is None:
+            return None
+        left = self.deadline - clock()
+        return left if left > 0.0 else 0.0
+
+    def expired(self, clock: Clock = default_clock) -> bool:
+        """True once the deadline has been reached; never true without a deadline."""
+        return self.deadline is not None and clock() >= self.deadline
+
+    def cap(self, local_cap: float | None, clock: Clock = default_clock) -> float | None:
+        """The time a stage may use: ``min(local_cap, remaining)``; None when both are None."""
+        left = self.remaining(clock)
+        if left is None:
+            return local_cap
+        if local_cap is None:
+            return left
+        return local_cap if local_cap < left else left
+
+
+NO_DEADLINE = RequestBudget(None)
+"""The budget of a request without a deadline."""
+
+
+def request_budget_from_timeout(
+    timeout: float | None, *, clock: Clock = default_clock
+) -> RequestBudget:
+    """Convert a relative timeout into a budget, once, at the outermost caller.
+
+    ``None`` and any value ``<= 0`` (including ``0``) mean "no deadline", as ADR-0029 D1 keeps
+    the legacy spelling; an infinite timeout is also no deadline.
+
+    Raises:
+        AdmissionConfigError: ``timeout`` is NaN or not a number (field ``timeout``).
+    """
+    if timeout is None:
+        return NO_DEADLINE
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float):
+        raise AdmissionConfigError(
+            "timeout", f"must be a number of seconds or None, got {timeout!r}"
+        )
+    if math.isnan(timeout):
+        raise AdmissionConfigError("timeout", "must be a number of seconds or None, got NaN")
+    if timeout <= 0 or math.isinf(timeout):
+        return NO_DEADLINE
+    return RequestBudget(clock() + float(timeout))

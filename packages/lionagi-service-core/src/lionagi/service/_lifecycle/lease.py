@@ -1,0 +1,128 @@
+"""The admission lease: proof that a call was admitted, holding its concurrency permit.
+
+The supervisor runs provider work inside :meth:`AdmissionLease.abort_scope`; when the controller
+closes, that scope is cancelled and its exit raises :class:`AdmissionClosed`, so the supervisor
+can mark the event ABORTED instead of mistaking the close for caller cancellation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import TracebackType
+
+import anyio
+
+from .._base.errors import AdmissionClosed
+
+__all__ = ["AdmissionLease", "LeaseAbortScope"]
+
+
+class AdmissionLease:
+    """Holds one call's concurrency permit until :meth:`release` (idempotent).
+
+    Request and token units were consumed when the lease was granted; releasing returns only the
+    concurrency permit. As an async context manager it releases on exit and never suppresses
+    the exception leaving the block.
+    """
+
+    __slots__ = ("_aborted", "_call_id", "_on_release", "_released", "_scopes")
+
+    def __init__(self, call_id: str, on_release: Callable[[AdmissionLease], None]) -> None:
+        self._call_id = call_id
+        self._on_release: Callable[[AdmissionLease], None] | None = on_release
+        self._released = False
+        self._aborted = False
+        self._scopes: set[anyio.CancelScope] = set()
+
+    @property
+    def call_id(self) -> str:
+        """The admitted call's id, as text."""
+        return self._call_id
+
+    @property
+    def released(self) -> bool:
+        """True once the permit went back to the controller."""
+        return self._released
+
+    @property
+    def aborted(self) -> bool:
+        """True once the controller closed while this lease was active."""
+        return self._aborted
+
+    def release(self) -> None:
+        """Return the concurrency permit; later calls do nothing.
+
+        Synchronous so it is safe in ``finally`` blocks even while the task is being cancelled.
+        """
+        if self._released:
+            return
+        self._released = True
+        on_release, self._on_release = self._on_release, None
+        if on_release is not None:
+            on_release(self)
+
+    def abort_scope(self) -> LeaseAbortScope:
+        """A cancel scope the controller cancels on close; run provider work inside it.
+
+        On exit after such an abort the scope raises :class:`AdmissionClosed`. Entering it after
+        the abort cancels the body at its first checkpoint.
+        """
+        return LeaseAbortScope(self)
+
+    def abort(self) -> None:
+        """Cancel every open abort scope of this lease (called by the controller on close)."""
+        if self._aborted:
+            return
+        self._aborted = True
+        for scope in tuple(self._scopes):
+            scope.cancel()
+
+    async def __aenter__(self) -> AdmissionLease:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.release()
+
+    def __repr__(self) -> str:
+        state = "released" if self._released else "aborted" if self._aborted else "active"
+        return f"<AdmissionLease {self._call_id} {state}>"
+
+
+class LeaseAbortScope:
+    """Context manager around provider work that turns a controller close into AdmissionClosed."""
+
+    __slots__ = ("_lease", "_scope")
+
+    def __init__(self, lease: AdmissionLease) -> None:
+        self._lease = lease
+        self._scope: anyio.CancelScope | None = None
+
+    def __enter__(self) -> anyio.CancelScope:
+        scope = anyio.CancelScope()
+        scope.__enter__()
+        self._scope = scope
+        self._lease._scopes.add(scope)
+        if self._lease._aborted:
+            scope.cancel()
+        return scope
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool:
+        scope = self._scope
+        assert scope is not None, "LeaseAbortScope exited without being entered"
+        self._lease._scopes.discard(scope)
+        suppressed = bool(scope.__exit__(exc_type, exc, tb))
+        if scope.cancelled_caught and self._lease._aborted:
+            raise AdmissionClosed(
+                f"admission controller closed; active call {self._lease.call_id} was aborted"
+            )
+        return suppressed

@@ -1,0 +1,94 @@
+"""Retry and circuit settings (ADR-0029 D4); defaults are the inherited TABLES.md values."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from .._base.errors import AdmissionConfigError
+from ._validate import check_fraction, check_positive_int, check_positive_seconds
+
+__all__ = ["AttemptPolicy", "CircuitPolicy"]
+
+
+def _status_set(value: object) -> frozenset[int]:
+    if isinstance(value, str | bytes) or not isinstance(value, Iterable):
+        raise AdmissionConfigError(
+            "retry_statuses", f"must be a set of HTTP statuses, got {value!r}"
+        )
+    statuses = frozenset(value)
+    for status in statuses:
+        if not isinstance(status, int) or isinstance(status, bool) or not 100 <= status <= 599:
+            raise AdmissionConfigError(
+                "retry_statuses", f"must hold HTTP status ints 100-599, got {status!r}"
+            )
+    return statuses
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptPolicy:
+    """How often and how patiently a request's setup is retried.
+
+    Attributes:
+        max_attempts: Total attempts including the first (>= 1; 1 disables retries).
+        base_delay: Delay before the second attempt, in seconds.
+        max_delay: Ceiling for the computed backoff (a server's Retry-After may exceed it).
+        backoff_factor: Growth per attempt (>= 1).
+        jitter_factor: Relative spread applied to each delay, in [0, 1].
+        retry_statuses: HTTP statuses retried below 500 (429 by default).
+        retry_server_errors: Retry any status >= 500.
+
+    Raises:
+        AdmissionConfigError: A value is out of range; ``field`` names it.
+    """
+
+    max_attempts: int = 3
+    base_delay: float = 1.0
+    max_delay: float = 60.0
+    backoff_factor: float = 2.0
+    jitter_factor: float = 0.2
+    retry_statuses: frozenset[int] = field(default_factory=lambda: frozenset({429}))
+    retry_server_errors: bool = True
+
+    def __post_init__(self) -> None:
+        check_positive_int("max_attempts", self.max_attempts)
+        check_positive_seconds("base_delay", self.base_delay, allow_zero=True)
+        check_positive_seconds("max_delay", self.max_delay, allow_zero=True)
+        if self.max_delay < self.base_delay:
+            raise AdmissionConfigError(
+                "max_delay", f"must be >= base_delay ({self.base_delay}), got {self.max_delay}"
+            )
+        check_positive_seconds("backoff_factor", self.backoff_factor)
+        if self.backoff_factor < 1:
+            raise AdmissionConfigError(
+                "backoff_factor", f"must be >= 1 (delays never shrink), got {self.backoff_factor}"
+            )
+        check_fraction("jitter_factor", self.jitter_factor)
+        object.__setattr__(self, "retry_statuses", _status_set(self.retry_statuses))
+        if not isinstance(self.retry_server_errors, bool):
+            raise AdmissionConfigError(
+                "retry_server_errors", f"must be a bool, got {self.retry_server_errors!r}"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class CircuitPolicy:
+    """When the circuit opens and how it probes recovery.
+
+    Attributes:
+        failure_threshold: Consecutive failed logical requests that open the circuit.
+        recovery_time: Seconds the circuit stays open before allowing probes.
+        half_open_max_calls: Probe requests allowed at once while half-open.
+
+    Raises:
+        AdmissionConfigError: A value is out of range; ``field`` names it.
+    """
+
+    failure_threshold: int = 5
+    recovery_time: float = 30.0
+    half_open_max_calls: int = 1
+
+    def __post_init__(self) -> None:
+        check_positive_int("failure_threshold", self.failure_threshold)
+        check_positive_seconds("recovery_time", self.recovery_time)
+        check_positive_int("half_open_max_calls", self.half_open_max_calls)

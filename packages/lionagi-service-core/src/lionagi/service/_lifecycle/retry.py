@@ -1,0 +1,101 @@
+"""Which failures are worth another attempt, and how long to wait before it (ADR-0029 D4).
+
+Only typed provider failures that happened before any output are candidates; the classifier is
+deliberately narrow so a caller bug, a refused credential or a broken parser fails fast.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+from .._base.errors import (
+    AdmissionError,
+    CircuitOpenError,
+    ProviderAuthError,
+    ProviderClientError,
+    ProviderConnectionError,
+    ProviderContextError,
+    ProviderError,
+    ProviderProtocolError,
+    ProviderRateLimitError,
+    ProviderStatusError,
+    ProviderStreamError,
+    UnsafeURLError,
+)
+from .policy import AttemptPolicy
+
+__all__ = ["backoff_delay", "counts_as_circuit_failure", "is_retryable", "retry_after_of"]
+
+_NEVER_RETRIED = (
+    CircuitOpenError,
+    ProviderAuthError,
+    ProviderContextError,
+    ProviderProtocolError,
+    ProviderStreamError,
+    UnsafeURLError,
+)
+
+
+def is_retryable(exc: BaseException, policy: AttemptPolicy) -> bool:
+    """True if ``exc``, raised before any output, may be retried under ``policy``.
+
+    Retried: connection failures and transport timeouts (:class:`ProviderConnectionError`),
+    statuses in ``retry_statuses`` (429 by default), statuses >= 500 when
+    ``retry_server_errors``, and other provider errors whose classification marked them
+    ``retryable`` (quota/capacity text from a CLI). Never: other 4xx, auth, context, protocol
+    and stream errors, circuit-open, SSRF refusals, non-provider exceptions, cancellation.
+    """
+    if not isinstance(exc, ProviderError) or isinstance(exc, _NEVER_RETRIED):
+        return False
+    if isinstance(exc, ProviderStatusError):
+        status = exc.status
+        if status in policy.retry_statuses:
+            return True
+        return status >= 500 and policy.retry_server_errors
+    if isinstance(exc, ProviderConnectionError):
+        return True
+    return bool(exc.retryable)
+
+
+def counts_as_circuit_failure(exc: BaseException, policy: AttemptPolicy) -> bool:
+    """True if a logical request ending in ``exc`` says the provider is unhealthy.
+
+    Client errors the caller caused (4xx other than the retried statuses), circuit-open and
+    caller-side control flow (cancellation, admission and deadline errors) are neutral: they
+    neither open nor close the circuit. Every other exception counts as a failure.
+    """
+    if not isinstance(exc, Exception) or isinstance(exc, CircuitOpenError):
+        return False
+    if isinstance(exc, ProviderClientError):
+        return exc.status in policy.retry_statuses
+    return not isinstance(exc, AdmissionError)
+
+
+def retry_after_of(exc: BaseException) -> float | None:
+    """The server's Retry-After in seconds, or None when absent or invalid (then ignored)."""
+    if not isinstance(exc, ProviderRateLimitError):
+        return None
+    value = exc.retry_after
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if not math.isfinite(value) or value < 0:
+        return None
+    return float(value)
+
+
+def backoff_delay(policy: AttemptPolicy, failures: int, rng: random.Random) -> float:
+    """Jittered exponential delay after the ``failures``-th failed attempt (1-based).
+
+    ``base_delay * backoff_factor ** (failures - 1)``, spread by ``± jitter_factor`` and kept
+    within ``[0, max_delay]``.
+    """
+    exponent = max(failures - 1, 0)
+    try:
+        delay = policy.base_delay * policy.backoff_factor**exponent
+    except OverflowError:
+        delay = policy.max_delay
+    delay = min(delay, policy.max_delay)
+    if policy.jitter_factor:
+        delay *= 1.0 + rng.uniform(-policy.jitter_factor, policy.jitter_factor)
+    return min(max(delay, 0.0), policy.max_delay)

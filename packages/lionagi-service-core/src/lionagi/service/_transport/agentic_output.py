@@ -1,0 +1,165 @@
+"""The normalized agentic output contract, enforced and folded (ADR-0030 D3).
+
+:func:`enforce_agentic_contract` sits between an adapter's projection and the caller so an
+adapter that breaks D3 fails loudly with :class:`ProviderProtocolError` instead of handing
+consumers an ambiguous stream. :func:`collect_call_result` folds a normalized stream into the
+one-shot :class:`AgenticCallResult`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from .._base.chunk import CHUNK_TYPES, StreamChunk
+from .._base.errors import ProviderProtocolError, ProviderStreamError
+from .._base.secrets import bounded, redact
+from .agentic_types import AgenticCallResult
+
+if TYPE_CHECKING:
+    from .agentic import AgenticCapabilities
+
+__all__ = ["collect_call_result", "enforce_agentic_contract"]
+
+logger = logging.getLogger("lionagi.service")
+
+_CONTENT_TYPES = frozenset({"text", "thinking", "tool_use", "tool_result"})
+
+
+class _ContractCheck:
+    """Per-stream state for the D3 ordering rules."""
+
+    __slots__ = ("index", "resumable", "seen_error", "seen_result")
+
+    def __init__(self, resumable: bool) -> None:
+        self.resumable = resumable
+        self.index = -1
+        self.seen_error = False
+        self.seen_result = False
+
+    def check(self, item: object) -> StreamChunk:
+        self.index += 1
+        if not isinstance(item, StreamChunk):
+            self._fail(f"yielded {type(item).__name__}, not a StreamChunk")
+        chunk = item
+        kind = chunk.type
+        if kind not in CHUNK_TYPES:
+            self._fail(f"unknown chunk type {kind!r}")
+        if self.seen_error:
+            self._fail(f"{kind} chunk after an error chunk; an error chunk must be last")
+        if kind == "error":
+            if not chunk.is_error:
+                self._fail("error chunk with is_error=False; the two fields must agree")
+            self.seen_error = True
+        elif chunk.is_error and kind != "tool_result":
+            self._fail(f"{kind} chunk with is_error=True; only error and tool_result may set it")
+        if kind == "result":
+            if self.seen_result:
+                self._fail("more than one result chunk")
+            self.seen_result = True
+        elif kind in _CONTENT_TYPES and self.seen_result:
+            self._fail(f"{kind} chunk after the result chunk")
+        if kind == "system" and chunk.content:
+            self._fail("system chunk carries content; assistant text belongs in text chunks")
+        if kind == "tool_use" and not chunk.tool_name:
+            self._fail("tool_use chunk without tool_name")
+        if not self.resumable and "session_id" in chunk.metadata:
+            self._fail(
+                "metadata 'session_id' from a non-resumable adapter; "
+                "publish an observed id as 'provider_session_id'"
+            )
+        return chunk
+
+    def _fail(self, reason: str) -> NoReturn:
+        raise ProviderProtocolError(
+            f"agentic output contract violated at chunk {self.index}: {reason}"
+        )
+
+
+async def enforce_agentic_contract(
+    chunks: AsyncIterator[StreamChunk], *, capabilities: AgenticCapabilities
+) -> AsyncGenerator[StreamChunk, None]:
+    """Pass chunks through unchanged, raising ProviderProtocolError on the first D3 violation.
+
+    The inner iterator is closed on every path (EOF, violation, provider error, cancellation,
+    consumer ``aclose``), and nothing is yielded during cleanup. A failure while closing the
+    inner iterator is logged, not raised, when another exception is already propagating.
+    """
+    check = _ContractCheck(resumable=capabilities.resumable)
+    primary: BaseException | None = None
+    try:
+        async for item in chunks:
+            yield check.check(item)
+    except GeneratorExit:
+        raise
+    except BaseException as exc:
+        primary = exc
+        raise
+    finally:
+        await _aclose(chunks, primary)
+
+
+async def _aclose(chunks: object, primary: BaseException | None) -> None:
+    aclose = getattr(chunks, "aclose", None)
+    if aclose is None:
+        return
+    if primary is None:
+        await aclose()
+        return
+    try:
+        await aclose()
+    except Exception:
+        logger.warning("closing an agentic stream failed after %r", type(primary), exc_info=True)
+
+
+async def collect_call_result(chunks: AsyncIterable[StreamChunk]) -> AgenticCallResult:
+    """Fold a normalized chunk stream into the one-shot mapping.
+
+    Text chunks are joined in order: ``is_delta`` chunks continue the current unit, a complete
+    chunk starts a new one, and units are separated by a blank line; the result chunk's content
+    (terminal text not already emitted) is appended as the last unit. ``session_id``, ``model``
+    and ``usage`` come from result metadata, falling back to system metadata. An error chunk
+    raises ProviderStreamError so a failed run never looks like a successful empty result.
+    The iterator is closed before returning or raising.
+    """
+    units: list[str] = []
+    system_meta: dict[str, Any] = {}
+    result_meta: dict[str, Any] = {}
+    try:
+        async for chunk in chunks:
+            if chunk.type == "text" and chunk.content:
+                if chunk.is_delta and units:
+                    units[-1] += chunk.content
+                else:
+                    units.append(chunk.content)
+            elif chunk.type == "system":
+                system_meta.update(chunk.metadata)
+            elif chunk.type == "result":
+                result_meta = dict(chunk.metadata)
+                if chunk.content:
+                    units.append(chunk.content)
+            elif chunk.type == "error":
+                message = bounded(redact(chunk.content or "provider reported an error"))
+                raise ProviderStreamError(message, raw=message)
+    finally:
+        aclose = getattr(chunks, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+    def pick(key: str) -> Any:
+        value = result_meta.get(key)
+        return value if value not in (None, "") else system_meta.get(key) or None
+
+    usage = pick("usage")
+    metadata = dict(result_meta)
+    observed = system_meta.get("provider_session_id")
+    if observed and "provider_session_id" not in metadata:
+        metadata["provider_session_id"] = observed
+    return AgenticCallResult(
+        result="\n\n".join(units),
+        session_id=pick("session_id"),
+        model=pick("model"),
+        usage=dict(usage) if isinstance(usage, dict) else {},
+        metadata=metadata,
+    )

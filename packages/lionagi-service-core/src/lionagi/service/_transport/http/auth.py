@@ -1,0 +1,63 @@
+"""Request headers: content type, authentication, configured defaults, per-call extras.
+
+Later sources win and names merge case-insensitively, so an ``authorization`` extra header
+replaces the configured ``Authorization`` instead of sending both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ..._base.errors import EndpointConfigurationError
+from ..config import EndpointConfig
+
+__all__ = ["build_headers", "missing_key_error"]
+
+
+def missing_key_error(config: EndpointConfig) -> EndpointConfigurationError:
+    """The error for an endpoint that authenticates but has no key; says how to set one."""
+    where = f"set {config.api_key_env}" if config.api_key_env else "pass api_key=..."
+    return EndpointConfigurationError(
+        "api_key",
+        f"{config.provider} {config.endpoint} needs an API key (auth_type={config.auth_type!r}); "
+        f"{where}, or use auth_type='none' for an endpoint without authentication",
+    )
+
+
+def _put(out: dict[str, str], names: dict[str, str], name: str, value: str) -> None:
+    lower = name.lower()
+    previous = names.get(lower)
+    if previous is not None and previous != name:
+        del out[previous]
+    names[lower] = name
+    out[name] = value
+
+
+def build_headers(
+    config: EndpointConfig, extra_headers: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """Headers for one request to ``config``'s endpoint.
+
+    Raises:
+        EndpointConfigurationError: ``api_key`` is missing while ``auth_type`` needs one.
+    """
+    out: dict[str, str] = {}
+    names: dict[str, str] = {}
+    if config.content_type:
+        _put(out, names, "Content-Type", config.content_type)
+    if config.auth_type != "none":
+        key = config.secret_value()
+        if not key:
+            raise missing_key_error(config)
+        if config.auth_type == "bearer":
+            _put(out, names, "Authorization", f"Bearer {key}")
+        else:
+            _put(out, names, "x-api-key", key)
+    for source in (config.default_headers, extra_headers or {}):
+        for name, value in source.items():
+            if not isinstance(value, str):
+                raise EndpointConfigurationError(
+                    f"headers.{name}", f"header values must be str, got {type(value).__name__}"
+                )
+            _put(out, names, name, value)
+    return out

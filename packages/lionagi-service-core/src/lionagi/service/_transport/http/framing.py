@@ -1,0 +1,151 @@
+"""Wire framing: SSE or NDJSON bytes to decoded JSON events, fed incrementally.
+
+Framers are synchronous and stateful: the stream loop feeds each block it reads and gets back the
+events that block completed, so a frame split across TCP reads is reassembled without an extra
+async layer per event.
+
+SSE line and field parsing is httpx-sse's (CR, LF and CRLF endings, ``:`` comments, multi-line
+``data:``). httpx-sse's public ``EventSource`` is not used because it drops an event whose final
+blank line is missing at EOF; here such an event is still dispatched (a complete ``data:`` line
+followed by EOF is a common server quirk, and a truncated one fails JSON decoding anyway).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any, Final
+
+from httpx_sse._decoders import SSEDecoder, SSELineDecoder
+
+from ..._base.errors import ProviderProtocolError
+from .status import excerpt
+
+__all__ = [
+    "DONE",
+    "NDJSONFramer",
+    "SSEFramer",
+    "framer_for_content_type",
+]
+
+
+class _Done:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "DONE"
+
+
+DONE: Final = _Done()
+"""The ``data: [DONE]`` end-of-stream marker (OpenAI-compatible chat streams)."""
+
+_NDJSON_TYPES = frozenset(
+    {
+        "application/x-ndjson",
+        "application/ndjson",
+        "application/jsonl",
+        "application/x-jsonlines",
+        "application/json-seq",
+        "application/json",
+    }
+)
+
+
+def _bad_json(kind: str, raw: str | bytes, secrets: Iterable[str]) -> ProviderProtocolError:
+    return ProviderProtocolError(f"{kind} is not valid JSON: {excerpt(raw, secrets, 300)}")
+
+
+class SSEFramer:
+    """Server-sent events to JSON objects; ``event:`` fills a missing ``type`` field."""
+
+    __slots__ = ("_events", "_lines", "_secrets")
+
+    def __init__(self, secrets: tuple[str, ...] = ()) -> None:
+        self._lines = SSELineDecoder()
+        self._events = SSEDecoder()
+        self._secrets = secrets
+
+    def _decode(self, lines: list[str], out: list[Any]) -> None:
+        decode = self._events.decode
+        for line in lines:
+            sse = decode(line)
+            if sse is None:
+                continue
+            data = sse.data
+            if not data:
+                continue
+            if data == "[DONE]":
+                out.append(DONE)
+                continue
+            try:
+                obj = json.loads(data)
+            except ValueError:
+                raise _bad_json("SSE data", data, self._secrets) from None
+            if type(obj) is dict and "type" not in obj and sse.event != "message":
+                obj["type"] = sse.event
+            out.append(obj)
+
+    def feed(self, text: str) -> list[Any]:
+        """Events completed by ``text``."""
+        out: list[Any] = []
+        self._decode(self._lines.decode(text), out)
+        return out
+
+    def flush(self) -> list[Any]:
+        """Events pending at EOF, including one whose terminating blank line never came."""
+        out: list[Any] = []
+        self._decode([*self._lines.flush(), ""], out)
+        return out
+
+
+class NDJSONFramer:
+    """Newline-delimited JSON, decoded per complete line; blank lines are skipped."""
+
+    __slots__ = ("_rest", "_secrets")
+
+    def __init__(self, secrets: tuple[str, ...] = ()) -> None:
+        self._rest = ""
+        self._secrets = secrets
+
+    def _decode(self, lines: Iterable[str], out: list[Any]) -> None:
+        for line in lines:
+            if not line or line.isspace():
+                continue
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                raise _bad_json("NDJSON line", line, self._secrets) from None
+
+    def feed(self, text: str) -> list[Any]:
+        """Events completed by ``text`` (already decoded: each block is decoded once)."""
+        lines = (self._rest + text).split("\n") if self._rest else text.split("\n")
+        self._rest = lines.pop()
+        out: list[Any] = []
+        self._decode(lines, out)
+        return out
+
+    def flush(self) -> list[Any]:
+        """The last line when the body does not end with a newline."""
+        rest, self._rest = self._rest, ""
+        out: list[Any] = []
+        self._decode((rest,), out)
+        return out
+
+
+def framer_for_content_type(
+    content_type: str | None, secrets: tuple[str, ...] = ()
+) -> SSEFramer | NDJSONFramer:
+    """Pick the framer from a response ``Content-Type``; a missing header means SSE.
+
+    Raises:
+        ProviderProtocolError: a content type that is neither SSE nor a JSON lines type.
+    """
+    media = (content_type or "").partition(";")[0].strip().lower()
+    if not media or media == "text/event-stream":
+        return SSEFramer(secrets)
+    if media in _NDJSON_TYPES:
+        return NDJSONFramer(secrets)
+    raise ProviderProtocolError(
+        f"streaming response has content type {media!r}; expected text/event-stream or "
+        "application/x-ndjson"
+    )

@@ -1,0 +1,110 @@
+"""Request payload: configured defaults merged with the request, validated once by its schema.
+
+Unknown keys are refused, never filtered: a misspelled option that silently disappears is a
+worse failure than an error naming it (ADR-0027 D3 records the legacy filtering as a defect).
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+from pydantic import AliasChoices, AliasPath, BaseModel, ValidationError
+
+from ..._base.errors import EndpointConfigurationError
+from ..config import EndpointConfig
+
+__all__ = ["accepted_keys", "build_payload"]
+
+
+def _alias_names(alias: str | AliasChoices | AliasPath | None) -> list[str]:
+    if alias is None:
+        return []
+    if isinstance(alias, str):
+        return [alias]
+    if isinstance(alias, AliasPath):
+        return [str(alias.path[0])]
+    names: list[str] = []
+    for choice in alias.choices:
+        names.extend(_alias_names(choice))
+    return names
+
+
+@lru_cache(maxsize=256)
+def accepted_keys(model: type[BaseModel]) -> frozenset[str] | None:
+    """Top-level keys ``model`` validates from, or None when it accepts extra keys."""
+    cfg = model.model_config
+    if cfg.get("extra") == "allow":
+        return None
+    by_name = bool(cfg.get("validate_by_name") or cfg.get("populate_by_name"))
+    by_alias = cfg.get("validate_by_alias", True) is not False
+    keys: set[str] = set()
+    for name, info in model.model_fields.items():
+        aliases = _alias_names(info.validation_alias) or _alias_names(info.alias)
+        if not aliases or by_name:
+            keys.add(name)
+        if by_alias:
+            keys.update(aliases)
+    return frozenset(keys)
+
+
+def _unknown_key(key: str, model: type[BaseModel], keys: frozenset[str]) -> Exception:
+    close = difflib.get_close_matches(key, sorted(keys), n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    listed = ", ".join(sorted(keys)[:40])
+    return EndpointConfigurationError(
+        key, f"unknown request field for {model.__name__}{hint} (accepted: {listed})"
+    )
+
+
+def _fresh_defaults(defaults: Mapping[str, Any]) -> dict[str, Any]:
+    if any(isinstance(v, (dict, list, set)) for v in defaults.values()):
+        return copy.deepcopy(dict(defaults))
+    return dict(defaults)
+
+
+def build_payload(
+    config: EndpointConfig,
+    request: Mapping[str, Any] | BaseModel,
+    overrides: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """``request_defaults`` < ``request`` < ``overrides``, validated by ``request_options``.
+
+    Raises:
+        EndpointConfigurationError: the request is not a mapping/model, a key is unknown to the
+            declared schema (``field`` is the key), or a value fails validation.
+    """
+    options = config.request_options
+    if isinstance(request, BaseModel):
+        data = request.model_dump(
+            exclude_unset=True, by_alias=options is not None or config.serialize_by_alias
+        )
+    elif isinstance(request, Mapping):
+        data = dict(request)
+    else:
+        raise EndpointConfigurationError(
+            "request", f"expected a mapping or a pydantic model, got {type(request).__name__}"
+        )
+    payload = _fresh_defaults(config.request_defaults)
+    payload.update(data)
+    if overrides:
+        payload.update(overrides)
+    if options is None:
+        return payload
+    keys = accepted_keys(options)
+    if keys is not None:
+        for key in payload:
+            if key not in keys:
+                raise _unknown_key(key, options, keys)
+    try:
+        model = options.model_validate(payload)
+    except ValidationError as exc:
+        first = exc.errors(include_input=False, include_url=False)[0]
+        field = ".".join(str(p) for p in first["loc"]) or "request"
+        raise EndpointConfigurationError(field, first["msg"]) from None
+    return model.model_dump(
+        mode="json", by_alias=config.serialize_by_alias, exclude_unset=True, exclude_none=True
+    )

@@ -1,0 +1,130 @@
+"""HTTP status to typed error, with a bounded and redacted body excerpt.
+
+Only the first ``ERROR_BODY_READ_LIMIT`` bytes of an error body are read: a misbehaving server
+cannot make an error path buffer an unbounded body, and the excerpt stays small enough to log.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+
+import httpx
+
+from ..._base.errors import (
+    ProviderClientError,
+    ProviderProtocolError,
+    ProviderRateLimitError,
+    ProviderServerError,
+    ProviderStatusError,
+    ProviderUnauthorizedError,
+)
+from ..._base.secrets import bounded, redact
+
+__all__ = [
+    "ERROR_BODY_READ_LIMIT",
+    "EXCERPT_LIMIT",
+    "describe_url",
+    "excerpt",
+    "parse_retry_after",
+    "read_bounded",
+    "status_error",
+]
+
+ERROR_BODY_READ_LIMIT = 64 * 1024
+EXCERPT_LIMIT = 2048
+_SECONDS = re.compile(r"\d+(?:\.\d+)?")
+
+
+def describe_url(url: httpx.URL) -> str:
+    """``scheme://host[:port]/path`` without userinfo or query (either may carry a secret)."""
+    port = f":{url.port}" if url.port is not None else ""
+    return f"{url.scheme}://{url.host}{port}{url.path}"
+
+
+def excerpt(body: bytes | str, secrets: Iterable[str] = (), limit: int = EXCERPT_LIMIT) -> str:
+    """Decode, redact, then bound: redacting first so a cut can never expose part of a key."""
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+    return bounded(redact(text, secrets), limit)
+
+
+async def read_bounded(response: httpx.Response, limit: int = ERROR_BODY_READ_LIMIT) -> bytes:
+    """Read at most ``limit`` bytes of a streamed response body (the caller closes it)."""
+    parts: list[bytes] = []
+    size = 0
+    async for block in response.aiter_bytes():
+        parts.append(block)
+        size += len(block)
+        if size >= limit:
+            break
+    return b"".join(parts)[:limit]
+
+
+def parse_retry_after(
+    headers: Mapping[str, str] | httpx.Headers, *, now: datetime | None = None
+) -> float | None:
+    """Seconds to wait from ``Retry-After`` (delta-seconds or HTTP-date), else None.
+
+    A date in the past gives 0.0; an unparsable or negative value gives None (ADR-0029 D4: an
+    invalid Retry-After is ignored). ``retry-after-ms`` is used when ``Retry-After`` is absent.
+    """
+    value = headers.get("retry-after")
+    if value is None:
+        millis = headers.get("retry-after-ms")
+        if millis is not None and _SECONDS.fullmatch(millis.strip()):
+            return float(millis.strip()) / 1000.0
+        return None
+    value = value.strip()
+    if _SECONDS.fullmatch(value):
+        return float(value)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    current = now or datetime.now(UTC)
+    return max(0.0, (when - current).total_seconds())
+
+
+def status_error(
+    response: httpx.Response, body: bytes, *, secrets: Iterable[str] = ()
+) -> ProviderStatusError | ProviderProtocolError:
+    """The typed error for a non-2xx ``response`` whose (bounded) body is ``body``."""
+    status = response.status_code
+    where = f"{response.request.method} {describe_url(response.request.url)}"
+    text = excerpt(body, secrets)
+    suffix = f": {text}" if text else ""
+    if 300 <= status < 400:
+        location = excerpt(response.headers.get("location", "?"), secrets, 300)
+        return ProviderClientError(
+            f"{where} answered HTTP {status} redirecting to {location}; redirects are not "
+            "followed (each hop would need its own SSRF check): set base_url to the final URL",
+            status=status,
+            body_excerpt=text,
+        )
+    if status == 429:
+        retry_after = parse_retry_after(response.headers)
+        hint = f" (retry after {retry_after:g}s)" if retry_after is not None else ""
+        return ProviderRateLimitError(
+            f"{where} is rate limited: HTTP 429{hint}{suffix}",
+            body_excerpt=text,
+            retry_after=retry_after,
+        )
+    if status in (401, 403):
+        return ProviderUnauthorizedError(
+            f"{where} refused the credentials: HTTP {status}; check the API key{suffix}",
+            status=status,
+            body_excerpt=text,
+        )
+    if 400 <= status < 500:
+        return ProviderClientError(
+            f"{where} rejected the request: HTTP {status}{suffix}", status=status, body_excerpt=text
+        )
+    if 500 <= status < 600:
+        return ProviderServerError(
+            f"{where} failed: HTTP {status}{suffix}", status=status, body_excerpt=text
+        )
+    return ProviderProtocolError(f"{where} answered an unexpected HTTP status {status}{suffix}")

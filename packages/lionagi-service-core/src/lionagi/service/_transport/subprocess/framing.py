@@ -1,0 +1,183 @@
+"""Incremental framing of a CLI's JSON event stream: NDJSON or directly concatenated values.
+
+Agentic CLIs print one JSON object per line, but a pipe read can end anywhere, some producers
+write several objects with no separator (``{"a":1}{"b":2}``) and some pretty-print a value over
+several lines. The framer decodes each block once (incremental UTF-8, so a character split
+across reads is kept) and scans the text with the C JSON scanner, so per-event Python work stays
+one ``raw_decode`` call (PERF_ANCHORS: frame per block, never per byte or per ``readline``).
+
+Rules:
+
+* Leading and separating whitespace is ignored; every value must be a JSON object, anything
+  else raises :class:`~lionagi.service._base.errors.ProviderProtocolError`.
+* A value that fails to parse *and is followed by a newline* is malformed: a complete line can
+  never become valid later, so the error is raised at once. A failure with no newline after it
+  may be a value cut by the read boundary and is kept until more text arrives.
+* While an incomplete value is pending it is re-scanned only when new text could finish it:
+  a newline, a closing brace (for a pending value past 256 KiB only a brace ending the block),
+  or the pending text doubling. One huge single-line event therefore costs linear time, not
+  quadratic; the price is that a huge value followed, in the same read and without a newline,
+  by the start of the next one is yielded with the next block rather than at once.
+* At EOF whatever could not be parsed is the *tail*, handed to the adapter's repair callback
+  via :func:`repair_tail`; it is never dropped silently.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ..._base.errors import ProviderProtocolError
+from ..._base.secrets import bounded, redact
+
+__all__ = ["DEFAULT_MAX_VALUE_CHARS", "JsonFramer", "TailRepair", "repair_tail"]
+
+TailRepair = Callable[[str], dict[str, Any] | None]
+
+# A single pending value larger than this is treated as a runaway producer, not an event.
+DEFAULT_MAX_VALUE_CHARS = 64 * 1024 * 1024
+
+# Pending text re-scanned on any closing brace; beyond it only on the triggers above.
+_CHEAP_RESCAN = 256 * 1024
+_WS = re.compile(r"[ \t\n\r]*")
+_EXCERPT = 200
+
+
+class JsonFramer:
+    """Turns byte blocks into JSON objects; one instance per stream.
+
+    Iterate each generator returned by :meth:`feed` and :meth:`close` to the end before the next
+    call: the framer's state is committed as the generator runs.
+    """
+
+    __slots__ = ("_buf", "_decode", "_decoder", "_max", "_retry_at", "_tail")
+
+    def __init__(self, *, max_value_chars: int = DEFAULT_MAX_VALUE_CHARS) -> None:
+        """Create a framer.
+
+        Args:
+            max_value_chars: Largest incomplete value kept while waiting for its end; beyond it
+                the stream is reported as a protocol error instead of growing memory unboundedly.
+        """
+        if max_value_chars <= 0:
+            raise ValueError("max_value_chars must be positive")
+        self._decoder = codecs.getincrementaldecoder("utf-8")("strict")
+        self._decode = json.JSONDecoder().raw_decode
+        self._buf = ""
+        self._retry_at = 0
+        self._max = max_value_chars
+        self._tail = ""
+
+    @property
+    def tail(self) -> str:
+        """Text left unparsed at EOF (set by :meth:`close`; empty when the stream ended cleanly)."""
+        return self._tail
+
+    def feed(self, data: bytes) -> Iterator[dict[str, Any]]:
+        """Add one block read from the stream and yield every object it completes."""
+        try:
+            text = self._decoder.decode(data)
+        except UnicodeDecodeError as exc:
+            raise ProviderProtocolError(f"stdout is not valid UTF-8: {exc.reason}") from None
+        if self._buf:
+            buf = self._buf + text
+            if not self._may_complete(text, len(buf)):
+                self._buf = buf
+                self._check_size()
+                return iter(())
+        else:
+            buf = text
+        return self._scan(buf, final=False)
+
+    def close(self) -> Iterator[dict[str, Any]]:
+        """Signal EOF: yield the objects still buffered; the remainder goes to :attr:`tail`."""
+        try:
+            text = self._decoder.decode(b"", final=True)
+        except UnicodeDecodeError:
+            # The stream stopped inside a multi-byte character: the value is cut anyway, so
+            # keep a visible marker in the tail for the repair callback (or the error message).
+            text = "\ufffd"
+        return self._scan(self._buf + text, final=True)
+
+    def _may_complete(self, text: str, size: int) -> bool:
+        if "\n" in text or size >= self._retry_at:
+            return True
+        if "}" not in text:
+            return False  # an object can only end at a closing brace
+        return size <= _CHEAP_RESCAN or text.rstrip(" \t\r").endswith("}")
+
+    def _check_size(self) -> None:
+        if len(self._buf) > self._max:
+            size = len(self._buf)
+            self._buf = ""
+            raise ProviderProtocolError(
+                f"a JSON value exceeded {self._max} characters without ending ({size} buffered)"
+            )
+
+    def _scan(self, buf: str, *, final: bool) -> Iterator[dict[str, Any]]:
+        decode = self._decode
+        skip = _WS.match
+        end = len(buf)
+        pos = 0
+        self._buf = ""
+        while True:
+            pos = skip(buf, pos).end()  # type: ignore[union-attr]  # [ \t\n\r]* always matches
+            if pos == end:
+                return
+            try:
+                value, pos_after = decode(buf, pos)
+            except json.JSONDecodeError as exc:
+                if final:
+                    self._tail = buf[pos:].strip()
+                    return
+                if buf.find("\n", exc.pos) != -1:
+                    raise ProviderProtocolError(
+                        f"malformed JSON in stdout: {exc.msg}: {_excerpt(buf, pos)}",
+                        raw=_excerpt(buf, pos),
+                    ) from None
+                self._buf = buf[pos:]
+                self._retry_at = 2 * len(self._buf)
+                self._check_size()
+                return
+            if type(value) is not dict:
+                raise ProviderProtocolError(
+                    f"expected a JSON object, got {type(value).__name__}: {_excerpt(buf, pos)}",
+                    raw=_excerpt(buf, pos),
+                )
+            pos = pos_after
+            yield value
+
+
+def repair_tail(tail: str, tail_repair: TailRepair | None) -> dict[str, Any]:
+    """Turn an incomplete final value into one object, or raise ProviderProtocolError.
+
+    Args:
+        tail: The unparsed text left at EOF (non-empty).
+        tail_repair: The adapter's repair callback (e.g. Claude Code's JSON repair). Its
+            failure, a None result or a non-mapping result all raise: a possibly meaningful
+            final event is never dropped silently.
+    """
+    excerpt = _excerpt(tail, 0)
+    if tail_repair is None:
+        raise ProviderProtocolError(f"stdout ended inside a JSON value: {excerpt}", raw=excerpt)
+    try:
+        repaired = tail_repair(tail)
+    except Exception as exc:
+        raise ProviderProtocolError(
+            f"stdout ended inside a JSON value and repair failed ({type(exc).__name__}): {excerpt}",
+            raw=excerpt,
+        ) from exc
+    if not isinstance(repaired, dict):
+        raise ProviderProtocolError(
+            f"stdout ended inside a JSON value that repair could not turn into an object: "
+            f"{excerpt}",
+            raw=excerpt,
+        )
+    return repaired
+
+
+def _excerpt(text: str, pos: int) -> str:
+    return redact(bounded(text[pos : pos + _EXCERPT + 1], _EXCERPT))

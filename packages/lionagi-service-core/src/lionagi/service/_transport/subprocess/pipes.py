@@ -1,0 +1,161 @@
+"""Event-loop side of a child process: stdout buffering with backpressure and stderr capture.
+
+This is an ``asyncio.SubprocessProtocol`` rather than anyio's pull streams on purpose: the event
+loop drains stderr from its reader callback, so no background task is needed to keep a chatty
+child from blocking on a full stderr pipe. Without a task there is no task group, and without a
+task group the event iterator can be a plain async generator that is safe to nest, abandon or
+close from another task (a task group held across ``yield`` breaks cancel-scope nesting).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import cast
+
+from ..._base.errors import ProviderConnectionError
+
+__all__ = ["OVERFLOW_TAIL", "ChildProtocol", "StderrCapture"]
+
+# Bytes of the discarded stderr excess still kept: CLIs print the fatal line last.
+OVERFLOW_TAIL = 4 * 1024
+
+
+class StderrCapture:
+    """Retains the first ``limit`` bytes of stderr and drops the rest (counting it).
+
+    The last :data:`OVERFLOW_TAIL` bytes of the excess are also kept, so the final error line of
+    a CLI that printed megabytes of warnings first can still be classified.
+    """
+
+    __slots__ = ("_head", "_tail", "discarded", "limit")
+
+    def __init__(self, limit: int) -> None:
+        """Capture at most ``limit`` leading bytes (plus the bounded overflow tail)."""
+        self.limit = limit
+        self._head = bytearray()
+        self._tail = b""
+        self.discarded = 0
+
+    @property
+    def head(self) -> bytes:
+        """The retained leading bytes (at most ``limit``)."""
+        return bytes(self._head)
+
+    def feed(self, data: bytes) -> None:
+        """Keep what fits in the head; count the excess and keep its last few KiB."""
+        room = self.limit - len(self._head)
+        if room > 0:
+            self._head += data[:room]
+            data = data[room:]
+        if data:
+            self.discarded += len(data)
+            self._tail = (self._tail + data)[-OVERFLOW_TAIL:]
+
+    def text(self) -> str:
+        """The capture decoded with replacement, marking where excess was dropped."""
+        text = self._head.decode("utf-8", "replace")
+        if self.discarded:
+            omitted = self.discarded - len(self._tail)
+            if omitted:
+                text += f"\n[... {omitted} bytes of stderr discarded ...]\n"
+            text += self._tail.decode("utf-8", "replace")
+        return text
+
+
+class ChildProtocol(asyncio.SubprocessProtocol):
+    """Buffers stdout for one reader, captures stderr, and records exit and pipe closure."""
+
+    def __init__(self, *, stderr_limit: int, stdout_buffer_limit: int) -> None:
+        """Set the stderr retention and the stdout high-water mark (reading pauses above it)."""
+        self._transport: asyncio.SubprocessTransport | None = None
+        self._chunks: list[bytes] = []
+        self._buffered = 0
+        self._high_water = stdout_buffer_limit
+        self._paused = False
+        self._stdout_closed = False
+        self._stdout_error: BaseException | None = None
+        self._waiter: asyncio.Future[None] | None = None
+        self.stderr = StderrCapture(stderr_limit)
+        self.stderr_closed = asyncio.Event()
+        self.exited = asyncio.Event()
+        self.finished = asyncio.Event()
+
+    # -- protocol callbacks (run by the event loop) ---------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        """Keep the transport to pause and resume stdout."""
+        self._transport = cast(asyncio.SubprocessTransport, transport)
+
+    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
+        """Route stdout to the reader's buffer and stderr to the bounded capture."""
+        chunk = data.encode() if isinstance(data, str) else data
+        if fd == 1:
+            self._chunks.append(chunk)
+            self._buffered += len(chunk)
+            if self._buffered >= self._high_water and not self._paused:
+                self._set_reading(False)
+            self._wake()
+        elif fd == 2:
+            self.stderr.feed(chunk)
+
+    def pipe_connection_lost(self, fd: int, exc: BaseException | None) -> None:
+        """Record EOF (or a read error) on stdout and the end of stderr."""
+        if fd == 1:
+            self._stdout_closed = True
+            self._stdout_error = exc
+            self._wake()
+        elif fd == 2:
+            self.stderr_closed.set()
+
+    def process_exited(self) -> None:
+        """The child has been reaped; its return code is on the transport."""
+        self.exited.set()
+
+    def connection_lost(self, exc: BaseException | None) -> None:
+        """Every pipe is closed and the child is reaped: nothing of it is left open."""
+        self.stderr_closed.set()
+        self._stdout_closed = True
+        self.finished.set()
+        self._wake()
+
+    # -- reader side ----------------------------------------------------------------------------
+
+    async def read(self) -> bytes:
+        """Return all buffered stdout (waiting for some), or ``b""`` at EOF."""
+        while not self._chunks:
+            if self._stdout_closed:
+                if self._stdout_error is not None:
+                    raise ProviderConnectionError(
+                        f"reading the CLI's stdout failed: {self._stdout_error}"
+                    ) from self._stdout_error
+                return b""
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiter = waiter
+            try:
+                await waiter
+            finally:
+                self._waiter = None
+        chunks = self._chunks
+        data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        self._chunks = []
+        self._buffered = 0
+        if self._paused:
+            self._set_reading(True)
+        return data
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def _set_reading(self, on: bool) -> None:
+        if self._transport is None or self._stdout_closed:
+            return
+        pipe = self._transport.get_pipe_transport(1)
+        if not isinstance(pipe, asyncio.ReadTransport) or pipe.is_closing():
+            return
+        if on:
+            pipe.resume_reading()
+        else:
+            pipe.pause_reading()
+        self._paused = not on

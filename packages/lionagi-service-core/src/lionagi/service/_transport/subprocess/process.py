@@ -1,0 +1,380 @@
+"""Run a CLI and iterate its JSON events with deterministic teardown (ADR-0030 D4).
+
+One entry point, :func:`json_events_from_process`, returns a :class:`JsonEventStream`: iterate
+it directly or use it as an async context manager. Either way, when iteration ends (EOF, error,
+cancellation, deadline, ``aclose()`` or the consumer leaving the ``async with``) the process
+group is terminated and the child reaped before control returns:
+
+1. SIGTERM to the process group (and to the child directly if it left the group);
+2. wait up to ``terminate_grace`` seconds for the child to exit;
+3. SIGKILL the group (leftover grandchildren included) and the child if still alive;
+4. close the pipes and wait for the child to be reaped (bounded by ``REAP_TIMEOUT``).
+
+Teardown is shielded from cancellation. If it fails while an error or cancellation is already
+propagating, the failure is logged and the original exception continues; otherwise the cleanup
+failure is raised.
+
+The implementation drives ``asyncio``'s subprocess transport directly (see :mod:`.pipes` for
+why): it needs the asyncio backend, which is what anyio runs on in this project.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import subprocess
+from collections.abc import AsyncGenerator, Awaitable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import anyio
+
+from ..._base.errors import (
+    AgenticRequestValidationError,
+    ProviderError,
+    ProviderExecutableNotFound,
+    ProviderProtocolError,
+    ProviderTransportError,
+)
+from ..._base.secrets import redact
+from .discover import forget_executable, require_executable
+from .framing import JsonFramer, TailRepair, repair_tail
+from .pipes import ChildProtocol, StderrCapture
+from .spec import (
+    PROCESS_TERMINATE_GRACE,
+    REAP_TIMEOUT,
+    STDERR_CAPTURE_LIMIT,
+    STDERR_DRAIN_TIMEOUT,
+    STDOUT_BUFFER_LIMIT,
+    ErrorClassifier,
+    StdinMode,
+    SubprocessSpec,
+)
+
+__all__ = ["JsonEventStream", "json_events", "json_events_from_process"]
+
+logger = logging.getLogger("lionagi.service.subprocess")
+
+
+class JsonEventStream:
+    """The events of one CLI run: an async iterator that is also an async context manager.
+
+    ``async with json_events_from_process(...) as events: async for event in events: ...``
+    guarantees teardown when the block exits; plain ``async for`` tears down when the stream
+    ends, fails or is closed with :meth:`aclose`.
+    """
+
+    __slots__ = ("_agen", "spec")
+
+    def __init__(self, spec: SubprocessSpec, agen: AsyncGenerator[dict[str, Any], None]) -> None:
+        """Wrap the generator running ``spec`` (use :func:`json_events` to create one)."""
+        self.spec = spec
+        self._agen = agen
+
+    def __aiter__(self) -> JsonEventStream:
+        return self
+
+    def __anext__(self) -> Awaitable[dict[str, Any]]:
+        return self._agen.__anext__()
+
+    async def aclose(self) -> None:
+        """Stop early: tear the process group down and reap it; idempotent."""
+        await self._agen.aclose()
+
+    async def __aenter__(self) -> JsonEventStream:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self._agen.aclose()
+
+
+def json_events(spec: SubprocessSpec) -> JsonEventStream:
+    """Start iterating ``spec``'s JSON events (the process starts on the first iteration).
+
+    Raises (immediately, before any process exists):
+        ProviderExecutableNotFound: ``argv[0]`` is not found on the child's PATH.
+        AgenticRequestValidationError: ``cwd`` is not an existing directory.
+    """
+    launch = _prepare(spec)
+    return JsonEventStream(spec, _run(spec, launch))
+
+
+def json_events_from_process(
+    argv: Sequence[str],
+    *,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    inherit_env: Sequence[str] = (),
+    stdin: bytes | StdinMode | None = "devnull",
+    install_hint: str = "",
+    label: str | None = None,
+    tail_repair: TailRepair | None = None,
+    classify: ErrorClassifier | None = None,
+    secrets: Sequence[str] = (),
+    terminate_grace: float = PROCESS_TERMINATE_GRACE,
+    drain_timeout: float = STDERR_DRAIN_TIMEOUT,
+    stderr_limit: int = STDERR_CAPTURE_LIMIT,
+    stdout_buffer_limit: int = STDOUT_BUFFER_LIMIT,
+) -> JsonEventStream:
+    """Launch ``argv`` (no shell) and yield each JSON object it prints on stdout.
+
+    Arguments are the fields of :class:`SubprocessSpec`. Events already yielded stay observed
+    when the run later fails.
+
+    Raises:
+        TypeError: ``argv`` is a string (shell command) or holds non-string items.
+        ValueError: ``argv``, ``env`` or a limit is malformed.
+        ProviderExecutableNotFound: ``argv[0]`` is missing (before any process is created).
+        ProviderProtocolError: stdout broke the JSON framing (a non-object value, malformed
+            text, or an unrepaired incomplete tail).
+        ProviderProcessError: non-zero exit; or the more specific ``ProviderQuotaError`` /
+            ``ProviderAuthError`` / ``ProviderContextError`` the stderr classifies as. The
+            bounded, redacted stderr is on ``stderr_tail``.
+    """
+    spec = SubprocessSpec(
+        argv=argv,
+        cwd=None if cwd is None else Path(cwd),
+        env={} if env is None else env,
+        inherit_env=tuple(inherit_env),
+        stdin="inherit" if stdin is None else stdin,
+        install_hint=install_hint,
+        label=label,
+        tail_repair=tail_repair,
+        classify=classify,
+        secrets=tuple(secrets),
+        terminate_grace=terminate_grace,
+        drain_timeout=drain_timeout,
+        stderr_limit=stderr_limit,
+        stdout_buffer_limit=stdout_buffer_limit,
+    )
+    return json_events(spec)
+
+
+# -- launch ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Launch:
+    executable: str
+    env: dict[str, str]
+    cwd: str | None
+
+
+def _prepare(spec: SubprocessSpec) -> _Launch:
+    env = spec.child_env()
+    cwd: str | None = None
+    if spec.cwd is not None:
+        if not spec.cwd.is_dir():
+            raise AgenticRequestValidationError(
+                "cwd", f"{spec.cwd} is not an existing directory; create it or pick another"
+            )
+        cwd = os.fspath(spec.cwd)
+    executable = require_executable(
+        spec.program, install_hint=spec.install_hint, path=env.get("PATH", ""), cwd=cwd
+    )
+    return _Launch(executable=executable, env=env, cwd=cwd)
+
+
+async def _spawn(
+    loop: asyncio.AbstractEventLoop, proto: ChildProtocol, spec: SubprocessSpec, launch: _Launch
+) -> asyncio.SubprocessTransport:
+    if isinstance(spec.stdin, bytes):
+        stdin: int | None = subprocess.PIPE
+    else:
+        stdin = subprocess.DEVNULL if spec.stdin == "devnull" else None
+    try:
+        transport, _ = await loop.subprocess_exec(
+            lambda: proto,
+            *spec.argv,
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=launch.cwd,
+            env=launch.env,
+            start_new_session=True,
+            executable=launch.executable,
+        )
+    except (FileNotFoundError, PermissionError) as exc:
+        forget_executable(spec.program)
+        raise ProviderExecutableNotFound(
+            spec.program, spec.install_hint or f"install {spec.program!r} ({exc.strerror})"
+        ) from exc
+    except OSError as exc:
+        raise ProviderTransportError(f"{spec.display_name}: could not start: {exc}") from exc
+    if isinstance(spec.stdin, bytes):
+        pipe = transport.get_pipe_transport(0)
+        if isinstance(pipe, asyncio.WriteTransport):
+            pipe.write(spec.stdin)
+            pipe.close()  # flushes the buffer first, then the child sees EOF
+    return transport
+
+
+# -- run ------------------------------------------------------------------------------------------
+
+
+async def _run(spec: SubprocessSpec, launch: _Launch) -> AsyncGenerator[dict[str, Any], None]:
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        raise RuntimeError("lionagi subprocess support needs the asyncio backend") from None
+    proto = ChildProtocol(
+        stderr_limit=spec.stderr_limit, stdout_buffer_limit=spec.stdout_buffer_limit
+    )
+    transport = await _spawn(loop, proto, spec, launch)
+    primary: BaseException | None = None
+    try:
+        framer = JsonFramer(max_value_chars=spec.max_value_chars)
+        while data := await proto.read():
+            for event in framer.feed(data):
+                yield event
+        for event in framer.close():
+            yield event
+        tail_error: ProviderProtocolError | None = None
+        if framer.tail:
+            try:
+                repaired = repair_tail(framer.tail, spec.tail_repair)
+            except ProviderProtocolError as exc:
+                tail_error = exc
+            else:
+                yield repaired
+        await proto.exited.wait()
+        returncode = transport.get_returncode()
+        if returncode:
+            with anyio.move_on_after(spec.drain_timeout):
+                await proto.stderr_closed.wait()
+            raise _classified(spec, returncode, proto.stderr) from tail_error
+        if tail_error is not None:
+            raise tail_error
+    except GeneratorExit:
+        raise  # consumer close: the normal early-exit path, not a failure
+    except BaseException as exc:
+        primary = exc
+        raise
+    finally:
+        await _teardown(transport, proto, spec, primary)
+
+
+def _classified(spec: SubprocessSpec, returncode: int, capture: StderrCapture) -> ProviderError:
+    secrets = spec.secret_values()
+    text = redact(capture.text(), secrets)
+    classify = spec.classify
+    if classify is None:
+        # Lazy: the pattern table is only compiled when a process actually fails.
+        from ..classify import classify_provider_error
+
+        error = classify_provider_error(
+            text,
+            returncode=returncode,
+            stderr_tail=text,
+            provider=spec.display_name,
+            secrets=secrets,
+        )
+    else:
+        error = classify(text, returncode=returncode, stderr_tail=text)
+    if error.returncode is None:
+        error.returncode = returncode
+    return error
+
+
+# -- teardown -------------------------------------------------------------------------------------
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    """Signal a whole process group (a module function so tests can make it fail)."""
+    os.killpg(pgid, sig)
+
+
+def _leads_own_group(pid: int) -> bool:
+    try:
+        return os.getpgid(pid) == pid
+    except OSError:
+        return False
+
+
+def _send(
+    transport: asyncio.SubprocessTransport,
+    pid: int,
+    sig: int,
+    *,
+    child_alive: bool,
+    errors: list[BaseException],
+) -> None:
+    """Signal the group; signal the child directly only if the group signal cannot reach it."""
+    reached_child = False
+    try:
+        _signal_group(pid, sig)
+        reached_child = child_alive and _leads_own_group(pid)
+    except ProcessLookupError:
+        pass  # the group is already empty
+    except Exception as exc:
+        errors.append(exc)
+    if child_alive and not reached_child:
+        try:
+            transport.send_signal(sig)
+        except ProcessLookupError:
+            pass
+        except Exception as exc:
+            errors.append(exc)
+
+
+async def terminate_process_group(
+    transport: asyncio.SubprocessTransport,
+    proto: ChildProtocol,
+    *,
+    grace: float = PROCESS_TERMINATE_GRACE,
+    reap_timeout: float = REAP_TIMEOUT,
+) -> None:
+    """SIGTERM the group, wait ``grace``, SIGKILL what is left, close pipes, await reaping.
+
+    Every step runs even if an earlier one failed; the first failure is raised at the end
+    (after the child is reaped), the others are logged.
+    """
+    errors: list[BaseException] = []
+    pid = transport.get_pid()
+    try:
+        _send(transport, pid, signal.SIGTERM, child_alive=not proto.exited.is_set(), errors=errors)
+        if not proto.exited.is_set() and grace > 0:
+            with anyio.move_on_after(grace):
+                await proto.exited.wait()
+        _send(transport, pid, signal.SIGKILL, child_alive=not proto.exited.is_set(), errors=errors)
+    finally:
+        transport.close()  # closes our pipe ends; kills the child if it is somehow still running
+        with anyio.move_on_after(reap_timeout):
+            await proto.finished.wait()
+        if not proto.finished.is_set():
+            logger.error(
+                "CLI process %d was not reaped within %.1f s of SIGKILL", pid, reap_timeout
+            )
+    if errors:
+        for extra in errors[1:]:
+            logger.warning("another teardown step failed for process %d", pid, exc_info=extra)
+        raise errors[0]
+
+
+async def _teardown(
+    transport: asyncio.SubprocessTransport,
+    proto: ChildProtocol,
+    spec: SubprocessSpec,
+    primary: BaseException | None,
+) -> None:
+    try:
+        with anyio.CancelScope(shield=True):
+            await terminate_process_group(transport, proto, grace=spec.terminate_grace)
+    except Exception as exc:
+        if primary is None:
+            raise
+        logger.warning(
+            "teardown of %s failed while %s was propagating; keeping the original error",
+            spec.display_name,
+            type(primary).__name__,
+            exc_info=exc,
+        )

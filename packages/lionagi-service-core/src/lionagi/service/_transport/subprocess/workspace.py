@@ -1,0 +1,107 @@
+"""Keep a CLI's working directory and file arguments inside the repository it was given.
+
+Agentic CLIs read and write files relative to their working directory, so a request field that
+names a directory or file is an escape route unless it is contained. Checks run before launch:
+
+* an absolute value is rejected (it ignores the repository entirely), and so is a leading
+  ``~`` (a CLI may expand it to the home directory);
+* any ``..`` component is rejected lexically, even when it would land back inside;
+* after resolving symlinks the path must still be inside the resolved repository.
+
+Symlinks are resolved at check time; a symlink swapped between the check and the CLI's own use
+is outside what a parent process can prevent.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path, PurePosixPath, PureWindowsPath
+
+from ..._base.errors import AgenticRequestValidationError
+
+__all__ = ["contained_path", "resolve_repo", "resolve_workspace"]
+
+
+def resolve_repo(repo: str | os.PathLike[str] | None, *, field: str = "repo") -> Path:
+    """Resolve the repository root: ``None`` means the current directory; it must exist."""
+    base = Path.cwd() if repo is None else Path(repo)
+    try:
+        resolved = base.resolve(strict=True)
+    except (OSError, RuntimeError) as exc:
+        raise AgenticRequestValidationError(
+            field, f"{base} does not exist or cannot be resolved ({exc})"
+        ) from None
+    if not resolved.is_dir():
+        raise AgenticRequestValidationError(field, f"{base} is not a directory")
+    return resolved
+
+
+def contained_path(
+    repo: str | os.PathLike[str] | None,
+    value: str | os.PathLike[str],
+    *,
+    field: str,
+    must_exist: bool = False,
+) -> Path:
+    """Resolve ``value`` relative to ``repo`` and prove it stays inside.
+
+    Args:
+        repo: Repository root; None means the current directory.
+        value: The relative path from a request field.
+        field: Request field name, used in the error so the caller knows what to fix.
+        must_exist: Also require the path to exist.
+
+    Raises:
+        AgenticRequestValidationError: ``value`` is empty, absolute, contains ``..``, escapes
+            through a symlink, or (with ``must_exist``) does not exist. ``.field`` is ``field``.
+    """
+    root = resolve_repo(repo)
+    text = os.fspath(value)
+    if not isinstance(text, str):
+        raise AgenticRequestValidationError(field, "must be a text path")
+    if not text:
+        raise AgenticRequestValidationError(field, "must not be empty")
+    if "\x00" in text:
+        raise AgenticRequestValidationError(field, "contains a NUL byte")
+    if (
+        PurePosixPath(text).is_absolute()
+        or PureWindowsPath(text).is_absolute()
+        or PureWindowsPath(text).drive
+        or text.startswith(("\\", "~"))
+    ):
+        raise AgenticRequestValidationError(
+            field, f"{text!r} is absolute; give a path relative to the repository {root}"
+        )
+    parts = text.replace("\\", "/").split("/")
+    if ".." in parts:
+        raise AgenticRequestValidationError(
+            field, f"{text!r} contains '..'; give a path inside the repository {root}"
+        )
+    candidate = root / text
+    try:
+        resolved = candidate.resolve(strict=False)
+    except (OSError, RuntimeError) as exc:  # symlink loop
+        raise AgenticRequestValidationError(field, f"{text!r} cannot be resolved ({exc})") from None
+    if not resolved.is_relative_to(root):
+        raise AgenticRequestValidationError(
+            field, f"{text!r} resolves to {resolved}, outside the repository {root} (symlink)"
+        )
+    if must_exist and not resolved.exists():
+        raise AgenticRequestValidationError(field, f"{text!r} does not exist under {root}")
+    return resolved
+
+
+def resolve_workspace(
+    repo: str | os.PathLike[str] | None, workspace: str | None, *, field: str = "workspace"
+) -> Path:
+    """The CLI's working directory: ``repo`` (or the cwd) itself, or a contained subdirectory.
+
+    An absent or empty ``workspace`` returns the resolved repository. Otherwise the rules of
+    :func:`contained_path` apply and the result must be an existing directory.
+    """
+    if not workspace:
+        return resolve_repo(repo)
+    path = contained_path(repo, workspace, field=field, must_exist=True)
+    if not path.is_dir():
+        raise AgenticRequestValidationError(field, f"{workspace!r} is not a directory")
+    return path

@@ -1,0 +1,85 @@
+"""The ``lionagi-service`` command line: demo, chat, providers, fake-server.
+
+Exit codes (one per error family, so scripts can branch without parsing text):
+
+====  =========================================================================
+0     success
+1     the provider failed (``ProviderError``: status, transport, stream error chunk)
+2     bad usage or configuration (unknown model/provider/endpoint, invalid field)
+3     the request deadline expired (``RequestDeadlineExceeded``)
+4     admission refused the call (closed, conflict, token window)
+5     the provider catalog does not validate
+130   interrupted (Ctrl-C)
+====  =========================================================================
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+__all__ = ["main"]
+
+DEFAULT_MODEL = "scripted/demo"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="lionagi-service",
+        description="One model-facing iModel over HTTP APIs, agentic CLIs and agents.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    demo = sub.add_parser("demo", help="stream a scripted answer (no key, no network)")
+    demo.add_argument("prompt", nargs="?", default="Show me what lionagi-service streams.")
+    demo.add_argument("--json", action="store_true", help="print NDJSON chunks")
+    demo.add_argument("--pace", type=float, default=0.03, help="seconds between text deltas")
+
+    chat = sub.add_parser("chat", help="stream one answer from MODEL through iModel")
+    chat.add_argument("model", help="provider/model[-effort], e.g. scripted/demo")
+    chat.add_argument("prompt")
+    chat.add_argument("--timeout", type=float, default=None, help="deadline in seconds")
+    chat.add_argument("--json", action="store_true", help="print NDJSON chunks")
+    chat.add_argument("--base-url", default=None, help="override the endpoint base URL")
+    chat.add_argument("--endpoint", default=None, help="endpoint key (default: provider's only)")
+
+    providers = sub.add_parser("providers", help="list the installed provider catalog")
+    providers.add_argument("--json", action="store_true", help="print JSON")
+
+    fake = sub.add_parser("fake-server", help="run the fake provider HTTP server on 127.0.0.1")
+    fake.add_argument("--port", type=int, default=0, help="port (0 picks a free one)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the process exit code."""
+    args = _parser().parse_args(list(argv) if argv is not None else None)
+    try:
+        if args.command == "demo":
+            from ._chat import run_chat
+
+            return run_chat(
+                DEFAULT_MODEL, args.prompt, timeout=None, as_json=args.json, pace=args.pace
+            )
+        if args.command == "chat":
+            from ._chat import run_chat
+
+            return run_chat(
+                args.model,
+                args.prompt,
+                timeout=args.timeout,
+                as_json=args.json,
+                base_url=args.base_url,
+                endpoint=args.endpoint,
+            )
+        if args.command == "providers":
+            from ._providers import providers_command
+
+            return providers_command(as_json=args.json)
+        from ..testing.fake_server import main as fake_main
+
+        return fake_main(["--port", str(args.port)])
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

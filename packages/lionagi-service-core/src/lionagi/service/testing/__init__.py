@@ -1,0 +1,41 @@
+"""Test support shipped with core: a fake model-provider server on loopback.
+
+Applications and third-party provider packages use it to test against real HTTP without a
+network or credentials; the benchmarks and the opt-in real-CLI tests use it too.
+"""
+
+from ._fake_embeddings import EMBEDDING_DIMENSIONS as EMBEDDING_DIMENSIONS
+from ._fake_embeddings import embed as embed
+from ._fake_record import REDACTED as REDACTED
+from ._fake_record import RecordedRequest as RecordedRequest
+from ._fake_script import BEHAVIOURS as BEHAVIOURS
+from ._fake_script import DEFAULT_TEXT as DEFAULT_TEXT
+from ._fake_script import KEYWORDS as KEYWORDS
+from ._fake_script import OVERSIZED_BYTES as OVERSIZED_BYTES
+from ._fake_script import THINKING_TEXT as THINKING_TEXT
+from ._fake_script import TOOL_COMMAND as TOOL_COMMAND
+from ._fake_script import TOOL_DESCRIPTION as TOOL_DESCRIPTION
+from ._fake_wire import USAGE_INPUT as USAGE_INPUT
+from ._fake_wire import USAGE_OUTPUT as USAGE_OUTPUT
+from .fake_server import FakeProviderServer as FakeProviderServer
+from .fake_server import main as main
+from .fake_server import serve_forever as serve_forever
+
+__all__ = [
+    "BEHAVIOURS",
+    "DEFAULT_TEXT",
+    "EMBEDDING_DIMENSIONS",
+    "KEYWORDS",
+    "OVERSIZED_BYTES",
+    "REDACTED",
+    "THINKING_TEXT",
+    "TOOL_COMMAND",
+    "TOOL_DESCRIPTION",
+    "USAGE_INPUT",
+    "USAGE_OUTPUT",
+    "FakeProviderServer",
+    "RecordedRequest",
+    "embed",
+    "main",
+    "serve_forever",
+]

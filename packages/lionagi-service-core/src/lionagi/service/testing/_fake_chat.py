@@ -1,0 +1,114 @@
+"""OpenAI chat-completions wire: one JSON completion, or ``data:`` chunks ending in ``[DONE]``.
+
+Thinking travels as ``delta.reasoning_content`` (the DeepSeek/vLLM convention that pi and most
+OpenAI-compatible clients read); tool calls as ``delta.tool_calls`` fragments with the id and
+name in the first and the arguments split across the rest.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._fake_errors import openai_error
+from ._fake_request import RequestFacts
+from ._fake_script import Script
+from ._fake_wire import (
+    CREATED,
+    USAGE_INPUT,
+    USAGE_OUTPUT,
+    USAGE_TOTAL,
+    Rendered,
+    dumps,
+    js,
+    sse_data,
+)
+
+__all__ = ["chat_json", "chat_stream"]
+
+_USAGE = {
+    "prompt_tokens": USAGE_INPUT,
+    "completion_tokens": USAGE_OUTPUT,
+    "total_tokens": USAGE_TOTAL,
+}
+
+
+def chat_json(script: Script, seq: int, facts: RequestFacts) -> bytes:
+    """A complete ``chat.completion`` object."""
+    message: dict[str, Any] = {"role": "assistant", "content": script.text or None}
+    if script.thinking:
+        message["reasoning_content"] = "".join(script.thinking)
+    if script.tool is not None:
+        message["tool_calls"] = [
+            {
+                "id": f"call_fake_{seq}",
+                "type": "function",
+                "function": {"name": script.tool.name, "arguments": script.tool.arguments_json},
+            }
+        ]
+    elif message["content"] is None:
+        message["content"] = ""
+    return dumps(
+        {
+            "id": f"chatcmpl-fake-{seq}",
+            "object": "chat.completion",
+            "created": CREATED,
+            "model": facts.model,
+            "system_fingerprint": "fp_fake",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "logprobs": None,
+                    "finish_reason": "tool_calls" if script.tool else "stop",
+                }
+            ],
+            "usage": _USAGE,
+        }
+    )
+
+
+def chat_stream(script: Script, seq: int, facts: RequestFacts, *, fail: bool = False) -> Rendered:
+    """``chat.completion.chunk`` SSE frames; ``fail`` ends with an in-stream error object."""
+    chunk_id = f"chatcmpl-fake-{seq}"
+    head = (
+        b'{"id":' + js(chunk_id) + b',"object":"chat.completion.chunk","created":'
+        + str(CREATED).encode() + b',"model":' + js(facts.model)
+        + b',"system_fingerprint":"fp_fake","choices":[{"index":0,"delta":'
+    )  # fmt: skip
+    open_tail = b',"logprobs":null,"finish_reason":null}]}'
+
+    frames = [sse_data(head + b'{"role":"assistant","content":""}' + open_tail)]
+    for piece in script.thinking:
+        frames.append(sse_data(head + b'{"reasoning_content":' + js(piece) + b"}" + open_tail))
+    for piece in script.chunks:
+        frames.append(sse_data(head + b'{"content":' + js(piece) + b"}" + open_tail))
+    if script.tool is not None:
+        call = {
+            "index": 0,
+            "id": f"call_fake_{seq}",
+            "type": "function",
+            "function": {"name": script.tool.name, "arguments": ""},
+        }
+        frames.append(sse_data(head + dumps({"tool_calls": [call]}) + open_tail))
+        for fragment in script.tool.fragments:
+            delta = {"tool_calls": [{"index": 0, "function": {"arguments": fragment}}]}
+            frames.append(sse_data(head + dumps(delta) + open_tail))
+    if fail:
+        frames = [*frames[:2], sse_data(dumps(openai_error(500)))]
+        return Rendered(frames, first_output=1)
+
+    reason = b'"tool_calls"' if script.tool is not None else b'"stop"'
+    frames.append(sse_data(head + b'{},"logprobs":null,"finish_reason":' + reason + b"}]}"))
+    if facts.include_usage or script.usage:
+        usage_chunk = {
+            "id": chunk_id,
+            "object": "chat.completion.chunk",
+            "created": CREATED,
+            "model": facts.model,
+            "system_fingerprint": "fp_fake",
+            "choices": [],
+            "usage": _USAGE,
+        }
+        frames.append(sse_data(dumps(usage_chunk)))
+    frames.append(b"data: [DONE]\n\n")
+    return Rendered(frames, first_output=1)

@@ -1,0 +1,88 @@
+"""Gemini ``generateContent`` wire (what the ``gemini`` CLI speaks).
+
+Each chunk is a ``GenerateContentResponse``: ``candidates[0].content.parts`` holding ``text``
+parts (``thought: true`` for thinking) or a whole ``functionCall`` part (Gemini does not stream
+arguments). The last chunk carries ``finishReason`` and ``usageMetadata``. Served as SSE
+(``?alt=sse``), as a JSON array of chunks (``streamGenerateContent`` without ``alt=sse``), or as
+one merged object (``generateContent``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._fake_errors import gemini_error
+from ._fake_request import RequestFacts
+from ._fake_script import Script
+from ._fake_wire import USAGE_INPUT, USAGE_OUTPUT, USAGE_TOTAL, Rendered, dumps, sse_data
+
+__all__ = ["gemini_array", "gemini_json", "gemini_stream"]
+
+_USAGE = {
+    "promptTokenCount": USAGE_INPUT,
+    "candidatesTokenCount": USAGE_OUTPUT,
+    "totalTokenCount": USAGE_TOTAL,
+}
+
+
+def _chunk(parts: list[dict[str, Any]], seq: int, model: str, last: bool) -> dict[str, Any]:
+    candidate: dict[str, Any] = {"content": {"parts": parts, "role": "model"}, "index": 0}
+    chunk: dict[str, Any] = {"candidates": [candidate]}
+    if last:
+        candidate["finishReason"] = "STOP"
+        chunk["usageMetadata"] = _USAGE
+    chunk["modelVersion"] = model
+    chunk["responseId"] = f"fake-{seq}"
+    return chunk
+
+
+def _part_lists(script: Script) -> list[list[dict[str, Any]]]:
+    """The parts of each chunk, in order."""
+    parts: list[list[dict[str, Any]]] = [[{"text": t, "thought": True}] for t in script.thinking]
+    if script.tool is not None:
+        call = {"name": script.tool.name, "args": script.tool.arguments}
+        parts.append([{"functionCall": call}])
+    else:
+        parts.extend([{"text": piece}] for piece in script.chunks)
+    return parts
+
+
+def _chunks(script: Script, seq: int, model: str) -> list[dict[str, Any]]:
+    part_lists = _part_lists(script)
+    last = len(part_lists) - 1
+    return [_chunk(parts, seq, model, i == last) for i, parts in enumerate(part_lists)]
+
+
+def gemini_json(script: Script, seq: int, facts: RequestFacts) -> bytes:
+    """One ``GenerateContentResponse`` with every part merged, for ``:generateContent``."""
+    parts: list[dict[str, Any]] = []
+    if script.thinking:
+        parts.append({"text": "".join(script.thinking), "thought": True})
+    if script.tool is not None:
+        parts.append({"functionCall": {"name": script.tool.name, "args": script.tool.arguments}})
+    else:
+        parts.append({"text": script.text})
+    return dumps(_chunk(parts, seq, facts.model, last=True))
+
+
+def gemini_array(script: Script, seq: int, facts: RequestFacts) -> bytes:
+    """The chunks as one JSON array: ``:streamGenerateContent`` without ``alt=sse``."""
+    return dumps(_chunks(script, seq, facts.model))
+
+
+def gemini_stream(script: Script, seq: int, facts: RequestFacts, *, fail: bool = False) -> Rendered:
+    """SSE ``data:`` chunks; ``fail`` ends with an ``{"error": ...}`` chunk after first output."""
+    model = facts.model
+    part_lists = _part_lists(script)
+    last = len(part_lists) - 1
+    tail = b'],"role":"model"},"index":0}],"modelVersion":' + dumps(model)
+    tail += b',"responseId":' + dumps(f"fake-{seq}") + b"}"
+    frames = [
+        sse_data(dumps(_chunk(parts, seq, model, True)))
+        if i == last
+        else sse_data(b'{"candidates":[{"content":{"parts":[' + dumps(parts[0]) + tail)
+        for i, parts in enumerate(part_lists)
+    ]
+    if fail:
+        return Rendered([frames[0], sse_data(dumps(gemini_error(500)))], first_output=0)
+    return Rendered(frames, first_output=0)

@@ -1,0 +1,371 @@
+"""The fake server's HTTP/1.1 engine: h11 parses requests, replies are pre-rendered bytes.
+
+Each connection is an :class:`asyncio.Protocol`. h11 parses requests as bytes arrive (it owns
+the hard part: header and body framing, chunked uploads, ``Expect: 100-continue``, malformed
+input); a fresh h11 parser takes over the leftover bytes for each keep-alive request. Replies
+are framed by hand (``content-length`` for JSON, chunked for SSE) and, for ordinary replies,
+written synchronously inside ``data_received``: head and whole body in one ``transport.write``,
+no task switch, ``TCP_NODELAY`` set. That keeps the server's per-request cost close to a bare
+asyncio server, so benchmark ratios measure the client, not the server. Only replies that must
+wait (``x-fake-delay-ms``) run as a task, in the server's task group. Deliberate faults (close
+before answering, close after the first output, stall) are written synchronously too; a stalled
+connection simply stays open until the client or the server closes it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import logging
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass
+from http import HTTPStatus
+
+import anyio
+import h11
+from anyio.abc import TaskGroup
+
+from ._fake_wire import Rendered, dumps
+
+__all__ = ["ConnectionHub", "Cut", "Handler", "HttpReply", "HttpRequest"]
+
+_LOG = logging.getLogger("lionagi.service.testing.fake_server")
+# Real CLIs send large bodies, but their heads stay small; leave generous room anyway.
+_MAX_HEAD = 256 * 1024
+_REASONS = {status.value: status.phrase.encode() for status in HTTPStatus}
+_SSE_HEADERS = (
+    (b"content-type", b"text/event-stream; charset=utf-8"),
+    (b"cache-control", b"no-cache"),
+)
+_JSON_TYPE = (b"content-type", b"application/json")
+_SERVER = (b"server", b"lionagi-fake-provider")
+
+
+class Cut(enum.Enum):
+    """How a reply deliberately breaks the connection."""
+
+    NONE = "none"
+    BEFORE = "before"  # close after reading the request, before any response byte
+    AFTER_FIRST = "after_first"  # send head + first output, then close mid-body
+    STALL = "stall"  # send head + first output, then hold until the client or server closes
+
+
+@dataclass(frozen=True, slots=True)
+class HttpRequest:
+    """A fully read request. Header names are lower-case; repeated headers are comma-joined."""
+
+    method: str
+    path: str
+    query: str
+    headers: dict[str, str]
+    body: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class HttpReply:
+    """What to send back, and how: ``delay`` seconds between SSE frames, or a deliberate cut."""
+
+    status: int
+    body: Rendered
+    headers: tuple[tuple[bytes, bytes], ...] = ()
+    delay: float = 0.0
+    cut: Cut = Cut.NONE
+
+
+Handler = Callable[[HttpRequest], HttpReply]
+
+
+def _decode(value: bytes) -> str:
+    try:
+        return value.decode()
+    except UnicodeDecodeError:
+        return value.decode("latin-1")
+
+
+def _request(head: h11.Request, body: bytes) -> HttpRequest:
+    headers: dict[str, str] = {}
+    for name, value in head.headers:
+        key = name.decode("latin-1")
+        text = _decode(value)
+        headers[key] = f"{headers[key]}, {text}" if key in headers else text
+    path, _, query = head.target.decode("latin-1").partition("?")
+    return HttpRequest(head.method.decode("latin-1"), path, query, headers, body)
+
+
+def _internal_error(exc: Exception) -> HttpReply:
+    _LOG.error("fake provider server failed to answer a request", exc_info=exc)
+    body = dumps({"error": {"message": f"fake server bug: {exc!r}", "type": "fake_server_error"}})
+    return HttpReply(500, Rendered([body], stream=False))
+
+
+def _chunk(data: bytes) -> bytes:
+    """One chunk of a chunked body; empty data would end the body, so it yields nothing."""
+    return b"%x\r\n%b\r\n" % (len(data), data) if data else b""
+
+
+_LAST_CHUNK = b"0\r\n\r\n"
+_CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
+
+
+def _keep_alive(head: h11.Request) -> bool:
+    if head.http_version != b"1.1":
+        return False
+    for name, value in head.headers:
+        if name == b"connection" and b"close" in value.lower():
+            return False
+    return True
+
+
+def _head(
+    reply: HttpReply, extra: list[tuple[bytes, bytes]], keep_alive: bool, chunked: bool
+) -> bytes:
+    reason = _REASONS.get(reply.status, b"")
+    lines = [b"HTTP/1.1 %d %b\r\n" % (reply.status, reason)]
+    lines.extend(b"%b: %b\r\n" % pair for pair in (_SERVER, *reply.headers, *extra))
+    if chunked:
+        lines.append(b"transfer-encoding: chunked\r\n")
+    if not keep_alive:
+        lines.append(b"connection: close\r\n")
+    lines.append(b"\r\n")
+    return b"".join(lines)
+
+
+def _parser() -> h11.Connection:
+    return h11.Connection(h11.SERVER, max_incomplete_event_size=_MAX_HEAD)
+
+
+class _Connection(asyncio.Protocol):
+    """One client connection: parse, answer, keep alive, misbehave on request."""
+
+    def __init__(self, hub: ConnectionHub) -> None:
+        self._hub = hub
+        self._h11 = _parser()
+        self._transport: asyncio.Transport | None = None
+        self._head: h11.Request | None = None
+        self._parts: list[bytes] = []
+        self._continued = False  # "100 Continue" already sent for this request
+        self._busy = False  # a delayed or stalled reply owns the connection
+        self._closed = False
+        self._eof = False
+        self._writable: asyncio.Event | None = None  # set while the transport is paused
+
+    # asyncio callbacks -------------------------------------------------------------------
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        """Register the connection so server shutdown can close it."""
+        assert isinstance(transport, asyncio.Transport)
+        self._transport = transport
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._hub.connections.add(self)
+
+    def data_received(self, data: bytes) -> None:
+        """Feed the parser and answer every complete request unless a slow reply is in flight."""
+        if self._eof:
+            return
+        self._h11.receive_data(data)
+        if not self._busy:
+            self._drive()
+
+    def eof_received(self) -> bool:
+        """The client finished sending: answer what is complete, then close our side."""
+        if not self._eof:
+            self._eof = True
+            self._h11.receive_data(b"")
+            if not self._busy:
+                self._drive()
+        self._closed = True
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """Forget the connection and release a writer waiting on flow control."""
+        self._closed = True
+        self._hub.connections.discard(self)
+        if self._writable is not None:
+            self._writable.set()
+
+    def pause_writing(self) -> None:
+        """Flow control: make the delayed-reply task wait until the peer catches up."""
+        self._writable = asyncio.Event()
+
+    def resume_writing(self) -> None:
+        """Flow control: let the delayed-reply task continue."""
+        if self._writable is not None:
+            self._writable.set()
+            self._writable = None
+
+    # request handling --------------------------------------------------------------------
+    def abort(self) -> None:
+        """Drop the connection at once (server shutdown)."""
+        self._closed = True
+        if self._transport is not None:
+            self._transport.abort()
+
+    def _close(self) -> None:
+        """Close after flushing what was written: the client sees FIN, not RST."""
+        if not self._closed:
+            self._closed = True
+            if self._transport is not None:
+                self._transport.close()
+
+    def _write(self, data: bytes) -> None:
+        if not self._closed and self._transport is not None:
+            self._transport.write(data)
+
+    def _drive(self) -> None:
+        while not self._closed and not self._busy:
+            try:
+                event = self._h11.next_event()
+            except h11.RemoteProtocolError as exc:
+                self._reject(exc)
+                return
+            if event is h11.NEED_DATA:
+                if self._h11.they_are_waiting_for_100_continue and not self._continued:
+                    self._continued = True
+                    self._write(_CONTINUE)
+                return
+            if isinstance(event, h11.Request):
+                self._head, self._parts = event, []
+            elif isinstance(event, h11.Data):
+                self._parts.append(bytes(event.data))
+            elif isinstance(event, h11.EndOfMessage) and self._head is not None:
+                self._answer(self._head, b"".join(self._parts))
+            else:  # ConnectionClosed
+                self._close()
+                return
+
+    def _answer(self, head: h11.Request, body: bytes) -> None:
+        request = _request(head, body)
+        self._head, self._parts, self._continued = None, [], False
+        try:
+            reply = self._hub.handler(request)
+        except Exception as exc:
+            reply = _internal_error(exc)
+        if reply.cut is Cut.BEFORE:
+            self._close()
+            return
+        keep_alive = _keep_alive(head)
+        if self._respond(reply, request.method, keep_alive, head.http_version == b"1.1"):
+            self._next_request(keep_alive)
+
+    def _respond(self, reply: HttpReply, method: str, keep_alive: bool, http11: bool) -> bool:
+        """Write ``reply``; return False when a task or a fault now owns the connection."""
+        rendered = reply.body
+        if rendered.stream:
+            chunked = http11  # HTTP/1.0 has no chunking: the body ends when we close
+            head = _head(reply, list(_SSE_HEADERS), keep_alive, chunked)
+            frame: Callable[[bytes], bytes] = _chunk if chunked else bytes
+            end = _LAST_CHUNK if chunked else b""
+        else:
+            body = b"".join(rendered.frames)
+            length = (b"content-length", str(len(body)).encode())
+            head = _head(reply, [_JSON_TYPE, length], keep_alive, chunked=False)
+        if method == "HEAD":
+            self._write(head)
+            return True
+        if reply.cut is not Cut.NONE:
+            if rendered.stream:
+                prefix = frame(b"".join(rendered.frames[: rendered.first_output + 1]))
+            else:
+                prefix = body[: len(body) // 2]
+            self._write(head + prefix)
+            if reply.cut is Cut.AFTER_FIRST:
+                self._close()
+            else:
+                self._busy = True  # stall: hold until the client leaves or the server stops
+            return False
+        if reply.delay > 0 and (len(rendered.frames) > 1 or not rendered.stream):
+            self._busy = True
+            if rendered.stream:
+                frames = [frame(f) for f in rendered.frames]
+                frames[-1] += end
+            else:
+                frames = [body]
+            self._hub.task_group.start_soon(self._respond_slowly, head, frames, reply, keep_alive)
+            return False
+        if rendered.stream:
+            self._write(head + frame(b"".join(rendered.frames)) + end)
+        else:
+            self._write(head + body)
+        return True
+
+    async def _respond_slowly(
+        self, head: bytes, frames: list[bytes], reply: HttpReply, keep_alive: bool
+    ) -> None:
+        """Write a reply with ``reply.delay`` seconds before the body or between SSE frames."""
+        if reply.body.stream:
+            self._write(head + frames[0])
+            frames = frames[1:]
+        else:
+            frames = [head + frames[0]]
+        for frame in frames:
+            await anyio.sleep(reply.delay)
+            if self._writable is not None:
+                await self._writable.wait()
+            if self._closed:
+                return
+            self._write(frame)
+        self._busy = False
+        self._next_request(keep_alive)
+        self._drive()
+
+    def _next_request(self, keep_alive: bool) -> None:
+        """Hand the bytes after this request to a fresh parser, or close."""
+        if not keep_alive:
+            self._close()
+            return
+        data, closed = self._h11.trailing_data
+        self._h11 = _parser()
+        if data:
+            self._h11.receive_data(bytes(data))
+        if closed:
+            self._h11.receive_data(b"")
+
+    def _reject(self, exc: h11.RemoteProtocolError) -> None:
+        """Answer a malformed request with a 4xx, then close."""
+        body = dumps({"error": {"message": f"bad HTTP request: {exc}", "type": "bad_request"}})
+        reply = HttpReply(exc.error_status_hint, Rendered([body], stream=False))
+        length = (b"content-length", str(len(body)).encode())
+        self._write(_head(reply, [_JSON_TYPE, length], keep_alive=False, chunked=False) + body)
+        self._close()
+
+
+class ConnectionHub:
+    """Accepts connections for one server and tracks them so shutdown can close them all."""
+
+    def __init__(self, handler: Handler, task_group: TaskGroup) -> None:
+        self.handler = handler
+        self.task_group = task_group
+        self.connections: set[_Connection] = set()
+
+    async def accept_loop(self, sock: socket.socket) -> None:
+        """Accept until cancelled; owns ``sock`` and closes it on the way out."""
+        loop = asyncio.get_running_loop()
+        try:
+            while True:
+                await anyio.wait_readable(sock)
+                while True:
+                    try:
+                        client, _addr = sock.accept()
+                    except (BlockingIOError, InterruptedError):
+                        break
+                    except OSError as exc:  # e.g. out of file descriptors: keep serving others
+                        _LOG.error("fake provider server failed to accept", exc_info=exc)
+                        await anyio.sleep(0.05)
+                        break
+                    try:
+                        client.setblocking(False)
+                        await loop.connect_accepted_socket(lambda: _Connection(self), client)
+                    except OSError:
+                        client.close()
+                    except BaseException:
+                        client.close()
+                        raise
+        finally:
+            sock.close()
+
+    def abort_all(self) -> None:
+        """Drop every open connection, stalled or not."""
+        for connection in list(self.connections):
+            connection.abort()

@@ -1,0 +1,65 @@
+"""What the fake server remembers about each request, with credentials already redacted.
+
+Tests assert on recorded requests (which route, which model, which headers), so the record must
+be safe to print: credential headers and a ``key`` query parameter are stored as ``[REDACTED]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl
+
+__all__ = ["REDACTED", "SECRET_HEADERS", "RecordedRequest", "credential_of", "record"]
+
+REDACTED = "[REDACTED]"
+SECRET_HEADERS = frozenset(
+    {"authorization", "proxy-authorization", "x-api-key", "x-goog-api-key", "api-key"}
+)
+_SECRET_QUERY = frozenset({"key", "api_key"})
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedRequest:
+    """One request as the fake server saw it.
+
+    Attributes:
+        method: HTTP method, e.g. ``"POST"``.
+        path: Path without the query, e.g. ``"/v1/messages"``.
+        query: Query parameters (last value wins); ``key`` is redacted.
+        headers: Lower-case header names to values; credential headers are redacted.
+        json: The parsed JSON body, or None when the body was empty or not JSON.
+    """
+
+    method: str
+    path: str
+    query: dict[str, str]
+    headers: dict[str, str]
+    json: Any
+
+
+def record(
+    method: str, path: str, query: str, headers: dict[str, str], body: Any
+) -> RecordedRequest:
+    """Build a :class:`RecordedRequest`, redacting credentials."""
+    params = {
+        name: REDACTED if name in _SECRET_QUERY else value
+        for name, value in parse_qsl(query, keep_blank_values=True)
+    }
+    safe = {name: REDACTED if name in SECRET_HEADERS else value for name, value in headers.items()}
+    return RecordedRequest(method, path, params, safe, body)
+
+
+def credential_of(headers: dict[str, str], query: str) -> str:
+    """The credential the client sent, for the 401 body that echoes it back."""
+    auth = headers.get("authorization")
+    if auth:
+        scheme, _, token = auth.partition(" ")
+        return token.strip() or scheme
+    for name in ("x-api-key", "x-goog-api-key", "api-key"):
+        if headers.get(name):
+            return headers[name]
+    for name, value in parse_qsl(query):
+        if name in _SECRET_QUERY:
+            return value
+    return ""

@@ -1,0 +1,181 @@
+"""Read what the fake server needs from each vendor's request body.
+
+Only four facts steer an answer: the model, whether to stream, which tools were offered, and
+whether the conversation ends with a tool result (then a tool call is answered with text quoting
+it, which is how the real CLIs' tool loops terminate against the fake server).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "RequestFacts",
+    "ToolSpec",
+    "chat_facts",
+    "gemini_facts",
+    "messages_facts",
+    "responses_facts",
+]
+
+DEFAULT_MODEL = "fake-model"
+_RESULT_LIMIT = 500
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """One function tool the client offered: its name and JSON schema of arguments."""
+
+    name: str
+    schema: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class RequestFacts:
+    """The parts of a request that select and shape the fake answer."""
+
+    model: str = DEFAULT_MODEL
+    stream: bool = False
+    include_usage: bool = False
+    tools: tuple[ToolSpec, ...] = ()
+    tool_result: str | None = None
+
+
+def _dict(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: object) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _model(body: dict[str, Any]) -> str:
+    model = body.get("model")
+    return model if isinstance(model, str) and model else DEFAULT_MODEL
+
+
+def _text_of(content: object) -> str:
+    """Flatten a tool result's content (string, list of text parts, or object) to text."""
+    if isinstance(content, str):
+        text = content
+        # Some agents (codex) wrap shell output as a JSON object with an "output" field.
+        if text.startswith("{"):
+            try:
+                parsed = json.loads(text)
+            except ValueError:
+                parsed = None
+            if isinstance(parsed, dict) and isinstance(parsed.get("output"), str):
+                text = parsed["output"]
+    elif isinstance(content, list):
+        text = "".join(
+            str(part.get("text", "")) if isinstance(part, dict) else str(part) for part in content
+        )
+    elif isinstance(content, dict):
+        output = content.get("output", content.get("result"))
+        text = output if isinstance(output, str) else json.dumps(content, ensure_ascii=False)
+    else:
+        text = "" if content is None else str(content)
+    return text.strip()[:_RESULT_LIMIT]
+
+
+def chat_facts(body: dict[str, Any]) -> RequestFacts:
+    """Facts from an OpenAI chat-completions request."""
+    tools = tuple(
+        ToolSpec(str(fn.get("name", "")), _dict(fn.get("parameters")))
+        for tool in _list(body.get("tools"))
+        if (fn := _dict(_dict(tool).get("function"))).get("name")
+    )
+    result = None
+    for message in reversed(_list(body.get("messages"))):
+        role = _dict(message).get("role")
+        if role == "tool":
+            result = _text_of(message.get("content"))
+            break
+        if role == "user":
+            break
+    return RequestFacts(
+        model=_model(body),
+        stream=body.get("stream") is True,
+        include_usage=_dict(body.get("stream_options")).get("include_usage") is True,
+        tools=tools,
+        tool_result=result,
+    )
+
+
+_RESPONSES_RESULTS = frozenset(
+    {"function_call_output", "custom_tool_call_output", "local_shell_call_output"}
+)
+
+
+def responses_facts(body: dict[str, Any]) -> RequestFacts:
+    """Facts from an OpenAI Responses request (what ``codex exec`` sends)."""
+    tools = tuple(
+        ToolSpec(str(tool["name"]), _dict(tool.get("parameters")))
+        for tool in map(_dict, _list(body.get("tools")))
+        if tool.get("type", "function") == "function" and tool.get("name")
+    )
+    result = None
+    for item in reversed(_list(body.get("input"))):
+        item = _dict(item)
+        if item.get("type") in _RESPONSES_RESULTS:
+            result = _text_of(item.get("output"))
+            break
+        if item.get("role") == "user":
+            break
+    return RequestFacts(
+        model=_model(body), stream=body.get("stream") is True, tools=tools, tool_result=result
+    )
+
+
+def messages_facts(body: dict[str, Any]) -> RequestFacts:
+    """Facts from an Anthropic Messages request (what ``claude`` sends)."""
+    tools = tuple(
+        ToolSpec(str(tool["name"]), _dict(tool.get("input_schema")))
+        for tool in map(_dict, _list(body.get("tools")))
+        if tool.get("name") and "input_schema" in tool
+    )
+    result = None
+    for message in reversed(_list(body.get("messages"))):
+        message = _dict(message)
+        if message.get("role") != "user":
+            continue
+        blocks = [_dict(b) for b in _list(message.get("content"))]
+        results = [b for b in blocks if b.get("type") == "tool_result"]
+        if results:
+            result = _text_of(results[-1].get("content"))
+        break
+    return RequestFacts(
+        model=_model(body), stream=body.get("stream") is True, tools=tools, tool_result=result
+    )
+
+
+def gemini_facts(body: dict[str, Any], model: str, stream: bool) -> RequestFacts:
+    """Facts from a Gemini generateContent request (what the ``gemini`` CLI sends)."""
+    tools = tuple(
+        ToolSpec(
+            str(decl["name"]),
+            _dict(decl.get("parametersJsonSchema", decl.get("parameters"))),
+        )
+        for tool in _list(body.get("tools"))
+        for decl in map(_dict, _list(_dict(tool).get("functionDeclarations")))
+        if decl.get("name")
+    )
+    result = None
+    for content in reversed(_list(body.get("contents"))):
+        content = _dict(content)
+        if content.get("role", "user") not in ("user", "function"):
+            continue
+        responses = [
+            _dict(part.get("functionResponse"))
+            for part in map(_dict, _list(content.get("parts")))
+            if "functionResponse" in part
+        ]
+        if responses:
+            result = _text_of(responses[-1].get("response"))
+        break
+    return RequestFacts(
+        model=model or DEFAULT_MODEL, stream=stream, tools=tools, tool_result=result
+    )

@@ -1,0 +1,177 @@
+"""OpenAI Responses wire (what ``codex exec`` speaks): a response object, or the event stream.
+
+The stream follows the real grammar: ``response.created`` and ``response.in_progress``; per
+output item ``response.output_item.added`` ... ``response.output_item.done`` (reasoning items
+with ``response.reasoning_summary_*`` events, message items with ``response.content_part.*`` and
+``response.output_text.*``, function calls with ``response.function_call_arguments.*``); then
+``response.completed`` carrying usage, or ``response.failed`` carrying the error. Every event has
+a ``sequence_number`` counting from 0.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._fake_errors import openai_error
+from ._fake_request import RequestFacts
+from ._fake_script import Script
+from ._fake_wire import CREATED, USAGE_INPUT, USAGE_OUTPUT, USAGE_TOTAL, Rendered, dumps, js
+
+__all__ = ["responses_json", "responses_stream"]
+
+_USAGE = {
+    "input_tokens": USAGE_INPUT,
+    "input_tokens_details": {"cached_tokens": 0},
+    "output_tokens": USAGE_OUTPUT,
+    "output_tokens_details": {"reasoning_tokens": 0},
+    "total_tokens": USAGE_TOTAL,
+}
+
+
+def _response(
+    seq: int, model: str, status: str, output: list[dict[str, Any]], **extra: Any
+) -> dict[str, Any]:
+    return {
+        "id": f"resp_fake_{seq}",
+        "object": "response",
+        "created_at": CREATED,
+        "status": status,
+        "error": extra.get("error"),
+        "incomplete_details": None,
+        "model": model,
+        "output": output,
+        "usage": extra.get("usage"),
+    }
+
+
+def _items(script: Script, seq: int) -> list[dict[str, Any]]:
+    """The completed output items, in output order."""
+    items: list[dict[str, Any]] = []
+    if script.thinking:
+        summary = [{"type": "summary_text", "text": "".join(script.thinking)}]
+        items.append({"id": f"rs_fake_{seq}", "type": "reasoning", "summary": summary})
+    if script.tool is not None:
+        items.append(
+            {
+                "id": f"fc_fake_{seq}",
+                "type": "function_call",
+                "status": "completed",
+                "arguments": script.tool.arguments_json,
+                "call_id": f"call_fake_{seq}",
+                "name": script.tool.name,
+            }
+        )
+    else:
+        part = {"type": "output_text", "annotations": [], "text": script.text}
+        items.append(
+            {
+                "id": f"msg_fake_{seq}",
+                "type": "message",
+                "status": "completed",
+                "content": [part],
+                "role": "assistant",
+            }
+        )
+    return items
+
+
+def responses_json(script: Script, seq: int, facts: RequestFacts) -> bytes:
+    """A complete ``response`` object, as returned when ``stream`` is false."""
+    return dumps(_response(seq, facts.model, "completed", _items(script, seq), usage=_USAGE))
+
+
+class _Events:
+    """Accumulates SSE frames, numbering each event."""
+
+    __slots__ = ("frames",)
+
+    def __init__(self) -> None:
+        self.frames: list[bytes] = []
+
+    def add(self, kind: str, body: dict[str, Any]) -> None:
+        payload = {"type": kind, "sequence_number": len(self.frames), **body}
+        self.frames.append(b"event: " + kind.encode() + b"\ndata: " + dumps(payload) + b"\n\n")
+
+    def delta(self, kind: bytes, middle: bytes, piece: str) -> None:
+        """Fast path for the many small delta events: splice the piece into a template."""
+        self.frames.append(
+            b"event: " + kind + b'\ndata: {"type":"' + kind + b'","sequence_number":'
+            + str(len(self.frames)).encode() + middle + js(piece) + b"}\n\n"
+        )  # fmt: skip
+
+
+def _reasoning(ev: _Events, item: dict[str, Any], index: int, pieces: tuple[str, ...]) -> int:
+    ref = {"item_id": item["id"], "output_index": index, "summary_index": 0}
+    ev.add("response.output_item.added", {"output_index": index, "item": {**item, "summary": []}})
+    empty = {"type": "summary_text", "text": ""}
+    ev.add("response.reasoning_summary_part.added", {**ref, "part": empty})
+    first = len(ev.frames)
+    middle = b"," + dumps(ref)[1:-1] + b',"delta":'
+    for piece in pieces:
+        ev.delta(b"response.reasoning_summary_text.delta", middle, piece)
+    text = "".join(pieces)
+    ev.add("response.reasoning_summary_text.done", {**ref, "text": text})
+    part = {"type": "summary_text", "text": text}
+    ev.add("response.reasoning_summary_part.done", {**ref, "part": part})
+    ev.add("response.output_item.done", {"output_index": index, "item": item})
+    return first
+
+
+def _message(ev: _Events, item: dict[str, Any], index: int, pieces: tuple[str, ...]) -> int:
+    ref = {"item_id": item["id"], "output_index": index, "content_index": 0}
+    added = {**item, "status": "in_progress", "content": []}
+    ev.add("response.output_item.added", {"output_index": index, "item": added})
+    empty = {"type": "output_text", "annotations": [], "text": ""}
+    ev.add("response.content_part.added", {**ref, "part": empty})
+    first = len(ev.frames)
+    middle = b"," + dumps(ref)[1:-1] + b',"logprobs":[],"delta":'
+    for piece in pieces:
+        ev.delta(b"response.output_text.delta", middle, piece)
+    text = "".join(pieces)
+    ev.add("response.output_text.done", {**ref, "text": text, "logprobs": []})
+    ev.add("response.content_part.done", {**ref, "part": item["content"][0]})
+    ev.add("response.output_item.done", {"output_index": index, "item": item})
+    return first
+
+
+def _function_call(ev: _Events, item: dict[str, Any], index: int, pieces: tuple[str, ...]) -> int:
+    ref = {"item_id": item["id"], "output_index": index}
+    added = {**item, "status": "in_progress", "arguments": ""}
+    ev.add("response.output_item.added", {"output_index": index, "item": added})
+    first = len(ev.frames)
+    middle = b"," + dumps(ref)[1:-1] + b',"delta":'
+    for piece in pieces:
+        ev.delta(b"response.function_call_arguments.delta", middle, piece)
+    done = {**ref, "name": item["name"], "arguments": item["arguments"]}
+    ev.add("response.function_call_arguments.done", done)
+    ev.add("response.output_item.done", {"output_index": index, "item": item})
+    return first
+
+
+def responses_stream(
+    script: Script, seq: int, facts: RequestFacts, *, fail: bool = False
+) -> Rendered:
+    """The Responses event stream; ``fail`` ends with ``response.failed`` after first output."""
+    items = _items(script, seq)
+    ev = _Events()
+    ev.add("response.created", {"response": _response(seq, facts.model, "in_progress", [])})
+    ev.add("response.in_progress", {"response": _response(seq, facts.model, "in_progress", [])})
+    firsts: list[int] = []
+    for index, item in enumerate(items):
+        if item["type"] == "reasoning":
+            firsts.append(_reasoning(ev, item, index, script.thinking))
+        elif item["type"] == "function_call":
+            pieces = script.tool.fragments if script.tool is not None else ()
+            firsts.append(_function_call(ev, item, index, pieces))
+        else:
+            firsts.append(_message(ev, item, index, script.chunks))
+    first_output = firsts[0]
+    if fail:
+        del ev.frames[first_output + 1 :]
+        failed = {"code": "server_error", "message": openai_error(500)["error"]["message"]}
+        response = _response(seq, facts.model, "failed", [], error=failed)
+        ev.add("response.failed", {"response": response})
+        return Rendered(ev.frames, first_output=first_output)
+    completed = _response(seq, facts.model, "completed", items, usage=_USAGE)
+    ev.add("response.completed", {"response": completed})
+    return Rendered(ev.frames, first_output=first_output)

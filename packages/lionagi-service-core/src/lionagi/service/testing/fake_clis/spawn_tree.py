@@ -1,0 +1,58 @@
+"""Fake CLI: start sleeping grandchildren in this process group, report their pids, then go on.
+
+The pids are written to ``--pidfile`` (one per line) and printed on stderr before the
+``spawned`` event, so a test knows them as soon as it sees the event. ``--then`` picks what
+follows: ``exit`` (leave orphans behind), ``stall`` (hang) or ``fail`` (exit 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+
+_SLEEPER = "import signal, sys, time\n{ignore}time.sleep(3600)\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--children", type=int, default=2)
+    parser.add_argument("--pidfile", default="")
+    parser.add_argument("--then", choices=("exit", "stall", "fail"), default="stall")
+    parser.add_argument("--ignore-term", action="store_true", help="grandchildren ignore SIGTERM")
+    parser.add_argument(
+        "--hold-pipes", action="store_true", help="grandchildren inherit stdout and stderr"
+    )
+    args = parser.parse_args()
+
+    ignore = "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n" if args.ignore_term else ""
+    code = _SLEEPER.format(ignore=ignore)
+    pipes = None if args.hold_pipes else subprocess.DEVNULL
+    pids = []
+    for _ in range(args.children):
+        child = subprocess.Popen(
+            [sys.executable, "-I", "-S", "-c", code],
+            stdin=subprocess.DEVNULL,
+            stdout=pipes,
+            stderr=pipes,
+        )
+        pids.append(child.pid)
+    if args.pidfile:
+        with open(args.pidfile, "w") as handle:
+            handle.write("".join(f"{pid}\n" for pid in pids))
+    sys.stderr.write(f"grandchildren: {' '.join(map(str, pids))}\n")
+    sys.stderr.flush()
+    sys.stdout.write(json.dumps({"type": "spawned", "pids": pids}) + "\n")
+    sys.stdout.flush()
+    if args.then == "exit":
+        return 0
+    if args.then == "fail":
+        return 1
+    while True:
+        time.sleep(3600)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+"""Workspace shape the user fixed: PEP 420 namespace, one distribution per package, all tested."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = sorted(p for p in (ROOT / "packages").iterdir() if (p / "pyproject.toml").exists())
+
+
+def test_no_namespace_init_files() -> None:
+    offenders = [
+        str(path.relative_to(ROOT))
+        for pkg in PACKAGES
+        for path in [
+            pkg / "src" / "lionagi" / "__init__.py",
+            pkg / "src" / "lionagi" / "providers" / "__init__.py",
+        ]
+        if path.exists()
+    ]
+    assert offenders == [], f"PEP 420 namespace broken by {offenders}"
+
+
+def test_every_package_is_a_dev_dependency_of_the_root() -> None:
+    # `uv run pytest` installs the root dev group: a package missing there is never tested.
+    root = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    dev = set(root["dependency-groups"]["dev"])
+    sources = root["tool"]["uv"]["sources"]
+    for pkg in PACKAGES:
+        name = tomllib.loads((pkg / "pyproject.toml").read_text())["project"]["name"]
+        assert name in dev, f"{name} is not in the root dev group"
+        assert sources.get(name) == {"workspace": True}, f"{name} is not mapped to the workspace"
+
+
+def test_every_package_has_release_files() -> None:
+    for pkg in PACKAGES:
+        meta = tomllib.loads((pkg / "pyproject.toml").read_text())["project"]
+        assert isinstance(meta.get("version"), str), f"{pkg.name}: static version required"
+        for name in ("README.md", "CHANGELOG.md"):
+            assert (pkg / name).is_file(), f"{pkg.name}: missing {name}"
+        typed = list((pkg / "src").rglob("py.typed"))
+        assert typed, f"{pkg.name}: missing py.typed"
+
+
+def test_mypy_checks_every_package() -> None:
+    root = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    files = set(root["tool"]["mypy"]["files"])
+    for pkg in PACKAGES:
+        assert f"packages/{pkg.name}/src" in files, f"{pkg.name} is not type-checked"

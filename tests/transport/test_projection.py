@@ -1,0 +1,386 @@
+"""Vendor stream events to StreamChunk, driven without a socket."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from lionagi.service import ProviderProtocolError, StreamChunk
+from lionagi.service._transport.http.framing import DONE
+from lionagi.service._transport.http.projection import (
+    RESPONSES_IGNORED_EVENTS,
+    format_for_path,
+    make_projector,
+)
+
+
+def run(fmt: Any, events: Sequence[Any], *, eof: bool = True) -> list[StreamChunk]:
+    projector = make_projector(fmt, ("sekrit-value-1234",))
+    out: list[StreamChunk] = []
+    for event in events:
+        if event is DONE:
+            out.extend(projector.end(eof=False))
+        else:
+            out.extend(projector.feed(event))
+        if projector.done:
+            return out
+    if eof:
+        out.extend(projector.end(eof=True))
+    return out
+
+
+def chat(delta: dict[str, Any] | None = None, finish: str | None = None, **extra: Any) -> Any:
+    choice: dict[str, Any] = {"index": 0, "delta": delta or {}, "finish_reason": finish}
+    return {"object": "chat.completion.chunk", "model": "gpt-x", "choices": [choice], **extra}
+
+
+# --- OpenAI chat -------------------------------------------------------------------------------
+
+
+def test_chat_text_thinking_and_result_with_usage() -> None:
+    usage = {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}
+    chunks = run(
+        "openai_chat",
+        [
+            chat({"role": "assistant", "content": ""}),
+            chat({"reasoning_content": "hmm"}),
+            chat({"reasoning": "more"}),
+            chat({"content": "Hel"}),
+            chat({"content": "lo"}),
+            chat({}, finish="stop"),
+            {"object": "chat.completion.chunk", "model": "gpt-x", "choices": [], "usage": usage},
+            DONE,
+        ],
+    )
+    assert [(c.type, c.content, c.is_delta) for c in chunks[:-1]] == [
+        ("thinking", "hmm", True),
+        ("thinking", "more", True),
+        ("text", "Hel", True),
+        ("text", "lo", True),
+    ]
+    result = chunks[-1]
+    assert result.type == "result"
+    assert result.metadata == {"usage": usage, "model": "gpt-x", "finish_reason": "stop"}
+
+
+def test_chat_tool_call_deltas_become_one_tool_use() -> None:
+    def tc(index: int, args: str, **fn: Any) -> Any:
+        call: dict[str, Any] = {"index": index, "function": {"arguments": args, **fn}}
+        if fn:
+            call["id"] = f"call_{index}"
+            call["type"] = "function"
+        return chat({"tool_calls": [call]})
+
+    chunks = run(
+        "openai_chat",
+        [
+            tc(0, "", name="get_weather"),
+            tc(1, "", name="get_time"),
+            tc(0, '{"city": '),
+            tc(1, "{}"),
+            tc(0, '"Oslo"}'),
+            chat({}, finish="tool_calls"),
+            DONE,
+        ],
+    )
+    tools = [c for c in chunks if c.type == "tool_use"]
+    assert [(t.tool_id, t.tool_name, t.tool_input) for t in tools] == [
+        ("call_0", "get_weather", {"city": "Oslo"}),
+        ("call_1", "get_time", {}),
+    ]
+    assert [c.type for c in chunks] == ["tool_use", "tool_use", "result"]
+    assert chunks[-1].metadata["finish_reason"] == "tool_calls"
+
+
+def test_chat_invalid_tool_arguments_are_a_protocol_error() -> None:
+    call = {"index": 0, "id": "c", "function": {"name": "f", "arguments": "{not json"}}
+    with pytest.raises(ProviderProtocolError, match="not valid JSON"):
+        run("openai_chat", [chat({"tool_calls": [call]}), chat({}, finish="tool_calls")])
+
+
+def test_chat_tool_arguments_must_be_an_object() -> None:
+    call = {"index": 0, "id": "c", "function": {"name": "f", "arguments": "[1, 2]"}}
+    with pytest.raises(ProviderProtocolError, match="not a JSON object"):
+        run("openai_chat", [chat({"tool_calls": [call]}), DONE])
+
+
+def test_chat_without_done_is_accepted_after_finish_reason() -> None:
+    chunks = run("openai_chat", [chat({"content": "hi"}), chat({}, finish="stop")])
+    assert [c.type for c in chunks] == ["text", "result"]
+
+
+def test_chat_cut_before_finish_is_a_protocol_error() -> None:
+    with pytest.raises(ProviderProtocolError, match="ended before completion"):
+        run("openai_chat", [chat({"content": "hi"})])
+
+
+def test_chat_error_object_is_one_error_chunk_then_stop() -> None:
+    chunks = run(
+        "openai_chat",
+        [
+            chat({"content": "partial"}),
+            {"error": {"message": "overloaded sekrit-value-1234", "code": "server_error"}},
+            chat({"content": "never"}),
+        ],
+    )
+    assert [c.type for c in chunks] == ["text", "error"]
+    error = chunks[-1]
+    assert error.is_error
+    assert error.metadata == {"code": "server_error"}
+    assert "sekrit-value-1234" not in (error.content or "")
+
+
+def test_chat_unrecognized_object_is_a_protocol_error() -> None:
+    with pytest.raises(ProviderProtocolError, match="unrecognized"):
+        run("openai_chat", [{"hello": "world"}])
+
+
+def test_chat_whole_completion_object_projects_complete_units() -> None:
+    message = {
+        "role": "assistant",
+        "content": "Done.",
+        "tool_calls": [{"id": "c1", "function": {"name": "f", "arguments": '{"a": 1}'}}],
+    }
+    chunks = run(
+        "openai_chat",
+        [
+            {
+                "object": "chat.completion",
+                "model": "m",
+                "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
+                "usage": {"total_tokens": 9},
+            }
+        ],
+    )
+    assert [(c.type, c.is_delta) for c in chunks] == [
+        ("text", False),
+        ("tool_use", False),
+        ("result", False),
+    ]
+    assert chunks[1].tool_input == {"a": 1}
+    assert chunks[2].metadata["usage"] == {"total_tokens": 9}
+
+
+def test_empty_stream_ends_without_chunks() -> None:
+    for fmt in ("openai_chat", "openai_responses", "anthropic_messages", None):
+        assert run(fmt, []) == []
+
+
+# --- OpenAI Responses --------------------------------------------------------------------------
+
+
+def test_responses_events() -> None:
+    usage = {"input_tokens": 4, "output_tokens": 6, "total_tokens": 10}
+    chunks = run(
+        "openai_responses",
+        [
+            {"type": "response.created", "response": {"id": "r"}},
+            {"type": "response.in_progress"},
+            {"type": "response.output_item.added", "item": {"type": "reasoning"}},
+            {"type": "response.reasoning_summary_text.delta", "delta": "think"},
+            {"type": "response.reasoning_text.delta", "delta": "ing"},
+            {"type": "response.output_item.done", "item": {"type": "reasoning"}},
+            {"type": "response.content_part.added"},
+            {"type": "response.output_text.delta", "delta": "Hi"},
+            {"type": "response.output_text.delta", "delta": "!"},
+            {"type": "response.output_text.done", "text": "Hi!"},
+            {"type": "response.function_call_arguments.delta", "delta": '{"q"'},
+            {
+                "type": "response.output_item.done",
+                "item": {
+                    "type": "function_call",
+                    "id": "fc_1",
+                    "call_id": "call_9",
+                    "name": "search",
+                    "arguments": '{"q": "x"}',
+                },
+            },
+            {
+                "type": "response.completed",
+                "response": {"status": "completed", "model": "gpt-r", "usage": usage},
+            },
+            {"type": "response.output_text.delta", "delta": "after end"},
+        ],
+    )
+    assert [(c.type, c.content) for c in chunks[:4]] == [
+        ("thinking", "think"),
+        ("thinking", "ing"),
+        ("text", "Hi"),
+        ("text", "!"),
+    ]
+    tool = chunks[4]
+    assert (tool.type, tool.tool_id, tool.tool_name, tool.tool_input) == (
+        "tool_use",
+        "call_9",
+        "search",
+        {"q": "x"},
+    )
+    assert chunks[5].type == "result"
+    assert chunks[5].metadata == {"usage": usage, "model": "gpt-r", "finish_reason": "completed"}
+    assert len(chunks) == 6
+
+
+def test_responses_incomplete_reports_the_reason() -> None:
+    chunks = run(
+        "openai_responses",
+        [
+            {
+                "type": "response.incomplete",
+                "response": {
+                    "status": "incomplete",
+                    "incomplete_details": {"reason": "max_output_tokens"},
+                },
+            }
+        ],
+    )
+    assert chunks[-1].metadata["finish_reason"] == "max_output_tokens"
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        {"type": "response.failed", "response": {"error": {"code": "x", "message": "boom"}}},
+        {"type": "error", "code": "x", "message": "boom", "param": None},
+    ],
+)
+def test_responses_failure_is_one_error_chunk(event: Any) -> None:
+    chunks = run(
+        "openai_responses",
+        [{"type": "response.output_text.delta", "delta": "a"}, event, {"type": "whatever"}],
+    )
+    assert [c.type for c in chunks] == ["text", "error"]
+    assert chunks[1].is_error
+    assert chunks[1].content == "boom"
+
+
+def test_responses_truncated_is_a_protocol_error() -> None:
+    with pytest.raises(ProviderProtocolError, match="ended before completion"):
+        run("openai_responses", [{"type": "response.output_text.delta", "delta": "a"}])
+
+
+def test_responses_unknown_event_is_a_protocol_error() -> None:
+    with pytest.raises(ProviderProtocolError, match=r"response\.brand_new"):
+        run("openai_responses", [{"type": "response.brand_new", "delta": "?"}])
+
+
+def test_responses_ignored_events_are_explicit() -> None:
+    assert "response.created" in RESPONSES_IGNORED_EVENTS
+    assert "response.output_text.delta" not in RESPONSES_IGNORED_EVENTS
+
+
+# --- Anthropic -----------------------------------------------------------------------------------
+
+
+def block_delta(index: int, **delta: Any) -> dict[str, Any]:
+    return {"type": "content_block_delta", "index": index, "delta": delta}
+
+
+ANTHROPIC_EVENTS: list[Any] = [
+    {
+        "type": "message_start",
+        "message": {"model": "claude-x", "usage": {"input_tokens": 10, "output_tokens": 1}},
+    },
+    {"type": "ping"},
+    {"type": "content_block_start", "index": 0, "content_block": {"type": "thinking"}},
+    block_delta(0, type="thinking_delta", thinking="h"),
+    block_delta(0, type="signature_delta", signature="s"),
+    {"type": "content_block_stop", "index": 0},
+    {"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}},
+    block_delta(1, type="text_delta", text="Hi"),
+    {"type": "content_block_stop", "index": 1},
+    {
+        "type": "content_block_start",
+        "index": 2,
+        "content_block": {"type": "tool_use", "id": "toolu_1", "name": "calc", "input": {}},
+    },
+    block_delta(2, type="input_json_delta", partial_json=""),
+    block_delta(2, type="input_json_delta", partial_json='{"x"'),
+    block_delta(2, type="input_json_delta", partial_json=": 2}"),
+    {"type": "content_block_stop", "index": 2},
+    {
+        "type": "message_delta",
+        "delta": {"stop_reason": "tool_use"},
+        "usage": {"output_tokens": 42},
+    },
+    {"type": "message_stop"},
+]
+
+
+def test_anthropic_events() -> None:
+    chunks = run("anthropic_messages", ANTHROPIC_EVENTS)
+    assert [(c.type, c.content) for c in chunks[:2]] == [("thinking", "h"), ("text", "Hi")]
+    tool = chunks[2]
+    assert (tool.type, tool.tool_id, tool.tool_name, tool.tool_input) == (
+        "tool_use",
+        "toolu_1",
+        "calc",
+        {"x": 2},
+    )
+    assert chunks[3].type == "result"
+    assert chunks[3].metadata == {
+        "usage": {"input_tokens": 10, "output_tokens": 42},
+        "model": "claude-x",
+        "finish_reason": "tool_use",
+    }
+    assert len(chunks) == 4
+
+
+def test_anthropic_error_event_is_one_error_chunk_then_stop() -> None:
+    chunks = run(
+        "anthropic_messages",
+        [
+            ANTHROPIC_EVENTS[0],
+            {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
+            {"type": "message_stop"},
+        ],
+    )
+    assert len(chunks) == 1
+    assert (chunks[0].type, chunks[0].is_error, chunks[0].content) == ("error", True, "Overloaded")
+    assert chunks[0].metadata == {"code": "overloaded_error"}
+
+
+def test_anthropic_truncated_is_a_protocol_error() -> None:
+    with pytest.raises(ProviderProtocolError, match="ended before completion"):
+        run("anthropic_messages", ANTHROPIC_EVENTS[:9])
+
+
+def test_anthropic_unknown_delta_is_a_protocol_error() -> None:
+    event = {"type": "content_block_delta", "index": 0, "delta": {"type": "hologram_delta"}}
+    with pytest.raises(ProviderProtocolError, match="hologram_delta"):
+        run("anthropic_messages", [ANTHROPIC_EVENTS[0], event])
+
+
+# --- grammar selection ---------------------------------------------------------------------------
+
+
+def test_format_for_path() -> None:
+    assert format_for_path("chat/completions") == "openai_chat"
+    assert format_for_path("/v1/responses/") == "openai_responses"
+    assert format_for_path("messages") == "anthropic_messages"
+    assert format_for_path("embeddings") is None
+
+
+def test_auto_detects_each_grammar_from_the_first_event() -> None:
+    assert run(None, ANTHROPIC_EVENTS)[-1].metadata["model"] == "claude-x"
+    assert run(None, [chat({"content": "x"}), DONE])[-1].type == "result"
+    done = {"type": "response.completed", "response": {"status": "completed"}}
+    assert run(None, [done])[-1].type == "result"
+
+
+def test_auto_refuses_an_unknown_grammar_instead_of_passing_raw_data() -> None:
+    with pytest.raises(ProviderProtocolError, match="no known grammar"):
+        run(None, [{"message": {"content": "ollama-native"}, "done": False}])
+
+
+def test_chat_second_choice_is_tagged_with_its_index() -> None:
+    event = {
+        "model": "m",
+        "choices": [
+            {"index": 0, "delta": {"content": "a"}, "finish_reason": None},
+            {"index": 1, "delta": {"content": "b"}, "finish_reason": None},
+        ],
+    }
+    chunks = run("openai_chat", [event, DONE])
+    assert [(c.content, c.metadata) for c in chunks[:2]] == [("a", {}), ("b", {"index": 1})]
