@@ -199,6 +199,22 @@ def test_compatible_request_defaults_are_checked_against_the_chat_model(
     assert info.value.field == "request_defaults.max_token"
 
 
+def test_schema_less_compatible_endpoint_accepts_any_json_default(
+    catalog: ProviderCatalog,
+) -> None:
+    ep = match_endpoint(
+        "custom",
+        "",
+        openai_compatible=True,
+        base_url="https://c.test",
+        request_options=None,
+        request_defaults={"top_k": 40},
+    )
+    assert ep.config.request_options is None
+    assert ep.config.request_defaults == {"top_k": 40}
+    assert ep.config.openai_compatible is True
+
+
 def test_unknown_config_override_is_refused_not_moved_to_the_payload(
     catalog: ProviderCatalog,
 ) -> None:

@@ -361,7 +361,8 @@ async def test_cancel_while_queued_leaves_no_item_and_no_debit(clock: Any, make_
         producer.scope.cancel()
         reserved.scope.cancel()
         await clock.settle()
-    assert reserved.lease is None and reserved.error is None
+    assert reserved.lease is None
+    assert reserved.error is None
     snap = ctl.snapshot()
     assert (snap.queued, snap.producers_waiting, snap.active) == (0, 0, 1)
     assert (snap.available_requests, snap.available_tokens) == (4, 40)
@@ -480,9 +481,8 @@ async def test_abort_scope_entered_after_close_cancels_at_once(clock: Any, make_
         tg.start_soon(ctl.close)
         await clock.settle()
         assert lease.aborted
-        with pytest.raises(AdmissionClosed):
-            with lease.abort_scope():
-                await anyio.sleep_forever()
+        with pytest.raises(AdmissionClosed), lease.abort_scope():
+            await anyio.sleep_forever()
         lease.release()
 
 

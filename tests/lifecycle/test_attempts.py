@@ -61,8 +61,8 @@ class Script:
         self.clock = clock
         self.takes = takes
 
-    async def __call__(self, timeout: float | None) -> Any:
-        self.timeouts.append(timeout)
+    async def __call__(self, limit: float | None) -> Any:
+        self.timeouts.append(limit)
         if self.clock is not None:
             self.clock.now += self.takes
         outcome = self.outcomes.pop(0)
@@ -119,9 +119,8 @@ def test_never_retried(exc: BaseException) -> None:
 def test_classifier_follows_policy_statuses() -> None:
     assert not is_retryable(rate_limited(), AttemptPolicy(retry_statuses=frozenset()))
     assert not is_retryable(server_error(), AttemptPolicy(retry_server_errors=False))
-    assert is_retryable(
-        ProviderClientError("timeout", status=408), AttemptPolicy(retry_statuses={408, 429})
-    )
+    with_408 = AttemptPolicy(retry_statuses=frozenset({408, 429}))
+    assert is_retryable(ProviderClientError("timeout", status=408), with_408)
     assert is_retryable(ProviderStatusError("odd", status=520), AttemptPolicy())
 
 
@@ -234,8 +233,8 @@ async def test_past_deadline_makes_no_attempt(auto_clock: Any) -> None:
 async def test_deadline_cuts_off_a_hanging_attempt(auto_clock: Any) -> None:
     seen: list[float | None] = []
 
-    async def hang(timeout: float | None) -> str:
-        seen.append(timeout)
+    async def hang(limit: float | None) -> str:
+        seen.append(limit)
         await anyio.sleep_forever()
         return "never"
 
@@ -255,7 +254,7 @@ async def test_cancellation_is_not_retried_and_is_neutral(clock: Any) -> None:
     calls = 0
     started = anyio.Event()
 
-    async def attempt(timeout: float | None) -> None:
+    async def attempt(limit: float | None) -> None:
         nonlocal calls
         calls += 1
         started.set()
@@ -401,9 +400,13 @@ async def test_failure_after_first_chunk_is_never_replayed(auto_clock: Any) -> N
     breaker = CircuitBreaker(CircuitPolicy(failure_threshold=1), clock=auto_clock)
     opener = Opener(["a", ProviderConnectionError("mid-stream")], ["never"])
     seen: list[str] = []
-    with pytest.raises(ProviderConnectionError):
+
+    async def consume() -> None:
         async for chunk in stream(opener, auto_clock, breaker=breaker):
             seen.append(chunk.content)
+
+    with pytest.raises(ProviderConnectionError):
+        await consume()
     assert seen == ["a"]
     assert opener.opens == 1
     assert opener.closed == [0]

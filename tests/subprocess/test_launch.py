@@ -212,3 +212,18 @@ def test_fake_cli_scripts_are_shipped() -> None:
         assert script_path(name).is_file()
     with pytest.raises(ValueError, match="unknown fake CLI"):
         script_path("nope")
+
+
+def test_environment_precedence_is_env_over_inherited_over_path_default() -> None:
+    environ = {"PATH": "/parent/bin", "HOME": "/home/u", "X": "parent", "API_KEY": "k"}
+    spec = SubprocessSpec(argv=["x"], env={"X": "explicit"}, inherit_env=("HOME", "X", "MISSING"))
+    assert spec.child_env(environ) == {"PATH": "/parent/bin", "HOME": "/home/u", "X": "explicit"}
+    assert SubprocessSpec(argv=["x"]).child_env({}) == {"PATH": os.defpath}
+    assert SubprocessSpec(argv=["x"], env={"PATH": "/p"}).child_env(environ) == {"PATH": "/p"}
+
+
+def test_credential_looking_env_values_are_redaction_secrets() -> None:
+    spec = SubprocessSpec(
+        argv=["x"], env={"ANTHROPIC_API_KEY": "k1", "GH_TOKEN": "k2", "MODE": "m"}, secrets=["s"]
+    )
+    assert set(spec.secret_values()) == {"k1", "k2", "s"}

@@ -155,7 +155,7 @@ async def test_orphans_left_by_a_failing_cli_are_killed(clean: Clean) -> None:
 
 async def test_grandchild_holding_stdout_ends_at_the_deadline(clean: Clean) -> None:
     """Documented limit: stdout EOF needs every writer gone, so the caller's deadline ends it."""
-    argv = fake_cli_argv("spawn_tree", "--children", "1", "--then", "exit", "--hold-pipes")
+    argv = fake_cli_argv("spawn_tree", "--children", "1", "--then", "exit", "--hold", "stdout")
     seen: list[dict[str, Any]] = []
     with anyio.move_on_after(1.0) as scope:
         async for event in json_events_from_process(argv):
@@ -212,3 +212,49 @@ async def test_cleanup_failure_on_consumer_close_is_visible(
         await events.__anext__()
         with pytest.raises(RuntimeError, match="kill step failed"):
             await events.aclose()
+
+
+async def fail_in_body() -> None:
+    async with json_events_from_process(fake_cli_argv("stall")) as events:
+        async for _ in events:
+            raise LookupError("consumer failed")
+
+
+async def test_exception_in_the_loop_body_tears_down_before_leaving_the_block() -> None:
+    with pytest.raises(LookupError), anyio.fail_after(HANG_GUARD):
+        await fail_in_body()
+    assert children_of(os.getpid()) == []
+
+
+async def test_deadline_in_the_loop_body_tears_down_before_leaving_the_block() -> None:
+    with anyio.move_on_after(0.3) as scope:
+        async with json_events_from_process(fake_cli_argv("stall")) as events:
+            async for _ in events:
+                await anyio.sleep(HANG_GUARD)  # the consumer, not the stream, is waiting
+    assert scope.cancelled_caught
+    assert children_of(os.getpid()) == []
+
+
+async def test_cleanup_failure_does_not_mask_the_block_exception(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(process_module, "_signal_group", boom)
+    with (
+        caplog.at_level(logging.WARNING, logger="lionagi.service.subprocess"),
+        pytest.raises(LookupError),
+        anyio.fail_after(HANG_GUARD),
+    ):
+        await fail_in_body()
+    assert "kill step failed" in caplog.text
+
+
+async def test_grandchild_holding_stderr_only_delays_a_failure_by_the_drain_timeout(
+    clean: Clean,
+) -> None:
+    argv = fake_cli_argv("spawn_tree", "--children", "1", "--then", "fail", "--hold", "stderr")
+    seen: list[dict[str, Any]] = []
+    with pytest.raises(ProviderProcessError) as info, anyio.fail_after(HANG_GUARD):
+        await drain_into(seen, argv, drain_timeout=0.2)
+    clean.track(*seen[0]["pids"])
+    assert info.value.returncode == 1
+    assert "grandchildren:" in info.value.stderr_tail  # what arrived before the wait ended

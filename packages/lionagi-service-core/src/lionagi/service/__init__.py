@@ -64,6 +64,20 @@ from ._transport.http.ssrf import check_url_safe as check_url_safe
 
 # -- agentic exports (agentic helper adds here) --
 # isort: split
+from ._transport.subprocess import PORTABLE_INHERIT_ENV as PORTABLE_INHERIT_ENV
+from ._transport.subprocess import JsonEventStream as JsonEventStream
+from ._transport.subprocess import JsonFramer as JsonFramer
+from ._transport.subprocess import SubprocessSpec as SubprocessSpec
+from ._transport.subprocess import build_flag_args as build_flag_args
+from ._transport.subprocess import contained_path as contained_path
+from ._transport.subprocess import discover_cli as discover_cli
+from ._transport.subprocess import json_events as json_events
+from ._transport.subprocess import json_events_from_process as json_events_from_process
+from ._transport.subprocess import repair_tail as repair_tail
+from ._transport.subprocess import require_executable as require_executable
+from ._transport.subprocess import resolve_workspace as resolve_workspace
+
+# isort: split
 from ._base.errors import ProviderCapacityError as ProviderCapacityError
 from ._base.errors import ProviderDisconnectError as ProviderDisconnectError
 from ._base.errors import ProviderPermissionError as ProviderPermissionError
@@ -126,5 +140,12 @@ from ._lifecycle.policy import CircuitPolicy as CircuitPolicy
 from ._lifecycle.retry import is_retryable as is_retryable
 
 # -- facade exports --
+# isort: split
+from ._facade.imodel import iModel as iModel
+from ._facade.manager import ModelNameConflict as ModelNameConflict
+from ._facade.manager import ShutdownOutcome as ShutdownOutcome
+from ._facade.manager import iModelManager as iModelManager
+from ._lifecycle.supervisor import CallSupervisor as CallSupervisor
+from ._lifecycle.supervisor import HookTimeout as HookTimeout
 
 __version__ = "0.1.0"

@@ -128,9 +128,7 @@ class HookRegistry:
             return chunk
         out = await _maybe_await(self._chunk(event, chunk))
         if not isinstance(out, StreamChunk):
-            raise TypeError(
-                f"on_chunk: hook must return a StreamChunk, got {type(out).__name__}"
-            )
+            raise TypeError(f"on_chunk: hook must return a StreamChunk, got {type(out).__name__}")
         return out
 
 
@@ -164,7 +162,9 @@ class HookedEvent(Event):
         """Pre-hook, provider work, post-hook. A post-hook failure never replaces a core failure."""
         self.mark_processing()
         try:
-            await self.run_hook(HookPhase.PRE_INVOCATION, DEFAULT_HOOK_CAPS[HookPhase.PRE_INVOCATION])
+            await self.run_hook(
+                HookPhase.PRE_INVOCATION, DEFAULT_HOOK_CAPS[HookPhase.PRE_INVOCATION]
+            )
             response = await self._invoke()
         except Exception as exc:
             self.terminate(EventStatus.FAILED, error=exc)
@@ -196,7 +196,9 @@ class HookedEvent(Event):
         registry = self.hook_registry
         agen: AsyncIterator[Any] | None = None
         try:
-            await self.run_hook(HookPhase.PRE_INVOCATION, DEFAULT_HOOK_CAPS[HookPhase.PRE_INVOCATION])
+            await self.run_hook(
+                HookPhase.PRE_INVOCATION, DEFAULT_HOOK_CAPS[HookPhase.PRE_INVOCATION]
+            )
             agen = self._stream()
             async for item in agen:
                 if registry is not None and isinstance(item, StreamChunk):

@@ -115,7 +115,7 @@ def match_in(
     if isinstance(target, str):
         config = compatible_config(target, endpoint, request_defaults, config_overrides)
         return compatible_class(config=config)
-    model = config_overrides.get("request_options") or target.request_options
+    model = config_overrides.get("request_options", target.request_options)
     _check_defaults(request_defaults, model)
     # create_config deep-copies both the snapshot's and the caller's defaults.
     config = target.meta.create_config(request_defaults=request_defaults, **config_overrides)
@@ -139,7 +139,8 @@ def compatible_config(
     for name in _FIXED_COMPATIBLE_FIELDS:
         if name in data:
             raise EndpointConfigurationError(name, "is fixed for an OpenAI-compatible endpoint")
-    model = data.get("request_options") or OpenAIChatCompletionsRequest
+    # An explicit request_options=None makes a deliberately schema-less compatible endpoint.
+    model = data.get("request_options", OpenAIChatCompletionsRequest)
     _check_defaults(request_defaults, model)
     config: dict[str, Any] = {
         "name": COMPATIBLE_ENDPOINT_NAME,

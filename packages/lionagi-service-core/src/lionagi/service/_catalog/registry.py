@@ -18,7 +18,6 @@ from typing import Any, ClassVar
 from .._base.diagnostics import ProviderDiagnostic
 from .._base.errors import CatalogValidationError, ProviderCatalogError
 from .._transport.endpoint import Endpoint
-from .build import build_snapshot
 from .discovery import InventorySource, entry_point_inventory
 from .match import match_in
 from .model_parse import parse_in
@@ -93,6 +92,9 @@ class ProviderCatalog:
             )
 
     def _build(self, source: InventorySource) -> CatalogSnapshot:
+        # Deferred: validation code is only needed once a lookup happens (cold-import budget).
+        from .build import build_snapshot
+
         self._builder = threading.get_ident()
         try:
             snapshot = build_snapshot(source())

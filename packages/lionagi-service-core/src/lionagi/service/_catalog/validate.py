@@ -1,14 +1,13 @@
-"""Whole-catalog validation of endpoint specs (ADR-0028 D1, D2; ADR-0030 D1).
+"""Validation of endpoint specs (ADR-0028 D1, D2; ADR-0030 D1).
 
 Validation is a closed-world check: it runs only after every module was collected, and it reports
-every problem at once. Per-spec checks (keys, endpoint class, request model, payload defaults,
-config) come first; catalog-wide checks (one owner per provider key, one endpoint per endpoint key,
-consistent provider aliases, one spec per endpoint class) follow.
+every problem at once. This module checks each spec on its own (keys, endpoint class, request
+model, payload defaults, config) and resolves its deferred parts exactly once; the catalog-wide
+uniqueness rules live in :mod:`.collisions`.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +20,7 @@ from .._transport.agentic import AgenticCapabilities, AgenticEndpoint
 from .._transport.endpoint import Endpoint
 from .._transport.meta import EndpointType
 from .catalog_meta import CatalogEndpointMeta
+from .collisions import canon_text, collision_diagnostics, inventory_diagnostics
 from .defaults import copy_defaults, request_default_problems
 from .diagnose import describe_exception, diagnostic
 from .discovery import CollectedModule
@@ -68,7 +68,7 @@ def validate_specs(
     for collected in modules:
         if collected.error is not None:
             ctx.add(collected.error)
-    _check_inventory(ctx, modules)
+    ctx.diagnostics.extend(inventory_diagnostics(modules))
     validated: list[ValidatedSpec] = []
     for collected in modules:
         row_provider = canonical_provider_key(collected.row.provider)
@@ -76,41 +76,8 @@ def validate_specs(
             item = _check_spec(ctx, spec, collected.row.module, row_provider)
             if item is not None:
                 validated.append(item)
-    _check_catalog(ctx, modules)
+    ctx.diagnostics.extend(collision_diagnostics(modules))
     return ctx.diagnostics, tuple(validated)
-
-
-# -- inventory ------------------------------------------------------------------------------------
-
-
-def _check_inventory(ctx: _Ctx, modules: tuple[CollectedModule, ...]) -> None:
-    by_provider: dict[str, set[str]] = defaultdict(set)
-    for collected in modules:
-        row = collected.row
-        key = canonical_provider_key(row.provider)
-        if not key:
-            ctx.add(
-                diagnostic(
-                    "empty_key",
-                    "",
-                    f"entry point for module {row.module} has an empty provider name",
-                    module=row.module,
-                    key=row.provider,
-                )
-            )
-            continue
-        by_provider[key].add(row.module)
-    for provider, found in sorted(by_provider.items()):
-        if len(found) > 1:
-            ctx.add(
-                diagnostic(
-                    "duplicate_provider_key",
-                    provider,
-                    f"provider {provider!r} is installed by more than one module: "
-                    f"{', '.join(sorted(found))}; uninstall all but one distribution",
-                    key=provider,
-                )
-            )
 
 
 # -- one spec -------------------------------------------------------------------------------------
@@ -120,8 +87,8 @@ def _check_spec(
     ctx: _Ctx, spec: ProviderEndpointSpec, module: str, row_provider: str
 ) -> ValidatedSpec | None:
     before = len(ctx.diagnostics)
-    provider = _canon(spec.provider, canonical_provider_key)
-    key = _canon(spec.endpoint, canonical_endpoint_key)
+    provider = canon_text(spec.provider, canonical_provider_key)
+    key = canon_text(spec.endpoint, canonical_endpoint_key)
     owner = provider or row_provider
     where: dict[str, Any] = {"endpoint": key or None, "module": module}
 
@@ -210,13 +177,15 @@ def _check_spec(
     )
     try:
         meta.create_config()  # dry run: a bad auth_type or base_url fails the build, not a call
-    except EndpointConfigurationError as exc:
+    except Exception as exc:
+        field = exc.field if isinstance(exc, EndpointConfigurationError) else None
         ctx.add(
             diagnostic(
                 "invalid_endpoint_config",
                 owner,
-                f"endpoint configuration is invalid: {exc}",
-                key=exc.field,
+                f"endpoint configuration is invalid: {describe_exception(exc)}",
+                key=field,
+                cause_type=None if field else type(exc).__name__,
                 **where,
             )
         )
@@ -232,10 +201,6 @@ def _check_spec(
         request_model=request_model,
         meta=meta,
     )
-
-
-def _canon(value: object, canon: Callable[[str], str]) -> str:
-    return canon(value) if isinstance(value, str) else ""
 
 
 def _aliases(
@@ -263,7 +228,7 @@ def _aliases(
     seen: set[str] = set()
     kept: list[str] = []
     for alias in aliases:
-        key = _canon(alias, canon)
+        key = canon_text(alias, canon)
         if not key:
             ctx.add(
                 diagnostic(
@@ -389,96 +354,3 @@ def _resolve_request_options(
         )
         return None
     return outcome
-
-
-# -- whole catalog --------------------------------------------------------------------------------
-
-
-def _check_catalog(ctx: _Ctx, modules: tuple[CollectedModule, ...]) -> None:
-    alias_sets: dict[str, dict[frozenset[str], list[str]]] = defaultdict(lambda: defaultdict(list))
-    provider_claims: dict[str, set[str]] = defaultdict(set)
-    endpoint_claims: dict[tuple[str, str], list[str]] = defaultdict(list)
-    classes: dict[int, list[tuple[str, str, type[Any]]]] = defaultdict(list)
-
-    for collected in modules:
-        row_key = canonical_provider_key(collected.row.provider)
-        if row_key:
-            provider_claims[row_key].add(row_key)
-        for spec in collected.specs:
-            provider = _canon(spec.provider, canonical_provider_key)
-            key = _canon(spec.endpoint, canonical_endpoint_key)
-            if not provider:
-                continue
-            provider_claims[provider].add(provider)
-            aliases = _alias_keys(spec.provider_aliases, canonical_provider_key, provider)
-            alias_sets[provider][frozenset(aliases)].append(key)
-            for alias in aliases:
-                provider_claims[alias].add(provider)
-            if key:
-                endpoint_claims[(provider, key)].append(key)
-                for alias in _alias_keys(spec.endpoint_aliases, canonical_endpoint_key, key):
-                    endpoint_claims[(provider, alias)].append(key)
-            if isinstance(spec.endpoint_class, type):
-                classes[id(spec.endpoint_class)].append((provider, key, spec.endpoint_class))
-
-    for provider, variants in sorted(alias_sets.items()):
-        if len(variants) > 1:
-            shown = "; ".join(
-                f"{sorted(aliases) or '[]'} on {', '.join(sorted(eps))}"
-                for aliases, eps in sorted(variants.items(), key=lambda kv: sorted(kv[0]))
-            )
-            ctx.add(
-                diagnostic(
-                    "inconsistent_provider_aliases",
-                    provider,
-                    f"specs of provider {provider!r} declare different provider_aliases: {shown}",
-                )
-            )
-    for key, owners in sorted(provider_claims.items()):
-        if len(owners) > 1:
-            for owner in sorted(owners):
-                ctx.add(
-                    diagnostic(
-                        "duplicate_provider_key",
-                        owner,
-                        f"provider key {key!r} is claimed by providers {', '.join(sorted(owners))}",
-                        key=key,
-                    )
-                )
-    for (provider, key), endpoints in sorted(endpoint_claims.items()):
-        if len(endpoints) > 1:
-            ctx.add(
-                diagnostic(
-                    "duplicate_endpoint_key",
-                    provider,
-                    f"endpoint key {key!r} of provider {provider!r} is declared by "
-                    f"{len(endpoints)} specs: {', '.join(sorted(endpoints))}",
-                    endpoint=key,
-                    key=key,
-                )
-            )
-    for uses in classes.values():
-        if len(uses) > 1:
-            cls = uses[0][2]
-            where_used = ", ".join(f"{p}/{e}" for p, e, _ in sorted(uses, key=lambda u: u[:2]))
-            for provider, key, _ in uses:
-                ctx.add(
-                    diagnostic(
-                        "invalid_endpoint_class",
-                        provider,
-                        f"class {cls.__module__}.{cls.__qualname__} is registered more than "
-                        f"once ({where_used}); give each endpoint its own subclass",
-                        endpoint=key or None,
-                        key="endpoint_class",
-                    )
-                )
-
-
-def _alias_keys(aliases: object, canon: Callable[[str], str], name: str) -> set[str]:
-    """Canonical aliases other than the name itself (self aliases are reported separately)."""
-    if not isinstance(aliases, tuple | list):
-        return set()
-    keys = {_canon(a, canon) for a in aliases}
-    keys.discard("")
-    keys.discard(name)
-    return keys

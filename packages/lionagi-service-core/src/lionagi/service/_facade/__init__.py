@@ -1,1 +1,1 @@
-"""Private layer package."""
+"""Facade layer: iModel and iModelManager."""

@@ -159,9 +159,9 @@ class AdmissionController:
     # -- public API -------------------------------------------------------------------------------
 
     async def acquire(
-        self, call: AdmissionCall, *, budget: RequestBudget = NO_DEADLINE
+        self, call: AdmissionCall, *, budget: RequestBudget | None = None
     ) -> AdmissionLease:
-        """Wait, in arrival order and under ``budget``, for a lease for ``call``.
+        """Wait, in arrival order and under ``budget`` (None: no deadline), for a lease.
 
         Raises:
             AdmissionClosed: The controller is (or became) closed.
@@ -175,6 +175,8 @@ class AdmissionController:
         Cancellation or expiry while waiting leaves no queue item and no debit.
         """
         await checkpoint()
+        if budget is None:
+            budget = NO_DEADLINE
         waiter = self._admit_check(call, budget)
         self._ids.add(waiter.call_id)
         self._pending.append(waiter)
@@ -202,7 +204,7 @@ class AdmissionController:
                 for waiter in line:
                     self._wake(waiter)
             for lease in tuple(self._leases.values()):
-                lease.abort()
+                lease._abort()
             self._check_drained()
         assert self._drained is not None
         await self._drained.wait()

@@ -71,7 +71,7 @@ async def call_with_attempts(
     call_id: str,
     policy: AttemptPolicy | None = None,
     breaker: CircuitBreaker | None = None,
-    budget: RequestBudget = NO_DEADLINE,
+    budget: RequestBudget | None = None,
     local_cap: float | None = None,
     clock: Clock | None = None,
     sleep: Sleep | None = None,
@@ -94,6 +94,7 @@ async def call_with_attempts(
     clock = clock if clock is not None else default_clock
     sleep = sleep if sleep is not None else default_sleep
     rng = rng if rng is not None else _rng
+    budget = budget if budget is not None else NO_DEADLINE
     if budget.expired(clock):
         raise RequestDeadlineExceeded(call_id, "transport")
     permit = breaker.acquire() if breaker is not None else None
@@ -143,7 +144,7 @@ async def stream_with_attempts(
     call_id: str,
     policy: AttemptPolicy | None = None,
     breaker: CircuitBreaker | None = None,
-    budget: RequestBudget = NO_DEADLINE,
+    budget: RequestBudget | None = None,
     local_cap: float | None = None,
     clock: Clock | None = None,
     sleep: Sleep | None = None,
@@ -169,6 +170,7 @@ async def stream_with_attempts(
     clock = clock if clock is not None else default_clock
     sleep = sleep if sleep is not None else default_sleep
     rng = rng if rng is not None else _rng
+    budget = budget if budget is not None else NO_DEADLINE
     deadline = budget.deadline
     if budget.expired(clock):
         raise RequestDeadlineExceeded(call_id, "transport")
@@ -211,8 +213,10 @@ async def stream_with_attempts(
         try:
             while True:
                 if chunk.type == "error":
+                    if permit is not None:
+                        permit.record_failure()
                     yield chunk
-                    continue
+                    return
                 yield chunk
                 try:
                     chunk = await run_before(iterator.__anext__, deadline, clock=clock, sleep=sleep)

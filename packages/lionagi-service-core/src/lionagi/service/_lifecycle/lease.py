@@ -69,8 +69,8 @@ class AdmissionLease:
         """
         return LeaseAbortScope(self)
 
-    def abort(self) -> None:
-        """Cancel every open abort scope of this lease (called by the controller on close)."""
+    def _abort(self) -> None:
+        """Cancel every open abort scope of this lease; only the controller's close calls it."""
         if self._aborted:
             return
         self._aborted = True

@@ -99,6 +99,12 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
         """Forget the stored session id."""
         self._session_id = None
 
+    def copy(self) -> AgenticEndpoint:
+        """Same class and config, handlers copied; no session id and no running resources."""
+        other = type(self)(self.config)
+        self.copy_runtime_state_to(other)
+        return other
+
     # -- operation support (D1) --------------------------------------------------------------------
 
     @classmethod

@@ -127,6 +127,15 @@ class Endpoint:
         self._client: httpx.AsyncClient | None = None
         self._state = ClientState.UNOPENED
 
+    def copy(self) -> Endpoint:
+        """A new endpoint of the same class and config with its own, unopened client.
+
+        Transport resources are never shared between copies; the injected test transport and
+        resolver are, because they describe the network, not a connection.
+        """
+        other = type(self)(self._config, transport=self._transport, resolver=self._guard.resolver)
+        return other
+
     @property
     def config(self) -> EndpointConfig:
         """The validated configuration (read-only; use ``with_config`` to change it)."""

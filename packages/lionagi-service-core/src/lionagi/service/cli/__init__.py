@@ -83,3 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`); stop quietly like other Unix tools.
+        sys.stderr.close()
+        return 0

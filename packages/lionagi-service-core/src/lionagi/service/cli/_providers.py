@@ -11,7 +11,7 @@ from typing import Any
 
 from .._base.diagnostics import ProviderDiagnostic
 from .._base.errors import CatalogValidationError
-from .._catalog.projection import ProviderCatalogItem
+from .._catalog.projection import ProviderCatalogItem, project
 from .._catalog.registry import EndpointRegistry
 
 __all__ = ["providers_command"]
@@ -24,7 +24,7 @@ def providers_command(*, as_json: bool, strict: bool = False) -> int:
     except CatalogValidationError as exc:
         valid, items, diagnostics = False, [], exc.diagnostics
     else:
-        valid, items, diagnostics = True, EndpointRegistry.list_providers(), snapshot.diagnostics
+        valid, items, diagnostics = True, project(snapshot), snapshot.diagnostics
     if as_json:
         document: dict[str, Any] = {
             "valid": valid,

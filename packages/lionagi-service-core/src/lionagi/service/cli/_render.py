@@ -66,7 +66,9 @@ class TerminalRenderer:
         elif chunk.type == "tool_result":
             self._switch("tool")
             style = "red" if chunk.is_error else "green"
-            c.print(Text(f"← {chunk.tool_name or chunk.tool_id}: {chunk.tool_output!r}", style=style))
+            c.print(
+                Text(f"← {chunk.tool_name or chunk.tool_id}: {chunk.tool_output!r}", style=style)
+            )
             self._mode = None
         elif chunk.type == "result":
             self._switch("result")

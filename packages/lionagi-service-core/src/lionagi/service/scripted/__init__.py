@@ -12,3 +12,18 @@ from ._script import ScriptStep as ScriptStep
 from ._script import default_script as default_script
 
 __all__ = ["Delay", "Raise", "ScriptStep", "ScriptedEndpoint", "ScriptedRequest", "default_script"]
+
+# isort: split
+from .._catalog.specs import ProviderEndpointSpec
+from .._transport.meta import EndpointType
+
+PROVIDER_SPECS: tuple[ProviderEndpointSpec, ...] = (
+    ProviderEndpointSpec(
+        provider="scripted",
+        endpoint="chat",
+        endpoint_type=EndpointType.AGENTIC,
+        endpoint_class=ScriptedEndpoint,
+        endpoint_aliases=("query_cli", "cli"),
+        request_options=ScriptedRequest,
+    ),
+)

@@ -77,15 +77,15 @@ class ScriptedEndpoint(AgenticEndpoint):
             return self._script(request)
         return self._script
 
-    def _coerce(self, request: Mapping[str, Any] | BaseModel) -> ScriptedRequest:
-        if isinstance(request, Mapping) and isinstance(request.get("request"), BaseModel):
-            request = request["request"]
-        if isinstance(request, ScriptedRequest):
-            return request
-        data = request.model_dump() if isinstance(request, BaseModel) else dict(request)
-        return ScriptedRequest.model_validate(data)
-
-    async def _play(self, request: ScriptedRequest) -> AsyncIterator[StreamChunk]:
+    async def _stream_agentic(
+        self,
+        request: BaseModel,
+        *,
+        runtime_args: dict[str, Any],
+        local_timeout: float | None,
+    ) -> AsyncIterator[StreamChunk]:
+        """Play the script for the validated ``request``."""
+        assert isinstance(request, ScriptedRequest)
         self.calls.append(request)
         for step in self._steps(request):
             if isinstance(step, Delay):
@@ -95,13 +95,8 @@ class ScriptedEndpoint(AgenticEndpoint):
             else:
                 yield copy.deepcopy(step)
 
-    def stream(
-        self,
-        request: Mapping[str, Any] | BaseModel,
-        *,
-        extra_headers: Mapping[str, str] | None = None,
-        timeout: float | None = None,
-        **runtime_args: Any,
-    ) -> AsyncIterator[StreamChunk]:
-        """Play the script for ``request``."""
-        return self._play(self._coerce(request))
+    def copy(self) -> ScriptedEndpoint:
+        """A fresh endpoint with the same config, script and handlers (no call history)."""
+        other = type(self)(self.config, script=self._script)
+        self.copy_runtime_state_to(other)
+        return other

@@ -52,10 +52,12 @@ def default_script(prompt: str, *, model: str, pace: float = 0.0) -> Sequence[Sc
             ),
         ]
     if RAISE_KEYWORD in prompt:
-        return [Raise(ProviderConnectionError("scripted transport failure requested by the prompt"))]
+        return [
+            Raise(ProviderConnectionError("scripted transport failure requested by the prompt"))
+        ]
     if STALL_KEYWORD in prompt:
         return [StreamChunk(type="text", content="Stalling", is_delta=True), Delay(3600.0)]
-    shown = prompt.strip() or "(empty prompt)"
+    shown = prompt.strip().rstrip(".!?") or "(empty prompt)"
     answer = f"You said: {shown}. This answer comes from the scripted provider; no key needed."
     steps: list[ScriptStep] = [
         StreamChunk(type="system", metadata={"provider": "scripted", "model": model}),

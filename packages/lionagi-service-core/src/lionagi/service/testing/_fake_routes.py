@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from ._fake_anthropic import messages_json, messages_stream
+from ._fake_cache import SENTINEL, ReplyCache
 from ._fake_chat import chat_json, chat_stream
 from ._fake_embeddings import embeddings_json, gemini_models, openai_models
 from ._fake_errors import Vendor, error_body
@@ -105,6 +106,18 @@ def _corrupt(rendered: Rendered) -> Rendered:
     return Rendered(frames, rendered.first_output, rendered.stream)
 
 
+_UNPARSED = object()
+
+
+def _json(request: HttpRequest) -> Any:
+    if not request.body:
+        return None
+    try:
+        return json.loads(request.body)
+    except ValueError:
+        return None
+
+
 def _request_ids(vendor: Vendor, seq: int) -> tuple[tuple[bytes, bytes], ...]:
     request_id = b"req_fake_%d" % seq
     if vendor == "anthropic":
@@ -113,29 +126,38 @@ def _request_ids(vendor: Vendor, seq: int) -> tuple[tuple[bytes, bytes], ...]:
 
 
 class FakeApp:
-    """The request handler behind :class:`FakeProviderServer`; synchronous and allocation-light."""
+    """The request handler behind :class:`FakeProviderServer`: synchronous and allocation-light.
 
-    __slots__ = ("_record", "_seq", "requests")
+    Ids derive from a per-server request counter, never from randomness, and repeated requests
+    are answered from pre-rendered templates (see :mod:`._fake_cache`).
+    """
+
+    __slots__ = ("_cache", "_record", "_seq", "requests")
 
     def __init__(self, *, record_requests: bool = True) -> None:
         self.requests: list[RecordedRequest] = []
         self._record = record_requests
         self._seq = 0
+        self._cache = ReplyCache()
 
     def __call__(self, request: HttpRequest) -> HttpReply:
-        """Answer one request; ids derive from a per-server counter, never from randomness."""
+        """Record ``request`` and answer it."""
         self._seq += 1
-        seq = self._seq
-        body: Any = None
-        if request.body:
-            try:
-                body = json.loads(request.body)
-            except ValueError:
-                body = None
+        body: Any = _UNPARSED
         if self._record:
+            body = _json(request)
             self.requests.append(
                 record(request.method, request.path, request.query, request.headers, body)
             )
+        key = self._cache.key(request)
+        if key is None:
+            return self._handle(request, self._seq, body)
+        reply = self._cache.get(key, self._seq)
+        if reply is None:
+            reply = self._cache.put(key, self._handle(request, SENTINEL, body), self._seq)
+        return reply
+
+    def _handle(self, request: HttpRequest, seq: int, body: Any) -> HttpReply:
         path = request.path
         if request.method == "GET" and path.endswith("/models"):
             gemini = "v1beta/models" in path and "/openai/" not in path
@@ -144,6 +166,8 @@ class FakeApp:
         if route is None:
             message = f"no fake route for {request.method} {path}"
             return _error(_vendor_of(path), 404, message=message)
+        if body is _UNPARSED:
+            body = _json(request)
         if not isinstance(body, dict):
             return _error(route.vendor, 400, message="request body must be a JSON object")
         facts = self._facts(route, body, path, request.query)

@@ -207,7 +207,8 @@ def serve_forever(host: str = "127.0.0.1", port: int = 0) -> int:
         ValueError: ``host`` is not a loopback address or ``port`` is out of range.
         OSError: The port cannot be bound.
     """
-    server = FakeProviderServer(host, port)
+    # Nobody can read the records of a command-line server: do not let them pile up.
+    server = FakeProviderServer(host, port, record_requests=False)
     anyio.run(_serve_until_signal, server, backend="asyncio")
     return 0
 

@@ -207,6 +207,11 @@ class SSRFGuard:
     def __init__(self, resolver: Resolver | None = None) -> None:
         self._resolver: Resolver = resolver or system_resolver
 
+    @property
+    def resolver(self) -> Resolver:
+        """The resolver this guard asks (the system resolver unless one was injected)."""
+        return self._resolver
+
     async def check(self, url: str | httpx.URL, *, allow_local_network: bool = False) -> None:
         """Raise unless ``url`` is an http(s) URL whose every resolved address is public.
 

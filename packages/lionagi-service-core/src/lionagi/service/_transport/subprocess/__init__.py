@@ -10,10 +10,10 @@ from .discover import discover_cli as discover_cli
 from .discover import require_executable as require_executable
 from .discover import resolve_executable as resolve_executable
 from .flags import build_flag_args as build_flag_args
+from .capture import StderrCapture as StderrCapture
 from .framing import JsonFramer as JsonFramer
 from .framing import TailRepair as TailRepair
 from .framing import repair_tail as repair_tail
-from .pipes import StderrCapture as StderrCapture
 from .process import JsonEventStream as JsonEventStream
 from .process import json_events as json_events
 from .process import json_events_from_process as json_events_from_process

@@ -20,16 +20,14 @@ why): it needs the asyncio backend, which is what anyio runs on in this project.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import signal
-import subprocess
 from collections.abc import AsyncGenerator, Awaitable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -43,7 +41,6 @@ from ..._base.errors import (
 from ..._base.secrets import redact
 from .discover import forget_executable, require_executable
 from .framing import JsonFramer, TailRepair, repair_tail
-from .pipes import ChildProtocol, StderrCapture
 from .spec import (
     PROCESS_TERMINATE_GRACE,
     REAP_TIMEOUT,
@@ -55,7 +52,15 @@ from .spec import (
     SubprocessSpec,
 )
 
-__all__ = ["JsonEventStream", "json_events", "json_events_from_process"]
+if TYPE_CHECKING:
+    # asyncio is imported when a process is first started, not with lionagi.service: it is
+    # not part of the cold-import baseline (httpx, pydantic, anyio).
+    import asyncio
+
+    from .capture import StderrCapture
+    from .pipes import ChildProtocol
+
+__all__ = ["JsonEventStream", "json_events", "json_events_from_process", "terminate_process_group"]
 
 logger = logging.getLogger("lionagi.service.subprocess")
 
@@ -63,9 +68,12 @@ logger = logging.getLogger("lionagi.service.subprocess")
 class JsonEventStream:
     """The events of one CLI run: an async iterator that is also an async context manager.
 
-    ``async with json_events_from_process(...) as events: async for event in events: ...``
-    guarantees teardown when the block exits; plain ``async for`` tears down when the stream
-    ends, fails or is closed with :meth:`aclose`.
+    Prefer ``async with json_events_from_process(...) as events: async for event in events:``:
+    teardown then completes before the block exits, whatever ends it, including an exception
+    or cancellation raised in the loop body while the stream is suspended. Plain ``async for``
+    tears down when the stream ends, fails, is cancelled inside ``__anext__`` or is closed with
+    :meth:`aclose`; if the loop body abandons it instead, teardown is left to the event loop's
+    async-generator finalizer (it still runs, but after control has moved on).
     """
 
     __slots__ = ("_agen", "spec")
@@ -94,7 +102,19 @@ class JsonEventStream:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        await self._agen.aclose()
+        if exc is None:
+            await self._agen.aclose()  # a cleanup failure is the only error: raise it
+            return
+        try:
+            await self._agen.aclose()
+        except Exception as cleanup:
+            # The block's own exception (or cancellation) is the primary error: keep it.
+            logger.warning(
+                "teardown of %s failed while %s was propagating; keeping the original error",
+                self.spec.display_name,
+                exc_type.__name__ if exc_type else "an exception",
+                exc_info=cleanup,
+            )
 
 
 def json_events(spec: SubprocessSpec) -> JsonEventStream:
@@ -187,6 +207,9 @@ def _prepare(spec: SubprocessSpec) -> _Launch:
 async def _spawn(
     loop: asyncio.AbstractEventLoop, proto: ChildProtocol, spec: SubprocessSpec, launch: _Launch
 ) -> asyncio.SubprocessTransport:
+    import asyncio
+    import subprocess
+
     if isinstance(spec.stdin, bytes):
         stdin: int | None = subprocess.PIPE
     else:
@@ -222,6 +245,10 @@ async def _spawn(
 
 
 async def _run(spec: SubprocessSpec, launch: _Launch) -> AsyncGenerator[dict[str, Any], None]:
+    import asyncio
+
+    from .pipes import ChildProtocol
+
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:

@@ -23,20 +23,24 @@ def main() -> int:
     parser.add_argument("--then", choices=("exit", "stall", "fail"), default="stall")
     parser.add_argument("--ignore-term", action="store_true", help="grandchildren ignore SIGTERM")
     parser.add_argument(
-        "--hold-pipes", action="store_true", help="grandchildren inherit stdout and stderr"
+        "--hold",
+        choices=("none", "stdout", "stderr", "both"),
+        default="none",
+        help="pipes the grandchildren inherit (and so keep open after this process exits)",
     )
     args = parser.parse_args()
 
     ignore = "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n" if args.ignore_term else ""
     code = _SLEEPER.format(ignore=ignore)
-    pipes = None if args.hold_pipes else subprocess.DEVNULL
+    out = None if args.hold in ("stdout", "both") else subprocess.DEVNULL
+    err = None if args.hold in ("stderr", "both") else subprocess.DEVNULL
     pids = []
     for _ in range(args.children):
         child = subprocess.Popen(
             [sys.executable, "-I", "-S", "-c", code],
             stdin=subprocess.DEVNULL,
-            stdout=pipes,
-            stderr=pipes,
+            stdout=out,
+            stderr=err,
         )
         pids.append(child.pid)
     if args.pidfile:

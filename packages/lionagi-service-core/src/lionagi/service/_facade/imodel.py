@@ -1,0 +1,610 @@
+"""iModel: the one object callers construct, invoke, stream, copy, serialize and close.
+
+Selection goes through the validated catalog (``parse_model_spec`` then ``match_endpoint``);
+every call goes through one :class:`CallSupervisor` (admission lease, one deadline, attempts and
+circuit for HTTP, terminal state before removal). Nothing here knows a vendor.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import AsyncGenerator, Callable, Mapping
+from contextlib import aclosing
+from types import TracebackType
+from typing import Any, Self
+from uuid import UUID, uuid4
+
+from pydantic import SecretStr
+
+from .._base.chunk import StreamChunk
+from .._base.errors import AdmissionClosed, EndpointConfigurationError, RequestDeadlineExceeded
+from .._base.hooks import DEFAULT_HOOK_CAPS, HookPhase, HookRegistry
+from .._catalog.registry import EndpointRegistry
+from .._transport.agentic import AgenticEndpoint
+from .._transport.api_calling import APICalling
+from .._transport.endpoint import Endpoint
+from .._lifecycle.admission import AdmissionController, AdmissionSnapshot
+from .._lifecycle.budget import RequestBudget, request_budget_from_timeout
+from .._lifecycle.circuit import CircuitBreaker
+from .._lifecycle.clock import Clock, Sleep, default_clock, default_sleep
+from .._lifecycle.config import AdmissionConfig
+from .._lifecycle.deadline import DeadlineReached, run_before
+from .._lifecycle.policy import AttemptPolicy, CircuitPolicy
+from .._lifecycle.supervisor import CallSupervisor, HookTimeout
+
+__all__ = ["iModel"]
+
+ApiKeyResolver = Callable[[str], str | None]
+
+# Config fields a serialized iModel restores on top of the freshly resolved registration.
+_RESTORED_FIELDS = (
+    "base_url",
+    "timeout",
+    "max_retries",
+    "allow_local_network",
+    "default_headers",
+    "params",
+    "client_kwargs",
+    "auth_type",
+    "api_key_env",
+    "context_window",
+    "requires_tokens",
+    "serialize_by_alias",
+)
+
+_ADMISSION_FIELDS = (
+    "queue_capacity",
+    "capacity_refresh_time",
+    "interval",
+    "limit_requests",
+    "limit_tokens",
+    "concurrency_limit",
+)
+
+
+def _class_path(cls: type) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+class iModel:  # noqa: N801 - public name fixed by ADR-0027
+    """A model service facade over one endpoint.
+
+    Args:
+        provider: Catalog provider key or alias. Optional when ``model`` carries it.
+        base_url: Endpoint base URL override (required for ``openai_compatible=True``).
+        endpoint: Endpoint key/alias, or a constructed :class:`Endpoint`. None (the default)
+            selects the provider's only endpoint; a provider with several needs one named.
+        api_key: Explicit API key; otherwise the endpoint's declared env var is read.
+        model: ``"provider/model[-effort]"`` or a catalog model alias; the model name becomes
+            the ``model`` request default and effort/mode kwargs join the request defaults.
+        openai_compatible: Allow a marked generic Chat Completions endpoint when the catalog has
+            no registration for ``provider``/``endpoint``.
+        request_defaults: Provider payload defaults (validated against the request model).
+        admission: Full admission config; the individual limit keywords override its fields.
+        attempt_policy: HTTP attempt policy (default: ``max_attempts=config.max_retries``).
+        circuit_policy: HTTP circuit policy (default :class:`CircuitPolicy`); agentic endpoints
+            get no circuit.
+        hook_registry: Hooks, or a mapping ``{"pre_invocation": fn, ...}``.
+        yolo / bypass / fast: Provider permission modes from the catalog's model policy.
+        clock / sleep: Injected time source for deterministic tests.
+        **config_overrides: Further :class:`EndpointConfig` fields; an unknown key raises
+            :class:`EndpointConfigurationError` naming it.
+    """
+
+    def __init__(
+        self,
+        provider: str | None = None,
+        base_url: str | None = None,
+        endpoint: str | Endpoint | None = None,
+        api_key: str | SecretStr | None = None,
+        *,
+        model: str | None = None,
+        openai_compatible: bool = False,
+        request_defaults: Mapping[str, Any] | None = None,
+        admission: AdmissionConfig | None = None,
+        queue_capacity: int | None = None,
+        capacity_refresh_time: float | None = None,
+        interval: float | None = None,
+        limit_requests: int | None = None,
+        limit_tokens: int | None = None,
+        concurrency_limit: int | None = None,
+        attempt_policy: AttemptPolicy | None = None,
+        circuit_policy: CircuitPolicy | None = None,
+        hook_registry: HookRegistry | Mapping[str, Any] | None = None,
+        yolo: bool = False,
+        bypass: bool = False,
+        fast: bool = False,
+        id: UUID | str | None = None,  # noqa: A002 - ADR-0027 spelling
+        created_at: float | None = None,
+        clock: Clock | None = None,
+        sleep: Sleep | None = None,
+        **config_overrides: Any,
+    ) -> None:
+        self._id = _coerce_id(id)
+        if created_at is not None and not isinstance(created_at, int | float):
+            raise EndpointConfigurationError("created_at", "must be a float timestamp")
+        self._created_at = float(created_at) if created_at is not None else time.time()
+        self._clock = clock or default_clock
+        self._sleep = sleep or default_sleep
+        self._hooks = _coerce_hooks(hook_registry)
+        self._closed = False
+
+        if isinstance(endpoint, Endpoint):
+            given = {"base_url": base_url, "api_key": api_key, "model": model}
+            given.update(config_overrides)
+            for name, value in given.items():
+                if value is not None:
+                    raise EndpointConfigurationError(
+                        name, "cannot be combined with an Endpoint instance; set it in its config"
+                    )
+            if request_defaults or provider is not None:
+                field = "request_defaults" if request_defaults else "provider"
+                raise EndpointConfigurationError(
+                    field, "cannot be combined with an Endpoint instance; set it in its config"
+                )
+            self._endpoint: Endpoint = endpoint
+        else:
+            self._endpoint = self._resolve(
+                provider,
+                endpoint,
+                model=model,
+                base_url=base_url,
+                api_key=api_key,
+                openai_compatible=openai_compatible,
+                request_defaults=request_defaults,
+                modes={"yolo": yolo, "bypass": bypass, "fast": fast},
+                config_overrides=config_overrides,
+            )
+
+        self._admission_config = _admission_config(
+            self._endpoint,
+            admission,
+            queue_capacity=queue_capacity,
+            capacity_refresh_time=capacity_refresh_time,
+            interval=interval,
+            limit_requests=limit_requests,
+            limit_tokens=limit_tokens,
+            concurrency_limit=concurrency_limit,
+        )
+        agentic = self._endpoint.is_agentic
+        self._attempt_policy = attempt_policy or (
+            None if agentic else AttemptPolicy(max_attempts=self._endpoint.config.max_retries)
+        )
+        self._circuit_policy = circuit_policy or (None if agentic else CircuitPolicy())
+        self._supervisor = self._new_supervisor()
+
+    # -- construction helpers ---------------------------------------------------------------------
+
+    @staticmethod
+    def _resolve(
+        provider: str | None,
+        endpoint: str | None,
+        *,
+        model: str | None,
+        base_url: str | None,
+        api_key: str | SecretStr | None,
+        openai_compatible: bool,
+        request_defaults: Mapping[str, Any] | None,
+        modes: dict[str, bool],
+        config_overrides: dict[str, Any],
+    ) -> Endpoint:
+        defaults: dict[str, Any] = {}
+        if model is not None:
+            if not isinstance(model, str) or not model.strip():
+                raise EndpointConfigurationError("model", "must be a non-empty string")
+            spec_text = model if provider is None else f"{provider}/{model}"
+            spec = EndpointRegistry.parse_model_spec(spec_text, **modes)
+            provider = spec.provider if provider is None else provider
+            defaults["model"] = spec.model_name
+            defaults.update(spec.kwargs)
+        elif any(modes.values()):
+            name = next(k for k, v in modes.items() if v)
+            raise EndpointConfigurationError(name, "needs model= so the provider policy applies")
+        if provider is None:
+            raise EndpointConfigurationError(
+                "provider", "give provider= or model='provider/name' (see lionagi-service providers)"
+            )
+        defaults.update(request_defaults or {})
+        overrides = dict(config_overrides)
+        if base_url is not None:
+            overrides["base_url"] = base_url
+        if api_key is not None:
+            overrides["api_key"] = api_key
+        return EndpointRegistry.match(
+            provider,
+            endpoint or "",
+            openai_compatible=openai_compatible,
+            request_defaults=defaults or None,
+            **overrides,
+        )
+
+    def _new_supervisor(self) -> CallSupervisor:
+        breaker = (
+            CircuitBreaker(self._circuit_policy, clock=self._clock)
+            if self._circuit_policy is not None
+            else None
+        )
+        controller = AdmissionController(
+            self._admission_config, clock=self._clock, sleep=self._sleep
+        )
+        return CallSupervisor(
+            controller,
+            attempt_policy=self._attempt_policy,
+            breaker=breaker,
+            clock=self._clock,
+            sleep=self._sleep,
+        )
+
+    # -- properties -------------------------------------------------------------------------------
+
+    @property
+    def id(self) -> UUID:
+        """This facade's identity (copies get a new one)."""
+        return self._id
+
+    @property
+    def created_at(self) -> float:
+        """Creation time, seconds since the epoch."""
+        return self._created_at
+
+    @property
+    def endpoint(self) -> Endpoint:
+        """The selected endpoint."""
+        return self._endpoint
+
+    @property
+    def is_agentic(self) -> bool:
+        """True for agentic endpoints (CLI, in-process or remote agents)."""
+        return self._endpoint.is_agentic
+
+    @property
+    def provider(self) -> str:
+        """The canonical provider key of the endpoint."""
+        return self._endpoint.config.provider
+
+    @property
+    def model_name(self) -> str | None:
+        """The configured ``model`` request default, if any."""
+        value = self._endpoint.config.request_defaults.get("model")
+        return value if isinstance(value, str) else None
+
+    @property
+    def hook_registry(self) -> HookRegistry | None:
+        """The hooks attached to every call."""
+        return self._hooks
+
+    @property
+    def admission_config(self) -> AdmissionConfig:
+        """The admission limits of this facade."""
+        return self._admission_config
+
+    @property
+    def supervisor(self) -> CallSupervisor:
+        """The lifecycle owner of this facade's calls (for inspection)."""
+        return self._supervisor
+
+    @property
+    def circuit_breaker(self) -> CircuitBreaker | None:
+        """The HTTP circuit breaker, if any."""
+        return self._supervisor.breaker
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` ran."""
+        return self._closed
+
+    @property
+    def provider_session_id(self) -> str | None:
+        """The last confirmed provider session id (resumable agentic endpoints only)."""
+        ep = self._endpoint
+        return ep.provider_session_id if isinstance(ep, AgenticEndpoint) else None
+
+    def admission_snapshot(self) -> AdmissionSnapshot:
+        """Queue and permit counters; no payloads, keys or prompts."""
+        return self._supervisor.admission.snapshot()
+
+    def __repr__(self) -> str:
+        c = self._endpoint.config
+        return (
+            f"iModel(provider={c.provider!r}, endpoint={c.endpoint!r}, "
+            f"model={self.model_name!r}, id={str(self._id)!r})"
+        )
+
+    # -- call construction ------------------------------------------------------------------------
+
+    def create_api_calling(self, **kwargs: Any) -> APICalling:
+        """Validate ``kwargs`` into an :class:`APICalling` without running it.
+
+        For agentic endpoints, declared runtime keys (handlers) move to ``call_kwargs`` and the
+        stored session id is injected into ``resume_field`` when the adapter is resumable and the
+        caller gave neither it nor ``session_id``.
+        """
+        ep = self._endpoint
+        runtime: dict[str, Any] = {}
+        request = dict(kwargs)
+        if isinstance(ep, AgenticEndpoint):
+            request, runtime = ep.split_runtime_args(request)
+            ep.validate_runtime_args(runtime)
+            _inject_resume(ep, request)
+        payload, headers = ep.create_payload(request)
+        return APICalling(
+            endpoint=ep,
+            payload=dict(payload),
+            headers=headers,
+            call_kwargs=runtime,
+            hook_registry=self._hooks,
+        )
+
+    async def create_event(
+        self, *, request_budget: RequestBudget | None = None, **kwargs: Any
+    ) -> APICalling:
+        """Run the pre-create hook (within the budget), then build the call."""
+        budget = request_budget or RequestBudget(None)
+        hooks = self._hooks
+        if hooks is not None and hooks.has(HookPhase.PRE_EVENT_CREATE):
+            cap = DEFAULT_HOOK_CAPS[HookPhase.PRE_EVENT_CREATE]
+            remaining = budget.remaining(self._clock)
+            cap_wins = remaining is None or cap < remaining
+            until = self._clock() + cap if cap_wins else budget.deadline
+            try:
+                await run_before(
+                    lambda: hooks.pre_event_create(APICalling, kwargs),
+                    until,
+                    clock=self._clock,
+                    sleep=self._sleep,
+                )
+            except DeadlineReached:
+                if cap_wins:
+                    raise HookTimeout(HookPhase.PRE_EVENT_CREATE, cap) from None
+                raise RequestDeadlineExceeded("(not created)", "hook") from None
+        return self.create_api_calling(**kwargs)
+
+    def _budget(self, request_budget: RequestBudget | None, timeout: float | None) -> RequestBudget:
+        if request_budget is not None and timeout is not None:
+            raise EndpointConfigurationError(
+                "timeout", "give either timeout= or request_budget=, not both"
+            )
+        if request_budget is not None:
+            return request_budget
+        return request_budget_from_timeout(timeout, clock=self._clock)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise AdmissionClosed(f"{self!r} is closed")
+
+    # -- calls ------------------------------------------------------------------------------------
+
+    async def invoke(
+        self,
+        api_call: APICalling | None = None,
+        *,
+        request_budget: RequestBudget | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - converted once into the budget
+        **kwargs: Any,
+    ) -> APICalling:
+        """Run one call to a terminal state and return it.
+
+        Provider and hook failures are recorded on the returned event (status FAILED,
+        ``exception`` typed). Admission refusals, the deadline (``RequestDeadlineExceeded``) and
+        cancellation are raised; the event is terminal either way.
+        """
+        self._check_open()
+        budget = self._budget(request_budget, timeout)
+        ep = self._endpoint
+        if isinstance(ep, AgenticEndpoint):
+            ep.ensure_invoke_supported()
+        call = api_call or await self.create_event(request_budget=budget, **kwargs)
+        if api_call is not None and kwargs:
+            raise EndpointConfigurationError(
+                next(iter(kwargs)), "request fields cannot be combined with api_call="
+            )
+        return await self._supervisor.invoke(call, budget=budget)
+
+    async def stream(
+        self,
+        api_call: APICalling | None = None,
+        *,
+        request_budget: RequestBudget | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - converted once into the budget
+        **kwargs: Any,
+    ) -> AsyncGenerator[StreamChunk, None]:
+        """Yield normalized chunks of one call under admission and one deadline.
+
+        A provider error chunk is yielded once, then ``ProviderStreamError`` is raised; transport
+        and protocol failures raise their typed error; ``aclose()`` cancels and cleans up.
+        Pass a prepared ``api_call`` to inspect its status afterwards.
+        """
+        self._check_open()
+        budget = self._budget(request_budget, timeout)
+        if api_call is not None and kwargs:
+            raise EndpointConfigurationError(
+                next(iter(kwargs)), "request fields cannot be combined with api_call="
+            )
+        call = api_call or await self.create_event(request_budget=budget, **kwargs)
+        async with aclosing(self._supervisor.stream(call, budget=budget)) as chunks:
+            async for chunk in chunks:
+                yield chunk
+
+    # -- copy / serialize / close -----------------------------------------------------------------
+
+    def copy(self, share_session: bool = False) -> iModel:
+        """A new facade with a fresh id, admission controller, circuit and endpoint client.
+
+        ``share_session=True`` carries the confirmed session id over, only for resumable
+        adapters; handlers are copied (the callables themselves are shared).
+        """
+        twin = iModel(
+            endpoint=self._endpoint.copy(),
+            admission=self._admission_config,
+            attempt_policy=self._attempt_policy,
+            circuit_policy=self._circuit_policy,
+            hook_registry=self._hooks,
+            clock=self._clock,
+            sleep=self._sleep,
+        )
+        source, target = self._endpoint, twin._endpoint
+        if share_session and isinstance(source, AgenticEndpoint):
+            assert isinstance(target, AgenticEndpoint)
+            caps = type(source).capabilities
+            if caps is not None and caps.resumable:
+                target.confirm_session(source.provider_session_id)
+        return twin
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready description that never contains a secret or a callable."""
+        ep = self._endpoint
+        out: dict[str, Any] = {
+            "id": str(self._id),
+            "created_at": self._created_at,
+            "provider": ep.config.provider,
+            "endpoint": ep.config.endpoint,
+            "endpoint_class": _class_path(type(ep)),
+            "config": ep.config.to_dict(),
+            "admission": dataclasses.asdict(self._admission_config),
+        }
+        if self._attempt_policy is not None:
+            policy = dataclasses.asdict(self._attempt_policy)
+            policy["retry_statuses"] = sorted(self._attempt_policy.retry_statuses)
+            out["attempt_policy"] = policy
+        if self._circuit_policy is not None:
+            out["circuit_policy"] = dataclasses.asdict(self._circuit_policy)
+        sid = self.provider_session_id
+        caps = getattr(type(ep), "capabilities", None)
+        if sid and caps is not None and caps.resumable:
+            out["session_id"] = sid
+        return out
+
+    @classmethod
+    def from_dict(
+        cls,
+        data: Mapping[str, Any],
+        *,
+        api_key: str | SecretStr | None = None,
+        api_key_resolver: ApiKeyResolver | None = None,
+        clock: Clock | None = None,
+        sleep: Sleep | None = None,
+    ) -> iModel:
+        """Rebuild from :meth:`to_dict` output by resolving the endpoint in today's catalog.
+
+        The key comes from ``api_key``, else ``api_key_resolver(provider)``, else the endpoint's
+        declared environment variable; it is never read from ``data``.
+        """
+        try:
+            config = dict(data["config"])
+            provider = str(data["provider"])
+            endpoint = str(data["endpoint"])
+        except KeyError as exc:
+            raise EndpointConfigurationError(str(exc.args[0]), "missing from serialized iModel")
+        key = api_key
+        if key is None and api_key_resolver is not None:
+            key = api_key_resolver(provider)
+        overrides = {name: config[name] for name in _RESTORED_FIELDS if name in config}
+        if key is not None:
+            overrides["api_key"] = key
+        restored = EndpointRegistry.match(
+            provider,
+            endpoint,
+            openai_compatible=bool(config.get("openai_compatible", False)),
+            request_defaults=config.get("request_defaults") or None,
+            **overrides,
+        )
+        recorded = data.get("endpoint_class")
+        if recorded is not None and recorded != _class_path(type(restored)):
+            raise EndpointConfigurationError(
+                "endpoint_class",
+                f"serialized {recorded} but the catalog now resolves "
+                f"{_class_path(type(restored))}",
+            )
+        admission_data = data.get("admission") or {}
+        attempt = data.get("attempt_policy")
+        circuit = data.get("circuit_policy")
+        model = cls(
+            endpoint=restored,
+            admission=AdmissionConfig(**{k: admission_data[k] for k in _ADMISSION_FIELDS if k in admission_data}),
+            attempt_policy=(
+                AttemptPolicy(**{**attempt, "retry_statuses": frozenset(attempt["retry_statuses"])})
+                if attempt
+                else None
+            ),
+            circuit_policy=CircuitPolicy(**circuit) if circuit else None,
+            id=data.get("id"),
+            created_at=data.get("created_at"),
+            clock=clock,
+            sleep=sleep,
+        )
+        sid = data.get("session_id")
+        if isinstance(sid, str) and isinstance(restored, AgenticEndpoint):
+            restored.confirm_session(sid)
+        return model
+
+    async def close(self) -> None:
+        """Abort queued and active calls, wait for their cleanup, close the endpoint. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            await self._supervisor.admission.close()
+        finally:
+            await self._endpoint.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+
+def _coerce_id(value: UUID | str | None) -> UUID:
+    if value is None:
+        return uuid4()
+    if isinstance(value, UUID):
+        return value
+    try:
+        return UUID(str(value))
+    except ValueError:
+        raise EndpointConfigurationError("id", "must be a UUID or its string form") from None
+
+
+def _coerce_hooks(value: HookRegistry | Mapping[str, Any] | None) -> HookRegistry | None:
+    if value is None or isinstance(value, HookRegistry):
+        return value
+    if isinstance(value, Mapping):
+        try:
+            return HookRegistry.from_mapping(dict(value))
+        except TypeError as exc:
+            raise EndpointConfigurationError("hook_registry", str(exc)) from None
+    raise EndpointConfigurationError(
+        "hook_registry", f"expected HookRegistry or a mapping, got {type(value).__name__}"
+    )
+
+
+def _admission_config(
+    endpoint: Endpoint, base: AdmissionConfig | None, **fields: Any
+) -> AdmissionConfig:
+    if base is None:
+        if isinstance(endpoint, AgenticEndpoint):
+            base = AdmissionConfig(
+                queue_capacity=type(endpoint).DEFAULT_QUEUE_CAPACITY,
+                concurrency_limit=type(endpoint).DEFAULT_CONCURRENCY_LIMIT,
+            )
+        else:
+            base = AdmissionConfig.for_family("api")
+    changes = {name: value for name, value in fields.items() if value is not None}
+    return dataclasses.replace(base, **changes) if changes else base
+
+
+def _inject_resume(endpoint: AgenticEndpoint, request: dict[str, Any]) -> None:
+    caps = type(endpoint).capabilities
+    field = type(endpoint).resume_field
+    sid = endpoint.provider_session_id
+    if caps is None or not caps.resumable or not field or not sid:
+        return
+    if field in request or "session_id" in request:
+        return  # an explicit caller value wins
+    request[field] = sid

@@ -1,0 +1,143 @@
+"""iModelManager: named ownership of several iModels and their isolated, concurrent shutdown.
+
+Re-registering a name is refused by default (:class:`ModelNameConflict`), because silently
+replacing a model would strand its open connections, processes and queued calls. Use
+:meth:`iModelManager.replace`, which closes the displaced model before returning.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Mapping
+from typing import Literal
+
+import anyio
+
+from .imodel import iModel
+
+__all__ = ["ModelNameConflict", "ShutdownOutcome", "iModelManager"]
+
+logger = logging.getLogger("lionagi.service")
+
+ShutdownOutcome = Literal["closed", "timeout", "error"]
+
+CHAT = "chat"
+PARSE = "parse"
+
+
+class ModelNameConflict(KeyError):
+    """A name is already registered; ``name`` says which. Use ``replace()`` to swap it."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(f"{name!r} is already registered; use replace() to close and swap it")
+
+
+class iModelManager:  # noqa: N801 - public name fixed by ADR-0027
+    """A string-keyed registry of iModels with two conventional names, ``chat`` and ``parse``.
+
+    Positional models register as ``chat`` then ``parse``; keyword models under their keyword.
+    """
+
+    def __init__(self, *models: iModel, **named: iModel) -> None:
+        self._models: dict[str, iModel] = {}
+        defaults = (CHAT, PARSE)
+        if len(models) > len(defaults):
+            raise TypeError("at most two positional models (chat, parse); name the others")
+        for name, model in zip(defaults, models, strict=False):
+            self.register(name, model)
+        for name, model in named.items():
+            self.register(name, model)
+
+    @property
+    def chat(self) -> iModel | None:
+        """The model registered as ``chat``."""
+        return self._models.get(CHAT)
+
+    @property
+    def parse(self) -> iModel | None:
+        """The model registered as ``parse``."""
+        return self._models.get(PARSE)
+
+    def register(self, name: str, model: iModel) -> None:
+        """Register ``model`` under ``name``; an existing name raises ModelNameConflict."""
+        if not isinstance(model, iModel):
+            raise TypeError(f"model: expected iModel, got {type(model).__name__}")
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError("name: must be a non-empty string")
+        if name in self._models:
+            raise ModelNameConflict(name)
+        self._models[name] = model
+
+    register_imodel = register
+
+    async def replace(
+        self, name: str, model: iModel, *, close_timeout: float = 10.0
+    ) -> iModel | None:
+        """Swap the model under ``name``; the displaced one is closed (bounded) and returned."""
+        if not isinstance(model, iModel):
+            raise TypeError(f"model: expected iModel, got {type(model).__name__}")
+        old = self._models.get(name)
+        self._models[name] = model
+        if old is not None and old is not model:
+            await _close_one(name, old, close_timeout)
+        return old
+
+    async def remove(self, name: str, *, close_timeout: float = 10.0) -> iModel:
+        """Unregister ``name`` and close its model (bounded)."""
+        model = self._models.pop(name)
+        await _close_one(name, model, close_timeout)
+        return model
+
+    def get(self, name: str) -> iModel | None:
+        """The model under ``name``, or None."""
+        return self._models.get(name)
+
+    def __getitem__(self, name: str) -> iModel:
+        return self._models[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._models
+
+    def __len__(self) -> int:
+        return len(self._models)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._models))
+
+    @property
+    def models(self) -> Mapping[str, iModel]:
+        """A copy of the registry."""
+        return dict(self._models)
+
+    async def shutdown(self, *, per_model_timeout: float = 10.0) -> dict[str, ShutdownOutcome]:
+        """Close every model concurrently, each under its own timeout; one failure never stops
+        the others. Returns each name's outcome; failures are also logged.
+        """
+        if per_model_timeout <= 0:
+            raise ValueError("per_model_timeout: must be > 0 seconds")
+        outcomes: dict[str, ShutdownOutcome] = {}
+        items = list(self._models.items())
+        if not items:
+            return outcomes
+
+        async def close(name: str, model: iModel) -> None:
+            outcomes[name] = await _close_one(name, model, per_model_timeout)
+
+        async with anyio.create_task_group() as tg:
+            for name, model in items:
+                tg.start_soon(close, name, model)
+        return outcomes
+
+
+async def _close_one(name: str, model: iModel, timeout: float) -> ShutdownOutcome:
+    try:
+        with anyio.move_on_after(timeout) as scope:
+            await model.close()
+    except Exception:
+        logger.warning("closing model %r failed", name, exc_info=True)
+        return "error"
+    if scope.cancelled_caught:
+        logger.warning("closing model %r timed out after %g s", name, timeout)
+        return "timeout"
+    return "closed"

@@ -1,0 +1,351 @@
+"""The call supervisor: one lifecycle for ``invoke()`` and ``stream()`` (ADR-0029 D3).
+
+Order for both: own the event -> admission lease -> pre-hook -> provider work -> post-hook ->
+terminal status -> cleanup -> release -> disown. Every exit path sets a terminal status before
+the event leaves ownership, and the first terminal outcome wins:
+
+- deadline expiry       -> ABORTED,   ``RequestDeadlineExceeded(phase)`` raised
+- controller close      -> ABORTED,   ``AdmissionClosed`` raised
+- admission refusal     -> ABORTED,   the typed admission error raised
+- caller cancellation   -> CANCELLED, the cancellation re-raised
+- consumer ``aclose()`` -> CANCELLED, nothing raised
+- provider/hook failure -> FAILED;    ``invoke`` returns the event, ``stream`` raises the error
+- provider error chunk  -> FAILED,    the chunk yielded once, then ``ProviderStreamError`` raised
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from contextlib import aclosing
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
+from types import MappingProxyType
+from typing import Any, TypeVar
+
+import anyio
+
+from .._base.chunk import StreamChunk
+from .._base.errors import (
+    AdmissionClosed,
+    AdmissionConflict,
+    AdmissionError,
+    DeadlinePhase,
+    ProviderStreamError,
+    RequestDeadlineExceeded,
+)
+from .._base.events import EventStatus
+from .._base.hooks import DEFAULT_HOOK_CAPS, HookPhase
+from .._transport.api_calling import APICalling
+from .admission import AdmissionController
+from .attempts import call_with_attempts, stream_with_attempts
+from .budget import NO_DEADLINE, RequestBudget
+from .circuit import CircuitBreaker
+from .clock import Clock, Sleep, default_clock, default_sleep
+from .deadline import DeadlineReached, run_before
+from .lease import AdmissionLease
+from .policy import AttemptPolicy
+
+__all__ = ["CallSupervisor", "HookTimeout"]
+
+logger = logging.getLogger("lionagi.service")
+
+T = TypeVar("T")
+
+
+class HookTimeout(TimeoutError):
+    """A hook ran past its own local cap while the request deadline still had time left."""
+
+    def __init__(self, phase: HookPhase, cap: float) -> None:
+        self.phase = phase
+        self.cap = cap
+        super().__init__(f"{phase.value} hook exceeded its {cap:g} s cap")
+
+
+class CallSupervisor:
+    """Owns calls from creation to removal for one ``iModel``.
+
+    HTTP endpoints get the attempt policy and circuit breaker (setup only, never observed
+    output); agentic endpoints get exactly one attempt, because re-running an agent repeats
+    side effects.
+    """
+
+    def __init__(
+        self,
+        admission: AdmissionController,
+        *,
+        attempt_policy: AttemptPolicy | None = None,
+        breaker: CircuitBreaker | None = None,
+        clock: Clock | None = None,
+        sleep: Sleep | None = None,
+        rng: random.Random | None = None,
+        hook_caps: Mapping[HookPhase, float] | None = None,
+    ) -> None:
+        self._admission = admission
+        self._policy = attempt_policy
+        self._breaker = breaker
+        self._clock = clock or default_clock
+        self._sleep = sleep or default_sleep
+        self._rng = rng
+        self._hook_caps = dict(DEFAULT_HOOK_CAPS if hook_caps is None else hook_caps)
+        self._owned: dict[str, APICalling] = {}
+
+    @property
+    def admission(self) -> AdmissionController:
+        """The admission controller every call passes through."""
+        return self._admission
+
+    @property
+    def breaker(self) -> CircuitBreaker | None:
+        """The circuit breaker for HTTP attempts, if any."""
+        return self._breaker
+
+    @property
+    def owned(self) -> Mapping[str, APICalling]:
+        """Calls currently owned (queued or running), by id; a read-only view."""
+        return MappingProxyType(self._owned)
+
+    # -- ownership --------------------------------------------------------------------------------
+
+    def _own(self, call: APICalling) -> None:
+        key = str(call.id)
+        if call.is_terminal:
+            raise AdmissionConflict(f"call {key} is already {call.status.value}; create a new one")
+        if key in self._owned:
+            raise AdmissionConflict(f"call {key} is already queued or running")
+        self._owned[key] = call
+
+    def _disown(self, call: APICalling) -> None:
+        if not call.is_terminal:  # a bug guard: every path above must have terminalized
+            call.terminate(EventStatus.ABORTED, error=RuntimeError("left ownership non-terminal"))
+            logger.error("call %s left ownership without a terminal status", call.id)
+        self._owned.pop(str(call.id), None)
+
+    async def _acquire(self, call: APICalling, budget: RequestBudget) -> AdmissionLease:
+        try:
+            return await self._admission.acquire(call, budget=budget)
+        except AdmissionError as exc:
+            call.terminate(EventStatus.ABORTED, error=exc)
+            raise
+        except BaseException as exc:
+            call.terminate(EventStatus.CANCELLED, error=exc)
+            raise
+
+    # -- stages -----------------------------------------------------------------------------------
+
+    async def _bounded(
+        self,
+        step: Callable[[], Awaitable[T]],
+        budget: RequestBudget,
+        phase: DeadlinePhase,
+        call_id: str,
+    ) -> T:
+        try:
+            return await run_before(step, budget.deadline, clock=self._clock, sleep=self._sleep)
+        except DeadlineReached:
+            raise RequestDeadlineExceeded(call_id, phase) from None
+
+    async def _hook(self, call: APICalling, phase: HookPhase, budget: RequestBudget) -> None:
+        registry = call.hook_registry
+        if registry is None or not registry.has(phase):
+            return
+        fn = registry.pre_invocation if phase is HookPhase.PRE_INVOCATION else (
+            registry.post_invocation
+        )
+        cap = self._hook_caps.get(phase)
+        remaining = budget.remaining(self._clock)
+        if remaining is not None and remaining <= 0:
+            raise RequestDeadlineExceeded(str(call.id), "hook")
+        until = budget.deadline
+        cap_wins = cap is not None and (remaining is None or cap < remaining)
+        if cap_wins:
+            assert cap is not None
+            until = self._clock() + cap
+        try:
+            await run_before(lambda: fn(call), until, clock=self._clock, sleep=self._sleep)
+        except DeadlineReached:
+            if cap_wins:
+                assert cap is not None
+                raise HookTimeout(phase, cap) from None
+            raise RequestDeadlineExceeded(str(call.id), "hook") from None
+
+    def _local_cap(self, call: APICalling) -> float | None:
+        return call.timeout if call.timeout is not None else call.endpoint.config.timeout
+
+    async def _provider_call(self, call: APICalling, budget: RequestBudget) -> Any:
+        endpoint = call.endpoint
+        call_id = str(call.id)
+        local_cap = self._local_cap(call)
+        if endpoint.is_agentic:
+            timeout = budget.cap(local_cap, self._clock)
+            return await self._bounded(
+                lambda: endpoint.call(
+                    call.payload, extra_headers=call.headers, timeout=timeout, **call.call_kwargs
+                ),
+                budget,
+                "transport",
+                call_id,
+            )
+
+        def attempt(limit: float | None) -> Awaitable[Any]:
+            return endpoint.call(call.payload, extra_headers=call.headers, timeout=limit)
+
+        return await call_with_attempts(
+            attempt,
+            call_id=call_id,
+            policy=self._policy,
+            breaker=self._breaker,
+            budget=budget,
+            local_cap=local_cap,
+            clock=self._clock,
+            sleep=self._sleep,
+            rng=self._rng,
+        )
+
+    def _provider_stream(
+        self, call: APICalling, budget: RequestBudget
+    ) -> AsyncGenerator[StreamChunk, None]:
+        endpoint = call.endpoint
+        local_cap = self._local_cap(call)
+        if endpoint.is_agentic:
+            return self._agentic_stream(call, budget, local_cap)
+
+        def open_stream(limit: float | None) -> Any:
+            return endpoint.stream(call.payload, extra_headers=call.headers, timeout=limit)
+
+        return stream_with_attempts(
+            open_stream,
+            call_id=str(call.id),
+            policy=self._policy,
+            breaker=self._breaker,
+            budget=budget,
+            local_cap=local_cap,
+            clock=self._clock,
+            sleep=self._sleep,
+            rng=self._rng,
+        )
+
+    async def _agentic_stream(
+        self, call: APICalling, budget: RequestBudget, local_cap: float | None
+    ) -> AsyncGenerator[StreamChunk, None]:
+        inner = call.endpoint.stream(
+            call.payload,
+            extra_headers=call.headers,
+            timeout=budget.cap(local_cap, self._clock),
+            **call.call_kwargs,
+        )
+        try:
+            while True:
+                try:
+                    chunk = await self._bounded(inner.__anext__, budget, "stream", str(call.id))
+                except StopAsyncIteration:
+                    return
+                yield chunk
+        finally:
+            aclose = getattr(inner, "aclose", None)
+            if aclose is not None:
+                with anyio.CancelScope(shield=True):
+                    await aclose()
+
+    # -- invoke -----------------------------------------------------------------------------------
+
+    async def invoke(self, call: APICalling, *, budget: RequestBudget | None = None) -> APICalling:
+        """Run ``call`` once; returns it terminal. Provider and hook failures are recorded."""
+        budget = budget or NO_DEADLINE
+        self._own(call)
+        try:
+            lease = await self._acquire(call, budget)
+            async with lease:
+                await self._run_invoke(call, lease, budget)
+        finally:
+            self._disown(call)
+        return call
+
+    async def _run_invoke(
+        self, call: APICalling, lease: AdmissionLease, budget: RequestBudget
+    ) -> None:
+        call.mark_processing()
+        try:
+            with lease.abort_scope():
+                await self._hook(call, HookPhase.PRE_INVOCATION, budget)
+                response = await self._provider_call(call, budget)
+                await self._hook(call, HookPhase.POST_INVOCATION, budget)
+        except (RequestDeadlineExceeded, AdmissionClosed) as exc:
+            call.terminate(EventStatus.ABORTED, error=exc)
+            raise
+        except Exception as exc:
+            call.terminate(EventStatus.FAILED, error=exc)
+            return
+        except BaseException as exc:
+            call.terminate(EventStatus.CANCELLED, error=exc)
+            raise
+        call.terminate(EventStatus.COMPLETED, response=response)
+
+    # -- stream -----------------------------------------------------------------------------------
+
+    async def stream(
+        self, call: APICalling, *, budget: RequestBudget | None = None
+    ) -> AsyncGenerator[StreamChunk, None]:
+        """Yield ``call``'s chunks under admission and the deadline; see the module docstring."""
+        budget = budget or NO_DEADLINE
+        self._own(call)
+        try:
+            lease = await self._acquire(call, budget)
+            try:
+                async with aclosing(self._run_stream(call, lease, budget)) as chunks:
+                    async for chunk in chunks:
+                        yield chunk
+            finally:
+                lease.release()
+        finally:
+            self._disown(call)
+
+    async def _run_stream(
+        self, call: APICalling, lease: AdmissionLease, budget: RequestBudget
+    ) -> AsyncGenerator[StreamChunk, None]:
+        call.mark_processing()
+        registry = call.hook_registry
+        inner: AsyncGenerator[StreamChunk, None] | None = None
+        try:
+            with lease.abort_scope():
+                await self._hook(call, HookPhase.PRE_INVOCATION, budget)
+            inner = self._provider_stream(call, budget)
+            while True:
+                with lease.abort_scope():
+                    try:
+                        chunk = await inner.__anext__()
+                    except StopAsyncIteration:
+                        break
+                    if registry is not None:
+                        chunk = await registry.on_chunk(call, chunk)
+                if chunk.type == "error":
+                    error = ProviderStreamError(
+                        chunk.content or "the provider reported an error",
+                        raw=str(chunk.metadata.get("provider_error", "")),
+                    )
+                    call.terminate(EventStatus.FAILED, error=error)
+                    yield chunk
+                    raise error
+                yield chunk
+        except GeneratorExit:
+            call.terminate(EventStatus.CANCELLED)
+            raise
+        except (RequestDeadlineExceeded, AdmissionClosed) as exc:
+            call.terminate(EventStatus.ABORTED, error=exc)
+            raise
+        except Exception as exc:
+            call.terminate(EventStatus.FAILED, error=exc)
+            raise
+        except BaseException as exc:
+            call.terminate(EventStatus.CANCELLED, error=exc)
+            raise
+        finally:
+            if inner is not None:
+                with anyio.CancelScope(shield=True):
+                    await inner.aclose()
+        try:
+            with lease.abort_scope():
+                await self._hook(call, HookPhase.POST_INVOCATION, budget)
+        except Exception:
+            # Output already reached the consumer: log, do not raise (ADR-0029 D3).
+            logger.warning("post_invocation hook failed after stream output", exc_info=True)
+        call.terminate(EventStatus.COMPLETED)
