@@ -101,7 +101,7 @@ def _internal_error(exc: Exception) -> HttpReply:
 
 def _chunk(data: bytes) -> bytes:
     """One chunk of a chunked body; empty data would end the body, so it yields nothing."""
-    return data
+    return b"%x\r\n%b\r\n" % (len(data), data) if data else b""
 
 
 _LAST_CHUNK = b"0\r\n\r\n"

@@ -6,11 +6,11 @@ capture, classified non-zero exits, deterministic process-group teardown, worksp
 and executable discovery. Command grammar and event meaning stay in the vendor packages.
 """
 
+from .capture import StderrCapture as StderrCapture
 from .discover import discover_cli as discover_cli
 from .discover import require_executable as require_executable
 from .discover import resolve_executable as resolve_executable
 from .flags import build_flag_args as build_flag_args
-from .capture import StderrCapture as StderrCapture
 from .framing import JsonFramer as JsonFramer
 from .framing import TailRepair as TailRepair
 from .framing import repair_tail as repair_tail

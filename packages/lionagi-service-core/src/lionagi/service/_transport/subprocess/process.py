@@ -1,18 +1,19 @@
 """Run a CLI and iterate its JSON events with deterministic teardown (ADR-0030 D4).
 
 One entry point, :func:`json_events_from_process`, returns a :class:`JsonEventStream`: iterate
-it directly or use it as an async context manager. Either way, when iteration ends (EOF, error,
-cancellation, deadline, ``aclose()`` or the consumer leaving the ``async with``) the process
-group is terminated and the child reaped before control returns:
+it directly or use it as an async context manager. When the stream ends (EOF, error,
+cancellation or deadline while waiting for an event, ``aclose()``, or leaving the ``async with``
+for any reason) the process group is terminated and the child reaped before control returns:
 
 1. SIGTERM to the process group (and to the child directly if it left the group);
 2. wait up to ``terminate_grace`` seconds for the child to exit;
 3. SIGKILL the group (leftover grandchildren included) and the child if still alive;
 4. close the pipes and wait for the child to be reaped (bounded by ``REAP_TIMEOUT``).
 
-Teardown is shielded from cancellation. If it fails while an error or cancellation is already
-propagating, the failure is logged and the original exception continues; otherwise the cleanup
-failure is raised.
+Teardown runs in a shielded anyio cancel scope, so the caller's deadline cannot cut it short
+(a repeated native ``Task.cancel()`` can; the pipes are closed and the child killed anyway).
+If it fails while an error or cancellation is already propagating, the failure is logged and
+the original exception continues; otherwise the cleanup failure is raised.
 
 The implementation drives ``asyncio``'s subprocess transport directly (see :mod:`.pipes` for
 why): it needs the asyncio backend, which is what anyio runs on in this project.
