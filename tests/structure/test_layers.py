@@ -90,7 +90,7 @@ def test_vendors_do_not_import_each_other() -> None:
         for path in sorted(src.rglob("*.py")):
             for lineno, target in _imports(path, src):
                 parts = target.split(".")
-                if parts[:2] == ["lionagi", "providers"] and len(parts) > 2:
-                    if parts[2] not in own:
-                        violations.append(f"{path.relative_to(ROOT)}:{lineno} imports {target}")
+                foreign = len(parts) > 2 and parts[2] not in own
+                if parts[:2] == ["lionagi", "providers"] and foreign:
+                    violations.append(f"{path.relative_to(ROOT)}:{lineno} imports {target}")
     assert violations == []

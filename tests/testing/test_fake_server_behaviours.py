@@ -298,13 +298,50 @@ async def test_tool_call_gemini_function_call(client: httpx.AsyncClient, sse: Ss
                 ]
             },
         ),
+        (
+            "/v1/responses",
+            {
+                "model": "m",
+                "input": [
+                    {"role": "user", "content": "RUN_TOOL"},
+                    {
+                        "type": "function_call_output",
+                        "call_id": "c",
+                        "output": "Chunk ID: 1\nWall time: 0 seconds\nOutput:\nfake-tool-ran\n",
+                    },
+                ],
+            },
+        ),
+        (
+            "/v1beta/models/g:generateContent",
+            {
+                "contents": [
+                    {"role": "user", "parts": [{"text": "RUN_TOOL"}]},
+                    {
+                        "role": "user",
+                        "parts": [
+                            {
+                                "functionResponse": {
+                                    "name": "s",
+                                    "response": {
+                                        "output": "<untrusted_context>\nOutput: fake-tool-ran\n"
+                                        "Process Group PGID: 9\n</untrusted_context>"
+                                    },
+                                }
+                            }
+                        ],
+                    },
+                ]
+            },
+        ),
     ],
-    ids=["chat", "responses", "anthropic", "gemini"],
+    ids=["chat", "responses", "anthropic", "gemini", "codex-report", "gemini-cli-report"],
 )
 async def test_tool_result_is_answered_with_text_quoting_it(
     client: httpx.AsyncClient, path: str, body: dict[str, Any]
 ) -> None:
-    text = json.dumps((await client.post(path, json=body)).json())
+    r = await client.post(path, json=body)
+    text = json.dumps(r.json())
     assert "Tool said: fake-tool-ran. Done." in text
     assert TOOL_COMMAND not in text
     assert THINKING_TEXT not in text
@@ -433,7 +470,8 @@ async def test_text_and_chunk_knobs(client: httpx.AsyncClient, sse: Sse) -> None
 
 
 async def test_a_thousand_chunks(client: httpx.AsyncClient, sse: Sse) -> None:
-    for path, body, counter in [
+    Events = list[tuple[str | None, Any]]
+    cases: list[tuple[str, dict[str, Any], Callable[[Events], list[Any]]]] = [
         (
             CHAT,
             chat(),
@@ -452,7 +490,8 @@ async def test_a_thousand_chunks(client: httpx.AsyncClient, sse: Sse) -> None:
             lambda ev: [d for n, d in ev if n == "response.output_text.delta"],
         ),
         (GEMINI_SSE, gemini(), lambda ev: ev),
-    ]:
+    ]
+    for path, body, counter in cases:
         r = await client.post(path, json=body, headers={"x-fake-chunks": "1000"})
         assert len(counter(sse(r.text))) == 1000, path
 

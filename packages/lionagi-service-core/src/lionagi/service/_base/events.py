@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 from uuid import UUID, uuid4
 
@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 __all__ = ["TERMINAL_STATUSES", "Event", "EventStatus", "Execution"]
 
 
-class EventStatus(str, Enum):
+class EventStatus(StrEnum):
     """Where an event is in its life; the last five are terminal."""
 
     PENDING = "pending"

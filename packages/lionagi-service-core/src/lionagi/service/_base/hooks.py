@@ -12,7 +12,7 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 import anyio
@@ -38,7 +38,7 @@ EventHook = Callable[[Event], Awaitable[None] | None]
 ChunkHook = Callable[[Event, StreamChunk], Awaitable[StreamChunk] | StreamChunk]
 
 
-class HookPhase(str, Enum):
+class HookPhase(StrEnum):
     """The four hook points."""
 
     PRE_EVENT_CREATE = "pre_event_create"

@@ -168,6 +168,16 @@ class CallSupervisor:
                 raise HookTimeout(phase, cap) from None
             raise RequestDeadlineExceeded(str(call.id), "hook") from None
 
+    async def _chunk_hook(
+        self, call: APICalling, chunk: StreamChunk, budget: RequestBudget
+    ) -> StreamChunk:
+        """Run the chunk hook inside the request deadline (it has no local cap of its own)."""
+        registry = call.hook_registry
+        assert registry is not None
+        return await self._bounded(
+            lambda: registry.on_chunk(call, chunk), budget, "hook", str(call.id)
+        )
+
     def _local_cap(self, call: APICalling) -> float | None:
         return call.timeout if call.timeout is not None else call.endpoint.config.timeout
 
@@ -315,8 +325,8 @@ class CallSupervisor:
                         chunk = await inner.__anext__()
                     except StopAsyncIteration:
                         break
-                    if registry is not None:
-                        chunk = await registry.on_chunk(call, chunk)
+                    if registry is not None and registry.has(HookPhase.ON_CHUNK):
+                        chunk = await self._chunk_hook(call, chunk, budget)
                 if chunk.type == "error":
                     error = ProviderStreamError(
                         chunk.content or "the provider reported an error",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel
@@ -14,7 +14,7 @@ from .config import EndpointConfig
 __all__ = ["EndpointMeta", "EndpointType"]
 
 
-class EndpointType(str, Enum):
+class EndpointType(StrEnum):
     """Transport family: an HTTP API or an agentic (subprocess, in-process, remote) endpoint."""
 
     API = "api"

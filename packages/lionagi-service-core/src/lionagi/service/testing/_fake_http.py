@@ -252,11 +252,12 @@ class _Connection(asyncio.Protocol):
     def _respond(self, reply: HttpReply, method: str, keep_alive: bool, http11: bool) -> bool:
         """Write ``reply``; return False when a task or a fault now owns the connection."""
         rendered = reply.body
+        frame: Callable[[bytes], bytes] = bytes
+        body = end = b""
         if rendered.stream:
-            chunked = http11  # HTTP/1.0 has no chunking: the body ends when we close
-            head = _head(reply, list(_SSE_HEADERS), keep_alive, chunked)
-            frame: Callable[[bytes], bytes] = _chunk if chunked else bytes
-            end = _LAST_CHUNK if chunked else b""
+            if http11:  # HTTP/1.0 has no chunking: the body ends when we close
+                frame, end = _chunk, _LAST_CHUNK
+            head = _head(reply, list(_SSE_HEADERS), keep_alive, chunked=http11)
         else:
             body = b"".join(rendered.frames)
             length = (b"content-length", str(len(body)).encode())

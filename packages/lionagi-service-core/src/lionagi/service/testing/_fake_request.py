@@ -8,6 +8,7 @@ it, which is how the real CLIs' tool loops terminate against the fake server).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +24,7 @@ __all__ = [
 
 DEFAULT_MODEL = "fake-model"
 _RESULT_LIMIT = 500
+_FIELD = re.compile(r"[A-Z][A-Za-z ]*: ")
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +80,24 @@ def _text_of(content: object) -> str:
         text = output if isinstance(output, str) else json.dumps(content, ensure_ascii=False)
     else:
         text = "" if content is None else str(content)
-    return text.strip()[:_RESULT_LIMIT]
+    return _shell_output(text).strip()[:_RESULT_LIMIT]
+
+
+def _shell_output(text: str) -> str:
+    r"""The command output inside a shell tool's report, or ``text`` unchanged.
+
+    Codex (``Output:\n...``) and the gemini CLI (``Output: ...`` then ``Process Group PGID: ...``)
+    wrap the output in a report; quoting just the output keeps the answer short and stable.
+    """
+    head, marker, rest = text.rpartition("Output:")
+    if not marker or (head and not head.endswith("\n")):
+        return text
+    kept: list[str] = []
+    for line in rest.split("\n"):
+        if line.startswith("<") or _FIELD.match(line):
+            break
+        kept.append(line)
+    return "\n".join(kept)
 
 
 def chat_facts(body: dict[str, Any]) -> RequestFacts:

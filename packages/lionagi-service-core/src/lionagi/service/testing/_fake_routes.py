@@ -209,7 +209,10 @@ class FakeApp:
         headers = _request_ids(route.vendor, seq)
         if script.status != 200:
             if script.status == 429:
-                headers = (*headers, (b"retry-after", script.retry_after.encode("latin-1")))
+                headers = (
+                    *headers,
+                    (b"retry-after", script.retry_after.encode("latin-1", "replace")),
+                )
             return _error(route.vendor, script.status, headers, script.credential)
         fail = script.behaviour == "stream_error"
         if facts.stream and route.stream is not None:

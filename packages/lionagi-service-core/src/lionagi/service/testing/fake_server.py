@@ -20,9 +20,16 @@ tool result, a text answer quoting it), ``FAIL401``, ``FAIL429``, ``FAIL500``. K
 default ``"1"``). A 401 body echoes up to 64 characters of the credential the client sent, so
 clients can test that they redact provider error text.
 
-The server is hand-built on h11 over anyio sockets (no ASGI framework) so it adds no dependency
-and stays fast: ``TCP_NODELAY``, keep-alive, pre-rendered frames, one socket write per reply or
-per SSE frame. Output is deterministic: ids come from a per-server request counter.
+Other behaviours (header only): ``usage``, ``503``, ``disconnect_before``, ``disconnect_after``,
+``stall``, ``oversized`` (one 2 MiB SSE line), ``malformed`` (one data line of invalid JSON) and
+``stream_error`` (the vendor's in-stream failure: Anthropic ``event: error``, Responses
+``response.failed``, an ``{"error": ...}`` chunk for chat and Gemini).
+
+The server is hand-built: h11 parses requests inside asyncio protocols and replies are
+pre-rendered bytes, so it adds no dependency and stays fast (``TCP_NODELAY``, keep-alive, one
+socket write per reply, repeated requests answered from templates). It runs on asyncio; use
+:meth:`FakeProviderServer.running_in_thread` from anything else. Output is deterministic: ids
+come from a per-server request counter, timestamps and token counts are fixed.
 """
 
 from __future__ import annotations

@@ -1,0 +1,149 @@
+"""Fake CLI: replay a JSON plan written by the conformance kit, whatever argv follows the plan.
+
+Usage: ``replay.py PLAN [adapter arguments ...]``. Everything after ``PLAN`` is ignored, so an
+adapter under test can append its own command grammar (flags, prompt) to the argv prefix it is
+given. The plan is a JSON object; every key is optional::
+
+    events        list of JSON values written to stdout (in the adapter's own event grammar)
+    framing       "ndjson" | "split" (each line in pieces, cut inside UTF-8 characters too)
+                  | "concat" (all values back to back, no separator, written in pieces)
+    pause         seconds between pieces (split/concat)
+    raw           text written to stdout after the events (malformed tails, scalars)
+    stderr_bytes  filler bytes of stderr, interleaved with the stdout events
+    stderr        final stderr text, after the filler
+    exit_code     exit status when the plan does not stall
+    stall         after the events, sleep until killed
+    ignore_term   record SIGTERM in the log and keep running (forces SIGKILL escalation)
+    children      sleeping grandchildren started in this process group before any output
+    log           file to which one JSON line per fact is appended: the launch (pid, ppid,
+                  pgid, argv, cwd), the grandchildren's pids, each SIGTERM received
+
+The log is how the kit proves what happened without trusting the adapter: whether a process
+started at all, that its parent is the test process (no shell in between), where it ran, and
+that escalation was needed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from typing import Any
+
+_SLEEPER = "import signal, time\n{ignore}time.sleep(3600)\n"
+
+
+def _log(path: str, record: dict[str, Any]) -> None:
+    if path:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(record) + "\n")
+
+
+def _write(data: bytes, pause: float) -> None:
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
+    if pause:
+        time.sleep(pause)
+
+
+def _pieces(data: bytes) -> list[bytes]:
+    """Cut ``data`` in thirds, plus inside its first multi-byte UTF-8 character if it has one."""
+    cuts = {len(data) // 3, 2 * len(data) // 3}
+    for index, byte in enumerate(data):
+        if byte >= 0xC0:  # the lead byte of a multi-byte character: cut right after it
+            cuts.add(index + 1)
+            break
+    edges = [0, *sorted(c for c in cuts if 0 < c < len(data)), len(data)]
+    return [data[a:b] for a, b in zip(edges, edges[1:], strict=False) if b > a]
+
+
+def _stderr_filler(size: int) -> None:
+    line = b"W" * 1023 + b"\n"
+    while size > 0:
+        part = line[:size] if size < len(line) else line
+        sys.stderr.buffer.write(part)
+        size -= len(part)
+    sys.stderr.buffer.flush()
+
+
+def main() -> int:
+    with open(sys.argv[1], encoding="utf-8") as handle:
+        plan: dict[str, Any] = json.load(handle)
+    log = str(plan.get("log", ""))
+    _log(
+        log,
+        {
+            "launched": os.getpid(),
+            "ppid": os.getppid(),
+            "pgid": os.getpgid(0),
+            "argv": sys.argv,
+            "cwd": os.getcwd(),
+        },
+    )
+    ignore_term = bool(plan.get("ignore_term"))
+    if ignore_term:
+
+        def on_term(signum: int, frame: object) -> None:
+            _log(log, {"signal": "TERM", "pid": os.getpid()})
+
+        signal.signal(signal.SIGTERM, on_term)
+
+    children = int(plan.get("children", 0))
+    if children:
+        code = _SLEEPER.format(
+            ignore="signal.signal(signal.SIGTERM, signal.SIG_IGN)\n" if ignore_term else ""
+        )
+        pids = [
+            subprocess.Popen(
+                [sys.executable, "-I", "-S", "-c", code],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            ).pid
+            for _ in range(children)
+        ]
+        _log(log, {"children": pids})
+
+    events = [json.dumps(e, ensure_ascii=False).encode() for e in plan.get("events", [])]
+    framing = plan.get("framing", "ndjson")
+    pause = float(plan.get("pause", 0.01))
+    filler = int(plan.get("stderr_bytes", 0))
+    share = filler // max(1, len(events))
+    if framing == "concat":
+        if filler:
+            _stderr_filler(filler)
+        data = b"".join(events)
+        step = max(1, len(data) // 3)
+        for start in range(0, len(data), step):
+            _write(data[start : start + step], pause)
+        if data:
+            _write(b"\n", 0)
+    else:
+        for line in events:
+            if share:
+                _stderr_filler(share)
+            if framing == "split":
+                for piece in _pieces(line + b"\n"):
+                    _write(piece, pause)
+            else:
+                _write(line + b"\n", 0)
+        if filler and not events:
+            _stderr_filler(filler)
+    raw = str(plan.get("raw", ""))
+    if raw:
+        _write(raw.encode(), 0)
+    stderr = str(plan.get("stderr", ""))
+    if stderr:
+        sys.stderr.buffer.write(stderr.encode() + b"\n")
+        sys.stderr.buffer.flush()
+    if plan.get("stall"):
+        while True:
+            time.sleep(3600)  # a recorded-and-ignored SIGTERM interrupts the sleep: sleep again
+    return int(plan.get("exit_code", 0))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
