@@ -18,6 +18,7 @@ from lionagi.service import (
     AdmissionClosed,
     EventStatus,
     RequestDeadlineExceeded,
+    StreamChunk,
 )
 
 STALL = "please SCRIPTED_STALL"
@@ -174,6 +175,25 @@ async def test_close_aborts_queued_and_active_work_and_is_idempotent(gated, prob
     with pytest.raises(AdmissionClosed):
         await anext(model.stream(prompt="after close"))
     assert dict(model.supervisor.owned) == {}
+    await probe.finish()
+
+
+async def test_close_while_the_consumer_is_between_chunks_yields_nothing_more(scripted, probe):
+    script = [StreamChunk(type="text", content="one"), StreamChunk(type="text", content="two")]
+    model = scripted(script=script)
+    call = model.create_api_calling(prompt="hi")
+    stream = model.stream(call)
+    assert (await anext(stream)).content == "one"
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(model.close)  # waits for this stream's cleanup
+        await probe.until(lambda: model.admission_snapshot().closed, "close started")
+        # The model is closing: the paused stream must not hand out more provider output.
+        with pytest.raises(AdmissionClosed):
+            await anext(stream)
+
+    probe.left(call, EventStatus.ABORTED, AdmissionClosed)
+    await stream.aclose()
     await probe.finish()
 
 

@@ -1,0 +1,184 @@
+"""A minimal subprocess agentic adapter: the reference the conformance kit is tested against.
+
+It is what a vendor CLI adapter looks like when everything but the command grammar and the event
+mapping is left to core: a strict request model, ``json_events_from_process`` for launch, framing,
+stderr and teardown, ``resolve_workspace`` for containment, and a projection of a trivial
+normalized grammar to :class:`StreamChunk`. It is not registered in the catalog.
+
+Event grammar (one JSON object per event)::
+
+    {"type": "session", "session_id": "s-1", "model": "m"}          -> system (session confirmed)
+    {"type": "thinking", "content": "..."}                           -> thinking
+    {"type": "text", "content": "...", "delta": true}                -> text
+    {"type": "tool_use", "id": "t1", "name": "Bash", "input": {...}} -> tool_use
+    {"type": "tool_result", "id": "t1", "output": ..., "is_error": false} -> tool_result
+    {"type": "result", "content": "...", "usage": {...}, "session_id": "s-1"} -> result
+    {"type": "error", "message": "...", "kind": "auth"}              -> error (then stop)
+    {"type": "telemetry", ...}                                       ignored (allowlisted)
+
+Any other ``type`` is a :class:`ProviderProtocolError`: it might carry content.
+
+Command grammar: ``[*argv, "--prompt", prompt, ("--model", model), ("--resume", resume)]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .._base.chunk import StreamChunk
+from .._base.errors import ProviderProtocolError
+from .._transport.agentic import AgenticCapabilities, AgenticEndpoint
+from .._transport.config import EndpointConfig
+from .._transport.subprocess import (
+    PROCESS_TERMINATE_GRACE,
+    json_events_from_process,
+    resolve_workspace,
+)
+
+__all__ = ["REFERENCE_CLI_CONFIG", "ReferenceCliEndpoint", "ReferenceCliRequest", "project_event"]
+
+REFERENCE_CLI_CONFIG: Mapping[str, Any] = {
+    "name": "reference-cli",
+    "provider": "reference",
+    "endpoint": "cli",
+}
+
+_IGNORED = frozenset({"telemetry"})
+
+
+class ReferenceCliRequest(BaseModel):
+    """What the reference CLI accepts."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    prompt: str = Field(min_length=1)
+    model: str | None = None
+    resume: str | None = None
+    repo: str | None = None
+    workspace: str | None = None
+
+
+class ReferenceCliEndpoint(AgenticEndpoint):
+    """Runs ``argv`` plus the request's flags and projects its events.
+
+    Args:
+        config: Endpoint config; defaults to :data:`REFERENCE_CLI_CONFIG`.
+        argv: Program (and leading arguments) to run; the request's flags are appended.
+        terminate_grace: Seconds between SIGTERM and SIGKILL at teardown.
+    """
+
+    capabilities: ClassVar[AgenticCapabilities | None] = AgenticCapabilities(
+        transport="subprocess", resumable=True, emits_tool_events=True, reports_usage=True
+    )
+    request_type: ClassVar[type[BaseModel] | None] = ReferenceCliRequest
+    resume_field: ClassVar[str | None] = "resume"
+    runtime_arg_keys: ClassVar[frozenset[str]] = frozenset({"on_text"})
+
+    def __init__(
+        self,
+        config: EndpointConfig | Mapping[str, Any] | None = None,
+        *,
+        argv: Sequence[str] = ("lionagi-reference-cli",),
+        terminate_grace: float = PROCESS_TERMINATE_GRACE,
+        **overrides: Any,
+    ) -> None:
+        super().__init__(REFERENCE_CLI_CONFIG if config is None else config, **overrides)
+        self.argv = tuple(argv)
+        self.terminate_grace = terminate_grace
+
+    def copy(self) -> ReferenceCliEndpoint:
+        """Same config, command and grace; handlers copied; no session, no process."""
+        other = type(self)(self.config, argv=self.argv, terminate_grace=self.terminate_grace)
+        self.copy_runtime_state_to(other)
+        return other
+
+    def command(self, request: ReferenceCliRequest) -> list[str]:
+        """The argv for one run: every flag and value is its own element."""
+        argv = [*self.argv, "--prompt", request.prompt]
+        if request.model:
+            argv += ["--model", request.model]
+        if request.resume:
+            argv += ["--resume", request.resume]
+        return argv
+
+    async def _stream_agentic(
+        self,
+        request: BaseModel,
+        *,
+        runtime_args: dict[str, Any],
+        local_timeout: float | None,
+    ) -> AsyncIterator[StreamChunk]:
+        assert isinstance(request, ReferenceCliRequest)
+        cwd = None
+        if request.repo is not None or request.workspace:
+            cwd = resolve_workspace(request.repo, request.workspace)
+        on_text = self._runtime_handlers(runtime_args).get("on_text")
+        events = json_events_from_process(
+            self.command(request),
+            cwd=cwd,
+            label="reference-cli",
+            install_hint="the reference CLI is a test double; point argv at a fake CLI",
+            terminate_grace=self.terminate_grace,
+        )
+        async with events:
+            async for event in events:
+                chunk = project_event(event)
+                if chunk is None:
+                    continue
+                if on_text is not None and chunk.type == "text" and chunk.content:
+                    on_text(chunk.content)
+                yield chunk
+                if chunk.type == "error":
+                    return  # nothing after a provider error; leaving the block tears down
+
+
+def project_event(event: Mapping[str, Any]) -> StreamChunk | None:
+    """Map one reference-grammar event to a chunk; None for allowlisted telemetry."""
+    kind = event.get("type")
+    if kind in _IGNORED:
+        return None
+    if kind == "session":
+        meta = {k: event[k] for k in ("session_id", "model") if event.get(k)}
+        return StreamChunk("system", metadata=meta)
+    if kind in ("thinking", "text"):
+        return StreamChunk(kind, _text(event, "content"), is_delta=bool(event.get("delta")))
+    if kind == "tool_use":
+        raw_input = event.get("input")
+        return StreamChunk(
+            "tool_use",
+            tool_name=_text(event, "name"),
+            tool_id=_optional_text(event, "id"),
+            tool_input=dict(raw_input) if isinstance(raw_input, Mapping) else None,
+        )
+    if kind == "tool_result":
+        return StreamChunk(
+            "tool_result",
+            tool_id=_optional_text(event, "id"),
+            tool_output=event.get("output"),
+            is_error=bool(event.get("is_error")),
+        )
+    if kind == "result":
+        meta = {k: event[k] for k in ("session_id", "model", "usage") if event.get(k)}
+        return StreamChunk("result", _optional_text(event, "content"), metadata=meta)
+    if kind == "error":
+        meta = {"provider_error": event["kind"]} if isinstance(event.get("kind"), str) else {}
+        message = _optional_text(event, "message") or "the reference CLI reported an error"
+        return StreamChunk("error", message, is_error=True, metadata=meta)
+    raise ProviderProtocolError(f"reference-cli: unknown event type {kind!r}")
+
+
+def _text(event: Mapping[str, Any], key: str) -> str:
+    value = event.get(key)
+    if not isinstance(value, str):
+        raise ProviderProtocolError(
+            f"reference-cli: {event.get('type')} event needs a string {key!r}"
+        )
+    return value
+
+
+def _optional_text(event: Mapping[str, Any], key: str) -> str | None:
+    value = event.get(key)
+    return value if isinstance(value, str) else None

@@ -1,0 +1,69 @@
+"""The public surface of lionagi.service: explicit, importable, and covering every ADR name."""
+
+from __future__ import annotations
+
+import importlib
+
+import lionagi.service as service
+
+# Names the ADRs (0027-0030) make public, by the stage that introduced them.
+ADR_NAMES = {
+    "foundation": [
+        "StreamChunk", "EventStatus", "Event", "HookedEvent", "HookRegistry", "APICalling",
+        "EndpointConfig", "Endpoint", "AgenticEndpoint", "EndpointConfigurationError",
+    ],
+    "catalog": [
+        "EndpointType", "EndpointMeta", "ProviderEndpointSpec", "ProviderModuleSpec",
+        "ProviderModelPolicy", "ModelSpec", "parse_model_spec", "CatalogSnapshot",
+        "ProviderDiagnostic", "canonical_provider_key", "canonical_endpoint_key",
+        "ProviderCatalogError", "CatalogValidationError", "ProviderUnavailable", "EndpointNotFound",
+        "EndpointRegistry", "match_endpoint",
+    ],
+    "lifecycle": [
+        "iModel", "iModelManager", "RequestBudget", "request_budget_from_timeout",
+        "AdmissionConfig", "AdmissionController", "AdmissionLease", "AdmissionSnapshot",
+        "AdmissionError", "AdmissionClosed", "AdmissionConflict", "TokenEstimateUnavailable",
+        "RequestExceedsTokenWindow", "RequestDeadlineExceeded", "AttemptPolicy", "CircuitPolicy",
+        "ProviderStreamError",
+    ],
+    "agentic": [
+        "AgenticCapabilities", "AgenticCallResult", "AgenticResultMetadata",
+        "AgenticHandlersMixin", "ProviderError", "ProviderQuotaError", "ProviderAuthError",
+        "ProviderContextError", "ProviderTransportError", "ProviderExecutableNotFound",
+        "ProviderProcessError", "ProviderProtocolError", "AgenticRequestValidationError",
+        "AgenticHandlerError", "AgenticOperationUnsupported", "classify_provider_error",
+    ],
+}  # fmt: skip
+
+
+def test_all_lists_exactly_the_public_names() -> None:
+    public = {name for name in vars(service) if not name.startswith("_")}
+    assert set(service.__all__) == public
+    assert len(service.__all__) == len(set(service.__all__))
+
+
+def test_every_adr_name_is_exported() -> None:
+    missing = [n for names in ADR_NAMES.values() for n in names if n not in service.__all__]
+    assert missing == []
+
+
+def test_exported_names_come_from_core_modules() -> None:
+    for name in service.__all__:
+        obj = getattr(service, name)
+        module = getattr(obj, "__module__", None)
+        if module is not None and isinstance(obj, type):
+            assert module.startswith("lionagi.service."), f"{name} comes from {module}"
+            importlib.import_module(module)
+
+
+def test_importing_the_package_does_not_load_optional_machinery() -> None:
+    # rich is for the command line only; pytest never loads at import time.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, lionagi.service; "
+        "print(','.join(m for m in ('rich', 'pytest', 'asyncio.subprocess') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
