@@ -25,8 +25,9 @@ def test_stream_chunk_is_slotted_with_seven_types() -> None:
         "type", "content", "tool_name", "tool_id", "tool_input", "tool_output",
         "is_error", "is_delta", "metadata",
     ]  # fmt: skip
-    from lionagi.service import ChunkType
     from typing import get_args
+
+    from lionagi.service import ChunkType
 
     assert set(get_args(ChunkType)) == {
         "system", "thinking", "text", "tool_use", "tool_result", "result", "error",

@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 from lionagi.service import (
@@ -33,7 +34,7 @@ class _Once(Event):
 
 
 class _Chunks(Event):
-    items: list[Any] = []
+    items: list[Any] = []  # noqa: RUF012 - pydantic copies field defaults
     fail_after: int | None = None
 
     async def _gen(self) -> AsyncIterator[Any]:
@@ -106,7 +107,7 @@ async def test_stream_completes_and_signals_waiters() -> None:
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(waiter)
-        await anyio.sleep(0)
+        await anyio.lowlevel.checkpoint()
         assert [i async for i in event.stream()] == ["a", "b"]
     assert got == [EventStatus.COMPLETED]
 

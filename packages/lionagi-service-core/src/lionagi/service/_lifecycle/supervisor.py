@@ -320,6 +320,12 @@ class CallSupervisor:
                 await self._hook(call, HookPhase.PRE_INVOCATION, budget)
             inner = self._provider_stream(call, budget)
             while True:
+                if lease.aborted:
+                    # Closed while the consumer was between chunks: no abort scope was open to
+                    # cancel, and a chunk pulled without a checkpoint would slip out after close.
+                    raise AdmissionClosed(
+                        f"admission controller closed; active call {call.id} was aborted"
+                    )
                 with lease.abort_scope():
                     try:
                         chunk = await inner.__anext__()
