@@ -23,6 +23,7 @@ __all__ = [
     "interleave",
     "interleave_sync",
     "markdown_table",
+    "machine_note",
     "median",
     "rotated",
 ]

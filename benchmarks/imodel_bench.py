@@ -35,7 +35,7 @@ import resource
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -203,9 +203,7 @@ async def bench_stream(base: str, rounds: int) -> dict[str, float]:
     ep = ep_owner.endpoint
     cpu: dict[str, list[float]] = {}
 
-    def streams(
-        name: str, one: Callable[[], Awaitable[int]]
-    ) -> Callable[[], Awaitable[float]]:
+    def streams(name: str, one: Callable[[], Awaitable[int]]) -> Callable[[], Awaitable[float]]:
         cpu[name] = []
 
         async def run() -> float:
@@ -221,7 +219,9 @@ async def bench_stream(base: str, rounds: int) -> dict[str, float]:
         return run
 
     contenders = {
-        "raw httpx + httpx-sse": streams("raw httpx + httpx-sse", lambda: raw_stream_once(client, url, headers)),
+        "raw httpx + httpx-sse": streams(
+            "raw httpx + httpx-sse", lambda: raw_stream_once(client, url, headers)
+        ),
         "Endpoint.stream": streams(
             "Endpoint.stream", lambda: ours_stream_once(ep.stream({"messages": MESSAGES}))
         ),
@@ -322,7 +322,11 @@ async def concurrent_child(contender: str, base: str, streams: int, chunks: int)
 
 
 def bench_concurrent(base: str, rounds: int) -> dict[str, float]:
-    names = {"raw": "raw httpx + httpx-sse", "endpoint": "Endpoint.stream", "imodel": "iModel.stream"}
+    names = {
+        "raw": "raw httpx + httpx-sse",
+        "endpoint": "Endpoint.stream",
+        "imodel": "iModel.stream",
+    }
     results: dict[str, list[dict[str, float]]] = {key: [] for key in names}
 
     def child(key: str) -> Callable[[], float]:
@@ -523,6 +527,7 @@ async def _profile_target(section: str, base: str, iterations: int) -> None:
     chunks = STREAM_CHUNKS if section == "stream" else None
     im = make_imodel(base, chunks)
     try:
+
         async def work() -> None:
             for _ in range(iterations):
                 if section == "stream":
@@ -569,7 +574,7 @@ async def run_async_sections(base: str, sections: list[str], rounds: int) -> dic
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("sections", nargs="*", choices=[*SECTIONS, []], default=[])
+    parser.add_argument("sections", nargs="*", metavar="SECTION", help=" ".join(SECTIONS))
     parser.add_argument("--rounds", type=int, default=15, help="rounds for oneshot/stream/import")
     parser.add_argument("--concurrent-rounds", type=int, default=5)
     parser.add_argument("--cold-rounds", type=int, default=15)
@@ -581,7 +586,11 @@ def main() -> None:
 
     if args.child_concurrent:
         anyio.run(
-            concurrent_child, args.child_concurrent, args.base, CONCURRENT_STREAMS, CONCURRENT_CHUNKS
+            concurrent_child,
+            args.child_concurrent,
+            args.base,
+            CONCURRENT_STREAMS,
+            CONCURRENT_CHUNKS,
         )
         return
     if args.profile:
@@ -589,6 +598,9 @@ def main() -> None:
         return
 
     sections = list(args.sections) or list(SECTIONS)
+    unknown = sorted(set(sections) - set(SECTIONS))
+    if unknown:
+        parser.error(f"unknown section(s) {unknown}; choose from {' '.join(SECTIONS)}")
     summary: dict[str, float] = {}
     with fake_server() as base:
         summary.update(anyio.run(run_async_sections, base, sections, args.rounds))
@@ -599,10 +611,6 @@ def main() -> None:
     if "import" in sections:
         summary.update(bench_import(args.rounds))
     print(machine_note())
-
-
-def _unused(_: Mapping[str, float]) -> None:  # keeps the summary typed for future use
-    return None
 
 
 if __name__ == "__main__":

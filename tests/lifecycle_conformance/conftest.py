@@ -41,7 +41,11 @@ from lionagi.service.scripted import ScriptedEndpoint, ScriptedRequest
 from lionagi.service.testing import FakeProviderServer
 
 SECRET = "sk-test-ZZconformanceQQ42secretXY"
-SCRIPTED_CONFIG: Mapping[str, Any] = {"name": "scripted", "provider": "scripted", "endpoint": "chat"}
+SCRIPTED_CONFIG: Mapping[str, Any] = {
+    "name": "scripted",
+    "provider": "scripted",
+    "endpoint": "chat",
+}
 HANG_GUARD = 5.0  # seconds; only ever a "did not hang" bound, never a timing assertion
 
 
@@ -81,7 +85,7 @@ def _busy_connections(client: httpx.AsyncClient) -> list[Any]:
 async def until(predicate: Callable[[], bool], what: str, limit: float = HANG_GUARD) -> None:
     """Poll ``predicate`` until it holds; fail (naming ``what``) if it never does."""
     with anyio.move_on_after(limit):
-        while not predicate():
+        while not predicate():  # noqa: ASYNC110 - polls library state that has no event
             await anyio.sleep(0.002)
     assert predicate(), f"never reached: {what}"
 
@@ -114,7 +118,9 @@ class Probe:
         self.models.append(model)
         return model
 
-    def left(self, call: Any, status: EventStatus, error: type[BaseException] | None = None) -> None:
+    def left(
+        self, call: Any, status: EventStatus, error: type[BaseException] | None = None
+    ) -> None:
         """``call`` left ownership already terminal with ``status`` (and ``error``)."""
         key = str(call.id)
         assert key in self.disowned, "the call never left ownership"
@@ -146,7 +152,8 @@ class Probe:
                 assert _busy_connections(client) == [], "an HTTP connection is still in use"
                 clients.append(client)
         for model in self.models:
-            await model.close()
+            with anyio.fail_after(HANG_GUARD):  # close waits for cleanup; a leak must not hang
+                await model.close()
         for client in clients:
             assert client.is_closed
             assert list(_pool_of(client).connections) == []
@@ -201,7 +208,9 @@ def scripted(probe: Probe) -> ScriptedFactory:
     """``scripted(script=None, **imodel_kwargs)``: a watched iModel over a ScriptedEndpoint."""
 
     def make(script: Any = None, **kwargs: Any) -> iModel:
-        return probe.watch(iModel(endpoint=ScriptedEndpoint(SCRIPTED_CONFIG, script=script), **kwargs))
+        return probe.watch(
+            iModel(endpoint=ScriptedEndpoint(SCRIPTED_CONFIG, script=script), **kwargs)
+        )
 
     return make
 

@@ -23,7 +23,9 @@ from lionagi.service import (
 # -- rate window longer than the budget -----------------------------------------------------------
 
 
-async def test_refresh_after_the_deadline_aborts_without_provider_work(scripted, probe, helpers, mode):
+async def test_refresh_after_the_deadline_aborts_without_provider_work(
+    scripted, probe, helpers, mode
+):
     model = scripted(limit_requests=1, capacity_refresh_time=60.0)
     first = await model.invoke(prompt="first")
     assert first.status is EventStatus.COMPLETED
@@ -41,7 +43,9 @@ async def test_refresh_after_the_deadline_aborts_without_provider_work(scripted,
     await probe.finish()
 
 
-async def test_refresh_after_the_deadline_sends_no_http_request(server, http, chat, probe, helpers, mode):
+async def test_refresh_after_the_deadline_sends_no_http_request(
+    server, http, chat, probe, helpers, mode
+):
     model = http(server, limit_requests=1, capacity_refresh_time=60.0)
     assert (await model.invoke(**chat)).status is EventStatus.COMPLETED
     sent = len(server.requests)
@@ -112,10 +116,11 @@ async def test_a_later_small_request_never_overtakes_an_earlier_large_one(script
         calls[name].token_estimate = tokens
 
     async with anyio.create_task_group() as tg:
-        for name in "ABC":
+        tg.start_soon(model.invoke, calls["A"])
+        await probe.until(lambda: calls["A"].is_terminal, "A admitted and done")
+        for arrived, name in enumerate("BC", start=1):
             tg.start_soon(model.invoke, calls[name])
-            await anyio.sleep(0)  # arrive in order
-        await probe.until(lambda: model.admission_snapshot().queued == 2, "B and C wait")
+            await probe.until(lambda n=arrived: model.admission_snapshot().queued == n, name)
         snap = model.admission_snapshot()
         # 40 tokens are free and C needs 10, but B came first: C waits behind it.
         assert snap.available_tokens == 40
@@ -130,7 +135,9 @@ async def test_a_later_small_request_never_overtakes_an_earlier_large_one(script
 # -- token accounting -----------------------------------------------------------------------------
 
 
-async def test_requests_and_tokens_are_debited_together_or_not_at_all(scripted, probe, mode, helpers):
+async def test_requests_and_tokens_are_debited_together_or_not_at_all(
+    scripted, probe, mode, helpers
+):
     model = scripted(limit_requests=5, limit_tokens=100, capacity_refresh_time=60.0)
     first = model.create_api_calling(prompt="big")
     first.token_estimate = 70
@@ -254,7 +261,9 @@ async def test_rate_limited_stream_runs_its_pre_hook_only_after_admission(script
             )
         )
 
-    model = scripted(limit_requests=1, interval=0.2, hook_registry={"pre_invocation": pre_invocation})
+    model = scripted(
+        limit_requests=1, interval=0.2, hook_registry={"pre_invocation": pre_invocation}
+    )
     holder["model"] = model
     first = model.create_api_calling(prompt="first")
     assert [c async for c in model.stream(first)]

@@ -54,7 +54,9 @@ def behaviours(server: Any) -> list[str]:
 # -- retries before the first chunk ---------------------------------------------------------------
 
 
-async def test_failures_before_output_are_retried_by_policy(server, http, chat, probe, helpers, mode):
+async def test_failures_before_output_are_retried_by_policy(
+    server, http, chat, probe, helpers, mode
+):
     sleep = RecordingSleep()
     model = http(server, plan=["503", "disconnect_before"], attempt_policy=policy(3), sleep=sleep)
     call = model.create_api_calling(**chat)
@@ -87,7 +89,9 @@ async def test_exhausted_attempts_fail_once_and_count_one_circuit_failure(
     await probe.finish()
 
 
-async def test_retry_after_is_a_floor_for_the_next_attempt(server, http, chat, probe, helpers, mode):
+async def test_retry_after_is_a_floor_for_the_next_attempt(
+    server, http, chat, probe, helpers, mode
+):
     sleep = RecordingSleep()
     plan = [{"x-fake-behaviour": "429", "x-fake-retry-after": "7"}]
     model = http(server, plan=plan, attempt_policy=policy(2), sleep=sleep)

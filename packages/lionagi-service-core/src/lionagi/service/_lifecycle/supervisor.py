@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import logging
 import random
-from contextlib import aclosing
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
+from contextlib import aclosing
 from types import MappingProxyType
 from typing import Any, TypeVar
 
@@ -148,8 +148,10 @@ class CallSupervisor:
         registry = call.hook_registry
         if registry is None or not registry.has(phase):
             return
-        fn = registry.pre_invocation if phase is HookPhase.PRE_INVOCATION else (
-            registry.post_invocation
+        fn = (
+            registry.pre_invocation
+            if phase is HookPhase.PRE_INVOCATION
+            else (registry.post_invocation)
         )
         cap = self._hook_caps.get(phase)
         remaining = budget.remaining(self._clock)

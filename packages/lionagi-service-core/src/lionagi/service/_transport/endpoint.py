@@ -126,6 +126,9 @@ class Endpoint:
         self._guard = SSRFGuard(resolver)
         self._client: httpx.AsyncClient | None = None
         self._state = ClientState.UNOPENED
+        # The last full URL and its parsed form: parsing a URL string costs more per request
+        # than anything else the endpoint adds. Keyed by the text, so a changed config re-parses.
+        self._url_cache: tuple[str, httpx.URL] | None = None
 
     def copy(self) -> Endpoint:
         """A new endpoint of the same class and config with its own, unopened client.
@@ -263,10 +266,11 @@ class Endpoint:
             projector = self._new_projector(secrets)
             blocks = response.aiter_text()
             tail: Sequence[StreamChunk] = ()
+            feed = projector.feed
             try:
                 async for block in blocks:
                     for event in framer.feed(block):
-                        chunks = _step(projector, event)
+                        chunks = projector.end(eof=False) if event is DONE else feed(event)
                         if projector.done:
                             tail = chunks
                             break
@@ -331,8 +335,14 @@ class Endpoint:
     ) -> httpx.Request:
         """The request for ``payload``: a JSON body, or query parameters for GET/DELETE."""
         config = self._config
-        url = config.full_url
+        text = config.full_url
+        cached = self._url_cache
         try:
+            if cached is not None and cached[0] == text:
+                url = cached[1]
+            else:
+                url = httpx.URL(text)
+                self._url_cache = (text, url)
             if config.method in ("GET", "DELETE"):
                 return client.build_request(
                     config.method, url, headers=headers, params=dict(payload), timeout=timeout

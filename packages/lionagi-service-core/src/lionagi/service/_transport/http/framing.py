@@ -4,10 +4,14 @@ Framers are synchronous and stateful: the stream loop feeds each block it reads 
 events that block completed, so a frame split across TCP reads is reassembled without an extra
 async layer per event.
 
-SSE line and field parsing is httpx-sse's (CR, LF and CRLF endings, ``:`` comments, multi-line
-``data:``). httpx-sse's public ``EventSource`` is not used because it drops an event whose final
-blank line is missing at EOF; here such an event is still dispatched (a complete ``data:`` line
-followed by EOF is a common server quirk, and a truncated one fails JSON decoding anyway).
+SSE line splitting is httpx-sse's ``SSELineDecoder`` (CR, LF and CRLF endings, split-invariant).
+Field parsing follows the same WHATWG rules as httpx-sse's ``SSEDecoder`` (``:`` comments,
+multi-line ``data:``, one optional space after the colon, a blank line dispatches), inlined into
+one loop per block because it runs for every line of every stream; only ``data`` and ``event``
+matter here (``id`` and ``retry`` are parsed and ignored, as before). httpx-sse's public
+``EventSource`` is not used because it drops an event whose final blank line is missing at EOF;
+here such an event is still dispatched (a complete ``data:`` line followed by EOF is a common
+server quirk, and a truncated one fails JSON decoding anyway).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import json
 from collections.abc import Iterable
 from typing import Any, Final
 
-from httpx_sse._decoders import SSEDecoder, SSELineDecoder
+from httpx_sse._decoders import SSELineDecoder
 
 from ..._base.errors import ProviderProtocolError
 from .status import excerpt
@@ -51,6 +55,10 @@ _NDJSON_TYPES = frozenset(
 )
 
 
+# ``json.loads`` minus its wrapper: same decoder, same ``ValueError`` on bad input.
+_json_decode = json.JSONDecoder().decode
+
+
 def _bad_json(kind: str, raw: str | bytes, secrets: Iterable[str]) -> ProviderProtocolError:
     return ProviderProtocolError(f"{kind} is not valid JSON: {excerpt(raw, secrets, 300)}")
 
@@ -58,32 +66,53 @@ def _bad_json(kind: str, raw: str | bytes, secrets: Iterable[str]) -> ProviderPr
 class SSEFramer:
     """Server-sent events to JSON objects; ``event:`` fills a missing ``type`` field."""
 
-    __slots__ = ("_events", "_lines", "_secrets")
+    __slots__ = ("_data", "_event", "_lines", "_secrets")
 
     def __init__(self, secrets: tuple[str, ...] = ()) -> None:
         self._lines = SSELineDecoder()
-        self._events = SSEDecoder()
+        self._event = ""  # the pending event's ``event:`` field
+        self._data: list[str] = []  # the pending event's ``data:`` lines
         self._secrets = secrets
 
     def _decode(self, lines: list[str], out: list[Any]) -> None:
-        decode = self._events.decode
-        for line in lines:
-            sse = decode(line)
-            if sse is None:
-                continue
-            data = sse.data
-            if not data:
-                continue
-            if data == "[DONE]":
-                out.append(DONE)
-                continue
-            try:
-                obj = json.loads(data)
-            except ValueError:
-                raise _bad_json("SSE data", data, self._secrets) from None
-            if type(obj) is dict and "type" not in obj and sse.event != "message":
-                obj["type"] = sse.event
-            out.append(obj)
+        event = self._event
+        data = self._data
+        try:
+            for line in lines:
+                if not line:  # a blank line dispatches the pending event and resets it
+                    if data:
+                        text = data[0] if len(data) == 1 else "\n".join(data)
+                        kind = event
+                        data = []
+                        event = ""
+                        if not text:
+                            continue
+                        if text == "[DONE]":
+                            out.append(DONE)
+                            continue
+                        try:
+                            obj = _json_decode(text)
+                        except ValueError:
+                            raise _bad_json("SSE data", text, self._secrets) from None
+                        if kind and kind != "message" and type(obj) is dict and "type" not in obj:
+                            obj["type"] = kind
+                        out.append(obj)
+                    else:
+                        event = ""
+                    continue
+                if line[0] == ":":  # a comment
+                    continue
+                name, _, value = line.partition(":")
+                if value[:1] == " ":
+                    value = value[1:]
+                if name == "data":
+                    data.append(value)
+                elif name == "event":
+                    event = value
+                # ``id``, ``retry`` and unknown fields change nothing an event here carries.
+        finally:
+            self._event = event
+            self._data = data
 
     def feed(self, text: str) -> list[Any]:
         """Events completed by ``text``."""
@@ -112,7 +141,7 @@ class NDJSONFramer:
             if not line or line.isspace():
                 continue
             try:
-                out.append(json.loads(line))
+                out.append(_json_decode(line))
             except ValueError:
                 raise _bad_json("NDJSON line", line, self._secrets) from None
 

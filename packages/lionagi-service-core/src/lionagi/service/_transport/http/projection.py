@@ -257,6 +257,19 @@ class ChatCompletionsProjector(_Base):
         return out
 
     def _delta(self, index: int, delta: Any, is_delta: bool, out: list[StreamChunk]) -> None:
+        content = delta.get("content")
+        if content is not None and len(delta) == 1:
+            # The common shape, one text delta per event: every other lookup would be None.
+            if content and isinstance(content, str):
+                out.append(
+                    StreamChunk(
+                        type="text",
+                        content=content,
+                        is_delta=is_delta,
+                        metadata={"index": index} if index else {},
+                    )
+                )
+            return
         reasoning = delta.get("reasoning_content") or delta.get("reasoning")
         if reasoning and isinstance(reasoning, str):
             out.append(
@@ -267,7 +280,6 @@ class ChatCompletionsProjector(_Base):
                     metadata={"index": index} if index else {},
                 )
             )
-        content = delta.get("content")
         if content and isinstance(content, str):
             out.append(
                 StreamChunk(

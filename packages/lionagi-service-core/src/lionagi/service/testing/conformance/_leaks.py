@@ -66,6 +66,11 @@ def _stat(pid: int) -> tuple[str, int] | None:
     return fields[0], int(fields[1])
 
 
+def _runner_task(task: asyncio.Task[object]) -> bool:
+    name = getattr(task.get_coro(), "__qualname__", "")
+    return name.startswith("TestRunner.")
+
+
 class LeakCheck:
     """Baseline taken inside the event loop before a case; :meth:`verify` after it.
 
@@ -93,10 +98,16 @@ class LeakCheck:
         self.tracked.update(pids)
 
     def new_tasks(self) -> list[asyncio.Task[object]]:
-        """Tasks started since the baseline that have not finished (the caller excluded)."""
+        """Tasks started since the baseline that have not finished.
+
+        The caller's task and the pytest runner's own tasks (anyio runs fixture teardown in a
+        fresh runner task) are not the case's.
+        """
         this = asyncio.current_task()
         return [
-            t for t in asyncio.all_tasks() if t not in self._tasks and t is not this and not t.done()
+            t
+            for t in asyncio.all_tasks()
+            if t not in self._tasks and t is not this and not t.done() and not _runner_task(t)
         ]
 
     async def verify(self) -> None:
@@ -112,8 +123,8 @@ class LeakCheck:
             "terminated and reaped before the stream returned"
         )
         deadline = time.monotonic() + self.settle
-        while any(alive(pid) for pid in self.tracked) and time.monotonic() < deadline:
-            await anyio.sleep(0.01)
+        while any(alive(pid) for pid in self.tracked) and time.monotonic() < deadline:  # noqa: ASYNC110
+            await anyio.sleep(0.01)  # polling /proc: a grandchild's death has no event to await
         survivors = sorted(pid for pid in self.tracked if alive(pid))
         assert not survivors, f"grandchildren survived the process group: {survivors}"
         fds = open_fd_count()

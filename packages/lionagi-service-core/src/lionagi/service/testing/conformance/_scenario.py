@@ -128,15 +128,19 @@ def _scenario_problems(chunks: list[StreamChunk], scenario: Scenario) -> list[st
         if not usage or not isinstance(usage[0], dict) or not usage[0]:
             out.append("usage: no result chunk with a non-empty metadata['usage'] mapping")
     elif scenario is Scenario.SESSION:
-        ids = [c.metadata.get("session_id") for c in chunks if c.type == "system"]
-        if not any(isinstance(i, str) and i for i in ids):
+        confirmed = {
+            sid
+            for c in chunks
+            if c.type == "system" and isinstance(sid := c.metadata.get("session_id"), str) and sid
+        }
+        if not confirmed:
             out.append("session: no system chunk with a non-empty metadata['session_id']")
         result_ids = {
             c.metadata["session_id"]
             for c in chunks
             if c.type == "result" and "session_id" in c.metadata
         }
-        if result_ids - {i for i in ids if i}:
+        if result_ids - confirmed:
             out.append("session: the result chunk's session_id was never confirmed on a system")
     elif scenario is Scenario.EMPTY:
         semantic = [k for k in kinds if k in _SEMANTIC]

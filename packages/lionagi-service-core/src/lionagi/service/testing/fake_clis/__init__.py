@@ -29,7 +29,15 @@ from pathlib import Path
 
 __all__ = ["SCRIPTS", "fake_cli_argv", "script_path"]
 
-SCRIPTS: tuple[str, ...] = ("echo", "emit", "fail", "spawn_tree", "stall", "stderr_flood")
+SCRIPTS: tuple[str, ...] = (
+    "echo",
+    "emit",
+    "fail",
+    "replay",
+    "spawn_tree",
+    "stall",
+    "stderr_flood",
+)
 
 _HERE = Path(__file__).resolve().parent
 

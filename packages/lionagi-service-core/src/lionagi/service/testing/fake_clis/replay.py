@@ -25,6 +25,7 @@ that escalation was needed.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -57,7 +58,7 @@ def _pieces(data: bytes) -> list[bytes]:
             cuts.add(index + 1)
             break
     edges = [0, *sorted(c for c in cuts if 0 < c < len(data)), len(data)]
-    return [data[a:b] for a, b in zip(edges, edges[1:], strict=False) if b > a]
+    return [data[a:b] for a, b in itertools.pairwise(edges) if b > a]
 
 
 def _stderr_filler(size: int) -> None:

@@ -1,0 +1,51 @@
+"""The agentic adapter conformance kit (ADR-0030 D6), shipped for third-party providers.
+
+Subclass a base class in a test module, implement its hooks, and pytest runs every case against
+your adapter; capability flags switch cases on and off, and every case's docstring ends with a
+"Troubleshooting" paragraph. See ``docs/conformance.md``.
+
+- :class:`AgenticEndpointConformance`: any transport; implement ``make_endpoint(scenario)`` and
+  ``valid_request()``.
+- :class:`SubprocessAgenticConformance`: CLI adapters; implement ``make_cli_endpoint(argv_prefix,
+  terminate_grace=...)``, ``cli_events(scenario)`` and ``valid_request()``.
+- :func:`registered_agentic_endpoints` / :func:`assert_static_conformance`: declarations of every
+  agentic endpoint in the installed catalog.
+
+This module imports pytest; ``import lionagi.service`` never imports it.
+"""
+
+from ._agentic import AgenticEndpointConformance as AgenticEndpointConformance
+from ._agentic import WorkProbe as WorkProbe
+from ._leaks import LeakCheck as LeakCheck
+from ._leaks import alive as alive
+from ._leaks import child_pids as child_pids
+from ._leaks import open_fd_count as open_fd_count
+from ._scenario import Scenario as Scenario
+from ._scenario import output_problems as output_problems
+from ._scenario import scenario_applies as scenario_applies
+from ._static import RegisteredAgenticEndpoint as RegisteredAgenticEndpoint
+from ._static import assert_static_conformance as assert_static_conformance
+from ._static import registered_agentic_endpoints as registered_agentic_endpoints
+from ._static import static_conformance_problems as static_conformance_problems
+from ._subprocess import CONFORMANCE_SECRET as CONFORMANCE_SECRET
+from ._subprocess import SubprocessAgenticConformance as SubprocessAgenticConformance
+from ._subprocess import replay_argv as replay_argv
+
+__all__ = [
+    "CONFORMANCE_SECRET",
+    "AgenticEndpointConformance",
+    "LeakCheck",
+    "RegisteredAgenticEndpoint",
+    "Scenario",
+    "SubprocessAgenticConformance",
+    "WorkProbe",
+    "alive",
+    "assert_static_conformance",
+    "child_pids",
+    "open_fd_count",
+    "output_problems",
+    "registered_agentic_endpoints",
+    "replay_argv",
+    "scenario_applies",
+    "static_conformance_problems",
+]

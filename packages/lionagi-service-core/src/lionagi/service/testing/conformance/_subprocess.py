@@ -1,0 +1,434 @@
+"""SubprocessAgenticConformance: the D4 cases for CLI adapters, driven by a real fake CLI.
+
+The adapter under test runs the ``replay`` fake CLI (``lionagi.service.testing.fake_clis``)
+instead of its vendor binary. The kit writes a plan per run: the adapter's own events (from
+:meth:`SubprocessAgenticConformance.cli_events`) plus how to frame them, how much stderr to
+write, whether to exit non-zero, stall, ignore SIGTERM or start grandchildren. The fake appends
+what it saw and did to a log, which is how the kit proves "no process was started", "no shell in
+between", "SIGTERM was ignored" and "grandchildren existed" without trusting the adapter.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from abc import abstractmethod
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+import anyio
+import pytest
+
+from ..._base.errors import (
+    AgenticRequestValidationError,
+    ProviderError,
+    ProviderExecutableNotFound,
+    ProviderProtocolError,
+    ProviderStreamError,
+    RequestDeadlineExceeded,
+)
+from ..._base.events import EventStatus
+from ..._transport.agentic import AgenticEndpoint
+from .. import fake_clis
+from ._agentic import AgenticEndpointConformance
+from ._leaks import alive
+from ._scenario import Scenario
+
+__all__ = ["CONFORMANCE_SECRET", "SubprocessAgenticConformance", "replay_argv"]
+
+REPLAY_SCRIPT = Path(fake_clis.__file__).resolve().parent / "replay.py"
+CONFORMANCE_SECRET = "sk-conformance-0123456789abcdefSECRET"
+_FATAL_LINE = f"fatal: conformance failure (token {CONFORMANCE_SECRET})"
+
+
+def replay_argv(plan: str | os.PathLike[str], *, python: str | None = None) -> list[str]:
+    """Argv prefix running the ``replay`` fake CLI on ``plan`` under an isolated interpreter."""
+    return [python or sys.executable, "-I", "-S", str(REPLAY_SCRIPT), os.fspath(plan)]
+
+
+class SubprocessAgenticConformance(AgenticEndpointConformance):
+    """Everything in :class:`AgenticEndpointConformance`, plus the subprocess guarantees.
+
+    Required hooks (instead of ``make_endpoint``):
+        make_cli_endpoint(argv_prefix, terminate_grace=...): your adapter, configured to run
+            ``argv_prefix`` (followed by whatever your command grammar appends) instead of its
+            vendor binary, with the given SIGTERM-to-SIGKILL grace.
+        cli_events(scenario): the stdout events, in your CLI's own grammar, for TEXT, TOOL,
+            USAGE, SESSION, PROVIDER_ERROR and EMPTY.
+        valid_request(): as in the base class.
+
+    Optional hooks and knobs:
+        cli_exit_code(scenario): exit status after the events (default 0; some CLIs exit 1
+            after reporting a provider error).
+        workspace_request(repo, workspace): request fields that run your CLI in ``repo`` with
+            that workspace; None (the default) skips the containment cases.
+        workspace_sets_cwd: the workspace becomes the child's working directory (default True).
+        terminate_grace: grace passed to ``make_cli_endpoint`` (default 0.3 s).
+        stderr_flood_bytes, stderr_tail_limit: stderr written in the flood cases and the
+            largest diagnostic text accepted on the raised error.
+    """
+
+    terminate_grace: ClassVar[float] = 0.3
+    stderr_flood_bytes: ClassVar[int] = 1024 * 1024
+    stderr_tail_limit: ClassVar[int] = 16 * 1024
+    workspace_sets_cwd: ClassVar[bool] = True
+
+    _workdir: Path
+    _log: Path
+    _plans: int
+
+    # -- adapter hooks ----------------------------------------------------------------------------
+
+    @abstractmethod
+    def make_cli_endpoint(
+        self, argv_prefix: Sequence[str], *, terminate_grace: float
+    ) -> AgenticEndpoint:
+        """Return your adapter running ``argv_prefix`` + its own arguments, with this grace."""
+
+    @abstractmethod
+    def cli_events(self, scenario: Scenario) -> Sequence[Mapping[str, Any]]:
+        """Your CLI's stdout events for ``scenario`` (TEXT, TOOL, USAGE, SESSION, ...).
+
+        Called for TEXT, TOOL, USAGE, SESSION, PROVIDER_ERROR and EMPTY (only for scenarios
+        your capabilities allow). STALL replays TEXT and then hangs; TRANSPORT_ERROR is a
+        non-zero exit with no events, produced by the kit.
+        """
+
+    def cli_exit_code(self, scenario: Scenario) -> int:
+        """Exit status after ``scenario``'s events (default 0)."""
+        return 0
+
+    def workspace_request(self, repo: Path, workspace: str) -> dict[str, Any] | None:
+        """Request fields running the CLI in ``repo`` with ``workspace``; None skips the cases."""
+        return None
+
+    # -- plans ------------------------------------------------------------------------------------
+
+    @pytest.fixture(autouse=True)
+    def _cli_workdir(self, tmp_path: Path) -> None:
+        self._workdir = tmp_path
+        self._log = tmp_path / "replay.log"
+        self._plans = 0
+
+    def plan_for(self, scenario: Scenario) -> dict[str, Any]:
+        """The replay plan producing ``scenario``."""
+        if scenario is Scenario.STALL:
+            return {"events": list(self.cli_events(Scenario.TEXT)), "stall": True}
+        if scenario is Scenario.TRANSPORT_ERROR:
+            return {
+                "events": [],
+                "stderr": "conformance: simulated transport failure",
+                "exit_code": 1,
+            }
+        return {
+            "events": list(self.cli_events(scenario)),
+            "exit_code": self.cli_exit_code(scenario),
+        }
+
+    def write_plan(self, plan: Mapping[str, Any], *, name: str | None = None) -> Path:
+        """Write ``plan`` (plus the shared log path) to a new file; return its path."""
+        self._plans += 1
+        path = self._workdir / (name or f"plan-{self._plans}.json")
+        path.write_text(json.dumps({**plan, "log": str(self._log)}), encoding="utf-8")
+        return path
+
+    def cli_endpoint(self, plan: Mapping[str, Any], *, name: str | None = None) -> AgenticEndpoint:
+        """An instrumented endpoint whose CLI replays ``plan``."""
+        argv = replay_argv(self.write_plan(plan, name=name))
+        return self.instrument(self.make_cli_endpoint(argv, terminate_grace=self.terminate_grace))
+
+    def make_endpoint(self, scenario: Scenario) -> AgenticEndpoint:
+        """Your adapter pointed at a replay of :meth:`plan_for` ``(scenario)``."""
+        argv = replay_argv(self.write_plan(self.plan_for(scenario)))
+        return self.make_cli_endpoint(argv, terminate_grace=self.terminate_grace)
+
+    def log_records(self) -> list[dict[str, Any]]:
+        """Everything the fake CLIs of this case logged, in order."""
+        if not self._log.exists():
+            return []
+        return [json.loads(line) for line in self._log.read_text().splitlines() if line]
+
+    def launches(self) -> list[dict[str, Any]]:
+        """One record per fake CLI process started in this case."""
+        return [r for r in self.log_records() if "launched" in r]
+
+    def grandchildren(self) -> list[int]:
+        """Pids of the grandchildren the fake CLIs started."""
+        return [pid for r in self.log_records() for pid in r.get("children", [])]
+
+    def work_started(self, endpoint: AgenticEndpoint) -> bool:
+        """The adapter hook was entered or a fake CLI process started."""
+        return super().work_started(endpoint) or bool(self.launches())
+
+    async def run_direct(self, endpoint: AgenticEndpoint) -> list[dict[str, Any]]:
+        """Chunks of one successful direct run, as dicts (for framing comparisons)."""
+        with self.guard():
+            chunks, exc = await self.collect(endpoint.stream(self.valid_request()))
+        assert exc is None, repr(exc)
+        return [c.to_dict() for c in chunks]
+
+    # -- D4: framing and pipes --------------------------------------------------------------------
+
+    async def test_child_is_exec_directly_with_argv_intact(self) -> None:
+        """The fake CLI's parent is the test process and its argv prefix is intact.
+
+        A shell would sit between the two processes and would split or expand the plan path,
+        which contains spaces and shell syntax on purpose.
+
+        Troubleshooting: launch through ``json_events_from_process`` with an argv list; do not
+        join arguments, call ``sh -c``, or use ``shell=True``. Append your flags after the
+        prefix you were given instead of rebuilding the command from a string.
+        """
+        endpoint = self.cli_endpoint(
+            {"events": list(self.cli_events(Scenario.TEXT))}, name="plan with spaces; $(x).json"
+        )
+        await self.run_direct(endpoint)
+        (record,) = self.launches()
+        assert record["ppid"] == os.getpid(), "the fake CLI's parent is not this process"
+        assert record["argv"][:2] == [
+            str(REPLAY_SCRIPT),
+            str(self._workdir / "plan with spaces; $(x).json"),
+        ]
+
+    @pytest.mark.parametrize("framing", ["split", "concat"])
+    async def test_split_and_concatenated_json(self, framing: str) -> None:
+        """Events cut across writes, or concatenated without newlines, give identical chunks.
+
+        Troubleshooting: parse stdout with core's incremental framer (``json_events_from_process``
+        does), never line by line with ``readline`` plus ``json.loads``; a value split inside a
+        UTF-8 character must decode once it is complete.
+        """
+        events = list(self.cli_events(Scenario.TEXT))
+        baseline = await self.run_direct(self.cli_endpoint({"events": events}))
+        framed = await self.run_direct(
+            self.cli_endpoint({"events": events, "framing": framing, "pause": 0.005})
+        )
+        assert framed == baseline
+
+    async def test_stderr_flood_does_not_block_stdout(self) -> None:
+        """More than 256 KiB of stderr while streaming stdout neither deadlocks nor changes output.
+
+        Troubleshooting: stderr must be drained concurrently and only a bounded head/tail kept
+        (core's subprocess support does both). A hang here, ended by the case timeout, means
+        stderr is a pipe nobody reads or is read only after stdout ends.
+        """
+        events = list(self.cli_events(Scenario.TEXT))
+        baseline = await self.run_direct(self.cli_endpoint({"events": events}))
+        flooded = await self.run_direct(
+            self.cli_endpoint({"events": events, "stderr_bytes": self.stderr_flood_bytes})
+        )
+        assert flooded == baseline
+
+    @pytest.mark.parametrize("raw", ["42\n", "[1, 2]\n"], ids=["scalar", "array"])
+    async def test_non_mapping_stdout_is_a_protocol_error(self, raw: str) -> None:
+        """A JSON value that is not an object fails the run with ProviderProtocolError.
+
+        Troubleshooting: do not skip values you cannot parse; an unknown shape may carry the
+        answer. Let the framer's ProviderProtocolError propagate.
+        """
+        endpoint = self.cli_endpoint({"events": list(self.cli_events(Scenario.TEXT)), "raw": raw})
+        model = self.model(endpoint)
+        call = model.create_api_calling(**self.valid_request())
+        with self.guard():
+            _, exc = await self.collect(model.stream(api_call=call))
+        assert isinstance(exc, ProviderProtocolError), repr(exc)
+        assert call.status is EventStatus.FAILED
+
+    # -- D4: exits and errors ---------------------------------------------------------------------
+
+    async def test_nonzero_exit_is_typed_with_bounded_redacted_stderr(self) -> None:
+        """A non-zero exit after output raises a typed error whose stderr is bounded and redacted.
+
+        The fake writes its answer, ``stderr_flood_bytes`` of noise, a final line holding a
+        key-shaped secret, and exits 3. The error must be a ProviderError (not an error chunk),
+        carry ``returncode == 3``, keep the final line, stay under ``stderr_tail_limit``, and
+        never contain the secret; the event is FAILED.
+
+        Troubleshooting: do not treat earlier stdout as success; let core classify the exit
+        (or pass your classifier through ``classify=``); pass credentials you put in the child
+        environment through ``secrets=`` so they are redacted too.
+        """
+        endpoint = self.cli_endpoint(
+            {
+                "events": list(self.cli_events(Scenario.TEXT)),
+                "stderr_bytes": self.stderr_flood_bytes,
+                "stderr": _FATAL_LINE,
+                "exit_code": 3,
+            }
+        )
+        model = self.model(endpoint)
+        call = model.create_api_calling(**self.valid_request())
+        with self.guard():
+            _, exc = await self.collect(model.stream(api_call=call))
+        assert isinstance(exc, ProviderError), repr(exc)
+        assert not isinstance(exc, ProviderStreamError)
+        assert exc.returncode == 3
+        assert "conformance failure" in exc.stderr_tail
+        for label, text in (
+            ("message", str(exc)),
+            ("repr", repr(exc)),
+            ("stderr_tail", exc.stderr_tail),
+            ("raw", exc.raw),
+            ("event error", call.execution.error or ""),
+        ):
+            assert CONFORMANCE_SECRET not in text, f"the secret leaked into the error {label}"
+            assert len(text) <= self.stderr_tail_limit, f"error {label} is {len(text)} chars"
+        assert call.status is EventStatus.FAILED
+
+    async def test_missing_executable_is_refused_before_launch(self) -> None:
+        """A missing binary raises ProviderExecutableNotFound with an install hint; no launch.
+
+        Troubleshooting: resolve the executable with core's discovery before spawning (the
+        shared helper does) and give ``install_hint=`` the command that installs your CLI.
+        """
+        for prefix in (
+            ["lionagi-conformance-no-such-cli"],
+            [str(self._workdir / "missing" / "cli")],
+        ):
+            endpoint = self.instrument(
+                self.make_cli_endpoint(prefix, terminate_grace=self.terminate_grace)
+            )
+            model = self.model(endpoint)
+            call = model.create_api_calling(**self.valid_request())
+            with self.guard():
+                chunks, exc = await self.collect(model.stream(api_call=call))
+            assert isinstance(exc, ProviderExecutableNotFound), repr(exc)
+            assert exc.install_hint
+            assert chunks == []
+            assert call.status is EventStatus.FAILED
+        assert self.launches() == []
+
+    # -- D4: teardown -----------------------------------------------------------------------------
+
+    async def test_sigterm_ignored_escalates_to_sigkill(self) -> None:
+        """A CLI that ignores SIGTERM is SIGKILLed after ``terminate_grace`` on consumer close.
+
+        Troubleshooting: pass the grace you were given to ``json_events_from_process(...,
+        terminate_grace=...)``. A close that takes about five seconds ignored it (the default);
+        one that returns at once while the process lives skipped the escalation.
+        """
+        endpoint = self.cli_endpoint(
+            {"events": list(self.cli_events(Scenario.TEXT)), "stall": True, "ignore_term": True}
+        )
+        model = self.model(endpoint)
+        call = model.create_api_calling(**self.valid_request())
+        stream = model.stream(api_call=call)
+        with self.guard():
+            await stream.__anext__()
+            started = time.monotonic()
+            await stream.aclose()
+            elapsed = time.monotonic() - started
+        (launch,) = self.launches()
+        assert any(r.get("signal") == "TERM" for r in self.log_records()), "no SIGTERM was sent"
+        assert not alive(launch["launched"]), "the CLI survived teardown"
+        assert elapsed >= self.terminate_grace * 0.8, f"escalated after {elapsed:.2f} s"
+        assert elapsed < self.terminate_grace + 2.0, f"teardown took {elapsed:.2f} s"
+        assert call.status is EventStatus.CANCELLED
+
+    @pytest.mark.parametrize("ignore_term", [False, True], ids=["term", "ignore-term"])
+    async def test_grandchildren_die_with_the_group(self, ignore_term: bool) -> None:
+        """Processes the CLI started in its group are killed with it on consumer close.
+
+        Troubleshooting: the CLI must be started in its own process group
+        (``start_new_session=True``, which core does) and teardown must signal the group, not
+        just the child; SIGKILL after the grace reaches grandchildren that ignore SIGTERM.
+        """
+        endpoint = self.cli_endpoint(
+            {
+                "events": list(self.cli_events(Scenario.TEXT)),
+                "children": 2,
+                "stall": True,
+                "ignore_term": ignore_term,
+            }
+        )
+        stream = self.model(endpoint).stream(**self.valid_request())
+        with self.guard():
+            await stream.__anext__()
+            pids = self.grandchildren()
+            assert len(pids) == 2
+            self._leaks.track(*pids)
+            assert all(alive(pid) for pid in pids)
+            await stream.aclose()
+            with anyio.move_on_after(self.settle_timeout):
+                while any(alive(pid) for pid in pids):  # noqa: ASYNC110 - polling /proc
+                    await anyio.sleep(0.01)
+        assert not [pid for pid in pids if alive(pid)], "grandchildren survived the group"
+
+    async def test_stall_until_deadline_aborts_and_reaps(self) -> None:
+        """A CLI that hangs past the caller's deadline: ABORTED, group killed and reaped.
+
+        Troubleshooting: do not shield your stdout reads from cancellation and do not retry the
+        run; the supervisor's deadline cancels the read and core's teardown escalates within
+        the grace. Leftover pids in the report name what survived.
+        """
+        endpoint = self.cli_endpoint(
+            {
+                "events": list(self.cli_events(Scenario.TEXT)),
+                "children": 1,
+                "stall": True,
+                "ignore_term": True,
+            }
+        )
+        model = self.model(endpoint)
+        call = model.create_api_calling(**self.valid_request())
+        with self.guard():
+            _, exc = await self.collect(model.stream(api_call=call, timeout=self.deadline))
+        assert isinstance(exc, RequestDeadlineExceeded), repr(exc)
+        assert call.status is EventStatus.ABORTED
+        self._leaks.track(*self.grandchildren())
+        (launch,) = self.launches()
+        assert not alive(launch["launched"])
+
+    # -- D4: workspace containment ----------------------------------------------------------------
+
+    def _repo(self) -> tuple[Path, Path]:
+        repo = self._workdir / "repo"
+        (repo / "inside").mkdir(parents=True, exist_ok=True)
+        outside = self._workdir / "outside"
+        outside.mkdir(exist_ok=True)
+        link = repo / "link"
+        if not link.is_symlink():
+            link.symlink_to(outside, target_is_directory=True)
+        return repo, outside
+
+    @pytest.mark.parametrize("escape", ["traversal", "absolute", "symlink"])
+    async def test_workspace_escape_is_refused_before_launch(self, escape: str) -> None:
+        """``..``, an absolute path or a symlink out of the repository is refused before launch.
+
+        Troubleshooting: resolve the working directory with core's ``resolve_workspace(repo,
+        workspace)`` (and ``contained_path`` for file arguments) before building argv; the
+        error must be AgenticRequestValidationError naming your field.
+        """
+        repo, outside = self._repo()
+        value = {"traversal": "../outside", "absolute": str(outside), "symlink": "link"}[escape]
+        request = self.workspace_request(repo, value)
+        if request is None:
+            pytest.skip("the adapter has no workspace (workspace_request returns None)")
+        endpoint = self.endpoint(Scenario.TEXT)
+        with self.guard():
+            chunks, exc = await self.collect(self.model(endpoint).stream(**request))
+        assert isinstance(exc, AgenticRequestValidationError), repr(exc)
+        assert chunks == []
+        assert self.launches() == [], "the CLI was launched with an escaping workspace"
+
+    async def test_contained_workspace_runs_there(self) -> None:
+        """A workspace inside the repository is accepted (and becomes the working directory).
+
+        Troubleshooting: if the valid case fails, the containment check is too strict (it must
+        accept a plain relative subdirectory). Set ``workspace_sets_cwd = False`` if your CLI
+        receives the workspace as a flag instead of its working directory.
+        """
+        repo, _ = self._repo()
+        request = self.workspace_request(repo, "inside")
+        if request is None:
+            pytest.skip("the adapter has no workspace (workspace_request returns None)")
+        endpoint = self.endpoint(Scenario.TEXT)
+        with self.guard():
+            _, exc = await self.collect(self.model(endpoint).stream(**request))
+        assert exc is None, repr(exc)
+        (launch,) = self.launches()
+        if self.workspace_sets_cwd:
+            assert launch["cwd"] == str((repo / "inside").resolve())

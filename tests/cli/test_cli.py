@@ -1,0 +1,214 @@
+"""The ``lionagi-service`` command line: output, exit codes (see ``lionagi.service.cli``) and the
+fake server's process life cycle.
+
+The installed console script runs in a subprocess for the cases a user runs from a shell; cheap
+cases call ``main(argv)`` in-process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from lionagi.service.cli import main
+
+SCRIPT = Path(sys.executable).with_name("lionagi-service")
+HANG_GUARD = 30.0  # seconds; a "did not hang" bound only
+
+
+def command() -> list[str]:
+    if SCRIPT.exists():
+        return [str(SCRIPT)]
+    return [
+        sys.executable,
+        "-c",
+        "import sys; from lionagi.service.cli import main; sys.exit(main())",
+    ]
+
+
+def cli_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.update({"NO_COLOR": "1", "TERM": "dumb", "COLUMNS": "200", "PYTHONUNBUFFERED": "1"})
+    return env
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*command(), *args],
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD,
+        env=cli_env(),
+        check=False,
+    )
+
+
+def no_traceback(*texts: str) -> None:
+    for text in texts:
+        assert "Traceback" not in text
+
+
+# -- demo -----------------------------------------------------------------------------------------
+
+
+def test_demo_json_prints_ndjson_chunks_and_a_result_with_usage():
+    done = run("demo", "--json", "--pace", "0")
+
+    assert done.returncode == 0, done.stderr
+    no_traceback(done.stderr)
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    types = [line["type"] for line in lines]
+    assert types.count("text") > 1
+    assert types[-1] == "result" and types.count("result") == 1
+    usage = lines[-1]["metadata"]["usage"]
+    assert usage["input_tokens"] > 0 and usage["output_tokens"] > 0
+    text = "".join(line["content"] for line in lines if line["type"] == "text")
+    assert text.startswith("You said: Show me what lionagi-service streams")
+
+
+def test_demo_in_terminal_mode_renders_text_and_usage(capsys):
+    assert main(["demo", "--pace", "0", "hello there"]) == 0
+    out = capsys.readouterr().out
+    assert "You said: hello there" in out
+    assert re.search(r"usage: input_tokens=\d+, output_tokens=\d+", out)
+
+
+# -- chat errors map to documented exit codes -----------------------------------------------------
+
+
+def test_provider_error_chunk_exits_1_and_is_rendered_once():
+    done = run("chat", "scripted/demo", "x SCRIPTED_FAIL")
+
+    assert done.returncode == 1
+    no_traceback(done.stdout, done.stderr)
+    combined = done.stdout + done.stderr
+    assert combined.count("scripted provider failure requested by the prompt") == 1
+    assert "Working on it" in done.stdout
+
+
+def test_provider_error_chunk_in_json_mode_is_one_line(capsys):
+    assert main(["chat", "--json", "scripted/demo", "x SCRIPTED_FAIL"]) == 1
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [line["type"] for line in lines] == ["text", "error"]
+
+
+def test_deadline_exits_3_with_one_readable_line():
+    done = run("chat", "scripted/demo", "SCRIPTED_STALL", "--timeout", "0.3")
+
+    assert done.returncode == 3
+    no_traceback(done.stdout, done.stderr)
+    errors = [
+        line for line in (done.stdout + done.stderr).splitlines() if line.startswith("error:")
+    ]
+    assert len(errors) == 1
+    assert errors[0].startswith("error: RequestDeadlineExceeded:")
+    assert "deadline" in errors[0]
+
+
+def test_deadline_in_json_mode_ends_with_an_exception_line(capsys):
+    assert main(["chat", "--json", "--timeout", "0.2", "scripted/demo", "SCRIPTED_STALL"]) == 3
+    last = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert last["type"] == "exception" and last["error"] == "RequestDeadlineExceeded"
+
+
+def test_transport_failure_exits_1(capsys):
+    assert main(["chat", "scripted/demo", "SCRIPTED_RAISE"]) == 1
+    out = capsys.readouterr().out
+    assert out.count("error: ProviderConnectionError") == 1
+
+
+def test_unknown_provider_exits_2_in_a_subprocess():
+    done = run("chat", "nope/x", "hi")
+
+    assert done.returncode == 2
+    no_traceback(done.stdout, done.stderr)
+    assert "unknown provider 'nope'" in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["chat", "nope/x", "hi"], "EndpointNotFound"),
+        (["chat", "scripted/demo", "hi", "--endpoint", "nope"], "EndpointNotFound"),
+        (["chat", "scripted/", "hi"], "EndpointConfigurationError: model:"),
+    ],
+)
+def test_configuration_errors_exit_2(capsys, argv, needle):
+    code = main(argv)
+    out = capsys.readouterr().out
+    assert code == 2, out
+    assert needle in out
+    assert len([line for line in out.splitlines() if line.startswith("error:")]) == 1
+
+
+def test_bad_usage_exits_2(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["chat"])
+    assert info.value.code == 2
+    assert "usage:" in capsys.readouterr().err
+
+
+# -- providers ------------------------------------------------------------------------------------
+
+
+def test_providers_json_lists_scripted_as_available(capsys):
+    assert main(["providers", "--json"]) == 0
+    document: dict[str, Any] = json.loads(capsys.readouterr().out)
+    assert document["valid"] is True
+    scripted = {p["provider"]: p for p in document["providers"]}["scripted"]
+    assert scripted["availability"] == "available"
+    assert [e["endpoint"] for e in scripted["endpoints"]] == ["chat"]
+
+
+def test_providers_table(capsys):
+    assert main(["providers"]) == 0
+    out = capsys.readouterr().out
+    assert "scripted" in out and "available" in out
+
+
+# -- fake-server ----------------------------------------------------------------------------------
+
+
+def test_fake_server_serves_then_exits_cleanly_on_sigterm():
+    proc = subprocess.Popen(
+        [*command(), "fake-server", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli_env(),
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        match = re.fullmatch(r"fake provider server listening on (http://127\.0\.0\.1:\d+)\n", line)
+        assert match, line
+        base_url = match.group(1)
+
+        response = httpx.post(
+            base_url + "/v1/chat/completions",
+            json={"model": "m", "messages": [{"role": "user", "content": "hi"}]},
+            headers={"x-fake-text": "pong"},
+            timeout=HANG_GUARD,
+        )
+        assert response.status_code == 200
+        assert response.json()["choices"][0]["message"]["content"] == "pong"
+
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=HANG_GUARD) == 0
+        assert "Traceback" not in (proc.stderr.read() if proc.stderr else "")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()

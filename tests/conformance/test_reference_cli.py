@@ -1,0 +1,56 @@
+"""The subprocess conformance kit against the reference CLI adapter, driven by the replay fake."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from lionagi.service.testing.conformance import Scenario, SubprocessAgenticConformance
+from lionagi.service.testing.reference_cli import ReferenceCliEndpoint
+
+SESSION_ID = "ref-session-1"
+TEXT: list[dict[str, Any]] = [
+    {"type": "telemetry", "ms": 3},
+    {"type": "text", "content": "héllo → wörld ✓ ", "delta": True},
+    {"type": "text", "content": "from the reference CLI", "delta": True},
+    {"type": "result"},
+]
+EVENTS: dict[Scenario, list[dict[str, Any]]] = {
+    Scenario.TEXT: TEXT,
+    Scenario.TOOL: [
+        {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}},
+        {"type": "tool_result", "id": "t1", "output": "README.md"},
+        {"type": "text", "content": "There is a README."},
+    ],
+    Scenario.USAGE: [
+        {"type": "text", "content": "counted"},
+        {"type": "result", "usage": {"input_tokens": 3, "output_tokens": 1}},
+    ],
+    Scenario.SESSION: [
+        {"type": "session", "session_id": SESSION_ID, "model": "ref-1"},
+        {"type": "text", "content": "resumable"},
+        {"type": "result", "session_id": SESSION_ID},
+    ],
+    Scenario.PROVIDER_ERROR: [
+        {"type": "text", "content": "working", "delta": True},
+        {"type": "error", "message": "the reference provider refused", "kind": "auth"},
+    ],
+    Scenario.EMPTY: [{"type": "telemetry", "ms": 1}],
+}
+
+
+class TestReferenceCliConformance(SubprocessAgenticConformance):
+    def make_cli_endpoint(
+        self, argv_prefix: Sequence[str], *, terminate_grace: float
+    ) -> ReferenceCliEndpoint:
+        return ReferenceCliEndpoint(argv=argv_prefix, terminate_grace=terminate_grace)
+
+    def cli_events(self, scenario: Scenario) -> Sequence[Mapping[str, Any]]:
+        return EVENTS[scenario]
+
+    def valid_request(self) -> dict[str, Any]:
+        return {"prompt": "hello conformance"}
+
+    def workspace_request(self, repo: Path, workspace: str) -> dict[str, Any]:
+        return {"prompt": "hello conformance", "repo": str(repo), "workspace": workspace}

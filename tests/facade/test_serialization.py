@@ -1,0 +1,128 @@
+"""``iModel.to_dict`` / ``from_dict``: a JSON-ready, secret-free description that rebuilds an
+equivalent facade through today's catalog, with the key restored from the caller, a resolver or
+the endpoint's environment variable."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from lionagi.service import (
+    AttemptPolicy,
+    CircuitPolicy,
+    EndpointConfigurationError,
+    EventStatus,
+    iModel,
+)
+
+KEY_ENV = "LIONAGI_FACADE_TEST_KEY"
+
+
+async def test_scripted_round_trip():
+    model = iModel(
+        model="scripted/demo",
+        concurrency_limit=2,
+        limit_requests=7,
+        hook_registry={"pre_invocation": lambda event: None},
+    )
+    data = json.loads(json.dumps(model.to_dict()))  # JSON-ready: no callables, no classes
+
+    restored = iModel.from_dict(data)
+
+    assert restored.id == model.id
+    assert restored.created_at == model.created_at
+    assert (restored.provider, restored.model_name) == ("scripted", "demo")
+    assert restored.admission_config == model.admission_config
+    assert type(restored.endpoint) is type(model.endpoint)
+    assert restored.to_dict() == model.to_dict()
+    event = await restored.invoke(prompt="again")
+    assert event.status is EventStatus.COMPLETED
+    assert event.execution.response["model"] == "demo"
+    await model.close()
+    await restored.close()
+
+
+@pytest.fixture
+def compatible(server: Any, monkeypatch: pytest.MonkeyPatch, secret: str) -> dict[str, Any]:
+    monkeypatch.setenv(KEY_ENV, secret)
+    return {
+        "provider": "fakeopenai",
+        "openai_compatible": True,
+        "base_url": server.base_url + "/v1",
+        "api_key_env": KEY_ENV,
+        "allow_local_network": True,
+        "timeout": 20.0,
+    }
+
+
+async def test_http_round_trip_restores_the_key_from_the_environment(compatible, chat, secret):
+    model = iModel(
+        **compatible,
+        attempt_policy=AttemptPolicy(max_attempts=2, base_delay=0.5, retry_statuses={429, 409}),
+        circuit_policy=CircuitPolicy(failure_threshold=2, recovery_time=5.0),
+        limit_tokens=5000,
+    )
+    assert model.endpoint.config.secret_value() == secret
+    text = json.dumps(model.to_dict())
+    assert secret not in text
+
+    restored = iModel.from_dict(json.loads(text))
+
+    assert restored.endpoint.config.secret_value() == secret
+    assert restored.endpoint.config.base_url == compatible["base_url"]
+    assert restored.endpoint.config.timeout == 20.0
+    assert restored.to_dict() == model.to_dict()
+    event = await restored.invoke(**chat)
+    assert event.status is EventStatus.COMPLETED
+    await model.close()
+    await restored.close()
+
+
+async def test_key_comes_from_the_caller_or_a_resolver_never_from_the_data(
+    compatible, monkeypatch, secret
+):
+    data = iModel(**compatible).to_dict()
+    monkeypatch.delenv(KEY_ENV)
+    data["config"]["api_key"] = "sk-forged-from-data"  # a tampered document
+
+    asked: list[str] = []
+
+    def resolver(provider: str) -> str:
+        asked.append(provider)
+        return "sk-from-resolver"
+
+    by_resolver = iModel.from_dict(data, api_key_resolver=resolver)
+    explicit = iModel.from_dict(data, api_key="sk-explicit", api_key_resolver=resolver)
+    nothing = iModel.from_dict(data)
+
+    assert asked == ["fakeopenai"]
+    assert by_resolver.endpoint.config.secret_value() == "sk-from-resolver"
+    assert explicit.endpoint.config.secret_value() == "sk-explicit"
+    assert nothing.endpoint.config.secret_value() is None
+    for model in (by_resolver, explicit, nothing):
+        await model.close()
+
+
+def test_missing_fields_and_a_changed_endpoint_class_are_named():
+    data = iModel(model="scripted/demo").to_dict()
+
+    broken = {k: v for k, v in data.items() if k != "config"}
+    with pytest.raises(EndpointConfigurationError) as info:
+        iModel.from_dict(broken)
+    assert info.value.field == "config"
+
+    moved = {**data, "endpoint_class": "somewhere.else:OldEndpoint"}
+    with pytest.raises(EndpointConfigurationError) as info:
+        iModel.from_dict(moved)
+    assert info.value.field == "endpoint_class"
+
+
+async def test_resumable_session_is_serialized_only_when_confirmed(resumable):
+    model = iModel(endpoint=resumable())
+    assert "session_id" not in model.to_dict()
+    async for _ in model.stream(prompt="emit:s-7"):
+        pass
+    assert model.to_dict()["session_id"] == "s-7"
+    await model.close()
