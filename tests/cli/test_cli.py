@@ -122,8 +122,10 @@ def test_deadline_in_json_mode_ends_with_an_exception_line(capsys):
 
 def test_transport_failure_exits_1(capsys):
     assert main(["chat", "scripted/demo", "SCRIPTED_RAISE"]) == 1
-    out = capsys.readouterr().out
-    assert out.count("error: ProviderConnectionError") == 1
+    captured = capsys.readouterr()
+    # Errors go to stderr so stdout stays the answer.
+    assert captured.err.count("error: ProviderConnectionError") == 1
+    assert "error:" not in captured.out
 
 
 def test_unknown_provider_exits_2_in_a_subprocess():
@@ -144,7 +146,7 @@ def test_unknown_provider_exits_2_in_a_subprocess():
 )
 def test_configuration_errors_exit_2(capsys, argv, needle):
     code = main(argv)
-    out = capsys.readouterr().out
+    out = capsys.readouterr().err
     assert code == 2, out
     assert needle in out
     assert len([line for line in out.splitlines() if line.startswith("error:")]) == 1

@@ -208,3 +208,11 @@ async def test_close_of_an_unused_model_opens_nothing(http_kwargs):
     model = iModel(**http_kwargs)
     await model.close()
     assert model.endpoint.client_state is ClientState.CLOSED
+
+
+def test_base_url_is_refused_for_agents_that_have_no_url():
+    from lionagi.service import EndpointConfigurationError, iModel
+
+    with pytest.raises(EndpointConfigurationError) as info:
+        iModel(model="scripted/demo", base_url="http://127.0.0.1:9")
+    assert info.value.field == "base_url"

@@ -21,9 +21,6 @@ from .._base.chunk import StreamChunk
 from .._base.errors import AdmissionClosed, EndpointConfigurationError, RequestDeadlineExceeded
 from .._base.hooks import DEFAULT_HOOK_CAPS, HookPhase, HookRegistry
 from .._catalog.registry import EndpointRegistry
-from .._transport.agentic import AgenticEndpoint
-from .._transport.api_calling import APICalling
-from .._transport.endpoint import Endpoint
 from .._lifecycle.admission import AdmissionController, AdmissionSnapshot
 from .._lifecycle.budget import RequestBudget, request_budget_from_timeout
 from .._lifecycle.circuit import CircuitBreaker
@@ -32,6 +29,9 @@ from .._lifecycle.config import AdmissionConfig
 from .._lifecycle.deadline import DeadlineReached, run_before
 from .._lifecycle.policy import AttemptPolicy, CircuitPolicy
 from .._lifecycle.supervisor import CallSupervisor, HookTimeout
+from .._transport.agentic import AgenticEndpoint
+from .._transport.api_calling import APICalling
+from .._transport.endpoint import Endpoint
 
 __all__ = ["iModel"]
 
@@ -67,7 +67,7 @@ def _class_path(cls: type) -> str:
     return f"{cls.__module__}:{cls.__qualname__}"
 
 
-class iModel:  # noqa: N801 - public name fixed by ADR-0027
+class iModel:
     """A model service facade over one endpoint.
 
     Args:
@@ -115,7 +115,7 @@ class iModel:  # noqa: N801 - public name fixed by ADR-0027
         yolo: bool = False,
         bypass: bool = False,
         fast: bool = False,
-        id: UUID | str | None = None,  # noqa: A002 - ADR-0027 spelling
+        id: UUID | str | None = None,
         created_at: float | None = None,
         clock: Clock | None = None,
         sleep: Sleep | None = None,
@@ -203,7 +203,8 @@ class iModel:  # noqa: N801 - public name fixed by ADR-0027
             raise EndpointConfigurationError(name, "needs model= so the provider policy applies")
         if provider is None:
             raise EndpointConfigurationError(
-                "provider", "give provider= or model='provider/name' (see lionagi-service providers)"
+                "provider",
+                "give provider= or model='provider/name' (see `lionagi-service providers`)",
             )
         defaults.update(request_defaults or {})
         overrides = dict(config_overrides)
@@ -211,13 +212,20 @@ class iModel:  # noqa: N801 - public name fixed by ADR-0027
             overrides["base_url"] = base_url
         if api_key is not None:
             overrides["api_key"] = api_key
-        return EndpointRegistry.match(
+        resolved = EndpointRegistry.match(
             provider,
             endpoint or "",
             openai_compatible=openai_compatible,
             request_defaults=defaults or None,
             **overrides,
         )
+        caps = getattr(type(resolved), "capabilities", None)
+        if base_url is not None and caps is not None and caps.transport != "remote":
+            # A subprocess or in-process agent has no URL; accepting one would silently ignore it.
+            raise EndpointConfigurationError(
+                "base_url", f"{type(resolved).__name__} ({caps.transport}) does not use a base URL"
+            )
+        return resolved
 
     def _new_supervisor(self) -> CallSupervisor:
         breaker = (
@@ -495,7 +503,9 @@ class iModel:  # noqa: N801 - public name fixed by ADR-0027
             provider = str(data["provider"])
             endpoint = str(data["endpoint"])
         except KeyError as exc:
-            raise EndpointConfigurationError(str(exc.args[0]), "missing from serialized iModel")
+            raise EndpointConfigurationError(
+                str(exc.args[0]), "missing from serialized iModel"
+            ) from None
         key = api_key
         if key is None and api_key_resolver is not None:
             key = api_key_resolver(provider)
@@ -513,15 +523,16 @@ class iModel:  # noqa: N801 - public name fixed by ADR-0027
         if recorded is not None and recorded != _class_path(type(restored)):
             raise EndpointConfigurationError(
                 "endpoint_class",
-                f"serialized {recorded} but the catalog now resolves "
-                f"{_class_path(type(restored))}",
+                f"serialized {recorded} but the catalog now resolves {_class_path(type(restored))}",
             )
         admission_data = data.get("admission") or {}
         attempt = data.get("attempt_policy")
         circuit = data.get("circuit_policy")
         model = cls(
             endpoint=restored,
-            admission=AdmissionConfig(**{k: admission_data[k] for k in _ADMISSION_FIELDS if k in admission_data}),
+            admission=AdmissionConfig(
+                **{k: admission_data[k] for k in _ADMISSION_FIELDS if k in admission_data}
+            ),
             attempt_policy=(
                 AttemptPolicy(**{**attempt, "retry_statuses": frozenset(attempt["retry_statuses"])})
                 if attempt

@@ -33,7 +33,7 @@ class ModelNameConflict(KeyError):
         super().__init__(f"{name!r} is already registered; use replace() to close and swap it")
 
 
-class iModelManager:  # noqa: N801 - public name fixed by ADR-0027
+class iModelManager:
     """A string-keyed registry of iModels with two conventional names, ``chat`` and ``parse``.
 
     Positional models register as ``chat`` then ``parse``; keyword models under their keyword.
@@ -111,8 +111,9 @@ class iModelManager:  # noqa: N801 - public name fixed by ADR-0027
         return dict(self._models)
 
     async def shutdown(self, *, per_model_timeout: float = 10.0) -> dict[str, ShutdownOutcome]:
-        """Close every model concurrently, each under its own timeout; one failure never stops
-        the others. Returns each name's outcome; failures are also logged.
+        """Close every model concurrently, each under its own timeout.
+
+        One failure never stops the others. Returns each name's outcome; failures are logged.
         """
         if per_model_timeout <= 0:
             raise ValueError("per_model_timeout: must be > 0 seconds")
@@ -130,14 +131,14 @@ class iModelManager:  # noqa: N801 - public name fixed by ADR-0027
         return outcomes
 
 
-async def _close_one(name: str, model: iModel, timeout: float) -> ShutdownOutcome:
+async def _close_one(name: str, model: iModel, limit: float) -> ShutdownOutcome:
     try:
-        with anyio.move_on_after(timeout) as scope:
+        with anyio.move_on_after(limit) as scope:
             await model.close()
     except Exception:
         logger.warning("closing model %r failed", name, exc_info=True)
         return "error"
     if scope.cancelled_caught:
-        logger.warning("closing model %r timed out after %g s", name, timeout)
+        logger.warning("closing model %r timed out after %g s", name, limit)
         return "timeout"
     return "closed"

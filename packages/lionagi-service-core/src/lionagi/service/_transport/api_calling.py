@@ -22,10 +22,10 @@ __all__ = ["APICalling", "estimate_tokens"]
 class APICalling(HookedEvent):
     """One request bound to one endpoint."""
 
-    endpoint: Endpoint = Field(exclude=True)
+    endpoint: Endpoint = Field(exclude=True, repr=False)
     payload: dict[str, Any]
-    headers: dict[str, str] = Field(default_factory=dict, exclude=True)
-    call_kwargs: dict[str, Any] = Field(default_factory=dict, exclude=True)
+    headers: dict[str, str] = Field(default_factory=dict, exclude=True, repr=False)
+    call_kwargs: dict[str, Any] = Field(default_factory=dict, exclude=True, repr=False)
     timeout: float | None = Field(default=None, exclude=True)
     token_estimate: int | None = Field(default=None, exclude=True)
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import math
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, ClassVar
 
@@ -249,6 +249,33 @@ class Endpoint:
             The errors of :meth:`call`, and ``ProviderProtocolError`` for an event that breaks
             the grammar or a stream that ends before its terminal event.
         """
+        batches = self._stream_batches(
+            request, extra_headers=extra_headers, timeout=timeout, **runtime_args
+        )
+        try:
+            async for batch in batches:
+                for chunk in batch:
+                    yield chunk
+        finally:
+            with anyio.CancelScope(shield=True):
+                await batches.aclose()
+
+    async def _stream_batches(
+        self,
+        request: Mapping[str, Any] | BaseModel,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - the Endpoint.stream interface
+        **runtime_args: Any,
+    ) -> AsyncGenerator[list[StreamChunk], None]:
+        """:meth:`stream`, one non-empty list of chunks per network read instead of per chunk.
+
+        The seam for callers that wrap every step of a stream (a cancel scope for admission
+        abort or the deadline costs more than projecting a chunk): they can wrap each read once.
+        Same errors and cleanup as :meth:`stream`; chunks projected before an event that fails
+        are delivered as one batch before the error is raised, and the terminal event's chunks
+        come last, after the connection was drained for reuse. Callers own ``aclose()``.
+        """
         _reject_runtime_args(runtime_args)
         payload, headers = self.create_payload(request, extra_headers)
         if self.stream_flag:
@@ -266,34 +293,29 @@ class Endpoint:
             projector = self._new_projector(secrets)
             blocks = response.aiter_text()
             tail: Sequence[StreamChunk] = ()
-            feed = projector.feed
             try:
                 async for block in blocks:
-                    for event in framer.feed(block):
-                        chunks = projector.end(eof=False) if event is DONE else feed(event)
-                        if projector.done:
-                            tail = chunks
-                            break
-                        for chunk in chunks:
-                            yield chunk
+                    ready, tail, error = _project(projector, framer.feed(block))
+                    if ready:
+                        yield ready
+                    if error is not None:
+                        raise error
                     if projector.done:
                         break
                 else:
-                    for event in framer.flush():
-                        chunks = _step(projector, event)
-                        if projector.done:
-                            tail = chunks
-                            break
-                        for chunk in chunks:
-                            yield chunk
+                    ready, tail, error = _project(projector, framer.flush())
+                    if ready:
+                        yield ready
+                    if error is not None:
+                        raise error
                     if not projector.done:
                         tail = projector.end(eof=True)
                 if not response.is_closed:
                     await _drain(blocks)
             except httpx.HTTPError as exc:
                 raise self._http_error(exc, url) from exc
-            for chunk in tail:
-                yield chunk
+            if tail:
+                yield list(tail)
         finally:
             with anyio.CancelScope(shield=True):
                 aclose = getattr(blocks, "aclose", None)
@@ -430,8 +452,26 @@ def _reject_runtime_args(runtime_args: Mapping[str, Any]) -> None:
         )
 
 
-def _step(projector: StreamProjector, event: Any) -> Sequence[StreamChunk]:
-    return projector.end(eof=False) if event is DONE else projector.feed(event)
+def _project(
+    projector: StreamProjector, events: Iterable[Any]
+) -> tuple[list[StreamChunk], Sequence[StreamChunk], Exception | None]:
+    """Project ``events`` until the grammar's terminal event.
+
+    Returns ``(ready, tail, error)``: the chunks to deliver now, the terminal event's chunks
+    (delivered after the drain), and the error that stopped projection, if any, so the chunks
+    projected before it still reach the consumer first.
+    """
+    ready: list[StreamChunk] = []
+    feed = projector.feed
+    try:
+        for event in events:
+            chunks = projector.end(eof=False) if event is DONE else feed(event)
+            if projector.done:
+                return ready, chunks, None
+            ready.extend(chunks)
+    except Exception as exc:
+        return ready, (), exc
+    return ready, (), None
 
 
 async def _drain(blocks: AsyncIterator[Any]) -> None:

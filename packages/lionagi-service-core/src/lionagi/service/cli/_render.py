@@ -40,8 +40,9 @@ class JsonRenderer:
 class TerminalRenderer:
     """Text as it arrives, thinking dimmed, tool calls and results marked, usage at the end."""
 
-    def __init__(self, console: Console | None = None) -> None:
+    def __init__(self, console: Console | None = None, errors: Console | None = None) -> None:
         self._console = console or Console(highlight=False, soft_wrap=True)
+        self._errors = errors or Console(highlight=False, soft_wrap=True, stderr=True)
         self._mode: str | None = None
 
     def _switch(self, mode: str) -> None:
@@ -86,9 +87,8 @@ class TerminalRenderer:
 
     def error(self, exc: BaseException) -> None:
         """Print one readable line for the error that ended the run."""
-        self._switch("error")
-        self._console.print(Text(f"error: {type(exc).__name__}: {exc}", style="bold red"))
-        self._mode = None
+        self.close()
+        self._errors.print(Text(f"error: {type(exc).__name__}: {exc}", style="bold red"))
 
     def close(self) -> None:
         """End the last line."""
