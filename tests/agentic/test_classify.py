@@ -9,14 +9,12 @@ from __future__ import annotations
 import pytest
 
 from lionagi.service import (
-    DEFAULT_ERROR_PATTERNS,
     ProviderAuthError,
     ProviderCapacityError,
     ProviderConnectionError,
     ProviderContextError,
     ProviderDisconnectError,
     ProviderError,
-    ProviderErrorPattern,
     ProviderPermissionError,
     ProviderProcessError,
     ProviderQuotaError,
@@ -24,6 +22,7 @@ from lionagi.service import (
     classify_provider_error,
 )
 from lionagi.service._transport.classify import CLASSIFY_WINDOW, STDERR_TAIL_LIMIT
+from lionagi.service.agentic import DEFAULT_ERROR_PATTERNS, ProviderErrorPattern
 
 # capture: codex-fake-401.stdout (turn.failed message)
 CODEX_401 = (

@@ -6,7 +6,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from lionagi.service import ProviderStreamError, StreamChunk, collect_call_result
+from lionagi.service import ProviderStreamError, StreamChunk
+from lionagi.service.agentic import collect_call_result
 
 
 class Source:

@@ -14,8 +14,8 @@ from lionagi.service import (
     ProviderProtocolError,
     ProviderQuotaError,
     StreamChunk,
-    enforce_agentic_contract,
 )
+from lionagi.service.agentic import enforce_agentic_contract
 
 RESUMABLE = AgenticCapabilities("subprocess", True, True, True)
 NOT_RESUMABLE = AgenticCapabilities("in_process", False, True, False)

@@ -11,13 +11,13 @@ from lionagi.service import (
     AdmissionClosed,
     AdmissionConfig,
     AgenticOperationUnsupported,
-    ClientState,
     EndpointConfigurationError,
     EndpointNotFound,
     EventStatus,
     RequestBudget,
     iModel,
 )
+from lionagi.service.http import ClientState
 from lionagi.service.scripted import ScriptedEndpoint
 
 # -- selection ------------------------------------------------------------------------------------

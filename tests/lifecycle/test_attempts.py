@@ -17,10 +17,8 @@ import pytest
 
 from lionagi.service import (
     AttemptPolicy,
-    CircuitBreaker,
     CircuitOpenError,
     CircuitPolicy,
-    CircuitState,
     ProviderAuthError,
     ProviderCapacityError,
     ProviderClientError,
@@ -36,6 +34,10 @@ from lionagi.service import (
     RequestBudget,
     RequestDeadlineExceeded,
     StreamChunk,
+)
+from lionagi.service.lifecycle import (
+    CircuitBreaker,
+    CircuitState,
     call_with_attempts,
     is_retryable,
     stream_with_attempts,

@@ -17,7 +17,6 @@ from lionagi.service import (
     AttemptPolicy,
     CircuitOpenError,
     CircuitPolicy,
-    CircuitState,
     EventStatus,
     ProviderConnectionError,
     ProviderError,
@@ -27,6 +26,7 @@ from lionagi.service import (
     RequestDeadlineExceeded,
     StreamChunk,
 )
+from lionagi.service.lifecycle import CircuitState
 
 
 class RecordingSleep:

@@ -73,3 +73,13 @@ def test_importing_the_package_does_not_load_optional_machinery() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_adapter_author_modules_are_separate_and_complete() -> None:
+    # Tools for adapter authors live in their own public modules, keeping the top level small.
+    for name in ("agentic", "http", "lifecycle"):
+        module = importlib.import_module(f"lionagi.service.{name}")
+        assert module.__all__, name
+        for export in module.__all__:
+            assert hasattr(module, export), f"{name}.{export}"
+            assert export not in service.__all__, f"{export} is exported twice"

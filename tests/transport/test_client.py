@@ -5,12 +5,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from lionagi.service import (
-    AgenticEndpoint,
-    ClientState,
-    Endpoint,
-    EndpointConfigurationError,
-)
+from lionagi.service import AgenticEndpoint, Endpoint, EndpointConfigurationError
+from lionagi.service.http import ClientState
 
 CONFIG = {
     "name": "t",

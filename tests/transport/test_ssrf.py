@@ -9,13 +9,9 @@ import socket
 
 import pytest
 
-from lionagi.service import (
-    ProviderConnectionError,
-    SSRFGuard,
-    UnsafeURLError,
-    check_url_safe,
-)
+from lionagi.service import ProviderConnectionError, UnsafeURLError
 from lionagi.service._transport.http.ssrf import system_resolver
+from lionagi.service.http import SSRFGuard, check_url_safe
 
 NAMES: dict[str, list[str]] = {
     "internal.example": ["127.0.0.1"],

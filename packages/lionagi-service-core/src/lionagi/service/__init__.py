@@ -56,39 +56,17 @@ from ._transport.meta import EndpointType as EndpointType
 
 # -- transport exports (HTTP helper adds here) --
 # isort: split
-from ._transport.http.client import ClientState as ClientState
-from ._transport.http.projection import StreamFormat as StreamFormat
-from ._transport.http.ssrf import Resolver as Resolver
-from ._transport.http.ssrf import SSRFGuard as SSRFGuard
-from ._transport.http.ssrf import check_url_safe as check_url_safe
 
 # -- agentic exports (agentic helper adds here) --
 # isort: split
-from ._transport.subprocess import PORTABLE_INHERIT_ENV as PORTABLE_INHERIT_ENV
-from ._transport.subprocess import JsonEventStream as JsonEventStream
-from ._transport.subprocess import JsonFramer as JsonFramer
-from ._transport.subprocess import SubprocessSpec as SubprocessSpec
-from ._transport.subprocess import build_flag_args as build_flag_args
-from ._transport.subprocess import contained_path as contained_path
-from ._transport.subprocess import discover_cli as discover_cli
-from ._transport.subprocess import json_events as json_events
-from ._transport.subprocess import json_events_from_process as json_events_from_process
-from ._transport.subprocess import repair_tail as repair_tail
-from ._transport.subprocess import require_executable as require_executable
-from ._transport.subprocess import resolve_workspace as resolve_workspace
 
 # isort: split
 from ._base.errors import ProviderCapacityError as ProviderCapacityError
 from ._base.errors import ProviderDisconnectError as ProviderDisconnectError
 from ._base.errors import ProviderPermissionError as ProviderPermissionError
 from ._base.errors import ProviderUnsupportedModelError as ProviderUnsupportedModelError
-from ._transport.agentic_output import collect_call_result as collect_call_result
-from ._transport.agentic_output import enforce_agentic_contract as enforce_agentic_contract
 from ._transport.agentic_types import AgenticCallResult as AgenticCallResult
-from ._transport.agentic_types import AgenticPayload as AgenticPayload
 from ._transport.agentic_types import AgenticResultMetadata as AgenticResultMetadata
-from ._transport.classify import DEFAULT_ERROR_PATTERNS as DEFAULT_ERROR_PATTERNS
-from ._transport.classify import ProviderErrorPattern as ProviderErrorPattern
 from ._transport.classify import classify_provider_error as classify_provider_error
 from ._transport.handlers import AgenticHandlersMixin as AgenticHandlersMixin
 
@@ -118,26 +96,14 @@ from ._catalog.specs import RequestOptionsFactory as RequestOptionsFactory
 # -- lifecycle exports (lifecycle helper adds here) --
 # isort: split
 from ._base.errors import AdmissionConfigError as AdmissionConfigError
-from ._lifecycle.admission import AdmissionCall as AdmissionCall
 from ._lifecycle.admission import AdmissionController as AdmissionController
 from ._lifecycle.admission import AdmissionSnapshot as AdmissionSnapshot
-from ._lifecycle.attempts import call_with_attempts as call_with_attempts
-from ._lifecycle.attempts import stream_with_attempts as stream_with_attempts
 from ._lifecycle.budget import RequestBudget as RequestBudget
 from ._lifecycle.budget import request_budget_from_timeout as request_budget_from_timeout
-from ._lifecycle.circuit import CircuitBreaker as CircuitBreaker
-from ._lifecycle.circuit import CircuitPermit as CircuitPermit
-from ._lifecycle.circuit import CircuitState as CircuitState
-from ._lifecycle.clock import Clock as Clock
-from ._lifecycle.clock import Sleep as Sleep
-from ._lifecycle.config import ADMISSION_FAMILY_DEFAULTS as ADMISSION_FAMILY_DEFAULTS
 from ._lifecycle.config import AdmissionConfig as AdmissionConfig
-from ._lifecycle.config import AdmissionFamily as AdmissionFamily
 from ._lifecycle.lease import AdmissionLease as AdmissionLease
-from ._lifecycle.lease import LeaseAbortScope as LeaseAbortScope
 from ._lifecycle.policy import AttemptPolicy as AttemptPolicy
 from ._lifecycle.policy import CircuitPolicy as CircuitPolicy
-from ._lifecycle.retry import is_retryable as is_retryable
 
 # -- facade exports --
 # isort: split
@@ -145,22 +111,18 @@ from ._facade.imodel import iModel as iModel
 from ._facade.manager import ModelNameConflict as ModelNameConflict
 from ._facade.manager import ShutdownOutcome as ShutdownOutcome
 from ._facade.manager import iModelManager as iModelManager
-from ._lifecycle.supervisor import CallSupervisor as CallSupervisor
 from ._lifecycle.supervisor import HookTimeout as HookTimeout
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "ADMISSION_FAMILY_DEFAULTS",
     "APICalling",
-    "AdmissionCall",
     "AdmissionClosed",
     "AdmissionConfig",
     "AdmissionConfigError",
     "AdmissionConflict",
     "AdmissionController",
     "AdmissionError",
-    "AdmissionFamily",
     "AdmissionLease",
     "AdmissionSnapshot",
     "AgenticCallResult",
@@ -169,24 +131,16 @@ __all__ = [
     "AgenticHandlerError",
     "AgenticHandlersMixin",
     "AgenticOperationUnsupported",
-    "AgenticPayload",
     "AgenticRequestValidationError",
     "AgenticResultMetadata",
     "AgenticTransport",
     "AttemptPolicy",
-    "CallSupervisor",
     "CatalogDiagnosticCode",
     "CatalogSnapshot",
     "CatalogValidationError",
     "ChunkType",
-    "CircuitBreaker",
     "CircuitOpenError",
-    "CircuitPermit",
     "CircuitPolicy",
-    "CircuitState",
-    "ClientState",
-    "Clock",
-    "DEFAULT_ERROR_PATTERNS",
     "EFFORT_LEVELS",
     "ENTRY_POINT_GROUP",
     "EffortMode",
@@ -206,13 +160,9 @@ __all__ = [
     "HookTimeout",
     "HookedEvent",
     "InventorySource",
-    "JsonEventStream",
-    "JsonFramer",
-    "LeaseAbortScope",
     "ModelNameConflict",
     "ModelSpec",
     "OpenAIChatCompletionsRequest",
-    "PORTABLE_INHERIT_ENV",
     "ProviderAuthError",
     "ProviderCapacityError",
     "ProviderCatalog",
@@ -225,7 +175,6 @@ __all__ = [
     "ProviderDisconnectError",
     "ProviderEndpointSpec",
     "ProviderError",
-    "ProviderErrorPattern",
     "ProviderExecutableNotFound",
     "ProviderModelPolicy",
     "ProviderModuleSpec",
@@ -245,36 +194,17 @@ __all__ = [
     "RequestDeadlineExceeded",
     "RequestExceedsTokenWindow",
     "RequestOptionsFactory",
-    "Resolver",
-    "SSRFGuard",
     "ShutdownOutcome",
-    "Sleep",
     "StreamChunk",
-    "StreamFormat",
-    "SubprocessSpec",
     "TokenEstimateUnavailable",
     "UnsafeURLError",
-    "build_flag_args",
-    "call_with_attempts",
     "canonical_endpoint_key",
     "canonical_provider_key",
-    "check_url_safe",
     "classify_provider_error",
-    "collect_call_result",
-    "contained_path",
-    "discover_cli",
-    "enforce_agentic_contract",
     "entry_point_inventory",
     "iModel",
     "iModelManager",
-    "is_retryable",
-    "json_events",
-    "json_events_from_process",
     "match_endpoint",
     "parse_model_spec",
-    "repair_tail",
     "request_budget_from_timeout",
-    "require_executable",
-    "resolve_workspace",
-    "stream_with_attempts",
 ]

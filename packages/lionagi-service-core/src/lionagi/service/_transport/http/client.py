@@ -8,15 +8,20 @@ httpx-compatible client can be measured by replacing this function (or overridin
 
 from __future__ import annotations
 
+import os
+import threading
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
+
+if TYPE_CHECKING:
+    import ssl
 
 from ..._base.errors import EndpointConfigurationError
 from ..config import EndpointConfig
 
-__all__ = ["DEFAULT_LIMITS", "ClientState", "new_client"]
+__all__ = ["DEFAULT_LIMITS", "ClientState", "default_ssl_context", "new_client"]
 
 # Concurrency is bounded by admission (ADR-0029), not by a hidden pool cap that would queue work
 # outside the request deadline's view; keep-alive is generous so bursts reuse connections.
@@ -29,6 +34,31 @@ _FORBIDDEN_CLIENT_KWARGS = {
     "base_url": "the endpoint builds absolute URLs from config.base_url",
     "transport": "pass transport= to the endpoint constructor instead",
 }
+
+
+# client_kwargs that choose TLS verification themselves; the shared default context stays out.
+_TLS_KWARGS = frozenset({"verify", "cert", "trust_env"})
+_shared_tls: dict[tuple[bool, str | None, str | None], ssl.SSLContext] = {}
+_shared_tls_lock = threading.Lock()
+
+
+def default_ssl_context(http2: bool = False) -> ssl.SSLContext:
+    """The default verifying TLS context of httpx, built once per process and shared.
+
+    Building it loads the CA bundle, which costs tens of milliseconds per client; httpx
+    documents passing one context as ``verify=`` to many clients. The key includes what
+    ``httpx.create_ssl_context`` reads from the environment (``SSL_CERT_FILE``,
+    ``SSL_CERT_DIR``) and the HTTP/2 flag, because httpcore sets the context's ALPN protocols
+    from that flag before each handshake: clients sharing a context always set the same list.
+    """
+    key = (http2, os.environ.get("SSL_CERT_FILE") or None, os.environ.get("SSL_CERT_DIR") or None)
+    ctx = _shared_tls.get(key)
+    if ctx is None:
+        with _shared_tls_lock:
+            ctx = _shared_tls.get(key)
+            if ctx is None:
+                ctx = _shared_tls[key] = httpx.create_ssl_context()
+    return ctx
 
 
 class ClientState(Enum):
@@ -53,6 +83,8 @@ def new_client(
             raise EndpointConfigurationError(f"client_kwargs.{key}", _FORBIDDEN_CLIENT_KWARGS[key])
         kwargs[key] = value
     kwargs["follow_redirects"] = False
+    if not _TLS_KWARGS.intersection(kwargs):
+        kwargs["verify"] = default_ssl_context(bool(kwargs.get("http2")))
     if transport is not None:
         kwargs["transport"] = transport
     try:

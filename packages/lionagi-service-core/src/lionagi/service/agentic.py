@@ -1,0 +1,43 @@
+"""Tools for agentic adapter authors: subprocess support, output contract, error patterns.
+
+Core's shared mechanics for ADR-0030 adapters. Vendor packages import from here; applications
+normally need only :mod:`lionagi.service`.
+"""
+
+from ._transport.agentic_output import collect_call_result as collect_call_result
+from ._transport.agentic_output import enforce_agentic_contract as enforce_agentic_contract
+from ._transport.agentic_types import AgenticPayload as AgenticPayload
+from ._transport.classify import DEFAULT_ERROR_PATTERNS as DEFAULT_ERROR_PATTERNS
+from ._transport.classify import ProviderErrorPattern as ProviderErrorPattern
+from ._transport.subprocess import PORTABLE_INHERIT_ENV as PORTABLE_INHERIT_ENV
+from ._transport.subprocess import JsonEventStream as JsonEventStream
+from ._transport.subprocess import JsonFramer as JsonFramer
+from ._transport.subprocess import SubprocessSpec as SubprocessSpec
+from ._transport.subprocess import build_flag_args as build_flag_args
+from ._transport.subprocess import contained_path as contained_path
+from ._transport.subprocess import discover_cli as discover_cli
+from ._transport.subprocess import json_events as json_events
+from ._transport.subprocess import json_events_from_process as json_events_from_process
+from ._transport.subprocess import repair_tail as repair_tail
+from ._transport.subprocess import require_executable as require_executable
+from ._transport.subprocess import resolve_workspace as resolve_workspace
+
+__all__ = [
+    "AgenticPayload",
+    "DEFAULT_ERROR_PATTERNS",
+    "JsonEventStream",
+    "JsonFramer",
+    "PORTABLE_INHERIT_ENV",
+    "ProviderErrorPattern",
+    "SubprocessSpec",
+    "build_flag_args",
+    "collect_call_result",
+    "contained_path",
+    "discover_cli",
+    "enforce_agentic_contract",
+    "json_events",
+    "json_events_from_process",
+    "repair_tail",
+    "require_executable",
+    "resolve_workspace",
+]

@@ -1,0 +1,19 @@
+"""HTTP transport helpers: the SSRF guard, client state and stream grammars.
+
+Applications normally need only :mod:`lionagi.service`; this module is for adapter authors and
+for tests that inject a resolver.
+"""
+
+from ._transport.http.client import ClientState as ClientState
+from ._transport.http.projection import StreamFormat as StreamFormat
+from ._transport.http.ssrf import Resolver as Resolver
+from ._transport.http.ssrf import SSRFGuard as SSRFGuard
+from ._transport.http.ssrf import check_url_safe as check_url_safe
+
+__all__ = [
+    "ClientState",
+    "Resolver",
+    "SSRFGuard",
+    "StreamFormat",
+    "check_url_safe",
+]
