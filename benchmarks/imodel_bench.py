@@ -140,6 +140,7 @@ async def bench_oneshot(base: str, rounds: int) -> dict[str, float]:
     payload = raw_payload()
     client = raw_client()
     im = make_imodel(base)
+    im_deadline = make_imodel(base)
     ep_owner = make_imodel(base)  # its own client, used only through Endpoint.call
     ep = ep_owner.endpoint
 
@@ -151,44 +152,69 @@ async def bench_oneshot(base: str, rounds: int) -> dict[str, float]:
     async def endpoint_one() -> None:
         await ep.call({"messages": MESSAGES})
 
-    async def imodel_one() -> None:
-        call = await im.invoke(messages=MESSAGES)
-        if call.status.value != "completed":
-            raise RuntimeError(f"iModel call ended {call.status.value}: {call.exception!r}")
+    def imodel_one(model: Any, timeout: float | None) -> Callable[[], Awaitable[None]]:
+        async def one() -> None:
+            call = await model.invoke(messages=MESSAGES, timeout=timeout)
+            if call.status.value != "completed":
+                raise RuntimeError(f"iModel call ended {call.status.value}: {call.exception!r}")
 
-    def batch(one: Callable[[], Awaitable[None]]) -> Callable[[], Awaitable[float]]:
+        return one
+
+    ones: dict[str, Callable[[], Awaitable[None]]] = {
+        "raw httpx post": raw_one,
+        "Endpoint.call": endpoint_one,
+        "iModel.invoke": imodel_one(im, None),
+        "iModel.invoke(timeout=600)": imodel_one(im_deadline, 600.0),
+    }
+    per_call: dict[str, list[float]] = {name: [] for name in ones}
+
+    def batch(name: str) -> Callable[[], Awaitable[float]]:
+        one, out, clock = ones[name], per_call[name], time.perf_counter_ns
+
         async def run() -> float:
-            start = time.perf_counter_ns()
+            start = clock()
             for _ in range(ONESHOT_CALLS):
+                t0 = clock()
                 await one()
-            return (time.perf_counter_ns() - start) / ONESHOT_CALLS / 1000
+                out.append((clock() - t0) / 1000)
+            return (clock() - start) / ONESHOT_CALLS / 1000
 
         return run
 
-    contenders = {
-        "raw httpx post": batch(raw_one),
-        "Endpoint.call": batch(endpoint_one),
-        "iModel.invoke": batch(imodel_one),
-    }
     try:
-        for one in (raw_one, endpoint_one, imodel_one):  # warm-up: connections, caches
+        for one in ones.values():  # warm-up: connections, caches
             for _ in range(50):
                 await one()
-        samples = await interleave(contenders, rounds)
+        means = await interleave({name: batch(name) for name in ones}, rounds)
     finally:
         await client.aclose()
-        await im.close()
-        await ep_owner.close()
-    medians = {name: median(values) for name, values in samples.items()}
+        for owner in (im, im_deadline, ep_owner):
+            await owner.close()
+    medians = {name: median(values) for name, values in per_call.items()}
+    mean_medians = {name: median(values) for name, values in means.items()}
     base_us = medians["raw httpx post"]
-    print(f"## One-shot call ({ONESHOT_CALLS} calls per round, median of {rounds} rounds)\n")
+    base_mean = mean_medians["raw httpx post"]
+    print(
+        f"## One-shot call ({ONESHOT_CALLS} calls per contender per round, {rounds} interleaved "
+        "rounds)\n"
+    )
     rows = [
-        [name, f"{us:.0f}", f"{us / base_us:.2f}x", f"{us - base_us:+.0f}"]
+        [
+            name,
+            f"{us:.0f}",
+            f"{us / base_us:.2f}x",
+            f"{us - base_us:+.0f}",
+            f"{mean_medians[name] / base_mean:.2f}x",
+        ]
         for name, us in medians.items()
     ]
-    print(markdown_table(["contender", "us/call", "vs raw", "us over raw"], rows))
+    print(
+        markdown_table(
+            ["contender", "median us/call", "vs raw", "us over raw", "round-mean vs raw"], rows
+        )
+    )
     print()
-    return {f"oneshot {name}": us / base_us for name, us in medians.items()}
+    return {f"oneshot {name} vs raw": us / base_us for name, us in medians.items()}
 
 
 # -- 2. streaming throughput ----------------------------------------------------------------------
@@ -199,6 +225,7 @@ async def bench_stream(base: str, rounds: int) -> dict[str, float]:
     headers = raw_headers(STREAM_CHUNKS)
     client = raw_client()
     im = make_imodel(base, STREAM_CHUNKS)
+    im_deadline = make_imodel(base, STREAM_CHUNKS)
     ep_owner = make_imodel(base, STREAM_CHUNKS)
     ep = ep_owner.endpoint
     cpu: dict[str, list[float]] = {}
@@ -228,6 +255,10 @@ async def bench_stream(base: str, rounds: int) -> dict[str, float]:
         "iModel.stream": streams(
             "iModel.stream", lambda: ours_stream_once(im.stream(messages=MESSAGES))
         ),
+        "iModel.stream(timeout=600)": streams(
+            "iModel.stream(timeout=600)",
+            lambda: ours_stream_once(im_deadline.stream(messages=MESSAGES, timeout=600.0)),
+        ),
     }
     try:
         for run in contenders.values():  # warm-up
@@ -237,8 +268,8 @@ async def bench_stream(base: str, rounds: int) -> dict[str, float]:
         samples = await interleave(contenders, rounds)
     finally:
         await client.aclose()
-        await im.close()
-        await ep_owner.close()
+        for owner in (im, im_deadline, ep_owner):
+            await owner.close()
     medians = {name: median(values) for name, values in samples.items()}
     cpu_medians = {name: median(values) for name, values in cpu.items()}
     base_rate = medians["raw httpx + httpx-sse"]
@@ -263,7 +294,7 @@ async def bench_stream(base: str, rounds: int) -> dict[str, float]:
         )
     )
     print()
-    return {f"stream {name}": rate / base_rate for name, rate in medians.items()}
+    return {f"stream {name} vs raw": rate / base_rate for name, rate in medians.items()}
 
 
 # -- 4. concurrent streams (child processes) ------------------------------------------------------
@@ -379,7 +410,7 @@ def bench_concurrent(base: str, rounds: int) -> dict[str, float]:
         )
     )
     print()
-    out = {f"concurrent wall {names[k]}": wall[k] / wall["raw"] for k in names}
+    out = {f"concurrent wall {names[k]} vs raw": wall[k] / wall["raw"] for k in names}
     out.update({f"concurrent peak MiB over raw {names[k]}": peak[k] - peak["raw"] for k in names})
     return out
 
@@ -610,6 +641,9 @@ def main() -> None:
             summary.update(bench_coldcall(base, args.cold_rounds))
     if "import" in sections:
         summary.update(bench_import(args.rounds))
+    print("## Summary\n")
+    print(markdown_table(["figure", "value"], [[k, f"{v:.2f}"] for k, v in summary.items()]))
+    print()
     print(machine_note())
 
 

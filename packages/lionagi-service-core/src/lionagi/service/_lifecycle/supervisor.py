@@ -45,11 +45,30 @@ from .deadline import DeadlineReached, run_before
 from .lease import AdmissionLease
 from .policy import AttemptPolicy
 
-__all__ = ["CallSupervisor", "HookTimeout"]
+__all__ = ["CallSupervisor", "HookTimeout", "outcome_status"]
 
 logger = logging.getLogger("lionagi.service")
 
 T = TypeVar("T")
+
+
+def outcome_status(exc: BaseException) -> EventStatus:
+    """The terminal status an exception gives a call (module docstring table).
+
+    Admission refusals, the deadline and controller close ABORT (the work was stopped from
+    outside the provider); any other ``Exception`` FAILS; cancellation and other
+    ``BaseException`` signals CANCEL.
+    """
+    if isinstance(exc, AdmissionError):
+        return EventStatus.ABORTED
+    if isinstance(exc, Exception):
+        return EventStatus.FAILED
+    return EventStatus.CANCELLED
+
+
+def _is_control_flow(exc: BaseException) -> bool:
+    """Errors ``invoke()`` raises instead of recording: admission, deadline, cancellation."""
+    return isinstance(exc, AdmissionError) or not isinstance(exc, Exception)
 
 
 class HookTimeout(TimeoutError):
@@ -123,11 +142,8 @@ class CallSupervisor:
     async def _acquire(self, call: APICalling, budget: RequestBudget) -> AdmissionLease:
         try:
             return await self._admission.acquire(call, budget=budget)
-        except AdmissionError as exc:
-            call.terminate(EventStatus.ABORTED, error=exc)
-            raise
         except BaseException as exc:
-            call.terminate(EventStatus.CANCELLED, error=exc)
+            call.terminate(outcome_status(exc), error=exc)
             raise
 
     # -- stages -----------------------------------------------------------------------------------
@@ -281,15 +297,11 @@ class CallSupervisor:
                 await self._hook(call, HookPhase.PRE_INVOCATION, budget)
                 response = await self._provider_call(call, budget)
                 await self._hook(call, HookPhase.POST_INVOCATION, budget)
-        except (RequestDeadlineExceeded, AdmissionClosed) as exc:
-            call.terminate(EventStatus.ABORTED, error=exc)
-            raise
-        except Exception as exc:
-            call.terminate(EventStatus.FAILED, error=exc)
-            return
         except BaseException as exc:
-            call.terminate(EventStatus.CANCELLED, error=exc)
-            raise
+            call.terminate(outcome_status(exc), error=exc)
+            if _is_control_flow(exc):
+                raise
+            return  # provider or hook failure: recorded on the returned event
         call.terminate(EventStatus.COMPLETED, response=response)
 
     # -- stream -----------------------------------------------------------------------------------
@@ -345,16 +357,10 @@ class CallSupervisor:
                     raise error
                 yield chunk
         except GeneratorExit:
-            call.terminate(EventStatus.CANCELLED)
-            raise
-        except (RequestDeadlineExceeded, AdmissionClosed) as exc:
-            call.terminate(EventStatus.ABORTED, error=exc)
-            raise
-        except Exception as exc:
-            call.terminate(EventStatus.FAILED, error=exc)
+            call.terminate(EventStatus.CANCELLED)  # consumer aclose(): no error to record
             raise
         except BaseException as exc:
-            call.terminate(EventStatus.CANCELLED, error=exc)
+            call.terminate(outcome_status(exc), error=exc)
             raise
         finally:
             if inner is not None:
