@@ -16,6 +16,10 @@ Sections (default: all of them, in this order):
                  ``import lionagi.service``, subprocess wall time.
 * ``coldcall``   a fresh process that imports, builds its client and makes one call: raw httpx
                  (``asyncio.run``) vs ``iModel`` (``anyio.run``); in-process and wall time.
+* ``layers``     (not in the default set) where ``iModel.stream``'s per-chunk CPU goes:
+                 ``Endpoint.stream`` bare, under pass-through generator layers, under one
+                 ``anyio.CancelScope`` per chunk, and ``Endpoint._stream_batches`` under one
+                 scope per network read.
 
 The fake provider server (``lionagi.service.testing.main``) runs in a separate process. Every
 section interleaves its contenders round by round (order rotated) and reports medians and ratios
@@ -30,12 +34,13 @@ from __future__ import annotations
 import argparse
 import cProfile
 import json
+import math
 import pstats
 import resource
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -54,6 +59,7 @@ MESSAGES = [{"role": "user", "content": "Say hello in a short sentence, please."
 MODEL = "bench-model"
 API_KEY = "sk-bench"
 SECTIONS = ("oneshot", "stream", "concurrent", "import", "coldcall")
+EXTRA_SECTIONS = ("layers",)
 
 # Loopback only; these numbers bound every loop below.
 ONESHOT_CALLS = 200
@@ -295,6 +301,104 @@ async def bench_stream(base: str, rounds: int) -> dict[str, float]:
     )
     print()
     return {f"stream {name} vs raw": rate / base_rate for name, rate in medians.items()}
+
+
+# -- 2b. per-chunk cost decomposition ------------------------------------------------------------
+
+
+async def _passthrough(source: AsyncIterator[Any]) -> AsyncGenerator[Any, None]:
+    async for item in source:
+        yield item
+
+
+async def _scope_per_item(source: AsyncIterator[Any]) -> AsyncGenerator[Any, None]:
+    iterator = source.__aiter__()
+    while True:
+        with anyio.CancelScope():
+            try:
+                item = await iterator.__anext__()
+            except StopAsyncIteration:
+                break
+        yield item
+
+
+async def _scope_per_batch(
+    batches: AsyncGenerator[list[Any], None], deadline: float | None
+) -> AsyncGenerator[Any, None]:
+    try:
+        while True:
+            with anyio.CancelScope(deadline=math.inf if deadline is None else deadline):
+                try:
+                    batch = await batches.__anext__()
+                except StopAsyncIteration:
+                    break
+            for item in batch:
+                yield item
+    finally:
+        await batches.aclose()
+
+
+async def bench_layers(base: str, rounds: int) -> dict[str, float]:
+    url = f"{base}/v1/chat/completions"
+    headers = raw_headers(STREAM_CHUNKS)
+    client = raw_client()
+    im = make_imodel(base, STREAM_CHUNKS)
+    ep = im.endpoint
+
+    def ep_stream() -> Any:
+        return ep.stream({"messages": MESSAGES})
+
+    def ep_batches() -> Any:
+        return ep._stream_batches({"messages": MESSAGES})
+
+    def four_layers() -> Any:
+        return _passthrough(_passthrough(_passthrough(_passthrough(ep_stream()))))
+
+    cases: dict[str, Callable[[], Awaitable[int]]] = {
+        "raw httpx + httpx-sse": lambda: raw_stream_once(client, url, headers),
+        "Endpoint.stream": lambda: ours_stream_once(ep_stream()),
+        "+ 4 pass-through generator layers": lambda: ours_stream_once(four_layers()),
+        "+ one CancelScope per chunk": lambda: ours_stream_once(_scope_per_item(ep_stream())),
+        "_stream_batches + one CancelScope per read": lambda: ours_stream_once(
+            _scope_per_batch(ep_batches(), None)
+        ),
+        "_stream_batches + one deadline scope per read": lambda: ours_stream_once(
+            _scope_per_batch(ep_batches(), anyio.current_time() + 600)
+        ),
+        "iModel.stream": lambda: ours_stream_once(im.stream(messages=MESSAGES)),
+        "iModel.stream(timeout=600)": lambda: ours_stream_once(
+            im.stream(messages=MESSAGES, timeout=600.0)
+        ),
+    }
+    cpu: dict[str, list[float]] = {name: [] for name in cases}
+
+    def measured(name: str) -> Callable[[], Awaitable[float]]:
+        async def run() -> float:
+            start = time.process_time()
+            for _ in range(STREAMS_PER_ROUND):
+                seen = await cases[name]()
+                if seen != STREAM_CHUNKS:
+                    raise RuntimeError(f"{name}: saw {seen} text chunks")
+            used = time.process_time() - start
+            cpu[name].append(used / (STREAM_CHUNKS * STREAMS_PER_ROUND) * 1e6)
+            return used
+
+        return run
+
+    try:
+        for case in cases.values():  # warm-up
+            await case()
+        await interleave({name: measured(name) for name in cases}, rounds)
+    finally:
+        await client.aclose()
+        await im.close()
+    medians = {name: median(values) for name, values in cpu.items()}
+    base_cpu = medians["raw httpx + httpx-sse"]
+    print(f"## Per-chunk CPU by wrapping, {STREAM_CHUNKS} SSE chunks (median of {rounds} rounds)\n")
+    rows = [[name, f"{us:.2f}", f"{us / base_cpu:.2f}x"] for name, us in medians.items()]
+    print(markdown_table(["contender", "client CPU us/chunk", "vs raw"], rows))
+    print()
+    return {f"layers {name} CPU vs raw": us / base_cpu for name, us in medians.items()}
 
 
 # -- 4. concurrent streams (child processes) ------------------------------------------------------
@@ -600,12 +704,16 @@ async def run_async_sections(base: str, sections: list[str], rounds: int) -> dic
         out.update(await bench_oneshot(base, rounds))
     if "stream" in sections:
         out.update(await bench_stream(base, rounds))
+    if "layers" in sections:
+        out.update(await bench_layers(base, rounds))
     return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("sections", nargs="*", metavar="SECTION", help=" ".join(SECTIONS))
+    parser.add_argument(
+        "sections", nargs="*", metavar="SECTION", help=" ".join((*SECTIONS, *EXTRA_SECTIONS))
+    )
     parser.add_argument("--rounds", type=int, default=15, help="rounds for oneshot/stream/import")
     parser.add_argument("--concurrent-rounds", type=int, default=5)
     parser.add_argument("--cold-rounds", type=int, default=15)
@@ -629,9 +737,10 @@ def main() -> None:
         return
 
     sections = list(args.sections) or list(SECTIONS)
-    unknown = sorted(set(sections) - set(SECTIONS))
+    known = (*SECTIONS, *EXTRA_SECTIONS)
+    unknown = sorted(set(sections) - set(known))
     if unknown:
-        parser.error(f"unknown section(s) {unknown}; choose from {' '.join(SECTIONS)}")
+        parser.error(f"unknown section(s) {unknown}; choose from {' '.join(known)}")
     summary: dict[str, float] = {}
     with fake_server() as base:
         summary.update(anyio.run(run_async_sections, base, sections, args.rounds))

@@ -220,7 +220,7 @@ class Endpoint:
         return self._decode_json(response, body)
 
     def _decode_json(self, response: httpx.Response, body: bytes) -> Any:
-        if not body.strip() and response.status_code in (202, 204):
+        if response.status_code in (202, 204) and not body.strip():
             return None
         try:
             return json.loads(body)
