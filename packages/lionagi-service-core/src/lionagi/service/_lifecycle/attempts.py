@@ -23,7 +23,7 @@ from .deadline import DeadlineReached, run_before
 from .policy import AttemptPolicy
 from .retry import backoff_delay, counts_as_circuit_failure, is_retryable, retry_after_of
 
-__all__ = ["call_with_attempts", "stream_with_attempts"]
+__all__ = ["call_with_attempts", "stream_batches_with_attempts", "stream_with_attempts"]
 
 T = TypeVar("T")
 
@@ -130,7 +130,7 @@ async def call_with_attempts(
             permit.release()
 
 
-async def _aclose(iterator: AsyncIterator[StreamChunk]) -> None:
+async def _aclose(iterator: AsyncIterator[object]) -> None:
     """Close an opened provider iterator, shielded so cancellation cannot skip its cleanup."""
     aclose = getattr(iterator, "aclose", None)
     if aclose is not None:
@@ -138,8 +138,9 @@ async def _aclose(iterator: AsyncIterator[StreamChunk]) -> None:
             await aclose()
 
 
-async def stream_with_attempts(
-    open_stream: Callable[[float | None], AsyncIterator[StreamChunk]],
+async def _items_with_attempts(
+    open_stream: Callable[[float | None], AsyncIterator[T]],
+    is_failure: Callable[[T], bool],
     *,
     call_id: str,
     policy: AttemptPolicy | None = None,
@@ -149,7 +150,7 @@ async def stream_with_attempts(
     clock: Clock | None = None,
     sleep: Sleep | None = None,
     rng: random.Random | None = None,
-) -> AsyncGenerator[StreamChunk, None]:
+) -> AsyncGenerator[T, None]:
     """Yield a provider stream, retrying only failures raised before its first chunk.
 
     ``open_stream(timeout)`` gets ``min(local_cap, remaining)``. Before the first chunk a
@@ -175,7 +176,7 @@ async def stream_with_attempts(
     if budget.expired(clock):
         raise RequestDeadlineExceeded(call_id, "transport")
     permit = breaker.acquire() if breaker is not None else None
-    iterator: AsyncIterator[StreamChunk] | None = None
+    iterator: AsyncIterator[T] | None = None
     try:
         failures = 0
         while True:  # before the replay boundary: failures may be retried
@@ -212,7 +213,7 @@ async def stream_with_attempts(
         chunk = first
         try:
             while True:
-                if chunk.type == "error":
+                if is_failure(chunk):
                     if permit is not None:
                         permit.record_failure()
                     yield chunk
@@ -234,3 +235,74 @@ async def stream_with_attempts(
             await _aclose(iterator)
         if permit is not None:
             permit.release()
+
+
+def _is_error_chunk(chunk: StreamChunk) -> bool:
+    return chunk.type == "error"
+
+
+def _has_error_chunk(batch: list[StreamChunk]) -> bool:
+    return any(chunk.type == "error" for chunk in batch)
+
+
+def stream_with_attempts(
+    open_stream: Callable[[float | None], AsyncIterator[StreamChunk]],
+    *,
+    call_id: str,
+    policy: AttemptPolicy | None = None,
+    breaker: CircuitBreaker | None = None,
+    budget: RequestBudget | None = None,
+    local_cap: float | None = None,
+    clock: Clock | None = None,
+    sleep: Sleep | None = None,
+    rng: random.Random | None = None,
+) -> AsyncGenerator[StreamChunk, None]:
+    """Yield a provider stream, retrying only failures raised before its first chunk.
+
+    See :func:`_items_with_attempts` for the full contract; an error chunk counts as a circuit
+    failure and ends the stream after it is yielded.
+    """
+    return _items_with_attempts(
+        open_stream,
+        _is_error_chunk,
+        call_id=call_id,
+        policy=policy,
+        breaker=breaker,
+        budget=budget,
+        local_cap=local_cap,
+        clock=clock,
+        sleep=sleep,
+        rng=rng,
+    )
+
+
+def stream_batches_with_attempts(
+    open_batches: Callable[[float | None], AsyncIterator[list[StreamChunk]]],
+    *,
+    call_id: str,
+    policy: AttemptPolicy | None = None,
+    breaker: CircuitBreaker | None = None,
+    budget: RequestBudget | None = None,
+    local_cap: float | None = None,
+    clock: Clock | None = None,
+    sleep: Sleep | None = None,
+    rng: random.Random | None = None,
+) -> AsyncGenerator[list[StreamChunk], None]:
+    """:func:`stream_with_attempts` over non-empty batches of chunks (one per network read).
+
+    The deadline and the replay boundary apply per batch, so per-read rather than per-chunk
+    supervision cost; a batch containing an error chunk ends the stream and counts as a circuit
+    failure. Batches must be non-empty.
+    """
+    return _items_with_attempts(
+        open_batches,
+        _has_error_chunk,
+        call_id=call_id,
+        policy=policy,
+        breaker=breaker,
+        budget=budget,
+        local_cap=local_cap,
+        clock=clock,
+        sleep=sleep,
+        rng=rng,
+    )

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import aclosing
 from types import MappingProxyType
 from typing import Any, TypeVar
@@ -37,7 +37,7 @@ from .._base.events import EventStatus
 from .._base.hooks import DEFAULT_HOOK_CAPS, HookPhase
 from .._transport.api_calling import APICalling
 from .admission import AdmissionController
-from .attempts import call_with_attempts, stream_with_attempts
+from .attempts import call_with_attempts, stream_batches_with_attempts
 from .budget import NO_DEADLINE, RequestBudget
 from .circuit import CircuitBreaker
 from .clock import Clock, Sleep, default_clock, default_sleep
@@ -231,17 +231,18 @@ class CallSupervisor:
 
     def _provider_stream(
         self, call: APICalling, budget: RequestBudget
-    ) -> AsyncGenerator[StreamChunk, None]:
+    ) -> AsyncGenerator[list[StreamChunk], None]:
+        """Provider output as non-empty batches, so supervision costs one scope per read."""
         endpoint = call.endpoint
         local_cap = self._local_cap(call)
         if endpoint.is_agentic:
             return self._agentic_stream(call, budget, local_cap)
 
-        def open_stream(limit: float | None) -> Any:
-            return endpoint.stream(call.payload, extra_headers=call.headers, timeout=limit)
+        def open_batches(limit: float | None) -> AsyncIterator[list[StreamChunk]]:
+            return endpoint.stream_batches(call.payload, extra_headers=call.headers, timeout=limit)
 
-        return stream_with_attempts(
-            open_stream,
+        return stream_batches_with_attempts(
+            open_batches,
             call_id=str(call.id),
             policy=self._policy,
             breaker=self._breaker,
@@ -254,7 +255,7 @@ class CallSupervisor:
 
     async def _agentic_stream(
         self, call: APICalling, budget: RequestBudget, local_cap: float | None
-    ) -> AsyncGenerator[StreamChunk, None]:
+    ) -> AsyncGenerator[list[StreamChunk], None]:
         inner = call.endpoint.stream(
             call.payload,
             extra_headers=call.headers,
@@ -267,12 +268,19 @@ class CallSupervisor:
                     chunk = await self._bounded(inner.__anext__, budget, "stream", str(call.id))
                 except StopAsyncIteration:
                     return
-                yield chunk
+                yield [chunk]
         finally:
             aclose = getattr(inner, "aclose", None)
             if aclose is not None:
                 with anyio.CancelScope(shield=True):
                     await aclose()
+
+    @staticmethod
+    def _check_not_aborted(lease: AdmissionLease, call: APICalling) -> None:
+        # No abort scope is open while the consumer holds a chunk, so a close that happened
+        # meanwhile is noticed here rather than letting buffered output slip out after it.
+        if lease.aborted:
+            raise AdmissionClosed(f"admission controller closed; active call {call.id} was aborted")
 
     # -- invoke -----------------------------------------------------------------------------------
 
@@ -328,34 +336,34 @@ class CallSupervisor:
     ) -> AsyncGenerator[StreamChunk, None]:
         call.mark_processing()
         registry = call.hook_registry
-        inner: AsyncGenerator[StreamChunk, None] | None = None
+        inner: AsyncGenerator[list[StreamChunk], None] | None = None
         try:
             with lease.abort_scope():
                 await self._hook(call, HookPhase.PRE_INVOCATION, budget)
             inner = self._provider_stream(call, budget)
+            hooked = registry is not None and registry.has(HookPhase.ON_CHUNK)
             while True:
-                if lease.aborted:
-                    # Closed while the consumer was between chunks: no abort scope was open to
-                    # cancel, and a chunk pulled without a checkpoint would slip out after close.
-                    raise AdmissionClosed(
-                        f"admission controller closed; active call {call.id} was aborted"
-                    )
+                self._check_not_aborted(lease, call)
                 with lease.abort_scope():
                     try:
-                        chunk = await inner.__anext__()
+                        batch = await inner.__anext__()
                     except StopAsyncIteration:
                         break
-                    if registry is not None and registry.has(HookPhase.ON_CHUNK):
-                        chunk = await self._chunk_hook(call, chunk, budget)
-                if chunk.type == "error":
-                    error = ProviderStreamError(
-                        chunk.content or "the provider reported an error",
-                        raw=str(chunk.metadata.get("provider_error", "")),
-                    )
-                    call.terminate(EventStatus.FAILED, error=error)
+                for chunk in batch:
+                    if hooked:
+                        with lease.abort_scope():
+                            chunk = await self._chunk_hook(call, chunk, budget)
+                    if chunk.type == "error":
+                        error = ProviderStreamError(
+                            chunk.content or "the provider reported an error",
+                            raw=str(chunk.metadata.get("provider_error", "")),
+                        )
+                        call.terminate(EventStatus.FAILED, error=error)
+                        yield chunk
+                        raise error
+                    # Closed while the consumer paused between chunks: nothing more leaves.
+                    self._check_not_aborted(lease, call)
                     yield chunk
-                    raise error
-                yield chunk
         except GeneratorExit:
             call.terminate(EventStatus.CANCELLED)  # consumer aclose(): no error to record
             raise

@@ -260,6 +260,28 @@ class Endpoint:
             with anyio.CancelScope(shield=True):
                 await batches.aclose()
 
+    def stream_batches(
+        self,
+        request: Mapping[str, Any] | BaseModel,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+        **runtime_args: Any,
+    ) -> AsyncGenerator[list[StreamChunk], None]:
+        """:meth:`stream` grouped into non-empty lists, one per network read where possible.
+
+        Supervisors wrap each step of a stream in a cancel scope; per read instead of per chunk
+        keeps that cost off the hot path. A subclass that overrides :meth:`stream` gets one
+        chunk per batch, so its own projection is always honoured.
+        """
+        if type(self).stream is Endpoint.stream:
+            return self._stream_batches(
+                request, extra_headers=extra_headers, timeout=timeout, **runtime_args
+            )
+        return _one_per_batch(
+            self.stream(request, extra_headers=extra_headers, timeout=timeout, **runtime_args)
+        )
+
     async def _stream_batches(
         self,
         request: Mapping[str, Any] | BaseModel,
@@ -485,3 +507,16 @@ async def _drain(blocks: AsyncIterator[Any]) -> None:
                     return
         except httpx.HTTPError:
             return
+
+
+async def _one_per_batch(
+    chunks: AsyncIterator[StreamChunk],
+) -> AsyncGenerator[list[StreamChunk], None]:
+    try:
+        async for chunk in chunks:
+            yield [chunk]
+    finally:
+        aclose = getattr(chunks, "aclose", None)
+        if aclose is not None:
+            with anyio.CancelScope(shield=True):
+                await aclose()
