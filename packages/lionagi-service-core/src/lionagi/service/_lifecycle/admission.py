@@ -22,7 +22,7 @@ from typing import Final, Protocol
 from uuid import UUID
 
 import anyio
-from anyio.lowlevel import checkpoint
+from anyio.lowlevel import checkpoint_if_cancelled
 
 from .._base.errors import (
     AdmissionClosed,
@@ -174,7 +174,8 @@ class AdmissionController:
 
         Cancellation or expiry while waiting leaves no queue item and no debit.
         """
-        await checkpoint()
+        # Deliver a pending cancellation without a full event-loop round trip on the hot path.
+        await checkpoint_if_cancelled()
         if budget is None:
             budget = NO_DEADLINE
         waiter = self._admit_check(call, budget)
@@ -235,14 +236,15 @@ class AdmissionController:
             raise AdmissionConflict(f"call {call_id} is already terminal; create a new call")
         if call_id in self._ids:
             raise AdmissionConflict(f"call {call_id} is already queued or active")
-        tokens = call.required_tokens
+        limit = self._limit_tokens
+        # The estimate is read only when a token limit exists: estimating serializes the prompt.
+        tokens = call.required_tokens if limit is not None else 0
         if tokens is not None and (
             not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 0
         ):
             raise AdmissionConfigError(
                 "required_tokens", f"must be None or an int >= 0, got {tokens!r}"
             )
-        limit = self._limit_tokens
         if limit is None:
             tokens = 0
         elif tokens is None:

@@ -36,6 +36,7 @@ from .._base.errors import (
 from .._base.events import EventStatus
 from .._base.hooks import DEFAULT_HOOK_CAPS, HookPhase
 from .._transport.api_calling import APICalling
+from .._transport.endpoint import Endpoint
 from .admission import AdmissionController
 from .attempts import call_with_attempts, stream_batches_with_attempts
 from .budget import NO_DEADLINE, RequestBudget
@@ -214,8 +215,14 @@ class CallSupervisor:
                 call_id,
             )
 
+        # The payload was created (and validated) with the call event; the base transport
+        # sends it as is instead of validating it again.
+        prepared = {"skip_payload_creation": True} if type(endpoint).call is Endpoint.call else {}
+
         def attempt(limit: float | None) -> Awaitable[Any]:
-            return endpoint.call(call.payload, extra_headers=call.headers, timeout=limit)
+            return endpoint.call(
+                call.payload, extra_headers=call.headers, timeout=limit, **prepared
+            )
 
         return await call_with_attempts(
             attempt,
@@ -239,7 +246,12 @@ class CallSupervisor:
             return self._agentic_stream(call, budget, local_cap)
 
         def open_batches(limit: float | None) -> AsyncIterator[list[StreamChunk]]:
-            return endpoint.stream_batches(call.payload, extra_headers=call.headers, timeout=limit)
+            return endpoint.stream_batches(
+                call.payload,
+                extra_headers=call.headers,
+                timeout=limit,
+                skip_payload_creation=True,
+            )
 
         return stream_batches_with_attempts(
             open_batches,

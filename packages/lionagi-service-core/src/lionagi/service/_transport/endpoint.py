@@ -186,6 +186,27 @@ class Endpoint:
         headers = build_headers(self._config, extra_headers)
         return payload, headers
 
+    def _payload_and_headers(
+        self,
+        request: Mapping[str, Any] | BaseModel,
+        extra_headers: Mapping[str, str] | None,
+        skip_payload_creation: bool,
+    ) -> tuple[dict[str, Any], dict[str, str]]:
+        """``create_payload`` unless the caller passed an already created payload.
+
+        ``skip_payload_creation=True`` (ADR-0027's spelling) is for supervisors that built the
+        payload and headers with :meth:`create_payload` when the call event was created: they are
+        sent as given instead of being validated a second time.
+        """
+        if skip_payload_creation:
+            if not isinstance(request, Mapping):
+                raise EndpointConfigurationError(
+                    "request", "skip_payload_creation needs an already created payload mapping"
+                )
+            headers = dict(extra_headers) if extra_headers else build_headers(self._config, None)
+            return dict(request), headers
+        return self.create_payload(request, extra_headers)
+
     # -- one-shot ---------------------------------------------------------------------------------
 
     async def call(
@@ -194,6 +215,7 @@ class Endpoint:
         *,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,  # noqa: ASYNC109 - the Endpoint.call interface
+        skip_payload_creation: bool = False,
         **runtime_args: Any,
     ) -> Any:
         """Make one request and return the decoded JSON body.
@@ -206,7 +228,7 @@ class Endpoint:
             ProviderProtocolError: a 2xx body that is not JSON.
         """
         _reject_runtime_args(runtime_args)
-        payload, headers = self.create_payload(request, extra_headers)
+        payload, headers = self._payload_and_headers(request, extra_headers, skip_payload_creation)
         limit = self._limit(timeout)
         client = self._http_client()
         http_request = self._build_request(client, payload, headers, limit)
@@ -238,6 +260,7 @@ class Endpoint:
         *,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,  # noqa: ASYNC109 - the Endpoint.stream interface
+        skip_payload_creation: bool = False,
         **runtime_args: Any,
     ) -> AsyncIterator[StreamChunk]:
         """Make one streaming request and yield normalized chunks.
@@ -250,7 +273,11 @@ class Endpoint:
             the grammar or a stream that ends before its terminal event.
         """
         batches = self._stream_batches(
-            request, extra_headers=extra_headers, timeout=timeout, **runtime_args
+            request,
+            extra_headers=extra_headers,
+            timeout=timeout,
+            skip_payload_creation=skip_payload_creation,
+            **runtime_args,
         )
         try:
             async for batch in batches:
@@ -266,6 +293,7 @@ class Endpoint:
         *,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        skip_payload_creation: bool = False,
         **runtime_args: Any,
     ) -> AsyncGenerator[list[StreamChunk], None]:
         """:meth:`stream` grouped into non-empty lists, one per network read where possible.
@@ -276,7 +304,11 @@ class Endpoint:
         """
         if type(self).stream is Endpoint.stream:
             return self._stream_batches(
-                request, extra_headers=extra_headers, timeout=timeout, **runtime_args
+                request,
+                extra_headers=extra_headers,
+                timeout=timeout,
+                skip_payload_creation=skip_payload_creation,
+                **runtime_args,
             )
         return _one_per_batch(
             self.stream(request, extra_headers=extra_headers, timeout=timeout, **runtime_args)
@@ -288,6 +320,7 @@ class Endpoint:
         *,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,  # noqa: ASYNC109 - the Endpoint.stream interface
+        skip_payload_creation: bool = False,
         **runtime_args: Any,
     ) -> AsyncGenerator[list[StreamChunk], None]:
         """:meth:`stream`, one non-empty list of chunks per network read instead of per chunk.
@@ -299,7 +332,7 @@ class Endpoint:
         come last, after the connection was drained for reuse. Callers own ``aclose()``.
         """
         _reject_runtime_args(runtime_args)
-        payload, headers = self.create_payload(request, extra_headers)
+        payload, headers = self._payload_and_headers(request, extra_headers, skip_payload_creation)
         if self.stream_flag:
             payload[self.stream_flag] = True
         limit = self._limit(timeout)
