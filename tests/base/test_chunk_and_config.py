@@ -102,3 +102,11 @@ def test_endpoint_without_registration_needs_a_config() -> None:
 def test_agentic_markers() -> None:
     assert AgenticEndpoint.is_agentic and AgenticEndpoint.is_cli
     assert not Endpoint.is_agentic and not Endpoint.is_cli
+
+
+def test_credential_default_headers_never_serialize() -> None:
+    config = _config(default_headers={"x-goog-api-key": SECRET, "x-trace": "abc"})
+    assert SECRET not in repr(config)
+    assert SECRET not in str(config.to_dict())
+    assert config.to_dict()["default_headers"]["x-trace"] == "abc"
+    assert config.default_headers["x-goog-api-key"] == SECRET  # still sent on the wire

@@ -20,6 +20,7 @@ from pydantic import SecretStr
 from .._base.chunk import StreamChunk
 from .._base.errors import AdmissionClosed, EndpointConfigurationError, RequestDeadlineExceeded
 from .._base.hooks import DEFAULT_HOOK_CAPS, HookPhase, HookRegistry
+from .._base.secrets import REDACTED
 from .._catalog.registry import EndpointRegistry
 from .._lifecycle.admission import AdmissionController, AdmissionSnapshot
 from .._lifecycle.budget import RequestBudget, request_budget_from_timeout
@@ -510,6 +511,11 @@ class iModel:
         if key is None and api_key_resolver is not None:
             key = api_key_resolver(provider)
         overrides = {name: config[name] for name in _RESTORED_FIELDS if name in config}
+        if isinstance(overrides.get("default_headers"), Mapping):
+            # Credential headers were redacted by to_dict(); they are never restored from data.
+            overrides["default_headers"] = {
+                k: v for k, v in overrides["default_headers"].items() if v != REDACTED
+            }
         if key is not None:
             overrides["api_key"] = key
         restored = EndpointRegistry.match(

@@ -22,6 +22,7 @@ from pydantic import (
 )
 
 from .._base.errors import EndpointConfigurationError
+from .._base.secrets import REDACTED
 
 __all__ = ["AuthType", "EndpointConfig"]
 
@@ -129,11 +130,35 @@ class EndpointConfig(BaseModel):
         return data
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready projection without the API key; the request model is named, not dumped."""
+        """JSON-ready projection without secrets; the request model is named, not dumped.
+
+        The API key is left out, and so is the value of any default header that carries a
+        credential (a caller may authenticate through ``default_headers`` instead of ``api_key``).
+        """
         out = self.model_dump(exclude={"api_key", "request_options"})
         ro = self.request_options
         out["request_options"] = f"{ro.__module__}:{ro.__qualname__}" if ro else None
+        out["default_headers"] = {
+            name: REDACTED if _is_credential_header(name) else value
+            for name, value in self.default_headers.items()
+        }
         return out
+
+    def __repr_args__(self) -> Any:
+        for name, value in super().__repr_args__():
+            if name == "default_headers" and isinstance(value, dict):
+                value = {k: REDACTED if _is_credential_header(k) else v for k, v in value.items()}
+            yield name, value
+
+
+_CREDENTIAL_HEADERS = frozenset(
+    {"authorization", "proxy-authorization", "x-api-key", "api-key", "x-goog-api-key", "cookie"}
+)
+
+
+def _is_credential_header(name: str) -> bool:
+    lowered = name.strip().lower()
+    return lowered in _CREDENTIAL_HEADERS or "token" in lowered or "secret" in lowered
 
 
 def _unknown_field(name: str) -> EndpointConfigurationError:
