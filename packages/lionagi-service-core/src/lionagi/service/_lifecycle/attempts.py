@@ -12,8 +12,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from functools import partial
 from typing import TypeVar
 
-import anyio
-
+from .._base.aio import aclose_shielded
 from .._base.chunk import StreamChunk
 from .._base.errors import RequestDeadlineExceeded
 from .budget import NO_DEADLINE, RequestBudget
@@ -130,12 +129,6 @@ async def call_with_attempts(
             permit.release()
 
 
-async def _aclose(iterator: AsyncIterator[object]) -> None:
-    """Close an opened provider iterator, shielded so cancellation cannot skip its cleanup."""
-    aclose = getattr(iterator, "aclose", None)
-    if aclose is not None:
-        with anyio.CancelScope(shield=True):
-            await aclose()
 
 
 async def _items_with_attempts(
@@ -195,7 +188,7 @@ async def _items_with_attempts(
             except Exception as exc:
                 if iterator is not None:
                     opened, iterator = iterator, None
-                    await _aclose(opened)
+                    await aclose_shielded(opened)
                 failures += 1
                 delay = _retry_delay(exc, failures, policy, budget, clock, rng)
                 if delay is None:
@@ -232,7 +225,7 @@ async def _items_with_attempts(
             raise
     finally:
         if iterator is not None:
-            await _aclose(iterator)
+            await aclose_shielded(iterator)
         if permit is not None:
             permit.release()
 

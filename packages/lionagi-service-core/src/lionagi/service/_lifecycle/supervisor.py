@@ -22,8 +22,7 @@ from contextlib import aclosing
 from types import MappingProxyType
 from typing import Any, TypeVar
 
-import anyio
-
+from .._base.aio import aclose_shielded
 from .._base.chunk import StreamChunk
 from .._base.errors import (
     AdmissionClosed,
@@ -282,10 +281,7 @@ class CallSupervisor:
                     return
                 yield [chunk]
         finally:
-            aclose = getattr(inner, "aclose", None)
-            if aclose is not None:
-                with anyio.CancelScope(shield=True):
-                    await aclose()
+            await aclose_shielded(inner)
 
     @staticmethod
     def _check_not_aborted(lease: AdmissionLease, call: APICalling) -> None:
@@ -383,9 +379,7 @@ class CallSupervisor:
             call.terminate(outcome_status(exc), error=exc)
             raise
         finally:
-            if inner is not None:
-                with anyio.CancelScope(shield=True):
-                    await inner.aclose()
+            await aclose_shielded(inner)
         try:
             with lease.abort_scope():
                 await self._hook(call, HookPhase.POST_INVOCATION, budget)

@@ -26,6 +26,7 @@ import anyio
 import httpx
 from pydantic import BaseModel
 
+from .._base.aio import aclose_shielded
 from .._base.chunk import StreamChunk
 from .._base.errors import (
     EndpointConfigurationError,
@@ -284,8 +285,7 @@ class Endpoint:
                 for chunk in batch:
                     yield chunk
         finally:
-            with anyio.CancelScope(shield=True):
-                await batches.aclose()
+            await aclose_shielded(batches)
 
     def stream_batches(
         self,
@@ -372,11 +372,8 @@ class Endpoint:
             if tail:
                 yield list(tail)
         finally:
-            with anyio.CancelScope(shield=True):
-                aclose = getattr(blocks, "aclose", None)
-                if aclose is not None:
-                    await aclose()
-                await response.aclose()
+            await aclose_shielded(blocks)
+            await aclose_shielded(response)
 
     def _new_projector(self, secrets: tuple[str, ...]) -> StreamProjector:
         """The projector for one stream; override to support another event grammar."""
@@ -549,7 +546,4 @@ async def _one_per_batch(
         async for chunk in chunks:
             yield [chunk]
     finally:
-        aclose = getattr(chunks, "aclose", None)
-        if aclose is not None:
-            with anyio.CancelScope(shield=True):
-                await aclose()
+        await aclose_shielded(chunks)
