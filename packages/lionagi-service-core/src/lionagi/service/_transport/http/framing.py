@@ -27,6 +27,7 @@ from .status import excerpt
 
 __all__ = [
     "DONE",
+    "MAX_EVENT_CHARS",
     "NDJSONFramer",
     "SSEFramer",
     "framer_for_content_type",
@@ -53,6 +54,21 @@ _NDJSON_TYPES = frozenset(
         "application/json",
     }
 )
+
+
+MAX_EVENT_CHARS: Final = 16 * 1024 * 1024
+"""Largest single event (one SSE event or NDJSON line) a stream may carry before it ends.
+
+A server that keeps sending without ever ending an event would otherwise grow memory without
+bound until the deadline; 16 MiB is far above any real delta, tool call or usage record.
+"""
+
+
+def _too_large(kind: str) -> ProviderProtocolError:
+    return ProviderProtocolError(
+        f"{kind} exceeded {MAX_EVENT_CHARS // (1024 * 1024)} MiB without ending; refusing to "
+        "buffer more"
+    )
 
 
 # ``json.loads`` minus its wrapper: same decoder, same ``ValueError`` on bad input.
@@ -118,6 +134,11 @@ class SSEFramer:
         """Events completed by ``text``."""
         out: list[Any] = []
         self._decode(self._lines.decode(text), out)
+        pending = self._lines.buffer
+        if (pending or self._data) and (
+            sum(map(len, pending)) + sum(map(len, self._data)) > MAX_EVENT_CHARS
+        ):
+            raise _too_large("an SSE event")
         return out
 
     def flush(self) -> list[Any]:
@@ -149,6 +170,8 @@ class NDJSONFramer:
         """Events completed by ``text`` (already decoded: each block is decoded once)."""
         lines = (self._rest + text).split("\n") if self._rest else text.split("\n")
         self._rest = lines.pop()
+        if len(self._rest) > MAX_EVENT_CHARS:
+            raise _too_large("an NDJSON line")
         out: list[Any] = []
         self._decode(lines, out)
         return out
