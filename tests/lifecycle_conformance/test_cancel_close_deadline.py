@@ -308,3 +308,21 @@ async def test_deadline_during_http_provider_work(server, http, chat, probe, hel
     probe.left(call, EventStatus.ABORTED, RequestDeadlineExceeded)
     assert len(server.requests) == 1  # a deadline is never retried
     await probe.finish()
+
+
+async def test_close_from_the_task_holding_a_paused_stream_does_not_wait_on_itself():
+    from lionagi.service import AdmissionClosed, EventStatus, iModel
+
+    model = iModel(model="scripted/demo")
+    call = model.create_api_calling(prompt="hello")
+    chunks = model.stream(call)
+    first = await chunks.__anext__()
+    assert first.type == "system"
+    with anyio.fail_after(5):  # before the fix this waited forever on its own consumer
+        await model.close()
+    assert call.status is EventStatus.ABORTED
+    assert model.admission_snapshot().active == 0
+    with pytest.raises(AdmissionClosed):
+        await chunks.__anext__()
+    await chunks.aclose()
+    assert model.supervisor.owned == {}

@@ -129,8 +129,6 @@ async def call_with_attempts(
             permit.release()
 
 
-
-
 async def _items_with_attempts(
     open_stream: Callable[[float | None], AsyncIterator[T]],
     is_failure: Callable[[T], bool],

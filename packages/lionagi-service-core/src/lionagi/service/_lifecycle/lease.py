@@ -25,7 +25,7 @@ class AdmissionLease:
     the exception leaving the block.
     """
 
-    __slots__ = ("_aborted", "_call_id", "_on_release", "_released", "_scopes")
+    __slots__ = ("_aborted", "_call_id", "_on_pause_abort", "_on_release", "_released", "_scopes")
 
     def __init__(self, call_id: str, on_release: Callable[[AdmissionLease], None]) -> None:
         self._call_id = call_id
@@ -33,6 +33,7 @@ class AdmissionLease:
         self._released = False
         self._aborted = False
         self._scopes: set[anyio.CancelScope] = set()
+        self._on_pause_abort: Callable[[], None] | None = None
 
     @property
     def call_id(self) -> str:
@@ -69,6 +70,19 @@ class AdmissionLease:
         """
         return LeaseAbortScope(self)
 
+    def pause(self, on_abort: Callable[[], None]) -> None:
+        """Mark the holder as parked outside any abort scope (a stream waiting on its consumer).
+
+        If the controller closes meanwhile, ``on_abort`` runs and the permit is released at once:
+        the parked holder cannot run its own cleanup until its consumer resumes it, and the
+        close must not wait on a consumer that may be the very task calling it.
+        """
+        self._on_pause_abort = on_abort
+
+    def resume(self) -> None:
+        """The holder is running again; a close now cancels its abort scopes as usual."""
+        self._on_pause_abort = None
+
     def _abort(self) -> None:
         """Cancel every open abort scope of this lease; only the controller's close calls it."""
         if self._aborted:
@@ -76,6 +90,10 @@ class AdmissionLease:
         self._aborted = True
         for scope in tuple(self._scopes):
             scope.cancel()
+        parked, self._on_pause_abort = self._on_pause_abort, None
+        if parked is not None:
+            parked()
+            self.release()
 
     async def __aenter__(self) -> AdmissionLease:
         return self

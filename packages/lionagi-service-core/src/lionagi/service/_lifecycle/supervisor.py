@@ -19,6 +19,7 @@ import logging
 import random
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import aclosing
+from functools import partial
 from types import MappingProxyType
 from typing import Any, TypeVar
 
@@ -284,6 +285,15 @@ class CallSupervisor:
             await aclose_shielded(inner)
 
     @staticmethod
+    def _abort_parked(call: APICalling) -> None:
+        call.terminate(
+            EventStatus.ABORTED,
+            error=AdmissionClosed(
+                f"admission controller closed while call {call.id} waited on its consumer"
+            ),
+        )
+
+    @staticmethod
     def _check_not_aborted(lease: AdmissionLease, call: APICalling) -> None:
         # No abort scope is open while the consumer holds a chunk, so a close that happened
         # meanwhile is noticed here rather than letting buffered output slip out after it.
@@ -350,6 +360,7 @@ class CallSupervisor:
                 await self._hook(call, HookPhase.PRE_INVOCATION, budget)
             inner = self._provider_stream(call, budget)
             hooked = registry is not None and registry.has(HookPhase.ON_CHUNK)
+            on_parked_abort = partial(self._abort_parked, call)
             while True:
                 self._check_not_aborted(lease, call)
                 with lease.abort_scope():
@@ -371,7 +382,11 @@ class CallSupervisor:
                         raise error
                     # Closed while the consumer paused between chunks: nothing more leaves.
                     self._check_not_aborted(lease, call)
-                    yield chunk
+                    lease.pause(on_parked_abort)
+                    try:
+                        yield chunk
+                    finally:
+                        lease.resume()
         except GeneratorExit:
             call.terminate(EventStatus.CANCELLED)  # consumer aclose(): no error to record
             raise
