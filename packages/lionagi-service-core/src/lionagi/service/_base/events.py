@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 from uuid import UUID, uuid4
 
 import anyio
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, field_serializer
 
 __all__ = ["TERMINAL_STATUSES", "Event", "EventStatus", "Execution"]
 
@@ -47,15 +48,31 @@ TERMINAL_STATUSES: frozenset[EventStatus] = frozenset(
 )
 
 
-class Execution(BaseModel):
-    """The execution record: serializable, secret-free summary of one run."""
+@dataclass(slots=True)
+class Execution:
+    """The execution record of one event.
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    A slotted dataclass rather than a model: status changes happen on every call and must be
+    plain attribute writes. Only ``status``, ``duration``, ``response`` and ``error`` serialize;
+    the typed exception, start time and completion signal are runtime state.
+    """
 
     status: EventStatus = EventStatus.PENDING
     duration: float | None = None
     response: Any = None
     error: str | None = None
+    exception: BaseException | None = field(default=None, repr=False, compare=False)
+    started_at: float | None = field(default=None, repr=False, compare=False)
+    done: anyio.Event | None = field(default=None, repr=False, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The serializable part of the record."""
+        return {
+            "status": self.status.value,
+            "duration": self.duration,
+            "response": self.response,
+            "error": self.error,
+        }
 
 
 class Event(BaseModel):
@@ -73,9 +90,9 @@ class Event(BaseModel):
     created_at: float = Field(default_factory=time.time)
     execution: Execution = Field(default_factory=Execution)
 
-    _exception: BaseException | None = PrivateAttr(default=None)
-    _done: anyio.Event | None = PrivateAttr(default=None)
-    _started_at: float | None = PrivateAttr(default=None)
+    @field_serializer("execution")
+    def _serialize_execution(self, execution: Execution) -> dict[str, Any]:
+        return execution.to_dict()
 
     # -- state ------------------------------------------------------------------------------------
 
@@ -87,20 +104,23 @@ class Event(BaseModel):
     @property
     def is_terminal(self) -> bool:
         """True once the event reached a terminal status."""
-        return self.execution.status.is_terminal
+        return self.execution.status in TERMINAL_STATUSES
 
     @property
     def exception(self) -> BaseException | None:
         """The exception that ended the event, if any (kept typed; ``execution.error`` is text)."""
-        return self._exception
+        return self.execution.exception
 
     def mark_processing(self) -> None:
         """Move PENDING to PROCESSING; refuses to restart a terminal event."""
-        if self.is_terminal:
-            raise RuntimeError(f"event {self.id} is already {self.status.value}; it cannot rerun")
-        if self.execution.status is EventStatus.PENDING:
-            self.execution.status = EventStatus.PROCESSING
-            self._started_at = time.monotonic()
+        execution = self.execution
+        if execution.status in TERMINAL_STATUSES:
+            raise RuntimeError(
+                f"event {self.id} is already {execution.status.value}; it cannot rerun"
+            )
+        if execution.status is EventStatus.PENDING:
+            execution.status = EventStatus.PROCESSING
+            execution.started_at = time.monotonic()
 
     def terminate(
         self,
@@ -110,31 +130,32 @@ class Event(BaseModel):
         error: BaseException | None = None,
     ) -> bool:
         """Set a terminal status once. Returns False (and changes nothing) if already terminal."""
-        if not status.is_terminal:
+        if status not in TERMINAL_STATUSES:
             raise ValueError(f"status: {status.value} is not terminal")
-        if self.is_terminal:
-            return False
         execution = self.execution
+        if execution.status in TERMINAL_STATUSES:
+            return False
         execution.status = status
-        if self._started_at is not None:
-            execution.duration = time.monotonic() - self._started_at
+        if execution.started_at is not None:
+            execution.duration = time.monotonic() - execution.started_at
         if response is not None:
             execution.response = response
         if error is not None:
-            self._exception = error
+            execution.exception = error
             text = str(error)
             execution.error = f"{type(error).__name__}: {text}" if text else type(error).__name__
-        if self._done is not None:
-            self._done.set()
+        if execution.done is not None:
+            execution.done.set()
         return True
 
     async def wait_terminal(self) -> None:
         """Wait until the event is terminal."""
         if self.is_terminal:
             return
-        if self._done is None:
-            self._done = anyio.Event()
-        await self._done.wait()
+        execution = self.execution
+        if execution.done is None:
+            execution.done = anyio.Event()
+        await execution.done.wait()
 
     # -- execution --------------------------------------------------------------------------------
 
