@@ -48,3 +48,14 @@ def test_mypy_checks_every_package() -> None:
     files = set(root["tool"]["mypy"]["files"])
     for pkg in PACKAGES:
         assert f"packages/{pkg.name}/src" in files, f"{pkg.name} is not type-checked"
+
+
+def test_package_code_lives_under_src() -> None:
+    # A module outside src/ would be invisible to the build and easy to mistake for shipped code.
+    stray = [
+        str(path.relative_to(ROOT))
+        for pkg in PACKAGES
+        for path in pkg.rglob("*.py")
+        if path.relative_to(pkg).parts[0] not in {"src", "tests"}
+    ]
+    assert stray == []
