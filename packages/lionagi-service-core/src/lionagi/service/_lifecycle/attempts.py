@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from functools import partial
-from typing import TypeVar
+from typing import TypedDict, TypeVar, Unpack
 
 from .._base.aio import aclose_shielded
 from .._base.chunk import StreamChunk
@@ -236,48 +236,37 @@ def _has_error_chunk(batch: list[StreamChunk]) -> bool:
     return any(chunk.type == "error" for chunk in batch)
 
 
+class AttemptOptions(TypedDict, total=False):
+    """Keyword options shared by the stream entry points (see :func:`_items_with_attempts`)."""
+
+    policy: AttemptPolicy | None
+    breaker: CircuitBreaker | None
+    budget: RequestBudget | None
+    local_cap: float | None
+    clock: Clock | None
+    sleep: Sleep | None
+    rng: random.Random | None
+
+
 def stream_with_attempts(
     open_stream: Callable[[float | None], AsyncIterator[StreamChunk]],
     *,
     call_id: str,
-    policy: AttemptPolicy | None = None,
-    breaker: CircuitBreaker | None = None,
-    budget: RequestBudget | None = None,
-    local_cap: float | None = None,
-    clock: Clock | None = None,
-    sleep: Sleep | None = None,
-    rng: random.Random | None = None,
+    **options: Unpack[AttemptOptions],
 ) -> AsyncGenerator[StreamChunk, None]:
     """Yield a provider stream, retrying only failures raised before its first chunk.
 
     See :func:`_items_with_attempts` for the full contract; an error chunk counts as a circuit
     failure and ends the stream after it is yielded.
     """
-    return _items_with_attempts(
-        open_stream,
-        _is_error_chunk,
-        call_id=call_id,
-        policy=policy,
-        breaker=breaker,
-        budget=budget,
-        local_cap=local_cap,
-        clock=clock,
-        sleep=sleep,
-        rng=rng,
-    )
+    return _items_with_attempts(open_stream, _is_error_chunk, call_id=call_id, **options)
 
 
 def stream_batches_with_attempts(
     open_batches: Callable[[float | None], AsyncIterator[list[StreamChunk]]],
     *,
     call_id: str,
-    policy: AttemptPolicy | None = None,
-    breaker: CircuitBreaker | None = None,
-    budget: RequestBudget | None = None,
-    local_cap: float | None = None,
-    clock: Clock | None = None,
-    sleep: Sleep | None = None,
-    rng: random.Random | None = None,
+    **options: Unpack[AttemptOptions],
 ) -> AsyncGenerator[list[StreamChunk], None]:
     """:func:`stream_with_attempts` over non-empty batches of chunks (one per network read).
 
@@ -285,15 +274,4 @@ def stream_batches_with_attempts(
     supervision cost; a batch containing an error chunk ends the stream and counts as a circuit
     failure. Batches must be non-empty.
     """
-    return _items_with_attempts(
-        open_batches,
-        _has_error_chunk,
-        call_id=call_id,
-        policy=policy,
-        breaker=breaker,
-        budget=budget,
-        local_cap=local_cap,
-        clock=clock,
-        sleep=sleep,
-        rng=rng,
-    )
+    return _items_with_attempts(open_batches, _has_error_chunk, call_id=call_id, **options)
