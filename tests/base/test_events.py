@@ -208,3 +208,36 @@ def test_api_calling_serializes_payload_only() -> None:
 
 async def test_hooked_event_is_a_base_of_api_calling() -> None:
     assert issubclass(APICalling, HookedEvent)
+
+
+def test_a_call_built_from_validated_parts_matches_a_validated_one() -> None:
+    """iModel builds calls without re-validating them; nothing observable may differ."""
+    ep = _scripted()
+    payload, headers = ep.create_payload({"prompt": "hello"})
+    registry = HookRegistry(pre_invocation=lambda e: None)
+    parts: dict[str, Any] = {
+        "endpoint": ep,
+        "payload": dict(payload),
+        "headers": dict(headers),
+        "call_kwargs": {"on_event": print},
+        "hook_registry": registry,
+    }
+    validated = APICalling(**parts)
+    built = APICalling._from_validated(
+        ep, dict(payload), dict(headers), {"on_event": print}, registry
+    )
+    # Every declared field is set, so a field added to APICalling must be added there too.
+    assert list(built.__dict__) == list(APICalling.model_fields)
+    assert built.model_fields_set == validated.model_fields_set
+    assert built.status is EventStatus.PENDING and built.id != validated.id
+    skip = {"id", "created_at"}
+    assert built.model_dump(exclude=skip) == validated.model_dump(exclude=skip)
+    assert built.model_dump_json(exclude=skip) == validated.model_dump_json(exclude=skip)
+    assert built.hook_registry is registry and built.endpoint is ep
+    assert repr(built).split("payload=")[1] == repr(validated).split("payload=")[1]
+
+    class Sub(APICalling):
+        pass
+
+    with pytest.raises(TypeError, match="subclasses validate"):
+        Sub._from_validated(ep, dict(payload), {}, {}, None)

@@ -109,10 +109,10 @@ class Probe:
         supervisor = model.supervisor
         disown = supervisor._disown
 
-        def spy(call: Any) -> None:
+        def spy(call: Any, key: str) -> None:
             # The status at the moment the call leaves ownership, before any guard fixes it up.
-            self.disowned[str(call.id)] = call.status
-            disown(call)
+            self.disowned[key] = call.status
+            disown(call, key)
 
         supervisor._disown = spy  # type: ignore[method-assign]
         self.models.append(model)

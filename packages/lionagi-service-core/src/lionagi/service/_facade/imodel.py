@@ -337,13 +337,8 @@ class iModel:
             ep.validate_runtime_args(runtime)
             _inject_resume(ep, request)
         payload, headers = ep.create_payload(request)
-        return APICalling(
-            endpoint=ep,
-            payload=dict(payload),
-            headers=headers,
-            call_kwargs=runtime,
-            hook_registry=self._hooks,
-        )
+        # Validated by create_payload; shallow copies so the event never shares an adapter's dict.
+        return APICalling._from_validated(ep, dict(payload), dict(headers), runtime, self._hooks)
 
     async def create_event(
         self, *, request_budget: RequestBudget | None = None, **kwargs: Any
@@ -403,11 +398,16 @@ class iModel:
         ep = self._endpoint
         if isinstance(ep, AgenticEndpoint):
             ep.ensure_invoke_supported()
-        call = api_call or await self.create_event(request_budget=budget, **kwargs)
-        if api_call is not None and kwargs:
-            raise EndpointConfigurationError(
-                next(iter(kwargs)), "request fields cannot be combined with api_call="
-            )
+        if api_call is not None:
+            if kwargs:
+                raise EndpointConfigurationError(
+                    next(iter(kwargs)), "request fields cannot be combined with api_call="
+                )
+            call = api_call
+        elif self._hooks is not None and self._hooks.has(HookPhase.PRE_EVENT_CREATE):
+            call = await self.create_event(request_budget=budget, **kwargs)
+        else:
+            call = self.create_api_calling(**kwargs)
         return await self._supervisor.invoke(call, budget=budget)
 
     async def stream(

@@ -174,22 +174,42 @@ class AdmissionController:
 
         Cancellation or expiry while waiting leaves no queue item and no debit.
         """
+        return await self._acquire_as(call, str(call.id), budget)
+
+    async def _acquire_as(
+        self, call: AdmissionCall, call_id: str, budget: RequestBudget | None
+    ) -> AdmissionLease:
+        """:meth:`acquire` for a caller that already holds ``str(call.id)`` (the supervisor)."""
         # Deliver a pending cancellation without a full event-loop round trip on the hot path.
         await checkpoint_if_cancelled()
         if budget is None:
             budget = NO_DEADLINE
-        waiter = self._admit_check(call, budget)
-        self._ids.add(waiter.call_id)
-        self._pending.append(waiter)
-        try:
-            self._pump()
-            if waiter.stage is not _Stage.ACTIVE:
-                await self._wait(waiter, budget)
-        except BaseException:
-            self._abandon(waiter)
-            raise
-        lease = AdmissionLease(waiter.call_id, self._release)
-        self._leases[waiter.call_id] = lease
+        tokens = self._admit_check(call, call_id, budget)
+        limit_c = self._concurrency_limit
+        if (
+            not self._rate_limited
+            and not self._pending
+            and not self._rate_q
+            and not self._permit_q
+            and (limit_c is None or self._active < limit_c)
+        ):
+            # Nobody waits and nothing is rate limited: the pump would move this call straight
+            # through every stage, so grant it in place (same counters, no queue round trip).
+            self._ids.add(call_id)
+            self._active += 1
+        else:
+            waiter = _Waiter(call_id, tokens)
+            self._ids.add(call_id)
+            self._pending.append(waiter)
+            try:
+                self._pump()
+                if waiter.stage is not _Stage.ACTIVE:
+                    await self._wait(waiter, budget)
+            except BaseException:
+                self._abandon(waiter)
+                raise
+        lease = AdmissionLease(call_id, self._release)
+        self._leases[call_id] = lease
         return lease
 
     async def close(self) -> None:
@@ -228,10 +248,10 @@ class AdmissionController:
 
     # -- validation -------------------------------------------------------------------------------
 
-    def _admit_check(self, call: AdmissionCall, budget: RequestBudget) -> _Waiter:
+    def _admit_check(self, call: AdmissionCall, call_id: str, budget: RequestBudget) -> int:
+        """Refuse a call admission can never grant; returns the tokens it reserves."""
         if self._closed:
             raise AdmissionClosed("admission is closed; no new calls are admitted")
-        call_id = str(call.id)
         if call.is_terminal:
             raise AdmissionConflict(f"call {call_id} is already terminal; create a new call")
         if call_id in self._ids:
@@ -258,7 +278,7 @@ class AdmissionController:
             )
         if budget.deadline is not None and self._clock() >= budget.deadline:
             raise RequestDeadlineExceeded(call_id, "enqueue")
-        return _Waiter(call_id, tokens)
+        return tokens
 
     # -- waiting ----------------------------------------------------------------------------------
 
@@ -411,7 +431,8 @@ class AdmissionController:
         del self._leases[lease.call_id]
         self._active -= 1
         self._forget(lease.call_id)
-        self._pump()
+        if self._pending or self._rate_q or self._permit_q:
+            self._pump()
 
     def _forget(self, call_id: str) -> None:
         self._ids.discard(call_id)

@@ -94,19 +94,23 @@ async def call_with_attempts(
     sleep = sleep if sleep is not None else default_sleep
     rng = rng if rng is not None else _rng
     budget = budget if budget is not None else NO_DEADLINE
-    if budget.expired(clock):
+    deadline = budget.deadline
+    if deadline is not None and clock() >= deadline:
         raise RequestDeadlineExceeded(call_id, "transport")
     permit = breaker.acquire() if breaker is not None else None
     try:
         failures = 0
         while True:
-            if budget.expired(clock):
-                raise RequestDeadlineExceeded(call_id, "transport")
-            timeout = budget.cap(local_cap, clock)
             try:
-                result = await run_before(
-                    partial(attempt, timeout), budget.deadline, clock=clock, sleep=sleep
-                )
+                if deadline is None:  # the common case: nothing to enforce but the local cap
+                    result = await attempt(local_cap)
+                else:  # expiry is checked before the first attempt and after each delay
+                    result = await run_before(
+                        partial(attempt, budget.cap(local_cap, clock)),
+                        deadline,
+                        clock=clock,
+                        sleep=sleep,
+                    )
             except DeadlineReached:
                 raise RequestDeadlineExceeded(call_id, "transport") from None
             except Exception as exc:

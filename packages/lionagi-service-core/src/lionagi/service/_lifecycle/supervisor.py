@@ -126,23 +126,25 @@ class CallSupervisor:
 
     # -- ownership --------------------------------------------------------------------------------
 
-    def _own(self, call: APICalling) -> None:
+    def _own(self, call: APICalling) -> str:
+        """Take ownership of ``call``; returns its key (the id as text) for :meth:`_disown`."""
         key = str(call.id)
         if call.is_terminal:
             raise AdmissionConflict(f"call {key} is already {call.status.value}; create a new one")
         if key in self._owned:
             raise AdmissionConflict(f"call {key} is already queued or running")
         self._owned[key] = call
+        return key
 
-    def _disown(self, call: APICalling) -> None:
+    def _disown(self, call: APICalling, key: str) -> None:
         if not call.is_terminal:  # a bug guard: every path above must have terminalized
             call.terminate(EventStatus.ABORTED, error=RuntimeError("left ownership non-terminal"))
-            logger.error("call %s left ownership without a terminal status", call.id)
-        self._owned.pop(str(call.id), None)
+            logger.error("call %s left ownership without a terminal status", key)
+        self._owned.pop(key, None)
 
-    async def _acquire(self, call: APICalling, budget: RequestBudget) -> AdmissionLease:
+    async def _acquire(self, call: APICalling, key: str, budget: RequestBudget) -> AdmissionLease:
         try:
-            return await self._admission.acquire(call, budget=budget)
+            return await self._admission._acquire_as(call, key, budget)
         except BaseException as exc:
             call.terminate(outcome_status(exc), error=exc)
             raise
@@ -200,9 +202,8 @@ class CallSupervisor:
     def _local_cap(self, call: APICalling) -> float | None:
         return call.timeout if call.timeout is not None else call.endpoint.config.timeout
 
-    async def _provider_call(self, call: APICalling, budget: RequestBudget) -> Any:
+    async def _provider_call(self, call: APICalling, call_id: str, budget: RequestBudget) -> Any:
         endpoint = call.endpoint
-        call_id = str(call.id)
         local_cap = self._local_cap(call)
         if endpoint.is_agentic:
             timeout = budget.cap(local_cap, self._clock)
@@ -305,24 +306,30 @@ class CallSupervisor:
     async def invoke(self, call: APICalling, *, budget: RequestBudget | None = None) -> APICalling:
         """Run ``call`` once; returns it terminal. Provider and hook failures are recorded."""
         budget = budget or NO_DEADLINE
-        self._own(call)
+        key = self._own(call)
         try:
-            lease = await self._acquire(call, budget)
-            async with lease:
-                await self._run_invoke(call, lease, budget)
+            lease = await self._acquire(call, key, budget)
+            try:
+                await self._run_invoke(call, key, lease, budget)
+            finally:
+                lease.release()
         finally:
-            self._disown(call)
+            self._disown(call, key)
         return call
 
     async def _run_invoke(
-        self, call: APICalling, lease: AdmissionLease, budget: RequestBudget
+        self, call: APICalling, key: str, lease: AdmissionLease, budget: RequestBudget
     ) -> None:
         call.mark_processing()
+        # Hooks are awaited only when registered: this path runs once per request.
+        registry = call.hook_registry
         try:
             with lease.abort_scope():
-                await self._hook(call, HookPhase.PRE_INVOCATION, budget)
-                response = await self._provider_call(call, budget)
-                await self._hook(call, HookPhase.POST_INVOCATION, budget)
+                if registry is not None:
+                    await self._hook(call, HookPhase.PRE_INVOCATION, budget)
+                response = await self._provider_call(call, key, budget)
+                if registry is not None:
+                    await self._hook(call, HookPhase.POST_INVOCATION, budget)
         except BaseException as exc:
             call.terminate(outcome_status(exc), error=exc)
             if _is_control_flow(exc):
@@ -337,9 +344,9 @@ class CallSupervisor:
     ) -> AsyncGenerator[StreamChunk, None]:
         """Yield ``call``'s chunks under admission and the deadline; see the module docstring."""
         budget = budget or NO_DEADLINE
-        self._own(call)
+        key = self._own(call)
         try:
-            lease = await self._acquire(call, budget)
+            lease = await self._acquire(call, key, budget)
             try:
                 async with aclosing(self._run_stream(call, lease, budget)) as chunks:
                     async for chunk in chunks:
@@ -347,7 +354,7 @@ class CallSupervisor:
             finally:
                 lease.release()
         finally:
-            self._disown(call)
+            self._disown(call, key)
 
     async def _run_stream(
         self, call: APICalling, lease: AdmissionLease, budget: RequestBudget

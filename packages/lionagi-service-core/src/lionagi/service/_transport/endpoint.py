@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 import anyio
 import httpx
 from pydantic import BaseModel
+from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from .._base.aio import aclose_shielded
 from .._base.chunk import StreamChunk
@@ -60,9 +61,13 @@ _DRAIN_SECONDS = 0.5
 
 
 def _json_default(value: Any) -> Any:
+    """Encode what ``json`` cannot the way pydantic's JSON mode does (dates, UUIDs, sets, ...)."""
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json", exclude_none=True)
-    raise TypeError(f"value of type {type(value).__name__} is not JSON serializable")
+    try:
+        return to_jsonable_python(value)
+    except PydanticSerializationError:
+        raise TypeError(f"value of type {type(value).__name__} is not JSON serializable") from None
 
 
 def _encode_json(payload: Mapping[str, Any]) -> bytes:

@@ -16,6 +16,7 @@ from pydantic import AliasChoices, AliasPath, BaseModel, ValidationError
 
 from ..._base.errors import EndpointConfigurationError
 from ..config import EndpointConfig
+from .json_native import json_field_order
 
 __all__ = ["accepted_keys", "build_payload"]
 
@@ -61,8 +62,9 @@ def _unknown_key(key: str, model: type[BaseModel], keys: frozenset[str]) -> Exce
 
 
 def _fresh_defaults(defaults: Mapping[str, Any]) -> dict[str, Any]:
-    if any(isinstance(v, (dict, list, set)) for v in defaults.values()):
-        return copy.deepcopy(dict(defaults))
+    for value in defaults.values():
+        if isinstance(value, (dict, list, set)):
+            return copy.deepcopy(dict(defaults))
     return dict(defaults)
 
 
@@ -78,33 +80,45 @@ def build_payload(
             declared schema (``field`` is the key), or a value fails validation.
     """
     options = config.request_options
-    if isinstance(request, BaseModel):
-        data = request.model_dump(
-            exclude_unset=True, by_alias=options is not None or config.serialize_by_alias
+    payload = _fresh_defaults(config.request_defaults)
+    if type(request) is dict:  # the common case, ahead of the slower ABC check
+        payload.update(request)
+    elif isinstance(request, BaseModel):
+        payload.update(
+            request.model_dump(
+                exclude_unset=True, by_alias=options is not None or config.serialize_by_alias
+            )
         )
     elif isinstance(request, Mapping):
-        data = dict(request)
+        payload.update(request)
     else:
         raise EndpointConfigurationError(
             "request", f"expected a mapping or a pydantic model, got {type(request).__name__}"
         )
-    payload = _fresh_defaults(config.request_defaults)
-    payload.update(data)
     if overrides:
         payload.update(overrides)
     if options is None:
         return payload
     keys = accepted_keys(options)
-    if keys is not None:
-        for key in payload:
-            if key not in keys:
-                raise _unknown_key(key, options, keys)
+    if keys is not None and not keys.issuperset(payload):
+        raise _unknown_key(next(k for k in payload if k not in keys), options, keys)
     try:
-        model = options.model_validate(payload)
+        model = options.__pydantic_validator__.validate_python(payload)
     except ValidationError as exc:
         first = exc.errors(include_input=False, include_url=False)[0]
         field = ".".join(str(p) for p in first["loc"]) or "request"
         raise EndpointConfigurationError(field, first["msg"]) from None
-    return model.model_dump(
+    order = json_field_order(options)
+    if order is not None:
+        # Same result as the dump below (set, non-None fields in declaration order), without a
+        # second pass through pydantic.
+        values = model.__dict__
+        return {
+            name: values[name]
+            for name in sorted(model.__pydantic_fields_set__, key=order.__getitem__)
+            if values[name] is not None
+        }
+    dumped: dict[str, Any] = model.model_dump(
         mode="json", by_alias=config.serialize_by_alias, exclude_unset=True, exclude_none=True
     )
+    return dumped
