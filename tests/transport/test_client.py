@@ -92,3 +92,23 @@ async def test_agentic_endpoints_have_no_http_client() -> None:
     with pytest.raises(TypeError, match="no HTTP client"):
         await ep._send(None, None)
     await ep.aclose()
+
+
+async def test_a_cookie_one_response_sets_is_not_sent_on_later_requests(serve, make_endpoint, wire):
+    """The pooled client is shared by every caller of an iModel: it carries no session state."""
+    server = await serve(lambda req: wire.full(200, "{}", extra={"Set-Cookie": "sid=abc; Path=/"}))
+    ep = make_endpoint(server.base_url)
+    await ep.call({})
+    await ep.call({})
+    assert len(server.requests) == 2
+    assert "cookie" not in server.requests[1].headers
+    assert len(ep._http_client().cookies) == 0
+
+
+async def test_client_kwargs_cookies_opt_into_httpx_cookie_jar(serve, make_endpoint, wire):
+    server = await serve(lambda req: wire.full(200, "{}", extra={"Set-Cookie": "sid=abc; Path=/"}))
+    ep = make_endpoint(server.base_url, client_kwargs={"cookies": {"lang": "en"}})
+    await ep.call({})
+    await ep.call({})
+    assert server.requests[0].headers["cookie"] == "lang=en"
+    assert sorted(server.requests[1].headers["cookie"].split("; ")) == ["lang=en", "sid=abc"]

@@ -69,6 +69,8 @@ class CircuitBreaker:
         Raises:
             CircuitOpenError: The circuit is open, or every half-open probe slot is taken.
         """
+        if self._state is CircuitState.CLOSED:  # the common case, without the state property
+            return CircuitPermit(self, self._generation, probe=False)
         state = self.state
         if state is CircuitState.OPEN:
             wait = self._policy.recovery_time - (self._clock() - self._opened_at)

@@ -309,33 +309,28 @@ class CallSupervisor:
         key = self._own(call)
         try:
             lease = await self._acquire(call, key, budget)
+            # Hooks are awaited only when registered: this path runs once per request.
+            registry = call.hook_registry
             try:
-                await self._run_invoke(call, key, lease, budget)
+                call.mark_processing()
+                with lease.abort_scope():
+                    if registry is not None:
+                        await self._hook(call, HookPhase.PRE_INVOCATION, budget)
+                    response = await self._provider_call(call, key, budget)
+                    if registry is not None:
+                        await self._hook(call, HookPhase.POST_INVOCATION, budget)
+            except BaseException as exc:
+                call.terminate(outcome_status(exc), error=exc)
+                if _is_control_flow(exc):
+                    raise
+                # otherwise a provider or hook failure: recorded on the returned event
+            else:
+                call.terminate(EventStatus.COMPLETED, response=response)
             finally:
-                lease.release()
+                lease.release()  # after the terminal status, on every path
         finally:
             self._disown(call, key)
         return call
-
-    async def _run_invoke(
-        self, call: APICalling, key: str, lease: AdmissionLease, budget: RequestBudget
-    ) -> None:
-        call.mark_processing()
-        # Hooks are awaited only when registered: this path runs once per request.
-        registry = call.hook_registry
-        try:
-            with lease.abort_scope():
-                if registry is not None:
-                    await self._hook(call, HookPhase.PRE_INVOCATION, budget)
-                response = await self._provider_call(call, key, budget)
-                if registry is not None:
-                    await self._hook(call, HookPhase.POST_INVOCATION, budget)
-        except BaseException as exc:
-            call.terminate(outcome_status(exc), error=exc)
-            if _is_control_flow(exc):
-                raise
-            return  # provider or hook failure: recorded on the returned event
-        call.terminate(EventStatus.COMPLETED, response=response)
 
     # -- stream -----------------------------------------------------------------------------------
 

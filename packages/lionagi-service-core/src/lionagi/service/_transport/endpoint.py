@@ -18,8 +18,8 @@ from __future__ import annotations
 import json
 import logging
 import math
-from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping, Sequence
+from types import TracebackType
 from typing import Any, ClassVar
 
 import anyio
@@ -238,13 +238,14 @@ class Endpoint:
         limit = self._limit(timeout)
         client = self._http_client()
         http_request = self._build_request(client, payload, headers, limit)
-        with self._mapped_errors(http_request.url, limit):
+        with _TransportCap(self, http_request.url, limit):
             response = await self._send(client, http_request)
             try:
                 body = await response.aread()
             finally:
-                with anyio.CancelScope(shield=True):
-                    await response.aclose()
+                if not response.is_closed:  # a complete read already closed it
+                    with anyio.CancelScope(shield=True):
+                        await response.aclose()
         return self._decode_json(response, body)
 
     def _decode_json(self, response: httpx.Response, body: bytes) -> Any:
@@ -346,7 +347,7 @@ class Endpoint:
         url = http_request.url
         secrets = self._secrets()
         blocks: AsyncIterator[Any] | None = None
-        with self._mapped_errors(url, limit):
+        with _TransportCap(self, url, limit):
             response = await self._send(client, http_request)
         try:
             framer = framer_for_content_type(response.headers.get("content-type"), secrets)
@@ -453,19 +454,6 @@ class Endpoint:
                 await response.aclose()
         raise status_error(response, body, secrets=self._secrets())
 
-    @contextmanager
-    def _mapped_errors(self, url: httpx.URL, limit: float) -> Iterator[None]:
-        """Cap the block at ``limit`` seconds; turn httpx and timeout errors into typed ones."""
-        try:
-            with anyio.fail_after(limit):
-                yield
-        except TimeoutError:
-            raise ProviderConnectionError(
-                f"{describe_url(url)} timed out after {limit:g}s (endpoint transport cap)"
-            ) from None
-        except httpx.HTTPError as exc:
-            raise self._http_error(exc, url) from exc
-
     def _http_error(self, exc: httpx.HTTPError, url: httpx.URL) -> ProviderError:
         detail = excerpt(str(exc), self._secrets(), 300)
         where = describe_url(url)
@@ -497,6 +485,43 @@ class Endpoint:
         if client is not None:
             with anyio.CancelScope(shield=True):
                 await client.aclose()
+
+
+class _TransportCap:
+    """Caps a block at ``limit`` seconds and turns httpx errors into typed provider errors.
+
+    A plain class around one cancel scope rather than ``anyio.fail_after`` inside a generator
+    context manager: it runs once per request, and the three generator frames cost more than
+    the scope itself. The scope is private, so a cancellation it caught was its deadline.
+    """
+
+    __slots__ = ("_endpoint", "_limit", "_scope", "_url")
+
+    def __init__(self, endpoint: Endpoint, url: httpx.URL, limit: float) -> None:
+        self._endpoint = endpoint
+        self._url = url
+        self._limit = limit
+        self._scope = anyio.CancelScope(deadline=anyio.current_time() + limit)
+
+    def __enter__(self) -> None:
+        self._scope.__enter__()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool:
+        scope = self._scope
+        suppressed = bool(scope.__exit__(exc_type, exc, tb))
+        if scope.cancelled_caught or isinstance(exc, TimeoutError):
+            raise ProviderConnectionError(
+                f"{describe_url(self._url)} timed out after {self._limit:g}s "
+                "(endpoint transport cap)"
+            ) from None
+        if isinstance(exc, httpx.HTTPError):
+            raise self._endpoint._http_error(exc, self._url) from exc
+        return suppressed
 
 
 def _reject_runtime_args(runtime_args: Mapping[str, Any]) -> None:

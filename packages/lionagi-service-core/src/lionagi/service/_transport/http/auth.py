@@ -24,40 +24,41 @@ def missing_key_error(config: EndpointConfig) -> EndpointConfigurationError:
     )
 
 
-def _put(out: dict[str, str], names: dict[str, str], name: str, value: str) -> None:
-    lower = name.lower()
-    previous = names.get(lower)
-    if previous is not None and previous != name:
-        del out[previous]
-    names[lower] = name
-    out[name] = value
-
-
 def build_headers(
     config: EndpointConfig, extra_headers: Mapping[str, str] | None = None
 ) -> dict[str, str]:
     """Headers for one request to ``config``'s endpoint.
 
     Raises:
-        EndpointConfigurationError: ``api_key`` is missing while ``auth_type`` needs one.
+        EndpointConfigurationError: ``api_key`` is missing while ``auth_type`` needs one, or a
+            header value is not a string (``field`` is ``headers.<name>``).
     """
     out: dict[str, str] = {}
-    names: dict[str, str] = {}
     if config.content_type:
-        _put(out, names, "Content-Type", config.content_type)
+        out["Content-Type"] = config.content_type
     if config.auth_type != "none":
         key = config.secret_value()
         if not key:
             raise missing_key_error(config)
         if config.auth_type == "bearer":
-            _put(out, names, "Authorization", f"Bearer {key}")
+            out["Authorization"] = f"Bearer {key}"
         else:
-            _put(out, names, "x-api-key", key)
-    for source in (config.default_headers, extra_headers or {}):
+            out["x-api-key"] = key
+    defaults = config.default_headers
+    if not defaults and not extra_headers:
+        return out
+    # Later sources win; a name differing only in case replaces the earlier spelling.
+    spelled = {name.lower(): name for name in out}
+    for source in (defaults, extra_headers or {}):
         for name, value in source.items():
             if not isinstance(value, str):
                 raise EndpointConfigurationError(
                     f"headers.{name}", f"header values must be str, got {type(value).__name__}"
                 )
-            _put(out, names, name, value)
+            lower = name.lower()
+            previous = spelled.get(lower)
+            if previous is not None and previous != name:
+                del out[previous]
+            spelled[lower] = name
+            out[name] = value
     return out

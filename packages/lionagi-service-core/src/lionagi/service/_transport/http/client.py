@@ -21,7 +21,13 @@ if TYPE_CHECKING:
 from ..._base.errors import EndpointConfigurationError
 from ..config import EndpointConfig
 
-__all__ = ["DEFAULT_LIMITS", "ClientState", "default_ssl_context", "new_client"]
+__all__ = [
+    "DEFAULT_LIMITS",
+    "ClientState",
+    "StatelessClient",
+    "default_ssl_context",
+    "new_client",
+]
 
 # Concurrency is bounded by admission (ADR-0029), not by a hidden pool cap that would queue work
 # outside the request deadline's view; keep-alive is generous so bursts reuse connections.
@@ -61,6 +67,36 @@ def default_ssl_context(http2: bool = False) -> ssl.SSLContext:
     return ctx
 
 
+class _NoCookies(httpx.Cookies):
+    """Cookies that stay empty: a provider's ``Set-Cookie`` is not replayed on later requests."""
+
+    def extract_cookies(self, response: httpx.Response) -> None:
+        """Ignore the response's cookies (see :class:`StatelessClient`)."""
+
+
+class StatelessClient(httpx.AsyncClient):
+    """httpx's client with no cookie jar carried from one request to the next.
+
+    An endpoint's pooled client serves every caller of its ``iModel``; a cookie one response
+    sets would otherwise ride along on everybody's later requests, and extracting cookies from
+    every response is the most expensive client step on a keep-alive call. Pass
+    ``client_kwargs={"cookies": ...}`` to get httpx's stateful jar instead.
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        self._no_cookies = _NoCookies()
+        super().__init__(**kwargs)
+
+    @property
+    def cookies(self) -> httpx.Cookies:
+        """Always empty."""
+        return self._no_cookies
+
+    @cookies.setter
+    def cookies(self, cookies: Any) -> None:
+        raise AttributeError("this client keeps no cookies; set client_kwargs['cookies'] instead")
+
+
 class ClientState(Enum):
     """Lifecycle of the endpoint's client: created lazily, closed once, never reopened."""
 
@@ -72,7 +108,7 @@ class ClientState(Enum):
 def new_client(
     config: EndpointConfig, transport: httpx.AsyncBaseTransport | None = None
 ) -> httpx.AsyncClient:
-    """A pooled client for ``config``: no redirects, ``client_kwargs`` applied.
+    """A pooled client for ``config``: no redirects, no cookie jar, ``client_kwargs`` applied.
 
     Raises:
         EndpointConfigurationError: a ``client_kwargs`` key is forbidden or not understood.
@@ -87,7 +123,8 @@ def new_client(
         kwargs["verify"] = default_ssl_context(bool(kwargs.get("http2")))
     if transport is not None:
         kwargs["transport"] = transport
+    client_type = httpx.AsyncClient if "cookies" in kwargs else StatelessClient
     try:
-        return httpx.AsyncClient(**kwargs)
+        return client_type(**kwargs)
     except TypeError as exc:
         raise EndpointConfigurationError("client_kwargs", str(exc)) from None
