@@ -55,6 +55,8 @@ from _common import (
 )
 from httpx_sse import EventSource
 
+from lionagi.service.http import StatelessClient
+
 MESSAGES = [{"role": "user", "content": "Say hello in a short sentence, please."}]
 MODEL = "bench-model"
 API_KEY = "sk-bench"
@@ -145,6 +147,9 @@ async def bench_oneshot(base: str, rounds: int) -> dict[str, float]:
     headers = raw_headers()
     payload = raw_payload()
     client = raw_client()
+    # The same httpx client with the cookie jar switched off, as the endpoint's own client is:
+    # the fair baseline for what the lifecycle adds on top of the transport.
+    stateless = StatelessClient(timeout=60.0)
     im = make_imodel(base)
     im_deadline = make_imodel(base)
     ep_owner = make_imodel(base)  # its own client, used only through Endpoint.call
@@ -152,6 +157,11 @@ async def bench_oneshot(base: str, rounds: int) -> dict[str, float]:
 
     async def raw_one() -> None:
         resp = await client.post(url, json=payload, headers=headers)
+        resp.raise_for_status()
+        resp.json()
+
+    async def raw_stateless_one() -> None:
+        resp = await stateless.post(url, json=payload, headers=headers)
         resp.raise_for_status()
         resp.json()
 
@@ -168,6 +178,7 @@ async def bench_oneshot(base: str, rounds: int) -> dict[str, float]:
 
     ones: dict[str, Callable[[], Awaitable[None]]] = {
         "raw httpx post": raw_one,
+        "raw httpx post, cookie-less client": raw_stateless_one,
         "Endpoint.call": endpoint_one,
         "iModel.invoke": imodel_one(im, None),
         "iModel.invoke(timeout=600)": imodel_one(im_deadline, 600.0),
@@ -194,6 +205,7 @@ async def bench_oneshot(base: str, rounds: int) -> dict[str, float]:
         means = await interleave({name: batch(name) for name in ones}, rounds)
     finally:
         await client.aclose()
+        await stateless.aclose()
         for owner in (im, im_deadline, ep_owner):
             await owner.close()
     medians = {name: median(values) for name, values in per_call.items()}
@@ -274,6 +286,7 @@ async def bench_stream(base: str, rounds: int) -> dict[str, float]:
         samples = await interleave(contenders, rounds)
     finally:
         await client.aclose()
+        await stateless.aclose()
         for owner in (im, im_deadline, ep_owner):
             await owner.close()
     medians = {name: median(values) for name, values in samples.items()}

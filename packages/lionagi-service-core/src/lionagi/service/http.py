@@ -1,10 +1,11 @@
-"""HTTP transport helpers: the SSRF guard, client state and stream grammars.
+"""HTTP transport helpers: the SSRF guard, the client, client state and stream grammars.
 
 Applications normally need only :mod:`lionagi.service`; this module is for adapter authors and
 for tests that inject a resolver.
 """
 
 from ._transport.http.client import ClientState as ClientState
+from ._transport.http.client import StatelessClient as StatelessClient
 from ._transport.http.projection import StreamFormat as StreamFormat
 from ._transport.http.ssrf import Resolver as Resolver
 from ._transport.http.ssrf import SSRFGuard as SSRFGuard
@@ -14,6 +15,7 @@ __all__ = [
     "ClientState",
     "Resolver",
     "SSRFGuard",
+    "StatelessClient",
     "StreamFormat",
     "check_url_safe",
 ]
