@@ -286,7 +286,6 @@ async def bench_stream(base: str, rounds: int) -> dict[str, float]:
         samples = await interleave(contenders, rounds)
     finally:
         await client.aclose()
-        await stateless.aclose()
         for owner in (im, im_deadline, ep_owner):
             await owner.close()
     medians = {name: median(values) for name, values in samples.items()}
