@@ -216,3 +216,18 @@ def test_base_url_is_refused_for_agents_that_have_no_url():
     with pytest.raises(EndpointConfigurationError) as info:
         iModel(model="scripted/demo", base_url="http://127.0.0.1:9")
     assert info.value.field == "base_url"
+
+
+async def test_each_call_owns_its_payload_and_headers(http_kwargs, chat):
+    """Events take create_payload's containers as they are, so those must never be shared."""
+    model = iModel(**http_kwargs, request_defaults={"metadata": {"team": "a"}})
+    first = model.create_api_calling(**chat)
+    first.payload["metadata"]["team"] = "edited"
+    first.payload["temperature"] = 1.5
+    first.headers["x-edited"] = "1"
+    second = model.create_api_calling(**chat)
+    assert second.payload["metadata"] == {"team": "a"}
+    assert "temperature" not in second.payload
+    assert "x-edited" not in second.headers
+    assert model.endpoint.config.request_defaults == {"metadata": {"team": "a"}}
+    await model.close()

@@ -61,6 +61,15 @@ async def _maybe_await(value: Any) -> Any:
     return value
 
 
+# The attribute holding each phase's callable.
+_SLOTS: dict[HookPhase, str] = {
+    HookPhase.PRE_EVENT_CREATE: "_create",
+    HookPhase.PRE_INVOCATION: "_pre",
+    HookPhase.POST_INVOCATION: "_post",
+    HookPhase.ON_CHUNK: "_chunk",
+}
+
+
 class HookRegistry:
     """Holds at most one callable per hook point. Sync or async callables are both accepted."""
 
@@ -98,12 +107,7 @@ class HookRegistry:
 
     def has(self, phase: HookPhase) -> bool:
         """True when a callable is registered for ``phase``."""
-        return {
-            HookPhase.PRE_EVENT_CREATE: self._create,
-            HookPhase.PRE_INVOCATION: self._pre,
-            HookPhase.POST_INVOCATION: self._post,
-            HookPhase.ON_CHUNK: self._chunk,
-        }[phase] is not None
+        return getattr(self, _SLOTS[phase]) is not None
 
     async def pre_event_create(
         self, event_type: type[Event], kwargs: MutableMapping[str, Any]

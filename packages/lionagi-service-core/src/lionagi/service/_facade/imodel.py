@@ -23,7 +23,7 @@ from .._base.hooks import DEFAULT_HOOK_CAPS, HookPhase, HookRegistry
 from .._base.secrets import REDACTED
 from .._catalog.registry import EndpointRegistry
 from .._lifecycle.admission import AdmissionController, AdmissionSnapshot
-from .._lifecycle.budget import RequestBudget, request_budget_from_timeout
+from .._lifecycle.budget import NO_DEADLINE, RequestBudget, request_budget_from_timeout
 from .._lifecycle.circuit import CircuitBreaker
 from .._lifecycle.clock import Clock, Sleep, default_clock, default_sleep
 from .._lifecycle.config import AdmissionConfig
@@ -337,14 +337,14 @@ class iModel:
             ep.validate_runtime_args(runtime)
             _inject_resume(ep, request)
         payload, headers = ep.create_payload(request)
-        # Validated by create_payload; shallow copies so the event never shares an adapter's dict.
-        return APICalling._from_validated(ep, dict(payload), dict(headers), runtime, self._hooks)
+        # create_payload validated both and returns new containers, so the event takes them.
+        return APICalling._from_validated(ep, payload, headers, runtime, self._hooks)
 
     async def create_event(
         self, *, request_budget: RequestBudget | None = None, **kwargs: Any
     ) -> APICalling:
         """Run the pre-create hook (within the budget), then build the call."""
-        budget = request_budget or RequestBudget(None)
+        budget = request_budget or NO_DEADLINE
         hooks = self._hooks
         if hooks is not None and hooks.has(HookPhase.PRE_EVENT_CREATE):
             cap = DEFAULT_HOOK_CAPS[HookPhase.PRE_EVENT_CREATE]
@@ -373,6 +373,18 @@ class iModel:
             return request_budget
         return request_budget_from_timeout(timeout, clock=self._clock)
 
+    async def _event_for(
+        self, api_call: APICalling | None, budget: RequestBudget, kwargs: dict[str, Any]
+    ) -> APICalling:
+        """The caller's prepared call, or a new one built from ``kwargs``; never both."""
+        if api_call is None:
+            return await self.create_event(request_budget=budget, **kwargs)
+        if kwargs:
+            raise EndpointConfigurationError(
+                next(iter(kwargs)), "request fields cannot be combined with api_call="
+            )
+        return api_call
+
     def _check_open(self) -> None:
         if self._closed:
             raise AdmissionClosed(f"{self!r} is closed")
@@ -398,16 +410,7 @@ class iModel:
         ep = self._endpoint
         if isinstance(ep, AgenticEndpoint):
             ep.ensure_invoke_supported()
-        if api_call is not None:
-            if kwargs:
-                raise EndpointConfigurationError(
-                    next(iter(kwargs)), "request fields cannot be combined with api_call="
-                )
-            call = api_call
-        elif self._hooks is not None and self._hooks.has(HookPhase.PRE_EVENT_CREATE):
-            call = await self.create_event(request_budget=budget, **kwargs)
-        else:
-            call = self.create_api_calling(**kwargs)
+        call = await self._event_for(api_call, budget, kwargs)
         return await self._supervisor.invoke(call, budget=budget)
 
     async def stream(
@@ -426,11 +429,7 @@ class iModel:
         """
         self._check_open()
         budget = self._budget(request_budget, timeout)
-        if api_call is not None and kwargs:
-            raise EndpointConfigurationError(
-                next(iter(kwargs)), "request fields cannot be combined with api_call="
-            )
-        call = api_call or await self.create_event(request_budget=budget, **kwargs)
+        call = await self._event_for(api_call, budget, kwargs)
         async with aclosing(self._supervisor.stream(call, budget=budget)) as chunks:
             async for chunk in chunks:
                 yield chunk

@@ -188,9 +188,7 @@ class AdmissionController:
         limit_c = self._concurrency_limit
         if (
             not self._rate_limited
-            and not self._pending
-            and not self._rate_q
-            and not self._permit_q
+            and not self._anyone_waiting()
             and (limit_c is None or self._active < limit_c)
         ):
             # Nobody waits and nothing is rate limited: the pump would move this call straight
@@ -431,8 +429,12 @@ class AdmissionController:
         del self._leases[lease.call_id]
         self._active -= 1
         self._forget(lease.call_id)
-        if self._pending or self._rate_q or self._permit_q:
+        if self._anyone_waiting():
             self._pump()
+
+    def _anyone_waiting(self) -> bool:
+        """True while any line (full queue, rate window, concurrency permit) holds a waiter."""
+        return bool(self._pending or self._rate_q or self._permit_q)
 
     def _forget(self, call_id: str) -> None:
         self._ids.discard(call_id)

@@ -64,6 +64,33 @@ def _settle_failure(
         permit.record_failure()
 
 
+async def _wait_to_retry(
+    exc: Exception,
+    failures: int,
+    permit: CircuitPermit | None,
+    *,
+    call_id: str,
+    policy: AttemptPolicy,
+    budget: RequestBudget,
+    clock: Clock,
+    sleep: Sleep,
+    rng: random.Random,
+) -> None:
+    """Sleep before the next attempt after ``exc``, or end the request.
+
+    Raises ``exc`` when it must not be retried, and ``RequestDeadlineExceeded("retry_delay")``
+    (caused by ``exc``) when the deadline passes during the delay; either settles the circuit.
+    """
+    delay = _retry_delay(exc, failures, policy, budget, clock, rng)
+    if delay is None:
+        _settle_failure(permit, exc, policy)
+        raise exc
+    await sleep(delay)
+    if budget.expired(clock):
+        _settle_failure(permit, exc, policy)
+        raise RequestDeadlineExceeded(call_id, "retry_delay") from exc
+
+
 async def call_with_attempts(
     attempt: Callable[[float | None], Awaitable[T]],
     *,
@@ -94,9 +121,9 @@ async def call_with_attempts(
     sleep = sleep if sleep is not None else default_sleep
     rng = rng if rng is not None else _rng
     budget = budget if budget is not None else NO_DEADLINE
-    deadline = budget.deadline
-    if deadline is not None and clock() >= deadline:
+    if budget.expired(clock):
         raise RequestDeadlineExceeded(call_id, "transport")
+    deadline = budget.deadline
     permit = breaker.acquire() if breaker is not None else None
     try:
         failures = 0
@@ -115,19 +142,22 @@ async def call_with_attempts(
                 raise RequestDeadlineExceeded(call_id, "transport") from None
             except Exception as exc:
                 failures += 1
-                delay = _retry_delay(exc, failures, policy, budget, clock, rng)
-                if delay is None:
-                    _settle_failure(permit, exc, policy)
-                    raise
                 last = exc
             else:
                 if permit is not None:
                     permit.record_success()
                 return result
-            await sleep(delay)
-            if budget.expired(clock):
-                _settle_failure(permit, last, policy)
-                raise RequestDeadlineExceeded(call_id, "retry_delay") from last
+            await _wait_to_retry(
+                last,
+                failures,
+                permit,
+                call_id=call_id,
+                policy=policy,
+                budget=budget,
+                clock=clock,
+                sleep=sleep,
+                rng=rng,
+            )
     finally:
         if permit is not None:
             permit.release()
@@ -188,21 +218,24 @@ async def _items_with_attempts(
             except DeadlineReached:
                 raise RequestDeadlineExceeded(call_id, "transport") from None
             except Exception as exc:
-                if iterator is not None:
-                    opened, iterator = iterator, None
-                    await aclose_shielded(opened)
                 failures += 1
-                delay = _retry_delay(exc, failures, policy, budget, clock, rng)
-                if delay is None:
-                    _settle_failure(permit, exc, policy)
-                    raise
                 last = exc
             else:
                 break
-            await sleep(delay)
-            if budget.expired(clock):
-                _settle_failure(permit, last, policy)
-                raise RequestDeadlineExceeded(call_id, "retry_delay") from last
+            if iterator is not None:
+                opened, iterator = iterator, None
+                await aclose_shielded(opened)
+            await _wait_to_retry(
+                last,
+                failures,
+                permit,
+                call_id=call_id,
+                policy=policy,
+                budget=budget,
+                clock=clock,
+                sleep=sleep,
+                rng=rng,
+            )
 
         # The replay boundary closes here, just before the first chunk leaves, for good.
         chunk = first

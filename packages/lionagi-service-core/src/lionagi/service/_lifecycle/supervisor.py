@@ -38,7 +38,7 @@ from .._base.hooks import DEFAULT_HOOK_CAPS, HookPhase
 from .._transport.api_calling import APICalling
 from .._transport.endpoint import Endpoint
 from .admission import AdmissionController
-from .attempts import call_with_attempts, stream_batches_with_attempts
+from .attempts import AttemptOptions, call_with_attempts, stream_batches_with_attempts
 from .budget import NO_DEADLINE, RequestBudget
 from .circuit import CircuitBreaker
 from .clock import Clock, Sleep, default_clock, default_sleep
@@ -226,16 +226,20 @@ class CallSupervisor:
             )
 
         return await call_with_attempts(
-            attempt,
-            call_id=call_id,
-            policy=self._policy,
-            breaker=self._breaker,
-            budget=budget,
-            local_cap=local_cap,
-            clock=self._clock,
-            sleep=self._sleep,
-            rng=self._rng,
+            attempt, call_id=call_id, **self._attempt_options(budget, local_cap)
         )
+
+    def _attempt_options(self, budget: RequestBudget, local_cap: float | None) -> AttemptOptions:
+        """This supervisor's policy, circuit and clock for one HTTP call or stream setup."""
+        return {
+            "policy": self._policy,
+            "breaker": self._breaker,
+            "budget": budget,
+            "local_cap": local_cap,
+            "clock": self._clock,
+            "sleep": self._sleep,
+            "rng": self._rng,
+        }
 
     def _provider_stream(
         self, call: APICalling, budget: RequestBudget
@@ -255,15 +259,7 @@ class CallSupervisor:
             )
 
         return stream_batches_with_attempts(
-            open_batches,
-            call_id=str(call.id),
-            policy=self._policy,
-            breaker=self._breaker,
-            budget=budget,
-            local_cap=local_cap,
-            clock=self._clock,
-            sleep=self._sleep,
-            rng=self._rng,
+            open_batches, call_id=str(call.id), **self._attempt_options(budget, local_cap)
         )
 
     async def _agentic_stream(

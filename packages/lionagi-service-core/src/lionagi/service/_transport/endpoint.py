@@ -182,7 +182,9 @@ class Endpoint:
 
         The payload is ``request_defaults`` < ``request`` < ``kwargs``, validated and dumped by
         ``request_options`` when declared (unknown keys raise; None values are dropped). Headers
-        are content type, auth, ``default_headers``, then ``extra_headers``.
+        are content type, auth, ``default_headers``, then ``extra_headers``. Both dicts are new
+        on every call and belong to the caller (``iModel`` stores them in the call event as they
+        are); an override must keep that.
 
         Raises:
             EndpointConfigurationError: an unknown or invalid request field (``field`` names it),

@@ -188,6 +188,19 @@ class _Base:
     def _truncated(self) -> ProviderProtocolError:
         return self._protocol("stream ended before completion")
 
+    def end(self, *, eof: bool) -> Sequence[StreamChunk]:
+        """Only the grammar's terminal event (or an error) completes a stream that started.
+
+        Responses ends with ``response.completed``/``response.incomplete``, Anthropic with
+        ``message_stop``; OpenAI chat overrides this because ``[DONE]`` may be missing.
+        """
+        if self.done:
+            return _NONE
+        self.done = True
+        if self.started:
+            raise self._truncated()
+        return _NONE
+
     @staticmethod
     def _result(usage: Any, model: Any, finish_reason: Any) -> StreamChunk:
         return StreamChunk(
@@ -416,15 +429,6 @@ class ResponsesProjector(_Base):
         # message / reasoning / server-side tool items: their content already streamed as deltas.
         return _NONE
 
-    def end(self, *, eof: bool) -> Sequence[StreamChunk]:
-        """Only ``response.completed``/``response.incomplete`` or an error completes."""
-        if self.done:
-            return _NONE
-        self.done = True
-        if self.started:
-            raise self._truncated()
-        return _NONE
-
 
 # --- Anthropic Messages --------------------------------------------------------------------------
 
@@ -532,15 +536,6 @@ class AnthropicMessagesProjector(_Base):
         elif kind == "thinking" and block.get("thinking"):
             return (StreamChunk(type="thinking", content=block["thinking"], is_delta=True),)
         # redacted_thinking and server tool results carry nothing a chunk type represents.
-        return _NONE
-
-    def end(self, *, eof: bool) -> Sequence[StreamChunk]:
-        """Only ``message_stop`` or an error completes."""
-        if self.done:
-            return _NONE
-        self.done = True
-        if self.started:
-            raise self._truncated()
         return _NONE
 
 

@@ -236,6 +236,30 @@ class AgenticEndpointConformance(ABC):
                 await aclose()
         return chunks, None
 
+    async def stream_scenario(
+        self, scenario: Scenario
+    ) -> tuple[AgenticEndpoint, iModel, APICalling, list[StreamChunk], Exception | None]:
+        """Stream one valid request of ``scenario`` through a fresh iModel, under :meth:`guard`.
+
+        Returns the endpoint, the model, the call (to inspect its status) and what
+        :meth:`collect` returned.
+        """
+        endpoint = self.endpoint(scenario)
+        model = self.model(endpoint)
+        call = model.create_api_calling(**self.valid_request())
+        with self.guard():
+            chunks, exc = await self.collect(model.stream(api_call=call))
+        return endpoint, model, call, chunks, exc
+
+    async def assert_invoke_fails(self, endpoint: AgenticEndpoint, model: iModel) -> None:
+        """When the adapter supports invoke, the same scenario ends FAILED with a ProviderError."""
+        if not type(endpoint).supports_invoke:
+            return
+        with self.guard():
+            failed = await model.invoke(**self.valid_request())
+        assert failed.status is EventStatus.FAILED
+        assert isinstance(failed.exception, ProviderError)
+
     async def cancel_after_first_chunk(
         self, stream: AsyncIterator[StreamChunk]
     ) -> tuple[list[StreamChunk], list[StreamChunk], bool]:
@@ -514,11 +538,7 @@ class AgenticEndpointConformance(ABC):
         Troubleshooting: if the event is FAILED, read ``call.exception``: a ProviderProtocolError
         names the chunk that broke D3; a ProviderProcessError means the fake exited non-zero.
         """
-        endpoint = self.endpoint(Scenario.TEXT)
-        model = self.model(endpoint)
-        call = model.create_api_calling(**self.valid_request())
-        with self.guard():
-            chunks, exc = await self.collect(model.stream(api_call=call))
+        _, _, call, chunks, exc = await self.stream_scenario(Scenario.TEXT)
         assert exc is None, repr(exc)
         assert call.status is EventStatus.COMPLETED
         self._assert_output(chunks, Scenario.TEXT)
@@ -531,22 +551,14 @@ class AgenticEndpointConformance(ABC):
         let the consumer close you). Do not raise instead of yielding it: a raise is a transport
         failure. Keep the message free of secrets; core redacts, but only known key shapes.
         """
-        endpoint = self.endpoint(Scenario.PROVIDER_ERROR)
-        model = self.model(endpoint)
-        call = model.create_api_calling(**self.valid_request())
-        with self.guard():
-            chunks, exc = await self.collect(model.stream(api_call=call))
+        endpoint, model, call, chunks, exc = await self.stream_scenario(Scenario.PROVIDER_ERROR)
         assert isinstance(exc, ProviderStreamError), repr(exc)
         assert [c.type for c in chunks].count("error") == 1
         assert chunks[-1].type == "error"
         assert chunks[-1].is_error
         assert call.status is EventStatus.FAILED
         assert call.exception is exc
-        if type(endpoint).supports_invoke:
-            with self.guard():
-                failed = await model.invoke(**self.valid_request())
-            assert failed.status is EventStatus.FAILED
-            assert isinstance(failed.exception, ProviderError)
+        await self.assert_invoke_fails(endpoint, model)
 
     async def test_empty_stream_completes(self) -> None:
         """No output and a clean end of stream is a normal completion, not an error.
@@ -554,11 +566,7 @@ class AgenticEndpointConformance(ABC):
         Troubleshooting: do not raise "no output" and do not synthesize a result or text when
         the provider said nothing; a system chunk with metadata is allowed.
         """
-        endpoint = self.endpoint(Scenario.EMPTY)
-        model = self.model(endpoint)
-        call = model.create_api_calling(**self.valid_request())
-        with self.guard():
-            chunks, exc = await self.collect(model.stream(api_call=call))
+        endpoint, model, call, chunks, exc = await self.stream_scenario(Scenario.EMPTY)
         assert exc is None, repr(exc)
         assert call.status is EventStatus.COMPLETED
         self._assert_output(chunks, Scenario.EMPTY)
@@ -576,21 +584,13 @@ class AgenticEndpointConformance(ABC):
         looks like a successful empty answer, and do not turn it into an error chunk, which
         claims the provider declared the failure.
         """
-        endpoint = self.endpoint(Scenario.TRANSPORT_ERROR)
-        model = self.model(endpoint)
-        call = model.create_api_calling(**self.valid_request())
-        with self.guard():
-            chunks, exc = await self.collect(model.stream(api_call=call))
+        endpoint, model, call, chunks, exc = await self.stream_scenario(Scenario.TRANSPORT_ERROR)
         assert isinstance(exc, ProviderError), f"expected a ProviderError, got {exc!r}"
         assert not isinstance(exc, ProviderStreamError), "a transport failure became an error chunk"
         assert all(c.type != "error" for c in chunks)
         assert call.status is EventStatus.FAILED
         assert call.exception is exc
-        if type(endpoint).supports_invoke:
-            with self.guard():
-                failed = await model.invoke(**self.valid_request())
-            assert failed.status is EventStatus.FAILED
-            assert isinstance(failed.exception, ProviderError)
+        await self.assert_invoke_fails(endpoint, model)
 
     async def test_cancellation_yields_nothing_and_cancels(self) -> None:
         """Cancelling a stalled stream (or invoke) yields nothing more and marks it CANCELLED.
