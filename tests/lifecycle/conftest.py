@@ -49,11 +49,14 @@ class FakeClock:
         await event.wait()
 
     async def settle(self) -> None:
-        """Return once every other task is blocked (anyio's check, polling with sleep(0))."""
+        """Return once every other task is blocked and no loop callback is queued (polling)."""
         await checkpoint()
         this = asyncio.current_task()
+        loop = asyncio.get_running_loop()
         for _ in range(10_000):
-            if all(
+            # Blocked tasks are not enough: a callback already queued on the loop (a task-group
+            # child's done callback, anyio re-delivering a cancellation) still changes state.
+            if not loop._ready and all(  # type: ignore[attr-defined]
                 (waiter := getattr(task, "_fut_waiter", None)) is not None and not waiter.done()
                 for task in asyncio.all_tasks()
                 if task is not this
