@@ -206,7 +206,8 @@ def test_vendor_patterns_add_exit_codes_and_win_over_generic_ones() -> None:
         ProviderErrorPattern("auth", ProviderAuthError, returncodes=frozenset({41})),
         ProviderErrorPattern("auth", ProviderAuthError, r"please set an auth method"),
     )
-    without = classify_provider_error(GEMINI_NO_AUTH, returncode=41, provider="gemini_code")
+    # Exit code 41 alone is vendor grammar: the generic rules leave it a process error.
+    without = classify_provider_error("", returncode=41, provider="gemini_code")
     assert type(without) is ProviderProcessError
 
     by_code = classify_provider_error("", returncode=41, extra_patterns=gemini_rules[:1])
