@@ -65,6 +65,109 @@ GEMINI_NO_AUTH = (
     "GOOGLE_GENAI_USE_VERTEXAI, GOOGLE_GENAI_USE_GCA"
 )
 
+# capture: pi-p-nokey.stderr (exit code 1)
+PI_NO_KEY = (
+    "No API key found for the selected model.\n\nUse /login to log into a provider via OAuth or "
+    "API key. See:\n  /home/dev/clis/pi/node_modules/@mariozechner/pi-coding-agent/docs/"
+    "providers.md\n"
+)
+# capture: gemini-fake-401.stdout (result event error.message)
+GEMINI_401_RESULT = (
+    '[API Error: {"error":{"code":401,"message":"API key not valid. Please pass a valid API '
+    'key.","status":"UNAUTHENTICATED"}}]'
+)
+# capture: claude-fake-401.stdout and claude-p-nokey.stdout (assistant event "error" field)
+CLAUDE_AUTH_FIELD = "authentication_failed"
+
+# Every 401 / no-credential text the four CLIs print in the captures: stdout error events
+# (codex turn.failed, claude result and assistant error field, gemini result, pi errorMessage)
+# and stderr (gemini, pi).
+AUTH_CAPTURES = [
+    pytest.param(CODEX_401, id="codex-fake-401 turn.failed"),
+    pytest.param(CLAUDE_INVALID_KEY, id="claude-fake-401 result"),
+    pytest.param(CLAUDE_NOT_LOGGED_IN, id="claude-p-nokey result"),
+    pytest.param(CLAUDE_AUTH_FIELD, id="claude-fake-401/nokey assistant error field"),
+    pytest.param(GEMINI_401_RESULT, id="gemini-fake-401 result.error"),
+    pytest.param(GEMINI_401_STDERR, id="gemini-fake-401 stderr"),
+    pytest.param(GEMINI_NO_AUTH, id="gemini-p-nokey stderr"),
+    pytest.param(PI_401, id="pi-fake-401 errorMessage"),
+    pytest.param(PI_NO_KEY, id="pi-p-nokey stderr"),
+]
+
+
+@pytest.mark.parametrize("text", AUTH_CAPTURES)
+def test_every_captured_auth_failure_classifies_to_auth(text: str) -> None:
+    assert type(classify_provider_error(text, provider="cli")) is ProviderAuthError
+
+
+# Wording the CLIs print, or relay verbatim from their APIs, for the other families: from the
+# CLIs' issue trackers (claude-code, gemini-cli, codex) and pi-ai's overflow rules.
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # quota / rate
+        ("429 Rate limit reached for requests. Please try again later.", ProviderQuotaError),
+        (
+            "You exceeded your current quota, please check your plan and billing details.",
+            ProviderQuotaError,
+        ),
+        ('{"error":{"type":"insufficient_quota"}}', ProviderQuotaError),
+        ("Quota exceeded for quota metric 'Generate Content API requests'", ProviderQuotaError),
+        (
+            '[API Error: {"error":{"code":429,"message":"Resource has been exhausted (e.g. check '
+            'quota).","status":"RESOURCE_EXHAUSTED"}}]',
+            ProviderQuotaError,
+        ),
+        ("Resource exhausted. Please try again later.", ProviderQuotaError),
+        (
+            "Your credit balance is too low to access the Anthropic API. Please go to Plans & "
+            "Billing to upgrade or purchase credits.",
+            ProviderQuotaError,
+        ),
+        ('{"type":"rate_limit_error","message":"Number of request tokens"}', ProviderQuotaError),
+        # auth
+        ("invalid x-api-key", ProviderAuthError),
+        (
+            "OAuth token has expired. Please obtain a new token or refresh your existing token.",
+            ProviderAuthError,
+        ),
+        ('{"type":"authentication_error"}', ProviderAuthError),
+        ("API key expired. Please renew the API key.", ProviderAuthError),
+        # context
+        ("Prompt is too long", ProviderContextError),
+        ("Your input exceeds the context window of this model.", ProviderContextError),
+        (
+            "The input token count (1196265) exceeds the maximum number of tokens allowed "
+            "(1048575).",
+            ProviderContextError,
+        ),
+        (
+            "This model's maximum context length is 128000 tokens. However, your messages "
+            "resulted in 130000 tokens.",
+            ProviderContextError,
+        ),
+        # capacity / overloaded
+        (
+            "API Error: 529 Overloaded. This is a server-side issue, usually temporary - try "
+            "again in a moment.",
+            ProviderCapacityError,
+        ),
+        (
+            'API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":'
+            '"Overloaded"}}',
+            ProviderCapacityError,
+        ),
+        ("The model is overloaded. Please try again later.", ProviderCapacityError),
+        # permission
+        (
+            "Claude requested permissions to write to /work/x.txt, but you haven't granted it yet.",
+            ProviderPermissionError,
+        ),
+    ],
+)
+def test_cli_texts_of_the_other_families(text: str, expected: type[ProviderError]) -> None:
+    assert type(classify_provider_error(text, provider="cli")) is expected
+
 
 @pytest.mark.parametrize(
     ("text", "expected"),
@@ -206,7 +309,8 @@ def test_vendor_patterns_add_exit_codes_and_win_over_generic_ones() -> None:
         ProviderErrorPattern("auth", ProviderAuthError, returncodes=frozenset({41})),
         ProviderErrorPattern("auth", ProviderAuthError, r"please set an auth method"),
     )
-    without = classify_provider_error(GEMINI_NO_AUTH, returncode=41, provider="gemini_code")
+    # Exit code 41 alone is vendor grammar: the generic rules leave it a process error.
+    without = classify_provider_error("", returncode=41, provider="gemini_code")
     assert type(without) is ProviderProcessError
 
     by_code = classify_provider_error("", returncode=41, extra_patterns=gemini_rules[:1])

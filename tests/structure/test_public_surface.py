@@ -87,3 +87,21 @@ def test_adapter_author_modules_are_separate_and_complete() -> None:
         for export in module.__all__:
             assert hasattr(module, export), f"{name}.{export}"
             assert export not in service.__all__, f"{export} is exported twice"
+
+
+# Names added after the ADRs, pinned so they do not silently disappear.
+POST_ADR_NAMES = [
+    "ProviderStreamQuotaError", "ProviderStreamAuthError", "ProviderStreamContextError",
+    "ProviderStreamCapacityError", "ProviderStreamUnsupportedModelError",
+    "ProviderStreamPermissionError", "ProviderStreamDisconnectError", "classify_stream_error",
+]  # fmt: skip
+
+
+def test_post_adr_names_are_exported_from_the_errors_module() -> None:
+    missing = [n for n in POST_ADR_NAMES if n not in service.__all__]
+    assert missing == []
+    for name in POST_ADR_NAMES:
+        obj = getattr(service, name)
+        if isinstance(obj, type):
+            assert obj.__module__ == "lionagi.service._base.errors", name
+            assert issubclass(obj, service.ProviderStreamError), name

@@ -384,3 +384,55 @@ def test_chat_second_choice_is_tagged_with_its_index() -> None:
     }
     chunks = run("openai_chat", [event, DONE])
     assert [(c.content, c.metadata) for c in chunks[:2]] == [("a", {}), ("b", {"index": 1})]
+
+
+# --- error events carry what classification reads ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fmt", "event", "metadata", "family"),
+    [
+        (
+            "openai_chat",
+            {
+                "error": {
+                    "code": 401,
+                    "message": "API key not valid. Please pass a valid API key.",
+                    "status": "UNAUTHENTICATED",
+                }
+            },
+            {"code": "401", "type": "UNAUTHENTICATED", "status": 401},
+            "auth",
+        ),
+        (
+            "openai_chat",
+            {
+                "error": {
+                    "message": "Rate limit reached for requests",
+                    "type": "requests",
+                    "code": "rate_limit_exceeded",
+                }
+            },
+            {"code": "rate_limit_exceeded", "type": "requests"},
+            "quota",
+        ),
+        (
+            "anthropic_messages",
+            {"type": "error", "error": {"type": "authentication_error", "message": "invalid"}},
+            {"code": "authentication_error"},
+            "auth",
+        ),
+    ],
+)
+def test_error_events_carry_code_type_status_and_classify(
+    fmt: str, event: Any, metadata: dict[str, Any], family: str
+) -> None:
+    from lionagi.service import ProviderStreamError, classify_stream_error
+
+    events = [ANTHROPIC_EVENTS[0], event] if fmt == "anthropic_messages" else [event]
+    chunks = run(fmt, events)
+    assert chunks[-1].type == "error"
+    assert chunks[-1].metadata == metadata
+    err = classify_stream_error(chunks[-1].content, chunks[-1].metadata)
+    assert isinstance(err, ProviderStreamError)
+    assert err.kind == family

@@ -44,7 +44,16 @@ if TYPE_CHECKING:
     from ._base.errors import ProviderRateLimitError as ProviderRateLimitError
     from ._base.errors import ProviderServerError as ProviderServerError
     from ._base.errors import ProviderStatusError as ProviderStatusError
+    from ._base.errors import ProviderStreamAuthError as ProviderStreamAuthError
+    from ._base.errors import ProviderStreamCapacityError as ProviderStreamCapacityError
+    from ._base.errors import ProviderStreamContextError as ProviderStreamContextError
+    from ._base.errors import ProviderStreamDisconnectError as ProviderStreamDisconnectError
     from ._base.errors import ProviderStreamError as ProviderStreamError
+    from ._base.errors import ProviderStreamPermissionError as ProviderStreamPermissionError
+    from ._base.errors import ProviderStreamQuotaError as ProviderStreamQuotaError
+    from ._base.errors import (
+        ProviderStreamUnsupportedModelError as ProviderStreamUnsupportedModelError,
+    )
     from ._base.errors import ProviderTransportError as ProviderTransportError
     from ._base.errors import ProviderUnauthorizedError as ProviderUnauthorizedError
     from ._base.errors import ProviderUnavailable as ProviderUnavailable
@@ -101,6 +110,7 @@ if TYPE_CHECKING:
     from ._transport.agentic_types import AgenticResultMetadata as AgenticResultMetadata
     from ._transport.api_calling import APICalling as APICalling
     from ._transport.classify import classify_provider_error as classify_provider_error
+    from ._transport.classify import classify_stream_error as classify_stream_error
     from ._transport.config import EndpointConfig as EndpointConfig
     from ._transport.endpoint import Endpoint as Endpoint
     from ._transport.handlers import AgenticHandlersMixin as AgenticHandlersMixin
@@ -179,7 +189,14 @@ _LAZY: dict[str, str] = {
     "ProviderRateLimitError": "._base.errors",
     "ProviderServerError": "._base.errors",
     "ProviderStatusError": "._base.errors",
+    "ProviderStreamAuthError": "._base.errors",
+    "ProviderStreamCapacityError": "._base.errors",
+    "ProviderStreamContextError": "._base.errors",
+    "ProviderStreamDisconnectError": "._base.errors",
     "ProviderStreamError": "._base.errors",
+    "ProviderStreamPermissionError": "._base.errors",
+    "ProviderStreamQuotaError": "._base.errors",
+    "ProviderStreamUnsupportedModelError": "._base.errors",
     "ProviderTransportError": "._base.errors",
     "ProviderUnauthorizedError": "._base.errors",
     "ProviderUnavailable": "._base.errors",
@@ -195,6 +212,7 @@ _LAZY: dict[str, str] = {
     "canonical_endpoint_key": "._catalog.keys",
     "canonical_provider_key": "._catalog.keys",
     "classify_provider_error": "._transport.classify",
+    "classify_stream_error": "._transport.classify",
     "entry_point_inventory": "._catalog.discovery",
     "iModel": "._facade.imodel",
     "iModelManager": "._facade.manager",

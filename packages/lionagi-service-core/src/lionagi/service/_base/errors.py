@@ -26,7 +26,15 @@ Tree::
     │   ├── ProviderExecutableNotFound           agentic CLI binary missing: .install_hint
     │   └── ProviderProcessError                 CLI exited non-zero: .returncode
     ├── ProviderProtocolError                    bytes flowed but broke the wire grammar
-    ├── ProviderStreamError                      a stream ended on a provider error chunk
+    ├── ProviderStreamError                      a stream ended on a provider error chunk:
+    │   │                                          .status, .code, .retry_after, .provider, .kind
+    │   ├── ProviderStreamQuotaError             also a ProviderQuotaError
+    │   ├── ProviderStreamAuthError              also a ProviderAuthError
+    │   ├── ProviderStreamContextError           also a ProviderContextError
+    │   ├── ProviderStreamCapacityError          also a ProviderCapacityError
+    │   ├── ProviderStreamUnsupportedModelError  also a ProviderUnsupportedModelError
+    │   ├── ProviderStreamPermissionError        also a ProviderPermissionError
+    │   └── ProviderStreamDisconnectError        also a ProviderDisconnectError
     ├── CircuitOpenError                         the circuit refused to attempt
     └── UnsafeURLError                           SSRF guard refused a destination
 
@@ -41,6 +49,10 @@ Tree::
     AgenticRequestValidationError(ValueError)    .field
     AgenticHandlerError(ValueError)              .handler
     AgenticOperationUnsupported(RuntimeError)    .operation
+
+A provider-declared error (an error chunk) keeps its class: the chunk is classified with the same
+patterns as stderr, and the raised exception is the ``ProviderStream*`` twin of the family, so
+``except ProviderAuthError`` catches a refused key however the provider reported it.
 
 Messages never include API keys: every constructor takes already-sanitized text, and HTTP bodies
 pass through :func:`lionagi.service._base.secrets.redact` before they get here.
@@ -82,7 +94,14 @@ __all__ = [
     "ProviderRateLimitError",
     "ProviderServerError",
     "ProviderStatusError",
+    "ProviderStreamAuthError",
+    "ProviderStreamCapacityError",
+    "ProviderStreamContextError",
+    "ProviderStreamDisconnectError",
     "ProviderStreamError",
+    "ProviderStreamPermissionError",
+    "ProviderStreamQuotaError",
+    "ProviderStreamUnsupportedModelError",
     "ProviderTransportError",
     "ProviderUnauthorizedError",
     "ProviderUnavailable",
@@ -289,7 +308,72 @@ class ProviderProtocolError(ProviderError):
 
 
 class ProviderStreamError(ProviderError):
-    """A stream ended on a provider-declared error chunk (raised after that chunk)."""
+    """A stream ended on a provider-declared error chunk (raised after that chunk).
+
+    When the chunk's text or metadata names a failure family, the raised error is that family's
+    ``ProviderStream*`` twin below (also an instance of the family class); otherwise it is this
+    class. Fields, read from the chunk (None when the provider did not say):
+
+    ``status``: the HTTP status the provider reported; ``code``: its error code or type string;
+    ``retry_after``: seconds the provider asked to wait; ``provider``: the provider key;
+    ``kind``: the classification family (``"auth"``, ``"quota"``, ...), None when unclassified.
+    Every constructor argument but ``message`` has a default, so instances pickle.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        stderr_tail: str = "",
+        raw: str = "",
+        status: int | None = None,
+        code: str | None = None,
+        retry_after: float | None = None,
+        provider: str | None = None,
+        kind: str | None = None,
+    ) -> None:
+        self.status = status
+        self.code = code
+        self.retry_after = retry_after
+        self.provider = provider
+        self.kind = kind
+        super().__init__(message, stderr_tail=stderr_tail, raw=raw)
+
+
+# One fixed, importable twin per classification family. ProviderStreamError comes first in each
+# base list so its constructor (a superset of the family's ``(message, stderr_tail=, raw=)``) is
+# the one that runs; the family class supplies ``retryable`` and the ``except`` family.
+
+
+class ProviderStreamQuotaError(ProviderStreamError, ProviderQuotaError):
+    """An error chunk reporting quota or rate exhaustion."""
+
+
+class ProviderStreamAuthError(ProviderStreamError, ProviderAuthError):
+    """An error chunk reporting missing or refused credentials."""
+
+
+class ProviderStreamContextError(ProviderStreamError, ProviderContextError):
+    """An error chunk reporting that the request did not fit the context window."""
+
+
+class ProviderStreamCapacityError(ProviderStreamError, ProviderCapacityError):
+    """An error chunk reporting that the model is at capacity (overloaded)."""
+
+
+class ProviderStreamUnsupportedModelError(ProviderStreamError, ProviderUnsupportedModelError):
+    """An error chunk reporting that the requested model is not served."""
+
+
+class ProviderStreamPermissionError(ProviderStreamError, ProviderPermissionError):
+    """An error chunk reporting an action the agent's permission policy denied."""
+
+
+class ProviderStreamDisconnectError(ProviderStreamError, ProviderDisconnectError):
+    """An error chunk reporting that the provider's own stream dropped before completion.
+
+    Never retried by the lifecycle (the error chunk already reached the caller).
+    """
 
 
 class CircuitOpenError(ProviderError):

@@ -11,6 +11,7 @@ the event leaves ownership, and the first terminal outcome wins:
 - consumer ``aclose()`` -> CANCELLED, nothing raised
 - provider/hook failure -> FAILED;    ``invoke`` returns the event, ``stream`` raises the error
 - provider error chunk  -> FAILED,    the chunk yielded once, then ``ProviderStreamError`` raised
+                                      (the classified twin, e.g. ``ProviderStreamAuthError``)
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ from .._base.errors import (
     AdmissionConflict,
     AdmissionError,
     DeadlinePhase,
-    ProviderStreamError,
     RequestDeadlineExceeded,
 )
 from .._base.events import EventStatus
@@ -371,10 +371,8 @@ class CallSupervisor:
                         with lease.abort_scope():
                             chunk = await self._chunk_hook(call, chunk, budget)
                     if chunk.type == "error":
-                        error = ProviderStreamError(
-                            chunk.content or "the provider reported an error",
-                            raw=str(chunk.metadata.get("provider_error", "")),
-                        )
+                        # Classified like invoke()'s: the family twin, fields from the chunk.
+                        error = call.endpoint.stream_error(chunk)
                         call.terminate(EventStatus.FAILED, error=error)
                         yield chunk
                         raise error

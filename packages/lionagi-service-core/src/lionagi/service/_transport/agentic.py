@@ -222,7 +222,8 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
         """One-shot run folded from the normalized stream; stream-only adapters refuse it first."""
         self.ensure_invoke_supported()
         return await collect_call_result(
-            self.stream(request, extra_headers=extra_headers, timeout=timeout, **runtime_args)
+            self.stream(request, extra_headers=extra_headers, timeout=timeout, **runtime_args),
+            stream_error=self.stream_error,
         )
 
     def stream(

@@ -9,13 +9,13 @@ one-shot :class:`AgenticCallResult`.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from .._base.chunk import CHUNK_TYPES, StreamChunk
 from .._base.errors import ProviderProtocolError, ProviderStreamError
-from .._base.secrets import bounded, redact
 from .agentic_types import AgenticCallResult
+from .classify import classify_stream_error
 
 if TYPE_CHECKING:
     from .agentic import AgenticCapabilities
@@ -113,15 +113,22 @@ async def _aclose(chunks: object, primary: BaseException | None) -> None:
         logger.warning("closing an agentic stream failed after %r", type(primary), exc_info=True)
 
 
-async def collect_call_result(chunks: AsyncIterable[StreamChunk]) -> AgenticCallResult:
+async def collect_call_result(
+    chunks: AsyncIterable[StreamChunk],
+    *,
+    stream_error: Callable[[StreamChunk], ProviderStreamError] | None = None,
+) -> AgenticCallResult:
     """Fold a normalized chunk stream into the one-shot mapping.
 
     Text chunks are joined in order: ``is_delta`` chunks continue the current unit, a complete
     chunk starts a new one, and units are separated by a blank line; the result chunk's content
     (terminal text not already emitted) is appended as the last unit. ``session_id``, ``model``
     and ``usage`` come from result metadata, falling back to system metadata. An error chunk
-    raises ProviderStreamError so a failed run never looks like a successful empty result.
-    The iterator is closed before returning or raising.
+    raises ProviderStreamError so a failed run never looks like a successful empty result: the
+    error ``stream_error`` builds from the chunk (an endpoint passes its
+    :meth:`~lionagi.service.Endpoint.stream_error`, the one ``stream()`` raises too), else
+    :func:`~lionagi.service.classify_stream_error` with the default patterns. The iterator is
+    closed before returning or raising.
     """
     units: list[str] = []
     system_meta: dict[str, Any] = {}
@@ -140,8 +147,9 @@ async def collect_call_result(chunks: AsyncIterable[StreamChunk]) -> AgenticCall
                 if chunk.content:
                     units.append(chunk.content)
             elif chunk.type == "error":
-                message = bounded(redact(chunk.content or "provider reported an error"))
-                raise ProviderStreamError(message, raw=message)
+                if stream_error is not None:
+                    raise stream_error(chunk)
+                raise classify_stream_error(chunk.content, chunk.metadata)
     finally:
         aclose = getattr(chunks, "aclose", None)
         if aclose is not None:

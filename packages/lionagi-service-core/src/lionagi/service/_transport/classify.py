@@ -7,13 +7,20 @@ narrower vendor evidence wins over a generic phrase.
 
 The text is redacted before it is searched or stored, and only a bounded tail is kept: stderr can
 be 256 KiB and may echo a key back.
+
+:func:`classify_stream_error` applies the same rules to a provider-declared error chunk (its text
+plus the ``code``/``type`` metadata), falls back to the reported HTTP ``status``, and returns the
+``ProviderStream*`` twin of the family, so a 401 is a ProviderAuthError whether the CLI reported it
+by exit code, on stderr or as an error event.
 """
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from .._base.errors import (
     ProviderAuthError,
@@ -26,16 +33,27 @@ from .._base.errors import (
     ProviderProcessError,
     ProviderQuotaError,
     ProviderStatusError,
+    ProviderStreamAuthError,
+    ProviderStreamCapacityError,
+    ProviderStreamContextError,
+    ProviderStreamDisconnectError,
+    ProviderStreamError,
+    ProviderStreamPermissionError,
+    ProviderStreamQuotaError,
+    ProviderStreamUnsupportedModelError,
     ProviderUnsupportedModelError,
 )
-from .._base.secrets import redact
+from .._base.secrets import bounded, redact
 
 __all__ = [
     "CLASSIFY_WINDOW",
     "DEFAULT_ERROR_PATTERNS",
     "STDERR_TAIL_LIMIT",
+    "STREAM_ERROR_CLASSES",
+    "STREAM_STATUS_FAMILIES",
     "ProviderErrorPattern",
     "classify_provider_error",
+    "classify_stream_error",
 ]
 
 # Characters of text searched and kept as ``raw``: errors are printed last, so keep the tail.
@@ -97,41 +115,69 @@ class ProviderErrorPattern:
 _SEP = r"[\s_.\-]?"
 
 # Order matters: the first matching family wins (TABLES.md, "Provider error classification").
+# Phrases beyond the inherited table are the texts the four reference CLIs (Codex, Claude Code,
+# Gemini CLI, pi) print, or relay from their APIs, in captures and in their users' reports; the
+# test fixtures name the source of each.
 DEFAULT_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
     ProviderErrorPattern(
         "quota",
         ProviderQuotaError,
         r"usage limit reached"
-        rf"|rate{_SEP}limit{_SEP}exceeded"
+        rf"|rate{_SEP}limit{_SEP}(?:exceeded|reached|error)"
         r"|try again at \d"
         r"|hit your usage limit"
-        r"|purchase more credits",
+        r"|purchase more credits"
+        # OpenAI (through codex and pi) and Gemini: the account's quota is spent.
+        r"|exceeded your current quota"
+        rf"|insufficient{_SEP}quota"
+        rf"|quota{_SEP}exceeded"
+        # Gemini's 429 wording and status.
+        rf"|resource(?: has been)?{_SEP}exhausted"
+        r"|exhausted your (?:daily )?quota"
+        # Anthropic (through claude and pi).
+        r"|credit balance is too low",
         summary="quota or rate limit exhausted",
     ),
     ProviderErrorPattern(
         "auth",
         ProviderAuthError,
-        rf"invalid{_SEP}api{_SEP}key"
+        rf"invalid{_SEP}(?:x{_SEP})?api{_SEP}key"
         r"|not logged in"
         r"|\b401\b[^\n]{0,120}?unauthori[sz]ed"
         # Evidence beyond the inherited table: OpenAI's wording (seen through codex and pi) and
         # Google's (seen through gemini) for a refused key.
         r"|incorrect api key provided"
-        r"|api key not valid",
+        r"|api key not valid"
+        r"|api key expired"
+        # Anthropic's error type and Claude Code's assistant-event error field.
+        rf"|authentication{_SEP}(?:error|failed)"
+        r"|oauth token has expired"
+        # Gemini's status for a refused key, and both no-credential texts (gemini, pi).
+        r"|\bunauthenticated\b"
+        r"|please set an auth method"
+        r"|no api key found",
         summary="authentication failed",
     ),
     ProviderErrorPattern(
         "context",
         ProviderContextError,
         rf"context{_SEP}(?:window|length){_SEP}(?:exceeded|(?:is{_SEP})?too{_SEP}long)"
-        r"|prompt is too long[^\n]{0,120}?tokens"
-        r"|ran out of room[^\n]{0,120}?context window",
+        # Claude Code prints the bare phrase; the API adds the token counts.
+        r"|prompt is too long"
+        r"|ran out of room[^\n]{0,120}?context window"
+        # OpenAI (codex, pi), Gemini and OpenAI-compatible servers.
+        r"|exceeds the context window"
+        r"|input token count[^\n]{0,80}?exceeds the maximum"
+        r"|maximum context length is \d+",
         summary="context window exceeded",
     ),
     ProviderErrorPattern(
         "capacity",
         ProviderCapacityError,
-        r"model is at capacity",
+        r"model is at capacity"
+        # Anthropic's overloaded_error ("API Error: 529 Overloaded"), Gemini's "model is
+        # overloaded".
+        r"|\boverloaded",
         summary="model at capacity",
     ),
     ProviderErrorPattern(
@@ -149,10 +195,43 @@ DEFAULT_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
     ProviderErrorPattern(
         "permission",
         ProviderPermissionError,
-        r"auto[\s_\-]?denied",
+        r"auto[\s_\-]?denied"
+        # Claude Code, when a tool needs a permission prompt it cannot show.
+        r"|requested permissions? to [^\n]{0,200}?haven'?t granted it",
         summary="action auto-denied by the permission policy",
     ),
 )
+
+# The ProviderStream* twin of each family class; a vendor's own subclass maps through its family.
+STREAM_ERROR_CLASSES: Mapping[type[ProviderError], type[ProviderStreamError]] = {
+    ProviderQuotaError: ProviderStreamQuotaError,
+    ProviderAuthError: ProviderStreamAuthError,
+    ProviderContextError: ProviderStreamContextError,
+    ProviderCapacityError: ProviderStreamCapacityError,
+    ProviderUnsupportedModelError: ProviderStreamUnsupportedModelError,
+    ProviderPermissionError: ProviderStreamPermissionError,
+    ProviderDisconnectError: ProviderStreamDisconnectError,
+}
+
+# Reported HTTP statuses that name a family when no text pattern matched (ADR-0029's status
+# mapping: 401/403 refused credentials, 429 rate limit; 503 and Anthropic's 529 overloaded).
+STREAM_STATUS_FAMILIES: Mapping[int, tuple[str, type[ProviderError]]] = {
+    401: ("auth", ProviderAuthError),
+    403: ("auth", ProviderAuthError),
+    429: ("quota", ProviderQuotaError),
+    503: ("capacity", ProviderCapacityError),
+    529: ("capacity", ProviderCapacityError),
+}
+
+
+def _first_match(
+    text: str, returncode: int | None, extra_patterns: Sequence[ProviderErrorPattern]
+) -> tuple[ProviderErrorPattern, re.Match[str] | bool] | None:
+    for rule in (*extra_patterns, *DEFAULT_ERROR_PATTERNS):
+        found = rule.search(text, returncode)
+        if found:
+            return rule, found
+    return None
 
 
 def classify_provider_error(
@@ -187,10 +266,9 @@ def classify_provider_error(
         searched = f"{raw}\n{tail}" if raw else tail
     label = provider or "provider"
 
-    for rule in (*extra_patterns, *DEFAULT_ERROR_PATTERNS):
-        found = rule.search(searched, returncode)
-        if not found:
-            continue
+    matched = _first_match(searched, returncode, extra_patterns)
+    if matched is not None:
+        rule, found = matched
         excerpt = _excerpt(searched, found if isinstance(found, re.Match) else None)
         message = f"{label}: {rule.summary or rule.kind}"
         if returncode is not None:
@@ -207,6 +285,108 @@ def classify_provider_error(
         message += f": {excerpt}" if excerpt else ""
         return ProviderProcessError(message, returncode=returncode, stderr_tail=tail, raw=raw)
     return ProviderError(f"{label}: {excerpt or 'failed without an error message'}", raw=raw)
+
+
+def classify_stream_error(
+    message: str | None,
+    metadata: Mapping[str, Any] | None = None,
+    *,
+    provider: str | None = None,
+    extra_patterns: Sequence[ProviderErrorPattern] = (),
+    secrets: Iterable[str] = (),
+) -> ProviderStreamError:
+    """Return (not raise) the ProviderStreamError for a provider-declared error chunk.
+
+    The chunk's text and its ``code`` and ``type`` metadata are searched with ``extra_patterns``
+    then :data:`DEFAULT_ERROR_PATTERNS` (the rules stderr is classified with); when none matches,
+    an HTTP ``status`` in :data:`STREAM_STATUS_FAMILIES` decides. A classified error is the
+    family's twin from :data:`STREAM_ERROR_CLASSES` (e.g. :class:`ProviderStreamAuthError`, also
+    a :class:`ProviderAuthError`); otherwise it is :class:`ProviderStreamError` itself. The
+    message is the redacted, bounded chunk text; ``status``, ``code``, ``retry_after`` (seconds),
+    ``provider`` and ``kind`` are set from the chunk where it carries them.
+
+    Args:
+        message: The error chunk's content.
+        metadata: The error chunk's metadata; ``status``, ``code``, ``type`` and
+            ``retry_after`` are read, anything else is ignored.
+        provider: Provider key recorded on the error.
+        extra_patterns: Vendor rules, checked before the generic ones.
+        secrets: Known secret values (e.g. the endpoint's key) to redact verbatim.
+    """
+    meta = metadata or {}
+    secret_values = tuple(secrets)
+    text = bounded(redact(message or "the provider reported an error", secret_values))
+    status = _status_of(meta.get("status"))
+    labels = [_label_of(meta.get(key)) for key in ("code", "type")]
+    code = next((label for label in labels if label), None)
+    searched = _redacted_tail(
+        "\n".join([message or "", *(label for label in labels if label)]),
+        CLASSIFY_WINDOW,
+        secret_values,
+    )
+    kind: str | None = None
+    family: type[ProviderError] | None = None
+    matched = _first_match(searched, None, extra_patterns)
+    if matched is not None:
+        kind, family = matched[0].kind, matched[0].error_type
+    elif status is not None and status in STREAM_STATUS_FAMILIES:
+        kind, family = STREAM_STATUS_FAMILIES[status]
+    error_type = _stream_class_of(family)
+    return error_type(
+        text,
+        raw=searched,
+        status=status,
+        code=redact(code, secret_values) if code else None,
+        retry_after=_seconds_of(meta.get("retry_after")),
+        provider=provider,
+        kind=kind if error_type is not ProviderStreamError else None,
+    )
+
+
+def _stream_class_of(family: type[ProviderError] | None) -> type[ProviderStreamError]:
+    """The twin of ``family`` (or of the nearest family it subclasses); the base class if none."""
+    if family is None:
+        return ProviderStreamError
+    for cls in family.__mro__:
+        twin = STREAM_ERROR_CLASSES.get(cls)
+        if twin is not None:
+            return twin
+    return ProviderStreamError
+
+
+def _status_of(value: object) -> int | None:
+    """An HTTP status from an int or a digit string; anything else (bools included) is None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    if isinstance(value, int) and 100 <= value <= 599:
+        return value
+    return None
+
+
+def _label_of(value: object) -> str | None:
+    """A short code/type label; numbers are written out, other shapes are not labels."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | str):
+        label = str(value).strip()
+        return label[:_EXCERPT_LIMIT] or None
+    return None
+
+
+def _seconds_of(value: object) -> float | None:
+    """A non-negative, finite delay in seconds from a number or numeric string."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            return None
+    if isinstance(value, int | float) and math.isfinite(value) and value >= 0:
+        return float(value)
+    return None
 
 
 def _redacted_tail(text: str, limit: int, secrets: tuple[str, ...]) -> str:

@@ -34,7 +34,9 @@ from .._base.errors import (
     ProviderConnectionError,
     ProviderError,
     ProviderProtocolError,
+    ProviderStreamError,
 )
+from .classify import ProviderErrorPattern, classify_stream_error
 from .config import EndpointConfig, coerce_config
 from .http.auth import build_headers
 from .http.client import ClientState, new_client
@@ -90,7 +92,8 @@ class Endpoint:
     ``stream_format`` names the event grammar :meth:`stream` projects; None picks it from the
     endpoint path (``chat/completions``, ``responses``, ``messages``) or, failing that, from the
     first event. ``stream_flag`` is the payload key set to true for a streaming request (None:
-    the provider streams without one).
+    the provider streams without one). ``error_patterns`` are the adapter's own classification
+    rules for its error chunks, checked before the generic ones (see :meth:`stream_error`).
     """
 
     is_agentic: ClassVar[bool] = False
@@ -98,6 +101,7 @@ class Endpoint:
     _ENDPOINT_META: ClassVar[EndpointMeta | None] = None
     stream_format: ClassVar[StreamFormat | None] = None
     stream_flag: ClassVar[str | None] = "stream"
+    error_patterns: ClassVar[tuple[ProviderErrorPattern, ...]] = ()
 
     def __init__(
         self,
@@ -477,6 +481,21 @@ class Endpoint:
     def _secrets(self) -> tuple[str, ...]:
         key = self._config.secret_value()
         return (key,) if key else ()
+
+    def stream_error(self, chunk: StreamChunk) -> ProviderStreamError:
+        """The typed error a provider error chunk from this endpoint raises.
+
+        One classification for ``stream()`` and ``invoke()``: :func:`classify_stream_error` over
+        the chunk's text and metadata with this class's ``error_patterns``, this endpoint's
+        provider key, and its key redacted.
+        """
+        return classify_stream_error(
+            chunk.content,
+            chunk.metadata,
+            provider=self._config.provider,
+            extra_patterns=type(self).error_patterns,
+            secrets=self._secrets(),
+        )
 
     async def aclose(self) -> None:
         """Close the owned client and its connections. Idempotent; the endpoint stays closed."""

@@ -153,15 +153,30 @@ class _Base:
         return ProviderProtocolError(f"{self.grammar}: {what}{detail}")
 
     def _error_chunk(self, error: Any) -> tuple[StreamChunk, ...]:
+        """One error chunk carrying what error classification reads (``code``/``type``/``status``).
+
+        ``code`` is the vendor's code, else its type; ``type`` is added when it says more (OpenAI
+        sends both; Gemini's string ``status`` such as ``UNAUTHENTICATED`` is its type);
+        ``status`` is the HTTP status a vendor puts in the object (Gemini's integer ``code``).
+        """
         message: Any = error
         code: Any = None
+        meta: dict[str, Any] = {}
         if isinstance(error, dict):
             message = error.get("message") or error.get("error") or error
             code = error.get("code") or error.get("type")
+            kind = error.get("type") or error.get("status")
+            if isinstance(kind, str) and kind and kind != code:
+                meta["type"] = excerpt(kind, self._secrets, 100)
+            for status in (error.get("status"), error.get("code")):
+                if type(status) is int and 100 <= status <= 599:
+                    meta["status"] = status
+                    break
         if not isinstance(message, str):
             message = _dump(message, self._secrets)
         self.done = True
-        meta: dict[str, Any] = {"code": str(code)} if code is not None else {}
+        if code is not None:
+            meta = {"code": excerpt(str(code), self._secrets, 100), **meta}
         return (
             StreamChunk(
                 type="error",

@@ -251,14 +251,21 @@ class AgenticEndpointConformance(ABC):
             chunks, exc = await self.collect(model.stream(api_call=call))
         return endpoint, model, call, chunks, exc
 
-    async def assert_invoke_fails(self, endpoint: AgenticEndpoint, model: iModel) -> None:
-        """When the adapter supports invoke, the same scenario ends FAILED with a ProviderError."""
+    async def assert_invoke_fails(
+        self, endpoint: AgenticEndpoint, model: iModel, *, like: BaseException | None = None
+    ) -> None:
+        """When the adapter supports invoke, the same scenario ends FAILED with a ProviderError.
+
+        With ``like``, the recorded error is of exactly its class (stream and invoke agree).
+        """
         if not type(endpoint).supports_invoke:
             return
         with self.guard():
             failed = await model.invoke(**self.valid_request())
         assert failed.status is EventStatus.FAILED
         assert isinstance(failed.exception, ProviderError)
+        if like is not None:
+            assert type(failed.exception) is type(like), (failed.exception, like)
 
     async def cancel_after_first_chunk(
         self, stream: AsyncIterator[StreamChunk]
@@ -550,6 +557,10 @@ class AgenticEndpointConformance(ABC):
         ``StreamChunk("error", message, is_error=True)`` and yield nothing after it (return, or
         let the consumer close you). Do not raise instead of yielding it: a raise is a transport
         failure. Keep the message free of secrets; core redacts, but only known key shapes.
+        The raised class is the chunk's classification (``endpoint.stream_error(chunk)``, e.g.
+        ProviderStreamAuthError for a refused key) on both stream() and invoke(): put the
+        provider's own text in the content and its ``status``/``code``/``type`` in metadata,
+        and add vendor wording through ``error_patterns``, not by raising your own class.
         """
         endpoint, model, call, chunks, exc = await self.stream_scenario(Scenario.PROVIDER_ERROR)
         assert isinstance(exc, ProviderStreamError), repr(exc)
@@ -558,7 +569,8 @@ class AgenticEndpointConformance(ABC):
         assert chunks[-1].is_error
         assert call.status is EventStatus.FAILED
         assert call.exception is exc
-        await self.assert_invoke_fails(endpoint, model)
+        assert type(exc) is type(endpoint.stream_error(chunks[-1])), repr(exc)
+        await self.assert_invoke_fails(endpoint, model, like=exc)
 
     async def test_empty_stream_completes(self) -> None:
         """No output and a clean end of stream is a normal completion, not an error.
