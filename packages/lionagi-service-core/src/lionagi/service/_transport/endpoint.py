@@ -40,6 +40,7 @@ from .http.auth import build_headers
 from .http.client import ClientState, new_client
 from .http.framing import DONE, framer_for_content_type
 from .http.payload import build_payload
+from .http.pinning import pin, unpin
 from .http.projection import (
     StreamFormat,
     StreamProjector,
@@ -445,10 +446,18 @@ class Endpoint:
     async def _send(self, client: httpx.AsyncClient, request: httpx.Request) -> httpx.Response:
         """SSRF-check, send with a streamed body, and raise the typed error for a non-2xx status.
 
+        The guard's approval is pinned for the send: the client's transport connects to the
+        addresses the guard checked, never to a second answer for the same name.
         The caller owns (and must close) the returned response.
         """
-        await self.__guard.check(request.url, allow_local_network=self.__config.allow_local_network)
-        response = await client.send(request, stream=True)
+        approval = await self.__guard.approve(
+            request.url, allow_local_network=self.__config.allow_local_network
+        )
+        token = pin(approval)
+        try:
+            response = await client.send(request, stream=True)
+        finally:
+            unpin(token)
         status = response.status_code
         if logger.isEnabledFor(logging.DEBUG):
             logger.debug("%s %s -> %d", request.method, describe_url(request.url), status)
