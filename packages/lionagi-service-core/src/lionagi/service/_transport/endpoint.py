@@ -115,7 +115,8 @@ class Endpoint:
                 class (``overrides`` then update the registered defaults).
             transport: an httpx transport for the owned client (e.g. ``httpx.MockTransport``);
                 the endpoint closes it with the client.
-            resolver: ``async (host, port) -> [address, ...]`` used by the SSRF guard.
+            resolver: ``async (host, port) -> [address, ...]`` used by the SSRF guard; requests
+                connect to the addresses it answered and the guard approved, nothing else.
             **overrides: config fields to change.
         """
         # The base's state is name-mangled (``_Endpoint__client`` ...): an adapter subclass that

@@ -9,7 +9,7 @@ scheme check (http/https only) always applies.
 Redirects are never followed (the endpoint's client uses ``follow_redirects=False`` and maps 3xx to
 :class:`ProviderClientError`), so the URL checked here is the only hop a request makes.
 
-Host names are resolved on every check and nothing is cached. Numeric IPv4 hosts in the legacy
+Host names are resolved on every check and no DNS answer is cached. Numeric IPv4 hosts in the legacy
 ``inet_aton`` spellings (``2130706433``, ``0x7f.1``, ``0177.0.0.1``, ``127.1``) are parsed here
 instead of being trusted to the resolver, so an injected resolver cannot be bypassed by them.
 
