@@ -17,6 +17,7 @@ from lionagi.service import (
     ProviderProtocolError,
     iModel,
 )
+from lionagi.service.http import ClientState
 
 
 async def _drain(model: iModel, **kwargs: object) -> list[str]:
@@ -140,14 +141,15 @@ async def test_copy_gets_its_own_http_client_and_admission(http_kwargs, chat):
 
     assert model.admission_snapshot().available_requests == 0
     assert twin.admission_snapshot().available_requests == 1  # its own controller
-    assert twin.endpoint._client is None  # its own, not yet opened client
+    assert twin.endpoint.client_state is ClientState.UNOPENED  # its own, not yet opened client
     assert (await twin.invoke(**chat)).status is EventStatus.COMPLETED
-    assert twin.endpoint._client is not model.endpoint._client
+    assert twin.endpoint._http_client() is not model.endpoint._http_client()
     assert twin.circuit_breaker is not model.circuit_breaker
 
     await model.close()
     assert not twin.closed  # closing the original leaves the copy's client open
-    assert twin.endpoint._client is not None and not twin.endpoint._client.is_closed
+    assert twin.endpoint.client_state is ClientState.OPENED
+    assert not twin.endpoint._http_client().is_closed
     await twin.close()
 
 

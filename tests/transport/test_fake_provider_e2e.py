@@ -118,5 +118,5 @@ async def test_keep_alive_reuses_one_connection_across_streams(fake, make_endpoi
     for _ in range(3):
         chunks = await stream(ep, "chat/completions", "text")
         assert chunks[-1].type == "result"
-    pool = ep._client._transport._pool  # private: the only way to see pooled connections
+    pool = ep._http_client()._transport._pool  # private: the only way to see pooled connections
     assert len(pool.connections) == 1

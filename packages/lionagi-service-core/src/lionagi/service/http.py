@@ -7,11 +7,13 @@ for tests that inject a resolver.
 from ._transport.http.client import ClientState as ClientState
 from ._transport.http.client import StatelessClient as StatelessClient
 from ._transport.http.projection import StreamFormat as StreamFormat
+from ._transport.http.ssrf import Approval as Approval
 from ._transport.http.ssrf import Resolver as Resolver
 from ._transport.http.ssrf import SSRFGuard as SSRFGuard
 from ._transport.http.ssrf import check_url_safe as check_url_safe
 
 __all__ = [
+    "Approval",
     "ClientState",
     "Resolver",
     "SSRFGuard",

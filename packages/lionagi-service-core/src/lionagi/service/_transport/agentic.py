@@ -76,28 +76,29 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
         **overrides: Any,
     ) -> None:
         super().__init__(config, **overrides)
-        self._session_id: str | None = None
+        # Name-mangled for the reason Endpoint's state is: an adapter's own ``_session_id``.
+        self.__session_id: str | None = None
         if handlers:
             self.update_handlers(**handlers)
 
     @property
     def provider_session_id(self) -> str | None:
         """The last confirmed provider session id (resumable adapters only)."""
-        return self._session_id
+        return self.__session_id
 
     @property
     def session_id(self) -> str | None:
         """Alias of :attr:`provider_session_id`."""
-        return self._session_id
+        return self.__session_id
 
     def confirm_session(self, session_id: str | None) -> None:
         """Store a confirmed, non-empty id; an empty value never erases the last one."""
         if session_id:
-            self._session_id = session_id
+            self.__session_id = session_id
 
     def clear_session(self) -> None:
         """Forget the stored session id."""
-        self._session_id = None
+        self.__session_id = None
 
     def copy(self) -> AgenticEndpoint:
         """Same class and config, handlers copied; no session id and no running resources."""

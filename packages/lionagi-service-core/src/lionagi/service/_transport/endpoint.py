@@ -42,6 +42,7 @@ from .http.auth import build_headers
 from .http.client import ClientState, new_client
 from .http.framing import DONE, framer_for_content_type
 from .http.payload import build_payload
+from .http.pinning import pin, unpin
 from .http.projection import (
     StreamFormat,
     StreamProjector,
@@ -118,9 +119,13 @@ class Endpoint:
                 class (``overrides`` then update the registered defaults).
             transport: an httpx transport for the owned client (e.g. ``httpx.MockTransport``);
                 the endpoint closes it with the client.
-            resolver: ``async (host, port) -> [address, ...]`` used by the SSRF guard.
+            resolver: ``async (host, port) -> [address, ...]`` used by the SSRF guard; requests
+                connect to the addresses it answered and the guard approved, nothing else.
             **overrides: config fields to change.
         """
+        # The base's state is name-mangled (``_Endpoint__client`` ...): an adapter subclass that
+        # keeps its own ``self._client``, ``self._config`` or ``self._state`` must not replace
+        # the pooled client ``aclose`` closes, the config every request reads, or the lifecycle.
         if config is None:
             meta = type(self)._ENDPOINT_META
             if meta is None:
@@ -128,17 +133,17 @@ class Endpoint:
                     "config",
                     f"{type(self).__name__} is not registered in the catalog; pass a config",
                 )
-            self._config = meta.create_config(**overrides)
+            self.__config = meta.create_config(**overrides)
         else:
             base = coerce_config(config)
-            self._config = base.with_updates(**overrides) if overrides else base
-        self._transport = transport
-        self._guard = SSRFGuard(resolver)
-        self._client: httpx.AsyncClient | None = None
-        self._state = ClientState.UNOPENED
+            self.__config = base.with_updates(**overrides) if overrides else base
+        self.__transport = transport
+        self.__guard = SSRFGuard(resolver)
+        self.__client: httpx.AsyncClient | None = None
+        self.__state = ClientState.UNOPENED
         # The last full URL and its parsed form: parsing a URL string costs more per request
         # than anything else the endpoint adds. Keyed by the text, so a changed config re-parses.
-        self._url_cache: tuple[str, httpx.URL] | None = None
+        self.__url_cache: tuple[str, httpx.URL] | None = None
 
     def copy(self) -> Endpoint:
         """A new endpoint of the same class and config with its own, unopened client.
@@ -146,26 +151,28 @@ class Endpoint:
         Transport resources are never shared between copies; the injected test transport and
         resolver are, because they describe the network, not a connection.
         """
-        other = type(self)(self._config, transport=self._transport, resolver=self._guard.resolver)
+        other = type(self)(
+            self.__config, transport=self.__transport, resolver=self.__guard.resolver
+        )
         return other
 
     @property
     def config(self) -> EndpointConfig:
         """The validated configuration (read-only; use ``with_config`` to change it)."""
-        return self._config
+        return self.__config
 
     @property
     def request_options(self) -> type[BaseModel] | None:
         """The provider request model, when the endpoint declares one."""
-        return self._config.request_options
+        return self.__config.request_options
 
     @property
     def client_state(self) -> ClientState:
         """Whether the owned HTTP client is not yet created, open, or closed for good."""
-        return self._state
+        return self.__state
 
     def __repr__(self) -> str:
-        c = self._config
+        c = self.__config
         return f"{type(self).__name__}(provider={c.provider!r}, endpoint={c.endpoint!r})"
 
     async def __aenter__(self) -> Endpoint:
@@ -194,8 +201,8 @@ class Endpoint:
             EndpointConfigurationError: an unknown or invalid request field (``field`` names it),
                 or a missing API key (``field == "api_key"``).
         """
-        payload = build_payload(self._config, request, kwargs)
-        headers = build_headers(self._config, extra_headers)
+        payload = build_payload(self.__config, request, kwargs)
+        headers = build_headers(self.__config, extra_headers)
         return payload, headers
 
     def _payload_and_headers(
@@ -215,7 +222,7 @@ class Endpoint:
                 raise EndpointConfigurationError(
                     "request", "skip_payload_creation needs an already created payload mapping"
                 )
-            headers = dict(extra_headers) if extra_headers else build_headers(self._config, None)
+            headers = dict(extra_headers) if extra_headers else build_headers(self.__config, None)
             return dict(request), headers
         return self.create_payload(request, extra_headers)
 
@@ -389,27 +396,27 @@ class Endpoint:
 
     def _new_projector(self, secrets: tuple[str, ...]) -> StreamProjector:
         """The projector for one stream; override to support another event grammar."""
-        fmt = type(self).stream_format or format_for_path(self._config.endpoint)
+        fmt = type(self).stream_format or format_for_path(self.__config.endpoint)
         return make_projector(fmt, secrets)
 
     # -- HTTP helpers (AgenticEndpoint overrides these to raise) ----------------------------------
 
     def _new_client(self) -> httpx.AsyncClient:
         """The client seam: construct the HTTP client this endpoint will own."""
-        return new_client(self._config, self._transport)
+        return new_client(self.__config, self.__transport)
 
     def _http_client(self) -> httpx.AsyncClient:
         """The owned client, created on first use; refuses after :meth:`aclose`."""
-        client = self._client
+        client = self.__client
         if client is not None:
             return client
-        if self._state is ClientState.CLOSED:
+        if self.__state is ClientState.CLOSED:
             raise RuntimeError(
                 f"{self!r} is closed; create a new endpoint (closed endpoints are not reopened)"
             )
         client = self._new_client()
-        self._client = client
-        self._state = ClientState.OPENED
+        self.__client = client
+        self.__state = ClientState.OPENED
         return client
 
     def _build_request(
@@ -420,15 +427,15 @@ class Endpoint:
         timeout: float,
     ) -> httpx.Request:
         """The request for ``payload``: a JSON body, or query parameters for GET/DELETE."""
-        config = self._config
+        config = self.__config
         text = config.full_url
-        cached = self._url_cache
+        cached = self.__url_cache
         try:
             if cached is not None and cached[0] == text:
                 url = cached[1]
             else:
                 url = httpx.URL(text)
-                self._url_cache = (text, url)
+                self.__url_cache = (text, url)
             if config.method in ("GET", "DELETE"):
                 return client.build_request(
                     config.method, url, headers=headers, params=dict(payload), timeout=timeout
@@ -444,10 +451,18 @@ class Endpoint:
     async def _send(self, client: httpx.AsyncClient, request: httpx.Request) -> httpx.Response:
         """SSRF-check, send with a streamed body, and raise the typed error for a non-2xx status.
 
+        The guard's approval is pinned for the send: the client's transport connects to the
+        addresses the guard checked, never to a second answer for the same name.
         The caller owns (and must close) the returned response.
         """
-        await self._guard.check(request.url, allow_local_network=self._config.allow_local_network)
-        response = await client.send(request, stream=True)
+        approval = await self.__guard.approve(
+            request.url, allow_local_network=self.__config.allow_local_network
+        )
+        token = pin(approval)
+        try:
+            response = await client.send(request, stream=True)
+        finally:
+            unpin(token)
         status = response.status_code
         if logger.isEnabledFor(logging.DEBUG):
             logger.debug("%s %s -> %d", request.method, describe_url(request.url), status)
@@ -471,7 +486,7 @@ class Endpoint:
 
     def _limit(self, timeout: float | None) -> float:
         if timeout is None:
-            return self._config.timeout
+            return self.__config.timeout
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
             raise EndpointConfigurationError("timeout", "must be a number of seconds")
         if not math.isfinite(timeout) or timeout <= 0:
@@ -479,7 +494,7 @@ class Endpoint:
         return float(timeout)
 
     def _secrets(self) -> tuple[str, ...]:
-        key = self._config.secret_value()
+        key = self.__config.secret_value()
         return (key,) if key else ()
 
     def stream_error(self, chunk: StreamChunk) -> ProviderStreamError:
@@ -499,10 +514,10 @@ class Endpoint:
 
     async def aclose(self) -> None:
         """Close the owned client and its connections. Idempotent; the endpoint stays closed."""
-        if self._state is ClientState.CLOSED:
+        if self.__state is ClientState.CLOSED:
             return
-        client, self._client = self._client, None
-        self._state = ClientState.CLOSED
+        client, self.__client = self.__client, None
+        self.__state = ClientState.CLOSED
         if client is not None:
             with anyio.CancelScope(shield=True):
                 await client.aclose()

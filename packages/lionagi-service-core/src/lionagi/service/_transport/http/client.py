@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 from ..._base.errors import EndpointConfigurationError
 from ..config import EndpointConfig
+from .pinning import PinnedTransport
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -44,6 +45,8 @@ _FORBIDDEN_CLIENT_KWARGS = {
 
 # client_kwargs that choose TLS verification themselves; the shared default context stays out.
 _TLS_KWARGS = frozenset({"verify", "cert", "trust_env"})
+# client_kwargs httpx hands to the transport it builds; a PinnedTransport takes the same ones.
+_TRANSPORT_KWARGS = ("verify", "cert", "trust_env", "http1", "http2", "limits")
 _shared_tls: dict[tuple[bool, str | None, str | None], ssl.SSLContext] = {}
 _shared_tls_lock = threading.Lock()
 
@@ -105,10 +108,25 @@ class ClientState(Enum):
     CLOSED = "closed"
 
 
+def _pinned_transport(kwargs: dict[str, Any]) -> PinnedTransport:
+    """The transport httpx would build from ``kwargs``, connecting only to approved addresses.
+
+    httpx ignores its TLS, HTTP-version and limits arguments for the main transport once a
+    transport is given, so they are passed here; they stay in ``kwargs`` too, because httpx
+    still builds proxy transports (``proxy=``, or proxies from the environment) from them.
+    """
+    return PinnedTransport(
+        **{key: kwargs[key] for key in _TRANSPORT_KWARGS if key in kwargs},
+    )
+
+
 def new_client(
     config: EndpointConfig, transport: httpx.AsyncBaseTransport | None = None
 ) -> httpx.AsyncClient:
     """A pooled client for ``config``: no redirects, no cookie jar, ``client_kwargs`` applied.
+
+    Without an injected ``transport`` the client's transport is a :class:`PinnedTransport`:
+    it connects only to the addresses the SSRF guard approved for the request being sent.
 
     Raises:
         EndpointConfigurationError: a ``client_kwargs`` key is forbidden or not understood.
@@ -121,10 +139,9 @@ def new_client(
     kwargs["follow_redirects"] = False
     if not _TLS_KWARGS.intersection(kwargs):
         kwargs["verify"] = default_ssl_context(bool(kwargs.get("http2")))
-    if transport is not None:
-        kwargs["transport"] = transport
     client_type = httpx.AsyncClient if "cookies" in kwargs else StatelessClient
     try:
+        kwargs["transport"] = transport if transport is not None else _pinned_transport(kwargs)
         return client_type(**kwargs)
     except TypeError as exc:
         raise EndpointConfigurationError("client_kwargs", str(exc)) from None

@@ -9,19 +9,22 @@ scheme check (http/https only) always applies.
 Redirects are never followed (the endpoint's client uses ``follow_redirects=False`` and maps 3xx to
 :class:`ProviderClientError`), so the URL checked here is the only hop a request makes.
 
-Host names are resolved on every check and nothing is cached. Numeric IPv4 hosts in the legacy
+Host names are resolved on every check and no DNS answer is cached. Numeric IPv4 hosts in the legacy
 ``inet_aton`` spellings (``2130706433``, ``0x7f.1``, ``0177.0.0.1``, ``127.1``) are parsed here
 instead of being trusted to the resolver, so an injected resolver cannot be bypassed by them.
 
-Residual risk, recorded on purpose: httpx resolves the name again when it connects, so a DNS
-answer that changes between the two lookups (rebinding) is not caught. Pinning the connection to
-the checked address needs a custom network backend; it is not done yet.
+Check and connect never disagree: :meth:`SSRFGuard.approve` returns the addresses it checked as
+an :class:`Approval`, and the endpoint's transport (:mod:`.pinning`) connects to exactly those
+addresses for that request instead of resolving the name a second time. A DNS answer that changes
+between lookups (rebinding) therefore cannot steer a checked request elsewhere, and an injected
+resolver decides where the request goes, not only what is checked.
 """
 
 from __future__ import annotations
 
 import socket
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network
 
 import anyio
@@ -32,6 +35,7 @@ from ..._base.secrets import bounded, redact
 
 __all__ = [
     "ALLOWED_SCHEMES",
+    "Approval",
     "Resolver",
     "SSRFGuard",
     "check_url_safe",
@@ -199,13 +203,32 @@ def _as_url(url: str | httpx.URL) -> httpx.URL:
         raise UnsafeURLError(f"refusing URL: {bounded(redact(str(exc)), 200)}") from None
 
 
-class SSRFGuard:
-    """Checks one URL before each request; holds only the resolver, never an answer."""
+@dataclass(frozen=True, slots=True)
+class Approval:
+    """The addresses the guard checked for one request's host: the only ones it may reach.
 
-    __slots__ = ("_resolver",)
+    ``host`` is the URL's host as the connection layer names it (lower case, IPv6 without
+    brackets); ``addresses`` are canonical IP address strings, in resolver order, without
+    duplicates.
+    """
+
+    host: str
+    addresses: tuple[str, ...]
+
+
+class SSRFGuard:
+    """Checks one URL before each request; holds the resolver, never a DNS answer.
+
+    The approval of the last numeric host is remembered: it is a pure function of the host text
+    and ``allow_local_network``, and parsing every legacy IPv4 spelling costs more per request
+    than the rest of the check.
+    """
+
+    __slots__ = ("_literal", "_resolver")
 
     def __init__(self, resolver: Resolver | None = None) -> None:
         self._resolver: Resolver = resolver or system_resolver
+        self._literal: tuple[str, bool, Approval] | None = None
 
     @property
     def resolver(self) -> Resolver:
@@ -215,47 +238,80 @@ class SSRFGuard:
     async def check(self, url: str | httpx.URL, *, allow_local_network: bool = False) -> None:
         """Raise unless ``url`` is an http(s) URL whose every resolved address is public.
 
+        With ``allow_local_network=True`` only the scheme and host are checked and nothing is
+        resolved; :meth:`approve` is the variant that also says where a request may connect.
+
+        Raises:
+            UnsafeURLError: bad scheme, unparsable URL, or a non-public address.
+            ProviderConnectionError: the host name did not resolve.
+        """
+        if allow_local_network:
+            _host_of(_as_url(url))
+            return
+        await self.approve(url)
+
+    async def approve(self, url: str | httpx.URL, *, allow_local_network: bool = False) -> Approval:
+        """Check ``url`` and return the addresses a request to it may connect to.
+
+        The host is resolved once (a numeric host not at all); every answer must be public
+        unless ``allow_local_network=True``, which skips only the address check: the answers are
+        still pinned, so a local destination is reached at the address that was resolved here.
+
         Raises:
             UnsafeURLError: bad scheme, unparsable URL, or a non-public address.
             ProviderConnectionError: the host name did not resolve.
         """
         parsed = _as_url(url)
-        if parsed.scheme not in ALLOWED_SCHEMES:
-            raise UnsafeURLError(
-                f"refusing URL scheme {parsed.scheme!r}: only http and https are allowed"
-            )
-        host = parsed.raw_host.decode("ascii").lower()
-        if not host:
-            raise UnsafeURLError("refusing URL without a host")
-        if allow_local_network:
-            return
+        host = _host_of(parsed)
+        cached = self._literal
+        if cached is not None and cached[0] == host and cached[1] is allow_local_network:
+            return cached[2]
         literal = parse_host_address(host)
         if literal is not None:
-            reason = forbidden_reason(literal)
-            if reason is not None:
-                raise _refuse(parsed, literal, reason)
-            return
+            if not allow_local_network:
+                reason = forbidden_reason(literal)
+                if reason is not None:
+                    raise _refuse(parsed, literal, reason)
+            approval = Approval(host, (str(literal),))
+            self._literal = (host, allow_local_network, approval)
+            return approval
         name = host.rstrip(".")
-        if name == "localhost" or name.endswith(".localhost"):
+        if not allow_local_network and (name == "localhost" or name.endswith(".localhost")):
             raise _refuse(parsed, name, "loopback (reserved name 'localhost')")
         port = parsed.port or (443 if parsed.scheme == "https" else 80)
         try:
-            addresses = await self._resolver(host, port)
+            answers = await self._resolver(host, port)
         except OSError as exc:
             raise ProviderConnectionError(
                 f"could not resolve host {host!r}: {bounded(redact(str(exc)), 200)}"
             ) from exc
-        if not addresses:
+        if not answers:
             raise ProviderConnectionError(f"could not resolve host {host!r}: no addresses")
-        for text in addresses:
-            address = parse_host_address(text)
+        addresses: dict[str, None] = {}
+        for text in answers:
+            address = parse_host_address(text) if isinstance(text, str) else None
             if address is None:
                 raise UnsafeURLError(
                     f"refusing host {host!r}: resolver returned a non-address {text!r}"
                 )
-            reason = forbidden_reason(address)
-            if reason is not None:
-                raise _refuse(parsed, address, reason)
+            if not allow_local_network:
+                reason = forbidden_reason(address)
+                if reason is not None:
+                    raise _refuse(parsed, address, reason)
+            addresses[str(address)] = None
+        return Approval(host, tuple(addresses))
+
+
+def _host_of(parsed: httpx.URL) -> str:
+    """The URL's host after the scheme check, lower case and without IPv6 brackets."""
+    if parsed.scheme not in ALLOWED_SCHEMES:
+        raise UnsafeURLError(
+            f"refusing URL scheme {parsed.scheme!r}: only http and https are allowed"
+        )
+    host = parsed.raw_host.decode("ascii").lower()
+    if not host:
+        raise UnsafeURLError("refusing URL without a host")
+    return host
 
 
 async def check_url_safe(
