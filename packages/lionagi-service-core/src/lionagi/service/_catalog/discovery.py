@@ -104,7 +104,7 @@ def _distribution(ep: Any) -> str | None:
     dist = getattr(ep, "dist", None)
     if dist is None:
         return None
-    name = dist.metadata["Name"]
+    name = dist.metadata.get("Name")  # `get`: a missing Name is None, not a warning
     return name if isinstance(name, str) and name else None
 
 
