@@ -26,13 +26,17 @@ FAKE_KEY = "sk-live-ABCDEFGHIJKLMNOPQRSTUVWX0123"
 def test_inventory_is_read_from_metadata_without_importing(dists: Dists) -> None:
     module = dists.provider("boom", "raise RuntimeError('imported too early')\n")
     rows = dists.inventory()
-    assert rows == (ProviderModuleSpec(provider="boom", module=module),)
+    distribution = f"{dists.prefix}-boom"
+    assert rows == (ProviderModuleSpec(provider="boom", module=module, distribution=distribution),)
     assert module not in sys.modules
 
 
 def test_core_declares_scripted_through_the_same_group() -> None:
     rows = entry_point_inventory(ENTRY_POINT_GROUP)
-    assert ProviderModuleSpec(provider="scripted", module="lionagi.service.scripted") in rows
+    scripted = ProviderModuleSpec(
+        provider="scripted", module="lionagi.service.scripted", distribution="lionagi-service-core"
+    )
+    assert scripted in rows
 
 
 def test_broken_import_is_isolated_and_redacted(dists: Dists) -> None:
@@ -76,10 +80,11 @@ def test_keyboard_interrupt_at_import_propagates(dists: Dists) -> None:
     assert catalog.published is None
 
 
-def test_system_exit_at_import_propagates(dists: Dists) -> None:
+def test_system_exit_at_import_is_an_import_error(dists: Dists) -> None:
     dists.provider("stop", "raise SystemExit(3)\n")
-    with pytest.raises(SystemExit):
-        dists.catalog().snapshot()
+    (diag,) = dists.catalog().snapshot().diagnostics
+    assert (diag.code, diag.cause_type) == ("import_error", "SystemExit")
+    assert "exit code 3" in diag.message
 
 
 @pytest.mark.parametrize(

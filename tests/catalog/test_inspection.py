@@ -117,13 +117,15 @@ def test_providers_command_reports_an_invalid_catalog(
     dists: Dists, default_catalog: ProviderCatalog, capsys: pytest.CaptureFixture[str]
 ) -> None:
     dists.provider("acme", "PROVIDER_SPECS = (api('acme', 'chat', provider_aliases=('acme',)),)\n")
-    assert providers_command(as_json=True) == 1
+    assert providers_command(as_json=True) == 5
     document = json.loads(capsys.readouterr().out)
     assert document["valid"] is False
-    assert document["providers"] == []
+    assert [(p["provider"], p["availability"]) for p in document["providers"]] == [
+        ("acme", "invalid")
+    ]
     assert [d["code"] for d in document["diagnostics"]] == ["self_alias"]
 
-    assert providers_command(as_json=False) == 1
+    assert providers_command(as_json=False) == 5
     out = capsys.readouterr().out
     assert "does not validate" in out
     assert "self_alias" in out

@@ -80,6 +80,7 @@ if TYPE_CHECKING:
     from ._catalog.policy import EffortMode as EffortMode
     from ._catalog.policy import ModelSpec as ModelSpec
     from ._catalog.policy import ProviderModelPolicy as ProviderModelPolicy
+    from ._catalog.projection import CatalogReport as CatalogReport
     from ._catalog.projection import EndpointCatalogItem as EndpointCatalogItem
     from ._catalog.projection import ProviderCatalogItem as ProviderCatalogItem
     from ._catalog.registry import EndpointRegistry as EndpointRegistry
@@ -140,6 +141,7 @@ _LAZY: dict[str, str] = {
     "AgenticTransport": "._transport.agentic",
     "AttemptPolicy": "._lifecycle.policy",
     "CatalogDiagnosticCode": "._base.diagnostics",
+    "CatalogReport": "._catalog.projection",
     "CatalogSnapshot": "._catalog.snapshot",
     "CatalogValidationError": "._base.errors",
     "ChunkType": "._base.chunk",

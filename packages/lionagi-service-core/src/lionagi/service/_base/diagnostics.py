@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["CatalogDiagnosticCode", "ProviderDiagnostic"]
+__all__ = ["CatalogDiagnosticCode", "DiagnosticDict", "ProviderDiagnostic"]
 
 CatalogDiagnosticCode = Literal[
     "empty_key",
@@ -21,12 +21,23 @@ CatalogDiagnosticCode = Literal[
     "provider_mismatch",
     "invalid_endpoint_config",
     "invalid_model_policy",
+    # Added by the catalog hardening (issue 9, item 14); see docs/decisions.md.
+    "duplicate_provider_module",
 ]
+
+DiagnosticDict = dict[str, str | list[str] | None]
+"""The JSON shape of one diagnostic (``ProviderDiagnostic.to_dict``)."""
 
 
 @dataclass(frozen=True, slots=True)
 class ProviderDiagnostic:
-    """One catalog problem, tied to the provider, endpoint, module and key it concerns."""
+    """One catalog problem, tied to the provider, endpoint, module and key it concerns.
+
+    ``distributions`` names the installed distribution(s) the problem comes from (sorted; empty
+    only for hand-built inventory rows) and ``fix`` says what to do about it, e.g. which
+    distribution to ``pip uninstall`` or reinstall: a provider key alone does not tell a user
+    which package put it there.
+    """
 
     code: CatalogDiagnosticCode
     provider: str
@@ -35,12 +46,14 @@ class ProviderDiagnostic:
     key: str | None
     message: str
     cause_type: str | None = None
+    distributions: tuple[str, ...] = ()
+    fix: str | None = None
 
     def sort_key(self) -> tuple[str, str, str, str]:
         """Order used for every published diagnostics list (ADR-0028 D5)."""
         return (self.provider, self.endpoint or "", self.code, self.key or "")
 
-    def to_dict(self) -> dict[str, str | None]:
+    def to_dict(self) -> DiagnosticDict:
         """Return the JSON projection used by inspection and the command line."""
         return {
             "code": self.code,
@@ -50,4 +63,6 @@ class ProviderDiagnostic:
             "key": self.key,
             "message": self.message,
             "cause_type": self.cause_type,
+            "distributions": list(self.distributions),
+            "fix": self.fix,
         }

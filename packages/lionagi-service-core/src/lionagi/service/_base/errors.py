@@ -126,7 +126,10 @@ class CatalogValidationError(ProviderCatalogError):
     def __init__(self, diagnostics: tuple[ProviderDiagnostic, ...]) -> None:
         self.diagnostics = diagnostics
         lines = [f"provider catalog failed validation ({len(diagnostics)} problem(s)):"]
-        lines += [f"  - [{d.code}] {d.message}" for d in diagnostics]
+        lines += [
+            f"  - [{d.code}] {d.message}" + (f" (fix: {d.fix})" if d.fix else "")
+            for d in diagnostics
+        ]
         super().__init__("\n".join(lines))
 
 
@@ -138,6 +141,7 @@ class ProviderUnavailable(ProviderCatalogError):
         self.diagnostic = diagnostic
         super().__init__(
             f"provider {provider!r} is installed but unavailable: {diagnostic.message}"
+            + (f" (fix: {diagnostic.fix})" if diagnostic.fix else "")
         )
 
 

@@ -1,7 +1,10 @@
 """Build one snapshot: collect every module, validate the whole set, then index it.
 
 Indexes are built only when validation found nothing but import errors; otherwise the build raises
-:class:`CatalogValidationError` with every diagnostic, sorted, and nothing is produced.
+:class:`CatalogValidationError` with every diagnostic, sorted, and nothing is produced. Rows whose
+ownership collides (one module from two distributions, one key with two modules) are not
+imported: the collision is reported once, without the echoes their specs would add. Every
+diagnostic names its distribution(s) and a fix (:mod:`.owners`).
 """
 
 from __future__ import annotations
@@ -12,8 +15,10 @@ from types import MappingProxyType
 
 from .._base.diagnostics import ProviderDiagnostic
 from .._base.errors import CatalogValidationError
-from .discovery import CollectedModule, collect_modules
-from .keys import canonical_endpoint_key, canonical_provider_key
+from .collisions import contested_rows
+from .discovery import collect_modules
+from .keys import canonical_endpoint_key
+from .owners import attribute
 from .policy_check import CheckedPolicies, validate_policies
 from .snapshot import CatalogEndpoint, CatalogProvider, CatalogSnapshot
 from .specs import ProviderModuleSpec
@@ -30,19 +35,18 @@ def sort_diagnostics(diags: Iterable[ProviderDiagnostic]) -> tuple[ProviderDiagn
 def build_snapshot(inventory: Iterable[ProviderModuleSpec]) -> CatalogSnapshot:
     """Import, validate and index ``inventory``; raise ``CatalogValidationError`` on any defect."""
     rows = tuple(inventory)
-    modules = collect_modules(rows)
+    modules = collect_modules(rows, skip=contested_rows(rows))
     diags, specs = validate_specs(modules)
     policy_diags, policies = validate_policies(modules, specs)
     diags.extend(policy_diags)
-    ordered = sort_diagnostics(diags)
+    ordered = sort_diagnostics(attribute(diags, rows))
     if any(d.code != "import_error" for d in ordered):
         raise CatalogValidationError(ordered)
-    return _index(rows, modules, specs, policies, ordered)
+    return _index(rows, specs, policies, ordered)
 
 
 def _index(
     rows: tuple[ProviderModuleSpec, ...],
-    modules: tuple[CollectedModule, ...],
     specs: tuple[ValidatedSpec, ...],
     policies: CheckedPolicies,
     diagnostics: tuple[ProviderDiagnostic, ...],
@@ -85,9 +89,8 @@ def _index(
         for alias in aliases:
             provider_index[alias] = provider
 
-    unavailable = {
-        canonical_provider_key(m.row.provider): m.error for m in modules if m.error is not None
-    }
+    # The attributed copies (distribution and fix filled in), not the collector's originals.
+    unavailable = {d.provider: d for d in diagnostics if d.code == "import_error"}
     return CatalogSnapshot(
         inventory=rows,
         providers=MappingProxyType(providers),

@@ -1,8 +1,11 @@
 """Catalog-wide uniqueness rules (ADR-0028 D2): checked over every collected spec at once.
 
 * One key identifies exactly one canonical provider: inventory names, provider names and
-  provider aliases share one global key space (``duplicate_provider_key``); one distribution per
+  provider aliases share one global key space (``duplicate_provider_key``); one module per
   provider key.
+* One distribution per provider module (``duplicate_provider_module``): two distributions that
+  ship the same module overwrite each other's files, whatever entry names they use.
+* Every collision is reported once, naming every provider and distribution involved.
 * Endpoint names and aliases share one key space per provider (``duplicate_endpoint_key``).
 * Every spec of a provider declares the same canonical provider-alias set
   (``inconsistent_provider_aliases``); registration order never picks a winner.
@@ -13,15 +16,21 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .._base.diagnostics import ProviderDiagnostic
 from .diagnose import diagnostic
 from .discovery import CollectedModule
 from .keys import canonical_endpoint_key, canonical_provider_key
+from .specs import ProviderModuleSpec
 
-__all__ = ["canon_text", "collision_diagnostics", "inventory_diagnostics"]
+__all__ = [
+    "canon_text",
+    "collision_diagnostics",
+    "contested_rows",
+    "inventory_diagnostics",
+]
 
 
 def canon_text(value: object, canon: Callable[[str], str]) -> str:
@@ -32,14 +41,48 @@ def canon_text(value: object, canon: Callable[[str], str]) -> str:
 # -- inventory ------------------------------------------------------------------------------------
 
 
-def inventory_diagnostics(modules: tuple[CollectedModule, ...]) -> list[ProviderDiagnostic]:
-    """Empty entry-point names and provider keys installed by more than one module."""
-    out: list[ProviderDiagnostic] = []
-    by_provider: dict[str, set[str]] = defaultdict(set)
-    for collected in modules:
-        row = collected.row
+def _shown(row: ProviderModuleSpec) -> str:
+    return row.distribution or f"<inventory row for {row.module}>"
+
+
+def _module_groups(rows: Iterable[ProviderModuleSpec]) -> dict[str, list[ProviderModuleSpec]]:
+    """Modules shipped by more than one distribution (hand-built rows name no distribution)."""
+    groups: dict[str, list[ProviderModuleSpec]] = defaultdict(list)
+    for row in rows:
+        if row.distribution is not None:
+            groups[row.module].append(row)
+    return {m: rs for m, rs in groups.items() if len({r.distribution for r in rs}) > 1}
+
+
+def _key_groups(rows: Iterable[ProviderModuleSpec]) -> dict[str, list[ProviderModuleSpec]]:
+    """Provider keys declared with more than one module (by any number of distributions)."""
+    groups: dict[str, list[ProviderModuleSpec]] = defaultdict(list)
+    for row in rows:
         key = canonical_provider_key(row.provider)
-        if not key:
+        if key:
+            groups[key].append(row)
+    return {k: rs for k, rs in groups.items() if len({r.module for r in rs}) > 1}
+
+
+def contested_rows(rows: Iterable[ProviderModuleSpec]) -> frozenset[ProviderModuleSpec]:
+    """Rows whose ownership collides; the build reports the collision and imports none of them."""
+    rows = tuple(rows)
+    contested: set[ProviderModuleSpec] = set()
+    for group in (*_module_groups(rows).values(), *_key_groups(rows).values()):
+        contested.update(group)
+    return frozenset(contested)
+
+
+def inventory_diagnostics(rows: Iterable[ProviderModuleSpec]) -> list[ProviderDiagnostic]:
+    """Empty entry-point names, modules shipped by two distributions, keys with two modules.
+
+    Each collision is one diagnostic naming every distribution involved, whatever the number of
+    owners.
+    """
+    rows = tuple(rows)
+    out: list[ProviderDiagnostic] = []
+    for row in rows:
+        if not canonical_provider_key(row.provider):
             out.append(
                 diagnostic(
                     "empty_key",
@@ -49,20 +92,45 @@ def inventory_diagnostics(modules: tuple[CollectedModule, ...]) -> list[Provider
                     key=row.provider,
                 )
             )
-            continue
-        by_provider[key].add(row.module)
-    for provider, found in sorted(by_provider.items()):
-        if len(found) > 1:
-            out.append(
-                diagnostic(
-                    "duplicate_provider_key",
-                    provider,
-                    f"provider {provider!r} is installed by more than one module: "
-                    f"{', '.join(sorted(found))}; uninstall all but one distribution",
-                    key=provider,
-                )
+    for module, group in sorted(_module_groups(rows).items()):
+        group.sort(key=lambda r: (r.distribution or "", canonical_provider_key(r.provider)))
+        dists = sorted({r.distribution for r in group if r.distribution is not None})
+        claims = ", ".join(
+            f"{r.distribution} (as provider {canonical_provider_key(r.provider)!r})" for r in group
+        )
+        out.append(
+            diagnostic(
+                "duplicate_provider_module",
+                min(canonical_provider_key(r.provider) for r in group),
+                f"module {module} is shipped by more than one distribution: {claims}; "
+                "they install the same files, so uninstalling one deletes the other's module",
+                module=module,
+                key=module,
+                distributions=tuple(dists),
+                fix=f"pip uninstall {' '.join(dists)}, then reinstall only the one you want",
             )
+        )
+    for provider, group in sorted(_key_groups(rows).items()):
+        group.sort(key=lambda r: (r.module, r.distribution or ""))
+        claims = ", ".join(f"{_shown(r)} (module {r.module})" for r in group)
+        dists = sorted({r.distribution for r in group if r.distribution is not None})
+        out.append(
+            diagnostic(
+                "duplicate_provider_key",
+                provider,
+                f"provider {provider!r} is installed by more than one module: {claims}",
+                key=provider,
+                distributions=tuple(dists),
+                fix=_keep_one(dists),
+            )
+        )
     return out
+
+
+def _keep_one(dists: list[str]) -> str | None:
+    if len(dists) > 1:
+        return f"pip uninstall all but one of: {', '.join(dists)}"
+    return None  # one (or no) distribution: the default per-distribution fix applies
 
 
 # -- whole catalog --------------------------------------------------------------------------------
@@ -76,10 +144,14 @@ def collision_diagnostics(modules: tuple[CollectedModule, ...]) -> list[Provider
     endpoint_claims: dict[tuple[str, str], list[str]] = defaultdict(list)
     classes: dict[int, list[tuple[str, str, type[Any]]]] = defaultdict(list)
 
+    dists_of: dict[str, set[str]] = defaultdict(set)
+
     for collected in modules:
         row_key = canonical_provider_key(collected.row.provider)
         if row_key:
             provider_claims[row_key].add(row_key)
+            if collected.row.distribution is not None:
+                dists_of[row_key].add(collected.row.distribution)
         for spec in collected.specs:
             provider = canon_text(spec.provider, canonical_provider_key)
             key = canon_text(spec.endpoint, canonical_endpoint_key)
@@ -112,15 +184,19 @@ def collision_diagnostics(modules: tuple[CollectedModule, ...]) -> list[Provider
             )
     for key, owners in sorted(provider_claims.items()):
         if len(owners) > 1:
-            for owner in sorted(owners):
-                out.append(
-                    diagnostic(
-                        "duplicate_provider_key",
-                        owner,
-                        f"provider key {key!r} is claimed by providers {', '.join(sorted(owners))}",
-                        key=key,
-                    )
+            claimants = sorted(owners)
+            dists = _distributions_of(claimants, dists_of)
+            out.append(
+                diagnostic(
+                    "duplicate_provider_key",
+                    claimants[0],
+                    f"provider key {key!r} is claimed by providers {', '.join(claimants)}"
+                    f"{_from(dists)}",
+                    key=key,
+                    distributions=dists,
+                    fix=_keep_one(list(dists)),
                 )
+            )
     for (provider, key), endpoints in sorted(endpoint_claims.items()):
         if len(endpoints) > 1:
             out.append(
@@ -135,21 +211,31 @@ def collision_diagnostics(modules: tuple[CollectedModule, ...]) -> list[Provider
             )
     for uses in classes.values():
         if len(uses) > 1:
+            uses.sort(key=lambda u: u[:2])
             cls = uses[0][2]
-            where_used = ", ".join(f"{p}/{e}" for p, e, _ in sorted(uses, key=lambda u: u[:2]))
-            for provider, key, _ in uses:
-                out.append(
-                    diagnostic(
-                        "invalid_endpoint_class",
-                        provider,
-                        f"class {cls.__module__}.{cls.__qualname__} is registered more than "
-                        f"once ({where_used}); give each endpoint its own subclass",
-                        endpoint=key or None,
-                        key="endpoint_class",
-                    )
+            where_used = ", ".join(f"{p}/{e}" for p, e, _ in uses)
+            dists = _distributions_of([p for p, _, _ in uses], dists_of)
+            out.append(
+                diagnostic(
+                    "invalid_endpoint_class",
+                    uses[0][0],
+                    f"class {cls.__module__}.{cls.__qualname__} is registered more than "
+                    f"once ({where_used}){_from(dists)}; give each endpoint its own subclass",
+                    endpoint=uses[0][1] or None,
+                    key="endpoint_class",
+                    distributions=dists,
                 )
+            )
 
     return out
+
+
+def _distributions_of(providers: Iterable[str], dists_of: dict[str, set[str]]) -> tuple[str, ...]:
+    return tuple(sorted({d for p in providers for d in dists_of.get(p, ())}))
+
+
+def _from(dists: tuple[str, ...]) -> str:
+    return f" (installed by {', '.join(dists)})" if dists else ""
 
 
 def _alias_keys(aliases: object, canon: Callable[[str], str], name: str) -> set[str]:

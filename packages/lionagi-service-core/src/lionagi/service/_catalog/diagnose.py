@@ -5,7 +5,7 @@ from __future__ import annotations
 from .._base.diagnostics import CatalogDiagnosticCode, ProviderDiagnostic
 from .._base.secrets import bounded, redact
 
-__all__ = ["MESSAGE_LIMIT", "describe_exception", "diagnostic"]
+__all__ = ["MESSAGE_LIMIT", "describe_exception", "diagnostic", "sanitize_fix"]
 
 MESSAGE_LIMIT = 500
 """Longest exception text kept in a diagnostic; tracebacks and bodies stay out of inspection."""
@@ -30,8 +30,10 @@ def diagnostic(
     module: str | None = None,
     key: str | None = None,
     cause_type: str | None = None,
+    distributions: tuple[str, ...] = (),
+    fix: str | None = None,
 ) -> ProviderDiagnostic:
-    """Build a diagnostic; ``message`` is redacted and bounded once more as a last guard."""
+    """Build a diagnostic; ``message`` and ``fix`` are redacted and bounded as a last guard."""
     return ProviderDiagnostic(
         code=code,
         provider=provider,
@@ -40,4 +42,11 @@ def diagnostic(
         key=key,
         message=bounded(redact(message), MESSAGE_LIMIT * 2),
         cause_type=cause_type,
+        distributions=tuple(sorted(set(distributions))),
+        fix=sanitize_fix(fix),
     )
+
+
+def sanitize_fix(fix: str | None) -> str | None:
+    """Redact and bound a fix text the same way as a message (it names installed packages)."""
+    return None if fix is None else bounded(redact(fix), MESSAGE_LIMIT)

@@ -27,16 +27,23 @@ building them is expensive.
 Failure rules. Any ``Exception`` raised while importing the module or reading those attributes,
 a missing or empty ``PROVIDER_SPECS``, or a value that is not a tuple (or list) of the record
 type, becomes one ``import_error`` diagnostic: that provider is *unavailable*, the others still
-publish, and selecting it raises ``ProviderUnavailable``. ``BaseException`` signals
-(``KeyboardInterrupt``, ``SystemExit``, cancellation) propagate. Once records are obtained, any
-invalid record or key collision fails the *whole* catalog (``CatalogValidationError``): serving a
-subset could silently move an alias to another owner.
+publish, and selecting it raises ``ProviderUnavailable``. So do ``SystemExit`` (a module calling
+``sys.exit(n)`` at import must not end every command with status ``n``) and ``GeneratorExit``:
+neither is control flow of the process doing the import. Only ``KeyboardInterrupt`` and
+cancellation (``asyncio.CancelledError``, ``trio.Cancelled``) propagate: those are requests from
+the user or the event loop to stop, which the catalog has no right to absorb. Once records are
+obtained, any invalid record or key collision fails the *whole* catalog
+(``CatalogValidationError``): serving a subset could silently move an alias to another owner.
+
+Each inventory row carries the distribution that declared it, so two distributions shipping the
+same module (or the same provider key) are two rows and a collision, never one merged row.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterable
+import sys
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -73,18 +80,44 @@ class CollectedModule:
 
 
 def entry_point_inventory(group: str = ENTRY_POINT_GROUP) -> tuple[ProviderModuleSpec, ...]:
-    """Read ``(provider, module)`` rows from installed metadata; no provider module is imported."""
+    """Read ``(provider, module, distribution)`` rows from installed metadata; import nothing.
+
+    Only rows equal in all three fields are merged (a repeated line in one distribution's
+    metadata); the same module or key from two distributions stays two rows for validation.
+    """
     from importlib.metadata import entry_points  # deferred: keeps `import lionagi.service` cheap
 
     rows = {
-        ProviderModuleSpec(provider=ep.name, module=ep.value) for ep in entry_points(group=group)
+        ProviderModuleSpec(provider=ep.name, module=ep.value, distribution=_distribution(ep))
+        for ep in entry_points(group=group)
     }
-    return tuple(sorted(rows, key=lambda r: (canonical_provider_key(r.provider), r.module)))
+    return tuple(
+        sorted(
+            rows,
+            key=lambda r: (canonical_provider_key(r.provider), r.module, r.distribution or ""),
+        )
+    )
 
 
-def collect_modules(rows: Iterable[ProviderModuleSpec]) -> tuple[CollectedModule, ...]:
-    """Import every row's module and read its records; nothing is validated yet."""
-    return tuple(_collect(row) for row in rows)
+def _distribution(ep: Any) -> str | None:
+    """The declaring distribution's metadata name, or ``None`` when the metadata has none."""
+    dist = getattr(ep, "dist", None)
+    if dist is None:
+        return None
+    name = dist.metadata.get("Name")  # `get`: a missing Name is None, not a warning
+    return name if isinstance(name, str) and name else None
+
+
+def collect_modules(
+    rows: Iterable[ProviderModuleSpec], *, skip: Collection[ProviderModuleSpec] = ()
+) -> tuple[CollectedModule, ...]:
+    """Import every row's module and read its records; nothing is validated yet.
+
+    Rows in ``skip`` are kept without being imported: their ownership is already contested
+    (:func:`.collisions.contested_rows`), so importing them could only add noise to that one
+    collision, or run the code of a distribution the user is about to remove.
+    """
+    return tuple(CollectedModule(row=row) if row in skip else _collect(row) for row in rows)
 
 
 def _collect(row: ProviderModuleSpec) -> CollectedModule:
@@ -106,6 +139,18 @@ def _collect(row: ProviderModuleSpec) -> CollectedModule:
         return unavailable(
             f"importing {row.module} failed: {describe_exception(exc)}", type(exc).__name__
         )
+    except SystemExit as exc:
+        return unavailable(
+            f"importing {row.module} raised SystemExit with exit code {exc.code!r}; "
+            "a provider module must not exit the process at import time",
+            "SystemExit",
+        )
+    except BaseException as exc:
+        if _is_stop_request(exc):
+            raise
+        return unavailable(
+            f"importing {row.module} raised {describe_exception(exc)}", type(exc).__name__
+        )
     if raw_specs is None:
         return unavailable(f"module {row.module} does not define PROVIDER_SPECS", "AttributeError")
     specs = _records(raw_specs, ProviderEndpointSpec)
@@ -125,6 +170,21 @@ def _collect(row: ProviderModuleSpec) -> CollectedModule:
             "TypeError",
         )
     return CollectedModule(row=row, specs=specs, policies=policies)
+
+
+def _is_stop_request(exc: BaseException) -> bool:
+    """``KeyboardInterrupt`` or an event loop's cancellation: the only signals that propagate.
+
+    The cancellation classes are looked up in ``sys.modules`` instead of imported: if asyncio or
+    trio is not loaded, no exception of theirs can exist, and the catalog stays cheap to import.
+    """
+    if isinstance(exc, KeyboardInterrupt):
+        return True
+    for module_name, attribute in (("asyncio", "CancelledError"), ("trio", "Cancelled")):
+        cancelled = getattr(sys.modules.get(module_name), attribute, None)
+        if isinstance(cancelled, type) and isinstance(exc, cancelled):
+            return True
+    return False
 
 
 def _records(value: Any, record: type[_T]) -> tuple[_T, ...] | None:

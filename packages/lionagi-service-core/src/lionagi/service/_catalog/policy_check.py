@@ -63,6 +63,10 @@ def validate_policies(
     """Check every policy; return diagnostics and the frozen policies that passed."""
     modules = tuple(modules)
     owners = _provider_owners(modules)
+    dists_of: dict[str, set[str]] = defaultdict(set)
+    for collected in modules:
+        if collected.row.distribution is not None:
+            dists_of[canonical_provider_key(collected.row.provider)].add(collected.row.distribution)
     request_models: dict[str, list[type[BaseModel]]] = defaultdict(list)
     for item in specs:
         if item.spec.endpoint_type is EndpointType.AGENTIC and item.request_model is not None:
@@ -91,16 +95,17 @@ def validate_policies(
     index: dict[str, ModelAlias] = {}
     for alias, claims in sorted(alias_claims.items()):
         if len(claims) > 1:
-            for provider in sorted({p for p, _ in claims}):
-                diags.append(
-                    diagnostic(
-                        "invalid_model_policy",
-                        provider,
-                        f"model alias {alias!r} is declared "
-                        f"{len(claims)} times (by {', '.join(sorted(p for p, _ in claims))})",
-                        key=alias,
-                    )
+            claimants = sorted({p for p, _ in claims})
+            diags.append(  # one collision, one diagnostic, whatever the number of owners
+                diagnostic(
+                    "invalid_model_policy",
+                    claimants[0],
+                    f"model alias {alias!r} is declared "
+                    f"{len(claims)} times (by {', '.join(sorted(p for p, _ in claims))})",
+                    key=alias,
+                    distributions=tuple(d for p in claimants for d in dists_of.get(p, ())),
                 )
+            )
             continue
         provider, target = claims[0]
         index[alias] = ModelAlias(provider=provider, target=target)

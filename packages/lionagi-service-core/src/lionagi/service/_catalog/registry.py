@@ -22,7 +22,7 @@ from .discovery import InventorySource, entry_point_inventory
 from .match import match_in
 from .model_parse import parse_in
 from .policy import ModelSpec
-from .projection import ProviderCatalogItem, project
+from .projection import CatalogReport, ProviderCatalogItem, project, project_inventory
 from .snapshot import CatalogSnapshot
 from .specs import ProviderModuleSpec
 
@@ -49,6 +49,7 @@ class ProviderCatalog:
         self._lock = threading.Lock()
         self._snapshot: CatalogSnapshot | None = None
         self._failure: tuple[ProviderDiagnostic, ...] | None = None
+        self._failed_inventory: tuple[ProviderModuleSpec, ...] = ()
         self._builder: int | None = None
 
     # -- snapshot ---------------------------------------------------------------------------------
@@ -96,11 +97,14 @@ class ProviderCatalog:
         from .build import build_snapshot
 
         self._builder = threading.get_ident()
+        rows: tuple[ProviderModuleSpec, ...] = ()
         try:
-            snapshot = build_snapshot(source())
+            rows = tuple(source())
+            snapshot = build_snapshot(rows)
         except CatalogValidationError as exc:
             if self._snapshot is None:
                 self._failure = exc.diagnostics
+                self._failed_inventory = rows
             raise
         finally:
             self._builder = None
@@ -113,6 +117,7 @@ class ProviderCatalog:
             entry.endpoint_class._ENDPOINT_META = entry.meta
         self._snapshot = snapshot  # the single assignment readers observe
         self._failure = None
+        self._failed_inventory = ()
         if previous is not None:
             current = {id(e.endpoint_class) for e in snapshot.endpoints()}
             for entry in previous.endpoints():
@@ -144,6 +149,29 @@ class ProviderCatalog:
     def list_providers(self) -> list[ProviderCatalogItem]:
         """The inspection projection of the published snapshot."""
         return project(self.snapshot())
+
+    def inspect(self) -> CatalogReport:
+        """What is installed and whether it validates; never raises ``CatalogValidationError``.
+
+        A valid catalog reports :meth:`list_providers`. An invalid one still lists every
+        installed inventory row (with its distribution and the diagnostics that concern it), so
+        a user can see what to uninstall; nothing in it is selectable.
+        """
+        try:
+            snapshot = self.snapshot()
+        except CatalogValidationError as exc:
+            with self._lock:
+                rows = self._failed_inventory
+            return CatalogReport(
+                valid=False,
+                providers=project_inventory(rows, exc.diagnostics),
+                diagnostics=[d.to_dict() for d in exc.diagnostics],
+            )
+        return CatalogReport(
+            valid=True,
+            providers=project(snapshot),
+            diagnostics=[d.to_dict() for d in snapshot.diagnostics],
+        )
 
     def parse_model_spec(
         self, spec: str, *, yolo: bool = False, bypass: bool = False, fast: bool = False
@@ -200,6 +228,11 @@ class EndpointRegistry:
     def list_providers(cls) -> list[ProviderCatalogItem]:
         """One typed row per installed provider, sorted; no secrets, no request defaults."""
         return cls._catalog.list_providers()
+
+    @classmethod
+    def inspect(cls) -> CatalogReport:
+        """Installed rows and diagnostics, also when the catalog is invalid (never raises it)."""
+        return cls._catalog.inspect()
 
     @classmethod
     def parse_model_spec(

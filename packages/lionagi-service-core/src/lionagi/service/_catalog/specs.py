@@ -2,7 +2,8 @@
 
 A provider module builds :class:`ProviderEndpointSpec` values by keyword; the catalog validates the
 whole set before any of it becomes resolvable. :class:`ProviderModuleSpec` is one inventory row:
-the provider key an installed distribution claims and the module that must supply its specs.
+the provider key an installed distribution claims, the module that must supply its specs, and the
+distribution that declared it (so a diagnostic can name what to uninstall or reinstall).
 """
 
 from __future__ import annotations
@@ -47,7 +48,14 @@ class ProviderEndpointSpec:
 
 @dataclass(frozen=True, slots=True)
 class ProviderModuleSpec:
-    """One inventory row: ``provider`` is the key the module must register under."""
+    """One inventory row: ``provider`` is the key the module must register under.
+
+    ``distribution`` is the installed distribution whose entry point declared the row (its
+    metadata ``Name``); ``None`` for rows built by hand, e.g. ``refresh(inventory=...)``. It takes
+    part in equality: the same ``(provider, module)`` declared by two distributions is two rows,
+    which is what lets the catalog see that they collide.
+    """
 
     provider: str
     module: str
+    distribution: str | None = None

@@ -68,7 +68,7 @@ def validate_specs(
     for collected in modules:
         if collected.error is not None:
             ctx.add(collected.error)
-    ctx.diagnostics.extend(inventory_diagnostics(modules))
+    ctx.diagnostics.extend(inventory_diagnostics(m.row for m in modules))
     validated: list[ValidatedSpec] = []
     for collected in modules:
         row_provider = canonical_provider_key(collected.row.provider)

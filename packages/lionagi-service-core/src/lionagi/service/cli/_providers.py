@@ -1,86 +1,97 @@
 """``lionagi-service providers``: show the installed catalog and whether it validates.
 
-Exit status: 0 when the catalog validates, 1 when it does not (every diagnostic is printed), and
-with ``strict=True`` also 1 when any installed provider is unavailable (for CI).
+Exit status: 0 when the catalog validates, 5 when it does not (the command line's code for an
+invalid catalog; every installed row and every diagnostic is still printed, each diagnostic with
+the distribution(s) behind it and a fix), and with ``strict=True`` 1 when any installed provider
+is unavailable (for CI).
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
-from .._base.diagnostics import ProviderDiagnostic
-from .._base.errors import CatalogValidationError
-from .._catalog.projection import ProviderCatalogItem, project
+from .._catalog.projection import CatalogReport, ProviderCatalogItem
 from .._catalog.registry import EndpointRegistry
 
-__all__ = ["providers_command"]
+if TYPE_CHECKING:
+    from rich.table import Table
+
+__all__ = ["CATALOG_INVALID", "providers_command"]
+
+CATALOG_INVALID = 5
+"""Same code ``chat`` uses for ``CatalogValidationError`` (see ``lionagi.service.cli``)."""
 
 
 def providers_command(*, as_json: bool, strict: bool = False) -> int:
     """Print the provider table (or JSON) and return the process exit status."""
-    try:
-        snapshot = EndpointRegistry.snapshot()
-    except CatalogValidationError as exc:
-        valid, items, diagnostics = False, [], exc.diagnostics
-    else:
-        valid, items, diagnostics = True, project(snapshot), snapshot.diagnostics
+    report = EndpointRegistry.inspect()
     if as_json:
-        document: dict[str, Any] = {
-            "valid": valid,
-            "providers": items,
-            "diagnostics": [d.to_dict() for d in diagnostics],
-        }
-        print(json.dumps(document, indent=2))
+        print(json.dumps(report, indent=2))
     else:
-        _print_table(valid, items, diagnostics)
-    if not valid:
-        return 1
-    if strict and any(item["availability"] != "available" for item in items):
+        _print_tables(report)
+    if not report["valid"]:
+        return CATALOG_INVALID
+    if strict and any(item["availability"] != "available" for item in report["providers"]):
         return 1
     return 0
 
 
-def _print_table(
-    valid: bool, items: list[ProviderCatalogItem], diagnostics: tuple[ProviderDiagnostic, ...]
-) -> None:
+def _print_tables(report: CatalogReport) -> None:
     from rich.console import Console
-    from rich.table import Table
     from rich.text import Text
 
     console = Console(soft_wrap=True)
-    if not valid:
-        table = Table(title="provider catalog does not validate", title_style="bold red")
-        for column in ("provider", "endpoint", "code", "key", "message"):
-            table.add_column(column, overflow="fold")
-        for d in diagnostics:
-            table.add_row(
-                Text(d.provider),
-                Text(d.endpoint or ""),
-                Text(d.code),
-                Text(d.key or ""),
-                Text(d.message),
-            )
-        console.print(table)
+    items = report["providers"]
+    if not items:
+        console.print("no providers installed; install a lionagi-provider-* distribution")
+    else:
+        console.print(_provider_table(items, valid=report["valid"]))
+    if report["valid"]:
         return
-    table = Table(title="installed providers")
-    for column in ("provider", "aliases", "availability", "endpoints", "diagnostics"):
+    # One block per diagnostic rather than a table: messages and fixes are long, and a folded
+    # cell would split the very package name the user has to copy.
+    console.print(Text("provider catalog does not validate", style="bold red"))
+    for d in report["diagnostics"]:
+        where = "/".join(str(part) for part in (d["provider"], d["endpoint"]) if part)
+        console.print(Text(f"[{d['code']}] {where or '<no provider>'}: {d['message']}"))
+        if d["distributions"]:
+            console.print(Text(f"    distributions: {', '.join(d['distributions'])}"))
+        if d["fix"]:
+            console.print(Text(f"    fix: {d['fix']}"))
+
+
+def _provider_table(items: list[ProviderCatalogItem], *, valid: bool) -> Table:
+    """Installed rows; an invalid catalog has no aliases or endpoints to show, only who is there."""
+    from rich.table import Table
+    from rich.text import Text
+
+    title = "installed providers" if valid else "installed providers (none selectable)"
+    table = Table(title=title)
+    columns = ("provider (distribution)", "aliases", "availability", "endpoints", "diagnostics")
+    for column in columns if valid else ("provider (distribution)", "availability"):
         table.add_column(column, overflow="fold")
     for item in items:
+        style = "green" if item["availability"] == "available" else "red"
+        name = Text(item["provider"])
+        if item["distribution"]:
+            name.append(f"\n({item['distribution']})", style="dim")
+        if not valid:
+            table.add_row(name, Text(item["availability"], style=style))
+            continue
         endpoints = "\n".join(
             f"{e['endpoint']} ({', '.join(e['aliases'])})" if e["aliases"] else e["endpoint"]
             for e in item["endpoints"]
         )
-        problems = "\n".join(f"{d['code']}: {d['message']}" for d in item["diagnostics"])
-        style = "green" if item["availability"] == "available" else "red"
+        problems = "\n".join(
+            f"{d['code']}: {d['message']}" + (f" (fix: {d['fix']})" if d["fix"] else "")
+            for d in item["diagnostics"]
+        )
         table.add_row(
-            Text(item["provider"]),
+            name,
             Text(", ".join(item["aliases"])),
             Text(item["availability"], style=style),
             Text(endpoints),
             Text(problems),
         )
-    if not items:
-        console.print("no providers installed; install a lionagi-provider-* distribution")
-        return
-    console.print(table)
+    return table
