@@ -149,12 +149,19 @@ class SSEFramer:
 
 
 class NDJSONFramer:
-    """Newline-delimited JSON, decoded per complete line; blank lines are skipped."""
+    """Newline-delimited JSON, decoded per complete line; blank lines are skipped.
 
-    __slots__ = ("_rest", "_secrets")
+    A line still waiting for its newline is kept as a list of the blocks that carried it plus a
+    running length, and only each new block is searched for a newline: a long line costs linear
+    time (joined once, when it ends), and one over :data:`MAX_EVENT_CHARS` is refused on the
+    block that crosses the limit instead of after it was buffered whole.
+    """
+
+    __slots__ = ("_pending", "_pending_chars", "_secrets")
 
     def __init__(self, secrets: tuple[str, ...] = ()) -> None:
-        self._rest = ""
+        self._pending: list[str] = []  # the unfinished line, in the pieces it arrived in
+        self._pending_chars = 0
         self._secrets = secrets
 
     def _decode(self, lines: Iterable[str], out: list[Any]) -> None:
@@ -168,17 +175,44 @@ class NDJSONFramer:
 
     def feed(self, text: str) -> list[Any]:
         """Events completed by ``text`` (already decoded: each block is decoded once)."""
-        lines = (self._rest + text).split("\n") if self._rest else text.split("\n")
-        self._rest = lines.pop()
-        if len(self._rest) > MAX_EVENT_CHARS:
-            raise _too_large("an NDJSON line")
+        pending = self._pending
+        if pending:
+            cut = text.find("\n")
+            if cut == -1:  # the line goes on: keep the piece, never re-join or re-scan
+                self._grow(text)
+                return []
+            if self._pending_chars + cut > MAX_EVENT_CHARS:
+                self._reset()
+                raise _too_large("an NDJSON line")
+            pending.append(text[:cut])
+            first = "".join(pending)
+            self._reset()
+            lines = text[cut + 1 :].split("\n")
+            lines[0:0] = (first,)
+        else:
+            lines = text.split("\n")
+        rest = lines.pop()
+        if rest:
+            self._grow(rest)
         out: list[Any] = []
         self._decode(lines, out)
         return out
 
+    def _grow(self, piece: str) -> None:
+        self._pending.append(piece)
+        self._pending_chars += len(piece)
+        if self._pending_chars > MAX_EVENT_CHARS:
+            self._reset()
+            raise _too_large("an NDJSON line")
+
+    def _reset(self) -> None:
+        self._pending = []
+        self._pending_chars = 0
+
     def flush(self) -> list[Any]:
         """The last line when the body does not end with a newline."""
-        rest, self._rest = self._rest, ""
+        rest = "".join(self._pending)
+        self._reset()
         out: list[Any] = []
         self._decode((rest,), out)
         return out
