@@ -151,7 +151,7 @@ async def test_utf16_call_body_is_refused_even_when_declared(serve, make_endpoin
         await make_endpoint(server.base_url).call({"model": "m", "messages": []})
 
 
-# --- item 5: the one-shot body cap -----------------------------------------------------------------
+# --- item 5: the one-shot body cap ---------------------------------------------------------------
 
 
 def test_max_response_bytes_default_and_validation() -> None:

@@ -3,8 +3,9 @@
 Agentic CLIs print one JSON object per line, but a pipe read can end anywhere, some producers
 write several objects with no separator (``{"a":1}{"b":2}``) and some pretty-print a value over
 several lines. The framer decodes each block once (strict incremental UTF-8, the policy of
-``_transport.utf8``, so a character split across reads is kept) and scans the text with the C JSON scanner, so per-event Python work stays
-one ``raw_decode`` call (PERF_ANCHORS: frame per block, never per byte or per ``readline``).
+``_transport.utf8``, so a character split across reads is kept) and scans the text with the C
+JSON scanner, so per-event Python work stays one ``raw_decode`` call (PERF_ANCHORS: frame per
+block, never per byte or per ``readline``).
 
 Rules:
 
