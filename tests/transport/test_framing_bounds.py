@@ -66,3 +66,16 @@ def test_ndjson_unterminated_growth_is_refused_at_the_crossing_piece() -> None:
         assert framer.feed("z" * step) == []
     with pytest.raises(ProviderProtocolError, match="without ending"):
         framer.feed("z")
+
+
+def test_sse_event_of_many_data_lines_is_bounded() -> None:
+    """The running event size counts data lines too, not only the unfinished line."""
+    framer = SSEFramer()
+    block = "data: " + "d" * 1000 + "\n"
+    blocks = block * 1024  # ~1 MiB of data lines, none dispatched
+    with pytest.raises(ProviderProtocolError, match="SSE event exceeded"):
+        for _ in range(MAX_EVENT_CHARS // len(blocks) + 2):
+            framer.feed(blocks)
+    fresh = SSEFramer()  # a dispatched event resets the count: 20 MiB in 1 MiB events is fine
+    event = 'data: {"t": "' + "e" * (1024 * 1024) + '"}\n\n'
+    assert sum(len(fresh.feed(event)) for _ in range(20)) == 20
