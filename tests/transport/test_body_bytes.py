@@ -90,6 +90,19 @@ def _split_inside_characters(data: bytes) -> list[bytes]:
     return [p for p in pieces if p]
 
 
+def test_decoder_is_split_invariant() -> None:
+    from lionagi.service._transport.utf8 import Utf8Decoder
+
+    data = "\ufeff".encode() + TEXT.encode()
+    for cut in range(len(data) + 1):
+        for second in range(cut, len(data) + 1):
+            decoder = Utf8Decoder("test")
+            parts = (data[:cut], data[cut:second], data[second:])
+            text = "".join(decoder.decode(p) for p in parts)
+            decoder.finish()
+            assert text == TEXT, (cut, second)
+
+
 async def test_characters_split_across_network_reads_are_reassembled(serve, make_endpoint, wire):
     body = b"\xef\xbb\xbf" + sse(delta(TEXT)) + sse(delta("", "stop")) + b"data: [DONE]\n\n"
 
