@@ -126,3 +126,11 @@ async def test_resumable_session_is_serialized_only_when_confirmed(resumable):
         pass
     assert model.to_dict()["session_id"] == "s-7"
     await model.close()
+
+
+async def test_round_trip_keeps_the_response_body_cap(compatible):
+    model = iModel(**compatible, max_response_bytes=123_456)
+    restored = iModel.from_dict(json.loads(json.dumps(model.to_dict())))
+    assert restored.endpoint.config.max_response_bytes == 123_456
+    await model.close()
+    await restored.close()

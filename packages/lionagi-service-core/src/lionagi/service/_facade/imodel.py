@@ -43,6 +43,7 @@ _RESTORED_FIELDS = (
     "base_url",
     "timeout",
     "max_retries",
+    "max_response_bytes",
     "allow_local_network",
     "default_headers",
     "params",

@@ -24,13 +24,25 @@ from pydantic import (
 from .._base.errors import EndpointConfigurationError
 from .._base.secrets import REDACTED
 
-__all__ = ["AuthType", "EndpointConfig"]
+__all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "AuthType", "EndpointConfig"]
 
 AuthType = Literal["bearer", "x-api-key", "none"]
 
+DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+"""Default cap on one successful one-shot response body, counted after content decoding.
+
+Far above a chat completion or a batch of embeddings in base64; a body past it is a runaway or
+hostile server, and buffering it would cost several times its size once decoded into objects.
+"""
+
 
 class EndpointConfig(BaseModel):
-    """Settings for one endpoint. Construct with keywords; every key must be a declared field."""
+    """Settings for one endpoint. Construct with keywords; every key must be a declared field.
+
+    ``max_response_bytes`` caps a successful one-shot (:meth:`Endpoint.call`) body, counted after
+    content decoding; a larger body (or a larger ``Content-Length``) is a ProviderProtocolError.
+    Error bodies (64 KiB) and stream events (16 MiB) have their own fixed bounds.
+    """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
@@ -48,6 +60,7 @@ class EndpointConfig(BaseModel):
     api_key: SecretStr | None = Field(default=None, exclude=True, repr=False)
     api_key_env: str | None = None
     timeout: float = Field(default=300.0, gt=0)
+    max_response_bytes: int = Field(default=DEFAULT_MAX_RESPONSE_BYTES, gt=0, strict=True)
     max_retries: int = Field(default=3, ge=1)
     openai_compatible: bool = False
     requires_tokens: bool = False

@@ -11,6 +11,10 @@ connections again.
 Timeouts: ``timeout`` (else ``config.timeout``) caps the whole of :meth:`call`, and for
 :meth:`stream` the opening (SSRF check, connect, request, response headers) as a whole plus each
 later read; the total length of a healthy stream is the caller's deadline to enforce.
+
+Bytes: every body is decoded as strict UTF-8 whatever charset it declares (see ``utf8``), and a
+one-shot body is read with a running count against ``config.max_response_bytes``, so a huge body
+is refused as soon as it crosses the cap instead of after it was buffered.
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ from .http.projection import (
 from .http.ssrf import Resolver, SSRFGuard
 from .http.status import describe_url, excerpt, read_bounded, status_error
 from .meta import EndpointMeta
+from .utf8 import Utf8Decoder, decode_utf8, invalid_utf8
 
 __all__ = ["ClientState", "Endpoint"]
 
@@ -244,7 +249,8 @@ class Endpoint:
             UnsafeURLError: the SSRF guard refused the destination.
             ProviderStatusError: a non-2xx status (typed by status family).
             ProviderConnectionError: connect/read failure or timeout.
-            ProviderProtocolError: a 2xx body that is not JSON.
+            ProviderProtocolError: a 2xx body that is not UTF-8 JSON, or one larger than
+                ``config.max_response_bytes``.
         """
         _reject_runtime_args(runtime_args)
         payload, headers = self._payload_and_headers(request, extra_headers, skip_payload_creation)
@@ -254,18 +260,42 @@ class Endpoint:
         with _TransportCap(self, http_request.url, limit):
             response = await self._send(client, http_request)
             try:
-                body = await response.aread()
+                body = await self._read_body(response)
             finally:
                 if not response.is_closed:  # a complete read already closed it
                     with anyio.CancelScope(shield=True):
                         await response.aclose()
         return self._decode_json(response, body)
 
+    async def _read_body(self, response: httpx.Response) -> bytes:
+        """The whole (content-decoded) body, refused once it would exceed the configured cap.
+
+        A ``Content-Length`` over the cap is refused before any byte is read; otherwise blocks are
+        counted as they arrive, so at most one network read past the cap is ever held.
+        """
+        cap = self._config.max_response_bytes
+        declared = response.headers.get("content-length")
+        if declared is not None and declared.isdecimal() and int(declared) > cap:
+            raise _body_too_large(response, cap, f"declares Content-Length {int(declared)}")
+        parts: list[bytes] = []
+        size = 0
+        async for block in response.aiter_bytes():
+            size += len(block)
+            if size > cap:
+                raise _body_too_large(response, cap, f"sent more than {cap} bytes")
+            parts.append(block)
+        return parts[0] if len(parts) == 1 else b"".join(parts)
+
     def _decode_json(self, response: httpx.Response, body: bytes) -> Any:
         if response.status_code in (202, 204) and not body.strip():
             return None
         try:
-            return json.loads(body)
+            text = decode_utf8(body)
+        except UnicodeDecodeError as exc:
+            note = _charset_note(response.headers.get("content-type"))
+            raise invalid_utf8(describe_url(response.request.url), exc, note) from None
+        try:
+            return _json_loads(text)
         except ValueError:
             raise ProviderProtocolError(
                 f"{describe_url(response.request.url)} answered HTTP {response.status_code} "
@@ -363,13 +393,20 @@ class Endpoint:
         with _TransportCap(self, url, limit):
             response = await self._send(client, http_request)
         try:
-            framer = framer_for_content_type(response.headers.get("content-type"), secrets)
+            content_type = response.headers.get("content-type")
+            framer = framer_for_content_type(content_type, secrets)
             projector = self._new_projector(secrets)
-            blocks = response.aiter_text()
+            # Bytes, decoded here as strict UTF-8: ``aiter_text`` would trust the declared charset.
+            decoder = Utf8Decoder(describe_url(url), _charset_note(content_type))
+            decode = decoder.decode
+            blocks = response.aiter_bytes()
             tail: Sequence[StreamChunk] = ()
             try:
                 async for block in blocks:
-                    ready, tail, error = _project(projector, framer.feed(block))
+                    text = decode(block)
+                    if not text:  # the block held only the start of a multi-byte character
+                        continue
+                    ready, tail, error = _project(projector, framer.feed(text))
                     if ready:
                         yield ready
                     if error is not None:
@@ -377,6 +414,7 @@ class Endpoint:
                     if projector.done:
                         break
                 else:
+                    decoder.finish()
                     ready, tail, error = _project(projector, framer.flush())
                     if ready:
                         yield ready
@@ -558,6 +596,31 @@ class _TransportCap:
         if isinstance(exc, httpx.HTTPError):
             raise self._endpoint._http_error(exc, self._url) from exc
         return suppressed
+
+
+# ``json.loads`` minus its type dispatch: the body is already text.
+_json_loads = json.JSONDecoder().decode
+
+
+def _charset_note(content_type: str | None) -> str:
+    """For the UTF-8 error: the charset the response declared, when it was not UTF-8."""
+    if not content_type or "charset" not in content_type.lower():
+        return ""
+    for param in content_type.split(";")[1:]:
+        name, _, value = param.partition("=")
+        if name.strip().lower() == "charset":
+            charset = value.strip().strip('"')
+            if charset.lower().replace("-", "") != "utf8":
+                return f" (declared charset {excerpt(charset, (), 40)!r}, ignored)"
+    return ""
+
+
+def _body_too_large(response: httpx.Response, cap: int, what: str) -> ProviderProtocolError:
+    return ProviderProtocolError(
+        f"{describe_url(response.request.url)} answered HTTP {response.status_code} and {what}, "
+        f"over max_response_bytes={cap}; raise the endpoint's max_response_bytes to accept "
+        "larger bodies"
+    )
 
 
 def _reject_runtime_args(runtime_args: Mapping[str, Any]) -> None:

@@ -82,10 +82,12 @@ def _bad_json(kind: str, raw: str | bytes, secrets: Iterable[str]) -> ProviderPr
 class SSEFramer:
     """Server-sent events to JSON objects; ``event:`` fills a missing ``type`` field."""
 
-    __slots__ = ("_data", "_event", "_lines", "_secrets")
+    __slots__ = ("_data", "_data_chars", "_event", "_lines", "_pending_chars", "_secrets")
 
     def __init__(self, secrets: tuple[str, ...] = ()) -> None:
         self._lines = SSELineDecoder()
+        self._data_chars = 0  # total length of ``_data``
+        self._pending_chars = 0  # size of the unfinished event: data lines plus partial line
         self._event = ""  # the pending event's ``event:`` field
         self._data: list[str] = []  # the pending event's ``data:`` lines
         self._secrets = secrets
@@ -93,6 +95,7 @@ class SSEFramer:
     def _decode(self, lines: list[str], out: list[Any]) -> None:
         event = self._event
         data = self._data
+        chars = self._data_chars
         try:
             for line in lines:
                 if not line:  # a blank line dispatches the pending event and resets it
@@ -100,6 +103,7 @@ class SSEFramer:
                         text = data[0] if len(data) == 1 else "\n".join(data)
                         kind = event
                         data = []
+                        chars = 0
                         event = ""
                         if not text:
                             continue
@@ -123,21 +127,26 @@ class SSEFramer:
                     value = value[1:]
                 if name == "data":
                     data.append(value)
+                    chars += len(value)
                 elif name == "event":
                     event = value
                 # ``id``, ``retry`` and unknown fields change nothing an event here carries.
         finally:
             self._event = event
             self._data = data
+            self._data_chars = chars
 
     def feed(self, text: str) -> list[Any]:
         """Events completed by ``text``."""
         out: list[Any] = []
-        self._decode(self._lines.decode(text), out)
-        pending = self._lines.buffer
-        if (pending or self._data) and (
-            sum(map(len, pending)) + sum(map(len, self._data)) > MAX_EVENT_CHARS
-        ):
+        lines = self._lines.decode(text)
+        if lines:
+            self._decode(lines, out)
+            pending = self._lines.buffer  # now at most the block's last, unfinished line
+            self._pending_chars = self._data_chars + (len(pending[0]) if pending else 0)
+        else:  # the block only extended the unfinished line: count it, never re-measure
+            self._pending_chars += len(text)
+        if self._pending_chars > MAX_EVENT_CHARS:
             raise _too_large("an SSE event")
         return out
 
@@ -149,12 +158,19 @@ class SSEFramer:
 
 
 class NDJSONFramer:
-    """Newline-delimited JSON, decoded per complete line; blank lines are skipped."""
+    """Newline-delimited JSON, decoded per complete line; blank lines are skipped.
 
-    __slots__ = ("_rest", "_secrets")
+    A line still waiting for its newline is kept as a list of the blocks that carried it plus a
+    running length, and only each new block is searched for a newline: a long line costs linear
+    time (joined once, when it ends), and one over :data:`MAX_EVENT_CHARS` is refused on the
+    block that crosses the limit instead of after it was buffered whole.
+    """
+
+    __slots__ = ("_pending", "_pending_chars", "_secrets")
 
     def __init__(self, secrets: tuple[str, ...] = ()) -> None:
-        self._rest = ""
+        self._pending: list[str] = []  # the unfinished line, in the pieces it arrived in
+        self._pending_chars = 0
         self._secrets = secrets
 
     def _decode(self, lines: Iterable[str], out: list[Any]) -> None:
@@ -168,17 +184,44 @@ class NDJSONFramer:
 
     def feed(self, text: str) -> list[Any]:
         """Events completed by ``text`` (already decoded: each block is decoded once)."""
-        lines = (self._rest + text).split("\n") if self._rest else text.split("\n")
-        self._rest = lines.pop()
-        if len(self._rest) > MAX_EVENT_CHARS:
-            raise _too_large("an NDJSON line")
+        pending = self._pending
+        if pending:
+            cut = text.find("\n")
+            if cut == -1:  # the line goes on: keep the piece, never re-join or re-scan
+                self._grow(text)
+                return []
+            if self._pending_chars + cut > MAX_EVENT_CHARS:
+                self._reset()
+                raise _too_large("an NDJSON line")
+            pending.append(text[:cut])
+            first = "".join(pending)
+            self._reset()
+            lines = text[cut + 1 :].split("\n")
+            lines[0:0] = (first,)
+        else:
+            lines = text.split("\n")
+        rest = lines.pop()
+        if rest:
+            self._grow(rest)
         out: list[Any] = []
         self._decode(lines, out)
         return out
 
+    def _grow(self, piece: str) -> None:
+        self._pending.append(piece)
+        self._pending_chars += len(piece)
+        if self._pending_chars > MAX_EVENT_CHARS:
+            self._reset()
+            raise _too_large("an NDJSON line")
+
+    def _reset(self) -> None:
+        self._pending = []
+        self._pending_chars = 0
+
     def flush(self) -> list[Any]:
         """The last line when the body does not end with a newline."""
-        rest, self._rest = self._rest, ""
+        rest = "".join(self._pending)
+        self._reset()
         out: list[Any] = []
         self._decode((rest,), out)
         return out

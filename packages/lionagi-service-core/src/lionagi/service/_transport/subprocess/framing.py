@@ -2,9 +2,10 @@
 
 Agentic CLIs print one JSON object per line, but a pipe read can end anywhere, some producers
 write several objects with no separator (``{"a":1}{"b":2}``) and some pretty-print a value over
-several lines. The framer decodes each block once (incremental UTF-8, so a character split
-across reads is kept) and scans the text with the C JSON scanner, so per-event Python work stays
-one ``raw_decode`` call (PERF_ANCHORS: frame per block, never per byte or per ``readline``).
+several lines. The framer decodes each block once (strict incremental UTF-8, the policy of
+``_transport.utf8``, so a character split across reads is kept) and scans the text with the C
+JSON scanner, so per-event Python work stays one ``raw_decode`` call (PERF_ANCHORS: frame per
+block, never per byte or per ``readline``).
 
 Rules:
 
@@ -19,12 +20,13 @@ Rules:
   quadratic; the price is that a huge value followed, in the same read and without a newline,
   by the start of the next one is yielded with the next block rather than at once.
 * At EOF whatever could not be parsed is the *tail*, handed to the adapter's repair callback
-  via :func:`repair_tail`; it is never dropped silently.
+  via :func:`repair_tail`; it is never dropped silently. A stream that stopped inside a
+  multi-byte character sets :attr:`JsonFramer.cut_character`: its tail (which ends in a visible
+  U+FFFD marker) is invalid UTF-8 and must be refused, not repaired.
 """
 
 from __future__ import annotations
 
-import codecs
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -32,6 +34,7 @@ from typing import Any
 
 from ..._base.errors import ProviderProtocolError
 from ..._base.secrets import bounded, redact
+from ..utf8 import Utf8Decoder
 
 __all__ = ["DEFAULT_MAX_VALUE_CHARS", "JsonFramer", "TailRepair", "repair_tail"]
 
@@ -53,7 +56,7 @@ class JsonFramer:
     call: the framer's state is committed as the generator runs.
     """
 
-    __slots__ = ("_buf", "_decode", "_decoder", "_max", "_retry_at", "_tail")
+    __slots__ = ("_buf", "_cut", "_decode", "_decoder", "_max", "_retry_at", "_tail")
 
     def __init__(self, *, max_value_chars: int = DEFAULT_MAX_VALUE_CHARS) -> None:
         """Create a framer.
@@ -64,7 +67,8 @@ class JsonFramer:
         """
         if max_value_chars <= 0:
             raise ValueError("max_value_chars must be positive")
-        self._decoder = codecs.getincrementaldecoder("utf-8")("strict")
+        self._decoder = Utf8Decoder("stdout")
+        self._cut = False
         self._decode = json.JSONDecoder().raw_decode
         self._buf = ""
         self._retry_at = 0
@@ -76,12 +80,14 @@ class JsonFramer:
         """Text left unparsed at EOF (set by :meth:`close`; empty when the stream ended cleanly)."""
         return self._tail
 
+    @property
+    def cut_character(self) -> bool:
+        """The stream ended inside a multi-byte character (set by :meth:`close`)."""
+        return self._cut
+
     def feed(self, data: bytes) -> Iterator[dict[str, Any]]:
         """Add one block read from the stream and yield every object it completes."""
-        try:
-            text = self._decoder.decode(data)
-        except UnicodeDecodeError as exc:
-            raise ProviderProtocolError(f"stdout is not valid UTF-8: {exc.reason}") from None
+        text = self._decoder.decode(data)  # ProviderProtocolError on invalid UTF-8
         if self._buf:
             buf = self._buf + text
             if not self._may_complete(text, len(buf)):
@@ -95,11 +101,13 @@ class JsonFramer:
     def close(self) -> Iterator[dict[str, Any]]:
         """Signal EOF: yield the objects still buffered; the remainder goes to :attr:`tail`."""
         try:
-            text = self._decoder.decode(b"", final=True)
-        except UnicodeDecodeError:
-            # The stream stopped inside a multi-byte character: the value is cut anyway, so
-            # keep a visible marker in the tail for the repair callback (or the error message).
+            self._decoder.finish()
+            text = ""
+        except ProviderProtocolError:
+            # The stream stopped inside a multi-byte character: keep a visible marker in the
+            # tail for the error message; ``cut_character`` tells the caller not to repair it.
             text = "\ufffd"
+            self._cut = True
         return self._scan(self._buf + text, final=True)
 
     def _may_complete(self, text: str, size: int) -> bool:

@@ -267,7 +267,11 @@ async def _run(spec: SubprocessSpec, launch: _Launch) -> AsyncGenerator[dict[str
         for event in framer.close():
             yield event
         tail_error: ProviderProtocolError | None = None
-        if framer.tail:
+        if framer.cut_character:  # invalid UTF-8 is refused, never repaired (utf8 policy)
+            tail_error = ProviderProtocolError(
+                "stdout ended inside a multi-byte UTF-8 character; provider output must be UTF-8"
+            )
+        elif framer.tail:
             try:
                 repaired = repair_tail(framer.tail, spec.tail_repair)
             except ProviderProtocolError as exc:
