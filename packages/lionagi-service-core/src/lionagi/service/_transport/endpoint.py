@@ -273,7 +273,7 @@ class Endpoint:
         A ``Content-Length`` over the cap is refused before any byte is read; otherwise blocks are
         counted as they arrive, so at most one network read past the cap is ever held.
         """
-        cap = self._config.max_response_bytes
+        cap = self.config.max_response_bytes
         declared = response.headers.get("content-length")
         if declared is not None and declared.isdecimal() and int(declared) > cap:
             raise _body_too_large(response, cap, f"declares Content-Length {int(declared)}")
@@ -545,7 +545,7 @@ class Endpoint:
         return classify_stream_error(
             chunk.content,
             chunk.metadata,
-            provider=self._config.provider,
+            provider=self.config.provider,
             extra_patterns=type(self).error_patterns,
             secrets=self._secrets(),
         )
