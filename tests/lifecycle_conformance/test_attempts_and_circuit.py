@@ -41,9 +41,15 @@ class RecordingSleep:
         await anyio.sleep(seconds if self.real else 0)
 
 
-def policy(attempts: int, base: float = 0.01, **kw: Any) -> AttemptPolicy:
+def policy(
+    attempts: int, base: float = 0.01, max_delay: float | None = None, **kw: Any
+) -> AttemptPolicy:
     return AttemptPolicy(
-        max_attempts=attempts, base_delay=base, max_delay=max(base, 1.0), jitter_factor=0, **kw
+        max_attempts=attempts,
+        base_delay=base,
+        max_delay=max(base, 1.0) if max_delay is None else max_delay,
+        jitter_factor=0,
+        **kw,
     )
 
 
@@ -94,7 +100,7 @@ async def test_retry_after_is_a_floor_for_the_next_attempt(
 ):
     sleep = RecordingSleep()
     plan = [{"x-fake-behaviour": "429", "x-fake-retry-after": "7"}]
-    model = http(server, plan=plan, attempt_policy=policy(2), sleep=sleep)
+    model = http(server, plan=plan, attempt_policy=policy(2, max_delay=10.0), sleep=sleep)
     call = model.create_api_calling(**chat)
 
     await helpers.run(model, mode, call)
@@ -102,6 +108,26 @@ async def test_retry_after_is_a_floor_for_the_next_attempt(
     probe.left(call, EventStatus.COMPLETED)
     assert sleep.delays == [7.0]  # the server's 7 s, not the 0.01 s backoff
     assert len(server.requests) == 2
+    await probe.finish()
+
+
+async def test_retry_after_longer_than_max_delay_ends_the_call_without_sleeping(
+    server, http, chat, probe, helpers, mode
+):
+    # No deadline: before, the call slept the server's day on its concurrency permit.
+    sleep = RecordingSleep()
+    plan = [{"x-fake-behaviour": "429", "x-fake-retry-after": "86400"}]
+    model = http(server, plan=plan, attempt_policy=policy(3, max_delay=60.0), sleep=sleep)
+    call = model.create_api_calling(**chat)
+
+    with pytest.raises(ProviderRateLimitError) as info:
+        await helpers.run(model, mode, call)
+
+    assert info.value.retry_after == 86400.0
+    probe.left(call, EventStatus.FAILED, ProviderRateLimitError)
+    assert sleep.delays == []
+    assert len(server.requests) == 1
+    assert model.admission_snapshot().active == 0  # the permit is back at once
     await probe.finish()
 
 
