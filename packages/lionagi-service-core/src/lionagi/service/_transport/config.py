@@ -11,6 +11,7 @@ import difflib
 import os
 from collections.abc import Mapping
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import (
     BaseModel,
@@ -18,15 +19,23 @@ from pydantic import (
     Field,
     SecretStr,
     ValidationError,
+    field_serializer,
     field_validator,
 )
 
 from .._base.errors import EndpointConfigurationError
 from .._base.secrets import REDACTED
 
-__all__ = ["AuthType", "EndpointConfig"]
+__all__ = ["FORBIDDEN_CLIENT_KWARGS", "AuthType", "EndpointConfig"]
 
 AuthType = Literal["bearer", "x-api-key", "none"]
+
+FORBIDDEN_CLIENT_KWARGS: Mapping[str, str] = {
+    "follow_redirects": "redirects are never followed: each hop would bypass the SSRF guard",
+    "base_url": "the endpoint builds absolute URLs from config.base_url",
+    "transport": "pass transport= to the endpoint constructor instead",
+}
+"""``client_kwargs`` keys the endpoint owns, with the reason (``follow_redirects=False`` is allowed)."""
 
 
 class EndpointConfig(BaseModel):
@@ -47,7 +56,7 @@ class EndpointConfig(BaseModel):
     request_options: type[BaseModel] | None = None
     api_key: SecretStr | None = Field(default=None, exclude=True, repr=False)
     api_key_env: str | None = None
-    timeout: float = Field(default=300.0, gt=0)
+    timeout: float = Field(default=300.0, gt=0, allow_inf_nan=False)
     max_retries: int = Field(default=3, ge=1)
     openai_compatible: bool = False
     requires_tokens: bool = False
@@ -65,6 +74,7 @@ class EndpointConfig(BaseModel):
             env_value = os.environ.get(str(data["api_key_env"]))
             if env_value:
                 data["api_key"] = env_value
+        _check_client_kwargs(data.get("client_kwargs"))
         try:
             super().__init__(**data)
         except ValidationError as exc:
@@ -85,6 +95,30 @@ class EndpointConfig(BaseModel):
             raise ValueError("must be one of GET, POST, PUT, PATCH, DELETE")
         return method
 
+    @field_validator("base_url")
+    @classmethod
+    def _http_base_url(cls, value: str | None) -> str | None:
+        # Refused here rather than at the first request: a typo'd scheme or a fragment would
+        # otherwise surface as a connection error (and a circuit failure) on every call.
+        if value is None:
+            return None
+        try:
+            parts = urlsplit(value)
+        except ValueError:
+            raise ValueError("is not a valid URL") from None
+        if parts.scheme.lower() not in ("http", "https"):
+            raise ValueError("must be an absolute http:// or https:// URL")
+        if not parts.hostname:
+            raise ValueError("must name a host")
+        if parts.fragment or value.endswith("#"):
+            raise ValueError("must not carry a #fragment")
+        return value
+
+    @field_serializer("request_options", when_used="json")
+    def _name_request_options(self, value: type[BaseModel] | None) -> str | None:
+        # A class has no JSON form; JSON dumps name it the way ``to_dict`` does.
+        return f"{value.__module__}:{value.__qualname__}" if value is not None else None
+
     @field_validator("api_key", mode="before")
     @classmethod
     def _key_to_secret(cls, value: object) -> object:
@@ -96,8 +130,14 @@ class EndpointConfig(BaseModel):
 
     @property
     def full_url(self) -> str:
-        """``base_url`` joined with ``endpoint``, format parameters filled from ``params``."""
-        if not self.base_url:
+        """``base_url`` joined with ``endpoint``, format parameters filled from ``params``.
+
+        A query string on ``base_url`` (Azure's ``?api-version=...``) is kept and placed after
+        the joined path, merged with any query the endpoint path carries; a GET/DELETE request
+        adds its payload parameters to it.
+        """
+        base = self.base_url
+        if not base:
             raise EndpointConfigurationError("base_url", "is required for an HTTP endpoint")
         path = self.endpoint
         if self.endpoint_params:
@@ -107,7 +147,11 @@ class EndpointConfig(BaseModel):
                     f"params.{missing[0]}", "endpoint path parameter has no value"
                 )
             path = path.format(**{p: self.params[p] for p in self.endpoint_params})
-        return f"{self.base_url.rstrip('/')}/{path.lstrip('/')}"
+        base, _, query = base.partition("?")
+        url = f"{base.rstrip('/')}/{path.lstrip('/')}"
+        if query:
+            url = f"{url}&{query}" if "?" in url else f"{url}?{query}"
+        return url
 
     def secret_value(self) -> str | None:
         """The API key in clear text, for building auth headers only."""
@@ -159,6 +203,16 @@ _CREDENTIAL_HEADERS = frozenset(
 def _is_credential_header(name: str) -> bool:
     lowered = name.strip().lower()
     return lowered in _CREDENTIAL_HEADERS or "token" in lowered or "secret" in lowered
+
+
+def _check_client_kwargs(value: object) -> None:
+    # Checked before pydantic runs so the error names the key, as ``new_client`` would at the
+    # first request; refusing at construction keeps a bad config from reaching a call at all.
+    if not isinstance(value, Mapping):
+        return
+    for key, setting in value.items():
+        if key in FORBIDDEN_CLIENT_KWARGS and not (key == "follow_redirects" and not setting):
+            raise EndpointConfigurationError(f"client_kwargs.{key}", FORBIDDEN_CLIENT_KWARGS[key])
 
 
 def _unknown_field(name: str) -> EndpointConfigurationError:
