@@ -114,6 +114,12 @@ class EndpointConfig(BaseModel):
             raise ValueError("must not carry a #fragment")
         return value
 
+    @field_serializer("default_headers")
+    def _redact_credential_headers(self, value: dict[str, str]) -> dict[str, str]:
+        # A caller may authenticate through default_headers (Azure's ``api-key``) instead of
+        # api_key; no dump, Python or JSON, carries that value.
+        return {k: REDACTED if _is_credential_header(k) else v for k, v in value.items()}
+
     @field_serializer("request_options", when_used="json")
     def _name_request_options(self, value: type[BaseModel] | None) -> str | None:
         # A class has no JSON form; JSON dumps name it the way ``to_dict`` does.
@@ -182,10 +188,6 @@ class EndpointConfig(BaseModel):
         out = self.model_dump(exclude={"api_key", "request_options"})
         ro = self.request_options
         out["request_options"] = f"{ro.__module__}:{ro.__qualname__}" if ro else None
-        out["default_headers"] = {
-            name: REDACTED if _is_credential_header(name) else value
-            for name, value in self.default_headers.items()
-        }
         return out
 
     def __repr_args__(self) -> Any:

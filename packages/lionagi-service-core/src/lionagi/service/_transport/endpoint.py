@@ -554,12 +554,12 @@ class Endpoint:
             encoded = payload if isinstance(payload, EncodedPayload) else None
             if config.method in ("GET", "DELETE"):
                 params = encoded.params if encoded is not None else None
+                if params is None:
+                    params = _encode_params(payload)
+                if url.query:  # httpx replaces the URL's query; base_url's is kept, payload wins
+                    params = url.params.merge(params)
                 return client.build_request(
-                    config.method,
-                    url,
-                    headers=headers,
-                    params=params if params is not None else _encode_params(payload),
-                    timeout=timeout,
+                    config.method, url, headers=headers, params=params, timeout=timeout
                 )
             content = encoded.content if encoded is not None else None
             return client.build_request(
