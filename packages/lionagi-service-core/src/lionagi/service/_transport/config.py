@@ -35,7 +35,7 @@ FORBIDDEN_CLIENT_KWARGS: Mapping[str, str] = {
     "base_url": "the endpoint builds absolute URLs from config.base_url",
     "transport": "pass transport= to the endpoint constructor instead",
 }
-"""``client_kwargs`` keys the endpoint owns, with the reason (``follow_redirects=False`` is allowed)."""
+"""``client_kwargs`` keys the endpoint owns, with why (``follow_redirects=False`` is allowed)."""
 
 
 class EndpointConfig(BaseModel):

@@ -288,9 +288,7 @@ class Endpoint:
         headers = build_headers(self._config, extra_headers)
         return payload, headers
 
-    def encode_payload(
-        self, payload: Mapping[str, Any], *, stream: bool = False
-    ) -> EncodedPayload:
+    def encode_payload(self, payload: Mapping[str, Any], *, stream: bool = False) -> EncodedPayload:
         """Encode a created payload for the wire once, ahead of the attempts that send it.
 
         ``stream=True`` adds ``stream_flag`` first, as :meth:`stream` would. Pass the result to
