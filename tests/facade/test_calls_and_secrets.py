@@ -57,6 +57,47 @@ async def test_unknown_http_request_field_is_named(http_kwargs, chat):
     await model.close()
 
 
+@pytest.mark.parametrize("value", [True, False])
+async def test_the_stream_flag_is_refused_as_request_data(server, http_kwargs, chat, value):
+    # invoke(stream=True) used to send "stream": true and get an event stream back as "JSON".
+    model = iModel(**http_kwargs)
+    try:
+        with pytest.raises(EndpointConfigurationError) as info:
+            await model.invoke(**chat, stream=value)
+        assert info.value.field == "stream"
+        with pytest.raises(EndpointConfigurationError) as info:
+            async for _ in model.stream(**chat, stream=value):
+                pass
+        assert info.value.field == "stream"
+        assert server.requests == []
+    finally:
+        await model.close()
+
+
+async def test_the_stream_flag_is_refused_in_request_defaults(server, http_kwargs, chat):
+    model = iModel(**http_kwargs, request_defaults={"stream": True})
+    try:
+        with pytest.raises(EndpointConfigurationError) as info:
+            await model.invoke(**chat)
+        assert info.value.field == "stream"
+        assert server.requests == []
+    finally:
+        await model.close()
+
+
+async def test_a_completed_call_event_dumps_to_json(server, http_kwargs, chat, secret):
+    model = iModel(**http_kwargs)
+    try:
+        call = await model.invoke(**chat)
+        assert call.status is EventStatus.COMPLETED
+        data = json.loads(call.model_dump_json())
+        assert data["payload"] == chat
+        assert data["execution"]["status"] == "completed"
+        assert secret not in call.model_dump_json()
+    finally:
+        await model.close()
+
+
 async def test_agentic_runtime_handlers_stay_out_of_the_payload(resumable):
     endpoint = resumable()
     model = iModel(endpoint=endpoint)

@@ -201,6 +201,26 @@ async def test_retry_after_that_cannot_fit_raises_without_sleeping(auto_clock: A
     assert script.calls == 1
 
 
+@pytest.mark.parametrize("retry_after", [86400.0, 60.5])
+async def test_retry_after_beyond_max_delay_raises_without_sleeping(
+    auto_clock: Any, retry_after: float
+) -> None:
+    err = rate_limited(retry_after=retry_after)
+    script = Script(err, "never")
+    with pytest.raises(ProviderRateLimitError) as info:
+        await run(script, auto_clock, policy=AttemptPolicy(max_delay=60.0, jitter_factor=0))
+    assert info.value is err
+    assert info.value.retry_after == retry_after
+    assert auto_clock.sleeps == []
+    assert script.calls == 1
+
+
+async def test_retry_after_equal_to_max_delay_is_still_waited(auto_clock: Any) -> None:
+    script = Script(rate_limited(retry_after=60.0), "ok")
+    assert await run(script, auto_clock, policy=AttemptPolicy(max_delay=60.0)) == "ok"
+    assert auto_clock.sleeps == [60.0]
+
+
 async def test_backoff_is_clipped_to_the_remaining_budget(auto_clock: Any) -> None:
     err = server_error()
     script = Script(err, "never")

@@ -78,6 +78,14 @@ def test_non_finite_deadline_is_refused(deadline: float) -> None:
     assert info.value.field == "deadline"
 
 
+@pytest.mark.parametrize("deadline", ["soon", b"1", [1.0], True])
+def test_a_deadline_that_is_not_a_number_names_the_field(deadline: Any) -> None:
+    # "soon" raised a builtin TypeError from math.isfinite before.
+    with pytest.raises(AdmissionConfigError) as info:
+        RequestBudget(deadline)
+    assert info.value.field == "deadline"
+
+
 def test_budget_is_frozen() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         RequestBudget(1.0).deadline = 2.0  # type: ignore[misc]

@@ -17,6 +17,7 @@ from lionagi.service import (
     AttemptPolicy,
     CircuitOpenError,
     CircuitPolicy,
+    EndpointConfigurationError,
     EventStatus,
     ProviderConnectionError,
     ProviderError,
@@ -41,9 +42,15 @@ class RecordingSleep:
         await anyio.sleep(seconds if self.real else 0)
 
 
-def policy(attempts: int, base: float = 0.01, **kw: Any) -> AttemptPolicy:
+def policy(
+    attempts: int, base: float = 0.01, max_delay: float | None = None, **kw: Any
+) -> AttemptPolicy:
     return AttemptPolicy(
-        max_attempts=attempts, base_delay=base, max_delay=max(base, 1.0), jitter_factor=0, **kw
+        max_attempts=attempts,
+        base_delay=base,
+        max_delay=max(base, 1.0) if max_delay is None else max_delay,
+        jitter_factor=0,
+        **kw,
     )
 
 
@@ -94,7 +101,7 @@ async def test_retry_after_is_a_floor_for_the_next_attempt(
 ):
     sleep = RecordingSleep()
     plan = [{"x-fake-behaviour": "429", "x-fake-retry-after": "7"}]
-    model = http(server, plan=plan, attempt_policy=policy(2), sleep=sleep)
+    model = http(server, plan=plan, attempt_policy=policy(2, max_delay=10.0), sleep=sleep)
     call = model.create_api_calling(**chat)
 
     await helpers.run(model, mode, call)
@@ -102,6 +109,26 @@ async def test_retry_after_is_a_floor_for_the_next_attempt(
     probe.left(call, EventStatus.COMPLETED)
     assert sleep.delays == [7.0]  # the server's 7 s, not the 0.01 s backoff
     assert len(server.requests) == 2
+    await probe.finish()
+
+
+async def test_retry_after_longer_than_max_delay_ends_the_call_without_sleeping(
+    server, http, chat, probe, helpers, mode
+):
+    # No deadline: before, the call slept the server's day on its concurrency permit.
+    sleep = RecordingSleep()
+    plan = [{"x-fake-behaviour": "429", "x-fake-retry-after": "86400"}]
+    model = http(server, plan=plan, attempt_policy=policy(3, max_delay=60.0), sleep=sleep)
+    call = model.create_api_calling(**chat)
+
+    with pytest.raises(ProviderRateLimitError) as info:
+        await helpers.run(model, mode, call)
+
+    assert info.value.retry_after == 86400.0
+    probe.left(call, EventStatus.FAILED, ProviderRateLimitError)
+    assert sleep.delays == []
+    assert len(server.requests) == 1
+    assert model.admission_snapshot().active == 0  # the permit is back at once
     await probe.finish()
 
 
@@ -232,4 +259,77 @@ async def test_every_http_failure_is_typed(server, http, chat, probe, helpers, m
             await helpers.run(model, mode, call)
         assert type(info.value) is error, (behaviour, info.value)
         probe.left(call, EventStatus.FAILED, error)
+    await probe.finish()
+
+
+# -- caller mistakes never reach the circuit ------------------------------------------------------
+
+
+def _deep_list(depth: int) -> list[Any]:
+    value: list[Any] = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def _unencodable_messages() -> list[list[dict[str, Any]]]:
+    return [
+        [{"role": "user", "content": object()}],  # no JSON form at all
+        [{"role": "user", "content": _deep_list(100_000)}],  # deeper than any encoder recurses
+    ]
+
+
+async def test_payloads_that_cannot_be_encoded_never_touch_the_circuit(
+    server, http, chat, probe, helpers, mode
+):
+    # Five such calls used to open the circuit although the provider saw no request.
+    model = http(server, attempts=3, circuit_policy=CircuitPolicy(failure_threshold=5))
+    bad_calls = 0
+    for _ in range(3):
+        for messages in _unencodable_messages():
+            call = model.create_api_calling(**{**chat, "messages": messages})
+            with pytest.raises(EndpointConfigurationError) as info:
+                await helpers.run(model, mode, call)
+            assert info.value.field == "messages"
+            probe.left(call, EventStatus.FAILED, EndpointConfigurationError)
+            bad_calls += 1
+    assert bad_calls == 6
+    assert server.requests == []  # refused before any attempt
+    breaker = model.circuit_breaker
+    assert breaker.state is CircuitState.CLOSED
+    assert breaker.consecutive_failures == 0
+
+    good = model.create_api_calling(**chat)
+    await helpers.run(model, mode, good)
+    probe.left(good, EventStatus.COMPLETED)
+    assert len(server.requests) == 1
+    await probe.finish()
+
+
+async def test_a_payload_too_deep_to_estimate_is_a_typed_error_at_admission(
+    server, http, chat, probe, helpers, mode
+):
+    model = http(server, limit_tokens=1_000_000)  # admission measures the messages
+    call = model.create_api_calling(**{**chat, "messages": _unencodable_messages()[1]})
+    with pytest.raises(EndpointConfigurationError) as info:
+        await helpers.run(model, mode, call)
+    assert info.value.field == "messages"
+    assert server.requests == []
+    assert model.circuit_breaker.consecutive_failures == 0
+    await probe.finish()
+
+
+async def test_an_unencodable_payload_is_refused_even_while_the_circuit_is_open(
+    server, http, chat, probe, helpers, mode
+):
+    model = http(server, plan=["503"], circuit_policy=CircuitPolicy(failure_threshold=1))
+    with pytest.raises(ProviderServerError):
+        await helpers.run(model, mode, model.create_api_calling(**chat))
+    assert model.circuit_breaker.state is CircuitState.OPEN
+
+    call = model.create_api_calling(**{**chat, "messages": _unencodable_messages()[0]})
+    with pytest.raises(EndpointConfigurationError) as info:  # the caller's error, not "open"
+        await helpers.run(model, mode, call)
+    assert info.value.field == "messages"
+    assert len(server.requests) == 1
     await probe.finish()

@@ -6,6 +6,7 @@ Troubleshooting: an unexpected variable in ``env_keys`` means something other th
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from pathlib import Path
@@ -14,7 +15,11 @@ from typing import Any
 import anyio
 import pytest
 
-from lionagi.service import AgenticRequestValidationError, ProviderExecutableNotFound
+from lionagi.service import (
+    AgenticRequestValidationError,
+    EndpointConfigurationError,
+    ProviderExecutableNotFound,
+)
 from lionagi.service._transport.subprocess import (
     PORTABLE_INHERIT_ENV,
     SubprocessSpec,
@@ -115,6 +120,15 @@ def test_malformed_env_is_rejected() -> None:
         SubprocessSpec(argv=["x"], terminate_grace=-1)
     with pytest.raises(ValueError, match="stdin"):
         SubprocessSpec(argv=["x"], stdin="pipe")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", ["terminate_grace", "drain_timeout"])
+@pytest.mark.parametrize("value", [math.nan, math.inf, True])
+def test_non_finite_teardown_waits_are_refused_naming_the_field(name: str, value: float) -> None:
+    # NaN slipped past ``value < 0``; inf would make teardown wait for SIGTERM forever.
+    with pytest.raises(EndpointConfigurationError) as info:
+        SubprocessSpec(argv=["x"], **{name: value})
+    assert info.value.field == name
 
 
 def test_missing_binary_fails_before_any_process() -> None:

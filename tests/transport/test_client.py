@@ -70,20 +70,31 @@ async def test_client_kwargs_reach_the_client(serve, make_endpoint, wire):
     [
         ({"follow_redirects": True}, "client_kwargs.follow_redirects"),
         ({"base_url": "http://x"}, "client_kwargs.base_url"),
-        ({"no_such_option": 1}, "client_kwargs"),
+        ({"transport": httpx.AsyncHTTPTransport()}, "client_kwargs.transport"),
     ],
+    ids=["follow_redirects", "base_url", "transport"],
 )
-async def test_bad_client_kwargs_are_config_errors(kwargs, field) -> None:
-    ep = Endpoint({**CONFIG, "client_kwargs": kwargs})
+def test_client_kwargs_the_endpoint_owns_are_refused_at_construction(kwargs, field) -> None:
+    with pytest.raises(EndpointConfigurationError) as info:
+        Endpoint({**CONFIG, "client_kwargs": kwargs})
+    assert info.value.field == field
+
+
+def test_follow_redirects_false_is_accepted() -> None:
+    Endpoint({**CONFIG, "client_kwargs": {"follow_redirects": False}})
+
+
+async def test_client_kwargs_httpx_does_not_know_are_config_errors_at_first_use() -> None:
+    ep = Endpoint({**CONFIG, "client_kwargs": {"no_such_option": 1}})
     with pytest.raises(EndpointConfigurationError) as info:
         await ep.call({})
-    assert info.value.field == field
+    assert info.value.field == "client_kwargs"
     assert ep.client_state is ClientState.UNOPENED
     await ep.aclose()
 
 
 async def test_agentic_endpoints_have_no_http_client() -> None:
-    ep = AgenticEndpoint({**CONFIG, "base_url": "internal"})
+    ep = AgenticEndpoint({**CONFIG, "base_url": "https://internal.example"})
     for helper in (ep._http_client, ep._new_client):
         with pytest.raises(TypeError, match="agentic endpoint and has no HTTP client"):
             helper()

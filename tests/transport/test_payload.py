@@ -175,7 +175,7 @@ async def test_payload_that_is_not_json_is_a_config_error() -> None:
     ep = endpoint()
     with pytest.raises(EndpointConfigurationError) as info:
         await ep.call({"x": object()})
-    assert info.value.field == "request"
+    assert info.value.field == "x"  # the top-level key that has no JSON form
     with pytest.raises(EndpointConfigurationError):
         await ep.call({"x": float("nan")})
     await ep.aclose()

@@ -49,7 +49,7 @@ OPENAI_REQUESTS: list[dict[str, Any]] = [
     {"messages": [{"role": "user", "content": "hi"}]},
     {"messages": [], "temperature": 0.5, "max_tokens": 10, "stop": ["a", "b"]},
     {"messages": [{"role": "user", "content": None}], "temperature": None, "seed": 7},
-    {"messages": [], "temperature": "0.25", "n": "2", "stream": "true"},  # lax coercion
+    {"messages": [], "temperature": "0.25", "n": "2", "logprobs": "true"},  # lax coercion
     {"messages": [], "tool_choice": {"type": "function"}, "metadata": {"k": "v"}},
     {"messages": [], "reasoning_effort": "low", "logit_bias": {"50256": -100}},
     {"messages": [{"role": "user", "content": [{"type": "text", "text": "x"}]}], "top_p": 1},

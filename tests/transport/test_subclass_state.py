@@ -108,7 +108,7 @@ class OwnStateAgentic(AgenticEndpoint):
 
 
 async def test_agentic_subclass_state_does_not_break_stream_copy_aclose() -> None:
-    ep = OwnStateAgentic({**CONFIG, "base_url": "internal"})
+    ep = OwnStateAgentic({**CONFIG, "base_url": "https://agent.invalid"})
     assert ep.provider_session_id is None  # the adapter's own _session_id is not the base's
     chunks = [chunk async for chunk in ep.stream({"prompt": "x"})]
     assert chunks[-1].content == "done"

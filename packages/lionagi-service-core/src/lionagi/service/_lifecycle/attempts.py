@@ -41,12 +41,17 @@ def _retry_delay(
     """Seconds to wait before the next attempt, or None when ``exc`` must be raised now.
 
     The backoff is clipped to the remaining budget (the deadline then expires during the delay);
-    a Retry-After that does not fit before the deadline ends the request at once.
+    a Retry-After that does not fit before the deadline, or that is longer than
+    ``policy.max_delay``, ends the request at once: the wait would hold the caller's concurrency
+    permit (with no deadline, for as long as the server asks), so the caller gets the
+    rate-limit error and its ``retry_after`` to schedule the retry itself.
     """
     if failures >= policy.max_attempts or not is_retryable(exc, policy):
         return None
-    delay = backoff_delay(policy, failures, rng)
     retry_after = retry_after_of(exc)
+    if retry_after is not None and retry_after > policy.max_delay:
+        return None
+    delay = backoff_delay(policy, failures, rng)
     remaining = budget.remaining(clock)
     if remaining is not None:
         if retry_after is not None and retry_after >= remaining:

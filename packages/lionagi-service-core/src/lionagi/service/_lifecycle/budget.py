@@ -20,14 +20,17 @@ class RequestBudget:
     """The request's deadline as an absolute time on the injected clock; None means none.
 
     Raises:
-        AdmissionConfigError: ``deadline`` is NaN or infinite (field ``deadline``).
+        AdmissionConfigError: ``deadline`` is not a number, or is NaN or infinite (field
+            ``deadline``).
     """
 
     deadline: float | None = None
 
     def __post_init__(self) -> None:
         d = self.deadline
-        if d is not None and (isinstance(d, bool) or not math.isfinite(d)):
+        if d is not None and (
+            isinstance(d, bool) or not isinstance(d, int | float) or not math.isfinite(d)
+        ):
             raise AdmissionConfigError("deadline", f"must be a finite time or None, got {d!r}")
 
     def remaining(self, clock: Clock = default_clock) -> float | None:

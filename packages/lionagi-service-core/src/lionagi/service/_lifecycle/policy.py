@@ -32,7 +32,9 @@ class AttemptPolicy:
     Attributes:
         max_attempts: Total attempts including the first (>= 1; 1 disables retries).
         base_delay: Delay before the second attempt, in seconds.
-        max_delay: Ceiling for the computed backoff (a server's Retry-After may exceed it).
+        max_delay: Ceiling for the computed backoff and for a server's Retry-After: a call
+            told to wait longer ends at once with the ``ProviderRateLimitError`` (its
+            ``retry_after`` says when to come back) instead of sleeping on its permit.
         backoff_factor: Growth per attempt (>= 1).
         jitter_factor: Relative spread applied to each delay, in [0, 1].
         retry_statuses: HTTP statuses retried below 500 (429 by default).

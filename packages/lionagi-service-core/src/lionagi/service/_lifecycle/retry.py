@@ -12,6 +12,7 @@ import random
 from .._base.errors import (
     AdmissionError,
     CircuitOpenError,
+    EndpointConfigurationError,
     ProviderAuthError,
     ProviderClientError,
     ProviderConnectionError,
@@ -61,11 +62,14 @@ def is_retryable(exc: BaseException, policy: AttemptPolicy) -> bool:
 def counts_as_circuit_failure(exc: BaseException, policy: AttemptPolicy) -> bool:
     """True if a logical request ending in ``exc`` says the provider is unhealthy.
 
-    Client errors the caller caused (4xx other than the retried statuses), circuit-open and
-    caller-side control flow (cancellation, admission and deadline errors) are neutral: they
-    neither open nor close the circuit. Every other exception counts as a failure.
+    Client errors the caller caused (4xx other than the retried statuses, a request or config
+    the endpoint refused before sending), circuit-open and caller-side control flow
+    (cancellation, admission and deadline errors) are neutral: they neither open nor close the
+    circuit. Every other exception counts as a failure.
     """
-    if not isinstance(exc, Exception) or isinstance(exc, CircuitOpenError):
+    if not isinstance(exc, Exception) or isinstance(
+        exc, (CircuitOpenError, EndpointConfigurationError)
+    ):
         return False
     if isinstance(exc, ProviderClientError):
         return exc.status in policy.retry_statuses

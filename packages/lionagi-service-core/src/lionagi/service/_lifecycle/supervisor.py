@@ -216,14 +216,17 @@ class CallSupervisor:
                 call_id,
             )
 
-        # The payload was created (and validated) with the call event; the base transport
-        # sends it as is instead of validating it again.
-        prepared = {"skip_payload_creation": True} if type(endpoint).call is Endpoint.call else {}
+        # The payload was created (and validated) with the call event; the base transport is
+        # given it encoded, once, before the circuit permit: a payload with no JSON form is the
+        # caller's error, not an attempt, and retries resend the same bytes.
+        payload: Mapping[str, Any] = call.payload
+        prepared: dict[str, Any] = {}
+        if type(endpoint).call is Endpoint.call:
+            payload = endpoint.encode_payload(payload)
+            prepared["skip_payload_creation"] = True
 
         def attempt(limit: float | None) -> Awaitable[Any]:
-            return endpoint.call(
-                call.payload, extra_headers=call.headers, timeout=limit, **prepared
-            )
+            return endpoint.call(payload, extra_headers=call.headers, timeout=limit, **prepared)
 
         return await call_with_attempts(
             attempt, call_id=call_id, **self._attempt_options(budget, local_cap)
@@ -250,9 +253,13 @@ class CallSupervisor:
         if endpoint.is_agentic:
             return self._agentic_stream(call, budget, local_cap)
 
+        payload: Mapping[str, Any] = call.payload
+        if type(endpoint).stream is Endpoint.stream:  # encoded once, before the circuit permit
+            payload = endpoint.encode_payload(payload, stream=True)
+
         def open_batches(limit: float | None) -> AsyncIterator[list[StreamChunk]]:
             return endpoint.stream_batches(
-                call.payload,
+                payload,
                 extra_headers=call.headers,
                 timeout=limit,
                 skip_payload_creation=True,

@@ -15,6 +15,7 @@ from uuid import uuid4
 from pydantic import Field
 
 from .._base.chunk import StreamChunk
+from .._base.errors import EndpointConfigurationError
 from .._base.events import Execution
 from .._base.hooks import HookedEvent, HookRegistry
 from .endpoint import Endpoint
@@ -102,10 +103,19 @@ def estimate_tokens(payload: dict[str, Any]) -> int | None:
 
     Returns None when the payload has none of those shapes, so admission can refuse a token-limited
     call honestly instead of guessing.
+
+    Raises:
+        EndpointConfigurationError: the value is nested too deeply to measure (``field`` is its
+            key); the same payload could not be encoded for sending either.
     """
     for key in ("messages", "input", "prompt"):
         if key in payload:
             value = payload[key]
-            text = value if isinstance(value, str) else json.dumps(value, default=str)
+            try:
+                text = value if isinstance(value, str) else json.dumps(value, default=str)
+            except (RecursionError, ValueError) as exc:  # too deep, or a circular reference
+                raise EndpointConfigurationError(
+                    key, f"cannot be measured for the token estimate: {exc}"
+                ) from None
             return max(1, len(text) // 4)
     return None

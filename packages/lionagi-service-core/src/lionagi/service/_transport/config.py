@@ -11,6 +11,7 @@ import difflib
 import os
 from collections.abc import Mapping
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import (
     BaseModel,
@@ -18,15 +19,24 @@ from pydantic import (
     Field,
     SecretStr,
     ValidationError,
+    field_serializer,
     field_validator,
 )
 
 from .._base.errors import EndpointConfigurationError
 from .._base.secrets import REDACTED
 
-__all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "AuthType", "EndpointConfig"]
+__all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "FORBIDDEN_CLIENT_KWARGS", "AuthType", "EndpointConfig"]
 
 AuthType = Literal["bearer", "x-api-key", "none"]
+
+FORBIDDEN_CLIENT_KWARGS: Mapping[str, str] = {
+    "follow_redirects": "redirects are never followed: each hop would bypass the SSRF guard",
+    "base_url": "the endpoint builds absolute URLs from config.base_url",
+    "transport": "pass transport= to the endpoint constructor instead",
+    "mounts": "a mounted transport would connect without the SSRF guard's address pinning",
+}
+"""``client_kwargs`` keys the endpoint owns, with why (``follow_redirects=False`` is allowed)."""
 
 DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 """Default cap on one successful one-shot response body, counted after content decoding.
@@ -59,7 +69,7 @@ class EndpointConfig(BaseModel):
     request_options: type[BaseModel] | None = None
     api_key: SecretStr | None = Field(default=None, exclude=True, repr=False)
     api_key_env: str | None = None
-    timeout: float = Field(default=300.0, gt=0)
+    timeout: float = Field(default=300.0, gt=0, allow_inf_nan=False)
     max_response_bytes: int = Field(default=DEFAULT_MAX_RESPONSE_BYTES, gt=0, strict=True)
     max_retries: int = Field(default=3, ge=1)
     openai_compatible: bool = False
@@ -78,6 +88,7 @@ class EndpointConfig(BaseModel):
             env_value = os.environ.get(str(data["api_key_env"]))
             if env_value:
                 data["api_key"] = env_value
+        _check_client_kwargs(data.get("client_kwargs"))
         try:
             super().__init__(**data)
         except ValidationError as exc:
@@ -98,6 +109,36 @@ class EndpointConfig(BaseModel):
             raise ValueError("must be one of GET, POST, PUT, PATCH, DELETE")
         return method
 
+    @field_validator("base_url")
+    @classmethod
+    def _http_base_url(cls, value: str | None) -> str | None:
+        # Refused here rather than at the first request: a typo'd scheme or a fragment would
+        # otherwise surface as a connection error (and a circuit failure) on every call.
+        if value is None:
+            return None
+        try:
+            parts = urlsplit(value)
+        except ValueError:
+            raise ValueError("is not a valid URL") from None
+        if parts.scheme.lower() not in ("http", "https"):
+            raise ValueError("must be an absolute http:// or https:// URL")
+        if not parts.hostname:
+            raise ValueError("must name a host")
+        if parts.fragment or value.endswith("#"):
+            raise ValueError("must not carry a #fragment")
+        return value
+
+    @field_serializer("default_headers")
+    def _redact_credential_headers(self, value: dict[str, str]) -> dict[str, str]:
+        # A caller may authenticate through default_headers (Azure's ``api-key``) instead of
+        # api_key; no dump, Python or JSON, carries that value.
+        return {k: REDACTED if _is_credential_header(k) else v for k, v in value.items()}
+
+    @field_serializer("request_options", when_used="json")
+    def _name_request_options(self, value: type[BaseModel] | None) -> str | None:
+        # A class has no JSON form; JSON dumps name it the way ``to_dict`` does.
+        return f"{value.__module__}:{value.__qualname__}" if value is not None else None
+
     @field_validator("api_key", mode="before")
     @classmethod
     def _key_to_secret(cls, value: object) -> object:
@@ -109,8 +150,14 @@ class EndpointConfig(BaseModel):
 
     @property
     def full_url(self) -> str:
-        """``base_url`` joined with ``endpoint``, format parameters filled from ``params``."""
-        if not self.base_url:
+        """``base_url`` joined with ``endpoint``, format parameters filled from ``params``.
+
+        A query string on ``base_url`` (Azure's ``?api-version=...``) is kept and placed after
+        the joined path, merged with any query the endpoint path carries; a GET/DELETE request
+        adds its payload parameters to it.
+        """
+        base = self.base_url
+        if not base:
             raise EndpointConfigurationError("base_url", "is required for an HTTP endpoint")
         path = self.endpoint
         if self.endpoint_params:
@@ -120,7 +167,11 @@ class EndpointConfig(BaseModel):
                     f"params.{missing[0]}", "endpoint path parameter has no value"
                 )
             path = path.format(**{p: self.params[p] for p in self.endpoint_params})
-        return f"{self.base_url.rstrip('/')}/{path.lstrip('/')}"
+        base, _, query = base.partition("?")
+        url = f"{base.rstrip('/')}/{path.lstrip('/')}"
+        if query:
+            url = f"{url}&{query}" if "?" in url else f"{url}?{query}"
+        return url
 
     def secret_value(self) -> str | None:
         """The API key in clear text, for building auth headers only."""
@@ -151,10 +202,6 @@ class EndpointConfig(BaseModel):
         out = self.model_dump(exclude={"api_key", "request_options"})
         ro = self.request_options
         out["request_options"] = f"{ro.__module__}:{ro.__qualname__}" if ro else None
-        out["default_headers"] = {
-            name: REDACTED if _is_credential_header(name) else value
-            for name, value in self.default_headers.items()
-        }
         return out
 
     def __repr_args__(self) -> Any:
@@ -172,6 +219,16 @@ _CREDENTIAL_HEADERS = frozenset(
 def _is_credential_header(name: str) -> bool:
     lowered = name.strip().lower()
     return lowered in _CREDENTIAL_HEADERS or "token" in lowered or "secret" in lowered
+
+
+def _check_client_kwargs(value: object) -> None:
+    # Checked before pydantic runs so the error names the key, as ``new_client`` would at the
+    # first request; refusing at construction keeps a bad config from reaching a call at all.
+    if not isinstance(value, Mapping):
+        return
+    for key, setting in value.items():
+        if key in FORBIDDEN_CLIENT_KWARGS and not (key == "follow_redirects" and not setting):
+            raise EndpointConfigurationError(f"client_kwargs.{key}", FORBIDDEN_CLIENT_KWARGS[key])
 
 
 def _unknown_field(name: str) -> EndpointConfigurationError:

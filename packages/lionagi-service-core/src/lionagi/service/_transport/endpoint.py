@@ -22,7 +22,14 @@ from __future__ import annotations
 import json
 import logging
 import math
-from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from types import TracebackType
 from typing import Any, ClassVar
 
@@ -58,7 +65,7 @@ from .http.status import describe_url, excerpt, read_bounded, status_error
 from .meta import EndpointMeta
 from .utf8 import Utf8Decoder, decode_utf8, invalid_utf8
 
-__all__ = ["ClientState", "Endpoint"]
+__all__ = ["ClientState", "EncodedPayload", "Endpoint"]
 
 logger = logging.getLogger("lionagi.service.transport")
 
@@ -78,18 +85,92 @@ def _json_default(value: Any) -> Any:
         raise TypeError(f"value of type {type(value).__name__} is not JSON serializable") from None
 
 
+def _dumps(value: Any) -> str:
+    return json.dumps(
+        value, separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_json_default
+    )
+
+
+# What encoding a caller's value can raise: no JSON form (TypeError), NaN or a circular
+# reference (ValueError), or nesting deeper than the interpreter recurses (RecursionError).
+_ENCODE_ERRORS = (TypeError, ValueError, RecursionError)
+
+
 def _encode_json(payload: Mapping[str, Any]) -> bytes:
+    """The payload's JSON body, in one pass.
+
+    Raises:
+        EndpointConfigurationError: a value has no JSON form; ``field`` is the top-level key
+            holding it (found by encoding key by key, on this failure path only).
+    """
     try:
-        text = json.dumps(
-            payload,
-            separators=(",", ":"),
-            ensure_ascii=False,
-            allow_nan=False,
-            default=_json_default,
-        )
-    except (TypeError, ValueError) as exc:
-        raise EndpointConfigurationError("request", f"payload is not JSON: {exc}") from None
-    return text.encode("utf-8")
+        return _dumps(payload).encode("utf-8")
+    except _ENCODE_ERRORS as exc:
+        raise _encoding_error(payload, exc) from None
+
+
+def _encoding_error(payload: Mapping[str, Any], exc: BaseException) -> EndpointConfigurationError:
+    field, cause = "request", exc
+    for key, value in payload.items():
+        try:
+            _dumps(value)
+        except _ENCODE_ERRORS as failed:
+            field, cause = str(key), failed
+            break
+    if isinstance(cause, RecursionError):
+        detail = "nested too deeply to encode as JSON"
+    else:
+        detail = f"cannot be encoded as JSON: {cause}"
+    return EndpointConfigurationError(field, detail)
+
+
+def _encode_params(payload: Mapping[str, Any]) -> httpx.QueryParams:
+    """The payload as query parameters (GET/DELETE); a value with no query form is refused."""
+    try:
+        return httpx.QueryParams(dict(payload))
+    except TypeError:
+        for key, value in payload.items():
+            try:
+                httpx.QueryParams({key: value})
+            except TypeError:
+                raise EndpointConfigurationError(
+                    str(key),
+                    f"a {type(value).__name__} cannot be sent as a query parameter",
+                ) from None
+        raise EndpointConfigurationError("request", "cannot be sent as query parameters") from None
+
+
+class EncodedPayload(Mapping[str, Any]):
+    """A payload together with its wire form, encoded once per call before any attempt.
+
+    Made by :meth:`Endpoint.encode_payload`. The supervisor encodes when the call starts, before
+    the circuit permit, so a payload with no JSON form is the caller's error at once, never an
+    attempt that counts against the provider's circuit; retries then send the same bytes
+    without encoding again. A read-only mapping view of the payload, so code that expects
+    request data still reads it; it cannot be changed after encoding.
+    """
+
+    __slots__ = ("content", "params", "payload")
+
+    def __init__(
+        self,
+        payload: Mapping[str, Any],
+        *,
+        content: bytes | None = None,
+        params: httpx.QueryParams | None = None,
+    ) -> None:
+        self.payload = payload
+        self.content = content
+        self.params = params
+
+    def __getitem__(self, key: str) -> Any:
+        return self.payload[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.payload)
+
+    def __len__(self) -> int:
+        return len(self.payload)
 
 
 class Endpoint:
@@ -202,25 +283,59 @@ class Endpoint:
         on every call and belong to the caller (``iModel`` stores them in the call event as they
         are); an override must keep that.
 
+        The transport-control key ``stream_flag`` (``stream`` by default) is refused in request
+        data and ``request_defaults``: :meth:`call` and :meth:`stream` decide it, and a
+        ``stream=True`` smuggled into a one-shot call would get an event stream where JSON is
+        expected.
+
         Raises:
             EndpointConfigurationError: an unknown or invalid request field (``field`` names it),
-                or a missing API key (``field == "api_key"``).
+                the ``stream_flag`` key (``field`` is that key), or a missing API key
+                (``field == "api_key"``).
         """
         payload = build_payload(self.__config, request, kwargs)
+        flag = self.stream_flag
+        if flag is not None and flag in payload:
+            raise EndpointConfigurationError(
+                flag,
+                "is set by the transport, not by request data: use stream() for a streaming "
+                "call and invoke()/call() for a one-shot call",
+            )
         headers = build_headers(self.__config, extra_headers)
         return payload, headers
+
+    def encode_payload(self, payload: Mapping[str, Any], *, stream: bool = False) -> EncodedPayload:
+        """Encode a created payload for the wire once, ahead of the attempts that send it.
+
+        ``stream=True`` adds ``stream_flag`` first, as :meth:`stream` would. Pass the result to
+        :meth:`call` or :meth:`stream_batches` with ``skip_payload_creation=True``: every attempt
+        then sends these bytes (or query parameters, for GET/DELETE) without encoding again.
+
+        Raises:
+            EndpointConfigurationError: a value has no JSON (or query) form; ``field`` is the
+                top-level key that failed, e.g. ``messages``.
+        """
+        if stream and self.stream_flag:
+            payload = {**payload, self.stream_flag: True}
+        if self.__config.method in ("GET", "DELETE"):
+            return EncodedPayload(payload, params=_encode_params(payload))
+        return EncodedPayload(payload, content=_encode_json(payload))
 
     def _payload_and_headers(
         self,
         request: Mapping[str, Any] | BaseModel,
         extra_headers: Mapping[str, str] | None,
         skip_payload_creation: bool,
-    ) -> tuple[dict[str, Any], dict[str, str]]:
+        *,
+        stream: bool = False,
+    ) -> tuple[Mapping[str, Any], dict[str, str]]:
         """``create_payload`` unless the caller passed an already created payload.
 
         ``skip_payload_creation=True`` (ADR-0027's spelling) is for supervisors that built the
         payload and headers with :meth:`create_payload` when the call event was created: they are
-        sent as given instead of being validated a second time.
+        sent as given instead of being validated a second time. An :class:`EncodedPayload` is
+        sent as it was encoded (its stream flag included). ``stream=True`` sets ``stream_flag``
+        on a payload that is not encoded yet.
         """
         if skip_payload_creation:
             if not isinstance(request, Mapping):
@@ -228,8 +343,14 @@ class Endpoint:
                     "request", "skip_payload_creation needs an already created payload mapping"
                 )
             headers = dict(extra_headers) if extra_headers else build_headers(self.__config, None)
-            return dict(request), headers
-        return self.create_payload(request, extra_headers)
+            if isinstance(request, EncodedPayload):
+                return request, headers
+            payload = dict(request)
+        else:
+            payload, headers = self.create_payload(request, extra_headers)
+        if stream and self.stream_flag:
+            payload[self.stream_flag] = True
+        return payload, headers
 
     # -- one-shot ---------------------------------------------------------------------------------
 
@@ -381,9 +502,9 @@ class Endpoint:
         come last, after the connection was drained for reuse. Callers own ``aclose()``.
         """
         _reject_runtime_args(runtime_args)
-        payload, headers = self._payload_and_headers(request, extra_headers, skip_payload_creation)
-        if self.stream_flag:
-            payload[self.stream_flag] = True
+        payload, headers = self._payload_and_headers(
+            request, extra_headers, skip_payload_creation, stream=True
+        )
         limit = self._limit(timeout)
         client = self._http_client()
         http_request = self._build_request(client, payload, headers, limit)
@@ -464,7 +585,10 @@ class Endpoint:
         headers: Mapping[str, str],
         timeout: float,
     ) -> httpx.Request:
-        """The request for ``payload``: a JSON body, or query parameters for GET/DELETE."""
+        """The request for ``payload``: a JSON body, or query parameters for GET/DELETE.
+
+        An :class:`EncodedPayload` is sent as encoded; a plain mapping is encoded here.
+        """
         config = self.__config
         text = config.full_url
         cached = self.__url_cache
@@ -474,12 +598,23 @@ class Endpoint:
             else:
                 url = httpx.URL(text)
                 self.__url_cache = (text, url)
+            encoded = payload if isinstance(payload, EncodedPayload) else None
             if config.method in ("GET", "DELETE"):
+                params = encoded.params if encoded is not None else None
+                if params is None:
+                    params = _encode_params(payload)
+                if url.query:  # httpx replaces the URL's query; base_url's is kept, payload wins
+                    params = url.params.merge(params)
                 return client.build_request(
-                    config.method, url, headers=headers, params=dict(payload), timeout=timeout
+                    config.method, url, headers=headers, params=params, timeout=timeout
                 )
+            content = encoded.content if encoded is not None else None
             return client.build_request(
-                config.method, url, headers=headers, content=_encode_json(payload), timeout=timeout
+                config.method,
+                url,
+                headers=headers,
+                content=content if content is not None else _encode_json(payload),
+                timeout=timeout,
             )
         except httpx.InvalidURL as exc:
             raise EndpointConfigurationError(

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     import ssl
 
 from ..._base.errors import EndpointConfigurationError
+from ..config import FORBIDDEN_CLIENT_KWARGS as _FORBIDDEN_CLIENT_KWARGS
 from ..config import EndpointConfig
 from .pinning import PinnedTransport
 
@@ -35,13 +36,6 @@ __all__ = [
 DEFAULT_LIMITS = httpx.Limits(
     max_connections=None, max_keepalive_connections=100, keepalive_expiry=30.0
 )
-
-_FORBIDDEN_CLIENT_KWARGS = {
-    "follow_redirects": "redirects are never followed: each hop would bypass the SSRF guard",
-    "base_url": "the endpoint builds absolute URLs from config.base_url",
-    "transport": "pass transport= to the endpoint constructor instead",
-}
-
 
 # client_kwargs that choose TLS verification themselves; the shared default context stays out.
 _TLS_KWARGS = frozenset({"verify", "cert", "trust_env"})

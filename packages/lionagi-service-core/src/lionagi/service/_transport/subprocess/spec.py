@@ -20,6 +20,7 @@ explicit opt-in a Pi-like adapter uses for interactive input.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -28,7 +29,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal, Protocol
 
-from ..._base.errors import ProviderError
+from ..._base.errors import EndpointConfigurationError, ProviderError
 from .framing import DEFAULT_MAX_VALUE_CHARS, TailRepair
 
 __all__ = [
@@ -130,8 +131,16 @@ class SubprocessSpec:
         _set(self, "secrets", tuple(s for s in self.secrets if s))
         for name in ("terminate_grace", "drain_timeout"):
             value = getattr(self, name)
-            if not isinstance(value, int | float) or value < 0:
-                raise ValueError(f"{name} must be a non-negative number of seconds, got {value!r}")
+            # NaN passes ``value < 0`` and inf would make teardown wait forever: both refused.
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not math.isfinite(value)
+                or value < 0
+            ):
+                raise EndpointConfigurationError(
+                    name, f"must be a finite, non-negative number of seconds, got {value!r}"
+                )
         for name in ("stderr_limit", "stdout_buffer_limit", "max_value_chars"):
             value = getattr(self, name)
             if not isinstance(value, int) or value <= 0:
