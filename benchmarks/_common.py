@@ -1,6 +1,6 @@
 """Shared helpers for the hand-run benchmarks: a fake provider server process and interleaving.
 
-The fake server always runs in a SEPARATE process (``lionagi.service.testing.main``), so it does
+The fake server always runs in a SEPARATE process (``lionagi.service_testing.main``), so it does
 not share the client's GIL; on a 2-core VM client and server then get one core each.
 
 Rounds are interleaved (every contender once per round, the order rotated each round) and the
@@ -30,7 +30,7 @@ __all__ = [
 
 _SERVER_CODE = (
     "import sys\n"
-    "from lionagi.service.testing import main\n"
+    "from lionagi.service_testing import main\n"
     "sys.exit(main(['--host', '127.0.0.1', '--port', '0']))\n"
 )
 _LISTENING_PREFIX = "fake provider server listening on "

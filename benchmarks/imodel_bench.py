@@ -21,7 +21,7 @@ Sections (default: all of them, in this order):
                  ``anyio.CancelScope`` per chunk, and ``Endpoint._stream_batches`` under one
                  scope per network read.
 
-The fake provider server (``lionagi.service.testing.main``) runs in a separate process. Every
+The fake provider server (``lionagi.service_testing.main``) runs in a separate process. Every
 section interleaves its contenders round by round (order rotated) and reports medians and ratios
 against the raw baseline; on a noisy VM trust the ratios, not the microseconds.
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lionagi.service.testing.conformance import (
+from lionagi.service_testing.conformance import (
     RegisteredAgenticEndpoint,
     assert_static_conformance,
     registered_agentic_endpoints,

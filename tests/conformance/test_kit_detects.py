@@ -22,7 +22,7 @@ MODULE = textwrap.dedent(
 
     from lionagi.service import ProviderConnectionError, ProviderError, StreamChunk
     from lionagi.service.scripted import Delay, Raise, ScriptedEndpoint, default_script
-    from lionagi.service.testing.conformance import AgenticEndpointConformance, Scenario
+    from lionagi.service_testing.conformance import AgenticEndpointConformance, Scenario
 
     CONFIG = {"name": "scripted", "provider": "scripted", "endpoint": "chat"}
     BACKGROUND: list[Any] = []

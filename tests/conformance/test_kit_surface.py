@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from lionagi.service.testing.conformance import (
+from lionagi.service_testing.conformance import (
     AgenticEndpointConformance,
     SubprocessAgenticConformance,
 )
@@ -34,9 +34,9 @@ def test_every_case_ends_with_troubleshooting(owner: str, name: str) -> None:
 def test_importing_core_and_its_test_support_does_not_import_pytest() -> None:
     code = (
         "import sys\n"
-        "import lionagi.service, lionagi.service.testing, lionagi.service.testing.reference_cli\n"
-        "import lionagi.service.testing.fake_clis\n"
+        "import lionagi.service, lionagi.service_testing, lionagi.service_testing.reference_cli\n"
+        "import lionagi.service_testing.fake_clis\n"
         "assert 'pytest' not in sys.modules, 'pytest was imported'\n"
-        "assert 'lionagi.service.testing.conformance' not in sys.modules\n"
+        "assert 'lionagi.service_testing.conformance' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)

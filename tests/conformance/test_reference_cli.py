@@ -6,8 +6,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from lionagi.service.testing.conformance import Scenario, SubprocessAgenticConformance
-from lionagi.service.testing.reference_cli import ReferenceCliEndpoint
+from lionagi.service_testing.conformance import Scenario, SubprocessAgenticConformance
+from lionagi.service_testing.reference_cli import ReferenceCliEndpoint
 
 SESSION_ID = "ref-session-1"
 TEXT: list[dict[str, Any]] = [

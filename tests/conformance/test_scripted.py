@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from lionagi.service import ProviderConnectionError, StreamChunk
 from lionagi.service.scripted import Delay, Raise, ScriptedEndpoint, ScriptStep, default_script
-from lionagi.service.testing.conformance import AgenticEndpointConformance, Scenario
+from lionagi.service_testing.conformance import AgenticEndpointConformance, Scenario
 
 CONFIG: Mapping[str, Any] = {"name": "scripted", "provider": "scripted", "endpoint": "chat"}
 

@@ -9,11 +9,11 @@ from pydantic import BaseModel, ConfigDict
 
 from lionagi.service import AgenticCapabilities, AgenticEndpoint, Endpoint
 from lionagi.service.scripted import ScriptedEndpoint, ScriptedRequest
-from lionagi.service.testing.conformance import (
+from lionagi.service_testing.conformance import (
     assert_static_conformance,
     static_conformance_problems,
 )
-from lionagi.service.testing.reference_cli import ReferenceCliEndpoint
+from lionagi.service_testing.reference_cli import ReferenceCliEndpoint
 
 CAPS = AgenticCapabilities("in_process", False, False, False)
 

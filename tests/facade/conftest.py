@@ -26,7 +26,7 @@ from lionagi.service import (
     StreamChunk,
 )
 from lionagi.service.scripted import ScriptedEndpoint
-from lionagi.service.testing import FakeProviderServer
+from lionagi.service_testing import FakeProviderServer
 
 SECRET = "sk-test-ZZfacadeQQ42distinctSecret"
 RESUMABLE_CONFIG: Mapping[str, Any] = {

@@ -38,7 +38,7 @@ from lionagi.service import (
     iModel,
 )
 from lionagi.service.scripted import ScriptedEndpoint, ScriptedRequest
-from lionagi.service.testing import FakeProviderServer
+from lionagi.service_testing import FakeProviderServer
 
 SECRET = "sk-test-ZZconformanceQQ42secretXY"
 SCRIPTED_CONFIG: Mapping[str, Any] = {

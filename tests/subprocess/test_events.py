@@ -23,7 +23,7 @@ from lionagi.service._transport.subprocess import (
     StderrCapture,
     json_events_from_process,
 )
-from lionagi.service.testing.fake_clis import fake_cli_argv
+from lionagi.service_testing.fake_clis import fake_cli_argv
 
 HANG_GUARD = 30.0  # seconds; only a hang can exceed this
 

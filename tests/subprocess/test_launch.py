@@ -27,7 +27,7 @@ from lionagi.service._transport.subprocess import (
     json_events_from_process,
     resolve_executable,
 )
-from lionagi.service.testing.fake_clis import SCRIPTS, fake_cli_argv, script_path
+from lionagi.service_testing.fake_clis import SCRIPTS, fake_cli_argv, script_path
 
 HANG_GUARD = 30.0
 

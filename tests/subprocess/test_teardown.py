@@ -21,7 +21,7 @@ import pytest
 from lionagi.service import ProviderAuthError, ProviderProcessError
 from lionagi.service._transport.subprocess import json_events_from_process
 from lionagi.service._transport.subprocess import process as process_module
-from lionagi.service.testing.fake_clis import fake_cli_argv
+from lionagi.service_testing.fake_clis import fake_cli_argv
 
 from .conftest import Clean, alive, children_of
 

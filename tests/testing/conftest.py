@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from lionagi.service.testing import FakeProviderServer
+from lionagi.service_testing import FakeProviderServer
 
 SseEvents = list[tuple[str | None, str]]
 

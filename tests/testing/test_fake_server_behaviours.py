@@ -10,7 +10,7 @@ import anyio
 import httpx
 import pytest
 
-from lionagi.service.testing import (
+from lionagi.service_testing import (
     BEHAVIOURS,
     DEFAULT_TEXT,
     OVERSIZED_BYTES,

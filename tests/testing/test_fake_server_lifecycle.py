@@ -16,8 +16,8 @@ import anyio
 import httpx
 import pytest
 
-import lionagi.service.testing as testing_pkg
-from lionagi.service.testing import REDACTED, FakeProviderServer, main
+import lionagi.service_testing as testing_pkg
+from lionagi.service_testing import REDACTED, FakeProviderServer, main
 
 CHAT = "/v1/chat/completions"
 BODY = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
@@ -317,7 +317,7 @@ def test_main_refuses_a_public_host(capsys: pytest.CaptureFixture[str]) -> None:
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_main_serves_until_signalled(signum: int) -> None:
-    code = "import sys; from lionagi.service.testing import main; sys.exit(main(['--port', '0']))"
+    code = "import sys; from lionagi.service_testing import main; sys.exit(main(['--port', '0']))"
     proc = subprocess.Popen(
         [sys.executable, "-c", code],
         stdout=subprocess.PIPE,

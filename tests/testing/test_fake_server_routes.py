@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 
-from lionagi.service.testing import (
+from lionagi.service_testing import (
     DEFAULT_TEXT,
     EMBEDDING_DIMENSIONS,
     USAGE_INPUT,

@@ -14,7 +14,7 @@ from lionagi.service import (
     StreamChunk,
 )
 
-fake_server = pytest.importorskip("lionagi.service.testing.fake_server")
+fake_server = pytest.importorskip("lionagi.service_testing.fake_server")
 
 WIRES = [
     ("chat/completions", "bearer"),

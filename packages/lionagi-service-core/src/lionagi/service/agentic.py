@@ -4,12 +4,14 @@ Core's shared mechanics for ADR-0030 adapters. Vendor packages import from here;
 normally need only :mod:`lionagi.service`.
 """
 
+from ._base.chunk import CHUNK_TYPES as CHUNK_TYPES
 from ._transport.agentic_output import collect_call_result as collect_call_result
 from ._transport.agentic_output import enforce_agentic_contract as enforce_agentic_contract
 from ._transport.agentic_types import AgenticPayload as AgenticPayload
 from ._transport.classify import DEFAULT_ERROR_PATTERNS as DEFAULT_ERROR_PATTERNS
 from ._transport.classify import ProviderErrorPattern as ProviderErrorPattern
 from ._transport.subprocess import PORTABLE_INHERIT_ENV as PORTABLE_INHERIT_ENV
+from ._transport.subprocess import PROCESS_TERMINATE_GRACE as PROCESS_TERMINATE_GRACE
 from ._transport.subprocess import JsonEventStream as JsonEventStream
 from ._transport.subprocess import JsonFramer as JsonFramer
 from ._transport.subprocess import SubprocessSpec as SubprocessSpec
@@ -23,11 +25,13 @@ from ._transport.subprocess import require_executable as require_executable
 from ._transport.subprocess import resolve_workspace as resolve_workspace
 
 __all__ = [
+    "CHUNK_TYPES",
     "AgenticPayload",
     "DEFAULT_ERROR_PATTERNS",
     "JsonEventStream",
     "JsonFramer",
     "PORTABLE_INHERIT_ENV",
+    "PROCESS_TERMINATE_GRACE",
     "ProviderErrorPattern",
     "SubprocessSpec",
     "build_flag_args",

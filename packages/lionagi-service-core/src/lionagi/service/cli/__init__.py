@@ -77,9 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from ._providers import providers_command
 
             return providers_command(as_json=args.json)
-        from ..testing.fake_server import main as fake_main
-
-        return fake_main(["--port", str(args.port)])
+        return _fake_server(args.port)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
@@ -87,3 +85,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (e.g. `| head`); stop quietly like other Unix tools.
         sys.stderr.close()
         return 0
+
+
+def _fake_server(port: int) -> int:
+    """Run the fake provider server, which ships in the optional testing distribution.
+
+    Core does not depend on it (production installs carry no test support), so a missing
+    distribution is bad usage with the install line, not a traceback.
+    """
+    try:
+        from lionagi.service_testing.fake_server import main as fake_main
+    except ImportError:
+        print(
+            "fake-server needs the testing distribution: pip install lionagi-service-testing",
+            file=sys.stderr,
+        )
+        return 2
+    return fake_main(["--port", str(port)])

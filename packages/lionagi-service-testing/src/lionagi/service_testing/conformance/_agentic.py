@@ -19,8 +19,8 @@ import anyio
 import pytest
 from pydantic import BaseModel
 
-from ..._base.chunk import StreamChunk
-from ..._base.errors import (
+from lionagi.service import StreamChunk
+from lionagi.service import (
     AgenticHandlerError,
     AgenticOperationUnsupported,
     AgenticRequestValidationError,
@@ -28,10 +28,10 @@ from ..._base.errors import (
     ProviderStreamError,
     RequestDeadlineExceeded,
 )
-from ..._base.events import EventStatus
-from ..._facade.imodel import iModel
-from ..._transport.agentic import AgenticCapabilities, AgenticEndpoint
-from ..._transport.api_calling import APICalling
+from lionagi.service import EventStatus
+from lionagi.service import iModel
+from lionagi.service import AgenticCapabilities, AgenticEndpoint
+from lionagi.service import APICalling
 from ._leaks import LeakCheck
 from ._scenario import Scenario, output_problems, scenario_applies
 from ._static import static_conformance_problems

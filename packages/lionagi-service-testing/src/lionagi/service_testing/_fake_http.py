@@ -30,7 +30,7 @@ from ._fake_wire import Rendered, dumps
 
 __all__ = ["ConnectionHub", "Cut", "Handler", "HttpReply", "HttpRequest"]
 
-_LOG = logging.getLogger("lionagi.service.testing.fake_server")
+_LOG = logging.getLogger("lionagi.service_testing.fake_server")
 # Real CLIs send large bodies, but their heads stay small; leave generous room anyway.
 _MAX_HEAD = 256 * 1024
 _REASONS = {status.value: status.phrase.encode() for status in HTTPStatus}

@@ -1,6 +1,6 @@
 """SubprocessAgenticConformance: the D4 cases for CLI adapters, driven by a real fake CLI.
 
-The adapter under test runs the ``replay`` fake CLI (``lionagi.service.testing.fake_clis``)
+The adapter under test runs the ``replay`` fake CLI (``lionagi.service_testing.fake_clis``)
 instead of its vendor binary. The kit writes a plan per run: the adapter's own events (from
 :meth:`SubprocessAgenticConformance.cli_events`) plus how to frame them, how much stderr to
 write, whether to exit non-zero, stall, ignore SIGTERM or start grandchildren. The fake appends
@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 import anyio
 import pytest
 
-from ..._base.errors import (
+from lionagi.service import (
     AgenticRequestValidationError,
     ProviderError,
     ProviderExecutableNotFound,
@@ -30,8 +30,8 @@ from ..._base.errors import (
     ProviderStreamError,
     RequestDeadlineExceeded,
 )
-from ..._base.events import EventStatus
-from ..._transport.agentic import AgenticEndpoint
+from lionagi.service import EventStatus
+from lionagi.service import AgenticEndpoint
 from .. import fake_clis
 from ._agentic import AgenticEndpointConformance
 from ._leaks import alive

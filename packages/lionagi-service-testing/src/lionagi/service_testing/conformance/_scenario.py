@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import StrEnum
 
-from ..._base.chunk import CHUNK_TYPES, StreamChunk
-from ..._transport.agentic import AgenticCapabilities
+from lionagi.service import StreamChunk
+from lionagi.service.agentic import CHUNK_TYPES
+from lionagi.service import AgenticCapabilities
 
 __all__ = ["CONTENT_TYPES", "Scenario", "output_problems", "scenario_applies"]
 

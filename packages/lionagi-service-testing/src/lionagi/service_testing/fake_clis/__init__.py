@@ -4,7 +4,7 @@ Each script takes its behaviour from argv (run one with ``--help``) and is shipp
 package so third-party adapter packages can drive the shared subprocess support, and their own
 teardown, against the same fakes as core::
 
-    from lionagi.service.testing.fake_clis import fake_cli_argv
+    from lionagi.service_testing.fake_clis import fake_cli_argv
 
     argv = fake_cli_argv("stall", "--events", "1", "--ignore-term")
 

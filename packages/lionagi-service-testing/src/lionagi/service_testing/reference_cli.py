@@ -28,11 +28,14 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .._base.chunk import StreamChunk
-from .._base.errors import ProviderProtocolError
-from .._transport.agentic import AgenticCapabilities, AgenticEndpoint
-from .._transport.config import EndpointConfig
-from .._transport.subprocess import (
+from lionagi.service import (
+    AgenticCapabilities,
+    AgenticEndpoint,
+    EndpointConfig,
+    ProviderProtocolError,
+    StreamChunk,
+)
+from lionagi.service.agentic import (
     PROCESS_TERMINATE_GRACE,
     json_events_from_process,
     resolve_workspace,

@@ -12,11 +12,11 @@ from typing import get_args
 
 from pydantic import BaseModel
 
-from ..._catalog.registry import EndpointRegistry
-from ..._catalog.snapshot import CatalogSnapshot
-from ..._transport.agentic import AgenticCapabilities, AgenticEndpoint, AgenticTransport
-from ..._transport.endpoint import Endpoint
-from ..._transport.meta import EndpointType
+from lionagi.service import EndpointRegistry
+from lionagi.service import CatalogSnapshot
+from lionagi.service import AgenticCapabilities, AgenticEndpoint, AgenticTransport
+from lionagi.service import Endpoint
+from lionagi.service import EndpointType
 
 __all__ = [
     "RegisteredAgenticEndpoint",

@@ -1,0 +1,84 @@
+"""Pytest fixtures for provider authors, registered through the ``pytest11`` entry point.
+
+Installing ``lionagi-service-testing`` makes these fixtures available to any pytest run; nothing
+needs importing or listing in ``conftest.py``. Every fixture is synchronous on purpose: a
+synchronous fixture works the same under anyio's pytest plugin, pytest-asyncio (strict or auto
+mode) or no async plugin at all, whereas an ``async`` fixture is only run by the plugin that
+claims it (the "async fixture ... with no plugin" error).
+
+Fixtures:
+
+``fake_provider_server``
+    A :class:`FakeProviderServer` on 127.0.0.1 at a free port, new for each test, served from an
+    event loop in a worker thread; its ``requests`` records what each test sent.
+``fake_provider_server_session``
+    The same, shared by the whole session (cheaper; ``requests`` accumulates across tests).
+``leak_check``
+    After the test, fails if a child process of this process is still there or the count of open
+    file descriptors grew. Request it *after* the fixtures whose resources outlive the test body
+    (a server fixture, say), so its baseline already includes them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from .conformance._leaks import child_pids, open_fd_count
+from .fake_server import FakeProviderServer
+
+__all__ = ["fake_provider_server", "fake_provider_server_session", "leak_check"]
+
+_SETTLE_SECONDS = 2.0
+
+
+@pytest.fixture
+def fake_provider_server() -> Iterator[FakeProviderServer]:
+    """A fake provider server for one test (loopback, free port)."""
+    with FakeProviderServer.running_in_thread() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def fake_provider_server_session() -> Iterator[FakeProviderServer]:
+    """A fake provider server shared by the whole test session (loopback, free port)."""
+    with FakeProviderServer.running_in_thread() as server:
+        yield server
+
+
+class ProcessAndDescriptorLeaks:
+    """Baseline of child processes and open descriptors, checked when the test ends."""
+
+    def __init__(self) -> None:
+        self.children = set(child_pids())
+        self.descriptors = open_fd_count()
+
+    def problems(self) -> list[str]:
+        """What the test left behind; empty when nothing. Waits briefly for late cleanup."""
+        deadline = time.monotonic() + _SETTLE_SECONDS
+        while True:
+            new_children = {p: s for p, s in child_pids().items() if p not in self.children}
+            descriptors = open_fd_count()
+            if (not new_children and descriptors <= self.descriptors) or (
+                time.monotonic() >= deadline
+            ):
+                break
+            time.sleep(0.01)
+        found = []
+        if new_children:
+            found.append(f"child processes left behind (pid: state): {new_children}")
+        if descriptors > self.descriptors:
+            found.append(f"file descriptors leaked: {descriptors} open, {self.descriptors} before")
+        return found
+
+
+@pytest.fixture
+def leak_check() -> Iterator[ProcessAndDescriptorLeaks]:
+    """Fail the test if it leaves a child process or an open file descriptor behind."""
+    leaks = ProcessAndDescriptorLeaks()
+    yield leaks
+    problems = leaks.problems()
+    if problems:
+        pytest.fail("; ".join(problems), pytrace=False)
