@@ -453,7 +453,7 @@ class iModel:
         self,
         api_call: APICalling | None,
         request_budget: RequestBudget | None,
-        timeout: float | None,
+        timeout: float | None,  # noqa: ASYNC109 - converted once into the budget
         kwargs: dict[str, Any],
         forget: Callable[[], None],
     ) -> AsyncGenerator[StreamChunk, None]:

@@ -149,7 +149,7 @@ class AgenticSettings(BaseModel):
 
     @classmethod
     def from_public_dict(cls, data: Mapping[str, Any]) -> AgenticSettings:
-        """Rebuild the non-secret fields written by :meth:`public_dict` (names-only keys skipped)."""
+        """Rebuild the non-secret fields :meth:`public_dict` wrote (name-only keys skipped)."""
         fields = {k: data[k] for k in ("binary", "gateway_url", "cwd", "config_home") if k in data}
         return coerce_agentic_settings(fields)
 
