@@ -94,7 +94,7 @@ def alive() -> Any:
     return pid_alive
 
 
-_PROVIDER_MODULE = '''
+_PROVIDER_MODULE = """
 from lionagi.service import EndpointType, ProviderEndpointSpec
 from lionagi.service.testing.reference_cli import ReferenceCliEndpoint, ReferenceCliRequest
 
@@ -107,7 +107,7 @@ PROVIDER_SPECS = (
         request_options=ReferenceCliRequest,
     ),
 )
-'''
+"""
 
 
 @pytest.fixture
