@@ -34,6 +34,8 @@ ADR_NAMES = {
         "ProviderProcessError", "ProviderProtocolError", "AgenticRequestValidationError",
         "AgenticHandlerError", "AgenticOperationUnsupported", "classify_provider_error",
     ],
+    # Issue #10: deployment settings of agentic endpoints (binary, gateway, env, cwd, home).
+    "agentic_settings": ["AgenticSettings"],
 }  # fmt: skip
 
 

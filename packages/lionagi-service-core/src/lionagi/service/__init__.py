@@ -107,6 +107,7 @@ if TYPE_CHECKING:
     from ._transport.agentic import AgenticCapabilities as AgenticCapabilities
     from ._transport.agentic import AgenticEndpoint as AgenticEndpoint
     from ._transport.agentic import AgenticTransport as AgenticTransport
+    from ._transport.agentic_settings import AgenticSettings as AgenticSettings
     from ._transport.agentic_types import AgenticCallResult as AgenticCallResult
     from ._transport.agentic_types import AgenticResultMetadata as AgenticResultMetadata
     from ._transport.api_calling import APICalling as APICalling
@@ -138,6 +139,7 @@ _LAZY: dict[str, str] = {
     "AgenticOperationUnsupported": "._base.errors",
     "AgenticRequestValidationError": "._base.errors",
     "AgenticResultMetadata": "._transport.agentic_types",
+    "AgenticSettings": "._transport.agentic_settings",
     "AgenticTransport": "._transport.agentic",
     "AttemptPolicy": "._lifecycle.policy",
     "CatalogDiagnosticCode": "._base.diagnostics",

@@ -7,6 +7,8 @@ normally need only :mod:`lionagi.service`.
 from ._base.chunk import CHUNK_TYPES as CHUNK_TYPES
 from ._transport.agentic_output import collect_call_result as collect_call_result
 from ._transport.agentic_output import enforce_agentic_contract as enforce_agentic_contract
+from ._transport.agentic_settings import CONFIG_HOME_ENV as CONFIG_HOME_ENV
+from ._transport.agentic_settings import AgenticLaunch as AgenticLaunch
 from ._transport.agentic_types import AgenticPayload as AgenticPayload
 from ._transport.classify import DEFAULT_ERROR_PATTERNS as DEFAULT_ERROR_PATTERNS
 from ._transport.classify import ProviderErrorPattern as ProviderErrorPattern
@@ -14,6 +16,7 @@ from ._transport.subprocess import PORTABLE_INHERIT_ENV as PORTABLE_INHERIT_ENV
 from ._transport.subprocess import PROCESS_TERMINATE_GRACE as PROCESS_TERMINATE_GRACE
 from ._transport.subprocess import JsonEventStream as JsonEventStream
 from ._transport.subprocess import JsonFramer as JsonFramer
+from ._transport.subprocess import PromptMode as PromptMode
 from ._transport.subprocess import SubprocessSpec as SubprocessSpec
 from ._transport.subprocess import build_flag_args as build_flag_args
 from ._transport.subprocess import contained_path as contained_path
@@ -26,12 +29,15 @@ from ._transport.subprocess import resolve_workspace as resolve_workspace
 
 __all__ = [
     "CHUNK_TYPES",
+    "CONFIG_HOME_ENV",
+    "AgenticLaunch",
     "AgenticPayload",
     "DEFAULT_ERROR_PATTERNS",
     "JsonEventStream",
     "JsonFramer",
     "PORTABLE_INHERIT_ENV",
     "PROCESS_TERMINATE_GRACE",
+    "PromptMode",
     "ProviderErrorPattern",
     "SubprocessSpec",
     "build_flag_args",

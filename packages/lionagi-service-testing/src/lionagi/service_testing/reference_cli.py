@@ -18,12 +18,24 @@ Event grammar (one JSON object per event)::
 
 Any other ``type`` is a :class:`ProviderProtocolError`: it might carry content.
 
-Command grammar: ``[*argv, "--prompt", prompt, ("--model", model), ("--resume", resume)]``.
+Command grammar: ``[*argv, ("--model", model), ("--resume", resume), "--", prompt]``; the
+prompt is handed to core as ``prompt=`` so it always lands after the ``--`` separator, where a
+leading ``-`` is an operand, never an option.
+
+Deployment settings (``settings=``, :class:`~lionagi.service.AgenticSettings`): ``binary``
+replaces ``argv[0]``; ``cwd`` is the working directory when the request names no ``repo``
+(and the base ``workspace`` is resolved against); ``env`` and the config home reach the child
+through :meth:`AgenticEndpoint.launch_settings`. The gateway is mapped to
+``LIONAGI_REFERENCE_GATEWAY_URL`` / ``LIONAGI_REFERENCE_GATEWAY_KEY`` and a ``--gateway`` flag,
+the shape a vendor adapter's ``ANTHROPIC_BASE_URL`` or codex model provider mapping takes.
+An isolated home is seeded with ``.reference-cli/settings.json`` (headless, no retries).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -31,6 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from lionagi.service import (
     AgenticCapabilities,
     AgenticEndpoint,
+    AgenticSettings,
     EndpointConfig,
     ProviderProtocolError,
     StreamChunk,
@@ -71,6 +84,7 @@ class ReferenceCliEndpoint(AgenticEndpoint):
         config: Endpoint config; defaults to :data:`REFERENCE_CLI_CONFIG`.
         argv: Program (and leading arguments) to run; the request's flags are appended.
         terminate_grace: Seconds between SIGTERM and SIGKILL at teardown.
+        settings: Deployment settings (see the module docstring).
     """
 
     capabilities: ClassVar[AgenticCapabilities | None] = AgenticCapabilities(
@@ -79,6 +93,7 @@ class ReferenceCliEndpoint(AgenticEndpoint):
     request_type: ClassVar[type[BaseModel] | None] = ReferenceCliRequest
     resume_field: ClassVar[str | None] = "resume"
     runtime_arg_keys: ClassVar[frozenset[str]] = frozenset({"on_text"})
+    supports_gateway: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -93,14 +108,50 @@ class ReferenceCliEndpoint(AgenticEndpoint):
         self.terminate_grace = terminate_grace
 
     def copy(self) -> ReferenceCliEndpoint:
-        """Same config, command and grace; handlers copied; no session, no process."""
-        other = type(self)(self.config, argv=self.argv, terminate_grace=self.terminate_grace)
+        """Same config, command, grace and settings; handlers copied; no session, no process."""
+        other = type(self)(
+            self.config,
+            argv=self.argv,
+            terminate_grace=self.terminate_grace,
+            settings=self.settings,
+        )
         self.copy_runtime_state_to(other)
         return other
 
-    def command(self, request: ReferenceCliRequest) -> list[str]:
-        """The argv for one run: every flag and value is its own element."""
-        argv = [*self.argv, "--prompt", request.prompt]
+    def gateway_env(self, settings: AgenticSettings) -> dict[str, str]:
+        """The reference CLI reads its gateway from two variables."""
+        env: dict[str, str] = {}
+        if settings.gateway_url is not None:
+            env["LIONAGI_REFERENCE_GATEWAY_URL"] = settings.gateway_url
+        if settings.gateway_api_key is not None:
+            env["LIONAGI_REFERENCE_GATEWAY_KEY"] = settings.gateway_api_key.get_secret_value()
+        return env
+
+    def gateway_args(self, settings: AgenticSettings) -> list[str]:
+        """And is told by a flag that a gateway is configured."""
+        return ["--gateway", "env"] if settings.gateway_url is not None else []
+
+    def seed_isolated_home(self, home: Path) -> None:
+        """Headless defaults: no retries, no telemetry, the workspace trusted."""
+        folder = home / ".reference-cli"
+        folder.mkdir(exist_ok=True)
+        settings = {"retries": 0, "telemetry": False, "trust_workspace": True}
+        (folder / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+
+    def command(
+        self,
+        request: ReferenceCliRequest,
+        *,
+        program: str | None = None,
+        extra: Sequence[str] = (),
+    ) -> list[str]:
+        """The argv for one run before the prompt: every flag and value its own element.
+
+        ``program`` replaces ``argv[0]`` (the ``binary`` setting); ``extra`` (gateway flags)
+        follows the configured prefix.
+        """
+        argv = [program, *self.argv[1:]] if program else list(self.argv)
+        argv += extra
         if request.model:
             argv += ["--model", request.model]
         if request.resume:
@@ -115,16 +166,22 @@ class ReferenceCliEndpoint(AgenticEndpoint):
         local_timeout: float | None,
     ) -> AsyncIterator[StreamChunk]:
         assert isinstance(request, ReferenceCliRequest)
-        cwd = None
-        if request.repo is not None or request.workspace:
-            cwd = resolve_workspace(request.repo, request.workspace)
+        launch = self.launch_settings()
+        cwd = launch.cwd
+        repo = request.repo if request.repo is not None else cwd
+        if repo is not None or request.workspace:
+            cwd = resolve_workspace(repo, request.workspace)
         on_text = self._runtime_handlers(runtime_args).get("on_text")
         events = json_events_from_process(
-            self.command(request),
+            self.command(request, program=launch.program, extra=launch.args),
             cwd=cwd,
+            env=launch.env,
+            inherit_env=launch.inherit_env,
+            secrets=launch.secrets,
             label="reference-cli",
             install_hint="the reference CLI is a test double; point argv at a fake CLI",
             terminate_grace=self.terminate_grace,
+            prompt=request.prompt,
         )
         async with events:
             async for event in events:

@@ -427,12 +427,21 @@ class RequestExceedsTokenWindow(AdmissionError):
 
 
 class RequestDeadlineExceeded(AdmissionError, TimeoutError):
-    """The request's one deadline expired; ``phase`` says where."""
+    """The request's one deadline expired; ``phase`` says where.
 
-    def __init__(self, call_id: str, phase: DeadlinePhase) -> None:
+    ``local_cap`` is set (seconds) when the endpoint's own cap, shorter than the time the caller
+    left, is what ran out: the supervisor enforces it for agentic work, which has no transport
+    layer of its own to do so.
+    """
+
+    def __init__(
+        self, call_id: str, phase: DeadlinePhase, *, local_cap: float | None = None
+    ) -> None:
         self.call_id = call_id
         self.phase = phase
-        super().__init__(f"request {call_id} exceeded its deadline during {phase}")
+        self.local_cap = local_cap
+        limit = "deadline" if local_cap is None else f"endpoint's {local_cap:g} s local cap"
+        super().__init__(f"request {call_id} exceeded its {limit} during {phase}")
 
 
 # --- agentic input -------------------------------------------------------------------------------

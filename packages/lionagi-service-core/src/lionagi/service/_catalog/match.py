@@ -24,6 +24,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from .._base.errors import EndpointConfigurationError, EndpointNotFound, ProviderUnavailable
+from .._transport.agentic import AgenticEndpoint
+from .._transport.agentic_settings import AgenticSettings
 from .._transport.config import EndpointConfig
 from .._transport.endpoint import Endpoint
 from .defaults import copy_defaults, request_default_problems
@@ -108,18 +110,38 @@ def match_in(
     openai_compatible: bool = False,
     request_defaults: Mapping[str, Any] | None = None,
     compatible_class: type[Endpoint] = Endpoint,
+    agentic_settings: AgenticSettings | Mapping[str, Any] | None = None,
     **config_overrides: Any,
 ) -> Endpoint:
-    """Resolve in ``snapshot`` and construct the endpoint instance."""
+    """Resolve in ``snapshot`` and construct the endpoint instance.
+
+    ``agentic_settings`` reaches the constructor of an agentic endpoint (which validates it
+    against its transport); for an HTTP endpoint it is an error naming ``agentic_settings``.
+    """
     target = resolve(snapshot, provider, endpoint, openai_compatible=openai_compatible)
     if isinstance(target, str):
+        _refuse_settings(agentic_settings, compatible_class)
         config = compatible_config(target, endpoint, request_defaults, config_overrides)
         return compatible_class(config=config)
+    _refuse_settings(agentic_settings, target.endpoint_class)
     model = config_overrides.get("request_options", target.request_options)
     _check_defaults(request_defaults, model)
     # create_config deep-copies both the snapshot's and the caller's defaults.
     config = target.meta.create_config(request_defaults=request_defaults, **config_overrides)
+    if agentic_settings is not None:
+        cls: Any = target.endpoint_class
+        endpoint_instance: Endpoint = cls(config=config, settings=agentic_settings)
+        return endpoint_instance
     return target.endpoint_class(config=config)
+
+
+def _refuse_settings(settings: object, cls: type[Endpoint]) -> None:
+    if settings is not None and not issubclass(cls, AgenticEndpoint):
+        raise EndpointConfigurationError(
+            "agentic_settings",
+            f"{cls.__name__} is an HTTP endpoint; agentic settings apply to agentic endpoints "
+            "(use base_url and api_key for HTTP)",
+        )
 
 
 def compatible_config(

@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 from .._base.diagnostics import ProviderDiagnostic
 from .._base.errors import CatalogValidationError, ProviderCatalogError
+from .._transport.agentic_settings import AgenticSettings
 from .._transport.endpoint import Endpoint
 from .discovery import InventorySource, entry_point_inventory
 from .match import match_in
@@ -133,6 +134,7 @@ class ProviderCatalog:
         *,
         openai_compatible: bool = False,
         request_defaults: Mapping[str, Any] | None = None,
+        agentic_settings: AgenticSettings | Mapping[str, Any] | None = None,
         **config_overrides: Any,
     ) -> Endpoint:
         """Resolve and construct an endpoint (see :func:`match_endpoint`)."""
@@ -142,6 +144,7 @@ class ProviderCatalog:
             endpoint,
             openai_compatible=openai_compatible,
             request_defaults=request_defaults,
+            agentic_settings=agentic_settings,
             compatible_class=self.compatible_endpoint_class,
             **config_overrides,
         )
@@ -213,6 +216,7 @@ class EndpointRegistry:
         *,
         openai_compatible: bool = False,
         request_defaults: Mapping[str, Any] | None = None,
+        agentic_settings: AgenticSettings | Mapping[str, Any] | None = None,
         **config_overrides: Any,
     ) -> Endpoint:
         """Resolve and construct an endpoint (see :func:`match_endpoint`)."""
@@ -221,6 +225,7 @@ class EndpointRegistry:
             endpoint,
             openai_compatible=openai_compatible,
             request_defaults=request_defaults,
+            agentic_settings=agentic_settings,
             **config_overrides,
         )
 
@@ -248,6 +253,7 @@ def match_endpoint(
     *,
     openai_compatible: bool = False,
     request_defaults: Mapping[str, Any] | None = None,
+    agentic_settings: AgenticSettings | Mapping[str, Any] | None = None,
     **config_overrides: Any,
 ) -> Endpoint:
     """Return a new endpoint instance for ``provider``/``endpoint`` from the installed catalog.
@@ -255,7 +261,9 @@ def match_endpoint(
     ``config_overrides`` accepts only :class:`EndpointConfig` fields; ``request_defaults`` only
     fields of the selected request model. ``openai_compatible=True`` authorizes a marked generic
     Chat Completions endpoint (``base_url`` required) when no registration matches; it never
-    replaces a registered endpoint and never masks ``ProviderUnavailable``.
+    replaces a registered endpoint and never masks ``ProviderUnavailable``. ``agentic_settings``
+    (an :class:`AgenticSettings` or its mapping) deploys a subprocess agentic endpoint: binary,
+    gateway, env, cwd, config home; any other endpoint refuses it, naming the field.
 
     Raises:
         ProviderUnavailable: the provider is installed but failed to load.
@@ -268,6 +276,7 @@ def match_endpoint(
         endpoint,
         openai_compatible=openai_compatible,
         request_defaults=request_defaults,
+        agentic_settings=agentic_settings,
         **config_overrides,
     )
 

@@ -31,8 +31,10 @@ from .._lifecycle.deadline import DeadlineReached, run_before
 from .._lifecycle.policy import AttemptPolicy, CircuitPolicy
 from .._lifecycle.supervisor import CallSupervisor, HookTimeout
 from .._transport.agentic import AgenticEndpoint
+from .._transport.agentic_settings import AgenticSettings, coerce_agentic_settings
 from .._transport.api_calling import APICalling
 from .._transport.endpoint import Endpoint
+from .streams import ModelStream, StreamRegistry
 
 __all__ = ["iModel"]
 
@@ -90,6 +92,8 @@ class iModel:
         hook_registry: Hooks, or a mapping ``{"pre_invocation": fn, ...}``.
         yolo / bypass / fast: Provider permission modes from the catalog's model policy.
         clock / sleep: Injected time source for deterministic tests.
+        agentic_settings: Deployment settings of a subprocess agentic endpoint (binary, gateway
+            URL and key, env, cwd, config home): an :class:`AgenticSettings` or its mapping.
         **config_overrides: Further :class:`EndpointConfig` fields; an unknown key raises
             :class:`EndpointConfigurationError` naming it.
     """
@@ -121,6 +125,7 @@ class iModel:
         created_at: float | None = None,
         clock: Clock | None = None,
         sleep: Sleep | None = None,
+        agentic_settings: AgenticSettings | Mapping[str, Any] | None = None,
         **config_overrides: Any,
     ) -> None:
         self._id = _coerce_id(id)
@@ -131,9 +136,15 @@ class iModel:
         self._sleep = sleep or default_sleep
         self._hooks = _coerce_hooks(hook_registry)
         self._closed = False
+        self._streams = StreamRegistry()
 
         if isinstance(endpoint, Endpoint):
-            given = {"base_url": base_url, "api_key": api_key, "model": model}
+            given = {
+                "base_url": base_url,
+                "api_key": api_key,
+                "model": model,
+                "agentic_settings": agentic_settings,
+            }
             given.update(config_overrides)
             for name, value in given.items():
                 if value is not None:
@@ -157,6 +168,7 @@ class iModel:
                 request_defaults=request_defaults,
                 modes={"yolo": yolo, "bypass": bypass, "fast": fast},
                 config_overrides=config_overrides,
+                agentic_settings=agentic_settings,
             )
 
         self._admission_config = _admission_config(
@@ -190,6 +202,7 @@ class iModel:
         request_defaults: Mapping[str, Any] | None,
         modes: dict[str, bool],
         config_overrides: dict[str, Any],
+        agentic_settings: AgenticSettings | Mapping[str, Any] | None = None,
     ) -> Endpoint:
         defaults: dict[str, Any] = {}
         if model is not None:
@@ -219,13 +232,16 @@ class iModel:
             endpoint or "",
             openai_compatible=openai_compatible,
             request_defaults=defaults or None,
+            agentic_settings=agentic_settings,
             **overrides,
         )
         caps = getattr(type(resolved), "capabilities", None)
         if base_url is not None and caps is not None and caps.transport != "remote":
             # A subprocess or in-process agent has no URL; accepting one would silently ignore it.
             raise EndpointConfigurationError(
-                "base_url", f"{type(resolved).__name__} ({caps.transport}) does not use a base URL"
+                "base_url",
+                f"{type(resolved).__name__} ({caps.transport}) does not use a base URL; a CLI's "
+                "model gateway is agentic_settings={'gateway_url': ...} (--gateway-url)",
             )
         return resolved
 
@@ -414,26 +430,43 @@ class iModel:
         call = await self._event_for(api_call, budget, kwargs)
         return await self._supervisor.invoke(call, budget=budget)
 
-    async def stream(
+    def stream(
         self,
         api_call: APICalling | None = None,
         *,
         request_budget: RequestBudget | None = None,
-        timeout: float | None = None,  # noqa: ASYNC109 - converted once into the budget
+        timeout: float | None = None,
         **kwargs: Any,
-    ) -> AsyncGenerator[StreamChunk, None]:
+    ) -> ModelStream:
         """Yield normalized chunks of one call under admission and one deadline.
 
         A provider error chunk is yielded once, then ``ProviderStreamError`` is raised; transport
         and protocol failures raise their typed error; ``aclose()`` cancels and cleans up.
-        Pass a prepared ``api_call`` to inspect its status afterwards.
+        Pass a prepared ``api_call`` to inspect its status afterwards. Nothing runs before the
+        first iteration. A stream dropped without ``aclose()`` is reaped by the facade (soon
+        after it is collected, at the latest by :meth:`close`).
         """
-        self._check_open()
-        budget = self._budget(request_budget, timeout)
-        call = await self._event_for(api_call, budget, kwargs)
-        async with aclosing(self._supervisor.stream(call, budget=budget)) as chunks:
-            async for chunk in chunks:
-                yield chunk
+        return self._streams.start(
+            lambda forget: self._stream(api_call, request_budget, timeout, kwargs, forget)
+        )
+
+    async def _stream(
+        self,
+        api_call: APICalling | None,
+        request_budget: RequestBudget | None,
+        timeout: float | None,  # noqa: ASYNC109 - converted once into the budget
+        kwargs: dict[str, Any],
+        forget: Callable[[], None],
+    ) -> AsyncGenerator[StreamChunk, None]:
+        try:
+            self._check_open()
+            budget = self._budget(request_budget, timeout)
+            call = await self._event_for(api_call, budget, kwargs)
+            async with aclosing(self._supervisor.stream(call, budget=budget)) as chunks:
+                async for chunk in chunks:
+                    yield chunk
+        finally:
+            forget()
 
     # -- copy / serialize / close -----------------------------------------------------------------
 
@@ -482,6 +515,12 @@ class iModel:
         caps = getattr(type(ep), "capabilities", None)
         if sid and caps is not None and caps.resumable:
             out["session_id"] = sid
+        if isinstance(ep, AgenticEndpoint):
+            # Secrets are never written: env values and the gateway key appear only as names /
+            # a flag, so from_dict can insist that the caller supplies them again.
+            settings = ep.settings.public_dict()
+            if settings:
+                out["agentic_settings"] = settings
         return out
 
     @classmethod
@@ -493,11 +532,15 @@ class iModel:
         api_key_resolver: ApiKeyResolver | None = None,
         clock: Clock | None = None,
         sleep: Sleep | None = None,
+        agentic_settings: AgenticSettings | Mapping[str, Any] | None = None,
     ) -> iModel:
         """Rebuild from :meth:`to_dict` output by resolving the endpoint in today's catalog.
 
         The key comes from ``api_key``, else ``api_key_resolver(provider)``, else the endpoint's
-        declared environment variable; it is never read from ``data``.
+        declared environment variable; it is never read from ``data``. Serialized agentic
+        settings are restored without their secrets: every fields set in ``agentic_settings``
+        wins, and the ``env`` / ``gateway_api_key`` the original had must be given there again
+        (``EndpointConfigurationError`` otherwise, rather than launching without them).
         """
         try:
             config = dict(data["config"])
@@ -518,11 +561,13 @@ class iModel:
             }
         if key is not None:
             overrides["api_key"] = key
+        settings = _restored_settings(data.get("agentic_settings"), agentic_settings)
         restored = EndpointRegistry.match(
             provider,
             endpoint,
             openai_compatible=bool(config.get("openai_compatible", False)),
             request_defaults=config.get("request_defaults") or None,
+            agentic_settings=settings,
             **overrides,
         )
         recorded = data.get("endpoint_class")
@@ -556,12 +601,17 @@ class iModel:
         return model
 
     async def close(self) -> None:
-        """Abort queued and active calls, wait for their cleanup, close the endpoint. Idempotent."""
+        """Abort queued and active calls, reap their work, close the endpoint. Idempotent.
+
+        Streams parked at their consumer or dropped without ``aclose()`` are closed here too, so
+        every process, task and client this facade's calls started is gone when it returns.
+        """
         if self._closed:
             return
         self._closed = True
         try:
             await self._supervisor.admission.close()
+            await self._streams.close_all(f"{self!r} is closed")
         finally:
             await self._endpoint.aclose()
 
@@ -575,6 +625,33 @@ class iModel:
         tb: TracebackType | None,
     ) -> None:
         await self.close()
+
+
+def _restored_settings(
+    recorded: object, given: AgenticSettings | Mapping[str, Any] | None
+) -> AgenticSettings | None:
+    """Serialized non-secret settings merged with the caller's; missing secrets refused."""
+    explicit = coerce_agentic_settings(given) if given is not None else None
+    if recorded is None:
+        return explicit
+    if not isinstance(recorded, Mapping):
+        raise EndpointConfigurationError("agentic_settings", "must be a mapping in serialized data")
+    base = AgenticSettings.from_public_dict(recorded)
+    merged = base.merged(explicit) if explicit is not None else base
+    names = recorded.get("env_names") or []
+    missing = sorted(n for n in names if n not in merged.env) if isinstance(names, list) else []
+    if missing:
+        raise EndpointConfigurationError(
+            "agentic_settings.env",
+            f"the serialized model set {', '.join(missing)}; values are never serialized, so "
+            "pass them again: from_dict(..., agentic_settings={'env': {...}})",
+        )
+    if recorded.get("gateway_api_key_set") and merged.gateway_api_key is None:
+        raise EndpointConfigurationError(
+            "agentic_settings.gateway_api_key",
+            "the serialized model had a gateway key; it is never serialized, so pass it again",
+        )
+    return merged
 
 
 def _coerce_id(value: UUID | str | None) -> UUID:

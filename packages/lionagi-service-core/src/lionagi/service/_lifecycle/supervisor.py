@@ -81,6 +81,29 @@ class HookTimeout(TimeoutError):
         super().__init__(f"{phase.value} hook exceeded its {cap:g} s cap")
 
 
+class _AgenticLimit:
+    """The absolute end of one agentic run: the deadline or the local cap, whichever is first."""
+
+    __slots__ = ("cap_wins", "local_cap", "timeout", "until")
+
+    def __init__(self, budget: RequestBudget, local_cap: float | None, clock: Clock) -> None:
+        self.local_cap = local_cap
+        self.timeout = budget.cap(local_cap, clock)
+        deadline = budget.deadline
+        remaining = budget.remaining(clock)
+        self.cap_wins = local_cap is not None and (remaining is None or local_cap < remaining)
+        if self.cap_wins:
+            assert local_cap is not None
+            self.until: float | None = clock() + local_cap
+        else:
+            self.until = deadline
+
+    def exceeded(self, call_id: str, phase: DeadlinePhase) -> RequestDeadlineExceeded:
+        return RequestDeadlineExceeded(
+            call_id, phase, local_cap=self.local_cap if self.cap_wins else None
+        )
+
+
 class CallSupervisor:
     """Owns calls from creation to removal for one ``iModel``.
 
@@ -206,15 +229,21 @@ class CallSupervisor:
         endpoint = call.endpoint
         local_cap = self._local_cap(call)
         if endpoint.is_agentic:
-            timeout = budget.cap(local_cap, self._clock)
-            return await self._bounded(
-                lambda: endpoint.call(
-                    call.payload, extra_headers=call.headers, timeout=timeout, **call.call_kwargs
-                ),
-                budget,
-                "transport",
-                call_id,
-            )
+            limit = _AgenticLimit(budget, local_cap, self._clock)
+            try:
+                return await run_before(
+                    lambda: endpoint.call(
+                        call.payload,
+                        extra_headers=call.headers,
+                        timeout=limit.timeout,
+                        **call.call_kwargs,
+                    ),
+                    limit.until,
+                    clock=self._clock,
+                    sleep=self._sleep,
+                )
+            except DeadlineReached:
+                raise limit.exceeded(call_id, "transport") from None
 
         # The payload was created (and validated) with the call event; the base transport is
         # given it encoded, once, before the circuit permit: a payload with no JSON form is the
@@ -272,18 +301,27 @@ class CallSupervisor:
     async def _agentic_stream(
         self, call: APICalling, budget: RequestBudget, local_cap: float | None
     ) -> AsyncGenerator[list[StreamChunk], None]:
+        """One agentic run bounded as a whole by ``min(local cap, remaining)``.
+
+        Adapters receive the cap as ``local_timeout`` but need not enforce it: the supervisor
+        does, so a hung CLI cannot hold its permit past the cap. Expiry before the first chunk
+        is phase ``transport``, after it ``stream`` (as for HTTP streams).
+        """
+        limit = _AgenticLimit(budget, local_cap, self._clock)
         inner = call.endpoint.stream(
-            call.payload,
-            extra_headers=call.headers,
-            timeout=budget.cap(local_cap, self._clock),
-            **call.call_kwargs,
+            call.payload, extra_headers=call.headers, timeout=limit.timeout, **call.call_kwargs
         )
+        phase: DeadlinePhase = "transport"
+        clock, sleep, until = self._clock, self._sleep, limit.until
         try:
             while True:
                 try:
-                    chunk = await self._bounded(inner.__anext__, budget, "stream", str(call.id))
+                    chunk = await run_before(inner.__anext__, until, clock=clock, sleep=sleep)
                 except StopAsyncIteration:
                     return
+                except DeadlineReached:
+                    raise limit.exceeded(str(call.id), phase) from None
+                phase = "stream"
                 yield [chunk]
         finally:
             await aclose_shielded(inner)

@@ -15,6 +15,7 @@ import difflib
 from collections.abc import AsyncIterator, Mapping
 from contextlib import aclosing
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar, Literal, NoReturn
 
 from pydantic import AliasChoices, AliasPath, BaseModel, ValidationError
@@ -26,15 +27,29 @@ from .._base.errors import (
     EndpointConfigurationError,
 )
 from .agentic_output import collect_call_result, enforce_agentic_contract
+from .agentic_settings import AgenticLaunch, AgenticSettings, coerce_agentic_settings
 from .agentic_types import AgenticCallResult, AgenticPayload
 from .config import EndpointConfig
 from .endpoint import Endpoint
 from .handlers import AgenticHandlersMixin, Handler
 from .http.payload import accepted_keys
+from .subprocess.home import IsolatedHome, isolated_home_env, user_home
+from .subprocess.spec import PORTABLE_INHERIT_ENV
 
 __all__ = ["AgenticCapabilities", "AgenticEndpoint", "AgenticTransport"]
 
 AgenticTransport = Literal["subprocess", "in_process", "remote"]
+
+# What a CLI in the user's config home inherits: the portable names plus the XDG base
+# directories, so a user who moved their config (XDG_CONFIG_HOME) is still found.
+_USER_HOME_INHERIT = (
+    *(name for name in PORTABLE_INHERIT_ENV if name != "HOME"),
+    "XDG_CONFIG_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_DATA_HOME",
+    "XDG_STATE_HOME",
+)
+_ISOLATED_HOME_INHERIT = tuple(name for name in PORTABLE_INHERIT_ENV if name != "HOME")
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +71,10 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
     Adapters declare ``capabilities``, ``request_type`` (a strict pydantic model) and
     ``runtime_arg_keys``, implement :meth:`_stream_agentic`, and set ``supports_invoke = False``
     when they are stream-only. Handlers passed as ``handlers=`` are validated at construction.
+
+    Deployment settings (``settings=``, an :class:`AgenticSettings`) are accepted by subprocess
+    adapters only; a subprocess adapter builds each launch from :meth:`launch_settings` and maps
+    the gateway through :meth:`gateway_env` / :meth:`gateway_args` (``supports_gateway``).
     """
 
     is_agentic: ClassVar[bool] = True
@@ -65,6 +84,7 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
     request_type: ClassVar[type[BaseModel] | None] = None
     runtime_arg_keys: ClassVar[frozenset[str]] = frozenset()
     supports_invoke: ClassVar[bool] = True
+    supports_gateway: ClassVar[bool] = False
     DEFAULT_CONCURRENCY_LIMIT: ClassVar[int] = 3
     DEFAULT_QUEUE_CAPACITY: ClassVar[int] = 10
 
@@ -73,13 +93,125 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
         config: EndpointConfig | Mapping[str, Any] | None = None,
         *,
         handlers: Mapping[str, Handler | None] | None = None,
+        settings: AgenticSettings | Mapping[str, Any] | None = None,
         **overrides: Any,
     ) -> None:
         super().__init__(config, **overrides)
         # Name-mangled for the reason Endpoint's state is: an adapter's own ``_session_id``.
         self.__session_id: str | None = None
+        self.__settings = coerce_agentic_settings(settings)
+        self.__home: IsolatedHome | None = None
+        self._check_settings(self.__settings)
         if handlers:
             self.update_handlers(**handlers)
+
+    # -- deployment settings ----------------------------------------------------------------------
+
+    @property
+    def settings(self) -> AgenticSettings:
+        """The deployment settings (binary, gateway, env, cwd, config home)."""
+        return self.__settings
+
+    def _check_settings(self, settings: AgenticSettings) -> None:
+        """Refuse settings this endpoint would ignore, naming the field (never its value)."""
+        if not settings.model_fields_set:
+            return
+        caps = type(self).capabilities
+        if caps is not None and caps.transport != "subprocess":
+            field = sorted(settings.model_fields_set)[0]
+            raise EndpointConfigurationError(
+                f"agentic_settings.{field}",
+                f"{type(self).__name__} ({caps.transport} transport) launches no process; "
+                "agentic settings apply to subprocess adapters",
+            )
+        gateway = settings.gateway_url is not None or settings.gateway_api_key is not None
+        if gateway and not type(self).supports_gateway:
+            field = "gateway_url" if settings.gateway_url is not None else "gateway_api_key"
+            raise EndpointConfigurationError(
+                f"agentic_settings.{field}",
+                f"{type(self).__name__} does not declare how its CLI reaches a model gateway "
+                "(an adapter sets supports_gateway and implements gateway_env/gateway_args)",
+            )
+        if gateway:
+            self.gateway_env(settings)  # adapters validate what they can map here
+            self.gateway_args(settings)
+
+    def gateway_env(self, settings: AgenticSettings) -> dict[str, str]:
+        """Adapter hook: environment that points the CLI at ``settings.gateway_url`` (and key).
+
+        Called only when ``supports_gateway`` is True and a gateway is set (also once at
+        construction, so a mapping problem raises before any launch). Example: Claude Code
+        reads ``ANTHROPIC_BASE_URL``; Gemini ``GOOGLE_GEMINI_BASE_URL``.
+        """
+        return {}
+
+    def gateway_args(self, settings: AgenticSettings) -> list[str]:
+        """Adapter hook: argv elements that select the gateway (e.g. a codex model provider)."""
+        return []
+
+    def isolated_home_env(self, home: Path) -> dict[str, str]:
+        """Adapter hook: extra variables pointing the CLI's own config dir into ``home``.
+
+        ``HOME`` and the XDG base directories are set by core; a CLI with its own variable
+        (``CODEX_HOME``, ``CLAUDE_CONFIG_DIR``) names it here.
+        """
+        return {}
+
+    def seed_isolated_home(self, home: Path) -> None:
+        """Adapter hook: write the CLI's headless settings into a new isolated ``home``.
+
+        Runs once, when the home is created. Typical content: fail-fast retries, telemetry and
+        auto-update off, the workspace marked trusted, so a run never waits on a prompt.
+        """
+
+    def launch_settings(self) -> AgenticLaunch:
+        """What the settings resolve to for one subprocess launch (see :class:`AgenticLaunch`).
+
+        Raises:
+            EndpointConfigurationError: ``$LIONAGI_SERVICE_CONFIG_HOME`` is invalid.
+            RuntimeError: an isolated home is needed but the endpoint is closed.
+        """
+        settings = self.__settings
+        env: dict[str, str]
+        if settings.resolved_config_home() == "isolated":
+            if self.__home is None:
+                self.__home = IsolatedHome()
+            home = self.__home.ensure(self.seed_isolated_home)
+            env = isolated_home_env(home)
+            env.update(self.isolated_home_env(home))
+            inherit = _ISOLATED_HOME_INHERIT
+        else:
+            env = {"HOME": user_home()}
+            inherit = _USER_HOME_INHERIT
+        args: tuple[str, ...] = ()
+        if type(self).supports_gateway and (
+            settings.gateway_url is not None or settings.gateway_api_key is not None
+        ):
+            env.update(self.gateway_env(settings))
+            args = tuple(self.gateway_args(settings))
+        env.update(settings.env_values())
+        return AgenticLaunch(
+            program=settings.binary,
+            args=args,
+            env=env,
+            inherit_env=inherit,
+            cwd=settings.cwd,
+            secrets=settings.secret_values(),
+        )
+
+    @property
+    def isolated_home(self) -> Path | None:
+        """The isolated config home, once a launch created it; None otherwise."""
+        return self.__home.path if self.__home is not None else None
+
+    async def aclose(self) -> None:
+        """Remove the isolated config home (if any); the endpoint stays closed. Idempotent."""
+        if self.__home is not None:
+            self.__home.remove()
+        else:
+            self.__home = IsolatedHome()
+            self.__home.remove()  # a launch after close refuses instead of creating a new home
+        await super().aclose()
 
     @property
     def provider_session_id(self) -> str | None:
@@ -101,8 +233,8 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
         self.__session_id = None
 
     def copy(self) -> AgenticEndpoint:
-        """Same class and config, handlers copied; no session id and no running resources."""
-        other = type(self)(self.config)
+        """Same class, config and settings, handlers copied; no session, home or process."""
+        other = type(self)(self.config, settings=self.__settings)
         self.copy_runtime_state_to(other)
         return other
 

@@ -43,6 +43,29 @@ def _parser() -> argparse.ArgumentParser:
     chat.add_argument("--json", action="store_true", help="print NDJSON chunks")
     chat.add_argument("--base-url", default=None, help="override the endpoint base URL")
     chat.add_argument("--endpoint", default=None, help="endpoint key (default: provider's only)")
+    agent = chat.add_argument_group("agentic CLI deployment (subprocess providers)")
+    agent.add_argument("--binary", metavar="PATH", help="program to run instead of the default")
+    agent.add_argument(
+        "--gateway-url", metavar="URL", help="model gateway the CLI talks to (http/https)"
+    )
+    agent.add_argument(
+        "--gateway-key-env",
+        metavar="NAME",
+        help="read the gateway key from this environment variable (never pass it as a flag)",
+    )
+    agent.add_argument(
+        "--env",
+        metavar="K=V",
+        action="append",
+        default=[],
+        help="extra variable for the CLI (repeatable); a bare K copies it from this environment",
+    )
+    agent.add_argument("--cwd", metavar="DIR", help="working directory of the CLI")
+    agent.add_argument(
+        "--config-home",
+        choices=("user", "isolated"),
+        help="the user's own CLI login/config (default) or a throwaway isolated home",
+    )
 
     providers = sub.add_parser("providers", help="list the installed provider catalog")
     providers.add_argument("--json", action="store_true", help="print JSON")
@@ -72,6 +95,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 as_json=args.json,
                 base_url=args.base_url,
                 endpoint=args.endpoint,
+                agentic_flags=dict(
+                    binary=args.binary,
+                    gateway_url=args.gateway_url,
+                    gateway_key_env=args.gateway_key_env,
+                    env=args.env,
+                    cwd=args.cwd,
+                    config_home=args.config_home,
+                ),
             )
         if args.command == "providers":
             from ._providers import providers_command

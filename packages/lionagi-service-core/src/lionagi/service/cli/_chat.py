@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import anyio
@@ -9,6 +11,7 @@ import anyio
 from .._base.errors import (
     AdmissionError,
     CatalogValidationError,
+    EndpointConfigurationError,
     ProviderCatalogError,
     ProviderError,
     ProviderStreamError,
@@ -17,7 +20,7 @@ from .._base.errors import (
 from .._facade.imodel import iModel
 from ._render import JsonRenderer, TerminalRenderer
 
-__all__ = ["exit_code_for", "run_chat"]
+__all__ = ["agentic_settings_from_flags", "exit_code_for", "run_chat"]
 
 
 def exit_code_for(exc: BaseException) -> int:
@@ -35,6 +38,54 @@ def exit_code_for(exc: BaseException) -> int:
     raise exc
 
 
+def agentic_settings_from_flags(
+    *,
+    binary: str | None,
+    gateway_url: str | None,
+    gateway_key_env: str | None,
+    env: Sequence[str],
+    cwd: str | None,
+    config_home: str | None,
+    environ: Mapping[str, str] | None = None,
+) -> dict[str, Any] | None:
+    """The ``AgenticSettings`` fields the ``chat`` flags give; None when no flag was used.
+
+    Validation (URL scheme, variable names) is the settings model's, so a bad flag fails with
+    the same ``EndpointConfigurationError`` (exit 2) as the Python API.
+    """
+    source = os.environ if environ is None else environ
+    fields: dict[str, Any] = {}
+    if binary is not None:
+        fields["binary"] = binary
+    if gateway_url is not None:
+        fields["gateway_url"] = gateway_url
+    if gateway_key_env is not None:
+        key = source.get(gateway_key_env)
+        if not key:
+            raise EndpointConfigurationError(
+                "gateway_api_key", f"--gateway-key-env: ${gateway_key_env} is not set"
+            )
+        fields["gateway_api_key"] = key
+    if env:
+        values: dict[str, str] = {}
+        for item in env:
+            name, sep, value = item.partition("=")
+            if not sep:
+                found = source.get(name)
+                if found is None:
+                    raise EndpointConfigurationError(
+                        f"env.{name}", "--env NAME copies a variable of this environment; unset"
+                    )
+                value = found
+            values[name] = value
+        fields["env"] = values
+    if cwd is not None:
+        fields["cwd"] = cwd
+    if config_home is not None:
+        fields["config_home"] = config_home
+    return fields or None
+
+
 def run_chat(
     model: str,
     prompt: str,
@@ -44,8 +95,12 @@ def run_chat(
     pace: float | None = None,
     base_url: str | None = None,
     endpoint: str | None = None,
+    agentic_flags: Mapping[str, Any] | None = None,
 ) -> int:
-    """Stream ``prompt`` to ``model`` and render each chunk; returns the exit code."""
+    """Stream ``prompt`` to ``model`` and render each chunk; returns the exit code.
+
+    ``agentic_flags`` are the keyword arguments of :func:`agentic_settings_from_flags`.
+    """
     renderer = JsonRenderer() if as_json else TerminalRenderer()
 
     async def go() -> None:
@@ -54,6 +109,9 @@ def run_chat(
             options["base_url"] = base_url
         if endpoint is not None:
             options["endpoint"] = endpoint
+        settings = agentic_settings_from_flags(**agentic_flags) if agentic_flags else None
+        if settings is not None:
+            options["agentic_settings"] = settings
         async with iModel(model=model, **options) as imodel:
             request: dict[str, Any]
             if imodel.is_agentic:

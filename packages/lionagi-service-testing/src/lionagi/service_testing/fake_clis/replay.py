@@ -16,7 +16,10 @@ given. The plan is a JSON object; every key is optional::
     ignore_term   record SIGTERM in the log and keep running (forces SIGKILL escalation)
     children      sleeping grandchildren started in this process group before any output
     log           file to which one JSON line per fact is appended: the launch (pid, ppid,
-                  pgid, argv, cwd), the grandchildren's pids, each SIGTERM received
+                  pgid, argv, cwd, environment names, stdin mode), the grandchildren's pids,
+                  each SIGTERM received
+    log_env       names whose values the launch record also reports (``env``)
+    read_stdin    read stdin to EOF before any output and report it (``stdin``)
 
 The log is how the kit proves what happened without trusting the adapter: whether a process
 started at all, that its parent is the test process (no shell in between), where it ran, and
@@ -74,16 +77,19 @@ def main() -> int:
     with open(sys.argv[1], encoding="utf-8") as handle:
         plan: dict[str, Any] = json.load(handle)
     log = str(plan.get("log", ""))
-    _log(
-        log,
-        {
-            "launched": os.getpid(),
-            "ppid": os.getppid(),
-            "pgid": os.getpgid(0),
-            "argv": sys.argv,
-            "cwd": os.getcwd(),
-        },
-    )
+    launch: dict[str, Any] = {
+        "launched": os.getpid(),
+        "ppid": os.getppid(),
+        "pgid": os.getpgid(0),
+        "argv": sys.argv,
+        "cwd": os.getcwd(),
+        "env_keys": sorted(os.environ),
+        "env": {name: os.environ.get(name) for name in plan.get("log_env", [])},
+        "stdin_isatty": sys.stdin.isatty() if sys.stdin else None,
+    }
+    if plan.get("read_stdin"):
+        launch["stdin"] = sys.stdin.buffer.read().decode("utf-8", "replace")
+    _log(log, launch)
     ignore_term = bool(plan.get("ignore_term"))
     if ignore_term:
 

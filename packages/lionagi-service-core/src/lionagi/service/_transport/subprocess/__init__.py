@@ -25,6 +25,7 @@ from .spec import STDERR_CAPTURE_LIMIT as STDERR_CAPTURE_LIMIT
 from .spec import STDERR_DRAIN_TIMEOUT as STDERR_DRAIN_TIMEOUT
 from .spec import STDOUT_BUFFER_LIMIT as STDOUT_BUFFER_LIMIT
 from .spec import ErrorClassifier as ErrorClassifier
+from .spec import PromptMode as PromptMode
 from .spec import StdinMode as StdinMode
 from .spec import SubprocessSpec as SubprocessSpec
 from .workspace import contained_path as contained_path
@@ -41,6 +42,7 @@ __all__ = [
     "ErrorClassifier",
     "JsonEventStream",
     "JsonFramer",
+    "PromptMode",
     "StderrCapture",
     "StdinMode",
     "SubprocessSpec",

@@ -49,6 +49,7 @@ from .spec import (
     STDERR_DRAIN_TIMEOUT,
     STDOUT_BUFFER_LIMIT,
     ErrorClassifier,
+    PromptMode,
     StdinMode,
     SubprocessSpec,
 )
@@ -145,6 +146,8 @@ def json_events_from_process(
     drain_timeout: float = STDERR_DRAIN_TIMEOUT,
     stderr_limit: int = STDERR_CAPTURE_LIMIT,
     stdout_buffer_limit: int = STDOUT_BUFFER_LIMIT,
+    prompt: str | None = None,
+    prompt_mode: PromptMode = "after_separator",
 ) -> JsonEventStream:
     """Launch ``argv`` (no shell) and yield each JSON object it prints on stdout.
 
@@ -176,6 +179,8 @@ def json_events_from_process(
         drain_timeout=drain_timeout,
         stderr_limit=stderr_limit,
         stdout_buffer_limit=stdout_buffer_limit,
+        prompt=prompt,
+        prompt_mode=prompt_mode,
     )
     return json_events(spec)
 

@@ -16,6 +16,11 @@ Stdin: ``"devnull"`` (default) gives the child an empty stdin, so CLIs that read
 (codex) cannot block on the parent's terminal; ``bytes`` are written to a pipe which is then
 closed; ``"inherit"`` (or ``None``, the old ``asyncio`` spelling) shares the parent's stdin, the
 explicit opt-in a Pi-like adapter uses for interactive input.
+
+Prompt: pass it as ``prompt``, never inside ``argv``. A prompt in argv next to flags is read
+as an option when it starts with ``-`` (``"-h"``, ``"--model x"``). ``prompt_mode`` picks one of
+the two safe placements: ``"after_separator"`` (default) appends ``"--", prompt`` so the CLI's
+parser treats it as an operand; ``"stdin"`` writes it to the child's stdin, then closes it.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ __all__ = [
     "STDERR_DRAIN_TIMEOUT",
     "STDOUT_BUFFER_LIMIT",
     "ErrorClassifier",
+    "PromptMode",
     "StdinMode",
     "SubprocessSpec",
 ]
@@ -67,6 +73,7 @@ PORTABLE_INHERIT_ENV: tuple[str, ...] = (
 )
 
 StdinMode = Literal["devnull", "inherit"]
+PromptMode = Literal["after_separator", "stdin"]
 
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL", re.IGNORECASE)
 
@@ -102,6 +109,9 @@ class SubprocessSpec:
         stderr_limit: Leading stderr bytes retained; the rest is drained and discarded.
         stdout_buffer_limit: Unconsumed stdout bytes buffered before reading pauses.
         max_value_chars: Largest single JSON value accepted while incomplete.
+        prompt: The user's prompt, placed by ``prompt_mode`` (see the module docstring); after
+            construction it is part of ``argv`` or ``stdin``.
+        prompt_mode: ``"after_separator"`` or ``"stdin"``.
     """
 
     argv: Sequence[str]
@@ -119,10 +129,14 @@ class SubprocessSpec:
     stderr_limit: int = STDERR_CAPTURE_LIMIT
     stdout_buffer_limit: int = STDOUT_BUFFER_LIMIT
     max_value_chars: int = DEFAULT_MAX_VALUE_CHARS
+    prompt: str | None = None
+    prompt_mode: PromptMode = "after_separator"
 
     def __post_init__(self) -> None:
         _set = object.__setattr__
         _set(self, "argv", _validate_argv(self.argv))
+        if self.prompt is not None:
+            self._place_prompt(self.prompt)
         if self.cwd is not None:
             _set(self, "cwd", Path(self.cwd))
         _set(self, "env", MappingProxyType(_validate_env(self.env)))
@@ -145,6 +159,27 @@ class SubprocessSpec:
             value = getattr(self, name)
             if not isinstance(value, int) or value <= 0:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
+
+    def _place_prompt(self, prompt: str) -> None:
+        if not isinstance(prompt, str):
+            raise TypeError(f"prompt must be str, got {type(prompt).__name__}")
+        if self.prompt_mode == "stdin":
+            if self.stdin != "devnull":
+                raise ValueError("prompt_mode='stdin' needs stdin left at 'devnull' (the default)")
+            object.__setattr__(self, "stdin", prompt.encode("utf-8"))
+        elif self.prompt_mode == "after_separator":
+            if "--" in self.argv:
+                raise ValueError(
+                    "argv already contains '--'; with prompt_mode='after_separator' core adds the "
+                    "separator itself, just before the prompt"
+                )
+            if "\x00" in prompt:
+                raise ValueError("prompt contains a NUL byte; use prompt_mode='stdin'")
+            object.__setattr__(self, "argv", (*self.argv, "--", prompt))
+        else:
+            raise ValueError(
+                f"prompt_mode must be 'after_separator' or 'stdin', got {self.prompt_mode!r}"
+            )
 
     @property
     def program(self) -> str:

@@ -1,0 +1,173 @@
+"""Streams an ``iModel`` started, tracked until they end so ``close()`` can reap them.
+
+A stream iterated partway and then dropped (no ``aclose()``) still owns provider work: a CLI
+process, its admission lease. Left to Python, the async generator is finalized by the event
+loop's asyncgen hook at some later point, in a task nobody awaits: the CLI outlived
+``iModel.close()`` and loop shutdown logged the teardown's errors.
+
+So each stream is handed out as a :class:`ModelStream` handle that the facade references only
+weakly, while it keeps the underlying generator strongly:
+
+- the stream ends (EOF, error, ``aclose()``): the generator's ``finally`` forgets it;
+- the caller drops the handle: a weakref callback schedules the generator's ``aclose()`` in a
+  task this registry tracks (asyncio loop running), or queues it for ``close()``;
+- ``close()``: every generator still known is closed in the closing task and every reaper task
+  awaited, so the CLI's process group is terminated and reaped before ``close()`` returns. A
+  handle whose stream was reaped this way raises ``AdmissionClosed`` on its next read rather
+  than ending silently.
+
+The hot path pays for one handle object, one weakref and one dict entry per stream; per chunk
+only one attribute check.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import weakref
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Coroutine
+from typing import Any
+
+from .._base.chunk import StreamChunk
+from .._base.errors import AdmissionClosed
+
+__all__ = ["ModelStream", "StreamRegistry"]
+
+logger = logging.getLogger("lionagi.service")
+
+_Gen = AsyncGenerator[StreamChunk, None]
+
+
+async def _raise(exc: BaseException) -> StreamChunk:
+    raise exc
+
+
+def _is_live(agen: _Gen) -> bool:
+    """Started and not finished (an unstarted or finished generator owns nothing)."""
+    return getattr(agen, "ag_frame", None) is not None
+
+
+def _is_running(agen: _Gen) -> bool:
+    return bool(getattr(agen, "ag_running", False))
+
+
+class ModelStream(AsyncIterator[StreamChunk]):
+    """An ``iModel.stream()`` result: an async generator the facade can reap on close.
+
+    It delegates ``__anext__``, ``asend``, ``athrow`` and ``aclose`` to the call's generator;
+    after :meth:`iModel.close` reaped it, reads raise ``AdmissionClosed``.
+    """
+
+    __slots__ = ("__weakref__", "_agen", "_reaped")
+
+    def __init__(self) -> None:
+        self._agen: _Gen | None = None
+        self._reaped: str | None = None
+
+    def __aiter__(self) -> ModelStream:
+        return self
+
+    def __anext__(self) -> Coroutine[Any, Any, StreamChunk]:
+        if self._reaped is not None:
+            return _raise(AdmissionClosed(self._reaped))
+        assert self._agen is not None
+        return self._agen.__anext__()
+
+    def asend(self, value: None) -> Coroutine[Any, Any, StreamChunk]:
+        """Delegate to the underlying generator (``asend(None)`` is ``__anext__``)."""
+        if self._reaped is not None:
+            return _raise(AdmissionClosed(self._reaped))
+        assert self._agen is not None
+        return self._agen.asend(value)
+
+    def athrow(self, exc: BaseException) -> Coroutine[Any, Any, StreamChunk]:
+        """Delegate to the underlying generator."""
+        assert self._agen is not None
+        return self._agen.athrow(exc)
+
+    def aclose(self) -> Coroutine[Any, Any, None]:
+        """Stop early: cancel and clean up the call (process reaped, lease released)."""
+        assert self._agen is not None
+        return self._agen.aclose()
+
+
+class StreamRegistry:
+    """The live streams of one facade and the tasks reaping dropped ones."""
+
+    __slots__ = ("__weakref__", "_dropped", "_live", "_reapers")
+
+    def __init__(self) -> None:
+        self._live: dict[weakref.ref[ModelStream], _Gen] = {}
+        self._dropped: list[_Gen] = []
+        self._reapers: set[Any] = set()
+
+    def start(self, body: Callable[[Callable[[], None]], _Gen]) -> ModelStream:
+        """Create a handle for ``body(forget)``; the generator must call ``forget`` when done."""
+        handle = ModelStream()
+        registry = weakref.ref(self)
+        ref = weakref.ref(handle, lambda r: _dropped(registry, r))
+        live = self._live
+
+        def forget() -> None:
+            live.pop(ref, None)
+
+        agen = body(forget)
+        handle._agen = agen
+        live[ref] = agen
+        return handle
+
+    def _on_dropped(self, ref: weakref.ref[ModelStream]) -> None:
+        agen = self._live.pop(ref, None)
+        if agen is None or not _is_live(agen):
+            return
+        self._dropped.append(agen)
+        asyncio = sys.modules.get("asyncio")
+        if asyncio is None:
+            return  # no asyncio loop can be running: close() reaps it
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # collected outside the loop: close() reaps it
+        # Deferred to a clean point of the loop: a weakref callback may run inside any code.
+        loop.call_soon(self._spawn_reaper, loop)
+
+    def _spawn_reaper(self, loop: Any) -> None:
+        if not self._dropped or loop.is_closed():
+            return
+        task = loop.create_task(self._reap_dropped())
+        self._reapers.add(task)
+        task.add_done_callback(self._reapers.discard)
+
+    async def _reap_dropped(self) -> None:
+        while self._dropped:
+            await _close_quietly(self._dropped.pop())
+
+    async def close_all(self, reason: str) -> None:
+        """Close every known stream in this task and wait for reaper tasks (``iModel.close``)."""
+        for ref, agen in list(self._live.items()):
+            handle = ref()
+            if handle is not None:
+                handle._reaped = reason
+            if not _is_running(agen):  # a running one was cancelled by admission close
+                await _close_quietly(agen)
+        self._live.clear()
+        await self._reap_dropped()
+        for task in list(self._reapers):
+            await task
+
+
+def _dropped(registry: weakref.ref[StreamRegistry], ref: weakref.ref[ModelStream]) -> None:
+    owner = registry()
+    if owner is not None:
+        owner._on_dropped(ref)
+
+
+async def _close_quietly(agen: _Gen) -> None:
+    """Close a generator nobody consumes any more; its errors have no caller to reach."""
+    try:
+        await agen.aclose()
+    except RuntimeError as exc:
+        if "already running" not in str(exc):
+            logger.warning("closing an abandoned stream failed", exc_info=True)
+    except Exception:
+        logger.warning("closing an abandoned stream failed", exc_info=True)

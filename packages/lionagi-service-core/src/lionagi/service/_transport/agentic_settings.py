@@ -1,0 +1,211 @@
+"""Deployment settings of an agentic endpoint: which binary, which gateway, which home.
+
+An HTTP endpoint is deployed through its ``EndpointConfig`` (base URL, key). A CLI adapter needs
+different knobs, and before this model none could reach it through ``iModel``: the binary path,
+the model gateway the CLI should talk to, extra environment, the working directory and whose
+configuration the CLI reads. :class:`AgenticSettings` is that one typed record. It travels with
+the endpoint (``iModel(agentic_settings=...)``, ``match_endpoint``, ``copy()``, ``to_dict``
+without secrets) and each adapter maps it to its CLI through documented hooks on
+:class:`~lionagi.service.AgenticEndpoint` (``gateway_env``, ``gateway_args``,
+``isolated_home_env``, ``seed_isolated_home``).
+
+Config home (``config_home``):
+
+``"user"``      the CLI reads the user's own login and config (``HOME`` is always set: from
+                this process, else the password database), as a person running the CLI by
+                hand expects;
+``"isolated"``  a throwaway home owned by the endpoint, created at the first launch, seeded with
+                the adapter's headless settings and removed when the endpoint closes;
+``None``        the deployment default: ``$LIONAGI_SERVICE_CONFIG_HOME`` (``user`` or
+                ``isolated``), else ``"user"``. Test suites set ``isolated`` there.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError, field_validator
+
+from .._base.errors import EndpointConfigurationError
+
+__all__ = [
+    "CONFIG_HOME_ENV",
+    "AgenticLaunch",
+    "AgenticSettings",
+    "ConfigHomeMode",
+    "coerce_agentic_settings",
+]
+
+ConfigHomeMode = Literal["user", "isolated"]
+CONFIG_HOME_ENV = "LIONAGI_SERVICE_CONFIG_HOME"
+
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class AgenticSettings(BaseModel):
+    """How an agentic endpoint is deployed; immutable, unknown fields refused.
+
+    Attributes:
+        binary: Program to run instead of the adapter's default (a name on ``PATH`` or a path).
+        gateway_url: Base URL of the model gateway the CLI should use (``http``/``https``); the
+            adapter maps it to its CLI (an environment variable, a flag, a models file).
+        gateway_api_key: Key for that gateway; never serialized, redacted from stderr.
+        env: Extra environment variables for the child. Values are treated as secrets: they
+            are masked in ``repr``, never serialized, and redacted from captured stderr.
+        cwd: Working directory of the CLI when the request names none.
+        config_home: ``"user"``, ``"isolated"`` or None (see the module docstring).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", hide_input_in_errors=True)
+
+    binary: str | None = None
+    gateway_url: str | None = None
+    gateway_api_key: SecretStr | None = None
+    env: dict[str, SecretStr] = {}
+    cwd: Path | None = None
+    config_home: ConfigHomeMode | None = None
+
+    @field_validator("binary")
+    @classmethod
+    def _binary(cls, value: str | None) -> str | None:
+        if value is not None and (not value.strip() or "\x00" in value):
+            raise ValueError("must be a non-empty program name or path without NUL bytes")
+        return value
+
+    @field_validator("gateway_url")
+    @classmethod
+    def _gateway_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("must be an http:// or https:// URL with a host")
+        if parts.username or parts.password:
+            raise ValueError("must not embed credentials; use gateway_api_key")
+        return value
+
+    @field_validator("env")
+    @classmethod
+    def _env(cls, value: dict[str, SecretStr]) -> dict[str, SecretStr]:
+        for name, secret in value.items():
+            if not _ENV_NAME.match(name):
+                raise ValueError(f"invalid variable name {name!r}")
+            if "\x00" in secret.get_secret_value():
+                raise ValueError(f"value of {name} contains a NUL byte")
+        return value
+
+    def env_values(self) -> dict[str, str]:
+        """``env`` in clear text, for the child's environment only."""
+        return {name: secret.get_secret_value() for name, secret in self.env.items()}
+
+    def secret_values(self) -> tuple[str, ...]:
+        """Every value to redact from a child's stderr: the gateway key and all env values."""
+        found = [s.get_secret_value() for s in self.env.values()]
+        if self.gateway_api_key is not None:
+            found.append(self.gateway_api_key.get_secret_value())
+        return tuple(v for v in found if v)
+
+    def resolved_config_home(self, environ: Mapping[str, str] | None = None) -> ConfigHomeMode:
+        """``config_home``, or the deployment default when it is None.
+
+        Raises:
+            EndpointConfigurationError: ``$LIONAGI_SERVICE_CONFIG_HOME`` holds another value.
+        """
+        if self.config_home is not None:
+            return self.config_home
+        raw = (os.environ if environ is None else environ).get(CONFIG_HOME_ENV, "").strip()
+        if not raw:
+            return "user"
+        if raw == "user":
+            return "user"
+        if raw == "isolated":
+            return "isolated"
+        raise EndpointConfigurationError(
+            "config_home", f"${CONFIG_HOME_ENV} must be 'user' or 'isolated', got {raw!r}"
+        )
+
+    def public_dict(self) -> dict[str, Any]:
+        """The serializable part: no key, no env values (only their names), JSON types."""
+        out: dict[str, Any] = {}
+        if self.binary is not None:
+            out["binary"] = self.binary
+        if self.gateway_url is not None:
+            out["gateway_url"] = self.gateway_url
+        if self.cwd is not None:
+            out["cwd"] = os.fspath(self.cwd)
+        if self.config_home is not None:
+            out["config_home"] = self.config_home
+        if self.env:
+            out["env_names"] = sorted(self.env)
+        if self.gateway_api_key is not None:
+            out["gateway_api_key_set"] = True
+        return out
+
+    @classmethod
+    def from_public_dict(cls, data: Mapping[str, Any]) -> AgenticSettings:
+        """Rebuild the non-secret fields :meth:`public_dict` wrote (name-only keys skipped)."""
+        fields = {k: data[k] for k in ("binary", "gateway_url", "cwd", "config_home") if k in data}
+        return coerce_agentic_settings(fields)
+
+    def merged(self, other: AgenticSettings) -> AgenticSettings:
+        """These settings with every field ``other`` set explicitly taking precedence."""
+        if not other.model_fields_set:
+            return self
+        update = {name: getattr(other, name) for name in other.model_fields_set}
+        return self.model_copy(update=update)
+
+
+@dataclass(frozen=True, slots=True)
+class AgenticLaunch:
+    """Settings resolved for one subprocess launch (``AgenticEndpoint.launch_settings()``).
+
+    Attributes:
+        program: ``binary`` from the settings, or None for the adapter's default program.
+        args: Gateway arguments from the adapter's ``gateway_args`` hook, placed before the
+            prompt by the adapter.
+        env: ``HOME`` (user or isolated), the adapter's home and gateway variables, then the
+            settings' ``env`` (which wins); pass as ``SubprocessSpec.env``.
+        inherit_env: Names to copy from this process (locale, user, XDG dirs in user mode).
+        cwd: The settings' working directory, used when the request names none.
+        secrets: Values to redact from the child's stderr.
+    """
+
+    program: str | None
+    args: tuple[str, ...]
+    env: dict[str, str]
+    inherit_env: tuple[str, ...]
+    cwd: Path | None
+    secrets: tuple[str, ...]
+
+
+def coerce_agentic_settings(
+    value: AgenticSettings | Mapping[str, Any] | None, *, field: str = "agentic_settings"
+) -> AgenticSettings:
+    """Validate ``value`` into settings; errors name ``field.<key>`` and never echo a value.
+
+    Raises:
+        EndpointConfigurationError: an unknown key or an invalid value.
+    """
+    if value is None:
+        return _EMPTY
+    if isinstance(value, AgenticSettings):
+        return value
+    if not isinstance(value, Mapping):
+        raise EndpointConfigurationError(
+            field, f"expected AgenticSettings or a mapping, got {type(value).__name__}"
+        )
+    try:
+        return AgenticSettings.model_validate(dict(value))
+    except ValidationError as exc:
+        first = exc.errors(include_input=False, include_url=False, include_context=False)[0]
+        loc = ".".join(str(p) for p in first["loc"])
+        raise EndpointConfigurationError(f"{field}.{loc}" if loc else field, first["msg"]) from None
+
+
+_EMPTY = AgenticSettings()

@@ -1,0 +1,92 @@
+"""Where a CLI keeps its login and config: the user's home, or a throwaway one we own.
+
+A CLI launched with no ``HOME`` does not fail: it falls back to the password database and
+writes its config into the home directory of whoever runs the process (a test run then edits
+the developer's own Claude or Codex config). So ``HOME`` is always set explicitly here.
+
+:class:`IsolatedHome` is one endpoint's private home: created on first use with mode 0700,
+seeded once by the adapter, removed by :meth:`IsolatedHome.remove` (the endpoint's ``aclose``)
+or, as a backstop, when the owner is garbage collected or the interpreter exits.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import tempfile
+import weakref
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+__all__ = ["IsolatedHome", "isolated_home_env", "user_home"]
+
+
+def user_home() -> str:
+    """This user's home: ``$HOME`` when set and non-empty, else the password database entry."""
+    home = os.environ.get("HOME")
+    if home:
+        return home
+    return pwd.getpwuid(os.getuid()).pw_dir
+
+
+def isolated_home_env(home: Path) -> dict[str, str]:
+    """``HOME`` and the XDG base directories, all inside ``home``."""
+    return {
+        "HOME": os.fspath(home),
+        "XDG_CONFIG_HOME": os.fspath(home / ".config"),
+        "XDG_CACHE_HOME": os.fspath(home / ".cache"),
+        "XDG_DATA_HOME": os.fspath(home / ".local" / "share"),
+        "XDG_STATE_HOME": os.fspath(home / ".local" / "state"),
+    }
+
+
+def _remove_tree(path: Path) -> None:
+    shutil.rmtree(path, ignore_errors=True)
+
+
+class IsolatedHome:
+    """A lazily created private home directory; see the module docstring."""
+
+    __slots__ = ("__weakref__", "_finalizer", "_path", "_prefix", "_removed")
+
+    def __init__(self, prefix: str = "lionagi-home-") -> None:
+        self._prefix = prefix
+        self._path: Path | None = None
+        self._finalizer: weakref.finalize[Any, Any] | None = None
+        self._removed = False
+
+    @property
+    def path(self) -> Path | None:
+        """The directory, once created; None before first use and after removal."""
+        return self._path
+
+    def ensure(self, seed: Callable[[Path], None]) -> Path:
+        """The directory, created and passed to ``seed`` on the first call.
+
+        Raises:
+            RuntimeError: the home was already removed (its endpoint is closed).
+        """
+        if self._path is not None:
+            return self._path
+        if self._removed:
+            raise RuntimeError("the isolated config home was removed: its endpoint is closed")
+        path = Path(tempfile.mkdtemp(prefix=self._prefix))
+        self._finalizer = weakref.finalize(self, _remove_tree, path)
+        try:
+            for sub in (".config", ".cache", ".local/share", ".local/state"):
+                (path / sub).mkdir(parents=True, exist_ok=True)
+            seed(path)
+        except BaseException:
+            self._finalizer()
+            raise
+        self._path = path
+        return path
+
+    def remove(self) -> None:
+        """Delete the directory (idempotent); later :meth:`ensure` calls refuse."""
+        self._removed = True
+        self._path = None
+        if self._finalizer is not None:
+            self._finalizer()

@@ -1,0 +1,133 @@
+"""Fixtures for agentic-core tests that drive real subprocesses through the reference adapter.
+
+- ``replay``: writes a plan for the ``replay`` fake CLI and returns a :class:`Replay` with the
+  argv prefix for :class:`ReferenceCliEndpoint`, a stand-alone executable wrapper (for the
+  ``binary`` setting) and the launch log the fake writes.
+- ``reference_catalog``: points ``EndpointRegistry`` (``match_endpoint``, ``iModel``) at a
+  catalog whose only provider is ``reference`` (the reference adapter), as a vendor package
+  would register it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import sys
+import textwrap
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lionagi.service import EndpointRegistry, ProviderCatalog, ProviderModuleSpec
+from lionagi.service_testing.fake_clis import fake_cli_argv, script_path
+
+TEXT_EVENTS: list[dict[str, Any]] = [
+    {"type": "text", "content": "first", "delta": True},
+    {"type": "text", "content": " second", "delta": True},
+    {"type": "result"},
+]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+class Replay:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.log = root / "launch.jsonl"
+        self.plan = root / "plan.json"
+
+    def write(self, **plan: Any) -> Replay:
+        plan.setdefault("events", TEXT_EVENTS)
+        plan["log"] = str(self.log)
+        self.plan.write_text(json.dumps(plan), encoding="utf-8")
+        return self
+
+    @property
+    def argv(self) -> list[str]:
+        return fake_cli_argv("replay", str(self.plan))
+
+    def wrapper(self) -> str:
+        """An executable that runs the replay fake with this plan (what ``binary`` names)."""
+        path = self.root / "fake-agent"
+        path.write_text(
+            "#!/bin/sh\n"
+            f'exec "{sys.executable}" -I -S "{script_path("replay")}" "{self.plan}" "$@"\n',
+            encoding="utf-8",
+        )
+        path.chmod(0o755)
+        return str(path)
+
+    def launches(self) -> list[dict[str, Any]]:
+        if not self.log.exists():
+            return []
+        records = [json.loads(line) for line in self.log.read_text().splitlines()]
+        return [r for r in records if "launched" in r]
+
+    def launch(self) -> dict[str, Any]:
+        found = self.launches()
+        assert len(found) == 1, found
+        return found[0]
+
+
+@pytest.fixture
+def replay(tmp_path: Path) -> Replay:
+    return Replay(tmp_path).write()
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.fixture
+def alive() -> Any:
+    return pid_alive
+
+
+_PROVIDER_MODULE = """
+from lionagi.service import EndpointType, ProviderEndpointSpec
+from lionagi.service_testing.reference_cli import ReferenceCliEndpoint, ReferenceCliRequest
+
+PROVIDER_SPECS = (
+    ProviderEndpointSpec(
+        provider="reference",
+        endpoint="cli",
+        endpoint_type=EndpointType.AGENTIC,
+        endpoint_class=ReferenceCliEndpoint,
+        request_options=ReferenceCliRequest,
+    ),
+)
+"""
+
+
+@pytest.fixture
+def reference_catalog(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    name = f"lref_{uuid.uuid4().hex[:10]}"
+    folder = tmp_path / "providers"
+    folder.mkdir()
+    (folder / f"{name}.py").write_text(textwrap.dedent(_PROVIDER_MODULE), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(folder))
+    importlib.invalidate_caches()
+    catalog = ProviderCatalog(lambda: (ProviderModuleSpec(provider="reference", module=name),))
+    monkeypatch.setattr(EndpointRegistry, "_catalog", catalog)
+    yield
+    sys.modules.pop(name, None)
+
+
+@pytest.fixture
+def user_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A temporary directory standing in for the user's home (``config_home="user"`` tests)."""
+    home = tmp_path / "user-home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", os.fspath(home))
+    return home
