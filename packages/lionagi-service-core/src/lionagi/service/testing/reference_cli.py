@@ -16,14 +16,25 @@ Event grammar (one JSON object per event)::
     {"type": "error", "message": "...", "kind": "auth"}              -> error (then stop)
     {"type": "telemetry", ...}                                       ignored (allowlisted)
 
+Three traps real CLIs set, mapped the way an adapter must map them:
+
+    {"type": "text", "content": "...", "error": true, "kind": ...}   -> error (then stop): an
+        assistant message the provider flags as a failure is never text
+    {"type": "error", "message": "...", "will_retry": true}          -> system, metadata
+        ``retry_notice``: the CLI is retrying, the run has not failed
+    {"type": "result", "content": <the text already streamed>}       -> result without content:
+        the consumer sees each text once
+
 Any other ``type`` is a :class:`ProviderProtocolError`: it might carry content.
 
-Command grammar: ``[*argv, "--prompt", prompt, ("--model", model), ("--resume", resume)]``.
+Command grammar: ``[*argv, ("--model", model), ("--resume", resume), "--", prompt]``. The
+prompt comes last, after ``--``, so a prompt starting with ``-`` is never parsed as an option.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -34,6 +45,7 @@ from .._transport.agentic import AgenticCapabilities, AgenticEndpoint
 from .._transport.config import EndpointConfig
 from .._transport.subprocess import (
     PROCESS_TERMINATE_GRACE,
+    JsonEventStream,
     json_events_from_process,
     resolve_workspace,
 )
@@ -97,12 +109,36 @@ class ReferenceCliEndpoint(AgenticEndpoint):
 
     def command(self, request: ReferenceCliRequest) -> list[str]:
         """The argv for one run: every flag and value is its own element."""
-        argv = [*self.argv, "--prompt", request.prompt]
+        argv = [*self.argv]
         if request.model:
             argv += ["--model", request.model]
         if request.resume:
             argv += ["--resume", request.resume]
-        return argv
+        return [*argv, "--", request.prompt]
+
+    def launch(self, request: ReferenceCliRequest, cwd: Path | None) -> JsonEventStream:
+        """The one place the CLI is started: argv vector, stdin from /dev/null, core teardown."""
+        return json_events_from_process(
+            self.command(request),
+            cwd=cwd,
+            label="reference-cli",
+            install_hint="the reference CLI is a test double; point argv at a fake CLI",
+            terminate_grace=self.terminate_grace,
+        )
+
+    def project(self, event: Mapping[str, Any]) -> StreamChunk | None:
+        """One event to one chunk (see :func:`project_event`)."""
+        return project_event(event)
+
+    def finish_result(self, chunk: StreamChunk, streamed: str) -> StreamChunk:
+        """Drop result text the consumer already received as text chunks.
+
+        CLIs repeat the whole answer on their final event; passing it on would show the
+        consumer every word twice (and fold it twice into ``invoke``'s result).
+        """
+        if chunk.content and chunk.content.strip() and chunk.content.strip() in streamed:
+            return StreamChunk("result", None, metadata=dict(chunk.metadata))
+        return chunk
 
     async def _stream_agentic(
         self,
@@ -116,18 +152,17 @@ class ReferenceCliEndpoint(AgenticEndpoint):
         if request.repo is not None or request.workspace:
             cwd = resolve_workspace(request.repo, request.workspace)
         on_text = self._runtime_handlers(runtime_args).get("on_text")
-        events = json_events_from_process(
-            self.command(request),
-            cwd=cwd,
-            label="reference-cli",
-            install_hint="the reference CLI is a test double; point argv at a fake CLI",
-            terminate_grace=self.terminate_grace,
-        )
+        streamed: list[str] = []
+        events = self.launch(request, cwd)
         async with events:
             async for event in events:
-                chunk = project_event(event)
+                chunk = self.project(event)
                 if chunk is None:
                     continue
+                if chunk.type == "text" and chunk.content:
+                    streamed.append(chunk.content)
+                elif chunk.type == "result":
+                    chunk = self.finish_result(chunk, "".join(streamed))
                 if on_text is not None and chunk.type == "text" and chunk.content:
                     on_text(chunk.content)
                 yield chunk
@@ -143,6 +178,11 @@ def project_event(event: Mapping[str, Any]) -> StreamChunk | None:
     if kind == "session":
         meta = {k: event[k] for k in ("session_id", "model") if event.get(k)}
         return StreamChunk("system", metadata=meta)
+    if kind == "text" and event.get("error") is True:
+        return _error_chunk(event, _text(event, "content"))
+    if kind == "error" and event.get("will_retry") is True:
+        notice = _optional_text(event, "message") or "retrying"
+        return StreamChunk("system", metadata={"retry_notice": notice})
     if kind in ("thinking", "text"):
         return StreamChunk(kind, _text(event, "content"), is_delta=bool(event.get("delta")))
     if kind == "tool_use":
@@ -164,10 +204,14 @@ def project_event(event: Mapping[str, Any]) -> StreamChunk | None:
         meta = {k: event[k] for k in ("session_id", "model", "usage") if event.get(k)}
         return StreamChunk("result", _optional_text(event, "content"), metadata=meta)
     if kind == "error":
-        meta = {"provider_error": event["kind"]} if isinstance(event.get("kind"), str) else {}
         message = _optional_text(event, "message") or "the reference CLI reported an error"
-        return StreamChunk("error", message, is_error=True, metadata=meta)
+        return _error_chunk(event, message)
     raise ProviderProtocolError(f"reference-cli: unknown event type {kind!r}")
+
+
+def _error_chunk(event: Mapping[str, Any], message: str) -> StreamChunk:
+    meta = {"provider_error": event["kind"]} if isinstance(event.get("kind"), str) else {}
+    return StreamChunk("error", message, is_error=True, metadata=meta)
 
 
 def _text(event: Mapping[str, Any], key: str) -> str:
