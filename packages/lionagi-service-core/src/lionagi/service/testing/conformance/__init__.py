@@ -20,6 +20,7 @@ from ._leaks import LeakCheck as LeakCheck
 from ._leaks import alive as alive
 from ._leaks import child_pids as child_pids
 from ._leaks import open_fd_count as open_fd_count
+from ._scenario import VENDOR_GRAMMAR_SCENARIOS as VENDOR_GRAMMAR_SCENARIOS
 from ._scenario import Scenario as Scenario
 from ._scenario import output_problems as output_problems
 from ._scenario import scenario_applies as scenario_applies
@@ -27,7 +28,6 @@ from ._static import RegisteredAgenticEndpoint as RegisteredAgenticEndpoint
 from ._static import assert_static_conformance as assert_static_conformance
 from ._static import registered_agentic_endpoints as registered_agentic_endpoints
 from ._static import static_conformance_problems as static_conformance_problems
-from ._scenario import VENDOR_GRAMMAR_SCENARIOS as VENDOR_GRAMMAR_SCENARIOS
 from ._subprocess import CONFORMANCE_SECRET as CONFORMANCE_SECRET
 from ._subprocess import HOSTILE_PROMPT as HOSTILE_PROMPT
 from ._subprocess import SubprocessAgenticConformance as SubprocessAgenticConformance

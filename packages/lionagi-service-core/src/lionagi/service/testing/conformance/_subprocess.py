@@ -63,8 +63,11 @@ def replay_argv(plan: str | os.PathLike[str], *, python: str | None = None) -> l
 def record_argv(
     plan: str | os.PathLike[str], record: str | os.PathLike[str], *, python: str | None = None
 ) -> list[str]:
-    """Argv prefix running the ``record`` fake CLI: append what it received to ``record``,
-    then replay ``plan``."""
+    """Argv prefix running the ``record`` fake CLI on ``plan``, recording into ``record``.
+
+    The fake appends what it received (argv, stdin, environment, cwd, ids) to ``record``, then
+    replays ``plan`` exactly as :func:`replay_argv` would.
+    """
     return [
         python or sys.executable,
         "-I",
