@@ -22,7 +22,11 @@ MODULE = textwrap.dedent(
 
     from lionagi.service import ProviderConnectionError, ProviderError, StreamChunk
     from lionagi.service.scripted import Delay, Raise, ScriptedEndpoint, default_script
-    from lionagi.service_testing.conformance import AgenticEndpointConformance, Scenario
+    from lionagi.service_testing.conformance import (
+        VENDOR_GRAMMAR_SCENARIOS,
+        AgenticEndpointConformance,
+        Scenario,
+    )
 
     CONFIG = {"name": "scripted", "provider": "scripted", "endpoint": "chat"}
     BACKGROUND: list[Any] = []
@@ -101,6 +105,7 @@ MODULE = textwrap.dedent(
 
     class Base(AgenticEndpointConformance):
         endpoint_type: ClassVar[type[ScriptedEndpoint]] = ScriptedEndpoint
+        inapplicable_scenarios = dict.fromkeys(VENDOR_GRAMMAR_SCENARIOS, "normalized chunks")
 
         def make_endpoint(self, scenario):
             return self.endpoint_type(CONFIG, script=script_for(scenario))
@@ -158,10 +163,10 @@ def outcomes(report: Path) -> dict[tuple[str, str], set[str]]:
     return found
 
 
-def test_kit_fails_broken_adapters_and_passes_a_good_one(tmp_path: Path) -> None:
-    (tmp_path / "test_generated_conformance.py").write_text(MODULE)
+def run_generated(tmp_path: Path, module: str, selection: str) -> tuple[Path, str]:
+    """Run ``module`` in a separate, config-less pytest; return the JUnit report and output."""
+    (tmp_path / "test_generated_conformance.py").write_text(module)
     report = tmp_path / "report.xml"
-    selection = " or ".join(["TestGood", *(f"({cls} and {case})" for cls, case in CAUGHT)])
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     result = subprocess.run(
         [
@@ -190,11 +195,176 @@ def test_kit_fails_broken_adapters_and_passes_a_good_one(tmp_path: Path) -> None
         check=False,
     )
     assert report.exists(), result.stdout + result.stderr
+    return report, result.stdout
+
+
+def test_kit_fails_broken_adapters_and_passes_a_good_one(tmp_path: Path) -> None:
+    selection = " or ".join(["TestGood", *(f"({cls} and {case})" for cls, case in CAUGHT)])
+    report, stdout = run_generated(tmp_path, MODULE, selection)
     found = outcomes(report)
     good = {name: kinds for (cls, name), kinds in found.items() if cls == "TestGood"}
-    assert len(good) >= 25, result.stdout
+    assert len(good) >= 25, stdout
     bad_good = {name: kinds for name, kinds in good.items() if kinds - {"passed", "skipped"}}
-    assert bad_good == {}, result.stdout
+    assert bad_good == {}, stdout
     for key in CAUGHT:
-        assert key in found, f"{key} did not run:\n{result.stdout}"
+        assert key in found, f"{key} did not run:\n{stdout}"
         assert found[key] & {"failure", "error"}, f"{key} was not caught: {found[key]}"
+
+
+# -- CLI adapters: the reference adapter with one planted defect each (issue 10 item 9) ----------
+
+CLI_MODULE = textwrap.dedent(
+    """
+    from lionagi.service.agentic import json_events_from_process
+    from lionagi.service_testing.conformance import Scenario, SubprocessAgenticConformance
+    from lionagi.service_testing.reference_cli import ReferenceCliEndpoint, project_event
+
+    SID = "kit-session-1"
+    TEXT = [{"type": "text", "content": "fine", "delta": True}, {"type": "result"}]
+    EVENTS = {
+        Scenario.TEXT: TEXT,
+        Scenario.TOOL: [
+            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}},
+            {"type": "tool_result", "id": "t1", "output": "README.md"},
+        ],
+        Scenario.USAGE: [{"type": "text", "content": "n"}, {"type": "result", "usage": {"n": 1}}],
+        Scenario.SESSION: [
+            {"type": "session", "session_id": SID},
+            {"type": "text", "content": "resumable"},
+            {"type": "result", "session_id": SID},
+        ],
+        Scenario.PROVIDER_ERROR: [{"type": "error", "message": "refused", "kind": "auth"}],
+        Scenario.EMPTY: [],
+        Scenario.RESULT_REPEATS_TEXT: [
+            {"type": "text", "content": "once, ", "delta": True},
+            {"type": "text", "content": "not twice", "delta": True},
+            {"type": "result", "content": "once, not twice"},
+        ],
+        Scenario.ERROR_MESSAGE: [
+            {"type": "text", "content": "Invalid API key", "error": True, "kind": "auth"},
+            {"type": "result", "content": "Invalid API key"},
+        ],
+        Scenario.RETRY_NOTICE: [
+            {"type": "error", "message": "Reconnecting... 1/5", "will_retry": True},
+            {"type": "text", "content": "answered"},
+            {"type": "result"},
+        ],
+    }
+
+
+    class PromptAsOption(ReferenceCliEndpoint):
+        def command(self, request, **kwargs):
+            argv = [*super().command(request, **kwargs), "--prompt", request.prompt]
+            return argv + (["--resume", request.resume] if request.resume else [])
+
+
+    class InheritsStdin(ReferenceCliEndpoint):
+        def launch(self, request, cwd):
+            return json_events_from_process(
+                self.command(request),
+                cwd=cwd,
+                stdin="inherit",
+                prompt=request.prompt,
+                install_hint="a test double",
+                terminate_grace=self.terminate_grace,
+            )
+
+
+    class RepeatsResultText(ReferenceCliEndpoint):
+        def finish_result(self, chunk, streamed):
+            return chunk
+
+
+    class ErrorMessageAsText(ReferenceCliEndpoint):
+        def project(self, event):
+            return project_event({k: v for k, v in event.items() if k != "error"})
+
+
+    class RetryNoticeIsFailure(ReferenceCliEndpoint):
+        def project(self, event):
+            return project_event({k: v for k, v in event.items() if k != "will_retry"})
+
+
+    class ForgetsToResume(ReferenceCliEndpoint):
+        def command(self, request, **kwargs):
+            return super().command(request.model_copy(update={"resume": None}), **kwargs)
+
+
+    class Base(SubprocessAgenticConformance):
+        endpoint_type = ReferenceCliEndpoint
+
+        def make_cli_endpoint(self, argv_prefix, *, terminate_grace):
+            return self.endpoint_type(argv=argv_prefix, terminate_grace=terminate_grace)
+
+        def cli_events(self, scenario):
+            return EVENTS[scenario]
+
+        def valid_request(self):
+            return {"prompt": "hello"}
+
+        def resume_argv(self, session_id):
+            return ["--resume", session_id]
+
+
+    class TestGoodCli(Base):
+        pass
+
+
+    class TestPromptAsOption(Base):
+        endpoint_type = PromptAsOption
+
+
+    class TestInheritsStdin(Base):
+        endpoint_type = InheritsStdin
+
+
+    class TestRepeatsResultText(Base):
+        endpoint_type = RepeatsResultText
+
+
+    class TestErrorMessageAsText(Base):
+        endpoint_type = ErrorMessageAsText
+
+
+    class TestRetryNoticeIsFailure(Base):
+        endpoint_type = RetryNoticeIsFailure
+
+
+    class TestForgetsToResume(Base):
+        endpoint_type = ForgetsToResume
+    """
+)
+
+# planted defect -> the one new case that must catch it (every other new case must pass)
+CLI_CAUGHT = {
+    "TestPromptAsOption": "test_prompt_arrives_verbatim",
+    "TestInheritsStdin": "test_stdin_is_not_inherited",
+    "TestRepeatsResultText": "test_result_does_not_repeat_streamed_text",
+    "TestErrorMessageAsText": "test_error_flagged_message_is_an_error_not_text",
+    "TestRetryNoticeIsFailure": "test_retry_notice_is_not_a_failure",
+    "TestForgetsToResume": "test_resumed_turn_carries_the_session",
+}
+NEW_CASES = sorted(set(CLI_CAUGHT.values()))
+
+
+def test_kit_catches_each_planted_cli_defect_with_its_own_case(tmp_path: Path) -> None:
+    """Each new case fails the adapter with its defect; the other new cases pass it.
+
+    The defects are the ones real CLIs punish and the kit before issue 10 item 9 passed: the
+    reference adapter with each one planted passes every pre-existing case.
+    """
+    new = " or ".join(NEW_CASES)
+    selection = " or ".join(["TestGoodCli", *(f"({cls} and ({new}))" for cls in CLI_CAUGHT)])
+    report, stdout = run_generated(tmp_path, CLI_MODULE, selection)
+    found = outcomes(report)
+    good = {name: kinds for (cls, name), kinds in found.items() if cls == "TestGoodCli"}
+    assert len(good) >= 45, stdout
+    assert {name: k for name, k in good.items() if k - {"passed", "skipped"}} == {}, stdout
+    for cls, target in CLI_CAUGHT.items():
+        for case in NEW_CASES:
+            kinds = found.get((cls, case))
+            assert kinds is not None, f"{cls}.{case} did not run:\n{stdout}"
+            if case == target:
+                assert kinds & {"failure", "error"}, f"{cls} was not caught by {case}"
+            else:
+                assert kinds == {"passed"}, f"{cls}.{case} should pass, got {kinds}:\n{stdout}"

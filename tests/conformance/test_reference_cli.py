@@ -37,6 +37,20 @@ EVENTS: dict[Scenario, list[dict[str, Any]]] = {
         {"type": "error", "message": "the reference provider refused", "kind": "auth"},
     ],
     Scenario.EMPTY: [{"type": "telemetry", "ms": 1}],
+    Scenario.RESULT_REPEATS_TEXT: [
+        {"type": "text", "content": "streamed once, ", "delta": True},
+        {"type": "text", "content": "never twice", "delta": True},
+        {"type": "result", "content": "streamed once, never twice", "usage": {"output_tokens": 4}},
+    ],
+    Scenario.ERROR_MESSAGE: [
+        {"type": "text", "content": "Invalid API key · Please run /login", "error": True},
+        {"type": "result", "content": "Invalid API key · Please run /login"},
+    ],
+    Scenario.RETRY_NOTICE: [
+        {"type": "error", "message": "Reconnecting... 1/5", "will_retry": True},
+        {"type": "text", "content": "answered after a retry"},
+        {"type": "result"},
+    ],
 }
 
 
@@ -54,3 +68,6 @@ class TestReferenceCliConformance(SubprocessAgenticConformance):
 
     def workspace_request(self, repo: Path, workspace: str) -> dict[str, Any]:
         return {"prompt": "hello conformance", "repo": str(repo), "workspace": workspace}
+
+    def resume_argv(self, session_id: str) -> Sequence[str]:
+        return ["--resume", session_id]

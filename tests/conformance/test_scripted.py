@@ -7,9 +7,17 @@ from typing import Any, ClassVar
 
 from lionagi.service import ProviderConnectionError, StreamChunk
 from lionagi.service.scripted import Delay, Raise, ScriptedEndpoint, ScriptStep, default_script
-from lionagi.service_testing.conformance import AgenticEndpointConformance, Scenario
+from lionagi.service_testing.conformance import (
+    VENDOR_GRAMMAR_SCENARIOS,
+    AgenticEndpointConformance,
+    Scenario,
+)
 
 CONFIG: Mapping[str, Any] = {"name": "scripted", "provider": "scripted", "endpoint": "chat"}
+# Scripted steps are already normalized chunks: there is no vendor event to mis-project.
+NO_VENDOR_GRAMMAR: Mapping[Scenario, str] = dict.fromkeys(
+    VENDOR_GRAMMAR_SCENARIOS, "scripted steps are normalized chunks, not a vendor grammar"
+)
 
 
 def script_for(scenario: Scenario) -> list[ScriptStep] | None:
@@ -26,6 +34,8 @@ def script_for(scenario: Scenario) -> list[ScriptStep] | None:
 
 
 class TestScriptedConformance(AgenticEndpointConformance):
+    inapplicable_scenarios: ClassVar[Mapping[Scenario, str]] = NO_VENDOR_GRAMMAR
+
     def make_endpoint(self, scenario: Scenario) -> ScriptedEndpoint:
         return ScriptedEndpoint(CONFIG, script=script_for(scenario))
 
@@ -40,6 +50,8 @@ class StreamOnlyScripted(ScriptedEndpoint):
 
 
 class TestStreamOnlyScriptedConformance(AgenticEndpointConformance):
+    inapplicable_scenarios: ClassVar[Mapping[Scenario, str]] = NO_VENDOR_GRAMMAR
+
     def make_endpoint(self, scenario: Scenario) -> ScriptedEndpoint:
         return StreamOnlyScripted(CONFIG, script=script_for(scenario))
 

@@ -10,13 +10,28 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
 
-__all__ = ["REDACTED", "SECRET_HEADERS", "RecordedRequest", "credential_of", "record"]
+__all__ = [
+    "CONVERSATION_KEYS",
+    "REDACTED",
+    "SECRET_HEADERS",
+    "RecordedRequest",
+    "conversation_texts",
+    "credential_of",
+    "record",
+]
 
 REDACTED = "[REDACTED]"
 SECRET_HEADERS = frozenset(
     {"authorization", "proxy-authorization", "x-api-key", "x-goog-api-key", "api-key"}
 )
 _SECRET_QUERY = frozenset({"key", "api_key"})
+# Body keys under which the four wire formats carry conversation text: chat and Messages
+# ``messages[].content``, Responses ``input`` / ``instructions``, Gemini ``contents[].parts[].text``
+# and ``systemInstruction``, Messages ``system``.
+CONVERSATION_KEYS = frozenset(
+    {"messages", "input", "instructions", "system", "contents", "systemInstruction"}
+)
+_TEXT_KEYS = frozenset({"content", "text", "input", "output", "instructions", "system"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +51,20 @@ class RecordedRequest:
     query: dict[str, str]
     headers: dict[str, str]
     json: Any
+
+    def conversation_text(self) -> str:
+        """Every text the request carried as conversation, in body order, one per line.
+
+        Vendor-neutral: it reads the conversation keys of the chat, Responses, Messages and
+        Gemini formats (:data:`CONVERSATION_KEYS`), so a test can ask "did turn two send turn
+        one's prompt and answer?" without knowing which format the client spoke.
+        """
+        return "\n".join(conversation_texts(self.json))
+
+    def prompt_text(self) -> str:
+        """The last text of the conversation: the newest user prompt (or tool result)."""
+        texts = conversation_texts(self.json)
+        return texts[-1] if texts else ""
 
 
 def record(
@@ -63,3 +92,26 @@ def credential_of(headers: dict[str, str], query: str) -> str:
         if name in _SECRET_QUERY:
             return value
     return ""
+
+
+def conversation_texts(body: Any) -> list[str]:
+    """The strings under ``body``'s conversation keys, in order (roles and ids left out)."""
+    if not isinstance(body, dict):
+        return []
+    found: list[str] = []
+    for key, value in body.items():
+        if key in CONVERSATION_KEYS:
+            _collect(value, found, text_slot=True)
+    return found
+
+
+def _collect(value: Any, found: list[str], *, text_slot: bool) -> None:
+    if isinstance(value, str):
+        if text_slot and value:
+            found.append(value)
+    elif isinstance(value, list):
+        for item in value:
+            _collect(item, found, text_slot=text_slot)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _collect(item, found, text_slot=key in _TEXT_KEYS or key == "parts")

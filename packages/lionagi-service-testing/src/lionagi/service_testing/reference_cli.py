@@ -16,6 +16,15 @@ Event grammar (one JSON object per event)::
     {"type": "error", "message": "...", "kind": "auth"}              -> error (then stop)
     {"type": "telemetry", ...}                                       ignored (allowlisted)
 
+Three traps real CLIs set, mapped the way an adapter must map them:
+
+    {"type": "text", "content": "...", "error": true, "kind": ...}   -> error (then stop): an
+        assistant message the provider flags as a failure is never text
+    {"type": "error", "message": "...", "will_retry": true}          -> system, metadata
+        ``retry_notice``: the CLI is retrying, the run has not failed
+    {"type": "result", "content": <the text already streamed>}       -> result without content:
+        the consumer sees each text once
+
 Any other ``type`` is a :class:`ProviderProtocolError`: it might carry content.
 
 Command grammar: ``[*argv, ("--model", model), ("--resume", resume), "--", prompt]``; the
@@ -50,6 +59,7 @@ from lionagi.service import (
 )
 from lionagi.service.agentic import (
     PROCESS_TERMINATE_GRACE,
+    JsonEventStream,
     json_events_from_process,
     resolve_workspace,
 )
@@ -158,6 +168,36 @@ class ReferenceCliEndpoint(AgenticEndpoint):
             argv += ["--resume", request.resume]
         return argv
 
+    def launch(self, request: ReferenceCliRequest, cwd: Path | None) -> JsonEventStream:
+        """The one place the CLI is started: argv vector, prompt after ``--``, stdin from
+        /dev/null, the deployment settings' binary/env/home, core teardown."""
+        launch = self.launch_settings()
+        return json_events_from_process(
+            self.command(request, program=launch.program, extra=launch.args),
+            cwd=cwd,
+            env=launch.env,
+            inherit_env=launch.inherit_env,
+            secrets=launch.secrets,
+            label="reference-cli",
+            install_hint="the reference CLI is a test double; point argv at a fake CLI",
+            terminate_grace=self.terminate_grace,
+            prompt=request.prompt,
+        )
+
+    def project(self, event: Mapping[str, Any]) -> StreamChunk | None:
+        """One event to one chunk (see :func:`project_event`)."""
+        return project_event(event)
+
+    def finish_result(self, chunk: StreamChunk, streamed: str) -> StreamChunk:
+        """Drop result text the consumer already received as text chunks.
+
+        CLIs repeat the whole answer on their final event; passing it on would show the
+        consumer every word twice (and fold it twice into ``invoke``'s result).
+        """
+        if chunk.content and chunk.content.strip() and chunk.content.strip() in streamed:
+            return StreamChunk("result", None, metadata=dict(chunk.metadata))
+        return chunk
+
     async def _stream_agentic(
         self,
         request: BaseModel,
@@ -172,22 +212,17 @@ class ReferenceCliEndpoint(AgenticEndpoint):
         if repo is not None or request.workspace:
             cwd = resolve_workspace(repo, request.workspace)
         on_text = self._runtime_handlers(runtime_args).get("on_text")
-        events = json_events_from_process(
-            self.command(request, program=launch.program, extra=launch.args),
-            cwd=cwd,
-            env=launch.env,
-            inherit_env=launch.inherit_env,
-            secrets=launch.secrets,
-            label="reference-cli",
-            install_hint="the reference CLI is a test double; point argv at a fake CLI",
-            terminate_grace=self.terminate_grace,
-            prompt=request.prompt,
-        )
+        streamed: list[str] = []
+        events = self.launch(request, cwd)
         async with events:
             async for event in events:
-                chunk = project_event(event)
+                chunk = self.project(event)
                 if chunk is None:
                     continue
+                if chunk.type == "text" and chunk.content:
+                    streamed.append(chunk.content)
+                elif chunk.type == "result":
+                    chunk = self.finish_result(chunk, "".join(streamed))
                 if on_text is not None and chunk.type == "text" and chunk.content:
                     on_text(chunk.content)
                 yield chunk
@@ -203,6 +238,11 @@ def project_event(event: Mapping[str, Any]) -> StreamChunk | None:
     if kind == "session":
         meta = {k: event[k] for k in ("session_id", "model") if event.get(k)}
         return StreamChunk("system", metadata=meta)
+    if kind == "text" and event.get("error") is True:
+        return _error_chunk(event, _text(event, "content"))
+    if kind == "error" and event.get("will_retry") is True:
+        notice = _optional_text(event, "message") or "retrying"
+        return StreamChunk("system", metadata={"retry_notice": notice})
     if kind in ("thinking", "text"):
         return StreamChunk(kind, _text(event, "content"), is_delta=bool(event.get("delta")))
     if kind == "tool_use":
@@ -224,10 +264,14 @@ def project_event(event: Mapping[str, Any]) -> StreamChunk | None:
         meta = {k: event[k] for k in ("session_id", "model", "usage") if event.get(k)}
         return StreamChunk("result", _optional_text(event, "content"), metadata=meta)
     if kind == "error":
-        meta = {"provider_error": event["kind"]} if isinstance(event.get("kind"), str) else {}
         message = _optional_text(event, "message") or "the reference CLI reported an error"
-        return StreamChunk("error", message, is_error=True, metadata=meta)
+        return _error_chunk(event, message)
     raise ProviderProtocolError(f"reference-cli: unknown event type {kind!r}")
+
+
+def _error_chunk(event: Mapping[str, Any], message: str) -> StreamChunk:
+    meta = {"provider_error": event["kind"]} if isinstance(event.get("kind"), str) else {}
+    return StreamChunk("error", message, is_error=True, metadata=meta)
 
 
 def _text(event: Mapping[str, Any], key: str) -> str:

@@ -20,6 +20,7 @@ from ._leaks import LeakCheck as LeakCheck
 from ._leaks import alive as alive
 from ._leaks import child_pids as child_pids
 from ._leaks import open_fd_count as open_fd_count
+from ._scenario import VENDOR_GRAMMAR_SCENARIOS as VENDOR_GRAMMAR_SCENARIOS
 from ._scenario import Scenario as Scenario
 from ._scenario import output_problems as output_problems
 from ._scenario import scenario_applies as scenario_applies
@@ -28,11 +29,15 @@ from ._static import assert_static_conformance as assert_static_conformance
 from ._static import registered_agentic_endpoints as registered_agentic_endpoints
 from ._static import static_conformance_problems as static_conformance_problems
 from ._subprocess import CONFORMANCE_SECRET as CONFORMANCE_SECRET
+from ._subprocess import HOSTILE_PROMPT as HOSTILE_PROMPT
 from ._subprocess import SubprocessAgenticConformance as SubprocessAgenticConformance
+from ._subprocess import record_argv as record_argv
 from ._subprocess import replay_argv as replay_argv
 
 __all__ = [
     "CONFORMANCE_SECRET",
+    "HOSTILE_PROMPT",
+    "VENDOR_GRAMMAR_SCENARIOS",
     "AgenticEndpointConformance",
     "LeakCheck",
     "RegisteredAgenticEndpoint",
@@ -44,6 +49,7 @@ __all__ = [
     "child_pids",
     "open_fd_count",
     "output_problems",
+    "record_argv",
     "registered_agentic_endpoints",
     "replay_argv",
     "scenario_applies",

@@ -33,7 +33,7 @@ from lionagi.service import iModel
 from lionagi.service import AgenticCapabilities, AgenticEndpoint
 from lionagi.service import APICalling
 from ._leaks import LeakCheck
-from ._scenario import Scenario, output_problems, scenario_applies
+from ._scenario import VENDOR_GRAMMAR_SCENARIOS, Scenario, output_problems, scenario_applies
 from ._static import static_conformance_problems
 
 __all__ = ["AgenticEndpointConformance", "WorkProbe"]
@@ -92,6 +92,10 @@ class AgenticEndpointConformance(ABC):
             entry into ``_stream_agentic``); subprocess kits add "a process was launched".
         endpoint_class(): the class under test (default: the class of a TEXT endpoint).
         accepts_extra_headers: True only if the adapter documents a safe header mapping.
+        inapplicable_scenarios: vendor-grammar scenarios (``RESULT_REPEATS_TEXT``,
+            ``ERROR_MESSAGE``, ``RETRY_NOTICE``) your provider's grammar cannot produce, each
+            mapped to the reason; their cases are skipped with it. Any other scenario is
+            required of every adapter.
         cancel_delay / deadline: seconds before cancelling or timing out a stalled stream.
         case_timeout: hang guard for each case; settle_timeout: wait for tasks to finish.
 
@@ -103,6 +107,7 @@ class AgenticEndpointConformance(ABC):
 
     unknown_field: ClassVar[str] = "lionagi_conformance_unknown_field"
     accepts_extra_headers: ClassVar[bool] = False
+    inapplicable_scenarios: ClassVar[Mapping[Scenario, str]] = {}
     cancel_delay: ClassVar[float] = 0.2
     deadline: ClassVar[float] = 0.5
     case_timeout: ClassVar[float] = 10.0
@@ -181,6 +186,7 @@ class AgenticEndpointConformance(ABC):
         """:meth:`make_endpoint` plus a probe on its hook; skips a scenario it cannot have."""
         if not scenario_applies(scenario, self.capabilities):
             pytest.skip(f"the adapter's capabilities exclude the {scenario} scenario")
+        self.skip_inapplicable(scenario)
         return self.instrument(self.make_endpoint(scenario))
 
     def instrument(self, endpoint: AgenticEndpoint) -> AgenticEndpoint:
@@ -794,3 +800,88 @@ class AgenticEndpointConformance(ABC):
         assert call.payload["request"].model_dump() == baseline.model_dump()
         assert self.track(model.copy(share_session=True)).provider_session_id is None
         assert "session_id" not in model.to_dict()
+
+    # -- vendor-grammar traps (issue 10 item 9) ----------------------------------------------------
+
+    def skip_inapplicable(self, scenario: Scenario) -> None:
+        """Skip ``scenario`` if declared in :attr:`inapplicable_scenarios` (with its reason).
+
+        Only vendor-grammar scenarios may be declared; declaring a core scenario fails the case.
+        """
+        reason = self.inapplicable_scenarios.get(scenario)
+        if reason is None:
+            return
+        assert scenario in VENDOR_GRAMMAR_SCENARIOS, (
+            f"{scenario} is required of every adapter; only "
+            f"{sorted(map(str, VENDOR_GRAMMAR_SCENARIOS))} can be declared inapplicable"
+        )
+        assert reason.strip(), f"inapplicable_scenarios[{scenario}] needs a reason"
+        pytest.skip(f"{scenario} is inapplicable: {reason}")
+
+    async def test_result_does_not_repeat_streamed_text(self) -> None:
+        """Text streamed as deltas and repeated whole on the result event reaches the consumer once.
+
+        The fixture (``RESULT_REPEATS_TEXT``) streams text deltas, then the provider's final
+        event carrying the concatenated text, as most CLIs do. The result chunk must not carry
+        text that was already streamed, and the one-shot result must hold it once.
+
+        Troubleshooting: keep what you streamed and put only terminal text not already emitted
+        in the result chunk's ``content`` (None otherwise); usage and session stay in its
+        metadata. If your provider never repeats the answer on its final event, declare
+        ``inapplicable_scenarios = {Scenario.RESULT_REPEATS_TEXT: "<why>"}``.
+        """
+        endpoint, model, call, chunks, exc = await self.stream_scenario(
+            Scenario.RESULT_REPEATS_TEXT
+        )
+        assert exc is None, repr(exc)
+        assert call.status is EventStatus.COMPLETED
+        self._assert_output(chunks, Scenario.RESULT_REPEATS_TEXT)
+        if type(endpoint).supports_invoke:
+            streamed = [c.content for c in chunks if c.type == "text" and c.content]
+            with self.guard():
+                done = await model.invoke(**self.valid_request())
+            assert done.status is EventStatus.COMPLETED, done.execution.error
+            folded = done.execution.response["result"]
+            assert isinstance(folded, str)
+            assert len(folded) < 2 * len("".join(streamed)), f"folded text repeats: {folded!r}"
+
+    async def test_error_flagged_message_is_an_error_not_text(self) -> None:
+        """An assistant message the provider flags as an error becomes one error chunk, not text.
+
+        The fixture (``ERROR_MESSAGE``) is the provider's assistant/message event marked as a
+        failure (an error flag or field on it, e.g. a refused key), rather than a dedicated
+        error event. The consumer must get exactly one error chunk, last, no text repeating its
+        message, ProviderStreamError from the stream and a FAILED event.
+
+        Troubleshooting: check the message's error flag before projecting its content; map a
+        flagged message to ``StreamChunk("error", message, is_error=True, metadata=...)`` and
+        stop. Projecting it as text first makes a failed run look like an answer (and invoke
+        "succeeds" with the error text as its result).
+        """
+        endpoint, model, call, chunks, exc = await self.stream_scenario(Scenario.ERROR_MESSAGE)
+        self._assert_output(chunks, Scenario.ERROR_MESSAGE)
+        assert isinstance(exc, ProviderStreamError), repr(exc)
+        assert call.status is EventStatus.FAILED
+        await self.assert_invoke_fails(endpoint, model, like=exc)
+
+    async def test_retry_notice_is_not_a_failure(self) -> None:
+        """A retry or reconnecting notice, then an answer, completes with the answer.
+
+        The fixture (``RETRY_NOTICE``) emits the provider's "retrying"/"reconnecting" event
+        (some CLIs send it with an error type) and then a normal answer. No error chunk may
+        reach the consumer, the event is COMPLETED and invoke returns the text.
+
+        Troubleshooting: recognise the notice (attempt counters, a retry flag, a reconnecting
+        status) before treating an event as a failure; surface it as system metadata or drop
+        it through your allowlist. An error chunk ends the stream, so mapping the notice to one
+        fails a run the CLI was about to finish.
+        """
+        endpoint, model, call, chunks, exc = await self.stream_scenario(Scenario.RETRY_NOTICE)
+        assert exc is None, repr(exc)
+        assert call.status is EventStatus.COMPLETED
+        self._assert_output(chunks, Scenario.RETRY_NOTICE)
+        if type(endpoint).supports_invoke:
+            with self.guard():
+                done = await model.invoke(**self.valid_request())
+            assert done.status is EventStatus.COMPLETED, done.execution.error
+            assert done.execution.response["result"]

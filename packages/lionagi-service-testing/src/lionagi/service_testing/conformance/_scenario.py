@@ -9,7 +9,13 @@ from lionagi.service import StreamChunk
 from lionagi.service.agentic import CHUNK_TYPES
 from lionagi.service import AgenticCapabilities
 
-__all__ = ["CONTENT_TYPES", "Scenario", "output_problems", "scenario_applies"]
+__all__ = [
+    "CONTENT_TYPES",
+    "VENDOR_GRAMMAR_SCENARIOS",
+    "Scenario",
+    "output_problems",
+    "scenario_applies",
+]
 
 CONTENT_TYPES = frozenset({"text", "thinking", "tool_use", "tool_result"})
 _SEMANTIC = CONTENT_TYPES | {"result", "error"}
@@ -26,6 +32,16 @@ class Scenario(StrEnum):
     ``EMPTY``            no semantic output and a clean end of stream.
     ``STALL``            at least one chunk, then nothing until cancelled.
     ``TRANSPORT_ERROR``  the transport fails without a provider error event (a raise).
+
+    Vendor-grammar scenarios (:data:`VENDOR_GRAMMAR_SCENARIOS`): traps in how a vendor's events
+    map to chunks. An adapter with no such event in its grammar declares the scenario in
+    ``inapplicable_scenarios`` with the reason.
+
+    ``RESULT_REPEATS_TEXT``  text deltas, then a result event whose text is the concatenated
+                             deltas: the consumer must see that text once.
+    ``ERROR_MESSAGE``        an assistant message the provider flags as an error: one error
+                             chunk, never text.
+    ``RETRY_NOTICE``         a retry/reconnecting notice, then a normal answer: a completion.
     """
 
     TEXT = "text"
@@ -36,6 +52,14 @@ class Scenario(StrEnum):
     EMPTY = "empty"
     STALL = "stall"
     TRANSPORT_ERROR = "transport_error"
+    RESULT_REPEATS_TEXT = "result_repeats_text"
+    ERROR_MESSAGE = "error_message"
+    RETRY_NOTICE = "retry_notice"
+
+
+VENDOR_GRAMMAR_SCENARIOS = frozenset(
+    {Scenario.RESULT_REPEATS_TEXT, Scenario.ERROR_MESSAGE, Scenario.RETRY_NOTICE}
+)
 
 
 def scenario_applies(scenario: Scenario, capabilities: AgenticCapabilities) -> bool:
@@ -101,18 +125,22 @@ def output_problems(
 def _scenario_problems(chunks: list[StreamChunk], scenario: Scenario) -> list[str]:
     kinds = [c.type for c in chunks]
     errors = [c for c in chunks if c.type == "error"]
-    if scenario is Scenario.PROVIDER_ERROR:
+    if scenario in (Scenario.PROVIDER_ERROR, Scenario.ERROR_MESSAGE):
         if len(errors) != 1:
-            return [f"provider_error: expected exactly one error chunk, got {len(errors)}"]
+            return [f"{scenario}: expected exactly one error chunk, got {len(errors)}"]
         if chunks[-1] is not errors[0]:
-            return ["provider_error: the error chunk is not the last chunk"]
+            return [f"{scenario}: the error chunk is not the last chunk"]
+        if scenario is Scenario.ERROR_MESSAGE:
+            return _error_as_text_problems(chunks, errors[0])
         return []
     out = [f"{scenario}: unexpected error chunk {errors[0].content!r}"] if errors else []
-    if scenario is Scenario.TEXT:
+    if scenario is Scenario.RESULT_REPEATS_TEXT:
+        out += _repeated_result_problems(chunks)
+    if scenario in (Scenario.TEXT, Scenario.RETRY_NOTICE):
         texts = [c for c in chunks if c.type == "text" and c.content]
         results = [c for c in chunks if c.type == "result" and c.content]
         if not texts and not results:
-            out.append("text: no non-empty text chunk (and no result text)")
+            out.append(f"{scenario}: no non-empty text chunk (and no result text)")
     elif scenario is Scenario.TOOL:
         uses = [c for c in chunks if c.type == "tool_use"]
         results = [c for c in chunks if c.type == "tool_result"]
@@ -150,3 +178,27 @@ def _scenario_problems(chunks: list[StreamChunk], scenario: Scenario) -> list[st
     elif scenario is Scenario.STALL and not chunks:
         out.append("stall: no chunk before stalling (emit one so mid-stream cancellation runs)")
     return out
+
+
+def _repeated_result_problems(chunks: list[StreamChunk]) -> list[str]:
+    streamed = "".join(c.content or "" for c in chunks if c.type == "text")
+    if not streamed.strip():
+        return ["result_repeats_text: no streamed text (the fixture streams deltas first)"]
+    return [
+        f"result_repeats_text: the result chunk repeats streamed text {c.content!r} "
+        "(put only terminal text not already emitted in the result's content)"
+        for c in chunks
+        if c.type == "result" and c.content and c.content.strip() in streamed
+    ]
+
+
+def _error_as_text_problems(chunks: list[StreamChunk], error: StreamChunk) -> list[str]:
+    message = (error.content or "").strip()
+    return [
+        f"error_message: the error text reached the consumer as a {c.type} chunk {c.content!r}"
+        for c in chunks
+        if c.type in ("text", "thinking", "result")
+        and c.content
+        and c.content.strip()
+        and (c.content.strip() in message or message in c.content)
+    ]

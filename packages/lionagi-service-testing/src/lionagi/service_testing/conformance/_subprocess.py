@@ -37,9 +37,20 @@ from ._agentic import AgenticEndpointConformance
 from ._leaks import alive
 from ._scenario import Scenario
 
-__all__ = ["CONFORMANCE_SECRET", "SubprocessAgenticConformance", "replay_argv"]
+__all__ = [
+    "CONFORMANCE_SECRET",
+    "HOSTILE_PROMPT",
+    "SubprocessAgenticConformance",
+    "record_argv",
+    "replay_argv",
+]
 
 REPLAY_SCRIPT = Path(fake_clis.__file__).resolve().parent / "replay.py"
+RECORD_SCRIPT = Path(fake_clis.__file__).resolve().parent / "record.py"
+# Starts with "-", holds both quotes, command substitution, backticks, a "--", a tab and
+# newlines: every way a shell, an option parser or a "helpful" strip() changes a prompt.
+HOSTILE_PROMPT = "-v --help \"double\" 'single' $(touch pwned) `id` --\n\tsecond line\n"
+_STDIN_MARKER = "lionagi-conformance-parent-stdin-marker"
 CONFORMANCE_SECRET = "sk-conformance-0123456789abcdefSECRET"
 _FATAL_LINE = f"fatal: conformance failure (token {CONFORMANCE_SECRET})"
 
@@ -47,6 +58,25 @@ _FATAL_LINE = f"fatal: conformance failure (token {CONFORMANCE_SECRET})"
 def replay_argv(plan: str | os.PathLike[str], *, python: str | None = None) -> list[str]:
     """Argv prefix running the ``replay`` fake CLI on ``plan`` under an isolated interpreter."""
     return [python or sys.executable, "-I", "-S", str(REPLAY_SCRIPT), os.fspath(plan)]
+
+
+def record_argv(
+    plan: str | os.PathLike[str], record: str | os.PathLike[str], *, python: str | None = None
+) -> list[str]:
+    """Argv prefix running the ``record`` fake CLI on ``plan``, recording into ``record``.
+
+    The fake appends what it received (argv, stdin, environment, cwd, ids) to ``record``, then
+    replays ``plan`` exactly as :func:`replay_argv` would.
+    """
+    return [
+        python or sys.executable,
+        "-I",
+        "-S",
+        str(RECORD_SCRIPT),
+        "--record",
+        os.fspath(record),
+        os.fspath(plan),
+    ]
 
 
 class SubprocessAgenticConformance(AgenticEndpointConformance):
@@ -65,6 +95,11 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
             after reporting a provider error).
         workspace_request(repo, workspace): request fields that run your CLI in ``repo`` with
             that workspace; None (the default) skips the containment cases.
+        prompt_request(prompt): request fields sending ``prompt`` (default: ``valid_request()``
+            with its ``"prompt"`` replaced; None skips the verbatim-prompt case).
+        resume_argv(session_id): the argv elements your command carries to resume
+            ``session_id`` (e.g. ``["--resume", session_id]``); the default None only requires
+            the id to appear in the resumed run's argv or stdin.
         workspace_sets_cwd: the workspace becomes the child's working directory (default True).
         terminate_grace: grace passed to ``make_cli_endpoint`` (default 0.3 s).
         stderr_flood_bytes, stderr_tail_limit: stderr written in the flood cases and the
@@ -432,3 +467,158 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
         (launch,) = self.launches()
         if self.workspace_sets_cwd:
             assert launch["cwd"] == str((repo / "inside").resolve())
+
+    # -- what the adapter sent: the recording fake CLI (issue 10 item 9) --------------------------
+
+    def prompt_request(self, prompt: str) -> dict[str, Any] | None:
+        """Request fields sending ``prompt``; None skips the verbatim-prompt case."""
+        request = self.valid_request()
+        if "prompt" not in request:
+            return None
+        return {**request, "prompt": prompt}
+
+    def resume_argv(self, session_id: str) -> Sequence[str] | None:
+        """The argv elements that resume ``session_id``, in order; None: the id appears anywhere."""
+        return None
+
+    def recorded_endpoint(self, plan: Mapping[str, Any]) -> AgenticEndpoint:
+        """An instrumented endpoint running the ``record`` fake CLI on ``plan``."""
+        argv = record_argv(self.write_plan(plan), self._workdir / "record.jsonl")
+        return self.instrument(self.make_cli_endpoint(argv, terminate_grace=self.terminate_grace))
+
+    def recordings(self) -> list[dict[str, Any]]:
+        """What each recording fake CLI of this case received (see ``fake_clis/record.py``)."""
+        path = self._workdir / "record.jsonl"
+        if not path.exists():
+            return []
+        return [json.loads(line) for line in path.read_text().splitlines() if line]
+
+    async def test_prompt_arrives_verbatim(self) -> None:
+        """A prompt starting with ``-`` and holding quotes, ``$(...)`` and newlines arrives intact.
+
+        The recording fake CLI must see :data:`HOSTILE_PROMPT` byte for byte either on stdin
+        (as written, or as a string inside a JSON value written there) or as one argv element
+        after a ``--`` element; never as an argv element before ``--``, where the CLI's option
+        parser reads its leading ``-`` as a flag (or, with ``--prompt`` before it, refuses
+        "expected one argument").
+
+        Troubleshooting: put the prompt last, after ``--`` (``[..., "--", prompt]``), or write it
+        to stdin (``stdin=prompt.encode()``); pass it as its own argv element, never quoted,
+        stripped or joined into a string. If your CLI cannot take ``--``, send the prompt on
+        stdin.
+        """
+        request = self.prompt_request(HOSTILE_PROMPT)
+        if request is None:
+            pytest.skip("prompt_request() returned None")
+        endpoint = self.recorded_endpoint({"events": list(self.cli_events(Scenario.TEXT))})
+        with self.guard():
+            _, exc = await self.collect(endpoint.stream(request))
+        assert exc is None, repr(exc)
+        (record,) = self.recordings()
+        args: list[str] = record["args"]
+        end = args.index("--") if "--" in args else len(args)
+        before = [a for a in args[:end] if HOSTILE_PROMPT in a]
+        assert not before, f"the prompt is an argv element before '--': {before!r}"
+        after = HOSTILE_PROMPT in args[end + 1 :]
+        assert after or _stdin_carries(record["stdin"], HOSTILE_PROMPT), (
+            f"the prompt did not arrive verbatim: argv {args!r}, stdin {record['stdin']!r}"
+        )
+
+    async def test_stdin_is_not_inherited(self) -> None:
+        """The CLI never reads the test process's stdin: it gets /dev/null or a pipe you wrote.
+
+        The kit replaces its own stdin with a pipe holding a marker line for the run. The
+        recording fake CLI reads its stdin and reports it: the marker must be absent and the
+        descriptor must not be the kit's pipe.
+
+        Troubleshooting: launch with ``json_events_from_process(..., stdin="devnull")`` (the
+        default) or ``stdin=<bytes you send>``; ``stdin=None``/``"inherit"`` shares the parent's
+        stdin, so the CLI blocks on a terminal, or eats input meant for the application.
+        """
+        read_end, write_end = os.pipe()
+        saved = os.dup(0)
+        try:
+            os.write(write_end, f"{_STDIN_MARKER}\n".encode())
+            os.close(write_end)
+            write_end = -1
+            os.dup2(read_end, 0)
+            info = os.fstat(0)
+            endpoint = self.recorded_endpoint({"events": list(self.cli_events(Scenario.TEXT))})
+            with self.guard():
+                _, exc = await self.collect(endpoint.stream(self.valid_request()))
+        finally:
+            os.dup2(saved, 0)
+            for fd in (saved, read_end, write_end):
+                if fd >= 0:
+                    os.close(fd)
+        assert exc is None, repr(exc)
+        (record,) = self.recordings()
+        assert _STDIN_MARKER not in record["stdin"], "the CLI read the test process's stdin"
+        assert record.get("stdin_id") != [info.st_dev, info.st_ino], (
+            "the CLI's stdin is the test process's stdin"
+        )
+
+    async def test_resumed_turn_carries_the_session(self) -> None:
+        """A resumable adapter's second turn really resumes: the CLI receives the session id.
+
+        Turn one replays the SESSION fixture through an iModel; turn two runs on the same model.
+        The recording fake CLI must see turn one's confirmed id in turn two's argv (exactly
+        :meth:`resume_argv` in order, when you define it) or stdin, and not in turn one's.
+
+        Troubleshooting: the kit's session case proves the id reaches your request's
+        ``resume_field``; this one proves your command uses it. Map the field to your CLI's
+        resume flag in the command builder, e.g. ``argv += ["--resume", request.resume]``. If
+        turn one already carries the id, your SESSION fixture's id is not distinctive.
+        """
+        if not self.capabilities.resumable:
+            pytest.skip("the adapter is not resumable")
+        endpoint = self.recorded_endpoint({"events": list(self.cli_events(Scenario.SESSION))})
+        model = self.model(endpoint)
+        with self.guard():
+            for _turn in range(2):
+                _, exc = await self.collect(model.stream(**self.valid_request()))
+                assert exc is None, repr(exc)
+        sid = model.provider_session_id
+        assert sid, "no session id was stored after the first turn"
+        first, second = self.recordings()
+        assert not _carries(first, sid), f"turn one already sent the session id {sid!r}"
+        expected = self.resume_argv(sid)
+        if expected is None:
+            assert _carries(second, sid), f"turn two did not send the session id {sid!r}"
+        else:
+            assert _contains_run(second["args"], list(expected)), (
+                f"turn two's argv {second['args']!r} lacks {list(expected)!r}"
+            )
+
+
+def _stdin_carries(stdin: str, text: str) -> bool:
+    """``text`` is on stdin verbatim, or is a string inside a JSON value written there."""
+    if text in stdin:
+        return True
+    return any(_json_holds(line, text) for line in stdin.splitlines() if line.strip())
+
+
+def _json_holds(line: str, text: str) -> bool:
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return False
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if item == text:
+            return True
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def _carries(record: Mapping[str, Any], value: str) -> bool:
+    return any(value in arg for arg in record["args"]) or value in record["stdin"]
+
+
+def _contains_run(items: Sequence[str], run: Sequence[str]) -> bool:
+    width = len(run)
+    return any(list(items[i : i + width]) == list(run) for i in range(len(items) - width + 1))

@@ -20,6 +20,10 @@ Scripts (names for :func:`script_path` / :func:`fake_cli_argv`):
                   stderr pipe).
 ``stall``         Some events, then sleeps forever; optionally ignores SIGTERM.
 ``spawn_tree``    Spawns sleeping grandchildren in its process group and reports their pids.
+``record``        Appends a JSON record of its argv, stdin bytes, environment, cwd and
+                  pid/pgid/sid to a file (``--record FILE`` or ``LIONAGI_FAKE_CLI_RECORD``),
+                  then runs ``replay`` on its plan: the conformance kit's witness of what an
+                  adapter sent, on the same run whose events it checks.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ SCRIPTS: tuple[str, ...] = (
     "echo",
     "emit",
     "fail",
+    "record",
     "replay",
     "spawn_tree",
     "stall",
