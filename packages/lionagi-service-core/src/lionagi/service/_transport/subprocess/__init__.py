@@ -7,7 +7,9 @@ and executable discovery. Command grammar and event meaning stay in the vendor p
 """
 
 from .capture import StderrCapture as StderrCapture
+from .discover import CliProbe as CliProbe
 from .discover import discover_cli as discover_cli
+from .discover import probe_cli as probe_cli
 from .discover import require_executable as require_executable
 from .discover import resolve_executable as resolve_executable
 from .flags import build_flag_args as build_flag_args
@@ -38,6 +40,7 @@ __all__ = [
     "STDERR_CAPTURE_LIMIT",
     "STDERR_DRAIN_TIMEOUT",
     "STDOUT_BUFFER_LIMIT",
+    "CliProbe",
     "ErrorClassifier",
     "JsonEventStream",
     "JsonFramer",
@@ -50,6 +53,7 @@ __all__ = [
     "discover_cli",
     "json_events",
     "json_events_from_process",
+    "probe_cli",
     "repair_tail",
     "require_executable",
     "resolve_executable",

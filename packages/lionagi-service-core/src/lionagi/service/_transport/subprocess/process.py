@@ -227,66 +227,54 @@ async def _spawn(
     import asyncio
     import subprocess
 
-    from .tree import GATE_FD_SCRIPT, GATE_SHELL
+    from .tree import GATE_SHELL, gate_argv
 
     if isinstance(spec.stdin, bytes):
         stdin: int | None = subprocess.PIPE
     else:
         stdin = subprocess.DEVNULL if spec.stdin == "devnull" else None
-    argv: tuple[str, ...] = spec.argv
+    argv: Sequence[str] = spec.argv
     executable = launch.executable
-    gate: tuple[int, int] | None = None
-    extra: dict[str, Any] = {}
     if tree is not None:
-        gate = os.pipe()
         # $0 keeps the program's name for the shell's own messages; the CLI gets its absolute
         # path as argv[0] (the shell's exec has no portable way to set argv[0] separately).
-        argv = (GATE_SHELL, "-c", GATE_FD_SCRIPT, spec.program, executable, *spec.argv[1:])
+        argv = gate_argv(spec.program, executable, spec.argv[1:], launch.env)
         executable = GATE_SHELL
-        extra["pass_fds"] = (gate[0],)
     try:
-        try:
-            transport, _ = await loop.subprocess_exec(
-                lambda: proto,
-                *argv,
-                stdin=stdin,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=launch.cwd,
-                env=launch.env,
-                start_new_session=True,
-                executable=executable,
-                **extra,
-            )
-        finally:
-            if gate is not None:
-                os.close(gate[0])
+        transport, _ = await loop.subprocess_exec(
+            lambda: proto,
+            *argv,
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=launch.cwd,
+            env=launch.env,
+            start_new_session=True,
+            executable=executable,
+        )
     except (FileNotFoundError, PermissionError) as exc:
-        if gate is not None:
-            os.close(gate[1])
         forget_executable(spec.program)
         raise ProviderExecutableNotFound(
             spec.program, spec.install_hint or f"install {spec.program!r} ({exc.strerror})"
         ) from exc
     except OSError as exc:
-        if gate is not None:
-            os.close(gate[1])
         raise ProviderTransportError(f"{spec.display_name}: could not start: {exc}") from exc
-    if gate is not None and tree is not None:
+    if tree is not None:
+        pid = transport.get_pid()
         try:
-            tree.adopt(transport.get_pid())
+            tree.adopt(pid)
         except OSError as exc:
             logger.warning(
                 "%s: could not move process %d into %s (%s); only its process group will "
                 "be torn down",
                 spec.display_name,
-                transport.get_pid(),
+                pid,
                 tree.path,
                 exc,
             )
         finally:
-            os.write(gate[1], b"\n")  # the go-ahead (8 bytes fit any pipe: never blocks)
-            os.close(gate[1])
+            with anyio.CancelScope(shield=True):  # never leave the child stopped
+                await tree.release(pid, REAP_TIMEOUT)
     if isinstance(spec.stdin, bytes):
         pipe = transport.get_pipe_transport(0)
         if isinstance(pipe, asyncio.WriteTransport):

@@ -9,9 +9,12 @@ reaping stay as they were); only the child is moved.
 
 The child must be inside the cgroup before it can fork. ``subprocess`` offers no hook between
 fork and exec short of ``preexec_fn`` (unsafe with threads), so the child is started as
-``/bin/sh -c 'read _ <&3; ...; exec "$@"'``: it blocks on a pipe until the parent has written
-its pid to ``cgroup.procs``, then closes the pipe and execs the CLI under the same pid (so
-process-group signalling and the return code are unchanged).
+``/bin/sh -c 'kill -STOP $$; exec "$@"'``: it stops itself (``kill`` is a shell builtin, so
+nothing has been forked), the parent writes its pid to ``cgroup.procs``, waits until it is
+seen stopped and sends SIGCONT; the shell then execs the CLI under the same pid, so
+process-group signalling, descriptors and the return code are unchanged. (A pipe gate would
+need the shell to read a descriptor number above 9, which dash cannot express.) If this
+process dies in between, the kernel sends SIGHUP and SIGCONT to the orphaned, stopped group.
 
 Where no cgroup can be created (not Linux, cgroup v1 only, or not delegated to this user),
 :func:`open_call_tree` returns None and teardown falls back to the process group, which cannot
@@ -20,21 +23,33 @@ reach a descendant that called ``setsid()``: the documented limit of that fallba
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import itertools
 import logging
 import os
+import signal
 import sys
+from collections.abc import Mapping, Sequence
 
 import anyio
 
-__all__ = ["GATE_FD_SCRIPT", "CallTree", "cgroup_root", "open_call_tree"]
+__all__ = ["GATE_SHELL", "CallTree", "cgroup_root", "gate_argv", "open_call_tree"]
 
 logger = logging.getLogger("lionagi.service.subprocess")
 
-# The gate: wait for the parent's go-ahead on fd 3, close it, become the CLI.
-GATE_FD_SCRIPT = 'read _ <&3; exec 3<&-; exec "$@"'
+# The gate: stop until the parent has moved us into the cgroup, then become the CLI. The shell
+# exports PWD on start; the child's environment must stay exactly the one the spec built.
 GATE_SHELL = "/bin/sh"
+_GATE = 'kill -STOP $$; exec "$@"'
+
+
+def gate_argv(name: str, executable: str, args: Sequence[str], env: Mapping[str, str]) -> list[str]:
+    """Argv running ``executable`` with ``args`` behind the gate, with ``env`` kept exact."""
+    if "PWD" in env:
+        return [GATE_SHELL, "-c", f"PWD=$1; shift; {_GATE}", name, env["PWD"], executable, *args]
+    return [GATE_SHELL, "-c", f"unset PWD; {_GATE}", name, executable, *args]
+
 
 _UNPROBED = object()
 _root: object | str | None = _UNPROBED
@@ -81,16 +96,21 @@ def _probe() -> str | None:
     if not sys.platform.startswith("linux") or not os.path.exists(GATE_SHELL):
         return None
     base = _own_cgroup_dir()
-    if base is None or not os.path.exists(os.path.join(base, "cgroup.kill")):
-        return None  # cgroup.kill (Linux 5.14) is what makes the kill atomic
+    if base is None:
+        return None
     probe = os.path.join(base, f"lionagi-probe-{os.getpid()}")
     try:
         os.mkdir(probe)
-        os.rmdir(probe)
     except OSError as exc:
         logger.debug("no per-call cgroups under %s (%s): process-group teardown only", base, exc)
         return None
-    return base
+    try:
+        # cgroup.kill (Linux 5.14) is what makes the kill atomic; a root cgroup has none of
+        # its own, so the probe child is where to look.
+        usable = os.path.exists(os.path.join(probe, "cgroup.kill"))
+    finally:
+        os.rmdir(probe)
+    return base if usable else None
 
 
 class CallTree:
@@ -107,6 +127,20 @@ class CallTree:
         with open(os.path.join(self.path, "cgroup.procs"), "w", encoding="ascii") as handle:
             handle.write(str(pid))
 
+    async def release(self, pid: int, bound: float) -> None:
+        """Let the gated child go on: wait until it has stopped itself, then SIGCONT it.
+
+        A SIGCONT sent before the stop would be lost and leave the child stopped for good,
+        hence the wait. A child that exits or vanishes instead needs no release.
+        """
+        with anyio.move_on_after(bound):
+            # Polling /proc: the kernel offers no event for "stopped" short of waitpid, which
+            # belongs to the event loop's child watcher.
+            while _state(pid) not in ("T", "t", "Z", None):  # noqa: ASYNC110
+                await anyio.sleep(0.0002)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGCONT)
+
     def pids(self) -> list[int]:
         """Members now (zombies are not members)."""
         try:
@@ -118,23 +152,21 @@ class CallTree:
     def signal(self, sig: int) -> None:
         """Send ``sig`` to every member (SIGTERM for the graceful step)."""
         for pid in self.pids():
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, sig)
-            except ProcessLookupError:
-                pass
 
     def kill(self) -> None:
         """SIGKILL every member atomically, including ones forking right now."""
         with open(os.path.join(self.path, "cgroup.kill"), "w", encoding="ascii") as handle:
             handle.write("1")
 
-    async def remove(self, timeout: float) -> None:
-        """Wait (up to ``timeout``) for the cgroup to empty, then delete it.
+    async def remove(self, bound: float) -> None:
+        """Wait (up to ``bound`` seconds) for the cgroup to empty, then delete it.
 
         Killed members leave asynchronously; a cgroup that stays populated is logged and left
         in place rather than reported as removed.
         """
-        with anyio.move_on_after(timeout):
+        with anyio.move_on_after(bound):
             while True:
                 try:
                     os.rmdir(self.path)
@@ -146,6 +178,15 @@ class CallTree:
                         raise
                 await anyio.sleep(0.002)
         logger.error("cgroup %s still has members %s after teardown", self.path, self.pids())
+
+
+def _state(pid: int) -> str | None:
+    """The one-letter scheduler state of ``pid`` from /proc, or None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
+            return handle.read().rsplit(")", 1)[1].split(None, 1)[0]
+    except (OSError, IndexError):
+        return None
 
 
 def open_call_tree(label: str) -> CallTree | None:
@@ -167,4 +208,3 @@ def open_call_tree(label: str) -> CallTree | None:
         )
         return None
     return CallTree(path)
-
