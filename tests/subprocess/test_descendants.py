@@ -207,3 +207,31 @@ async def test_explicit_cancel_keeps_the_full_grace(monkeypatch: pytest.MonkeyPa
             scope.cancel()
             await anyio.sleep(HANG_GUARD)
     assert grants == [4.0]
+
+
+@needs_cgroup
+async def test_a_failed_move_falls_back_to_the_group_once(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    root = tree_module.cgroup_root()
+    monkeypatch.setattr(tree_module, "_root", root)  # restored after the test
+
+    def refuse(self: tree_module.CallTree, pid: int) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(tree_module.CallTree, "adopt", refuse)
+    with anyio.fail_after(HANG_GUARD):
+        for _ in range(2):
+            assert [e async for e in json_events_from_process(fake_cli_argv("emit"))]
+    assert caplog.text.count("could not move process") == 1
+    assert tree_module.cgroup_root() is None
+
+
+@pytest.mark.parametrize("env", [{}, {"PWD": "/somewhere/else"}])
+async def test_the_gate_leaves_the_environment_exact(env: dict[str, str]) -> None:
+    argv = fake_cli_argv("echo", "--show", "PWD")
+    with anyio.fail_after(HANG_GUARD):
+        [event] = [e async for e in json_events_from_process(argv, env=env)]
+    assert event["env_keys"] == sorted({"PATH", *env})
+    assert event["env"] == {"PWD": env.get("PWD")}
+    assert event["pgid"] == event["pid"] == event["sid"]  # exec kept the gate's pid

@@ -2,8 +2,10 @@
 
 Mechanics every CLI adapter needs and none should re-implement: argv-only launch in a new
 process group with a minimal environment, incremental JSON framing of stdout, bounded stderr
-capture, classified non-zero exits, deterministic process-group teardown, workspace containment
-and executable discovery. Command grammar and event meaning stay in the vendor packages.
+capture, classified non-zero exits, deterministic teardown of every descendant (process group,
+plus a per-call cgroup on Linux that also reaches ``setsid()`` tool shells), workspace containment,
+executable discovery and version probing. Command grammar and event meaning stay in the vendor
+packages.
 """
 
 from .capture import StderrCapture as StderrCapture

@@ -227,7 +227,7 @@ async def _spawn(
     import asyncio
     import subprocess
 
-    from .tree import GATE_SHELL, gate_argv
+    from .tree import GATE_SHELL, gate_argv, stop_using_cgroups
 
     if isinstance(spec.stdin, bytes):
         stdin: int | None = subprocess.PIPE
@@ -265,13 +265,14 @@ async def _spawn(
             tree.adopt(pid)
         except OSError as exc:
             logger.warning(
-                "%s: could not move process %d into %s (%s); only its process group will "
-                "be torn down",
+                "%s: could not move process %d into %s (%s); this and later calls fall back "
+                "to process-group teardown, which misses descendants that call setsid()",
                 spec.display_name,
                 pid,
                 tree.path,
                 exc,
             )
+            stop_using_cgroups()
         finally:
             with anyio.CancelScope(shield=True):  # never leave the child stopped
                 await tree.release(pid, REAP_TIMEOUT)

@@ -34,7 +34,14 @@ from collections.abc import Mapping, Sequence
 
 import anyio
 
-__all__ = ["GATE_SHELL", "CallTree", "cgroup_root", "gate_argv", "open_call_tree"]
+__all__ = [
+    "GATE_SHELL",
+    "CallTree",
+    "cgroup_root",
+    "gate_argv",
+    "open_call_tree",
+    "stop_using_cgroups",
+]
 
 logger = logging.getLogger("lionagi.service.subprocess")
 
@@ -178,6 +185,17 @@ class CallTree:
                         raise
                 await anyio.sleep(0.002)
         logger.error("cgroup %s still has members %s after teardown", self.path, self.pids())
+
+
+def stop_using_cgroups() -> None:
+    """Fall back to process-group teardown for the rest of this process's life.
+
+    Called when moving a child into its cgroup failed although creating one worked (e.g. a
+    cgroup delegated without write access to ``cgroup.procs``): every later call would fail the
+    same way, so the caller logs it once instead of on every spawn.
+    """
+    global _root
+    _root = None
 
 
 def _state(pid: int) -> str | None:
