@@ -235,3 +235,17 @@ async def test_the_gate_leaves_the_environment_exact(env: dict[str, str]) -> Non
     assert event["env_keys"] == sorted({"PATH", *env})
     assert event["env"] == {"PWD": env.get("PWD")}
     assert event["pgid"] == event["pid"] == event["sid"]  # exec kept the gate's pid
+
+
+async def test_binary_removed_after_lookup_is_still_not_found(tmp_path: Path) -> None:
+    """Behind the gate the shell's exec fails, not ours: the error must stay the same."""
+    from lionagi.service import ProviderExecutableNotFound
+
+    tool = tmp_path / "vanishing-cli"
+    tool.write_text("#!/bin/sh\necho '{}'\n")
+    tool.chmod(0o755)
+    events = json_events_from_process([str(tool)])  # resolved (and cached) here
+    tool.unlink()
+    with pytest.raises(ProviderExecutableNotFound), anyio.fail_after(HANG_GUARD):
+        async for _ in events:
+            pass

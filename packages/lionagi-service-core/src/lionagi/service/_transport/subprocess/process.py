@@ -329,6 +329,8 @@ async def _run(spec: SubprocessSpec, launch: _Launch) -> AsyncGenerator[dict[str
                 yield repaired
         await proto.exited.wait()
         returncode = transport.get_returncode()
+        if returncode in _EXEC_FAILED and tree is not None:
+            _raise_if_vanished(spec, launch.executable)
         if returncode:
             with anyio.move_on_after(spec.drain_timeout):
                 await proto.stderr_closed.wait()
@@ -345,6 +347,24 @@ async def _run(spec: SubprocessSpec, launch: _Launch) -> AsyncGenerator[dict[str
         if anyio.current_time() >= deadline:
             grace = min(grace, DEADLINE_TERMINATE_GRACE)
         await _teardown(transport, proto, spec, primary, tree=tree, grace=grace)
+
+
+# Exit statuses of the gate shell when its ``exec`` fails (126: not executable, 127: missing).
+_EXEC_FAILED = (126, 127)
+
+
+def _raise_if_vanished(spec: SubprocessSpec, executable: str) -> None:
+    """Behind the gate a vanished binary is the shell's exit status, not an exec error.
+
+    Without the gate exec itself fails and ``_spawn`` reports ProviderExecutableNotFound; this
+    keeps that error (and dropping the stale cached path) when the shell's exec failed instead.
+    A CLI exiting 126/127 on its own, with its binary still in place, is an ordinary failure.
+    """
+    if not os.access(executable, os.X_OK):
+        forget_executable(spec.program)
+        raise ProviderExecutableNotFound(
+            spec.program, spec.install_hint or f"install {spec.program!r} ({executable} is gone)"
+        )
 
 
 def _classified(spec: SubprocessSpec, returncode: int, capture: StderrCapture) -> ProviderError:
