@@ -34,9 +34,9 @@ def record_signals(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, bool]]:
     sent: list[tuple[int, bool]] = []
     original = process_module._send
 
-    def spy(transport: Any, pid: int, sig: int, *, child_alive: bool, errors: Any) -> None:
+    def spy(transport: Any, pid: int, sig: int, *, child_alive: bool, **kw: Any) -> None:
         sent.append((sig, child_alive))
-        original(transport, pid, sig, child_alive=child_alive, errors=errors)
+        original(transport, pid, sig, child_alive=child_alive, **kw)
 
     monkeypatch.setattr(process_module, "_send", spy)
     return sent

@@ -13,6 +13,7 @@ from ._transport.agentic_types import AgenticPayload as AgenticPayload
 from ._transport.classify import DEFAULT_ERROR_PATTERNS as DEFAULT_ERROR_PATTERNS
 from ._transport.classify import ProviderErrorPattern as ProviderErrorPattern
 from ._transport.subprocess import PORTABLE_INHERIT_ENV as PORTABLE_INHERIT_ENV
+from ._transport.subprocess import CliProbe as CliProbe
 from ._transport.subprocess import PROCESS_TERMINATE_GRACE as PROCESS_TERMINATE_GRACE
 from ._transport.subprocess import JsonEventStream as JsonEventStream
 from ._transport.subprocess import JsonFramer as JsonFramer
@@ -23,6 +24,7 @@ from ._transport.subprocess import contained_path as contained_path
 from ._transport.subprocess import discover_cli as discover_cli
 from ._transport.subprocess import json_events as json_events
 from ._transport.subprocess import json_events_from_process as json_events_from_process
+from ._transport.subprocess import probe_cli as probe_cli
 from ._transport.subprocess import repair_tail as repair_tail
 from ._transport.subprocess import require_executable as require_executable
 from ._transport.subprocess import resolve_workspace as resolve_workspace
@@ -32,6 +34,7 @@ __all__ = [
     "CONFIG_HOME_ENV",
     "AgenticLaunch",
     "AgenticPayload",
+    "CliProbe",
     "DEFAULT_ERROR_PATTERNS",
     "JsonEventStream",
     "JsonFramer",
@@ -47,6 +50,7 @@ __all__ = [
     "enforce_agentic_contract",
     "json_events",
     "json_events_from_process",
+    "probe_cli",
     "repair_tail",
     "require_executable",
     "resolve_workspace",

@@ -15,11 +15,14 @@ Scripts (names for :func:`script_path` / :func:`fake_cli_argv`):
                   values, then optional raw text (a scalar, an array, a truncated tail).
 ``echo``          One event describing what it received: argv, cwd, environment names,
                   stdin, process group and session.
-``fail``          Some events, then a stderr message and a non-zero exit.
+``fail``          Some events, then a provider error on stderr and/or stdout, and an exit
+                  status (non-zero by default; 0, 1 and 145 are what real CLIs use).
 ``stderr_flood``  Megabytes of stderr interleaved with stdout events (deadlocks an undrained
                   stderr pipe).
-``stall``         Some events, then sleeps forever; optionally ignores SIGTERM.
-``spawn_tree``    Spawns sleeping grandchildren in its process group and reports their pids.
+``stall``         Some events, then sleeps forever; optionally ignores SIGTERM, prints retry
+                  notices while stalled, or first reads stdin to EOF.
+``spawn_tree``    Spawns sleeping grandchildren and reports their pids; with ``--setsid`` they
+                  are tool shells in a new session with a child of their own.
 ``record``        Appends a JSON record of its argv, stdin bytes, environment, cwd and
                   pid/pgid/sid to a file (``--record FILE`` or ``LIONAGI_FAKE_CLI_RECORD``),
                   then runs ``replay`` on its plan: the conformance kit's witness of what an

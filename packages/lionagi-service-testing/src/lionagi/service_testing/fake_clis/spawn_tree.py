@@ -3,6 +3,10 @@
 The pids are written to ``--pidfile`` (one per line) and printed on stderr before the
 ``spawned`` event, so a test knows them as soon as it sees the event. ``--then`` picks what
 follows: ``exit`` (leave orphans behind), ``stall`` (hang) or ``fail`` (exit 1).
+
+``--setsid`` makes each grandchild behave like a real CLI's tool shell: it calls ``setsid()``
+(leaving this process group and session), optionally ignores SIGTERM, and starts a sleeping
+child of its own (``bash -> bash -> sleep``). Both pids are reported.
 """
 
 from __future__ import annotations
@@ -14,6 +18,16 @@ import sys
 import time
 
 _SLEEPER = "import signal, sys, time\n{ignore}time.sleep(3600)\n"
+# A tool shell in its own session: report the sleeping child's pid on stdout, then sleep.
+_SHELL = (
+    "import os, signal, subprocess, sys, time\n"
+    "os.setsid()\n"
+    "{ignore}"
+    "child = subprocess.Popen([sys.executable, '-I', '-S', '-c', {sleeper!r}, *sys.argv[1:]],"
+    " stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+    "sys.stdout.write(f'{{child.pid}}\\n'); sys.stdout.flush(); sys.stdout.close()\n"
+    "time.sleep(3600)\n"
+)
 
 
 def main() -> int:
@@ -22,6 +36,12 @@ def main() -> int:
     parser.add_argument("--pidfile", default="")
     parser.add_argument("--then", choices=("exit", "stall", "fail"), default="stall")
     parser.add_argument("--ignore-term", action="store_true", help="grandchildren ignore SIGTERM")
+    parser.add_argument(
+        "--tag", default="", help="extra argument of every descendant (find them in /proc)"
+    )
+    parser.add_argument(
+        "--setsid", action="store_true", help="grandchildren start a new session, like tool shells"
+    )
     parser.add_argument(
         "--hold",
         choices=("none", "stdout", "stderr", "both"),
@@ -36,8 +56,20 @@ def main() -> int:
     err = None if args.hold in ("stderr", "both") else subprocess.DEVNULL
     pids = []
     for _ in range(args.children):
+        if args.setsid:
+            shell = subprocess.Popen(
+                [sys.executable, "-I", "-S", "-c", _SHELL.format(ignore=ignore, sleeper=code)]
+                + ([args.tag] if args.tag else []),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=err,
+            )
+            assert shell.stdout is not None
+            pids += [shell.pid, int(shell.stdout.readline())]
+            shell.stdout.close()
+            continue
         child = subprocess.Popen(
-            [sys.executable, "-I", "-S", "-c", code],
+            [sys.executable, "-I", "-S", "-c", code, *([args.tag] if args.tag else [])],
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=err,

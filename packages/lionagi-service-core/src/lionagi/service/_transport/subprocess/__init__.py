@@ -2,12 +2,16 @@
 
 Mechanics every CLI adapter needs and none should re-implement: argv-only launch in a new
 process group with a minimal environment, incremental JSON framing of stdout, bounded stderr
-capture, classified non-zero exits, deterministic process-group teardown, workspace containment
-and executable discovery. Command grammar and event meaning stay in the vendor packages.
+capture, classified non-zero exits, deterministic teardown of every descendant (process group,
+plus a per-call cgroup on Linux that also reaches ``setsid()`` tool shells), workspace containment,
+executable discovery and version probing. Command grammar and event meaning stay in the vendor
+packages.
 """
 
 from .capture import StderrCapture as StderrCapture
+from .discover import CliProbe as CliProbe
 from .discover import discover_cli as discover_cli
+from .discover import probe_cli as probe_cli
 from .discover import require_executable as require_executable
 from .discover import resolve_executable as resolve_executable
 from .flags import build_flag_args as build_flag_args
@@ -39,6 +43,7 @@ __all__ = [
     "STDERR_CAPTURE_LIMIT",
     "STDERR_DRAIN_TIMEOUT",
     "STDOUT_BUFFER_LIMIT",
+    "CliProbe",
     "ErrorClassifier",
     "JsonEventStream",
     "JsonFramer",
@@ -52,6 +57,7 @@ __all__ = [
     "discover_cli",
     "json_events",
     "json_events_from_process",
+    "probe_cli",
     "repair_tail",
     "require_executable",
     "resolve_executable",

@@ -5,19 +5,43 @@ from the child's minimal environment is reported up front as
 :class:`~lionagi.service._base.errors.ProviderExecutableNotFound` instead of failing inside exec.
 Only successful lookups are cached (per binary and PATH): a CLI installed mid-session is found on
 the next call, and a cached path that disappears is dropped when the spawn fails.
+
+:func:`probe_cli` adds the version: it runs ``<binary> --version`` with a timeout and reads the
+first version-looking token from stdout or, failing that, stderr (some CLIs, pi among them,
+print their version on stderr). Versions are cached per resolved binary path, so a probe costs
+one process per binary per session; a failed probe is not cached and says why it failed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import shutil
+import signal
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..._base.errors import ProviderExecutableNotFound
 
-__all__ = ["discover_cli", "forget_executable", "require_executable", "resolve_executable"]
+__all__ = [
+    "VERSION_PROBE_TIMEOUT",
+    "CliProbe",
+    "discover_cli",
+    "forget_executable",
+    "probe_cli",
+    "require_executable",
+    "resolve_executable",
+]
 
 _CACHE: dict[tuple[str, str, str], str] = {}
+_VERSIONS: dict[tuple[str, tuple[str, ...]], str] = {}
+VERSION_PROBE_TIMEOUT = 5.0
+_VERSION = re.compile(r"\bv?(\d+\.\d+(?:\.\d+)?(?:[-+][0-9A-Za-z.-]+)?)")
+# What a version probe may see of this environment: enough to find a config and a runtime.
+_PROBE_ENV = ("PATH", "HOME", "USER", "LANG", "LC_ALL", "TMPDIR")
 
 
 def _default_hint(binary: str) -> str:
@@ -84,3 +108,85 @@ def discover_cli(binary: str) -> tuple[bool, str | None]:
 
 def _is_executable(candidate: Path) -> bool:
     return candidate.is_file() and os.access(candidate, os.X_OK)
+
+
+@dataclass(frozen=True, slots=True)
+class CliProbe:
+    """What :func:`probe_cli` learned about one binary.
+
+    Attributes:
+        binary: The name or path asked about.
+        path: Absolute path exec would run, or None when not found.
+        version: The version token (``"1.2.3"``), or None with the reason in ``detail``.
+        detail: Empty on success; otherwise why no version was read (timeout, exit status,
+            no version-looking text), for diagnostics output.
+    """
+
+    binary: str
+    path: str | None
+    version: str | None
+    detail: str = ""
+
+    @property
+    def found(self) -> bool:
+        """True when the binary exists on PATH (whether or not its version was read)."""
+        return self.path is not None
+
+
+def probe_cli(
+    binary: str,
+    *,
+    version_args: Sequence[str] = ("--version",),
+    timeout: float = VERSION_PROBE_TIMEOUT,
+    path: str | None = None,
+) -> CliProbe:
+    """Find ``binary`` and read its version (blocking; use a worker thread from async code).
+
+    The probe runs in its own session with stdin closed and is killed, with anything it
+    started in its process group, when ``timeout`` seconds pass.
+
+    Raises:
+        ValueError: ``timeout`` is not a positive number.
+    """
+    if not isinstance(timeout, int | float) or timeout <= 0:
+        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    found = resolve_executable(binary, path=path)
+    if found is None:
+        return CliProbe(binary, None, None, "not found on PATH")
+    key = (found, tuple(version_args))
+    cached = _VERSIONS.get(key)
+    if cached is not None:
+        return CliProbe(binary, found, cached)
+    env = {name: os.environ[name] for name in _PROBE_ENV if name in os.environ}
+    if path is not None:
+        env["PATH"] = path
+    try:
+        child = subprocess.Popen(
+            [found, *version_args],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        return CliProbe(binary, found, None, f"could not run: {exc.strerror or exc}")
+    try:
+        out, err = child.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(child.pid)
+        child.communicate()
+        return CliProbe(binary, found, None, f"no answer to --version within {timeout:g} s")
+    for stream in (out, err):
+        match = _VERSION.search(stream.decode("utf-8", "replace"))
+        if match:
+            _VERSIONS[key] = match.group(1)
+            return CliProbe(binary, found, match.group(1))
+    return CliProbe(
+        binary, found, None, f"no version in its output (exit status {child.returncode})"
+    )
+
+
+def _kill_group(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pgid, signal.SIGKILL)

@@ -3,12 +3,21 @@
 One entry point, :func:`json_events_from_process`, returns a :class:`JsonEventStream`: iterate
 it directly or use it as an async context manager. When the stream ends (EOF, error,
 cancellation or deadline while waiting for an event, ``aclose()``, or leaving the ``async with``
-for any reason) the process group is terminated and the child reaped before control returns:
+for any reason) every descendant is terminated and the child reaped before control returns:
 
-1. SIGTERM to the process group (and to the child directly if it left the group);
-2. wait up to ``terminate_grace`` seconds for the child to exit;
-3. SIGKILL the group (leftover grandchildren included) and the child if still alive;
-4. close the pipes and wait for the child to be reaped (bounded by ``REAP_TIMEOUT``).
+1. SIGTERM to the process group (and to the child directly if it left the group) and, on
+   Linux with per-call cgroups (:mod:`.tree`), to every member of the run's cgroup;
+2. wait up to ``terminate_grace`` seconds for the child to exit, or at most
+   ``DEADLINE_TERMINATE_GRACE`` when the caller's deadline is what ended the run;
+3. SIGKILL the group (leftover grandchildren included), the child if still alive, and the
+   whole cgroup (descendants that called ``setsid()`` included);
+4. close the pipes, wait for the child to be reaped and the cgroup to empty (each bounded by
+   ``REAP_TIMEOUT``), then remove the cgroup.
+
+The deadline rule: the run records the effective anyio deadline in force when it starts; a
+teardown that begins at or after it was caused by that deadline (or happens once the call is
+late anyway), so it escalates to SIGKILL quickly and the call ends within the deadline plus
+about one second. Cancellation and ``aclose()`` before the deadline keep the full grace.
 
 Teardown runs in a shielded anyio cancel scope, so the caller's deadline cannot cut it short
 (a repeated native ``Task.cancel()`` can; the pipes are closed and the child killed anyway).
@@ -43,6 +52,7 @@ from ..._base.secrets import redact
 from .discover import forget_executable, require_executable
 from .framing import JsonFramer, TailRepair, repair_tail
 from .spec import (
+    DEADLINE_TERMINATE_GRACE,
     PROCESS_TERMINATE_GRACE,
     REAP_TIMEOUT,
     STDERR_CAPTURE_LIMIT,
@@ -61,6 +71,7 @@ if TYPE_CHECKING:
 
     from .capture import StderrCapture
     from .pipes import ChildProtocol
+    from .tree import CallTree
 
 __all__ = ["JsonEventStream", "json_events", "json_events_from_process", "terminate_process_group"]
 
@@ -211,26 +222,40 @@ def _prepare(spec: SubprocessSpec) -> _Launch:
 
 
 async def _spawn(
-    loop: asyncio.AbstractEventLoop, proto: ChildProtocol, spec: SubprocessSpec, launch: _Launch
+    loop: asyncio.AbstractEventLoop,
+    proto: ChildProtocol,
+    spec: SubprocessSpec,
+    launch: _Launch,
+    tree: CallTree | None,
 ) -> asyncio.SubprocessTransport:
+    """Start the child; with a ``tree`` it waits at the gate until it is in the cgroup."""
     import asyncio
     import subprocess
+
+    from .tree import GATE_SHELL, gate_argv, stop_using_cgroups
 
     if isinstance(spec.stdin, bytes):
         stdin: int | None = subprocess.PIPE
     else:
         stdin = subprocess.DEVNULL if spec.stdin == "devnull" else None
+    argv: Sequence[str] = spec.argv
+    executable = launch.executable
+    if tree is not None:
+        # $0 keeps the program's name for the shell's own messages; the CLI gets its absolute
+        # path as argv[0] (the shell's exec has no portable way to set argv[0] separately).
+        argv = gate_argv(spec.program, executable, spec.argv[1:], launch.env)
+        executable = GATE_SHELL
     try:
         transport, _ = await loop.subprocess_exec(
             lambda: proto,
-            *spec.argv,
+            *argv,
             stdin=stdin,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=launch.cwd,
             env=launch.env,
             start_new_session=True,
-            executable=launch.executable,
+            executable=executable,
         )
     except (FileNotFoundError, PermissionError) as exc:
         forget_executable(spec.program)
@@ -239,6 +264,23 @@ async def _spawn(
         ) from exc
     except OSError as exc:
         raise ProviderTransportError(f"{spec.display_name}: could not start: {exc}") from exc
+    if tree is not None:
+        pid = transport.get_pid()
+        try:
+            tree.adopt(pid)
+        except OSError as exc:
+            logger.warning(
+                "%s: could not move process %d into %s (%s); this and later calls fall back "
+                "to process-group teardown, which misses descendants that call setsid()",
+                spec.display_name,
+                pid,
+                tree.path,
+                exc,
+            )
+            stop_using_cgroups()
+        finally:
+            with anyio.CancelScope(shield=True):  # never leave the child stopped
+                await tree.release(pid, REAP_TIMEOUT)
     if isinstance(spec.stdin, bytes):
         pipe = transport.get_pipe_transport(0)
         if isinstance(pipe, asyncio.WriteTransport):
@@ -259,10 +301,21 @@ async def _run(spec: SubprocessSpec, launch: _Launch) -> AsyncGenerator[dict[str
         loop = asyncio.get_running_loop()
     except RuntimeError:
         raise RuntimeError("lionagi subprocess support needs the asyncio backend") from None
+    from .tree import open_call_tree
+
     proto = ChildProtocol(
         stderr_limit=spec.stderr_limit, stdout_buffer_limit=spec.stdout_buffer_limit
     )
-    transport = await _spawn(loop, proto, spec, launch)
+    # The deadline in force for the caller now; teardown compares the clock against it.
+    deadline = anyio.current_effective_deadline()
+    tree = open_call_tree(spec.display_name)
+    try:
+        transport = await _spawn(loop, proto, spec, launch, tree)
+    except BaseException:
+        if tree is not None:
+            with anyio.CancelScope(shield=True):
+                await tree.remove(REAP_TIMEOUT)
+        raise
     primary: BaseException | None = None
     try:
         framer = JsonFramer(max_value_chars=spec.max_value_chars)
@@ -285,6 +338,8 @@ async def _run(spec: SubprocessSpec, launch: _Launch) -> AsyncGenerator[dict[str
                 yield repaired
         await proto.exited.wait()
         returncode = transport.get_returncode()
+        if returncode in _EXEC_FAILED and tree is not None:
+            _raise_if_vanished(spec, launch.executable)
         if returncode:
             with anyio.move_on_after(spec.drain_timeout):
                 await proto.stderr_closed.wait()
@@ -297,7 +352,28 @@ async def _run(spec: SubprocessSpec, launch: _Launch) -> AsyncGenerator[dict[str
         primary = exc
         raise
     finally:
-        await _teardown(transport, proto, spec, primary)
+        grace = spec.terminate_grace
+        if anyio.current_time() >= deadline:
+            grace = min(grace, DEADLINE_TERMINATE_GRACE)
+        await _teardown(transport, proto, spec, primary, tree=tree, grace=grace)
+
+
+# Exit statuses of the gate shell when its ``exec`` fails (126: not executable, 127: missing).
+_EXEC_FAILED = (126, 127)
+
+
+def _raise_if_vanished(spec: SubprocessSpec, executable: str) -> None:
+    """Behind the gate a vanished binary is the shell's exit status, not an exec error.
+
+    Without the gate exec itself fails and ``_spawn`` reports ProviderExecutableNotFound; this
+    keeps that error (and dropping the stale cached path) when the shell's exec failed instead.
+    A CLI exiting 126/127 on its own, with its binary still in place, is an ordinary failure.
+    """
+    if not os.access(executable, os.X_OK):
+        forget_executable(spec.program)
+        raise ProviderExecutableNotFound(
+            spec.program, spec.install_hint or f"install {spec.program!r} ({executable} is gone)"
+        )
 
 
 def _classified(spec: SubprocessSpec, returncode: int, capture: StderrCapture) -> ProviderError:
@@ -344,8 +420,9 @@ def _send(
     *,
     child_alive: bool,
     errors: list[BaseException],
+    tree: CallTree | None = None,
 ) -> None:
-    """Signal the group; signal the child directly only if the group signal cannot reach it."""
+    """Signal the group and the cgroup; signal the child directly if neither reaches it."""
     reached_child = False
     try:
         _signal_group(pid, sig)
@@ -354,6 +431,14 @@ def _send(
         pass  # the group is already empty
     except Exception as exc:
         errors.append(exc)
+    if tree is not None:
+        try:
+            if sig == signal.SIGKILL:
+                tree.kill()
+            else:
+                tree.signal(sig)
+        except Exception as exc:
+            errors.append(exc)
     if child_alive and not reached_child:
         try:
             transport.send_signal(sig)
@@ -369,20 +454,36 @@ async def terminate_process_group(
     *,
     grace: float = PROCESS_TERMINATE_GRACE,
     reap_timeout: float = REAP_TIMEOUT,
+    tree: CallTree | None = None,
 ) -> None:
     """SIGTERM the group, wait ``grace``, SIGKILL what is left, close pipes, await reaping.
 
-    Every step runs even if an earlier one failed; the first failure is raised at the end
-    (after the child is reaped), the others are logged.
+    With a ``tree`` (the run's cgroup) both signals also reach every member of it, and the
+    cgroup is removed once empty. Every step runs even if an earlier one failed; the first
+    failure is raised at the end (after the child is reaped), the others are logged.
     """
     errors: list[BaseException] = []
     pid = transport.get_pid()
     try:
-        _send(transport, pid, signal.SIGTERM, child_alive=not proto.exited.is_set(), errors=errors)
+        _send(
+            transport,
+            pid,
+            signal.SIGTERM,
+            child_alive=not proto.exited.is_set(),
+            errors=errors,
+            tree=tree,
+        )
         if not proto.exited.is_set() and grace > 0:
             with anyio.move_on_after(grace):
                 await proto.exited.wait()
-        _send(transport, pid, signal.SIGKILL, child_alive=not proto.exited.is_set(), errors=errors)
+        _send(
+            transport,
+            pid,
+            signal.SIGKILL,
+            child_alive=not proto.exited.is_set(),
+            errors=errors,
+            tree=tree,
+        )
     finally:
         transport.close()  # closes our pipe ends; kills the child if it is somehow still running
         with anyio.move_on_after(reap_timeout):
@@ -391,6 +492,11 @@ async def terminate_process_group(
             logger.error(
                 "CLI process %d was not reaped within %.1f s of SIGKILL", pid, reap_timeout
             )
+        if tree is not None:
+            try:
+                await tree.remove(reap_timeout)
+            except Exception as exc:
+                errors.append(exc)
     if errors:
         for extra in errors[1:]:
             logger.warning("another teardown step failed for process %d", pid, exc_info=extra)
@@ -402,10 +508,13 @@ async def _teardown(
     proto: ChildProtocol,
     spec: SubprocessSpec,
     primary: BaseException | None,
+    *,
+    tree: CallTree | None,
+    grace: float,
 ) -> None:
     try:
         with anyio.CancelScope(shield=True):
-            await terminate_process_group(transport, proto, grace=spec.terminate_grace)
+            await terminate_process_group(transport, proto, grace=grace, tree=tree)
     except Exception as exc:
         if primary is None:
             raise

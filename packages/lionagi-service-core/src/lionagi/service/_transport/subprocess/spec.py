@@ -38,6 +38,7 @@ from ..._base.errors import EndpointConfigurationError, ProviderError
 from .framing import DEFAULT_MAX_VALUE_CHARS, TailRepair
 
 __all__ = [
+    "DEADLINE_TERMINATE_GRACE",
     "PORTABLE_INHERIT_ENV",
     "PROCESS_TERMINATE_GRACE",
     "REAP_TIMEOUT",
@@ -54,6 +55,9 @@ __all__ = [
 STDERR_CAPTURE_LIMIT = 256 * 1024
 STDERR_DRAIN_TIMEOUT = 2.0
 PROCESS_TERMINATE_GRACE = 5.0
+# Grace used instead when the caller's deadline ended the run: SIGKILL follows within this,
+# so the call is over (everything reaped) within about a second of its deadline.
+DEADLINE_TERMINATE_GRACE = 0.5
 # Replaces the inherited READ_SIZE = 4096: the event loop reads up to 256 KiB per syscall and
 # the iterator frames everything buffered at once; this bounds unconsumed stdout (backpressure).
 STDOUT_BUFFER_LIMIT = 1024 * 1024
