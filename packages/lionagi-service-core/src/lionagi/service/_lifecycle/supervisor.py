@@ -35,6 +35,7 @@ from .._base.errors import (
 )
 from .._base.events import EventStatus
 from .._base.hooks import DEFAULT_HOOK_CAPS, HookPhase
+from .._base.secrets import redact, redact_value
 from .._transport.api_calling import APICalling
 from .._transport.endpoint import Endpoint
 from .admission import AdmissionController
@@ -371,6 +372,10 @@ class CallSupervisor:
                         with lease.abort_scope():
                             chunk = await self._chunk_hook(call, chunk, budget)
                     if chunk.type == "error":
+                        # Provider text (HTTP or CLI) on the one error path: redacted before
+                        # it reaches the caller, the exception or a command line.
+                        chunk.content = redact(chunk.content) if chunk.content else None
+                        chunk.metadata = redact_value(chunk.metadata)
                         error = ProviderStreamError(
                             chunk.content or "the provider reported an error",
                             raw=str(chunk.metadata.get("provider_error", "")),

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 from ..._base.errors import EndpointConfigurationError
 from ..config import EndpointConfig
+from .logs import install_log_redaction
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -110,9 +111,13 @@ def new_client(
 ) -> httpx.AsyncClient:
     """A pooled client for ``config``: no redirects, no cookie jar, ``client_kwargs`` applied.
 
+    The first call also installs the redacting filter on httpx's and httpcore's loggers
+    (:mod:`.logs`), so their request and header lines never print a credential.
+
     Raises:
         EndpointConfigurationError: a ``client_kwargs`` key is forbidden or not understood.
     """
+    install_log_redaction()
     kwargs: dict[str, Any] = {"limits": DEFAULT_LIMITS, "timeout": config.timeout}
     for key, value in config.client_kwargs.items():
         if key in _FORBIDDEN_CLIENT_KWARGS and not (key == "follow_redirects" and not value):

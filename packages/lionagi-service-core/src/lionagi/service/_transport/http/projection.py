@@ -161,7 +161,10 @@ class _Base:
         if not isinstance(message, str):
             message = _dump(message, self._secrets)
         self.done = True
-        meta: dict[str, Any] = {"code": str(code)} if code is not None else {}
+        # The code is provider text too (a proxy may put the rejected key there): redacted.
+        meta: dict[str, Any] = {}
+        if code is not None:
+            meta["code"] = excerpt(code if isinstance(code, str) else str(code), self._secrets, 200)
         return (
             StreamChunk(
                 type="error",
