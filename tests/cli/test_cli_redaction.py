@@ -1,4 +1,4 @@
-"""Credentials never reach the command line: ``providers``, ``providers --json`` and ``chat --json``.
+"""Credentials never reach the command line: ``providers`` (table and ``--json``), ``chat --json``.
 
 Each case installs a throwaway provider distribution (a real ``dist-info`` on ``PYTHONPATH``) and
 runs the installed console script in a subprocess, the way a user meets these failures. Every
@@ -66,7 +66,8 @@ def leak_text(markers: dict[str, str]) -> str:
     parts = [v for k, v in m.items() if k not in {"url password", "basic auth", "bearer token"}]
     parts.remove(m["query key"])
     return (
-        "failed with " + " ".join(parts)
+        "failed with "
+        + " ".join(parts)
         + f" via https://admin:{m['url password']}@proxy.example.com/v1"
         + f" Authorization: Basic {m['basic auth']}"
         + f" Bearer {m['bearer token']}"
@@ -110,7 +111,11 @@ class Dist:
 def command() -> list[str]:
     if SCRIPT.exists():
         return [str(SCRIPT)]
-    return [sys.executable, "-c", "import sys; from lionagi.service.cli import main; sys.exit(main())"]
+    return [
+        sys.executable,
+        "-c",
+        "import sys; from lionagi.service.cli import main; sys.exit(main())",
+    ]
 
 
 def run(dist: Dist, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -208,7 +213,7 @@ def test_values_of_credential_environment_variables_are_redacted(dist):
         assert_no_marker({"token": token, "password": password}, done.stdout, done.stderr)
 
 
-# -- item 8: provider-originated strings in chat --json ---------------------------------------------
+# -- item 8: provider-originated strings in chat --json -------------------------------------------
 
 
 LEAKY_PROVIDER = """

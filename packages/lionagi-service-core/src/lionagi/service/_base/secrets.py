@@ -25,6 +25,7 @@ from typing import Any
 __all__ = [
     "CREDENTIAL_ENV_NAME",
     "HARMLESS_HEADERS",
+    "HARMLESS_QUERY",
     "MIN_ENV_SECRET",
     "REDACTED",
     "SHAPES",
@@ -67,10 +68,12 @@ _CREDENTIAL_NAMES = (
     r"api[_-]?key|apikey|(?:access|secret|private|subscription|auth)[_-]?key"
     r"|(?:access|refresh|auth|id|session|bearer)[_-]?token|secret|password|passwd"
     r"|authorization|credentials?|signature|session[_-]?id|cookie"
-    r"|(?:[A-Za-z0-9]{1,32}[_-]){1,4}(?:key|token)"  # compound header or variable names: X-RapidAPI-Key
+    # Compound header or variable names ending in key/token, such as X-RapidAPI-Key.
+    r"|(?:[A-Za-z0-9]{1,32}[_-]){1,4}(?:key|token)"
 )
 # Short, common words that name a credential only in ``name=value`` (query and form) syntax.
 _CREDENTIAL_WORDS = r"key|token|sig|auth|pass|pwd"
+_HARMLESS_QUERY = frozenset({"api-version", "alt", "version"})
 _SCHEMES = r"(?:bearer|basic|token|digest|apikey|key)\s{1,4}"
 
 SHAPES = re.compile(
@@ -83,10 +86,14 @@ SHAPES = re.compile(
     # URL userinfo: ``scheme://user:pass@host`` keeps the scheme and host.
     r"|(?P<pu>(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,31}://)[^/\s@?#\"']{1,256}@"
     # URL query values: ``?name=value&…`` keeps each name.
-    r"|(?P<pq>[?&][A-Za-z0-9_.\-\[\]%]{1,64}=)(?!\[REDACTED\])[^&#\s\"'<>]+"
+    r"|(?P<pq>[?&](?!(?i:" + "|".join(map(re.escape, sorted(_HARMLESS_QUERY))) + r")=)"
+    r"[A-Za-z0-9_.\-\[\]%]{1,64}=)(?!\[REDACTED\])[^&#\s\"'<>]+"
     r"|" + "|".join(_KEY_FORMATS)
 )
 """Every shape :func:`redact` removes, as one compiled pattern (documented in decisions.md)."""
+
+HARMLESS_QUERY = _HARMLESS_QUERY
+"""Query parameter names whose values are shown (API version and response format selectors)."""
 
 CREDENTIAL_ENV_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH", re.I)
 """An environment variable whose name matches holds a credential (its value is redacted)."""

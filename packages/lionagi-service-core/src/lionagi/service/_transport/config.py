@@ -15,8 +15,8 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Mapping
-from urllib.parse import parse_qsl, urlsplit
 from typing import Any, Literal
+from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import (
     BaseModel,
@@ -31,6 +31,7 @@ from pydantic import (
 
 from .._base.errors import EndpointConfigurationError
 from .._base.secrets import (
+    HARMLESS_QUERY,
     REDACTED,
     is_harmless_header,
     redact_headers,
@@ -231,7 +232,8 @@ def _url_secrets(url: str | None) -> list[str]:
         found = [p for p in (parts.username, parts.password) if p]
     except ValueError:  # not a URL; base_url validation reports it
         return []
-    found += [v for _, v in parse_qsl(parts.query, keep_blank_values=False)]
+    query = parse_qsl(parts.query, keep_blank_values=False)
+    found += [v for k, v in query if k.lower() not in HARMLESS_QUERY]
     return found
 
 
