@@ -254,3 +254,46 @@ def test_redaction_keeps_structure_and_ordinary_text(monkeypatch):
     assert redact("X-RapidAPI-Key: abcdef123456") == "X-RapidAPI-Key: [REDACTED]"
     for ordinary in ("unknown key: 'model_name'", "max_tokens: 1000", "KeyError: 'messages'"):
         assert redact(ordinary) == ordinary
+
+
+async def test_an_agentic_error_chunk_is_redacted_before_it_is_yielded(caplog):
+    from collections.abc import AsyncIterator
+    from typing import ClassVar
+
+    from pydantic import BaseModel, ConfigDict
+
+    from lionagi.service import AgenticCapabilities, AgenticEndpoint, StreamChunk
+
+    caplog.set_level(logging.DEBUG)
+    token = "ghp_" + uuid.uuid4().hex + "abcd"
+
+    class Prompt(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        prompt: str
+
+    class LeakyAgent(AgenticEndpoint):
+        capabilities: ClassVar[AgenticCapabilities | None] = AgenticCapabilities(
+            transport="in_process", resumable=False, emits_tool_events=False, reports_usage=False
+        )
+        request_type: ClassVar[type[BaseModel] | None] = Prompt
+
+        async def _stream_agentic(
+            self, request: BaseModel, *, runtime_args: dict[str, Any], local_timeout: float | None
+        ) -> AsyncIterator[StreamChunk]:
+            yield StreamChunk(
+                type="error",
+                content=f"the CLI said: token {token} expired",
+                is_error=True,
+                metadata={"code": token, "details": [f"Authorization: Bearer {token}"]},
+            )
+
+    endpoint = LeakyAgent({"name": "leaky", "provider": "leaky", "endpoint": "agent"})
+    async with iModel(endpoint=endpoint) as model:
+        seen = []
+        with pytest.raises(ProviderStreamError) as info:
+            async for chunk in model.stream(prompt="x"):
+                seen.append(chunk.to_dict())
+    assert seen and seen[0]["type"] == "error" and "[REDACTED]" in seen[0]["content"]
+    values = {"token": token}
+    assert_absent(values, seen, json.dumps(seen), exception_text(info.value), info.value.raw)
+    assert_logs_clean(values, caplog)
