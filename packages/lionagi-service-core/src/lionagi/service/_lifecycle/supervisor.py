@@ -19,6 +19,7 @@ import logging
 import random
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import aclosing
+from dataclasses import replace
 from functools import partial
 from types import MappingProxyType
 from typing import Any, TypeVar
@@ -374,8 +375,11 @@ class CallSupervisor:
                     if chunk.type == "error":
                         # Provider text (HTTP or CLI) on the one error path: redacted before
                         # it reaches the caller, the exception or a command line.
-                        chunk.content = redact(chunk.content) if chunk.content else None
-                        chunk.metadata = redact_value(chunk.metadata)
+                        chunk = replace(
+                            chunk,
+                            content=redact(chunk.content) if chunk.content else chunk.content,
+                            metadata=redact_value(chunk.metadata),
+                        )
                         error = ProviderStreamError(
                             chunk.content or "the provider reported an error",
                             raw=str(chunk.metadata.get("provider_error", "")),
