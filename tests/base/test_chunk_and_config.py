@@ -105,8 +105,12 @@ def test_agentic_markers() -> None:
 
 
 def test_credential_default_headers_never_serialize() -> None:
-    config = _config(default_headers={"x-goog-api-key": SECRET, "x-trace": "abc"})
+    config = _config(
+        default_headers={"x-goog-api-key": SECRET, "x-trace": "abc", "accept": "text/plain"}
+    )
     assert SECRET not in repr(config)
     assert SECRET not in str(config.to_dict())
-    assert config.to_dict()["default_headers"]["x-trace"] == "abc"
+    # Only allow-listed harmless headers show their value; any other may be a credential.
+    assert config.to_dict()["default_headers"]["x-trace"] == "[REDACTED]"
+    assert config.to_dict()["default_headers"]["accept"] == "text/plain"
     assert config.default_headers["x-goog-api-key"] == SECRET  # still sent on the wire

@@ -100,7 +100,9 @@ async def test_stream_and_invoke_raise_the_same_dual_class(
     assert (streamed.status, streamed.code, streamed.retry_after) == expected
     assert streamed.provider == "scripted"
     assert LEAKED not in str(streamed) and LEAKED not in streamed.raw
-    assert got[-1] == chunk  # the chunk itself still reached the consumer, once
+    # The chunk reached the consumer once, with provider text redacted on the error path.
+    assert got[-1].type == "error" and LEAKED not in (got[-1].content or "")
+    assert LEAKED not in repr(got[-1].metadata)
     assert [c.type for c in got].count("error") == 1
     probe.left(call, EventStatus.FAILED, twin)
 

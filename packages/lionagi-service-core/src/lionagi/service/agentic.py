@@ -13,8 +13,8 @@ from ._transport.agentic_types import AgenticPayload as AgenticPayload
 from ._transport.classify import DEFAULT_ERROR_PATTERNS as DEFAULT_ERROR_PATTERNS
 from ._transport.classify import ProviderErrorPattern as ProviderErrorPattern
 from ._transport.subprocess import PORTABLE_INHERIT_ENV as PORTABLE_INHERIT_ENV
-from ._transport.subprocess import CliProbe as CliProbe
 from ._transport.subprocess import PROCESS_TERMINATE_GRACE as PROCESS_TERMINATE_GRACE
+from ._transport.subprocess import CliProbe as CliProbe
 from ._transport.subprocess import JsonEventStream as JsonEventStream
 from ._transport.subprocess import JsonFramer as JsonFramer
 from ._transport.subprocess import PromptMode as PromptMode

@@ -170,7 +170,8 @@ class ReferenceCliEndpoint(AgenticEndpoint):
 
     def launch(self, request: ReferenceCliRequest, cwd: Path | None) -> JsonEventStream:
         """The one place the CLI is started: argv vector, prompt after ``--``, stdin from
-        /dev/null, the deployment settings' binary/env/home, core teardown."""
+        /dev/null, the deployment settings' binary/env/home, core teardown.
+        """
         launch = self.launch_settings()
         return json_events_from_process(
             self.command(request, program=launch.program, extra=launch.args),

@@ -1,26 +1,232 @@
-"""Keep secrets out of text that leaves the library (errors, logs, diagnostics)."""
+"""Keep secrets out of text that leaves the library (errors, logs, diagnostics, the command line).
+
+:func:`redact` removes three kinds of secret from a string:
+
+1. **Known values**: the secrets a caller passes, every value the process configured as a
+   credential (:func:`remember_secret`: API keys, non-harmless header values, URL userinfo and
+   query values), and the values of credential-looking environment variables
+   (:data:`CREDENTIAL_ENV_NAME`, values of at least :data:`MIN_ENV_SECRET` characters).
+2. **Shapes**: one compiled pattern of widely used key formats (see :data:`SHAPES`), URL userinfo,
+   URL query values, ``Authorization``-style scheme values and ``name=value`` / ``name: value``
+   pairs whose name says credential.
+
+It runs on error paths only (error chunks, exceptions, diagnostics, library-originated log lines),
+never per chunk of a healthy stream.
+"""
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Iterable
+import threading
+from collections.abc import Iterable, Mapping
+from typing import Any
 
-__all__ = ["bounded", "redact"]
+__all__ = [
+    "CREDENTIAL_ENV_NAME",
+    "HARMLESS_HEADERS",
+    "HARMLESS_QUERY",
+    "MIN_ENV_SECRET",
+    "REDACTED",
+    "SHAPES",
+    "bounded",
+    "is_harmless_header",
+    "redact",
+    "redact_headers",
+    "redact_url",
+    "redact_value",
+    "remember_secret",
+]
 
-# Shapes of credentials that commonly echo back in provider error bodies.
-_KEY_SHAPES = re.compile(
-    r"(sk-[A-Za-z0-9_\-]{8,}|sk-ant-[A-Za-z0-9_\-]{8,}|AIza[0-9A-Za-z_\-]{20,}"
-    r"|(?i:bearer)\s+[A-Za-z0-9._\-]{8,}|(?i:api[_-]?key)[\"'=: ]+[A-Za-z0-9._\-]{8,})"
-)
 REDACTED = "[REDACTED]"
+
+# Key formats, one alternative each; widely published prefixes with their usual body lengths.
+_KEY_FORMATS = (
+    r"sk-(?:ant-|proj-|or-|svcacct-)?[A-Za-z0-9_\-]{8,}",  # OpenAI / Anthropic / OpenRouter style
+    r"[sr]k_(?:live|test)_[A-Za-z0-9]{10,}",  # Stripe-style live/test keys
+    r"AIza[0-9A-Za-z_\-]{20,}",  # Google API key
+    r"ya29\.[0-9A-Za-z_\-]{20,}",  # Google OAuth access token
+    r"gsk_[A-Za-z0-9]{16,}",  # Groq
+    r"hf_[A-Za-z0-9]{16,}",  # Hugging Face
+    r"(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}",  # AWS access key ids
+    r"gh[pousr]_[A-Za-z0-9]{20,}",  # GitHub tokens
+    r"github_pat_[A-Za-z0-9_]{20,}",  # GitHub fine-grained token
+    r"glpat-[A-Za-z0-9_\-]{16,}",  # GitLab personal token
+    r"xox[abposr]-[A-Za-z0-9\-]{10,}",  # Slack
+    r"r8_[A-Za-z0-9]{20,}",  # Replicate
+    r"pplx-[A-Za-z0-9]{20,}",  # Perplexity
+    r"xai-[A-Za-z0-9]{20,}",  # xAI
+    r"nvapi-[A-Za-z0-9_\-]{20,}",  # NVIDIA
+    r"npm_[A-Za-z0-9]{30,}",  # npm
+    r"pypi-[A-Za-z0-9_\-]{40,}",  # PyPI upload token
+    r"eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*",  # JWT
+    r"-----BEGIN[A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END[A-Z ]*PRIVATE KEY-----|$)",
+)
+
+# Names that say "the value next to me is a credential" in ``name=value`` or ``name: value``.
+_CREDENTIAL_NAMES = (
+    r"api[_-]?key|apikey|(?:access|secret|private|subscription|auth)[_-]?key"
+    r"|(?:access|refresh|auth|id|session|bearer)[_-]?token|secret|password|passwd"
+    r"|authorization|credentials?|signature|session[_-]?id|cookie"
+    # Compound header or variable names ending in key/token, such as X-RapidAPI-Key.
+    r"|(?:[A-Za-z0-9]{1,32}[_-]){1,4}(?:key|token)"
+)
+# Short, common words that name a credential only in ``name=value`` (query and form) syntax.
+_CREDENTIAL_WORDS = r"key|token|sig|auth|pass|pwd"
+_HARMLESS_QUERY = frozenset({"api-version", "alt", "version"})
+_SCHEMES = r"(?:bearer|basic|token|digest|apikey|key)\s{1,4}"
+
+SHAPES = re.compile(
+    # A name-value pair: keep the name and separator, drop the value (and an auth scheme's token).
+    r"(?P<pk>(?<![A-Za-z0-9])(?i:" + _CREDENTIAL_NAMES + r")[\"']?\s{0,4}[=:]\s{0,4}[\"']?"
+    r"(?i:" + _SCHEMES + r")?)(?!\[REDACTED\])[^\s\"'&,;<>()\[\]{}]{4,}"
+    r"|(?P<pw>(?<![A-Za-z0-9])(?i:" + _CREDENTIAL_WORDS + r")=)(?!\[REDACTED\])[^\s\"'&,;<>]{4,}"
+    # An auth scheme followed by its credential, anywhere (``Bearer …``, ``Basic …``).
+    r"|(?P<ps>(?<![A-Za-z0-9])(?i:bearer|basic|digest)\s{1,4})[A-Za-z0-9._~+/=\-]{8,}"
+    # URL userinfo: ``scheme://user:pass@host`` keeps the scheme and host.
+    r"|(?P<pu>(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,31}://)[^/\s@?#\"']{1,256}@"
+    # URL query values: ``?name=value&…`` keeps each name.
+    r"|(?P<pq>[?&](?!(?i:" + "|".join(map(re.escape, sorted(_HARMLESS_QUERY))) + r")=)"
+    r"[A-Za-z0-9_.\-\[\]%]{1,64}=)(?!\[REDACTED\])[^&#\s\"'<>]+"
+    r"|" + "|".join(_KEY_FORMATS)
+)
+"""Every shape :func:`redact` removes, as one compiled pattern (documented in decisions.md)."""
+
+HARMLESS_QUERY = _HARMLESS_QUERY
+"""Query parameter names whose values are shown (API version and response format selectors)."""
+
+CREDENTIAL_ENV_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH", re.I)
+"""An environment variable whose name matches holds a credential (its value is redacted)."""
+
+MIN_ENV_SECRET = 8
+"""Shortest environment or configured value treated as a secret (shorter ones are too common)."""
+
+HARMLESS_HEADERS = frozenset(
+    {
+        "accept",
+        "accept-encoding",
+        "accept-language",
+        "cache-control",
+        "connection",
+        "content-encoding",
+        "content-language",
+        "content-length",
+        "content-type",
+        "date",
+        "keep-alive",
+        "transfer-encoding",
+        "user-agent",
+        "vary",
+    }
+)
+"""Header names whose values are shown; every other header value is treated as a secret.
+
+Names ending in ``-version`` or ``-beta`` (API version and feature-flag headers) are harmless too.
+"""
+
+
+def is_harmless_header(name: str) -> bool:
+    """True when a header's value may be shown (allow-listed name or a version/beta flag)."""
+    lowered = name.strip().lower()
+    return lowered in HARMLESS_HEADERS or lowered.endswith(("-version", "-beta"))
+
+
+def redact_headers(headers: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of ``headers`` with every value not on the allow-list replaced by ``[REDACTED]``."""
+    return {k: v if is_harmless_header(str(k)) else REDACTED for k, v in headers.items()}
+
+
+def redact_url(url: str) -> str:
+    """``url`` with userinfo and every query value replaced (scheme, host, path and names kept)."""
+    return SHAPES.sub(_keep_prefix, url) if ("@" in url or "?" in url or "=" in url) else url
+
+
+class _Known:
+    """Process-wide known secret values, compiled into one pattern, refreshed only on change."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.remembered: dict[str, None] = {}  # insertion-ordered set, bounded
+        self.version = 0
+        self.key: tuple[int, tuple[str, ...]] | None = None
+        self.pattern: re.Pattern[str] | None = None
+        self.names: dict[str, bool] = {}
+
+    def env_values(self) -> tuple[str, ...]:
+        names = self.names
+        values = []
+        for name, value in os.environ.items():
+            hit = names.get(name)
+            if hit is None:
+                hit = names[name] = CREDENTIAL_ENV_NAME.search(name) is not None
+            if hit and len(value) >= MIN_ENV_SECRET:
+                values.append(value)
+        return tuple(values)
+
+    def compiled(self) -> re.Pattern[str] | None:
+        key = (self.version, self.env_values())
+        if key != self.key:
+            values = sorted({*key[1], *self.remembered}, key=len, reverse=True)
+            pattern = re.compile("|".join(map(re.escape, values))) if values else None
+            with self.lock:
+                self.key, self.pattern = key, pattern
+        return self.pattern
+
+
+_KNOWN = _Known()
+_REMEMBER_LIMIT = 512
+
+
+def remember_secret(value: str | None) -> None:
+    """Treat ``value`` as a secret in every later :func:`redact` of this process.
+
+    Configuration calls this for API keys, header values, URL userinfo and query values, so a
+    provider that echoes one back is redacted even where the configured key is not at hand (a
+    diagnostic, an unrelated command's error). Short values and the oldest beyond a bound are
+    not kept.
+    """
+    if not value or len(value) < MIN_ENV_SECRET or value in _KNOWN.remembered:
+        return
+    with _KNOWN.lock:
+        _KNOWN.remembered[value] = None
+        while len(_KNOWN.remembered) > _REMEMBER_LIMIT:
+            del _KNOWN.remembered[next(iter(_KNOWN.remembered))]
+        _KNOWN.version += 1
+
+
+def _keep_prefix(match: re.Match[str]) -> str:
+    prefix = (
+        match.group("pk")
+        or match.group("pw")
+        or match.group("ps")
+        or match.group("pq")
+        or match.group("pu")
+    )
+    if match.group("pu"):
+        return f"{prefix}{REDACTED}@"
+    return (prefix or "") + REDACTED
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
-    """Replace each known secret and anything shaped like an API key with ``[REDACTED]``."""
+    """Replace known secrets and anything shaped like a credential with ``[REDACTED]``."""
     for secret in secrets:
         if secret and len(secret) >= 4:
             text = text.replace(secret, REDACTED)
-    return _KEY_SHAPES.sub(REDACTED, text)
+    known = _KNOWN.compiled()
+    if known is not None:
+        text = known.sub(REDACTED, text)
+    return SHAPES.sub(_keep_prefix, text)
+
+
+def redact_value(value: Any, secrets: Iterable[str] = ()) -> Any:
+    """``value`` with every string inside (dict values and keys, list items) redacted."""
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if isinstance(value, Mapping):
+        return {redact(str(k), secrets): redact_value(v, secrets) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_value(v, secrets) for v in value]
+    return value
 
 
 def bounded(text: str, limit: int = 2048) -> str:

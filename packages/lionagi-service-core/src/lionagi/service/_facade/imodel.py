@@ -554,11 +554,7 @@ class iModel:
         if key is None and api_key_resolver is not None:
             key = api_key_resolver(provider)
         overrides = {name: config[name] for name in _RESTORED_FIELDS if name in config}
-        if isinstance(overrides.get("default_headers"), Mapping):
-            # Credential headers were redacted by to_dict(); they are never restored from data.
-            overrides["default_headers"] = {
-                k: v for k, v in overrides["default_headers"].items() if v != REDACTED
-            }
+        _drop_redacted(overrides)
         if key is not None:
             overrides["api_key"] = key
         settings = _restored_settings(data.get("agentic_settings"), agentic_settings)
@@ -702,3 +698,32 @@ def _inject_resume(endpoint: AgenticEndpoint, request: dict[str, Any]) -> None:
     if field in request or "session_id" in request:
         return  # an explicit caller value wins
     request[field] = sid
+
+
+def _drop_redacted(overrides: dict[str, Any]) -> None:
+    """Remove values ``to_dict()`` redacted: credentials are never restored from data.
+
+    A redacted header, ``client_kwargs`` credential or query parameter is dropped (pass it again
+    through the configuration); a ``base_url`` whose userinfo or query was redacted cannot be
+    rebuilt, so it is a typed error rather than a request to a mangled URL.
+    """
+    for name in ("default_headers",):
+        if isinstance(overrides.get(name), Mapping):
+            overrides[name] = {k: v for k, v in overrides[name].items() if v != REDACTED}
+    kwargs = overrides.get("client_kwargs")
+    if isinstance(kwargs, Mapping):
+        kept: dict[str, Any] = {}
+        for k, v in kwargs.items():
+            if v == REDACTED:
+                continue
+            if isinstance(v, Mapping):
+                v = {ik: iv for ik, iv in v.items() if iv != REDACTED}
+            kept[k] = v
+        overrides["client_kwargs"] = kept
+    base_url = overrides.get("base_url")
+    if isinstance(base_url, str) and REDACTED in base_url:
+        raise EndpointConfigurationError(
+            "base_url",
+            "was serialized with its credentials (userinfo or query values) redacted; "
+            "replace config['base_url'] in the data with the real URL before from_dict()",
+        )

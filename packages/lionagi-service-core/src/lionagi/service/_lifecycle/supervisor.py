@@ -20,6 +20,7 @@ import logging
 import random
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import aclosing
+from dataclasses import replace
 from functools import partial
 from types import MappingProxyType
 from typing import Any, TypeVar
@@ -35,6 +36,7 @@ from .._base.errors import (
 )
 from .._base.events import EventStatus
 from .._base.hooks import DEFAULT_HOOK_CAPS, HookPhase
+from .._base.secrets import redact, redact_value
 from .._transport.api_calling import APICalling
 from .._transport.endpoint import Endpoint
 from .admission import AdmissionController
@@ -416,6 +418,13 @@ class CallSupervisor:
                         with lease.abort_scope():
                             chunk = await self._chunk_hook(call, chunk, budget)
                     if chunk.type == "error":
+                        # Provider text (HTTP or CLI) on the one error path: redacted before
+                        # it reaches the caller, the exception or a command line.
+                        chunk = replace(
+                            chunk,
+                            content=redact(chunk.content) if chunk.content else chunk.content,
+                            metadata=redact_value(chunk.metadata),
+                        )
                         # Classified like invoke()'s: the family twin, fields from the chunk.
                         error = call.endpoint.stream_error(chunk)
                         call.terminate(EventStatus.FAILED, error=error)

@@ -2,7 +2,12 @@
 
 Unknown keys are refused with :class:`EndpointConfigurationError` naming the key; nothing is moved
 into provider request data implicitly. Provider payload defaults live only in ``request_defaults``.
-The API key is a ``SecretStr``: it is excluded from every dump and never printed.
+The API key is a ``SecretStr``: it is excluded from every dump and never printed. Every other
+place a credential can hide is redacted in ``repr``, ``model_dump``, ``model_dump_json`` and
+:meth:`EndpointConfig.to_dict`: header values not on the harmless allow-list, ``base_url``
+userinfo and query values, and ``client_kwargs`` ``auth``/``cookies``/``headers``/``params`` and
+proxy URLs. Those values are also remembered as secrets, so an echo of one is redacted from error
+text even where this config is not at hand.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ import difflib
 import os
 from collections.abc import Mapping
 from typing import Any, Literal
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import (
     BaseModel,
@@ -21,10 +26,18 @@ from pydantic import (
     ValidationError,
     field_serializer,
     field_validator,
+    model_validator,
 )
 
 from .._base.errors import EndpointConfigurationError
-from .._base.secrets import REDACTED
+from .._base.secrets import (
+    HARMLESS_QUERY,
+    REDACTED,
+    is_harmless_header,
+    redact_headers,
+    redact_url,
+    remember_secret,
+)
 
 __all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "FORBIDDEN_CLIENT_KWARGS", "AuthType", "EndpointConfig"]
 
@@ -128,12 +141,6 @@ class EndpointConfig(BaseModel):
             raise ValueError("must not carry a #fragment")
         return value
 
-    @field_serializer("default_headers")
-    def _redact_credential_headers(self, value: dict[str, str]) -> dict[str, str]:
-        # A caller may authenticate through default_headers (Azure's ``api-key``) instead of
-        # api_key; no dump, Python or JSON, carries that value.
-        return {k: REDACTED if _is_credential_header(k) else v for k, v in value.items()}
-
     @field_serializer("request_options", when_used="json")
     def _name_request_options(self, value: type[BaseModel] | None) -> str | None:
         # A class has no JSON form; JSON dumps name it the way ``to_dict`` does.
@@ -145,6 +152,31 @@ class EndpointConfig(BaseModel):
         if isinstance(value, str):
             return SecretStr(value) if value else None
         return value
+
+    @model_validator(mode="after")
+    def _remember_credentials(self) -> EndpointConfig:
+        # Values a provider might echo back; remembered so redact() finds them everywhere.
+        remember_secret(self.secret_value())
+        for name, value in self.default_headers.items():
+            if not is_harmless_header(name):
+                remember_secret(value)
+        for value in _url_secrets(self.base_url):
+            remember_secret(value)
+        for value in _client_kwargs_secrets(self.client_kwargs):
+            remember_secret(value)
+        return self
+
+    @field_serializer("default_headers")
+    def _dump_headers(self, value: dict[str, str]) -> dict[str, str]:
+        return redact_headers(value)
+
+    @field_serializer("base_url")
+    def _dump_base_url(self, value: str | None) -> str | None:
+        return redact_url(value) if value else value
+
+    @field_serializer("client_kwargs")
+    def _dump_client_kwargs(self, value: dict[str, Any]) -> dict[str, Any]:
+        return redact_client_kwargs(value)
 
     # -- derived ----------------------------------------------------------------------------------
 
@@ -196,8 +228,9 @@ class EndpointConfig(BaseModel):
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready projection without secrets; the request model is named, not dumped.
 
-        The API key is left out, and so is the value of any default header that carries a
-        credential (a caller may authenticate through ``default_headers`` instead of ``api_key``).
+        The API key is left out; header values (except allow-listed harmless ones), URL userinfo
+        and query values, and ``client_kwargs`` credentials are ``[REDACTED]`` (the field
+        serializers apply to every dump).
         """
         out = self.model_dump(exclude={"api_key", "request_options"})
         ro = self.request_options
@@ -207,18 +240,77 @@ class EndpointConfig(BaseModel):
     def __repr_args__(self) -> Any:
         for name, value in super().__repr_args__():
             if name == "default_headers" and isinstance(value, dict):
-                value = {k: REDACTED if _is_credential_header(k) else v for k, v in value.items()}
+                value = redact_headers(value)
+            elif name == "base_url" and isinstance(value, str):
+                value = redact_url(value)
+            elif name == "client_kwargs" and isinstance(value, dict):
+                value = redact_client_kwargs(value)
             yield name, value
 
 
-_CREDENTIAL_HEADERS = frozenset(
-    {"authorization", "proxy-authorization", "x-api-key", "api-key", "x-goog-api-key", "cookie"}
-)
+# client_kwargs whose whole value is a credential, and those holding URLs that may carry userinfo.
+_SECRET_CLIENT_KWARGS = frozenset({"auth", "cookies"})
+_URL_CLIENT_KWARGS = frozenset({"proxy", "proxies", "mounts"})
 
 
-def _is_credential_header(name: str) -> bool:
-    lowered = name.strip().lower()
-    return lowered in _CREDENTIAL_HEADERS or "token" in lowered or "secret" in lowered
+def redact_client_kwargs(kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """``client_kwargs`` for display: credentials, header values and query values replaced."""
+    out: dict[str, Any] = {}
+    for key, value in kwargs.items():
+        if key in _SECRET_CLIENT_KWARGS and value is not None:
+            value = REDACTED
+        elif key == "headers" and isinstance(value, Mapping):
+            value = redact_headers(value)
+        elif key == "params" and isinstance(value, Mapping):
+            value = dict.fromkeys(value, REDACTED)
+        elif key == "params" and value is not None:
+            value = REDACTED
+        elif key in _URL_CLIENT_KWARGS:
+            value = _redact_urls(value)
+        out[key] = value
+    return out
+
+
+def _redact_urls(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact_url(value)
+    if isinstance(value, Mapping):
+        return {k: _redact_urls(v) for k, v in value.items()}
+    return REDACTED if value is not None and "://" in str(value) else value
+
+
+def _url_secrets(url: str | None) -> list[str]:
+    """Userinfo parts and query values of ``url`` (each may be a credential)."""
+    if not url:
+        return []
+    try:
+        parts = urlsplit(url)
+        found = [p for p in (parts.username, parts.password) if p]
+    except ValueError:  # not a URL; base_url validation reports it
+        return []
+    query = parse_qsl(parts.query, keep_blank_values=False)
+    found += [v for k, v in query if k.lower() not in HARMLESS_QUERY]
+    return found
+
+
+def _client_kwargs_secrets(kwargs: Mapping[str, Any]) -> list[str]:
+    found: list[str] = []
+    auth = kwargs.get("auth")
+    if isinstance(auth, tuple | list):
+        found += [str(v) for v in auth[1:]]
+    headers = kwargs.get("headers")
+    if isinstance(headers, Mapping):
+        found += [str(v) for k, v in headers.items() if not is_harmless_header(str(k))]
+    params = kwargs.get("params")
+    if isinstance(params, Mapping):
+        found += [str(v) for v in params.values()]
+    for key in _URL_CLIENT_KWARGS:
+        value = kwargs.get(key)
+        urls = value.values() if isinstance(value, Mapping) else [value]
+        for url in urls:
+            if isinstance(url, str):
+                found += _url_secrets(url)
+    return found
 
 
 def _check_client_kwargs(value: object) -> None:

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.text import Text
 
 from .._base.chunk import StreamChunk
+from .._base.secrets import redact
 
 __all__ = ["JsonRenderer", "TerminalRenderer"]
 
@@ -28,7 +29,9 @@ class JsonRenderer:
     def error(self, exc: BaseException) -> None:
         """Write the terminal error as a final JSON line."""
         self._out.write(
-            json.dumps({"type": "exception", "error": type(exc).__name__, "message": str(exc)})
+            json.dumps(
+                {"type": "exception", "error": type(exc).__name__, "message": redact(str(exc))}
+            )
             + "\n"
         )
         self._out.flush()
@@ -88,7 +91,9 @@ class TerminalRenderer:
     def error(self, exc: BaseException) -> None:
         """Print one readable line for the error that ended the run."""
         self.close()
-        self._errors.print(Text(f"error: {type(exc).__name__}: {exc}", style="bold red"))
+        # A last guard: error text is already sanitized, but this line leaves the process.
+        text = redact(f"error: {type(exc).__name__}: {exc}")
+        self._errors.print(Text(text, style="bold red"))
 
     def close(self) -> None:
         """End the last line."""

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 from ..._base.errors import EndpointConfigurationError
 from ..config import FORBIDDEN_CLIENT_KWARGS as _FORBIDDEN_CLIENT_KWARGS
 from ..config import EndpointConfig
+from .logs import install_log_redaction
 from .pinning import PinnedTransport
 
 __all__ = [
@@ -122,9 +123,13 @@ def new_client(
     Without an injected ``transport`` the client's transport is a :class:`PinnedTransport`:
     it connects only to the addresses the SSRF guard approved for the request being sent.
 
+    The first call also installs the redacting filter on httpx's and httpcore's loggers
+    (:mod:`.logs`), so their request and header lines never print a credential.
+
     Raises:
         EndpointConfigurationError: a ``client_kwargs`` key is forbidden or not understood.
     """
+    install_log_redaction()
     kwargs: dict[str, Any] = {"limits": DEFAULT_LIMITS, "timeout": config.timeout}
     for key, value in config.client_kwargs.items():
         if key in _FORBIDDEN_CLIENT_KWARGS and not (key == "follow_redirects" and not value):

@@ -241,6 +241,7 @@ def framer_for_content_type(
     if media in _NDJSON_TYPES:
         return NDJSONFramer(secrets)
     raise ProviderProtocolError(
-        f"streaming response has content type {media!r}; expected text/event-stream or "
+        f"streaming response has content type {excerpt(media, secrets, 200)!r}; expected "
+        "text/event-stream or "
         "application/x-ndjson"
     )
