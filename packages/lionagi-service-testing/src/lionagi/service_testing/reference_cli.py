@@ -169,8 +169,10 @@ class ReferenceCliEndpoint(AgenticEndpoint):
         return argv
 
     def launch(self, request: ReferenceCliRequest, cwd: Path | None) -> JsonEventStream:
-        """The one place the CLI is started: argv vector, prompt after ``--``, stdin from
-        /dev/null, the deployment settings' binary/env/home, core teardown.
+        """The one place the CLI is started.
+
+        Argv vector, prompt after ``--``, stdin from /dev/null, the deployment settings'
+        binary/env/home, and core's teardown.
         """
         launch = self.launch_settings()
         return json_events_from_process(
