@@ -94,3 +94,69 @@ def test_vendors_do_not_import_each_other() -> None:
                 if parts[:2] == ["lionagi", "providers"] and foreign:
                     violations.append(f"{path.relative_to(ROOT)}:{lineno} imports {target}")
     assert violations == []
+
+
+# Rooms inside the transport layer: HTTP, the agentic boundary and subprocess mechanics. The
+# agentic boundary builds on the HTTP endpoint (AgenticEndpoint subclasses Endpoint) and on
+# subprocess support; neither of those knows the agentic boundary exists.
+TRANSPORT = "lionagi.service._transport"
+ROOMS_MAY_NOT_IMPORT = {
+    f"{TRANSPORT}.http": (f"{TRANSPORT}.agentic", f"{TRANSPORT}.subprocess"),
+    f"{TRANSPORT}.subprocess": (f"{TRANSPORT}.agentic", f"{TRANSPORT}.http"),
+}
+
+
+def _within(name: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(prefix + ".")
+
+
+def test_transport_rooms_point_one_way() -> None:
+    violations = []
+    for path in sorted(CORE.rglob("*.py")):
+        mod = _module_name(path, CORE)
+        for room, forbidden in ROOMS_MAY_NOT_IMPORT.items():
+            if not _within(mod, room):
+                continue
+            for lineno, target in _imports(path, CORE):
+                if any(_within(target, other) for other in forbidden):
+                    violations.append(f"{path.relative_to(ROOT)}:{lineno} imports {target}")
+    assert violations == []
+
+
+def _module_graph() -> dict[str, set[str]]:
+    modules = {_module_name(p, CORE): p for p in CORE.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for mod, path in modules.items():
+        edges = graph.setdefault(mod, set())
+        for _, target in _imports(path, CORE):
+            while target and target not in modules:
+                target = target.rpartition(".")[0]
+            if target and target != mod and not mod.startswith(target + "."):
+                edges.add(target)
+    return graph
+
+
+def test_core_modules_import_no_cycle() -> None:
+    # Every import counts, including TYPE_CHECKING-only and function-local ones: a cycle hidden
+    # behind either is still two modules that cannot be understood one without the other. The
+    # public package's lazy namespace (lionagi.service) is the one root allowed to name them all.
+    graph = _module_graph()
+    graph.pop("lionagi.service", None)
+    for edges in graph.values():
+        edges.discard("lionagi.service")
+    seen: dict[str, int] = {}
+    cycles: list[list[str]] = []
+
+    def visit(node: str, stack: list[str]) -> None:
+        seen[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            if seen.get(nxt) == 1:
+                cycles.append([*stack[stack.index(nxt) :], nxt])
+            elif nxt not in seen:
+                visit(nxt, [*stack, nxt])
+        seen[node] = 2
+
+    for start in sorted(graph):
+        if start not in seen:
+            visit(start, [start])
+    assert cycles == []

@@ -21,7 +21,7 @@ from pydantic import (
 
 from lionagi.service import Endpoint, EndpointConfigurationError
 from lionagi.service._catalog.openai_request import OpenAIChatCompletionsRequest
-from lionagi.service._transport.endpoint import _encode_json
+from lionagi.service._transport.http.endpoint import _encode_json
 from lionagi.service._transport.http.json_native import json_field_order
 
 

@@ -104,18 +104,18 @@ if TYPE_CHECKING:
     from ._lifecycle.policy import AttemptPolicy as AttemptPolicy
     from ._lifecycle.policy import CircuitPolicy as CircuitPolicy
     from ._lifecycle.supervisor import HookTimeout as HookTimeout
-    from ._transport.agentic import AgenticCapabilities as AgenticCapabilities
-    from ._transport.agentic import AgenticEndpoint as AgenticEndpoint
-    from ._transport.agentic import AgenticTransport as AgenticTransport
-    from ._transport.agentic_settings import AgenticSettings as AgenticSettings
-    from ._transport.agentic_types import AgenticCallResult as AgenticCallResult
-    from ._transport.agentic_types import AgenticResultMetadata as AgenticResultMetadata
+    from ._transport.agentic.endpoint import AgenticEndpoint as AgenticEndpoint
+    from ._transport.agentic.handlers import AgenticHandlersMixin as AgenticHandlersMixin
+    from ._transport.agentic.records import AgenticCallResult as AgenticCallResult
+    from ._transport.agentic.records import AgenticCapabilities as AgenticCapabilities
+    from ._transport.agentic.records import AgenticResultMetadata as AgenticResultMetadata
+    from ._transport.agentic.records import AgenticTransport as AgenticTransport
+    from ._transport.agentic.settings import AgenticSettings as AgenticSettings
     from ._transport.api_calling import APICalling as APICalling
     from ._transport.classify import classify_provider_error as classify_provider_error
     from ._transport.classify import classify_stream_error as classify_stream_error
     from ._transport.config import EndpointConfig as EndpointConfig
-    from ._transport.endpoint import Endpoint as Endpoint
-    from ._transport.handlers import AgenticHandlersMixin as AgenticHandlersMixin
+    from ._transport.http.endpoint import Endpoint as Endpoint
     from ._transport.meta import EndpointMeta as EndpointMeta
     from ._transport.meta import EndpointType as EndpointType
 
@@ -131,16 +131,16 @@ _LAZY: dict[str, str] = {
     "AdmissionError": "._base.errors",
     "AdmissionLease": "._lifecycle.lease",
     "AdmissionSnapshot": "._lifecycle.admission",
-    "AgenticCallResult": "._transport.agentic_types",
-    "AgenticCapabilities": "._transport.agentic",
-    "AgenticEndpoint": "._transport.agentic",
+    "AgenticCallResult": "._transport.agentic.records",
+    "AgenticCapabilities": "._transport.agentic.records",
+    "AgenticEndpoint": "._transport.agentic.endpoint",
     "AgenticHandlerError": "._base.errors",
-    "AgenticHandlersMixin": "._transport.handlers",
+    "AgenticHandlersMixin": "._transport.agentic.handlers",
     "AgenticOperationUnsupported": "._base.errors",
     "AgenticRequestValidationError": "._base.errors",
-    "AgenticResultMetadata": "._transport.agentic_types",
-    "AgenticSettings": "._transport.agentic_settings",
-    "AgenticTransport": "._transport.agentic",
+    "AgenticResultMetadata": "._transport.agentic.records",
+    "AgenticSettings": "._transport.agentic.settings",
+    "AgenticTransport": "._transport.agentic.records",
     "AttemptPolicy": "._lifecycle.policy",
     "CatalogDiagnosticCode": "._base.diagnostics",
     "CatalogReport": "._catalog.projection",
@@ -152,7 +152,7 @@ _LAZY: dict[str, str] = {
     "EFFORT_LEVELS": "._catalog.policy",
     "ENTRY_POINT_GROUP": "._catalog.discovery",
     "EffortMode": "._catalog.policy",
-    "Endpoint": "._transport.endpoint",
+    "Endpoint": "._transport.http.endpoint",
     "EndpointCatalogItem": "._catalog.projection",
     "EndpointConfig": "._transport.config",
     "EndpointConfigurationError": "._base.errors",

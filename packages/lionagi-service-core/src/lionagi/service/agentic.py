@@ -5,11 +5,11 @@ normally need only :mod:`lionagi.service`.
 """
 
 from ._base.chunk import CHUNK_TYPES as CHUNK_TYPES
-from ._transport.agentic_output import collect_call_result as collect_call_result
-from ._transport.agentic_output import enforce_agentic_contract as enforce_agentic_contract
-from ._transport.agentic_settings import CONFIG_HOME_ENV as CONFIG_HOME_ENV
-from ._transport.agentic_settings import AgenticLaunch as AgenticLaunch
-from ._transport.agentic_types import AgenticPayload as AgenticPayload
+from ._transport.agentic.output import collect_call_result as collect_call_result
+from ._transport.agentic.output import enforce_agentic_contract as enforce_agentic_contract
+from ._transport.agentic.records import AgenticPayload as AgenticPayload
+from ._transport.agentic.settings import CONFIG_HOME_ENV as CONFIG_HOME_ENV
+from ._transport.agentic.settings import AgenticLaunch as AgenticLaunch
 from ._transport.classify import DEFAULT_ERROR_PATTERNS as DEFAULT_ERROR_PATTERNS
 from ._transport.classify import ProviderErrorPattern as ProviderErrorPattern
 from ._transport.subprocess import PORTABLE_INHERIT_ENV as PORTABLE_INHERIT_ENV

@@ -24,10 +24,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from .._base.errors import EndpointConfigurationError, EndpointNotFound, ProviderUnavailable
-from .._transport.agentic import AgenticEndpoint
-from .._transport.agentic_settings import AgenticSettings
+from .._transport.agentic.endpoint import AgenticEndpoint
+from .._transport.agentic.settings import AgenticSettings
 from .._transport.config import EndpointConfig
-from .._transport.endpoint import Endpoint
+from .._transport.http.endpoint import Endpoint
 from .defaults import copy_defaults, request_default_problems
 from .keys import canonical_endpoint_key, canonical_provider_key
 from .openai_request import OpenAIChatCompletionsRequest

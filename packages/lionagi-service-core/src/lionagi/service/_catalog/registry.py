@@ -17,8 +17,8 @@ from typing import Any, ClassVar
 
 from .._base.diagnostics import ProviderDiagnostic
 from .._base.errors import CatalogValidationError, ProviderCatalogError
-from .._transport.agentic_settings import AgenticSettings
-from .._transport.endpoint import Endpoint
+from .._transport.agentic.settings import AgenticSettings
+from .._transport.http.endpoint import Endpoint
 from .discovery import InventorySource, entry_point_inventory
 from .match import match_in
 from .model_parse import parse_in

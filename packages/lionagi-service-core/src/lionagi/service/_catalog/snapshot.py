@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel
 
 from .._base.diagnostics import ProviderDiagnostic
-from .._transport.endpoint import Endpoint
+from .._transport.http.endpoint import Endpoint
 from .._transport.meta import EndpointType
 from .catalog_meta import CatalogEndpointMeta
 from .policy import ProviderModelPolicy

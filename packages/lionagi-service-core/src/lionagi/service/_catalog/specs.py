@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .._transport.endpoint import Endpoint
+from .._transport.http.endpoint import Endpoint
 from .._transport.meta import EndpointType
 
 __all__ = ["ProviderEndpointSpec", "ProviderModuleSpec", "RequestOptionsFactory"]

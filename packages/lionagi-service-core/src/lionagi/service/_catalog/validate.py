@@ -16,8 +16,9 @@ from pydantic import BaseModel
 
 from .._base.diagnostics import CatalogDiagnosticCode, ProviderDiagnostic
 from .._base.errors import EndpointConfigurationError
-from .._transport.agentic import AgenticCapabilities, AgenticEndpoint
-from .._transport.endpoint import Endpoint
+from .._transport.agentic.endpoint import AgenticEndpoint
+from .._transport.agentic.records import AgenticCapabilities
+from .._transport.http.endpoint import Endpoint
 from .._transport.meta import EndpointType
 from .catalog_meta import CatalogEndpointMeta
 from .collisions import canon_text, collision_diagnostics, inventory_diagnostics

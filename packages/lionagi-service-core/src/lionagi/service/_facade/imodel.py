@@ -30,10 +30,10 @@ from .._lifecycle.config import AdmissionConfig
 from .._lifecycle.deadline import DeadlineReached, run_before
 from .._lifecycle.policy import AttemptPolicy, CircuitPolicy
 from .._lifecycle.supervisor import CallSupervisor, HookTimeout
-from .._transport.agentic import AgenticEndpoint
-from .._transport.agentic_settings import AgenticSettings, coerce_agentic_settings
+from .._transport.agentic.endpoint import AgenticEndpoint
+from .._transport.agentic.settings import AgenticSettings, coerce_agentic_settings
 from .._transport.api_calling import APICalling
-from .._transport.endpoint import Endpoint
+from .._transport.http.endpoint import Endpoint
 from .streams import ModelStream, StreamRegistry
 
 __all__ = ["iModel"]

@@ -38,7 +38,7 @@ from .._base.events import EventStatus
 from .._base.hooks import DEFAULT_HOOK_CAPS, HookPhase
 from .._base.secrets import redact, redact_value
 from .._transport.api_calling import APICalling
-from .._transport.endpoint import Endpoint
+from .._transport.http.endpoint import Endpoint
 from .admission import AdmissionController
 from .attempts import AttemptOptions, call_with_attempts, stream_batches_with_attempts
 from .budget import NO_DEADLINE, RequestBudget

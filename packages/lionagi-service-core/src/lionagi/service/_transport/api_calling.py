@@ -18,7 +18,7 @@ from .._base.chunk import StreamChunk
 from .._base.errors import EndpointConfigurationError
 from .._base.events import Execution
 from .._base.hooks import HookedEvent, HookRegistry
-from .endpoint import Endpoint
+from .http.endpoint import Endpoint
 
 __all__ = ["APICalling", "estimate_tokens"]
 

@@ -10,7 +10,8 @@ import anyio
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .._base.chunk import StreamChunk
-from .._transport.agentic import AgenticCapabilities, AgenticEndpoint
+from .._transport.agentic.endpoint import AgenticEndpoint
+from .._transport.agentic.records import AgenticCapabilities
 from .._transport.config import EndpointConfig
 from ._script import Delay, Raise, ScriptStep, default_script
 

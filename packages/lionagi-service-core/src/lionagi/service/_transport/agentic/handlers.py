@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from .._base.errors import AgenticHandlerError
+from ..._base.errors import AgenticHandlerError
 
 __all__ = ["AgenticHandlersMixin", "Handler"]
 

@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError, field_validator
 
-from .._base.errors import EndpointConfigurationError
+from ..._base.errors import EndpointConfigurationError
 
 __all__ = [
     "CONFIG_HOME_ENV",

@@ -6,11 +6,20 @@ and one-shot boundaries, so callers index them like before while type checkers s
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from dataclasses import dataclass
+from typing import Any, Literal, TypedDict
 
 from pydantic import BaseModel
 
-__all__ = ["AgenticCallResult", "AgenticPayload", "AgenticResultMetadata"]
+__all__ = [
+    "AgenticCallResult",
+    "AgenticCapabilities",
+    "AgenticPayload",
+    "AgenticResultMetadata",
+    "AgenticTransport",
+]
+
+AgenticTransport = Literal["subprocess", "in_process", "remote"]
 
 
 class AgenticPayload(TypedDict):
@@ -43,3 +52,13 @@ class AgenticResultMetadata(TypedDict, total=False):
     num_turns: int
     duration_ms: int
     duration_api_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class AgenticCapabilities:
+    """What an agentic adapter can prove about its output; immutable class data."""
+
+    transport: AgenticTransport
+    resumable: bool
+    emits_tool_events: bool
+    reports_usage: bool

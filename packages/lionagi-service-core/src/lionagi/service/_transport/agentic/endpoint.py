@@ -14,31 +14,28 @@ import copy
 import difflib
 from collections.abc import AsyncIterator, Mapping
 from contextlib import aclosing
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Literal, NoReturn
+from typing import Any, ClassVar, NoReturn
 
 from pydantic import AliasChoices, AliasPath, BaseModel, ValidationError
 
-from .._base.chunk import StreamChunk
-from .._base.errors import (
+from ..._base.chunk import StreamChunk
+from ..._base.errors import (
     AgenticOperationUnsupported,
     AgenticRequestValidationError,
     EndpointConfigurationError,
 )
-from .agentic_output import collect_call_result, enforce_agentic_contract
-from .agentic_settings import AgenticLaunch, AgenticSettings, coerce_agentic_settings
-from .agentic_types import AgenticCallResult, AgenticPayload
-from .config import EndpointConfig
-from .endpoint import Endpoint
+from ..config import EndpointConfig
+from ..http.endpoint import Endpoint
+from ..http.payload import accepted_keys
+from ..subprocess.home import IsolatedHome, isolated_home_env, user_home
+from ..subprocess.spec import PORTABLE_INHERIT_ENV
 from .handlers import AgenticHandlersMixin, Handler
-from .http.payload import accepted_keys
-from .subprocess.home import IsolatedHome, isolated_home_env, user_home
-from .subprocess.spec import PORTABLE_INHERIT_ENV
+from .output import collect_call_result, enforce_agentic_contract
+from .records import AgenticCallResult, AgenticCapabilities, AgenticPayload
+from .settings import AgenticLaunch, AgenticSettings, coerce_agentic_settings
 
-__all__ = ["AgenticCapabilities", "AgenticEndpoint", "AgenticTransport"]
-
-AgenticTransport = Literal["subprocess", "in_process", "remote"]
+__all__ = ["AgenticEndpoint"]
 
 # What a CLI in the user's config home inherits: the portable names plus the XDG base
 # directories, so a user who moved their config (XDG_CONFIG_HOME) is still found.
@@ -50,16 +47,6 @@ _USER_HOME_INHERIT = (
     "XDG_STATE_HOME",
 )
 _ISOLATED_HOME_INHERIT = tuple(name for name in PORTABLE_INHERIT_ENV if name != "HOME")
-
-
-@dataclass(frozen=True, slots=True)
-class AgenticCapabilities:
-    """What an agentic adapter can prove about its output; immutable class data."""
-
-    transport: AgenticTransport
-    resumable: bool
-    emits_tool_events: bool
-    reports_usage: bool
 
 
 class AgenticEndpoint(AgenticHandlersMixin, Endpoint):

@@ -10,15 +10,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
-from .._base.chunk import CHUNK_TYPES, StreamChunk
-from .._base.errors import ProviderProtocolError, ProviderStreamError
-from .agentic_types import AgenticCallResult
-from .classify import classify_stream_error
-
-if TYPE_CHECKING:
-    from .agentic import AgenticCapabilities
+from ..._base.chunk import CHUNK_TYPES, StreamChunk
+from ..._base.errors import ProviderProtocolError, ProviderStreamError
+from ..classify import classify_stream_error
+from .records import AgenticCallResult, AgenticCapabilities
 
 __all__ = ["collect_call_result", "enforce_agentic_contract"]
 

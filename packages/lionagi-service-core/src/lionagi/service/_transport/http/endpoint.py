@@ -22,14 +22,7 @@ from __future__ import annotations
 import json
 import logging
 import math
-from collections.abc import (
-    AsyncGenerator,
-    AsyncIterator,
-    Iterable,
-    Iterator,
-    Mapping,
-    Sequence,
-)
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any, ClassVar
 
@@ -38,32 +31,27 @@ import httpx
 from pydantic import BaseModel
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
-from .._base.aio import aclose_shielded
-from .._base.chunk import StreamChunk
-from .._base.errors import (
+from ..._base.aio import aclose_shielded
+from ..._base.chunk import StreamChunk
+from ..._base.errors import (
     EndpointConfigurationError,
     ProviderConnectionError,
     ProviderError,
     ProviderProtocolError,
     ProviderStreamError,
 )
-from .classify import ProviderErrorPattern, classify_stream_error
-from .config import EndpointConfig, coerce_config
-from .http.auth import build_headers
-from .http.client import ClientState, new_client
-from .http.framing import DONE, framer_for_content_type
-from .http.payload import build_payload
-from .http.pinning import pin, unpin
-from .http.projection import (
-    StreamFormat,
-    StreamProjector,
-    format_for_path,
-    make_projector,
-)
-from .http.ssrf import Resolver, SSRFGuard
-from .http.status import describe_url, excerpt, read_bounded, status_error
-from .meta import EndpointMeta
-from .utf8 import Utf8Decoder, decode_utf8, invalid_utf8
+from ..classify import ProviderErrorPattern, classify_stream_error
+from ..config import EndpointConfig, coerce_config
+from ..meta import EndpointMeta
+from ..utf8 import Utf8Decoder, decode_utf8, invalid_utf8
+from .auth import build_headers
+from .client import ClientState, new_client
+from .framing import DONE, framer_for_content_type
+from .payload import build_payload
+from .pinning import pin, unpin
+from .projection import StreamFormat, StreamProjector, format_for_path, make_projector
+from .ssrf import Resolver, SSRFGuard
+from .status import describe_url, excerpt, read_bounded, status_error
 
 __all__ = ["ClientState", "EncodedPayload", "Endpoint"]
 
