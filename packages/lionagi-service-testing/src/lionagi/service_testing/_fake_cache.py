@@ -9,7 +9,7 @@ afresh.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ._fake_http import Cut, HttpReply, HttpRequest
 from ._fake_record import SECRET_HEADERS
@@ -37,13 +37,13 @@ class _Template:
         mark = str(seq).encode()
         reply, rendered = self.reply, self.reply.body
         headers = tuple((name, mark.join(parts)) for name, parts in self.headers)
-        if reply.delay <= 0 and reply.cut is Cut.NONE:
+        if reply.delay <= 0 and reply.cut is Cut.NONE and reply.drip <= 0:
             # The HTTP layer joins the frames anyway: splice once into the whole body.
             body = Rendered([mark.join(self.joined)], 0, rendered.stream)
         else:
             frames = [mark.join(parts) for parts in self.frames]
             body = Rendered(frames, rendered.first_output, rendered.stream)
-        return HttpReply(reply.status, body, headers, reply.delay, reply.cut)
+        return replace(reply, body=body, headers=headers)
 
 
 def _template(reply: HttpReply) -> _Template:
@@ -90,7 +90,7 @@ class ReplyCache:
     def put(self, key: CacheKey, reply: HttpReply, seq: int) -> HttpReply:
         """Store ``reply`` (rendered with :data:`SENTINEL`) and return it numbered ``seq``."""
         template = _template(reply)
-        if sum(map(len, reply.body.frames)) <= _MAX_REPLY:
+        if reply.cacheable and sum(map(len, reply.body.frames)) <= _MAX_REPLY:
             if len(self._entries) >= _MAX_ENTRIES:
                 del self._entries[next(iter(self._entries))]
             self._entries[key] = template
