@@ -232,7 +232,9 @@ async def test_tool_call_gemini_function_call(client: httpx.AsyncClient, sse: Ss
     tools = [{"functionDeclarations": [{"name": "run_shell_command", "parameters": BASH_SCHEMA}]}]
     chunks = [
         d
-        for _, d in sse((await client.post(GEMINI_SSE, json=gemini(tools=tools), headers=TOOL)).text)
+        for _, d in sse(
+            (await client.post(GEMINI_SSE, json=gemini(tools=tools), headers=TOOL)).text
+        )
     ]
     call = chunks[-1]["candidates"][0]["content"]["parts"][0]["functionCall"]
     assert call == {

@@ -42,7 +42,7 @@ class RecordedRequest:
     scenario: str = "text"
 
     def prompt_text(self) -> str:
-        """Every conversation text in the body, in order, one per line, in any dialect.
+        """Every conversation text in the body, in the body's order, one per line, in any dialect.
 
         Collects the strings under ``content``, ``text``, ``prompt``, ``input``, ``system``,
         ``instructions`` and ``query`` (messages, parts, Responses input items, Ollama prompts,
