@@ -164,7 +164,7 @@ async def test_ollama_also_served_under_a_prefix_and_openai_compatible_mode(
     assert r.json()["choices"][0]["message"]["content"] == DEFAULT_TEXT
 
 
-# --- generic JSON (search) -------------------------------------------------------------------------
+# --- generic JSON (search) ----------------------------------------------------------------------
 async def test_search_is_deterministic_and_derived_from_the_request(
     client: httpx.AsyncClient,
 ) -> None:

@@ -136,22 +136,24 @@ async def test_names_combine_with_plus(client: httpx.AsyncClient, sse: Sse) -> N
 
 
 @pytest.mark.parametrize(
-    ("path", "headers", "named"),
+    ("path", "headers", "named", "why"),
     [
-        ("/scenario/401+429/v1/chat/completions", {}, "path /scenario/"),
-        (CHAT, {"x-fake-behaviour": "stall+malformed"}, "x-fake-behaviour"),
-        ("/scenario/explode/v1/chat/completions", {}, "path /scenario/"),
+        ("/scenario/401+429/v1/chat/completions", {}, "path /scenario/", "at most one"),
+        (CHAT, {"x-fake-behaviour": "stall+malformed"}, "x-fake-behaviour", "at most one"),
+        ("/scenario/explode/v1/chat/completions", {}, "path /scenario/", "unknown behaviour"),
     ],
 )
 async def test_bad_selectors_are_a_400_naming_where_they_came_from(
-    client: httpx.AsyncClient, path: str, headers: dict[str, str], named: str
+    client: httpx.AsyncClient, path: str, headers: dict[str, str], named: str, why: str
 ) -> None:
     r = await client.post(path, json=chat(), headers=headers)
     assert r.status_code == 400
-    assert named in r.json()["error"]["message"]
+    message = r.json()["error"]["message"]
+    assert named in message
+    assert why in message
 
 
-async def test_recorded_prompt_text_in_every_dialect(
+async def test_recorded_conversation_text_in_every_dialect(
     server: FakeProviderServer, client: httpx.AsyncClient
 ) -> None:
     calls: list[tuple[str, dict[str, Any]]] = [
@@ -177,14 +179,16 @@ async def test_recorded_prompt_text_in_every_dialect(
     ]
     for path, body in calls:
         assert (await client.post(path, json=body)).status_code == 200, path
-    texts = [request.prompt_text() for request in server.requests]
+    texts = [request.conversation_text() for request in server.requests]
     assert texts == [
         "be brief\nhello chat",
         "sys\nhello a",
         "ins\nhello r",
         "hello g",
         "hello o",
-    ] + ["hello exa"]
+        "hello exa",
+    ]
+    assert [request.prompt_text() for request in server.requests][-2:] == ["hello o", "hello exa"]
 
 
 # --- error behaviours in each dialect -----------------------------------------------------------

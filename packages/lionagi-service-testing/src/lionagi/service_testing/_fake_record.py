@@ -10,13 +10,38 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
 
-__all__ = ["REDACTED", "SECRET_HEADERS", "RecordedRequest", "credential_of", "record"]
+__all__ = [
+    "CONVERSATION_KEYS",
+    "REDACTED",
+    "SECRET_HEADERS",
+    "RecordedRequest",
+    "conversation_texts",
+    "credential_of",
+    "record",
+]
 
 REDACTED = "[REDACTED]"
 SECRET_HEADERS = frozenset(
     {"authorization", "proxy-authorization", "x-api-key", "x-goog-api-key", "api-key"}
 )
 _SECRET_QUERY = frozenset({"key", "api_key"})
+# Body keys under which the four wire formats carry conversation text: chat and Messages
+# ``messages[].content``, Responses ``input`` / ``instructions``, Gemini ``contents[].parts[].text``
+# and ``systemInstruction``, Messages ``system``, Ollama ``/api/generate``'s ``prompt`` and the
+# generic JSON (search) endpoint's ``query``.
+CONVERSATION_KEYS = frozenset(
+    {
+        "messages",
+        "input",
+        "instructions",
+        "system",
+        "contents",
+        "systemInstruction",
+        "prompt",
+        "query",
+    }
+)
+_TEXT_KEYS = frozenset({"content", "text", "input", "output", "instructions", "system"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +54,7 @@ class RecordedRequest:
         query: Query parameters (last value wins); ``key`` is redacted.
         headers: Lower-case header names to values; credential headers are redacted.
         json: The parsed JSON body, or None when the body was empty or not JSON.
-        scenario: The scenario selector as sent (``x-fake-behaviour`` header, else the
+        scenario: The scenario selector as sent (the ``x-fake-behaviour`` header, else the
             ``/scenario/<names>/`` path prefix), ``"text"`` when neither was given. ``path`` is
             the path after that prefix, as routed.
     """
@@ -41,32 +66,19 @@ class RecordedRequest:
     json: Any
     scenario: str = "text"
 
-    def prompt_text(self) -> str:
-        """Every conversation text in the body, in the body's order, one per line, in any dialect.
+    def conversation_text(self) -> str:
+        """Every text the request carried as conversation, in body order, one per line.
 
-        Collects the strings under ``content``, ``text``, ``prompt``, ``input``, ``system``,
-        ``instructions`` and ``query`` (messages, parts, Responses input items, Ollama prompts,
-        search queries), so a test can assert what reached the provider without knowing its
-        wire shape.
+        Vendor-neutral: it reads the conversation keys of the chat, Responses, Messages and
+        Gemini formats (:data:`CONVERSATION_KEYS`), so a test can ask "did turn two send turn
+        one's prompt and answer?" without knowing which format the client spoke.
         """
-        found: list[str] = []
-        _collect(self.json, found)
-        return "\n".join(found)
+        return "\n".join(conversation_texts(self.json))
 
-
-_TEXT_KEYS = frozenset({"content", "text", "prompt", "input", "system", "instructions", "query"})
-
-
-def _collect(value: Any, found: list[str], texty: bool = False) -> None:
-    """Walk ``value``; strings count under a text key, or in a list held by one."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            _collect(item, found, key in _TEXT_KEYS)
-    elif isinstance(value, list):
-        for item in value:
-            _collect(item, found, texty)
-    elif isinstance(value, str) and texty:
-        found.append(value)
+    def prompt_text(self) -> str:
+        """The last text of the conversation: the newest user prompt (or tool result)."""
+        texts = conversation_texts(self.json)
+        return texts[-1] if texts else ""
 
 
 def record(
@@ -99,3 +111,26 @@ def credential_of(headers: dict[str, str], query: str) -> str:
         if name in _SECRET_QUERY:
             return value
     return ""
+
+
+def conversation_texts(body: Any) -> list[str]:
+    """The strings under ``body``'s conversation keys, in order (roles and ids left out)."""
+    if not isinstance(body, dict):
+        return []
+    found: list[str] = []
+    for key, value in body.items():
+        if key in CONVERSATION_KEYS:
+            _collect(value, found, text_slot=True)
+    return found
+
+
+def _collect(value: Any, found: list[str], *, text_slot: bool) -> None:
+    if isinstance(value, str):
+        if text_slot and value:
+            found.append(value)
+    elif isinstance(value, list):
+        for item in value:
+            _collect(item, found, text_slot=text_slot)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _collect(item, found, text_slot=key in _TEXT_KEYS or key == "parts")
