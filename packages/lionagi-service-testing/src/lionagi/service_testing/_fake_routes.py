@@ -49,6 +49,7 @@ from ._fake_responses import responses_json, responses_stream
 from ._fake_script import (
     INVALID_UTF8_BYTES,
     INVALID_UTF8_MARK,
+    SCENARIO_PREFIX,
     Script,
     ScriptError,
     build_script,
@@ -267,14 +268,16 @@ class FakeApp:
         self._seq += 1
         # The cache keys on the path as sent, scenario prefix included.
         key = self._cache.key(request)
-        path_scenario, path = split_scenario_path(request.path)
-        routed = request if path_scenario is None else replace(request, path=path)
+        routed, path_scenario = request, None
+        if request.path.startswith(SCENARIO_PREFIX):
+            path_scenario, path = split_scenario_path(request.path)
+            routed = replace(request, path=path)
         body: Any = _UNPARSED
         if self._record:
             body = _json(request)
             selector, _source = scenario_of(request.headers, path_scenario)
             self.requests.append(
-                record(request.method, path, request.query, request.headers, body, selector)
+                record(request.method, routed.path, request.query, request.headers, body, selector)
             )
         if key is None:
             return self._handle(routed, self._seq, body, path_scenario)
