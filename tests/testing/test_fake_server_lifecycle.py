@@ -34,7 +34,6 @@ async def test_public_surface() -> None:
             "BEHAVIOURS",
             "DEFAULT_TEXT",
             "EMBEDDING_DIMENSIONS",
-            "KEYWORDS",
             "OVERSIZED_BYTES",
             "REDACTED",
             "THINKING_TEXT",

@@ -265,7 +265,7 @@ async def test_ids_count_requests_and_output_is_deterministic() -> None:
             got = []
             for path, body in [
                 ("/v1/chat/completions", {"model": "m", "stream": True, "messages": USER}),
-                ("/v1/responses", {"model": "m", "stream": True, "input": "THINK"}),
+                ("/v1/responses", {"model": "m", "stream": True, "input": "hi"}),
                 ("/v1/messages", {"model": "m", "stream": True, "messages": USER}),
             ]:
                 got.append((await http.post(path, json=body)).content)

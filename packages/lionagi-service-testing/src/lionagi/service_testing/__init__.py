@@ -1,4 +1,4 @@
-"""Test support shipped with core: a fake model-provider server on loopback.
+"""Test support for lionagi-service: a fake model-provider server on loopback, and more.
 
 Applications and third-party provider packages use it to test against real HTTP without a
 network or credentials; the benchmarks and the opt-in real-CLI tests use it too.
@@ -10,7 +10,6 @@ from ._fake_record import REDACTED as REDACTED
 from ._fake_record import RecordedRequest as RecordedRequest
 from ._fake_script import BEHAVIOURS as BEHAVIOURS
 from ._fake_script import DEFAULT_TEXT as DEFAULT_TEXT
-from ._fake_script import KEYWORDS as KEYWORDS
 from ._fake_script import OVERSIZED_BYTES as OVERSIZED_BYTES
 from ._fake_script import THINKING_TEXT as THINKING_TEXT
 from ._fake_script import TOOL_COMMAND as TOOL_COMMAND
@@ -25,7 +24,6 @@ __all__ = [
     "BEHAVIOURS",
     "DEFAULT_TEXT",
     "EMBEDDING_DIMENSIONS",
-    "KEYWORDS",
     "OVERSIZED_BYTES",
     "REDACTED",
     "THINKING_TEXT",

@@ -37,13 +37,23 @@ class _Template:
         mark = str(seq).encode()
         reply, rendered = self.reply, self.reply.body
         headers = tuple((name, mark.join(parts)) for name, parts in self.headers)
-        if reply.delay <= 0 and reply.cut is Cut.NONE:
+        if reply.delay <= 0 and reply.cut is Cut.NONE and reply.drip <= 0:
             # The HTTP layer joins the frames anyway: splice once into the whole body.
             body = Rendered([mark.join(self.joined)], 0, rendered.stream)
         else:
             frames = [mark.join(parts) for parts in self.frames]
             body = Rendered(frames, rendered.first_output, rendered.stream)
-        return HttpReply(reply.status, body, headers, reply.delay, reply.cut)
+        # Spelled out: dataclasses.replace costs more than the rest of a cached reply.
+        return HttpReply(
+            reply.status,
+            body,
+            headers,
+            reply.delay,
+            reply.cut,
+            reply.content_type,
+            reply.drip,
+            reply.cacheable,
+        )
 
 
 def _template(reply: HttpReply) -> _Template:
@@ -90,7 +100,7 @@ class ReplyCache:
     def put(self, key: CacheKey, reply: HttpReply, seq: int) -> HttpReply:
         """Store ``reply`` (rendered with :data:`SENTINEL`) and return it numbered ``seq``."""
         template = _template(reply)
-        if sum(map(len, reply.body.frames)) <= _MAX_REPLY:
+        if reply.cacheable and sum(map(len, reply.body.frames)) <= _MAX_REPLY:
             if len(self._entries) >= _MAX_ENTRIES:
                 del self._entries[next(iter(self._entries))]
             self._entries[key] = template

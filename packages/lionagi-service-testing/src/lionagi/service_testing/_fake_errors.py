@@ -1,4 +1,10 @@
-"""Error bodies in each vendor's JSON shape, with the real services' wording.
+"""Error replies in each dialect's own shape, status and wording.
+
+An error *kind* (``"401"``, ``"context_length"``, ``"quota"``, ...) is vendor-neutral; this module
+maps it to what that vendor really answers, so one scripted scenario reads true on every wire:
+``overloaded`` is Anthropic's 529 but a 503 elsewhere, ``quota`` is OpenAI's 429
+``insufficient_quota`` but Anthropic's 400 "credit balance is too low", and a Gemini 429 carries
+its ``google.rpc.RetryInfo`` in ``error.details``.
 
 A 401 body deliberately echoes the credential the client sent (at most 64 characters), the way
 OpenAI's "Incorrect API key provided: ..." does, so client tests can prove that error messages
@@ -7,82 +13,295 @@ are redacted before they leave the library.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
 from ._fake_wire import dumps
 
-__all__ = ["Vendor", "anthropic_error", "error_body", "gemini_error", "openai_error"]
+__all__ = [
+    "ERROR_KINDS",
+    "Vendor",
+    "anthropic_error",
+    "error_body",
+    "error_status",
+    "gemini_error",
+    "ollama_error",
+    "openai_error",
+]
 
-Vendor = Literal["openai", "anthropic", "gemini"]
+Vendor = Literal["openai", "anthropic", "gemini", "ollama", "json"]
+# Behaviours answered with an HTTP error instead of a model answer.
+ERROR_KINDS: tuple[str, ...] = (
+    "401",
+    "403",
+    "429",
+    "500",
+    "503",
+    "context_length",
+    "quota",
+    "overloaded",
+    "retry_after_date",
+)
 _ECHO_LIMIT = 64
+_STATUS = {
+    "401": 401,
+    "403": 403,
+    "429": 429,
+    "500": 500,
+    "503": 503,
+    "context_length": 400,
+    "quota": 429,
+    "overloaded": 503,
+    "retry_after_date": 429,
+}
+_VENDOR_STATUS: dict[tuple[Vendor, str], int] = {
+    ("anthropic", "overloaded"): 529,
+    ("anthropic", "quota"): 400,
+}
 
 
 def _echo(credential: str) -> str:
     return credential[:_ECHO_LIMIT] if credential else "(none)"
 
 
-def openai_error(status: int, credential: str = "", message: str | None = None) -> dict[str, Any]:
+def _kind_of(kind: str | int) -> str:
+    """Accept a bare status (``404``, ``400``) for the server's own routing errors."""
+    return str(kind)
+
+
+def error_status(vendor: Vendor, kind: str | int) -> int:
+    """The HTTP status ``vendor`` answers an error of ``kind`` with."""
+    name = _kind_of(kind)
+    return _VENDOR_STATUS.get((vendor, name), _STATUS.get(name) or int(name))
+
+
+_OPENAI: dict[str, tuple[str, str, str | None]] = {
+    "403": (
+        "Country, region, or territory not supported",
+        "request_forbidden",
+        "unsupported_country_region_territory",
+    ),
+    "429": (
+        "Rate limit reached for requests. Please try again later.",
+        "requests",
+        "rate_limit_exceeded",
+    ),
+    "retry_after_date": (
+        "Rate limit reached for requests. Please try again later.",
+        "requests",
+        "rate_limit_exceeded",
+    ),
+    "quota": (
+        "You exceeded your current quota, please check your plan and billing details.",
+        "insufficient_quota",
+        "insufficient_quota",
+    ),
+    "context_length": (
+        "This model's maximum context length is 128000 tokens. However, your messages "
+        "resulted in 131072 tokens. Please reduce the length of the messages.",
+        "invalid_request_error",
+        "context_length_exceeded",
+    ),
+    "503": ("The server is overloaded or not ready yet.", "server_error", None),
+    "overloaded": (
+        "The engine is currently overloaded, please try again later.",
+        "server_error",
+        None,
+    ),
+    "500": (
+        "The server had an error while processing your request. Sorry about that!",
+        "server_error",
+        None,
+    ),
+    "404": ("Not found.", "invalid_request_error", "not_found"),
+}
+
+
+def openai_error(
+    kind: str | int, credential: str = "", message: str | None = None, **_: Any
+) -> dict[str, Any]:
     """The ``{"error": {...}}`` object OpenAI-compatible APIs return."""
-    if status == 401:
-        text = f"Incorrect API key provided: {_echo(credential)}."
-        kind, code = "invalid_request_error", "invalid_api_key"
-    elif status == 429:
-        text = "Rate limit reached for requests. Please try again later."
-        kind, code = "requests", "rate_limit_exceeded"
-    elif status == 503:
-        text, kind, code = "The server is overloaded or not ready yet.", "server_error", None
-    elif status >= 500:
-        text = "The server had an error while processing your request. Sorry about that!"
-        kind, code = "server_error", None
-    else:
-        text, kind, code = "Invalid request.", "invalid_request_error", None
-    return {"error": {"message": message or text, "type": kind, "param": None, "code": code}}
+    name = _kind_of(kind)
+    text, kind_, code = _OPENAI.get(name, ("Invalid request.", "invalid_request_error", None))
+    if name == "401":
+        text, code = f"Incorrect API key provided: {_echo(credential)}.", "invalid_api_key"
+    param = "messages" if name == "context_length" else None
+    return {"error": {"message": message or text, "type": kind_, "param": param, "code": code}}
 
 
-_ANTHROPIC_KINDS = {
-    400: ("invalid_request_error", "Invalid request."),
-    404: ("not_found_error", "Not found."),
-    429: ("rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit"),
-    500: ("api_error", "Internal server error"),
-    503: ("overloaded_error", "Overloaded"),
+_ANTHROPIC: dict[str, tuple[str, str]] = {
+    "400": ("invalid_request_error", "Invalid request."),
+    "403": (
+        "permission_error",
+        "Your API key does not have permission to use the specified resource.",
+    ),
+    "404": ("not_found_error", "Not found."),
+    "429": ("rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit"),
+    "retry_after_date": (
+        "rate_limit_error",
+        "Number of request tokens has exceeded your per-minute rate limit",
+    ),
+    "quota": (
+        "invalid_request_error",
+        "Your credit balance is too low to access the Anthropic API. "
+        "Please go to Plans & Billing to upgrade or purchase credits.",
+    ),
+    "context_length": (
+        "invalid_request_error",
+        "prompt is too long: 210000 tokens > 200000 maximum",
+    ),
+    "500": ("api_error", "Internal server error"),
+    "503": ("overloaded_error", "Overloaded"),
+    "overloaded": ("overloaded_error", "Overloaded"),
 }
 
 
 def anthropic_error(
-    status: int, credential: str = "", message: str | None = None
+    kind: str | int, credential: str = "", message: str | None = None, **_: Any
 ) -> dict[str, Any]:
     """The ``{"type": "error", "error": {...}}`` object the Anthropic API returns."""
-    if status == 401:
-        kind, text = "authentication_error", f"invalid x-api-key: {_echo(credential)}"
+    name = _kind_of(kind)
+    if name == "401":
+        kind_, text = "authentication_error", f"invalid x-api-key: {_echo(credential)}"
     else:
-        kind, text = _ANTHROPIC_KINDS.get(status, ("api_error", "Internal server error"))
-    return {"type": "error", "error": {"type": kind, "message": message or text}}
+        kind_, text = _ANTHROPIC.get(name, ("api_error", "Internal server error"))
+    return {"type": "error", "error": {"type": kind_, "message": message or text}}
 
 
-_GEMINI_KINDS = {
-    400: ("INVALID_ARGUMENT", "Request contains an invalid argument."),
-    404: ("NOT_FOUND", "Requested entity was not found."),
-    429: ("RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota)."),
-    500: ("INTERNAL", "An internal error has occurred. Please retry."),
-    503: ("UNAVAILABLE", "The model is overloaded. Please try again later."),
+_GEMINI: dict[str, tuple[str, str]] = {
+    "400": ("INVALID_ARGUMENT", "Request contains an invalid argument."),
+    "403": ("PERMISSION_DENIED", "The caller does not have permission"),
+    "404": ("NOT_FOUND", "Requested entity was not found."),
+    "429": ("RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota)."),
+    "retry_after_date": ("RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota)."),
+    "quota": (
+        "RESOURCE_EXHAUSTED",
+        "You exceeded your current quota, please check your plan and billing details.",
+    ),
+    "context_length": (
+        "INVALID_ARGUMENT",
+        "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).",
+    ),
+    "500": ("INTERNAL", "An internal error has occurred. Please retry."),
+    "503": ("UNAVAILABLE", "The model is overloaded. Please try again later."),
+    "overloaded": ("UNAVAILABLE", "The model is overloaded. Please try again later."),
+}
+_RETRY_INFO = "type.googleapis.com/google.rpc.RetryInfo"
+_QUOTA_FAILURE = "type.googleapis.com/google.rpc.QuotaFailure"
+
+
+def gemini_error(
+    kind: str | int,
+    credential: str = "",
+    message: str | None = None,
+    *,
+    retry_seconds: int | None = None,
+    **_: Any,
+) -> dict[str, Any]:
+    """The ``{"error": {"code", "message", "status"[, "details"]}}`` object Gemini returns.
+
+    A 429 carries ``google.rpc.RetryInfo`` (``retryDelay: "<n>s"``) when the delay is known, and
+    ``quota`` a ``google.rpc.QuotaFailure`` too, as the real service does.
+    """
+    name = _kind_of(kind)
+    if name == "401":
+        status = "UNAUTHENTICATED"
+        text = f"API key not valid ({_echo(credential)}). Please pass a valid API key."
+    else:
+        status, text = _GEMINI.get(name, ("INTERNAL", "An internal error has occurred."))
+    error: dict[str, Any] = {
+        "code": error_status("gemini", name),
+        "message": message or text,
+        "status": status,
+    }
+    details: list[dict[str, Any]] = []
+    if name == "quota":
+        violation = {"quotaMetric": "generativelanguage.googleapis.com/generate_content_requests"}
+        details.append({"@type": _QUOTA_FAILURE, "violations": [violation]})
+    if status == "RESOURCE_EXHAUSTED" and retry_seconds is not None:
+        details.append({"@type": _RETRY_INFO, "retryDelay": f"{retry_seconds}s"})
+    if details:
+        error["details"] = details
+    return {"error": error}
+
+
+_OLLAMA: dict[str, str] = {
+    "400": "invalid request",
+    "401": "unauthorized",
+    "403": "forbidden",
+    "404": "model not found, try pulling it first",
+    "429": "too many requests, please try again later",
+    "retry_after_date": "too many requests, please try again later",
+    "quota": "you have reached your usage limit, please upgrade to continue",
+    "context_length": "the input length exceeds the context length",
+    "500": "llama runner process has terminated: exit status 2",
+    "503": "server busy, please try again.  maximum pending requests exceeded",
+    "overloaded": "server busy, please try again.  maximum pending requests exceeded",
 }
 
 
-def gemini_error(status: int, credential: str = "", message: str | None = None) -> dict[str, Any]:
-    """The ``{"error": {"code", "message", "status"}}`` object the Gemini API returns."""
-    if status == 401:
-        kind = "UNAUTHENTICATED"
-        text = f"API key not valid ({_echo(credential)}). Please pass a valid API key."
-    else:
-        kind, text = _GEMINI_KINDS.get(status, ("INTERNAL", "An internal error has occurred."))
-    return {"error": {"code": status, "message": message or text, "status": kind}}
+def ollama_error(
+    kind: str | int, credential: str = "", message: str | None = None, **_: Any
+) -> dict[str, Any]:
+    """Ollama's flat ``{"error": "<text>"}`` object (its native API has no error codes)."""
+    name = _kind_of(kind)
+    text = _OLLAMA.get(name, "internal server error")
+    if name == "401" and credential:
+        text = f"unauthorized: invalid token {_echo(credential)}"
+    return {"error": message or text}
 
 
-_BUILDERS = {"openai": openai_error, "anthropic": anthropic_error, "gemini": gemini_error}
+_JSON_TAGS: dict[str, str] = {
+    "400": "INVALID_REQUEST_BODY",
+    "401": "INVALID_API_KEY",
+    "403": "ACCESS_DENIED",
+    "404": "NOT_FOUND",
+    "429": "RATE_LIMIT_EXCEEDED",
+    "retry_after_date": "RATE_LIMIT_EXCEEDED",
+    "quota": "NO_MORE_CREDITS",
+    "context_length": "INVALID_REQUEST_BODY",
+    "500": "INTERNAL_ERROR",
+    "503": "SERVICE_UNAVAILABLE",
+    "overloaded": "SERVICE_UNAVAILABLE",
+}
+
+
+def json_error(
+    kind: str | int,
+    credential: str = "",
+    message: str | None = None,
+    *,
+    request_id: str = "",
+    **_: Any,
+) -> dict[str, Any]:
+    """The Exa-like ``{"requestId", "error", "tag"}`` object of the generic JSON endpoint."""
+    name = _kind_of(kind)
+    tag = _JSON_TAGS.get(name, "INTERNAL_ERROR")
+    text = tag.replace("_", " ").lower()
+    if name == "401":
+        text = f"invalid API key: {_echo(credential)}"
+    return {"requestId": request_id, "error": message or text, "tag": tag}
+
+
+_BUILDERS: dict[Vendor, Callable[..., dict[str, Any]]] = {
+    "openai": openai_error,
+    "anthropic": anthropic_error,
+    "gemini": gemini_error,
+    "ollama": ollama_error,
+    "json": json_error,
+}
 
 
 def error_body(
-    vendor: Vendor, status: int, credential: str = "", message: str | None = None
+    vendor: Vendor,
+    kind: str | int,
+    credential: str = "",
+    message: str | None = None,
+    **extra: Any,
 ) -> bytes:
-    """Serialized error body for ``vendor``; ``message`` overrides the stock wording."""
-    return dumps(_BUILDERS[vendor](status, credential, message))
+    """Serialized error body for ``vendor``; ``message`` overrides the stock wording.
+
+    ``extra`` carries what only some dialects report: ``retry_seconds`` (Gemini's RetryInfo),
+    ``request_id`` (the generic JSON endpoint's ``requestId``).
+    """
+    return dumps(_BUILDERS[vendor](kind, credential, message, **extra))

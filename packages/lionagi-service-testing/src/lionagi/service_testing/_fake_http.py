@@ -7,9 +7,10 @@ are framed by hand (``content-length`` for JSON, chunked for SSE) and, for ordin
 written synchronously inside ``data_received``: head and whole body in one ``transport.write``,
 no task switch, ``TCP_NODELAY`` set. That keeps the server's per-request cost close to a bare
 asyncio server, so benchmark ratios measure the client, not the server. Only replies that must
-wait (``x-fake-delay-ms``) run as a task, in the server's task group. Deliberate faults (close
-before answering, close after the first output, stall) are written synchronously too; a stalled
-connection simply stays open until the client or the server closes it.
+wait (``x-fake-delay-ms``, or a ``drip`` reply written a few bytes at a time) run as a task, in
+the server's task group. Deliberate faults (close before answering, close after the first output
+or in the middle of its line, stall) are written synchronously too; a stalled connection simply
+stays open until the client or the server closes it.
 """
 
 from __future__ import annotations
@@ -34,11 +35,9 @@ _LOG = logging.getLogger("lionagi.service_testing.fake_server")
 # Real CLIs send large bodies, but their heads stay small; leave generous room anyway.
 _MAX_HEAD = 256 * 1024
 _REASONS = {status.value: status.phrase.encode() for status in HTTPStatus}
-_SSE_HEADERS = (
-    (b"content-type", b"text/event-stream; charset=utf-8"),
-    (b"cache-control", b"no-cache"),
-)
-_JSON_TYPE = (b"content-type", b"application/json")
+_SSE_TYPE = b"text/event-stream; charset=utf-8"
+_NO_CACHE = (b"cache-control", b"no-cache")
+_JSON_TYPE = b"application/json"
 _SERVER = (b"server", b"lionagi-fake-provider")
 
 
@@ -49,6 +48,7 @@ class Cut(enum.Enum):
     BEFORE = "before"  # close after reading the request, before any response byte
     AFTER_FIRST = "after_first"  # send head + first output, then close mid-body
     STALL = "stall"  # send head + first output, then hold until the client or server closes
+    MID_LINE = "mid_line"  # send head + half of the first output line, then close
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,13 +64,25 @@ class HttpRequest:
 
 @dataclass(frozen=True, slots=True)
 class HttpReply:
-    """What to send back, and how: ``delay`` seconds between SSE frames, or a deliberate cut."""
+    """What to send back, and how.
+
+    Attributes:
+        delay: Seconds between stream frames (or before a JSON body; between drip pieces).
+        cut: A deliberate connection fault.
+        content_type: Overrides the default (``text/event-stream; charset=utf-8`` for streams,
+            ``application/json`` otherwise).
+        drip: When positive, the body goes out in pieces of this many bytes, ``delay`` apart.
+        cacheable: False for replies that depend on the clock (an HTTP-date ``Retry-After``).
+    """
 
     status: int
     body: Rendered
     headers: tuple[tuple[bytes, bytes], ...] = ()
     delay: float = 0.0
     cut: Cut = Cut.NONE
+    content_type: bytes | None = None
+    drip: int = 0
+    cacheable: bool = True
 
 
 Handler = Callable[[HttpRequest], HttpReply]
@@ -257,33 +269,51 @@ class _Connection(asyncio.Protocol):
         if rendered.stream:
             if http11:  # HTTP/1.0 has no chunking: the body ends when we close
                 frame, end = _chunk, _LAST_CHUNK
-            head = _head(reply, list(_SSE_HEADERS), keep_alive, chunked=http11)
+            kind = (b"content-type", reply.content_type or _SSE_TYPE)
+            head = _head(reply, [kind, _NO_CACHE], keep_alive, chunked=http11)
         else:
             body = b"".join(rendered.frames)
             length = (b"content-length", str(len(body)).encode())
-            head = _head(reply, [_JSON_TYPE, length], keep_alive, chunked=False)
+            kind = (b"content-type", reply.content_type or _JSON_TYPE)
+            head = _head(reply, [kind, length], keep_alive, chunked=False)
         if method == "HEAD":
             self._write(head)
             return True
         if reply.cut is not Cut.NONE:
-            if rendered.stream:
-                prefix = frame(b"".join(rendered.frames[: rendered.first_output + 1]))
-            else:
+            if not rendered.stream:
                 prefix = body[: len(body) // 2]
-            self._write(head + prefix)
-            if reply.cut is Cut.AFTER_FIRST:
-                self._close()
+            elif reply.cut is Cut.MID_LINE:
+                first = rendered.frames[rendered.first_output]
+                start = max(first.find(b"data: "), 0)  # NDJSON lines have no "data: "
+                stop = first.find(b"\n", start)
+                cut = (start + (stop if stop > start else len(first))) // 2
+                prefix = frame(b"".join(rendered.frames[: rendered.first_output]) + first[:cut])
             else:
-                self._busy = True  # stall: hold until the client leaves or the server stops
+                prefix = frame(b"".join(rendered.frames[: rendered.first_output + 1]))
+            self._write(head + prefix)
+            if reply.cut is Cut.STALL:
+                self._busy = True  # hold until the client leaves or the server stops
+            else:
+                self._close()
+            return False
+        if reply.drip > 0:
+            data = frame(b"".join(rendered.frames)) + end if rendered.stream else body
+            size = reply.drip
+            pieces = [data[i : i + size] for i in range(0, len(data), size)]
+            self._busy = True
+            self._hub.task_group.start_soon(
+                self._respond_slowly, [head, *pieces], reply.delay, keep_alive
+            )
             return False
         if reply.delay > 0 and (len(rendered.frames) > 1 or not rendered.stream):
             self._busy = True
             if rendered.stream:
-                frames = [frame(f) for f in rendered.frames]
-                frames[-1] += end
+                writes = [frame(f) for f in rendered.frames]
+                writes[0] = head + writes[0]
+                writes[-1] += end
             else:
-                frames = [body]
-            self._hub.task_group.start_soon(self._respond_slowly, head, frames, reply, keep_alive)
+                writes = [b"", head + body]  # the pause comes before the whole reply
+            self._hub.task_group.start_soon(self._respond_slowly, writes, reply.delay, keep_alive)
             return False
         if rendered.stream:
             self._write(head + frame(b"".join(rendered.frames)) + end)
@@ -291,17 +321,12 @@ class _Connection(asyncio.Protocol):
             self._write(head + body)
         return True
 
-    async def _respond_slowly(
-        self, head: bytes, frames: list[bytes], reply: HttpReply, keep_alive: bool
-    ) -> None:
-        """Write a reply with ``reply.delay`` seconds before the body or between SSE frames."""
-        if reply.body.stream:
-            self._write(head + frames[0])
-            frames = frames[1:]
-        else:
-            frames = [head + frames[0]]
-        for frame in frames:
-            await anyio.sleep(reply.delay)
+    async def _respond_slowly(self, writes: list[bytes], delay: float, keep_alive: bool) -> None:
+        """Write ``writes[0]`` now and each later piece ``delay`` seconds after the previous."""
+        if writes[0]:
+            self._write(writes[0])
+        for frame in writes[1:]:
+            await anyio.sleep(delay)
             if self._writable is not None:
                 await self._writable.wait()
             if self._closed:
@@ -328,7 +353,8 @@ class _Connection(asyncio.Protocol):
         body = dumps({"error": {"message": f"bad HTTP request: {exc}", "type": "bad_request"}})
         reply = HttpReply(exc.error_status_hint, Rendered([body], stream=False))
         length = (b"content-length", str(len(body)).encode())
-        self._write(_head(reply, [_JSON_TYPE, length], keep_alive=False, chunked=False) + body)
+        kind = (b"content-type", _JSON_TYPE)
+        self._write(_head(reply, [kind, length], keep_alive=False, chunked=False) + body)
         self._close()
 
 

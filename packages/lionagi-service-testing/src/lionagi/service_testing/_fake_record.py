@@ -27,9 +27,19 @@ SECRET_HEADERS = frozenset(
 _SECRET_QUERY = frozenset({"key", "api_key"})
 # Body keys under which the four wire formats carry conversation text: chat and Messages
 # ``messages[].content``, Responses ``input`` / ``instructions``, Gemini ``contents[].parts[].text``
-# and ``systemInstruction``, Messages ``system``.
+# and ``systemInstruction``, Messages ``system``, Ollama ``/api/generate``'s ``prompt`` and the
+# generic JSON (search) endpoint's ``query``.
 CONVERSATION_KEYS = frozenset(
-    {"messages", "input", "instructions", "system", "contents", "systemInstruction"}
+    {
+        "messages",
+        "input",
+        "instructions",
+        "system",
+        "contents",
+        "systemInstruction",
+        "prompt",
+        "query",
+    }
 )
 _TEXT_KEYS = frozenset({"content", "text", "input", "output", "instructions", "system"})
 
@@ -44,6 +54,9 @@ class RecordedRequest:
         query: Query parameters (last value wins); ``key`` is redacted.
         headers: Lower-case header names to values; credential headers are redacted.
         json: The parsed JSON body, or None when the body was empty or not JSON.
+        scenario: The scenario selector as sent (the ``x-fake-behaviour`` header, else the
+            ``/scenario/<names>/`` path prefix), ``"text"`` when neither was given. ``path`` is
+            the path after that prefix, as routed.
     """
 
     method: str
@@ -51,6 +64,7 @@ class RecordedRequest:
     query: dict[str, str]
     headers: dict[str, str]
     json: Any
+    scenario: str = "text"
 
     def conversation_text(self) -> str:
         """Every text the request carried as conversation, in body order, one per line.
@@ -68,7 +82,12 @@ class RecordedRequest:
 
 
 def record(
-    method: str, path: str, query: str, headers: dict[str, str], body: Any
+    method: str,
+    path: str,
+    query: str,
+    headers: dict[str, str],
+    body: Any,
+    scenario: str = "text",
 ) -> RecordedRequest:
     """Build a :class:`RecordedRequest`, redacting credentials."""
     params = {
@@ -76,7 +95,7 @@ def record(
         for name, value in parse_qsl(query, keep_blank_values=True)
     }
     safe = {name: REDACTED if name in SECRET_HEADERS else value for name, value in headers.items()}
-    return RecordedRequest(method, path, params, safe, body)
+    return RecordedRequest(method, path, params, safe, body, scenario)
 
 
 def credential_of(headers: dict[str, str], query: str) -> str:

@@ -19,6 +19,8 @@ __all__ = [
     "chat_facts",
     "gemini_facts",
     "messages_facts",
+    "ollama_chat_facts",
+    "ollama_generate_facts",
     "responses_facts",
 ]
 
@@ -100,28 +102,50 @@ def _shell_output(text: str) -> str:
     return "\n".join(kept)
 
 
-def chat_facts(body: dict[str, Any]) -> RequestFacts:
-    """Facts from an OpenAI chat-completions request."""
-    tools = tuple(
+def _function_tools(body: dict[str, Any]) -> tuple[ToolSpec, ...]:
+    """``tools: [{"type": "function", "function": {name, parameters}}]`` (OpenAI, Ollama)."""
+    return tuple(
         ToolSpec(str(fn.get("name", "")), _dict(fn.get("parameters")))
         for tool in _list(body.get("tools"))
         if (fn := _dict(_dict(tool).get("function"))).get("name")
     )
-    result = None
+
+
+def _last_tool_message(body: dict[str, Any]) -> str | None:
+    """The tool result ending the conversation (after the last user turn), if any."""
     for message in reversed(_list(body.get("messages"))):
         role = _dict(message).get("role")
         if role == "tool":
-            result = _text_of(message.get("content"))
-            break
+            return _text_of(message.get("content"))
         if role == "user":
-            break
+            return None
+    return None
+
+
+def chat_facts(body: dict[str, Any]) -> RequestFacts:
+    """Facts from an OpenAI chat-completions request."""
     return RequestFacts(
         model=_model(body),
         stream=body.get("stream") is True,
         include_usage=_dict(body.get("stream_options")).get("include_usage") is True,
-        tools=tools,
-        tool_result=result,
+        tools=_function_tools(body),
+        tool_result=_last_tool_message(body),
     )
+
+
+def ollama_chat_facts(body: dict[str, Any]) -> RequestFacts:
+    """Facts from an Ollama ``/api/chat`` request; Ollama streams unless ``stream`` is false."""
+    return RequestFacts(
+        model=_model(body),
+        stream=body.get("stream", True) is not False,
+        tools=_function_tools(body),
+        tool_result=_last_tool_message(body),
+    )
+
+
+def ollama_generate_facts(body: dict[str, Any]) -> RequestFacts:
+    """Facts from an Ollama ``/api/generate`` request (a bare prompt: no tools, no turns)."""
+    return RequestFacts(model=_model(body), stream=body.get("stream", True) is not False)
 
 
 _RESPONSES_RESULTS = frozenset(

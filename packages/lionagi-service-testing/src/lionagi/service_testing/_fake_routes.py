@@ -1,17 +1,21 @@
-"""Route each request to its vendor renderer and apply the selected behaviour.
+"""Route each request to its dialect's renderer and apply the scripted scenario.
 
 Routes match on the path's suffix (``.../chat/completions``, ``.../responses``,
-``.../messages``, ``.../embeddings``, ``.../models/{model}:generateContent``), so a client can
-keep its provider's own prefix (``/v1``, ``/v1beta/openai``, ``/api/v1``) and point only the host
-at the fake server.
+``.../messages``, ``.../embeddings``, ``.../models/{model}:generateContent``, ``.../api/chat``,
+``.../api/generate``, ``.../api/embed``, ``.../search``), so a client can keep its provider's own
+prefix (``/v1``, ``/v1beta/openai``, ``/api/v1``) and point only the host at the fake server. A
+leading ``/scenario/<names>/`` is stripped first: it selects the scenario for clients that can
+set a base URL but no header.
 """
 
 from __future__ import annotations
 
+import email.utils
 import json
 import re
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -19,19 +23,40 @@ from ._fake_anthropic import messages_json, messages_stream
 from ._fake_cache import SENTINEL, ReplyCache
 from ._fake_chat import chat_json, chat_stream
 from ._fake_embeddings import embeddings_json, gemini_models, openai_models
-from ._fake_errors import Vendor, error_body
+from ._fake_errors import Vendor, error_body, error_status
 from ._fake_gemini import gemini_array, gemini_json, gemini_stream
 from ._fake_http import Cut, HttpReply, HttpRequest
+from ._fake_ollama import (
+    NDJSON,
+    ollama_chat_json,
+    ollama_chat_stream,
+    ollama_embed_json,
+    ollama_generate_json,
+    ollama_generate_stream,
+)
 from ._fake_record import RecordedRequest, credential_of, record
 from ._fake_request import (
+    DEFAULT_MODEL,
     RequestFacts,
     chat_facts,
     gemini_facts,
     messages_facts,
+    ollama_chat_facts,
+    ollama_generate_facts,
     responses_facts,
 )
 from ._fake_responses import responses_json, responses_stream
-from ._fake_script import Script, ScriptError, build_script
+from ._fake_script import (
+    INVALID_UTF8_BYTES,
+    INVALID_UTF8_MARK,
+    SCENARIO_PREFIX,
+    Script,
+    ScriptError,
+    build_script,
+    scenario_of,
+    split_scenario_path,
+)
+from ._fake_search import search_json
 from ._fake_wire import USAGE_INPUT, Rendered, dumps
 
 __all__ = ["FakeApp"]
@@ -47,10 +72,19 @@ class _Route:
     json: _JsonFn
     stream: _StreamFn | None = None
     facts: Callable[[dict[str, Any]], RequestFacts] | None = None
+    media: bytes | None = None  # the stream's content type, when not SSE
 
 
 def _plain(render: Callable[[Script, int, RequestFacts], bytes]) -> _JsonFn:
     return lambda script, seq, facts, body: render(script, seq, facts)
+
+
+def _search(operation: str) -> _Route:
+    return _Route(
+        operation,
+        "json",
+        lambda script, seq, facts, body: search_json(script, seq, operation, body),
+    )
 
 
 _CHAT = _Route("chat", "openai", _plain(chat_json), chat_stream, chat_facts)
@@ -62,20 +96,61 @@ _COUNT = _Route("count_tokens", "anthropic", lambda *_: dumps({"input_tokens": U
 _EMBED = _Route("embeddings", "openai", lambda script, seq, facts, body: embeddings_json(body))
 _GEMINI = _Route("gemini", "gemini", _plain(gemini_json))
 _GEMINI_STREAM = _Route("gemini_stream", "gemini", _plain(gemini_array), gemini_stream)
+_OLLAMA_CHAT = _Route(
+    "ollama_chat", "ollama", _plain(ollama_chat_json), ollama_chat_stream, ollama_chat_facts, NDJSON
+)
+_OLLAMA_GENERATE = _Route(
+    "ollama_generate",
+    "ollama",
+    _plain(ollama_generate_json),
+    ollama_generate_stream,
+    ollama_generate_facts,
+    NDJSON,
+)
+_OLLAMA_EMBED = _Route(
+    "ollama_embed", "ollama", lambda script, seq, facts, body: ollama_embed_json(body)
+)
+_SEARCHES = {name: _search(name) for name in ("search", "findSimilar", "contents")}
 _SUFFIXES = (
+    ("/api/chat", _OLLAMA_CHAT),
+    ("/api/generate", _OLLAMA_GENERATE),
+    ("/api/embed", _OLLAMA_EMBED),
     ("/chat/completions", _CHAT),
     ("/responses", _RESPONSES),
     ("/messages/count_tokens", _COUNT),
     ("/messages", _MESSAGES),
     ("/embeddings", _EMBED),
+    *((f"/{name}", route) for name, route in _SEARCHES.items()),
 )
+_JSON_PREFIX = "/json/"
 _GEMINI_PATH = re.compile(r"/models/([^/:]+):(generateContent|streamGenerateContent)$")
-_CUTS = {"disconnect_before": Cut.BEFORE, "disconnect_after": Cut.AFTER_FIRST, "stall": Cut.STALL}
+_CUTS = {
+    "disconnect_before": Cut.BEFORE,
+    "disconnect_after": Cut.AFTER_FIRST,
+    "reset_mid_line": Cut.MID_LINE,
+    "stall": Cut.STALL,
+}
+_RETRY_AFTER_KINDS = frozenset({"429", "retry_after_date"})
+_HTML = (
+    b"<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head>"
+    b"<body><h1>Bad Gateway</h1><p>The upstream answered with a page, not JSON.</p></body></html>"
+)
+_HTML_TYPE = b"text/html; charset=utf-8"
+_HOSTILE_CHARSET = b"; charset=base64"
+_DEFAULT_TYPES = {True: b"text/event-stream", False: b"application/json"}
+# ``drip``: bytes per write and the pause between writes unless x-fake-delay-ms says otherwise.
+_DRIP_BYTES = 16
+_DRIP_DELAY = 0.001
+_MARK = INVALID_UTF8_MARK.encode()
 
 
 def _vendor_of(path: str) -> Vendor:
     if "v1beta/models" in path or ":generate" in path or ":streamGenerate" in path:
         return "gemini"
+    if "/api/" in path and "/api/v1/" not in path:
+        return "ollama"
+    if path.startswith(_JSON_PREFIX):
+        return "json"
     return "anthropic" if "/messages" in path else "openai"
 
 
@@ -87,12 +162,14 @@ def _json_reply(
 
 def _error(
     vendor: Vendor,
-    status: int,
+    kind: str | int,
     headers: tuple[tuple[bytes, bytes], ...] = (),
     credential: str = "",
     message: str | None = None,
+    **extra: Any,
 ) -> HttpReply:
-    return _json_reply(status, error_body(vendor, status, credential, message), headers)
+    body = error_body(vendor, kind, credential, message, **extra)
+    return _json_reply(error_status(vendor, kind), body, headers)
 
 
 def _corrupt(rendered: Rendered) -> Rendered:
@@ -100,10 +177,45 @@ def _corrupt(rendered: Rendered) -> Rendered:
     frames = list(rendered.frames)
     if rendered.stream:
         index = rendered.first_output
-        frames[index] = frames[index].replace(b"data: {", b"data: {malformed ", 1)
+        frame = frames[index]
+        if b"data: {" in frame:
+            frames[index] = frame.replace(b"data: {", b"data: {malformed ", 1)
+        else:  # an NDJSON line
+            frames[index] = b"{malformed " + frame[1:]
     else:
         frames = [b"{malformed " + b"".join(frames)[1:]]
     return Rendered(frames, rendered.first_output, rendered.stream)
+
+
+def _invalid_utf8(rendered: Rendered) -> Rendered:
+    """Swap the scripted marker for bytes that are not UTF-8 (framing and JSON stay intact).
+
+    Documents that carry no answer text (search results without contents) get the bytes inside
+    their first string value instead.
+    """
+    frames = [frame.replace(_MARK, INVALID_UTF8_BYTES) for frame in rendered.frames]
+    if frames == rendered.frames:
+        index = rendered.first_output if rendered.stream else 0
+        if not rendered.stream:
+            frames = [b"".join(frames)]
+        frames[index] = frames[index].replace(b'":"', b'":"' + INVALID_UTF8_BYTES, 1)
+    return Rendered(frames, rendered.first_output, rendered.stream)
+
+
+def _http_date_after(retry_after: str) -> bytes:
+    """An HTTP-date ``Retry-After`` that many seconds (default 1) from now."""
+    try:
+        seconds = max(0.0, float(retry_after))
+    except ValueError:
+        seconds = 1.0
+    return email.utils.formatdate(time.time() + seconds, usegmt=True).encode()
+
+
+def _retry_seconds(retry_after: str) -> int | None:
+    try:
+        return max(0, round(float(retry_after)))
+    except ValueError:
+        return None
 
 
 _UNPARSED = object()
@@ -125,6 +237,17 @@ def _request_ids(vendor: Vendor, seq: int) -> tuple[tuple[bytes, bytes], ...]:
     return ((b"x-request-id", request_id),)
 
 
+def _ollama_tags() -> bytes:
+    model = {"name": DEFAULT_MODEL, "model": DEFAULT_MODEL, "size": 0, "details": {}}
+    return dumps({"models": [model]})
+
+
+_GETS: dict[str, Callable[[], bytes]] = {
+    "/api/tags": _ollama_tags,
+    "/api/version": lambda: dumps({"version": "0.0.0-fake"}),
+}
+
+
 class FakeApp:
     """The request handler behind :class:`FakeProviderServer`: synchronous and allocation-light.
 
@@ -143,25 +266,37 @@ class FakeApp:
     def __call__(self, request: HttpRequest) -> HttpReply:
         """Record ``request`` and answer it."""
         self._seq += 1
+        # The cache keys on the path as sent, scenario prefix included.
+        key = self._cache.key(request)
+        routed, path_scenario = request, None
+        if request.path.startswith(SCENARIO_PREFIX):
+            path_scenario, path = split_scenario_path(request.path)
+            routed = replace(request, path=path)
         body: Any = _UNPARSED
         if self._record:
             body = _json(request)
+            selector, _source = scenario_of(request.headers, path_scenario)
             self.requests.append(
-                record(request.method, request.path, request.query, request.headers, body)
+                record(request.method, routed.path, request.query, request.headers, body, selector)
             )
-        key = self._cache.key(request)
         if key is None:
-            return self._handle(request, self._seq, body)
+            return self._handle(routed, self._seq, body, path_scenario)
         reply = self._cache.get(key, self._seq)
         if reply is None:
-            reply = self._cache.put(key, self._handle(request, SENTINEL, body), self._seq)
+            reply = self._handle(routed, SENTINEL, body, path_scenario)
+            reply = self._cache.put(key, reply, self._seq)
         return reply
 
-    def _handle(self, request: HttpRequest, seq: int, body: Any) -> HttpReply:
+    def _handle(
+        self, request: HttpRequest, seq: int, body: Any, path_scenario: str | None
+    ) -> HttpReply:
         path = request.path
-        if request.method == "GET" and path.endswith("/models"):
-            gemini = "v1beta/models" in path and "/openai/" not in path
-            return _json_reply(200, gemini_models() if gemini else openai_models())
+        if request.method == "GET":
+            if path.endswith("/models"):
+                gemini = "v1beta/models" in path and "/openai/" not in path
+                return _json_reply(200, gemini_models() if gemini else openai_models())
+            if path in _GETS:
+                return _json_reply(200, _GETS[path]())
         route = self._route(request.method, path)
         if route is None:
             message = f"no fake route for {request.method} {path}"
@@ -173,7 +308,12 @@ class FakeApp:
         facts = self._facts(route, body, path, request.query)
         credential = credential_of(request.headers, request.query)
         try:
-            script = build_script(request.headers, request.body, facts, credential)
+            script = build_script(request.headers, facts, credential, path_scenario)
+            if route is _OLLAMA_GENERATE and script.tool is not None:
+                raise ScriptError(
+                    f"scenario {script.scenario!r}: /api/generate has no tool calls; "
+                    "use /api/chat for the tool behaviour"
+                )
         except ScriptError as exc:
             return _error(route.vendor, 400, message=str(exc))
         return self._answer(route, script, seq, facts, body)
@@ -182,6 +322,8 @@ class FakeApp:
     def _route(method: str, path: str) -> _Route | None:
         if method != "POST":
             return None
+        if path.startswith(_JSON_PREFIX):
+            return _SEARCHES.get(path.rpartition("/")[2], _SEARCHES["search"])
         for suffix, route in _SUFFIXES:
             if path.endswith(suffix):
                 return route
@@ -203,25 +345,53 @@ class FakeApp:
         return RequestFacts(model=model) if isinstance(model, str) and model else RequestFacts()
 
     @staticmethod
+    def _failure(
+        route: _Route, script: Script, seq: int, headers: tuple[tuple[bytes, bytes], ...]
+    ) -> HttpReply:
+        """The scripted error in the route's dialect, with its rate-limit hints."""
+        kind = script.error or "500"
+        cacheable = True
+        if kind == "429":
+            headers = (*headers, (b"retry-after", script.retry_after.encode("latin-1", "replace")))
+        elif kind == "retry_after_date":
+            headers = (*headers, (b"retry-after", _http_date_after(script.retry_after)))
+            cacheable = False  # the date moves with the clock
+        extra: dict[str, Any] = {}
+        if route.vendor == "gemini":
+            extra["retry_seconds"] = _retry_seconds(script.retry_after)
+        elif route.vendor == "json":
+            extra["request_id"] = f"req_fake_{seq}"
+        reply = _error(route.vendor, kind, headers, script.credential, **extra)
+        return reply if cacheable else replace(reply, cacheable=False)
+
+    @classmethod
     def _answer(
-        route: _Route, script: Script, seq: int, facts: RequestFacts, body: dict[str, Any]
+        cls, route: _Route, script: Script, seq: int, facts: RequestFacts, body: dict[str, Any]
     ) -> HttpReply:
         headers = _request_ids(route.vendor, seq)
-        if script.status != 200:
-            if script.status == 429:
-                headers = (
-                    *headers,
-                    (b"retry-after", script.retry_after.encode("latin-1", "replace")),
-                )
-            return _error(route.vendor, script.status, headers, script.credential)
-        fail = script.behaviour == "stream_error"
+        if script.error is not None:
+            return cls._failure(route, script, seq, headers)
+        behaviour = script.behaviour
+        if behaviour == "non_json_200":
+            html = Rendered([_HTML], stream=False)
+            return HttpReply(200, html, headers, delay=script.delay, content_type=_HTML_TYPE)
+        if behaviour == "stream_error" and not (facts.stream and route.stream is not None):
+            return cls._failure(route, replace(script, error="500"), seq, headers)
         if facts.stream and route.stream is not None:
+            fail = behaviour == "stream_error"
             rendered: Rendered = route.stream(script, seq, facts, fail=fail)
-        elif fail:
-            return _error(route.vendor, 500, headers)
         else:
             rendered = Rendered([route.json(script, seq, facts, body)], stream=False)
-        if script.behaviour == "malformed":
+        if behaviour == "malformed":
             rendered = _corrupt(rendered)
-        cut = _CUTS.get(script.behaviour, Cut.NONE)
-        return HttpReply(200, rendered, headers, delay=script.delay, cut=cut)
+        elif behaviour == "invalid_utf8":
+            rendered = _invalid_utf8(rendered)
+        content_type = route.media if rendered.stream else None
+        if behaviour == "hostile_content_type":
+            content_type = (content_type or _DEFAULT_TYPES[rendered.stream]) + _HOSTILE_CHARSET
+        drip = _DRIP_BYTES if behaviour == "drip" else 0
+        delay = script.delay or (_DRIP_DELAY if drip else 0.0)
+        cut = _CUTS.get(behaviour, Cut.NONE)
+        return HttpReply(
+            200, rendered, headers, delay=delay, cut=cut, content_type=content_type, drip=drip
+        )

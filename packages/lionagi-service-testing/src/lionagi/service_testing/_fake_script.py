@@ -1,9 +1,15 @@
-"""Choose the fake server's behaviour for one request and script the answer vendor-neutrally.
+"""Choose the fake server's scenario for one request and script the answer vendor-neutrally.
 
-A header ``x-fake-behaviour`` wins; otherwise keywords in the raw body select it, because the
-real CLIs cannot set headers but do forward the prompt. The resulting :class:`Script` says what to
-answer (thinking, text deltas, a tool call, an error status, a connection fault); the vendor
-renderers only turn it into wire bytes.
+The scenario comes from an explicit selector only, never from words in the conversation: the
+``x-fake-behaviour`` header wins, otherwise a ``/scenario/<names>/`` path prefix (for real CLIs
+that cannot set headers but take a base URL), otherwise ``text``. Several names join with ``+``
+(``thinking+tool``): the *content* behaviours (:data:`CONTENT_BEHAVIOURS`) combine freely, and at
+most one *outcome* behaviour (an error status or a connection fault) applies on top. The only
+state read from the body is the conversation's shape: a ``tool`` scenario whose last turn is a
+tool result answers with text quoting it, which is how agents' tool loops terminate.
+
+The resulting :class:`Script` says what to answer (thinking, text deltas, a tool call, usage, an
+error kind, a fault); the vendor renderers only turn it into wire bytes.
 """
 
 from __future__ import annotations
@@ -15,15 +21,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ._fake_errors import ERROR_KINDS
 from ._fake_request import RequestFacts, ToolSpec
 from ._fake_wire import split_text
 
 __all__ = [
     "BEHAVIOURS",
+    "CONTENT_BEHAVIOURS",
     "DEFAULT_TEXT",
-    "ERROR_STATUSES",
-    "KEYWORDS",
+    "INVALID_UTF8_BYTES",
+    "INVALID_UTF8_MARK",
+    "OUTCOME_BEHAVIOURS",
     "OVERSIZED_BYTES",
+    "SCENARIO_PREFIX",
     "THINKING_TEXT",
     "TOOL_COMMAND",
     "TOOL_DESCRIPTION",
@@ -31,7 +41,9 @@ __all__ = [
     "ScriptError",
     "ToolCall",
     "build_script",
-    "select_behaviour",
+    "scenario_of",
+    "select_behaviours",
+    "split_scenario_path",
     "tool_arguments",
 ]
 
@@ -40,39 +52,39 @@ THINKING_TEXT = "Pondering the fake request."
 TOOL_COMMAND = "echo fake-tool-ran"
 TOOL_DESCRIPTION = "Run the fake tool"
 OVERSIZED_BYTES = 2 * 1024 * 1024
+# A private-use character the renderers encode as-is; ``invalid_utf8`` swaps its bytes for
+# :data:`INVALID_UTF8_BYTES` after rendering, so every dialect gets the same corruption.
+INVALID_UTF8_MARK = "\ue000"
+INVALID_UTF8_BYTES = b"\xff\xfe"
+SCENARIO_PREFIX = "/scenario/"
 # Default delta size, as seen in the captured real-CLI runs against the original fake server.
 _CHUNK_CHARS = 7
 _MAX_CHUNKS = 100_000
 _MAX_DELAY_MS = 60_000.0
 
-ERROR_STATUSES: Mapping[str, int] = {"401": 401, "429": 429, "500": 500, "503": 503}
-BEHAVIOURS: tuple[str, ...] = (
-    "text",
-    "thinking",
-    "tool",
-    "usage",
-    *ERROR_STATUSES,
+CONTENT_BEHAVIOURS: tuple[str, ...] = ("text", "thinking", "tool", "usage")
+OUTCOME_BEHAVIOURS: tuple[str, ...] = (
+    *ERROR_KINDS,
     "disconnect_before",
     "disconnect_after",
+    "reset_mid_line",
     "stall",
+    "drip",
     "oversized",
     "malformed",
     "stream_error",
+    "non_json_200",
+    "invalid_utf8",
+    "hostile_content_type",
 )
-# Checked in order; THINK combines with RUN_TOOL (thinking, then the tool call).
-KEYWORDS: tuple[tuple[bytes, str], ...] = (
-    (b"FAIL401", "401"),
-    (b"FAIL429", "429"),
-    (b"FAIL500", "500"),
-    (b"RUN_TOOL", "tool"),
-    (b"THINK", "thinking"),
-)
+BEHAVIOURS: tuple[str, ...] = (*CONTENT_BEHAVIOURS, *OUTCOME_BEHAVIOURS)
+_KNOWN = frozenset(BEHAVIOURS)
 _SHELL_NAMES = ("bash", "shell", "shell_command", "run_shell_command", "exec_command")
 _SHELL_HINTS = ("shell", "bash", "exec", "command")
 
 
 class ScriptError(ValueError):
-    """A ``x-fake-*`` header the server cannot honour; answered with HTTP 400."""
+    """A scenario selector or ``x-fake-*`` header the server cannot honour; answered with 400."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,10 +99,18 @@ class ToolCall:
 
 @dataclass(frozen=True, slots=True)
 class Script:
-    """A vendor-neutral answer: what to say, and how the connection should behave."""
+    """A vendor-neutral answer: what to say, and how the connection should behave.
+
+    Attributes:
+        behaviour: The outcome behaviour, or the main content one (``tool``, ``thinking``,
+            ``usage``, ``text``) when no outcome was selected.
+        scenario: Every selected name, canonically ``+``-joined, as recorded.
+        error: The error kind (see :data:`ERROR_KINDS`) to answer with instead of content.
+    """
 
     behaviour: str
-    status: int = 200
+    scenario: str = "text"
+    error: str | None = None
     chunks: tuple[str, ...] = ()
     thinking: tuple[str, ...] = ()
     tool: ToolCall | None = None
@@ -105,25 +125,44 @@ class Script:
         return "".join(self.chunks)
 
 
-def select_behaviour(headers: Mapping[str, str], body: bytes) -> tuple[str, bool]:
-    """Return ``(behaviour, with_thinking)`` for a request.
+def split_scenario_path(path: str) -> tuple[str | None, str]:
+    """Split ``/scenario/<names>/rest`` into ``("<names>", "/rest")``; other paths pass through."""
+    if not path.startswith(SCENARIO_PREFIX):
+        return None, path
+    names, slash, rest = path[len(SCENARIO_PREFIX) :].partition("/")
+    return names, slash + rest
 
-    Raises:
-        ScriptError: ``x-fake-behaviour`` names no known behaviour.
-    """
+
+def scenario_of(headers: Mapping[str, str], path_scenario: str | None) -> tuple[str, str]:
+    """The raw scenario selector and where it came from: the header wins over the path."""
     named = headers.get("x-fake-behaviour") or headers.get("x-fake-behavior")
     if named is not None:
-        name = named.strip().lower()
-        if name not in BEHAVIOURS:
-            raise ScriptError(
-                f"x-fake-behaviour: unknown behaviour {named!r}; "
-                f"accepted values: {', '.join(BEHAVIOURS)}"
-            )
-        return name, name == "thinking"
-    for keyword, name in KEYWORDS:
-        if keyword in body:
-            return name, b"THINK" in body and name in ("tool", "thinking")
-    return "text", False
+        return named, "x-fake-behaviour"
+    if path_scenario is not None:
+        return path_scenario, "path /scenario/<names>/"
+    return "text", ""
+
+
+def select_behaviours(selector: str, source: str = "x-fake-behaviour") -> tuple[str, ...]:
+    """Validate a ``+``-joined selector; return its names in :data:`BEHAVIOURS` order.
+
+    Raises:
+        ScriptError: A name is unknown, or two outcome behaviours were combined.
+    """
+    names = {part.strip().lower() for part in selector.split("+")}
+    unknown = sorted(name for name in names if name not in _KNOWN)
+    if unknown:
+        raise ScriptError(
+            f"{source}: unknown behaviour {', '.join(map(repr, unknown))} in {selector!r}; "
+            f"accepted values (join several with '+'): {', '.join(BEHAVIOURS)}"
+        )
+    outcomes = [name for name in OUTCOME_BEHAVIOURS if name in names]
+    if len(outcomes) > 1:
+        raise ScriptError(
+            f"{source}: {selector!r} combines {' and '.join(outcomes)}; at most one error or "
+            f"fault behaviour applies, combined with any of {', '.join(CONTENT_BEHAVIOURS)}"
+        )
+    return tuple(name for name in BEHAVIOURS if name in names)
 
 
 def _int_header(headers: Mapping[str, str], name: str, high: int) -> int | None:
@@ -233,28 +272,42 @@ def _chunks(text: str, count: int | None) -> tuple[str, ...]:
 
 def build_script(
     headers: Mapping[str, str],
-    body: bytes,
     facts: RequestFacts,
     credential: str = "",
+    path_scenario: str | None = None,
 ) -> Script:
     """Script the answer to one request.
 
     Raises:
-        ScriptError: A ``x-fake-*`` header is invalid; the message names the header.
+        ScriptError: The selector or a ``x-fake-*`` header is invalid; the message names it.
     """
-    behaviour, with_thinking = select_behaviour(headers, body)
+    selector, source = scenario_of(headers, path_scenario)
+    names = select_behaviours(selector, source or "x-fake-behaviour")
+    outcome = next((name for name in names if name in OUTCOME_BEHAVIOURS), None)
+    main = next((n for n in ("tool", "thinking", "usage") if n in names), "text")
     delay = _delay(headers)
     count = _int_header(headers, "x-fake-chunks", _MAX_CHUNKS)
     retry_after = headers.get("x-fake-retry-after", "1").strip() or "1"
     text = headers.get("x-fake-text", DEFAULT_TEXT)
-    thinking = split_text(THINKING_TEXT, 2) if with_thinking else ()
-    base = Script(behaviour, delay=delay, retry_after=retry_after, credential=credential)
-    if behaviour in ERROR_STATUSES:
-        return replace(base, status=ERROR_STATUSES[behaviour])
-    if behaviour == "oversized":
-        return replace(base, chunks=(_oversized_text(),))
-    if behaviour == "tool":
+    thinking = split_text(THINKING_TEXT, 2) if "thinking" in names else ()
+    base = Script(
+        outcome or main,
+        scenario="+".join(names),
+        delay=delay,
+        retry_after=retry_after,
+        credential=credential,
+        usage="usage" in names,
+    )
+    if outcome in ERROR_KINDS:
+        return replace(base, error=outcome)
+    if outcome == "oversized":
+        text, count = _oversized_text(), 1
+    elif outcome == "invalid_utf8":
+        if "tool" in names:
+            raise ScriptError(f"{source}: invalid_utf8 corrupts the answer text; drop 'tool'")
+        text = INVALID_UTF8_MARK + text
+    if "tool" in names:
         if facts.tool_result is not None:
             return replace(base, chunks=_chunks(f"Tool said: {facts.tool_result}. Done.", count))
         return replace(base, thinking=thinking, tool=_tool_call(facts))
-    return replace(base, chunks=_chunks(text, count), thinking=thinking, usage=behaviour == "usage")
+    return replace(base, chunks=_chunks(text, count), thinking=thinking)

@@ -1,8 +1,11 @@
 """A fake model-provider HTTP server on loopback, for tests, benchmarks and the real CLIs.
 
-It speaks the OpenAI chat-completions, OpenAI Responses, Anthropic Messages, Gemini
-generateContent and OpenAI embeddings wires, in JSON and SSE form, well enough that the real
-``codex``, ``claude``, ``gemini`` and ``pi`` binaries run end to end against it.
+It speaks, from one scripted-scenario model, the OpenAI chat-completions (JSON/SSE), OpenAI
+Responses, Anthropic Messages, Gemini ``generateContent``/``streamGenerateContent``, Ollama native
+(``/api/chat``, ``/api/generate`` as NDJSON, ``/api/embed``) and OpenAI embeddings wires, plus a
+generic JSON endpoint in Exa's search shape (``/search``, ``/findSimilar``, ``/contents``,
+``/json/...``), well enough that the real ``codex``, ``claude``, ``gemini`` and ``pi`` binaries
+run end to end against it. See ``docs/fake-server.md`` for the full table.
 
 Usage::
 
@@ -11,25 +14,26 @@ Usage::
             await client.post("/v1/chat/completions", json={"model": "m", "messages": []})
         assert server.requests[0].path == "/v1/chat/completions"
 
-Behaviour per request: header ``x-fake-behaviour: <name>`` (one of :data:`BEHAVIOURS`) wins;
-otherwise body keywords select it, so CLIs that cannot set headers still can: ``THINK``
-(thinking, then text), ``RUN_TOOL`` (a shell-like tool call; once the conversation ends with a
-tool result, a text answer quoting it), ``FAIL401``, ``FAIL429``, ``FAIL500``. Knobs:
-``x-fake-text`` (answer text), ``x-fake-chunks`` (number of text deltas), ``x-fake-delay-ms``
-(pause between SSE frames, or before a JSON body), ``x-fake-retry-after`` (429 ``Retry-After``,
-default ``"1"``). A 401 body echoes up to 64 characters of the credential the client sent, so
-clients can test that they redact provider error text.
+Scenario per request, from an explicit selector only: header ``x-fake-behaviour: <names>`` wins;
+otherwise a path prefix ``/scenario/<names>/`` (stripped before routing; give a CLI the base URL
+``http://127.0.0.1:PORT/scenario/tool/v1``); otherwise ``text``. ``<names>`` is one of
+:data:`BEHAVIOURS` or several joined by ``+`` (``thinking+tool``): the content behaviours
+``text``, ``thinking``, ``tool``, ``usage`` combine, with at most one error or fault behaviour on
+top. Words in the conversation never select anything; the one piece of conversation state read is
+that a ``tool`` scenario whose last turn is a tool result answers with text quoting it.
 
-Other behaviours (header only): ``usage``, ``503``, ``disconnect_before``, ``disconnect_after``,
-``stall``, ``oversized`` (one 2 MiB SSE line), ``malformed`` (one data line of invalid JSON) and
-``stream_error`` (the vendor's in-stream failure: Anthropic ``event: error``, Responses
-``response.failed``, an ``{"error": ...}`` chunk for chat and Gemini).
+Knobs: ``x-fake-text`` (answer text), ``x-fake-chunks`` (number of text deltas),
+``x-fake-delay-ms`` (pause between stream frames, before a JSON body, or between ``drip``
+pieces), ``x-fake-retry-after`` (429 ``Retry-After``, default ``"1"``). A 401 body echoes up to
+64 characters of the credential the client sent, so clients can test that they redact provider
+error text.
 
 The server is hand-built: h11 parses requests inside asyncio protocols and replies are
 pre-rendered bytes, so it adds no dependency and stays fast (``TCP_NODELAY``, keep-alive, one
 socket write per reply, repeated requests answered from templates). It runs on asyncio; use
 :meth:`FakeProviderServer.running_in_thread` from anything else. Output is deterministic: ids
-come from a per-server request counter, timestamps and token counts are fixed.
+come from a per-server request counter, timestamps and token counts are fixed (the one exception
+is ``retry_after_date``, whose HTTP-date follows the clock).
 """
 
 from __future__ import annotations
@@ -224,7 +228,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``lionagi-service fake-server``; returns the process exit code."""
     parser = argparse.ArgumentParser(
         prog="lionagi-service fake-server",
-        description="Serve fake OpenAI, Anthropic and Gemini APIs on loopback until interrupted.",
+        description=(
+            "Serve fake OpenAI, Anthropic, Gemini, Ollama and search APIs on loopback until "
+            "interrupted."
+        ),
     )
     parser.add_argument("--host", default="127.0.0.1", help="loopback address (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=0, help="TCP port; 0 picks a free one")
