@@ -29,9 +29,23 @@ import pytest
 from .conformance._leaks import child_pids, open_fd_count
 from .fake_server import FakeProviderServer
 
-__all__ = ["fake_provider_server", "fake_provider_server_session", "leak_check"]
+__all__ = [
+    "fake_provider_server",
+    "fake_provider_server_session",
+    "leak_check",
+    "pytest_configure",
+]
 
 _SETTLE_SECONDS = 2.0
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the ``real_cli`` marker, so ``--strict-markers`` runs accept it."""
+    config.addinivalue_line(
+        "markers",
+        "real_cli: drives an installed real agentic CLI "
+        "(lionagi.service_testing.real_clis; skips when absent outside CI)",
+    )
 
 
 @pytest.fixture
