@@ -1,4 +1,4 @@
-"""The ``lionagi-service`` command line: demo, chat, providers, fake-server.
+"""The ``lionagi-service`` command line: demo, chat, providers, doctor, fake-server.
 
 Exit codes (one per error family, so scripts can branch without parsing text):
 
@@ -69,6 +69,13 @@ def _parser() -> argparse.ArgumentParser:
 
     providers = sub.add_parser("providers", help="list the installed provider catalog")
     providers.add_argument("--json", action="store_true", help="print JSON")
+    providers.add_argument(
+        "--strict", action="store_true", help="exit 1 when any installed provider is unavailable"
+    )
+
+    doctor = sub.add_parser("doctor", help="check that each CLI provider's program can run here")
+    doctor.add_argument("providers", nargs="*", metavar="PROVIDER", help="default: every one")
+    doctor.add_argument("--json", action="store_true", help="print JSON")
 
     fake = sub.add_parser("fake-server", help="run the fake provider HTTP server on 127.0.0.1")
     fake.add_argument("--port", type=int, default=0, help="port (0 picks a free one)")
@@ -107,7 +114,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "providers":
             from ._providers import providers_command
 
-            return providers_command(as_json=args.json)
+            return providers_command(as_json=args.json, strict=args.strict)
+        if args.command == "doctor":
+            from ._doctor import doctor_command
+
+            return doctor_command(args.providers, as_json=args.json)
         return _fake_server(args.port)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

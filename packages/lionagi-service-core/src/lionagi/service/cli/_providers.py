@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from .._catalog.availability import CliAvailability, cli_report
 from .._catalog.projection import CatalogReport, ProviderCatalogItem
 from .._catalog.registry import EndpointRegistry
 
@@ -26,10 +27,11 @@ CATALOG_INVALID = 5
 def providers_command(*, as_json: bool, strict: bool = False) -> int:
     """Print the provider table (or JSON) and return the process exit status."""
     report = EndpointRegistry.inspect()
+    programs = _programs(report)
     if as_json:
-        print(json.dumps(report, indent=2))
+        print(json.dumps({**report, "cli_programs": programs}, indent=2))
     else:
-        _print_tables(report)
+        _print_tables(report, programs)
     if not report["valid"]:
         return CATALOG_INVALID
     if strict and any(item["availability"] != "available" for item in report["providers"]):
@@ -37,7 +39,14 @@ def providers_command(*, as_json: bool, strict: bool = False) -> int:
     return 0
 
 
-def _print_tables(report: CatalogReport) -> None:
+def _programs(report: CatalogReport) -> list[CliAvailability]:
+    """The CLI providers' programs (found, version), as ``doctor`` reports them."""
+    if not report["valid"]:
+        return []
+    return cli_report(EndpointRegistry.snapshot())
+
+
+def _print_tables(report: CatalogReport, programs: list[CliAvailability]) -> None:
     from rich.console import Console
     from rich.text import Text
 
@@ -46,7 +55,7 @@ def _print_tables(report: CatalogReport) -> None:
     if not items:
         console.print("no providers installed; install a lionagi-provider-* distribution")
     else:
-        console.print(_provider_table(items, valid=report["valid"]))
+        console.print(_provider_table(items, valid=report["valid"], programs=programs))
     if report["valid"]:
         return
     # One block per diagnostic rather than a table: messages and fixes are long, and a folded
@@ -61,7 +70,9 @@ def _print_tables(report: CatalogReport) -> None:
             console.print(Text(f"    fix: {d['fix']}"))
 
 
-def _provider_table(items: list[ProviderCatalogItem], *, valid: bool) -> Table:
+def _provider_table(
+    items: list[ProviderCatalogItem], *, valid: bool, programs: list[CliAvailability]
+) -> Table:
     """Installed rows; an invalid catalog has no aliases or endpoints to show, only who is there."""
     from rich.table import Table
     from rich.text import Text
@@ -73,6 +84,11 @@ def _provider_table(items: list[ProviderCatalogItem], *, valid: bool) -> Table:
         table.add_column(column, overflow="fold")
     for item in items:
         style = "green" if item["availability"] == "available" else "red"
+        availability = Text(item["availability"], style=style)
+        for program in programs:
+            if program["provider"] == item["provider"] and not program["found"]:
+                availability = Text(f"{program['binary']} not found", style="red")
+                availability.append(f"\ninstall: {program['install_hint'] or program['binary']}")
         name = Text(item["provider"])
         if item["distribution"]:
             name.append(f"\n({item['distribution']})", style="dim")
@@ -90,7 +106,7 @@ def _provider_table(items: list[ProviderCatalogItem], *, valid: bool) -> Table:
         table.add_row(
             name,
             Text(", ".join(item["aliases"])),
-            Text(item["availability"], style=style),
+            availability,
             Text(endpoints),
             Text(problems),
         )

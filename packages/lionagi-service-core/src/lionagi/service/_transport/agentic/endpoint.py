@@ -72,6 +72,12 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
     runtime_arg_keys: ClassVar[frozenset[str]] = frozenset()
     supports_invoke: ClassVar[bool] = True
     supports_gateway: ClassVar[bool] = False
+    # What `lionagi-service doctor` and `providers` report for a CLI adapter: the program it
+    # runs, how to install it, the version its tests ran against, and how a user authenticates.
+    cli_binary: ClassVar[str | None] = None
+    install_hint: ClassVar[str | None] = None
+    tested_version: ClassVar[str | None] = None
+    auth_hint: ClassVar[str | None] = None
     DEFAULT_CONCURRENCY_LIMIT: ClassVar[int] = 3
     DEFAULT_QUEUE_CAPACITY: ClassVar[int] = 10
 

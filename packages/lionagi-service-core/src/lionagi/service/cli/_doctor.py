@@ -1,0 +1,78 @@
+"""``lionagi-service doctor``: can each installed CLI provider actually run here?
+
+For every CLI endpoint in the catalog: whether its program is found (and the npm install line
+when not), the version it reports and whether that is the version the adapter was tested with,
+and how the user authenticates. Exit status: 0 when every provider asked about (all CLI
+providers when none is named) has its program; 1 when one does not; 2 when a named provider is
+not installed or is not a CLI provider; 5 when the catalog does not validate.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from .._base.errors import CatalogValidationError
+from .._catalog.availability import CliAvailability, cli_report
+from .._catalog.keys import canonical_provider_key
+from .._catalog.registry import EndpointRegistry
+
+__all__ = ["doctor_command"]
+
+_CATALOG_INVALID = 5
+
+
+def doctor_command(providers: Sequence[str], *, as_json: bool) -> int:
+    """Print the CLI availability report and return the process exit status."""
+    try:
+        snapshot = EndpointRegistry.snapshot()
+    except CatalogValidationError as exc:
+        print(f"doctor: {exc}", flush=True)
+        return _CATALOG_INVALID
+    rows = cli_report(snapshot)
+    if providers:
+        wanted = []
+        for name in providers:
+            key = snapshot.provider_index.get(canonical_provider_key(name))
+            if key is None:
+                print(f"doctor: {name!r} names no installed provider", flush=True)
+                return 2
+            wanted.append(key)
+        unknown = [p for p in wanted if not any(r["provider"] == p for r in rows)]
+        if unknown:
+            print(f"doctor: {', '.join(unknown)} runs no CLI program", flush=True)
+            return 2
+        rows = [r for r in rows if r["provider"] in wanted]
+    if as_json:
+        print(json.dumps(rows, indent=2))
+    else:
+        _print(rows)
+    return 0 if all(r["found"] for r in rows) else 1
+
+
+def _print(rows: list[CliAvailability]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    console = Console(soft_wrap=True)
+    if not rows:
+        console.print("no CLI providers installed (lionagi-provider-codex, -claude-code, ...)")
+        return
+    table = Table(title="agentic CLI providers")
+    for column in ("provider", "binary", "version", "auth"):
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        if row["found"]:
+            binary = Text(row["path"] or row["binary"], style="green")
+        else:
+            binary = Text(f"{row['binary']}: not found", style="red")
+            if row["install_hint"]:
+                binary.append(f"\ninstall: {row['install_hint']}")
+        version = Text(row["version"] or f"unknown ({row['detail']})")
+        if row["tested"] is False:
+            version.append(f"\n(tested with {row['tested_version']})", style="yellow")
+        elif row["tested"]:
+            version.append(" (tested)", style="dim")
+        table.add_row(row["provider"], binary, version, row["auth_hint"] or "")
+    console.print(table)
