@@ -7,17 +7,17 @@ from typing import Any
 import pytest
 
 from lionagi.service import (
-from lionagi.service._transport.http.projection import (
-    AnthropicMessagesProjector,
-    ResponsesProjector,
-)
-from lionagi.service.http import ChatCompletionsProjector
     ProviderConnectionError,
     ProviderProtocolError,
     ProviderRateLimitError,
     ProviderUnauthorizedError,
     StreamChunk,
 )
+from lionagi.service._transport.http.projection import (
+    AnthropicMessagesProjector,
+    ResponsesProjector,
+)
+from lionagi.service.http import ChatCompletionsProjector
 
 fake_server = pytest.importorskip("lionagi.service_testing.fake_server")
 
