@@ -15,8 +15,6 @@ from lionagi.service_testing.fake_server import FakeProviderServer
 
 # The whole vendor module (no support helpers): this is what a thin distribution ships.
 THIN_VENDOR = '''
-"""A thin OpenAI-compatible vendor: rows, request-model additions and model policy."""
-
 from lionagi.service import OpenAIChatCompletionsRequest, ProviderModelPolicy
 from lionagi.service.http import (
     OpenAIChatEndpoint,
