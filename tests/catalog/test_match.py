@@ -16,6 +16,7 @@ from lionagi.service import (
     ProviderUnavailable,
     match_endpoint,
 )
+from lionagi.service.http import OpenAIChatEndpoint
 
 from .conftest import Dists
 
@@ -132,7 +133,7 @@ def test_compatible_fallback_for_unknown_provider_has_the_marked_config(
         request_defaults=defaults,
         api_key=SECRET,
     )
-    assert type(ep) is Endpoint
+    assert type(ep) is OpenAIChatEndpoint  # the chat dialect, declared, not guessed
     c = ep.config
     assert (c.name, c.provider, c.base_url, c.endpoint, c.method) == (
         "openai_compatible_chat",

@@ -214,3 +214,63 @@ def test_fake_server_serves_then_exits_cleanly_on_sigterm():
         for stream in (proc.stdout, proc.stderr):
             if stream is not None:
                 stream.close()
+
+
+# -- HTTP flags -----------------------------------------------------------------------------------
+
+
+def test_chat_streams_from_a_local_openai_compatible_server_with_the_http_flags():
+    from lionagi.service_testing.fake_server import FakeProviderServer
+
+    with FakeProviderServer.running_in_thread() as server:
+        env = {**cli_env(), "CORE12_FAKE_KEY": "sk-cli-flag-key-123456"}
+        proc = subprocess.run(
+            [
+                *command(),
+                "chat",
+                "openai/gpt-4.1",
+                "hi",
+                "--base-url",
+                f"{server.base_url}/v1",
+                "--allow-local-network",
+                "--openai-compatible",
+                "--api-key-env",
+                "CORE12_FAKE_KEY",
+                "--json",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=HANG_GUARD,
+            env=env,
+            check=False,
+        )
+        recorded = server.requests
+    no_traceback(proc.stdout, proc.stderr)
+    assert proc.returncode == 0, proc.stderr
+    chunks = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    text = "".join(c.get("content") or "" for c in chunks if c.get("type") == "text")
+    assert text == "Hello from the fake server."
+    assert chunks[-1]["type"] == "result"
+    assert recorded[-1].path.endswith("/v1/chat/completions")
+    assert "authorization" in recorded[-1].headers  # the key from --api-key-env was sent
+    assert recorded[-1].json["stream_options"] == {"include_usage": True}  # the chat dialect's
+    assert "sk-cli-flag-key-123456" not in proc.stdout + proc.stderr
+
+
+def test_chat_refuses_loopback_without_allow_local_network_and_unset_key_env():
+    from lionagi.service_testing.fake_server import FakeProviderServer
+
+    with FakeProviderServer.running_in_thread() as server:
+        base = ["chat", "openai/gpt-4.1", "hi", "--base-url", f"{server.base_url}/v1"]
+        # Any set variable serves as the key: the SSRF guard refuses before anything is sent.
+        refused = run(*base, "--openai-compatible", "--api-key-env", "PATH")
+        unset = run(
+            *base,
+            "--openai-compatible",
+            "--allow-local-network",
+            "--api-key-env",
+            "CORE12_UNSET_VAR",
+        )
+    no_traceback(refused.stderr, unset.stderr)
+    assert refused.returncode == 1  # UnsafeURLError: a provider error
+    assert unset.returncode == 2 and "CORE12_UNSET_VAR" in unset.stderr

@@ -217,10 +217,10 @@ def test_values_of_credential_environment_variables_are_redacted(dist):
 
 
 LEAKY_PROVIDER = """
-from lionagi.service import Endpoint, EndpointType, ProviderEndpointSpec
+from lionagi.service import EndpointType, ProviderEndpointSpec
+from lionagi.service.http import OpenAIChatEndpoint
 
-class LeakyChat(Endpoint):
-    stream_format = "openai_chat"
+class LeakyChat(OpenAIChatEndpoint):
 
     def __init__(self, config=None, **kw):
         super().__init__(config, allow_local_network=True, **kw)

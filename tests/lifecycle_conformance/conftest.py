@@ -37,6 +37,7 @@ from lionagi.service import (
     StreamChunk,
     iModel,
 )
+from lionagi.service.http import ChatCompletionsProjector, StreamProjector
 from lionagi.service.scripted import ScriptedEndpoint, ScriptedRequest
 from lionagi.service_testing import FakeProviderServer
 
@@ -278,6 +279,7 @@ def http(probe: Probe) -> HttpFactory:
         then: Step = "text",
         attempts: int = 1,
         endpoint_config: Mapping[str, Any] | None = None,
+        projector: type[StreamProjector] = ChatCompletionsProjector,
         **kwargs: Any,
     ) -> iModel:
         config: dict[str, Any] = {
@@ -292,7 +294,8 @@ def http(probe: Probe) -> HttpFactory:
             "timeout": 10.0,
             **(endpoint_config or {}),
         }
-        endpoint = Endpoint(config, transport=PlannedTransport(list(plan), then))
+        cls = type("PlannedEndpoint", (Endpoint,), {"projector": projector})
+        endpoint = cls(config, transport=PlannedTransport(list(plan), then))
         kwargs.setdefault(
             "attempt_policy",
             AttemptPolicy(max_attempts=attempts, base_delay=0.001, max_delay=0.01, jitter_factor=0),

@@ -26,6 +26,7 @@ from lionagi.service import (
     ProviderStreamQuotaError,
     StreamChunk,
 )
+from lionagi.service._transport.http.projection import AnthropicMessagesProjector
 
 LEAKED = "sk-proj-ABCDEFGHijklmnop1234"
 
@@ -137,6 +138,7 @@ async def test_http_error_event_keeps_its_class(server, http, probe):
             "request_options": None,
             "requires_tokens": False,
         },
+        projector=AnthropicMessagesProjector,
     )
     call = model.create_api_calling(
         model="fake-model", max_tokens=64, messages=[{"role": "user", "content": "hi"}]

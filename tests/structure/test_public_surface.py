@@ -107,3 +107,32 @@ def test_post_adr_names_are_exported_from_the_errors_module() -> None:
         if isinstance(obj, type):
             assert obj.__module__ == "lionagi.service._base.errors", name
             assert issubclass(obj, service.ProviderStreamError), name
+
+
+# What a vendor HTTP distribution builds on (issue 12): pinned so it does not silently shrink.
+HTTP_ADAPTER_NAMES = [
+    "ProjectorBase", "StreamProjector", "ChatCompletionsProjector", "PendingToolCall", "NO_CHUNKS",
+    "DONE", "StreamFraming", "HTTPErrorInfo", "OpenAIChatEndpoint", "OpenAIEmbeddingsEndpoint",
+    "openai_status_error", "openai_compatible_specs", "excerpt",
+]  # fmt: skip
+
+
+def test_http_adapter_module_exports_what_vendor_packages_build_on() -> None:
+    http = importlib.import_module("lionagi.service.http")
+    missing = [n for n in HTTP_ADAPTER_NAMES if n not in http.__all__]
+    assert missing == []
+    for name in ("OpenAIEmbeddingsRequest", "ProviderQuotaExhaustedError",
+                 "ProviderStatusContextError", "ProviderStatusCapacityError"):  # fmt: skip
+        assert name in service.__all__, name
+
+
+def test_no_dialect_is_guessed_from_a_path_or_the_first_event() -> None:
+    # Dialects are declared by endpoint classes (Endpoint.projector); the guessing is gone.
+    from lionagi.service import Endpoint
+    from lionagi.service._transport.http import projection
+
+    for gone in ("AutoProjector", "format_for_path", "make_projector", "StreamFormat"):
+        assert not hasattr(projection, gone), gone
+        assert not hasattr(importlib.import_module("lionagi.service.http"), gone), gone
+    assert Endpoint.projector is None
+    assert not hasattr(Endpoint, "stream_format")

@@ -19,6 +19,7 @@ import anyio
 import pytest
 
 from lionagi.service import Endpoint
+from lionagi.service.http import ChatCompletionsProjector, StreamProjector
 
 SECRET = "ZZdistinctiveQQ42secretvalueXY"
 """A key that matches no generic key shape, so only configured-key redaction can hide it."""
@@ -226,7 +227,14 @@ async def make_endpoint() -> AsyncIterator[EndpointFactory]:
     """Endpoints for loopback tests (local addresses allowed); all closed at teardown."""
     made: list[Endpoint] = []
 
-    def factory(base_url: str, endpoint: str = "chat/completions", **overrides: Any) -> Endpoint:
+    def factory(
+        base_url: str,
+        endpoint: str = "chat/completions",
+        *,
+        projector: type[StreamProjector] | None = ChatCompletionsProjector,
+        **overrides: Any,
+    ) -> Endpoint:
+        """An endpoint whose class declares ``projector`` (the stream dialect) explicitly."""
         transport = overrides.pop("transport", None)
         resolver = overrides.pop("resolver", None)
         config: dict[str, Any] = {
@@ -239,7 +247,8 @@ async def make_endpoint() -> AsyncIterator[EndpointFactory]:
             "timeout": 10.0,
         }
         config.update(overrides)
-        ep = Endpoint(config, transport=transport, resolver=resolver)
+        cls = type("LoopbackEndpoint", (Endpoint,), {"projector": projector})
+        ep = cls(config, transport=transport, resolver=resolver)
         made.append(ep)
         return ep
 

@@ -6,7 +6,7 @@ import httpx
 import pytest
 
 from lionagi.service import AgenticEndpoint, Endpoint, EndpointConfigurationError
-from lionagi.service.http import ClientState
+from lionagi.service.http import ClientState, OpenAIChatEndpoint
 
 CONFIG = {
     "name": "t",
@@ -29,7 +29,7 @@ class TrackingTransport(httpx.MockTransport):
 
 async def test_client_is_lazy_closed_once_and_never_reopened() -> None:
     transport = TrackingTransport()
-    ep = Endpoint(CONFIG, transport=transport)
+    ep = OpenAIChatEndpoint(CONFIG, transport=transport)
     assert ep.client_state is ClientState.UNOPENED
     assert await ep.call({}) == {"ok": True}
     assert ep.client_state is ClientState.OPENED

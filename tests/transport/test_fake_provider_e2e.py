@@ -13,13 +13,19 @@ from lionagi.service import (
     ProviderUnauthorizedError,
     StreamChunk,
 )
+from lionagi.service._transport.http.projection import (
+    AnthropicMessagesProjector,
+    ResponsesProjector,
+)
+from lionagi.service.http import ChatCompletionsProjector
 
 fake_server = pytest.importorskip("lionagi.service_testing.fake_server")
 
+# Each wire names its projector: the dialect is declared by the endpoint class, never guessed.
 WIRES = [
-    ("chat/completions", "bearer"),
-    ("responses", "bearer"),
-    ("messages", "x-api-key"),
+    ("chat/completions", "bearer", ChatCompletionsProjector),
+    ("responses", "bearer", ResponsesProjector),
+    ("messages", "x-api-key", AnthropicMessagesProjector),
 ]
 
 
@@ -51,9 +57,9 @@ async def test_openai_chat_json(fake, make_endpoint):
     assert fake.requests[0].headers["authorization"] == "[REDACTED]"
 
 
-@pytest.mark.parametrize(("path", "auth"), WIRES)
-async def test_text_stream_ends_with_one_result(fake, make_endpoint, path, auth):
-    ep = make_endpoint(fake.base_url + "/v1", endpoint=path, auth_type=auth)
+@pytest.mark.parametrize(("path", "auth", "projector"), WIRES)
+async def test_text_stream_ends_with_one_result(fake, make_endpoint, path, auth, projector):
+    ep = make_endpoint(fake.base_url + "/v1", endpoint=path, auth_type=auth, projector=projector)
     chunks = await stream(ep, path, "usage", **{"x-fake-text": "one two three"})
     text = "".join(c.content or "" for c in chunks if c.type == "text")
     assert text == "one two three"
@@ -64,9 +70,9 @@ async def test_text_stream_ends_with_one_result(fake, make_endpoint, path, auth)
     assert fake.requests[-1].json["stream"] is True
 
 
-@pytest.mark.parametrize(("path", "auth"), WIRES)
-async def test_thinking_and_tool_streams(fake, make_endpoint, path, auth):
-    ep = make_endpoint(fake.base_url + "/v1", endpoint=path, auth_type=auth)
+@pytest.mark.parametrize(("path", "auth", "projector"), WIRES)
+async def test_thinking_and_tool_streams(fake, make_endpoint, path, auth, projector):
+    ep = make_endpoint(fake.base_url + "/v1", endpoint=path, auth_type=auth, projector=projector)
     thinking = await stream(ep, path, "thinking")
     assert any(c.type == "thinking" and c.content for c in thinking)
     tool_request = {
@@ -89,9 +95,9 @@ async def test_thinking_and_tool_streams(fake, make_endpoint, path, auth):
     assert isinstance(tools[0].tool_input, dict)
 
 
-@pytest.mark.parametrize(("path", "auth"), WIRES)
-async def test_in_stream_error_is_one_error_chunk(fake, make_endpoint, path, auth):
-    ep = make_endpoint(fake.base_url + "/v1", endpoint=path, auth_type=auth)
+@pytest.mark.parametrize(("path", "auth", "projector"), WIRES)
+async def test_in_stream_error_is_one_error_chunk(fake, make_endpoint, path, auth, projector):
+    ep = make_endpoint(fake.base_url + "/v1", endpoint=path, auth_type=auth, projector=projector)
     chunks = await stream(ep, path, "stream_error")
     errors = [c for c in chunks if c.type == "error"]
     assert len(errors) == 1

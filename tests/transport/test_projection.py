@@ -11,13 +11,17 @@ from lionagi.service import ProviderProtocolError, StreamChunk
 from lionagi.service._transport.http.framing import DONE
 from lionagi.service._transport.http.projection import (
     RESPONSES_IGNORED_EVENTS,
-    format_for_path,
-    make_projector,
+    AnthropicMessagesProjector,
+    ResponsesProjector,
 )
+from lionagi.service.http import ChatCompletionsProjector, ProjectorBase
 
 
-def run(fmt: Any, events: Sequence[Any], *, eof: bool = True) -> list[StreamChunk]:
-    projector = make_projector(fmt, ("sekrit-value-1234",))
+def run(
+    projector_class: type[ProjectorBase], events: Sequence[Any], *, eof: bool = True
+) -> list[StreamChunk]:
+    """Drive the named projector (dialects are declared, never detected)."""
+    projector = projector_class(("sekrit-value-1234",))
     out: list[StreamChunk] = []
     for event in events:
         if event is DONE:
@@ -42,7 +46,7 @@ def chat(delta: dict[str, Any] | None = None, finish: str | None = None, **extra
 def test_chat_text_thinking_and_result_with_usage() -> None:
     usage = {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}
     chunks = run(
-        "openai_chat",
+        ChatCompletionsProjector,
         [
             chat({"role": "assistant", "content": ""}),
             chat({"reasoning_content": "hmm"}),
@@ -74,7 +78,7 @@ def test_chat_tool_call_deltas_become_one_tool_use() -> None:
         return chat({"tool_calls": [call]})
 
     chunks = run(
-        "openai_chat",
+        ChatCompletionsProjector,
         [
             tc(0, "", name="get_weather"),
             tc(1, "", name="get_time"),
@@ -97,28 +101,28 @@ def test_chat_tool_call_deltas_become_one_tool_use() -> None:
 def test_chat_invalid_tool_arguments_are_a_protocol_error() -> None:
     call = {"index": 0, "id": "c", "function": {"name": "f", "arguments": "{not json"}}
     with pytest.raises(ProviderProtocolError, match="not valid JSON"):
-        run("openai_chat", [chat({"tool_calls": [call]}), chat({}, finish="tool_calls")])
+        run(ChatCompletionsProjector, [chat({"tool_calls": [call]}), chat({}, finish="tool_calls")])
 
 
 def test_chat_tool_arguments_must_be_an_object() -> None:
     call = {"index": 0, "id": "c", "function": {"name": "f", "arguments": "[1, 2]"}}
     with pytest.raises(ProviderProtocolError, match="not a JSON object"):
-        run("openai_chat", [chat({"tool_calls": [call]}), DONE])
+        run(ChatCompletionsProjector, [chat({"tool_calls": [call]}), DONE])
 
 
 def test_chat_without_done_is_accepted_after_finish_reason() -> None:
-    chunks = run("openai_chat", [chat({"content": "hi"}), chat({}, finish="stop")])
+    chunks = run(ChatCompletionsProjector, [chat({"content": "hi"}), chat({}, finish="stop")])
     assert [c.type for c in chunks] == ["text", "result"]
 
 
 def test_chat_cut_before_finish_is_a_protocol_error() -> None:
     with pytest.raises(ProviderProtocolError, match="ended before completion"):
-        run("openai_chat", [chat({"content": "hi"})])
+        run(ChatCompletionsProjector, [chat({"content": "hi"})])
 
 
 def test_chat_error_object_is_one_error_chunk_then_stop() -> None:
     chunks = run(
-        "openai_chat",
+        ChatCompletionsProjector,
         [
             chat({"content": "partial"}),
             {"error": {"message": "overloaded sekrit-value-1234", "code": "server_error"}},
@@ -134,7 +138,7 @@ def test_chat_error_object_is_one_error_chunk_then_stop() -> None:
 
 def test_chat_unrecognized_object_is_a_protocol_error() -> None:
     with pytest.raises(ProviderProtocolError, match="unrecognized"):
-        run("openai_chat", [{"hello": "world"}])
+        run(ChatCompletionsProjector, [{"hello": "world"}])
 
 
 def test_chat_whole_completion_object_projects_complete_units() -> None:
@@ -144,7 +148,7 @@ def test_chat_whole_completion_object_projects_complete_units() -> None:
         "tool_calls": [{"id": "c1", "function": {"name": "f", "arguments": '{"a": 1}'}}],
     }
     chunks = run(
-        "openai_chat",
+        ChatCompletionsProjector,
         [
             {
                 "object": "chat.completion",
@@ -164,7 +168,7 @@ def test_chat_whole_completion_object_projects_complete_units() -> None:
 
 
 def test_empty_stream_ends_without_chunks() -> None:
-    for fmt in ("openai_chat", "openai_responses", "anthropic_messages", None):
+    for fmt in (ChatCompletionsProjector, ResponsesProjector, AnthropicMessagesProjector):
         assert run(fmt, []) == []
 
 
@@ -174,7 +178,7 @@ def test_empty_stream_ends_without_chunks() -> None:
 def test_responses_events() -> None:
     usage = {"input_tokens": 4, "output_tokens": 6, "total_tokens": 10}
     chunks = run(
-        "openai_responses",
+        ResponsesProjector,
         [
             {"type": "response.created", "response": {"id": "r"}},
             {"type": "response.in_progress"},
@@ -224,7 +228,7 @@ def test_responses_events() -> None:
 
 def test_responses_incomplete_reports_the_reason() -> None:
     chunks = run(
-        "openai_responses",
+        ResponsesProjector,
         [
             {
                 "type": "response.incomplete",
@@ -247,7 +251,7 @@ def test_responses_incomplete_reports_the_reason() -> None:
 )
 def test_responses_failure_is_one_error_chunk(event: Any) -> None:
     chunks = run(
-        "openai_responses",
+        ResponsesProjector,
         [{"type": "response.output_text.delta", "delta": "a"}, event, {"type": "whatever"}],
     )
     assert [c.type for c in chunks] == ["text", "error"]
@@ -257,12 +261,12 @@ def test_responses_failure_is_one_error_chunk(event: Any) -> None:
 
 def test_responses_truncated_is_a_protocol_error() -> None:
     with pytest.raises(ProviderProtocolError, match="ended before completion"):
-        run("openai_responses", [{"type": "response.output_text.delta", "delta": "a"}])
+        run(ResponsesProjector, [{"type": "response.output_text.delta", "delta": "a"}])
 
 
 def test_responses_unknown_event_is_a_protocol_error() -> None:
     with pytest.raises(ProviderProtocolError, match=r"response\.brand_new"):
-        run("openai_responses", [{"type": "response.brand_new", "delta": "?"}])
+        run(ResponsesProjector, [{"type": "response.brand_new", "delta": "?"}])
 
 
 def test_responses_ignored_events_are_explicit() -> None:
@@ -309,7 +313,7 @@ ANTHROPIC_EVENTS: list[Any] = [
 
 
 def test_anthropic_events() -> None:
-    chunks = run("anthropic_messages", ANTHROPIC_EVENTS)
+    chunks = run(AnthropicMessagesProjector, ANTHROPIC_EVENTS)
     assert [(c.type, c.content) for c in chunks[:2]] == [("thinking", "h"), ("text", "Hi")]
     tool = chunks[2]
     assert (tool.type, tool.tool_id, tool.tool_name, tool.tool_input) == (
@@ -329,7 +333,7 @@ def test_anthropic_events() -> None:
 
 def test_anthropic_error_event_is_one_error_chunk_then_stop() -> None:
     chunks = run(
-        "anthropic_messages",
+        AnthropicMessagesProjector,
         [
             ANTHROPIC_EVENTS[0],
             {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
@@ -343,35 +347,13 @@ def test_anthropic_error_event_is_one_error_chunk_then_stop() -> None:
 
 def test_anthropic_truncated_is_a_protocol_error() -> None:
     with pytest.raises(ProviderProtocolError, match="ended before completion"):
-        run("anthropic_messages", ANTHROPIC_EVENTS[:9])
+        run(AnthropicMessagesProjector, ANTHROPIC_EVENTS[:9])
 
 
 def test_anthropic_unknown_delta_is_a_protocol_error() -> None:
     event = {"type": "content_block_delta", "index": 0, "delta": {"type": "hologram_delta"}}
     with pytest.raises(ProviderProtocolError, match="hologram_delta"):
-        run("anthropic_messages", [ANTHROPIC_EVENTS[0], event])
-
-
-# --- grammar selection ---------------------------------------------------------------------------
-
-
-def test_format_for_path() -> None:
-    assert format_for_path("chat/completions") == "openai_chat"
-    assert format_for_path("/v1/responses/") == "openai_responses"
-    assert format_for_path("messages") == "anthropic_messages"
-    assert format_for_path("embeddings") is None
-
-
-def test_auto_detects_each_grammar_from_the_first_event() -> None:
-    assert run(None, ANTHROPIC_EVENTS)[-1].metadata["model"] == "claude-x"
-    assert run(None, [chat({"content": "x"}), DONE])[-1].type == "result"
-    done = {"type": "response.completed", "response": {"status": "completed"}}
-    assert run(None, [done])[-1].type == "result"
-
-
-def test_auto_refuses_an_unknown_grammar_instead_of_passing_raw_data() -> None:
-    with pytest.raises(ProviderProtocolError, match="no known grammar"):
-        run(None, [{"message": {"content": "ollama-native"}, "done": False}])
+        run(AnthropicMessagesProjector, [ANTHROPIC_EVENTS[0], event])
 
 
 def test_chat_second_choice_is_tagged_with_its_index() -> None:
@@ -382,7 +364,7 @@ def test_chat_second_choice_is_tagged_with_its_index() -> None:
             {"index": 1, "delta": {"content": "b"}, "finish_reason": None},
         ],
     }
-    chunks = run("openai_chat", [event, DONE])
+    chunks = run(ChatCompletionsProjector, [event, DONE])
     assert [(c.content, c.metadata) for c in chunks[:2]] == [("a", {}), ("b", {"index": 1})]
 
 
@@ -393,7 +375,7 @@ def test_chat_second_choice_is_tagged_with_its_index() -> None:
     ("fmt", "event", "metadata", "family"),
     [
         (
-            "openai_chat",
+            ChatCompletionsProjector,
             {
                 "error": {
                     "code": 401,
@@ -405,7 +387,7 @@ def test_chat_second_choice_is_tagged_with_its_index() -> None:
             "auth",
         ),
         (
-            "openai_chat",
+            ChatCompletionsProjector,
             {
                 "error": {
                     "message": "Rate limit reached for requests",
@@ -417,7 +399,7 @@ def test_chat_second_choice_is_tagged_with_its_index() -> None:
             "quota",
         ),
         (
-            "anthropic_messages",
+            AnthropicMessagesProjector,
             {"type": "error", "error": {"type": "authentication_error", "message": "invalid"}},
             {"code": "authentication_error"},
             "auth",
@@ -429,7 +411,7 @@ def test_error_events_carry_code_type_status_and_classify(
 ) -> None:
     from lionagi.service import ProviderStreamError, classify_stream_error
 
-    events = [ANTHROPIC_EVENTS[0], event] if fmt == "anthropic_messages" else [event]
+    events = [ANTHROPIC_EVENTS[0], event] if fmt == AnthropicMessagesProjector else [event]
     chunks = run(fmt, events)
     assert chunks[-1].type == "error"
     assert chunks[-1].metadata == metadata

@@ -26,6 +26,7 @@ import pytest
 
 from lionagi.service import Endpoint, ProviderConnectionError, UnsafeURLError
 from lionagi.service._transport.http.client import DEFAULT_LIMITS
+from lionagi.service.http import OpenAIChatEndpoint
 
 PUBLIC = "93.184.215.14"  # public-looking; never actually reachable from a test
 
@@ -133,7 +134,7 @@ async def test_stream_is_pinned_too(serve, wire, dns, connects, endpoints):
     dns.answers["rebind.test"] = [PUBLIC, "127.0.0.1"]
     server = await serve(lambda req: wire.sse_stream("data: [DONE]\n\n"))
     port = int(server.base_url.rsplit(":", 1)[1])
-    ep = Endpoint(_config(f"http://rebind.test:{port}/v1"))
+    ep = OpenAIChatEndpoint(_config(f"http://rebind.test:{port}/v1"))
     endpoints.append(ep)
     with pytest.raises(ProviderConnectionError):
         async for _ in ep.stream({"model": "m"}):

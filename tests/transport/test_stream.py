@@ -12,6 +12,7 @@ import pytest
 
 from lionagi.service import (
     Endpoint,
+    EndpointConfigurationError,
     ProviderConnectionError,
     ProviderProtocolError,
     ProviderRateLimitError,
@@ -20,6 +21,8 @@ from lionagi.service import (
     StreamChunk,
 )
 from lionagi.service._transport.http.framing import DONE, NDJSONFramer, SSEFramer
+from lionagi.service._transport.http.projection import AnthropicMessagesProjector
+from lionagi.service.http import ChatCompletionsProjector
 
 
 def delta(text: str, finish: str | None = None) -> dict[str, Any]:
@@ -145,7 +148,12 @@ async def test_missing_final_newline_at_eof(serve, make_endpoint, wire):
     body = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
     body += 'event: message_stop\ndata: {"type": "message_stop"}'  # no newline, then EOF
     server = await serve(lambda req: wire.sse_stream(body))
-    ep = make_endpoint(server.base_url, endpoint="messages", auth_type="x-api-key")
+    ep = make_endpoint(
+        server.base_url,
+        endpoint="messages",
+        auth_type="x-api-key",
+        projector=AnthropicMessagesProjector,
+    )
     chunks = await collect(ep)
     assert [c.type for c in chunks] == ["text", "result"]
     assert chunks[-1].metadata["model"] == "claude"
@@ -182,7 +190,7 @@ async def test_unexpected_content_type_is_a_protocol_error(serve, make_endpoint,
 async def test_truncated_anthropic_stream_is_a_protocol_error(serve, make_endpoint, wire):
     start = {"type": "message_start", "message": {"model": "c", "usage": {}}}
     server = await serve(lambda req: wire.sse_stream(sse(start)))
-    ep = make_endpoint(server.base_url, endpoint="messages")
+    ep = make_endpoint(server.base_url, endpoint="messages", projector=AnthropicMessagesProjector)
     with pytest.raises(ProviderProtocolError, match="ended before completion"):
         await collect(ep)
 
@@ -191,7 +199,7 @@ async def test_provider_error_event_is_one_error_chunk(serve, make_endpoint, wir
     start = {"type": "message_start", "message": {"model": "c", "usage": {}}}
     error = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
     server = await serve(lambda req: wire.sse_stream(sse(start), sse(error), sse(start)))
-    ep = make_endpoint(server.base_url, endpoint="messages")
+    ep = make_endpoint(server.base_url, endpoint="messages", projector=AnthropicMessagesProjector)
     chunks = await collect(ep)
     assert [(c.type, c.is_error) for c in chunks] == [("error", True)]
 
@@ -289,9 +297,9 @@ async def test_cancellation_mid_stream_releases_the_connection(serve, make_endpo
     assert server.outcomes == ["client_gone"]
 
 
-async def test_subclass_stream_format_wins_over_the_path(make_endpoint):
+async def test_declared_projector_decides_the_dialect_not_the_path(make_endpoint):
     class Gateway(Endpoint):
-        stream_format = "anthropic_messages"
+        projector = AnthropicMessagesProjector
         stream_flag = None
 
     events = [
@@ -313,3 +321,49 @@ async def test_subclass_stream_format_wins_over_the_path(make_endpoint):
         await ep.aclose()
     assert [c.type for c in chunks] == ["result"]
     assert "stream" not in json.loads(seen[0].content)
+
+
+async def test_endpoint_without_a_dialect_refuses_stream_before_any_request(make_endpoint):
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, content=b"", headers={"content-type": "text/event-stream"})
+
+    base = make_endpoint("http://127.0.0.1:9", projector=None)
+    for ep in (Endpoint(base.config, transport=httpx.MockTransport(handler)), base):
+        try:
+            with pytest.raises(EndpointConfigurationError, match="declares no stream dialect") as e:
+                async for _ in ep.stream({"model": "m"}):
+                    pass
+            assert e.value.field == "stream"
+            with pytest.raises(EndpointConfigurationError):
+                async for _ in ep.stream_batches({"model": "m"}):
+                    pass
+            assert ep.client_state.name == "UNOPENED"  # no client was even created
+        finally:
+            await ep.aclose()
+    assert seen == []
+
+
+async def test_declared_framing_wins_over_the_content_type(make_endpoint):
+    class NDJSONChat(Endpoint):
+        projector = ChatCompletionsProjector
+        stream_framing = "ndjson"
+
+    line = {
+        "model": "m",
+        "choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": "stop"}],
+    }
+    body = (json.dumps(line) + "\n").encode()
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=body, headers={"content-type": "text/event-stream"})
+
+    base = make_endpoint("http://127.0.0.1:9")
+    ep = NDJSONChat(base.config, transport=httpx.MockTransport(handler))
+    try:
+        chunks = [c async for c in ep.stream({"model": "m"})]
+    finally:
+        await ep.aclose()
+    assert [(c.type, c.content) for c in chunks] == [("text", "hi"), ("result", None)]

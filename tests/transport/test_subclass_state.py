@@ -15,7 +15,7 @@ import httpx
 from pydantic import BaseModel, ConfigDict
 
 from lionagi.service import AgenticCapabilities, AgenticEndpoint, Endpoint, StreamChunk
-from lionagi.service.http import ClientState
+from lionagi.service.http import ChatCompletionsProjector, ClientState
 
 CONFIG = {
     "name": "t",
@@ -47,6 +47,8 @@ def _reply(request: httpx.Request) -> httpx.Response:
 
 class OwnStateEndpoint(Endpoint):
     """Stores state under every name the base class could plausibly use itself."""
+
+    projector = ChatCompletionsProjector
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -41,8 +41,11 @@ if TYPE_CHECKING:
     from ._base.errors import ProviderProcessError as ProviderProcessError
     from ._base.errors import ProviderProtocolError as ProviderProtocolError
     from ._base.errors import ProviderQuotaError as ProviderQuotaError
+    from ._base.errors import ProviderQuotaExhaustedError as ProviderQuotaExhaustedError
     from ._base.errors import ProviderRateLimitError as ProviderRateLimitError
     from ._base.errors import ProviderServerError as ProviderServerError
+    from ._base.errors import ProviderStatusCapacityError as ProviderStatusCapacityError
+    from ._base.errors import ProviderStatusContextError as ProviderStatusContextError
     from ._base.errors import ProviderStatusError as ProviderStatusError
     from ._base.errors import ProviderStreamAuthError as ProviderStreamAuthError
     from ._base.errors import ProviderStreamCapacityError as ProviderStreamCapacityError
@@ -76,6 +79,7 @@ if TYPE_CHECKING:
     from ._catalog.openai_request import (
         OpenAIChatCompletionsRequest as OpenAIChatCompletionsRequest,
     )
+    from ._catalog.openai_request import OpenAIEmbeddingsRequest as OpenAIEmbeddingsRequest
     from ._catalog.policy import EFFORT_LEVELS as EFFORT_LEVELS
     from ._catalog.policy import EffortMode as EffortMode
     from ._catalog.policy import ModelSpec as ModelSpec
@@ -171,6 +175,7 @@ _LAZY: dict[str, str] = {
     "ModelNameConflict": "._facade.manager",
     "ModelSpec": "._catalog.policy",
     "OpenAIChatCompletionsRequest": "._catalog.openai_request",
+    "OpenAIEmbeddingsRequest": "._catalog.openai_request",
     "ProviderAuthError": "._base.errors",
     "ProviderCapacityError": "._base.errors",
     "ProviderCatalog": "._catalog.registry",
@@ -190,8 +195,11 @@ _LAZY: dict[str, str] = {
     "ProviderProcessError": "._base.errors",
     "ProviderProtocolError": "._base.errors",
     "ProviderQuotaError": "._base.errors",
+    "ProviderQuotaExhaustedError": "._base.errors",
     "ProviderRateLimitError": "._base.errors",
     "ProviderServerError": "._base.errors",
+    "ProviderStatusCapacityError": "._base.errors",
+    "ProviderStatusContextError": "._base.errors",
     "ProviderStatusError": "._base.errors",
     "ProviderStreamAuthError": "._base.errors",
     "ProviderStreamCapacityError": "._base.errors",

@@ -1,23 +1,52 @@
-"""HTTP transport helpers: the SSRF guard, the client, client state and stream grammars.
+"""HTTP adapter-author surface: endpoints, dialects, projectors, error mapping, the SSRF guard.
 
-Applications normally need only :mod:`lionagi.service`; this module is for adapter authors and
-for tests that inject a resolver.
+Applications normally need only :mod:`lionagi.service`; this module is for provider
+distributions and for tests that inject a resolver. A vendor endpoint subclasses
+:class:`~lionagi.service.Endpoint` (or :class:`OpenAIChatEndpoint` /
+:class:`OpenAIEmbeddingsEndpoint` for the shared dialect) and declares its stream dialect as
+``projector``; a vendor projector subclasses :class:`ProjectorBase`; a vendor error vocabulary
+overrides ``Endpoint.map_status_error`` (reading :class:`HTTPErrorInfo`); a thin
+OpenAI-compatible vendor declares its rows with :func:`openai_compatible_specs`.
 """
 
+from ._catalog.compatible_specs import openai_compatible_specs as openai_compatible_specs
 from ._transport.http.client import ClientState as ClientState
 from ._transport.http.client import StatelessClient as StatelessClient
-from ._transport.http.projection import StreamFormat as StreamFormat
+from ._transport.http.endpoint import StreamFraming as StreamFraming
+from ._transport.http.framing import DONE as DONE
+from ._transport.http.openai_dialect import OpenAIChatEndpoint as OpenAIChatEndpoint
+from ._transport.http.openai_dialect import OpenAIEmbeddingsEndpoint as OpenAIEmbeddingsEndpoint
+from ._transport.http.openai_dialect import openai_status_error as openai_status_error
+from ._transport.http.projection import NO_CHUNKS as NO_CHUNKS
+from ._transport.http.projection import ChatCompletionsProjector as ChatCompletionsProjector
+from ._transport.http.projection import PendingToolCall as PendingToolCall
+from ._transport.http.projection import ProjectorBase as ProjectorBase
+from ._transport.http.projection import StreamProjector as StreamProjector
 from ._transport.http.ssrf import Approval as Approval
 from ._transport.http.ssrf import Resolver as Resolver
 from ._transport.http.ssrf import SSRFGuard as SSRFGuard
 from ._transport.http.ssrf import check_url_safe as check_url_safe
+from ._transport.http.status import HTTPErrorInfo as HTTPErrorInfo
+from ._transport.http.status import excerpt as excerpt
 
 __all__ = [
+    "DONE",
+    "NO_CHUNKS",
     "Approval",
+    "ChatCompletionsProjector",
     "ClientState",
+    "HTTPErrorInfo",
+    "OpenAIChatEndpoint",
+    "OpenAIEmbeddingsEndpoint",
+    "PendingToolCall",
+    "ProjectorBase",
     "Resolver",
     "SSRFGuard",
     "StatelessClient",
-    "StreamFormat",
+    "StreamFraming",
+    "StreamProjector",
     "check_url_safe",
+    "excerpt",
+    "openai_compatible_specs",
+    "openai_status_error",
 ]

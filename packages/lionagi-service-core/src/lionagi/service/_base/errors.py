@@ -18,8 +18,12 @@ Tree::
     ├── ProviderStatusError                      HTTP status other than 2xx: .status, .body_excerpt
     │   ├── ProviderClientError                  4xx
     │   │   ├── ProviderRateLimitError           429, also a ProviderQuotaError: .retry_after
+    │   │   ├── ProviderQuotaExhaustedError      billing quota used up, also a ProviderQuotaError;
+    │   │   │                                      never retried
+    │   │   ├── ProviderStatusContextError       also a ProviderContextError
     │   │   └── ProviderUnauthorizedError        401/403, also a ProviderAuthError
     │   └── ProviderServerError                  5xx
+    │       └── ProviderStatusCapacityError      also a ProviderCapacityError (e.g. HTTP 529)
     ├── ProviderTransportError                   bytes did not flow
     │   ├── ProviderConnectionError              connect/read failure or transport timeout
     │   │   └── ProviderDisconnectError          stream dropped before completion (CLI-reported)
@@ -265,10 +269,31 @@ class ProviderUnauthorizedError(ProviderClientError, ProviderAuthError):
     """401 or 403: the credentials were refused."""
 
 
+class ProviderQuotaExhaustedError(ProviderClientError, ProviderQuotaError):
+    """The account's quota or credit is used up (billing, not rate): never retried.
+
+    Providers often send it as HTTP 429, but waiting does not help, so the lifecycle does not
+    retry it whatever its status. A :class:`ProviderQuotaError` (``except ProviderQuotaError``
+    catches "out of allowance" of both kinds) but deliberately not a
+    :class:`ProviderRateLimitError`: ``except ProviderRateLimitError`` means "slow down and try
+    again", which is wrong here.
+    """
+
+    retryable = False
+
+
+class ProviderStatusContextError(ProviderClientError, ProviderContextError):
+    """A 4xx response saying the request does not fit the model's context window."""
+
+
 class ProviderServerError(ProviderStatusError):
     """A 5xx response; retryable before output."""
 
     retryable = True
+
+
+class ProviderStatusCapacityError(ProviderServerError, ProviderCapacityError):
+    """A 5xx response saying the model is at capacity (e.g. HTTP 529 overloaded); retryable."""
 
 
 class ProviderTransportError(ProviderError):

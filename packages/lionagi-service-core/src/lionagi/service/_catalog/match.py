@@ -28,6 +28,7 @@ from .._transport.agentic.endpoint import AgenticEndpoint
 from .._transport.agentic.settings import AgenticSettings
 from .._transport.config import EndpointConfig
 from .._transport.http.endpoint import Endpoint
+from .._transport.http.openai_dialect import OpenAIChatEndpoint
 from .defaults import copy_defaults, request_default_problems
 from .keys import canonical_endpoint_key, canonical_provider_key
 from .openai_request import OpenAIChatCompletionsRequest
@@ -109,7 +110,7 @@ def match_in(
     *,
     openai_compatible: bool = False,
     request_defaults: Mapping[str, Any] | None = None,
-    compatible_class: type[Endpoint] = Endpoint,
+    compatible_class: type[Endpoint] = OpenAIChatEndpoint,
     agentic_settings: AgenticSettings | Mapping[str, Any] | None = None,
     **config_overrides: Any,
 ) -> Endpoint:

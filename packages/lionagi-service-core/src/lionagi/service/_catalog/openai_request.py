@@ -1,4 +1,4 @@
-"""The request model of an explicit OpenAI-compatible endpoint (ADR-0028 D4).
+"""The request models of the OpenAI-compatible dialect (ADR-0028 D4): chat and embeddings.
 
 Typed enough that a misspelled payload default is refused (``extra="forbid"``), permissive enough
 for the many services that speak the Chat Completions dialect: nested objects stay plain mappings.
@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["OpenAIChatCompletionsRequest"]
+__all__ = ["OpenAIChatCompletionsRequest", "OpenAIEmbeddingsRequest"]
 
 
 class OpenAIChatCompletionsRequest(BaseModel):
@@ -51,3 +51,15 @@ class OpenAIChatCompletionsRequest(BaseModel):
     verbosity: Literal["low", "medium", "high"] | None = None
     prompt_cache_key: str | None = None
     safety_identifier: str | None = None
+
+
+class OpenAIEmbeddingsRequest(BaseModel):
+    """An embeddings request body: text(s) or token array(s) to embed."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str
+    input: str | list[str] | list[int] | list[list[int]]
+    encoding_format: Literal["float", "base64"] | None = None
+    dimensions: int | None = Field(default=None, ge=1)
+    user: str | None = None

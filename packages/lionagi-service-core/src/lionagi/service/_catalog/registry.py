@@ -19,6 +19,7 @@ from .._base.diagnostics import ProviderDiagnostic
 from .._base.errors import CatalogValidationError, ProviderCatalogError
 from .._transport.agentic.settings import AgenticSettings
 from .._transport.http.endpoint import Endpoint
+from .._transport.http.openai_dialect import OpenAIChatEndpoint
 from .discovery import InventorySource, entry_point_inventory
 from .match import match_in
 from .model_parse import parse_in
@@ -43,7 +44,7 @@ class ProviderCatalog:
         self,
         source: InventorySource = entry_point_inventory,
         *,
-        compatible_endpoint_class: type[Endpoint] = Endpoint,
+        compatible_endpoint_class: type[Endpoint] = OpenAIChatEndpoint,
     ) -> None:
         self._source = source
         self.compatible_endpoint_class = compatible_endpoint_class

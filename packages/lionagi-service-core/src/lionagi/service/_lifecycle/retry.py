@@ -19,6 +19,7 @@ from .._base.errors import (
     ProviderContextError,
     ProviderError,
     ProviderProtocolError,
+    ProviderQuotaExhaustedError,
     ProviderRateLimitError,
     ProviderStatusError,
     ProviderStreamError,
@@ -33,6 +34,7 @@ _NEVER_RETRIED = (
     ProviderAuthError,
     ProviderContextError,
     ProviderProtocolError,
+    ProviderQuotaExhaustedError,
     ProviderStreamError,
     UnsafeURLError,
 )
@@ -45,7 +47,8 @@ def is_retryable(exc: BaseException, policy: AttemptPolicy) -> bool:
     statuses in ``retry_statuses`` (429 by default), statuses >= 500 when
     ``retry_server_errors``, and other provider errors whose classification marked them
     ``retryable`` (quota/capacity text from a CLI). Never: other 4xx, auth, context, protocol
-    and stream errors, circuit-open, SSRF refusals, non-provider exceptions, cancellation.
+    and stream errors, billing quota exhaustion (whatever its status),
+    circuit-open, SSRF refusals, non-provider exceptions, cancellation.
     """
     if not isinstance(exc, ProviderError) or isinstance(exc, _NEVER_RETRIED):
         return False

@@ -43,6 +43,22 @@ def _parser() -> argparse.ArgumentParser:
     chat.add_argument("--json", action="store_true", help="print NDJSON chunks")
     chat.add_argument("--base-url", default=None, help="override the endpoint base URL")
     chat.add_argument("--endpoint", default=None, help="endpoint key (default: provider's only)")
+    http = chat.add_argument_group("HTTP providers")
+    http.add_argument(
+        "--openai-compatible",
+        action="store_true",
+        help="an unknown provider (or endpoint) is an OpenAI-compatible chat service at --base-url",
+    )
+    http.add_argument(
+        "--api-key-env",
+        metavar="NAME",
+        help="read the API key from this environment variable (never pass it as a flag)",
+    )
+    http.add_argument(
+        "--allow-local-network",
+        action="store_true",
+        help="let --base-url point at loopback/private addresses (local servers, test doubles)",
+    )
     agent = chat.add_argument_group("agentic CLI deployment (subprocess providers)")
     agent.add_argument("--binary", metavar="PATH", help="program to run instead of the default")
     agent.add_argument(
@@ -102,6 +118,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 as_json=args.json,
                 base_url=args.base_url,
                 endpoint=args.endpoint,
+                http_flags=dict(
+                    openai_compatible=args.openai_compatible,
+                    api_key_env=args.api_key_env,
+                    allow_local_network=args.allow_local_network,
+                ),
                 agentic_flags=dict(
                     binary=args.binary,
                     gateway_url=args.gateway_url,

@@ -20,7 +20,7 @@ from .._base.errors import (
 from .._facade.imodel import iModel
 from ._render import JsonRenderer, TerminalRenderer
 
-__all__ = ["agentic_settings_from_flags", "exit_code_for", "run_chat"]
+__all__ = ["agentic_settings_from_flags", "exit_code_for", "http_options_from_flags", "run_chat"]
 
 
 def exit_code_for(exc: BaseException) -> int:
@@ -86,6 +86,33 @@ def agentic_settings_from_flags(
     return fields or None
 
 
+def http_options_from_flags(
+    *,
+    openai_compatible: bool = False,
+    api_key_env: str | None = None,
+    allow_local_network: bool = False,
+    environ: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """The ``iModel`` options the HTTP flags of ``chat`` give (only those that were used).
+
+    ``--api-key-env NAME`` reads the key from the environment so it never appears in argv (and
+    so in ``ps`` or shell history); an unset or empty variable is an
+    ``EndpointConfigurationError`` for ``api_key`` (exit 2) naming the variable, not its value.
+    """
+    source = os.environ if environ is None else environ
+    options: dict[str, Any] = {}
+    if openai_compatible:
+        options["openai_compatible"] = True
+    if allow_local_network:
+        options["allow_local_network"] = True
+    if api_key_env is not None:
+        key = source.get(api_key_env)
+        if not key:
+            raise EndpointConfigurationError("api_key", f"--api-key-env: ${api_key_env} is not set")
+        options["api_key"] = key
+    return options
+
+
 def run_chat(
     model: str,
     prompt: str,
@@ -96,10 +123,12 @@ def run_chat(
     base_url: str | None = None,
     endpoint: str | None = None,
     agentic_flags: Mapping[str, Any] | None = None,
+    http_flags: Mapping[str, Any] | None = None,
 ) -> int:
     """Stream ``prompt`` to ``model`` and render each chunk; returns the exit code.
 
-    ``agentic_flags`` are the keyword arguments of :func:`agentic_settings_from_flags`.
+    ``agentic_flags`` are the keyword arguments of :func:`agentic_settings_from_flags`,
+    ``http_flags`` those of :func:`http_options_from_flags`.
     """
     renderer = JsonRenderer() if as_json else TerminalRenderer()
 
@@ -109,6 +138,8 @@ def run_chat(
             options["base_url"] = base_url
         if endpoint is not None:
             options["endpoint"] = endpoint
+        if http_flags:
+            options.update(http_options_from_flags(**http_flags))
         settings = agentic_settings_from_flags(**agentic_flags) if agentic_flags else None
         if settings is not None:
             options["agentic_settings"] = settings

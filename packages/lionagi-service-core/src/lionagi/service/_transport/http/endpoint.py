@@ -22,9 +22,17 @@ from __future__ import annotations
 import json
 import logging
 import math
-from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Callable,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from types import TracebackType
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import anyio
 import httpx
@@ -46,14 +54,17 @@ from ..meta import EndpointMeta
 from ..utf8 import Utf8Decoder, decode_utf8, invalid_utf8
 from .auth import build_headers
 from .client import ClientState, new_client
-from .framing import DONE, framer_for_content_type
+from .framing import DONE, NDJSONFramer, SSEFramer, framer_for_content_type
 from .payload import build_payload
 from .pinning import pin, unpin
-from .projection import StreamFormat, StreamProjector, format_for_path, make_projector
+from .projection import StreamProjector
 from .ssrf import Resolver, SSRFGuard
-from .status import describe_url, excerpt, read_bounded, status_error
+from .status import HTTPErrorInfo, describe_url, error_info, excerpt, read_bounded, status_error
 
-__all__ = ["ClientState", "EncodedPayload", "Endpoint"]
+__all__ = ["ClientState", "EncodedPayload", "Endpoint", "StreamFraming"]
+
+StreamFraming = Literal["sse", "ndjson"]
+"""A framing an endpoint class may force for its streams (``Endpoint.stream_framing``)."""
 
 logger = logging.getLogger("lionagi.service.transport")
 
@@ -164,17 +175,24 @@ class EncodedPayload(Mapping[str, Any]):
 class Endpoint:
     """Base endpoint. HTTP adapters subclass it; the catalog binds ``_ENDPOINT_META``.
 
-    ``stream_format`` names the event grammar :meth:`stream` projects; None picks it from the
-    endpoint path (``chat/completions``, ``responses``, ``messages``) or, failing that, from the
-    first event. ``stream_flag`` is the payload key set to true for a streaming request (None:
-    the provider streams without one). ``error_patterns`` are the adapter's own classification
-    rules for its error chunks, checked before the generic ones (see :meth:`stream_error`).
+    Each class declares its stream dialect: ``projector`` is the :class:`StreamProjector` class
+    :meth:`stream` constructs per stream as ``projector(secrets)``. Nothing is guessed from the
+    path or the first event; the base declares none, and :meth:`stream` on a class without one
+    raises ``EndpointConfigurationError(field="stream")`` before any request is built or sent.
+    ``stream_framing`` forces ``"sse"`` or ``"ndjson"`` framing for a dialect whose server
+    labels its stream wrongly; None (the default) picks the framing from the response
+    ``Content-Type`` (framing is a wire fact, the dialect is the class's).
+    ``stream_flag`` is the payload key set to true for a streaming request (None: the provider
+    streams without one). ``error_patterns`` are the adapter's own classification rules for its
+    error chunks, checked before the generic ones (see :meth:`stream_error`); a non-2xx response
+    goes through :meth:`map_status_error` before the generic status mapping.
     """
 
     is_agentic: ClassVar[bool] = False
     is_cli: ClassVar[bool] = False
     _ENDPOINT_META: ClassVar[EndpointMeta | None] = None
-    stream_format: ClassVar[StreamFormat | None] = None
+    projector: ClassVar[type[StreamProjector] | None] = None
+    stream_framing: ClassVar[StreamFraming | None] = None
     stream_flag: ClassVar[str | None] = "stream"
     error_patterns: ClassVar[tuple[ProviderErrorPattern, ...]] = ()
 
@@ -303,8 +321,8 @@ class Endpoint:
             EndpointConfigurationError: a value has no JSON (or query) form; ``field`` is the
                 top-level key that failed, e.g. ``messages``.
         """
-        if stream and self.stream_flag:
-            payload = {**payload, self.stream_flag: True}
+        if stream:
+            payload = self._streaming(dict(payload))
         if self.__config.method in ("GET", "DELETE"):
             return EncodedPayload(payload, params=_encode_params(payload))
         return EncodedPayload(payload, content=_encode_json(payload))
@@ -336,9 +354,22 @@ class Endpoint:
             payload = dict(request)
         else:
             payload, headers = self.create_payload(request, extra_headers)
-        if stream and self.stream_flag:
-            payload[self.stream_flag] = True
+        if stream:
+            payload = self._streaming(payload)
         return payload, headers
+
+    def _streaming(self, payload: dict[str, Any]) -> dict[str, Any]:
+        if self.stream_flag:
+            payload[self.stream_flag] = True
+        return self.stream_payload(payload)
+
+    def stream_payload(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """The payload a streaming request sends, after ``stream_flag`` was set.
+
+        A dialect hook (e.g. to ask for the usage record); ``payload`` is the caller's own
+        copy, so changing it in place is fine. The base returns it unchanged.
+        """
+        return payload
 
     # -- one-shot ---------------------------------------------------------------------------------
 
@@ -489,6 +520,7 @@ class Endpoint:
         are delivered as one batch before the error is raised, and the terminal event's chunks
         come last, after the connection was drained for reuse. Callers own ``aclose()``.
         """
+        projector_class = self._projector_class()
         _reject_runtime_args(runtime_args)
         payload, headers = self._payload_and_headers(
             request, extra_headers, skip_payload_creation, stream=True
@@ -503,8 +535,8 @@ class Endpoint:
             response = await self._send(client, http_request)
         try:
             content_type = response.headers.get("content-type")
-            framer = framer_for_content_type(content_type, secrets)
-            projector = self._new_projector(secrets)
+            framer = self._framer(content_type, secrets)
+            projector = projector_class(secrets)
             # Bytes, decoded here as strict UTF-8: ``aiter_text`` would trust the declared charset.
             decoder = Utf8Decoder(describe_url(url), _charset_note(content_type))
             decode = decoder.decode
@@ -541,10 +573,26 @@ class Endpoint:
             await aclose_shielded(blocks)
             await aclose_shielded(response)
 
-    def _new_projector(self, secrets: tuple[str, ...]) -> StreamProjector:
-        """The projector for one stream; override to support another event grammar."""
-        fmt = type(self).stream_format or format_for_path(self.__config.endpoint)
-        return make_projector(fmt, secrets)
+    def _projector_class(self) -> Callable[[tuple[str, ...]], StreamProjector]:
+        """The declared dialect, or the typed refusal for a class that declares none."""
+        projector = type(self).projector
+        if projector is None:
+            raise EndpointConfigurationError(
+                "stream",
+                f"{type(self).__name__} declares no stream dialect (its 'projector' is None); "
+                "use invoke()/call(), or an endpoint class that declares one",
+            )
+        return projector
+
+    def _framer(
+        self, content_type: str | None, secrets: tuple[str, ...]
+    ) -> SSEFramer | NDJSONFramer:
+        forced = type(self).stream_framing
+        if forced == "sse":
+            return SSEFramer(secrets)
+        if forced == "ndjson":
+            return NDJSONFramer(secrets)
+        return framer_for_content_type(content_type, secrets)
 
     # -- HTTP helpers (AgenticEndpoint overrides these to raise) ----------------------------------
 
@@ -634,7 +682,22 @@ class Endpoint:
         finally:
             with anyio.CancelScope(shield=True):
                 await response.aclose()
-        raise status_error(response, body, secrets=self._secrets())
+        secrets = self._secrets()
+        mapped = self.map_status_error(error_info(response, body, secrets=secrets))
+        if mapped is not None:
+            raise mapped
+        raise status_error(response, body, secrets=secrets)
+
+    def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
+        """The typed error for a non-2xx response, or None for the generic status mapping.
+
+        The hook for a dialect's error vocabulary: ``info`` carries the status, the parsed JSON
+        body (None when the body is not JSON), the redacted excerpt and Retry-After. Checked
+        before :func:`status_error`. Build messages from ``info.where`` and ``info.excerpt``
+        (already redacted), never from the raw body. A subclass adds its mappings and falls back
+        to ``super().map_status_error(info)``. The base maps nothing.
+        """
+        return None
 
     def _http_error(self, exc: httpx.HTTPError, url: httpx.URL) -> ProviderError:
         detail = excerpt(str(exc), self._secrets(), 300)

@@ -1,10 +1,16 @@
 """Vendor stream events to :class:`StreamChunk` (ADR-0027 D3 chunk types).
 
-Three grammars: OpenAI chat completions chunks, OpenAI Responses events and Anthropic Messages
-events. Each projector is a small state machine fed one decoded JSON object at a time; the
-per-event work is dict lookups and one slotted dataclass, never a pydantic model.
+A projector is a small state machine fed one decoded JSON object at a time; the per-event work is
+dict lookups and one slotted dataclass, never a pydantic model. Core owns the projector protocol
+(:class:`StreamProjector`), the subclassable base with the shared helpers
+(:class:`ProjectorBase`) and the one dialect several providers share, OpenAI chat completions
+(:class:`ChatCompletionsProjector`). A vendor's own dialect lives in its distribution. Nothing
+here guesses a dialect: every endpoint class declares its projector (``Endpoint.projector``).
 
-Contract shared by all three:
+``ResponsesProjector`` and ``AnthropicMessagesProjector`` are still here while their
+distributions take them over; no core endpoint selects them.
+
+Contract every projector keeps:
 
 - text deltas -> ``text`` (``is_delta=True``); reasoning deltas -> ``thinking``;
 - tool calls are accumulated and emitted once, complete, as ``tool_use`` with a parsed dict input
@@ -26,7 +32,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from ..._base.chunk import StreamChunk
 from ..._base.errors import ProviderProtocolError
@@ -36,18 +42,16 @@ __all__ = [
     "ANTHROPIC_IGNORED_EVENTS",
     "RESPONSES_IGNORED_EVENTS",
     "AnthropicMessagesProjector",
-    "AutoProjector",
+    "NO_CHUNKS",
     "ChatCompletionsProjector",
+    "PendingToolCall",
+    "ProjectorBase",
     "ResponsesProjector",
-    "StreamFormat",
     "StreamProjector",
-    "format_for_path",
-    "make_projector",
 ]
 
-StreamFormat = Literal["openai_chat", "openai_responses", "anthropic_messages"]
-
-_NONE: tuple[StreamChunk, ...] = ()
+NO_CHUNKS: tuple[StreamChunk, ...] = ()
+"""What ``feed``/``end`` return when an event carries nothing (shared, immutable)."""
 
 # Bookkeeping and telemetry events that carry nothing a StreamChunk needs (their content arrives
 # through the delta and *.done events handled explicitly). Anything not here and not handled is a
@@ -99,17 +103,6 @@ RESPONSES_IGNORED_EVENTS = frozenset(
 
 ANTHROPIC_IGNORED_EVENTS = frozenset({"ping"})
 _ANTHROPIC_IGNORED_DELTAS = frozenset({"signature_delta", "citations_delta"})
-_ANTHROPIC_EVENTS = frozenset(
-    {
-        "message_start",
-        "message_delta",
-        "message_stop",
-        "content_block_start",
-        "content_block_delta",
-        "content_block_stop",
-        *ANTHROPIC_IGNORED_EVENTS,
-    }
-)
 _ANTHROPIC_TOOL_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
 
 
@@ -138,7 +131,30 @@ def _dump(event: Any, secrets: tuple[str, ...]) -> str:
     return excerpt(text, secrets, 300)
 
 
-class _Base:
+class ProjectorBase:
+    """Base for a projector: the state and helpers every dialect shares.
+
+    Subclass it for a vendor dialect and implement ``feed``; override ``end`` only when the
+    dialect's truncation rule differs. Set ``grammar`` to the name errors should show. The
+    endpoint constructs one instance per stream with the endpoint's secrets
+    (``projector_class(secrets)``), so every excerpt a helper builds is redacted.
+
+    State: ``started`` (an event was fed; set it in ``feed``) and ``done`` (the terminal or an
+    error event was projected; the stream loop stops reading then).
+
+    Helpers, so a vendor projector does not re-implement the contract:
+
+    - :meth:`protocol_error`: the :class:`ProviderProtocolError` for an event that breaks the
+      grammar, with a redacted excerpt of the event;
+    - :meth:`error_chunk`: the one ``error`` chunk for a provider error object (ends the stream);
+    - :meth:`tool_input` / :meth:`tool_use_chunk`: a complete tool call with its arguments parsed
+      to a dict (a non-object is a protocol error); :class:`PendingToolCall` accumulates
+      streamed argument fragments until the call is complete;
+    - :meth:`result_chunk`: the one ``result`` chunk with ``usage``/``model``/``finish_reason``;
+    - :meth:`end` / :meth:`truncated`: the truncation policy (a started stream must reach its
+      terminal event; an empty input ends empty).
+    """
+
     __slots__ = ("_secrets", "done", "started")
 
     grammar = "stream"
@@ -148,16 +164,23 @@ class _Base:
         self.done = False
         self.started = False
 
-    def _protocol(self, what: str, event: Any = None) -> ProviderProtocolError:
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """The values redacted from every excerpt this projector builds."""
+        return self._secrets
+
+    def protocol_error(self, what: str, event: Any = None) -> ProviderProtocolError:
+        """``ProviderProtocolError("<grammar>: <what>: <event excerpt>")``, returned to raise."""
         detail = f": {_dump(event, self._secrets)}" if event is not None else ""
         return ProviderProtocolError(f"{self.grammar}: {what}{detail}")
 
-    def _error_chunk(self, error: Any) -> tuple[StreamChunk, ...]:
+    def error_chunk(self, error: Any) -> tuple[StreamChunk, ...]:
         """One error chunk carrying what error classification reads (``code``/``type``/``status``).
 
         ``code`` is the vendor's code, else its type; ``type`` is added when it says more (OpenAI
         sends both; Gemini's string ``status`` such as ``UNAUTHENTICATED`` is its type);
         ``status`` is the HTTP status a vendor puts in the object (Gemini's integer ``code``).
+        Marks the projection done.
         """
         message: Any = error
         code: Any = None
@@ -186,57 +209,98 @@ class _Base:
             ),
         )
 
-    def _tool_input(self, name: str | None, raw: str) -> dict[str, Any]:
+    def tool_input(self, name: str | None, raw: str | dict[str, Any]) -> dict[str, Any]:
+        """Tool-call arguments as a dict: a dict as is, JSON text parsed, blank text ``{}``.
+
+        Raises:
+            ProviderProtocolError: the text is not JSON, or not a JSON object.
+        """
+        if isinstance(raw, dict):
+            return raw
         if not raw.strip():
             return {}
         try:
             value = json.loads(raw)
         except ValueError:
             shown = excerpt(raw, self._secrets, 300)
-            raise self._protocol(
+            raise self.protocol_error(
                 f"tool call {name!r} arguments are not valid JSON: {shown}"
             ) from None
         if not isinstance(value, dict):
-            raise self._protocol(f"tool call {name!r} arguments are not a JSON object")
+            raise self.protocol_error(f"tool call {name!r} arguments are not a JSON object")
         return value
 
-    def _truncated(self) -> ProviderProtocolError:
-        return self._protocol("stream ended before completion")
+    def tool_use_chunk(
+        self,
+        tool_id: str | None,
+        name: str | None,
+        arguments: str | dict[str, Any],
+        metadata: dict[str, Any] | None = None,
+    ) -> StreamChunk:
+        """The one complete ``tool_use`` chunk for a call, input parsed by :meth:`tool_input`."""
+        return StreamChunk(
+            type="tool_use",
+            tool_id=tool_id,
+            tool_name=name,
+            tool_input=self.tool_input(name, arguments),
+            metadata=metadata or {},
+        )
+
+    def truncated(self) -> ProviderProtocolError:
+        """The error for a stream that ended before its grammar's terminal event."""
+        return self.protocol_error("stream ended before completion")
 
     def end(self, *, eof: bool) -> Sequence[StreamChunk]:
         """Only the grammar's terminal event (or an error) completes a stream that started.
 
-        Responses ends with ``response.completed``/``response.incomplete``, Anthropic with
-        ``message_stop``; OpenAI chat overrides this because ``[DONE]`` may be missing.
+        The default for dialects whose terminal event is explicit (set ``done`` when it is fed);
+        OpenAI chat overrides this because ``[DONE]`` may be missing.
         """
         if self.done:
-            return _NONE
+            return NO_CHUNKS
         self.done = True
         if self.started:
-            raise self._truncated()
-        return _NONE
+            raise self.truncated()
+        return NO_CHUNKS
 
     @staticmethod
-    def _result(usage: Any, model: Any, finish_reason: Any) -> StreamChunk:
+    def result_chunk(usage: Any, model: Any, finish_reason: Any) -> StreamChunk:
+        """The one ``result`` chunk a successful stream ends with."""
         return StreamChunk(
             type="result",
             metadata={"usage": usage, "model": model, "finish_reason": finish_reason},
         )
 
 
+class PendingToolCall:
+    """A streamed tool call being assembled: ``id``/``name`` as they arrive, argument fragments.
+
+    ``arguments`` joins the fragments; hand it to :meth:`ProjectorBase.tool_use_chunk` once the
+    dialect says the call is complete.
+    """
+
+    __slots__ = ("args", "id", "name")
+
+    def __init__(self, tool_id: str | None = None, name: str | None = None) -> None:
+        self.id: str | None = tool_id
+        self.name: str | None = name
+        self.args: list[str] = []
+
+    def add(self, fragment: Any) -> None:
+        """Append one argument fragment (a non-string fragment is JSON-encoded first)."""
+        if fragment:
+            self.args.append(fragment if isinstance(fragment, str) else json.dumps(fragment))
+
+    @property
+    def arguments(self) -> str:
+        """The argument text received so far."""
+        return "".join(self.args)
+
+
 # --- OpenAI chat completions ---------------------------------------------------------------------
 
 
-class _ToolCall:
-    __slots__ = ("args", "id", "name")
-
-    def __init__(self) -> None:
-        self.id: str | None = None
-        self.name: str | None = None
-        self.args: list[str] = []
-
-
-class ChatCompletionsProjector(_Base):
+class ChatCompletionsProjector(ProjectorBase):
     """``chat.completion.chunk`` objects; also accepts a whole ``chat.completion`` (one line)."""
 
     __slots__ = ("_finish_reason", "_model", "_tools", "_usage")
@@ -248,18 +312,18 @@ class ChatCompletionsProjector(_Base):
         self._model: Any = None
         self._usage: Any = None
         self._finish_reason: Any = None
-        self._tools: dict[tuple[int, Any], _ToolCall] = {}
+        self._tools: dict[tuple[int, Any], PendingToolCall] = {}
 
     def feed(self, event: Any) -> Sequence[StreamChunk]:
         """Project one chunk object."""
         if type(event) is not dict:
-            raise self._protocol("event is not a JSON object", event)
+            raise self.protocol_error("event is not a JSON object", event)
         self.started = True
         choices = event.get("choices")
         if choices is None:
             if "error" in event:
-                return self._error_chunk(event["error"])
-            raise self._protocol("unrecognized event (no 'choices')", event)
+                return self.error_chunk(event["error"])
+            raise self.protocol_error("unrecognized event (no 'choices')", event)
         model = event.get("model")
         if model:
             self._model = model
@@ -267,7 +331,7 @@ class ChatCompletionsProjector(_Base):
         if usage:
             self._usage = usage
         if not choices:
-            return _NONE
+            return NO_CHUNKS
         out: list[StreamChunk] = []
         for choice in choices:
             index = choice.get("index") or 0
@@ -328,17 +392,13 @@ class ChatCompletionsProjector(_Base):
                 key = (index, slot if slot is not None else (call.get("id") or position))
                 acc = self._tools.get(key)
                 if acc is None:
-                    acc = self._tools[key] = _ToolCall()
+                    acc = self._tools[key] = PendingToolCall()
                 if call.get("id"):
                     acc.id = call["id"]
                 function = call.get("function") or {}
                 if function.get("name"):
                     acc.name = function["name"]
-                arguments = function.get("arguments")
-                if arguments:
-                    acc.args.append(
-                        arguments if isinstance(arguments, str) else json.dumps(arguments)
-                    )
+                acc.add(function.get("arguments"))
 
     def _flush_tools(self, index: int | None, out: list[StreamChunk]) -> None:
         if not self._tools:
@@ -346,35 +406,28 @@ class ChatCompletionsProjector(_Base):
         keys = [k for k in self._tools if index is None or k[0] == index]
         for key in keys:
             acc = self._tools.pop(key)
-            out.append(
-                StreamChunk(
-                    type="tool_use",
-                    tool_id=acc.id,
-                    tool_name=acc.name,
-                    tool_input=self._tool_input(acc.name, "".join(acc.args)),
-                    metadata={"index": key[0]} if key[0] else {},
-                )
-            )
+            meta = {"index": key[0]} if key[0] else {}
+            out.append(self.tool_use_chunk(acc.id, acc.name, acc.arguments, meta))
 
     def end(self, *, eof: bool) -> Sequence[StreamChunk]:
         """``[DONE]`` always completes; EOF completes only after a ``finish_reason``."""
         if self.done:
-            return _NONE
+            return NO_CHUNKS
         self.done = True
         if not self.started:
-            return _NONE
+            return NO_CHUNKS
         if eof and self._finish_reason is None:
-            raise self._truncated()
+            raise self.truncated()
         out: list[StreamChunk] = []
         self._flush_tools(None, out)
-        out.append(self._result(self._usage, self._model, self._finish_reason))
+        out.append(self.result_chunk(self._usage, self._model, self._finish_reason))
         return out
 
 
 # --- OpenAI Responses ----------------------------------------------------------------------------
 
 
-class ResponsesProjector(_Base):
+class ResponsesProjector(ProjectorBase):
     """OpenAI Responses API stream events."""
 
     __slots__ = ()
@@ -384,7 +437,7 @@ class ResponsesProjector(_Base):
     def feed(self, event: Any) -> Sequence[StreamChunk]:
         """Project one event."""
         if type(event) is not dict:
-            raise self._protocol("event is not a JSON object", event)
+            raise self.protocol_error("event is not a JSON object", event)
         self.started = True
         kind = event.get("type")
         if kind == "response.output_text.delta":
@@ -392,7 +445,7 @@ class ResponsesProjector(_Base):
         if kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
             return (StreamChunk(type="thinking", content=event.get("delta") or "", is_delta=True),)
         if kind in RESPONSES_IGNORED_EVENTS:
-            return _NONE
+            return NO_CHUNKS
         if kind == "response.output_item.done":
             return self._item_done(event.get("item") or {})
         if kind in ("response.completed", "response.incomplete"):
@@ -402,13 +455,13 @@ class ResponsesProjector(_Base):
                 details = response.get("incomplete_details") or {}
                 status = details.get("reason") or "incomplete"
             self.done = True
-            return (self._result(response.get("usage"), response.get("model"), status),)
+            return (self.result_chunk(response.get("usage"), response.get("model"), status),)
         if kind == "response.failed":
             response = event.get("response") or {}
-            return self._error_chunk(response.get("error") or {"message": "response failed"})
+            return self.error_chunk(response.get("error") or {"message": "response failed"})
         if kind == "error":
             error = event.get("error")
-            return self._error_chunk(error if error is not None else event)
+            return self.error_chunk(error if error is not None else event)
         if kind == "response.refusal.delta":
             return (
                 StreamChunk(
@@ -418,7 +471,7 @@ class ResponsesProjector(_Base):
                     metadata={"refusal": True},
                 ),
             )
-        raise self._protocol(f"unrecognized event type {kind!r}", event)
+        raise self.protocol_error(f"unrecognized event type {kind!r}", event)
 
     def _item_done(self, item: Any) -> Sequence[StreamChunk]:
         kind = item.get("type")
@@ -429,7 +482,7 @@ class ResponsesProjector(_Base):
                     type="tool_use",
                     tool_id=item.get("call_id") or item.get("id"),
                     tool_name=name,
-                    tool_input=self._tool_input(name, item.get("arguments") or ""),
+                    tool_input=self.tool_input(name, item.get("arguments") or ""),
                 ),
             )
         if kind == "custom_tool_call":
@@ -442,7 +495,7 @@ class ResponsesProjector(_Base):
                 ),
             )
         # message / reasoning / server-side tool items: their content already streamed as deltas.
-        return _NONE
+        return NO_CHUNKS
 
 
 # --- Anthropic Messages --------------------------------------------------------------------------
@@ -459,7 +512,7 @@ class _ToolBlock:
         self.parts: list[str] = []
 
 
-class AnthropicMessagesProjector(_Base):
+class AnthropicMessagesProjector(ProjectorBase):
     """Anthropic Messages API stream events."""
 
     __slots__ = ("_blocks", "_model", "_stop_reason", "_usage")
@@ -476,7 +529,7 @@ class AnthropicMessagesProjector(_Base):
     def feed(self, event: Any) -> Sequence[StreamChunk]:
         """Project one event."""
         if type(event) is not dict:
-            raise self._protocol("event is not a JSON object", event)
+            raise self.protocol_error("event is not a JSON object", event)
         self.started = True
         kind = event.get("type")
         if kind == "content_block_delta":
@@ -486,10 +539,10 @@ class AnthropicMessagesProjector(_Base):
         if kind == "content_block_stop":
             block = self._blocks.pop(event.get("index"), None)
             if block is None:
-                return _NONE
+                return NO_CHUNKS
             raw = "".join(block.parts)
             if raw:
-                tool_input = self._tool_input(block.name, raw)
+                tool_input = self.tool_input(block.name, raw)
             else:
                 tool_input = block.initial if isinstance(block.initial, dict) else {}
             return (
@@ -505,22 +558,22 @@ class AnthropicMessagesProjector(_Base):
             message = event.get("message") or {}
             self._model = message.get("model")
             self._usage = dict(message.get("usage") or {})
-            return _NONE
+            return NO_CHUNKS
         if kind == "message_delta":
             delta = event.get("delta") or {}
             if delta.get("stop_reason"):
                 self._stop_reason = delta["stop_reason"]
             usage = event.get("usage") or {}
             self._usage.update({k: v for k, v in usage.items() if v is not None})
-            return _NONE
+            return NO_CHUNKS
         if kind == "message_stop":
             self.done = True
-            return (self._result(self._usage or None, self._model, self._stop_reason),)
+            return (self.result_chunk(self._usage or None, self._model, self._stop_reason),)
         if kind in ANTHROPIC_IGNORED_EVENTS:
-            return _NONE
+            return NO_CHUNKS
         if kind == "error":
-            return self._error_chunk(event.get("error") or event)
-        raise self._protocol(f"unrecognized event type {kind!r}", event)
+            return self.error_chunk(event.get("error") or event)
+        raise self.protocol_error(f"unrecognized event type {kind!r}", event)
 
     def _delta(self, event: Any) -> Sequence[StreamChunk]:
         delta = event.get("delta") or {}
@@ -534,12 +587,14 @@ class AnthropicMessagesProjector(_Base):
         if kind == "input_json_delta":
             block = self._blocks.get(event.get("index"))
             if block is None:
-                raise self._protocol("input_json_delta for a block that is not a tool_use", event)
+                raise self.protocol_error(
+                    "input_json_delta for a block that is not a tool_use", event
+                )
             block.parts.append(delta.get("partial_json") or "")
-            return _NONE
+            return NO_CHUNKS
         if kind in _ANTHROPIC_IGNORED_DELTAS:
-            return _NONE
-        raise self._protocol(f"unrecognized content_block_delta type {kind!r}", event)
+            return NO_CHUNKS
+        raise self.protocol_error(f"unrecognized content_block_delta type {kind!r}", event)
 
     def _block_start(self, event: Any) -> Sequence[StreamChunk]:
         block = event.get("content_block") or {}
@@ -551,74 +606,4 @@ class AnthropicMessagesProjector(_Base):
         elif kind == "thinking" and block.get("thinking"):
             return (StreamChunk(type="thinking", content=block["thinking"], is_delta=True),)
         # redacted_thinking and server tool results carry nothing a chunk type represents.
-        return _NONE
-
-
-# --- selection -----------------------------------------------------------------------------------
-
-_PROJECTORS: dict[
-    str, type[ChatCompletionsProjector | ResponsesProjector | AnthropicMessagesProjector]
-] = {
-    "openai_chat": ChatCompletionsProjector,
-    "openai_responses": ResponsesProjector,
-    "anthropic_messages": AnthropicMessagesProjector,
-}
-
-
-class AutoProjector:
-    """Picks the grammar from the first event's shape, for endpoints that do not declare one."""
-
-    __slots__ = ("_inner", "_secrets")
-
-    def __init__(self, secrets: tuple[str, ...] = ()) -> None:
-        self._secrets = secrets
-        self._inner: StreamProjector | None = None
-
-    @property
-    def done(self) -> bool:
-        """True once the chosen grammar finished."""
-        return self._inner is not None and self._inner.done
-
-    def _choose(self, event: Any) -> StreamProjector:
-        if type(event) is dict:
-            kind = event.get("type")
-            if "choices" in event or (kind is None and "error" in event):
-                return ChatCompletionsProjector(self._secrets)
-            if isinstance(kind, str) and (kind.startswith("response.") or kind == "error"):
-                return ResponsesProjector(self._secrets)
-            if kind in _ANTHROPIC_EVENTS:
-                return AnthropicMessagesProjector(self._secrets)
-        raise ProviderProtocolError(
-            f"unrecognized stream event (no known grammar): {_dump(event, self._secrets)}"
-        )
-
-    def feed(self, event: Any) -> Sequence[StreamChunk]:
-        """Delegate to the grammar chosen by the first event."""
-        if self._inner is None:
-            self._inner = self._choose(event)
-        return self._inner.feed(event)
-
-    def end(self, *, eof: bool) -> Sequence[StreamChunk]:
-        """Delegate; an input without events ends empty."""
-        return self._inner.end(eof=eof) if self._inner is not None else _NONE
-
-
-def format_for_path(path: str) -> StreamFormat | None:
-    """The grammar an endpoint path conventionally speaks, or None when it is not obvious."""
-    tail = path.strip().strip("/").lower()
-    if tail.endswith("chat/completions"):
-        return "openai_chat"
-    if tail.endswith("responses"):
-        return "openai_responses"
-    if tail.endswith("messages"):
-        return "anthropic_messages"
-    return None
-
-
-def make_projector(
-    stream_format: StreamFormat | None, secrets: tuple[str, ...] = ()
-) -> StreamProjector:
-    """A fresh projector for one stream; None means detect from the first event."""
-    if stream_format is None:
-        return AutoProjector(secrets)
-    return _PROJECTORS[stream_format](secrets)
+        return NO_CHUNKS

@@ -6,8 +6,10 @@ cannot make an error path buffer an unbounded body, and the excerpt stays small 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
@@ -26,7 +28,9 @@ from ..._base.secrets import bounded, redact
 __all__ = [
     "ERROR_BODY_READ_LIMIT",
     "EXCERPT_LIMIT",
+    "HTTPErrorInfo",
     "describe_url",
+    "error_info",
     "excerpt",
     "parse_retry_after",
     "read_bounded",
@@ -87,6 +91,60 @@ def parse_retry_after(
         when = when.replace(tzinfo=UTC)
     current = now or datetime.now(UTC)
     return max(0.0, (when - current).total_seconds())
+
+
+@dataclass(frozen=True, slots=True)
+class HTTPErrorInfo:
+    """What :meth:`Endpoint.map_status_error` reads about one non-2xx response.
+
+    ``where`` is ``"METHOD scheme://host[:port]/path"`` (no userinfo, no query); ``body`` the
+    parsed JSON error body (None when the body is empty or not JSON; parsed from the first
+    ``ERROR_BODY_READ_LIMIT`` bytes); ``excerpt`` the bounded, redacted body text to put in a
+    message; ``retry_after`` the server's Retry-After in seconds, else None; ``headers`` the
+    response headers, for vendor-specific retry hints.
+    """
+
+    status: int
+    where: str
+    body: object
+    excerpt: str
+    retry_after: float | None
+    headers: httpx.Headers
+
+    @property
+    def error(self) -> Mapping[str, object]:
+        """The ``error`` object of an ``{"error": {...}}`` body, else ``{}``."""
+        body = self.body
+        if isinstance(body, dict):
+            inner = body.get("error")
+            if isinstance(inner, dict):
+                return inner
+        return {}
+
+    @property
+    def suffix(self) -> str:
+        """``": <excerpt>"``, or ``""`` for an empty body: the tail generic messages use."""
+        return f": {self.excerpt}" if self.excerpt else ""
+
+
+def error_info(
+    response: httpx.Response, body: bytes, *, secrets: Iterable[str] = ()
+) -> HTTPErrorInfo:
+    """The :class:`HTTPErrorInfo` of a non-2xx ``response`` whose (bounded) body is ``body``."""
+    parsed: object = None
+    if body.strip():
+        try:
+            parsed = json.loads(body.decode("utf-8", "replace"))
+        except ValueError:
+            parsed = None
+    return HTTPErrorInfo(
+        status=response.status_code,
+        where=f"{response.request.method} {describe_url(response.request.url)}",
+        body=parsed,
+        excerpt=excerpt(body, secrets),
+        retry_after=parse_retry_after(response.headers),
+        headers=response.headers,
+    )
 
 
 def status_error(
