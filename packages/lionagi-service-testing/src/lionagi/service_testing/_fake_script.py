@@ -45,7 +45,7 @@ _CHUNK_CHARS = 7
 _MAX_CHUNKS = 100_000
 _MAX_DELAY_MS = 60_000.0
 
-ERROR_STATUSES: Mapping[str, int] = {"401": 401, "429": 429, "500": 500, "503": 503}
+ERROR_STATUSES: Mapping[str, int] = {"401": 401, "403": 403, "429": 429, "500": 500, "503": 503}
 BEHAVIOURS: tuple[str, ...] = (
     "text",
     "thinking",
