@@ -123,8 +123,10 @@ class HTTPChatConformance(OneShotCases):
         call = await case.invoke(model, "thinking")
         assert call.execution.status is EventStatus.COMPLETED, call.execution.error
         response = call.execution.response
-        assert self.response_thinking(response) == THINKING_TEXT
-        assert self.response_text(response) == DEFAULT_TEXT
+        thinking = self.response_thinking(response)
+        assert thinking == THINKING_TEXT, f"reasoning {thinking!r} != {THINKING_TEXT!r}"
+        text = self.response_text(response)
+        assert text == DEFAULT_TEXT, f"answer text {text!r} != {DEFAULT_TEXT!r} (reasoning mixed in?)"
 
     # -- streamed output -------------------------------------------------------------------
 
