@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any, ClassVar
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 from lionagi.service import (
@@ -120,7 +121,7 @@ class RetriesRateLimitItself(Endpoint):
             try:
                 return await super().call(request, **kwargs)
             except ProviderRateLimitError:
-                await anyio.sleep(0)
+                await anyio.lowlevel.checkpoint()
         return await super().call(request, **kwargs)
 
 
@@ -412,6 +413,10 @@ def test_cases_are_plain_synchronous_functions() -> None:
             method = getattr(kit, name)
             assert not inspect.iscoroutinefunction(method), name
             assert list(inspect.signature(method).parameters) == ["self"], name
-            assert (method.__doc__ or "").rstrip().split("\n\n")[-1].lstrip().startswith(
-                "Troubleshooting:"
+            assert (
+                (method.__doc__ or "")
+                .rstrip()
+                .split("\n\n")[-1]
+                .lstrip()
+                .startswith("Troubleshooting:")
             ), f"{name}: the docstring does not end with a Troubleshooting paragraph"

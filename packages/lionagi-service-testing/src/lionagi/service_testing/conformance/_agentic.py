@@ -19,19 +19,21 @@ import anyio
 import pytest
 from pydantic import BaseModel
 
-from lionagi.service import StreamChunk
 from lionagi.service import (
+    AgenticCapabilities,
+    AgenticEndpoint,
     AgenticHandlerError,
     AgenticOperationUnsupported,
     AgenticRequestValidationError,
+    APICalling,
+    EventStatus,
     ProviderError,
     ProviderStreamError,
     RequestDeadlineExceeded,
+    StreamChunk,
+    iModel,
 )
-from lionagi.service import EventStatus
-from lionagi.service import iModel
-from lionagi.service import AgenticCapabilities, AgenticEndpoint
-from lionagi.service import APICalling
+
 from ._leaks import LeakCheck
 from ._scenario import Scenario, output_problems, scenario_applies
 from ._static import static_conformance_problems

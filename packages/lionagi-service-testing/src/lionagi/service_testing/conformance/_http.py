@@ -167,7 +167,7 @@ class HTTPCase:
         behaviour: str,
         request: Mapping[str, Any] | None = None,
         *,
-        timeout: float | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - passed to iModel.invoke as its budget
         **knobs: str,
     ) -> APICalling:
         """``model.invoke`` one call; provider errors stay on the returned event."""
@@ -189,7 +189,7 @@ class HTTPCase:
         behaviour: str,
         request: Mapping[str, Any] | None = None,
         *,
-        timeout: float | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - passed to iModel.stream as its budget
         stop_after: int | None = None,
         **knobs: str,
     ) -> StreamOutcome:

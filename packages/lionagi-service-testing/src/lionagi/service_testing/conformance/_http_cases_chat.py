@@ -38,17 +38,17 @@ def _completed(out: StreamOutcome, what: str) -> None:
         f"{what}: the call ended {out.call.execution.status}"
     )
     results = out.of("result")
-    assert len(results) == 1 and out.chunks[-1] is results[0], (
-        f"{what}: expected exactly one result chunk, last; got {[c.type for c in out.chunks]}"
-    )
+    kinds = [c.type for c in out.chunks]
+    assert len(results) == 1, f"{what}: expected exactly one result chunk; got {kinds}"
+    assert out.chunks[-1] is results[0], f"{what}: the result chunk is not last; got {kinds}"
 
 
 def _check_usage(usage: Any, where: str) -> None:
     numbers = set(numbers_in(usage))
-    assert isinstance(usage, dict) and usage, f"{where}: no usage record (got {usage!r})"
+    assert isinstance(usage, dict), f"{where}: no usage record (got {usage!r})"
+    assert usage, f"{where}: no usage record (got an empty one)"
     assert {USAGE_INPUT, USAGE_OUTPUT} <= numbers, (
-        f"{where}: usage {usage!r} lacks the server's counts ({USAGE_INPUT} in, "
-        f"{USAGE_OUTPUT} out)"
+        f"{where}: usage {usage!r} lacks the server's counts ({USAGE_INPUT} in, {USAGE_OUTPUT} out)"
     )
 
 
@@ -126,7 +126,7 @@ class HTTPChatConformance(OneShotCases):
         thinking = self.response_thinking(response)
         assert thinking == THINKING_TEXT, f"reasoning {thinking!r} != {THINKING_TEXT!r}"
         text = self.response_text(response)
-        assert text == DEFAULT_TEXT, f"answer text {text!r} != {DEFAULT_TEXT!r} (reasoning mixed in?)"
+        assert text == DEFAULT_TEXT, f"answer text {text!r} != {DEFAULT_TEXT!r} (reasoning in it?)"
 
     # -- streamed output -------------------------------------------------------------------
 
@@ -218,9 +218,9 @@ class HTTPChatConformance(OneShotCases):
             f"expected ProviderStreamError, got {type(out.error).__name__}: {out.error}"
         )
         errors = out.of("error")
-        assert len(errors) == 1 and out.chunks[-1] is errors[0], (
-            f"expected one error chunk, last; got {[c.type for c in out.chunks]}"
-        )
+        kinds = [c.type for c in out.chunks]
+        assert len(errors) == 1, f"expected one error chunk; got {kinds}"
+        assert out.chunks[-1] is errors[0], f"the error chunk is not last; got {kinds}"
         assert out.call.execution.status is EventStatus.FAILED
 
     @http_case
@@ -239,8 +239,9 @@ class HTTPChatConformance(OneShotCases):
 
     @http_case
     async def test_stream_disconnect_before_first_chunk_retried(self, case: HTTPCase) -> None:
-        """A stream dropped before any output is retried up to the policy, then a
-        ``ProviderConnectionError``; no chunk was yielded.
+        """A stream dropped before any output is retried, then a ``ProviderConnectionError``.
+
+        No chunk may have been yielded, and the attempts are the policy's.
 
         Troubleshooting: before the first chunk nothing reached the caller, so the lifecycle
         retries; the transport must raise ``ProviderConnectionError`` for the drop.
@@ -258,8 +259,9 @@ class HTTPChatConformance(OneShotCases):
 
     @http_case
     async def test_stream_disconnect_after_first_chunk_not_retried(self, case: HTTPCase) -> None:
-        """A stream dropped after output reached the caller raises at once: one request, no
-        replay.
+        """A stream dropped after output reached the caller raises at once, with no replay.
+
+        Exactly one request reaches the server.
 
         Troubleshooting: output the caller has seen must never be produced twice; an adapter
         must not reconnect inside ``stream()`` after it yielded.
@@ -278,8 +280,9 @@ class HTTPChatConformance(OneShotCases):
 
     @http_case
     async def test_stream_deadline_bounds_a_stall(self, case: HTTPCase) -> None:
-        """A stream that stalls after its first chunk ends at the deadline with
-        ``RequestDeadlineExceeded(phase="stream")``.
+        """A stream that stalls after its first chunk ends at the deadline.
+
+        The error is ``RequestDeadlineExceeded(phase="stream")``, within a generous bound.
 
         Troubleshooting: do not shield reads from cancellation or wait on an unbounded timer;
         the supervisor cancels the read at the deadline.
@@ -300,8 +303,9 @@ class HTTPChatConformance(OneShotCases):
 
     @http_case
     async def test_stream_cancellation(self, case: HTTPCase) -> None:
-        """Cancelling the consumer mid-stream cancels the call, and ``aclose()`` after the
-        first chunk does too; neither leaves a connection behind.
+        """Cancelling the consumer mid-stream, or ``aclose()`` after a chunk, cancels the call.
+
+        Neither leaves a connection behind (the harness counts descriptors).
 
         Troubleshooting: never catch the cancellation exception in ``stream()`` (re-raise it),
         close the response in ``finally``, and do not yield from ``finally``.

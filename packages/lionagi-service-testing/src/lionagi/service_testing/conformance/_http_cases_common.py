@@ -95,8 +95,10 @@ class OneShotCases(HTTPConformanceBase):
 
     @http_case
     async def test_rate_limit_429_retried_with_retry_after(self, case: HTTPCase) -> None:
-        """A 429 is retried up to the policy, then a ``ProviderRateLimitError`` with
-        ``retry_after``; a ``Retry-After`` longer than the policy allows ends after one attempt.
+        """A 429 is retried up to the policy, then a ``ProviderRateLimitError``.
+
+        Its ``retry_after`` is the server's value; a ``Retry-After`` longer than the policy
+        allows ends after one attempt, without sleeping.
 
         Troubleshooting: retries belong to the lifecycle layer, one attempt per endpoint call; an
         adapter that loops inside ``call`` multiplies the count. ``retry_after`` must be the
@@ -168,8 +170,9 @@ class OneShotCases(HTTPConformanceBase):
 
     @http_case
     async def test_overloaded_is_capacity_or_server_error(self, case: HTTPCase) -> None:
-        """An overloaded provider is a retryable ``ProviderCapacityError`` or
-        ``ProviderServerError``, retried up to the policy.
+        """An overloaded provider is a retryable capacity or server error.
+
+        ``ProviderCapacityError`` or ``ProviderServerError``, retried up to the policy.
 
         Troubleshooting: overload is temporary and not the caller's quota: do not map it to
         ``ProviderQuotaError``, and keep it retryable.
@@ -183,8 +186,7 @@ class OneShotCases(HTTPConformanceBase):
         )
         assert not isinstance(exc, ProviderQuotaError), "overload reported as a quota error"
         assert case.attempts == self.max_attempts, (
-            f"overloaded was attempted {case.attempts} times; the policy allows "
-            f"{self.max_attempts}"
+            f"overloaded was attempted {case.attempts} times; the policy allows {self.max_attempts}"
         )
 
     @http_case
@@ -201,8 +203,9 @@ class OneShotCases(HTTPConformanceBase):
 
     @http_case
     async def test_disconnect_before_response_is_retried(self, case: HTTPCase) -> None:
-        """A connection closed before any response byte is a ``ProviderConnectionError``,
-        retried up to the policy.
+        """A connection closed before any response byte is retried, then typed.
+
+        The error is ``ProviderConnectionError``; the attempts are the policy's.
 
         Troubleshooting: the transport must raise ``ProviderConnectionError`` (retryable) for a
         dropped connection; an adapter that re-raises it as a protocol or generic error stops

@@ -82,9 +82,7 @@ def tool_offer(dialect: str) -> dict[str, Any]:
         return {"tools": [{**tool, "description": _DESCRIPTION}]}
     if dialect == "anthropic_messages":
         return {
-            "tools": [
-                {"name": TOOL_NAME, "description": _DESCRIPTION, "input_schema": TOOL_SCHEMA}
-            ]
+            "tools": [{"name": TOOL_NAME, "description": _DESCRIPTION, "input_schema": TOOL_SCHEMA}]
         }
     if dialect == "gemini":
         declaration = {"name": TOOL_NAME, "description": _DESCRIPTION, "parameters": TOOL_SCHEMA}
@@ -126,14 +124,14 @@ def response_text(dialect: str, body: Any) -> str:
         content = message.get("content")
         return content if isinstance(content, str) else ""
     if dialect == "openai_responses":
-        parts = [
+        texts = [
             _dict(part).get("text") or ""
             for item in map(_dict, _list(body.get("output")))
             if item.get("type") == "message"
             for part in _list(item.get("content"))
             if _dict(part).get("type") == "output_text"
         ]
-        return "".join(parts)
+        return "".join(texts)
     if dialect == "anthropic_messages":
         blocks = map(_dict, _list(body.get("content")))
         return "".join(b.get("text") or "" for b in blocks if b.get("type") == "text")
@@ -184,7 +182,8 @@ def response_tool_uses(dialect: str, body: Any) -> list[ToolUse]:
         calls = [_dict(_dict(c).get("function")) for c in _list(message.get("tool_calls"))]
         return [(c.get("name"), _arguments(c.get("arguments"))) for c in calls]
     if dialect == "openai_responses":
-        items = [i for i in map(_dict, _list(body.get("output"))) if i.get("type") == "function_call"]
+        output = map(_dict, _list(body.get("output")))
+        items = [i for i in output if i.get("type") == "function_call"]
         return [(i.get("name"), _arguments(i.get("arguments"))) for i in items]
     if dialect == "anthropic_messages":
         blocks = [b for b in map(_dict, _list(body.get("content"))) if b.get("type") == "tool_use"]

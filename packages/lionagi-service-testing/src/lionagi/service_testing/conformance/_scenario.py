@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import StrEnum
 
-from lionagi.service import StreamChunk
+from lionagi.service import AgenticCapabilities, StreamChunk
 from lionagi.service.agentic import CHUNK_TYPES
-from lionagi.service import AgenticCapabilities
 
 __all__ = ["CONTENT_TYPES", "Scenario", "output_problems", "scenario_applies"]
 

@@ -12,11 +12,15 @@ from typing import get_args
 
 from pydantic import BaseModel
 
-from lionagi.service import EndpointRegistry
-from lionagi.service import CatalogSnapshot
-from lionagi.service import AgenticCapabilities, AgenticEndpoint, AgenticTransport
-from lionagi.service import Endpoint
-from lionagi.service import EndpointType
+from lionagi.service import (
+    AgenticCapabilities,
+    AgenticEndpoint,
+    AgenticTransport,
+    CatalogSnapshot,
+    Endpoint,
+    EndpointRegistry,
+    EndpointType,
+)
 
 __all__ = [
     "RegisteredAgenticEndpoint",

@@ -23,15 +23,16 @@ import anyio
 import pytest
 
 from lionagi.service import (
+    AgenticEndpoint,
     AgenticRequestValidationError,
+    EventStatus,
     ProviderError,
     ProviderExecutableNotFound,
     ProviderProtocolError,
     ProviderStreamError,
     RequestDeadlineExceeded,
 )
-from lionagi.service import EventStatus
-from lionagi.service import AgenticEndpoint
+
 from .. import fake_clis
 from ._agentic import AgenticEndpointConformance
 from ._leaks import alive
