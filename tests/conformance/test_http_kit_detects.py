@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import gc
+import logging
 import warnings
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, ClassVar
@@ -197,6 +198,23 @@ class LeaksKeyInRepr(Endpoint):
         return f"LeaksKeyInRepr(key={self.config.secret_value()})"
 
 
+class LogsKey(Endpoint):
+    async def call(self, request: Any, **kwargs: Any) -> Any:
+        logging.getLogger("acme.adapter").debug("calling with key %s", self.config.secret_value())
+        return await super().call(request, **kwargs)
+
+
+class KeyOnTheError(Endpoint):
+    """Attaches the request headers (with the bearer token) to the error it raises."""
+
+    async def call(self, request: Any, **kwargs: Any) -> Any:
+        try:
+            return await super().call(request, **kwargs)
+        except ProviderAuthError as exc:
+            exc.sent_headers = dict(kwargs.get("extra_headers") or {})  # type: ignore[attr-defined]
+            raise
+
+
 class NeverClosesClient(Endpoint):
     async def aclose(self) -> None:
         return None
@@ -333,6 +351,8 @@ DETECTS: list[tuple[type[Any], type[Endpoint], str, str]] = [
     (Chat, DropAsProtocolError, "test_disconnect_before_response_is_retried", "Connection"),
     (Chat, IgnoresDeadline, "test_deadline_bounds_a_stalled_call", "deadline"),
     (Chat, LeaksKeyInRepr, "test_api_key_never_leaks", "repr\\(endpoint\\)"),
+    (Chat, LogsKey, "test_api_key_never_leaks", "a log record"),
+    (Chat, KeyOnTheError, "test_api_key_never_leaks", "vars\\(ProviderUnauthorizedError\\)"),
     (Chat, NeverClosesClient, "test_closes_its_client", "left its HTTP client"),
     (Chat, SwallowsErrorEvents, "test_stream_error_event_is_typed", "ProviderStreamError"),
     (
