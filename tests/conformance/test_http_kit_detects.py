@@ -24,8 +24,10 @@ from lionagi.service import (
     ProviderAuthError,
     ProviderClientError,
     ProviderConnectionError,
+    ProviderContextError,
     ProviderError,
     ProviderProtocolError,
+    ProviderQuotaError,
     ProviderRateLimitError,
     ProviderServerError,
     ProviderUnauthorizedError,
@@ -124,6 +126,30 @@ class RetriesRateLimitItself(Endpoint):
             except ProviderRateLimitError:
                 await anyio.lowlevel.checkpoint()
         return await super().call(request, **kwargs)
+
+
+class ContextAsPlainClientError(Endpoint):
+    async def call(self, request: Any, **kwargs: Any) -> Any:
+        try:
+            return await super().call(request, **kwargs)
+        except ProviderContextError as exc:
+            raise ProviderClientError(str(exc), status=400) from None
+
+
+class QuotaAsServerError(Endpoint):
+    async def call(self, request: Any, **kwargs: Any) -> Any:
+        try:
+            return await super().call(request, **kwargs)
+        except ProviderQuotaError as exc:
+            raise ProviderServerError(str(exc), status=500) from None
+
+
+class OverloadAsQuota(Endpoint):
+    async def call(self, request: Any, **kwargs: Any) -> Any:
+        try:
+            return await super().call(request, **kwargs)
+        except ProviderServerError as exc:
+            raise ProviderRateLimitError(str(exc)) from None
 
 
 class ServerErrorsNotRetryable(Endpoint):
@@ -347,6 +373,14 @@ DETECTS: list[tuple[type[Any], type[Endpoint], str, str]] = [
     (Chat, Forbidden403AsClientError, "test_auth_403_is_auth_error_not_retried", "403"),
     (Chat, RetriesRateLimitItself, "test_rate_limit_429_retried_with_retry_after", "attempted"),
     (Chat, ServerErrorsNotRetryable, "test_server_errors_retried_then_typed", "Server"),
+    (
+        Chat,
+        ContextAsPlainClientError,
+        "test_context_length_is_context_error_not_retried",
+        "ProviderContextError",
+    ),
+    (Chat, QuotaAsServerError, "test_quota_is_quota_error", "ProviderQuotaError"),
+    (Chat, OverloadAsQuota, "test_overloaded_is_capacity_or_server_error", "CapacityError or"),
     (Chat, SwallowsMalformedBody, "test_malformed_body_is_protocol_error_not_retried", "FAILED"),
     (Chat, DropAsProtocolError, "test_disconnect_before_response_is_retried", "Connection"),
     (Chat, IgnoresDeadline, "test_deadline_bounds_a_stalled_call", "deadline"),
@@ -403,16 +437,14 @@ def test_kit_detects_planted_defect(
 
 
 def test_every_case_has_a_detecting_defect() -> None:
-    """Every case the kit offers (that runs today) is covered by a planted defect above."""
+    """Every case has a planted defect: shared cases on the chat kit, the rest on their own."""
     covered = {(kit, case) for kit, _, case, _ in DETECTS}
-    skipped_today = {
-        "test_context_length_is_context_error_not_retried",
-        "test_quota_is_quota_error",
-        "test_overloaded_is_capacity_or_server_error",
-    }
-    chat_cases = {n for n in dir(Chat) if n.startswith("test_")} - skipped_today
-    missing = sorted(n for n in chat_cases if (Chat, n) not in covered)
-    assert missing == [], f"cases without a kit-detects defect: {missing}"
+    for kit in (Chat, Embeddings, JSON):
+        own = {n for n in vars(kit.__mro__[1]) if n.startswith("test_")}
+        if kit is Chat:
+            own |= {n for n in dir(kit) if n.startswith("test_")}
+        missing = sorted(n for n in own if not any((k, n) in covered for k in (Chat, kit)))
+        assert missing == [], f"{kit.__name__}: cases without a kit-detects defect: {missing}"
 
 
 @pytest.mark.parametrize("kit", [Chat, Embeddings, JSON])

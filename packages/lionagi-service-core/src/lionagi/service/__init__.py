@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from ._base.errors import ProviderClientError as ProviderClientError
     from ._base.errors import ProviderConnectionError as ProviderConnectionError
     from ._base.errors import ProviderContextError as ProviderContextError
+    from ._base.errors import ProviderContextLengthError as ProviderContextLengthError
     from ._base.errors import ProviderDisconnectError as ProviderDisconnectError
     from ._base.errors import ProviderError as ProviderError
     from ._base.errors import ProviderExecutableNotFound as ProviderExecutableNotFound
@@ -179,6 +180,7 @@ _LAZY: dict[str, str] = {
     "ProviderClientError": "._base.errors",
     "ProviderConnectionError": "._base.errors",
     "ProviderContextError": "._base.errors",
+    "ProviderContextLengthError": "._base.errors",
     "ProviderDiagnostic": "._base.diagnostics",
     "ProviderDisconnectError": "._base.errors",
     "ProviderEndpointSpec": "._catalog.specs",

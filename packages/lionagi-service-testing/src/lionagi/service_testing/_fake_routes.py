@@ -31,7 +31,7 @@ from ._fake_request import (
     responses_facts,
 )
 from ._fake_responses import responses_json, responses_stream
-from ._fake_script import Script, ScriptError, build_script
+from ._fake_script import ERROR_MESSAGES, Script, ScriptError, build_script
 from ._fake_wire import USAGE_INPUT, Rendered, dumps
 
 __all__ = ["FakeApp"]
@@ -213,7 +213,8 @@ class FakeApp:
                     *headers,
                     (b"retry-after", script.retry_after.encode("latin-1", "replace")),
                 )
-            return _error(route.vendor, script.status, headers, script.credential)
+            message = ERROR_MESSAGES.get(script.behaviour)
+            return _error(route.vendor, script.status, headers, script.credential, message)
         fail = script.behaviour == "stream_error"
         if facts.stream and route.stream is not None:
             rendered: Rendered = route.stream(script, seq, facts, fail=fail)

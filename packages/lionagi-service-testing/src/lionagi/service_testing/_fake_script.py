@@ -21,6 +21,7 @@ from ._fake_wire import split_text
 __all__ = [
     "BEHAVIOURS",
     "DEFAULT_TEXT",
+    "ERROR_MESSAGES",
     "ERROR_STATUSES",
     "KEYWORDS",
     "OVERSIZED_BYTES",
@@ -45,7 +46,24 @@ _CHUNK_CHARS = 7
 _MAX_CHUNKS = 100_000
 _MAX_DELAY_MS = 60_000.0
 
-ERROR_STATUSES: Mapping[str, int] = {"401": 401, "403": 403, "429": 429, "500": 500, "503": 503}
+ERROR_STATUSES: Mapping[str, int] = {
+    "401": 401,
+    "403": 403,
+    "429": 429,
+    "500": 500,
+    "503": 503,
+    "context_length": 400,
+    "quota": 429,
+    "overloaded": 503,
+}
+# Error behaviours whose body says more than the status: the wording providers use.
+ERROR_MESSAGES: Mapping[str, str] = {
+    "context_length": "This model's maximum context length is 8192 tokens, but the request "
+    "used 9000 tokens (context_length_exceeded).",
+    "quota": "You exceeded your current quota, please check your plan and billing details "
+    "(insufficient_quota).",
+    "overloaded": "The model is overloaded. Please try again later.",
+}
 BEHAVIOURS: tuple[str, ...] = (
     "text",
     "thinking",

@@ -20,7 +20,9 @@ tool result, a text answer quoting it), ``FAIL401``, ``FAIL429``, ``FAIL500``. K
 default ``"1"``). A 401 body echoes up to 64 characters of the credential the client sent, so
 clients can test that they redact provider error text.
 
-Other behaviours (header only): ``usage``, ``503``, ``disconnect_before``, ``disconnect_after``,
+Other behaviours (header only): ``usage``, ``403``, ``503``, ``context_length`` (a 400 saying
+the prompt is too long), ``quota`` (a 429 saying the quota is spent), ``overloaded`` (a 503
+saying the model is overloaded), ``disconnect_before``, ``disconnect_after``,
 ``stall``, ``oversized`` (one 2 MiB SSE line), ``malformed`` (one data line of invalid JSON) and
 ``stream_error`` (the vendor's in-stream failure: Anthropic ``event: error``, Responses
 ``response.failed``, an ``{"error": ...}`` chunk for chat and Gemini).

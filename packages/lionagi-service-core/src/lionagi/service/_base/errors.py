@@ -18,7 +18,9 @@ Tree::
     ├── ProviderStatusError                      HTTP status other than 2xx: .status, .body_excerpt
     │   ├── ProviderClientError                  4xx
     │   │   ├── ProviderRateLimitError           429, also a ProviderQuotaError: .retry_after
-    │   │   └── ProviderUnauthorizedError        401/403, also a ProviderAuthError
+    │   │   ├── ProviderUnauthorizedError        401/403, also a ProviderAuthError
+    │   │   └── ProviderContextLengthError       4xx saying the prompt is too long, also a
+    │   │                                          ProviderContextError
     │   └── ProviderServerError                  5xx
     ├── ProviderTransportError                   bytes did not flow
     │   ├── ProviderConnectionError              connect/read failure or transport timeout
@@ -263,6 +265,15 @@ class ProviderRateLimitError(ProviderClientError, ProviderQuotaError):
 
 class ProviderUnauthorizedError(ProviderClientError, ProviderAuthError):
     """401 or 403: the credentials were refused."""
+
+
+class ProviderContextLengthError(ProviderClientError, ProviderContextError):
+    """A 4xx whose body says the prompt exceeds the model's context window; not retried.
+
+    Providers answer an over-long prompt with a plain 400 (OpenAI ``context_length_exceeded``,
+    Anthropic "prompt is too long"); the body decides the family, so ``except
+    ProviderContextError`` catches it on HTTP as it does for CLI and stream errors.
+    """
 
 
 class ProviderServerError(ProviderStatusError):

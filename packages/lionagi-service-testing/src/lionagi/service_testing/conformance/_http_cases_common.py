@@ -165,7 +165,7 @@ class OneShotCases(HTTPConformanceBase):
         credits"); an adapter must not report it as a server or generic client error.
         """
         model = case.model()
-        call = await case.invoke(model, "quota")
+        call = await case.invoke(model, "quota", retry_after=self.retry_after)
         raised(call, ProviderQuotaError, "an exhausted quota")
 
     @http_case
