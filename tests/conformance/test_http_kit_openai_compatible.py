@@ -1,5 +1,6 @@
 """The HTTP kit run against core's own endpoints: the generic OpenAI-compatible chat endpoint,
-a plain endpoint on the embeddings route, and a plain JSON endpoint.
+plain endpoints on the Responses and Messages routes (core's other two stream grammars), the
+embeddings route, and plain JSON endpoints.
 
 This is the ten-line file an HTTP adapter author writes (``docs/conformance.md``).
 """
@@ -35,17 +36,19 @@ class TestOpenAICompatibleChat(HTTPChatConformance):
         return {"model": "fake-model", "messages": [{"role": "user", "content": "hello"}]}
 
 
+def plain_config(path: str, base_url: str, api_key: str) -> dict[str, Any]:
+    return {
+        "name": path,
+        "provider": "conformance-data",
+        "endpoint": path,
+        "base_url": base_url,
+        "api_key": api_key,
+        "allow_local_network": True,
+    }
+
+
 def plain_endpoint(path: str, base_url: str, api_key: str) -> Endpoint:
-    return Endpoint(
-        {
-            "name": path,
-            "provider": "conformance-data",
-            "endpoint": path,
-            "base_url": base_url,
-            "api_key": api_key,
-            "allow_local_network": True,
-        }
-    )
+    return Endpoint(plain_config(path, base_url, api_key))
 
 
 class TestPlainEmbeddings(HTTPEmbeddingsConformance):
@@ -74,3 +77,35 @@ class TestPlainJSONSearch(HTTPJSONConformance):
 
     def valid_request(self) -> dict[str, Any]:
         return {"query": "alpha"}
+
+
+class TestPlainResponses(HTTPChatConformance):
+    """Core's Responses grammar on a plain endpoint: the kit's ``openai_responses`` readers."""
+
+    dialect = "openai_responses"
+    tool_calls = True
+    reasoning = True
+
+    def make_endpoint(self, base_url: str, api_key: str) -> Endpoint:
+        return plain_endpoint("responses", base_url, api_key)
+
+    def valid_request(self) -> dict[str, Any]:
+        return {"model": "fake-model", "input": "hello"}
+
+
+class TestPlainAnthropicMessages(HTTPChatConformance):
+    """Core's Messages grammar on a plain endpoint (``x-api-key`` auth)."""
+
+    dialect = "anthropic_messages"
+    tool_calls = True
+    reasoning = True
+
+    def make_endpoint(self, base_url: str, api_key: str) -> Endpoint:
+        return Endpoint({**plain_config("messages", base_url, api_key), "auth_type": "x-api-key"})
+
+    def valid_request(self) -> dict[str, Any]:
+        return {
+            "model": "fake-claude",
+            "max_tokens": 64,
+            "messages": [{"role": "user", "content": "hello"}],
+        }
