@@ -241,6 +241,13 @@ class KeyOnTheError(Endpoint):
             raise
 
 
+class WrongPath(Endpoint):
+    """Posts to a path the provider does not serve (a typo in the endpoint path)."""
+
+    def __init__(self, config: Any, **kwargs: Any) -> None:
+        super().__init__(config, **{**kwargs, "endpoint": "chat/completion"})
+
+
 class NeverClosesClient(Endpoint):
     async def aclose(self) -> None:
         return None
@@ -388,6 +395,7 @@ DETECTS: list[tuple[type[Any], type[Endpoint], str, str]] = [
     (Chat, LogsKey, "test_api_key_never_leaks", "a log record"),
     (Chat, KeyOnTheError, "test_api_key_never_leaks", "vars\\(ProviderUnauthorizedError\\)"),
     (Chat, NeverClosesClient, "test_closes_its_client", "left its HTTP client"),
+    (Chat, WrongPath, "test_one_shot_text", "no openai_chat route"),
     (Chat, SwallowsErrorEvents, "test_stream_error_event_is_typed", "ProviderStreamError"),
     (
         Chat,
