@@ -21,6 +21,7 @@ headers (``APICalling.headers``), never to the request model or the endpoint con
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import secrets as _secrets
@@ -40,6 +41,7 @@ from lionagi.service import (
     StreamChunk,
     iModel,
 )
+from lionagi.service.http import ClientState
 
 from .._fake_script import BEHAVIOURS
 from ..fake_server import FakeProviderServer
@@ -54,7 +56,6 @@ _SECRET_PREFIX = "sk-lionagi-conformance-"
 _NO_ROUTE = "no fake route"
 # Dialects the fake server gained late: a 404 there may mean an older server, not a bad path.
 _NEWER_DIALECTS = frozenset({"ollama", "json"})
-_CLOSED = "closed"
 
 F = TypeVar("F", bound=Callable[..., Awaitable[None]])
 
@@ -250,7 +251,7 @@ class HTTPCase:
                 f"iModel.close() did not finish within {self.kit.settle_timeout} s"
             )
             state = model.endpoint.client_state
-            assert str(getattr(state, "value", state)) == _CLOSED, (
+            assert state is ClientState.CLOSED, (
                 f"{type(model.endpoint).__name__}.aclose() left its HTTP client {state}: the "
                 "endpoint's pool (and its sockets) outlive the model"
             )
@@ -315,14 +316,23 @@ async def _case(
     try:
         fds = open_fd_count()
         case: HTTPCase | None = None
-        with anyio.fail_after(kit.case_timeout):
+        with anyio.move_on_after(kit.case_timeout) as hang:
             async with FakeProviderServer() as server:
                 case = HTTPCase(kit, server, new_secret())
                 try:
                     await body(kit, case)
-                finally:
-                    await case.close_models()
+                except BaseException:
+                    # The case's own failure is the verdict; a close problem must not mask it.
+                    with anyio.CancelScope(shield=True), contextlib.suppress(AssertionError):
+                        await case.close_models()
+                    raise
+                await case.close_models()
+        assert not hang.cancelled_caught, (
+            f"the case did not finish within case_timeout={kit.case_timeout} s (a call ignored "
+            "cancellation, or close() hung)"
+        )
         await _fds_back_to(fds, kit.settle_timeout)
+        assert case is not None, "the fake provider server did not start"
         leaks = case.secret_leaks(capture.texts)
         assert not leaks, f"the API key appeared in: {', '.join(leaks)}"
     finally:
