@@ -109,3 +109,18 @@ class TestPlainAnthropicMessages(HTTPChatConformance):
             "max_tokens": 64,
             "messages": [{"role": "user", "content": "hello"}],
         }
+
+
+class TestPlainGeminiOneShot(HTTPChatConformance):
+    """Gemini's generateContent, one-shot only (core has no Gemini stream grammar)."""
+
+    dialect = "gemini"
+    streams = False
+    tool_calls = True
+    reasoning = True
+
+    def make_endpoint(self, base_url: str, api_key: str) -> Endpoint:
+        return plain_endpoint("models/fake-gemini:generateContent", base_url, api_key)
+
+    def valid_request(self) -> dict[str, Any]:
+        return {"contents": [{"role": "user", "parts": [{"text": "hello"}]}]}
