@@ -12,9 +12,11 @@ import pytest
 from lionagi.service import (
     ProviderClientError,
     ProviderConnectionError,
+    ProviderContextError,
     ProviderProtocolError,
     ProviderRateLimitError,
     ProviderServerError,
+    ProviderStatusContextError,
     ProviderStatusError,
     ProviderUnauthorizedError,
 )
@@ -184,3 +186,27 @@ async def test_mock_transport_is_injectable(make_endpoint):
     ep = make_endpoint("http://127.0.0.1:9", transport=httpx.MockTransport(handler))
     assert await ep.call({"model": "m"}) == {"ok": True}
     assert seen[0].url.path == "/chat/completions"
+
+
+# The bodies OpenAI(-compatible servers) and Anthropic send for an over-long prompt.
+_CONTEXT_BODIES = [
+    '{"error": {"message": "This model\'s maximum context length is 8192 tokens. However, '
+    'your messages resulted in 9000 tokens.", "type": "invalid_request_error", '
+    '"param": "messages", "code": "context_length_exceeded"}}',
+    '{"type": "error", "error": {"type": "invalid_request_error", '
+    '"message": "prompt is too long: 210000 tokens > 200000 maximum"}}',
+]
+
+
+@pytest.mark.parametrize("body", _CONTEXT_BODIES)
+async def test_context_length_4xx_is_a_context_error(serve, make_endpoint, wire, body):
+    """An over-long prompt is a 400 everywhere; its body puts it in the context family."""
+    server = await serve(lambda req: wire.full(400, body))
+    ep = make_endpoint(server.base_url)
+    with pytest.raises(ProviderContextError) as info:
+        await ep.call({"model": "m"})
+    assert type(info.value) is ProviderStatusContextError
+    assert isinstance(info.value, ProviderClientError)  # still a refused request, status kept
+    assert info.value.status == 400
+    assert not info.value.retryable
+    assert "context window" in str(info.value)

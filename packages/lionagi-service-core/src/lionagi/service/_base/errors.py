@@ -283,7 +283,13 @@ class ProviderQuotaExhaustedError(ProviderClientError, ProviderQuotaError):
 
 
 class ProviderStatusContextError(ProviderClientError, ProviderContextError):
-    """A 4xx response saying the request does not fit the model's context window."""
+    """A 4xx response saying the request does not fit the model's context window; not retried.
+
+    Providers answer an over-long prompt with a plain 400 (OpenAI ``context_length_exceeded``,
+    Anthropic "prompt is too long"): a vendor's error hook or, failing that, the body text
+    decides the family, so ``except ProviderContextError`` catches it on HTTP as it does for CLI
+    and stream errors.
+    """
 
 
 class ProviderServerError(ProviderStatusError):

@@ -1,4 +1,4 @@
-"""The agentic adapter conformance kit (ADR-0030 D6), shipped for third-party providers.
+"""Conformance kits for adapters: agentic (ADR-0030 D6) and HTTP, for third-party providers.
 
 Subclass a base class in a test module, implement its hooks, and pytest runs every case against
 your adapter; capability flags switch cases on and off, and every case's docstring ends with a
@@ -8,6 +8,10 @@ your adapter; capability flags switch cases on and off, and every case's docstri
   ``valid_request()``.
 - :class:`SubprocessAgenticConformance`: CLI adapters; implement ``make_cli_endpoint(argv_prefix,
   terminate_grace=...)``, ``cli_events(scenario)`` and ``valid_request()``.
+- :class:`HTTPChatConformance`, :class:`HTTPEmbeddingsConformance`, :class:`HTTPJSONConformance`:
+  HTTP adapters run against the fake provider server; set ``dialect`` and capability flags,
+  implement ``make_endpoint(base_url, api_key)`` and ``valid_request()``. Cases are synchronous
+  tests (each runs its own event loop), so they need no async pytest plugin.
 - :func:`registered_agentic_endpoints` / :func:`assert_static_conformance`: declarations of every
   agentic endpoint in the installed catalog.
 
@@ -16,6 +20,12 @@ This module imports pytest; ``import lionagi.service`` never imports it.
 
 from ._agentic import AgenticEndpointConformance as AgenticEndpointConformance
 from ._agentic import WorkProbe as WorkProbe
+from ._http import HTTPCase as HTTPCase
+from ._http import StreamOutcome as StreamOutcome
+from ._http_base import HTTPConformanceBase as HTTPConformanceBase
+from ._http_cases_chat import HTTPChatConformance as HTTPChatConformance
+from ._http_cases_data import HTTPEmbeddingsConformance as HTTPEmbeddingsConformance
+from ._http_cases_data import HTTPJSONConformance as HTTPJSONConformance
 from ._leaks import LeakCheck as LeakCheck
 from ._leaks import alive as alive
 from ._leaks import child_pids as child_pids
@@ -39,9 +49,15 @@ __all__ = [
     "HOSTILE_PROMPT",
     "VENDOR_GRAMMAR_SCENARIOS",
     "AgenticEndpointConformance",
+    "HTTPCase",
+    "HTTPChatConformance",
+    "HTTPConformanceBase",
+    "HTTPEmbeddingsConformance",
+    "HTTPJSONConformance",
     "LeakCheck",
     "RegisteredAgenticEndpoint",
     "Scenario",
+    "StreamOutcome",
     "SubprocessAgenticConformance",
     "WorkProbe",
     "alive",

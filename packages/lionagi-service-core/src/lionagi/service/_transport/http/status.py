@@ -20,10 +20,12 @@ from ..._base.errors import (
     ProviderProtocolError,
     ProviderRateLimitError,
     ProviderServerError,
+    ProviderStatusContextError,
     ProviderStatusError,
     ProviderUnauthorizedError,
 )
 from ..._base.secrets import bounded, redact
+from ..classify import DEFAULT_ERROR_PATTERNS
 
 __all__ = [
     "ERROR_BODY_READ_LIMIT",
@@ -40,6 +42,9 @@ __all__ = [
 ERROR_BODY_READ_LIMIT = 64 * 1024
 EXCERPT_LIMIT = 2048
 _SECONDS = re.compile(r"\d+(?:\.\d+)?")
+# The one family a plain 4xx body decides: an over-long prompt is a 400 at every provider, and
+# callers must tell it from other refused requests (trim the prompt vs. fix the request).
+_CONTEXT = next(rule for rule in DEFAULT_ERROR_PATTERNS if rule.kind == "context")
 
 
 def describe_url(url: httpx.URL) -> str:
@@ -174,6 +179,13 @@ def status_error(
     if status in (401, 403):
         return ProviderUnauthorizedError(
             f"{where} refused the credentials: HTTP {status}; check the API key{suffix}",
+            status=status,
+            body_excerpt=text,
+        )
+    if 400 <= status < 500 and _CONTEXT.search(text, None):
+        return ProviderStatusContextError(
+            f"{where} refused the request: HTTP {status}, the prompt exceeds the model's "
+            f"context window{suffix}",
             status=status,
             body_excerpt=text,
         )
