@@ -37,6 +37,7 @@ from .. import fake_clis
 from ._agentic import AgenticEndpointConformance
 from ._leaks import alive
 from ._scenario import Scenario
+from ._sync import sync_case
 
 __all__ = [
     "CONFORMANCE_SECRET",
@@ -208,6 +209,7 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
 
     # -- D4: framing and pipes --------------------------------------------------------------------
 
+    @sync_case
     async def test_child_is_exec_directly_with_argv_intact(self) -> None:
         """The fake CLI's parent is the test process and its argv prefix is intact.
 
@@ -230,6 +232,7 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
         ]
 
     @pytest.mark.parametrize("framing", ["split", "concat"])
+    @sync_case
     async def test_split_and_concatenated_json(self, framing: str) -> None:
         """Events cut across writes, or concatenated without newlines, give identical chunks.
 
@@ -244,6 +247,7 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
         )
         assert framed == baseline
 
+    @sync_case
     async def test_stderr_flood_does_not_block_stdout(self) -> None:
         """More than 256 KiB of stderr while streaming stdout neither deadlocks nor changes output.
 
@@ -259,6 +263,7 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
         assert flooded == baseline
 
     @pytest.mark.parametrize("raw", ["42\n", "[1, 2]\n"], ids=["scalar", "array"])
+    @sync_case
     async def test_non_mapping_stdout_is_a_protocol_error(self, raw: str) -> None:
         """A JSON value that is not an object fails the run with ProviderProtocolError.
 
@@ -275,6 +280,7 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
 
     # -- D4: exits and errors ---------------------------------------------------------------------
 
+    @sync_case
     async def test_nonzero_exit_is_typed_with_bounded_redacted_stderr(self) -> None:
         """A non-zero exit after output raises a typed error whose stderr is bounded and redacted.
 
@@ -314,6 +320,7 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
             assert len(text) <= self.stderr_tail_limit, f"error {label} is {len(text)} chars"
         assert call.status is EventStatus.FAILED
 
+    @sync_case
     async def test_missing_executable_is_refused_before_launch(self) -> None:
         """A missing binary raises ProviderExecutableNotFound with an install hint; no launch.
 
@@ -339,6 +346,7 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
 
     # -- D4: teardown -----------------------------------------------------------------------------
 
+    @sync_case
     async def test_sigterm_ignored_escalates_to_sigkill(self) -> None:
         """A CLI that ignores SIGTERM is SIGKILLed after ``terminate_grace`` on consumer close.
 
@@ -365,6 +373,7 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
         assert call.status is EventStatus.CANCELLED
 
     @pytest.mark.parametrize("ignore_term", [False, True], ids=["term", "ignore-term"])
+    @sync_case
     async def test_grandchildren_die_with_the_group(self, ignore_term: bool) -> None:
         """Processes the CLI started in its group are killed with it on consumer close.
 
@@ -393,6 +402,7 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
                     await anyio.sleep(0.01)
         assert not [pid for pid in pids if alive(pid)], "grandchildren survived the group"
 
+    @sync_case
     async def test_stall_until_deadline_aborts_and_reaps(self) -> None:
         """A CLI that hangs past the caller's deadline: ABORTED, group killed and reaped.
 
@@ -431,6 +441,7 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
         return repo, outside
 
     @pytest.mark.parametrize("escape", ["traversal", "absolute", "symlink"])
+    @sync_case
     async def test_workspace_escape_is_refused_before_launch(self, escape: str) -> None:
         """``..``, an absolute path or a symlink out of the repository is refused before launch.
 
@@ -450,6 +461,7 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
         assert chunks == []
         assert self.launches() == [], "the CLI was launched with an escaping workspace"
 
+    @sync_case
     async def test_contained_workspace_runs_there(self) -> None:
         """A workspace inside the repository is accepted (and becomes the working directory).
 
@@ -494,6 +506,7 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
             return []
         return [json.loads(line) for line in path.read_text().splitlines() if line]
 
+    @sync_case
     async def test_prompt_arrives_verbatim(self) -> None:
         """A prompt starting with ``-`` and holding quotes, ``$(...)`` and newlines arrives intact.
 
@@ -525,6 +538,7 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
             f"the prompt did not arrive verbatim: argv {args!r}, stdin {record['stdin']!r}"
         )
 
+    @sync_case
     async def test_stdin_is_not_inherited(self) -> None:
         """The CLI never reads the test process's stdin: it gets /dev/null or a pipe you wrote.
 
@@ -559,6 +573,7 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
             "the CLI's stdin is the test process's stdin"
         )
 
+    @sync_case
     async def test_resumed_turn_carries_the_session(self) -> None:
         """A resumable adapter's second turn really resumes: the CLI receives the session id.
 
