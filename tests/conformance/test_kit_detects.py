@@ -2,8 +2,9 @@
 
 A generated test module subclasses the kit for a conforming scripted adapter and for adapters
 each broken in one way; a separate pytest process (no ini file, so no ``anyio_mode = "auto"``:
-the kit's cases are synchronous tests that need no async plugin) runs the relevant cases, and the JUnit report must
-show the conforming class passing and every broken one caught by the case that targets it.
+the kit's cases are synchronous tests that need no async plugin) runs the relevant cases, and
+the JUnit report must show the conforming class passing and every broken one caught by the case
+that targets it.
 """
 
 from __future__ import annotations

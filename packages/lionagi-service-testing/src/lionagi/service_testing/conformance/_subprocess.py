@@ -28,8 +28,8 @@ import pytest
 
 from lionagi.service import (
     AgenticEndpoint,
-    AgenticSettings,
     AgenticRequestValidationError,
+    AgenticSettings,
     EventStatus,
     ProviderError,
     ProviderExecutableNotFound,
@@ -494,9 +494,7 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
             "ignore_term": True,
         }
         for operation in ("stream", "invoke"):
-            endpoint = self.configured_cli_endpoint(
-                replay_argv(self.write_plan(plan)), timeout=cap
-            )
+            endpoint = self.configured_cli_endpoint(replay_argv(self.write_plan(plan)), timeout=cap)
             assert endpoint.config.timeout == cap, (
                 f"make_cli_endpoint(timeout={cap}) built an endpoint whose config.timeout is "
                 f"{endpoint.config.timeout}: the adapter overrides the local cap"
@@ -512,7 +510,7 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
                 else:
                     try:
                         await model.invoke(api_call=call)
-                        exc = call.exception
+                        exc = call.exception if isinstance(call.exception, Exception) else None
                     except RequestDeadlineExceeded as raised:
                         exc = raised
             elapsed = time.monotonic() - started
@@ -549,11 +547,13 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
         binary = self._workdir / "deployed-python"
         if not binary.is_symlink():
             binary.symlink_to(sys.executable)
-        settings = AgenticSettings(
-            binary=str(binary),
-            env={_SETTING_VAR: _SETTING_VALUE},
-            cwd=deploy,
-            config_home="isolated",
+        settings = AgenticSettings.model_validate(
+            {
+                "binary": str(binary),
+                "env": {_SETTING_VAR: _SETTING_VALUE},
+                "cwd": deploy,
+                "config_home": "isolated",
+            }
         )
         plan = self.write_plan({"events": list(self.cli_events(Scenario.TEXT))})
         argv = record_argv(plan, self._workdir / "record.jsonl")
@@ -579,9 +579,9 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
             assert record["executable"] == str(binary), (
                 f"{label}: ran {record['executable']}, not settings.binary"
             )
-            assert env.get("HOME") and env.get("HOME") != user_home, (
-                f"{label}: HOME is {env.get('HOME')!r}, not an isolated home"
-            )
+            home = env.get("HOME")
+            assert home, f"{label}: the CLI got no HOME"
+            assert home != user_home, f"{label}: HOME is the user's, not an isolated home"
 
     @pytest.mark.parametrize("ending", ["cancel", "close", "deadline"])
     @sync_case
