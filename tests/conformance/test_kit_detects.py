@@ -312,6 +312,24 @@ CLI_MODULE = textwrap.dedent(
             super().__init__(config, **{**kwargs, "timeout": 3600.0})  # "agents run long"
 
 
+    class EndsQuietlyAtItsOwnTimer(ReferenceCliEndpoint):
+        async def _stream_agentic(self, request, *, runtime_args, local_timeout):
+            inner = super()._stream_agentic(
+                request, runtime_args=runtime_args, local_timeout=local_timeout
+            )
+            end = anyio.current_time() + self.config.timeout / 2  # its own timer, not core's
+            try:
+                while True:
+                    try:
+                        with anyio.fail_after(max(0.0, end - anyio.current_time())):
+                            chunk = await inner.__anext__()
+                    except (StopAsyncIteration, TimeoutError):
+                        return  # "out of time: end the turn"
+                    yield chunk
+            finally:
+                await inner.aclose()
+
+
     class CopyDropsSettings(ReferenceCliEndpoint):
         def copy(self):
             other = type(self)(self.config, argv=self.argv, terminate_grace=self.terminate_grace)
@@ -409,6 +427,10 @@ CLI_MODULE = textwrap.dedent(
         endpoint_type = OverridesTheCap
 
 
+    class TestEndsQuietlyAtItsOwnTimer(Base):
+        endpoint_type = EndsQuietlyAtItsOwnTimer
+
+
     class TestCopyDropsSettings(Base):
         endpoint_type = CopyDropsSettings
 
@@ -427,6 +449,7 @@ CLI_CAUGHT = {
     "TestRetryNoticeIsFailure": "test_retry_notice_is_not_a_failure",
     "TestForgetsToResume": "test_resumed_turn_carries_the_session",
     "TestOverridesTheCap": "test_local_cap_is_honoured",
+    "TestEndsQuietlyAtItsOwnTimer": "test_local_cap_is_honoured",
     "TestCopyDropsSettings": "test_copy_keeps_deployment_settings",
     "TestOwnProcessGroupOnly": "test_setsid_descendants_do_not_survive",
 }

@@ -476,7 +476,7 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
         """With no caller deadline, a stalled CLI is stopped at the endpoint's local cap.
 
         The endpoint is built with ``timeout=local_cap`` (its ``EndpointConfig.timeout``); the
-        fake CLI stalls after its first event with a grandchild, both ignoring SIGTERM. Stream
+        fake CLI stalls after its first events, with a grandchild in its group. Stream
         and invoke must end ABORTED with RequestDeadlineExceeded whose ``local_cap`` is that cap,
         within ``local_cap + cap_slack`` seconds, and every process must be gone.
 
@@ -491,7 +491,6 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
             "events": list(self.cli_events(Scenario.TEXT)),
             "children": 1,
             "stall": True,
-            "ignore_term": True,
         }
         for operation in ("stream", "invoke"):
             endpoint = self.configured_cli_endpoint(replay_argv(self.write_plan(plan)), timeout=cap)
