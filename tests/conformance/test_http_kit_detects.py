@@ -1,9 +1,9 @@
 """The HTTP kit fails an adapter with one planted defect in the case that targets it.
 
 Each defect is a small ``OpenAIChatEndpoint`` subclass over the generic OpenAI-compatible
-config (or a plain embeddings/JSON endpoint). The case method is called directly, as pytest would call it (the
-cases are synchronous), and must raise ``AssertionError``; the same case passes for the
-undamaged endpoint in ``test_http_kit_openai_compatible.py``.
+config (or a plain embeddings/JSON endpoint). The case method is called directly, as pytest
+would call it (the cases are synchronous), and must raise ``AssertionError``; the same case
+passes for the undamaged endpoint in ``test_http_kit_openai_compatible.py``.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from lionagi.service import AgenticSettings
 from lionagi.service_testing.conformance import Scenario, SubprocessAgenticConformance
 from lionagi.service_testing.reference_cli import ReferenceCliEndpoint
 
@@ -56,9 +57,17 @@ EVENTS: dict[Scenario, list[dict[str, Any]]] = {
 
 class TestReferenceCliConformance(SubprocessAgenticConformance):
     def make_cli_endpoint(
-        self, argv_prefix: Sequence[str], *, terminate_grace: float
+        self,
+        argv_prefix: Sequence[str],
+        *,
+        terminate_grace: float,
+        settings: AgenticSettings | None = None,
+        timeout: float | None = None,
     ) -> ReferenceCliEndpoint:
-        return ReferenceCliEndpoint(argv=argv_prefix, terminate_grace=terminate_grace)
+        config = {"timeout": timeout} if timeout is not None else {}
+        return ReferenceCliEndpoint(
+            argv=argv_prefix, terminate_grace=terminate_grace, settings=settings, **config
+        )
 
     def cli_events(self, scenario: Scenario) -> Sequence[Mapping[str, Any]]:
         return EVENTS[scenario]

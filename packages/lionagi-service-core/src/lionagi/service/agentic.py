@@ -21,6 +21,9 @@ from ._transport.subprocess import PromptMode as PromptMode
 from ._transport.subprocess import SubprocessSpec as SubprocessSpec
 from ._transport.subprocess import build_flag_args as build_flag_args
 from ._transport.subprocess import contained_path as contained_path
+from ._transport.subprocess import (
+    contains_setsid_descendants as contains_setsid_descendants,
+)
 from ._transport.subprocess import discover_cli as discover_cli
 from ._transport.subprocess import json_events as json_events
 from ._transport.subprocess import json_events_from_process as json_events_from_process
@@ -46,6 +49,7 @@ __all__ = [
     "build_flag_args",
     "collect_call_result",
     "contained_path",
+    "contains_setsid_descendants",
     "discover_cli",
     "enforce_agentic_contract",
     "json_events",

@@ -15,6 +15,9 @@ your adapter; capability flags switch cases on and off, and every case's docstri
 - :func:`registered_agentic_endpoints` / :func:`assert_static_conformance`: declarations of every
   agentic endpoint in the installed catalog.
 
+Every case is a synchronous test running its own event loop (:func:`sync_case`), so the kit
+works under anyio's pytest plugin, pytest-asyncio (strict or auto) or no async plugin.
+
 This module imports pytest; ``import lionagi.service`` never imports it.
 """
 
@@ -30,6 +33,7 @@ from ._leaks import LeakCheck as LeakCheck
 from ._leaks import alive as alive
 from ._leaks import child_pids as child_pids
 from ._leaks import open_fd_count as open_fd_count
+from ._leaks import tagged_pids as tagged_pids
 from ._scenario import VENDOR_GRAMMAR_SCENARIOS as VENDOR_GRAMMAR_SCENARIOS
 from ._scenario import Scenario as Scenario
 from ._scenario import output_problems as output_problems
@@ -43,6 +47,7 @@ from ._subprocess import HOSTILE_PROMPT as HOSTILE_PROMPT
 from ._subprocess import SubprocessAgenticConformance as SubprocessAgenticConformance
 from ._subprocess import record_argv as record_argv
 from ._subprocess import replay_argv as replay_argv
+from ._sync import sync_case as sync_case
 
 __all__ = [
     "CONFORMANCE_SECRET",
@@ -70,4 +75,6 @@ __all__ = [
     "replay_argv",
     "scenario_applies",
     "static_conformance_problems",
+    "sync_case",
+    "tagged_pids",
 ]

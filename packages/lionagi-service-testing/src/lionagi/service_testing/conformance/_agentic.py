@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any, ClassVar
 
 import anyio
@@ -37,6 +37,7 @@ from lionagi.service import (
 from ._leaks import LeakCheck
 from ._scenario import VENDOR_GRAMMAR_SCENARIOS, Scenario, output_problems, scenario_applies
 from ._static import static_conformance_problems
+from ._sync import sync_case
 
 __all__ = ["AgenticEndpointConformance", "WorkProbe"]
 
@@ -102,10 +103,10 @@ class AgenticEndpointConformance(ABC):
         case_timeout: hang guard for each case; settle_timeout: wait for tasks to finish.
 
     After every case the kit checks that no task, child process or file descriptor the case
-    created is left.
+    created is left. Every async case is a synchronous test running its own event loop
+    (:func:`sync_case`), so the kit needs no async pytest plugin and works under anyio's plugin
+    or pytest-asyncio (strict or auto mode) alike.
     """
-
-    pytestmark: ClassVar[list[pytest.MarkDecorator]] = [pytest.mark.anyio]
 
     unknown_field: ClassVar[str] = "lionagi_conformance_unknown_field"
     accepts_extra_headers: ClassVar[bool] = False
@@ -147,15 +148,16 @@ class AgenticEndpointConformance(ABC):
             self.__dict__["_endpoint_class"] = cached
         return cached
 
-    # -- fixtures ---------------------------------------------------------------------------------
+    # -- per-case setup and teardown ---------------------------------------------------------------
 
-    @pytest.fixture
-    def anyio_backend(self) -> str:
-        """Subprocess support runs on asyncio; pin the backend for every case."""
-        return "asyncio"
+    @asynccontextmanager
+    async def case_scope(self) -> AsyncIterator[None]:
+        """Entered by :func:`sync_case` around every async case, on the case's own event loop.
 
-    @pytest.fixture(autouse=True)
-    async def _conformance_case(self, anyio_backend: str) -> AsyncIterator[None]:
+        Takes the leak baseline, and afterwards closes every model the case made and verifies
+        nothing is left. Not a fixture: an async fixture runs only under the plugin that claims
+        it, and the kit must run under anyio's plugin, pytest-asyncio or neither.
+        """
         self._leaks = LeakCheck(settle=self.settle_timeout)
         self._probes = {}
         self._models = []
@@ -174,6 +176,12 @@ class AgenticEndpointConformance(ABC):
             "still holds its admission lease (its cleanup never completed)"
         )
         await self._leaks.verify()
+
+    @pytest.fixture(autouse=True)
+    def _conformance_state(self) -> None:
+        """Fresh per-case state for the synchronous cases too (they need no event loop)."""
+        self._probes = {}
+        self._models = []
 
     # -- helpers for cases ------------------------------------------------------------------------
 
@@ -347,6 +355,7 @@ class AgenticEndpointConformance(ABC):
 
     # -- D2: validation before work ---------------------------------------------------------------
 
+    @sync_case
     async def test_unknown_request_field_is_refused_before_work(self) -> None:
         """An unknown field raises AgenticRequestValidationError naming it; nothing starts.
 
@@ -380,6 +389,7 @@ class AgenticEndpointConformance(ABC):
             endpoint.create_payload({**request, field: _noop})
         assert info.value.field == field
 
+    @sync_case
     async def test_runtime_args_never_reach_the_payload(self) -> None:
         """Declared handlers go to ``call_kwargs`` and ``runtime_args``, never into the payload.
 
@@ -415,6 +425,7 @@ class AgenticEndpointConformance(ABC):
         assert exc is None, repr(exc)
         assert self.probe(endpoint).runtime_args[-1].get(name) is handler
 
+    @sync_case
     async def test_undeclared_runtime_arg_is_refused_before_work(self) -> None:
         """A runtime keyword the adapter does not declare raises AgenticHandlerError; no work.
 
@@ -435,6 +446,7 @@ class AgenticEndpointConformance(ABC):
         assert chunks == []
         assert not self.work_started(endpoint)
 
+    @sync_case
     async def test_extra_headers_are_refused_before_work(self) -> None:
         """Generic ``extra_headers`` raise AgenticRequestValidationError("extra_headers").
 
@@ -471,6 +483,7 @@ class AgenticEndpointConformance(ABC):
         ],
         ids=str,
     )
+    @sync_case
     async def test_output_contract(self, scenario: Scenario) -> None:
         """Each scenario's chunks obey D3 and show what the scenario promises.
 
@@ -498,6 +511,7 @@ class AgenticEndpointConformance(ABC):
         self._assert_output(chunks, scenario)
 
     @pytest.mark.parametrize("scenario", [Scenario.TEXT, Scenario.USAGE, Scenario.SESSION], ids=str)
+    @sync_case
     async def test_invoke_folds_the_stream(self, scenario: Scenario) -> None:
         """``iModel.invoke`` completes with an AgenticCallResult holding every key.
 
@@ -525,6 +539,7 @@ class AgenticEndpointConformance(ABC):
             assert result["session_id"]
             assert result["session_id"] == model.provider_session_id
 
+    @sync_case
     async def test_invoke_on_stream_only_endpoint_is_refused_before_work(self) -> None:
         """A stream-only adapter refuses invoke with AgenticOperationUnsupported("invoke").
 
@@ -547,6 +562,7 @@ class AgenticEndpointConformance(ABC):
 
     # -- ADR-0029 terminal states through iModel --------------------------------------------------
 
+    @sync_case
     async def test_text_stream_completes(self) -> None:
         """A normal answer streams through iModel and leaves the event COMPLETED.
 
@@ -558,6 +574,7 @@ class AgenticEndpointConformance(ABC):
         assert call.status is EventStatus.COMPLETED
         self._assert_output(chunks, Scenario.TEXT)
 
+    @sync_case
     async def test_provider_error_fails_after_one_error_chunk(self) -> None:
         """One error chunk reaches the consumer, then ProviderStreamError; the event is FAILED.
 
@@ -580,6 +597,7 @@ class AgenticEndpointConformance(ABC):
         assert type(exc) is type(endpoint.stream_error(chunks[-1])), repr(exc)
         await self.assert_invoke_fails(endpoint, model, like=exc)
 
+    @sync_case
     async def test_empty_stream_completes(self) -> None:
         """No output and a clean end of stream is a normal completion, not an error.
 
@@ -596,6 +614,7 @@ class AgenticEndpointConformance(ABC):
             assert done.status is EventStatus.COMPLETED, done.execution.error
             assert done.execution.response["result"] == ""
 
+    @sync_case
     async def test_transport_error_is_typed(self) -> None:
         """A transport failure raises a typed ProviderError (not an error chunk, not EOF).
 
@@ -612,6 +631,7 @@ class AgenticEndpointConformance(ABC):
         assert call.exception is exc
         await self.assert_invoke_fails(endpoint, model)
 
+    @sync_case
     async def test_cancellation_yields_nothing_and_cancels(self) -> None:
         """Cancelling a stalled stream (or invoke) yields nothing more and marks it CANCELLED.
 
@@ -639,6 +659,7 @@ class AgenticEndpointConformance(ABC):
             assert scope.cancelled_caught, "the stalled invoke returned on its own"
             assert again.status is EventStatus.CANCELLED
 
+    @sync_case
     async def test_consumer_close_cancels_and_releases(self) -> None:
         """``aclose()`` mid-stream returns cleanly, marks CANCELLED and releases everything.
 
@@ -667,6 +688,7 @@ class AgenticEndpointConformance(ABC):
             assert aclose is not None, "AgenticEndpoint.stream() must return a closable iterator"
             await aclose()
 
+    @sync_case
     async def test_deadline_aborts(self) -> None:
         """A stalled run that outlives the caller's deadline raises RequestDeadlineExceeded.
 
@@ -697,6 +719,7 @@ class AgenticEndpointConformance(ABC):
         assert field is not None
         return getattr(call.payload["request"], field)
 
+    @sync_case
     async def test_session_is_confirmed_stored_and_injected(self) -> None:
         """A confirmed id is stored, injected into ``resume_field`` next time; explicit wins.
 
@@ -729,6 +752,7 @@ class AgenticEndpointConformance(ABC):
     @pytest.mark.parametrize(
         "scenario", [Scenario.PROVIDER_ERROR, Scenario.TRANSPORT_ERROR, Scenario.STALL], ids=str
     )
+    @sync_case
     async def test_failure_never_erases_the_session(self, scenario: Scenario) -> None:
         """After a failed or cancelled run the last confirmed session id is still stored.
 
@@ -752,6 +776,7 @@ class AgenticEndpointConformance(ABC):
         stored = model.provider_session_id
         assert stored == _PRIOR_SESSION or stored in _session_ids(chunks), stored
 
+    @sync_case
     async def test_copy_shares_session_only_when_asked(self) -> None:
         """``copy(share_session=True)`` carries the confirmed id; a plain copy starts empty.
 
@@ -780,6 +805,7 @@ class AgenticEndpointConformance(ABC):
         fresh_call = fresh.create_api_calling(**self.valid_request())
         assert self._resume_value(fresh_call) == getattr(baseline, field)
 
+    @sync_case
     async def test_non_resumable_adapter_gets_no_session(self) -> None:
         """A non-resumable adapter publishes no ``session_id`` and never receives one.
 
@@ -820,6 +846,7 @@ class AgenticEndpointConformance(ABC):
         assert reason.strip(), f"inapplicable_scenarios[{scenario}] needs a reason"
         pytest.skip(f"{scenario} is inapplicable: {reason}")
 
+    @sync_case
     async def test_result_does_not_repeat_streamed_text(self) -> None:
         """Text streamed as deltas and repeated whole on the result event reaches the consumer once.
 
@@ -847,6 +874,7 @@ class AgenticEndpointConformance(ABC):
             assert isinstance(folded, str)
             assert len(folded) < 2 * len("".join(streamed)), f"folded text repeats: {folded!r}"
 
+    @sync_case
     async def test_error_flagged_message_is_an_error_not_text(self) -> None:
         """An assistant message the provider flags as an error becomes one error chunk, not text.
 
@@ -866,6 +894,7 @@ class AgenticEndpointConformance(ABC):
         assert call.status is EventStatus.FAILED
         await self.assert_invoke_fails(endpoint, model, like=exc)
 
+    @sync_case
     async def test_retry_notice_is_not_a_failure(self) -> None:
         """A retry or reconnecting notice, then an answer, completes with the answer.
 

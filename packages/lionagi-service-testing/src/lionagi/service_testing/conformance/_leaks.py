@@ -19,7 +19,14 @@ from pathlib import Path
 
 import anyio
 
-__all__ = ["LeakCheck", "alive", "child_pids", "open_fd_count", "proc_available"]
+__all__ = [
+    "LeakCheck",
+    "alive",
+    "child_pids",
+    "open_fd_count",
+    "proc_available",
+    "tagged_pids",
+]
 
 _PROC = Path("/proc")
 
@@ -47,6 +54,28 @@ def alive(pid: int) -> bool:
     """True while ``pid`` exists and is not a zombie."""
     stat = _stat(pid)
     return stat is not None and stat[0] != "Z"
+
+
+def tagged_pids(tag: str) -> list[int]:
+    """Live (non-zombie) processes, other than this one, with ``tag`` as an argv element.
+
+    Finds descendants whatever their parent, group or session: a ``setsid()`` grandchild
+    reparented to PID 1 still carries the tag its ancestor gave it.
+    """
+    found: list[int] = []
+    if not proc_available():
+        return found
+    needle = tag.encode()
+    for entry in os.listdir(_PROC):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            argv = (_PROC / entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if needle in argv and alive(int(entry)):
+            found.append(int(entry))
+    return found
 
 
 def open_fd_count() -> int:

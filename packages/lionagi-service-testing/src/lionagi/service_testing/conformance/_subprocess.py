@@ -10,12 +10,16 @@ between", "SIGTERM was ignored" and "grandchildren existed" without trusting the
 
 from __future__ import annotations
 
+import contextlib
+import inspect
 import json
 import os
+import signal
 import sys
 import time
+import uuid
 from abc import abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -25,6 +29,7 @@ import pytest
 from lionagi.service import (
     AgenticEndpoint,
     AgenticRequestValidationError,
+    AgenticSettings,
     EventStatus,
     ProviderError,
     ProviderExecutableNotFound,
@@ -32,11 +37,13 @@ from lionagi.service import (
     ProviderStreamError,
     RequestDeadlineExceeded,
 )
+from lionagi.service.agentic import contains_setsid_descendants
 
 from .. import fake_clis
 from ._agentic import AgenticEndpointConformance
-from ._leaks import alive
+from ._leaks import alive, tagged_pids
 from ._scenario import Scenario
+from ._sync import sync_case
 
 __all__ = [
     "CONFORMANCE_SECRET",
@@ -54,6 +61,13 @@ HOSTILE_PROMPT = "-v --help \"double\" 'single' $(touch pwned) `id` --\n\tsecond
 _STDIN_MARKER = "lionagi-conformance-parent-stdin-marker"
 CONFORMANCE_SECRET = "sk-conformance-0123456789abcdefSECRET"
 _FATAL_LINE = f"fatal: conformance failure (token {CONFORMANCE_SECRET})"
+_SETTING_VAR = "LIONAGI_CONFORMANCE_DEPLOYMENT"
+_SETTING_VALUE = "kept-by-copy"
+_NO_CONTAINMENT = (
+    "per-call cgroups are unavailable here (not Linux, cgroup v1 only, or no delegated cgroup "
+    "v2 subtree): core's teardown reaches only the process group, its documented limit, so a "
+    "setsid() descendant cannot be contained"
+)
 
 
 def replay_argv(plan: str | os.PathLike[str], *, python: str | None = None) -> list[str]:
@@ -103,11 +117,20 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
             the id to appear in the resumed run's argv or stdin.
         workspace_sets_cwd: the workspace becomes the child's working directory (default True).
         terminate_grace: grace passed to ``make_cli_endpoint`` (default 0.3 s).
+        make_cli_endpoint keywords: declare ``settings`` (an :class:`AgenticSettings`) and
+            ``timeout`` (the ``EndpointConfig.timeout`` local cap) as optional keyword
+            parameters to run the settings-copy and local-cap cases; a hook without them
+            (the original signature) still works and those cases are skipped, saying why.
+        local_cap, cap_slack: the cap the local-cap case configures and the time allowed on
+            top of it for teardown; setsid_deadline: the caller deadline of the setsid case.
         stderr_flood_bytes, stderr_tail_limit: stderr written in the flood cases and the
             largest diagnostic text accepted on the raised error.
     """
 
     terminate_grace: ClassVar[float] = 0.3
+    local_cap: ClassVar[float] = 0.5
+    cap_slack: ClassVar[float] = 3.0
+    setsid_deadline: ClassVar[float] = 3.0
     stderr_flood_bytes: ClassVar[int] = 1024 * 1024
     stderr_tail_limit: ClassVar[int] = 16 * 1024
     workspace_sets_cwd: ClassVar[bool] = True
@@ -176,6 +199,25 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
         argv = replay_argv(self.write_plan(plan, name=name))
         return self.instrument(self.make_cli_endpoint(argv, terminate_grace=self.terminate_grace))
 
+    def configured_cli_endpoint(
+        self, argv: Sequence[str], **options: AgenticSettings | float
+    ) -> AgenticEndpoint:
+        """An instrumented :meth:`make_cli_endpoint` given ``options`` (``settings``, ``timeout``).
+
+        Skips the case when the hook declares no such keyword: adapters written against the
+        original ``make_cli_endpoint(argv_prefix, *, terminate_grace)`` keep working.
+        """
+        params = inspect.signature(self.make_cli_endpoint).parameters
+        takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+        for name in options:
+            if name not in params and not takes_any:
+                pytest.skip(
+                    f"make_cli_endpoint() takes no {name}= keyword: add "
+                    f"'{name}=None' to the hook and pass it to your adapter to run this case"
+                )
+        hook: Callable[..., AgenticEndpoint] = self.make_cli_endpoint
+        return self.instrument(hook(argv, terminate_grace=self.terminate_grace, **options))
+
     def make_endpoint(self, scenario: Scenario) -> AgenticEndpoint:
         """Your adapter pointed at a replay of :meth:`plan_for` ``(scenario)``."""
         argv = replay_argv(self.write_plan(self.plan_for(scenario)))
@@ -208,6 +250,7 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
 
     # -- D4: framing and pipes --------------------------------------------------------------------
 
+    @sync_case
     async def test_child_is_exec_directly_with_argv_intact(self) -> None:
         """The fake CLI's parent is the test process and its argv prefix is intact.
 
@@ -230,6 +273,7 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
         ]
 
     @pytest.mark.parametrize("framing", ["split", "concat"])
+    @sync_case
     async def test_split_and_concatenated_json(self, framing: str) -> None:
         """Events cut across writes, or concatenated without newlines, give identical chunks.
 
@@ -244,6 +288,7 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
         )
         assert framed == baseline
 
+    @sync_case
     async def test_stderr_flood_does_not_block_stdout(self) -> None:
         """More than 256 KiB of stderr while streaming stdout neither deadlocks nor changes output.
 
@@ -259,6 +304,7 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
         assert flooded == baseline
 
     @pytest.mark.parametrize("raw", ["42\n", "[1, 2]\n"], ids=["scalar", "array"])
+    @sync_case
     async def test_non_mapping_stdout_is_a_protocol_error(self, raw: str) -> None:
         """A JSON value that is not an object fails the run with ProviderProtocolError.
 
@@ -275,6 +321,7 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
 
     # -- D4: exits and errors ---------------------------------------------------------------------
 
+    @sync_case
     async def test_nonzero_exit_is_typed_with_bounded_redacted_stderr(self) -> None:
         """A non-zero exit after output raises a typed error whose stderr is bounded and redacted.
 
@@ -314,6 +361,7 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
             assert len(text) <= self.stderr_tail_limit, f"error {label} is {len(text)} chars"
         assert call.status is EventStatus.FAILED
 
+    @sync_case
     async def test_missing_executable_is_refused_before_launch(self) -> None:
         """A missing binary raises ProviderExecutableNotFound with an install hint; no launch.
 
@@ -339,6 +387,7 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
 
     # -- D4: teardown -----------------------------------------------------------------------------
 
+    @sync_case
     async def test_sigterm_ignored_escalates_to_sigkill(self) -> None:
         """A CLI that ignores SIGTERM is SIGKILLed after ``terminate_grace`` on consumer close.
 
@@ -365,6 +414,7 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
         assert call.status is EventStatus.CANCELLED
 
     @pytest.mark.parametrize("ignore_term", [False, True], ids=["term", "ignore-term"])
+    @sync_case
     async def test_grandchildren_die_with_the_group(self, ignore_term: bool) -> None:
         """Processes the CLI started in its group are killed with it on consumer close.
 
@@ -393,6 +443,7 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
                     await anyio.sleep(0.01)
         assert not [pid for pid in pids if alive(pid)], "grandchildren survived the group"
 
+    @sync_case
     async def test_stall_until_deadline_aborts_and_reaps(self) -> None:
         """A CLI that hangs past the caller's deadline: ABORTED, group killed and reaped.
 
@@ -418,6 +469,179 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
         (launch,) = self.launches()
         assert not alive(launch["launched"])
 
+    # -- D4: the local cap, deployment settings, setsid descendants (issue 10 item 9) --------------
+
+    @sync_case
+    async def test_local_cap_is_honoured(self) -> None:
+        """With no caller deadline, a stalled CLI is stopped at the endpoint's local cap.
+
+        The endpoint is built with ``timeout=local_cap`` (its ``EndpointConfig.timeout``); the
+        fake CLI stalls after its first events, with a grandchild in its group. Stream
+        and invoke must end ABORTED with RequestDeadlineExceeded whose ``local_cap`` is that cap,
+        within ``local_cap + cap_slack`` seconds, and every process must be gone.
+
+        Troubleshooting: pass ``timeout`` to your endpoint's config untouched (do not replace
+        it with a "long enough for agents" default in ``__init__``) and leave enforcement to the
+        supervisor: ``local_timeout`` is informational. Do not end the run yourself when it
+        expires (returning makes a hung run look COMPLETED; raising your own error makes it
+        FAILED), and do not shield your reads from cancellation.
+        """
+        cap = self.local_cap
+        plan = {
+            "events": list(self.cli_events(Scenario.TEXT)),
+            "children": 1,
+            "stall": True,
+        }
+        for operation in ("stream", "invoke"):
+            endpoint = self.configured_cli_endpoint(replay_argv(self.write_plan(plan)), timeout=cap)
+            assert endpoint.config.timeout == cap, (
+                f"make_cli_endpoint(timeout={cap}) built an endpoint whose config.timeout is "
+                f"{endpoint.config.timeout}: the adapter overrides the local cap"
+            )
+            if operation == "invoke" and not type(endpoint).supports_invoke:
+                break
+            model = self.model(endpoint)
+            call = model.create_api_calling(**self.valid_request())
+            started = time.monotonic()
+            with self.guard():
+                if operation == "stream":
+                    _, exc = await self.collect(model.stream(api_call=call))
+                else:
+                    try:
+                        await model.invoke(api_call=call)
+                        exc = call.exception if isinstance(call.exception, Exception) else None
+                    except RequestDeadlineExceeded as raised:
+                        exc = raised
+            elapsed = time.monotonic() - started
+            assert isinstance(exc, RequestDeadlineExceeded), (
+                f"{operation} ended with {exc!r} ({call.status}) instead of "
+                "RequestDeadlineExceeded at the local cap"
+            )
+            assert exc.local_cap == cap, f"the run ended at {exc.local_cap}, not the {cap} s cap"
+            assert call.status is EventStatus.ABORTED
+            assert elapsed < cap + self.cap_slack, f"{operation} took {elapsed:.2f} s"
+            self._leaks.track(*self.grandchildren())
+            assert not [r["launched"] for r in self.launches() if alive(r["launched"])], (
+                "the CLI survived the local cap"
+            )
+
+    @sync_case
+    async def test_copy_keeps_deployment_settings(self) -> None:
+        """``copy()`` and ``iModel.copy()`` launch the CLI exactly as the original does.
+
+        The endpoint gets :class:`AgenticSettings` (an extra environment variable, a working
+        directory, an isolated config home and, as ``binary``, a link to the interpreter the
+        argv prefix starts); the original, its ``copy()`` and an ``iModel.copy()`` each run the
+        recording fake CLI once. Each record must show the variable, the directory, the binary
+        and a home that is not the user's.
+
+        Troubleshooting: a ``copy()`` override must pass ``settings=self.settings`` (with your
+        own constructor arguments) and call ``self.copy_runtime_state_to(other)``. In the
+        launch, use ``self.launch_settings()``: ``program`` replaces your default binary,
+        ``env``/``inherit_env`` build the child's environment (HOME included) and ``cwd`` is the
+        working directory when the request names none.
+        """
+        deploy = self._workdir / "deployment"
+        deploy.mkdir(exist_ok=True)
+        binary = self._workdir / "deployed-python"
+        if not binary.is_symlink():
+            binary.symlink_to(sys.executable)
+        settings = AgenticSettings.model_validate(
+            {
+                "binary": str(binary),
+                "env": {_SETTING_VAR: _SETTING_VALUE},
+                "cwd": deploy,
+                "config_home": "isolated",
+            }
+        )
+        plan = self.write_plan({"events": list(self.cli_events(Scenario.TEXT))})
+        argv = record_argv(plan, self._workdir / "record.jsonl")
+        original = self.configured_cli_endpoint(argv, settings=settings)
+        copied = self.instrument(original.copy())
+        model_copy = self.track(self.model(original).copy())
+        assert copied.settings == settings, "endpoint.copy() changed the deployment settings"
+        runs = [("original", original), ("copy()", copied)]
+        for _label, endpoint in runs:
+            with self.guard():
+                _, exc = await self.collect(endpoint.stream(self.valid_request()))
+            assert exc is None, repr(exc)
+        with self.guard():
+            _, exc = await self.collect(model_copy.stream(**self.valid_request()))
+        assert exc is None, repr(exc)
+        records = self.recordings()
+        assert len(records) == 3, f"expected three launches, got {len(records)}"
+        user_home = os.environ.get("HOME")
+        for label, record in zip(("original", "copy()", "iModel.copy()"), records, strict=True):
+            env = record["env"]
+            assert env.get(_SETTING_VAR) == _SETTING_VALUE, f"{label}: settings.env was dropped"
+            assert record["cwd"] == str(deploy.resolve()), f"{label}: ran in {record['cwd']}"
+            assert record["executable"] == str(binary), (
+                f"{label}: ran {record['executable']}, not settings.binary"
+            )
+            home = env.get("HOME")
+            assert home, f"{label}: the CLI got no HOME"
+            assert home != user_home, f"{label}: HOME is the user's, not an isolated home"
+
+    @pytest.mark.parametrize("ending", ["cancel", "close", "deadline"])
+    @sync_case
+    async def test_setsid_descendants_do_not_survive(self, ending: str) -> None:
+        """No descendant survives the run, including a ``setsid()`` one ignoring SIGTERM.
+
+        The fake CLI starts a tool shell that calls ``setsid()`` (leaving the CLI's process
+        group and session), ignores SIGTERM and has a sleeping child; every descendant carries
+        a unique tag in its argv. After cancellation, ``aclose()`` or the caller's deadline no
+        process with the tag may be alive anywhere (``/proc`` is scanned). Skipped, with the
+        reason, where core cannot create per-call cgroups.
+
+        Troubleshooting: launch through core (``json_events_from_process`` or
+        ``SubprocessSpec``), which puts each run in its own cgroup and kills all of it; an own
+        ``create_subprocess_exec(start_new_session=True)`` plus ``killpg`` reaches only the
+        process group, and a tool shell that called ``setsid()`` outlives it, reparented to
+        PID 1.
+        """
+        if not contains_setsid_descendants():
+            pytest.skip(_NO_CONTAINMENT)
+        tag = f"lionagi-conformance-{uuid.uuid4().hex}"
+        endpoint = self.cli_endpoint(
+            {
+                "events": list(self.cli_events(Scenario.TEXT)),
+                "children": 1,
+                "setsid": True,
+                "ignore_term": True,
+                "tag": tag,
+                "stall": True,
+            }
+        )
+        model = self.model(endpoint)
+        call = model.create_api_calling(**self.valid_request())
+        try:
+            with self.guard():
+                if ending == "cancel":
+                    _, _, cancelled = await self.cancel_after_first_chunk(
+                        model.stream(api_call=call)
+                    )
+                    assert cancelled
+                elif ending == "close":
+                    stream = model.stream(api_call=call)
+                    await stream.__anext__()
+                    await stream.aclose()
+                else:
+                    _, exc = await self.collect(
+                        model.stream(api_call=call, timeout=self.setsid_deadline)
+                    )
+                    assert isinstance(exc, RequestDeadlineExceeded), repr(exc)
+            pids = self.grandchildren()
+            assert len(pids) == 2, f"the fake CLI reported descendants {pids}"
+            self._leaks.track(*pids)
+            deadline = time.monotonic() + self.settle_timeout
+            while (left := tagged_pids(tag)) and time.monotonic() < deadline:  # noqa: ASYNC110
+                await anyio.sleep(0.01)  # polling /proc: SIGKILL delivery is asynchronous
+            assert not left, f"descendants survived the {ending}: {left}"
+        finally:
+            for pid in tagged_pids(tag):  # only when the adapter leaked them: keep the run clean
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+
     # -- D4: workspace containment ----------------------------------------------------------------
 
     def _repo(self) -> tuple[Path, Path]:
@@ -431,6 +655,7 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
         return repo, outside
 
     @pytest.mark.parametrize("escape", ["traversal", "absolute", "symlink"])
+    @sync_case
     async def test_workspace_escape_is_refused_before_launch(self, escape: str) -> None:
         """``..``, an absolute path or a symlink out of the repository is refused before launch.
 
@@ -450,6 +675,7 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
         assert chunks == []
         assert self.launches() == [], "the CLI was launched with an escaping workspace"
 
+    @sync_case
     async def test_contained_workspace_runs_there(self) -> None:
         """A workspace inside the repository is accepted (and becomes the working directory).
 
@@ -494,6 +720,7 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
             return []
         return [json.loads(line) for line in path.read_text().splitlines() if line]
 
+    @sync_case
     async def test_prompt_arrives_verbatim(self) -> None:
         """A prompt starting with ``-`` and holding quotes, ``$(...)`` and newlines arrives intact.
 
@@ -525,6 +752,7 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
             f"the prompt did not arrive verbatim: argv {args!r}, stdin {record['stdin']!r}"
         )
 
+    @sync_case
     async def test_stdin_is_not_inherited(self) -> None:
         """The CLI never reads the test process's stdin: it gets /dev/null or a pipe you wrote.
 
@@ -559,6 +787,7 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
             "the CLI's stdin is the test process's stdin"
         )
 
+    @sync_case
     async def test_resumed_turn_carries_the_session(self) -> None:
         """A resumable adapter's second turn really resumes: the CLI receives the session id.
 

@@ -14,6 +14,8 @@ is appended per launch, so a two-turn conversation leaves two records::
     stdin_id      [device, inode] of stdin, to compare with a descriptor the test controls
     env           the environment as passed to exec (``/proc/self/environ`` when readable)
     cwd, pid, ppid, pgid, sid
+    executable    ``sys.executable``: the interpreter path as launched (a ``binary`` setting
+                  pointing at a link to Python shows up here unresolved)
 
 Then it replaces itself (same pid) with ``replay.py PLAN [adapter arguments ...]``, so the run
 produces the adapter's own events and the replay log exactly as a plain replay would. Recording
@@ -108,6 +110,7 @@ def main() -> int:
         "ppid": os.getppid(),
         "pgid": os.getpgid(0),
         "sid": os.getsid(0),
+        "executable": sys.executable,
     }
     if target:
         with open(target, "a", encoding="utf-8") as handle:

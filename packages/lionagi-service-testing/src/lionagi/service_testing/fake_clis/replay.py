@@ -15,6 +15,10 @@ given. The plan is a JSON object; every key is optional::
     stall         after the events, sleep until killed
     ignore_term   record SIGTERM in the log and keep running (forces SIGKILL escalation)
     children      sleeping grandchildren started in this process group before any output
+    setsid        the grandchildren are tool shells instead: each calls ``setsid()`` (leaving
+                  this group and session), ignores SIGTERM with ``ignore_term``, and starts a
+                  sleeping child of its own; both pids are logged
+    tag           extra argv element of every grandchild (find them in /proc by it)
     log           file to which one JSON line per fact is appended: the launch (pid, ppid,
                   pgid, argv, cwd, environment names, stdin mode), the grandchildren's pids,
                   each SIGTERM received
@@ -38,6 +42,43 @@ import time
 from typing import Any
 
 _SLEEPER = "import signal, time\n{ignore}time.sleep(3600)\n"
+# A tool shell in its own session: report its sleeping child's pid on stdout, then sleep.
+_SHELL = (
+    "import os, signal, subprocess, sys, time\n"
+    "os.setsid()\n"
+    "{ignore}"
+    "child = subprocess.Popen([sys.executable, '-I', '-S', '-c', {sleeper!r}, *sys.argv[1:]],"
+    " stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+    "sys.stdout.write(f'{{child.pid}}\\n'); sys.stdout.flush(); sys.stdout.close()\n"
+    "time.sleep(3600)\n"
+)
+
+
+def _grandchildren(count: int, *, ignore: str, setsid: bool, tag: str) -> list[int]:
+    code = _SLEEPER.format(ignore=ignore)
+    extra = [tag] if tag else []
+    pids: list[int] = []
+    for _ in range(count):
+        if not setsid:
+            pids.append(
+                subprocess.Popen(
+                    [sys.executable, "-I", "-S", "-c", code, *extra],
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                ).pid
+            )
+            continue
+        shell = subprocess.Popen(
+            [sys.executable, "-I", "-S", "-c", _SHELL.format(ignore=ignore, sleeper=code), *extra],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        assert shell.stdout is not None
+        pids += [shell.pid, int(shell.stdout.readline())]
+        shell.stdout.close()
+    return pids
 
 
 def _log(path: str, record: dict[str, Any]) -> None:
@@ -100,18 +141,10 @@ def main() -> int:
 
     children = int(plan.get("children", 0))
     if children:
-        code = _SLEEPER.format(
-            ignore="signal.signal(signal.SIGTERM, signal.SIG_IGN)\n" if ignore_term else ""
+        ignore = "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n" if ignore_term else ""
+        pids = _grandchildren(
+            children, ignore=ignore, setsid=bool(plan.get("setsid")), tag=str(plan.get("tag", ""))
         )
-        pids = [
-            subprocess.Popen(
-                [sys.executable, "-I", "-S", "-c", code],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            ).pid
-            for _ in range(children)
-        ]
         _log(log, {"children": pids})
 
     events = [json.dumps(e, ensure_ascii=False).encode() for e in plan.get("events", [])]

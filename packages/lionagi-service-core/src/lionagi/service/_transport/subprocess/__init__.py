@@ -32,6 +32,7 @@ from .spec import ErrorClassifier as ErrorClassifier
 from .spec import PromptMode as PromptMode
 from .spec import StdinMode as StdinMode
 from .spec import SubprocessSpec as SubprocessSpec
+from .tree import contains_setsid_descendants as contains_setsid_descendants
 from .workspace import contained_path as contained_path
 from .workspace import resolve_repo as resolve_repo
 from .workspace import resolve_workspace as resolve_workspace
@@ -54,6 +55,7 @@ __all__ = [
     "TailRepair",
     "build_flag_args",
     "contained_path",
+    "contains_setsid_descendants",
     "discover_cli",
     "json_events",
     "json_events_from_process",
