@@ -38,7 +38,8 @@ def request_default_problems(
         if not isinstance(key, str) or not key:
             problems.append((repr(key)[:80], "keys must be non-empty strings"))
             continue
-        if model is not None and allowed is not None and key not in allowed:
+        # ``extra_body`` is the payload's documented escape hatch for newer vendor fields.
+        if model is not None and allowed is not None and key not in allowed and key != "extra_body":
             problems.append((key, f"is not a field of {model.__qualname__}"))
             continue
         try:

@@ -2,6 +2,11 @@
 
 Unknown keys are refused, never filtered: a misspelled option that silently disappears is a
 worse failure than an error naming it (ADR-0027 D3 records the legacy filtering as a defect).
+
+The one escape hatch is an explicit ``extra_body`` mapping, for a vendor field newer than the
+request model: its keys are sent as top-level body fields after validation, unchecked. A key the
+model already declares is refused there (it must go through validation), so ``extra_body``
+never overrides a validated value.
 """
 
 from __future__ import annotations
@@ -18,7 +23,9 @@ from ..._base.errors import EndpointConfigurationError
 from ..config import EndpointConfig
 from .json_native import json_field_order
 
-__all__ = ["accepted_keys", "build_payload"]
+__all__ = ["EXTRA_BODY", "accepted_keys", "build_payload"]
+
+EXTRA_BODY = "extra_body"
 
 
 def _alias_names(alias: str | AliasChoices | AliasPath | None) -> list[str]:
@@ -97,9 +104,17 @@ def build_payload(
         )
     if overrides:
         payload.update(overrides)
+    extra = _extra_body(payload.pop(EXTRA_BODY)) if EXTRA_BODY in payload else None
     if options is None:
-        return payload
+        return {**payload, **extra} if extra else payload
     keys = accepted_keys(options)
+    if extra and keys is not None:
+        declared = next((k for k in extra if k in keys), None)
+        if declared is not None:
+            raise EndpointConfigurationError(
+                f"{EXTRA_BODY}.{declared}",
+                f"is a field of {options.__name__}: pass it as a request field so it is validated",
+            )
     if keys is not None and not keys.issuperset(payload):
         raise _unknown_key(next(k for k in payload if k not in keys), options, keys)
     try:
@@ -113,12 +128,24 @@ def build_payload(
         # Same result as the dump below (set, non-None fields in declaration order), without a
         # second pass through pydantic.
         values = model.__dict__
-        return {
+        built = {
             name: values[name]
             for name in sorted(model.__pydantic_fields_set__, key=order.__getitem__)
             if values[name] is not None
         }
-    dumped: dict[str, Any] = model.model_dump(
-        mode="json", by_alias=config.serialize_by_alias, exclude_unset=True, exclude_none=True
-    )
-    return dumped
+    else:
+        built = model.model_dump(
+            mode="json", by_alias=config.serialize_by_alias, exclude_unset=True, exclude_none=True
+        )
+    if extra:
+        built.update(extra)
+    return built
+
+
+def _extra_body(value: Any) -> dict[str, Any]:
+    """The ``extra_body`` mapping, checked for shape only (string keys)."""
+    if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
+        raise EndpointConfigurationError(
+            EXTRA_BODY, "must be a mapping of body field names to values"
+        )
+    return copy.deepcopy(dict(value))
