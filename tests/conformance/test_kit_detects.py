@@ -16,6 +16,8 @@ import textwrap
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
+
 from lionagi.service.agentic import contains_setsid_descendants
 
 MODULE = textwrap.dedent(
@@ -205,6 +207,7 @@ def run_generated(tmp_path: Path, module: str, selection: str) -> tuple[Path, st
     return report, result.stdout
 
 
+@pytest.mark.timeout(600)  # many kit runs in subprocesses
 def test_kit_fails_broken_adapters_and_passes_a_good_one(tmp_path: Path) -> None:
     selection = " or ".join(["TestGood", *(f"({cls} and {case})" for cls, case in CAUGHT)])
     report, stdout = run_generated(tmp_path, MODULE, selection)
@@ -466,6 +469,7 @@ def case_outcomes(found: dict[tuple[str, str], set[str]], cls: str, case: str) -
     return kinds
 
 
+@pytest.mark.timeout(900)  # dozens of kit runs in subprocesses; slow on a loaded 2-core machine
 def test_kit_catches_each_planted_cli_defect_with_its_own_case(tmp_path: Path) -> None:
     """Each new case fails the adapter with its defect; the other new cases pass it.
 
