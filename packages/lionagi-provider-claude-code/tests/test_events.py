@@ -71,7 +71,8 @@ def test_thinking_and_tool_capture_pairs_the_result_by_id() -> None:
     assert thinking.content == "Pondering the fake request."
     assert use.tool_name == "Bash"
     assert use.tool_input == {"command": "echo fake-tool-ran", "description": "Run the fake tool"}
-    assert use.tool_id and use.tool_id == result.tool_id
+    assert use.tool_id
+    assert use.tool_id == result.tool_id
     assert result.tool_output == "fake-tool-ran"
     assert result.is_error is False
     assert text.content == "Tool said: fake-tool-ran. Done."
@@ -205,9 +206,7 @@ def test_error_subtypes_are_failures_with_their_errors_text(subtype: str) -> Non
 
 
 def test_assistant_error_without_result_is_emitted_once_at_end_of_stream() -> None:
-    chunks = replay(
-        [_assistant({"type": "text", "text": "Rate limited"}, error="rate_limit")]
-    )
+    chunks = replay([_assistant({"type": "text", "text": "Rate limited"}, error="rate_limit")])
     assert kinds(chunks) == ["error"]
     assert isinstance(ClaudeCodeEndpoint().stream_error(chunks[0]), ProviderQuotaError)
 

@@ -108,10 +108,15 @@ def scenario_url(server: FakeProviderServer, scenario: str) -> str:
 
 async def collect(model: iModel, **kwargs: Any) -> list[StreamChunk]:
     chunks: list[StreamChunk] = []
+    await collect_into(model, chunks, **kwargs)
+    return chunks
+
+
+async def collect_into(model: iModel, chunks: list[StreamChunk], **kwargs: Any) -> None:
+    """Append the stream's chunks to ``chunks`` (kept when the stream then raises)."""
     async with aclosing(model.stream(timeout=CALL_DEADLINE, **kwargs)) as stream:
         async for chunk in stream:
             chunks.append(chunk)
-    return chunks
 
 
 def test_pinned_version(claude: Path) -> None:
@@ -165,7 +170,8 @@ async def test_thinking_and_tool_round_trip(
     (result,) = [c for c in chunks if c.type == "tool_result"]
     assert kinds.index("tool_use") < kinds.index("tool_result")
     assert use.tool_name == "Bash"
-    assert use.tool_id and result.tool_id == use.tool_id
+    assert use.tool_id
+    assert result.tool_id == use.tool_id
     assert result.tool_output == "fake-tool-ran"
     assert any(c.type == "text" and "fake-tool-ran" in (c.content or "") for c in chunks)
 
@@ -203,9 +209,7 @@ async def test_401_is_provider_auth_error(
     chunks: list[StreamChunk] = []
     async with model_for(claude, scenario_url(fake_provider_server, "401"), marker) as model:
         with pytest.raises(ProviderAuthError) as info:
-            async with aclosing(model.stream(prompt="hi", timeout=CALL_DEADLINE)) as stream:
-                async for chunk in stream:
-                    chunks.append(chunk)
+            await collect_into(model, chunks, prompt="hi")
     assert isinstance(info.value, ProviderStreamError)
     assert [c.type for c in chunks].count("error") == 1  # reported twice by the CLI
     assert not any(c.type == "text" for c in chunks)
@@ -225,9 +229,13 @@ async def test_server_down_is_typed_within_the_deadline(claude: Path, marker: st
 
 
 async def _wait_for(path: Path, limit: float) -> None:
-    with anyio.fail_after(limit):
-        while not path.exists():
-            await anyio.sleep(0.1)
+    """Poll for ``path`` (written by the tool shell wrapper, another process)."""
+    target = anyio.Path(path)
+    for _ in range(int(limit * 10)):
+        if await target.exists():
+            return
+        await anyio.sleep(0.1)
+    raise AssertionError(f"{path} did not appear within {limit} s")
 
 
 async def test_cancellation_mid_tool_leaves_no_process(

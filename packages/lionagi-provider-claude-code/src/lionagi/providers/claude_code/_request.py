@@ -96,8 +96,9 @@ class ClaudeCodeRequest(BaseModel):
     resume: str | None = Field(default=None, min_length=1)
     fork_session: bool = False
     session_id: str | None = Field(
-        default=None, pattern=r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
-        r"[0-9a-fA-F]{12}$"
+        default=None,
+        pattern=r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
+        r"[0-9a-fA-F]{12}$",
     )
     system_prompt: str | None = None
     append_system_prompt: str | None = None
