@@ -274,3 +274,14 @@ def test_local_command_output_is_text() -> None:
         {"type": "system", "subtype": "local_command_output", "content": "Total cost: $0"}
     )
     assert kinds(chunks) == ["text"]
+
+
+@pytest.mark.parametrize("name", ["401", "nokey", "quota", "overloaded", "context"])
+def test_mapper_itself_yields_one_error_for_a_failure_reported_twice(name: str) -> None:
+    """Without the endpoint stopping at the first error, the mapper still yields exactly one."""
+    mapper = ClaudeEventMapper()
+    chunks = [chunk for event in capture(name) for chunk in mapper.feed(event)]
+    chunks += mapper.finish()
+    assert [c.type for c in chunks].count("error") == 1
+    assert chunks[-1].type == "error"
+    assert mapper.finished
