@@ -1,0 +1,228 @@
+"""The Claude Code CLI endpoint: ``claude -p --output-format stream-json --verbose -- <prompt>``.
+
+Everything but the command grammar and the event mapping is core's: launch without a shell in
+a new process group, a minimal environment, NDJSON framing, bounded stderr, and SIGTERM ->
+grace -> SIGKILL teardown of the whole tree (tool shells included).
+
+Gateway: ``ANTHROPIC_BASE_URL`` (the CLI speaks Anthropic Messages, ``POST /v1/messages``) and
+``ANTHROPIC_API_KEY``; non-essential traffic is switched off with it, since a deployment that
+routes the model through a gateway should not call anything else.
+
+Isolated home: ``CLAUDE_CONFIG_DIR`` points into it, and it is seeded with fail-fast retries
+(``CLAUDE_CODE_MAX_RETRIES=0``: the CLI otherwise retries a dead endpoint for minutes),
+telemetry, auto-update and non-essential traffic off, and onboarding marked complete.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
+
+from lionagi.service import (
+    AgenticCapabilities,
+    AgenticEndpoint,
+    AgenticSettings,
+    EndpointConfig,
+    EndpointConfigurationError,
+    ProviderError,
+    ProviderPermissionError,
+    ProviderQuotaError,
+    StreamChunk,
+    classify_provider_error,
+)
+from lionagi.service.agentic import (
+    PROCESS_TERMINATE_GRACE,
+    JsonEventStream,
+    ProviderErrorPattern,
+    json_events_from_process,
+    resolve_workspace,
+)
+
+from ._events import ClaudeEventMapper
+from ._request import ClaudeCodeRequest, command_flags
+
+__all__ = [
+    "CLAUDE_CODE_CONFIG",
+    "CLAUDE_ERROR_PATTERNS",
+    "HEADLESS_ENV",
+    "ClaudeCodeEndpoint",
+]
+
+CLAUDE_CODE_CONFIG: Mapping[str, Any] = {
+    "name": "claude_code_cli",
+    "provider": "claude_code",
+    "endpoint": "query_cli",
+}
+
+HEADLESS_ENV: Mapping[str, str] = {
+    "CLAUDE_CODE_MAX_RETRIES": "0",
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    "DISABLE_TELEMETRY": "1",
+    "DISABLE_AUTOUPDATER": "1",
+    "DISABLE_ERROR_REPORTING": "1",
+}
+"""What an isolated home runs with (also written into its ``settings.json`` ``env``)."""
+
+CLAUDE_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
+    # Printed on stderr (exit 1, no events) for --permission-mode bypassPermissions as root.
+    ProviderErrorPattern(
+        "permission",
+        ProviderPermissionError,
+        r"cannot be used with root/sudo privileges",
+        summary="bypassPermissions refused for root (set IS_SANDBOX=1 in a sandbox)",
+    ),
+    # The assistant-message ``error`` codes of the Agent SDK that carry no generic phrase.
+    ProviderErrorPattern(
+        "quota",
+        ProviderQuotaError,
+        r"\brate_limit\b|\bbilling_error\b",
+        summary="quota or rate limit exhausted",
+    ),
+)
+
+
+class ClaudeCodeEndpoint(AgenticEndpoint):
+    """``claude -p`` as an agentic endpoint (resumable through ``resume``).
+
+    Args:
+        config: Endpoint config; defaults to :data:`CLAUDE_CODE_CONFIG`.
+        terminate_grace: Seconds between SIGTERM and SIGKILL at teardown.
+        argv: Program (and leading arguments) replacing ``claude``; the ``binary`` setting
+            replaces ``argv[0]``. Tests point it at a fake CLI.
+        settings: Deployment settings (:class:`~lionagi.service.AgenticSettings`).
+    """
+
+    capabilities: ClassVar[AgenticCapabilities | None] = AgenticCapabilities(
+        transport="subprocess", resumable=True, emits_tool_events=True, reports_usage=True
+    )
+    request_type: ClassVar[type[BaseModel] | None] = ClaudeCodeRequest
+    resume_field: ClassVar[str | None] = "resume"
+    supports_gateway: ClassVar[bool] = True
+    error_patterns: ClassVar[tuple[ProviderErrorPattern, ...]] = CLAUDE_ERROR_PATTERNS
+
+    cli_binary: ClassVar[str] = "claude"
+    tested_version: ClassVar[str] = "2.1.197"
+    install_hint: ClassVar[str] = "npm install -g @anthropic-ai/claude-code@2.1.197"
+    auth_hint: ClassVar[str] = (
+        "uses your own Claude Code login: run `claude` once and /login, or set "
+        "ANTHROPIC_API_KEY; with a gateway, agentic_settings gateway_url + gateway_api_key"
+    )
+
+    def __init__(
+        self,
+        config: EndpointConfig | Mapping[str, Any] | None = None,
+        *,
+        argv: tuple[str, ...] | list[str] = ("claude",),
+        terminate_grace: float = PROCESS_TERMINATE_GRACE,
+        **overrides: Any,
+    ) -> None:
+        super().__init__(CLAUDE_CODE_CONFIG if config is None else config, **overrides)
+        if not argv:
+            raise EndpointConfigurationError("argv", "needs at least the program")
+        self.argv = tuple(argv)
+        self.terminate_grace = terminate_grace
+
+    def copy(self) -> ClaudeCodeEndpoint:
+        """Same config, command, grace and settings; handlers copied; no session or process."""
+        other = type(self)(
+            self.config,
+            argv=self.argv,
+            terminate_grace=self.terminate_grace,
+            settings=self.settings,
+        )
+        self.copy_runtime_state_to(other)
+        return other
+
+    # -- deployment -------------------------------------------------------------------------------
+
+    def gateway_env(self, settings: AgenticSettings) -> dict[str, str]:
+        """``ANTHROPIC_BASE_URL`` / ``ANTHROPIC_API_KEY``, and no traffic beside the gateway."""
+        env: dict[str, str] = {}
+        if settings.gateway_url is not None:
+            env["ANTHROPIC_BASE_URL"] = settings.gateway_url.rstrip("/")
+            env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1"
+        if settings.gateway_api_key is not None:
+            env["ANTHROPIC_API_KEY"] = settings.gateway_api_key.get_secret_value()
+        return env
+
+    def isolated_home_env(self, home: Path) -> dict[str, str]:
+        """Claude Code keeps its config in ``CLAUDE_CONFIG_DIR``; fail-fast, no telemetry."""
+        return {"CLAUDE_CONFIG_DIR": str(home / ".claude"), **HEADLESS_ENV}
+
+    def seed_isolated_home(self, home: Path) -> None:
+        """Headless settings in the isolated ``CLAUDE_CONFIG_DIR``.
+
+        ``settings.json`` repeats :data:`HEADLESS_ENV` in its ``env`` block (the CLI applies it
+        to itself and its tools), and ``.claude.json`` marks onboarding done. The workspace
+        trust dialog is skipped by ``-p`` itself.
+        """
+        folder = home / ".claude"
+        folder.mkdir(mode=0o700, exist_ok=True)
+        settings = {"env": dict(HEADLESS_ENV), "includeCoAuthoredBy": False}
+        (folder / "settings.json").write_text(json.dumps(settings, indent=2), encoding="utf-8")
+        state = {"hasCompletedOnboarding": True, "bypassPermissionsModeAccepted": False}
+        (folder / ".claude.json").write_text(json.dumps(state, indent=2), encoding="utf-8")
+
+    # -- one run ----------------------------------------------------------------------------------
+
+    def command(self, request: ClaudeCodeRequest, *, program: str | None = None) -> list[str]:
+        """The argv before ``--`` and the prompt: each flag and value its own element."""
+        argv = [program, *self.argv[1:]] if program else list(self.argv)
+        return argv + command_flags(request)
+
+    def classify_stderr(
+        self, text: str, *, returncode: int | None = None, stderr_tail: str = ""
+    ) -> ProviderError:
+        """Stderr of a failed run, with the Claude phrases checked before the generic ones."""
+        return classify_provider_error(
+            text,
+            returncode=returncode,
+            stderr_tail=stderr_tail,
+            provider="claude_code",
+            extra_patterns=CLAUDE_ERROR_PATTERNS,
+            secrets=self.settings.secret_values(),
+        )
+
+    def launch(self, request: ClaudeCodeRequest, cwd: Path | None) -> JsonEventStream:
+        """Start the CLI: prompt after ``--``, stdin /dev/null, the deployment's env and home."""
+        launch = self.launch_settings()
+        return json_events_from_process(
+            self.command(request, program=launch.program),
+            cwd=cwd,
+            env=launch.env,
+            inherit_env=launch.inherit_env,
+            secrets=launch.secrets,
+            label="claude",
+            install_hint=self.install_hint,
+            classify=self.classify_stderr,
+            terminate_grace=self.terminate_grace,
+            prompt=request.prompt,
+        )
+
+    async def _stream_agentic(
+        self,
+        request: BaseModel,
+        *,
+        runtime_args: dict[str, Any],
+        local_timeout: float | None,
+    ) -> AsyncIterator[StreamChunk]:
+        assert isinstance(request, ClaudeCodeRequest)
+        cwd = self.settings.cwd
+        repo = request.repo if request.repo is not None else cwd
+        work = None
+        if repo is not None or request.workspace:
+            work = resolve_workspace(repo, request.workspace)
+        mapper = ClaudeEventMapper()
+        events = self.launch(request, work)
+        async with events:
+            async for event in events:
+                for chunk in mapper.feed(event):
+                    yield chunk
+                    if chunk.type == "error":
+                        return  # one error chunk, nothing after it; leaving tears down
+            for chunk in mapper.finish():
+                yield chunk

@@ -1,0 +1,324 @@
+"""Claude Code's ``--output-format stream-json`` events mapped to normalized chunks (ADR-0030 D3).
+
+Grammar (2.1.197, one JSON object per line; see the captures and the Agent SDK's message types):
+
+``system``      ``subtype`` ``init`` confirms the session (``session_id``, ``model``, ``tools``)
+                -> a system chunk; ``api_retry`` -> a system chunk with ``retry_notice`` (the run
+                has not failed); ``local_command_output`` -> text; the other subtypes in
+                :data:`SYSTEM_TELEMETRY` are progress/telemetry and dropped. Any other subtype is
+                a :class:`ProviderProtocolError`: it may carry content we would lose.
+``assistant``   ``message.content`` blocks: ``text``, ``thinking``, ``tool_use`` (and the server
+                and MCP tool blocks) -> one chunk each; ``redacted_thinking`` carries only an
+                encrypted payload and is dropped. An assistant message with an ``error`` field
+                (``authentication_failed``, ``rate_limit``, ``billing_error``...) is the CLI's
+                synthetic report of a failure, never text: it is held until the terminal event.
+``user``        ``tool_result`` blocks -> tool_result chunks paired by ``tool_use_id``; the user's
+                own text/image blocks (echoed input) are not output.
+``result``      terminal. ``is_error: true`` is a failure even with ``subtype: "success"`` ("Not
+                logged in"); a non-``success`` subtype is a failure too. Success -> a result chunk
+                with usage, cost, turns, durations and the session id; its text is dropped when
+                it repeats text already streamed.
+``stream_event``  partial deltas, only with ``--include-partial-messages``, which the adapter
+                never passes: the whole assistant message always follows, so they are dropped.
+Top-level ``tool_progress``, ``rate_limit_event``, ``prompt_suggestion``, ``keep_alive`` and
+``auth_status`` (without an ``error``) are telemetry.
+
+One failure yields exactly one error chunk, even when the CLI reports it twice (an assistant
+error message and then an ``is_error`` result): errors are buffered until the terminal event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from lionagi.service import ProviderProtocolError, StreamChunk
+
+__all__ = ["SYSTEM_TELEMETRY", "TOP_LEVEL_TELEMETRY", "ClaudeEventMapper"]
+
+SYSTEM_TELEMETRY = frozenset(
+    {
+        "thinking_tokens",
+        "task_started",
+        "task_progress",
+        "task_notification",
+        "hook_started",
+        "hook_progress",
+        "hook_response",
+        "status",
+        "compact_boundary",
+        "files_persisted",
+        "elicitation_complete",
+    }
+)
+"""``system`` subtypes that are progress or bookkeeping: never content, never an error."""
+
+TOP_LEVEL_TELEMETRY = frozenset(
+    {"tool_progress", "rate_limit_event", "prompt_suggestion", "keep_alive", "stream_event"}
+)
+"""Top-level event types dropped as telemetry (``stream_event``: see the module docstring)."""
+
+_TOOL_USE_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
+_TOOL_RESULT_BLOCKS = frozenset(
+    {"tool_result", "web_search_tool_result", "web_fetch_tool_result", "mcp_tool_result"}
+)
+_RESULT_META = (
+    ("usage", "usage"),
+    ("total_cost_usd", "total_cost_usd"),
+    ("num_turns", "num_turns"),
+    ("duration_ms", "duration_ms"),
+    ("duration_api_ms", "duration_api_ms"),
+    ("session_id", "session_id"),
+    ("stop_reason", "stop_reason"),
+    ("modelUsage", "model_usage"),
+    ("subtype", "subtype"),
+)
+
+
+@dataclass(slots=True)
+class _Failure:
+    """A failure the CLI reported before its terminal event."""
+
+    text: str
+    code: str | None
+
+
+class ClaudeEventMapper:
+    """Stateful projection of one run's events; :meth:`feed` per event, :meth:`finish` at EOF.
+
+    State is needed for three rules: a result repeating streamed text is not repeated, a failure
+    reported twice is one error chunk, and the model named by ``init`` labels the result.
+    """
+
+    def __init__(self) -> None:
+        self._streamed: list[str] = []
+        self._failure: _Failure | None = None
+        self._model: str | None = None
+        self._finished = False
+
+    @property
+    def finished(self) -> bool:
+        """True once the terminal event (or a failure) produced its final chunk."""
+        return self._finished
+
+    def feed(self, event: Mapping[str, Any]) -> list[StreamChunk]:
+        """The chunks for one event (possibly none)."""
+        kind = event.get("type")
+        if kind == "system":
+            return self._system(event)
+        if kind == "assistant":
+            return self._assistant(event)
+        if kind == "user":
+            return self._user(event)
+        if kind == "result":
+            return [self._result(event)]
+        if kind == "auth_status":
+            error = event.get("error")
+            if isinstance(error, str) and error:
+                self._failure = self._failure or _Failure(error, "authentication_failed")
+            return []
+        if kind in TOP_LEVEL_TELEMETRY:
+            return []
+        raise ProviderProtocolError(f"claude: unknown stream-json event type {kind!r}")
+
+    def finish(self) -> list[StreamChunk]:
+        """Chunks owed at end of stream: a reported failure that no result event followed."""
+        if self._finished or self._failure is None:
+            return []
+        self._finished = True
+        failure = self._failure
+        return [_error(failure.text, {"code": failure.code} if failure.code else {})]
+
+    # -- events -----------------------------------------------------------------------------------
+
+    def _system(self, event: Mapping[str, Any]) -> list[StreamChunk]:
+        subtype = event.get("subtype")
+        if subtype == "init":
+            model = event.get("model")
+            self._model = model if isinstance(model, str) else None
+            meta = _pick(
+                event,
+                ("session_id", "session_id"),
+                ("model", "model"),
+                ("tools", "tools"),
+                ("permissionMode", "permission_mode"),
+                ("claude_code_version", "cli_version"),
+                ("cwd", "cwd"),
+            )
+            return [StreamChunk("system", metadata=meta)]
+        if subtype == "api_retry":
+            meta = _pick(
+                event,
+                ("attempt", "attempt"),
+                ("max_retries", "max_retries"),
+                ("retry_delay_ms", "retry_delay_ms"),
+                ("error_status", "error_status"),
+            )
+            error = event.get("error")
+            meta["retry_notice"] = str(error) if error else "retrying the API request"
+            return [StreamChunk("system", metadata=meta)]
+        if subtype == "local_command_output":
+            content = event.get("content")
+            if not isinstance(content, str):
+                raise ProviderProtocolError("claude: local_command_output without string content")
+            return self._text(content, event)
+        if subtype in SYSTEM_TELEMETRY:
+            return []
+        raise ProviderProtocolError(f"claude: unknown system event subtype {subtype!r}")
+
+    def _assistant(self, event: Mapping[str, Any]) -> list[StreamChunk]:
+        blocks = _blocks(event, "assistant")
+        error = event.get("error")
+        if error:
+            texts = [b["text"] for b in blocks if b.get("type") == "text" and b.get("text")]
+            text = "\n".join(t for t in texts if isinstance(t, str)) or str(error)
+            if self._failure is None:  # the first report is the most specific
+                self._failure = _Failure(text, str(error))
+            return []
+        out: list[StreamChunk] = []
+        for block in blocks:
+            btype = block.get("type")
+            if btype == "text":
+                out += self._text(_string(block, "text"), event)
+            elif btype == "thinking":
+                thinking = _string(block, "thinking")
+                if thinking:
+                    out.append(StreamChunk("thinking", thinking, metadata=_parent(event)))
+            elif btype == "redacted_thinking":
+                continue
+            elif btype in _TOOL_USE_BLOCKS:
+                raw = block.get("input")
+                meta = _parent(event)
+                if btype != "tool_use":
+                    meta["block_type"] = btype
+                out.append(
+                    StreamChunk(
+                        "tool_use",
+                        tool_name=_string(block, "name"),
+                        tool_id=_optional(block, "id"),
+                        tool_input=dict(raw) if isinstance(raw, Mapping) else None,
+                        metadata=meta,
+                    )
+                )
+            elif btype in _TOOL_RESULT_BLOCKS:
+                out.append(_tool_result(block, event))
+            else:
+                raise ProviderProtocolError(f"claude: unknown assistant content block {btype!r}")
+        return out
+
+    def _user(self, event: Mapping[str, Any]) -> list[StreamChunk]:
+        message = event.get("message")
+        if isinstance(message, Mapping) and isinstance(message.get("content"), str):
+            return []  # the user's own turn echoed back
+        out: list[StreamChunk] = []
+        for block in _blocks(event, "user"):
+            btype = block.get("type")
+            if btype in _TOOL_RESULT_BLOCKS:
+                out.append(_tool_result(block, event))
+            elif btype not in ("text", "image", "document"):
+                raise ProviderProtocolError(f"claude: unknown user content block {btype!r}")
+        return out
+
+    def _result(self, event: Mapping[str, Any]) -> StreamChunk:
+        self._finished = True
+        subtype = event.get("subtype")
+        text = event.get("result") if isinstance(event.get("result"), str) else None
+        failed = event.get("is_error") is True or subtype != "success"
+        if failed or (self._failure is not None and event.get("is_error") is not False):
+            return self._result_error(event, text)
+        meta = _pick(event, *_RESULT_META)
+        if self._model:
+            meta["model"] = self._model
+        denials = event.get("permission_denials")
+        if isinstance(denials, list) and denials:
+            meta["permission_denials"] = denials
+        if self._failure is not None:
+            # The terminal event says the run recovered; keep the earlier report visible.
+            meta["reported_error"] = self._failure.text
+        streamed = "".join(self._streamed)
+        if text is not None and (not text.strip() or text.strip() in streamed):
+            text = None
+        return StreamChunk("result", text, metadata=meta)
+
+    def _result_error(self, event: Mapping[str, Any], text: str | None) -> StreamChunk:
+        errors = event.get("errors")
+        listed = [e for e in errors if isinstance(e, str) and e] if isinstance(errors, list) else []
+        failure = self._failure
+        message = (
+            (failure.text if failure else None)
+            or text
+            or "; ".join(listed)
+            or f"claude reported {event.get('subtype')!r}"
+        )
+        meta: dict[str, Any] = {}
+        status = event.get("api_error_status")
+        if isinstance(status, int) and not isinstance(status, bool):
+            meta["status"] = status
+        if failure is not None and failure.code:
+            meta["code"] = failure.code
+        subtype = event.get("subtype")
+        if isinstance(subtype, str):
+            meta["type"] = subtype
+        meta.update(_pick(event, ("session_id", "session_id"), ("usage", "usage")))
+        self._failure = None
+        return _error(message, meta)
+
+    def _text(self, text: str, event: Mapping[str, Any]) -> list[StreamChunk]:
+        if not text:
+            return []
+        self._streamed.append(text)
+        return [StreamChunk("text", text, metadata=_parent(event))]
+
+
+def _error(message: str, meta: dict[str, Any]) -> StreamChunk:
+    return StreamChunk("error", message, is_error=True, metadata=meta)
+
+
+def _tool_result(block: Mapping[str, Any], event: Mapping[str, Any]) -> StreamChunk:
+    content = block.get("content")
+    output: Any = content
+    if isinstance(content, list):
+        texts = [
+            item.get("text")
+            for item in content
+            if isinstance(item, Mapping) and item.get("type") == "text"
+        ]
+        if texts and len(texts) == len(content):
+            output = "\n".join(t for t in texts if isinstance(t, str))
+    return StreamChunk(
+        "tool_result",
+        tool_id=_optional(block, "tool_use_id"),
+        tool_output=output,
+        is_error=block.get("is_error") is True,
+        metadata=_parent(event),
+    )
+
+
+def _blocks(event: Mapping[str, Any], kind: str) -> list[Mapping[str, Any]]:
+    message = event.get("message")
+    content = message.get("content") if isinstance(message, Mapping) else None
+    if not isinstance(content, list) or not all(isinstance(b, Mapping) for b in content):
+        raise ProviderProtocolError(f"claude: {kind} event without a message.content block list")
+    return list(content)
+
+
+def _parent(event: Mapping[str, Any]) -> dict[str, Any]:
+    parent = event.get("parent_tool_use_id")
+    return {"parent_tool_use_id": parent} if isinstance(parent, str) and parent else {}
+
+
+def _pick(event: Mapping[str, Any], *pairs: tuple[str, str]) -> dict[str, Any]:
+    return {out: event[key] for key, out in pairs if event.get(key) is not None}
+
+
+def _string(block: Mapping[str, Any], key: str) -> str:
+    value = block.get(key)
+    if not isinstance(value, str):
+        raise ProviderProtocolError(f"claude: {block.get('type')} block needs a string {key!r}")
+    return value
+
+
+def _optional(block: Mapping[str, Any], key: str) -> str | None:
+    value = block.get(key)
+    return value if isinstance(value, str) and value else None

@@ -1,0 +1,147 @@
+"""The typed request of one ``claude -p`` run and its argv (flags only; core places the prompt).
+
+Every field maps to one documented flag of Claude Code 2.1.197 (``claude --help``); nothing is
+passed through as free-form argv, so a request can never smuggle an option the adapter does not
+know about. The prompt is not in the argv: core appends ``--`` and the prompt, so a prompt such
+as ``-v`` or ``--resume x`` is an operand, never an option.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+
+from lionagi.service.agentic import build_flag_args
+
+__all__ = [
+    "EFFORT_LEVELS",
+    "PERMISSION_MODES",
+    "ClaudeCodeRequest",
+    "EffortLevel",
+    "PermissionMode",
+    "command_flags",
+    "flag_fields",
+]
+
+EffortLevel = Literal["low", "medium", "high", "xhigh", "max"]
+"""What ``claude --effort`` accepts (2.1.197); the catalog's other spellings are refused."""
+EFFORT_LEVELS: tuple[str, ...] = ("low", "medium", "high", "xhigh", "max")
+
+PermissionMode = Literal["acceptEdits", "auto", "bypassPermissions", "default", "dontAsk", "plan"]
+"""The choices of ``claude --permission-mode`` (2.1.197)."""
+PERMISSION_MODES: tuple[str, ...] = (
+    "acceptEdits",
+    "auto",
+    "bypassPermissions",
+    "default",
+    "dontAsk",
+    "plan",
+)
+
+# The fixed head of every run: print mode, the NDJSON event stream, and ``--verbose``, without
+# which ``--print --output-format stream-json`` refuses to start.
+BASE_FLAGS: tuple[str, ...] = ("-p", "--output-format", "stream-json", "--verbose")
+
+# Field -> flag, in argv order. List fields repeat their flag once per item, so a variadic
+# option (``--allowedTools <tools...>``) is always followed by another flag or by ``--``.
+_FLAGS: dict[str, str] = {
+    "model": "--model",
+    "fallback_model": "--fallback-model",
+    "effort": "--effort",
+    "permission_mode": "--permission-mode",
+    "resume": "--resume",
+    "fork_session": "--fork-session",
+    "session_id": "--session-id",
+    "system_prompt": "--system-prompt",
+    "append_system_prompt": "--append-system-prompt",
+    "allowed_tools": "--allowedTools",
+    "disallowed_tools": "--disallowedTools",
+    "add_dirs": "--add-dir",
+    "max_budget_usd": "--max-budget-usd",
+    "no_session_persistence": "--no-session-persistence",
+}
+
+
+class ClaudeCodeRequest(BaseModel):
+    """One ``claude -p`` run.
+
+    Attributes:
+        prompt: The user turn (after ``--``; a leading ``-`` is safe).
+        model: ``--model``: an alias (``sonnet``, ``opus``) or a full model name.
+        fallback_model: ``--fallback-model`` when the model is overloaded.
+        effort: ``--effort`` level.
+        permission_mode: ``--permission-mode``. ``bypassPermissions`` is what ``yolo``/``bypass``
+            select; Claude Code refuses it when running as root unless ``IS_SANDBOX=1`` is in the
+            deployment env (see the provider docs).
+        resume: ``--resume <session_id>``: continue that conversation.
+        fork_session: ``--fork-session``: resume into a new session id (needs ``resume``).
+        session_id: ``--session-id``: the UUID a new session gets.
+        system_prompt / append_system_prompt: replace / extend the default system prompt.
+        allowed_tools / disallowed_tools: tool rules (``"Bash(git *)"``, ``"Edit"``).
+        add_dirs: extra directories tools may access.
+        max_budget_usd: ``--max-budget-usd`` spending cap.
+        no_session_persistence: do not save the session (it cannot be resumed then).
+        repo / workspace: working directory (``workspace`` is contained in ``repo``).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    prompt: str = Field(min_length=1)
+    model: str | None = Field(default=None, min_length=1)
+    fallback_model: str | None = Field(default=None, min_length=1)
+    effort: EffortLevel | None = None
+    permission_mode: PermissionMode | None = None
+    resume: str | None = Field(default=None, min_length=1)
+    fork_session: bool = False
+    session_id: str | None = Field(
+        default=None,
+        pattern=r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
+        r"[0-9a-fA-F]{12}$",
+    )
+    system_prompt: str | None = None
+    append_system_prompt: str | None = None
+    allowed_tools: tuple[str, ...] = ()
+    disallowed_tools: tuple[str, ...] = ()
+    add_dirs: tuple[str, ...] = ()
+    max_budget_usd: float | None = Field(default=None, gt=0)
+    no_session_persistence: bool = False
+    repo: str | None = None
+    workspace: str | None = None
+
+    @field_validator("model", "fallback_model", "resume")
+    @classmethod
+    def _not_an_option(cls, value: str | None) -> str | None:
+        # A value starting with "-" would be read by the CLI's parser as the next option.
+        if value is not None and value.startswith("-"):
+            raise ValueError("must not start with '-'")
+        return value
+
+    @field_validator("fork_session")
+    @classmethod
+    def _fork_needs_resume(cls, value: bool, info: ValidationInfo) -> bool:
+        # Without --resume the CLI would ignore --fork-session and silently start afresh.
+        if value and info.data.get("resume") is None:
+            raise ValueError("needs resume (the session to fork)")
+        return value
+
+    @field_validator("allowed_tools", "disallowed_tools", "add_dirs")
+    @classmethod
+    def _items(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for item in value:
+            if not item.strip():
+                raise ValueError("items must be non-empty")
+            if item.startswith("-"):
+                raise ValueError("items must not start with '-'")
+        return value
+
+
+def command_flags(request: ClaudeCodeRequest) -> list[str]:
+    """:data:`BASE_FLAGS` plus every flag of ``request``, each flag and value its own element."""
+    return [*BASE_FLAGS, *build_flag_args(request, _FLAGS)]
+
+
+def flag_fields() -> Sequence[str]:
+    """The request fields that become flags (for documentation and tests)."""
+    return tuple(_FLAGS)

@@ -1,0 +1,303 @@
+"""The real ``claude`` binary (2.1.197) through iModel against the fake provider server.
+
+Skipped when node or the binary is absent (``scripts/install-real-clis`` installs it); failed
+instead under ``LIONAGI_REQUIRE_REAL_CLIS=1``. Every run is isolated (own config home), points
+``ANTHROPIC_BASE_URL`` at the fake server with the scenario in the path, and carries a marker
+variable so that any survivor, tool shells included, is found in ``/proc`` afterwards.
+
+Mid-tool cases need a tool that runs long, but the fake server's tool call is always
+``echo fake-tool-ran``. Claude Code runs Bash tool commands through ``$SHELL``; the tests point
+``SHELL`` at a wrapper that turns exactly that command into ``sleep 600`` (recording that it
+started), and forwards everything else to the real bash.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import aclosing
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from lionagi.service import (
+    EventStatus,
+    ProviderAuthError,
+    ProviderError,
+    ProviderPermissionError,
+    ProviderStreamError,
+    RequestDeadlineExceeded,
+    StreamChunk,
+    iModel,
+)
+from lionagi.service_testing import FakeProviderServer
+from lionagi.service_testing.real_clis import (
+    MARKER_ENV,
+    PINNED_VERSIONS,
+    new_marker,
+    processes_with_marker,
+    real_cli_version,
+    require_real_cli,
+)
+
+pytestmark = [pytest.mark.real_cli, pytest.mark.timeout(180)]
+
+CALL_DEADLINE = 60.0
+FAKE_KEY = "sk-ant-fake-gateway-key-0123456789"
+
+
+@pytest.fixture(scope="module")
+def claude() -> Path:
+    return require_real_cli("claude")
+
+
+@pytest.fixture
+def marker() -> Iterator[str]:
+    value = new_marker()
+    yield value
+    assert processes_with_marker(value) == [], "a claude process (or its tool shell) survived"
+
+
+@pytest.fixture
+def slow_shell(tmp_path: Path) -> tuple[Path, Path]:
+    """A ``bash`` wrapper that hangs the fake tool command; returns (wrapper, started-flag)."""
+    started = tmp_path / "tool-started"
+    wrapper = tmp_path / "bin" / "bash"
+    wrapper.parent.mkdir()
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        'case "$*" in\n'
+        f"  *fake-tool-ran*) echo $$ > '{started}'; exec sleep 600;;\n"
+        "esac\n"
+        'exec /bin/bash "$@"\n',
+        encoding="utf-8",
+    )
+    wrapper.chmod(0o755)
+    return wrapper, started
+
+
+def model_for(
+    claude: Path,
+    gateway: str,
+    marker: str,
+    *,
+    env: dict[str, str] | None = None,
+    **kwargs: Any,
+) -> iModel:
+    return iModel(
+        model=kwargs.pop("model", "claude_code/sonnet"),
+        agentic_settings={
+            "binary": str(claude),
+            "gateway_url": gateway,
+            "gateway_api_key": FAKE_KEY,
+            "config_home": "isolated",
+            "env": {MARKER_ENV: marker, **(env or {})},
+        },
+        **kwargs,
+    )
+
+
+def scenario_url(server: FakeProviderServer, scenario: str) -> str:
+    return f"{server.base_url}/scenario/{scenario}"
+
+
+async def collect(model: iModel, **kwargs: Any) -> list[StreamChunk]:
+    chunks: list[StreamChunk] = []
+    await collect_into(model, chunks, **kwargs)
+    return chunks
+
+
+async def collect_into(model: iModel, chunks: list[StreamChunk], **kwargs: Any) -> None:
+    """Append the stream's chunks to ``chunks`` (kept when the stream then raises)."""
+    async with aclosing(model.stream(timeout=CALL_DEADLINE, **kwargs)) as stream:
+        async for chunk in stream:
+            chunks.append(chunk)
+
+
+def test_pinned_version(claude: Path) -> None:
+    version = real_cli_version(claude)
+    print(f"claude --version: {version}")
+    assert PINNED_VERSIONS["claude"] in version
+
+
+async def test_plain_text_usage_and_session(
+    claude: Path, fake_provider_server: FakeProviderServer, marker: str
+) -> None:
+    async with model_for(claude, scenario_url(fake_provider_server, "text"), marker) as model:
+        chunks = await collect(model, prompt="say hi")
+    texts = [c.content for c in chunks if c.type == "text"]
+    assert "".join(t or "" for t in texts) == "Hello from the fake server."
+    (result,) = [c for c in chunks if c.type == "result"]
+    assert result.content is None  # the result repeats the text: emitted once
+    assert result.metadata["usage"]["input_tokens"] > 0
+    assert result.metadata["num_turns"] == 1
+    assert "total_cost_usd" in result.metadata
+    system = next(c for c in chunks if c.type == "system")
+    assert system.metadata["session_id"] == result.metadata["session_id"]
+    seen = fake_provider_server.requests[-1]
+    assert seen.path.startswith("/v1/messages")
+    # the user turn arrives verbatim (the CLI adds system reminders as further blocks)
+    assert "say hi" in seen.conversation_text().splitlines()
+    assert FAKE_KEY not in str(seen.headers)  # recorded redacted, but it was sent
+
+
+async def test_invoke_reports_usage(
+    claude: Path, fake_provider_server: FakeProviderServer, marker: str
+) -> None:
+    async with model_for(claude, scenario_url(fake_provider_server, "usage"), marker) as model:
+        call = await model.invoke(prompt="count", timeout=CALL_DEADLINE)
+    assert call.status is EventStatus.COMPLETED, repr(call.execution.error)
+    response = call.execution.response
+    assert response["result"] == "Hello from the fake server."
+    assert response["usage"]["output_tokens"] > 0
+    assert response["session_id"]
+
+
+async def test_thinking_and_tool_round_trip(
+    claude: Path, fake_provider_server: FakeProviderServer, marker: str
+) -> None:
+    url = scenario_url(fake_provider_server, "thinking+tool")
+    async with model_for(claude, url, marker) as model:
+        chunks = await collect(model, prompt="think, then run the tool")
+    kinds = [c.type for c in chunks]
+    assert "thinking" in kinds
+    (use,) = [c for c in chunks if c.type == "tool_use"]
+    (result,) = [c for c in chunks if c.type == "tool_result"]
+    assert kinds.index("tool_use") < kinds.index("tool_result")
+    assert use.tool_name == "Bash"
+    assert use.tool_id
+    assert result.tool_id == use.tool_id
+    assert result.tool_output == "fake-tool-ran"
+    assert any(c.type == "text" and "fake-tool-ran" in (c.content or "") for c in chunks)
+
+
+async def test_resume_round_trip(
+    claude: Path, fake_provider_server: FakeProviderServer, marker: str
+) -> None:
+    word = f"zebra-{uuid.uuid4().hex[:8]}"
+    async with model_for(claude, scenario_url(fake_provider_server, "text"), marker) as model:
+        first = await collect(model, prompt=f"remember the word {word}")
+        session = model.provider_session_id
+        assert session
+        assert next(c for c in first if c.type == "system").metadata["session_id"] == session
+        second = await collect(model, prompt="which word did I ask you to remember?")
+    assert next(c for c in second if c.type == "system").metadata["session_id"] == session
+    turn_two = fake_provider_server.requests[-1].conversation_text()
+    assert word in turn_two
+    assert "which word did I ask you to remember?" in turn_two
+
+
+async def test_prompt_beginning_with_dash(
+    claude: Path, fake_provider_server: FakeProviderServer, marker: str
+) -> None:
+    prompt = "-v --help --resume nothing"
+    async with model_for(claude, scenario_url(fake_provider_server, "text"), marker) as model:
+        chunks = await collect(model, prompt=prompt)
+    assert any(c.type == "text" for c in chunks)
+    # an operand, not options: the model received it verbatim as the user's text
+    assert prompt in fake_provider_server.requests[-1].conversation_text().splitlines()
+
+
+async def test_401_is_provider_auth_error(
+    claude: Path, fake_provider_server: FakeProviderServer, marker: str
+) -> None:
+    chunks: list[StreamChunk] = []
+    async with model_for(claude, scenario_url(fake_provider_server, "401"), marker) as model:
+        with pytest.raises(ProviderAuthError) as info:
+            await collect_into(model, chunks, prompt="hi")
+    assert isinstance(info.value, ProviderStreamError)
+    assert [c.type for c in chunks].count("error") == 1  # reported twice by the CLI
+    assert not any(c.type == "text" for c in chunks)
+    assert FAKE_KEY not in str(info.value)
+
+
+async def test_server_down_is_typed_within_the_deadline(claude: Path, marker: str) -> None:
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    started = time.monotonic()
+    async with model_for(claude, f"http://127.0.0.1:{port}", marker) as model:
+        with pytest.raises(ProviderError) as info:
+            await collect(model, prompt="hi")
+    assert time.monotonic() - started < CALL_DEADLINE + 5
+    assert "Unable to connect" in str(info.value)
+
+
+async def _wait_for(path: Path, limit: float) -> None:
+    """Poll for ``path`` (written by the tool shell wrapper, another process)."""
+    target = anyio.Path(path)
+    for _ in range(int(limit * 10)):
+        if await target.exists():
+            return
+        await anyio.sleep(0.1)
+    raise AssertionError(f"{path} did not appear within {limit} s")
+
+
+async def test_cancellation_mid_tool_leaves_no_process(
+    claude: Path,
+    fake_provider_server: FakeProviderServer,
+    marker: str,
+    slow_shell: tuple[Path, Path],
+) -> None:
+    wrapper, started = slow_shell
+    url = scenario_url(fake_provider_server, "tool")
+    async with model_for(claude, url, marker, env={"SHELL": str(wrapper)}) as model:
+        async with aclosing(model.stream(prompt="run the tool", timeout=CALL_DEADLINE)) as stream:
+            async for chunk in stream:
+                if chunk.type == "tool_use":
+                    break
+            await _wait_for(started, CALL_DEADLINE)
+            assert processes_with_marker(marker), "the tool shell should be running"
+        # leaving the stream cancels the run and reaps the whole tree
+        assert processes_with_marker(marker) == []
+
+
+async def test_deadline_mid_tool_leaves_no_process(
+    claude: Path,
+    fake_provider_server: FakeProviderServer,
+    marker: str,
+    slow_shell: tuple[Path, Path],
+) -> None:
+    wrapper, started = slow_shell
+    deadline = 20.0
+    url = scenario_url(fake_provider_server, "tool")
+    begun = time.monotonic()
+    async with model_for(claude, url, marker, env={"SHELL": str(wrapper)}) as model:
+        with pytest.raises(RequestDeadlineExceeded):
+            await collect_with_deadline(model, deadline)
+    assert time.monotonic() - begun < deadline + 5
+    assert started.exists(), "the deadline should have struck while the tool ran"
+    assert processes_with_marker(marker) == []
+
+
+async def collect_with_deadline(model: iModel, deadline: float) -> None:
+    async with aclosing(model.stream(prompt="run the tool", timeout=deadline)) as stream:
+        async for _chunk in stream:
+            pass
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the root refusal only happens as root")
+async def test_yolo_as_root_is_refused_as_permission_error(
+    claude: Path, fake_provider_server: FakeProviderServer, marker: str
+) -> None:
+    url = scenario_url(fake_provider_server, "text")
+    async with model_for(claude, url, marker, yolo=True) as model:
+        with pytest.raises(ProviderPermissionError) as info:
+            await collect(model, prompt="hi")
+    assert "root" in str(info.value)
+
+
+async def test_yolo_in_a_declared_sandbox_runs_the_tool(
+    claude: Path, fake_provider_server: FakeProviderServer, marker: str
+) -> None:
+    url = scenario_url(fake_provider_server, "tool")
+    async with model_for(claude, url, marker, yolo=True, env={"IS_SANDBOX": "1"}) as model:
+        chunks = await collect(model, prompt="run the tool")
+    init = next(c for c in chunks if c.type == "system")
+    assert init.metadata["permission_mode"] == "bypassPermissions"
+    assert any(c.type == "tool_result" and c.tool_output == "fake-tool-ran" for c in chunks)
