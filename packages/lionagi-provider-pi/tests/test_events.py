@@ -81,7 +81,8 @@ def test_thinking_tool_capture_pairs_the_tool_by_id_and_keeps_blocks_apart() -> 
     assert sequence.index("tool_use") < sequence.index("tool_result")
     assert use.tool_name == "bash"
     assert use.tool_input == {"command": "echo fake-tool-ran"}
-    assert use.tool_id and result.tool_id == use.tool_id
+    assert use.tool_id
+    assert result.tool_id == use.tool_id
     assert result.tool_output == "fake-tool-ran\n"
     assert result.is_error is False
     thinking = "".join(c.content or "" for c in chunks if c.type == "thinking")
@@ -130,17 +131,20 @@ def test_retry_capture_publishes_the_notice_as_system_metadata() -> None:
 
 
 def test_telemetry_allowlist_is_explicit() -> None:
-    assert frozenset(
-        {
-            "agent_start",
-            "turn_end",
-            "queue_update",
-            "session_info_changed",
-            "thinking_level_changed",
-            "compaction_start",
-            "tool_execution_update",
-        }
-    ) == TELEMETRY_EVENTS
+    assert (
+        frozenset(
+            {
+                "agent_start",
+                "turn_end",
+                "queue_update",
+                "session_info_changed",
+                "thinking_level_changed",
+                "compaction_start",
+                "tool_execution_update",
+            }
+        )
+        == TELEMETRY_EVENTS
+    )
     projector = PiEventProjector()
     for kind in sorted(TELEMETRY_EVENTS):
         assert projector.feed({"type": kind, "message": assistant([])}) == []
@@ -205,7 +209,11 @@ def test_unstreamed_message_content_is_emitted_at_message_end() -> None:
         ],
         stop="toolUse",
     )
-    chunks = project([{"type": "message_start", "message": message}, {"type": "message_end", "message": message}])
+    events = [
+        {"type": "message_start", "message": message},
+        {"type": "message_end", "message": message},
+    ]
+    chunks = project(events)
     assert [(c.type, c.content or c.tool_id) for c in chunks] == [
         ("thinking", "quiet"),
         ("text", "whole answer"),
@@ -238,8 +246,13 @@ def test_stop_reason_error_then_a_successful_retry_completes() -> None:
     events = [
         {"type": "message_end", "message": failed},
         {"type": "agent_end", "messages": []},
-        {"type": "auto_retry_start", "attempt": 1, "maxAttempts": 3, "delayMs": 10,
-         "errorMessage": "503 overloaded"},
+        {
+            "type": "auto_retry_start",
+            "attempt": 1,
+            "maxAttempts": 3,
+            "delayMs": 10,
+            "errorMessage": "503 overloaded",
+        },
         {"type": "message_end", "message": ok},
         {"type": "auto_retry_end", "success": True, "attempt": 1},
         {"type": "agent_end", "messages": []},
@@ -252,9 +265,10 @@ def test_stop_reason_error_then_a_successful_retry_completes() -> None:
 
 
 def test_retry_end_failure_and_aborted_stop_are_errors() -> None:
-    chunks = project([{"type": "auto_retry_end", "success": False, "attempt": 3, "finalError": "gave up: 500"}])
+    retry_end = {"type": "auto_retry_end", "success": False, "attempt": 3, "finalError": "gave up"}
+    chunks = project([retry_end])
     assert kinds(chunks) == ["error"]
-    assert chunks[0].content == "gave up: 500"
+    assert chunks[0].content == "gave up"
     aborted = assistant([], stop="aborted")
     chunks = project([{"type": "message_end", "message": aborted}])
     assert kinds(chunks) == ["error"]
@@ -264,8 +278,13 @@ def test_retry_end_failure_and_aborted_stop_are_errors() -> None:
 def test_compaction_and_context_messages_are_metadata() -> None:
     chunks = project(
         [
-            {"type": "compaction_end", "reason": "overflow", "result": None, "aborted": False,
-             "willRetry": True},
+            {
+                "type": "compaction_end",
+                "reason": "overflow",
+                "result": None,
+                "aborted": False,
+                "willRetry": True,
+            },
             {"type": "message_end", "message": {"role": "compactionSummary", "summary": "s"}},
             {"type": "message_start", "message": {"role": "custom", "content": "x"}},
         ]

@@ -94,7 +94,7 @@ def _cmdline(pid: int) -> str:
 async def wait_for_tool_shell(marker: str, limit: float = CALL_DEADLINE) -> None:
     """Until a marked ``sleep`` (the tool shell's command) runs: the run is mid-tool."""
     with anyio.fail_after(limit):
-        while not any("sleep" in _cmdline(p) for p in processes_with_marker(marker)):
+        while not any("sleep" in _cmdline(p) for p in processes_with_marker(marker)):  # noqa: ASYNC110
             await anyio.sleep(0.1)
 
 
@@ -151,7 +151,8 @@ async def test_thinking_tool_usage_stream(
     (use,) = [c for c in chunks if c.type == "tool_use"]
     (result,) = [c for c in chunks if c.type == "tool_result"]
     assert use.tool_name == "bash"
-    assert use.tool_id and result.tool_id == use.tool_id
+    assert use.tool_id
+    assert result.tool_id == use.tool_id
     assert result.tool_output == "fake-tool-ran\n"
     assert "Tool said: fake-tool-ran. Done." in "".join(
         c.content or "" for c in chunks if c.type == "text"

@@ -87,7 +87,10 @@ class PiCliEndpoint(AgenticEndpoint):
     def copy(self) -> PiCliEndpoint:
         """Same config, command, grace and settings; handlers copied; no home or process."""
         other = type(self)(
-            self.config, argv=self.argv, terminate_grace=self.terminate_grace, settings=self.settings
+            self.config,
+            argv=self.argv,
+            terminate_grace=self.terminate_grace,
+            settings=self.settings,
         )
         self.copy_runtime_state_to(other)
         return other
@@ -121,7 +124,7 @@ class PiCliEndpoint(AgenticEndpoint):
         return ["--provider", GATEWAY_PROVIDER]
 
     def isolated_home_env(self, home: Path) -> dict[str, str]:
-        """pi's agent dir inside the isolated home (what ``~/.pi/agent`` would be)."""
+        """Point ``PI_CODING_AGENT_DIR`` into the isolated home (where ``~/.pi/agent`` would be)."""
         return {"PI_CODING_AGENT_DIR": str(agent_dir(home))}
 
     def seed_isolated_home(self, home: Path) -> None:

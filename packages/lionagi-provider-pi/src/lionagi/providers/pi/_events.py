@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from lionagi.service import ProviderProtocolError, StreamChunk
 
@@ -237,9 +237,8 @@ class PiEventProjector:
             block.buffer.clear()
         first = not block.emitted
         block.emitted = True
-        kind = "text" if block.kind == "text" else "thinking"
         meta = {"content_index": index}
-        return [StreamChunk(kind, delta, is_delta=not first, metadata=meta)]
+        return [StreamChunk(_kind(block), delta, is_delta=not first, metadata=meta)]
 
     def _block_end(
         self, inner: Mapping[str, Any], block: _Block, content: str | None
@@ -251,8 +250,7 @@ class PiEventProjector:
         elif not block.emitted:
             whole = content if content is not None else "".join(block.buffer)
             if whole:
-                kind = "text" if block.kind == "text" else "thinking"
-                out.append(StreamChunk(kind, whole, metadata={"content_index": index}))
+                out.append(StreamChunk(_kind(block), whole, metadata={"content_index": index}))
         block.emitted = True
         block.buffer.clear()
         return out
@@ -352,6 +350,10 @@ class PiEventProjector:
 
 
 _BLOCK_KIND = {"text_start": "text", "thinking_start": "thinking", "toolcall_start": "toolCall"}
+
+
+def _kind(block: _Block) -> Literal["text", "thinking"]:
+    return "text" if block.kind == "text" else "thinking"
 
 
 def _str(event: Mapping[str, Any], key: str) -> str | None:
