@@ -10,6 +10,7 @@ from lionagi.providers.pi import PiCliEndpoint
 from lionagi.service_testing.conformance import Scenario, SubprocessAgenticConformance
 
 SESSION = {"type": "session", "version": 3, "id": "01a2-conformance", "cwd": "/w"}
+RESUMABLE = {"type": "session", "version": 3, "id": "01a23124-e029-77ec-resumable", "cwd": "/w"}
 USER = {"role": "user", "content": [{"type": "text", "text": "hello"}]}
 USAGE = {
     "input": 11,
@@ -115,6 +116,7 @@ EVENTS: dict[Scenario, list[dict[str, Any]]] = {
         {"type": "message_end", "message": FAILED},
         {"type": "turn_end", "message": FAILED, "toolResults": []},
     ),
+    Scenario.SESSION: [RESUMABLE, *run(*text_turn("resumable"))[1:]],
     Scenario.EMPTY: [SESSION, {"type": "agent_start"}, {"type": "agent_end", "messages": []}],
     # pi repeats the answer in message_end, turn_end and agent_end: shown once.
     Scenario.RESULT_REPEATS_TEXT: run(*text_turn("streamed once, ", "never twice")),
@@ -158,3 +160,6 @@ class TestPiConformance(SubprocessAgenticConformance):
 
     def workspace_request(self, repo: Path, workspace: str) -> dict[str, Any]:
         return {"prompt": "hello conformance", "repo": str(repo), "workspace": workspace}
+
+    def resume_argv(self, session_id: str) -> Sequence[str]:
+        return ["--session", session_id]

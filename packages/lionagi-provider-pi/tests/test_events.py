@@ -72,6 +72,15 @@ def test_text_capture_streams_deltas_and_one_result_with_usage() -> None:
     assert result.metadata["num_turns"] == 1
 
 
+def test_a_saved_run_publishes_the_resumable_session_id() -> None:
+    projector = PiEventProjector(resumable=True)
+    chunks = [c for e in capture("text") for c in projector.feed(e)] + projector.finish()
+    sid = chunks[0].metadata["session_id"]
+    assert sid
+    assert chunks[-1].metadata["session_id"] == sid
+    assert all("provider_session_id" not in c.metadata for c in chunks)
+
+
 def test_thinking_tool_capture_pairs_the_tool_by_id_and_keeps_blocks_apart() -> None:
     chunks = project(capture("thinking-tool"))
     sequence = [k for k in kinds(chunks) if k != "system"]

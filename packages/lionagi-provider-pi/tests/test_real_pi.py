@@ -130,10 +130,46 @@ async def test_plain_text_invoke(
     assert call.status is EventStatus.COMPLETED, call.execution.error
     result = call.execution.response
     assert result["result"] == "Hello from the fake server."
-    assert result["session_id"] is None
-    assert result["metadata"]["provider_session_id"]
+    assert result["session_id"]
+    assert result["session_id"] == model.provider_session_id
     assert fake_provider_server.requests[-1].path == "/v1/chat/completions"
     assert await no_survivors(marker) == []
+
+
+async def test_resume_round_trip_sends_turn_one_in_turn_two(
+    pi_binary: Path, fake_provider_server: FakeProviderServer, marker: str, tmp_path: Path
+) -> None:
+    model = model_for(pi_binary, fake_provider_server.base_url, marker, cwd=tmp_path)
+    try:
+        first = await model.invoke(prompt="first turn marker-A", timeout=CALL_DEADLINE)
+        assert first.status is EventStatus.COMPLETED, first.execution.error
+        sid = model.provider_session_id
+        assert sid
+        turn_one = fake_provider_server.requests[-1].conversation_text()
+        assert "Hello from the fake server." not in turn_one  # no history yet
+        second = await model.invoke(prompt="second turn", timeout=CALL_DEADLINE)
+        assert second.status is EventStatus.COMPLETED, second.execution.error
+        assert second.payload["request"].resume == sid
+    finally:
+        await model.close()
+    seen = fake_provider_server.requests[-1].conversation_text()
+    assert "first turn marker-A" in seen
+    assert "Hello from the fake server." in seen  # turn one's answer came back as history
+    assert "second turn" in seen
+    assert second.execution.response["session_id"] == sid
+
+
+async def test_unknown_session_is_a_typed_error(
+    pi_binary: Path, fake_provider_server: FakeProviderServer, marker: str
+) -> None:
+    model = model_for(pi_binary, fake_provider_server.base_url, marker)
+    try:
+        call = await model.invoke(prompt="hi", resume="01a2ffff-0000", timeout=CALL_DEADLINE)
+    finally:
+        await model.close()
+    assert call.status is EventStatus.FAILED
+    assert isinstance(call.exception, ProviderError)
+    assert "No session found matching" in str(call.exception)
 
 
 async def test_thinking_tool_usage_stream(

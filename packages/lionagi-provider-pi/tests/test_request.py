@@ -31,6 +31,7 @@ def test_argv_has_every_flag_as_its_own_element_and_no_prompt() -> None:
         request(
             model="claude-sonnet-4-5",
             provider="anthropic",
+            resume="01a2-abc",
             thinking="high",
             tools=["read", "grep"],
             system_prompt="-be terse",
@@ -42,7 +43,7 @@ def test_argv_has_every_flag_as_its_own_element_and_no_prompt() -> None:
     assert argv == [
         "pi",
         "--mode", "json",
-        "--no-session",
+        "--session", "01a2-abc",
         "--provider", "anthropic",
         "--model", "claude-sonnet-4-5",
         "--thinking", "high",
@@ -58,7 +59,13 @@ def test_argv_has_every_flag_as_its_own_element_and_no_prompt() -> None:
 
 
 def test_defaults_and_thinking_none_is_off_and_no_tools_wins() -> None:
-    assert PiCliEndpoint().command(request()) == ["pi", "--mode", "json", "--no-session"]
+    assert PiCliEndpoint().command(request()) == ["pi", "--mode", "json"]
+    assert PiCliEndpoint().command(request(ephemeral=True)) == [
+        "pi",
+        "--mode",
+        "json",
+        "--no-session",
+    ]
     argv = PiCliEndpoint().command(request(thinking="none", no_tools=True, tools=["read"]))
     assert argv[-3:] == ["--thinking", "off", "--no-tools"]
 
@@ -79,6 +86,9 @@ def test_binary_setting_replaces_the_program() -> None:
         ({"tools": ["read,bash"]}, "tools"),
         ({"prompt": ""}, "prompt"),
         ({"no_tools": "maybe"}, "no_tools"),
+        ({"resume": "--fork"}, "resume"),
+        ({"resume": "../sessions/x.jsonl"}, "resume"),
+        ({"resume": "01a2", "ephemeral": True}, "request"),
     ],
 )
 def test_bad_fields_are_refused_naming_the_field(fields: dict[str, object], field: str) -> None:
@@ -158,10 +168,11 @@ def test_catalog_rows_aliases_and_thinking_effort() -> None:
     assert caps is not None
     assert (caps.transport, caps.resumable, caps.emits_tool_events, caps.reports_usage) == (
         "subprocess",
-        False,
+        True,
         True,
         True,
     )
+    assert PiCliEndpoint.resume_field == "resume"
 
 
 @pytest.mark.parametrize("spelling", ["pi", "pi-code/m1-high", "pi_code/m1-high"])

@@ -1,8 +1,8 @@
 """The pi coding agent CLI (``@mariozechner/pi-coding-agent``) as a lionagi-service provider.
 
 Provider ``pi`` (aliases ``pi-code``, ``pi_code``), endpoint ``query_cli`` (``cli``, ``code``):
-a subprocess adapter, not resumable (the session id pi prints is published as
-``provider_session_id``), with tool events and usage. Effort is pi's ``--thinking`` level
+a subprocess adapter, resumable through the typed ``resume`` field (``--session <id>``), with
+tool events and usage. Effort is pi's ``--thinking`` level
 (``pi/<model>-high``); pi asks no permissions, so there are no yolo/bypass modes.
 """
 

@@ -1,4 +1,4 @@
-"""The pi CLI endpoint: one ``pi --mode json --no-session`` process per run.
+"""The pi CLI endpoint: one ``pi --mode json`` process per run, resumable by ``--session``.
 
 Everything but the command grammar and the event mapping is core's: launch, framing, bounded
 stderr, teardown of the whole process group (pi's bash tool shells included), workspace
@@ -56,9 +56,10 @@ class PiCliEndpoint(AgenticEndpoint):
     """
 
     capabilities: ClassVar[AgenticCapabilities | None] = AgenticCapabilities(
-        transport="subprocess", resumable=False, emits_tool_events=True, reports_usage=True
+        transport="subprocess", resumable=True, emits_tool_events=True, reports_usage=True
     )
     request_type: ClassVar[type[BaseModel] | None] = PiRequest
+    resume_field: ClassVar[str | None] = "resume"
     runtime_arg_keys: ClassVar[frozenset[str]] = frozenset({"on_text"})
     supports_gateway: ClassVar[bool] = True
     cli_binary: ClassVar[str] = "pi"
@@ -201,7 +202,7 @@ class PiCliEndpoint(AgenticEndpoint):
         if repo is not None or request.workspace:
             cwd = resolve_workspace(repo, request.workspace)
         on_text = self._runtime_handlers(runtime_args).get("on_text")
-        projector = PiEventProjector()
+        projector = PiEventProjector(resumable=not request.ephemeral)
         events = self.launch(request, cwd)
         async with events:
             async for event in events:

@@ -19,8 +19,8 @@ Rules the projection keeps:
   ``message_end``, ``turn_end``, ``agent_end``, a retry end) and ``agent_end`` is not final
   while it retries, so nothing is decided before end of stdout: then exactly one error chunk,
   or one result chunk with the usage summed over the run's assistant messages.
-* The session header's id is observed only (the run is ``--no-session``): it is published as
-  ``provider_session_id``, never as the resumable ``session_id``.
+* The session header's id is the resumable ``session_id`` when the run is saved; an
+  ``--no-session`` run's id is only observed and published as ``provider_session_id``.
 * Any event type, assistant sub-event or message role not listed here raises
   :class:`ProviderProtocolError`: it might carry the answer.
 """
@@ -67,7 +67,8 @@ class _Block:
 class PiEventProjector:
     """Stateful projection of one pi run; :meth:`feed` per event, :meth:`finish` at EOF."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, resumable: bool = False) -> None:
+        self._id_key = "session_id" if resumable else "provider_session_id"
         self._blocks: dict[int, _Block] = {}
         self._streaming: int | None = None  # contentIndex whose deltas go out as they come
         self._tool_ids: set[str] = set()
@@ -144,7 +145,7 @@ class PiEventProjector:
             "num_turns": self._turns,
             "stop_reason": self._stop_reason,
             "total_cost_usd": self._cost,
-            "provider_session_id": self._session_id,
+            self._id_key: self._session_id,
         }
         return [StreamChunk("result", None, metadata=_compact(meta))]
 
@@ -152,7 +153,7 @@ class PiEventProjector:
 
     def _session(self, event: Mapping[str, Any]) -> list[StreamChunk]:
         self._session_id = _str(event, "id")
-        meta = {"provider_session_id": self._session_id, "cwd": _str(event, "cwd")}
+        meta = {self._id_key: self._session_id, "cwd": _str(event, "cwd")}
         return [StreamChunk("system", metadata=_compact(meta))]
 
     def _message(self, kind: str, event: Mapping[str, Any]) -> list[StreamChunk]:

@@ -1,5 +1,8 @@
 """The typed pi request and its argv: every flag and value a separate element, no prompt.
 
+Sessions: a run is saved (pi's default) so its id can be resumed with ``--session <id>``;
+``ephemeral=True`` adds ``--no-session`` and the id is then only observed.
+
 pi's option parser has no ``--`` separator (``--`` is read as an unknown extension flag that
 swallows the next word) and treats any word starting with ``-`` as an option, so the prompt
 never goes into argv: the endpoint writes it to stdin, which pi reads to EOF in print mode.
@@ -9,7 +12,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 __all__ = ["DEFAULT_MODEL", "THINKING_LEVELS", "PiRequest", "ThinkingLevel", "pi_arguments"]
 
@@ -21,6 +24,7 @@ THINKING_LEVELS: tuple[str, ...] = ("none", "off", "minimal", "low", "medium", "
 """pi's ``--thinking`` levels plus ``none`` (core's spelling of ``off``)."""
 
 _NAME = r"^[A-Za-z0-9][A-Za-z0-9_.:/@+-]*$"
+_SESSION_ID = r"^[0-9A-Za-z][0-9A-Za-z-]*$"  # a (partial) UUID, never a path or an option
 
 
 class PiRequest(BaseModel):
@@ -39,6 +43,9 @@ class PiRequest(BaseModel):
         no_context_files: ``--no-context-files``: skip AGENTS.md / CLAUDE.md discovery.
         no_extensions: ``--no-extensions --no-skills --no-prompt-templates``: load nothing the
             agent dir or the repository would add.
+        resume: ``--session <id>``: continue the saved pi session with that id (injected by
+            ``iModel`` from the last confirmed one).
+        ephemeral: ``--no-session``: save nothing; the run's id is then not resumable.
         repo: Working directory (default: the deployment ``cwd``).
         workspace: A directory inside ``repo`` to run in (containment-checked).
     """
@@ -55,6 +62,8 @@ class PiRequest(BaseModel):
     append_system_prompt: list[str] = Field(default_factory=list)
     no_context_files: bool = False
     no_extensions: bool = False
+    resume: str | None = Field(default=None, min_length=1, max_length=128, pattern=_SESSION_ID)
+    ephemeral: bool = False
     repo: str | None = None
     workspace: str | None = None
 
@@ -68,6 +77,12 @@ class PiRequest(BaseModel):
                 raise ValueError("each tool name is one non-empty word without ',' or a leading -")
         return value
 
+    @model_validator(mode="after")
+    def _resume_needs_a_saved_session(self) -> PiRequest:
+        if self.ephemeral and self.resume is not None:
+            raise ValueError("ephemeral=True saves no session, so it cannot resume one")
+        return self
+
 
 def pi_arguments(request: PiRequest, *, provider: str | None) -> list[str]:
     """The flags after the program for ``request``; ``provider`` overrides ``request.provider``.
@@ -75,7 +90,11 @@ def pi_arguments(request: PiRequest, *, provider: str | None) -> list[str]:
     Every valued flag used here consumes its next word unconditionally in pi's parser, so a
     value starting with ``-`` stays a value; model and provider names are pattern-checked anyway.
     """
-    argv = ["--mode", "json", "--no-session"]
+    argv = ["--mode", "json"]
+    if request.ephemeral:
+        argv.append("--no-session")
+    elif request.resume is not None:
+        argv += ["--session", request.resume]
     chosen = provider if provider is not None else request.provider
     if chosen:
         argv += ["--provider", chosen]
