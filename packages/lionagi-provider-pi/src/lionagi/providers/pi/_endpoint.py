@@ -1,0 +1,215 @@
+"""The pi CLI endpoint: one ``pi --mode json`` process per run, resumable by ``--session``.
+
+Everything but the command grammar and the event mapping is core's: launch, framing, bounded
+stderr, teardown of the whole process group (pi's bash tool shells included), workspace
+containment, deployment settings and the isolated home.
+
+Prompt: on stdin (``prompt_mode="stdin"``). pi has no ``--`` separator and reads a word that
+starts with ``-`` as an option; piped stdin is read to EOF and becomes the message (pi trims
+leading and trailing whitespace from it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
+
+from lionagi.service import (
+    AgenticCapabilities,
+    AgenticEndpoint,
+    AgenticRequestValidationError,
+    AgenticSettings,
+    EndpointConfig,
+    EndpointConfigurationError,
+    StreamChunk,
+)
+from lionagi.service.agentic import (
+    PROCESS_TERMINATE_GRACE,
+    JsonEventStream,
+    ProviderErrorPattern,
+    json_events_from_process,
+    resolve_workspace,
+)
+
+from ._events import PiEventProjector
+from ._home import GATEWAY_KEY_ENV, GATEWAY_PROVIDER, agent_dir, write_models_file, write_settings
+from ._request import DEFAULT_MODEL, PiRequest, pi_arguments
+
+__all__ = ["PI_CONFIG", "PiCliEndpoint"]
+
+PI_CONFIG: Mapping[str, Any] = {"name": "pi-cli", "provider": "pi", "endpoint": "query_cli"}
+TESTED_VERSION = "0.73.1"
+
+
+class PiCliEndpoint(AgenticEndpoint):
+    """Runs the pi coding agent headless and projects its JSON events (see ``_events``).
+
+    Args:
+        config: Endpoint config; defaults to :data:`PI_CONFIG`.
+        argv: Program (and leading arguments) to run instead of ``pi``; the binary setting
+            still replaces ``argv[0]``.
+        terminate_grace: Seconds between SIGTERM and SIGKILL at teardown.
+        settings: Deployment settings (:class:`~lionagi.service.AgenticSettings`).
+    """
+
+    capabilities: ClassVar[AgenticCapabilities | None] = AgenticCapabilities(
+        transport="subprocess", resumable=True, emits_tool_events=True, reports_usage=True
+    )
+    request_type: ClassVar[type[BaseModel] | None] = PiRequest
+    resume_field: ClassVar[str | None] = "resume"
+    runtime_arg_keys: ClassVar[frozenset[str]] = frozenset({"on_text"})
+    supports_gateway: ClassVar[bool] = True
+    cli_binary: ClassVar[str] = "pi"
+    install_hint: ClassVar[str] = f"npm install -g @mariozechner/pi-coding-agent@{TESTED_VERSION}"
+    tested_version: ClassVar[str] = TESTED_VERSION
+    auth_hint: ClassVar[str] = (
+        "uses your own pi login: run `pi` and `/login`, or set the provider's key "
+        "(e.g. ANTHROPIC_API_KEY, GEMINI_API_KEY); or deploy a gateway "
+        "(agentic_settings gateway_url + gateway_api_key, isolated config home)"
+    )
+    error_patterns: ClassVar[tuple[ProviderErrorPattern, ...]] = ()
+
+    def __init__(
+        self,
+        config: EndpointConfig | Mapping[str, Any] | None = None,
+        *,
+        argv: Sequence[str] = ("pi",),
+        terminate_grace: float = PROCESS_TERMINATE_GRACE,
+        **overrides: Any,
+    ) -> None:
+        super().__init__(PI_CONFIG if config is None else config, **overrides)
+        self.argv = tuple(argv)
+        self.terminate_grace = terminate_grace
+        self._gateway_models: set[str] = set()
+
+    def copy(self) -> PiCliEndpoint:
+        """Same config, command, grace and settings; handlers copied; no home or process."""
+        other = type(self)(
+            self.config,
+            argv=self.argv,
+            terminate_grace=self.terminate_grace,
+            settings=self.settings,
+        )
+        self.copy_runtime_state_to(other)
+        return other
+
+    # -- deployment -------------------------------------------------------------------------------
+
+    def gateway_env(self, settings: AgenticSettings) -> dict[str, str]:
+        """The key travels in the environment only; ``models.json`` names the variable.
+
+        Raises:
+            EndpointConfigurationError: a key without a URL, or a gateway in the user's home
+                (pi reads a custom provider only from its agent dir's ``models.json``; writing
+                one into the user's own config is not the adapter's to do).
+        """
+        if settings.gateway_url is None:
+            raise EndpointConfigurationError(
+                "agentic_settings.gateway_api_key",
+                "pi needs gateway_url with gateway_api_key (the key alone names no server)",
+            )
+        if settings.resolved_config_home() != "isolated":
+            raise EndpointConfigurationError(
+                "agentic_settings.gateway_url",
+                "pi reads a gateway only from models.json in its agent dir; use "
+                "config_home='isolated' so the adapter writes it into a private home",
+            )
+        key = settings.gateway_api_key
+        return {GATEWAY_KEY_ENV: key.get_secret_value() if key is not None else "unused"}
+
+    def gateway_args(self, settings: AgenticSettings) -> list[str]:
+        """Select the provider the adapter defines in ``models.json``."""
+        return ["--provider", GATEWAY_PROVIDER]
+
+    def isolated_home_env(self, home: Path) -> dict[str, str]:
+        """Point ``PI_CODING_AGENT_DIR`` into the isolated home (where ``~/.pi/agent`` would be)."""
+        return {"PI_CODING_AGENT_DIR": str(agent_dir(home))}
+
+    def seed_isolated_home(self, home: Path) -> None:
+        """Headless settings: no retries, no install telemetry, quiet startup."""
+        write_settings(home)
+
+    # -- command ----------------------------------------------------------------------------------
+
+    def command(
+        self,
+        request: PiRequest,
+        *,
+        program: str | None = None,
+        extra: Sequence[str] = (),
+    ) -> list[str]:
+        """The argv before the prompt (which goes to stdin): every flag its own element.
+
+        ``extra`` holds the gateway flags (``--provider lionagi-gateway``); a request naming
+        its own ``provider`` then conflicts and is refused.
+        """
+        argv = [program, *self.argv[1:]] if program else list(self.argv)
+        provider: str | None = None
+        if extra:
+            if request.provider is not None:
+                raise AgenticRequestValidationError(
+                    "provider",
+                    "the deployment gateway selects pi's provider; drop provider or the gateway",
+                )
+            provider = GATEWAY_PROVIDER
+            request = request.model_copy(update={"model": request.model or DEFAULT_MODEL})
+        return argv + pi_arguments(request, provider=provider)
+
+    def _prepare_gateway(self, request: PiRequest) -> None:
+        """Write ``models.json`` listing every model this endpoint ran through the gateway."""
+        home = self.isolated_home
+        url = self.settings.gateway_url
+        if home is None or url is None:
+            return
+        self._gateway_models.add(request.model or DEFAULT_MODEL)
+        write_models_file(home, url, self._gateway_models)
+
+    def launch(self, request: PiRequest, cwd: Path | None) -> JsonEventStream:
+        """The one place pi is started: argv vector, prompt on stdin, core's teardown."""
+        launch = self.launch_settings()
+        argv = self.command(request, program=launch.program, extra=launch.args)
+        if launch.args:
+            self._prepare_gateway(request)
+        return json_events_from_process(
+            argv,
+            cwd=cwd,
+            # Startup network work off (update and package checks, install ping); model calls
+            # are unaffected. The deployment's own env wins.
+            env={"PI_OFFLINE": "1", "PI_SKIP_VERSION_CHECK": "1", **launch.env},
+            inherit_env=launch.inherit_env,
+            secrets=launch.secrets,
+            label="pi",
+            install_hint=self.install_hint,
+            terminate_grace=self.terminate_grace,
+            prompt=request.prompt,
+            prompt_mode="stdin",
+        )
+
+    async def _stream_agentic(
+        self,
+        request: BaseModel,
+        *,
+        runtime_args: dict[str, Any],
+        local_timeout: float | None,
+    ) -> AsyncIterator[StreamChunk]:
+        assert isinstance(request, PiRequest)
+        launch = self.launch_settings()
+        cwd = launch.cwd
+        repo = request.repo if request.repo is not None else cwd
+        if repo is not None or request.workspace:
+            cwd = resolve_workspace(repo, request.workspace)
+        on_text = self._runtime_handlers(runtime_args).get("on_text")
+        projector = PiEventProjector(resumable=not request.ephemeral)
+        events = self.launch(request, cwd)
+        async with events:
+            async for event in events:
+                for chunk in projector.feed(event):
+                    if on_text is not None and chunk.type == "text" and chunk.content:
+                        on_text(chunk.content)
+                    yield chunk
+            # stdout ended and the process exited 0: only now is the outcome known.
+            for chunk in projector.finish():
+                yield chunk

@@ -1,0 +1,117 @@
+"""The typed pi request and its argv: every flag and value a separate element, no prompt.
+
+Sessions: a run is saved (pi's default) so its id can be resumed with ``--session <id>``;
+``ephemeral=True`` adds ``--no-session`` and the id is then only observed.
+
+pi's option parser has no ``--`` separator (``--`` is read as an unknown extension flag that
+swallows the next word) and treats any word starting with ``-`` as an option, so the prompt
+never goes into argv: the endpoint writes it to stdin, which pi reads to EOF in print mode.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+__all__ = ["DEFAULT_MODEL", "THINKING_LEVELS", "PiRequest", "ThinkingLevel", "pi_arguments"]
+
+DEFAULT_MODEL = "gemini-3.1-pro-preview"
+"""pi 0.73's default model for its default provider (``google``), what the ``pi`` alias names."""
+
+ThinkingLevel = Literal["none", "off", "minimal", "low", "medium", "high", "xhigh"]
+THINKING_LEVELS: tuple[str, ...] = ("none", "off", "minimal", "low", "medium", "high", "xhigh")
+"""pi's ``--thinking`` levels plus ``none`` (core's spelling of ``off``)."""
+
+_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.:/@+-]*$"
+_SESSION_ID = r"^[0-9A-Za-z][0-9A-Za-z-]*$"  # a (partial) UUID, never a path or an option
+
+
+class PiRequest(BaseModel):
+    """What one ``pi --mode json`` run accepts.
+
+    Attributes:
+        prompt: The user message (sent on stdin; pi strips leading/trailing whitespace).
+        model: ``--model`` (an id, ``provider/id``, or a pattern pi resolves).
+        provider: ``--provider``; refused together with a deployment gateway, which names its
+            own provider.
+        thinking: ``--thinking`` level; ``none`` is sent as ``off``.
+        tools: ``--tools`` allowlist (comma-joined), e.g. ``["read", "grep"]`` for read-only.
+        no_tools: ``--no-tools``: offer the model no tools at all.
+        system_prompt: ``--system-prompt`` (replaces pi's coding-assistant prompt).
+        append_system_prompt: one ``--append-system-prompt`` per item.
+        no_context_files: ``--no-context-files``: skip AGENTS.md / CLAUDE.md discovery.
+        no_extensions: ``--no-extensions --no-skills --no-prompt-templates``: load nothing the
+            agent dir or the repository would add.
+        resume: ``--session <id>``: continue the saved pi session with that id (injected by
+            ``iModel`` from the last confirmed one).
+        ephemeral: ``--no-session``: save nothing; the run's id is then not resumable.
+        repo: Working directory (default: the deployment ``cwd``).
+        workspace: A directory inside ``repo`` to run in (containment-checked).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    prompt: str = Field(min_length=1)
+    model: str | None = Field(default=None, min_length=1, pattern=_NAME)
+    provider: str | None = Field(default=None, min_length=1, pattern=_NAME)
+    thinking: ThinkingLevel | None = None
+    tools: list[str] | None = None
+    no_tools: bool = False
+    system_prompt: str | None = None
+    append_system_prompt: list[str] = Field(default_factory=list)
+    no_context_files: bool = False
+    no_extensions: bool = False
+    resume: str | None = Field(default=None, min_length=1, max_length=128, pattern=_SESSION_ID)
+    ephemeral: bool = False
+    repo: str | None = None
+    workspace: str | None = None
+
+    @field_validator("tools")
+    @classmethod
+    def _tool_names(cls, value: list[str] | None) -> list[str] | None:
+        if value is None:
+            return None
+        for name in value:
+            if not name or "," in name or name != name.strip() or name.startswith("-"):
+                raise ValueError("each tool name is one non-empty word without ',' or a leading -")
+        return value
+
+    @model_validator(mode="after")
+    def _resume_needs_a_saved_session(self) -> PiRequest:
+        if self.ephemeral and self.resume is not None:
+            raise ValueError("ephemeral=True saves no session, so it cannot resume one")
+        return self
+
+
+def pi_arguments(request: PiRequest, *, provider: str | None) -> list[str]:
+    """The flags after the program for ``request``; ``provider`` overrides ``request.provider``.
+
+    Every valued flag used here consumes its next word unconditionally in pi's parser, so a
+    value starting with ``-`` stays a value; model and provider names are pattern-checked anyway.
+    """
+    argv = ["--mode", "json"]
+    if request.ephemeral:
+        argv.append("--no-session")
+    elif request.resume is not None:
+        argv += ["--session", request.resume]
+    chosen = provider if provider is not None else request.provider
+    if chosen:
+        argv += ["--provider", chosen]
+    if request.model:
+        argv += ["--model", request.model]
+    if request.thinking is not None:
+        argv += ["--thinking", "off" if request.thinking == "none" else request.thinking]
+    if request.no_tools:
+        argv.append("--no-tools")
+    elif request.tools is not None:
+        argv += ["--tools", ",".join(request.tools)]
+    if request.system_prompt is not None:
+        argv += ["--system-prompt", request.system_prompt]
+    for text in request.append_system_prompt:
+        argv += ["--append-system-prompt", text]
+    if request.no_context_files:
+        argv.append("--no-context-files")
+    if request.no_extensions:
+        argv += ["--no-extensions", "--no-skills", "--no-prompt-templates"]
+    return argv

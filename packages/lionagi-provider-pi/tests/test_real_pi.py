@@ -1,0 +1,290 @@
+"""The real pi 0.73.1 binary through ``iModel``, against the fake provider server on loopback.
+
+pi speaks OpenAI chat completions to ``<gateway>/v1``; the scenario is chosen by a path prefix
+(``/scenario/<names>``) because pi cannot send the fake server's selector header. Every run
+carries a marker variable so survivors, tool shells included, are found in ``/proc``.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from lionagi.providers.pi import PiCliEndpoint
+from lionagi.service import (
+    EventStatus,
+    ProviderAuthError,
+    ProviderError,
+    RequestDeadlineExceeded,
+    StreamChunk,
+    iModel,
+)
+from lionagi.service_testing import FakeProviderServer
+from lionagi.service_testing.real_clis import (
+    MARKER_ENV,
+    PINNED_VERSIONS,
+    new_marker,
+    processes_with_marker,
+    real_cli_version,
+    require_real_cli,
+)
+
+pytestmark = [pytest.mark.real_cli, pytest.mark.anyio, pytest.mark.timeout(240)]
+
+CALL_DEADLINE = 60.0
+KEY = "sk-real-pi-0123456789abcdef"
+HOSTILE = "-v --help \"double\" 'single' $(touch pwned) `id` --\n\tsecond line"
+
+
+@pytest.fixture
+def pi_binary() -> Path:
+    return require_real_cli("pi")
+
+
+@pytest.fixture
+def marker() -> str:
+    return new_marker()
+
+
+def model_for(
+    binary: Path, gateway: str, marker: str, *, cwd: Path | None = None, model: str = "fake-model"
+) -> iModel:
+    settings: dict[str, Any] = {
+        "binary": str(binary),
+        "gateway_url": gateway,
+        "gateway_api_key": KEY,
+        "config_home": "isolated",
+        "env": {MARKER_ENV: marker},
+    }
+    if cwd is not None:
+        settings["cwd"] = str(cwd)
+    return iModel(model=f"pi/{model}", agentic_settings=settings)
+
+
+async def collect(model: iModel, **request: Any) -> tuple[list[StreamChunk], BaseException | None]:
+    chunks: list[StreamChunk] = []
+    try:
+        async for chunk in model.stream(timeout=CALL_DEADLINE, **request):
+            chunks.append(chunk)
+    except ProviderError as exc:
+        return chunks, exc
+    return chunks, None
+
+
+async def no_survivors(marker: str, settle: float = 15.0) -> list[int]:
+    with anyio.move_on_after(settle):
+        while processes_with_marker(marker):  # noqa: ASYNC110 - polling /proc
+            await anyio.sleep(0.1)
+    return processes_with_marker(marker)
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+async def wait_for_tool_shell(marker: str, limit: float = CALL_DEADLINE) -> None:
+    """Until a marked ``sleep`` (the tool shell's command) runs: the run is mid-tool."""
+    with anyio.fail_after(limit):
+        while not any("sleep" in _cmdline(p) for p in processes_with_marker(marker)):  # noqa: ASYNC110
+            await anyio.sleep(0.1)
+
+
+def slow_tool_workspace(tmp_path: Path) -> Path:
+    """A project whose pi settings prefix every bash command with a long sleep."""
+    work = tmp_path / "work"
+    (work / ".pi").mkdir(parents=True)
+    (work / ".pi" / "settings.json").write_text(json.dumps({"shellCommandPrefix": "sleep 300"}))
+    return work
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_pinned_version(pi_binary: Path) -> None:
+    version = real_cli_version(pi_binary)
+    print(f"pi version: {version}")
+    assert PINNED_VERSIONS["pi"] in version
+    assert PiCliEndpoint.tested_version == PINNED_VERSIONS["pi"]
+
+
+async def test_plain_text_invoke(
+    pi_binary: Path, fake_provider_server: FakeProviderServer, marker: str
+) -> None:
+    model = model_for(pi_binary, fake_provider_server.base_url, marker)
+    try:
+        call = await model.invoke(prompt="say hello", timeout=CALL_DEADLINE)
+    finally:
+        await model.close()
+    assert call.status is EventStatus.COMPLETED, call.execution.error
+    result = call.execution.response
+    assert result["result"] == "Hello from the fake server."
+    assert result["session_id"]
+    assert result["session_id"] == model.provider_session_id
+    assert fake_provider_server.requests[-1].path == "/v1/chat/completions"
+    assert await no_survivors(marker) == []
+
+
+async def test_resume_round_trip_sends_turn_one_in_turn_two(
+    pi_binary: Path, fake_provider_server: FakeProviderServer, marker: str, tmp_path: Path
+) -> None:
+    model = model_for(pi_binary, fake_provider_server.base_url, marker, cwd=tmp_path)
+    try:
+        first = await model.invoke(prompt="first turn marker-A", timeout=CALL_DEADLINE)
+        assert first.status is EventStatus.COMPLETED, first.execution.error
+        sid = model.provider_session_id
+        assert sid
+        turn_one = fake_provider_server.requests[-1].conversation_text()
+        assert "Hello from the fake server." not in turn_one  # no history yet
+        second = await model.invoke(prompt="second turn", timeout=CALL_DEADLINE)
+        assert second.status is EventStatus.COMPLETED, second.execution.error
+        assert second.payload["request"].resume == sid
+    finally:
+        await model.close()
+    seen = fake_provider_server.requests[-1].conversation_text()
+    assert "first turn marker-A" in seen
+    assert "Hello from the fake server." in seen  # turn one's answer came back as history
+    assert "second turn" in seen
+    assert second.execution.response["session_id"] == sid
+
+
+async def test_unknown_session_is_a_typed_error(
+    pi_binary: Path, fake_provider_server: FakeProviderServer, marker: str
+) -> None:
+    model = model_for(pi_binary, fake_provider_server.base_url, marker)
+    try:
+        call = await model.invoke(prompt="hi", resume="01a2ffff-0000", timeout=CALL_DEADLINE)
+    finally:
+        await model.close()
+    assert call.status is EventStatus.FAILED
+    assert isinstance(call.exception, ProviderError)
+    assert "No session found matching" in str(call.exception)
+
+
+async def test_thinking_tool_usage_stream(
+    pi_binary: Path, fake_provider_server: FakeProviderServer, marker: str, tmp_path: Path
+) -> None:
+    gateway = f"{fake_provider_server.base_url}/scenario/thinking+tool+usage"
+    model = model_for(pi_binary, gateway, marker, cwd=tmp_path)
+    try:
+        chunks, exc = await collect(model, prompt="think, then run the tool")
+    finally:
+        await model.close()
+    assert exc is None, repr(exc)
+    thinking = "".join(c.content or "" for c in chunks if c.type == "thinking")
+    assert thinking == "Pondering the fake request."
+    (use,) = [c for c in chunks if c.type == "tool_use"]
+    (result,) = [c for c in chunks if c.type == "tool_result"]
+    assert use.tool_name == "bash"
+    assert use.tool_id
+    assert result.tool_id == use.tool_id
+    assert result.tool_output == "fake-tool-ran\n"
+    assert "Tool said: fake-tool-ran. Done." in "".join(
+        c.content or "" for c in chunks if c.type == "text"
+    )
+    final = chunks[-1]
+    assert final.type == "result"
+    assert final.metadata["usage"]["input"] > 0
+    assert final.metadata["usage"]["output"] > 0
+    assert await no_survivors(marker) == []
+
+
+async def test_prompt_beginning_with_dash_arrives_verbatim(
+    pi_binary: Path, fake_provider_server: FakeProviderServer, marker: str
+) -> None:
+    model = model_for(pi_binary, fake_provider_server.base_url, marker)
+    try:
+        call = await model.invoke(prompt=HOSTILE, timeout=CALL_DEADLINE)
+    finally:
+        await model.close()
+    assert call.status is EventStatus.COMPLETED, call.execution.error
+    assert fake_provider_server.requests[-1].prompt_text() == HOSTILE
+
+
+async def test_401_is_a_provider_auth_error(
+    pi_binary: Path, fake_provider_server: FakeProviderServer, marker: str
+) -> None:
+    model = model_for(pi_binary, f"{fake_provider_server.base_url}/scenario/401", marker)
+    try:
+        chunks, exc = await collect(model, prompt="hello")
+        call = await model.invoke(prompt="hello", timeout=CALL_DEADLINE)
+    finally:
+        await model.close()
+    assert isinstance(exc, ProviderAuthError), repr(exc)
+    assert [c.type for c in chunks].count("error") == 1
+    assert KEY not in str(exc)
+    assert call.status is EventStatus.FAILED
+    assert isinstance(call.exception, ProviderAuthError)
+
+
+async def test_server_down_is_typed_within_the_deadline(pi_binary: Path, marker: str) -> None:
+    model = model_for(pi_binary, f"http://127.0.0.1:{free_port()}", marker)
+    started = time.monotonic()
+    try:
+        _chunks, exc = await collect(model, prompt="hello")
+    finally:
+        await model.close()
+    assert isinstance(exc, ProviderError), repr(exc)
+    assert "Connection error" in str(exc)
+    assert time.monotonic() - started < CALL_DEADLINE + 5
+    assert await no_survivors(marker) == []
+
+
+async def test_cancellation_mid_tool_leaves_no_process(
+    pi_binary: Path, fake_provider_server: FakeProviderServer, marker: str, tmp_path: Path
+) -> None:
+    gateway = f"{fake_provider_server.base_url}/scenario/tool"
+    model = model_for(pi_binary, gateway, marker, cwd=slow_tool_workspace(tmp_path))
+    seen: list[StreamChunk] = []
+
+    async def consume() -> None:
+        async for chunk in model.stream(prompt="run the tool", timeout=CALL_DEADLINE * 2):
+            seen.append(chunk)
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(consume)
+            await wait_for_tool_shell(marker)
+            tg.cancel_scope.cancel()
+    finally:
+        await model.close()
+    assert "tool_use" in [c.type for c in seen]
+    assert await no_survivors(marker) == []
+
+
+async def test_deadline_mid_tool_leaves_no_process(
+    pi_binary: Path, fake_provider_server: FakeProviderServer, marker: str, tmp_path: Path
+) -> None:
+    gateway = f"{fake_provider_server.base_url}/scenario/tool"
+    model = model_for(pi_binary, gateway, marker, cwd=slow_tool_workspace(tmp_path))
+    deadline = 25.0
+    mid_tool = anyio.Event()
+
+    async def watch() -> None:
+        await wait_for_tool_shell(marker, limit=deadline + 5)
+        mid_tool.set()
+
+    started = time.monotonic()
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(watch)
+            with pytest.raises(RequestDeadlineExceeded):
+                async for _chunk in model.stream(prompt="run the tool", timeout=deadline):
+                    pass
+            tg.cancel_scope.cancel()
+    finally:
+        await model.close()
+    assert time.monotonic() - started < deadline + 5
+    assert mid_tool.is_set(), "the deadline passed before the tool shell started"
+    assert await no_survivors(marker) == []
