@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from lionagi.providers.claude_code import ClaudeCodeEndpoint
+from lionagi.service import AgenticSettings
 from lionagi.service_testing.conformance import Scenario, SubprocessAgenticConformance
 
 SESSION_ID = "5b1f3c7e-claude-conformance-session"
@@ -136,9 +137,17 @@ EVENTS: dict[Scenario, list[dict[str, Any]]] = {
 
 class TestClaudeCodeConformance(SubprocessAgenticConformance):
     def make_cli_endpoint(
-        self, argv_prefix: Sequence[str], *, terminate_grace: float
+        self,
+        argv_prefix: Sequence[str],
+        *,
+        terminate_grace: float,
+        settings: AgenticSettings | None = None,
+        timeout: float | None = None,
     ) -> ClaudeCodeEndpoint:
-        return ClaudeCodeEndpoint(argv=tuple(argv_prefix), terminate_grace=terminate_grace)
+        config = {"timeout": timeout} if timeout is not None else {}
+        return ClaudeCodeEndpoint(
+            argv=tuple(argv_prefix), terminate_grace=terminate_grace, settings=settings, **config
+        )
 
     def cli_events(self, scenario: Scenario) -> Sequence[Mapping[str, Any]]:
         return EVENTS[scenario]

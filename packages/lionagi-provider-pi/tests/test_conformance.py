@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from lionagi.providers.pi import PiCliEndpoint
+from lionagi.service import AgenticSettings
 from lionagi.service_testing.conformance import Scenario, SubprocessAgenticConformance
 
 SESSION = {"type": "session", "version": 3, "id": "01a2-conformance", "cwd": "/w"}
@@ -148,9 +149,17 @@ EVENTS: dict[Scenario, list[dict[str, Any]]] = {
 
 class TestPiConformance(SubprocessAgenticConformance):
     def make_cli_endpoint(
-        self, argv_prefix: Sequence[str], *, terminate_grace: float
+        self,
+        argv_prefix: Sequence[str],
+        *,
+        terminate_grace: float,
+        settings: AgenticSettings | None = None,
+        timeout: float | None = None,
     ) -> PiCliEndpoint:
-        return PiCliEndpoint(argv=argv_prefix, terminate_grace=terminate_grace)
+        config = {"timeout": timeout} if timeout is not None else {}
+        return PiCliEndpoint(
+            argv=argv_prefix, terminate_grace=terminate_grace, settings=settings, **config
+        )
 
     def cli_events(self, scenario: Scenario) -> Sequence[Mapping[str, Any]]:
         return EVENTS[scenario]
