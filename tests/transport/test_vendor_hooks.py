@@ -13,8 +13,13 @@ from typing import Any, ClassVar
 import httpx
 import pytest
 
-from lionagi.service import Endpoint, UnsafeURLError
-from lionagi.service.http import ChatCompletionsProjector, url_origin
+from lionagi.service import (
+    Endpoint,
+    ProviderQuotaExhaustedError,
+    ProviderRateLimitError,
+    UnsafeURLError,
+)
+from lionagi.service.http import ChatCompletionsProjector, OpenAIChatEndpoint, url_origin
 
 
 class LocalDefault(Endpoint):
@@ -123,3 +128,29 @@ def test_base_projector_keeps_no_extra_fields() -> None:
     )
     [result] = projector.end(eof=False)
     assert set(result.metadata) == {"usage", "model", "finish_reason"}
+
+
+async def test_openai_dialect_402_is_quota_exhausted_not_retried() -> None:
+    """HTTP 402 (credits or prepaid balance used up) is billing, like ``insufficient_quota``."""
+
+    def payment_required(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(402, json={"error": {"message": "Insufficient Balance"}})
+
+    config = {
+        "name": "c",
+        "provider": "c",
+        "endpoint": "chat/completions",
+        "base_url": "https://api.example.com/v1",
+        "api_key": "k",
+    }
+    async with OpenAIChatEndpoint(
+        config, transport=httpx.MockTransport(payment_required), resolver=resolve_public
+    ) as ep:
+        with pytest.raises(ProviderQuotaExhaustedError) as caught:
+            await ep.call({"model": "m", "messages": []})
+    assert caught.value.status == 402
+    assert not isinstance(caught.value, ProviderRateLimitError)
+
+
+async def resolve_public(host: str, port: int) -> list[str]:
+    return ["93.184.215.14"]
