@@ -21,7 +21,10 @@ def test_reasoning_content_deltas_are_thinking_then_text() -> None:
     ]
     chunks = [c for event in events for c in projector.feed(event)]
     chunks += projector.end(eof=False)
-    assert [(c.type, c.content) for c in chunks[:2]] == [("thinking", "9.11 < 9.9"), ("text", "9.9")]
+    assert [(c.type, c.content) for c in chunks[:2]] == [
+        ("thinking", "9.11 < 9.9"),
+        ("text", "9.9"),
+    ]
     assert chunks[-1].metadata["model"] == "deepseek-reasoner"
 
 

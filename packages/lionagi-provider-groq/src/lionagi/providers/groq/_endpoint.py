@@ -33,7 +33,7 @@ class GroqChatRequest(OpenAIChatCompletionsRequest):
     reasoning_format: Literal["hidden", "raw", "parsed"] | None = None
     reasoning_effort: Literal["none", "default", "low", "medium", "high"] | None = None  # type: ignore[assignment]
     include_reasoning: bool | None = None
-    service_tier: Literal["auto", "on_demand", "flex", "performance"] | None = None  # type: ignore[assignment]
+    service_tier: Literal["auto", "on_demand", "flex", "performance"] | None = None
     search_settings: GroqSearchSettings | None = None
 
 

@@ -1,8 +1,9 @@
 """Ollama for lionagi-service: OpenAI-compatible chat and embeddings, native generate."""
 
-from typing import Any
+from pydantic import BaseModel
 
 from lionagi.service import (
+    Endpoint,
     EndpointType,
     OpenAIChatCompletionsRequest,
     OpenAIEmbeddingsRequest,
@@ -26,32 +27,26 @@ __all__ = [
     "OllamaOptions",
 ]
 
-_COMMON: dict[str, Any] = {"provider": "ollama", "endpoint_type": EndpointType.API, "auth_type": "none"}
+
+def _row(
+    endpoint: str, alias: str, cls: type[Endpoint], request: type[BaseModel], path: str
+) -> ProviderEndpointSpec:
+    """One row: every Ollama row is keyless and served from the default origin."""
+    return ProviderEndpointSpec(
+        provider="ollama",
+        endpoint=endpoint,
+        endpoint_aliases=(alias,),
+        endpoint_type=EndpointType.API,
+        endpoint_class=cls,
+        request_options=request,
+        base_url=f"{DEFAULT_ORIGIN}{path}",
+        auth_type="none",
+    )
+
 
 PROVIDER_SPECS = (
-    ProviderEndpointSpec(
-        endpoint="chat/completions",
-        endpoint_aliases=("chat",),
-        endpoint_class=OllamaChat,
-        request_options=OpenAIChatCompletionsRequest,
-        base_url=f"{DEFAULT_ORIGIN}/v1",
-        **_COMMON,
-    ),
-    ProviderEndpointSpec(
-        endpoint="embeddings",
-        endpoint_aliases=("embed",),
-        endpoint_class=OllamaEmbeddings,
-        request_options=OpenAIEmbeddingsRequest,
-        base_url=f"{DEFAULT_ORIGIN}/v1",
-        **_COMMON,
-    ),
-    ProviderEndpointSpec(
-        endpoint="generate",
-        endpoint_aliases=("completion",),
-        endpoint_class=OllamaGenerate,
-        request_options=OllamaGenerateRequest,
-        base_url=f"{DEFAULT_ORIGIN}/api",
-        **_COMMON,
-    ),
+    _row("chat/completions", "chat", OllamaChat, OpenAIChatCompletionsRequest, "/v1"),
+    _row("embeddings", "embed", OllamaEmbeddings, OpenAIEmbeddingsRequest, "/v1"),
+    _row("generate", "completion", OllamaGenerate, OllamaGenerateRequest, "/api"),
 )
 MODEL_POLICIES = (ProviderModelPolicy(provider="ollama"),)

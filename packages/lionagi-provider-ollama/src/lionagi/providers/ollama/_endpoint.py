@@ -13,7 +13,12 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from lionagi.service import Endpoint, ProviderError, ProviderQuotaExhaustedError
+from lionagi.service import (
+    Endpoint,
+    ProviderError,
+    ProviderQuotaExhaustedError,
+    ProviderStatusContextError,
+)
 from lionagi.service.http import (
     HTTPErrorInfo,
     OpenAIChatEndpoint,
@@ -33,6 +38,8 @@ _LOCAL: frozenset[str] = frozenset({DEFAULT_ORIGIN})
 # Ollama's hosted service says this at HTTP 429 when the plan's usage is used up: billing, so
 # not retried (a plain 429 "too many requests" stays a retried rate limit).
 _USAGE_LIMIT = "usage limit"
+# "the input length exceeds the context length" (a request with truncation off).
+_CONTEXT = "exceeds the context length"
 
 
 class OllamaChat(OpenAIChatEndpoint):
@@ -70,13 +77,23 @@ class OllamaGenerate(Endpoint):
         return payload, headers
 
     def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
-        """Ollama's flat ``{"error": "<text>"}`` bodies: a used-up plan is a quota, not a rate."""
+        """Type Ollama's flat ``{"error": "<text>"}`` bodies, which carry no codes.
+
+        A used-up plan is a quota (not a rate limit), an over-long input a context error.
+        """
         body = info.body
         text = body.get("error") if isinstance(body, dict) else None
         if info.status == 429 and isinstance(text, str) and _USAGE_LIMIT in text.lower():
             return ProviderQuotaExhaustedError(
                 f"{info.where}: the plan's usage limit is reached (HTTP 429; billing, not a "
                 f"rate limit, so it is not retried){info.suffix}",
+                status=info.status,
+                body_excerpt=info.excerpt,
+            )
+        if 400 <= info.status < 500 and isinstance(text, str) and _CONTEXT in text.lower():
+            return ProviderStatusContextError(
+                f"{info.where} refused the request: it does not fit the model's context window "
+                f"(HTTP {info.status}){info.suffix}",
                 status=info.status,
                 body_excerpt=info.excerpt,
             )

@@ -46,7 +46,7 @@ class PerplexityChatRequest(OpenAIChatCompletionsRequest):
     return_images: bool | None = None
     return_related_questions: bool | None = None
     web_search_options: PerplexityWebSearchOptions | None = None  # type: ignore[assignment]
-    reasoning_effort: Literal["low", "medium", "high"] | None = None  # type: ignore[assignment]
+    reasoning_effort: Literal["low", "medium", "high"] | None = None
 
 
 class PerplexityProjector(ChatCompletionsProjector):
