@@ -13,6 +13,7 @@ from ._catalog.compatible_specs import openai_compatible_specs as openai_compati
 from ._transport.http.client import ClientState as ClientState
 from ._transport.http.client import StatelessClient as StatelessClient
 from ._transport.http.endpoint import StreamFraming as StreamFraming
+from ._transport.http.endpoint import url_origin as url_origin
 from ._transport.http.framing import DONE as DONE
 from ._transport.http.openai_dialect import OpenAIChatEndpoint as OpenAIChatEndpoint
 from ._transport.http.openai_dialect import OpenAIEmbeddingsEndpoint as OpenAIEmbeddingsEndpoint
@@ -49,4 +50,5 @@ __all__ = [
     "excerpt",
     "openai_compatible_specs",
     "openai_status_error",
+    "url_origin",
 ]

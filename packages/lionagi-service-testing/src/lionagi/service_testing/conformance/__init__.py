@@ -12,6 +12,8 @@ your adapter; capability flags switch cases on and off, and every case's docstri
   HTTP adapters run against the fake provider server; set ``dialect`` and capability flags,
   implement ``make_endpoint(base_url, api_key)`` and ``valid_request()``. Cases are synchronous
   tests (each runs its own event loop), so they need no async pytest plugin.
+- :class:`CatalogRow`: a mixin building ``make_endpoint``/``valid_request`` from an installed
+  catalog row (``provider``, ``endpoint``).
 - :func:`registered_agentic_endpoints` / :func:`assert_static_conformance`: declarations of every
   agentic endpoint in the installed catalog.
 
@@ -23,6 +25,7 @@ This module imports pytest; ``import lionagi.service`` never imports it.
 
 from ._agentic import AgenticEndpointConformance as AgenticEndpointConformance
 from ._agentic import WorkProbe as WorkProbe
+from ._catalog_row import CatalogRow as CatalogRow
 from ._http import HTTPCase as HTTPCase
 from ._http import StreamOutcome as StreamOutcome
 from ._http_base import HTTPConformanceBase as HTTPConformanceBase
@@ -54,6 +57,7 @@ __all__ = [
     "HOSTILE_PROMPT",
     "VENDOR_GRAMMAR_SCENARIOS",
     "AgenticEndpointConformance",
+    "CatalogRow",
     "HTTPCase",
     "HTTPChatConformance",
     "HTTPConformanceBase",

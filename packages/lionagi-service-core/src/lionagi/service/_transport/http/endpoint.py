@@ -61,7 +61,7 @@ from .projection import StreamProjector
 from .ssrf import Resolver, SSRFGuard
 from .status import HTTPErrorInfo, describe_url, error_info, excerpt, read_bounded, status_error
 
-__all__ = ["ClientState", "EncodedPayload", "Endpoint", "StreamFraming"]
+__all__ = ["ClientState", "EncodedPayload", "Endpoint", "StreamFraming", "url_origin"]
 
 StreamFraming = Literal["sse", "ndjson"]
 """A framing an endpoint class may force for its streams (``Endpoint.stream_framing``)."""
@@ -186,6 +186,9 @@ class Endpoint:
     streams without one). ``error_patterns`` are the adapter's own classification rules for its
     error chunks, checked before the generic ones (see :meth:`stream_error`); a non-2xx response
     goes through :meth:`map_status_error` before the generic status mapping.
+    ``local_origins`` names the exact origins (``scheme://host:port``) of a local server's
+    documented default that requests may reach without ``allow_local_network``; any other
+    local or private destination still needs the explicit opt-in (see :meth:`allows_local`).
     """
 
     is_agentic: ClassVar[bool] = False
@@ -195,6 +198,7 @@ class Endpoint:
     stream_framing: ClassVar[StreamFraming | None] = None
     stream_flag: ClassVar[str | None] = "stream"
     error_patterns: ClassVar[tuple[ProviderErrorPattern, ...]] = ()
+    local_origins: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(
         self,
@@ -665,7 +669,7 @@ class Endpoint:
         The caller owns (and must close) the returned response.
         """
         approval = await self.__guard.approve(
-            request.url, allow_local_network=self.__config.allow_local_network
+            request.url, allow_local_network=self.allows_local(request.url)
         )
         token = pin(approval)
         try:
@@ -687,6 +691,21 @@ class Endpoint:
         if mapped is not None:
             raise mapped
         raise status_error(response, body, secrets=secrets)
+
+    def allows_local(self, url: httpx.URL) -> bool:
+        """Whether the SSRF guard may let ``url`` reach a local or private address.
+
+        True when the config opts in (``allow_local_network``) or when ``url``'s origin is one
+        of the class's ``local_origins``, compared exactly after normalising case and the
+        default port. That is how a local server's catalog default (Ollama's
+        ``http://localhost:11434``) works out of the box while a caller's ``base_url`` naming
+        another local address, or the same host on another port, still needs the opt-in.
+        """
+        if self.__config.allow_local_network:
+            return True
+        if not self.local_origins:
+            return False
+        return url_origin(url) in self.local_origins
 
     def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
         """The typed error for a non-2xx response, or None for the generic status mapping.
@@ -786,6 +805,16 @@ class _TransportCap:
 
 # ``json.loads`` minus its type dispatch: the body is already text.
 _json_loads = json.JSONDecoder().decode
+
+
+def url_origin(url: httpx.URL | str) -> str:
+    """``scheme://host:port`` of ``url``: lower case, the scheme's default port made explicit."""
+    parsed = url if isinstance(url, httpx.URL) else httpx.URL(url)
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    host = parsed.raw_host.decode("ascii").lower()
+    if ":" in host:
+        host = f"[{host}]"
+    return f"{parsed.scheme.lower()}://{host}:{port}"
 
 
 def _charset_note(content_type: str | None) -> str:

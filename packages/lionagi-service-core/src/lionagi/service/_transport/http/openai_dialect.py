@@ -32,7 +32,8 @@ def openai_status_error(info: HTTPErrorInfo) -> ProviderError | None:
     """The typed error an OpenAI-dialect error body names, or None for the status mapping.
 
     ``code`` (else ``type``) ``context_length_exceeded`` -> :class:`ProviderStatusContextError`;
-    ``insufficient_quota`` -> :class:`ProviderQuotaExhaustedError` (billing: never retried).
+    ``insufficient_quota`` or HTTP 402 -> :class:`ProviderQuotaExhaustedError` (billing: never
+    retried).
     Messages carry only the redacted excerpt.
     """
     error = info.error
@@ -46,7 +47,9 @@ def openai_status_error(info: HTTPErrorInfo) -> ProviderError | None:
             status=info.status,
             body_excerpt=info.excerpt,
         )
-    if names & _QUOTA_CODES:
+    # HTTP 402 Payment Required is how several compatible services (credits, prepaid balance)
+    # say what insufficient_quota says.
+    if names & _QUOTA_CODES or info.status == 402:
         return ProviderQuotaExhaustedError(
             f"{info.where}: the account's quota is exhausted (HTTP {info.status}; billing, not "
             f"a rate limit, so it is not retried){info.suffix}",

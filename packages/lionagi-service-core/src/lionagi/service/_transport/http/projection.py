@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from ..._base.chunk import StreamChunk
 from ..._base.errors import ProviderProtocolError
@@ -301,11 +301,18 @@ class PendingToolCall:
 
 
 class ChatCompletionsProjector(ProjectorBase):
-    """``chat.completion.chunk`` objects; also accepts a whole ``chat.completion`` (one line)."""
+    """``chat.completion.chunk`` objects; also accepts a whole ``chat.completion`` (one line).
 
-    __slots__ = ("_finish_reason", "_model", "_tools", "_usage")
+    ``result_fields`` names top-level chunk fields a vendor adds beside ``choices`` that belong
+    to the answer as a whole (Perplexity's ``citations`` and ``search_results``): a subclass
+    lists them, the last value seen for each is kept and put into the result chunk's metadata
+    under the same key, so a stream keeps what the one-shot body carries.
+    """
+
+    __slots__ = ("_fields", "_finish_reason", "_model", "_tools", "_usage")
 
     grammar = "OpenAI chat stream"
+    result_fields: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, secrets: tuple[str, ...] = ()) -> None:
         super().__init__(secrets)
@@ -313,6 +320,7 @@ class ChatCompletionsProjector(ProjectorBase):
         self._usage: Any = None
         self._finish_reason: Any = None
         self._tools: dict[tuple[int, Any], PendingToolCall] = {}
+        self._fields: dict[str, Any] = {}
 
     def feed(self, event: Any) -> Sequence[StreamChunk]:
         """Project one chunk object."""
@@ -330,6 +338,9 @@ class ChatCompletionsProjector(ProjectorBase):
         usage = event.get("usage")
         if usage:
             self._usage = usage
+        for name in self.result_fields:
+            if name in event:
+                self._fields[name] = event[name]
         if not choices:
             return NO_CHUNKS
         out: list[StreamChunk] = []
@@ -420,7 +431,10 @@ class ChatCompletionsProjector(ProjectorBase):
             raise self.truncated()
         out: list[StreamChunk] = []
         self._flush_tools(None, out)
-        out.append(self.result_chunk(self._usage, self._model, self._finish_reason))
+        result = self.result_chunk(self._usage, self._model, self._finish_reason)
+        if self._fields:
+            result.metadata.update(self._fields)
+        out.append(result)
         return out
 
 

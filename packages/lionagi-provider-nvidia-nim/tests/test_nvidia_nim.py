@@ -1,0 +1,31 @@
+from __future__ import annotations
+
+import pytest
+
+from lionagi.service import EndpointConfigurationError, match_endpoint
+from lionagi.service_testing.conformance import (
+    CatalogRow,
+    HTTPChatConformance,
+    HTTPEmbeddingsConformance,
+)
+
+
+class TestNimChat(CatalogRow, HTTPChatConformance):
+    provider = "nvidia"
+    dialect = "openai_chat"
+    tool_calls = reasoning = True
+
+
+class TestNimEmbeddings(CatalogRow, HTTPEmbeddingsConformance):
+    provider = "nim"
+    endpoint = "embed"
+
+
+def test_retrieval_fields_are_typed() -> None:
+    ep = match_endpoint("nvidia_nim", "embed", api_key="k")
+    payload, _ = ep.create_payload(
+        {"model": "nvidia/nv-embedqa-e5-v5", "input": "q", "input_type": "query", "truncate": "END"}
+    )
+    assert (payload["input_type"], payload["truncate"]) == ("query", "END")
+    with pytest.raises(EndpointConfigurationError, match="truncate"):
+        ep.create_payload({"model": "m", "input": "q", "truncate": "MIDDLE"})

@@ -1,0 +1,92 @@
+"""Ollama's native ``/api/generate`` stream: one JSON object per NDJSON line.
+
+Each line is ``{"model", "created_at", "response", "thinking"?, "done": false}``; the last has
+``"done": true`` with ``done_reason``, the token counters (``prompt_eval_count``,
+``eval_count``) and the durations in nanoseconds. A failure is a bare ``{"error": "..."}``
+line. There is no tool channel on this endpoint: ``tool_calls`` here is a protocol error.
+A one-shot answer (``"stream": false``) is the same object as the last line, with the whole
+``response``; fed here it projects the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from lionagi.service import StreamChunk
+from lionagi.service.http import NO_CHUNKS, ProjectorBase
+
+__all__ = ["DURATION_FIELDS", "OllamaGenerateProjector"]
+
+DURATION_FIELDS = (
+    "total_duration",
+    "load_duration",
+    "prompt_eval_duration",
+    "eval_duration",
+)
+"""The nanosecond timings of the final object, kept on the result chunk's metadata."""
+
+# Fields a generate line may carry besides the ones projected; anything else is noticed.
+_KNOWN = frozenset(
+    {
+        "model",
+        "created_at",
+        "response",
+        "thinking",
+        "done",
+        "done_reason",
+        "context",
+        "prompt_eval_count",
+        "eval_count",
+        *DURATION_FIELDS,
+    }
+)
+
+
+class OllamaGenerateProjector(ProjectorBase):
+    """``response`` -> text, ``thinking`` -> thinking, the ``done`` object -> the result."""
+
+    __slots__ = ("_model",)
+
+    grammar = "Ollama generate stream"
+
+    def __init__(self, secrets: tuple[str, ...] = ()) -> None:
+        super().__init__(secrets)
+        self._model: Any = None
+
+    def feed(self, event: Any) -> Sequence[StreamChunk]:
+        """Project one line."""
+        if type(event) is not dict:
+            raise self.protocol_error("event is not a JSON object", event)
+        self.started = True
+        if "error" in event:
+            return self.error_chunk(event["error"])
+        unknown = event.keys() - _KNOWN
+        if unknown or "done" not in event:
+            what = f"unrecognized field {sorted(unknown)[0]!r}" if unknown else "no 'done' field"
+            raise self.protocol_error(what, event)
+        if event.get("model"):
+            self._model = event["model"]
+        out: list[StreamChunk] = []
+        thinking = event.get("thinking")
+        if thinking and isinstance(thinking, str):
+            out.append(StreamChunk(type="thinking", content=thinking, is_delta=True))
+        text = event.get("response")
+        if text and isinstance(text, str):
+            out.append(StreamChunk(type="text", content=text, is_delta=True))
+        if event["done"] is True:
+            out.append(self._result(event))
+            self.done = True
+        return out or NO_CHUNKS
+
+    def _result(self, event: dict[str, Any]) -> StreamChunk:
+        # The vendor's own counters, as other dialects keep their vendor's usage record.
+        counts = ("prompt_eval_count", "eval_count")
+        usage = {name: event[name] for name in counts if name in event} or None
+        chunk = self.result_chunk(usage, self._model, event.get("done_reason"))
+        durations = {name: event[name] for name in DURATION_FIELDS if name in event}
+        if durations:
+            chunk.metadata["durations_ns"] = durations
+        if "context" in event:
+            chunk.metadata["context"] = event["context"]
+        return chunk

@@ -1,0 +1,144 @@
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from lionagi.providers.ollama import OllamaGenerate, OllamaGenerateProjector
+from lionagi.service import (
+    EndpointConfigurationError,
+    ProviderProtocolError,
+    UnsafeURLError,
+    match_endpoint,
+)
+from lionagi.service_testing.conformance import (
+    CatalogRow,
+    HTTPChatConformance,
+    HTTPEmbeddingsConformance,
+)
+
+
+class TestOllamaChat(CatalogRow, HTTPChatConformance):
+    provider = "ollama"
+    dialect = "openai_chat"
+    tool_calls = reasoning = True
+
+
+class TestOllamaEmbeddings(CatalogRow, HTTPEmbeddingsConformance):
+    provider = "ollama"
+    endpoint = "embed"
+
+
+class TestOllamaGenerate(CatalogRow, HTTPChatConformance):
+    provider = "ollama"
+    endpoint = "completion"
+    path = "/api"
+    dialect = "ollama"
+    streams = reasoning = True
+
+    def valid_request(self) -> dict[str, Any]:
+        return {"model": "fake-model", "prompt": "hello"}
+
+
+LINES: list[dict[str, Any]] = [
+    {"model": "m", "created_at": "t", "response": "", "thinking": "hmm", "done": False},
+    {"model": "m", "created_at": "t", "response": "Hi", "done": False},
+    {
+        "model": "m",
+        "created_at": "t",
+        "response": "",
+        "done": True,
+        "done_reason": "stop",
+        "context": [1, 2],
+        "prompt_eval_count": 4,
+        "eval_count": 2,
+        "total_duration": 10,
+        "eval_duration": 5,
+    },
+]
+
+
+def test_generate_lines_project_to_thinking_text_and_one_result() -> None:
+    projector = OllamaGenerateProjector()
+    chunks = [c for line in LINES for c in projector.feed(line)] + list(projector.end(eof=True))
+    assert [(c.type, c.content) for c in chunks[:2]] == [("thinking", "hmm"), ("text", "Hi")]
+    [result] = chunks[2:]
+    assert result.metadata["usage"] == {"prompt_eval_count": 4, "eval_count": 2}
+    assert result.metadata["finish_reason"] == "stop"
+    assert result.metadata["durations_ns"] == {"total_duration": 10, "eval_duration": 5}
+
+
+def test_error_line_is_one_error_chunk() -> None:
+    projector = OllamaGenerateProjector()
+    [chunk] = projector.feed({"error": "llama runner process has terminated"})
+    assert chunk.is_error
+    assert projector.done
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        {"model": "m", "response": "x", "done": False, "tool_calls": []},  # no tool channel
+        {"model": "m", "response": "x"},  # no done flag
+    ],
+)
+def test_unknown_lines_are_protocol_errors(line: dict[str, Any]) -> None:
+    with pytest.raises(ProviderProtocolError):
+        OllamaGenerateProjector().feed(line)
+
+
+def test_cut_stream_is_truncation() -> None:
+    projector = OllamaGenerateProjector()
+    projector.feed(LINES[1])
+    with pytest.raises(ProviderProtocolError, match="before completion"):
+        projector.end(eof=True)
+
+
+def test_one_shot_sends_stream_false_and_options_are_typed() -> None:
+    ep = match_endpoint("ollama", "generate")
+    payload, headers = ep.create_payload(
+        {"model": "m", "prompt": "p", "format": "json", "options": {"num_ctx": 4096}}
+    )
+    assert payload["stream"] is False
+    assert "Authorization" not in headers
+    assert ep.encode_payload(payload, stream=True)["stream"] is True
+    with pytest.raises(EndpointConfigurationError, match="num_ctxx"):
+        ep.create_payload({"model": "m", "options": {"num_ctxx": 1}})
+
+
+def done(request: httpx.Request) -> httpx.Response:
+    return httpx.Response(200, json=LINES[2])
+
+
+async def loopback(host: str, port: int) -> list[str]:
+    return ["127.0.0.1"]
+
+
+@pytest.mark.parametrize(
+    ("base_url", "allowed"),
+    [
+        (None, True),  # the catalog default, http://localhost:11434/api
+        ("http://localhost:11434/api", True),
+        ("http://127.0.0.1:11434/api", False),
+        ("http://localhost:8080/api", False),
+        ("http://10.0.0.7:11434/api", False),
+    ],
+)
+async def test_only_the_default_origin_is_local_without_opt_in(
+    base_url: str | None, allowed: bool
+) -> None:
+    overrides = {"base_url": base_url} if base_url else {}
+    row = match_endpoint("ollama", "generate", **overrides)
+    ep = OllamaGenerate(row.config, transport=httpx.MockTransport(done), resolver=loopback)
+    async with ep:
+        if allowed:
+            assert (await ep.call({"model": "m", "prompt": "p"}))["done"] is True
+        else:
+            with pytest.raises(UnsafeURLError):
+                await ep.call({"model": "m", "prompt": "p"})
+    opted = match_endpoint("ollama", "generate", allow_local_network=True, **overrides)
+    async with OllamaGenerate(
+        opted.config, transport=httpx.MockTransport(done), resolver=loopback
+    ) as ep:
+        assert (await ep.call({"model": "m", "prompt": "p"}))["done"] is True

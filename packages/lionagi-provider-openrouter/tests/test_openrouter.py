@@ -1,0 +1,38 @@
+from __future__ import annotations
+
+import pytest
+
+from lionagi.service import EndpointConfigurationError, match_endpoint
+from lionagi.service.http import ChatCompletionsProjector
+from lionagi.service_testing.conformance import CatalogRow, HTTPChatConformance
+
+
+class TestOpenRouterChat(CatalogRow, HTTPChatConformance):
+    provider = "open-router"
+    dialect = "openai_chat"
+    tool_calls = reasoning = True
+
+
+def test_routing_and_reasoning_fields_are_typed() -> None:
+    ep = match_endpoint("openrouter", "chat", api_key="k")
+    payload, _ = ep.create_payload(
+        {
+            "model": "openai/gpt-4.1",
+            "messages": [{"role": "user", "content": "hi"}],
+            "models": ["anthropic/claude-sonnet-4"],
+            "route": "fallback",
+            "provider": {"order": ["openai"], "allow_fallbacks": False},
+            "reasoning": {"effort": "high", "exclude": True},
+            "usage": {"include": True},
+        }
+    )
+    assert payload["provider"] == {"order": ["openai"], "allow_fallbacks": False}
+    assert payload["reasoning"] == {"effort": "high", "exclude": True}
+    with pytest.raises(EndpointConfigurationError, match="provider"):
+        ep.create_payload({"model": "m", "messages": [], "provider": {"ordr": ["x"]}})
+
+
+def test_reasoning_delta_is_thinking() -> None:
+    projector = ChatCompletionsProjector()
+    [chunk] = projector.feed({"choices": [{"index": 0, "delta": {"reasoning": "mull"}}]})
+    assert (chunk.type, chunk.content) == ("thinking", "mull")

@@ -1,0 +1,69 @@
+"""Perplexity's chat completions: search filters in the request, sources kept on the result.
+
+Perplexity answers with top-level ``citations``, ``search_results`` (and, when asked,
+``images`` and ``related_questions``) beside ``choices``. A one-shot body keeps them as sent;
+on a stream :class:`PerplexityProjector` copies the last value of each onto the result chunk's
+metadata, so ``stream()`` loses nothing ``invoke()`` has.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from lionagi.service import OpenAIChatCompletionsRequest
+from lionagi.service.http import ChatCompletionsProjector, OpenAIChatEndpoint, StreamProjector
+
+__all__ = [
+    "PerplexityChat",
+    "PerplexityChatRequest",
+    "PerplexityProjector",
+    "PerplexityWebSearchOptions",
+]
+
+_DATE = r"^\d{1,2}/\d{1,2}/\d{4}$"  # Perplexity's date filters are %m/%d/%Y
+
+
+class PerplexityWebSearchOptions(BaseModel):
+    """``web_search_options``: how much search context to use, and where the user is."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    search_context_size: Literal["low", "medium", "high"] | None = None
+    user_location: dict[str, str | float] | None = None
+    image_search_relevance_enhanced: bool | None = None
+
+
+class PerplexityChatRequest(OpenAIChatCompletionsRequest):
+    """Perplexity's chat request: the OpenAI fields plus its search controls."""
+
+    search_mode: Literal["web", "academic", "sec"] | None = None
+    search_domain_filter: list[str] | None = None
+    search_recency_filter: Literal["hour", "day", "week", "month", "year"] | None = None
+    search_after_date_filter: str | None = Field(default=None, pattern=_DATE)
+    search_before_date_filter: str | None = Field(default=None, pattern=_DATE)
+    return_images: bool | None = None
+    return_related_questions: bool | None = None
+    web_search_options: PerplexityWebSearchOptions | None = None  # type: ignore[assignment]
+    reasoning_effort: Literal["low", "medium", "high"] | None = None
+
+
+class PerplexityProjector(ChatCompletionsProjector):
+    """The chat stream, with Perplexity's sources on the result chunk."""
+
+    __slots__ = ()
+
+    grammar = "Perplexity chat stream"
+    result_fields: ClassVar[tuple[str, ...]] = (
+        "citations",
+        "search_results",
+        "images",
+        "related_questions",
+    )
+
+
+class PerplexityChat(OpenAIChatEndpoint):
+    """Perplexity chat completions (``https://api.perplexity.ai/chat/completions``)."""
+
+    projector: ClassVar[type[StreamProjector] | None] = PerplexityProjector
