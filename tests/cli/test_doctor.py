@@ -93,3 +93,40 @@ def test_doctor_json_lists_cli_programs() -> None:
     rows = json.loads(done.stdout)
     assert isinstance(rows, list)
     assert done.returncode == (0 if all(r["found"] for r in rows) else 1)
+
+
+# -- the installed CLI adapters -------------------------------------------------------------------
+
+CLI_PROVIDERS = ("claude_code", "pi")
+
+
+def _doctor_with_path(path: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(Path(sys.executable).with_name("lionagi-service")), "doctor", *args],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "PATH": path},
+    )  # fmt: skip
+
+
+def test_doctor_names_the_install_line_of_a_missing_cli() -> None:
+    done = _doctor_with_path(str(Path(sys.executable).parent), "--json", *CLI_PROVIDERS)
+    assert done.returncode == 1, done.stderr
+    rows = {row["provider"]: row for row in json.loads(done.stdout)}
+    assert set(rows) == set(CLI_PROVIDERS)
+    for row in rows.values():
+        assert not row["found"]
+        assert row["install_hint"].startswith("npm install -g ")
+        assert row["auth_hint"]
+
+
+@pytest.mark.real_cli
+def test_doctor_finds_the_pinned_real_clis() -> None:
+    from lionagi.service_testing.real_clis import require_real_cli
+
+    bin_dir = require_real_cli("claude").parent
+    require_real_cli("pi")
+    done = _doctor_with_path(f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "--json", *CLI_PROVIDERS)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = {row["provider"]: row for row in json.loads(done.stdout)}
+    for provider in CLI_PROVIDERS:
+        assert rows[provider]["found"], rows[provider]
+        assert rows[provider]["tested"] is True, rows[provider]
