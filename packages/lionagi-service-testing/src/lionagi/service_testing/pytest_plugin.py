@@ -17,23 +17,40 @@ Fixtures:
     After the test, fails if a child process of this process is still there or the count of open
     file descriptors grew. Request it *after* the fixtures whose resources outlive the test body
     (a server fixture, say), so its baseline already includes them.
+``recording_fake_cli``
+    A :class:`RecordingFakeCli`: ``argv(events)`` is an argv prefix for your adapter that runs the
+    ``record`` fake CLI, which logs what it received (argv, stdin, environment, cwd, process ids)
+    and then writes ``events`` (your CLI's own grammar) to stdout; ``records()`` reads the log.
+``isolated_cli_home``
+    Every agentic endpoint launched during the test gets a throwaway config home
+    (``LIONAGI_SERVICE_CONFIG_HOME=isolated``), and ``HOME`` points at a temporary folder, so
+    nothing a CLI writes can reach the developer's real config. Yields that folder.
 """
 
 from __future__ import annotations
 
+import json
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
 
 import pytest
 
+from lionagi.service.agentic import CONFIG_HOME_ENV
+
 from .conformance._leaks import child_pids, open_fd_count
+from .conformance._subprocess import record_argv
 from .fake_server import FakeProviderServer
 
 __all__ = [
+    "RecordingFakeCli",
     "fake_provider_server",
+    "isolated_cli_home",
     "fake_provider_server_session",
     "leak_check",
     "pytest_configure",
+    "recording_fake_cli",
 ]
 
 _SETTLE_SECONDS = 2.0
@@ -96,3 +113,43 @@ def leak_check() -> Iterator[ProcessAndDescriptorLeaks]:
     problems = leaks.problems()
     if problems:
         pytest.fail("; ".join(problems), pytrace=False)
+
+
+class RecordingFakeCli:
+    """Argv prefixes for the ``record`` fake CLI, and what each launch of it received."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.log = folder / "record.jsonl"
+        self._plans = 0
+
+    def argv(self, events: Sequence[Any] = (), **plan: Any) -> list[str]:
+        """Argv prefix replaying ``events`` (plus replay plan keys such as ``exit_code``)."""
+        self._plans += 1
+        path = self.folder / f"plan-{self._plans}.json"
+        path.write_text(json.dumps({**plan, "events": list(events)}), encoding="utf-8")
+        return record_argv(path, self.log)
+
+    def records(self) -> list[Mapping[str, Any]]:
+        """One record per launch, oldest first (empty before any launch)."""
+        if not self.log.exists():
+            return []
+        return [json.loads(line) for line in self.log.read_text().splitlines() if line]
+
+
+@pytest.fixture
+def recording_fake_cli(tmp_path: Path) -> RecordingFakeCli:
+    """A recording fake CLI in the test's temporary folder."""
+    folder = tmp_path / "recording-fake-cli"
+    folder.mkdir()
+    return RecordingFakeCli(folder)
+
+
+@pytest.fixture
+def isolated_cli_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Throwaway CLI config homes for the test, and a temporary ``HOME`` behind them."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv(CONFIG_HOME_ENV, "isolated")
+    monkeypatch.setenv("HOME", str(home))
+    return home
