@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from lionagi.providers.gemini_cli import GeminiCodeEndpoint
-from lionagi.service_testing.conformance import Scenario, SubprocessAgenticConformance
+from lionagi.providers.gemini_cli import GeminiCodeEndpoint, GeminiInputError
+from lionagi.service import (
+    ProviderAuthError,
+    ProviderProtocolError,
+    ProviderStreamAuthError,
+    ProviderStreamError,
+    StreamChunk,
+)
+from lionagi.service_testing.conformance import (
+    Scenario,
+    SubprocessAgenticConformance,
+    replay_argv,
+)
 
 SESSION_ID = "7d4c1f7e-2b9a-4c55-9e0b-gemini-conf"
 TS = "2026-11-29T21:12:21.313Z"
@@ -121,10 +133,85 @@ class TestGeminiCliConformance(SubprocessAgenticConformance):
         return ["--resume", session_id]
 
 
+class TestRunLoop:
+    """The endpoint's own run loop on the replay fake: secrets, exit codes, a missing result."""
+
+    def endpoint(self, tmp_path: Path, plan: dict[str, Any], **settings: Any) -> GeminiCodeEndpoint:
+        path = tmp_path / "plan.json"
+        path.write_text(json.dumps(plan), encoding="utf-8")
+        return _PrefixedGemini(replay_argv(path), settings=settings or None)
+
+    async def run(self, endpoint: GeminiCodeEndpoint) -> tuple[list[StreamChunk], BaseException | None]:
+        chunks: list[StreamChunk] = []
+        try:
+            async for chunk in endpoint.stream({"prompt": "hi"}):
+                chunks.append(chunk)
+        except Exception as exc:
+            return chunks, exc
+        finally:
+            await endpoint.aclose()
+        return chunks, None
+
+    async def test_gateway_key_echoed_in_an_error_is_redacted(self, tmp_path: Path) -> None:
+        key = "gw-key-0123456789-secret"
+        failed = {
+            "type": "result",
+            "status": "error",
+            "error": {"type": "unknown", "message": f"API key not valid ({key})"},
+        }
+        endpoint = self.endpoint(
+            tmp_path,
+            {"events": [init(), failed], "exit_code": 145},
+            gateway_url="http://127.0.0.1:9",
+            gateway_api_key=key,
+        )
+        chunks, exc = await self.run(endpoint)
+        assert exc is None, repr(exc)
+        assert chunks[-1].type == "error"
+        raised = endpoint.stream_error(chunks[-1])  # what stream()/invoke() of iModel raise
+        assert isinstance(raised, ProviderStreamAuthError)
+        assert key not in str(raised)
+        assert key not in (chunks[-1].content or "")
+        assert "[REDACTED]" in (chunks[-1].content or "")
+
+    async def test_exit_42_without_events_is_an_input_error(self, tmp_path: Path) -> None:
+        plan = {
+            "events": [],
+            "stderr": "Error resuming session: No previous sessions found for this project.",
+            "exit_code": 42,
+        }
+        _, exc = await self.run(self.endpoint(tmp_path, plan))
+        assert isinstance(exc, GeminiInputError)
+        assert exc.returncode == 42
+
+    async def test_exit_41_without_events_is_an_auth_error(self, tmp_path: Path) -> None:
+        plan = {"events": [], "stderr": "no credentials", "exit_code": 41}
+        _, exc = await self.run(self.endpoint(tmp_path, plan))
+        assert isinstance(exc, ProviderAuthError)
+
+    async def test_session_without_result_is_a_protocol_error(self, tmp_path: Path) -> None:
+        plan = {"events": [init(), user(), say("half an answer")], "exit_code": 0}
+        _, exc = await self.run(self.endpoint(tmp_path, plan))
+        assert isinstance(exc, ProviderProtocolError)
+
+    async def test_failure_reported_twice_is_one_error_chunk(self, tmp_path: Path) -> None:
+        notice = {"type": "error", "severity": "error", "message": "Model stream ended empty."}
+        failed = {"type": "result", "status": "error", "stats": STATS}
+        plan = {"events": [init(), notice, failed], "exit_code": 1}
+        endpoint = self.endpoint(tmp_path, plan)
+        chunks, exc = await self.run(endpoint)
+        assert exc is None, repr(exc)  # exit 1 after the failed result is not a second error
+        assert type(endpoint.stream_error(chunks[-1])) is ProviderStreamError
+        assert [c.type for c in chunks if c.is_error] == ["error"]
+        assert chunks[-1].content == "Model stream ended empty."
+
+
 class _PrefixedGemini(GeminiCodeEndpoint):
     """The adapter with the kit's fake CLI in front of the flags it builds."""
 
     def __init__(self, prefix: Sequence[str], **kwargs: Any) -> None:
+        if kwargs.get("settings") is None:
+            kwargs.pop("settings", None)
         super().__init__(**kwargs)
         self.prefix = tuple(prefix)
 

@@ -25,15 +25,13 @@ def replay(name: str) -> list[StreamChunk]:
     projector = GeminiEventProjector()
     chunks = []
     for line in (CAPTURES / name).read_text(encoding="utf-8").splitlines():
-        chunk = projector.project(json.loads(line))
-        if chunk is not None:
-            chunks.append(chunk)
+        chunks.extend(projector.project(json.loads(line)))
     return chunks
 
 
 def project_all(*events: dict[str, Any]) -> list[StreamChunk]:
     projector = GeminiEventProjector()
-    return [c for e in events if (c := projector.project(e)) is not None]
+    return [c for e in events for c in projector.project(e)]
 
 
 def classified(chunk: StreamChunk) -> ProviderStreamError:
@@ -44,11 +42,18 @@ def classified(chunk: StreamChunk) -> ProviderStreamError:
 
 def test_text_capture() -> None:
     chunks = replay("gemini-fake-text.stdout")
-    assert [c.type for c in chunks] == ["system", "text", "text", "text", "text", "result"]
-    assert chunks[0].metadata == {
-        "session_id": "45a6b371-83ce-400f-a41c-4769a53b3a15",
-        "model": "gemini-2.5-flash",
-    }
+    assert [c.type for c in chunks] == [
+        "system",
+        "text",
+        "text",
+        "text",
+        "text",
+        "system",
+        "result",
+    ]
+    sid = "45a6b371-83ce-400f-a41c-4769a53b3a15"
+    assert chunks[0].metadata == {"provider_session_id": sid, "model": "gemini-2.5-flash"}
+    assert chunks[-2].metadata == {"session_id": sid}  # confirmed by the successful result
     assert "".join(c.content or "" for c in chunks[1:5]) == "Hello from the fake server."
     assert all(c.is_delta for c in chunks[1:5])
     result = chunks[-1]
@@ -80,13 +85,22 @@ def test_tool_capture_pairs_use_and_result_by_id() -> None:
 def test_resume_captures_keep_the_session_id() -> None:
     first, second = replay("gemini-resume-1.stdout"), replay("gemini-resume-2.stdout")
     sid = "87fab7de-3cb7-46cb-bd20-c0c1726f2294"
-    assert first[0].metadata["session_id"] == second[0].metadata["session_id"] == sid
+    assert first[0].metadata["provider_session_id"] == sid
+    assert second[0].metadata["provider_session_id"] == sid
+    assert first[-2].metadata == second[-2].metadata == {"session_id": sid}
     assert second[-1].metadata["session_id"] == sid
+
+
+def test_failed_run_never_confirms_its_session() -> None:
+    # gemini saves no session for a turn that failed: resuming that id exits 42.
+    chunks = replay("gemini-fake-401.stdout")
+    assert not any("session_id" in c.metadata for c in chunks)
 
 
 def test_401_capture_is_one_auth_error_chunk() -> None:
     chunks = replay("gemini-fake-401.stdout")
     assert [c.type for c in chunks] == ["system", "error"]
+    assert chunks[0].metadata["provider_session_id"] == "cb4ea1e0-9e93-4003-8c8a-d7051def71b7"
     error = chunks[-1]
     assert error.is_error
     assert "API key not valid" in (error.content or "")

@@ -38,6 +38,8 @@ from ._request import GeminiCodeRequest, build_argv
 
 __all__ = ["GEMINI_CODE_CONFIG", "HEADLESS_SETTINGS", "GeminiCodeEndpoint"]
 
+REDACTED = "[REDACTED]"
+
 GEMINI_CODE_CONFIG: Mapping[str, Any] = {
     "name": "gemini_code",
     "provider": "gemini_code",
@@ -164,17 +166,33 @@ class GeminiCodeEndpoint(AgenticEndpoint):
             cwd = resolve_workspace(repo, request.workspace)
         on_text = self._runtime_handlers(runtime_args).get("on_text")
         projector = GeminiEventProjector()
+        secrets = [value for value in launch.secrets if value]
         events = self.launch(request, cwd)
         async with events:
             async for event in events:
-                chunk = projector.project(event)
-                if chunk is None:
-                    continue
-                if on_text is not None and chunk.type == "text" and chunk.content:
-                    on_text(chunk.content)
-                yield chunk
-                if chunk.type == "error":
-                    return  # the terminal event failed the run; leaving the block tears down
+                for chunk in projector.project(event):
+                    if on_text is not None and chunk.type == "text" and chunk.content:
+                        on_text(chunk.content)
+                    if chunk.type == "error":
+                        # Gemini quotes the API's error body, and a gateway may echo the key
+                        # it was sent: the consumer and the raised error never see it.
+                        yield _redacted(chunk, secrets)
+                        return  # the terminal event failed the run; leaving the block tears down
+                    yield chunk
         if not projector.finished and projector.session_id is not None:
             # The CLI started a session and exited 0 without its terminal event.
             raise ProviderProtocolError("gemini: the stream ended without a result event")
+
+
+def _redacted(chunk: StreamChunk, secrets: list[str]) -> StreamChunk:
+    """``chunk`` with every deployment secret in its text and string metadata replaced."""
+
+    def scrub(text: str) -> str:
+        for secret in secrets:
+            text = text.replace(secret, REDACTED)
+        return text
+
+    meta = {k: scrub(v) if isinstance(v, str) else v for k, v in chunk.metadata.items()}
+    return StreamChunk(
+        "error", scrub(chunk.content or ""), is_error=True, metadata=meta
+    )

@@ -2,16 +2,22 @@
 
 The grammar (gemini-cli 0.61, ``JsonStreamEventType``), one JSON object per line::
 
-    {"type":"init","session_id":"<uuid>","model":"m"}              -> system (session confirmed)
+    {"type":"init","session_id":"<uuid>","model":"m"}              -> system (provider_session_id)
     {"type":"message","role":"user","content":"<prompt>"}          ignored: the CLI echoes the prompt
     {"type":"message","role":"assistant","content":"..","delta":true} -> text
     {"type":"tool_use","tool_name":"..","tool_id":"..","parameters":{..}} -> tool_use
     {"type":"tool_result","tool_id":"..","status":"success"|"error","output":"..",
      "error":{"type":"..","message":".."}}                          -> tool_result
     {"type":"error","severity":"warning"|"error","message":".."}    -> system (notice), remembered
-    {"type":"result","status":"success","stats":{..}}               -> result (usage, stats)
+    {"type":"result","status":"success","stats":{..}}               -> system (session_id
+                                                                       confirmed), result
     {"type":"result","status":"error","error":{"type":"..","message":".."},"stats":{..}}
                                                                     -> error (then stop)
+
+The session id is *confirmed* (canonical ``session_id``, which core stores for the next turn's
+``resume``) only by a successful result: gemini saves a session once a turn completes, and an
+id from a run that failed before that is refused by ``--resume`` (exit 42, "No previous sessions
+found"). The ``init`` event's id is passed on early as ``provider_session_id``.
 
 The CLI emits no thinking events. Success is the ``result`` event's ``status``, never the exit
 code. A failure can be announced twice (an ``error`` event with severity ``error``, e.g. an
@@ -62,8 +68,16 @@ class GeminiEventProjector:
         self.notices: list[str] = []
         self.finished = False
 
-    def project(self, event: Mapping[str, Any]) -> StreamChunk | None:
-        """One event to one chunk; None for an allowlisted event."""
+    def project(self, event: Mapping[str, Any]) -> list[StreamChunk]:
+        """One event to its chunks (none for an allowlisted event)."""
+        chunk = self._project(event)
+        if chunk is None:
+            return []
+        if chunk.type == "result" and self.session_id:
+            return [StreamChunk("system", metadata={"session_id": self.session_id}), chunk]
+        return [chunk]
+
+    def _project(self, event: Mapping[str, Any]) -> StreamChunk | None:
         kind = event.get("type")
         if not isinstance(kind, str):
             raise ProviderProtocolError("gemini: an event without a string 'type'")
@@ -92,7 +106,7 @@ class GeminiEventProjector:
         self.session_id = _text(event, "session_id")
         model = event.get("model")
         self.model = model if isinstance(model, str) and model else None
-        meta: dict[str, Any] = {"session_id": self.session_id}
+        meta: dict[str, Any] = {"provider_session_id": self.session_id}
         if self.model:
             meta["model"] = self.model
         return StreamChunk("system", metadata=meta)
