@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from lionagi.providers.gemini_cli import GeminiCodeEndpoint, GeminiInputError
 from lionagi.service import (
@@ -103,7 +103,7 @@ EVENTS: dict[Scenario, list[dict[str, Any]]] = {
 
 
 class TestGeminiCliConformance(SubprocessAgenticConformance):
-    inapplicable_scenarios = {
+    inapplicable_scenarios: ClassVar[Mapping[Scenario, str]] = {
         Scenario.RESULT_REPEATS_TEXT: "gemini's result event carries stats only, never the text",
         Scenario.ERROR_MESSAGE: (
             "gemini never flags an assistant message as an error; failures are the result "
@@ -141,7 +141,9 @@ class TestRunLoop:
         path.write_text(json.dumps(plan), encoding="utf-8")
         return _PrefixedGemini(replay_argv(path), settings=settings or None)
 
-    async def run(self, endpoint: GeminiCodeEndpoint) -> tuple[list[StreamChunk], BaseException | None]:
+    async def run(
+        self, endpoint: GeminiCodeEndpoint
+    ) -> tuple[list[StreamChunk], BaseException | None]:
         chunks: list[StreamChunk] = []
         try:
             async for chunk in endpoint.stream({"prompt": "hi"}):
@@ -216,7 +218,9 @@ class _PrefixedGemini(GeminiCodeEndpoint):
         self.prefix = tuple(prefix)
 
     def copy(self) -> _PrefixedGemini:
-        other = type(self)(self.prefix, terminate_grace=self.terminate_grace, settings=self.settings)
+        other = type(self)(
+            self.prefix, terminate_grace=self.terminate_grace, settings=self.settings
+        )
         self.copy_runtime_state_to(other)
         return other
 

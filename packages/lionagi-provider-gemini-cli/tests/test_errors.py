@@ -1,4 +1,4 @@
-"""Gemini CLI exit codes and stderr -> typed errors (what a process without a result event gives)."""
+"""Gemini CLI exit codes and stderr -> typed errors (a process that printed no result event)."""
 
 from __future__ import annotations
 

@@ -10,6 +10,7 @@ import pytest
 
 from lionagi.providers.gemini_cli import IGNORED_EVENTS, GeminiCodeEndpoint, GeminiEventProjector
 from lionagi.service import (
+    ProviderConnectionError,
     ProviderProtocolError,
     ProviderStreamAuthError,
     ProviderStreamError,
@@ -111,7 +112,7 @@ def test_401_capture_is_one_auth_error_chunk() -> None:
 
 
 def test_user_echo_is_the_telemetry_allowlist() -> None:
-    assert IGNORED_EVENTS == frozenset({("message", "user")})
+    assert frozenset({("message", "user")}) == IGNORED_EVENTS
     assert project_all({"type": "message", "role": "user", "content": "hi"}) == []
 
 
@@ -196,9 +197,7 @@ def test_quota_result_carries_status_and_retry_after() -> None:
             "code": 429,
             "message": "Resource has been exhausted (e.g. check quota).",
             "status": "RESOURCE_EXHAUSTED",
-            "details": [
-                {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "7s"}
-            ],
+            "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "7s"}],
         }
     }
     chunks = project_all(
@@ -214,6 +213,22 @@ def test_quota_result_carries_status_and_retry_after() -> None:
     exc = classified(error)
     assert isinstance(exc, ProviderStreamQuotaError)
     assert exc.retry_after == 7.0
+
+
+def test_unreachable_api_is_a_connection_error() -> None:
+    chunks = project_all(
+        {
+            "type": "result",
+            "status": "error",
+            "error": {
+                "type": "unknown",
+                "message": "[API Error: exception TypeError: fetch failed sending request]",
+            },
+        }
+    )
+    exc = classified(chunks[0])
+    assert isinstance(exc, ProviderConnectionError)
+    assert exc.retryable
 
 
 def test_fatal_error_names_classify() -> None:

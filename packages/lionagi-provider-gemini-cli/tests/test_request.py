@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import anyio
 import pytest
 
 from lionagi.providers.gemini_cli import (
@@ -106,10 +107,12 @@ async def test_isolated_home_is_seeded_headless() -> None:
     assert seeded["security"]["auth"]["selectedType"] == "gemini-api-key"
     assert launch.env["GEMINI_CLI_TRUST_WORKSPACE"] == "true"
     await endpoint.aclose()
-    assert not home.exists()
+    assert not await anyio.Path(home).exists()
 
 
-def test_user_home_is_not_trusted_implicitly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_user_home_is_not_trusted_implicitly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))
     endpoint = GeminiCodeEndpoint(settings=AgenticSettings(config_home="user"))
     launch = endpoint.launch_settings()

@@ -102,7 +102,9 @@ class GeminiCodeEndpoint(AgenticEndpoint):
 
     def copy(self) -> GeminiCodeEndpoint:
         """Same config, grace and settings; handlers copied; no session, home or process."""
-        other = type(self)(self.config, terminate_grace=self.terminate_grace, settings=self.settings)
+        other = type(self)(
+            self.config, terminate_grace=self.terminate_grace, settings=self.settings
+        )
         self.copy_runtime_state_to(other)
         return other
 
@@ -193,6 +195,4 @@ def _redacted(chunk: StreamChunk, secrets: list[str]) -> StreamChunk:
         return text
 
     meta = {k: scrub(v) if isinstance(v, str) else v for k, v in chunk.metadata.items()}
-    return StreamChunk(
-        "error", scrub(chunk.content or ""), is_error=True, metadata=meta
-    )
+    return StreamChunk("error", scrub(chunk.content or ""), is_error=True, metadata=meta)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from lionagi.service import (
     ProviderAuthError,
     ProviderCapacityError,
+    ProviderDisconnectError,
     ProviderError,
     ProviderPermissionError,
     ProviderProcessError,
@@ -77,7 +78,11 @@ def _rule(
     codes: frozenset[int] = frozenset(),
 ) -> tuple[ProviderErrorPattern | None, ProviderErrorPattern | None]:
     by_text = ProviderErrorPattern(kind, error_type, text, summary=summary) if text else None
-    by_code = ProviderErrorPattern(kind, error_type, returncodes=codes, summary=summary) if codes else None
+    by_code = (
+        ProviderErrorPattern(kind, error_type, returncodes=codes, summary=summary)
+        if codes
+        else None
+    )
     return by_text, by_code
 
 
@@ -89,7 +94,18 @@ _RULES = (
         text=r"FatalAuthenticationError",
         codes=frozenset({41, _http(401), _http(403)}),
     ),
-    _rule("quota", ProviderQuotaError, "quota or rate limit exhausted", codes=frozenset({_http(429)})),
+    # Node's fetch when the API cannot be reached: "[API Error: exception TypeError: fetch failed
+    # sending request]" (a refused connection, DNS, a reset). Typed as a connection failure, so
+    # it is retryable before any output, like core's own transport errors.
+    _rule(
+        "connection",
+        ProviderDisconnectError,
+        "could not reach the model API",
+        text=r"fetch failed|\bECONNREFUSED\b|\bENOTFOUND\b|\bECONNRESET\b|socket hang up",
+    ),
+    _rule(
+        "quota", ProviderQuotaError, "quota or rate limit exhausted", codes=frozenset({_http(429)})
+    ),
     _rule("capacity", ProviderCapacityError, "model at capacity", codes=frozenset({_http(503)})),
     _rule(
         "untrusted_workspace",
@@ -98,7 +114,9 @@ _RULES = (
         text=r"FatalUntrustedWorkspaceError",
         codes=frozenset({55}),
     ),
-    _rule("input", GeminiInputError, "input refused", text=r"FatalInputError", codes=frozenset({42})),
+    _rule(
+        "input", GeminiInputError, "input refused", text=r"FatalInputError", codes=frozenset({42})
+    ),
     _rule(
         "config",
         GeminiConfigError,
@@ -140,7 +158,9 @@ GEMINI_EXIT_PATTERNS: tuple[ProviderErrorPattern, ...] = tuple(c for _, c in _RU
 stderr quotes a refused key is still an auth error."""
 
 
-def classify_exit(text: str, *, returncode: int | None = None, stderr_tail: str = "") -> ProviderError:
+def classify_exit(
+    text: str, *, returncode: int | None = None, stderr_tail: str = ""
+) -> ProviderError:
     """Core's ``ErrorClassifier`` for a gemini process that exited non-zero (text is redacted)."""
     error = classify_provider_error(
         text,

@@ -3,7 +3,7 @@
 The grammar (gemini-cli 0.61, ``JsonStreamEventType``), one JSON object per line::
 
     {"type":"init","session_id":"<uuid>","model":"m"}              -> system (provider_session_id)
-    {"type":"message","role":"user","content":"<prompt>"}          ignored: the CLI echoes the prompt
+    {"type":"message","role":"user","content":"<prompt>"}          ignored (the prompt's echo)
     {"type":"message","role":"assistant","content":"..","delta":true} -> text
     {"type":"tool_use","tool_name":"..","tool_id":"..","parameters":{..}} -> tool_use
     {"type":"tool_result","tool_id":"..","status":"success"|"error","output":"..",

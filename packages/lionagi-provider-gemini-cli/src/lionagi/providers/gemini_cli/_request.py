@@ -73,7 +73,9 @@ class GeminiCodeRequest(BaseModel):
     @classmethod
     def _prompt_has_text(cls, value: str) -> str:
         if not value.strip():
-            raise ValueError("must contain non-whitespace text (gemini exits 42 on an empty prompt)")
+            raise ValueError(
+                "must contain non-whitespace text (gemini exits 42 on an empty prompt)"
+            )
         return value
 
     @model_validator(mode="after")
