@@ -20,7 +20,6 @@ import logging
 import random
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import aclosing
-from dataclasses import replace
 from functools import partial
 from types import MappingProxyType
 from typing import Any, TypeVar
@@ -36,7 +35,6 @@ from .._base.errors import (
 )
 from .._base.events import EventStatus
 from .._base.hooks import DEFAULT_HOOK_CAPS, HookPhase
-from .._base.secrets import redact, redact_value
 from .._transport.api_calling import APICalling
 from .._transport.http.endpoint import Endpoint
 from .admission import AdmissionController
@@ -420,11 +418,7 @@ class CallSupervisor:
                     if chunk.type == "error":
                         # Provider text (HTTP or CLI) on the one error path: redacted before
                         # it reaches the caller, the exception or a command line.
-                        chunk = replace(
-                            chunk,
-                            content=redact(chunk.content) if chunk.content else chunk.content,
-                            metadata=redact_value(chunk.metadata),
-                        )
+                        chunk = call.endpoint.redacted_error(chunk)
                         # Classified like invoke()'s: the family twin, fields from the chunk.
                         error = call.endpoint.stream_error(chunk)
                         call.terminate(EventStatus.FAILED, error=error)

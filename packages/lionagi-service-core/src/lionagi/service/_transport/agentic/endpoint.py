@@ -157,6 +157,11 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
         auto-update off, the workspace marked trusted, so a run never waits on a prompt.
         """
 
+    def _secrets(self) -> tuple[str, ...]:
+        # The deployment's gateway key and env values are as secret as the endpoint's own key:
+        # a CLI that echoes one in an error event or on stderr is redacted like an API key.
+        return (*super()._secrets(), *self.__settings.secret_values())
+
     def launch_settings(self) -> AgenticLaunch:
         """What the settings resolve to for one subprocess launch (see :class:`AgenticLaunch`).
 

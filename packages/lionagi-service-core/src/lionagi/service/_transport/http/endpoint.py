@@ -31,6 +31,7 @@ from collections.abc import (
     Mapping,
     Sequence,
 )
+from dataclasses import replace
 from types import TracebackType
 from typing import Any, ClassVar, Literal
 
@@ -48,6 +49,7 @@ from ..._base.errors import (
     ProviderProtocolError,
     ProviderStreamError,
 )
+from ..._base.secrets import redact, redact_value
 from ..classify import ProviderErrorPattern, classify_stream_error
 from ..config import EndpointConfig, coerce_config
 from ..meta import EndpointMeta
@@ -739,6 +741,17 @@ class Endpoint:
     def _secrets(self) -> tuple[str, ...]:
         key = self.__config.secret_value()
         return (key,) if key else ()
+
+    def redacted_error(self, chunk: StreamChunk) -> StreamChunk:
+        """``chunk`` (an error chunk) with its provider text redacted, as the consumer sees it.
+
+        The shared credential shapes plus this endpoint's own secrets (its key and, for agentic
+        endpoints, the deployment's gateway key and env values). A copy: the adapter's chunk is
+        left as it was.
+        """
+        secrets = self._secrets()
+        content = redact(chunk.content, secrets) if chunk.content else chunk.content
+        return replace(chunk, content=content, metadata=redact_value(chunk.metadata, secrets))
 
     def stream_error(self, chunk: StreamChunk) -> ProviderStreamError:
         """The typed error a provider error chunk from this endpoint raises.

@@ -1,0 +1,180 @@
+"""Gemini CLI's failure grammar: its exit codes and error names, mapped to typed errors.
+
+Gemini CLI ends a headless run with a ``Fatal*Error`` whose class fixes the exit code (41 auth,
+42 input, 44 sandbox, 52 config, 53 turn limit, 54 tool execution, 55 untrusted workspace, 130
+cancelled); an API failure exits with the HTTP status modulo 256 (401 -> 145). In stream-json
+mode most failures are also reported on the terminal ``result`` event (the adapter turns that
+into one error chunk); a failure before the first event (no key, a bad ``--resume`` id, an
+untrusted folder) is only an exit code and stderr, which :func:`classify_exit` maps.
+
+Text is evidence before exit codes: the CLI's error names and core's phrases are searched first,
+and an exit code decides only when no text matched.
+"""
+
+from __future__ import annotations
+
+from lionagi.service import (
+    ProviderAuthError,
+    ProviderCapacityError,
+    ProviderDisconnectError,
+    ProviderError,
+    ProviderPermissionError,
+    ProviderProcessError,
+    ProviderQuotaError,
+    classify_provider_error,
+)
+from lionagi.service.agentic import ProviderErrorPattern
+
+__all__ = [
+    "GEMINI_ERROR_PATTERNS",
+    "GEMINI_EXIT_PATTERNS",
+    "GeminiCancelledError",
+    "GeminiConfigError",
+    "GeminiInputError",
+    "GeminiToolExecutionError",
+    "GeminiTurnLimitError",
+    "GeminiUntrustedWorkspaceError",
+    "classify_exit",
+]
+
+PROVIDER_LABEL = "gemini_code"
+
+
+class GeminiInputError(ProviderError):
+    """Gemini CLI refused its input (exit 42), e.g. an unknown ``--resume`` session id."""
+
+
+class GeminiConfigError(ProviderError):
+    """Gemini CLI's settings or sandbox are invalid (exit 52, or 44 for the sandbox)."""
+
+
+class GeminiTurnLimitError(ProviderError):
+    """The run hit the session's ``maxSessionTurns`` (exit 53)."""
+
+
+class GeminiToolExecutionError(ProviderError):
+    """A tool failed fatally, e.g. no space left on the device (exit 54)."""
+
+
+class GeminiUntrustedWorkspaceError(ProviderPermissionError):
+    """The working directory is not trusted (exit 55); isolated mode trusts it."""
+
+
+class GeminiCancelledError(ProviderError):
+    """Gemini CLI was interrupted (exit 130)."""
+
+
+def _http(status: int) -> int:
+    """The exit code Gemini CLI uses for an API error with this HTTP status."""
+    return status % 256
+
+
+def _rule(
+    kind: str,
+    error_type: type[ProviderError],
+    summary: str,
+    *,
+    text: str | None = None,
+    codes: frozenset[int] = frozenset(),
+) -> tuple[ProviderErrorPattern | None, ProviderErrorPattern | None]:
+    by_text = ProviderErrorPattern(kind, error_type, text, summary=summary) if text else None
+    by_code = (
+        ProviderErrorPattern(kind, error_type, returncodes=codes, summary=summary)
+        if codes
+        else None
+    )
+    return by_text, by_code
+
+
+_RULES = (
+    _rule(
+        "auth",
+        ProviderAuthError,
+        "authentication failed",
+        text=r"FatalAuthenticationError",
+        codes=frozenset({41, _http(401), _http(403)}),
+    ),
+    # Node's fetch when the API cannot be reached: "[API Error: exception TypeError: fetch failed
+    # sending request]" (a refused connection, DNS, a reset). Typed as a connection failure, so
+    # it is retryable before any output, like core's own transport errors.
+    _rule(
+        "connection",
+        ProviderDisconnectError,
+        "could not reach the model API",
+        text=r"fetch failed|\bECONNREFUSED\b|\bENOTFOUND\b|\bECONNRESET\b|socket hang up",
+    ),
+    _rule(
+        "quota", ProviderQuotaError, "quota or rate limit exhausted", codes=frozenset({_http(429)})
+    ),
+    _rule("capacity", ProviderCapacityError, "model at capacity", codes=frozenset({_http(503)})),
+    _rule(
+        "untrusted_workspace",
+        GeminiUntrustedWorkspaceError,
+        "the working directory is not a trusted folder",
+        text=r"FatalUntrustedWorkspaceError",
+        codes=frozenset({55}),
+    ),
+    _rule(
+        "input", GeminiInputError, "input refused", text=r"FatalInputError", codes=frozenset({42})
+    ),
+    _rule(
+        "config",
+        GeminiConfigError,
+        "configuration error",
+        text=r"Fatal(?:Config|Sandbox)Error",
+        codes=frozenset({44, 52}),
+    ),
+    _rule(
+        "turn_limit",
+        GeminiTurnLimitError,
+        "session turn limit reached",
+        text=r"FatalTurnLimitedError",
+        codes=frozenset({53}),
+    ),
+    _rule(
+        "tool_execution",
+        GeminiToolExecutionError,
+        "a tool failed fatally",
+        text=r"FatalToolExecutionError",
+        codes=frozenset({54}),
+    ),
+    _rule(
+        "cancelled",
+        GeminiCancelledError,
+        "cancelled",
+        text=r"FatalCancellationError",
+        codes=frozenset({130}),
+    ),
+)
+
+GEMINI_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = tuple(t for t, _ in _RULES if t)
+"""Text rules: Gemini CLI's ``Fatal*Error`` names (a result event's ``error.type``, stderr).
+
+They are the endpoint's ``error_patterns`` and are checked before core's generic phrases.
+"""
+
+GEMINI_EXIT_PATTERNS: tuple[ProviderErrorPattern, ...] = tuple(c for _, c in _RULES if c)
+"""Exit-code rules, used only when no text rule (vendor or generic) matched: a 42 whose
+stderr quotes a refused key is still an auth error."""
+
+
+def classify_exit(
+    text: str, *, returncode: int | None = None, stderr_tail: str = ""
+) -> ProviderError:
+    """Core's ``ErrorClassifier`` for a gemini process that exited non-zero (text is redacted)."""
+    error = classify_provider_error(
+        text,
+        returncode=returncode,
+        stderr_tail=stderr_tail,
+        provider=PROVIDER_LABEL,
+        extra_patterns=GEMINI_ERROR_PATTERNS,
+    )
+    if returncode is None or type(error) is not ProviderProcessError:
+        return error
+    return classify_provider_error(
+        text,
+        returncode=returncode,
+        stderr_tail=stderr_tail,
+        provider=PROVIDER_LABEL,
+        extra_patterns=GEMINI_EXIT_PATTERNS,
+    )

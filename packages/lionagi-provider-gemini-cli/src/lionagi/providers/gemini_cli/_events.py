@@ -1,0 +1,243 @@
+"""Gemini CLI ``--output-format stream-json`` events -> normalized chunks (ADR-0030 D3).
+
+The grammar (gemini-cli 0.61, ``JsonStreamEventType``), one JSON object per line::
+
+    {"type":"init","session_id":"<uuid>","model":"m"}              -> system (provider_session_id)
+    {"type":"message","role":"user","content":"<prompt>"}          ignored (the prompt's echo)
+    {"type":"message","role":"assistant","content":"..","delta":true} -> text
+    {"type":"tool_use","tool_name":"..","tool_id":"..","parameters":{..}} -> tool_use
+    {"type":"tool_result","tool_id":"..","status":"success"|"error","output":"..",
+     "error":{"type":"..","message":".."}}                          -> tool_result
+    {"type":"error","severity":"warning"|"error","message":".."}    -> system (notice), remembered
+    {"type":"result","status":"success","stats":{..}}               -> system (session_id
+                                                                       confirmed), result
+    {"type":"result","status":"error","error":{"type":"..","message":".."},"stats":{..}}
+                                                                    -> error (then stop)
+
+The session id is *confirmed* (canonical ``session_id``, which core stores for the next turn's
+``resume``) only by a successful result: gemini saves a session once a turn completes, and an
+id from a run that failed before that is refused by ``--resume`` (exit 42, "No previous sessions
+found"). The ``init`` event's id is passed on early as ``provider_session_id``.
+
+The CLI emits no thinking events. Success is the ``result`` event's ``status``, never the exit
+code. A failure can be announced twice (an ``error`` event with severity ``error``, e.g. an
+invalid or blocked stream, then ``result`` with ``status: "error"`` and no ``error`` object):
+the notice is remembered and the terminal event yields the one error chunk, with the notice's
+text when the result carries none. Severity ``error`` alone is not a failure: the CLI also uses
+it for conditions it continues after (it ended a turn early, a quota notice), so only the
+terminal event decides.
+
+The telemetry allowlist is :data:`IGNORED_EVENTS`: the user-message echo is the only event with
+nothing for the consumer. Any other ``type`` or ``role`` is a :class:`ProviderProtocolError`,
+because it could carry text, a tool call, a result or an error.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from lionagi.service import ProviderProtocolError, StreamChunk
+
+__all__ = ["IGNORED_EVENTS", "GeminiEventProjector", "usage_of"]
+
+IGNORED_EVENTS: frozenset[tuple[str, str | None]] = frozenset({("message", "user")})
+"""``(type, role)`` pairs that carry nothing for the consumer (the CLI's echo of the prompt)."""
+
+_USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens", "cached")
+
+
+def usage_of(stats: Mapping[str, Any]) -> dict[str, int]:
+    """Token counts from a result's ``stats`` (``cached`` becomes ``cached_tokens``)."""
+    usage: dict[str, int] = {}
+    for key in _USAGE_KEYS:
+        value = stats.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            usage["cached_tokens" if key == "cached" else key] = value
+    return usage
+
+
+class GeminiEventProjector:
+    """Maps one run's events to chunks; holds what later events need (session, notices)."""
+
+    def __init__(self) -> None:
+        """Start a run: no session, no notices, no terminal event yet."""
+        self.session_id: str | None = None
+        self.model: str | None = None
+        self.notices: list[str] = []
+        self.finished = False
+
+    def project(self, event: Mapping[str, Any]) -> list[StreamChunk]:
+        """One event to its chunks (none for an allowlisted event)."""
+        chunk = self._project(event)
+        if chunk is None:
+            return []
+        if chunk.type == "result" and self.session_id:
+            return [StreamChunk("system", metadata={"session_id": self.session_id}), chunk]
+        return [chunk]
+
+    def _project(self, event: Mapping[str, Any]) -> StreamChunk | None:
+        kind = event.get("type")
+        if not isinstance(kind, str):
+            raise ProviderProtocolError("gemini: an event without a string 'type'")
+        role = event.get("role") if kind == "message" else None
+        if (kind, role if isinstance(role, str) else None) in IGNORED_EVENTS:
+            return None
+        if self.finished:
+            raise ProviderProtocolError(f"gemini: {kind} event after the result event")
+        if kind == "init":
+            return self._init(event)
+        if kind == "message":
+            return self._message(event, role)
+        if kind == "tool_use":
+            return self._tool_use(event)
+        if kind == "tool_result":
+            return self._tool_result(event)
+        if kind == "error":
+            return self._notice(event)
+        if kind == "result":
+            return self._result(event)
+        raise ProviderProtocolError(f"gemini: unknown event type {kind!r}")
+
+    # -- event kinds -------------------------------------------------------------------------------
+
+    def _init(self, event: Mapping[str, Any]) -> StreamChunk:
+        self.session_id = _text(event, "session_id")
+        model = event.get("model")
+        self.model = model if isinstance(model, str) and model else None
+        meta: dict[str, Any] = {"provider_session_id": self.session_id}
+        if self.model:
+            meta["model"] = self.model
+        return StreamChunk("system", metadata=meta)
+
+    def _message(self, event: Mapping[str, Any], role: object) -> StreamChunk:
+        if role != "assistant":
+            raise ProviderProtocolError(f"gemini: message event with unknown role {role!r}")
+        return StreamChunk("text", _text(event, "content"), is_delta=bool(event.get("delta")))
+
+    def _tool_use(self, event: Mapping[str, Any]) -> StreamChunk:
+        params = event.get("parameters")
+        if params is not None and not isinstance(params, Mapping):
+            raise ProviderProtocolError("gemini: tool_use 'parameters' must be an object")
+        return StreamChunk(
+            "tool_use",
+            tool_name=_text(event, "tool_name"),
+            tool_id=_text(event, "tool_id"),
+            tool_input=dict(params) if params is not None else {},
+        )
+
+    def _tool_result(self, event: Mapping[str, Any]) -> StreamChunk:
+        status = event.get("status")
+        if status not in ("success", "error"):
+            raise ProviderProtocolError(f"gemini: tool_result with unknown status {status!r}")
+        output: Any = event.get("output")
+        error = event.get("error")
+        if status == "error" and isinstance(error, Mapping) and output in (None, ""):
+            output = error.get("message")
+        return StreamChunk(
+            "tool_result",
+            tool_id=_text(event, "tool_id"),
+            tool_output=output,
+            is_error=status == "error",
+        )
+
+    def _notice(self, event: Mapping[str, Any]) -> StreamChunk:
+        message = _text(event, "message")
+        severity = event.get("severity")
+        if severity not in ("warning", "error"):
+            raise ProviderProtocolError(f"gemini: error event with unknown severity {severity!r}")
+        if severity == "error":
+            self.notices.append(message)
+        return StreamChunk("system", metadata={"notice": message, "severity": severity})
+
+    def _result(self, event: Mapping[str, Any]) -> StreamChunk:
+        self.finished = True
+        status = event.get("status")
+        stats = event.get("stats")
+        stats = stats if isinstance(stats, Mapping) else {}
+        if status == "success":
+            meta: dict[str, Any] = {}
+            usage = usage_of(stats)
+            if usage:
+                meta["usage"] = usage
+            for key in ("duration_ms", "tool_calls"):
+                if isinstance(stats.get(key), int):
+                    meta[key] = stats[key]
+            if isinstance(stats.get("models"), Mapping):
+                meta["models"] = dict(stats["models"])
+            if self.session_id:
+                meta["session_id"] = self.session_id
+            if self.model:
+                meta["model"] = self.model
+            return StreamChunk("result", metadata=meta)
+        if status == "error":
+            return self._failure(event)
+        raise ProviderProtocolError(f"gemini: result with unknown status {status!r}")
+
+    def _failure(self, event: Mapping[str, Any]) -> StreamChunk:
+        error = event.get("error")
+        error = error if isinstance(error, Mapping) else {}
+        message = error.get("message")
+        if not isinstance(message, str) or not message.strip():
+            message = self.notices[-1] if self.notices else "gemini reported a failed run"
+        meta: dict[str, Any] = {}
+        kind = error.get("type")
+        if isinstance(kind, str) and kind:
+            meta["type"] = kind
+        meta.update(_api_error_fields(message))
+        return StreamChunk("error", message, is_error=True, metadata=meta)
+
+
+def _api_error_fields(message: str) -> dict[str, Any]:
+    """``status`` and ``code`` from the API error body Gemini CLI quotes in its message.
+
+    The CLI reports an API failure as ``[API Error: {"error":{"code":401,...,"status":
+    "UNAUTHENTICATED"}}]``: the HTTP status is ``error.code`` and Google's status name is the
+    best machine-readable code.
+    """
+    start = message.find("{")
+    end = message.rfind("}")
+    if start < 0 or end <= start:
+        return {}
+    try:
+        body = json.loads(message[start : end + 1])
+    except ValueError:
+        return {}
+    inner = body.get("error") if isinstance(body, Mapping) else None
+    if not isinstance(inner, Mapping):
+        return {}
+    out: dict[str, Any] = {}
+    code = inner.get("code")
+    if isinstance(code, int) and not isinstance(code, bool):
+        out["status"] = code
+    name = inner.get("status")
+    if isinstance(name, str) and name:
+        out["code"] = name
+    delay = _retry_delay(inner.get("details"))
+    if delay is not None:
+        out["retry_after"] = delay
+    return out
+
+
+def _retry_delay(details: object) -> float | None:
+    """Seconds from a ``google.rpc.RetryInfo`` detail (``"retryDelay": "12s"``), if any."""
+    if not isinstance(details, list):
+        return None
+    for item in details:
+        if not isinstance(item, Mapping) or not str(item.get("@type", "")).endswith("RetryInfo"):
+            continue
+        delay = item.get("retryDelay")
+        if isinstance(delay, str) and delay.endswith("s"):
+            try:
+                return float(delay[:-1])
+            except ValueError:
+                return None
+    return None
+
+
+def _text(event: Mapping[str, Any], key: str) -> str:
+    value = event.get(key)
+    if not isinstance(value, str):
+        raise ProviderProtocolError(f"gemini: {event.get('type')} event needs a string {key!r}")
+    return value

@@ -1,0 +1,103 @@
+"""What one Gemini CLI run accepts, and the argv it becomes.
+
+Every field maps to one flag with its value as a separate argv element; the prompt never enters
+argv. Gemini CLI's ``-p`` takes the prompt as its *value* (a prompt starting with ``-`` would be
+read as an option) and it ignores operands after ``--``, but in headless mode it reads stdin
+and uses it as the prompt, so the adapter writes the prompt there.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+__all__ = ["DEFAULT_MODEL", "ApprovalMode", "GeminiCodeRequest", "build_argv"]
+
+DEFAULT_MODEL = "gemini-2.5-flash"
+"""Passed explicitly on every run: a gateway serves the model it is asked for, and the CLI's
+own default ("auto" routing) picks models a custom endpoint may not have."""
+
+ApprovalMode = Literal["default", "auto_edit", "yolo", "plan"]
+
+# A session id is a UUID (what ``init`` reports), ``latest``, or a 1-based index; anything else
+# (in particular a value starting with ``-``, which the option parser would read as a flag) is
+# refused before launch.
+_RESUME = re.compile(r"latest|[0-9]+|[0-9A-Za-z][0-9A-Za-z_-]{0,127}")
+_MODEL = re.compile(r"[0-9A-Za-z][0-9A-Za-z._:/@-]{0,199}")
+
+
+class GeminiCodeRequest(BaseModel):
+    """One headless Gemini CLI run.
+
+    Attributes:
+        prompt: The user prompt (written to the CLI's stdin, verbatim).
+        model: ``-m``; the effort suffix, if any, stays in the name (``gemini-2.5-flash-high``
+            is sent as is: effort mode ``model_name``).
+        resume: ``--resume``: a session id from an earlier run's ``init`` event, ``latest``, or
+            an index. Needs the same config home (``config_home="isolated"`` keeps one per
+            endpoint) and working directory as the first run.
+        approval_mode: ``--approval-mode``. Headless runs offer only tools that need no
+            approval unless this is ``yolo`` (or ``auto_edit`` for edits).
+        yolo: Shorthand for ``approval_mode="yolo"`` (the catalog's yolo/bypass permission mode).
+        repo: Working directory of the run (default: the deployment's ``cwd``).
+        workspace: A directory inside ``repo`` to run in; escaping ``repo`` is refused.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    prompt: str = Field(min_length=1)
+    model: str = DEFAULT_MODEL
+    resume: str | None = None
+    approval_mode: ApprovalMode | None = None
+    yolo: bool = False
+    repo: str | None = None
+    workspace: str | None = None
+
+    @field_validator("model")
+    @classmethod
+    def _model_is_a_name(cls, value: str) -> str:
+        if not _MODEL.fullmatch(value):
+            raise ValueError("must be a model name (letters, digits, '.', '-', '_', ':', '/', '@')")
+        return value
+
+    @field_validator("resume")
+    @classmethod
+    def _resume_is_an_id(cls, value: str | None) -> str | None:
+        if value is not None and not _RESUME.fullmatch(value):
+            raise ValueError("must be a session id from an init event, 'latest', or an index")
+        return value
+
+    @field_validator("prompt")
+    @classmethod
+    def _prompt_has_text(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError(
+                "must contain non-whitespace text (gemini exits 42 on an empty prompt)"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _one_approval_mode(self) -> GeminiCodeRequest:
+        if self.yolo and self.approval_mode not in (None, "yolo"):
+            raise ValueError(
+                f"yolo=True conflicts with approval_mode={self.approval_mode!r}; set one of them"
+            )
+        return self
+
+    @property
+    def effective_approval_mode(self) -> ApprovalMode | None:
+        """The mode sent to the CLI (``yolo=True`` is ``"yolo"``)."""
+        return "yolo" if self.yolo else self.approval_mode
+
+
+def build_argv(program: str, request: GeminiCodeRequest, extra: tuple[str, ...] = ()) -> list[str]:
+    """``program`` plus the request's flags; each flag and each value is its own element."""
+    argv = [program, *extra, "--output-format", "stream-json", "--model", request.model]
+    mode = request.effective_approval_mode
+    if mode is not None:
+        argv += ["--approval-mode", mode]
+    if request.resume is not None:
+        argv += ["--resume", request.resume]
+    return argv

@@ -1,0 +1,229 @@
+"""The subprocess agentic conformance kit, with fixtures in Gemini CLI's stream-json grammar."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from lionagi.providers.gemini_cli import GeminiCodeEndpoint, GeminiInputError
+from lionagi.service import (
+    ProviderAuthError,
+    ProviderProtocolError,
+    ProviderStreamAuthError,
+    ProviderStreamError,
+    StreamChunk,
+)
+from lionagi.service_testing.conformance import (
+    Scenario,
+    SubprocessAgenticConformance,
+    replay_argv,
+)
+
+SESSION_ID = "7d4c1f7e-2b9a-4c55-9e0b-gemini-conf"
+TS = "2026-11-29T21:12:21.313Z"
+STATS = {
+    "total_tokens": 49,
+    "input_tokens": 42,
+    "output_tokens": 7,
+    "cached": 0,
+    "input": 42,
+    "duration_ms": 51,
+    "tool_calls": 0,
+    "models": {},
+}
+
+
+def init(session_id: str = "11111111-2222-4333-8444-555555555555") -> dict[str, Any]:
+    return {"type": "init", "timestamp": TS, "session_id": session_id, "model": "gemini-2.5-flash"}
+
+
+def user(text: str = "hello conformance") -> dict[str, Any]:
+    return {"type": "message", "timestamp": TS, "role": "user", "content": text}
+
+
+def say(text: str) -> dict[str, Any]:
+    return {"type": "message", "timestamp": TS, "role": "assistant", "content": text, "delta": True}
+
+
+def result(**extra: Any) -> dict[str, Any]:
+    return {"type": "result", "timestamp": TS, "status": "success", "stats": STATS, **extra}
+
+
+EVENTS: dict[Scenario, list[dict[str, Any]]] = {
+    Scenario.TEXT: [init(), user(), say("héllo → wörld ✓ "), say("from gemini"), result()],
+    Scenario.TOOL: [
+        init(),
+        user(),
+        {
+            "type": "tool_use",
+            "timestamp": TS,
+            "tool_name": "run_shell_command",
+            "tool_id": "run_shell_command_1",
+            "parameters": {"command": "ls"},
+        },
+        {
+            "type": "tool_result",
+            "timestamp": TS,
+            "tool_id": "run_shell_command_1",
+            "status": "success",
+            "output": "README.md",
+        },
+        say("There is a README."),
+        result(),
+    ],
+    Scenario.USAGE: [init(), user(), say("counted"), result()],
+    Scenario.SESSION: [init(SESSION_ID), user(), say("resumable"), result()],
+    Scenario.PROVIDER_ERROR: [
+        init(),
+        user(),
+        say("working"),
+        {
+            "type": "result",
+            "timestamp": TS,
+            "status": "error",
+            "error": {
+                "type": "unknown",
+                "message": '[API Error: {"error":{"code":401,"message":"API key not valid. '
+                'Please pass a valid API key.","status":"UNAUTHENTICATED"}}]',
+            },
+            "stats": STATS,
+        },
+    ],
+    Scenario.EMPTY: [user()],
+    Scenario.RETRY_NOTICE: [
+        init(),
+        user(),
+        {"type": "error", "timestamp": TS, "severity": "warning", "message": "Loop detected"},
+        say("answered after the notice"),
+        result(),
+    ],
+}
+
+
+class TestGeminiCliConformance(SubprocessAgenticConformance):
+    inapplicable_scenarios: ClassVar[Mapping[Scenario, str]] = {
+        Scenario.RESULT_REPEATS_TEXT: "gemini's result event carries stats only, never the text",
+        Scenario.ERROR_MESSAGE: (
+            "gemini never flags an assistant message as an error; failures are the result "
+            "event's status (PROVIDER_ERROR) or error events (RETRY_NOTICE, unit tests)"
+        ),
+    }
+
+    def make_cli_endpoint(
+        self, argv_prefix: Sequence[str], *, terminate_grace: float
+    ) -> GeminiCodeEndpoint:
+        return _PrefixedGemini(argv_prefix, terminate_grace=terminate_grace)
+
+    def cli_events(self, scenario: Scenario) -> Sequence[Mapping[str, Any]]:
+        return EVENTS[scenario]
+
+    def cli_exit_code(self, scenario: Scenario) -> int:
+        # The real CLI exits with the HTTP status mod 256 after a failed result (401 -> 145).
+        return 145 if scenario is Scenario.PROVIDER_ERROR else 0
+
+    def valid_request(self) -> dict[str, Any]:
+        return {"prompt": "hello conformance"}
+
+    def workspace_request(self, repo: Path, workspace: str) -> dict[str, Any]:
+        return {"prompt": "hello conformance", "repo": str(repo), "workspace": workspace}
+
+    def resume_argv(self, session_id: str) -> Sequence[str]:
+        return ["--resume", session_id]
+
+
+class TestRunLoop:
+    """The endpoint's own run loop on the replay fake: secrets, exit codes, a missing result."""
+
+    def endpoint(self, tmp_path: Path, plan: dict[str, Any], **settings: Any) -> GeminiCodeEndpoint:
+        path = tmp_path / "plan.json"
+        path.write_text(json.dumps(plan), encoding="utf-8")
+        return _PrefixedGemini(replay_argv(path), settings=settings or None)
+
+    async def run(
+        self, endpoint: GeminiCodeEndpoint
+    ) -> tuple[list[StreamChunk], BaseException | None]:
+        chunks: list[StreamChunk] = []
+        try:
+            async for chunk in endpoint.stream({"prompt": "hi"}):
+                chunks.append(chunk)
+        except Exception as exc:
+            return chunks, exc
+        finally:
+            await endpoint.aclose()
+        return chunks, None
+
+    async def test_gateway_key_echoed_in_an_error_is_redacted(self, tmp_path: Path) -> None:
+        key = "gw-key-0123456789-secret"
+        failed = {
+            "type": "result",
+            "status": "error",
+            "error": {"type": "unknown", "message": f"API key not valid ({key})"},
+        }
+        endpoint = self.endpoint(
+            tmp_path,
+            {"events": [init(), failed], "exit_code": 145},
+            gateway_url="http://127.0.0.1:9",
+            gateway_api_key=key,
+        )
+        chunks, exc = await self.run(endpoint)
+        assert exc is None, repr(exc)
+        assert chunks[-1].type == "error"
+        raised = endpoint.stream_error(chunks[-1])  # what stream()/invoke() of iModel raise
+        assert isinstance(raised, ProviderStreamAuthError)
+        assert key not in str(raised)
+        assert key not in (chunks[-1].content or "")
+        assert "[REDACTED]" in (chunks[-1].content or "")
+
+    async def test_exit_42_without_events_is_an_input_error(self, tmp_path: Path) -> None:
+        plan = {
+            "events": [],
+            "stderr": "Error resuming session: No previous sessions found for this project.",
+            "exit_code": 42,
+        }
+        _, exc = await self.run(self.endpoint(tmp_path, plan))
+        assert isinstance(exc, GeminiInputError)
+        assert exc.returncode == 42
+
+    async def test_exit_41_without_events_is_an_auth_error(self, tmp_path: Path) -> None:
+        plan = {"events": [], "stderr": "no credentials", "exit_code": 41}
+        _, exc = await self.run(self.endpoint(tmp_path, plan))
+        assert isinstance(exc, ProviderAuthError)
+
+    async def test_session_without_result_is_a_protocol_error(self, tmp_path: Path) -> None:
+        plan = {"events": [init(), user(), say("half an answer")], "exit_code": 0}
+        _, exc = await self.run(self.endpoint(tmp_path, plan))
+        assert isinstance(exc, ProviderProtocolError)
+
+    async def test_failure_reported_twice_is_one_error_chunk(self, tmp_path: Path) -> None:
+        notice = {"type": "error", "severity": "error", "message": "Model stream ended empty."}
+        failed = {"type": "result", "status": "error", "stats": STATS}
+        plan = {"events": [init(), notice, failed], "exit_code": 1}
+        endpoint = self.endpoint(tmp_path, plan)
+        chunks, exc = await self.run(endpoint)
+        assert exc is None, repr(exc)  # exit 1 after the failed result is not a second error
+        assert type(endpoint.stream_error(chunks[-1])) is ProviderStreamError
+        assert [c.type for c in chunks if c.is_error] == ["error"]
+        assert chunks[-1].content == "Model stream ended empty."
+
+
+class _PrefixedGemini(GeminiCodeEndpoint):
+    """The adapter with the kit's fake CLI in front of the flags it builds."""
+
+    def __init__(self, prefix: Sequence[str], **kwargs: Any) -> None:
+        if kwargs.get("settings") is None:
+            kwargs.pop("settings", None)
+        super().__init__(**kwargs)
+        self.prefix = tuple(prefix)
+
+    def copy(self) -> _PrefixedGemini:
+        other = type(self)(
+            self.prefix, terminate_grace=self.terminate_grace, settings=self.settings
+        )
+        self.copy_runtime_state_to(other)
+        return other
+
+    def command(self, request: Any, launch: Any = None) -> list[str]:
+        argv = super().command(request, launch)
+        return [*self.prefix, *argv[1:]]
