@@ -186,7 +186,7 @@ async def test_isolated_home_is_codex_home_with_headless_config() -> None:
         assert config == tomllib.loads(HEADLESS_CONFIG)
         assert config["check_for_update_on_startup"] is False
         assert config["analytics"] == {"enabled": False}
-        assert config["features"] == {"unbounded_connection_retries": False}
+        assert config["features"] == {"unbounded_connection_retries": False, "plugins": False}
     finally:
         await endpoint.aclose()
     assert not home.exists()

@@ -51,9 +51,11 @@ enabled = false
 
 [features]
 unbounded_connection_retries = false
+plugins = false
 """
 """``$CODEX_HOME/config.toml`` of an isolated home: no update check, no analytics, no endless
-wait for the network. Every key is one 0.171.0 recognizes (it warns about unknown keys)."""
+wait for the network, no plugin sync (0.171.0 otherwise runs ``git ls-remote`` against GitHub at
+every start). Every key is one 0.171.0 recognizes (it warns about unknown keys)."""
 
 
 def gateway_base_url(url: str) -> str:
