@@ -18,7 +18,10 @@ WARNING = {
 
 
 def _message(item_id: str, text: str) -> dict[str, Any]:
-    return {"type": "item.completed", "item": {"id": item_id, "type": "agent_message", "text": text}}
+    return {
+        "type": "item.completed",
+        "item": {"id": item_id, "type": "agent_message", "text": text},
+    }
 
 
 def _done(**usage: int) -> dict[str, Any]:
@@ -41,7 +44,12 @@ EVENTS: dict[Scenario, list[dict[str, Any]]] = {
         TURN,
         {
             "type": "item.started",
-            "item": {**_COMMAND, "aggregated_output": "", "exit_code": None, "status": "in_progress"},
+            "item": {
+                **_COMMAND,
+                "aggregated_output": "",
+                "exit_code": None,
+                "status": "in_progress",
+            },
         },
         {
             "type": "item.completed",
@@ -55,7 +63,12 @@ EVENTS: dict[Scenario, list[dict[str, Any]]] = {
         _message("item_3", "There is a README."),
         _done(input_tokens=84, output_tokens=14),
     ],
-    Scenario.USAGE: [THREAD, TURN, _message("item_1", "counted"), _done(input_tokens=3, output_tokens=1)],
+    Scenario.USAGE: [
+        THREAD,
+        TURN,
+        _message("item_1", "counted"),
+        _done(input_tokens=3, output_tokens=1),
+    ],
     Scenario.PROVIDER_ERROR: [
         THREAD,
         TURN,

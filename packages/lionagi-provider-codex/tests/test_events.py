@@ -137,7 +137,7 @@ def test_unrecognized_config_warning_is_metadata() -> None:
 
 
 def test_telemetry_allowlist_is_explicit() -> None:
-    assert IGNORED_EVENTS == frozenset({"turn.started"})
+    assert frozenset({"turn.started"}) == IGNORED_EVENTS
     assert CodexEventParser().feed({"type": "turn.started"}) == []
 
 
@@ -175,7 +175,9 @@ def test_error_then_completion_is_a_success_with_the_error_recorded() -> None:
 
 
 def test_error_without_terminal_event_fails_at_end_of_stream() -> None:
-    chunks = _replay([{"type": "thread.started", "thread_id": "t"}, {"type": "error", "message": "boom"}])
+    chunks = _replay(
+        [{"type": "thread.started", "thread_id": "t"}, {"type": "error", "message": "boom"}]
+    )
     assert chunks[-1].type == "error"
     assert chunks[-1].content == "boom"
 
@@ -190,7 +192,11 @@ def test_turn_failed_without_message_still_has_text() -> None:
     ("item", "name", "tool_input", "output", "is_error"),
     [
         (
-            {"type": "file_change", "changes": [{"path": "a.py", "kind": "add"}], "status": "failed"},
+            {
+                "type": "file_change",
+                "changes": [{"path": "a.py", "kind": "add"}],
+                "status": "failed",
+            },
             "file_change",
             {"changes": [{"path": "a.py", "kind": "add"}]},
             [{"path": "a.py", "kind": "add"}],
@@ -288,8 +294,12 @@ def test_item_updated_never_repeats_the_tool_use() -> None:
         [
             _item("item.started", **start, exit_code=None, status="in_progress"),
             _item("item.updated", **start, exit_code=None, status="in_progress"),
-            _item("item.completed", **{**start, "aggregated_output": "a\n"}, exit_code=0,
-                  status="completed"),
+            _item(
+                "item.completed",
+                **{**start, "aggregated_output": "a\n"},
+                exit_code=0,
+                status="completed",
+            ),
         ]
     )
     assert [c.type for c in chunks] == ["tool_use", "tool_result"]
@@ -320,7 +330,11 @@ def test_request_user_input_is_a_tool_call() -> None:
     (chunk,) = _replay(
         [{"type": "request_user_input", "id": "turn", "call_id": "call_1", "questions": [{"q": 1}]}]
     )
-    assert (chunk.type, chunk.tool_name, chunk.tool_id) == ("tool_use", "request_user_input", "call_1")
+    assert (chunk.type, chunk.tool_name, chunk.tool_id) == (
+        "tool_use",
+        "request_user_input",
+        "call_1",
+    )
 
 
 @pytest.mark.parametrize(

@@ -9,15 +9,16 @@ Mid-tool cases need a tool that runs long. The fake server's tool call is always
 (functions included) and runs each command as ``bash -c '<source snapshot>; exec bash -c CMD'``
 inside its sandbox; when the snapshot is not ready yet it runs ``bash -lc CMD``, which reads
 the profile itself. The test's ``HOME`` carries a ``.bash_profile`` covering both paths: an
-``exec`` function and an ``echo`` function that first sleep when the command is the fake tool's. The sleep is a grandchild of codex holding the
-test's marker variable, which is how survivors are found.
+``exec`` function and an ``echo`` function that first sleep when the command is the fake
+tool's. The sleep is a grandchild of codex holding the test's marker variable, which is how
+survivors are found.
 """
 
 from __future__ import annotations
 
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -160,7 +161,8 @@ async def test_thinking(
     finally:
         await model.close()
     thinking = [c.content for c in chunks if c.type == "thinking"]
-    assert thinking and "Pondering" in (thinking[0] or "")
+    assert thinking
+    assert "Pondering" in (thinking[0] or "")
     assert [c.content for c in chunks if c.type == "text"] == ["Hello from the fake server."]
     assert chunks[-1].type == "result"
 
@@ -264,14 +266,17 @@ async def _wait_for_tool_shell(marker: str, wait: float = 30.0) -> None:
     """Until a ``sleep`` carrying the marker runs (the tool is mid-flight)."""
     with anyio.fail_after(wait):
         while True:
-            for pid in processes_with_marker(marker):
-                try:
-                    cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-                except OSError:
-                    continue
-                if cmdline.split(b"\0")[:2] == [b"sleep", b"300"]:
-                    return
+            if any(_is_tool_sleep(pid) for pid in processes_with_marker(marker)):
+                return
             await anyio.sleep(0.1)
+
+
+def _is_tool_sleep(pid: int) -> bool:
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+    return cmdline.split(b"\0")[:2] == [b"sleep", b"300"]
 
 
 async def test_cancel_mid_tool_leaves_no_process(
@@ -310,10 +315,15 @@ async def test_deadline_mid_tool_leaves_no_process(
         seen: list[str] = []
         started = time.monotonic()
         with pytest.raises(RequestDeadlineExceeded):
-            async for chunk in model.stream(prompt="run the slow tool", timeout=deadline):
-                seen.append(chunk.type)
+            await _collect_types(model.stream(prompt="run the slow tool", timeout=deadline), seen)
     finally:
         await model.close()
     assert time.monotonic() - started < deadline + 5
-    assert "tool_use" in seen and "tool_result" not in seen, seen
+    assert "tool_use" in seen, seen
+    assert "tool_result" not in seen, seen
     assert _settled(marker) == [], "codex or its tool shell survived the deadline"
+
+
+async def _collect_types(stream: AsyncIterator[StreamChunk], into: list[str]) -> None:
+    async for chunk in stream:
+        into.append(chunk.type)

@@ -5,8 +5,8 @@ Why each choice (all checked against the real binary):
 * ``exec --json`` prints one JSON event per line on stdout; the prompt goes after ``--`` and
   stdin is /dev/null, because codex reads a piped stdin to EOF and would append it to the prompt.
 * A gateway is a custom model provider defined with two ``-c`` overrides (codex cannot take a
-  base URL from the environment): ``model_provider="lionagi"`` and
-  ``model_providers.lionagi={name=..., base_url="<gateway>/v1", env_key=..., wire_api="responses"}``.
+  base URL from the environment): ``model_provider="lionagi"`` and ``model_providers.lionagi=
+  {name=..., base_url="<gateway>/v1", env_key=..., wire_api="responses"}``.
   The key travels in :data:`GATEWAY_KEY_ENV`, never in argv.
 * Fail fast in an isolated home: retries are per provider in codex
   (``stream_max_retries``/``request_max_retries``; at the top level 0.171.0 ignores them with a

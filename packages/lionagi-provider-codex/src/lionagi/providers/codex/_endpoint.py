@@ -96,7 +96,10 @@ class CodexCliEndpoint(AgenticEndpoint):
     def copy(self) -> CodexCliEndpoint:
         """Same config, command, grace and settings; handlers copied; no home, no process."""
         other = type(self)(
-            self.config, argv=self.argv, terminate_grace=self.terminate_grace, settings=self.settings
+            self.config,
+            argv=self.argv,
+            terminate_grace=self.terminate_grace,
+            settings=self.settings,
         )
         self.copy_runtime_state_to(other)
         return other

@@ -171,8 +171,10 @@ class CodexEventParser:
                 return []  # whole on completion; started/updated carry partial text at most
             if item_type == "plan" and item_id in self._streamed_plans:
                 return []  # already delivered as item.plan.delta chunks
-            chunk_type = "thinking" if item_type == "reasoning" else "text"
-            return [StreamChunk(chunk_type, _text(item, "text"), metadata={"item_id": item_id})]
+            text, meta = _text(item, "text"), {"item_id": item_id}
+            if item_type == "reasoning":
+                return [StreamChunk("thinking", text, metadata=meta)]
+            return [StreamChunk("text", text, metadata=meta)]
         if item_type == "error":
             message = _text(item, "message")
             self.warnings.append(message)
@@ -221,8 +223,8 @@ def _tool_call(item_type: str, item: Mapping[str, Any]) -> tuple[str, dict[str, 
         return f"mcp__{server}__{tool}", {"server": server, "tool": tool, "arguments": arguments}
     if item_type == "web_search":
         return "web_search", {"query": item.get("query"), "action": item.get("action")}
-    tool = item.get("tool")
-    return f"collab.{tool}", {
+    collab = item.get("tool")
+    return f"collab.{collab}", {
         "prompt": item.get("prompt"),
         "receiver_thread_ids": item.get("receiver_thread_ids") or [],
     }
