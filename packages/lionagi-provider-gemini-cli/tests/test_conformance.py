@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 from lionagi.providers.gemini_cli import GeminiCodeEndpoint, GeminiInputError
 from lionagi.service import (
+    AgenticSettings,
     ProviderAuthError,
     ProviderProtocolError,
     ProviderStreamAuthError,
@@ -112,9 +113,17 @@ class TestGeminiCliConformance(SubprocessAgenticConformance):
     }
 
     def make_cli_endpoint(
-        self, argv_prefix: Sequence[str], *, terminate_grace: float
+        self,
+        argv_prefix: Sequence[str],
+        *,
+        terminate_grace: float,
+        settings: AgenticSettings | None = None,
+        timeout: float | None = None,
     ) -> GeminiCodeEndpoint:
-        return _PrefixedGemini(argv_prefix, terminate_grace=terminate_grace)
+        config = {"timeout": timeout} if timeout is not None else {}
+        return _PrefixedGemini(
+            argv_prefix, terminate_grace=terminate_grace, settings=settings, **config
+        )
 
     def cli_events(self, scenario: Scenario) -> Sequence[Mapping[str, Any]]:
         return EVENTS[scenario]
@@ -225,5 +234,7 @@ class _PrefixedGemini(GeminiCodeEndpoint):
         return other
 
     def command(self, request: Any, launch: Any = None) -> list[str]:
+        # The deployment's ``binary`` replaces the prefix's program, as it replaces "gemini".
         argv = super().command(request, launch)
-        return [*self.prefix, *argv[1:]]
+        program = launch.program if launch is not None and launch.program else self.prefix[0]
+        return [program, *self.prefix[1:], *argv[1:]]

@@ -1,0 +1,103 @@
+"""The typed request ``codex exec`` accepts through this adapter.
+
+Every field maps to one real flag of Codex CLI 0.171.0 (see ``_command.py``); nothing is passed
+through as free-form ``-c`` text, so a request can never smuggle configuration into the child.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "REASONING_EFFORTS",
+    "CodexRequest",
+    "ReasoningEffort",
+    "SandboxMode",
+]
+
+DEFAULT_MODEL = "gpt-5.2-codex"
+"""The model passed when the caller names none.
+
+Codex's own default (no ``-m``) offers the model no tools at all when it talks to a custom
+model provider (seen with 0.171.0: ``tools: []`` and "unsupported call: shell"), so the adapter
+always passes a model explicitly; a ``*-codex`` name gets the shell tool set.
+"""
+
+ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
+REASONING_EFFORTS: tuple[str, ...] = ("none", "minimal", "low", "medium", "high", "xhigh")
+"""Codex's ``model_reasoning_effort`` values (the policy's effort levels)."""
+
+SandboxMode = Literal["read-only", "workspace-write", "danger-full-access"]
+
+# A model name is one argv element after "-m": no leading "-" (clap would read an option), no
+# whitespace or control characters (no real model id has them).
+_MODEL_NAME = re.compile(r"^[A-Za-z0-9_.:/@+][A-Za-z0-9_.:/@+\-]*$")
+
+
+class CodexRequest(BaseModel):
+    """One ``codex exec`` run.
+
+    Attributes:
+        prompt: The instructions; sent after ``--``, so a leading ``-`` is never an option.
+        model: ``-m``; defaults to :data:`DEFAULT_MODEL` (see there why it is never omitted).
+        reasoning_effort: ``-c model_reasoning_effort="<level>"`` (the policy's effort kwarg).
+        sandbox: ``-s/--sandbox``: ``read-only``, ``workspace-write`` or ``danger-full-access``.
+        full_auto: Low-friction sandboxed automation (the policy's yolo mode). Codex 0.171.0
+            has no ``--full-auto`` flag any more; in ``exec`` approvals are never asked, so the
+            old flag's meaning is exactly ``--sandbox workspace-write``, which is what is sent.
+        bypass_approvals: ``--dangerously-bypass-approvals-and-sandbox`` (the bypass mode):
+            no sandbox at all. Only for an externally sandboxed environment.
+        skip_git_repo_check: ``--skip-git-repo-check``: run outside a Git repository.
+        fast_mode: ``-c service_tier="fast"`` (Codex's Fast mode; the fast mode kwarg).
+        ephemeral: ``--ephemeral`` (default): no session files are written.
+        repo: Working directory of the run (default: the settings' ``cwd``).
+        workspace: A directory inside ``repo`` to run in instead (containment enforced).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    prompt: str = Field(min_length=1)
+    model: str = DEFAULT_MODEL
+    reasoning_effort: ReasoningEffort | None = None
+    sandbox: SandboxMode | None = None
+    full_auto: bool = False
+    bypass_approvals: bool = False
+    skip_git_repo_check: bool = False
+    fast_mode: bool = False
+    ephemeral: bool = True
+    repo: str | None = None
+    workspace: str | None = None
+
+    @field_validator("model")
+    @classmethod
+    def _model_name(cls, value: str) -> str:
+        if not _MODEL_NAME.match(value):
+            raise ValueError(
+                "must be a model id (letters, digits, '.', '-', '_', ':', '/', '@', '+'), "
+                "not starting with '-'"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _one_sandbox(self) -> CodexRequest:
+        if self.bypass_approvals and (self.full_auto or self.sandbox is not None):
+            other = "full_auto" if self.full_auto else "sandbox"
+            raise ValueError(
+                f"bypass_approvals disables the sandbox; it cannot be combined with {other}"
+            )
+        if self.full_auto and self.sandbox not in (None, "workspace-write"):
+            raise ValueError(
+                "full_auto runs in the workspace-write sandbox; it cannot be combined with "
+                f"sandbox={self.sandbox!r}"
+            )
+        return self
+
+    def sandbox_mode(self) -> SandboxMode | None:
+        """The ``--sandbox`` value this request asks for (``full_auto`` included)."""
+        if self.full_auto:
+            return "workspace-write"
+        return self.sandbox
