@@ -27,7 +27,7 @@ async def fake() -> AsyncIterator[FakeProviderServer]:
 
 @pytest.fixture
 def messages_endpoint() -> Callable[..., AnthropicMessagesEndpoint]:
-    """``messages_endpoint(server, **overrides)``: the catalog's anthropic endpoint for ``server``."""
+    """``messages_endpoint(server, **overrides)``: the catalog's endpoint aimed at ``server``."""
 
     def make(server: FakeProviderServer, **overrides: Any) -> AnthropicMessagesEndpoint:
         endpoint = match_endpoint(
@@ -42,4 +42,3 @@ def messages_endpoint() -> Callable[..., AnthropicMessagesEndpoint]:
         return endpoint
 
     return make
-

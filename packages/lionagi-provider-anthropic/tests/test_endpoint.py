@@ -34,7 +34,11 @@ def user(text: str = "hi", **extra: Any) -> dict[str, Any]:
 
 def test_catalog_row() -> None:
     [spec] = PROVIDER_SPECS
-    assert (spec.provider, spec.endpoint, spec.endpoint_aliases) == ("anthropic", "messages", ("chat",))
+    assert (spec.provider, spec.endpoint, spec.endpoint_aliases) == (
+        "anthropic",
+        "messages",
+        ("chat",),
+    )
     assert (spec.base_url, spec.auth_type, spec.api_key_env) == (
         "https://api.anthropic.com/v1",
         "x-api-key",
@@ -62,7 +66,9 @@ def test_a_callers_version_header_wins_and_others_are_kept() -> None:
     _, headers = ep.create_payload(user())
     assert headers["Anthropic-Version"] == "2099-01-01"
     assert "anthropic-version" not in headers
-    beta = match_endpoint("anthropic", "messages", api_key="k", default_headers={"anthropic-beta": "b"})
+    beta = match_endpoint(
+        "anthropic", "messages", api_key="k", default_headers={"anthropic-beta": "b"}
+    )
     _, headers = beta.create_payload(user())
     assert (headers["anthropic-version"], headers["anthropic-beta"]) == (ANTHROPIC_VERSION, "b")
 
@@ -92,7 +98,10 @@ def test_typed_request_fields_pass() -> None:
                 "content": [
                     {"type": "tool_result", "tool_use_id": "toolu_1", "content": "sunny"},
                     {"type": "image", "source": {"type": "url", "url": "https://x/i.png"}},
-                    {"type": "document", "source": {"type": "text", "data": "d", "media_type": "text/plain"}},
+                    {
+                        "type": "document",
+                        "source": {"type": "text", "data": "d", "media_type": "text/plain"},
+                    },
                 ],
             },
         ],
@@ -114,7 +123,11 @@ def test_typed_request_fields_pass() -> None:
         "extra_body": {"brand_new_field": True},
     }
     payload, _ = ep.create_payload(request)
-    assert payload["tools"][1] == {"type": "web_search_20250305", "name": "web_search", "max_uses": 2}
+    assert payload["tools"][1] == {
+        "type": "web_search_20250305",
+        "name": "web_search",
+        "max_uses": 2,
+    }
     assert payload["thinking"] == {"type": "enabled", "budget_tokens": 1024}
     assert payload["messages"][2]["content"][0] == {
         "type": "tool_result",
@@ -130,7 +143,11 @@ def test_typed_request_fields_pass() -> None:
     [
         ({"max_token": 5}, "max_token", "did you mean 'max_tokens'"),
         ({"thinking": {"type": "enabled"}}, "thinking", "budget_tokens is required"),
-        ({"thinking": {"type": "enabled", "budget_tokens": 8192}}, "request", "less than max_tokens"),
+        (
+            {"thinking": {"type": "enabled", "budget_tokens": 8192}},
+            "request",
+            "less than max_tokens",
+        ),
         ({"tool_choice": {"type": "tool"}}, "tool_choice", "name is required"),
         ({"temperature": 1.5}, "temperature", "less than or equal to 1"),
         ({"tools": [{"name": "f", "input_shema": {}}]}, "tools.0", ""),
@@ -149,10 +166,10 @@ def test_bad_request_fields_are_refused_naming_the_field(
 
 def test_bad_role_and_block_are_refused() -> None:
     ep = match_endpoint("anthropic", "messages", api_key="k")
-    with pytest.raises(EndpointConfigurationError, match="messages.0.role"):
+    with pytest.raises(EndpointConfigurationError, match=r"messages\.0\.role"):
         ep.create_payload({"model": "m", "messages": [{"role": "system", "content": "x"}]})
     block = {"role": "user", "content": [{"type": "hologram", "text": "x"}]}
-    with pytest.raises(EndpointConfigurationError, match="messages.0.content"):
+    with pytest.raises(EndpointConfigurationError, match=r"messages\.0\.content"):
         ep.create_payload({"model": "m", "messages": [block]})
 
 
@@ -170,14 +187,19 @@ async def stream(ep: AnthropicMessagesEndpoint, behaviour: str, **kw: Any) -> li
         await ep.aclose()
 
 
-async def test_text_stream_over_the_fake_server(fake: FakeProviderServer, messages_endpoint: Make) -> None:
-    chunks = await stream(messages_endpoint(fake), "usage", headers={"x-fake-text": "one two three"})
+async def test_text_stream_over_the_fake_server(
+    fake: FakeProviderServer, messages_endpoint: Make
+) -> None:
+    chunks = await stream(
+        messages_endpoint(fake), "usage", headers={"x-fake-text": "one two three"}
+    )
     assert "".join(c.content or "" for c in chunks if c.type == "text") == "one two three"
     assert [c.type for c in chunks].count("result") == 1
     result = chunks[-1]
     assert result.type == "result"
     usage = result.metadata["usage"]
-    assert usage["input_tokens"] > 0 and usage["output_tokens"] > 0
+    assert usage["input_tokens"] > 0
+    assert usage["output_tokens"] > 0
     assert "cache_read_input_tokens" in usage
     assert result.metadata["finish_reason"] == "end_turn"
     [seen] = fake.requests
@@ -190,16 +212,23 @@ async def test_text_stream_over_the_fake_server(fake: FakeProviderServer, messag
 async def test_thinking_and_tool_streams(fake: FakeProviderServer, messages_endpoint: Make) -> None:
     thinking = await stream(messages_endpoint(fake), "thinking")
     assert "".join(c.content or "" for c in thinking if c.type == "thinking")
-    tool = {"name": "run", "input_schema": {"type": "object", "properties": {"cmd": {"type": "string"}}}}
+    tool = {
+        "name": "run",
+        "input_schema": {"type": "object", "properties": {"cmd": {"type": "string"}}},
+    }
     chunks = await stream(messages_endpoint(fake), "tool", tools=[tool])
     [use] = [c for c in chunks if c.type == "tool_use"]
-    assert use.tool_id and use.tool_id.startswith("toolu_")
+    assert use.tool_id
+    assert use.tool_id.startswith("toolu_")
     assert use.tool_name == "run"
-    assert isinstance(use.tool_input, dict) and use.tool_input
+    assert isinstance(use.tool_input, dict)
+    assert use.tool_input
     assert chunks[-1].metadata["finish_reason"] == "tool_use"
 
 
-async def test_in_stream_error_is_one_error_chunk(fake: FakeProviderServer, messages_endpoint: Make) -> None:
+async def test_in_stream_error_is_one_error_chunk(
+    fake: FakeProviderServer, messages_endpoint: Make
+) -> None:
     chunks = await stream(messages_endpoint(fake), "stream_error")
     errors = [c for c in chunks if c.type == "error"]
     assert len(errors) == 1
@@ -251,7 +280,9 @@ async def raw_stream(body: bytes) -> list[StreamChunk]:
 async def test_last_event_without_final_newline_is_parsed() -> None:
     block = {"type": "content_block_start", "index": 0, "content_block": {"type": "text"}}
     text = {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "x"}}
-    body = b"".join(sse(e) for e in (START, block, text, {"type": "content_block_stop", "index": 0}))
+    body = b"".join(
+        sse(e) for e in (START, block, text, {"type": "content_block_stop", "index": 0})
+    )
     chunks = await raw_stream(body + sse({"type": "message_stop"}, newline=False))
     assert [c.type for c in chunks] == ["text", "result"]
     assert chunks[-1].metadata["model"] == "claude"

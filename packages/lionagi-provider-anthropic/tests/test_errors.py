@@ -58,14 +58,17 @@ async def test_fake_server_errors_are_typed(
     assert "sk-ant-test" not in str(info.value)
 
 
-async def test_rate_limit_keeps_retry_after(fake: FakeProviderServer, messages_endpoint: Make) -> None:
+async def test_rate_limit_keeps_retry_after(
+    fake: FakeProviderServer, messages_endpoint: Make
+) -> None:
     ep = messages_endpoint(fake)
     try:
         with pytest.raises(ProviderRateLimitError) as info:
             await ep.call(REQUEST, extra_headers={"x-fake-behaviour": "429"})
     finally:
         await ep.aclose()
-    assert info.value.retry_after is not None and info.value.retry_after > 0
+    assert info.value.retry_after is not None
+    assert info.value.retry_after > 0
     assert info.value.retryable
 
 
@@ -175,10 +178,14 @@ async def test_in_stream_overload_keeps_its_class_and_is_not_replayed(
     fake: FakeProviderServer,
 ) -> None:
     got: list[StreamChunk] = []
+
+    async def consume(model: iModel) -> None:
+        async for chunk in model.stream(messages=MESSAGES):
+            got.append(chunk)
+
     async with model_for(fake, "stream_error") as model:
         with pytest.raises(ProviderCapacityError) as raised:
-            async for chunk in model.stream(messages=MESSAGES):
-                got.append(chunk)
+            await consume(model)
     err = raised.value
     assert type(err) is ProviderStreamCapacityError
     assert (err.code, err.provider, err.kind) == ("overloaded_error", "anthropic", "capacity")

@@ -47,7 +47,9 @@ def joined(chunks: list[StreamChunk], kind: str) -> str:
     return "".join(c.content or "" for c in chunks if c.type == kind)
 
 
-@pytest.mark.parametrize(("scenario", "extra"), [("usage", {}), ("thinking", {}), ("tool", {"tools": [TOOL]})])
+@pytest.mark.parametrize(
+    ("scenario", "extra"), [("usage", {}), ("thinking", {}), ("tool", {"tools": [TOOL]})]
+)
 async def test_sdk_stream_parser_accepts_the_fake_stream_and_agrees(
     fake: FakeProviderServer, scenario: str, extra: dict[str, Any]
 ) -> None:
@@ -64,7 +66,8 @@ async def test_sdk_stream_parser_accepts_the_fake_stream_and_agrees(
             final = await stream.get_final_message()
     finally:
         await client.close()
-    assert events[0] == "message_start" and "message_stop" in events
+    assert events[0] == "message_start"
+    assert "message_stop" in events
     assert fake.requests[0].headers["anthropic-version"]  # the SDK names its own version
 
     chunks = await ours(fake, scenario, **extra)
@@ -77,10 +80,14 @@ async def test_sdk_stream_parser_accepts_the_fake_stream_and_agrees(
     our_tools = [(c.tool_name, c.tool_input) for c in chunks if c.type == "tool_use"]
     assert our_tools == sdk_tools
     if scenario == "tool":
-        assert sdk_tools and isinstance(sdk_tools[0][1], dict) and sdk_tools[0][1]
+        assert sdk_tools
+        assert isinstance(sdk_tools[0][1], dict)
+        assert sdk_tools[0][1]
         [sdk_id] = [b.id for b in final.content if b.type == "tool_use"]
         [our_id] = [c.tool_id for c in chunks if c.type == "tool_use"]
-        assert sdk_id.startswith("toolu_") and our_id and our_id.startswith("toolu_")
+        assert sdk_id.startswith("toolu_")
+        assert our_id
+        assert our_id.startswith("toolu_")
     result = chunks[-1]
     assert result.type == "result"
     assert result.metadata["finish_reason"] == final.stop_reason
@@ -103,17 +110,21 @@ async def test_sdk_accepts_the_one_shot_message(fake: FakeProviderServer) -> Non
         )
     finally:
         await client.close()
-    assert message.type == "message" and message.role == "assistant"
+    assert message.type == "message"
+    assert message.role == "assistant"
     assert message.stop_reason == "tool_use"
     [block] = [b for b in message.content if b.type == "tool_use"]
-    assert block.name and block.id and isinstance(block.input, dict)
+    assert block.name
+    assert block.id
+    assert isinstance(block.input, dict)
     assert message.usage.input_tokens > 0
 
 
 async def test_sdk_sees_the_in_stream_error_event(fake: FakeProviderServer) -> None:
     client = sdk(fake)
     try:
-        with pytest.raises(anthropic.APIError, match="Overloaded"):
+
+        async def consume() -> None:
             async with client.messages.stream(
                 model="claude-fake",
                 max_tokens=64,
@@ -122,6 +133,9 @@ async def test_sdk_sees_the_in_stream_error_event(fake: FakeProviderServer) -> N
             ) as stream:
                 async for _ in stream:
                     pass
+
+        with pytest.raises(anthropic.APIError, match="Overloaded"):
+            await consume()
     finally:
         await client.close()
 

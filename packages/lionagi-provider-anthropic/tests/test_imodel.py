@@ -21,8 +21,10 @@ async def test_imodel_streams(fake: FakeProviderServer) -> None:
     async with model_for(fake, "thinking") as model:
         chunks = [c async for c in model.stream(messages=MESSAGES)]
     kinds = [c.type for c in chunks]
-    assert "thinking" in kinds and "text" in kinds
-    assert kinds[-1] == "result" and kinds.count("result") == 1
+    assert "thinking" in kinds
+    assert "text" in kinds
+    assert kinds[-1] == "result"
+    assert kinds.count("result") == 1
     [seen] = fake.requests
     assert seen.json["model"] == "claude-fake"
     assert seen.json["stream"] is True

@@ -8,8 +8,12 @@ from typing import Any
 import pytest
 
 from lionagi.providers.anthropic import ANTHROPIC_IGNORED_EVENTS, AnthropicMessagesProjector
-from lionagi.service import ProviderProtocolError, ProviderStreamError, StreamChunk
-from lionagi.service import classify_stream_error
+from lionagi.service import (
+    ProviderProtocolError,
+    ProviderStreamError,
+    StreamChunk,
+    classify_stream_error,
+)
 
 SECRET = "sekrit-value-1234"
 
@@ -295,4 +299,4 @@ def test_non_object_event_is_a_protocol_error_with_a_redacted_excerpt() -> None:
 
 
 def test_ignored_events_are_explicit() -> None:
-    assert ANTHROPIC_IGNORED_EVENTS == frozenset({"ping"})
+    assert frozenset({"ping"}) == ANTHROPIC_IGNORED_EVENTS
