@@ -139,8 +139,21 @@ def test_unmapped_bodies_fall_back_to_the_status_mapping() -> None:
     ep = AnthropicMessagesEndpoint(
         {"name": "m", "provider": "anthropic", "endpoint": "messages", "api_key": "k"}
     )
-    bad = ep.map_status_error(info(400, body("invalid_request_error", "messages: required")))
-    assert bad is None or isinstance(bad, ProviderClientError)
+    assert ep.map_status_error(info(400, body("invalid_request_error", "bad"))) is None
+    assert type(ep.map_status_error(info(529, None))) is ProviderStatusCapacityError
+
+
+async def test_a_plain_bad_request_stays_a_client_error(
+    fake: FakeProviderServer, messages_endpoint: Make
+) -> None:
+    ep = messages_endpoint(fake)
+    try:
+        with pytest.raises(ProviderClientError) as raised:
+            await ep.call(REQUEST, extra_headers={"x-fake-behaviour": "400"})
+    finally:
+        await ep.aclose()
+    assert type(raised.value) is ProviderClientError
+    assert raised.value.status == 400
 
 
 # -- through iModel: retries and the class both stream() and invoke() see ----------------------
