@@ -13,10 +13,7 @@ from lionagi.service import (
     ProviderUnauthorizedError,
     StreamChunk,
 )
-from lionagi.service._transport.http.projection import (
-    AnthropicMessagesProjector,
-    ResponsesProjector,
-)
+from lionagi.service._transport.http.projection import ResponsesProjector
 from lionagi.service.http import ChatCompletionsProjector
 
 fake_server = pytest.importorskip("lionagi.service_testing.fake_server")
@@ -25,7 +22,6 @@ fake_server = pytest.importorskip("lionagi.service_testing.fake_server")
 WIRES = [
     ("chat/completions", "bearer", ChatCompletionsProjector),
     ("responses", "bearer", ResponsesProjector),
-    ("messages", "x-api-key", AnthropicMessagesProjector),
 ]
 
 

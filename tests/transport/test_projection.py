@@ -11,7 +11,6 @@ from lionagi.service import ProviderProtocolError, StreamChunk
 from lionagi.service._transport.http.framing import DONE
 from lionagi.service._transport.http.projection import (
     RESPONSES_IGNORED_EVENTS,
-    AnthropicMessagesProjector,
     ResponsesProjector,
 )
 from lionagi.service.http import ChatCompletionsProjector, ProjectorBase
@@ -168,7 +167,7 @@ def test_chat_whole_completion_object_projects_complete_units() -> None:
 
 
 def test_empty_stream_ends_without_chunks() -> None:
-    for fmt in (ChatCompletionsProjector, ResponsesProjector, AnthropicMessagesProjector):
+    for fmt in (ChatCompletionsProjector, ResponsesProjector):
         assert run(fmt, []) == []
 
 
@@ -274,88 +273,6 @@ def test_responses_ignored_events_are_explicit() -> None:
     assert "response.output_text.delta" not in RESPONSES_IGNORED_EVENTS
 
 
-# --- Anthropic -----------------------------------------------------------------------------------
-
-
-def block_delta(index: int, **delta: Any) -> dict[str, Any]:
-    return {"type": "content_block_delta", "index": index, "delta": delta}
-
-
-ANTHROPIC_EVENTS: list[Any] = [
-    {
-        "type": "message_start",
-        "message": {"model": "claude-x", "usage": {"input_tokens": 10, "output_tokens": 1}},
-    },
-    {"type": "ping"},
-    {"type": "content_block_start", "index": 0, "content_block": {"type": "thinking"}},
-    block_delta(0, type="thinking_delta", thinking="h"),
-    block_delta(0, type="signature_delta", signature="s"),
-    {"type": "content_block_stop", "index": 0},
-    {"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}},
-    block_delta(1, type="text_delta", text="Hi"),
-    {"type": "content_block_stop", "index": 1},
-    {
-        "type": "content_block_start",
-        "index": 2,
-        "content_block": {"type": "tool_use", "id": "toolu_1", "name": "calc", "input": {}},
-    },
-    block_delta(2, type="input_json_delta", partial_json=""),
-    block_delta(2, type="input_json_delta", partial_json='{"x"'),
-    block_delta(2, type="input_json_delta", partial_json=": 2}"),
-    {"type": "content_block_stop", "index": 2},
-    {
-        "type": "message_delta",
-        "delta": {"stop_reason": "tool_use"},
-        "usage": {"output_tokens": 42},
-    },
-    {"type": "message_stop"},
-]
-
-
-def test_anthropic_events() -> None:
-    chunks = run(AnthropicMessagesProjector, ANTHROPIC_EVENTS)
-    assert [(c.type, c.content) for c in chunks[:2]] == [("thinking", "h"), ("text", "Hi")]
-    tool = chunks[2]
-    assert (tool.type, tool.tool_id, tool.tool_name, tool.tool_input) == (
-        "tool_use",
-        "toolu_1",
-        "calc",
-        {"x": 2},
-    )
-    assert chunks[3].type == "result"
-    assert chunks[3].metadata == {
-        "usage": {"input_tokens": 10, "output_tokens": 42},
-        "model": "claude-x",
-        "finish_reason": "tool_use",
-    }
-    assert len(chunks) == 4
-
-
-def test_anthropic_error_event_is_one_error_chunk_then_stop() -> None:
-    chunks = run(
-        AnthropicMessagesProjector,
-        [
-            ANTHROPIC_EVENTS[0],
-            {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
-            {"type": "message_stop"},
-        ],
-    )
-    assert len(chunks) == 1
-    assert (chunks[0].type, chunks[0].is_error, chunks[0].content) == ("error", True, "Overloaded")
-    assert chunks[0].metadata == {"code": "overloaded_error"}
-
-
-def test_anthropic_truncated_is_a_protocol_error() -> None:
-    with pytest.raises(ProviderProtocolError, match="ended before completion"):
-        run(AnthropicMessagesProjector, ANTHROPIC_EVENTS[:9])
-
-
-def test_anthropic_unknown_delta_is_a_protocol_error() -> None:
-    event = {"type": "content_block_delta", "index": 0, "delta": {"type": "hologram_delta"}}
-    with pytest.raises(ProviderProtocolError, match="hologram_delta"):
-        run(AnthropicMessagesProjector, [ANTHROPIC_EVENTS[0], event])
-
-
 def test_chat_second_choice_is_tagged_with_its_index() -> None:
     event = {
         "model": "m",
@@ -398,12 +315,6 @@ def test_chat_second_choice_is_tagged_with_its_index() -> None:
             {"code": "rate_limit_exceeded", "type": "requests"},
             "quota",
         ),
-        (
-            AnthropicMessagesProjector,
-            {"type": "error", "error": {"type": "authentication_error", "message": "invalid"}},
-            {"code": "authentication_error"},
-            "auth",
-        ),
     ],
 )
 def test_error_events_carry_code_type_status_and_classify(
@@ -411,8 +322,7 @@ def test_error_events_carry_code_type_status_and_classify(
 ) -> None:
     from lionagi.service import ProviderStreamError, classify_stream_error
 
-    events = [ANTHROPIC_EVENTS[0], event] if fmt == AnthropicMessagesProjector else [event]
-    chunks = run(fmt, events)
+    chunks = run(fmt, [event])
     assert chunks[-1].type == "error"
     assert chunks[-1].metadata == metadata
     err = classify_stream_error(chunks[-1].content, chunks[-1].metadata)

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 
 from lionagi.service import ProviderError, ProviderStatusError
-from lionagi.service._transport.http.projection import AnthropicMessagesProjector
 
 
 def echo_credential(status: int, wire: Any, *, bare: bool = False, **kw: Any) -> Any:
@@ -84,9 +83,9 @@ async def test_protocol_errors_and_error_chunks_redact_the_key(serve, make_endpo
         await ep.call({"model": "m"})
     assert_clean(secret, info.value)
 
-    error = {"type": "error", "error": {"type": "auth", "message": f"key {secret} revoked"}}
+    error = {"error": {"code": "auth", "message": f"key {secret} revoked"}}
     server = await serve(lambda req: wire.sse_stream(f"data: {json.dumps(error)}\n\n"))
-    ep = make_endpoint(server.base_url, endpoint="messages", projector=AnthropicMessagesProjector)
+    ep = make_endpoint(server.base_url)
     chunks = [c async for c in ep.stream({"model": "m"})]
     assert chunks[0].is_error
     assert_clean(secret, chunks[0].content, chunks[0].to_dict())

@@ -7,8 +7,8 @@ dict lookups and one slotted dataclass, never a pydantic model. Core owns the pr
 (:class:`ChatCompletionsProjector`). A vendor's own dialect lives in its distribution. Nothing
 here guesses a dialect: every endpoint class declares its projector (``Endpoint.projector``).
 
-``ResponsesProjector`` and ``AnthropicMessagesProjector`` are still here while their
-distributions take them over; no core endpoint selects them.
+``ResponsesProjector`` is still here while its distribution takes it over; no core endpoint
+selects it.
 
 Contract every projector keeps:
 
@@ -39,9 +39,7 @@ from ..._base.errors import ProviderProtocolError
 from .status import excerpt
 
 __all__ = [
-    "ANTHROPIC_IGNORED_EVENTS",
     "RESPONSES_IGNORED_EVENTS",
-    "AnthropicMessagesProjector",
     "NO_CHUNKS",
     "ChatCompletionsProjector",
     "PendingToolCall",
@@ -100,10 +98,6 @@ RESPONSES_IGNORED_EVENTS = frozenset(
         "response.mcp_list_tools.failed",
     }
 )
-
-ANTHROPIC_IGNORED_EVENTS = frozenset({"ping"})
-_ANTHROPIC_IGNORED_DELTAS = frozenset({"signature_delta", "citations_delta"})
-_ANTHROPIC_TOOL_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
 
 
 class StreamProjector(Protocol):
@@ -509,115 +503,4 @@ class ResponsesProjector(ProjectorBase):
                 ),
             )
         # message / reasoning / server-side tool items: their content already streamed as deltas.
-        return NO_CHUNKS
-
-
-# --- Anthropic Messages --------------------------------------------------------------------------
-
-
-class _ToolBlock:
-    __slots__ = ("id", "initial", "name", "parts", "server")
-
-    def __init__(self, block: Any) -> None:
-        self.id: str | None = block.get("id")
-        self.name: str | None = block.get("name")
-        self.initial: Any = block.get("input")
-        self.server = block.get("type") != "tool_use"
-        self.parts: list[str] = []
-
-
-class AnthropicMessagesProjector(ProjectorBase):
-    """Anthropic Messages API stream events."""
-
-    __slots__ = ("_blocks", "_model", "_stop_reason", "_usage")
-
-    grammar = "Anthropic Messages stream"
-
-    def __init__(self, secrets: tuple[str, ...] = ()) -> None:
-        super().__init__(secrets)
-        self._model: Any = None
-        self._usage: dict[str, Any] = {}
-        self._stop_reason: Any = None
-        self._blocks: dict[Any, _ToolBlock] = {}
-
-    def feed(self, event: Any) -> Sequence[StreamChunk]:
-        """Project one event."""
-        if type(event) is not dict:
-            raise self.protocol_error("event is not a JSON object", event)
-        self.started = True
-        kind = event.get("type")
-        if kind == "content_block_delta":
-            return self._delta(event)
-        if kind == "content_block_start":
-            return self._block_start(event)
-        if kind == "content_block_stop":
-            block = self._blocks.pop(event.get("index"), None)
-            if block is None:
-                return NO_CHUNKS
-            raw = "".join(block.parts)
-            if raw:
-                tool_input = self.tool_input(block.name, raw)
-            else:
-                tool_input = block.initial if isinstance(block.initial, dict) else {}
-            return (
-                StreamChunk(
-                    type="tool_use",
-                    tool_id=block.id,
-                    tool_name=block.name,
-                    tool_input=tool_input,
-                    metadata={"server_tool": True} if block.server else {},
-                ),
-            )
-        if kind == "message_start":
-            message = event.get("message") or {}
-            self._model = message.get("model")
-            self._usage = dict(message.get("usage") or {})
-            return NO_CHUNKS
-        if kind == "message_delta":
-            delta = event.get("delta") or {}
-            if delta.get("stop_reason"):
-                self._stop_reason = delta["stop_reason"]
-            usage = event.get("usage") or {}
-            self._usage.update({k: v for k, v in usage.items() if v is not None})
-            return NO_CHUNKS
-        if kind == "message_stop":
-            self.done = True
-            return (self.result_chunk(self._usage or None, self._model, self._stop_reason),)
-        if kind in ANTHROPIC_IGNORED_EVENTS:
-            return NO_CHUNKS
-        if kind == "error":
-            return self.error_chunk(event.get("error") or event)
-        raise self.protocol_error(f"unrecognized event type {kind!r}", event)
-
-    def _delta(self, event: Any) -> Sequence[StreamChunk]:
-        delta = event.get("delta") or {}
-        kind = delta.get("type")
-        if kind == "text_delta":
-            return (StreamChunk(type="text", content=delta.get("text") or "", is_delta=True),)
-        if kind == "thinking_delta":
-            return (
-                StreamChunk(type="thinking", content=delta.get("thinking") or "", is_delta=True),
-            )
-        if kind == "input_json_delta":
-            block = self._blocks.get(event.get("index"))
-            if block is None:
-                raise self.protocol_error(
-                    "input_json_delta for a block that is not a tool_use", event
-                )
-            block.parts.append(delta.get("partial_json") or "")
-            return NO_CHUNKS
-        if kind in _ANTHROPIC_IGNORED_DELTAS:
-            return NO_CHUNKS
-        raise self.protocol_error(f"unrecognized content_block_delta type {kind!r}", event)
-
-    def _block_start(self, event: Any) -> Sequence[StreamChunk]:
-        block = event.get("content_block") or {}
-        kind = block.get("type")
-        if kind in _ANTHROPIC_TOOL_BLOCKS:
-            self._blocks[event.get("index")] = _ToolBlock(block)
-        elif kind == "text" and block.get("text"):
-            return (StreamChunk(type="text", content=block["text"], is_delta=True),)
-        elif kind == "thinking" and block.get("thinking"):
-            return (StreamChunk(type="thinking", content=block["thinking"], is_delta=True),)
-        # redacted_thinking and server tool results carry nothing a chunk type represents.
         return NO_CHUNKS

@@ -1,0 +1,179 @@
+"""Anthropic Messages stream events to :class:`~lionagi.service.StreamChunk`.
+
+The grammar (``POST /v1/messages`` with ``stream: true``): ``message_start`` (model, input
+usage), then per content block ``content_block_start`` / ``content_block_delta`` ... /
+``content_block_stop``, then ``message_delta`` (``stop_reason``, output usage) and
+``message_stop``; ``ping`` may come anywhere and an in-stream failure is ``event: error``.
+
+Projection (core's projector contract, helpers from :class:`ProjectorBase`):
+
+- ``text_delta`` -> ``text``; ``thinking_delta`` -> ``thinking`` (both ``is_delta=True``); a
+  block that starts with text already in it yields that text first;
+- a ``tool_use`` block (and the server-run ``server_tool_use`` / ``mcp_tool_use``) gathers its
+  ``input_json_delta`` fragments and yields one ``tool_use`` at ``content_block_stop``, input
+  parsed, id preserved; server-run calls carry ``metadata["server_tool"] = True``;
+- a server tool's result block (``web_search_tool_result``, ``mcp_tool_result``, ... : a
+  ``*_tool_result`` block naming its ``tool_use_id``) arrives whole and yields one
+  ``tool_result``;
+- ``message_stop`` yields the one ``result`` chunk: ``usage`` is the ``message_start`` usage
+  (input and cache tokens) updated by every ``message_delta`` usage (output tokens; newer
+  servers repeat the cumulative input and cache counts there), ``finish_reason`` the
+  ``stop_reason``;
+- ``event: error`` yields one ``error`` chunk (``code`` is the error ``type``, e.g.
+  ``overloaded_error``) and ends the projection;
+- any event, delta or block type not handled here and not listed as carrying nothing raises
+  :class:`ProviderProtocolError`, so a new content-bearing type is noticed, never dropped.
+
+Truncation is the base rule: a stream that started must reach ``message_stop`` (or an error).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from lionagi.service import StreamChunk
+from lionagi.service.http import NO_CHUNKS, PendingToolCall, ProjectorBase
+
+__all__ = [
+    "ANTHROPIC_IGNORED_BLOCKS",
+    "ANTHROPIC_IGNORED_DELTAS",
+    "ANTHROPIC_IGNORED_EVENTS",
+    "AnthropicMessagesProjector",
+]
+
+ANTHROPIC_IGNORED_EVENTS = frozenset({"ping"})
+"""Events that carry nothing a chunk needs (keep-alives)."""
+
+ANTHROPIC_IGNORED_DELTAS = frozenset({"signature_delta", "citations_delta"})
+"""Deltas with nothing a chunk type represents: the thinking block's integrity signature (only
+needed to send the block back verbatim) and a citation attached to text already streamed."""
+
+ANTHROPIC_IGNORED_BLOCKS = frozenset({"redacted_thinking", "container_upload"})
+"""Blocks with nothing to show: encrypted reasoning and a file handed to the code container."""
+
+_TOOL_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
+# A block whose type names both its text field and the chunk type it streams as.
+_TEXT_FIELDS: dict[str, Literal["text", "thinking"]] = {"text": "text", "thinking": "thinking"}
+
+
+class _ToolBlock(PendingToolCall):
+    """A tool block being streamed: the call's parts plus the input the block started with."""
+
+    __slots__ = ("initial", "server")
+
+    def __init__(self, block: dict[str, Any]) -> None:
+        super().__init__(block.get("id"), block.get("name"))
+        self.initial: Any = block.get("input")
+        self.server = block.get("type") != "tool_use"
+
+
+class AnthropicMessagesProjector(ProjectorBase):
+    """Projects one Anthropic Messages event stream (one instance per stream)."""
+
+    __slots__ = ("_model", "_stop_reason", "_tools", "_usage")
+
+    grammar = "Anthropic Messages stream"
+
+    def __init__(self, secrets: tuple[str, ...] = ()) -> None:
+        super().__init__(secrets)
+        self._model: Any = None
+        self._usage: dict[str, Any] = {}
+        self._stop_reason: Any = None
+        self._tools: dict[Any, _ToolBlock] = {}
+
+    def feed(self, event: Any) -> Sequence[StreamChunk]:
+        """Project one decoded event."""
+        if type(event) is not dict:
+            raise self.protocol_error("event is not a JSON object", event)
+        self.started = True
+        kind = event.get("type")
+        if kind == "content_block_delta":
+            return self._delta(event)
+        if kind == "content_block_start":
+            return self._block_start(event)
+        if kind == "content_block_stop":
+            return self._block_stop(event)
+        if kind == "message_start":
+            message = event.get("message") or {}
+            self._model = message.get("model")
+            self._usage = {k: v for k, v in (message.get("usage") or {}).items() if v is not None}
+            return NO_CHUNKS
+        if kind == "message_delta":
+            delta = event.get("delta") or {}
+            if delta.get("stop_reason"):
+                self._stop_reason = delta["stop_reason"]
+            usage = event.get("usage") or {}
+            self._usage.update({k: v for k, v in usage.items() if v is not None})
+            return NO_CHUNKS
+        if kind == "message_stop":
+            self.done = True
+            return (self.result_chunk(self._usage or None, self._model, self._stop_reason),)
+        if kind in ANTHROPIC_IGNORED_EVENTS:
+            return NO_CHUNKS
+        if kind == "error":
+            return self.error_chunk(event.get("error") or event)
+        raise self.protocol_error(f"unrecognized event type {kind!r}", event)
+
+    def _delta(self, event: dict[str, Any]) -> Sequence[StreamChunk]:
+        delta = event.get("delta") or {}
+        kind = delta.get("type")
+        if kind == "text_delta":
+            return (StreamChunk(type="text", content=delta.get("text") or "", is_delta=True),)
+        if kind == "thinking_delta":
+            content = delta.get("thinking") or ""
+            return (StreamChunk(type="thinking", content=content, is_delta=True),)
+        if kind == "input_json_delta":
+            block = self._tools.get(event.get("index"))
+            if block is None:
+                raise self.protocol_error("input_json_delta outside a tool_use block", event)
+            block.add(delta.get("partial_json"))
+            return NO_CHUNKS
+        if kind in ANTHROPIC_IGNORED_DELTAS:
+            return NO_CHUNKS
+        raise self.protocol_error(f"unrecognized content_block_delta type {kind!r}", event)
+
+    def _block_start(self, event: dict[str, Any]) -> Sequence[StreamChunk]:
+        block = event.get("content_block")
+        if type(block) is not dict:
+            raise self.protocol_error("content_block_start without a content_block", event)
+        kind = block.get("type")
+        if kind in _TOOL_BLOCKS:
+            self._tools[event.get("index")] = _ToolBlock(block)
+            return NO_CHUNKS
+        field = _TEXT_FIELDS.get(kind) if isinstance(kind, str) else None
+        if field is not None:
+            text = block.get(field)
+            if text and isinstance(text, str):
+                return (StreamChunk(type=field, content=text, is_delta=True),)
+            return NO_CHUNKS
+        if isinstance(kind, str) and kind.endswith("_tool_result") and block.get("tool_use_id"):
+            return (self._server_result(kind, block),)
+        if kind in ANTHROPIC_IGNORED_BLOCKS:
+            return NO_CHUNKS
+        raise self.protocol_error(f"unrecognized content block type {kind!r}", event)
+
+    def _block_stop(self, event: dict[str, Any]) -> Sequence[StreamChunk]:
+        block = self._tools.pop(event.get("index"), None)
+        if block is None:
+            return NO_CHUNKS  # the end of a text, thinking or result block: nothing owed
+        meta = {"server_tool": True} if block.server else {}
+        raw = block.arguments
+        if raw or not isinstance(block.initial, dict):
+            return (self.tool_use_chunk(block.id, block.name, raw, meta),)
+        return (self.tool_use_chunk(block.id, block.name, block.initial, meta),)
+
+    @staticmethod
+    def _server_result(kind: str, block: dict[str, Any]) -> StreamChunk:
+        content = block.get("content")
+        failed = bool(block.get("is_error")) or (
+            isinstance(content, dict) and str(content.get("type", "")).endswith("_error")
+        )
+        return StreamChunk(
+            type="tool_result",
+            tool_id=block.get("tool_use_id"),
+            tool_name=block.get("name"),
+            tool_output=content,
+            is_error=failed,
+            metadata={"server_tool": True, "block_type": kind},
+        )
