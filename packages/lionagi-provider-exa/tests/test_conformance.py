@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from lionagi.providers.exa import ExaContentsEndpoint, ExaFindSimilarEndpoint, ExaSearchEndpoint
 from lionagi.service import Endpoint, match_endpoint
 from lionagi.service_testing.conformance import HTTPJSONConformance
 
-from lionagi.providers.exa import ExaContentsEndpoint, ExaFindSimilarEndpoint, ExaSearchEndpoint
-
 
 def row(endpoint: str, base_url: str, api_key: str, expected: type[Endpoint]) -> Endpoint:
-    ep = match_endpoint("exa", endpoint, base_url=base_url, api_key=api_key, allow_local_network=True)
+    ep = match_endpoint(
+        "exa", endpoint, base_url=base_url, api_key=api_key, allow_local_network=True
+    )
     assert type(ep) is expected
     return ep
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from lionagi.providers.exa import PROVIDER_SPECS
 from lionagi.service import (
     Endpoint,
     EndpointConfigurationError,
@@ -19,8 +20,6 @@ from lionagi.service import (
     match_endpoint,
 )
 from lionagi.service_testing.fake_server import FakeProviderServer
-
-from lionagi.providers.exa import PROVIDER_SPECS
 
 KEY = "exa-key-0123456789abcdefTEST"
 REQUESTS: dict[str, dict[str, Any]] = {
@@ -99,7 +98,12 @@ def test_stream_is_not_a_request_field():
         ("search", {"query": "x", "type": "semantic"}, "type", None),
         ("search", {"query": "x", "numResults": 0}, "numResults", None),
         ("search", {"query": ""}, "query", None),
-        ("search", {"query": "x", "contents": {"livecrawl": "sometimes"}}, "contents.livecrawl", None),
+        (
+            "search",
+            {"query": "x", "contents": {"livecrawl": "sometimes"}},
+            "contents.livecrawl",
+            None,
+        ),
         ("search", {"query": "x", "contents": {"text": "yes"}}, "contents.text", None),
         ("findSimilar", {"numResults": 2}, "url", None),
         ("contents", {"text": True}, "request", None),

@@ -1,4 +1,7 @@
-"""Live check against api.exa.ai: skipped unless LIONAGI_LIVE=1 and EXA_API_KEY is set (never CI)."""
+"""Live check against api.exa.ai: skipped unless LIONAGI_LIVE=1 and EXA_API_KEY is set.
+
+Never run in CI.
+"""
 
 from __future__ import annotations
 

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from lionagi.service import Endpoint, match_endpoint
-from lionagi.service_testing.conformance import HTTPChatConformance, HTTPEmbeddingsConformance
-
 from lionagi.providers.openai import (
     OpenAIChatCompletionsEndpoint,
     OpenAIEmbeddingsAPIEndpoint,
     OpenAIResponsesEndpoint,
 )
+from lionagi.service import Endpoint, match_endpoint
+from lionagi.service_testing.conformance import HTTPChatConformance, HTTPEmbeddingsConformance
 
 
 def row(endpoint: str, base_url: str, api_key: str, expected: type[Endpoint]) -> Endpoint:

@@ -6,10 +6,9 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from lionagi.providers.openai import OpenAIResponsesEndpoint
 from lionagi.service import EndpointConfigurationError, iModel
 from lionagi.service_testing.fake_server import FakeProviderServer
-
-from lionagi.providers.openai import OpenAIResponsesEndpoint
 
 KEY = "sk-imodel-test-0123456789"
 

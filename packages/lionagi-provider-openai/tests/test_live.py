@@ -37,8 +37,7 @@ async def test_live_chat_stream_ends_with_usage():
 async def test_live_responses_stream_ends_with_one_result():
     async with iModel(model=f"openai/{MODEL}", endpoint="responses") as model:
         chunks = [
-            c
-            async for c in model.stream(input="Reply with the word pong.", max_output_tokens=16)
+            c async for c in model.stream(input="Reply with the word pong.", max_output_tokens=16)
         ]
     assert [c.type for c in chunks].count("result") == 1
     assert chunks[-1].metadata["usage"]

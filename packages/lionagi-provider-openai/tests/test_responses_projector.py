@@ -11,11 +11,14 @@ from typing import Any
 
 import pytest
 
-from lionagi.service import ProviderProtocolError, ProviderStreamError, StreamChunk
-from lionagi.service import classify_stream_error
-from lionagi.service.http import DONE, ProjectorBase
-
 from lionagi.providers.openai import RESPONSES_IGNORED_EVENTS, ResponsesProjector
+from lionagi.service import (
+    ProviderProtocolError,
+    ProviderStreamError,
+    StreamChunk,
+    classify_stream_error,
+)
+from lionagi.service.http import DONE, ProjectorBase
 
 SECRET = "sekrit-value-1234"
 

@@ -21,7 +21,11 @@ from lionagi.service.http import (
 
 from ._responses_stream import ResponsesProjector
 
-__all__ = ["OpenAIChatCompletionsEndpoint", "OpenAIEmbeddingsAPIEndpoint", "OpenAIResponsesEndpoint"]
+__all__ = [
+    "OpenAIChatCompletionsEndpoint",
+    "OpenAIEmbeddingsAPIEndpoint",
+    "OpenAIResponsesEndpoint",
+]
 
 
 class OpenAIChatCompletionsEndpoint(OpenAIChatEndpoint):

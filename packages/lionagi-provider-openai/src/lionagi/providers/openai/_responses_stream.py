@@ -107,7 +107,9 @@ class ResponsesProjector(ProjectorBase):
             return self.error_chunk(error if error is not None else event)
         if kind == "response.refusal.delta":
             delta = event.get("delta") or ""
-            return (StreamChunk(type="text", content=delta, is_delta=True, metadata={"refusal": True}),)
+            return (
+                StreamChunk(type="text", content=delta, is_delta=True, metadata={"refusal": True}),
+            )
         raise self.protocol_error(f"unrecognized event type {kind!r}", event)
 
     def _result(self, kind: str, response: Any) -> StreamChunk:
@@ -126,8 +128,6 @@ class ResponsesProjector(ProjectorBase):
             return (self.tool_use_chunk(tool_id, item.get("name"), item.get("arguments") or ""),)
         if kind == "custom_tool_call":
             # A custom tool's input is free text, not JSON: carried under "input".
-            return (
-                self.tool_use_chunk(tool_id, item.get("name"), {"input": item.get("input")}),
-            )
+            return (self.tool_use_chunk(tool_id, item.get("name"), {"input": item.get("input")}),)
         # message / reasoning / server-side tool items: their content already streamed as deltas.
         return NO_CHUNKS
