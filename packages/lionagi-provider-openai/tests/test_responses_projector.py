@@ -187,3 +187,57 @@ def test_ignored_events_are_explicit() -> None:
     assert "response.created" in RESPONSES_IGNORED_EVENTS
     assert "response.output_text.delta" not in RESPONSES_IGNORED_EVENTS
     assert "response.completed" not in RESPONSES_IGNORED_EVENTS
+
+
+@pytest.mark.parametrize(
+    ("kind", "field"),
+    [
+        ("local_shell_call", "action"),
+        ("shell_call", "action"),
+        ("computer_call", "action"),
+        ("apply_patch_call", "operation"),
+    ],
+)
+def test_client_executed_tool_items_become_one_tool_use(kind: str, field: str) -> None:
+    request = {"type": "exec", "command": ["ls"]}
+    item = {"type": kind, "id": "it_1", "call_id": "call_7", field: request}
+    chunks = run([{"type": "response.output_item.done", "item": item}], eof=False)
+    assert [(c.type, c.tool_id, c.tool_name, c.tool_input) for c in chunks] == [
+        ("tool_use", "call_7", kind, request)
+    ]
+    assert chunks[0].metadata == {"item_type": kind}
+
+
+def test_server_side_tool_items_carry_no_chunk() -> None:
+    item = {"type": "web_search_call", "id": "ws_1", "status": "completed", "action": {}}
+    assert run([{"type": "response.output_item.done", "item": item}], eof=False) == []
+
+
+def test_every_sdk_event_type_is_handled_ignored_or_refused_on_purpose() -> None:
+    # The openai SDK's event union is the vendor's own list: a type this projector neither
+    # handles nor ignores must be one it refuses deliberately (audio output has no chunk type).
+    sdk = pytest.importorskip("openai.types.responses")
+    import typing
+
+    union = typing.get_args(sdk.ResponseStreamEvent)[0]
+    names = {
+        name
+        for cls in typing.get_args(union)
+        for name in typing.get_args(cls.model_fields["type"].annotation)
+    }
+    handled = {
+        "response.output_text.delta",
+        "response.reasoning_summary_text.delta",
+        "response.reasoning_text.delta",
+        "response.refusal.delta",
+        "response.output_item.done",
+        "response.completed",
+        "response.incomplete",
+        "response.failed",
+        "error",
+    }
+    refused = {n for n in names if n.startswith("response.audio.")}
+    assert names - handled - RESPONSES_IGNORED_EVENTS == refused
+    for name in refused:
+        with pytest.raises(ProviderProtocolError, match="unrecognized event type"):
+            run([{"type": name, "delta": "AAAA"}])

@@ -66,8 +66,24 @@ RESPONSES_IGNORED_EVENTS = frozenset(
         "response.mcp_list_tools.in_progress",
         "response.mcp_list_tools.completed",
         "response.mcp_list_tools.failed",
+        "response.shell_call_command.added",
+        "response.shell_call_command.delta",
+        "response.shell_call_command.done",
+        "response.shell_call_output_content.delta",
+        "response.shell_call_output_content.done",
+        "response.compaction.compacting",
     }
 )
+
+# Output items naming a tool the *caller* runs (the model asks; the application executes and
+# answers with the matching ``*_output`` item), and the key holding what to run. Server-side
+# tools (web/file search, code interpreter, image generation, MCP) ran at OpenAI already.
+_CLIENT_TOOL_ITEMS = {
+    "computer_call": "action",
+    "local_shell_call": "action",
+    "shell_call": "action",
+    "apply_patch_call": "operation",
+}
 
 _THINKING_DELTAS = frozenset(
     {"response.reasoning_summary_text.delta", "response.reasoning_text.delta"}
@@ -129,5 +145,11 @@ class ResponsesProjector(ProjectorBase):
         if kind == "custom_tool_call":
             # A custom tool's input is free text, not JSON: carried under "input".
             return (self.tool_use_chunk(tool_id, item.get("name"), {"input": item.get("input")}),)
+        field = _CLIENT_TOOL_ITEMS.get(kind)
+        if field is not None:
+            request = item.get(field)
+            if not isinstance(request, dict):
+                raise self.protocol_error(f"{kind} item without an {field!r} object", item)
+            return (self.tool_use_chunk(tool_id, kind, request, {"item_type": kind}),)
         # message / reasoning / server-side tool items: their content already streamed as deltas.
         return NO_CHUNKS
