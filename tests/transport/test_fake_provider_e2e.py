@@ -1,4 +1,7 @@
-"""End to end through the shared fake provider server (three vendor wires, JSON and SSE)."""
+"""End to end through the shared fake provider server (core's wires, JSON and SSE).
+
+The OpenAI Responses wire is exercised by ``lionagi-provider-openai``'s own tests.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +16,6 @@ from lionagi.service import (
     ProviderUnauthorizedError,
     StreamChunk,
 )
-from lionagi.service._transport.http.projection import ResponsesProjector
 from lionagi.service.http import ChatCompletionsProjector
 
 fake_server = pytest.importorskip("lionagi.service_testing.fake_server")
@@ -21,7 +23,6 @@ fake_server = pytest.importorskip("lionagi.service_testing.fake_server")
 # Each wire names its projector: the dialect is declared by the endpoint class, never guessed.
 WIRES = [
     ("chat/completions", "bearer", ChatCompletionsProjector),
-    ("responses", "bearer", ResponsesProjector),
 ]
 
 
@@ -32,8 +33,6 @@ async def fake() -> Any:
 
 
 def request_for(path: str) -> dict[str, Any]:
-    if path == "responses":
-        return {"model": "gpt-fake", "input": "hi"}
     return {
         "model": "fake-model",
         "max_tokens": 64,

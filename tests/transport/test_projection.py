@@ -9,10 +9,6 @@ import pytest
 
 from lionagi.service import ProviderProtocolError, StreamChunk
 from lionagi.service._transport.http.framing import DONE
-from lionagi.service._transport.http.projection import (
-    RESPONSES_IGNORED_EVENTS,
-    ResponsesProjector,
-)
 from lionagi.service.http import ChatCompletionsProjector, ProjectorBase
 
 
@@ -167,110 +163,8 @@ def test_chat_whole_completion_object_projects_complete_units() -> None:
 
 
 def test_empty_stream_ends_without_chunks() -> None:
-    for fmt in (ChatCompletionsProjector, ResponsesProjector):
+    for fmt in (ChatCompletionsProjector,):
         assert run(fmt, []) == []
-
-
-# --- OpenAI Responses --------------------------------------------------------------------------
-
-
-def test_responses_events() -> None:
-    usage = {"input_tokens": 4, "output_tokens": 6, "total_tokens": 10}
-    chunks = run(
-        ResponsesProjector,
-        [
-            {"type": "response.created", "response": {"id": "r"}},
-            {"type": "response.in_progress"},
-            {"type": "response.output_item.added", "item": {"type": "reasoning"}},
-            {"type": "response.reasoning_summary_text.delta", "delta": "think"},
-            {"type": "response.reasoning_text.delta", "delta": "ing"},
-            {"type": "response.output_item.done", "item": {"type": "reasoning"}},
-            {"type": "response.content_part.added"},
-            {"type": "response.output_text.delta", "delta": "Hi"},
-            {"type": "response.output_text.delta", "delta": "!"},
-            {"type": "response.output_text.done", "text": "Hi!"},
-            {"type": "response.function_call_arguments.delta", "delta": '{"q"'},
-            {
-                "type": "response.output_item.done",
-                "item": {
-                    "type": "function_call",
-                    "id": "fc_1",
-                    "call_id": "call_9",
-                    "name": "search",
-                    "arguments": '{"q": "x"}',
-                },
-            },
-            {
-                "type": "response.completed",
-                "response": {"status": "completed", "model": "gpt-r", "usage": usage},
-            },
-            {"type": "response.output_text.delta", "delta": "after end"},
-        ],
-    )
-    assert [(c.type, c.content) for c in chunks[:4]] == [
-        ("thinking", "think"),
-        ("thinking", "ing"),
-        ("text", "Hi"),
-        ("text", "!"),
-    ]
-    tool = chunks[4]
-    assert (tool.type, tool.tool_id, tool.tool_name, tool.tool_input) == (
-        "tool_use",
-        "call_9",
-        "search",
-        {"q": "x"},
-    )
-    assert chunks[5].type == "result"
-    assert chunks[5].metadata == {"usage": usage, "model": "gpt-r", "finish_reason": "completed"}
-    assert len(chunks) == 6
-
-
-def test_responses_incomplete_reports_the_reason() -> None:
-    chunks = run(
-        ResponsesProjector,
-        [
-            {
-                "type": "response.incomplete",
-                "response": {
-                    "status": "incomplete",
-                    "incomplete_details": {"reason": "max_output_tokens"},
-                },
-            }
-        ],
-    )
-    assert chunks[-1].metadata["finish_reason"] == "max_output_tokens"
-
-
-@pytest.mark.parametrize(
-    "event",
-    [
-        {"type": "response.failed", "response": {"error": {"code": "x", "message": "boom"}}},
-        {"type": "error", "code": "x", "message": "boom", "param": None},
-    ],
-)
-def test_responses_failure_is_one_error_chunk(event: Any) -> None:
-    chunks = run(
-        ResponsesProjector,
-        [{"type": "response.output_text.delta", "delta": "a"}, event, {"type": "whatever"}],
-    )
-    assert [c.type for c in chunks] == ["text", "error"]
-    assert chunks[1].is_error
-    assert chunks[1].content == "boom"
-
-
-def test_responses_truncated_is_a_protocol_error() -> None:
-    with pytest.raises(ProviderProtocolError, match="ended before completion"):
-        run(ResponsesProjector, [{"type": "response.output_text.delta", "delta": "a"}])
-
-
-def test_responses_unknown_event_is_a_protocol_error() -> None:
-    with pytest.raises(ProviderProtocolError, match=r"response\.brand_new"):
-        run(ResponsesProjector, [{"type": "response.brand_new", "delta": "?"}])
-
-
-def test_responses_ignored_events_are_explicit() -> None:
-    assert "response.created" in RESPONSES_IGNORED_EVENTS
-    assert "response.output_text.delta" not in RESPONSES_IGNORED_EVENTS
 
 
 def test_chat_second_choice_is_tagged_with_its_index() -> None:

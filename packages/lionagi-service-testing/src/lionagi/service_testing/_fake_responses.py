@@ -21,7 +21,7 @@ __all__ = ["responses_json", "responses_stream"]
 
 _USAGE = {
     "input_tokens": USAGE_INPUT,
-    "input_tokens_details": {"cached_tokens": 0},
+    "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
     "output_tokens": USAGE_OUTPUT,
     "output_tokens_details": {"reasoning_tokens": 0},
     "total_tokens": USAGE_TOTAL,
@@ -40,6 +40,10 @@ def _response(
         "incomplete_details": None,
         "model": model,
         "output": output,
+        # Fields every Response object carries (the openai SDK's model requires them).
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
         "usage": extra.get("usage"),
     }
 

@@ -7,8 +7,8 @@ dict lookups and one slotted dataclass, never a pydantic model. Core owns the pr
 (:class:`ChatCompletionsProjector`). A vendor's own dialect lives in its distribution. Nothing
 here guesses a dialect: every endpoint class declares its projector (``Endpoint.projector``).
 
-``ResponsesProjector`` is still here while its distribution takes it over; no core endpoint
-selects it.
+Vendor dialects (OpenAI Responses, Anthropic Messages, native Gemini and Ollama) live in their
+vendor distributions, built on :class:`ProjectorBase`.
 
 Contract every projector keeps:
 
@@ -39,65 +39,15 @@ from ..._base.errors import ProviderProtocolError
 from .status import excerpt
 
 __all__ = [
-    "RESPONSES_IGNORED_EVENTS",
     "NO_CHUNKS",
     "ChatCompletionsProjector",
     "PendingToolCall",
     "ProjectorBase",
-    "ResponsesProjector",
     "StreamProjector",
 ]
 
 NO_CHUNKS: tuple[StreamChunk, ...] = ()
 """What ``feed``/``end`` return when an event carries nothing (shared, immutable)."""
-
-# Bookkeeping and telemetry events that carry nothing a StreamChunk needs (their content arrives
-# through the delta and *.done events handled explicitly). Anything not here and not handled is a
-# protocol error, so a new content-bearing event type is noticed instead of silently dropped.
-RESPONSES_IGNORED_EVENTS = frozenset(
-    {
-        "response.created",
-        "response.in_progress",
-        "response.queued",
-        "response.output_item.added",
-        "response.content_part.added",
-        "response.content_part.done",
-        "response.output_text.done",
-        "response.output_text.annotation.added",
-        "response.refusal.done",
-        "response.reasoning_summary_part.added",
-        "response.reasoning_summary_part.done",
-        "response.reasoning_summary_text.done",
-        "response.reasoning_text.done",
-        "response.function_call_arguments.delta",
-        "response.function_call_arguments.done",
-        "response.custom_tool_call_input.delta",
-        "response.custom_tool_call_input.done",
-        "response.web_search_call.in_progress",
-        "response.web_search_call.searching",
-        "response.web_search_call.completed",
-        "response.file_search_call.in_progress",
-        "response.file_search_call.searching",
-        "response.file_search_call.completed",
-        "response.code_interpreter_call.in_progress",
-        "response.code_interpreter_call.interpreting",
-        "response.code_interpreter_call.completed",
-        "response.code_interpreter_call_code.delta",
-        "response.code_interpreter_call_code.done",
-        "response.image_generation_call.in_progress",
-        "response.image_generation_call.generating",
-        "response.image_generation_call.partial_image",
-        "response.image_generation_call.completed",
-        "response.mcp_call.in_progress",
-        "response.mcp_call.completed",
-        "response.mcp_call.failed",
-        "response.mcp_call_arguments.delta",
-        "response.mcp_call_arguments.done",
-        "response.mcp_list_tools.in_progress",
-        "response.mcp_list_tools.completed",
-        "response.mcp_list_tools.failed",
-    }
-)
 
 
 class StreamProjector(Protocol):
@@ -430,77 +380,3 @@ class ChatCompletionsProjector(ProjectorBase):
             result.metadata.update(self._fields)
         out.append(result)
         return out
-
-
-# --- OpenAI Responses ----------------------------------------------------------------------------
-
-
-class ResponsesProjector(ProjectorBase):
-    """OpenAI Responses API stream events."""
-
-    __slots__ = ()
-
-    grammar = "OpenAI Responses stream"
-
-    def feed(self, event: Any) -> Sequence[StreamChunk]:
-        """Project one event."""
-        if type(event) is not dict:
-            raise self.protocol_error("event is not a JSON object", event)
-        self.started = True
-        kind = event.get("type")
-        if kind == "response.output_text.delta":
-            return (StreamChunk(type="text", content=event.get("delta") or "", is_delta=True),)
-        if kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
-            return (StreamChunk(type="thinking", content=event.get("delta") or "", is_delta=True),)
-        if kind in RESPONSES_IGNORED_EVENTS:
-            return NO_CHUNKS
-        if kind == "response.output_item.done":
-            return self._item_done(event.get("item") or {})
-        if kind in ("response.completed", "response.incomplete"):
-            response = event.get("response") or {}
-            status = response.get("status")
-            if kind == "response.incomplete" or status == "incomplete":
-                details = response.get("incomplete_details") or {}
-                status = details.get("reason") or "incomplete"
-            self.done = True
-            return (self.result_chunk(response.get("usage"), response.get("model"), status),)
-        if kind == "response.failed":
-            response = event.get("response") or {}
-            return self.error_chunk(response.get("error") or {"message": "response failed"})
-        if kind == "error":
-            error = event.get("error")
-            return self.error_chunk(error if error is not None else event)
-        if kind == "response.refusal.delta":
-            return (
-                StreamChunk(
-                    type="text",
-                    content=event.get("delta") or "",
-                    is_delta=True,
-                    metadata={"refusal": True},
-                ),
-            )
-        raise self.protocol_error(f"unrecognized event type {kind!r}", event)
-
-    def _item_done(self, item: Any) -> Sequence[StreamChunk]:
-        kind = item.get("type")
-        if kind == "function_call":
-            name = item.get("name")
-            return (
-                StreamChunk(
-                    type="tool_use",
-                    tool_id=item.get("call_id") or item.get("id"),
-                    tool_name=name,
-                    tool_input=self.tool_input(name, item.get("arguments") or ""),
-                ),
-            )
-        if kind == "custom_tool_call":
-            return (
-                StreamChunk(
-                    type="tool_use",
-                    tool_id=item.get("call_id") or item.get("id"),
-                    tool_name=item.get("name"),
-                    tool_input={"input": item.get("input")},
-                ),
-            )
-        # message / reasoning / server-side tool items: their content already streamed as deltas.
-        return NO_CHUNKS

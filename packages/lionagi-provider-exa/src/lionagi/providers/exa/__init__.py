@@ -1,0 +1,72 @@
+"""Exa for lionagi-service: web search, page contents and find-similar, one-shot JSON.
+
+``PROVIDER_SPECS`` is what core's catalog reads through the ``lionagi.providers`` entry point:
+three rows at ``https://api.exa.ai`` with the key in ``x-api-key`` (``EXA_API_KEY``), each with
+its typed request model. Exa has no stream: ``stream()`` is refused before any request.
+"""
+
+from __future__ import annotations
+
+from lionagi.service import EndpointType, ProviderEndpointSpec
+
+from ._endpoints import (
+    ExaContentsEndpoint,
+    ExaEndpoint,
+    ExaFindSimilarEndpoint,
+    ExaSearchEndpoint,
+)
+from ._requests import (
+    ExaContentsOptions,
+    ExaContentsRequest,
+    ExaFindSimilarRequest,
+    ExaHighlightsOptions,
+    ExaSearchRequest,
+    ExaSummaryOptions,
+    ExaTextOptions,
+)
+
+__all__ = [
+    "API_KEY_ENV",
+    "BASE_URL",
+    "PROVIDER_SPECS",
+    "ExaContentsEndpoint",
+    "ExaContentsOptions",
+    "ExaContentsRequest",
+    "ExaEndpoint",
+    "ExaFindSimilarEndpoint",
+    "ExaFindSimilarRequest",
+    "ExaHighlightsOptions",
+    "ExaSearchEndpoint",
+    "ExaSearchRequest",
+    "ExaSummaryOptions",
+    "ExaTextOptions",
+]
+
+BASE_URL = "https://api.exa.ai"
+API_KEY_ENV = "EXA_API_KEY"
+
+
+def _row(
+    endpoint: str,
+    aliases: tuple[str, ...],
+    endpoint_class: type[ExaEndpoint],
+    request: type[ExaSearchRequest | ExaContentsRequest | ExaFindSimilarRequest],
+) -> ProviderEndpointSpec:
+    return ProviderEndpointSpec(
+        provider="exa",
+        endpoint=endpoint,
+        endpoint_aliases=aliases,
+        endpoint_type=EndpointType.API,
+        endpoint_class=endpoint_class,
+        request_options=request,
+        base_url=BASE_URL,
+        auth_type="x-api-key",
+        api_key_env=API_KEY_ENV,
+    )
+
+
+PROVIDER_SPECS = (
+    _row("search", (), ExaSearchEndpoint, ExaSearchRequest),
+    _row("contents", ("get_contents",), ExaContentsEndpoint, ExaContentsRequest),
+    _row("findSimilar", ("similar", "find_similar"), ExaFindSimilarEndpoint, ExaFindSimilarRequest),
+)
