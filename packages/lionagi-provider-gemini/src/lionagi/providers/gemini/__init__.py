@@ -59,5 +59,8 @@ PROVIDER_SPECS = (
 )
 
 # Gemini's API takes thinking settings in the request, not in the model name: a model string
-# with an effort suffix is refused rather than guessed at.
-MODEL_POLICIES = (ProviderModelPolicy(provider="gemini", provider_aliases=_ALIASES),)
+# with an effort suffix is refused rather than guessed at. A model string that names no
+# endpoint (``gemini/gemini-2.5-flash``) is chat, the dialect every caller can speak.
+MODEL_POLICIES = (
+    ProviderModelPolicy(provider="gemini", provider_aliases=_ALIASES, default_endpoint="chat"),
+)

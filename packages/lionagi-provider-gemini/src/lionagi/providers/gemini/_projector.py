@@ -143,9 +143,15 @@ class GeminiStreamProjector(ProjectorBase):
             text = part["text"]
             if not isinstance(text, str):
                 raise self.protocol_error("a text part's 'text' is not a string", part)
-            kind = "thinking" if part.get("thought") else "text"
             if text or signature:
-                out.append(StreamChunk(type=kind, content=text, is_delta=True, metadata=meta))
+                out.append(
+                    StreamChunk(
+                        type="thinking" if part.get("thought") else "text",
+                        content=text,
+                        is_delta=True,
+                        metadata=meta,
+                    )
+                )
             return
         if "functionCall" in part:
             call = part["functionCall"]

@@ -67,15 +67,15 @@ class _Strict(BaseModel):
 class GeminiBlob(_Strict):
     """``inlineData``: base64 bytes with their media type."""
 
-    mimeType: str  # noqa: N815 - the wire spelling
+    mimeType: str
     data: str
 
 
 class GeminiFileData(_Strict):
     """``fileData``: a file uploaded through the Files API (or a public URI)."""
 
-    fileUri: str  # noqa: N815
-    mimeType: str | None = None  # noqa: N815
+    fileUri: str
+    mimeType: str | None = None
 
 
 class GeminiFunctionCall(_Strict):
@@ -113,14 +113,14 @@ class GeminiPart(_Strict):
     """
 
     text: str | None = None
-    inlineData: GeminiBlob | None = None  # noqa: N815
-    fileData: GeminiFileData | None = None  # noqa: N815
-    functionCall: GeminiFunctionCall | None = None  # noqa: N815
-    functionResponse: GeminiFunctionResponse | None = None  # noqa: N815
-    executableCode: dict[str, Any] | None = None  # noqa: N815
-    codeExecutionResult: dict[str, Any] | None = None  # noqa: N815
+    inlineData: GeminiBlob | None = None
+    fileData: GeminiFileData | None = None
+    functionCall: GeminiFunctionCall | None = None
+    functionResponse: GeminiFunctionResponse | None = None
+    executableCode: dict[str, Any] | None = None
+    codeExecutionResult: dict[str, Any] | None = None
     thought: bool | None = None
-    thoughtSignature: str | None = None  # noqa: N815
+    thoughtSignature: str | None = None
 
     @model_validator(mode="after")
     def _one_data_field(self) -> GeminiPart:
@@ -144,32 +144,32 @@ class GeminiFunctionDeclaration(_Strict):
     name: str = Field(min_length=1)
     description: str | None = None
     parameters: dict[str, Any] | None = None
-    parametersJsonSchema: dict[str, Any] | None = None  # noqa: N815
+    parametersJsonSchema: dict[str, Any] | None = None
     response: dict[str, Any] | None = None
-    responseJsonSchema: dict[str, Any] | None = None  # noqa: N815
+    responseJsonSchema: dict[str, Any] | None = None
     behavior: Literal["BLOCKING", "NON_BLOCKING"] | None = None
 
 
 class GeminiTool(_Strict):
     """One tool entry: function declarations, Google Search, code execution or URL context."""
 
-    functionDeclarations: list[GeminiFunctionDeclaration] | None = None  # noqa: N815
-    googleSearch: dict[str, Any] | None = None  # noqa: N815
-    codeExecution: dict[str, Any] | None = None  # noqa: N815
-    urlContext: dict[str, Any] | None = None  # noqa: N815
+    functionDeclarations: list[GeminiFunctionDeclaration] | None = None
+    googleSearch: dict[str, Any] | None = None
+    codeExecution: dict[str, Any] | None = None
+    urlContext: dict[str, Any] | None = None
 
 
 class GeminiFunctionCallingConfig(_Strict):
     """``toolConfig.functionCallingConfig``: whether and which functions the model may call."""
 
     mode: Literal["AUTO", "ANY", "NONE", "VALIDATED"] | None = None
-    allowedFunctionNames: list[str] | None = None  # noqa: N815
+    allowedFunctionNames: list[str] | None = None
 
 
 class GeminiToolConfig(_Strict):
     """``toolConfig``."""
 
-    functionCallingConfig: GeminiFunctionCallingConfig | None = None  # noqa: N815
+    functionCallingConfig: GeminiFunctionCallingConfig | None = None
 
 
 ThinkingLevel = Literal["minimal", "low", "medium", "high", "MINIMAL", "LOW", "MEDIUM", "HIGH"]
@@ -183,30 +183,30 @@ class GeminiThinkingConfig(_Strict):
     returns thought summaries as ``thought: true`` parts (projected as ``thinking``).
     """
 
-    thinkingBudget: int | None = Field(default=None, ge=-1)  # noqa: N815
-    includeThoughts: bool | None = None  # noqa: N815
-    thinkingLevel: ThinkingLevel | None = None  # noqa: N815
+    thinkingBudget: int | None = Field(default=None, ge=-1)
+    includeThoughts: bool | None = None
+    thinkingLevel: ThinkingLevel | None = None
 
 
 class GeminiGenerationConfig(_Strict):
     """``generationConfig``; ``responseSchema`` and ``responseJsonSchema`` exclude each other."""
 
     temperature: float | None = Field(default=None, ge=0, le=2)
-    topP: float | None = Field(default=None, ge=0, le=1)  # noqa: N815
-    topK: int | None = Field(default=None, ge=1)  # noqa: N815
-    candidateCount: int | None = Field(default=None, ge=1)  # noqa: N815
-    maxOutputTokens: int | None = Field(default=None, ge=1)  # noqa: N815
-    stopSequences: list[str] | None = Field(default=None, max_length=5)  # noqa: N815
-    responseMimeType: str | None = None  # noqa: N815
-    responseSchema: dict[str, Any] | None = None  # noqa: N815
-    responseJsonSchema: dict[str, Any] | None = None  # noqa: N815
-    responseModalities: list[str] | None = None  # noqa: N815
-    presencePenalty: float | None = None  # noqa: N815
-    frequencyPenalty: float | None = None  # noqa: N815
+    topP: float | None = Field(default=None, ge=0, le=1)
+    topK: int | None = Field(default=None, ge=1)
+    candidateCount: int | None = Field(default=None, ge=1)
+    maxOutputTokens: int | None = Field(default=None, ge=1)
+    stopSequences: list[str] | None = Field(default=None, max_length=5)
+    responseMimeType: str | None = None
+    responseSchema: dict[str, Any] | None = None
+    responseJsonSchema: dict[str, Any] | None = None
+    responseModalities: list[str] | None = None
+    presencePenalty: float | None = None
+    frequencyPenalty: float | None = None
     seed: int | None = None
-    responseLogprobs: bool | None = None  # noqa: N815
+    responseLogprobs: bool | None = None
     logprobs: int | None = Field(default=None, ge=0)
-    thinkingConfig: GeminiThinkingConfig | None = None  # noqa: N815
+    thinkingConfig: GeminiThinkingConfig | None = None
 
     @model_validator(mode="after")
     def _one_schema(self) -> GeminiGenerationConfig:
@@ -227,12 +227,12 @@ class GeminiGenerateContentRequest(_Strict):
 
     model: str
     contents: list[GeminiContent] = Field(min_length=1)
-    systemInstruction: GeminiContent | None = None  # noqa: N815
+    systemInstruction: GeminiContent | None = None
     tools: list[GeminiTool] | None = None
-    toolConfig: GeminiToolConfig | None = None  # noqa: N815
-    generationConfig: GeminiGenerationConfig | None = None  # noqa: N815
-    safetySettings: list[GeminiSafetySetting] | None = None  # noqa: N815
-    cachedContent: str | None = None  # noqa: N815
+    toolConfig: GeminiToolConfig | None = None
+    generationConfig: GeminiGenerationConfig | None = None
+    safetySettings: list[GeminiSafetySetting] | None = None
+    cachedContent: str | None = None
 
     @field_validator("model")
     @classmethod
