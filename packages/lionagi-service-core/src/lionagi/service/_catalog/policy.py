@@ -39,7 +39,7 @@ class ProviderModelPolicy:
     level in :data:`EFFORT_LEVELS`. ``yolo_kwargs`` and ``bypass_kwargs`` are declared together or
     not at all; ``fast_kwargs`` is independent. ``default_endpoint`` (a key or alias of one of
     the provider's endpoints) is the endpoint a lookup that names none selects when the provider
-    has several, e.g. ``iModel(model="gemini/gemini-2.5-flash")``; None keeps "name one".
+    has several, e.g. ``iModel(model="acme/some-model")``; None keeps "name one".
     """
 
     provider: str
