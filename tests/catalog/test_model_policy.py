@@ -313,3 +313,36 @@ def test_model_alias_claimed_by_two_providers(dists: Dists) -> None:
     (diag,) = info.value.diagnostics  # one collision, reported once
     assert (diag.code, diag.provider, diag.key) == ("invalid_model_policy", "acme", "big")
     assert diag.distributions == (f"{dists.prefix}-acme", f"{dists.prefix}-beta")
+
+
+# -- default endpoint ----------------------------------------------------------------------------
+
+DUO = """
+PROVIDER_SPECS = (
+    api("duo", "chat/completions", provider_aliases=("duo-api",), endpoint_aliases=("chat",)),
+    api("duo", "generate_content", provider_aliases=("duo-api",), endpoint_aliases=("generate",)),
+)
+MODEL_POLICIES = (ProviderModelPolicy(provider="duo", default_endpoint="CHAT"),)
+"""
+
+
+def test_default_endpoint_serves_a_lookup_that_names_none(
+    dists: Dists, default_catalog: ProviderCatalog
+) -> None:
+    from lionagi.service import iModel, match_endpoint
+
+    dists.provider("duo", DUO)
+    assert match_endpoint("duo-api", "").config.endpoint == "chat/completions"
+    assert match_endpoint("duo", "generate").config.endpoint == "generate_content"
+    model = iModel(model="duo/m1", api_key="k")
+    assert model.endpoint.config.endpoint == "chat/completions"
+    policy = default_catalog.snapshot().providers["duo"].policy
+    assert policy is not None and policy.default_endpoint == "chat/completions"
+
+
+@pytest.mark.parametrize("value", ["'embed'", "''", "3"])
+def test_default_endpoint_must_name_one_of_the_providers_endpoints(
+    dists: Dists, value: str
+) -> None:
+    found = policy_failure(dists, f"provider='acme', default_endpoint={value}")
+    assert ("invalid_model_policy", "default_endpoint") in found

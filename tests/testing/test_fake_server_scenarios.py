@@ -257,6 +257,16 @@ async def test_gemini_429_carries_retry_info(client: httpx.AsyncClient) -> None:
     assert info["retryDelay"] == "7s"
 
 
+async def test_gemini_retry_delay_keeps_a_fractional_delay(client: httpx.AsyncClient) -> None:
+    """A sub-second delay stays a Duration (``"0.05s"``), agreeing with the Retry-After header."""
+    r = await client.post(
+        GEMINI, json=gemini(), headers=behaviour("429", **{"x-fake-retry-after": "0.05"})
+    )
+    [info] = [d for d in r.json()["error"]["details"] if d["@type"].endswith("RetryInfo")]
+    assert info["retryDelay"] == "0.05s"
+    assert r.headers["retry-after"] == "0.05"
+
+
 async def test_retry_after_date_is_an_http_date_that_follows_the_clock(
     client: httpx.AsyncClient,
 ) -> None:

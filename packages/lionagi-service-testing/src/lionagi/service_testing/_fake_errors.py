@@ -190,17 +190,24 @@ _RETRY_INFO = "type.googleapis.com/google.rpc.RetryInfo"
 _QUOTA_FAILURE = "type.googleapis.com/google.rpc.QuotaFailure"
 
 
+def _duration(seconds: float) -> str:
+    """Protobuf Duration JSON: whole seconds as ``"13s"``, fractions with up to 9 digits."""
+    text = f"{seconds:.9f}".rstrip("0").rstrip(".")
+    return f"{text}s"
+
+
 def gemini_error(
     kind: str | int,
     credential: str = "",
     message: str | None = None,
     *,
-    retry_seconds: int | None = None,
+    retry_seconds: float | None = None,
     **_: Any,
 ) -> dict[str, Any]:
     """The ``{"error": {"code", "message", "status"[, "details"]}}`` object Gemini returns.
 
-    A 429 carries ``google.rpc.RetryInfo`` (``retryDelay: "<n>s"``) when the delay is known, and
+    A 429 carries ``google.rpc.RetryInfo`` (``retryDelay: "<n>s"``, a protobuf Duration, so
+    ``"13s"`` or ``"0.05s"``) when the delay is known, and
     ``quota`` a ``google.rpc.QuotaFailure`` too, as the real service does.
     """
     name = _kind_of(kind)
@@ -219,7 +226,7 @@ def gemini_error(
         violation = {"quotaMetric": "generativelanguage.googleapis.com/generate_content_requests"}
         details.append({"@type": _QUOTA_FAILURE, "violations": [violation]})
     if status == "RESOURCE_EXHAUSTED" and retry_seconds is not None:
-        details.append({"@type": _RETRY_INFO, "retryDelay": f"{retry_seconds}s"})
+        details.append({"@type": _RETRY_INFO, "retryDelay": _duration(retry_seconds)})
     if details:
         error["details"] = details
     return {"error": error}

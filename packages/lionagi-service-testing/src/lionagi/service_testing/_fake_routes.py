@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import email.utils
 import json
+import math
 import re
 import time
 from collections.abc import Callable
@@ -211,11 +212,13 @@ def _http_date_after(retry_after: str) -> bytes:
     return email.utils.formatdate(time.time() + seconds, usegmt=True).encode()
 
 
-def _retry_seconds(retry_after: str) -> int | None:
+def _retry_seconds(retry_after: str) -> float | None:
+    """The delay for Gemini's ``retryDelay``: fractions kept, as a protobuf Duration keeps them."""
     try:
-        return max(0, round(float(retry_after)))
+        seconds = float(retry_after)
     except ValueError:
         return None
+    return max(0.0, seconds) if math.isfinite(seconds) else None
 
 
 _UNPARSED = object()

@@ -87,6 +87,8 @@ def resolve(
         return entry.endpoints[key]
     if not e and len(entry.endpoint_keys) == 1:
         return entry.endpoints[entry.endpoint_keys[0]]
+    if not e and entry.policy is not None and entry.policy.default_endpoint is not None:
+        return entry.endpoints[entry.policy.default_endpoint]
     if openai_compatible:
         return canonical
     reason = (

@@ -37,7 +37,9 @@ class ProviderModelPolicy:
     ``model_aliases`` maps a bare name to ``"<provider>/<model>"`` in the provider's declared
     spelling. An empty ``effort_levels`` with an effort mode other than ``none`` accepts every
     level in :data:`EFFORT_LEVELS`. ``yolo_kwargs`` and ``bypass_kwargs`` are declared together or
-    not at all; ``fast_kwargs`` is independent.
+    not at all; ``fast_kwargs`` is independent. ``default_endpoint`` (a key or alias of one of
+    the provider's endpoints) is the endpoint a lookup that names none selects when the provider
+    has several, e.g. ``iModel(model="acme/some-model")``; None keeps "name one".
     """
 
     provider: str
@@ -49,6 +51,7 @@ class ProviderModelPolicy:
     yolo_kwargs: Mapping[str, Any] = field(default_factory=dict)
     bypass_kwargs: Mapping[str, Any] = field(default_factory=dict)
     fast_kwargs: Mapping[str, Any] = field(default_factory=dict)
+    default_endpoint: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,8 @@ Rules, each an ``invalid_model_policy`` diagnostic unless noted:
 * Field check: ``effort_kwarg`` and every yolo/bypass/fast key is a field of the request model of
   each of the provider's agentic endpoints that declares one, and the effort kwarg is not also set
   by a mode table.
+* ``default_endpoint``: None, or a key or alias of one of the provider's own endpoints
+  (canonicalized to the endpoint's canonical key).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from .._transport.meta import EndpointType
 from .defaults import copy_defaults, request_fields
 from .diagnose import diagnostic
 from .discovery import CollectedModule
-from .keys import canonical_provider_key
+from .keys import canonical_endpoint_key, canonical_provider_key
 from .model_parse import apply_policy
 from .policy import EFFORT_LEVELS, EffortMode, ProviderModelPolicy
 from .snapshot import ModelAlias
@@ -68,7 +70,10 @@ def validate_policies(
         if collected.row.distribution is not None:
             dists_of[canonical_provider_key(collected.row.provider)].add(collected.row.distribution)
     request_models: dict[str, list[type[BaseModel]]] = defaultdict(list)
+    endpoint_keys: dict[str, dict[str, str]] = defaultdict(dict)
     for item in specs:
+        for name in (item.key, *item.endpoint_aliases):
+            endpoint_keys[item.provider][canonical_endpoint_key(name)] = item.key
         if item.spec.endpoint_type is EndpointType.AGENTIC and item.request_model is not None:
             request_models[item.provider].append(item.request_model)
 
@@ -79,7 +84,9 @@ def validate_policies(
         row_provider = canonical_provider_key(collected.row.provider)
         for policy in collected.policies:
             checker = _PolicyCheck(policy, collected.row.module, row_provider, owners)
-            result = checker.run(request_models.get(checker.provider, []))
+            result = checker.run(
+                request_models.get(checker.provider, []), endpoint_keys.get(checker.provider, {})
+            )
             diags.extend(checker.diags)
             if result is None:
                 continue
@@ -164,7 +171,9 @@ class _PolicyCheck:
     def resolves_here(self, key: str) -> bool:
         return self.owners.get(key) == {self.provider}
 
-    def run(self, request_models: list[type[BaseModel]]) -> ProviderModelPolicy | None:
+    def run(
+        self, request_models: list[type[BaseModel]], endpoints: Mapping[str, str]
+    ) -> ProviderModelPolicy | None:
         p = self.policy
         if not self.provider:
             self.fail("provider is empty", key="provider")
@@ -192,6 +201,7 @@ class _PolicyCheck:
                 key=missing,
             )
         self._fields(p, tables, request_models)
+        default_endpoint = self._default_endpoint(p.default_endpoint, endpoints)
         if self.diags:
             return None
         frozen = ProviderModelPolicy(
@@ -204,6 +214,7 @@ class _PolicyCheck:
             yolo_kwargs=MappingProxyType(tables["yolo_kwargs"]),
             bypass_kwargs=MappingProxyType(tables["bypass_kwargs"]),
             fast_kwargs=MappingProxyType(tables["fast_kwargs"]),
+            default_endpoint=default_endpoint,
         )
         model_aliases = self._model_aliases(p.model_aliases, frozen)
         if self.diags:
@@ -218,7 +229,25 @@ class _PolicyCheck:
             yolo_kwargs=frozen.yolo_kwargs,
             bypass_kwargs=frozen.bypass_kwargs,
             fast_kwargs=frozen.fast_kwargs,
+            default_endpoint=frozen.default_endpoint,
         )
+
+    def _default_endpoint(self, value: object, endpoints: Mapping[str, str]) -> str | None:
+        """The canonical key ``value`` names among the provider's endpoints, else a problem."""
+        if value is None:
+            return None
+        key = canonical_endpoint_key(value) if isinstance(value, str) else ""
+        if not key:
+            self.fail("default_endpoint must be a non-empty string", key="default_endpoint")
+            return None
+        found = endpoints.get(key)
+        if found is None:
+            self.fail(
+                f"default_endpoint {key!r} is not a key or alias of one of "
+                f"{self.provider!r}'s endpoints ({', '.join(sorted(set(endpoints.values())))})",
+                key="default_endpoint",
+            )
+        return found
 
     def _provider_aliases(self, aliases: object) -> tuple[str, ...]:
         if not isinstance(aliases, tuple | list):

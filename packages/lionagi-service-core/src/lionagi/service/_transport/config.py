@@ -199,6 +199,17 @@ class EndpointConfig(BaseModel):
                     f"params.{missing[0]}", "endpoint path parameter has no value"
                 )
             path = path.format(**{p: self.params[p] for p in self.endpoint_params})
+        return self.url_for(path)
+
+    def url_for(self, path: str) -> str:
+        """``base_url`` joined with ``path`` (a path relative to it, query allowed).
+
+        The join :attr:`full_url` makes, for a path an endpoint chose per request
+        (``Endpoint.request_target``): ``base_url``'s own query is kept after the path's.
+        """
+        base = self.base_url
+        if not base:
+            raise EndpointConfigurationError("base_url", "is required for an HTTP endpoint")
         base, _, query = base.partition("?")
         url = f"{base.rstrip('/')}/{path.lstrip('/')}"
         if query:

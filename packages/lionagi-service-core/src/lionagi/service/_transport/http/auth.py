@@ -25,9 +25,15 @@ def missing_key_error(config: EndpointConfig) -> EndpointConfigurationError:
 
 
 def build_headers(
-    config: EndpointConfig, extra_headers: Mapping[str, str] | None = None
+    config: EndpointConfig,
+    extra_headers: Mapping[str, str] | None = None,
+    *,
+    key_header: str = "x-api-key",
 ) -> dict[str, str]:
     """Headers for one request to ``config``'s endpoint.
+
+    ``auth_type="x-api-key"`` sends the key in a header of its own, named ``key_header`` (the
+    endpoint class's ``api_key_header``): vendors name that header differently.
 
     Raises:
         EndpointConfigurationError: ``api_key`` is missing while ``auth_type`` needs one, or a
@@ -43,7 +49,7 @@ def build_headers(
         if config.auth_type == "bearer":
             out["Authorization"] = f"Bearer {key}"
         else:
-            out["x-api-key"] = key
+            out[key_header] = key
     defaults = config.default_headers
     if not defaults and not extra_headers:
         return out

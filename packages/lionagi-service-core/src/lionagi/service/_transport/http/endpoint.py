@@ -151,7 +151,7 @@ class EncodedPayload(Mapping[str, Any]):
     request data still reads it; it cannot be changed after encoding.
     """
 
-    __slots__ = ("content", "params", "payload")
+    __slots__ = ("content", "params", "path", "payload")
 
     def __init__(
         self,
@@ -159,10 +159,12 @@ class EncodedPayload(Mapping[str, Any]):
         *,
         content: bytes | None = None,
         params: httpx.QueryParams | None = None,
+        path: str | None = None,
     ) -> None:
         self.payload = payload
         self.content = content
         self.params = params
+        self.path = path
 
     def __getitem__(self, key: str) -> Any:
         return self.payload[key]
@@ -191,6 +193,8 @@ class Endpoint:
     ``local_origins`` names the exact origins (``scheme://host:port``) of a local server's
     documented default that requests may reach without ``allow_local_network``; any other
     local or private destination still needs the explicit opt-in (see :meth:`allows_local`).
+    ``api_key_header`` names the header ``auth_type="x-api-key"`` puts the key in, and
+    :meth:`request_target` lets a dialect choose the path and body per request.
     """
 
     is_agentic: ClassVar[bool] = False
@@ -201,6 +205,7 @@ class Endpoint:
     stream_flag: ClassVar[str | None] = "stream"
     error_patterns: ClassVar[tuple[ProviderErrorPattern, ...]] = ()
     local_origins: ClassVar[frozenset[str]] = frozenset()
+    api_key_header: ClassVar[str] = "x-api-key"
 
     def __init__(
         self,
@@ -313,7 +318,7 @@ class Endpoint:
                 "is set by the transport, not by request data: use stream() for a streaming "
                 "call and invoke()/call() for a one-shot call",
             )
-        headers = build_headers(self.__config, extra_headers)
+        headers = build_headers(self.__config, extra_headers, key_header=self.api_key_header)
         return payload, headers
 
     def encode_payload(self, payload: Mapping[str, Any], *, stream: bool = False) -> EncodedPayload:
@@ -329,9 +334,10 @@ class Endpoint:
         """
         if stream:
             payload = self._streaming(dict(payload))
+        path, body = self.request_target(payload, stream=stream)
         if self.__config.method in ("GET", "DELETE"):
-            return EncodedPayload(payload, params=_encode_params(payload))
-        return EncodedPayload(payload, content=_encode_json(payload))
+            return EncodedPayload(payload, params=_encode_params(body), path=path)
+        return EncodedPayload(payload, content=_encode_json(body), path=path)
 
     def _payload_and_headers(
         self,
@@ -354,7 +360,11 @@ class Endpoint:
                 raise EndpointConfigurationError(
                     "request", "skip_payload_creation needs an already created payload mapping"
                 )
-            headers = dict(extra_headers) if extra_headers else build_headers(self.__config, None)
+            headers = (
+                dict(extra_headers)
+                if extra_headers
+                else build_headers(self.__config, None, key_header=self.api_key_header)
+            )
             if isinstance(request, EncodedPayload):
                 return request, headers
             payload = dict(request)
@@ -376,6 +386,27 @@ class Endpoint:
         copy, so changing it in place is fine. The base returns it unchanged.
         """
         return payload
+
+    def request_target(
+        self, payload: Mapping[str, Any], *, stream: bool
+    ) -> tuple[str | None, Mapping[str, Any]]:
+        """Where one request goes and what its body holds: ``(path, body)``.
+
+        The hook for a dialect whose URL depends on the request (a model named in the path,
+        a different path for streams) or whose wire body is not the validated payload as it
+        is (a field the path carries, a field the vendor nests). ``path`` is relative to
+        ``base_url`` and joined the way ``config.full_url`` joins ``config.endpoint`` (a query
+        is allowed; ``base_url``'s own query is kept); None sends to ``config.full_url``.
+        ``body`` is what is encoded (for GET/DELETE, the query parameters); the payload itself
+        stays what the call event recorded. Called once per encoding, after
+        :meth:`stream_payload`; it must not change ``payload``. The base returns
+        ``(None, payload)``.
+
+        Raises:
+            EndpointConfigurationError: an override refuses a payload it cannot route
+                (``field`` names the request field).
+        """
+        return None, payload
 
     # -- one-shot ---------------------------------------------------------------------------------
 
@@ -402,7 +433,7 @@ class Endpoint:
         payload, headers = self._payload_and_headers(request, extra_headers, skip_payload_creation)
         limit = self._limit(timeout)
         client = self._http_client()
-        http_request = self._build_request(client, payload, headers, limit)
+        http_request = self._build_request(client, payload, headers, limit, stream=False)
         with _TransportCap(self, http_request.url, limit):
             response = await self._send(client, http_request)
             try:
@@ -533,7 +564,7 @@ class Endpoint:
         )
         limit = self._limit(timeout)
         client = self._http_client()
-        http_request = self._build_request(client, payload, headers, limit)
+        http_request = self._build_request(client, payload, headers, limit, stream=True)
         url = http_request.url
         secrets = self._secrets()
         blocks: AsyncIterator[Any] | None = None
@@ -626,13 +657,21 @@ class Endpoint:
         payload: Mapping[str, Any],
         headers: Mapping[str, str],
         timeout: float,
+        *,
+        stream: bool,
     ) -> httpx.Request:
         """The request for ``payload``: a JSON body, or query parameters for GET/DELETE.
 
-        An :class:`EncodedPayload` is sent as encoded; a plain mapping is encoded here.
+        An :class:`EncodedPayload` is sent as encoded (to the path it was encoded for); a
+        plain mapping is routed by :meth:`request_target` and encoded here.
         """
         config = self.__config
-        text = config.full_url
+        encoded = payload if isinstance(payload, EncodedPayload) else None
+        if encoded is not None:
+            path, body = encoded.path, payload
+        else:
+            path, body = self.request_target(payload, stream=stream)
+        text = config.full_url if path is None else config.url_for(path)
         cached = self.__url_cache
         try:
             if cached is not None and cached[0] == text:
@@ -640,11 +679,10 @@ class Endpoint:
             else:
                 url = httpx.URL(text)
                 self.__url_cache = (text, url)
-            encoded = payload if isinstance(payload, EncodedPayload) else None
             if config.method in ("GET", "DELETE"):
                 params = encoded.params if encoded is not None else None
                 if params is None:
-                    params = _encode_params(payload)
+                    params = _encode_params(body)
                 if url.query:  # httpx replaces the URL's query; base_url's is kept, payload wins
                     params = url.params.merge(params)
                 return client.build_request(
@@ -655,7 +693,7 @@ class Endpoint:
                 config.method,
                 url,
                 headers=headers,
-                content=content if content is not None else _encode_json(payload),
+                content=content if content is not None else _encode_json(body),
                 timeout=timeout,
             )
         except httpx.InvalidURL as exc:

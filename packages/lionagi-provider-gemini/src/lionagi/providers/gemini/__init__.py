@@ -1,0 +1,66 @@
+"""Google Gemini API provider for lionagi-service.
+
+Two endpoints under provider ``gemini`` (alias ``gemini-api``), both keyed by ``GEMINI_API_KEY``:
+``chat/completions`` (alias ``chat``) through Gemini's OpenAI-compatible layer, and
+``generate_content`` (alias ``generate``) on the native ``generateContent`` API. Model strings
+take no effort suffix (``gemini/gemini-2.5-flash``); thinking is set in the request
+(``reasoning_effort`` / ``google.thinking_config`` on chat, ``generationConfig.thinkingConfig``
+natively).
+"""
+
+from __future__ import annotations
+
+from lionagi.service import EndpointType, ProviderEndpointSpec, ProviderModelPolicy
+from lionagi.service.http import openai_compatible_specs
+
+from ._endpoints import GeminiChat, GeminiGenerateContent
+from ._projector import GeminiStreamProjector
+from ._requests import GeminiChatRequest, GeminiGenerateContentRequest
+
+__all__ = [
+    "API_KEY_ENV",
+    "MODEL_POLICIES",
+    "NATIVE_BASE_URL",
+    "OPENAI_COMPATIBLE_BASE_URL",
+    "PROVIDER_SPECS",
+    "GeminiChat",
+    "GeminiChatRequest",
+    "GeminiGenerateContent",
+    "GeminiGenerateContentRequest",
+    "GeminiStreamProjector",
+]
+
+API_KEY_ENV = "GEMINI_API_KEY"
+NATIVE_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
+OPENAI_COMPATIBLE_BASE_URL = f"{NATIVE_BASE_URL}/openai"
+_ALIASES = ("gemini-api",)
+
+PROVIDER_SPECS = (
+    *openai_compatible_specs(
+        provider="gemini",
+        provider_aliases=_ALIASES,
+        base_url=OPENAI_COMPATIBLE_BASE_URL,
+        api_key_env=API_KEY_ENV,
+        chat_class=GeminiChat,
+        chat_request=GeminiChatRequest,
+    ),
+    ProviderEndpointSpec(
+        provider="gemini",
+        provider_aliases=_ALIASES,
+        endpoint="generate_content",
+        endpoint_aliases=("generate",),
+        endpoint_type=EndpointType.API,
+        endpoint_class=GeminiGenerateContent,
+        request_options=GeminiGenerateContentRequest,
+        base_url=NATIVE_BASE_URL,
+        auth_type="x-api-key",
+        api_key_env=API_KEY_ENV,
+    ),
+)
+
+# Gemini's API takes thinking settings in the request, not in the model name: a model string
+# with an effort suffix is refused rather than guessed at. A model string that names no
+# endpoint (``gemini/gemini-2.5-flash``) is chat, the dialect every caller can speak.
+MODEL_POLICIES = (
+    ProviderModelPolicy(provider="gemini", provider_aliases=_ALIASES, default_endpoint="chat"),
+)

@@ -1,0 +1,127 @@
+"""Gemini's error vocabulary (``google.rpc.Status`` bodies) into core's typed error tree.
+
+Google APIs answer ``{"error": {"code", "message", "status", "details"}}``; the string
+``status`` says what the HTTP status alone cannot:
+
+- ``RESOURCE_EXHAUSTED`` (429) -> :class:`ProviderRateLimitError`, its ``retry_after`` taken from
+  the ``google.rpc.RetryInfo`` detail's ``retryDelay`` (a protobuf Duration, ``"13s"``), else
+  from a ``Retry-After`` header. Gemini reports per-minute and per-day quota alike this way, so
+  it stays retryable; the lifecycle refuses a delay longer than its policy allows at once.
+- ``INVALID_ARGUMENT`` whose message says the input is over the model's token limit ->
+  :class:`ProviderStatusContextError` (the prompt will not fit however often it is sent).
+- ``UNAUTHENTICATED`` / ``PERMISSION_DENIED`` (and any 401/403) ->
+  :class:`ProviderUnauthorizedError`; an invalid key is a 400 ``INVALID_ARGUMENT`` with reason
+  ``API_KEY_INVALID`` on this API, mapped the same way.
+- ``UNAVAILABLE`` (503, "The model is overloaded") -> :class:`ProviderStatusCapacityError`.
+
+The compatibility layer (``/v1beta/openai``) sends the same object, sometimes wrapped in a
+one-element list; both shapes are read. Messages carry only the redacted excerpt.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from lionagi.service import (
+    ProviderError,
+    ProviderRateLimitError,
+    ProviderStatusCapacityError,
+    ProviderStatusContextError,
+    ProviderUnauthorizedError,
+)
+from lionagi.service.http import HTTPErrorInfo
+
+__all__ = ["gemini_error_object", "gemini_status_error", "retry_delay_seconds"]
+
+_RETRY_INFO = "type.googleapis.com/google.rpc.RetryInfo"
+_ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
+_DURATION = re.compile(r"\s*(\d+(?:\.\d+)?)s\s*")
+# The token-limit wording: "The input token count (N) exceeds the maximum number of tokens
+# allowed (M)", and the older "... exceeds the maximum ... token limit".
+_CONTEXT_TEXT = re.compile(r"token count.*exceeds|exceeds the maximum.*tokens?", re.IGNORECASE)
+_AUTH_STATUSES = frozenset({"UNAUTHENTICATED", "PERMISSION_DENIED"})
+_AUTH_REASONS = frozenset({"API_KEY_INVALID", "API_KEY_SERVICE_BLOCKED", "API_KEY_EXPIRED"})
+
+
+def gemini_error_object(body: object) -> Mapping[str, Any]:
+    """The ``error`` object of a Google error body (also inside a one-element list), else ``{}``."""
+    if isinstance(body, list) and len(body) == 1:
+        body = body[0]
+    if isinstance(body, dict):
+        inner = body.get("error")
+        if isinstance(inner, dict):
+            return inner
+    return {}
+
+
+def retry_delay_seconds(error: Mapping[str, Any]) -> float | None:
+    """Seconds from the ``google.rpc.RetryInfo`` detail's ``retryDelay``, if one is given.
+
+    A Duration is a decimal number of seconds with an ``s`` suffix; anything else is not a
+    delay (None), never guessed.
+    """
+    details = error.get("details")
+    if not isinstance(details, list):
+        return None
+    for detail in details:
+        if not isinstance(detail, dict) or detail.get("@type") != _RETRY_INFO:
+            continue
+        delay = detail.get("retryDelay")
+        if isinstance(delay, str):
+            match = _DURATION.fullmatch(delay)
+            if match:
+                seconds = float(match.group(1))
+                return seconds if math.isfinite(seconds) else None
+    return None
+
+
+def _reasons(error: Mapping[str, Any]) -> set[str]:
+    details = error.get("details")
+    if not isinstance(details, list):
+        return set()
+    return {
+        str(d.get("reason"))
+        for d in details
+        if isinstance(d, dict) and d.get("@type") == _ERROR_INFO and d.get("reason")
+    }
+
+
+def gemini_status_error(info: HTTPErrorInfo) -> ProviderError | None:
+    """The typed error a Gemini error body names, or None for the generic status mapping."""
+    error = gemini_error_object(info.body)
+    status = error.get("status")
+    message = error.get("message")
+    text = message if isinstance(message, str) else ""
+    where, suffix = info.where, info.suffix
+    if status == "RESOURCE_EXHAUSTED" or (info.status == 429 and not status):
+        delay = retry_delay_seconds(error)
+        return ProviderRateLimitError(
+            f"{where} is rate limited (HTTP {info.status} RESOURCE_EXHAUSTED){suffix}",
+            status=info.status,
+            body_excerpt=info.excerpt,
+            retry_after=delay if delay is not None else info.retry_after,
+        )
+    if status in _AUTH_STATUSES or info.status in (401, 403) or _reasons(error) & _AUTH_REASONS:
+        return ProviderUnauthorizedError(
+            f"{where} refused the credentials (HTTP {info.status} {status or ''}".rstrip()
+            + f"){suffix}",
+            status=info.status,
+            body_excerpt=info.excerpt,
+        )
+    if status == "INVALID_ARGUMENT" and _CONTEXT_TEXT.search(text):
+        return ProviderStatusContextError(
+            f"{where} refused the request: it does not fit the model's context window "
+            f"(HTTP {info.status}){suffix}",
+            status=info.status,
+            body_excerpt=info.excerpt,
+        )
+    if status == "UNAVAILABLE" and info.status >= 500:
+        return ProviderStatusCapacityError(
+            f"{where} is at capacity (HTTP {info.status} UNAVAILABLE){suffix}",
+            status=info.status,
+            body_excerpt=info.excerpt,
+        )
+    return None

@@ -1,0 +1,219 @@
+"""Native Gemini stream events (``GenerateContentResponse`` chunks) to :class:`StreamChunk`.
+
+``streamGenerateContent?alt=sse`` sends one ``GenerateContentResponse`` per SSE ``data:`` line.
+Each carries ``candidates[].content.parts``: ``text`` (``thought: true`` for a thought summary),
+a whole ``functionCall`` (Gemini never streams arguments), or the code-execution parts. The
+chunk that ends a candidate has its ``finishReason``; ``usageMetadata`` and ``modelVersion``
+arrive on chunks as they go, the last value being the total. There is no terminal event: the
+stream ends with the connection, so a stream completes at EOF only after a ``finishReason``.
+
+Projection:
+
+- text parts -> ``text`` deltas; ``thought: true`` parts -> ``thinking`` deltas;
+- ``functionCall`` -> one ``tool_use`` per call, its ``id`` kept when the API sends one, else a
+  stable id made from the call's position in the stream (``gemini-call-<n>``), since older
+  responses carry none and a caller needs an id to answer the call;
+- ``executableCode`` -> ``tool_use`` named ``code_execution``; ``codeExecutionResult`` ->
+  ``tool_result`` (``is_error`` unless the outcome is ``OUTCOME_OK``);
+- a ``thoughtSignature`` rides on the chunk of its part (``metadata["thought_signature"]``), so
+  it can be sent back with the turn;
+- one ``result`` chunk at the end: ``usage`` (the ``usageMetadata`` object: prompt, candidates,
+  thoughts and total token counts), ``model`` (``modelVersion``), ``finish_reason``;
+- an ``{"error": {...}}`` event, or a prompt refused outright (``promptFeedback.blockReason``
+  with no candidate), -> one ``error`` chunk, ending the stream;
+- a candidate other than the first tags its chunks with ``metadata["candidate"]``;
+- anything else that could carry content (an unknown part field, inline or file data in the
+  answer, which no chunk type can hold) -> :class:`ProviderProtocolError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from lionagi.service import StreamChunk
+from lionagi.service.http import NO_CHUNKS, ProjectorBase
+
+__all__ = ["GeminiStreamProjector"]
+
+# Candidate fields that carry no chunk content (bookkeeping the result does not need).
+_CANDIDATE_QUIET = frozenset(
+    {
+        "content",
+        "finishReason",
+        "index",
+        "safetyRatings",
+        "citationMetadata",
+        "groundingMetadata",
+        "urlContextMetadata",
+        "avgLogprobs",
+        "logprobsResult",
+        "tokenCount",
+        "finishMessage",
+    }
+)
+# Top-level fields of a chunk with no content of their own.
+_EVENT_KNOWN = frozenset(
+    {"candidates", "usageMetadata", "modelVersion", "responseId", "promptFeedback", "createTime"}
+)
+_PART_META = frozenset({"thought", "thoughtSignature", "videoMetadata", "partMetadata"})
+
+
+class GeminiStreamProjector(ProjectorBase):
+    """The ``streamGenerateContent`` SSE grammar (see the module docstring)."""
+
+    __slots__ = ("_calls", "_finish_reason", "_model", "_response_id", "_usage")
+
+    grammar = "Gemini generateContent stream"
+
+    def __init__(self, secrets: tuple[str, ...] = ()) -> None:
+        super().__init__(secrets)
+        self._usage: Any = None
+        self._model: Any = None
+        self._finish_reason: Any = None
+        self._response_id: Any = None
+        self._calls = 0
+
+    def feed(self, event: Any) -> Sequence[StreamChunk]:
+        """Project one ``GenerateContentResponse`` chunk."""
+        if type(event) is not dict:
+            raise self.protocol_error("event is not a JSON object", event)
+        self.started = True
+        if "error" in event:
+            return self.error_chunk(event["error"])
+        unknown = next((key for key in event if key not in _EVENT_KNOWN), None)
+        if unknown is not None:
+            raise self.protocol_error(f"unrecognized field {unknown!r} in a chunk", event)
+        usage = event.get("usageMetadata")
+        if usage:
+            self._usage = usage
+        model = event.get("modelVersion")
+        if model:
+            self._model = model
+        if event.get("responseId"):
+            self._response_id = event["responseId"]
+        candidates = event.get("candidates")
+        if not candidates:
+            feedback = event.get("promptFeedback")
+            if isinstance(feedback, dict) and feedback.get("blockReason"):
+                return self._blocked(feedback)
+            return NO_CHUNKS
+        if type(candidates) is not list:
+            raise self.protocol_error("'candidates' is not a list", event)
+        out: list[StreamChunk] = []
+        for position, candidate in enumerate(candidates):
+            if type(candidate) is not dict:
+                raise self.protocol_error("a candidate is not a JSON object", event)
+            self._candidate(candidate, position, out)
+        return out
+
+    def _blocked(self, feedback: dict[str, Any]) -> Sequence[StreamChunk]:
+        reason = str(feedback["blockReason"])
+        detail = feedback.get("blockReasonMessage")
+        message = f"the prompt was blocked ({reason})"
+        if isinstance(detail, str) and detail:
+            message = f"{message}: {detail}"
+        return self.error_chunk({"message": message, "code": reason, "type": "prompt_blocked"})
+
+    def _candidate(self, candidate: dict[str, Any], position: int, out: list[StreamChunk]) -> None:
+        unknown = next((key for key in candidate if key not in _CANDIDATE_QUIET), None)
+        if unknown is not None:
+            raise self.protocol_error(f"unrecognized candidate field {unknown!r}", candidate)
+        index = candidate.get("index", position)
+        tag: dict[str, Any] = {"candidate": index} if index else {}
+        content = candidate.get("content")
+        parts = content.get("parts") if isinstance(content, dict) else None
+        if parts:
+            if type(parts) is not list:
+                raise self.protocol_error("'parts' is not a list", candidate)
+            for part in parts:
+                self._part(part, tag, out)
+        finish = candidate.get("finishReason")
+        if finish:
+            self._finish_reason = finish
+
+    def _part(self, part: Any, tag: dict[str, Any], out: list[StreamChunk]) -> None:
+        if type(part) is not dict:
+            raise self.protocol_error("a part is not a JSON object", part)
+        meta = dict(tag)
+        signature = part.get("thoughtSignature")
+        if signature:
+            meta["thought_signature"] = signature
+        if "text" in part:
+            text = part["text"]
+            if not isinstance(text, str):
+                raise self.protocol_error("a text part's 'text' is not a string", part)
+            if text or signature:
+                out.append(
+                    StreamChunk(
+                        type="thinking" if part.get("thought") else "text",
+                        content=text,
+                        is_delta=True,
+                        metadata=meta,
+                    )
+                )
+            return
+        if "functionCall" in part:
+            call = part["functionCall"]
+            if type(call) is not dict or not isinstance(call.get("name"), str):
+                raise self.protocol_error("a functionCall part has no name", part)
+            args = call.get("args")
+            out.append(
+                self.tool_use_chunk(
+                    call.get("id") or self._next_call_id(),
+                    call["name"],
+                    args if args is not None else {},
+                    meta,
+                )
+            )
+            return
+        if "executableCode" in part:
+            code = part["executableCode"]
+            if type(code) is not dict:
+                raise self.protocol_error("an executableCode part is not an object", part)
+            out.append(self.tool_use_chunk(self._next_call_id(), "code_execution", code, meta))
+            return
+        if "codeExecutionResult" in part:
+            result = part["codeExecutionResult"]
+            if type(result) is not dict:
+                raise self.protocol_error("a codeExecutionResult part is not an object", part)
+            out.append(
+                StreamChunk(
+                    type="tool_result",
+                    tool_name="code_execution",
+                    tool_id=f"gemini-call-{self._calls - 1}" if self._calls else None,
+                    tool_output=result.get("output"),
+                    is_error=result.get("outcome") != "OUTCOME_OK",
+                    metadata={**meta, "outcome": result.get("outcome")},
+                )
+            )
+            return
+        data = next((key for key in part if key not in _PART_META), None)
+        if data in ("inlineData", "fileData"):
+            raise self.protocol_error(
+                f"a {data} part in the answer cannot be streamed as chunks; use invoke() for "
+                "output with media parts",
+                {"part": data},
+            )
+        if data is None:
+            return  # only markers (an empty thought with no signature): nothing to project
+        raise self.protocol_error(f"unrecognized part field {data!r}", part)
+
+    def _next_call_id(self) -> str:
+        call_id = f"gemini-call-{self._calls}"
+        self._calls += 1
+        return call_id
+
+    def end(self, *, eof: bool) -> Sequence[StreamChunk]:
+        """The stream completes at EOF once a ``finishReason`` arrived; else it was cut."""
+        if self.done:
+            return NO_CHUNKS
+        self.done = True
+        if not self.started:
+            return NO_CHUNKS
+        if self._finish_reason is None:
+            raise self.truncated()
+        result = self.result_chunk(self._usage, self._model, self._finish_reason)
+        if self._response_id:
+            result.metadata["response_id"] = self._response_id
+        return (result,)

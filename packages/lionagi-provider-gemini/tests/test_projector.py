@@ -1,0 +1,180 @@
+"""GeminiStreamProjector over real ``streamGenerateContent`` event sequences.
+
+The events are the shapes the API sends (one ``GenerateContentResponse`` per SSE line): text
+split over chunks, thought summaries, whole function calls with and without ``id``, the last
+chunk with ``finishReason`` and ``usageMetadata``, error objects and blocked prompts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from lionagi.providers.gemini import GeminiStreamProjector
+from lionagi.service import ProviderProtocolError, StreamChunk
+
+USAGE = {
+    "promptTokenCount": 11,
+    "candidatesTokenCount": 7,
+    "thoughtsTokenCount": 5,
+    "totalTokenCount": 23,
+}
+
+
+def chunk(*parts: dict[str, Any], finish: str | None = None, usage: bool = False) -> dict[str, Any]:
+    candidate: dict[str, Any] = {"content": {"role": "model", "parts": list(parts)}, "index": 0}
+    if finish:
+        candidate["finishReason"] = finish
+    event: dict[str, Any] = {"candidates": [candidate], "modelVersion": "gemini-2.5-flash"}
+    if usage:
+        event["usageMetadata"] = USAGE
+    event["responseId"] = "resp-1"
+    return event
+
+
+def run(*events: Any, secrets: tuple[str, ...] = ()) -> list[StreamChunk]:
+    projector = GeminiStreamProjector(secrets)
+    out: list[StreamChunk] = []
+    for event in events:
+        out.extend(projector.feed(event))
+        if projector.done:
+            return out
+    out.extend(projector.end(eof=True))
+    return out
+
+
+def test_text_deltas_then_one_result_with_usage_model_and_finish() -> None:
+    out = run(
+        chunk({"text": "Hel"}),
+        chunk({"text": "lo"}),
+        chunk({"text": "!"}, finish="STOP", usage=True),
+    )
+    assert [c.type for c in out] == ["text", "text", "text", "result"]
+    assert "".join(c.content or "" for c in out if c.type == "text") == "Hello!"
+    assert all(c.is_delta for c in out if c.type == "text")
+    result = out[-1]
+    assert result.metadata["usage"] == USAGE
+    assert result.metadata["model"] == "gemini-2.5-flash"
+    assert result.metadata["finish_reason"] == "STOP"
+    assert result.metadata["response_id"] == "resp-1"
+
+
+def test_thought_parts_are_thinking_and_keep_their_signature() -> None:
+    out = run(
+        chunk({"text": "Let me think", "thought": True}),
+        chunk({"text": "Answer", "thoughtSignature": "c2lnbmF0dXJl"}),
+        chunk({"text": ""}, finish="STOP", usage=True),
+    )
+    kinds = [c.type for c in out]
+    assert kinds == ["thinking", "text", "result"]
+    assert out[0].content == "Let me think"
+    assert out[1].metadata == {"thought_signature": "c2lnbmF0dXJl"}
+    assert out[-1].metadata["usage"]["thoughtsTokenCount"] == 5
+
+
+def test_function_call_without_id_gets_a_stable_synthesized_id() -> None:
+    call = {"functionCall": {"name": "shell", "args": {"command": "ls"}}}
+    other = {"functionCall": {"name": "read", "args": {"path": "a"}}}
+    first = run(chunk(call, other, finish="STOP", usage=True))
+    again = run(chunk(call, other, finish="STOP", usage=True))
+    uses = [c for c in first if c.type == "tool_use"]
+    assert [(u.tool_id, u.tool_name, u.tool_input) for u in uses] == [
+        ("gemini-call-0", "shell", {"command": "ls"}),
+        ("gemini-call-1", "read", {"path": "a"}),
+    ]
+    assert [c.tool_id for c in again if c.type == "tool_use"] == ["gemini-call-0", "gemini-call-1"]
+
+
+def test_function_call_id_from_the_api_is_kept_and_missing_args_are_empty() -> None:
+    out = run(chunk({"functionCall": {"name": "now", "id": "fc-9"}}, finish="STOP"))
+    [use] = [c for c in out if c.type == "tool_use"]
+    assert (use.tool_id, use.tool_name, use.tool_input) == ("fc-9", "now", {})
+
+
+def test_function_call_args_that_are_not_an_object_are_a_protocol_error() -> None:
+    with pytest.raises(ProviderProtocolError, match="not a JSON object"):
+        run(chunk({"functionCall": {"name": "x", "args": "[1, 2]"}}, finish="STOP"))
+
+
+def test_code_execution_parts_are_tool_use_and_tool_result() -> None:
+    out = run(
+        chunk({"executableCode": {"language": "PYTHON", "code": "print(1)"}}),
+        chunk({"codeExecutionResult": {"outcome": "OUTCOME_OK", "output": "1\n"}}, finish="STOP"),
+    )
+    use, result = out[0], out[1]
+    assert (use.type, use.tool_name, use.tool_input["code"]) == (
+        "tool_use",
+        "code_execution",
+        "print(1)",
+    )
+    assert (result.type, result.tool_id, result.tool_output, result.is_error) == (
+        "tool_result",
+        use.tool_id,
+        "1\n",
+        False,
+    )
+
+
+def test_error_event_is_one_error_chunk_and_ends_the_stream() -> None:
+    error = {"error": {"code": 503, "message": "The model is overloaded.", "status": "UNAVAILABLE"}}
+    projector = GeminiStreamProjector()
+    assert [c.type for c in projector.feed(chunk({"text": "partial"}))] == ["text"]
+    [err] = projector.feed(error)
+    assert projector.done
+    assert err.type == "error"
+    assert err.is_error
+    assert err.content == "The model is overloaded."
+    assert err.metadata == {"code": "503", "type": "UNAVAILABLE", "status": 503}
+    assert list(projector.end(eof=True)) == []
+
+
+def test_blocked_prompt_is_one_error_chunk() -> None:
+    out = run({"promptFeedback": {"blockReason": "SAFETY"}, "modelVersion": "gemini-2.5-flash"})
+    [err] = out
+    assert err.type == "error"
+    assert "blocked (SAFETY)" in (err.content or "")
+    assert err.metadata["code"] == "SAFETY"
+
+
+def test_unknown_content_bearing_fields_are_protocol_errors() -> None:
+    with pytest.raises(ProviderProtocolError, match="unrecognized part field 'audioClip'"):
+        run(chunk({"audioClip": {"data": "..."}}))
+    with pytest.raises(ProviderProtocolError, match="unrecognized field 'output'"):
+        run({"output": "text"})
+    with pytest.raises(ProviderProtocolError, match="unrecognized candidate field 'delta'"):
+        run({"candidates": [{"delta": {"text": "x"}}]})
+    with pytest.raises(ProviderProtocolError, match="inlineData part"):
+        run(chunk({"inlineData": {"mimeType": "image/png", "data": "AAAA"}}))
+    with pytest.raises(ProviderProtocolError, match="not a JSON object"):
+        run(["not", "an", "object"])
+
+
+def test_stream_cut_before_a_finish_reason_is_truncated() -> None:
+    with pytest.raises(ProviderProtocolError, match="ended before completion"):
+        run(chunk({"text": "half an ans"}))
+
+
+def test_no_events_ends_empty() -> None:
+    assert run() == []
+
+
+def test_second_candidate_is_tagged() -> None:
+    event = {
+        "candidates": [
+            {"content": {"parts": [{"text": "a"}]}, "index": 0, "finishReason": "STOP"},
+            {"content": {"parts": [{"text": "b"}]}, "index": 1, "finishReason": "STOP"},
+        ]
+    }
+    out = run(event)
+    assert [(c.content, c.metadata) for c in out if c.type == "text"] == [
+        ("a", {}),
+        ("b", {"candidate": 1}),
+    ]
+
+
+def test_protocol_error_excerpt_is_redacted() -> None:
+    secret = "AIzaSecretKey0123456789"
+    with pytest.raises(ProviderProtocolError) as info:
+        run(chunk({"mystery": secret}), secrets=(secret,))
+    assert secret not in str(info.value)
