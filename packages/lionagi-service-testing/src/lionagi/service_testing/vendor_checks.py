@@ -31,11 +31,8 @@ import pytest
 
 from lionagi.service import EventStatus, iModel, match_endpoint
 
-from ._fake_embeddings import EMBEDDING_DIMENSIONS
-from ._fake_script import DEFAULT_TEXT
-from ._fake_wire import USAGE_INPUT, USAGE_OUTPUT
+from . import DEFAULT_TEXT, EMBEDDING_DIMENSIONS, USAGE_INPUT, USAGE_OUTPUT, FakeProviderServer
 from .conformance import sync_case
-from .fake_server import FakeProviderServer
 
 __all__ = [
     "LIVE_ENV",
