@@ -1,4 +1,7 @@
-"""The fake server's Ollama output through the vendors' own parsers (offline, loopback)."""
+"""The fake server's native Ollama output through the ollama SDK's models (offline, loopback).
+
+The OpenAI-compatible side goes through the openai SDK in test_vendor_checks.py.
+"""
 
 from __future__ import annotations
 
@@ -8,23 +11,6 @@ import httpx
 import pytest
 
 from lionagi.service_testing import FakeProviderServer
-
-
-async def test_openai_sdk_parses_the_compatible_chat_stream() -> None:
-    openai = pytest.importorskip("openai")
-    async with FakeProviderServer() as server:
-        client = openai.AsyncOpenAI(base_url=f"{server.base_url}/v1", api_key="k")
-        stream = await client.chat.completions.create(
-            model="llama3.2",
-            messages=[{"role": "user", "content": "hi"}],
-            stream=True,
-            stream_options={"include_usage": True},
-        )
-        chunks = [chunk async for chunk in stream]
-        await client.close()
-    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
-    assert text
-    assert any(c.usage is not None for c in chunks)
 
 
 async def test_ollama_models_accept_the_native_generate_stream() -> None:

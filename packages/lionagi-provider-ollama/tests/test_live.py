@@ -1,21 +1,18 @@
-"""A real local Ollama: only with LIONAGI_LIVE=1 and OLLAMA_LIVE_MODEL set; never in CI."""
+"""A real local Ollama: only with LIONAGI_LIVE=1 and OLLAMA_LIVE_MODEL set; never in CI.
+
+The OpenAI-compatible chat and embeddings live cases are in test_vendor_checks.py; this is the
+native generate endpoint.
+"""
 
 from __future__ import annotations
 
 import os
 
-import pytest
-
-from lionagi.service import iModel
-
-MODEL = os.environ.get("OLLAMA_LIVE_MODEL")
-pytestmark = pytest.mark.skipif(
-    os.environ.get("LIONAGI_LIVE") != "1" or not MODEL,
-    reason="live test: set LIONAGI_LIVE=1 and OLLAMA_LIVE_MODEL (a pulled model)",
-)
+from lionagi.service_testing.vendor_checks import live_model
 
 
 async def test_generate_streams_from_the_default_server() -> None:
-    async with iModel(model=f"ollama/{MODEL}", endpoint="generate") as model:
+    model_name = os.environ.get("OLLAMA_LIVE_MODEL")
+    async with live_model("ollama", model_name, None, endpoint="generate") as model:
         chunks = [c async for c in model.stream(prompt="Say hi.")]
     assert chunks[-1].type == "result"
