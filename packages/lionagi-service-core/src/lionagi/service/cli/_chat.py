@@ -12,6 +12,7 @@ from .._base.errors import (
     AdmissionError,
     CatalogValidationError,
     EndpointConfigurationError,
+    EndpointNotFound,
     ProviderCatalogError,
     ProviderError,
     ProviderStreamError,
@@ -143,7 +144,7 @@ def run_chat(
         settings = agentic_settings_from_flags(**agentic_flags) if agentic_flags else None
         if settings is not None:
             options["agentic_settings"] = settings
-        async with iModel(model=model, **options) as imodel:
+        async with _model_for_chat(model, options, explicit=endpoint is not None) as imodel:
             request: dict[str, Any]
             if imodel.is_agentic:
                 request = {"prompt": prompt}
@@ -167,3 +168,22 @@ def run_chat(
         return code
     renderer.close()
     return 0
+
+
+def _model_for_chat(model: str, options: dict[str, Any], *, explicit: bool) -> iModel:
+    """The ``iModel`` for ``chat``: a provider with several endpoints answers on its ``chat`` one.
+
+    The facade fails closed when a provider has several endpoints and none is named; the
+    ``chat`` command means a chat, so without ``--endpoint`` it retries the endpoint keyed or
+    aliased ``chat``. When there is none, the facade's own error (naming the endpoints) stands.
+    """
+    try:
+        return iModel(model=model, **options)
+    except EndpointNotFound:
+        if explicit:
+            raise
+        try:
+            return iModel(model=model, endpoint="chat", **options)
+        except EndpointNotFound:
+            pass
+        raise
