@@ -173,6 +173,7 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
         The deployment's binary, env, config home and secrets come from :meth:`launch_settings`;
         stdin is /dev/null unless ``prompt_mode`` puts the prompt there.
         """
+        prompt = self._cli_request(request).prompt
         launch = self.launch_settings()
         argv = self.command(request, program=launch.program, extra=launch.args)
         self.prepare_launch(request, launch)
@@ -187,7 +188,7 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
             install_hint=cls.install_hint or "",
             classify=self.stderr_classifier(),
             terminate_grace=self.terminate_grace,
-            prompt=self._cli_request(request).prompt,
+            prompt=prompt,
             prompt_mode=cls.prompt_mode,
         )
 
