@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
-from lionagi.service import AgenticSettings
-from lionagi.service_testing.conformance import Scenario, SubprocessAgenticConformance
+from lionagi.service_testing.conformance import Scenario, SubprocessCliConformance
 from lionagi.service_testing.reference_cli import ReferenceCliEndpoint
 
 SESSION_ID = "ref-session-1"
@@ -55,28 +53,9 @@ EVENTS: dict[Scenario, list[dict[str, Any]]] = {
 }
 
 
-class TestReferenceCliConformance(SubprocessAgenticConformance):
-    def make_cli_endpoint(
-        self,
-        argv_prefix: Sequence[str],
-        *,
-        terminate_grace: float,
-        settings: AgenticSettings | None = None,
-        timeout: float | None = None,
-    ) -> ReferenceCliEndpoint:
-        config = {"timeout": timeout} if timeout is not None else {}
-        return ReferenceCliEndpoint(
-            argv=argv_prefix, terminate_grace=terminate_grace, settings=settings, **config
-        )
+class TestReferenceCliConformance(SubprocessCliConformance):
+    cli_endpoint_type = ReferenceCliEndpoint
+    resume_flag = "--resume"
 
     def cli_events(self, scenario: Scenario) -> Sequence[Mapping[str, Any]]:
         return EVENTS[scenario]
-
-    def valid_request(self) -> dict[str, Any]:
-        return {"prompt": "hello conformance"}
-
-    def workspace_request(self, repo: Path, workspace: str) -> dict[str, Any]:
-        return {"prompt": "hello conformance", "repo": str(repo), "workspace": workspace}
-
-    def resume_argv(self, session_id: str) -> Sequence[str]:
-        return ["--resume", session_id]

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from lionagi.providers.claude_code import ClaudeCodeEndpoint
-from lionagi.service import AgenticSettings
-from lionagi.service_testing.conformance import Scenario, SubprocessAgenticConformance
+from lionagi.service_testing.conformance import Scenario, SubprocessCliConformance
 
 SESSION_ID = "5b1f3c7e-claude-conformance-session"
 
@@ -135,19 +133,9 @@ EVENTS: dict[Scenario, list[dict[str, Any]]] = {
 }
 
 
-class TestClaudeCodeConformance(SubprocessAgenticConformance):
-    def make_cli_endpoint(
-        self,
-        argv_prefix: Sequence[str],
-        *,
-        terminate_grace: float,
-        settings: AgenticSettings | None = None,
-        timeout: float | None = None,
-    ) -> ClaudeCodeEndpoint:
-        config = {"timeout": timeout} if timeout is not None else {}
-        return ClaudeCodeEndpoint(
-            argv=tuple(argv_prefix), terminate_grace=terminate_grace, settings=settings, **config
-        )
+class TestClaudeCodeConformance(SubprocessCliConformance):
+    cli_endpoint_type = ClaudeCodeEndpoint
+    resume_flag = "--resume"
 
     def cli_events(self, scenario: Scenario) -> Sequence[Mapping[str, Any]]:
         return EVENTS[scenario]
@@ -155,12 +143,3 @@ class TestClaudeCodeConformance(SubprocessAgenticConformance):
     def cli_exit_code(self, scenario: Scenario) -> int:
         # The real CLI exits 1 after an is_error result; success is judged by the result.
         return 1 if scenario in (Scenario.PROVIDER_ERROR, Scenario.ERROR_MESSAGE) else 0
-
-    def valid_request(self) -> dict[str, Any]:
-        return {"prompt": "hello conformance"}
-
-    def workspace_request(self, repo: Path, workspace: str) -> dict[str, Any]:
-        return {"prompt": "hello conformance", "repo": str(repo), "workspace": workspace}
-
-    def resume_argv(self, session_id: str) -> Sequence[str]:
-        return ["--resume", session_id]

@@ -14,10 +14,8 @@ started), and forwards everything else to the real bash.
 from __future__ import annotations
 
 import os
-import socket
 import time
 import uuid
-from collections.abc import Iterator
 from contextlib import aclosing
 from pathlib import Path
 from typing import Any
@@ -25,6 +23,7 @@ from typing import Any
 import anyio
 import pytest
 
+from lionagi.providers.claude_code import ClaudeCodeEndpoint
 from lionagi.service import (
     EventStatus,
     ProviderAuthError,
@@ -36,13 +35,14 @@ from lionagi.service import (
     iModel,
 )
 from lionagi.service_testing import FakeProviderServer
-from lionagi.service_testing.real_clis import (
-    MARKER_ENV,
-    PINNED_VERSIONS,
-    new_marker,
-    processes_with_marker,
-    real_cli_version,
-    require_real_cli,
+from lionagi.service_testing.real_clis import processes_with_marker, require_real_cli
+from lionagi.service_testing.real_tier import (
+    assert_pinned_version,
+    closed_port,
+    collect_into,
+    collect_stream,
+    isolated_model,
+    scenario_url,
 )
 
 pytestmark = [pytest.mark.real_cli, pytest.mark.timeout(180)]
@@ -54,13 +54,6 @@ FAKE_KEY = "sk-ant-fake-gateway-key-0123456789"
 @pytest.fixture(scope="module")
 def claude() -> Path:
     return require_real_cli("claude")
-
-
-@pytest.fixture
-def marker() -> Iterator[str]:
-    value = new_marker()
-    yield value
-    assert processes_with_marker(value) == [], "a claude process (or its tool shell) survived"
 
 
 @pytest.fixture
@@ -81,54 +74,25 @@ def slow_shell(tmp_path: Path) -> tuple[Path, Path]:
     return wrapper, started
 
 
-def model_for(
-    claude: Path,
-    gateway: str,
-    marker: str,
-    *,
-    env: dict[str, str] | None = None,
-    **kwargs: Any,
-) -> iModel:
-    return iModel(
-        model=kwargs.pop("model", "claude_code/sonnet"),
-        agentic_settings={
-            "binary": str(claude),
-            "gateway_url": gateway,
-            "gateway_api_key": FAKE_KEY,
-            "config_home": "isolated",
-            "env": {MARKER_ENV: marker, **(env or {})},
-        },
-        **kwargs,
-    )
+def model_for(claude: Path, gateway: str, real_cli_marker: str, **options: Any) -> iModel:
+    model = options.pop("model", "claude_code/sonnet")
+    return isolated_model(model, claude, gateway, real_cli_marker, api_key=FAKE_KEY, **options)
 
 
-def scenario_url(server: FakeProviderServer, scenario: str) -> str:
-    return f"{server.base_url}/scenario/{scenario}"
-
-
-async def collect(model: iModel, **kwargs: Any) -> list[StreamChunk]:
-    chunks: list[StreamChunk] = []
-    await collect_into(model, chunks, **kwargs)
-    return chunks
-
-
-async def collect_into(model: iModel, chunks: list[StreamChunk], **kwargs: Any) -> None:
-    """Append the stream's chunks to ``chunks`` (kept when the stream then raises)."""
-    async with aclosing(model.stream(timeout=CALL_DEADLINE, **kwargs)) as stream:
-        async for chunk in stream:
-            chunks.append(chunk)
+async def collect(model: iModel, **request: Any) -> list[StreamChunk]:
+    return await collect_stream(model, deadline=CALL_DEADLINE, **request)
 
 
 def test_pinned_version(claude: Path) -> None:
-    version = real_cli_version(claude)
-    print(f"claude --version: {version}")
-    assert PINNED_VERSIONS["claude"] in version
+    assert_pinned_version("claude", claude, ClaudeCodeEndpoint)
 
 
 async def test_plain_text_usage_and_session(
-    claude: Path, fake_provider_server: FakeProviderServer, marker: str
+    claude: Path, fake_provider_server: FakeProviderServer, real_cli_marker: str
 ) -> None:
-    async with model_for(claude, scenario_url(fake_provider_server, "text"), marker) as model:
+    async with model_for(
+        claude, scenario_url(fake_provider_server, "text"), real_cli_marker
+    ) as model:
         chunks = await collect(model, prompt="say hi")
     texts = [c.content for c in chunks if c.type == "text"]
     assert "".join(t or "" for t in texts) == "Hello from the fake server."
@@ -147,9 +111,11 @@ async def test_plain_text_usage_and_session(
 
 
 async def test_invoke_reports_usage(
-    claude: Path, fake_provider_server: FakeProviderServer, marker: str
+    claude: Path, fake_provider_server: FakeProviderServer, real_cli_marker: str
 ) -> None:
-    async with model_for(claude, scenario_url(fake_provider_server, "usage"), marker) as model:
+    async with model_for(
+        claude, scenario_url(fake_provider_server, "usage"), real_cli_marker
+    ) as model:
         call = await model.invoke(prompt="count", timeout=CALL_DEADLINE)
     assert call.status is EventStatus.COMPLETED, repr(call.execution.error)
     response = call.execution.response
@@ -159,10 +125,10 @@ async def test_invoke_reports_usage(
 
 
 async def test_thinking_and_tool_round_trip(
-    claude: Path, fake_provider_server: FakeProviderServer, marker: str
+    claude: Path, fake_provider_server: FakeProviderServer, real_cli_marker: str
 ) -> None:
     url = scenario_url(fake_provider_server, "thinking+tool")
-    async with model_for(claude, url, marker) as model:
+    async with model_for(claude, url, real_cli_marker) as model:
         chunks = await collect(model, prompt="think, then run the tool")
     kinds = [c.type for c in chunks]
     assert "thinking" in kinds
@@ -177,10 +143,12 @@ async def test_thinking_and_tool_round_trip(
 
 
 async def test_resume_round_trip(
-    claude: Path, fake_provider_server: FakeProviderServer, marker: str
+    claude: Path, fake_provider_server: FakeProviderServer, real_cli_marker: str
 ) -> None:
     word = f"zebra-{uuid.uuid4().hex[:8]}"
-    async with model_for(claude, scenario_url(fake_provider_server, "text"), marker) as model:
+    async with model_for(
+        claude, scenario_url(fake_provider_server, "text"), real_cli_marker
+    ) as model:
         first = await collect(model, prompt=f"remember the word {word}")
         session = model.provider_session_id
         assert session
@@ -193,10 +161,12 @@ async def test_resume_round_trip(
 
 
 async def test_prompt_beginning_with_dash(
-    claude: Path, fake_provider_server: FakeProviderServer, marker: str
+    claude: Path, fake_provider_server: FakeProviderServer, real_cli_marker: str
 ) -> None:
     prompt = "-v --help --resume nothing"
-    async with model_for(claude, scenario_url(fake_provider_server, "text"), marker) as model:
+    async with model_for(
+        claude, scenario_url(fake_provider_server, "text"), real_cli_marker
+    ) as model:
         chunks = await collect(model, prompt=prompt)
     assert any(c.type == "text" for c in chunks)
     # an operand, not options: the model received it verbatim as the user's text
@@ -204,24 +174,24 @@ async def test_prompt_beginning_with_dash(
 
 
 async def test_401_is_provider_auth_error(
-    claude: Path, fake_provider_server: FakeProviderServer, marker: str
+    claude: Path, fake_provider_server: FakeProviderServer, real_cli_marker: str
 ) -> None:
     chunks: list[StreamChunk] = []
-    async with model_for(claude, scenario_url(fake_provider_server, "401"), marker) as model:
+    async with model_for(
+        claude, scenario_url(fake_provider_server, "401"), real_cli_marker
+    ) as model:
         with pytest.raises(ProviderAuthError) as info:
-            await collect_into(model, chunks, prompt="hi")
+            await collect_into(model, chunks, deadline=CALL_DEADLINE, prompt="hi")
     assert isinstance(info.value, ProviderStreamError)
     assert [c.type for c in chunks].count("error") == 1  # reported twice by the CLI
     assert not any(c.type == "text" for c in chunks)
     assert FAKE_KEY not in str(info.value)
 
 
-async def test_server_down_is_typed_within_the_deadline(claude: Path, marker: str) -> None:
-    with socket.socket() as sock:  # a port nothing listens on
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+async def test_server_down_is_typed_within_the_deadline(claude: Path, real_cli_marker: str) -> None:
+    port = closed_port()
     started = time.monotonic()
-    async with model_for(claude, f"http://127.0.0.1:{port}", marker) as model:
+    async with model_for(claude, f"http://127.0.0.1:{port}", real_cli_marker) as model:
         with pytest.raises(ProviderError) as info:
             await collect(model, prompt="hi")
     assert time.monotonic() - started < CALL_DEADLINE + 5
@@ -241,38 +211,38 @@ async def _wait_for(path: Path, limit: float) -> None:
 async def test_cancellation_mid_tool_leaves_no_process(
     claude: Path,
     fake_provider_server: FakeProviderServer,
-    marker: str,
+    real_cli_marker: str,
     slow_shell: tuple[Path, Path],
 ) -> None:
     wrapper, started = slow_shell
     url = scenario_url(fake_provider_server, "tool")
-    async with model_for(claude, url, marker, env={"SHELL": str(wrapper)}) as model:
+    async with model_for(claude, url, real_cli_marker, env={"SHELL": str(wrapper)}) as model:
         async with aclosing(model.stream(prompt="run the tool", timeout=CALL_DEADLINE)) as stream:
             async for chunk in stream:
                 if chunk.type == "tool_use":
                     break
             await _wait_for(started, CALL_DEADLINE)
-            assert processes_with_marker(marker), "the tool shell should be running"
+            assert processes_with_marker(real_cli_marker), "the tool shell should be running"
         # leaving the stream cancels the run and reaps the whole tree
-        assert processes_with_marker(marker) == []
+        assert processes_with_marker(real_cli_marker) == []
 
 
 async def test_deadline_mid_tool_leaves_no_process(
     claude: Path,
     fake_provider_server: FakeProviderServer,
-    marker: str,
+    real_cli_marker: str,
     slow_shell: tuple[Path, Path],
 ) -> None:
     wrapper, started = slow_shell
     deadline = 20.0
     url = scenario_url(fake_provider_server, "tool")
     begun = time.monotonic()
-    async with model_for(claude, url, marker, env={"SHELL": str(wrapper)}) as model:
+    async with model_for(claude, url, real_cli_marker, env={"SHELL": str(wrapper)}) as model:
         with pytest.raises(RequestDeadlineExceeded):
             await collect_with_deadline(model, deadline)
     assert time.monotonic() - begun < deadline + 5
     assert started.exists(), "the deadline should have struck while the tool ran"
-    assert processes_with_marker(marker) == []
+    assert processes_with_marker(real_cli_marker) == []
 
 
 async def collect_with_deadline(model: iModel, deadline: float) -> None:
@@ -283,20 +253,20 @@ async def collect_with_deadline(model: iModel, deadline: float) -> None:
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the root refusal only happens as root")
 async def test_yolo_as_root_is_refused_as_permission_error(
-    claude: Path, fake_provider_server: FakeProviderServer, marker: str
+    claude: Path, fake_provider_server: FakeProviderServer, real_cli_marker: str
 ) -> None:
     url = scenario_url(fake_provider_server, "text")
-    async with model_for(claude, url, marker, yolo=True) as model:
+    async with model_for(claude, url, real_cli_marker, yolo=True) as model:
         with pytest.raises(ProviderPermissionError) as info:
             await collect(model, prompt="hi")
     assert "root" in str(info.value)
 
 
 async def test_yolo_in_a_declared_sandbox_runs_the_tool(
-    claude: Path, fake_provider_server: FakeProviderServer, marker: str
+    claude: Path, fake_provider_server: FakeProviderServer, real_cli_marker: str
 ) -> None:
     url = scenario_url(fake_provider_server, "tool")
-    async with model_for(claude, url, marker, yolo=True, env={"IS_SANDBOX": "1"}) as model:
+    async with model_for(claude, url, real_cli_marker, yolo=True, env={"IS_SANDBOX": "1"}) as model:
         chunks = await collect(model, prompt="run the tool")
     init = next(c for c in chunks if c.type == "system")
     assert init.metadata["permission_mode"] == "bypassPermissions"

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any, ClassVar
 
 from lionagi.providers.codex import CodexCliEndpoint
-from lionagi.service import AgenticSettings
-from lionagi.service_testing.conformance import Scenario, SubprocessAgenticConformance
+from lionagi.service_testing.conformance import Scenario, SubprocessCliConformance
 
 THREAD = {"type": "thread.started", "thread_id": "019a0000-0000-7000-8000-00000000c0de"}
 TURN = {"type": "turn.started"}
@@ -96,25 +94,13 @@ EVENTS: dict[Scenario, list[dict[str, Any]]] = {
 }
 
 
-class TestCodexConformance(SubprocessAgenticConformance):
+class TestCodexConformance(SubprocessCliConformance):
+    cli_endpoint_type = CodexCliEndpoint
     inapplicable_scenarios: ClassVar[Mapping[Scenario, str]] = {
         Scenario.RESULT_REPEATS_TEXT: (
             "codex's terminal turn.completed carries usage only; messages arrive whole, once"
         ),
     }
-
-    def make_cli_endpoint(
-        self,
-        argv_prefix: Sequence[str],
-        *,
-        terminate_grace: float,
-        settings: AgenticSettings | None = None,
-        timeout: float | None = None,
-    ) -> CodexCliEndpoint:
-        config = {"timeout": timeout} if timeout is not None else {}
-        return CodexCliEndpoint(
-            argv=argv_prefix, terminate_grace=terminate_grace, settings=settings, **config
-        )
 
     def cli_events(self, scenario: Scenario) -> Sequence[Mapping[str, Any]]:
         return EVENTS[scenario]
@@ -122,9 +108,3 @@ class TestCodexConformance(SubprocessAgenticConformance):
     def cli_exit_code(self, scenario: Scenario) -> int:
         # The real binary exits 1 after turn.failed; success is still judged by the event.
         return 1 if scenario in (Scenario.PROVIDER_ERROR, Scenario.ERROR_MESSAGE) else 0
-
-    def valid_request(self) -> dict[str, Any]:
-        return {"prompt": "hello conformance"}
-
-    def workspace_request(self, repo: Path, workspace: str) -> dict[str, Any]:
-        return {"prompt": "hello conformance", "repo": str(repo), "workspace": workspace}

@@ -16,16 +16,14 @@ survivors are found.
 
 from __future__ import annotations
 
-import socket
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
-from lionagi.providers.codex import DEFAULT_MODEL
+from lionagi.providers.codex import DEFAULT_MODEL, CodexCliEndpoint
 from lionagi.service import (
     EventStatus,
     ProviderAuthError,
@@ -35,13 +33,15 @@ from lionagi.service import (
     iModel,
 )
 from lionagi.service_testing import FakeProviderServer
-from lionagi.service_testing.real_clis import (
-    MARKER_ENV,
-    PINNED_VERSIONS,
-    new_marker,
-    processes_with_marker,
-    real_cli_version,
-    require_real_cli,
+from lionagi.service_testing.real_clis import require_real_cli
+from lionagi.service_testing.real_tier import (
+    assert_pinned_version,
+    closed_port,
+    collect_stream,
+    isolated_settings,
+    scenario_url,
+    settled_survivors,
+    wait_for_process,
 )
 
 pytestmark = [pytest.mark.real_cli, pytest.mark.timeout(240)]
@@ -74,27 +74,10 @@ def server() -> Iterator[FakeProviderServer]:
         yield running
 
 
-@pytest.fixture
-def marker() -> Iterator[str]:
-    value = new_marker()
-    yield value
-    assert _settled(value) == [], "processes of this test survived"
-
-
-def _settled(marker: str, wait: float = 10.0) -> list[int]:
-    """Live processes with ``marker`` after up to ``wait`` seconds (teardown reaps, async)."""
-    end = time.monotonic() + wait
-    while True:
-        left = processes_with_marker(marker)
-        if not left or time.monotonic() > end:
-            return left
-        time.sleep(0.1)
-
-
 def _model(
     binary: Path,
     gateway: str,
-    marker: str,
+    real_cli_marker: str,
     tmp_path: Path,
     *,
     env: dict[str, str] | None = None,
@@ -103,36 +86,21 @@ def _model(
     return iModel(
         model="codex",
         request_defaults={"skip_git_repo_check": True},
-        agentic_settings={
-            "binary": str(binary),
-            "gateway_url": gateway,
-            "gateway_api_key": "sk-fake-codex-key",
-            "config_home": "isolated",
-            "cwd": str(tmp_path),
-            "env": {MARKER_ENV: marker, **(env or {})},
-        },
+        agentic_settings=isolated_settings(
+            binary, gateway, real_cli_marker, api_key="sk-fake-codex-key", env=env, cwd=tmp_path
+        ),
         **kwargs,
     )
 
 
-def _gateway(server: FakeProviderServer, scenario: str) -> str:
-    return f"{server.base_url}/scenario/{scenario}"
-
-
-async def _chunks(model: iModel, **request: Any) -> list[StreamChunk]:
-    return [chunk async for chunk in model.stream(timeout=CALL_TIMEOUT, **request)]
-
-
 def test_pinned_version(codex_binary: Path) -> None:
-    version = real_cli_version(codex_binary)
-    print(f"codex version: {version}")
-    assert PINNED_VERSIONS["codex"] in version
+    assert_pinned_version("codex", codex_binary, CodexCliEndpoint)
 
 
 async def test_plain_text_with_usage(
-    codex_binary: Path, server: FakeProviderServer, marker: str, tmp_path: Path
+    codex_binary: Path, server: FakeProviderServer, real_cli_marker: str, tmp_path: Path
 ) -> None:
-    model = _model(codex_binary, _gateway(server, "text"), marker, tmp_path)
+    model = _model(codex_binary, scenario_url(server, "text"), real_cli_marker, tmp_path)
     try:
         call = await model.invoke(prompt="say hi", timeout=CALL_TIMEOUT)
     finally:
@@ -153,11 +121,11 @@ async def test_plain_text_with_usage(
 
 
 async def test_thinking(
-    codex_binary: Path, server: FakeProviderServer, marker: str, tmp_path: Path
+    codex_binary: Path, server: FakeProviderServer, real_cli_marker: str, tmp_path: Path
 ) -> None:
-    model = _model(codex_binary, _gateway(server, "thinking"), marker, tmp_path)
+    model = _model(codex_binary, scenario_url(server, "thinking"), real_cli_marker, tmp_path)
     try:
-        chunks = await _chunks(model, prompt="think first")
+        chunks = await collect_stream(model, deadline=CALL_TIMEOUT, prompt="think first")
     finally:
         await model.close()
     thinking = [c.content for c in chunks if c.type == "thinking"]
@@ -168,11 +136,11 @@ async def test_thinking(
 
 
 async def test_tool_call_paired_by_id(
-    codex_binary: Path, server: FakeProviderServer, marker: str, tmp_path: Path
+    codex_binary: Path, server: FakeProviderServer, real_cli_marker: str, tmp_path: Path
 ) -> None:
-    model = _model(codex_binary, _gateway(server, "tool"), marker, tmp_path)
+    model = _model(codex_binary, scenario_url(server, "tool"), real_cli_marker, tmp_path)
     try:
-        chunks = await _chunks(model, prompt="run the tool")
+        chunks = await collect_stream(model, deadline=CALL_TIMEOUT, prompt="run the tool")
     finally:
         await model.close()
     uses = [c for c in chunks if c.type == "tool_use"]
@@ -190,9 +158,9 @@ async def test_tool_call_paired_by_id(
 
 
 async def test_effort_reaches_the_server(
-    codex_binary: Path, server: FakeProviderServer, marker: str, tmp_path: Path
+    codex_binary: Path, server: FakeProviderServer, real_cli_marker: str, tmp_path: Path
 ) -> None:
-    model = _model(codex_binary, _gateway(server, "text"), marker, tmp_path)
+    model = _model(codex_binary, scenario_url(server, "text"), real_cli_marker, tmp_path)
     try:
         call = await model.invoke(prompt="hi", reasoning_effort="high", timeout=CALL_TIMEOUT)
     finally:
@@ -202,10 +170,10 @@ async def test_effort_reaches_the_server(
 
 
 async def test_prompt_beginning_with_a_dash(
-    codex_binary: Path, server: FakeProviderServer, marker: str, tmp_path: Path
+    codex_binary: Path, server: FakeProviderServer, real_cli_marker: str, tmp_path: Path
 ) -> None:
     prompt = "--help -v say hi"
-    model = _model(codex_binary, _gateway(server, "text"), marker, tmp_path)
+    model = _model(codex_binary, scenario_url(server, "text"), real_cli_marker, tmp_path)
     try:
         call = await model.invoke(prompt=prompt, timeout=CALL_TIMEOUT)
     finally:
@@ -215,14 +183,14 @@ async def test_prompt_beginning_with_a_dash(
 
 
 async def test_401_is_an_auth_error(
-    codex_binary: Path, server: FakeProviderServer, marker: str, tmp_path: Path
+    codex_binary: Path, server: FakeProviderServer, real_cli_marker: str, tmp_path: Path
 ) -> None:
-    model = _model(codex_binary, _gateway(server, "401"), marker, tmp_path)
+    model = _model(codex_binary, scenario_url(server, "401"), real_cli_marker, tmp_path)
     started = time.monotonic()
     try:
         call = await model.invoke(prompt="hi", timeout=CALL_TIMEOUT)
         with pytest.raises(ProviderAuthError) as info:
-            await _chunks(model, prompt="hi again")
+            await collect_stream(model, deadline=CALL_TIMEOUT, prompt="hi again")
     finally:
         await model.close()
     assert call.status is EventStatus.FAILED
@@ -233,77 +201,56 @@ async def test_401_is_an_auth_error(
     assert time.monotonic() - started < 2 * CALL_TIMEOUT + 5
 
 
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 async def test_server_down_is_a_typed_error_within_the_deadline(
-    codex_binary: Path, marker: str, tmp_path: Path
+    codex_binary: Path, real_cli_marker: str, tmp_path: Path
 ) -> None:
-    gateway = f"http://127.0.0.1:{_closed_port()}"
-    model = _model(codex_binary, gateway, marker, tmp_path)
+    gateway = f"http://127.0.0.1:{closed_port()}"
+    model = _model(codex_binary, gateway, real_cli_marker, tmp_path)
     started = time.monotonic()
     try:
         # Isolated mode turns codex's endless wait for the network off: a refused connection
         # is a failed turn at once, in the retryable disconnect family.
         with pytest.raises(ProviderDisconnectError):
-            await _chunks(model, prompt="hi")
+            await collect_stream(model, deadline=CALL_TIMEOUT, prompt="hi")
     finally:
         await model.close()
     assert time.monotonic() - started < CALL_TIMEOUT + 5
 
 
 def _slow_tool_model(
-    binary: Path, server: FakeProviderServer, marker: str, tmp_path: Path
+    binary: Path, server: FakeProviderServer, real_cli_marker: str, tmp_path: Path
 ) -> iModel:
     home = tmp_path / "home"
     home.mkdir()
     (home / ".bash_profile").write_text(SLOW_PROFILE)
-    return _model(binary, _gateway(server, "tool"), marker, tmp_path, env={"HOME": str(home)})
-
-
-async def _wait_for_tool_shell(marker: str, wait: float = 30.0) -> None:
-    """Until a ``sleep`` carrying the marker runs (the tool is mid-flight)."""
-    with anyio.fail_after(wait):
-        while True:
-            if any(_is_tool_sleep(pid) for pid in processes_with_marker(marker)):
-                return
-            await anyio.sleep(0.1)
-
-
-def _is_tool_sleep(pid: int) -> bool:
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return False
-    return cmdline.split(b"\0")[:2] == [b"sleep", b"300"]
+    return _model(
+        binary, scenario_url(server, "tool"), real_cli_marker, tmp_path, env={"HOME": str(home)}
+    )
 
 
 async def test_cancel_mid_tool_leaves_no_process(
-    codex_binary: Path, server: FakeProviderServer, marker: str, tmp_path: Path
+    codex_binary: Path, server: FakeProviderServer, real_cli_marker: str, tmp_path: Path
 ) -> None:
-    model = _slow_tool_model(codex_binary, server, marker, tmp_path)
+    model = _slow_tool_model(codex_binary, server, real_cli_marker, tmp_path)
     try:
         stream = model.stream(prompt="run the slow tool", timeout=CALL_TIMEOUT)
         async for chunk in stream:
             if chunk.type == "tool_use":
                 break
-        await _wait_for_tool_shell(marker)
+        await wait_for_process(real_cli_marker, 30.0, "sleep 300")
         await stream.aclose()
     finally:
         await model.close()
-    assert _settled(marker) == [], "codex or its tool shell survived cancellation"
+    assert settled_survivors(real_cli_marker) == [], "codex or its tool shell survived cancellation"
 
 
 async def test_deadline_mid_tool_leaves_no_process(
-    codex_binary: Path, server: FakeProviderServer, marker: str, tmp_path: Path
+    codex_binary: Path, server: FakeProviderServer, real_cli_marker: str, tmp_path: Path
 ) -> None:
     # Codex's exec tool yields to the model after ~10 s of a still-running command, and the
     # fake model then ends the turn. Aim the deadline 5 s after the tool starts, measured on
     # this machine by a first (cancelled) run, so it lands mid-tool even when loaded.
-    model = _slow_tool_model(codex_binary, server, marker, tmp_path)
+    model = _slow_tool_model(codex_binary, server, real_cli_marker, tmp_path)
     try:
         started = time.monotonic()
         stream = model.stream(prompt="run the slow tool", timeout=CALL_TIMEOUT)
@@ -312,7 +259,7 @@ async def test_deadline_mid_tool_leaves_no_process(
                 break
         to_tool = time.monotonic() - started
         await stream.aclose()
-        assert _settled(marker) == []
+        assert settled_survivors(real_cli_marker) == []
         deadline = to_tool + 5.0
         seen: list[str] = []
         started = time.monotonic()
@@ -323,7 +270,7 @@ async def test_deadline_mid_tool_leaves_no_process(
     assert time.monotonic() - started < deadline + 5
     assert "tool_use" in seen, seen
     assert "tool_result" not in seen, seen
-    assert _settled(marker) == [], "codex or its tool shell survived the deadline"
+    assert settled_survivors(real_cli_marker) == [], "codex or its tool shell survived the deadline"
 
 
 async def _collect_types(stream: AsyncIterator[StreamChunk], into: list[str]) -> None:

@@ -9,7 +9,6 @@ from typing import Any, ClassVar
 
 from lionagi.providers.gemini_cli import GeminiCodeEndpoint, GeminiInputError
 from lionagi.service import (
-    AgenticSettings,
     ProviderAuthError,
     ProviderProtocolError,
     ProviderStreamAuthError,
@@ -18,7 +17,7 @@ from lionagi.service import (
 )
 from lionagi.service_testing.conformance import (
     Scenario,
-    SubprocessAgenticConformance,
+    SubprocessCliConformance,
     replay_argv,
 )
 
@@ -103,7 +102,9 @@ EVENTS: dict[Scenario, list[dict[str, Any]]] = {
 }
 
 
-class TestGeminiCliConformance(SubprocessAgenticConformance):
+class TestGeminiCliConformance(SubprocessCliConformance):
+    cli_endpoint_type = GeminiCodeEndpoint
+    resume_flag = "--resume"
     inapplicable_scenarios: ClassVar[Mapping[Scenario, str]] = {
         Scenario.RESULT_REPEATS_TEXT: "gemini's result event carries stats only, never the text",
         Scenario.ERROR_MESSAGE: (
@@ -112,34 +113,12 @@ class TestGeminiCliConformance(SubprocessAgenticConformance):
         ),
     }
 
-    def make_cli_endpoint(
-        self,
-        argv_prefix: Sequence[str],
-        *,
-        terminate_grace: float,
-        settings: AgenticSettings | None = None,
-        timeout: float | None = None,
-    ) -> GeminiCodeEndpoint:
-        config = {"timeout": timeout} if timeout is not None else {}
-        return _PrefixedGemini(
-            argv_prefix, terminate_grace=terminate_grace, settings=settings, **config
-        )
-
     def cli_events(self, scenario: Scenario) -> Sequence[Mapping[str, Any]]:
         return EVENTS[scenario]
 
     def cli_exit_code(self, scenario: Scenario) -> int:
         # The real CLI exits with the HTTP status mod 256 after a failed result (401 -> 145).
         return 145 if scenario is Scenario.PROVIDER_ERROR else 0
-
-    def valid_request(self) -> dict[str, Any]:
-        return {"prompt": "hello conformance"}
-
-    def workspace_request(self, repo: Path, workspace: str) -> dict[str, Any]:
-        return {"prompt": "hello conformance", "repo": str(repo), "workspace": workspace}
-
-    def resume_argv(self, session_id: str) -> Sequence[str]:
-        return ["--resume", session_id]
 
 
 class TestRunLoop:
@@ -148,7 +127,7 @@ class TestRunLoop:
     def endpoint(self, tmp_path: Path, plan: dict[str, Any], **settings: Any) -> GeminiCodeEndpoint:
         path = tmp_path / "plan.json"
         path.write_text(json.dumps(plan), encoding="utf-8")
-        return _PrefixedGemini(replay_argv(path), settings=settings or None)
+        return GeminiCodeEndpoint(argv=replay_argv(path), settings=settings or None)
 
     async def run(
         self, endpoint: GeminiCodeEndpoint
@@ -215,26 +194,3 @@ class TestRunLoop:
         assert type(endpoint.stream_error(chunks[-1])) is ProviderStreamError
         assert [c.type for c in chunks if c.is_error] == ["error"]
         assert chunks[-1].content == "Model stream ended empty."
-
-
-class _PrefixedGemini(GeminiCodeEndpoint):
-    """The adapter with the kit's fake CLI in front of the flags it builds."""
-
-    def __init__(self, prefix: Sequence[str], **kwargs: Any) -> None:
-        if kwargs.get("settings") is None:
-            kwargs.pop("settings", None)
-        super().__init__(**kwargs)
-        self.prefix = tuple(prefix)
-
-    def copy(self) -> _PrefixedGemini:
-        other = type(self)(
-            self.prefix, terminate_grace=self.terminate_grace, settings=self.settings
-        )
-        self.copy_runtime_state_to(other)
-        return other
-
-    def command(self, request: Any, launch: Any = None) -> list[str]:
-        # The deployment's ``binary`` replaces the prefix's program, as it replaces "gemini".
-        argv = super().command(request, launch)
-        program = launch.program if launch is not None and launch.program else self.prefix[0]
-        return [program, *self.prefix[1:], *argv[1:]]

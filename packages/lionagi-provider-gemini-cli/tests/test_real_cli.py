@@ -12,9 +12,8 @@ so the tool is still running when the test cancels.
 
 from __future__ import annotations
 
-import socket
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -31,13 +30,14 @@ from lionagi.service import (
     iModel,
 )
 from lionagi.service_testing import FakeProviderServer
-from lionagi.service_testing.real_clis import (
-    MARKER_ENV,
-    PINNED_VERSIONS,
-    new_marker,
-    processes_with_marker,
-    real_cli_version,
-    require_real_cli,
+from lionagi.service_testing.real_clis import processes_with_marker, require_real_cli
+from lionagi.service_testing.real_tier import (
+    assert_no_survivors,
+    assert_pinned_version,
+    closed_port,
+    collect_stream,
+    isolated_model,
+    scenario_url,
 )
 
 pytestmark = [pytest.mark.real_cli, pytest.mark.anyio, pytest.mark.timeout(240)]
@@ -51,68 +51,25 @@ def gemini() -> Path:
     return require_real_cli("gemini")
 
 
-@pytest.fixture
-def server() -> Iterator[FakeProviderServer]:
-    with FakeProviderServer.running_in_thread() as fake:
-        yield fake
-
-
-@pytest.fixture
-def marker() -> Iterator[str]:
-    value = new_marker()
-    yield value
-    _assert_no_survivors(value)
-
-
-def _assert_no_survivors(marker: str, within: float = 10.0) -> None:
-    deadline = time.monotonic() + within
-    while (left := processes_with_marker(marker)) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not left, f"processes left behind: {left}"
-
-
-def model_for(
-    gemini: Path,
-    url: str,
-    marker: str,
-    *,
-    env: dict[str, str] | None = None,
-    **kwargs: Any,
-) -> iModel:
-    return iModel(
-        model="gemini-cli",
-        agentic_settings={
-            "binary": str(gemini),
-            "gateway_url": url,
-            "gateway_api_key": "fake-gemini-key",
-            "config_home": "isolated",
-            "env": {MARKER_ENV: marker, **(env or {})},
-        },
-        **kwargs,
-    )
-
-
-def scenario_url(server: FakeProviderServer, scenario: str) -> str:
-    return f"{server.base_url}/scenario/{scenario}"
+def model_for(gemini: Path, url: str, real_cli_marker: str, **options: Any) -> iModel:
+    key = "fake-gemini-key"
+    return isolated_model("gemini-cli", gemini, url, real_cli_marker, api_key=key, **options)
 
 
 async def collect(model: iModel, **request: Any) -> list[StreamChunk]:
-    chunks = []
-    with anyio.fail_after(CALL_DEADLINE + 30):
-        async for chunk in model.stream(timeout=CALL_DEADLINE, **request):
-            chunks.append(chunk)
-    return chunks
+    return await collect_stream(model, deadline=CALL_DEADLINE, **request)
 
 
 def test_pinned_version(gemini: Path) -> None:
-    version = real_cli_version(gemini)
-    print(f"gemini --version: {version}")
-    assert PINNED_VERSIONS["gemini"] in version
-    assert GeminiCodeEndpoint.tested_version == PINNED_VERSIONS["gemini"]
+    assert_pinned_version("gemini", gemini, GeminiCodeEndpoint)
 
 
-async def test_plain_text_and_usage(gemini: Path, server: FakeProviderServer, marker: str) -> None:
-    async with model_for(gemini, scenario_url(server, "text"), marker) as model:
+async def test_plain_text_and_usage(
+    gemini: Path, fake_provider_server: FakeProviderServer, real_cli_marker: str
+) -> None:
+    async with model_for(
+        gemini, scenario_url(fake_provider_server, "text"), real_cli_marker
+    ) as model:
         call = await model.invoke(prompt="say hi", timeout=CALL_DEADLINE)
         assert call.exception is None, repr(call.exception)
         result = call.execution.response
@@ -121,13 +78,15 @@ async def test_plain_text_and_usage(gemini: Path, server: FakeProviderServer, ma
         assert result["usage"]["output_tokens"] > 0
         assert result["session_id"]
         assert model.provider_session_id == result["session_id"]
-    assert "say hi" in server.requests[-1].conversation_text()
+    assert "say hi" in fake_provider_server.requests[-1].conversation_text()
 
 
 async def test_tool_call_paired_by_id(
-    gemini: Path, server: FakeProviderServer, marker: str
+    gemini: Path, fake_provider_server: FakeProviderServer, real_cli_marker: str
 ) -> None:
-    async with model_for(gemini, scenario_url(server, "tool"), marker, yolo=True) as model:
+    async with model_for(
+        gemini, scenario_url(fake_provider_server, "tool"), real_cli_marker, yolo=True
+    ) as model:
         chunks = await collect(model, prompt="run the tool")
     uses = [c for c in chunks if c.type == "tool_use"]
     results = [c for c in chunks if c.type == "tool_result"]
@@ -143,23 +102,29 @@ async def test_tool_call_paired_by_id(
     assert chunks[-1].metadata["tool_calls"] == 1
 
 
-async def test_resume_round_trip(gemini: Path, server: FakeProviderServer, marker: str) -> None:
-    async with model_for(gemini, scenario_url(server, "text"), marker) as model:
+async def test_resume_round_trip(
+    gemini: Path, fake_provider_server: FakeProviderServer, real_cli_marker: str
+) -> None:
+    async with model_for(
+        gemini, scenario_url(fake_provider_server, "text"), real_cli_marker
+    ) as model:
         first = await model.invoke(prompt="first turn marker-one", timeout=CALL_DEADLINE)
         assert first.exception is None, repr(first.exception)
         sid = first.execution.response["session_id"]
         second = await model.invoke(prompt="second turn marker-two", timeout=CALL_DEADLINE)
         assert second.exception is None, repr(second.exception)
         assert second.execution.response["session_id"] == sid
-    seen = server.requests[-1].conversation_text()
+    seen = fake_provider_server.requests[-1].conversation_text()
     assert "first turn marker-one" in seen
     assert "second turn marker-two" in seen
 
 
 async def test_unknown_resume_id_is_typed(
-    gemini: Path, server: FakeProviderServer, marker: str
+    gemini: Path, fake_provider_server: FakeProviderServer, real_cli_marker: str
 ) -> None:
-    async with model_for(gemini, scenario_url(server, "text"), marker) as model:
+    async with model_for(
+        gemini, scenario_url(fake_provider_server, "text"), real_cli_marker
+    ) as model:
         call = await model.invoke(
             prompt="hi", resume="00000000-0000-4000-8000-000000000000", timeout=CALL_DEADLINE
         )
@@ -167,8 +132,12 @@ async def test_unknown_resume_id_is_typed(
     assert call.exception.returncode == 42 or "42" in str(call.exception)
 
 
-async def test_401_is_an_auth_error(gemini: Path, server: FakeProviderServer, marker: str) -> None:
-    async with model_for(gemini, scenario_url(server, "401"), marker) as model:
+async def test_401_is_an_auth_error(
+    gemini: Path, fake_provider_server: FakeProviderServer, real_cli_marker: str
+) -> None:
+    async with model_for(
+        gemini, scenario_url(fake_provider_server, "401"), real_cli_marker
+    ) as model:
         call = await model.invoke(prompt="hi", timeout=CALL_DEADLINE)
         with pytest.raises(ProviderAuthError):
             await collect(model, prompt="hi again")
@@ -176,12 +145,10 @@ async def test_401_is_an_auth_error(gemini: Path, server: FakeProviderServer, ma
     assert "fake-gemini-key" not in str(call.exception)
 
 
-async def test_server_down_is_typed_within_the_deadline(gemini: Path, marker: str) -> None:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]  # closed again before the CLI connects
+async def test_server_down_is_typed_within_the_deadline(gemini: Path, real_cli_marker: str) -> None:
+    port = closed_port()
     started = time.monotonic()
-    async with model_for(gemini, f"http://127.0.0.1:{port}", marker) as model:
+    async with model_for(gemini, f"http://127.0.0.1:{port}", real_cli_marker) as model:
         call = await model.invoke(prompt="hi", timeout=CALL_DEADLINE)
     assert time.monotonic() - started < CALL_DEADLINE + 5
     # Node's "fetch failed" on the result event: a typed connection failure.
@@ -189,14 +156,16 @@ async def test_server_down_is_typed_within_the_deadline(gemini: Path, marker: st
 
 
 async def test_prompt_beginning_with_dash_arrives_verbatim(
-    gemini: Path, server: FakeProviderServer, marker: str
+    gemini: Path, fake_provider_server: FakeProviderServer, real_cli_marker: str
 ) -> None:
     prompt = "-h --resume latest --yolo 'quoted' $(echo no)"
-    async with model_for(gemini, scenario_url(server, "text"), marker) as model:
+    async with model_for(
+        gemini, scenario_url(fake_provider_server, "text"), real_cli_marker
+    ) as model:
         call = await model.invoke(prompt=prompt, timeout=CALL_DEADLINE)
     assert call.exception is None, repr(call.exception)
     assert call.execution.response["result"] == ANSWER
-    assert prompt in server.requests[-1].conversation_text()
+    assert prompt in fake_provider_server.requests[-1].conversation_text()
 
 
 async def _drain(stream: AsyncIterator[StreamChunk], seen: list[str]) -> None:
@@ -211,11 +180,13 @@ def _slow_tool_env(tmp_path: Path) -> dict[str, str]:
 
 
 async def test_cancellation_mid_tool_leaves_no_process(
-    gemini: Path, server: FakeProviderServer, marker: str, tmp_path: Path
+    gemini: Path, fake_provider_server: FakeProviderServer, real_cli_marker: str, tmp_path: Path
 ) -> None:
     env = _slow_tool_env(tmp_path)
     seen: list[str] = []
-    async with model_for(gemini, scenario_url(server, "tool"), marker, env=env, yolo=True) as model:
+    async with model_for(
+        gemini, scenario_url(fake_provider_server, "tool"), real_cli_marker, env=env, yolo=True
+    ) as model:
         with anyio.fail_after(CALL_DEADLINE + 30):
             stream = model.stream(prompt="run the tool", timeout=CALL_DEADLINE)
             async for chunk in stream:
@@ -223,24 +194,26 @@ async def test_cancellation_mid_tool_leaves_no_process(
                 if chunk.type == "tool_use":
                     break
             await anyio.sleep(1.0)  # the tool shell is running now
-            assert processes_with_marker(marker), "no CLI or tool process was running"
+            assert processes_with_marker(real_cli_marker), "no CLI or tool process was running"
             await stream.aclose()
     assert "tool_use" in seen
     assert "tool_result" not in seen
-    _assert_no_survivors(marker)
+    assert_no_survivors(real_cli_marker)
 
 
 async def test_deadline_mid_tool_leaves_no_process(
-    gemini: Path, server: FakeProviderServer, marker: str, tmp_path: Path
+    gemini: Path, fake_provider_server: FakeProviderServer, real_cli_marker: str, tmp_path: Path
 ) -> None:
     env = _slow_tool_env(tmp_path)
     deadline = 45.0
     seen: list[str] = []
     started = time.monotonic()
-    async with model_for(gemini, scenario_url(server, "tool"), marker, env=env, yolo=True) as model:
+    async with model_for(
+        gemini, scenario_url(fake_provider_server, "tool"), real_cli_marker, env=env, yolo=True
+    ) as model:
         with pytest.raises(RequestDeadlineExceeded):
             await _drain(model.stream(prompt="run the tool", timeout=deadline), seen)
     assert time.monotonic() - started < deadline + 5
     assert "tool_use" in seen
     assert "tool_result" not in seen
-    _assert_no_survivors(marker)
+    assert_no_survivors(real_cli_marker)

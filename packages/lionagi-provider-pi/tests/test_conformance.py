@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from lionagi.providers.pi import PiCliEndpoint
-from lionagi.service import AgenticSettings
-from lionagi.service_testing.conformance import Scenario, SubprocessAgenticConformance
+from lionagi.service_testing.conformance import Scenario, SubprocessCliConformance
 
 SESSION = {"type": "session", "version": 3, "id": "01a2-conformance", "cwd": "/w"}
 RESUMABLE = {"type": "session", "version": 3, "id": "01a23124-e029-77ec-resumable", "cwd": "/w"}
@@ -147,28 +145,9 @@ EVENTS: dict[Scenario, list[dict[str, Any]]] = {
 }
 
 
-class TestPiConformance(SubprocessAgenticConformance):
-    def make_cli_endpoint(
-        self,
-        argv_prefix: Sequence[str],
-        *,
-        terminate_grace: float,
-        settings: AgenticSettings | None = None,
-        timeout: float | None = None,
-    ) -> PiCliEndpoint:
-        config = {"timeout": timeout} if timeout is not None else {}
-        return PiCliEndpoint(
-            argv=argv_prefix, terminate_grace=terminate_grace, settings=settings, **config
-        )
+class TestPiConformance(SubprocessCliConformance):
+    cli_endpoint_type = PiCliEndpoint
+    resume_flag = "--session"
 
     def cli_events(self, scenario: Scenario) -> Sequence[Mapping[str, Any]]:
         return EVENTS[scenario]
-
-    def valid_request(self) -> dict[str, Any]:
-        return {"prompt": "hello conformance"}
-
-    def workspace_request(self, repo: Path, workspace: str) -> dict[str, Any]:
-        return {"prompt": "hello conformance", "repo": str(repo), "workspace": workspace}
-
-    def resume_argv(self, session_id: str) -> Sequence[str]:
-        return ["--session", session_id]

@@ -8,7 +8,6 @@ carries a marker variable so survivors, tool shells included, are found in ``/pr
 from __future__ import annotations
 
 import json
-import socket
 import time
 from pathlib import Path
 from typing import Any
@@ -26,13 +25,14 @@ from lionagi.service import (
     iModel,
 )
 from lionagi.service_testing import FakeProviderServer
-from lionagi.service_testing.real_clis import (
-    MARKER_ENV,
-    PINNED_VERSIONS,
-    new_marker,
-    processes_with_marker,
-    real_cli_version,
-    require_real_cli,
+from lionagi.service_testing.real_clis import require_real_cli
+from lionagi.service_testing.real_tier import (
+    assert_pinned_version,
+    closed_port,
+    collect_into,
+    isolated_model,
+    survivors_after,
+    wait_for_process,
 )
 
 pytestmark = [pytest.mark.real_cli, pytest.mark.anyio, pytest.mark.timeout(240)]
@@ -47,55 +47,24 @@ def pi_binary() -> Path:
     return require_real_cli("pi")
 
 
-@pytest.fixture
-def marker() -> str:
-    return new_marker()
-
-
 def model_for(
-    binary: Path, gateway: str, marker: str, *, cwd: Path | None = None, model: str = "fake-model"
+    binary: Path,
+    gateway: str,
+    real_cli_marker: str,
+    *,
+    cwd: Path | None = None,
+    model: str = "fake-model",
 ) -> iModel:
-    settings: dict[str, Any] = {
-        "binary": str(binary),
-        "gateway_url": gateway,
-        "gateway_api_key": KEY,
-        "config_home": "isolated",
-        "env": {MARKER_ENV: marker},
-    }
-    if cwd is not None:
-        settings["cwd"] = str(cwd)
-    return iModel(model=f"pi/{model}", agentic_settings=settings)
+    return isolated_model(f"pi/{model}", binary, gateway, real_cli_marker, api_key=KEY, cwd=cwd)
 
 
 async def collect(model: iModel, **request: Any) -> tuple[list[StreamChunk], BaseException | None]:
     chunks: list[StreamChunk] = []
     try:
-        async for chunk in model.stream(timeout=CALL_DEADLINE, **request):
-            chunks.append(chunk)
+        await collect_into(model, chunks, deadline=CALL_DEADLINE, **request)
     except ProviderError as exc:
         return chunks, exc
     return chunks, None
-
-
-async def no_survivors(marker: str, settle: float = 15.0) -> list[int]:
-    with anyio.move_on_after(settle):
-        while processes_with_marker(marker):  # noqa: ASYNC110 - polling /proc
-            await anyio.sleep(0.1)
-    return processes_with_marker(marker)
-
-
-def _cmdline(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-    except OSError:
-        return ""
-
-
-async def wait_for_tool_shell(marker: str, limit: float = CALL_DEADLINE) -> None:
-    """Until a marked ``sleep`` (the tool shell's command) runs: the run is mid-tool."""
-    with anyio.fail_after(limit):
-        while not any("sleep" in _cmdline(p) for p in processes_with_marker(marker)):  # noqa: ASYNC110
-            await anyio.sleep(0.1)
 
 
 def slow_tool_workspace(tmp_path: Path) -> Path:
@@ -106,23 +75,14 @@ def slow_tool_workspace(tmp_path: Path) -> Path:
     return work
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def test_pinned_version(pi_binary: Path) -> None:
-    version = real_cli_version(pi_binary)
-    print(f"pi version: {version}")
-    assert PINNED_VERSIONS["pi"] in version
-    assert PiCliEndpoint.tested_version == PINNED_VERSIONS["pi"]
+    assert_pinned_version("pi", pi_binary, PiCliEndpoint)
 
 
 async def test_plain_text_invoke(
-    pi_binary: Path, fake_provider_server: FakeProviderServer, marker: str
+    pi_binary: Path, fake_provider_server: FakeProviderServer, real_cli_marker: str
 ) -> None:
-    model = model_for(pi_binary, fake_provider_server.base_url, marker)
+    model = model_for(pi_binary, fake_provider_server.base_url, real_cli_marker)
     try:
         call = await model.invoke(prompt="say hello", timeout=CALL_DEADLINE)
     finally:
@@ -133,13 +93,13 @@ async def test_plain_text_invoke(
     assert result["session_id"]
     assert result["session_id"] == model.provider_session_id
     assert fake_provider_server.requests[-1].path == "/v1/chat/completions"
-    assert await no_survivors(marker) == []
+    assert await survivors_after(real_cli_marker, 15.0) == []
 
 
 async def test_resume_round_trip_sends_turn_one_in_turn_two(
-    pi_binary: Path, fake_provider_server: FakeProviderServer, marker: str, tmp_path: Path
+    pi_binary: Path, fake_provider_server: FakeProviderServer, real_cli_marker: str, tmp_path: Path
 ) -> None:
-    model = model_for(pi_binary, fake_provider_server.base_url, marker, cwd=tmp_path)
+    model = model_for(pi_binary, fake_provider_server.base_url, real_cli_marker, cwd=tmp_path)
     try:
         first = await model.invoke(prompt="first turn marker-A", timeout=CALL_DEADLINE)
         assert first.status is EventStatus.COMPLETED, first.execution.error
@@ -160,9 +120,9 @@ async def test_resume_round_trip_sends_turn_one_in_turn_two(
 
 
 async def test_unknown_session_is_a_typed_error(
-    pi_binary: Path, fake_provider_server: FakeProviderServer, marker: str
+    pi_binary: Path, fake_provider_server: FakeProviderServer, real_cli_marker: str
 ) -> None:
-    model = model_for(pi_binary, fake_provider_server.base_url, marker)
+    model = model_for(pi_binary, fake_provider_server.base_url, real_cli_marker)
     try:
         call = await model.invoke(prompt="hi", resume="01a2ffff-0000", timeout=CALL_DEADLINE)
     finally:
@@ -173,10 +133,10 @@ async def test_unknown_session_is_a_typed_error(
 
 
 async def test_thinking_tool_usage_stream(
-    pi_binary: Path, fake_provider_server: FakeProviderServer, marker: str, tmp_path: Path
+    pi_binary: Path, fake_provider_server: FakeProviderServer, real_cli_marker: str, tmp_path: Path
 ) -> None:
     gateway = f"{fake_provider_server.base_url}/scenario/thinking+tool+usage"
-    model = model_for(pi_binary, gateway, marker, cwd=tmp_path)
+    model = model_for(pi_binary, gateway, real_cli_marker, cwd=tmp_path)
     try:
         chunks, exc = await collect(model, prompt="think, then run the tool")
     finally:
@@ -197,13 +157,13 @@ async def test_thinking_tool_usage_stream(
     assert final.type == "result"
     assert final.metadata["usage"]["input"] > 0
     assert final.metadata["usage"]["output"] > 0
-    assert await no_survivors(marker) == []
+    assert await survivors_after(real_cli_marker, 15.0) == []
 
 
 async def test_prompt_beginning_with_dash_arrives_verbatim(
-    pi_binary: Path, fake_provider_server: FakeProviderServer, marker: str
+    pi_binary: Path, fake_provider_server: FakeProviderServer, real_cli_marker: str
 ) -> None:
-    model = model_for(pi_binary, fake_provider_server.base_url, marker)
+    model = model_for(pi_binary, fake_provider_server.base_url, real_cli_marker)
     try:
         call = await model.invoke(prompt=HOSTILE, timeout=CALL_DEADLINE)
     finally:
@@ -213,9 +173,9 @@ async def test_prompt_beginning_with_dash_arrives_verbatim(
 
 
 async def test_401_is_a_provider_auth_error(
-    pi_binary: Path, fake_provider_server: FakeProviderServer, marker: str
+    pi_binary: Path, fake_provider_server: FakeProviderServer, real_cli_marker: str
 ) -> None:
-    model = model_for(pi_binary, f"{fake_provider_server.base_url}/scenario/401", marker)
+    model = model_for(pi_binary, f"{fake_provider_server.base_url}/scenario/401", real_cli_marker)
     try:
         chunks, exc = await collect(model, prompt="hello")
         call = await model.invoke(prompt="hello", timeout=CALL_DEADLINE)
@@ -228,8 +188,10 @@ async def test_401_is_a_provider_auth_error(
     assert isinstance(call.exception, ProviderAuthError)
 
 
-async def test_server_down_is_typed_within_the_deadline(pi_binary: Path, marker: str) -> None:
-    model = model_for(pi_binary, f"http://127.0.0.1:{free_port()}", marker)
+async def test_server_down_is_typed_within_the_deadline(
+    pi_binary: Path, real_cli_marker: str
+) -> None:
+    model = model_for(pi_binary, f"http://127.0.0.1:{closed_port()}", real_cli_marker)
     started = time.monotonic()
     try:
         _chunks, exc = await collect(model, prompt="hello")
@@ -238,14 +200,14 @@ async def test_server_down_is_typed_within_the_deadline(pi_binary: Path, marker:
     assert isinstance(exc, ProviderError), repr(exc)
     assert "Connection error" in str(exc)
     assert time.monotonic() - started < CALL_DEADLINE + 5
-    assert await no_survivors(marker) == []
+    assert await survivors_after(real_cli_marker, 15.0) == []
 
 
 async def test_cancellation_mid_tool_leaves_no_process(
-    pi_binary: Path, fake_provider_server: FakeProviderServer, marker: str, tmp_path: Path
+    pi_binary: Path, fake_provider_server: FakeProviderServer, real_cli_marker: str, tmp_path: Path
 ) -> None:
     gateway = f"{fake_provider_server.base_url}/scenario/tool"
-    model = model_for(pi_binary, gateway, marker, cwd=slow_tool_workspace(tmp_path))
+    model = model_for(pi_binary, gateway, real_cli_marker, cwd=slow_tool_workspace(tmp_path))
     seen: list[StreamChunk] = []
 
     async def consume() -> None:
@@ -255,24 +217,24 @@ async def test_cancellation_mid_tool_leaves_no_process(
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(consume)
-            await wait_for_tool_shell(marker)
+            await wait_for_process(real_cli_marker, CALL_DEADLINE, "sleep 300")
             tg.cancel_scope.cancel()
     finally:
         await model.close()
     assert "tool_use" in [c.type for c in seen]
-    assert await no_survivors(marker) == []
+    assert await survivors_after(real_cli_marker, 15.0) == []
 
 
 async def test_deadline_mid_tool_leaves_no_process(
-    pi_binary: Path, fake_provider_server: FakeProviderServer, marker: str, tmp_path: Path
+    pi_binary: Path, fake_provider_server: FakeProviderServer, real_cli_marker: str, tmp_path: Path
 ) -> None:
     gateway = f"{fake_provider_server.base_url}/scenario/tool"
-    model = model_for(pi_binary, gateway, marker, cwd=slow_tool_workspace(tmp_path))
+    model = model_for(pi_binary, gateway, real_cli_marker, cwd=slow_tool_workspace(tmp_path))
     deadline = 25.0
     mid_tool = anyio.Event()
 
     async def watch() -> None:
-        await wait_for_tool_shell(marker, limit=deadline + 5)
+        await wait_for_process(real_cli_marker, deadline + 5, "sleep 300")
         mid_tool.set()
 
     started = time.monotonic()
@@ -287,4 +249,4 @@ async def test_deadline_mid_tool_leaves_no_process(
         await model.close()
     assert time.monotonic() - started < deadline + 5
     assert mid_tool.is_set(), "the deadline passed before the tool shell started"
-    assert await no_survivors(marker) == []
+    assert await survivors_after(real_cli_marker, 15.0) == []

@@ -118,7 +118,7 @@ def test_gateway_maps_to_provider_flag_key_env_and_a_key_free_models_file(tmp_pa
     argv = ep.command(request(), program=launch.program, extra=launch.args)
     assert argv[argv.index("--provider") + 1] == GATEWAY_PROVIDER
     assert argv[argv.index("--model") + 1] == "gemini-3.1-pro-preview"
-    ep._prepare_gateway(request(model="m1"))
+    ep.prepare_launch(request(model="m1"), launch)
     home = ep.isolated_home
     assert home is not None
     agent = home / ".pi" / "agent"

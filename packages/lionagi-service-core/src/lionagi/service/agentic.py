@@ -10,11 +10,16 @@ from ._transport.agentic.output import enforce_agentic_contract as enforce_agent
 from ._transport.agentic.records import AgenticPayload as AgenticPayload
 from ._transport.agentic.settings import CONFIG_HOME_ENV as CONFIG_HOME_ENV
 from ._transport.agentic.settings import AgenticLaunch as AgenticLaunch
+from ._transport.agentic.subprocess_cli import CliEventParser as CliEventParser
+from ._transport.agentic.subprocess_cli import CliRequest as CliRequest
+from ._transport.agentic.subprocess_cli import SubprocessCliEndpoint as SubprocessCliEndpoint
+from ._transport.agentic.subprocess_cli import redact_chunk as redact_chunk
 from ._transport.classify import DEFAULT_ERROR_PATTERNS as DEFAULT_ERROR_PATTERNS
 from ._transport.classify import ProviderErrorPattern as ProviderErrorPattern
 from ._transport.subprocess import PORTABLE_INHERIT_ENV as PORTABLE_INHERIT_ENV
 from ._transport.subprocess import PROCESS_TERMINATE_GRACE as PROCESS_TERMINATE_GRACE
 from ._transport.subprocess import CliProbe as CliProbe
+from ._transport.subprocess import ErrorClassifier as ErrorClassifier
 from ._transport.subprocess import JsonEventStream as JsonEventStream
 from ._transport.subprocess import JsonFramer as JsonFramer
 from ._transport.subprocess import PromptMode as PromptMode
@@ -37,14 +42,18 @@ __all__ = [
     "CONFIG_HOME_ENV",
     "AgenticLaunch",
     "AgenticPayload",
+    "CliEventParser",
     "CliProbe",
+    "CliRequest",
     "DEFAULT_ERROR_PATTERNS",
+    "ErrorClassifier",
     "JsonEventStream",
     "JsonFramer",
     "PORTABLE_INHERIT_ENV",
     "PROCESS_TERMINATE_GRACE",
     "PromptMode",
     "ProviderErrorPattern",
+    "SubprocessCliEndpoint",
     "SubprocessSpec",
     "build_flag_args",
     "collect_call_result",
@@ -55,6 +64,7 @@ __all__ = [
     "json_events",
     "json_events_from_process",
     "probe_cli",
+    "redact_chunk",
     "repair_tail",
     "require_executable",
     "resolve_workspace",

@@ -21,6 +21,10 @@ Fixtures:
     A :class:`RecordingFakeCli`: ``argv(events)`` is an argv prefix for your adapter that runs the
     ``record`` fake CLI, which logs what it received (argv, stdin, environment, cwd, process ids)
     and then writes ``events`` (your CLI's own grammar) to stdout; ``records()`` reads the log.
+``real_cli_marker``
+    A fresh value for ``LIONAGI_TEST_PROCESS_MARKER`` (pass it in the CLI's env, e.g. through
+    :func:`lionagi.service_testing.real_tier.isolated_settings`); after the test, fails when a
+    process carrying it (the CLI or a tool shell) is still alive once teardown had time to reap.
 ``isolated_cli_home``
     Every agentic endpoint launched during the test gets a throwaway config home
     (``LIONAGI_SERVICE_CONFIG_HOME=isolated``), and ``HOME`` points at a temporary folder, so
@@ -42,6 +46,8 @@ from lionagi.service.agentic import CONFIG_HOME_ENV
 from .conformance._leaks import child_pids, open_fd_count
 from .conformance._subprocess import record_argv
 from .fake_server import FakeProviderServer
+from .real_clis import new_marker
+from .real_tier import assert_no_survivors
 
 __all__ = [
     "RecordingFakeCli",
@@ -50,6 +56,7 @@ __all__ = [
     "fake_provider_server_session",
     "leak_check",
     "pytest_configure",
+    "real_cli_marker",
     "recording_fake_cli",
 ]
 
@@ -143,6 +150,14 @@ def recording_fake_cli(tmp_path: Path) -> RecordingFakeCli:
     folder = tmp_path / "recording-fake-cli"
     folder.mkdir()
     return RecordingFakeCli(folder)
+
+
+@pytest.fixture
+def real_cli_marker() -> Iterator[str]:
+    """A process marker for one real-CLI test; no process carrying it may outlive the test."""
+    value = new_marker()
+    yield value
+    assert_no_survivors(value)
 
 
 @pytest.fixture

@@ -1,8 +1,9 @@
 """A minimal subprocess agentic adapter: the reference the conformance kit is tested against.
 
 It is what a vendor CLI adapter looks like when everything but the command grammar and the event
-mapping is left to core: a strict request model, ``json_events_from_process`` for launch, framing,
-stderr and teardown, ``resolve_workspace`` for containment, and a projection of a trivial
+mapping is left to core: a strict request model, the flags (``cli_arguments``), a parser
+(``event_parser``) and the deployment hooks, on core's ``SubprocessCliEndpoint`` (launch,
+framing, stderr, teardown, containment and the run loop); the parser is a projection of a trivial
 normalized grammar to :class:`StreamChunk`. It is not registered in the catalog.
 
 Event grammar (one JSON object per event)::
@@ -34,7 +35,7 @@ leading ``-`` is an operand, never an option.
 Deployment settings (``settings=``, :class:`~lionagi.service.AgenticSettings`): ``binary``
 replaces ``argv[0]``; ``cwd`` is the working directory when the request names no ``repo``
 (and the base ``workspace`` is resolved against); ``env`` and the config home reach the child
-through :meth:`AgenticEndpoint.launch_settings`. The gateway is mapped to
+through :meth:`SubprocessCliEndpoint.launch_settings`. The gateway is mapped to
 ``LIONAGI_REFERENCE_GATEWAY_URL`` / ``LIONAGI_REFERENCE_GATEWAY_KEY`` and a ``--gateway`` flag,
 the shape a vendor adapter's ``ANTHROPIC_BASE_URL`` or codex model provider mapping takes.
 An isolated home is seeded with ``.reference-cli/settings.json`` (headless, no retries).
@@ -43,7 +44,7 @@ An isolated home is seeded with ``.reference-cli/settings.json`` (headless, no r
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -51,20 +52,19 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from lionagi.service import (
     AgenticCapabilities,
-    AgenticEndpoint,
     AgenticSettings,
-    EndpointConfig,
     ProviderProtocolError,
     StreamChunk,
 )
-from lionagi.service.agentic import (
-    PROCESS_TERMINATE_GRACE,
-    JsonEventStream,
-    json_events_from_process,
-    resolve_workspace,
-)
+from lionagi.service.agentic import SubprocessCliEndpoint
 
-__all__ = ["REFERENCE_CLI_CONFIG", "ReferenceCliEndpoint", "ReferenceCliRequest", "project_event"]
+__all__ = [
+    "REFERENCE_CLI_CONFIG",
+    "ReferenceCliEndpoint",
+    "ReferenceCliRequest",
+    "ReferenceEventParser",
+    "project_event",
+]
 
 REFERENCE_CLI_CONFIG: Mapping[str, Any] = {
     "name": "reference-cli",
@@ -87,7 +87,7 @@ class ReferenceCliRequest(BaseModel):
     workspace: str | None = None
 
 
-class ReferenceCliEndpoint(AgenticEndpoint):
+class ReferenceCliEndpoint(SubprocessCliEndpoint):
     """Runs ``argv`` plus the request's flags and projects its events.
 
     Args:
@@ -97,6 +97,12 @@ class ReferenceCliEndpoint(AgenticEndpoint):
         settings: Deployment settings (see the module docstring).
     """
 
+    default_config: ClassVar[Mapping[str, Any] | None] = REFERENCE_CLI_CONFIG
+    cli_binary: ClassVar[str | None] = "lionagi-reference-cli"
+    process_label: ClassVar[str | None] = "reference-cli"
+    install_hint: ClassVar[str | None] = (
+        "the reference CLI is a test double; point argv at a fake CLI"
+    )
     capabilities: ClassVar[AgenticCapabilities | None] = AgenticCapabilities(
         transport="subprocess", resumable=True, emits_tool_events=True, reports_usage=True
     )
@@ -104,29 +110,6 @@ class ReferenceCliEndpoint(AgenticEndpoint):
     resume_field: ClassVar[str | None] = "resume"
     runtime_arg_keys: ClassVar[frozenset[str]] = frozenset({"on_text"})
     supports_gateway: ClassVar[bool] = True
-
-    def __init__(
-        self,
-        config: EndpointConfig | Mapping[str, Any] | None = None,
-        *,
-        argv: Sequence[str] = ("lionagi-reference-cli",),
-        terminate_grace: float = PROCESS_TERMINATE_GRACE,
-        **overrides: Any,
-    ) -> None:
-        super().__init__(REFERENCE_CLI_CONFIG if config is None else config, **overrides)
-        self.argv = tuple(argv)
-        self.terminate_grace = terminate_grace
-
-    def copy(self) -> ReferenceCliEndpoint:
-        """Same config, command, grace and settings; handlers copied; no session, no process."""
-        other = type(self)(
-            self.config,
-            argv=self.argv,
-            terminate_grace=self.terminate_grace,
-            settings=self.settings,
-        )
-        self.copy_runtime_state_to(other)
-        return other
 
     def gateway_env(self, settings: AgenticSettings) -> dict[str, str]:
         """The reference CLI reads its gateway from two variables."""
@@ -148,44 +131,20 @@ class ReferenceCliEndpoint(AgenticEndpoint):
         settings = {"retries": 0, "telemetry": False, "trust_workspace": True}
         (folder / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
 
-    def command(
-        self,
-        request: ReferenceCliRequest,
-        *,
-        program: str | None = None,
-        extra: Sequence[str] = (),
+    def cli_arguments(
+        self, request: ReferenceCliRequest, *, extra: Sequence[str] = ()
     ) -> list[str]:
-        """The argv for one run before the prompt: every flag and value its own element.
-
-        ``program`` replaces ``argv[0]`` (the ``binary`` setting); ``extra`` (gateway flags)
-        follows the configured prefix.
-        """
-        argv = [program, *self.argv[1:]] if program else list(self.argv)
-        argv += extra
+        """The flags after the prefix: gateway flags, then every flag and value its own element."""
+        argv = list(extra)
         if request.model:
             argv += ["--model", request.model]
         if request.resume:
             argv += ["--resume", request.resume]
         return argv
 
-    def launch(self, request: ReferenceCliRequest, cwd: Path | None) -> JsonEventStream:
-        """The one place the CLI is started.
-
-        Argv vector, prompt after ``--``, stdin from /dev/null, the deployment settings'
-        binary/env/home, and core's teardown.
-        """
-        launch = self.launch_settings()
-        return json_events_from_process(
-            self.command(request, program=launch.program, extra=launch.args),
-            cwd=cwd,
-            env=launch.env,
-            inherit_env=launch.inherit_env,
-            secrets=launch.secrets,
-            label="reference-cli",
-            install_hint="the reference CLI is a test double; point argv at a fake CLI",
-            terminate_grace=self.terminate_grace,
-            prompt=request.prompt,
-        )
+    def event_parser(self, request: ReferenceCliRequest) -> ReferenceEventParser:
+        """A parser for one run, projecting through :meth:`project` and :meth:`finish_result`."""
+        return ReferenceEventParser(self)
 
     def project(self, event: Mapping[str, Any]) -> StreamChunk | None:
         """One event to one chunk (see :func:`project_event`)."""
@@ -201,36 +160,31 @@ class ReferenceCliEndpoint(AgenticEndpoint):
             return StreamChunk("result", None, metadata=dict(chunk.metadata))
         return chunk
 
-    async def _stream_agentic(
-        self,
-        request: BaseModel,
-        *,
-        runtime_args: dict[str, Any],
-        local_timeout: float | None,
-    ) -> AsyncIterator[StreamChunk]:
-        assert isinstance(request, ReferenceCliRequest)
-        launch = self.launch_settings()
-        cwd = launch.cwd
-        repo = request.repo if request.repo is not None else cwd
-        if repo is not None or request.workspace:
-            cwd = resolve_workspace(repo, request.workspace)
-        on_text = self._runtime_handlers(runtime_args).get("on_text")
-        streamed: list[str] = []
-        events = self.launch(request, cwd)
-        async with events:
-            async for event in events:
-                chunk = self.project(event)
-                if chunk is None:
-                    continue
-                if chunk.type == "text" and chunk.content:
-                    streamed.append(chunk.content)
-                elif chunk.type == "result":
-                    chunk = self.finish_result(chunk, "".join(streamed))
-                if on_text is not None and chunk.type == "text" and chunk.content:
-                    on_text(chunk.content)
-                yield chunk
-                if chunk.type == "error":
-                    return  # nothing after a provider error; leaving the block tears down
+
+class ReferenceEventParser:
+    """One run's events through the endpoint's hooks (the kit overrides them to prove a trap).
+
+    Keeps the text streamed so far, so a result that repeats it is passed on without content.
+    """
+
+    def __init__(self, endpoint: ReferenceCliEndpoint) -> None:
+        self._endpoint = endpoint
+        self._streamed: list[str] = []
+
+    def feed(self, event: Mapping[str, Any]) -> list[StreamChunk]:
+        """The event's chunk (none for telemetry)."""
+        chunk = self._endpoint.project(event)
+        if chunk is None:
+            return []
+        if chunk.type == "text" and chunk.content:
+            self._streamed.append(chunk.content)
+        elif chunk.type == "result":
+            chunk = self._endpoint.finish_result(chunk, "".join(self._streamed))
+        return [chunk]
+
+    def finish(self) -> list[StreamChunk]:
+        """The reference grammar buffers nothing: a failure is its own event."""
+        return []
 
 
 def project_event(event: Mapping[str, Any]) -> StreamChunk | None:

@@ -1,8 +1,9 @@
 """The Claude Code CLI endpoint: ``claude -p --output-format stream-json --verbose -- <prompt>``.
 
-Everything but the command grammar and the event mapping is core's: launch without a shell in
-a new process group, a minimal environment, NDJSON framing, bounded stderr, and SIGTERM ->
-grace -> SIGKILL teardown of the whole tree (tool shells included).
+Everything but the command grammar and the event mapping is core's (``SubprocessCliEndpoint``):
+the run loop, launch without a shell in a new process group, a minimal environment, NDJSON
+framing, bounded stderr, and SIGTERM -> grace -> SIGKILL teardown of the whole tree (tool shells
+included).
 
 Gateway: ``ANTHROPIC_BASE_URL`` (the CLI speaks Anthropic Messages, ``POST /v1/messages``) and
 ``ANTHROPIC_API_KEY``; non-essential traffic is switched off with it, since a deployment that
@@ -16,7 +17,7 @@ telemetry, auto-update and non-essential traffic off, and onboarding marked comp
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -24,23 +25,13 @@ from pydantic import BaseModel
 
 from lionagi.service import (
     AgenticCapabilities,
-    AgenticEndpoint,
     AgenticSettings,
-    EndpointConfig,
-    EndpointConfigurationError,
     ProviderError,
     ProviderPermissionError,
     ProviderQuotaError,
-    StreamChunk,
     classify_provider_error,
 )
-from lionagi.service.agentic import (
-    PROCESS_TERMINATE_GRACE,
-    JsonEventStream,
-    ProviderErrorPattern,
-    json_events_from_process,
-    resolve_workspace,
-)
+from lionagi.service.agentic import ErrorClassifier, ProviderErrorPattern, SubprocessCliEndpoint
 
 from ._events import ClaudeEventMapper
 from ._request import ClaudeCodeRequest, command_flags
@@ -85,7 +76,7 @@ CLAUDE_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
 )
 
 
-class ClaudeCodeEndpoint(AgenticEndpoint):
+class ClaudeCodeEndpoint(SubprocessCliEndpoint):
     """``claude -p`` as an agentic endpoint (resumable through ``resume``).
 
     Args:
@@ -96,6 +87,7 @@ class ClaudeCodeEndpoint(AgenticEndpoint):
         settings: Deployment settings (:class:`~lionagi.service.AgenticSettings`).
     """
 
+    default_config: ClassVar[Mapping[str, Any] | None] = CLAUDE_CODE_CONFIG
     capabilities: ClassVar[AgenticCapabilities | None] = AgenticCapabilities(
         transport="subprocess", resumable=True, emits_tool_events=True, reports_usage=True
     )
@@ -111,31 +103,6 @@ class ClaudeCodeEndpoint(AgenticEndpoint):
         "uses your own Claude Code login: run `claude` once and /login, or set "
         "ANTHROPIC_API_KEY; with a gateway, agentic_settings gateway_url + gateway_api_key"
     )
-
-    def __init__(
-        self,
-        config: EndpointConfig | Mapping[str, Any] | None = None,
-        *,
-        argv: tuple[str, ...] | list[str] = ("claude",),
-        terminate_grace: float = PROCESS_TERMINATE_GRACE,
-        **overrides: Any,
-    ) -> None:
-        super().__init__(CLAUDE_CODE_CONFIG if config is None else config, **overrides)
-        if not argv:
-            raise EndpointConfigurationError("argv", "needs at least the program")
-        self.argv = tuple(argv)
-        self.terminate_grace = terminate_grace
-
-    def copy(self) -> ClaudeCodeEndpoint:
-        """Same config, command, grace and settings; handlers copied; no session or process."""
-        other = type(self)(
-            self.config,
-            argv=self.argv,
-            terminate_grace=self.terminate_grace,
-            settings=self.settings,
-        )
-        self.copy_runtime_state_to(other)
-        return other
 
     # -- deployment -------------------------------------------------------------------------------
 
@@ -169,10 +136,13 @@ class ClaudeCodeEndpoint(AgenticEndpoint):
 
     # -- one run ----------------------------------------------------------------------------------
 
-    def command(self, request: ClaudeCodeRequest, *, program: str | None = None) -> list[str]:
-        """The argv before ``--`` and the prompt: each flag and value its own element."""
-        argv = [program, *self.argv[1:]] if program else list(self.argv)
-        return argv + command_flags(request)
+    def cli_arguments(self, request: ClaudeCodeRequest, *, extra: Sequence[str] = ()) -> list[str]:
+        """The flags before ``--`` and the prompt: each flag and value its own element."""
+        return [*extra, *command_flags(request)]
+
+    def event_parser(self, request: ClaudeCodeRequest) -> ClaudeEventMapper:
+        """A new mapper of Claude's stream-json for one run."""
+        return ClaudeEventMapper()
 
     def classify_stderr(
         self, text: str, *, returncode: int | None = None, stderr_tail: str = ""
@@ -187,42 +157,6 @@ class ClaudeCodeEndpoint(AgenticEndpoint):
             secrets=self.settings.secret_values(),
         )
 
-    def launch(self, request: ClaudeCodeRequest, cwd: Path | None) -> JsonEventStream:
-        """Start the CLI: prompt after ``--``, stdin /dev/null, the deployment's env and home."""
-        launch = self.launch_settings()
-        return json_events_from_process(
-            self.command(request, program=launch.program),
-            cwd=cwd,
-            env=launch.env,
-            inherit_env=launch.inherit_env,
-            secrets=launch.secrets,
-            label="claude",
-            install_hint=self.install_hint,
-            classify=self.classify_stderr,
-            terminate_grace=self.terminate_grace,
-            prompt=request.prompt,
-        )
-
-    async def _stream_agentic(
-        self,
-        request: BaseModel,
-        *,
-        runtime_args: dict[str, Any],
-        local_timeout: float | None,
-    ) -> AsyncIterator[StreamChunk]:
-        assert isinstance(request, ClaudeCodeRequest)
-        cwd = self.settings.cwd
-        repo = request.repo if request.repo is not None else cwd
-        work = None
-        if repo is not None or request.workspace:
-            work = resolve_workspace(repo, request.workspace)
-        mapper = ClaudeEventMapper()
-        events = self.launch(request, work)
-        async with events:
-            async for event in events:
-                for chunk in mapper.feed(event):
-                    yield chunk
-                    if chunk.type == "error":
-                        return  # one error chunk, nothing after it; leaving tears down
-            for chunk in mapper.finish():
-                yield chunk
+    def stderr_classifier(self) -> ErrorClassifier:
+        """Claude's phrases first (see :meth:`classify_stderr`)."""
+        return self.classify_stderr

@@ -1,34 +1,21 @@
 """CodexCliEndpoint: ``codex exec --json`` as an ADR-0030 subprocess adapter.
 
-Core owns launch, framing, stderr, the deadline and teardown (``json_events_from_process``);
-this class owns only the command grammar (``_command``), the event mapping (``_events``) and
-the deployment mapping: gateway -> a custom model provider, isolated home -> ``CODEX_HOME``
-with headless settings.
+Core owns launch, framing, stderr, the deadline, teardown and the run loop
+(``SubprocessCliEndpoint``); this class owns only the command grammar (``_command``), the event
+mapping (``_events``) and the deployment mapping: gateway -> a custom model provider, isolated
+home -> ``CODEX_HOME`` with headless settings.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from lionagi.service import (
-    AgenticCapabilities,
-    AgenticEndpoint,
-    AgenticSettings,
-    EndpointConfig,
-    ProviderDisconnectError,
-    StreamChunk,
-)
-from lionagi.service.agentic import (
-    PROCESS_TERMINATE_GRACE,
-    JsonEventStream,
-    ProviderErrorPattern,
-    json_events_from_process,
-    resolve_workspace,
-)
+from lionagi.service import AgenticCapabilities, AgenticSettings, ProviderDisconnectError
+from lionagi.service.agentic import ProviderErrorPattern, SubprocessCliEndpoint
 
 from ._command import CODEX_DIR, GATEWAY_KEY_ENV, build_argv, gateway_args, seed_codex_home
 from ._events import CodexEventParser
@@ -43,7 +30,7 @@ CODEX_CLI_CONFIG: Mapping[str, Any] = {
 }
 
 
-class CodexCliEndpoint(AgenticEndpoint):
+class CodexCliEndpoint(SubprocessCliEndpoint):
     """Runs ``codex exec --json`` for one request and projects its events.
 
     Args:
@@ -54,6 +41,7 @@ class CodexCliEndpoint(AgenticEndpoint):
         settings: Deployment settings (:class:`~lionagi.service.AgenticSettings`).
     """
 
+    default_config: ClassVar[Mapping[str, Any] | None] = CODEX_CLI_CONFIG
     capabilities: ClassVar[AgenticCapabilities | None] = AgenticCapabilities(
         transport="subprocess", resumable=False, emits_tool_events=True, reports_usage=True
     )
@@ -79,31 +67,6 @@ class CodexCliEndpoint(AgenticEndpoint):
         "agentic_settings gateway_url/gateway_api_key"
     )
 
-    def __init__(
-        self,
-        config: EndpointConfig | Mapping[str, Any] | None = None,
-        *,
-        argv: Sequence[str] = ("codex",),
-        terminate_grace: float = PROCESS_TERMINATE_GRACE,
-        **overrides: Any,
-    ) -> None:
-        super().__init__(CODEX_CLI_CONFIG if config is None else config, **overrides)
-        if not argv:
-            raise ValueError("argv needs at least the program")
-        self.argv = tuple(argv)
-        self.terminate_grace = terminate_grace
-
-    def copy(self) -> CodexCliEndpoint:
-        """Same config, command, grace and settings; handlers copied; no home, no process."""
-        other = type(self)(
-            self.config,
-            argv=self.argv,
-            terminate_grace=self.terminate_grace,
-            settings=self.settings,
-        )
-        self.copy_runtime_state_to(other)
-        return other
-
     # -- deployment hooks -------------------------------------------------------------------------
 
     def gateway_env(self, settings: AgenticSettings) -> dict[str, str]:
@@ -126,53 +89,10 @@ class CodexCliEndpoint(AgenticEndpoint):
 
     # -- one run ----------------------------------------------------------------------------------
 
-    def command(
-        self, request: CodexRequest, *, program: str | None = None, extra: Sequence[str] = ()
-    ) -> list[str]:
-        """The argv for one run before the prompt.
+    def cli_arguments(self, request: CodexRequest, *, extra: Sequence[str] = ()) -> list[str]:
+        """``exec --json``, the gateway's ``-c`` overrides (where codex reads them), the flags."""
+        return build_argv(request, prefix=(), extra=extra)
 
-        ``program`` replaces ``argv[0]`` (the ``binary`` setting); ``extra`` is the gateway's
-        ``-c`` overrides, placed after ``exec --json`` where codex reads them.
-        """
-        prefix = [program, *self.argv[1:]] if program else list(self.argv)
-        return build_argv(request, prefix=prefix, extra=extra)
-
-    def launch(self, request: CodexRequest, cwd: Path | None) -> JsonEventStream:
-        """Start codex: argv only, prompt after ``--``, stdin /dev/null, core's teardown."""
-        launch = self.launch_settings()
-        return json_events_from_process(
-            self.command(request, program=launch.program, extra=launch.args),
-            cwd=cwd,
-            env=launch.env,
-            inherit_env=launch.inherit_env,
-            secrets=launch.secrets,
-            label="codex",
-            install_hint=self.install_hint,
-            terminate_grace=self.terminate_grace,
-            prompt=request.prompt,
-        )
-
-    async def _stream_agentic(
-        self,
-        request: BaseModel,
-        *,
-        runtime_args: dict[str, Any],
-        local_timeout: float | None,
-    ) -> AsyncIterator[StreamChunk]:
-        assert isinstance(request, CodexRequest)
-        cwd = self.launch_settings().cwd
-        repo = request.repo if request.repo is not None else cwd
-        if repo is not None or request.workspace:
-            cwd = resolve_workspace(repo, request.workspace)
-        on_text = self._runtime_handlers(runtime_args).get("on_text")
-        parser = CodexEventParser(model=request.model)
-        async with self.launch(request, cwd) as events:
-            async for event in events:
-                for chunk in parser.feed(event):
-                    if on_text is not None and chunk.type == "text" and chunk.content:
-                        on_text(chunk.content)
-                    yield chunk
-                    if chunk.type == "error":
-                        return  # nothing after the failure; leaving the block tears down
-            for chunk in parser.finish():
-                yield chunk
+    def event_parser(self, request: CodexRequest) -> CodexEventParser:
+        """A parser for one run; the model names the result when codex does not."""
+        return CodexEventParser(model=request.model)

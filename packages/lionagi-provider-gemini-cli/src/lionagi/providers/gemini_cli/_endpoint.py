@@ -1,35 +1,27 @@
 """The Gemini CLI agentic endpoint: launch ``gemini`` headless and project its stream-json.
 
-Core does the process work (argv only, own process group and cgroup, minimal environment,
-bounded stderr, teardown of the whole tree); this module keeps the command grammar, the
-deployment mapping (gateway, isolated home) and the run loop that decides success from the
+Core does the process work and runs the loop (``SubprocessCliEndpoint``: argv only, own process
+group and cgroup, minimal environment, bounded stderr, teardown of the whole tree, secrets
+redacted from error chunks); this module keeps the command grammar, the exit-code mapping, and
+the deployment mapping (gateway, isolated home). The projector decides success from the
 terminal ``result`` event.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from lionagi.service import (
-    AgenticCapabilities,
-    AgenticEndpoint,
-    AgenticSettings,
-    EndpointConfig,
-    ProviderProtocolError,
-    StreamChunk,
-)
+from lionagi.service import AgenticCapabilities, AgenticSettings
 from lionagi.service.agentic import (
-    PROCESS_TERMINATE_GRACE,
-    AgenticLaunch,
-    JsonEventStream,
+    ErrorClassifier,
+    PromptMode,
     ProviderErrorPattern,
-    json_events_from_process,
-    resolve_workspace,
+    SubprocessCliEndpoint,
 )
 
 from ._errors import GEMINI_ERROR_PATTERNS, classify_exit
@@ -37,8 +29,6 @@ from ._events import GeminiEventProjector
 from ._request import GeminiCodeRequest, build_argv
 
 __all__ = ["GEMINI_CODE_CONFIG", "HEADLESS_SETTINGS", "GeminiCodeEndpoint"]
-
-REDACTED = "[REDACTED]"
 
 GEMINI_CODE_CONFIG: Mapping[str, Any] = {
     "name": "gemini_code",
@@ -62,16 +52,20 @@ HEADLESS_SETTINGS: Mapping[str, Any] = {
 """``$HOME/.gemini/settings.json`` of an isolated home."""
 
 
-class GeminiCodeEndpoint(AgenticEndpoint):
+class GeminiCodeEndpoint(SubprocessCliEndpoint):
     """``gemini --output-format stream-json`` with the prompt on stdin.
 
     Args:
         config: Endpoint config; defaults to :data:`GEMINI_CODE_CONFIG`.
+        argv: Program (and leading arguments) replacing ``gemini``; the ``binary`` setting
+            replaces ``argv[0]``. Tests point it at a fake CLI.
         terminate_grace: Seconds between SIGTERM and SIGKILL at teardown.
         settings: Deployment settings (``binary``, ``gateway_url``/``gateway_api_key`` mapped to
             ``GOOGLE_GEMINI_BASE_URL``/``GEMINI_API_KEY``, ``env``, ``cwd``, ``config_home``).
     """
 
+    default_config: ClassVar[Mapping[str, Any] | None] = GEMINI_CODE_CONFIG
+    prompt_mode: ClassVar[PromptMode] = "stdin"
     capabilities: ClassVar[AgenticCapabilities | None] = AgenticCapabilities(
         transport="subprocess", resumable=True, emits_tool_events=True, reports_usage=True
     )
@@ -89,24 +83,6 @@ class GeminiCodeEndpoint(AgenticEndpoint):
         "run `gemini` once and sign in, or set GEMINI_API_KEY; isolated mode needs "
         "GEMINI_API_KEY (env) or agentic_settings gateway_url/gateway_api_key"
     )
-
-    def __init__(
-        self,
-        config: EndpointConfig | Mapping[str, Any] | None = None,
-        *,
-        terminate_grace: float = PROCESS_TERMINATE_GRACE,
-        **overrides: Any,
-    ) -> None:
-        super().__init__(GEMINI_CODE_CONFIG if config is None else config, **overrides)
-        self.terminate_grace = terminate_grace
-
-    def copy(self) -> GeminiCodeEndpoint:
-        """Same config, grace and settings; handlers copied; no session, home or process."""
-        other = type(self)(
-            self.config, terminate_grace=self.terminate_grace, settings=self.settings
-        )
-        self.copy_runtime_state_to(other)
-        return other
 
     # -- deployment -------------------------------------------------------------------------------
 
@@ -131,68 +107,14 @@ class GeminiCodeEndpoint(AgenticEndpoint):
 
     # -- one run ----------------------------------------------------------------------------------
 
-    def command(self, request: GeminiCodeRequest, launch: AgenticLaunch | None = None) -> list[str]:
-        """The argv of one run (the prompt goes to stdin, never here)."""
-        launch = launch or self.launch_settings()
-        return build_argv(launch.program or type(self).cli_binary, request, launch.args)
+    def cli_arguments(self, request: GeminiCodeRequest, *, extra: Sequence[str] = ()) -> list[str]:
+        """The flags after the program (the prompt goes to stdin, never here)."""
+        return build_argv(request, extra)
 
-    def launch(self, request: GeminiCodeRequest, cwd: Path | None) -> JsonEventStream:
-        """The one place the CLI is started: argv vector, prompt on stdin, core's teardown."""
-        launch = self.launch_settings()
-        return json_events_from_process(
-            self.command(request, launch),
-            cwd=cwd,
-            env=launch.env,
-            inherit_env=launch.inherit_env,
-            secrets=launch.secrets,
-            label="gemini",
-            install_hint=type(self).install_hint,
-            classify=classify_exit,
-            terminate_grace=self.terminate_grace,
-            prompt=request.prompt,
-            prompt_mode="stdin",
-        )
+    def event_parser(self, request: GeminiCodeRequest) -> GeminiEventProjector:
+        """A projector for one run; success is judged by its terminal ``result`` event."""
+        return GeminiEventProjector()
 
-    async def _stream_agentic(
-        self,
-        request: BaseModel,
-        *,
-        runtime_args: dict[str, Any],
-        local_timeout: float | None,
-    ) -> AsyncIterator[StreamChunk]:
-        assert isinstance(request, GeminiCodeRequest)
-        launch = self.launch_settings()
-        cwd = launch.cwd
-        repo = request.repo if request.repo is not None else cwd
-        if repo is not None or request.workspace:
-            cwd = resolve_workspace(repo, request.workspace)
-        on_text = self._runtime_handlers(runtime_args).get("on_text")
-        projector = GeminiEventProjector()
-        secrets = [value for value in launch.secrets if value]
-        events = self.launch(request, cwd)
-        async with events:
-            async for event in events:
-                for chunk in projector.project(event):
-                    if on_text is not None and chunk.type == "text" and chunk.content:
-                        on_text(chunk.content)
-                    if chunk.type == "error":
-                        # Gemini quotes the API's error body, and a gateway may echo the key
-                        # it was sent: the consumer and the raised error never see it.
-                        yield _redacted(chunk, secrets)
-                        return  # the terminal event failed the run; leaving the block tears down
-                    yield chunk
-        if not projector.finished and projector.session_id is not None:
-            # The CLI started a session and exited 0 without its terminal event.
-            raise ProviderProtocolError("gemini: the stream ended without a result event")
-
-
-def _redacted(chunk: StreamChunk, secrets: list[str]) -> StreamChunk:
-    """``chunk`` with every deployment secret in its text and string metadata replaced."""
-
-    def scrub(text: str) -> str:
-        for secret in secrets:
-            text = text.replace(secret, REDACTED)
-        return text
-
-    meta = {k: scrub(v) if isinstance(v, str) else v for k, v in chunk.metadata.items()}
-    return StreamChunk("error", scrub(chunk.content or ""), is_error=True, metadata=meta)
+    def stderr_classifier(self) -> ErrorClassifier:
+        """Gemini's exit codes (HTTP status mod 256, 41/42/52/55/130) before its stderr."""
+        return classify_exit

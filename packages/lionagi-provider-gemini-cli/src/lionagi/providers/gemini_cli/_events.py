@@ -77,6 +77,19 @@ class GeminiEventProjector:
             return [StreamChunk("system", metadata={"session_id": self.session_id}), chunk]
         return [chunk]
 
+    feed = project  # the name core's run loop calls (``CliEventParser``)
+
+    def finish(self) -> list[StreamChunk]:
+        """Nothing to add at a clean exit; a started session without its result is an error.
+
+        Raises:
+            ProviderProtocolError: the CLI confirmed a session and exited 0 without the
+                terminal ``result`` event.
+        """
+        if not self.finished and self.session_id is not None:
+            raise ProviderProtocolError("gemini: the stream ended without a result event")
+        return []
+
     def _project(self, event: Mapping[str, Any]) -> StreamChunk | None:
         kind = event.get("type")
         if not isinstance(kind, str):

@@ -9,6 +9,7 @@ and uses it as the prompt, so the adapter writes the prompt there.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -92,9 +93,9 @@ class GeminiCodeRequest(BaseModel):
         return "yolo" if self.yolo else self.approval_mode
 
 
-def build_argv(program: str, request: GeminiCodeRequest, extra: tuple[str, ...] = ()) -> list[str]:
-    """``program`` plus the request's flags; each flag and each value is its own element."""
-    argv = [program, *extra, "--output-format", "stream-json", "--model", request.model]
+def build_argv(request: GeminiCodeRequest, extra: Sequence[str] = ()) -> list[str]:
+    """The request's flags after the program; each flag and each value is its own element."""
+    argv = [*extra, "--output-format", "stream-json", "--model", request.model]
     mode = request.effective_approval_mode
     if mode is not None:
         argv += ["--approval-mode", mode]

@@ -1,8 +1,8 @@
 """The pi CLI endpoint: one ``pi --mode json`` process per run, resumable by ``--session``.
 
-Everything but the command grammar and the event mapping is core's: launch, framing, bounded
-stderr, teardown of the whole process group (pi's bash tool shells included), workspace
-containment, deployment settings and the isolated home.
+Everything but the command grammar and the event mapping is core's (``SubprocessCliEndpoint``):
+the run loop, launch, framing, bounded stderr, teardown of the whole process group (pi's bash
+tool shells included), workspace containment, deployment settings and the isolated home.
 
 Prompt: on stdin (``prompt_mode="stdin"``). pi has no ``--`` separator and reads a word that
 starts with ``-`` as an option; piped stdin is read to EOF and becomes the message (pi trims
@@ -11,7 +11,7 @@ leading and trailing whitespace from it).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -19,19 +19,15 @@ from pydantic import BaseModel
 
 from lionagi.service import (
     AgenticCapabilities,
-    AgenticEndpoint,
     AgenticRequestValidationError,
     AgenticSettings,
-    EndpointConfig,
     EndpointConfigurationError,
-    StreamChunk,
 )
 from lionagi.service.agentic import (
-    PROCESS_TERMINATE_GRACE,
-    JsonEventStream,
+    AgenticLaunch,
+    PromptMode,
     ProviderErrorPattern,
-    json_events_from_process,
-    resolve_workspace,
+    SubprocessCliEndpoint,
 )
 
 from ._events import PiEventProjector
@@ -44,7 +40,7 @@ PI_CONFIG: Mapping[str, Any] = {"name": "pi-cli", "provider": "pi", "endpoint": 
 TESTED_VERSION = "0.73.1"
 
 
-class PiCliEndpoint(AgenticEndpoint):
+class PiCliEndpoint(SubprocessCliEndpoint):
     """Runs the pi coding agent headless and projects its JSON events (see ``_events``).
 
     Args:
@@ -55,6 +51,11 @@ class PiCliEndpoint(AgenticEndpoint):
         settings: Deployment settings (:class:`~lionagi.service.AgenticSettings`).
     """
 
+    default_config: ClassVar[Mapping[str, Any] | None] = PI_CONFIG
+    prompt_mode: ClassVar[PromptMode] = "stdin"
+    # Startup network work off (update and package checks, install ping); model calls are
+    # unaffected. The deployment's own env wins.
+    baseline_env: ClassVar[Mapping[str, str]] = {"PI_OFFLINE": "1", "PI_SKIP_VERSION_CHECK": "1"}
     capabilities: ClassVar[AgenticCapabilities | None] = AgenticCapabilities(
         transport="subprocess", resumable=True, emits_tool_events=True, reports_usage=True
     )
@@ -72,29 +73,10 @@ class PiCliEndpoint(AgenticEndpoint):
     )
     error_patterns: ClassVar[tuple[ProviderErrorPattern, ...]] = ()
 
-    def __init__(
-        self,
-        config: EndpointConfig | Mapping[str, Any] | None = None,
-        *,
-        argv: Sequence[str] = ("pi",),
-        terminate_grace: float = PROCESS_TERMINATE_GRACE,
-        **overrides: Any,
-    ) -> None:
-        super().__init__(PI_CONFIG if config is None else config, **overrides)
-        self.argv = tuple(argv)
-        self.terminate_grace = terminate_grace
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        """See :class:`~lionagi.service.agentic.SubprocessCliEndpoint` (same arguments)."""
+        super().__init__(*args, **kwargs)
         self._gateway_models: set[str] = set()
-
-    def copy(self) -> PiCliEndpoint:
-        """Same config, command, grace and settings; handlers copied; no home or process."""
-        other = type(self)(
-            self.config,
-            argv=self.argv,
-            terminate_grace=self.terminate_grace,
-            settings=self.settings,
-        )
-        self.copy_runtime_state_to(other)
-        return other
 
     # -- deployment -------------------------------------------------------------------------------
 
@@ -134,19 +116,12 @@ class PiCliEndpoint(AgenticEndpoint):
 
     # -- command ----------------------------------------------------------------------------------
 
-    def command(
-        self,
-        request: PiRequest,
-        *,
-        program: str | None = None,
-        extra: Sequence[str] = (),
-    ) -> list[str]:
-        """The argv before the prompt (which goes to stdin): every flag its own element.
+    def cli_arguments(self, request: PiRequest, *, extra: Sequence[str] = ()) -> list[str]:
+        """The flags after the program (the prompt goes to stdin): every flag its own element.
 
         ``extra`` holds the gateway flags (``--provider lionagi-gateway``); a request naming
         its own ``provider`` then conflicts and is refused.
         """
-        argv = [program, *self.argv[1:]] if program else list(self.argv)
         provider: str | None = None
         if extra:
             if request.provider is not None:
@@ -156,60 +131,17 @@ class PiCliEndpoint(AgenticEndpoint):
                 )
             provider = GATEWAY_PROVIDER
             request = request.model_copy(update={"model": request.model or DEFAULT_MODEL})
-        return argv + pi_arguments(request, provider=provider)
+        return pi_arguments(request, provider=provider)
 
-    def _prepare_gateway(self, request: PiRequest) -> None:
+    def event_parser(self, request: PiRequest) -> PiEventProjector:
+        """A projector for one run; an ephemeral run confirms no session."""
+        return PiEventProjector(resumable=not request.ephemeral)
+
+    def prepare_launch(self, request: PiRequest, launch: AgenticLaunch) -> None:
         """Write ``models.json`` listing every model this endpoint ran through the gateway."""
         home = self.isolated_home
         url = self.settings.gateway_url
-        if home is None or url is None:
+        if not launch.args or home is None or url is None:
             return
         self._gateway_models.add(request.model or DEFAULT_MODEL)
         write_models_file(home, url, self._gateway_models)
-
-    def launch(self, request: PiRequest, cwd: Path | None) -> JsonEventStream:
-        """The one place pi is started: argv vector, prompt on stdin, core's teardown."""
-        launch = self.launch_settings()
-        argv = self.command(request, program=launch.program, extra=launch.args)
-        if launch.args:
-            self._prepare_gateway(request)
-        return json_events_from_process(
-            argv,
-            cwd=cwd,
-            # Startup network work off (update and package checks, install ping); model calls
-            # are unaffected. The deployment's own env wins.
-            env={"PI_OFFLINE": "1", "PI_SKIP_VERSION_CHECK": "1", **launch.env},
-            inherit_env=launch.inherit_env,
-            secrets=launch.secrets,
-            label="pi",
-            install_hint=self.install_hint,
-            terminate_grace=self.terminate_grace,
-            prompt=request.prompt,
-            prompt_mode="stdin",
-        )
-
-    async def _stream_agentic(
-        self,
-        request: BaseModel,
-        *,
-        runtime_args: dict[str, Any],
-        local_timeout: float | None,
-    ) -> AsyncIterator[StreamChunk]:
-        assert isinstance(request, PiRequest)
-        launch = self.launch_settings()
-        cwd = launch.cwd
-        repo = request.repo if request.repo is not None else cwd
-        if repo is not None or request.workspace:
-            cwd = resolve_workspace(repo, request.workspace)
-        on_text = self._runtime_handlers(runtime_args).get("on_text")
-        projector = PiEventProjector(resumable=not request.ephemeral)
-        events = self.launch(request, cwd)
-        async with events:
-            async for event in events:
-                for chunk in projector.feed(event):
-                    if on_text is not None and chunk.type == "text" and chunk.content:
-                        on_text(chunk.content)
-                    yield chunk
-            # stdout ended and the process exited 0: only now is the outcome known.
-            for chunk in projector.finish():
-                yield chunk

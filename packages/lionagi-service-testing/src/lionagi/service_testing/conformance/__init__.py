@@ -8,6 +8,8 @@ your adapter; capability flags switch cases on and off, and every case's docstri
   ``valid_request()``.
 - :class:`SubprocessAgenticConformance`: CLI adapters; implement ``make_cli_endpoint(argv_prefix,
   terminate_grace=...)``, ``cli_events(scenario)`` and ``valid_request()``.
+- :class:`SubprocessCliConformance`: the same for an adapter on core's ``SubprocessCliEndpoint``;
+  set ``cli_endpoint_type`` (and ``resume_flag``), implement ``cli_events(scenario)``.
 - :class:`HTTPChatConformance`, :class:`HTTPEmbeddingsConformance`, :class:`HTTPJSONConformance`:
   HTTP adapters run against the fake provider server; set ``dialect`` and capability flags,
   implement ``make_endpoint(base_url, api_key)`` and ``valid_request()``. Cases are synchronous
@@ -26,6 +28,7 @@ This module imports pytest; ``import lionagi.service`` never imports it.
 from ._agentic import AgenticEndpointConformance as AgenticEndpointConformance
 from ._agentic import WorkProbe as WorkProbe
 from ._catalog_row import CatalogRow as CatalogRow
+from ._cli import SubprocessCliConformance as SubprocessCliConformance
 from ._http import HTTPCase as HTTPCase
 from ._http import StreamOutcome as StreamOutcome
 from ._http_base import HTTPConformanceBase as HTTPConformanceBase
@@ -68,6 +71,7 @@ __all__ = [
     "Scenario",
     "StreamOutcome",
     "SubprocessAgenticConformance",
+    "SubprocessCliConformance",
     "WorkProbe",
     "alive",
     "assert_static_conformance",

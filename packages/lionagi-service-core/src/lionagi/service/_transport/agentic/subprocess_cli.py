@@ -1,0 +1,245 @@
+"""SubprocessCliEndpoint: the one run loop every JSON-events CLI adapter shares.
+
+Each CLI adapter (codex, claude-code, gemini-cli, pi, the testing distribution's reference CLI)
+had grown the same mechanics: a constructor taking ``argv`` and ``terminate_grace``, a
+``copy()`` carrying them, the ``binary`` setting replacing ``argv[0]``, the launch through
+``json_events_from_process`` with the deployment's env, home and secrets, the working
+directory from ``repo``/``workspace`` or the settings' ``cwd``, and a loop feeding each event to
+a parser that stops after the first error chunk. Written five times, a fix to any of them had
+to be made five times. This base owns them once; a vendor keeps only its grammar:
+
+* ``request_type`` (a strict model with ``prompt``, ``repo`` and ``workspace``, see
+  :class:`CliRequest`) and :meth:`SubprocessCliEndpoint.cli_arguments` (its flags);
+* :meth:`SubprocessCliEndpoint.event_parser` (its events to normalized chunks);
+* the deployment hooks of :class:`AgenticEndpoint` (gateway, isolated home and its seed);
+* optional knobs: ``prompt_mode``, ``process_label``, ``baseline_env``,
+  :meth:`SubprocessCliEndpoint.stderr_classifier` and :meth:`SubprocessCliEndpoint.prepare_launch`.
+"""
+
+from __future__ import annotations
+
+from abc import ABCMeta, abstractmethod
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+from pydantic import BaseModel
+
+from ..._base.chunk import StreamChunk
+from ..._base.errors import EndpointConfigurationError
+from ..config import EndpointConfig
+from ..subprocess import (
+    PROCESS_TERMINATE_GRACE,
+    ErrorClassifier,
+    JsonEventStream,
+    PromptMode,
+    json_events_from_process,
+    resolve_workspace,
+)
+from .endpoint import AgenticEndpoint
+from .settings import AgenticLaunch
+
+__all__ = ["REDACTED", "CliEventParser", "CliRequest", "SubprocessCliEndpoint", "redact_chunk"]
+
+REDACTED = "[REDACTED]"
+
+
+@runtime_checkable
+class CliRequest(Protocol):
+    """The request fields the shared run loop reads; everything else is the vendor's."""
+
+    @property
+    def prompt(self) -> str:
+        """The user turn, handed to core (after ``--`` or on stdin), never built into argv."""
+
+    @property
+    def repo(self) -> str | None:
+        """Working directory of the run; None means the settings' ``cwd`` (or the caller's)."""
+
+    @property
+    def workspace(self) -> str | None:
+        """A directory inside ``repo`` to run in instead (containment is core's)."""
+
+
+class CliEventParser(Protocol):
+    """A vendor's event grammar: one parser per run, fed every stdout event in order."""
+
+    def feed(self, event: dict[str, Any]) -> Iterable[StreamChunk]:
+        """Chunks for one event (none for allowlisted telemetry); raise on protocol errors."""
+
+    def finish(self) -> Iterable[StreamChunk]:
+        """Chunks once stdout ended and the process exited cleanly (a buffered failure)."""
+
+
+class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
+    """Base for adapters that run a CLI printing one JSON event per line.
+
+    Args:
+        config: Endpoint config; defaults to the class's ``default_config``.
+        argv: Program (and leading arguments) to run; the vendor's flags are appended. The
+            ``binary`` setting replaces ``argv[0]``. Defaults to ``(cli_binary,)``; tests point
+            it at a fake CLI.
+        terminate_grace: Seconds between SIGTERM and SIGKILL at teardown.
+        settings: Deployment settings (:class:`~lionagi.service.AgenticSettings`).
+
+    Raises:
+        EndpointConfigurationError: ``argv`` is empty, or neither ``argv`` nor ``cli_binary``
+            names a program.
+    """
+
+    default_config: ClassVar[Mapping[str, Any] | None] = None
+    prompt_mode: ClassVar[PromptMode] = "after_separator"
+    # Name in diagnostics ("<label>: exited 1"); defaults to ``cli_binary``.
+    process_label: ClassVar[str | None] = None
+    # Environment every launch starts from; the deployment's env (home, gateway, settings) wins.
+    baseline_env: ClassVar[Mapping[str, str]] = {}
+
+    def __init__(
+        self,
+        config: EndpointConfig | Mapping[str, Any] | None = None,
+        *,
+        argv: Sequence[str] | None = None,
+        terminate_grace: float = PROCESS_TERMINATE_GRACE,
+        **overrides: Any,
+    ) -> None:
+        super().__init__(type(self).default_config if config is None else config, **overrides)
+        if argv is None:
+            binary = type(self).cli_binary
+            if binary is None:
+                raise EndpointConfigurationError(
+                    "argv", f"{type(self).__name__} declares no cli_binary; pass argv"
+                )
+            argv = (binary,)
+        if isinstance(argv, str) or not argv:
+            raise EndpointConfigurationError("argv", "needs at least the program, as a sequence")
+        self.argv: tuple[str, ...] = tuple(argv)
+        self.terminate_grace = terminate_grace
+
+    def copy(self) -> SubprocessCliEndpoint:
+        """Same class, config, command, grace and settings; handlers copied; no session or home."""
+        other = type(self)(
+            self.config,
+            argv=self.argv,
+            terminate_grace=self.terminate_grace,
+            settings=self.settings,
+        )
+        self.copy_runtime_state_to(other)
+        return other
+
+    # -- vendor grammar ---------------------------------------------------------------------------
+
+    @abstractmethod
+    def cli_arguments(self, request: Any, *, extra: Sequence[str] = ()) -> list[str]:
+        """The vendor's argv after the program prefix, without the prompt.
+
+        ``extra`` is what ``gateway_args`` returned for this deployment; the vendor places it
+        where its CLI reads it. Every flag and every value is its own element.
+        """
+
+    @abstractmethod
+    def event_parser(self, request: Any) -> CliEventParser:
+        """A new parser of the vendor's events for one run of ``request``."""
+
+    def stderr_classifier(self) -> ErrorClassifier | None:
+        """How a failed run's stderr and exit code become an error (None: core's patterns)."""
+        return None
+
+    def prepare_launch(self, request: Any, launch: AgenticLaunch) -> None:
+        """Hook run right before the process starts (e.g. write a per-run models file)."""
+
+    # -- shared mechanics -------------------------------------------------------------------------
+
+    def command(
+        self, request: Any, *, program: str | None = None, extra: Sequence[str] = ()
+    ) -> list[str]:
+        """The argv of one run before the prompt.
+
+        ``program`` replaces ``argv[0]`` (default: the ``binary`` setting, else ``argv[0]``).
+        """
+        head = program or self.settings.binary or self.argv[0]
+        return [head, *self.argv[1:], *self.cli_arguments(request, extra=extra)]
+
+    def working_directory(self, request: CliRequest) -> Path | None:
+        """``repo`` (else the settings' ``cwd``) with ``workspace`` contained in it, or None."""
+        cwd = self.settings.cwd
+        repo = request.repo if request.repo is not None else cwd
+        if repo is not None or request.workspace:
+            return resolve_workspace(repo, request.workspace)
+        return cwd
+
+    def launch(self, request: Any, cwd: Path | None) -> JsonEventStream:
+        """The one place the CLI starts: argv vector, the prompt handed to core, core's teardown.
+
+        The deployment's binary, env, config home and secrets come from :meth:`launch_settings`;
+        stdin is /dev/null unless ``prompt_mode`` puts the prompt there.
+        """
+        prompt = self._cli_request(request).prompt
+        launch = self.launch_settings()
+        argv = self.command(request, program=launch.program, extra=launch.args)
+        self.prepare_launch(request, launch)
+        cls = type(self)
+        return json_events_from_process(
+            argv,
+            cwd=cwd,
+            env={**cls.baseline_env, **launch.env},
+            inherit_env=launch.inherit_env,
+            secrets=launch.secrets,
+            label=cls.process_label or cls.cli_binary or cls.__name__,
+            install_hint=cls.install_hint or "",
+            classify=self.stderr_classifier(),
+            terminate_grace=self.terminate_grace,
+            prompt=prompt,
+            prompt_mode=cls.prompt_mode,
+        )
+
+    async def _stream_agentic(
+        self,
+        request: BaseModel,
+        *,
+        runtime_args: dict[str, Any],
+        local_timeout: float | None,
+    ) -> AsyncIterator[StreamChunk]:
+        cwd = self.working_directory(self._cli_request(request))
+        on_text = self._runtime_handlers(runtime_args).get("on_text")
+        parser = self.event_parser(request)
+        secrets = self.settings.secret_values()
+        async with self.launch(request, cwd) as events:
+            async for event in events:
+                for chunk in parser.feed(event):
+                    if chunk.type == "error":
+                        # A CLI quotes the API's error body, and a gateway may echo the key it
+                        # was sent: neither the consumer nor the raised error sees it.
+                        yield redact_chunk(chunk, secrets)
+                        return  # one error chunk, nothing after it; leaving the block tears down
+                    if on_text is not None and chunk.type == "text" and chunk.content:
+                        on_text(chunk.content)
+                    yield chunk
+            # stdout ended and the process exited cleanly: a buffered outcome is known only now.
+            for chunk in parser.finish():
+                yield redact_chunk(chunk, secrets) if chunk.type == "error" else chunk
+                if chunk.type == "error":
+                    return
+
+    def _cli_request(self, request: object) -> CliRequest:
+        if not isinstance(request, CliRequest):
+            raise EndpointConfigurationError(
+                "request_type",
+                f"{type(self).__name__}'s request model needs prompt, repo and workspace fields",
+            )
+        return request
+
+
+def redact_chunk(chunk: StreamChunk, secrets: Sequence[str]) -> StreamChunk:
+    """``chunk`` with every non-empty secret in its text and string metadata replaced."""
+    values = [s for s in secrets if s]
+    if not values:
+        return chunk
+
+    def scrub(text: str) -> str:
+        for secret in values:
+            text = text.replace(secret, REDACTED)
+        return text
+
+    meta = {k: scrub(v) if isinstance(v, str) else v for k, v in chunk.metadata.items()}
+    content = scrub(chunk.content) if chunk.content is not None else None
+    return StreamChunk(chunk.type, content, is_error=chunk.is_error, metadata=meta)

@@ -1,0 +1,122 @@
+"""SubprocessCliEndpoint: the mechanics every CLI adapter shares live once, in core (issue 13)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from lionagi.providers.claude_code import ClaudeCodeEndpoint
+from lionagi.providers.codex import CodexCliEndpoint
+from lionagi.providers.gemini_cli import GeminiCodeEndpoint
+from lionagi.providers.pi import PiCliEndpoint
+from lionagi.service import AgenticEndpoint, EndpointConfigurationError, StreamChunk
+from lionagi.service.agentic import SubprocessCliEndpoint, redact_chunk
+from lionagi.service_testing.conformance import replay_argv
+from lionagi.service_testing.reference_cli import ReferenceCliEndpoint
+
+ADAPTERS: list[type[SubprocessCliEndpoint]] = [
+    CodexCliEndpoint,
+    ClaudeCodeEndpoint,
+    GeminiCodeEndpoint,
+    PiCliEndpoint,
+    ReferenceCliEndpoint,
+]
+SHARED = ("copy", "launch", "command", "working_directory", "_stream_agentic")
+
+
+@pytest.mark.parametrize("cls", ADAPTERS)
+def test_every_cli_adapter_keeps_only_its_grammar(cls: type[SubprocessCliEndpoint]) -> None:
+    assert issubclass(cls, SubprocessCliEndpoint)
+    for name in SHARED:
+        assert name not in vars(cls), f"{cls.__name__} re-implements {name}()"
+    assert "cli_arguments" in vars(cls) and "event_parser" in vars(cls)
+
+
+@pytest.mark.parametrize("cls", ADAPTERS)
+def test_construction_and_copy_carry_argv_grace_and_settings(
+    cls: type[SubprocessCliEndpoint],
+) -> None:
+    endpoint = cls(argv=("fake", "--flag"), terminate_grace=1.5, settings={"cwd": "/"})
+    other = endpoint.copy()
+    assert type(other) is cls and other is not endpoint
+    assert (other.argv, other.terminate_grace, other.settings) == (
+        ("fake", "--flag"),
+        1.5,
+        endpoint.settings,
+    )
+    assert cls().argv == (cls.cli_binary,)
+
+
+@pytest.mark.parametrize("cls", ADAPTERS)
+@pytest.mark.parametrize("argv", [(), "codex exec"])
+def test_empty_or_string_argv_is_a_configuration_error(
+    cls: type[SubprocessCliEndpoint], argv: Any
+) -> None:
+    with pytest.raises(EndpointConfigurationError) as info:
+        cls(argv=argv)
+    assert info.value.field == "argv"
+
+
+def test_an_adapter_without_a_program_is_refused() -> None:
+    class NoBinary(ReferenceCliEndpoint):
+        cli_binary = None
+
+    with pytest.raises(EndpointConfigurationError) as info:
+        NoBinary()
+    assert info.value.field == "argv"
+
+
+def test_a_request_model_without_the_shared_fields_is_a_configuration_error() -> None:
+    endpoint = ReferenceCliEndpoint()
+    with pytest.raises(EndpointConfigurationError) as info:
+        endpoint.launch(object(), None)
+    assert info.value.field == "request_type"
+
+
+def test_binary_setting_replaces_the_program_and_keeps_the_prefix() -> None:
+    endpoint = ReferenceCliEndpoint(argv=("prog", "sub"), settings={"binary": "/opt/ref"})
+    request = endpoint.create_payload({"prompt": "hi", "model": "m"})[0]["request"]
+    assert endpoint.command(request) == ["/opt/ref", "sub", "--model", "m"]
+    assert endpoint.command(request, program="/x")[0] == "/x"
+
+
+def test_error_chunks_are_redacted_at_the_endpoint(tmp_path: Path) -> None:
+    key = "gw-key-subprocess-cli-0123"
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"events": [{"type": "error", "message": f"bad key {key}"}]}))
+    endpoint = ReferenceCliEndpoint(
+        argv=replay_argv(plan),
+        settings={"gateway_url": "http://127.0.0.1:9", "gateway_api_key": key},
+    )
+
+    async def run() -> list[StreamChunk]:
+        try:
+            return [chunk async for chunk in endpoint.stream({"prompt": "hi"})]
+        finally:
+            await endpoint.aclose()
+
+    chunks = anyio.run(run)
+    assert [c.type for c in chunks] == ["error"]
+    assert key not in (chunks[0].content or "")
+    assert "[REDACTED]" in (chunks[0].content or "")
+
+
+def test_redact_chunk_scrubs_text_and_string_metadata() -> None:
+    chunk = StreamChunk("error", "k=abc", is_error=True, metadata={"raw": "abc", "n": 1})
+    clean = redact_chunk(chunk, ["abc", ""])
+    assert (clean.content, clean.metadata, clean.is_error) == (
+        "k=[REDACTED]",
+        {"raw": "[REDACTED]", "n": 1},
+        True,
+    )
+    assert redact_chunk(chunk, []) is chunk
+
+
+def test_the_base_is_an_agentic_endpoint_and_abstract() -> None:
+    assert issubclass(SubprocessCliEndpoint, AgenticEndpoint)
+    with pytest.raises(TypeError):
+        SubprocessCliEndpoint()  # type: ignore[abstract]
