@@ -78,8 +78,11 @@ async def test_a_dropped_stream_is_reaped_without_close(replay: Any, alive: Any)
         del stream
         gc.collect()
         deadline = time.monotonic() + HANG_GUARD
-        # Another process's state has no event to wait on: poll it, under a generous bound.
-        while alive(pid) and time.monotonic() < deadline:  # noqa: ASYNC110
+        # Another process's state has no event to wait on: poll it, under a generous bound. The
+        # lease is released after the process is reaped, so wait for both, not just the first.
+        while (  # noqa: ASYNC110
+            alive(pid) or model.admission_snapshot().active
+        ) and time.monotonic() < deadline:
             await anyio.sleep(0.02)
         assert not alive(pid)
         assert model.admission_snapshot().active == 0
