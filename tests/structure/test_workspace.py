@@ -9,6 +9,15 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = sorted(p for p in (ROOT / "packages").iterdir() if (p / "pyproject.toml").exists())
 
 
+def _ships_code(pkg: Path) -> bool:
+    # The meta-distribution `lionagi-service` is metadata only (`module-name = []`): no src/.
+    data = tomllib.loads((pkg / "pyproject.toml").read_text())
+    return data.get("tool", {}).get("uv", {}).get("build-backend", {}).get("module-name") != []
+
+
+CODE_PACKAGES = [pkg for pkg in PACKAGES if _ships_code(pkg)]
+
+
 def test_no_namespace_init_files() -> None:
     offenders = [
         str(path.relative_to(ROOT))
@@ -39,6 +48,9 @@ def test_every_package_has_release_files() -> None:
         assert isinstance(meta.get("version"), str), f"{pkg.name}: static version required"
         for name in ("README.md", "CHANGELOG.md"):
             assert (pkg / name).is_file(), f"{pkg.name}: missing {name}"
+        if pkg not in CODE_PACKAGES:
+            assert not (pkg / "src").exists(), f"{pkg.name}: metadata-only, yet has src/"
+            continue
         typed = list((pkg / "src").rglob("py.typed"))
         assert typed, f"{pkg.name}: missing py.typed"
 
@@ -46,7 +58,7 @@ def test_every_package_has_release_files() -> None:
 def test_mypy_checks_every_package() -> None:
     root = tomllib.loads((ROOT / "pyproject.toml").read_text())
     files = set(root["tool"]["mypy"]["files"])
-    for pkg in PACKAGES:
+    for pkg in CODE_PACKAGES:
         assert f"packages/{pkg.name}/src" in files, f"{pkg.name} is not type-checked"
 
 
