@@ -19,7 +19,6 @@ import shutil
 import subprocess
 import sys
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -96,14 +95,14 @@ def legacy_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def env(tmp_path: Path, core_wheel: Path, legacy_wheel: Path) -> Iterator[Path]:
+def env(tmp_path: Path, core_wheel: Path, legacy_wheel: Path) -> Path:
     """A fresh venv with pip and both distributions' dependencies, neither distribution."""
     path = tmp_path / "env"
     _ok(*_uv(), "venv", "--quiet", "--seed", path)
     python = path / "bin" / "python"
     requirements = _runtime_requirements(core_wheel) + _runtime_requirements(legacy_wheel)
     _ok(*_uv(), "pip", "install", "--quiet", "--python", python, *requirements)
-    yield path
+    return path
 
 
 def _pip(env: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 
@@ -71,3 +72,27 @@ def test_package_code_lives_under_src() -> None:
         if path.relative_to(pkg).parts[0] not in {"src", "tests"}
     ]
     assert stray == []
+
+
+# pytest settings that only a plugin defines: under --strict-config a package's own table may
+# use them only when its dev group installs that plugin (run alone, nothing else provides it).
+PLUGIN_OPTIONS = {"timeout": "pytest-timeout", "asyncio_mode": "pytest-asyncio",
+                  "asyncio_default_fixture_loop_scope": "pytest-asyncio"}  # fmt: skip
+
+
+def test_every_package_can_be_tested_alone() -> None:
+    # What scripts/test-packages runs: `uv run --package X --exact --group dev pytest
+    # packages/X`. It needs tests beside the package, pytest in its dev group, and a pytest table
+    # of its own (else pytest reads the root's, which names plugins the package lacks).
+    for pkg in PACKAGES:
+        data = tomllib.loads((pkg / "pyproject.toml").read_text())
+        assert list((pkg / "tests").glob("test_*.py")), f"{pkg.name}: no tests/test_*.py"
+        dev = [d.replace(" ", "") for d in data.get("dependency-groups", {}).get("dev", [])]
+        names = {re.split(r"[<>=!~\[;]", item, maxsplit=1)[0] for item in dev}
+        assert "pytest" in names, f"{pkg.name}: dev group lacks pytest"
+        options = data.get("tool", {}).get("pytest", {}).get("ini_options")
+        assert options is not None, f"{pkg.name}: no [tool.pytest.ini_options]"
+        assert options.get("testpaths") == ["tests"], pkg.name
+        for option, plugin in PLUGIN_OPTIONS.items():
+            if option in options:
+                assert plugin in names, f"{pkg.name}: sets {option} without {plugin} in dev"
