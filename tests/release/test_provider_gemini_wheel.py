@@ -7,7 +7,8 @@ that user gets: a catalog of exactly ``gemini`` and ``scripted``, and
 streaming and invoking. The fake server comes from the testing wheel, installed in a second
 environment of its own and run as a process, so nothing from the workspace serves the test.
 When the workspace holds ``lionagi-provider-openai`` too, its wheel is added to the first
-environment and must appear in the catalog.
+environment and must appear in the catalog, then uninstalled and must disappear from it, the
+``lionagi`` namespace and the remaining provider importable each time (issue 17, item 3).
 """
 
 from __future__ import annotations
@@ -204,19 +205,50 @@ def test_imodel_streams_and_invokes_from_the_installed_wheels(
     assert native["usage"]["promptTokenCount"]
 
 
-def test_adding_the_openai_wheel_adds_openai(
+def _catalog(user_env: Path, cwd: Path) -> list[str]:
+    done = subprocess.run(
+        [str(user_env.parent / "lionagi-service"), "providers", "--json"],
+        capture_output=True, text=True, timeout=60, cwd=cwd, env=ENV,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["valid"] is True
+    return sorted(p["provider"] for p in report["providers"])
+
+
+def _namespace_imports(user_env: Path, cwd: Path) -> None:
+    # `lionagi` and `lionagi.providers` stay PEP 420 namespaces whatever is added or removed.
+    code = (
+        "import lionagi, lionagi.providers, lionagi.service, lionagi.providers.gemini; "
+        "assert getattr(lionagi, '__file__', None) is None; "
+        "assert getattr(lionagi.providers, '__file__', None) is None; "
+        "from lionagi.service import iModel; print(iModel.__module__)"
+    )
+    done = subprocess.run(
+        [str(user_env), "-c", code], capture_output=True, text=True, timeout=60, cwd=cwd, env=ENV,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "lionagi.service._facade.imodel"
+
+
+def test_adding_then_removing_the_openai_wheel(
     wheels: dict[str, Path], user_env: Path, tmp_path: Path
 ) -> None:
     if "openai" not in wheels:
         pytest.skip("lionagi-provider-openai is not in this workspace yet")
+    assert _catalog(user_env, tmp_path) == ["gemini", "scripted"]
     subprocess.run(
         [*_uv(), "pip", "install", "--python", str(user_env), str(wheels["openai"])],
         check=True, capture_output=True, timeout=300, env=ENV,
     )  # fmt: skip
-    done = subprocess.run(
-        [str(user_env.parent / "lionagi-service"), "providers", "--json"],
-        capture_output=True, text=True, timeout=60, cwd=tmp_path, env=ENV,
+    assert _catalog(user_env, tmp_path) == ["gemini", "openai", "scripted"]
+    _namespace_imports(user_env, tmp_path)
+    # Removing a provider removes its rows and leaves the namespace and the others working.
+    subprocess.run(
+        [*_uv(), "pip", "uninstall", "--python", str(user_env), "lionagi-provider-openai"],
+        check=True, capture_output=True, timeout=120, env=ENV,
     )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    names = sorted(p["provider"] for p in json.loads(done.stdout)["providers"])
-    assert names == ["gemini", "openai", "scripted"]
+    assert _catalog(user_env, tmp_path) == ["gemini", "scripted"]
+    _namespace_imports(user_env, tmp_path)
+    site = user_env.parent.parent / "lib"
+    assert not list(site.glob("python*/site-packages/lionagi/providers/openai/*.py"))

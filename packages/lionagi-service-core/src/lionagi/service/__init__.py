@@ -12,6 +12,10 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+# Imported for its side effect, first: the co-installation guard (_base.installation) runs
+# before any name is served, so an environment shared with the published `lionagi` fails here.
+from . import _base as _base
+
 if TYPE_CHECKING:
     from ._base.chunk import ChunkType as ChunkType
     from ._base.chunk import StreamChunk as StreamChunk
@@ -28,6 +32,7 @@ if TYPE_CHECKING:
     from ._base.errors import CircuitOpenError as CircuitOpenError
     from ._base.errors import EndpointConfigurationError as EndpointConfigurationError
     from ._base.errors import EndpointNotFound as EndpointNotFound
+    from ._base.errors import InstallationConflictError as InstallationConflictError
     from ._base.errors import ProviderAuthError as ProviderAuthError
     from ._base.errors import ProviderCapacityError as ProviderCapacityError
     from ._base.errors import ProviderCatalogError as ProviderCatalogError
@@ -171,6 +176,7 @@ _LAZY: dict[str, str] = {
     "HookRegistry": "._base.hooks",
     "HookTimeout": "._lifecycle.supervisor",
     "HookedEvent": "._base.hooks",
+    "InstallationConflictError": "._base.errors",
     "InventorySource": "._catalog.discovery",
     "ModelNameConflict": "._facade.manager",
     "ModelSpec": "._catalog.policy",

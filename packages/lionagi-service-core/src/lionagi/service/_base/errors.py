@@ -54,6 +54,9 @@ Tree::
     AgenticHandlerError(ValueError)              .handler
     AgenticOperationUnsupported(RuntimeError)    .operation
 
+    InstallationConflictError(ImportError)       another distribution replaced or removed core's
+                                                   files (the published ``lionagi``): .distribution
+
 A provider-declared error (an error chunk) keeps its class: the chunk is classified with the same
 patterns as stderr, and the raised exception is the ``ProviderStream*`` twin of the family, so
 ``except ProviderAuthError`` catches a refused key however the provider reported it.
@@ -82,6 +85,7 @@ __all__ = [
     "DeadlinePhase",
     "EndpointConfigurationError",
     "EndpointNotFound",
+    "InstallationConflictError",
     "ProviderAuthError",
     "ProviderCapacityError",
     "ProviderCatalogError",
@@ -500,3 +504,22 @@ class AgenticOperationUnsupported(RuntimeError):
     def __init__(self, operation: str, endpoint: str) -> None:
         self.operation = operation
         super().__init__(f"{endpoint} does not support {operation}(); use stream()")
+
+
+# --- installation --------------------------------------------------------------------------------
+
+
+class InstallationConflictError(ImportError):
+    """The environment's ``lionagi`` package is not the one lionagi-service-core installed.
+
+    Raised on first import of core's machinery when another distribution ships
+    ``lionagi/__init__.py`` (the published ``lionagi``, which also ships its own
+    ``lionagi/service``), or when core's ``lionagi/service/__init__.py`` was removed by
+    uninstalling such a distribution. ``distribution`` names the other distribution; the message
+    says how to repair the environment. An ``ImportError`` because it fails an import, and
+    catching ``ImportError`` around optional imports should see it.
+    """
+
+    def __init__(self, message: str, *, distribution: str) -> None:
+        self.distribution = distribution
+        super().__init__(message)
