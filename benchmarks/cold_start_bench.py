@@ -1,0 +1,270 @@
+"""Cold-start benchmark (run by hand): import cost, cold first call, catalog build.
+
+    uv run python benchmarks/cold_start_bench.py [--rounds 21] [--sections import,coldcall,catalog]
+
+Every sample is a fresh ``python`` process; rounds are interleaved (each contender once per round,
+order rotated) and medians are reported. Children run with bytecode caching on
+(``PYTHONDONTWRITEBYTECODE`` removed from their environment) and two warm-up runs each, so the
+figures are what an installed application sees, not source compilation.
+
+* ``import``   ``python -c`` wall time over bare Python for the public entry points, plus the
+               number of modules each loads; ``-X importtime`` self time of
+               ``from lionagi.service import iModel`` grouped by top-level package (where the
+               time goes).
+* ``coldcall`` import + construct + one chat call against the fake server, raw httpx doing the
+               same steps as the baseline. Two iModel rows: an OpenAI-compatible endpoint and a
+               catalog provider (``openai`` with ``base_url`` pointed at the fake server).
+* ``catalog``  in a fresh process that already imported ``lionagi.service``: wall time of the
+               first ``ProviderCatalog().snapshot()`` over every installed provider, and which
+               modules that build loaded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+
+from _common import fake_server, interleave_sync, machine_note, markdown_table, median
+
+SECTIONS = ("import", "coldcall", "catalog")
+TIMEOUT_S = 120.0
+
+IMPORTS: Mapping[str, str] = {
+    "bare python": "pass",
+    "import httpx": "import httpx",
+    "import pydantic": "import pydantic",
+    "import lionagi.service": "import lionagi.service",
+    "from lionagi.service import iModel": "from lionagi.service import iModel",
+}
+
+_COUNT_MODULES = "import sys\n{code}\nprint(len(sys.modules))\n"
+
+_COLD_RAW = """\
+import time
+t0 = time.perf_counter()
+import asyncio, sys
+import httpx
+
+async def main(base):
+    async with httpx.AsyncClient(timeout=60.0) as client:
+        resp = await client.post(
+            base + "/v1/chat/completions",
+            json={"model": "bench-model", "messages": [{"role": "user", "content": "hi"}]},
+            headers={"Authorization": "Bearer sk-bench", "x-fake-behaviour": "text"},
+        )
+        resp.raise_for_status()
+        resp.json()
+
+asyncio.run(main(sys.argv[1]))
+print((time.perf_counter() - t0) * 1000)
+"""
+
+_COLD_OURS = """\
+import time
+t0 = time.perf_counter()
+import asyncio, sys
+from lionagi.service import iModel
+
+async def main(base):
+    async with iModel({kwargs}) as model:
+        call = await model.invoke(messages=[{{"role": "user", "content": "hi"}}])
+        assert call.status.value == "completed", call.exception
+
+asyncio.run(main(sys.argv[1]))
+print((time.perf_counter() - t0) * 1000)
+"""
+
+_COMPATIBLE_KWARGS = (
+    'provider="bench", endpoint="chat/completions", openai_compatible=True, '
+    'base_url=base + "/v1", api_key="sk-bench", allow_local_network=True, '
+    'request_defaults={"model": "bench-model"}, default_headers={"x-fake-behaviour": "text"}'
+)
+_CATALOG_KWARGS = (
+    'provider="openai", endpoint="chat", model="bench-model", base_url=base + "/v1", '
+    'api_key="sk-bench", allow_local_network=True, default_headers={"x-fake-behaviour": "text"}'
+)
+
+_CATALOG_BUILD = """\
+import json, sys, time
+import lionagi.service
+from lionagi.service import ProviderCatalog
+before = set(sys.modules)
+t0 = time.perf_counter()
+snap = ProviderCatalog().snapshot()
+ms = (time.perf_counter() - t0) * 1000
+loaded = sorted(set(sys.modules) - before)
+print(json.dumps({"ms": ms, "providers": len(snap.providers), "loaded": loaded}))
+"""
+
+
+def _child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def run_child(code: str, *args: str, flags: Sequence[str] = ()) -> tuple[float, str, str]:
+    """Run ``python [flags] -c code args`` once; return (wall ms, stdout, stderr)."""
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, *flags, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        check=False,
+        env=_child_env(),
+    )
+    wall = (time.perf_counter() - start) * 1000
+    if proc.returncode != 0:
+        raise RuntimeError(f"child failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+    return wall, proc.stdout, proc.stderr
+
+
+def _warm(codes: Mapping[str, tuple[str, ...]]) -> None:
+    for code, *args in codes.values():
+        run_child(code, *args)
+        run_child(code, *args)
+
+
+def importtime_groups(code: str, top: int = 12) -> list[tuple[str, float, int]]:
+    """``-X importtime`` self time of ``code`` grouped by top-level package (lionagi by layer)."""
+    _, _, err = run_child(code, flags=("-X", "importtime"))
+    self_us: collections.Counter[str] = collections.Counter()
+    count: collections.Counter[str] = collections.Counter()
+    for line in err.splitlines():
+        if not line.startswith("import time:") or "self [us]" in line:
+            continue
+        fields = line[len("import time:") :].split("|")
+        name = fields[2].strip()
+        parts = name.split(".")
+        key = ".".join(parts[:3]) if parts[0] == "lionagi" else parts[0]
+        self_us[key] += int(fields[0])
+        count[key] += 1
+    return [(key, us / 1000, count[key]) for key, us in self_us.most_common(top)]
+
+
+def bench_import(rounds: int) -> dict[str, float]:
+    codes = {name: (code,) for name, code in IMPORTS.items()}
+    _warm(codes)
+    samples = interleave_sync(
+        {name: (lambda c=code: run_child(c)[0]) for name, (code,) in codes.items()}, rounds
+    )
+    ms = {name: median(values) for name, values in samples.items()}
+    bare = ms["bare python"]
+    modules = {
+        name: int(run_child(_COUNT_MODULES.format(code=code))[1]) for name, code in IMPORTS.items()
+    }
+    print(f"## Cold import (python -c wall, median of {rounds} interleaved fresh processes)\n")
+    rows = [
+        [f"`{IMPORTS[name]}`", f"{value:.1f}", f"{value - bare:+.1f}", str(modules[name])]
+        for name, value in ms.items()
+    ]
+    print(markdown_table(["python -c", "ms", "ms over bare", "sys.modules"], rows))
+    print("\n`-X importtime` self time of `from lionagi.service import iModel`, by package:\n")
+    groups = importtime_groups(IMPORTS["from lionagi.service import iModel"])
+    print(
+        markdown_table(
+            ["package", "self ms", "modules"], [[k, f"{v:.1f}", str(n)] for k, v, n in groups]
+        )
+    )
+    print()
+    return {
+        "import iModel ms over bare": ms["from lionagi.service import iModel"] - bare,
+        "import lionagi.service ms over bare": ms["import lionagi.service"] - bare,
+        "import httpx ms over bare": ms["import httpx"] - bare,
+    }
+
+
+def bench_coldcall(base: str, rounds: int) -> dict[str, float]:
+    codes: dict[str, tuple[str, ...]] = {
+        "bare python": ("pass",),
+        "raw httpx": (_COLD_RAW, base),
+        "iModel (openai_compatible)": (_COLD_OURS.format(kwargs=_COMPATIBLE_KWARGS), base),
+        "iModel (catalog provider openai)": (_COLD_OURS.format(kwargs=_CATALOG_KWARGS), base),
+    }
+    _warm(codes)
+    inner: dict[str, list[float]] = {name: [] for name in codes}
+
+    def once(name: str) -> Callable[[], float]:
+        def run() -> float:
+            wall, out, _ = run_child(*codes[name])
+            if out.strip():
+                inner[name].append(float(out.strip().splitlines()[-1]))
+            return wall
+
+        return run
+
+    walls = interleave_sync({name: once(name) for name in codes}, rounds)
+    wall = {name: median(values) for name, values in walls.items()}
+    ins = {name: median(values) for name, values in inner.items() if values}
+    raw = wall["raw httpx"]
+    print(
+        f"## Cold first call: import + construct + one call (median of {rounds} interleaved "
+        "fresh processes)\n"
+    )
+    rows = [
+        [
+            name,
+            f"{wall[name]:.1f}",
+            f"{ins[name]:.1f}" if name in ins else "-",
+            f"{wall[name] / raw:.2f}x",
+            f"{wall[name] - raw:+.1f}",
+        ]
+        for name in codes
+    ]
+    print(markdown_table(["contender", "process wall ms", "in-process ms", "vs raw", "ms"], rows))
+    print()
+    return {
+        "coldcall ratio (openai_compatible)": wall["iModel (openai_compatible)"] / raw,
+        "coldcall ratio (catalog provider)": wall["iModel (catalog provider openai)"] / raw,
+    }
+
+
+def bench_catalog(rounds: int) -> dict[str, float]:
+    run_child(_CATALOG_BUILD)
+    results = [json.loads(run_child(_CATALOG_BUILD)[1]) for _ in range(rounds)]
+    ms = median([r["ms"] for r in results])
+    last = results[-1]
+    vendor = [m for m in last["loaded"] if m.startswith("lionagi.providers.")]
+    print(f"## Catalog build, every installed provider (median of {rounds} fresh processes)\n")
+    print(
+        markdown_table(
+            ["providers", "first snapshot() ms", "modules loaded", "of which lionagi.providers.*"],
+            [[str(last["providers"]), f"{ms:.1f}", str(len(last["loaded"])), str(len(vendor))]],
+        )
+    )
+    print()
+    return {"catalog build ms": ms}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=21)
+    parser.add_argument("--sections", default=",".join(SECTIONS))
+    args = parser.parse_args(argv)
+    sections = [s for s in args.sections.split(",") if s]
+    unknown = sorted(set(sections) - set(SECTIONS))
+    if unknown:
+        parser.error(f"unknown sections {unknown}; choose from {list(SECTIONS)}")
+    print(f"# Cold start ({machine_note()}, rounds={args.rounds})\n")
+    summary: dict[str, float] = {}
+    if "import" in sections:
+        summary.update(bench_import(args.rounds))
+    if "coldcall" in sections:
+        with fake_server() as base:
+            summary.update(bench_coldcall(base, args.rounds))
+    if "catalog" in sections:
+        summary.update(bench_catalog(args.rounds))
+    print("## Summary\n")
+    print(markdown_table(["figure", "value"], [[k, f"{v:.2f}"] for k, v in summary.items()]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
