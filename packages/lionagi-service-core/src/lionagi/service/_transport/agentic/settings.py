@@ -62,7 +62,10 @@ class AgenticSettings(BaseModel):
         config_home: ``"user"``, ``"isolated"`` or None (see the module docstring).
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid", hide_input_in_errors=True)
+    # defer_build: the validator is built on first use, not at import (cold start).
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", hide_input_in_errors=True, defer_build=True
+    )
 
     binary: str | None = None
     gateway_url: str | None = None
