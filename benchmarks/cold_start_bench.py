@@ -25,10 +25,12 @@ import argparse
 import collections
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
+from typing import NamedTuple
 
 from _common import fake_server, interleave_sync, machine_note, markdown_table, median
 
@@ -95,11 +97,11 @@ import json, sys, time
 import lionagi.service
 from lionagi.service import ProviderCatalog
 before = set(sys.modules)
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 snap = ProviderCatalog().snapshot()
-ms = (time.perf_counter() - t0) * 1000
+ms, cpu_ms = (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000
 loaded = sorted(set(sys.modules) - before)
-print(json.dumps({"ms": ms, "providers": len(snap.providers), "loaded": loaded}))
+print(json.dumps({"ms": ms, "cpu_ms": cpu_ms, "providers": len(snap.providers), "loaded": loaded}))
 """
 
 
@@ -109,8 +111,32 @@ def _child_env() -> dict[str, str]:
     return env
 
 
-def run_child(code: str, *args: str, flags: Sequence[str] = ()) -> tuple[float, str, str]:
-    """Run ``python [flags] -c code args`` once; return (wall ms, stdout, stderr)."""
+class Sample(NamedTuple):
+    """One child run: wall and CPU (user + system) milliseconds, and its output."""
+
+    wall: float
+    cpu: float
+    out: str
+    err: str
+
+
+_children_cpu_ms = [0.0]
+
+
+def _reaped_cpu_ms() -> float:
+    """CPU ms of the children reaped since the previous call (``RUSAGE_CHILDREN`` delta)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    total = (usage.ru_utime + usage.ru_stime) * 1000
+    delta, _children_cpu_ms[0] = total - _children_cpu_ms[0], total
+    return delta
+
+
+def run_child(code: str, *args: str, flags: Sequence[str] = ()) -> Sample:
+    """Run ``python [flags] -c code args`` once; wall and CPU time of the whole process.
+
+    On a shared, loaded machine CPU time moves far less than wall time, so both are reported.
+    The fake server is a child too, but it is reaped only at the end, so it never counts here.
+    """
     start = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, *flags, "-c", code, *args],
@@ -121,9 +147,10 @@ def run_child(code: str, *args: str, flags: Sequence[str] = ()) -> tuple[float, 
         env=_child_env(),
     )
     wall = (time.perf_counter() - start) * 1000
+    cpu = _reaped_cpu_ms()
     if proc.returncode != 0:
         raise RuntimeError(f"child failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
-    return wall, proc.stdout, proc.stderr
+    return Sample(wall, cpu, proc.stdout, proc.stderr)
 
 
 def _warm(codes: Mapping[str, tuple[str, ...]]) -> None:
@@ -132,9 +159,33 @@ def _warm(codes: Mapping[str, tuple[str, ...]]) -> None:
         run_child(code, *args)
 
 
-def importtime_groups(code: str, top: int = 12) -> list[tuple[str, float, int]]:
+def _interleaved(
+    codes: Mapping[str, tuple[str, ...]], rounds: int
+) -> tuple[dict[str, float], dict[str, float], dict[str, list[str]]]:
+    """Median wall ms, median CPU ms and the stdouts of each contender over interleaved rounds."""
+    cpu: dict[str, list[float]] = {name: [] for name in codes}
+    outs: dict[str, list[str]] = {name: [] for name in codes}
+
+    def contender(name: str) -> Callable[[], float]:
+        def once() -> float:
+            sample = run_child(*codes[name])
+            cpu[name].append(sample.cpu)
+            outs[name].append(sample.out)
+            return sample.wall
+
+        return once
+
+    walls = interleave_sync({name: contender(name) for name in codes}, rounds)
+    return (
+        {name: median(v) for name, v in walls.items()},
+        {name: median(v) for name, v in cpu.items()},
+        outs,
+    )
+
+
+def importtime_groups(code: str, top: int = 14) -> list[tuple[str, float, int]]:
     """``-X importtime`` self time of ``code`` grouped by top-level package (lionagi by layer)."""
-    _, _, err = run_child(code, flags=("-X", "importtime"))
+    err = run_child(code, flags=("-X", "importtime")).err
     self_us: collections.Counter[str] = collections.Counter()
     count: collections.Counter[str] = collections.Counter()
     for line in err.splitlines():
@@ -152,20 +203,25 @@ def importtime_groups(code: str, top: int = 12) -> list[tuple[str, float, int]]:
 def bench_import(rounds: int) -> dict[str, float]:
     codes = {name: (code,) for name, code in IMPORTS.items()}
     _warm(codes)
-    samples = interleave_sync(
-        {name: (lambda c=code: run_child(c)[0]) for name, (code,) in codes.items()}, rounds
-    )
-    ms = {name: median(values) for name, values in samples.items()}
-    bare = ms["bare python"]
+    wall, cpu, _ = _interleaved(codes, rounds)
+    bare_wall, bare_cpu = wall["bare python"], cpu["bare python"]
     modules = {
-        name: int(run_child(_COUNT_MODULES.format(code=code))[1]) for name, code in IMPORTS.items()
+        name: int(run_child(_COUNT_MODULES.format(code=code)).out) for name, code in IMPORTS.items()
     }
-    print(f"## Cold import (python -c wall, median of {rounds} interleaved fresh processes)\n")
+    print(f"## Cold import (python -c, median of {rounds} interleaved fresh processes)\n")
     rows = [
-        [f"`{IMPORTS[name]}`", f"{value:.1f}", f"{value - bare:+.1f}", str(modules[name])]
-        for name, value in ms.items()
+        [
+            f"`{IMPORTS[name]}`",
+            f"{wall[name]:.1f}",
+            f"{wall[name] - bare_wall:+.1f}",
+            f"{cpu[name]:.1f}",
+            f"{cpu[name] - bare_cpu:+.1f}",
+            str(modules[name]),
+        ]
+        for name in codes
     ]
-    print(markdown_table(["python -c", "ms", "ms over bare", "sys.modules"], rows))
+    header = ["python -c", "wall ms", "over bare", "CPU ms", "over bare", "sys.modules"]
+    print(markdown_table(header, rows))
     print("\n`-X importtime` self time of `from lionagi.service import iModel`, by package:\n")
     groups = importtime_groups(IMPORTS["from lionagi.service import iModel"])
     print(
@@ -174,10 +230,11 @@ def bench_import(rounds: int) -> dict[str, float]:
         )
     )
     print()
+    key = "from lionagi.service import iModel"
     return {
-        "import iModel ms over bare": ms["from lionagi.service import iModel"] - bare,
-        "import lionagi.service ms over bare": ms["import lionagi.service"] - bare,
-        "import httpx ms over bare": ms["import httpx"] - bare,
+        "import iModel, wall ms over bare": wall[key] - bare_wall,
+        "import iModel, CPU ms over bare": cpu[key] - bare_cpu,
+        "import httpx, CPU ms over bare": cpu["import httpx"] - bare_cpu,
     }
 
 
@@ -189,21 +246,13 @@ def bench_coldcall(base: str, rounds: int) -> dict[str, float]:
         "iModel (catalog provider openai)": (_COLD_OURS.format(kwargs=_CATALOG_KWARGS), base),
     }
     _warm(codes)
-    inner: dict[str, list[float]] = {name: [] for name in codes}
-
-    def once(name: str) -> Callable[[], float]:
-        def run() -> float:
-            wall, out, _ = run_child(*codes[name])
-            if out.strip():
-                inner[name].append(float(out.strip().splitlines()[-1]))
-            return wall
-
-        return run
-
-    walls = interleave_sync({name: once(name) for name in codes}, rounds)
-    wall = {name: median(values) for name, values in walls.items()}
-    ins = {name: median(values) for name, values in inner.items() if values}
-    raw = wall["raw httpx"]
+    wall, cpu, outs = _interleaved(codes, rounds)
+    inner = {
+        name: median([float(o.strip().splitlines()[-1]) for o in values if o.strip()])
+        for name, values in outs.items()
+        if any(o.strip() for o in values)
+    }
+    raw_wall, raw_cpu = wall["raw httpx"], cpu["raw httpx"]
     print(
         f"## Cold first call: import + construct + one call (median of {rounds} interleaved "
         "fresh processes)\n"
@@ -212,35 +261,36 @@ def bench_coldcall(base: str, rounds: int) -> dict[str, float]:
         [
             name,
             f"{wall[name]:.1f}",
-            f"{ins[name]:.1f}" if name in ins else "-",
-            f"{wall[name] / raw:.2f}x",
-            f"{wall[name] - raw:+.1f}",
+            f"{inner[name]:.1f}" if name in inner else "-",
+            f"{wall[name] / raw_wall:.2f}x",
+            f"{cpu[name]:.1f}",
+            f"{cpu[name] / raw_cpu:.2f}x",
         ]
         for name in codes
     ]
-    print(markdown_table(["contender", "process wall ms", "in-process ms", "vs raw", "ms"], rows))
+    header = ["contender", "wall ms", "in-process ms", "wall vs raw", "CPU ms", "CPU vs raw"]
+    print(markdown_table(header, rows))
     print()
+    ours = ("iModel (openai_compatible)", "iModel (catalog provider openai)")
     return {
-        "coldcall ratio (openai_compatible)": wall["iModel (openai_compatible)"] / raw,
-        "coldcall ratio (catalog provider)": wall["iModel (catalog provider openai)"] / raw,
+        **{f"coldcall wall ratio, {name}": wall[name] / raw_wall for name in ours},
+        **{f"coldcall CPU ratio, {name}": cpu[name] / raw_cpu for name in ours},
     }
 
 
 def bench_catalog(rounds: int) -> dict[str, float]:
     run_child(_CATALOG_BUILD)
-    results = [json.loads(run_child(_CATALOG_BUILD)[1]) for _ in range(rounds)]
-    ms = median([r["ms"] for r in results])
+    results = [json.loads(run_child(_CATALOG_BUILD).out) for _ in range(rounds)]
+    wall_ms = median([r["ms"] for r in results])
+    cpu_ms = median([r["cpu_ms"] for r in results])
     last = results[-1]
     vendor = [m for m in last["loaded"] if m.startswith("lionagi.providers.")]
     print(f"## Catalog build, every installed provider (median of {rounds} fresh processes)\n")
-    print(
-        markdown_table(
-            ["providers", "first snapshot() ms", "modules loaded", "of which lionagi.providers.*"],
-            [[str(last["providers"]), f"{ms:.1f}", str(len(last["loaded"])), str(len(vendor))]],
-        )
-    )
+    header = ["providers", "snapshot() wall ms", "CPU ms", "modules loaded", "lionagi.providers.*"]
+    row = [str(last["providers"]), f"{wall_ms:.1f}", f"{cpu_ms:.1f}", str(len(last["loaded"]))]
+    print(markdown_table(header, [[*row, str(len(vendor))]]))
     print()
-    return {"catalog build ms": ms}
+    return {"catalog build, wall ms": wall_ms, "catalog build, CPU ms": cpu_ms}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
