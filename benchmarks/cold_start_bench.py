@@ -1,22 +1,25 @@
 """Cold-start benchmark (run by hand): import cost, cold first call, catalog build.
 
-    uv run python benchmarks/cold_start_bench.py [--rounds 21] [--sections import,coldcall,catalog]
+    uv run python benchmarks/cold_start_bench.py [--rounds 21] [--sections import,coldcall,...]
 
 Every sample is a fresh ``python`` process; rounds are interleaved (each contender once per round,
 order rotated) and medians are reported. Children run with bytecode caching on
 (``PYTHONDONTWRITEBYTECODE`` removed from their environment) and two warm-up runs each, so the
-figures are what an installed application sees, not source compilation.
+figures are what an installed application sees, not source compilation. Wall and CPU time (the
+child's rusage) are both reported: on a loaded machine CPU time is the steadier figure.
 
-* ``import``   ``python -c`` wall time over bare Python for the public entry points, plus the
-               number of modules each loads; ``-X importtime`` self time of
+* ``import``   ``python -c`` over bare Python for the public entry points, plus the number of
+               modules each loads; ``-X importtime`` self time of
                ``from lionagi.service import iModel`` grouped by top-level package (where the
                time goes).
 * ``coldcall`` import + construct + one chat call against the fake server, raw httpx doing the
                same steps as the baseline. Two iModel rows: an OpenAI-compatible endpoint and a
                catalog provider (``openai`` with ``base_url`` pointed at the fake server).
-* ``catalog``  in a fresh process that already imported ``lionagi.service``: wall time of the
-               first ``ProviderCatalog().snapshot()`` over every installed provider, and which
-               modules that build loaded.
+* ``catalog``  in a fresh process that already imported ``lionagi.service``: the first
+               ``ProviderCatalog().snapshot()`` over every installed provider, and which modules
+               that build loaded.
+* ``phases``   CPU ms of each step of one cold call (imports, catalog snapshot, construction,
+               client + first call), ours against raw httpx: where the time goes.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from typing import NamedTuple
 
 from _common import fake_server, interleave_sync, machine_note, markdown_table, median
 
-SECTIONS = ("import", "coldcall", "catalog")
+SECTIONS = ("import", "coldcall", "catalog", "phases")
 TIMEOUT_S = 120.0
 
 IMPORTS: Mapping[str, str] = {
@@ -102,6 +105,64 @@ snap = ProviderCatalog().snapshot()
 ms, cpu_ms = (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000
 loaded = sorted(set(sys.modules) - before)
 print(json.dumps({"ms": ms, "cpu_ms": cpu_ms, "providers": len(snap.providers), "loaded": loaded}))
+"""
+
+
+_PHASES_RAW = """\
+import json, sys, time
+pt = time.process_time
+marks = [pt()]
+import asyncio
+import httpx
+marks.append(pt())
+
+async def main(base):
+    client = httpx.AsyncClient(timeout=60.0)
+    resp = await client.post(
+        base + "/v1/chat/completions",
+        json={"model": "bench-model", "messages": [{"role": "user", "content": "hi"}]},
+        headers={"Authorization": "Bearer sk-bench", "x-fake-behaviour": "text"},
+    )
+    resp.json()
+    marks.append(pt())
+    await client.aclose()
+
+asyncio.run(main(sys.argv[1]))
+names = ["import httpx", "client + first call"]
+print(json.dumps(dict(zip(names, [(b - a) * 1000 for a, b in zip(marks, marks[1:])]))))
+"""
+
+_PHASES_OURS = """\
+import json, sys, time
+pt = time.process_time
+marks = [pt()]
+import asyncio
+import httpx
+marks.append(pt())
+import pydantic
+marks.append(pt())
+from lionagi.service import iModel
+marks.append(pt())
+from lionagi.service import EndpointRegistry
+EndpointRegistry.snapshot()
+marks.append(pt())
+
+async def main(base):
+    model = iModel(
+        provider="openai", endpoint="chat", model="bench-model", base_url=base + "/v1",
+        api_key="sk-bench", allow_local_network=True,
+        default_headers={"x-fake-behaviour": "text"},
+    )
+    marks.append(pt())
+    call = await model.invoke(messages=[{"role": "user", "content": "hi"}])
+    assert call.status.value == "completed", call.exception
+    marks.append(pt())
+    await model.close()
+
+asyncio.run(main(sys.argv[1]))
+names = ["import httpx", "import pydantic", "import iModel", "catalog snapshot", "iModel(...)",
+         "client + first call"]
+print(json.dumps(dict(zip(names, [(b - a) * 1000 for a, b in zip(marks, marks[1:])]))))
 """
 
 
@@ -293,6 +354,33 @@ def bench_catalog(rounds: int) -> dict[str, float]:
     return {"catalog build, wall ms": wall_ms, "catalog build, CPU ms": cpu_ms}
 
 
+def bench_phases(base: str, rounds: int) -> dict[str, float]:
+    """In-process CPU ms of each step of one cold call (``time.process_time`` marks)."""
+    codes = {
+        "raw httpx": (_PHASES_RAW, base),
+        "iModel (catalog provider openai)": (_PHASES_OURS, base),
+    }
+    _warm(codes)
+    _, _, outs = _interleaved(codes, rounds)
+    phases = {name: [json.loads(o) for o in values] for name, values in outs.items()}
+    steps = list(dict.fromkeys(step for rows in phases.values() for step in rows[0]))
+    table = {
+        name: {step: median([r[step] for r in rows if step in r]) for step in steps}
+        for name, rows in phases.items()
+    }
+    totals = {name: median([sum(r.values()) for r in rows]) for name, rows in phases.items()}
+    print(f"## Cold call phases, in-process CPU ms (median of {rounds} interleaved processes)\n")
+    rows = [
+        [step, *(f"{table[name][step]:.1f}" if step in phases[name][0] else "-" for name in codes)]
+        for step in steps
+    ]
+    rows.append(["**total**", *(f"**{totals[name]:.1f}**" for name in codes)])
+    print(markdown_table(["phase", *codes], rows))
+    print()
+    raw, ours = totals["raw httpx"], totals["iModel (catalog provider openai)"]
+    return {"phases CPU ratio (in-process total)": ours / raw}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=21)
@@ -311,6 +399,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             summary.update(bench_coldcall(base, args.rounds))
     if "catalog" in sections:
         summary.update(bench_catalog(args.rounds))
+    if "phases" in sections:
+        with fake_server() as base:
+            summary.update(bench_phases(base, args.rounds))
     print("## Summary\n")
     print(markdown_table(["figure", "value"], [[k, f"{v:.2f}"] for k, v in summary.items()]))
     return 0
