@@ -41,7 +41,7 @@ DEFAULT_MAX_TOKENS = 4096
 """The ``max_tokens`` the catalog row defaults to: the API requires one, and every current
 Claude model can produce at least this many output tokens."""
 
-_STRICT = ConfigDict(extra="forbid")
+_STRICT = ConfigDict(extra="forbid", defer_build=True)
 
 
 class _Block(BaseModel):
@@ -153,7 +153,7 @@ class AnthropicServerTool(BaseModel):
     passing as a server tool.
     """
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     type: str
     name: str

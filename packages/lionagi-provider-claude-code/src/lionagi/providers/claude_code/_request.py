@@ -86,7 +86,7 @@ class ClaudeCodeRequest(BaseModel):
         repo / workspace: working directory (``workspace`` is contained in ``repo``).
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     prompt: str = Field(min_length=1)
     model: str | None = Field(default=None, min_length=1)

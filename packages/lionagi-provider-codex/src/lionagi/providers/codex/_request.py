@@ -58,7 +58,7 @@ class CodexRequest(BaseModel):
         workspace: A directory inside ``repo`` to run in instead (containment enforced).
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     prompt: str = Field(min_length=1)
     model: str = DEFAULT_MODEL

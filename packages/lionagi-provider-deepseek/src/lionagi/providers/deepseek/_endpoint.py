@@ -19,7 +19,7 @@ __all__ = ["DeepSeekChat", "DeepSeekChatRequest", "DeepSeekThinking"]
 class DeepSeekThinking(BaseModel):
     """``thinking``: turn the model's thinking mode on or off."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     type: Literal["enabled", "disabled"]
 

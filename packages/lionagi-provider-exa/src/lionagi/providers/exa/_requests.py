@@ -39,7 +39,7 @@ Category = Literal[
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class ExaTextOptions(_Strict):

@@ -46,7 +46,7 @@ class GeminiCodeRequest(BaseModel):
         workspace: A directory inside ``repo`` to run in; escaping ``repo`` is refused.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     prompt: str = Field(min_length=1)
     model: str = DEFAULT_MODEL

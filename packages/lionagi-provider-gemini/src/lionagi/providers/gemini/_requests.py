@@ -61,7 +61,7 @@ def model_path_segment(value: str) -> str:
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class GeminiBlob(_Strict):

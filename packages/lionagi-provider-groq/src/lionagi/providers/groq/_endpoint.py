@@ -19,7 +19,7 @@ __all__ = ["GroqChat", "GroqChatRequest", "GroqSearchSettings"]
 class GroqSearchSettings(BaseModel):
     """``search_settings`` for Groq's built-in web search (compound models)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     exclude_domains: list[str] | None = None
     include_domains: list[str] | None = None

@@ -12,7 +12,7 @@ __all__ = ["OllamaGenerateRequest", "OllamaOptions"]
 class OllamaOptions(BaseModel):
     """``options``: the runner parameters Ollama documents for a request (Modelfile names)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     temperature: float | None = Field(default=None, ge=0)
     top_k: int | None = Field(default=None, ge=0)
@@ -49,7 +49,7 @@ class OllamaGenerateRequest(BaseModel):
     ``stream()`` sends ``true``, ``invoke()`` sends ``false`` (Ollama streams unless told not to).
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     model: str = Field(min_length=1)
     prompt: str | None = None

@@ -23,7 +23,7 @@ ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
 class ResponsesReasoning(BaseModel):
     """``reasoning``: how much a reasoning model thinks and whether it summarizes it."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     effort: ReasoningEffort | None = None
     summary: Literal["auto", "concise", "detailed"] | None = None
@@ -32,7 +32,7 @@ class ResponsesReasoning(BaseModel):
 class ResponsesText(BaseModel):
     """``text``: the output format (plain text, JSON object, JSON schema) and verbosity."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     format: dict[str, Any] | None = None
     verbosity: Literal["low", "medium", "high"] | None = None
@@ -41,7 +41,7 @@ class ResponsesText(BaseModel):
 class ResponsesStreamOptions(BaseModel):
     """``stream_options``: only valid with ``stream``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     include_obfuscation: bool | None = None
 
@@ -49,7 +49,7 @@ class ResponsesStreamOptions(BaseModel):
 class OpenAIResponsesRequest(BaseModel):
     """A ``POST /v1/responses`` body (the fields OpenAI documents today)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     model: str
     input: str | list[dict[str, Any]]

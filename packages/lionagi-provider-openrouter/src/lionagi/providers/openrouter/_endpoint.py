@@ -25,7 +25,7 @@ __all__ = [
 class OpenRouterProviderPreferences(BaseModel):
     """``provider``: which upstream providers may serve the request, and in what order."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     order: list[str] | None = None
     allow_fallbacks: bool | None = None
@@ -42,7 +42,7 @@ class OpenRouterProviderPreferences(BaseModel):
 class OpenRouterReasoning(BaseModel):
     """``reasoning``: one setting for every upstream's thinking budget."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     effort: Literal["minimal", "low", "medium", "high"] | None = None
     max_tokens: int | None = Field(default=None, ge=1)
@@ -53,7 +53,7 @@ class OpenRouterReasoning(BaseModel):
 class OpenRouterUsage(BaseModel):
     """``usage``: ask for token counts and cost in the response."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     include: bool | None = None
 

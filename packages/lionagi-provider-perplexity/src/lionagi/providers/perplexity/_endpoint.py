@@ -28,7 +28,7 @@ _DATE = r"^\d{1,2}/\d{1,2}/\d{4}$"  # Perplexity's date filters are %m/%d/%Y
 class PerplexityWebSearchOptions(BaseModel):
     """``web_search_options``: how much search context to use, and where the user is."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     search_context_size: Literal["low", "medium", "high"] | None = None
     user_location: dict[str, str | float] | None = None

@@ -50,7 +50,7 @@ class PiRequest(BaseModel):
         workspace: A directory inside ``repo`` to run in (containment-checked).
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     prompt: str = Field(min_length=1)
     model: str | None = Field(default=None, min_length=1, pattern=_NAME)

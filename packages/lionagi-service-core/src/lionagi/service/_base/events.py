@@ -84,7 +84,8 @@ class Event(BaseModel):
     Cancellation is recorded as CANCELLED and always re-raised.
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    # defer_build: the validator is built on first use, not at import (cold start).
+    model_config = ConfigDict(arbitrary_types_allowed=True, defer_build=True)
 
     id: UUID = Field(default_factory=uuid4)
     created_at: float = Field(default_factory=time.time)

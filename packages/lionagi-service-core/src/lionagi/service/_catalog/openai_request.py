@@ -17,7 +17,8 @@ __all__ = ["OpenAIChatCompletionsRequest", "OpenAIEmbeddingsRequest"]
 class OpenAIChatCompletionsRequest(BaseModel):
     """A Chat Completions request body."""
 
-    model_config = ConfigDict(extra="forbid")
+    # defer_build: the validator is built on first use, not at import (cold start).
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     model: str
     messages: list[dict[str, Any]]
@@ -56,7 +57,8 @@ class OpenAIChatCompletionsRequest(BaseModel):
 class OpenAIEmbeddingsRequest(BaseModel):
     """An embeddings request body: text(s) or token array(s) to embed."""
 
-    model_config = ConfigDict(extra="forbid")
+    # defer_build: the validator is built on first use, not at import (cold start).
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     model: str
     input: str | list[str] | list[int] | list[list[int]]

@@ -8,33 +8,38 @@ circuit for HTTP, terminal state before removal). Nothing here knows a vendor.
 from __future__ import annotations
 
 import dataclasses
+import sys
 import time
 from collections.abc import AsyncGenerator, Callable, Mapping
 from contextlib import aclosing
 from types import TracebackType
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 from uuid import UUID, uuid4
-
-from pydantic import SecretStr
 
 from .._base.chunk import StreamChunk
 from .._base.errors import AdmissionClosed, EndpointConfigurationError, RequestDeadlineExceeded
-from .._base.hooks import DEFAULT_HOOK_CAPS, HookPhase, HookRegistry
 from .._base.secrets import REDACTED
-from .._catalog.registry import EndpointRegistry
-from .._lifecycle.admission import AdmissionController, AdmissionSnapshot
-from .._lifecycle.budget import NO_DEADLINE, RequestBudget, request_budget_from_timeout
-from .._lifecycle.circuit import CircuitBreaker
-from .._lifecycle.clock import Clock, Sleep, default_clock, default_sleep
-from .._lifecycle.config import AdmissionConfig
-from .._lifecycle.deadline import DeadlineReached, run_before
-from .._lifecycle.policy import AttemptPolicy, CircuitPolicy
-from .._lifecycle.supervisor import CallSupervisor, HookTimeout
-from .._transport.agentic.endpoint import AgenticEndpoint
-from .._transport.agentic.settings import AgenticSettings, coerce_agentic_settings
-from .._transport.api_calling import APICalling
-from .._transport.http.endpoint import Endpoint
 from .streams import ModelStream, StreamRegistry
+
+# Everything below is imported where it is first needed (construction, a call, serialization):
+# `from lionagi.service import iModel` must not build pydantic models, the HTTP client stack or
+# the agentic machinery (issue 15, cold start). Python caches each module after its first import,
+# so a function-level import costs one `sys.modules` lookup per call.
+if TYPE_CHECKING:
+    from pydantic import SecretStr
+
+    from .._base.hooks import HookRegistry
+    from .._lifecycle.admission import AdmissionSnapshot
+    from .._lifecycle.budget import RequestBudget
+    from .._lifecycle.circuit import CircuitBreaker
+    from .._lifecycle.clock import Clock, Sleep
+    from .._lifecycle.config import AdmissionConfig
+    from .._lifecycle.policy import AttemptPolicy, CircuitPolicy
+    from .._lifecycle.supervisor import CallSupervisor
+    from .._transport.agentic.endpoint import AgenticEndpoint
+    from .._transport.agentic.settings import AgenticSettings
+    from .._transport.api_calling import APICalling
+    from .._transport.http.endpoint import Endpoint
 
 __all__ = ["iModel"]
 
@@ -65,6 +70,9 @@ _ADMISSION_FIELDS = (
     "limit_tokens",
     "concurrency_limit",
 )
+
+
+_AGENTIC_MODULE = "lionagi.service._transport.agentic.endpoint"
 
 
 def _class_path(cls: type) -> str:
@@ -128,6 +136,10 @@ class iModel:
         agentic_settings: AgenticSettings | Mapping[str, Any] | None = None,
         **config_overrides: Any,
     ) -> None:
+        from .._lifecycle.clock import default_clock, default_sleep
+        from .._lifecycle.policy import AttemptPolicy, CircuitPolicy
+        from .._transport.http.endpoint import Endpoint
+
         self._id = _coerce_id(id)
         if created_at is not None and not isinstance(created_at, int | float):
             raise EndpointConfigurationError("created_at", "must be a float timestamp")
@@ -204,6 +216,8 @@ class iModel:
         config_overrides: dict[str, Any],
         agentic_settings: AgenticSettings | Mapping[str, Any] | None = None,
     ) -> Endpoint:
+        from .._catalog.registry import EndpointRegistry
+
         defaults: dict[str, Any] = {}
         if model is not None:
             if not isinstance(model, str) or not model.strip():
@@ -246,6 +260,10 @@ class iModel:
         return resolved
 
     def _new_supervisor(self) -> CallSupervisor:
+        from .._lifecycle.admission import AdmissionController
+        from .._lifecycle.circuit import CircuitBreaker
+        from .._lifecycle.supervisor import CallSupervisor
+
         breaker = (
             CircuitBreaker(self._circuit_policy, clock=self._clock)
             if self._circuit_policy is not None
@@ -323,8 +341,8 @@ class iModel:
     @property
     def provider_session_id(self) -> str | None:
         """The last confirmed provider session id (resumable agentic endpoints only)."""
-        ep = self._endpoint
-        return ep.provider_session_id if isinstance(ep, AgenticEndpoint) else None
+        ep = _as_agentic(self._endpoint)
+        return ep.provider_session_id if ep is not None else None
 
     def admission_snapshot(self) -> AdmissionSnapshot:
         """Queue and permit counters; no payloads, keys or prompts."""
@@ -346,13 +364,16 @@ class iModel:
         stored session id is injected into ``resume_field`` when the adapter is resumable and the
         caller gave neither it nor ``session_id``.
         """
+        from .._transport.api_calling import APICalling
+
         ep = self._endpoint
         runtime: dict[str, Any] = {}
         request = dict(kwargs)
-        if isinstance(ep, AgenticEndpoint):
-            request, runtime = ep.split_runtime_args(request)
-            ep.validate_runtime_args(runtime)
-            _inject_resume(ep, request)
+        agentic = _as_agentic(ep)
+        if agentic is not None:
+            request, runtime = agentic.split_runtime_args(request)
+            agentic.validate_runtime_args(runtime)
+            _inject_resume(agentic, request)
         payload, headers = ep.create_payload(request)
         # create_payload validated both and returns new containers, so the event takes them.
         return APICalling._from_validated(ep, payload, headers, runtime, self._hooks)
@@ -361,6 +382,12 @@ class iModel:
         self, *, request_budget: RequestBudget | None = None, **kwargs: Any
     ) -> APICalling:
         """Run the pre-create hook (within the budget), then build the call."""
+        from .._base.hooks import DEFAULT_HOOK_CAPS, HookPhase
+        from .._lifecycle.budget import NO_DEADLINE
+        from .._lifecycle.deadline import DeadlineReached, run_before
+        from .._lifecycle.supervisor import HookTimeout
+        from .._transport.api_calling import APICalling
+
         budget = request_budget or NO_DEADLINE
         hooks = self._hooks
         if hooks is not None and hooks.has(HookPhase.PRE_EVENT_CREATE):
@@ -388,6 +415,8 @@ class iModel:
             )
         if request_budget is not None:
             return request_budget
+        from .._lifecycle.budget import request_budget_from_timeout
+
         return request_budget_from_timeout(timeout, clock=self._clock)
 
     async def _event_for(
@@ -424,9 +453,9 @@ class iModel:
         """
         self._check_open()
         budget = self._budget(request_budget, timeout)
-        ep = self._endpoint
-        if isinstance(ep, AgenticEndpoint):
-            ep.ensure_invoke_supported()
+        agentic = _as_agentic(self._endpoint)
+        if agentic is not None:
+            agentic.ensure_invoke_supported()
         call = await self._event_for(api_call, budget, kwargs)
         return await self._supervisor.invoke(call, budget=budget)
 
@@ -485,9 +514,9 @@ class iModel:
             clock=self._clock,
             sleep=self._sleep,
         )
-        source, target = self._endpoint, twin._endpoint
-        if share_session and isinstance(source, AgenticEndpoint):
-            assert isinstance(target, AgenticEndpoint)
+        source, target = _as_agentic(self._endpoint), _as_agentic(twin._endpoint)
+        if share_session and source is not None:
+            assert target is not None
             caps = type(source).capabilities
             if caps is not None and caps.resumable:
                 target.confirm_session(source.provider_session_id)
@@ -515,10 +544,11 @@ class iModel:
         caps = getattr(type(ep), "capabilities", None)
         if sid and caps is not None and caps.resumable:
             out["session_id"] = sid
-        if isinstance(ep, AgenticEndpoint):
+        agentic = _as_agentic(ep)
+        if agentic is not None:
             # Secrets are never written: env values and the gateway key appear only as names /
             # a flag, so from_dict can insist that the caller supplies them again.
-            settings = ep.settings.public_dict()
+            settings = agentic.settings.public_dict()
             if settings:
                 out["agentic_settings"] = settings
         return out
@@ -542,6 +572,10 @@ class iModel:
         wins, and the ``env`` / ``gateway_api_key`` the original had must be given there again
         (``EndpointConfigurationError`` otherwise, rather than launching without them).
         """
+        from .._catalog.registry import EndpointRegistry
+        from .._lifecycle.config import AdmissionConfig
+        from .._lifecycle.policy import AttemptPolicy, CircuitPolicy
+
         try:
             config = dict(data["config"])
             provider = str(data["provider"])
@@ -592,8 +626,9 @@ class iModel:
             sleep=sleep,
         )
         sid = data.get("session_id")
-        if isinstance(sid, str) and isinstance(restored, AgenticEndpoint):
-            restored.confirm_session(sid)
+        agentic = _as_agentic(restored)
+        if isinstance(sid, str) and agentic is not None:
+            agentic.confirm_session(sid)
         return model
 
     async def close(self) -> None:
@@ -627,6 +662,8 @@ def _restored_settings(
     recorded: object, given: AgenticSettings | Mapping[str, Any] | None
 ) -> AgenticSettings | None:
     """Serialized non-secret settings merged with the caller's; missing secrets refused."""
+    from .._transport.agentic.settings import AgenticSettings, coerce_agentic_settings
+
     explicit = coerce_agentic_settings(given) if given is not None else None
     if recorded is None:
         return explicit
@@ -662,7 +699,11 @@ def _coerce_id(value: UUID | str | None) -> UUID:
 
 
 def _coerce_hooks(value: HookRegistry | Mapping[str, Any] | None) -> HookRegistry | None:
-    if value is None or isinstance(value, HookRegistry):
+    if value is None:
+        return None
+    from .._base.hooks import HookRegistry
+
+    if isinstance(value, HookRegistry):
         return value
     if isinstance(value, Mapping):
         try:
@@ -677,16 +718,32 @@ def _coerce_hooks(value: HookRegistry | Mapping[str, Any] | None) -> HookRegistr
 def _admission_config(
     endpoint: Endpoint, base: AdmissionConfig | None, **fields: Any
 ) -> AdmissionConfig:
+    from .._lifecycle.config import AdmissionConfig
+
     if base is None:
-        if isinstance(endpoint, AgenticEndpoint):
+        agentic = _as_agentic(endpoint)
+        if agentic is not None:
             base = AdmissionConfig(
-                queue_capacity=type(endpoint).DEFAULT_QUEUE_CAPACITY,
-                concurrency_limit=type(endpoint).DEFAULT_CONCURRENCY_LIMIT,
+                queue_capacity=type(agentic).DEFAULT_QUEUE_CAPACITY,
+                concurrency_limit=type(agentic).DEFAULT_CONCURRENCY_LIMIT,
             )
         else:
             base = AdmissionConfig.for_family("api")
     changes = {name: value for name, value in fields.items() if value is not None}
     return dataclasses.replace(base, **changes) if changes else base
+
+
+def _as_agentic(endpoint: Endpoint) -> AgenticEndpoint | None:
+    """``endpoint`` as an :class:`AgenticEndpoint`, or None, without importing the agentic room.
+
+    An agentic endpoint can only exist once its module was imported, so when the module is not
+    in ``sys.modules`` the answer is None and an HTTP-only program never loads subprocess code.
+    """
+    if _AGENTIC_MODULE not in sys.modules:
+        return None
+    from .._transport.agentic.endpoint import AgenticEndpoint
+
+    return endpoint if isinstance(endpoint, AgenticEndpoint) else None
 
 
 def _inject_resume(endpoint: AgenticEndpoint, request: dict[str, Any]) -> None:

@@ -67,7 +67,8 @@ class EndpointConfig(BaseModel):
     Error bodies (64 KiB) and stream events (16 MiB) have their own fixed bounds.
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+    # defer_build: the validator is built on first use, not at import (cold start).
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid", defer_build=True)
 
     name: str
     provider: str

@@ -23,7 +23,8 @@ ScriptSource = Sequence[ScriptStep] | Callable[["ScriptedRequest"], Sequence[Scr
 class ScriptedRequest(BaseModel):
     """What the scripted provider accepts: a prompt or chat messages, and a model label."""
 
-    model_config = ConfigDict(extra="forbid")
+    # defer_build: the validator is built on first use, not at import (cold start).
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     prompt: str | None = None
     messages: list[dict[str, Any]] | None = None

@@ -26,6 +26,7 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -62,7 +63,10 @@ class AgenticSettings(BaseModel):
         config_home: ``"user"``, ``"isolated"`` or None (see the module docstring).
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid", hide_input_in_errors=True)
+    # defer_build: the validator is built on first use, not at import (cold start).
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", hide_input_in_errors=True, defer_build=True
+    )
 
     binary: str | None = None
     gateway_url: str | None = None
@@ -193,7 +197,7 @@ def coerce_agentic_settings(
         EndpointConfigurationError: an unknown key or an invalid value.
     """
     if value is None:
-        return _EMPTY
+        return _empty()
     if isinstance(value, AgenticSettings):
         return value
     if not isinstance(value, Mapping):
@@ -208,4 +212,7 @@ def coerce_agentic_settings(
         raise EndpointConfigurationError(f"{field}.{loc}" if loc else field, first["msg"]) from None
 
 
-_EMPTY = AgenticSettings()
+@cache
+def _empty() -> AgenticSettings:
+    """The shared empty settings (frozen), built on first use so import builds no validator."""
+    return AgenticSettings()

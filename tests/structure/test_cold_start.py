@@ -1,0 +1,75 @@
+"""Cold start (issue 15): what `from lionagi.service import iModel` and the public models cost.
+
+Each check runs in a fresh interpreter, because this test process has long since imported and
+built everything. The assertions are about *which* work happens, never about how long it takes
+(timings belong to ``benchmarks/cold_start_bench.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+# What a program pays for only once it constructs an iModel or makes a call.
+HEAVY = (
+    "pydantic",
+    "pydantic_core",
+    "httpx",
+    "httpcore",
+    "h11",
+    "ssl",
+    "anyio",
+    "lionagi.service._catalog",
+    "lionagi.service._transport.http",
+    "lionagi.service._transport.agentic",
+    "lionagi.service._transport.subprocess",
+    "lionagi.service._lifecycle",
+)
+
+
+def _run(code: str) -> str:
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=120
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout
+
+
+def test_importing_imodel_loads_no_client_stack_catalog_or_vendor() -> None:
+    code = (
+        "import json, sys\n"
+        "from lionagi.service import iModel\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    loaded = json.loads(_run(code))
+    heavy = [m for m in loaded if m in HEAVY or m.startswith(tuple(f"{h}." for h in HEAVY))]
+    vendors = [m for m in loaded if m.startswith("lionagi.providers")]
+    assert heavy == []
+    assert vendors == []
+
+
+def test_public_models_build_their_validators_on_first_use_not_at_import() -> None:
+    # Importing a model class must not build its pydantic validator (the expensive step); the
+    # first validation does, and behaves exactly as an eagerly built model would.
+    code = (
+        "import json\n"
+        "import lionagi.service as s\n"
+        "names = ['Event', 'HookedEvent', 'APICalling', 'EndpointConfig', 'AgenticSettings',\n"
+        "         'OpenAIChatCompletionsRequest', 'OpenAIEmbeddingsRequest']\n"
+        "before = {n: getattr(s, n).__pydantic_complete__ for n in names}\n"
+        "req = s.OpenAIChatCompletionsRequest.model_validate({'model': 'm', 'messages': []})\n"
+        "try:\n"
+        "    s.OpenAIChatCompletionsRequest.model_validate({'model': 'm', 'nope': 1})\n"
+        "    refused = False\n"
+        "except Exception as exc:\n"
+        "    refused = type(exc).__name__\n"
+        "after = s.OpenAIChatCompletionsRequest.__pydantic_complete__\n"
+        "print(json.dumps({'before': before, 'after': after, 'refused': refused,\n"
+        "                  'model': req.model}))\n"
+    )
+    result = json.loads(_run(code))
+    assert result["before"] == dict.fromkeys(result["before"], False)
+    assert result["after"] is True
+    assert result["refused"] == "ValidationError"
+    assert result["model"] == "m"
