@@ -94,8 +94,10 @@ def json_values(words: Sequence[str]) -> st.SearchStrategy[Any]:
     leaf = _scalars | word
     return st.recursive(
         leaf,
-        lambda inner: st.lists(inner, max_size=4)
-        | st.dictionaries(word | st.text(max_size=6), inner, max_size=6),
+        lambda inner: (
+            st.lists(inner, max_size=4)
+            | st.dictionaries(word | st.text(max_size=6), inner, max_size=6)
+        ),
         max_leaves=24,
     )
 
@@ -199,8 +201,10 @@ def _projector_case(name: str) -> Callable[..., None]:
     projector_type, words = PROJECTORS[name]
 
     @FUZZ
-    @given(stream=st.lists(events(words) | st.just(DONE) | json_values(words), max_size=14),
-           eof=st.booleans())
+    @given(
+        stream=st.lists(events(words) | st.just(DONE) | json_values(words), max_size=14),
+        eof=st.booleans(),
+    )
     def case(stream: list[Any], eof: bool) -> None:
         only_typed(lambda: _project(projector_type, stream, eof))
 
@@ -249,7 +253,9 @@ def _pi(stream: list[dict[str, Any]]) -> Iterable[StreamChunk]:
     yield from projector.finish()
 
 
-CLI_PARSERS: dict[str, tuple[Callable[[list[dict[str, Any]]], Iterable[StreamChunk]], list[str]]] = {
+CLI_PARSERS: dict[
+    str, tuple[Callable[[list[dict[str, Any]]], Iterable[StreamChunk]], list[str]]
+] = {
     "codex": (_codex, vocabulary(codex)),
     "claude_code": (_claude, vocabulary(claude)),
     "gemini_cli": (_gemini_cli, vocabulary(gemini_cli)),
@@ -300,8 +306,11 @@ def _spec(draw: st.DrawFn) -> ProviderEndpointSpec:
         provider_aliases=tuple(draw(st.lists(_key_text, max_size=3))),
         endpoint_aliases=tuple(draw(st.lists(_key_text, max_size=3))),
         request_options=draw(_options),  # type: ignore[arg-type]
-        base_url=draw(st.none() | st.sampled_from(["https://x.test/v1", "ftp://x", "", "http://["])
-                      | st.text(max_size=20)),
+        base_url=draw(
+            st.none()
+            | st.sampled_from(["https://x.test/v1", "ftp://x", "", "http://["])
+            | st.text(max_size=20)
+        ),
         auth_type=draw(st.none() | st.sampled_from(["bearer", "x-api-key", "none", "basic"])),
         content_type=draw(st.sampled_from(["application/json", "", "text/plain"])),
         api_key_env=draw(st.none() | st.sampled_from(["ACME_API_KEY", "", "bad name"])),
@@ -311,11 +320,11 @@ def _spec(draw: st.DrawFn) -> ProviderEndpointSpec:
 
 @FUZZ
 @given(
-    st.lists(
-        st.tuples(_key_text, st.lists(_spec(), max_size=3), st.none() | _key_text), max_size=3
-    )
+    st.lists(st.tuples(_key_text, st.lists(_spec(), max_size=3), st.none() | _key_text), max_size=3)
 )
-def test_fuzz_catalog_spec_validation(rows: list[tuple[str, list[ProviderEndpointSpec], Any]]) -> None:
+def test_fuzz_catalog_spec_validation(
+    rows: list[tuple[str, list[ProviderEndpointSpec], Any]],
+) -> None:
     modules = [
         CollectedModule(
             row=ProviderModuleSpec(provider=provider, module=f"m{i}", distribution=dist),
@@ -342,8 +351,28 @@ _PROVIDER_WORDS = sorted(
 )
 _model_text = st.lists(
     st.sampled_from(
-        [*_PROVIDER_WORDS, "/", "-", "--", "high", "low", "medium", "xhigh", "minimal", "max",
-         "none", "gpt-5", "sonnet", "m", " ", ".", ":", "\t", "\x00", "é"]
+        [
+            *_PROVIDER_WORDS,
+            "/",
+            "-",
+            "--",
+            "high",
+            "low",
+            "medium",
+            "xhigh",
+            "minimal",
+            "max",
+            "none",
+            "gpt-5",
+            "sonnet",
+            "m",
+            " ",
+            ".",
+            ":",
+            "\t",
+            "\x00",
+            "é",
+        ]
     )
     | st.text(max_size=5),
     max_size=8,

@@ -404,7 +404,10 @@ def test_the_installed_command_in_a_subprocess_never_shows_a_secret(tmp_path: Pa
     argv = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "lionagi.service.cli"]
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", **_CLI_ENV}
     with FakeProviderServer.running_in_thread() as server:
-        runs = [_http_chat_args(server, "401"), _cli_chat_args("codex", _fake_cli(tmp_path, "stderr"))]
+        runs = [
+            _http_chat_args(server, "401"),
+            _cli_chat_args("codex", _fake_cli(tmp_path, "stderr")),
+        ]
         for args in runs:
             proc = subprocess.run(
                 [*argv, *args], capture_output=True, text=True, timeout=60, env=env, check=False

@@ -303,7 +303,10 @@ def _cases() -> list[Case]:
         ("percent-tab", f"http://127.0.0.1%09:{p}/v1"),
         ("percent-at", f"http://public.example%40127.0.0.1:{p}/v1"),
         ("fullwidth-digits", f"http://\uff11\uff12\uff17.\uff10.\uff10.\uff11:{p}/v1"),
-        ("fullwidth-localhost", f"http://\uff4c\uff4f\uff43\uff41\uff4c\uff48\uff4f\uff53\uff54:{p}/v1"),
+        (
+            "fullwidth-localhost",
+            f"http://\uff4c\uff4f\uff43\uff41\uff4c\uff48\uff4f\uff53\uff54:{p}/v1",
+        ),
         ("circled-letter", f"http://\u24dbocalhost:{p}/v1"),
         # NLIP-style remote agent URLs pointing inwards
         ("nlip-loopback", f"http://127.0.0.1:{p}/nlip/"),
@@ -314,10 +317,22 @@ def _cases() -> list[Case]:
     cases = [Case(i, u) for i, u in unsafe]
     # redirects from a public host to private targets are never followed
     for path in ("/loopback", "/metadata", "/v6", "/name", "/gce", "/loopback-307"):
-        cases.append(Case(f"redirect{path}", f"http://redirect.example{path}/v1", expect=(ProviderClientError,)))
+        cases.append(
+            Case(
+                f"redirect{path}",
+                f"http://redirect.example{path}/v1",
+                expect=(ProviderClientError,),
+            )
+        )
     # rebinding: public on the guard's lookup, private on any later one; the pin holds
     for name in ("rebind.example", "rebind6.example", "rebind-meta.example"):
-        cases.append(Case(f"rebinding-{name.split('.')[0]}", f"http://{name}:{p}/v1", expect=(ProviderConnectionError,)))
+        cases.append(
+            Case(
+                f"rebinding-{name.split('.')[0]}",
+                f"http://{name}:{p}/v1",
+                expect=(ProviderConnectionError,),
+            )
+        )
     # env proxies: never a way around the guard (and, by decision, not used at all)
     proxy = "http://127.0.0.1:{proxy}"
     cases += [
@@ -437,7 +452,7 @@ async def test_shared_check_refuses_nlip_style_urls(net: Net, url: str) -> None:
 
 
 async def test_the_listener_really_counts_a_permitted_request(net: Net) -> None:
-    """Control: with the opt-in the same loopback URL is reached, so zero hits above means something."""
+    """Control: with the opt-in the same loopback URL is reached (so zero hits above is real)."""
     ep = Endpoint(
         {
             "name": "ssrf",

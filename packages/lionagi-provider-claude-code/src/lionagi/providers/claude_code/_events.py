@@ -107,7 +107,9 @@ class ClaudeEventMapper:
         kind = event.get("type")
         if not isinstance(kind, str):
             # A list or object here would reach a set lookup and escape as a TypeError.
-            raise ProviderProtocolError(f"claude: event type is not a string: {type(kind).__name__}")
+            raise ProviderProtocolError(
+                f"claude: event type is not a string: {type(kind).__name__}"
+            )
         if kind == "system":
             return self._system(event)
         if kind == "assistant":
