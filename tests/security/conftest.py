@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, settings
 _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 
 settings.register_profile(
-    "ci", max_examples=150, deadline=None, derandomize=True, suppress_health_check=_QUIET
+    "ci", max_examples=60, deadline=None, derandomize=True, suppress_health_check=_QUIET
 )
 settings.register_profile(
     "full",

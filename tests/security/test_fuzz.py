@@ -98,7 +98,7 @@ def json_values(words: Sequence[str]) -> st.SearchStrategy[Any]:
             st.lists(inner, max_size=4)
             | st.dictionaries(word | st.text(max_size=6), inner, max_size=6)
         ),
-        max_leaves=24,
+        max_leaves=16,
     )
 
 
@@ -244,6 +244,9 @@ def _gemini_cli(stream: list[dict[str, Any]]) -> Iterable[StreamChunk]:
         if projector.finished:
             break
         yield from projector.project(event)
+    finish = getattr(projector, "finish", None)  # end-of-stream hook, where the version has one
+    if finish is not None:
+        yield from finish()
 
 
 def _pi(stream: list[dict[str, Any]]) -> Iterable[StreamChunk]:
