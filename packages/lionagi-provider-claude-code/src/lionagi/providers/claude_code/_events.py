@@ -105,6 +105,11 @@ class ClaudeEventMapper:
     def feed(self, event: Mapping[str, Any]) -> list[StreamChunk]:
         """The chunks for one event (possibly none)."""
         kind = event.get("type")
+        if not isinstance(kind, str):
+            # A list or object here would reach a set lookup and escape as a TypeError.
+            raise ProviderProtocolError(
+                f"claude: event type is not a string: {type(kind).__name__}"
+            )
         if kind == "system":
             return self._system(event)
         if kind == "assistant":

@@ -73,6 +73,9 @@ class CodexEventParser:
     def feed(self, event: Mapping[str, Any]) -> list[StreamChunk]:
         """The chunks for one event, in order (often none)."""
         kind = event.get("type")
+        if not isinstance(kind, str):
+            # A list or object here would reach a set lookup and escape as a TypeError.
+            raise ProviderProtocolError(f"codex: event type is not a string: {type(kind).__name__}")
         if self.terminal is not None:
             raise ProviderProtocolError(
                 f"codex: {kind!r} event after the terminal {self.terminal} event"

@@ -12,11 +12,12 @@ text even where this config is not at hand.
 
 from __future__ import annotations
 
+import base64
 import difflib
 import os
 from collections.abc import Mapping
 from typing import Any, Literal
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from pydantic import (
     BaseModel,
@@ -291,6 +292,16 @@ def _redact_urls(value: Any) -> Any:
     return REDACTED if value is not None and "://" in str(value) else value
 
 
+def basic_credential(username: str, password: str) -> str:
+    """The ``Authorization: Basic`` token httpx derives from URL userinfo or an auth pair.
+
+    It is the password in base64, as good as the password itself; a provider that echoes the
+    credential it received (``Incorrect API key provided: c2Nhbjp...``) echoes this form, so it
+    is remembered beside the clear parts.
+    """
+    return base64.b64encode(f"{username}:{password}".encode()).decode("ascii")
+
+
 def _url_secrets(url: str | None) -> list[str]:
     """Userinfo parts and query values of ``url`` (each may be a credential)."""
     if not url:
@@ -300,6 +311,8 @@ def _url_secrets(url: str | None) -> list[str]:
         found = [p for p in (parts.username, parts.password) if p]
     except ValueError:  # not a URL; base_url validation reports it
         return []
+    if found:
+        found.append(basic_credential(unquote(parts.username or ""), unquote(parts.password or "")))
     query = parse_qsl(parts.query, keep_blank_values=False)
     found += [v for k, v in query if k.lower() not in HARMLESS_QUERY]
     return found
@@ -310,6 +323,8 @@ def _client_kwargs_secrets(kwargs: Mapping[str, Any]) -> list[str]:
     auth = kwargs.get("auth")
     if isinstance(auth, tuple | list):
         found += [str(v) for v in auth[1:]]
+        if len(auth) == 2:
+            found.append(basic_credential(str(auth[0]), str(auth[1])))
     headers = kwargs.get("headers")
     if isinstance(headers, Mapping):
         found += [str(v) for k, v in headers.items() if not is_harmless_header(str(k))]

@@ -108,7 +108,13 @@ def _pinned_transport(kwargs: dict[str, Any]) -> PinnedTransport:
 
     httpx ignores its TLS, HTTP-version and limits arguments for the main transport once a
     transport is given, so they are passed here; they stay in ``kwargs`` too, because httpx
-    still builds proxy transports (``proxy=``, or proxies from the environment) from them.
+    still builds the transport of an explicit ``proxy=`` from them.
+
+    Proxy environment variables (``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY``, ``NO_PROXY``)
+    are never used: httpx reads them only for a client built without a transport, and this
+    one always has one. That is deliberate: a proxy resolves the target itself, outside the
+    guard's pin, so routing through one is an explicit per-endpoint choice
+    (``client_kwargs={"proxy": ...}``), never an ambient one.
     """
     return PinnedTransport(
         **{key: kwargs[key] for key in _TRANSPORT_KWARGS if key in kwargs},

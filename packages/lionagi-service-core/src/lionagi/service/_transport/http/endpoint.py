@@ -44,6 +44,7 @@ from ..._base.aio import aclose_shielded
 from ..._base.chunk import StreamChunk
 from ..._base.errors import (
     EndpointConfigurationError,
+    ProviderCatalogError,
     ProviderConnectionError,
     ProviderError,
     ProviderProtocolError,
@@ -599,7 +600,7 @@ class Endpoint:
                     if error is not None:
                         raise error
                     if not projector.done:
-                        tail = projector.end(eof=True)
+                        tail = _project_end(projector)
                 if not response.is_closed:
                     await _drain(blocks)
             except httpx.HTTPError as exc:
@@ -917,8 +918,35 @@ def _project(
                 return ready, chunks, None
             ready.extend(chunks)
     except Exception as exc:
-        return ready, (), exc
+        return ready, (), _typed_projection_error(projector, exc)
     return ready, (), None
+
+
+def _project_end(projector: StreamProjector) -> Sequence[StreamChunk]:
+    """The projector's end-of-stream chunks, with the same typed-error rule as :func:`_project`."""
+    try:
+        return projector.end(eof=True)
+    except Exception as exc:
+        raise _typed_projection_error(projector, exc) from exc
+
+
+def _typed_projection_error(projector: StreamProjector, exc: Exception) -> Exception:
+    """``exc`` when it is one of the service's errors, else a ``ProviderProtocolError``.
+
+    A projector reads provider JSON; a value of an unexpected shape (``"choices": [null]``, a
+    list where an object belongs) must end the stream as a protocol error, not escape to the
+    caller as a ``TypeError``/``AttributeError`` from inside the dialect. The original exception
+    is kept as the cause, so a genuine projector bug still shows where it happened.
+    """
+    if isinstance(exc, ProviderError | ProviderCatalogError):
+        return exc
+    secrets = tuple(getattr(projector, "secrets", ()) or ())
+    error = ProviderProtocolError(
+        f"stream event of an unexpected shape ({type(projector).__name__}): "
+        f"{type(exc).__name__}: {excerpt(str(exc), secrets, 200)}"
+    )
+    error.__cause__ = exc
+    return error
 
 
 async def _drain(blocks: AsyncIterator[Any]) -> None:

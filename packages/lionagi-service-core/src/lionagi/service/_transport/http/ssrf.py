@@ -11,7 +11,9 @@ Redirects are never followed (the endpoint's client uses ``follow_redirects=Fals
 
 Host names are resolved on every check and no DNS answer is cached. Numeric IPv4 hosts in the legacy
 ``inet_aton`` spellings (``2130706433``, ``0x7f.1``, ``0177.0.0.1``, ``127.1``) are parsed here
-instead of being trusted to the resolver, so an injected resolver cannot be bypassed by them.
+instead of being trusted to the resolver, so an injected resolver cannot be bypassed by them. A
+host that is neither an address nor a plain host name (percent-escapes, which httpx leaves in the
+host as written) is refused rather than resolved.
 
 Check and connect never disagree: :meth:`SSRFGuard.approve` returns the addresses it checked as
 an :class:`Approval`, and the endpoint's transport (:mod:`.pinning`) connects to exactly those
@@ -91,6 +93,9 @@ _V6_BLOCKED: tuple[tuple[IPv6Network, str], ...] = tuple(
     )
 )
 
+
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-_.")
+"""What a host name may contain once httpx has lower-cased it and IDNA-encoded it to ASCII."""
 
 _HEX = frozenset("0123456789abcdefABCDEF")
 _OCT = frozenset("01234567")
@@ -276,6 +281,13 @@ class SSRFGuard:
             self._literal = (host, allow_local_network, approval)
             return approval
         name = host.rstrip(".")
+        if not name or not _NAME_CHARS.issuperset(host):
+            # httpx keeps percent-escapes in the host as written (``%6c%6f...``); a resolver, a
+            # DNS forwarder or a later hop that decodes them would see another name than the
+            # one checked, so only a plain host name is ever handed to the resolver.
+            raise UnsafeURLError(
+                f"refusing host {host!r}: not a host name (letters, digits, '-', '_' and '.')"
+            )
         if not allow_local_network and (name == "localhost" or name.endswith(".localhost")):
             raise _refuse(parsed, name, "loopback (reserved name 'localhost')")
         port = parsed.port or (443 if parsed.scheme == "https" else 80)
