@@ -32,6 +32,7 @@ from ._http_base import HTTPConformanceBase as HTTPConformanceBase
 from ._http_cases_chat import HTTPChatConformance as HTTPChatConformance
 from ._http_cases_data import HTTPEmbeddingsConformance as HTTPEmbeddingsConformance
 from ._http_cases_data import HTTPJSONConformance as HTTPJSONConformance
+from ._http_dialects import response_text as response_text
 from ._leaks import LeakCheck as LeakCheck
 from ._leaks import ResourceCounts as ResourceCounts
 from ._leaks import alive as alive
@@ -87,6 +88,7 @@ __all__ = [
     "record_argv",
     "registered_agentic_endpoints",
     "replay_argv",
+    "response_text",
     "scenario_applies",
     "static_conformance_problems",
     "sync_case",
