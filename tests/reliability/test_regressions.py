@@ -6,9 +6,18 @@
 2. A stream whose endpoint forces SSE framing (Gemini's ``streamGenerateContent``) completed
    empty when the server answered 200 with an HTML page: the page's lines parse as unknown SSE
    fields, so the stream saw EOF and no error. A document is never a stream.
+3. A CLI printing one huge line (70 MB, no newline) was refused only after minutes: the stdout
+   framer appended every read to one growing string, copying it each time (quadratic), with
+   the event loop blocked all along; the call ended at its deadline instead of with the
+   typed protocol error at the 64 MiB value limit.
 """
 
 from __future__ import annotations
+
+import json
+import stat
+import sys
+from pathlib import Path
 
 import httpx
 import pytest
@@ -18,12 +27,14 @@ from lionagi.service import (
     EventStatus,
     ProviderProtocolError,
     ProviderServerError,
+    RequestDeadlineExceeded,
     iModel,
     match_endpoint,
 )
 from lionagi.service._lifecycle.retry import retry_after_of
 from lionagi.service._transport.http.status import status_error
 from lionagi.service_testing import FakeProviderServer
+from lionagi.service_testing.fake_clis import script_path
 
 pytestmark = pytest.mark.anyio
 
@@ -112,3 +123,28 @@ def test_status_error_reads_retry_after_on_5xx() -> None:
         exc = status_error(response, b"{}")
         assert isinstance(exc, ProviderServerError)
         assert exc.retry_after == expected
+
+
+async def test_a_70mb_cli_line_is_refused_long_before_the_deadline(tmp_path: Path) -> None:
+    from lionagi.providers.codex import CodexCliEndpoint
+
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"line_bytes": 70 * 1024 * 1024, "stall": True}))
+    binary = tmp_path / "fake-codex"
+    binary.write_text(
+        f'#!/bin/sh\nexec "{sys.executable}" -I -S "{script_path("replay")}" "{plan}" "$@"\n'
+    )
+    binary.chmod(binary.stat().st_mode | stat.S_IXUSR)
+    endpoint = CodexCliEndpoint(
+        terminate_grace=0.2, settings={"binary": str(binary), "config_home": "isolated"}
+    )
+    async with iModel(endpoint=endpoint) as model:
+        stream = model.stream(prompt="hi", timeout=25.0)
+        try:
+            with pytest.raises(ProviderProtocolError, match="exceeded"):
+                async for _chunk in stream:
+                    pass
+        except RequestDeadlineExceeded:  # pragma: no cover - the regression
+            pytest.fail("a 70 MB line ran the call into its 25 s deadline")
+        finally:
+            await stream.aclose()
