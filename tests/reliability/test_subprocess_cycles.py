@@ -44,7 +44,7 @@ pytestmark = pytest.mark.soak
 
 CYCLES = env_int("LIONAGI_CYCLES", 12)
 GRACE = 0.2
-DEADLINE = 1.5
+DEADLINE = 0.5
 TEARDOWN_BOUND = GRACE + 3.0
 LINE_BYTES = 70 * 1024 * 1024
 
