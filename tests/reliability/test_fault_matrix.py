@@ -14,10 +14,14 @@ provider server. Each asserts the exact outcome ADR-0029 promises for that fault
 All cases of one row run concurrently on one event loop and one server, each with its own
 ``iModel``; a :class:`LeakCheck` brackets the row (descriptors, descendants, threads, tasks) and
 every model's admission counters and pool connections must be idle before close.
+
+``LIONAGI_RELIABILITY_REPORT=<file>`` appends one JSON line per row (cases run, cases failed).
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -370,5 +374,10 @@ def test_every_http_catalog_row_is_in_the_matrix() -> None:
 def test_fault_matrix(row: Row) -> None:
     """Every fault on one row ends exactly as promised, with nothing replayed or left behind."""
     cases, problems = anyio.run(run_row, row, backend="asyncio")
+    report = os.environ.get("LIONAGI_RELIABILITY_REPORT")
+    if report:
+        figures = {"suite": "fault_matrix", "row": row.key, "cases": cases, "failed": len(problems)}
+        with open(report, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(figures) + "\n")
     assert cases >= len(faults_for(row))
     assert not problems, "\n".join(problems)
