@@ -131,6 +131,7 @@ class Figures:
     outcomes: Counter[str] = field(default_factory=Counter)
     actions: Counter[str] = field(default_factory=Counter)
     late: list[str] = field(default_factory=list)
+    worst: list[tuple[float, str]] = field(default_factory=list)
     untyped: list[str] = field(default_factory=list)
     not_terminal: list[str] = field(default_factory=list)
     max_overshoot: float = float("-inf")
@@ -149,6 +150,8 @@ class Figures:
             "not_terminal": len(self.not_terminal),
             "rss_warm_mib": round(self.rss_warm / 2**20, 1),
             "rss_end_mib": round(self.rss_end / 2**20, 1),
+            "late_by_target": dict(Counter(item.split()[1] for item in self.late)),
+            "worst": [f"{o:+.2f}s {label}" for o, label in sorted(self.worst, reverse=True)[:10]],
             "actions": dict(self.actions),
             "outcomes": dict(self.outcomes.most_common()),
         }
@@ -262,6 +265,9 @@ class Soak:
             self.figures.not_terminal.append(f"{label}: {call.execution.status}")
         overshoot = returned - deadline
         self.figures.max_overshoot = max(self.figures.max_overshoot, overshoot)
+        self.figures.worst.append((overshoot, label))
+        if len(self.figures.worst) > 40:
+            self.figures.worst = sorted(self.figures.worst, reverse=True)[:10]
         if overshoot > LATE:
             self.figures.late.append(f"{label}: returned after {returned:.2f}s")
         if action != "abandon":  # an abandoned call is counted once its finalizer ended it
