@@ -549,6 +549,55 @@ async def test_stall_sends_the_first_chunk_then_nothing(server: FakeProviderServ
         assert r.status_code == 200
 
 
+async def test_disconnect_after_head_sends_the_status_then_closes(
+    client: httpx.AsyncClient,
+) -> None:
+    headers = {"x-fake-behaviour": "disconnect_after_head"}
+    for stream in (True, False):
+        for path, body in vendor_calls(stream)[:4]:
+            async with client.stream("POST", path, json=body, headers=headers) as r:
+                assert r.status_code == 200, path
+                with pytest.raises(httpx.RemoteProtocolError):
+                    await r.aread()
+    assert (await client.post(CHAT, json=chat())).status_code == 200
+
+
+async def test_stall_before_sends_nothing(server: FakeProviderServer) -> None:
+    timeout = httpx.Timeout(10, read=0.2)
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=timeout) as http:
+        with pytest.raises(httpx.ReadTimeout):
+            await http.post(CHAT, json=chat(), headers={"x-fake-behaviour": "stall_before"})
+        assert (await http.post(CHAT, json=chat(stream=False))).status_code == 200
+
+
+async def test_503_carries_retry_after_only_when_asked(client: httpx.AsyncClient) -> None:
+    r = await client.post(CHAT, json=chat(), headers={"x-fake-behaviour": "503"})
+    assert r.status_code == 503
+    assert "retry-after" not in r.headers
+    asked = {"x-fake-behaviour": "503", "x-fake-retry-after": "4"}
+    r = await client.post("/v1/messages", json=messages(), headers=asked)
+    assert (r.status_code, r.headers["retry-after"]) == (503, "4")
+
+
+@pytest.mark.parametrize("name", ["429", "503"])
+async def test_retry_after_format_date(client: httpx.AsyncClient, name: str) -> None:
+    import email.utils
+    import time
+
+    headers = {
+        "x-fake-behaviour": name,
+        "x-fake-retry-after": "30",
+        "x-fake-retry-after-format": "date",
+    }
+    r = await client.post(CHAT, json=chat(), headers=headers)
+    when = email.utils.parsedate_to_datetime(r.headers["retry-after"]).timestamp()
+    assert 28 <= when - time.time() <= 31
+    bad = {**headers, "x-fake-retry-after-format": "fortnights"}
+    r = await client.post(CHAT, json=chat(), headers=bad)
+    assert r.status_code == 400
+    assert "x-fake-retry-after-format" in r.text
+
+
 async def test_oversized_line(client: httpx.AsyncClient) -> None:
     r = await client.post(CHAT, json=chat(), headers={"x-fake-behaviour": "oversized"})
     longest = max(r.content.split(b"\n"), key=len)
@@ -613,6 +662,11 @@ async def test_every_behaviour_is_served_on_every_route(server: FakeProviderServ
             headers = {"x-fake-behaviour": name}
             for stream in (True, False):
                 for path, body in vendor_calls(stream):
+                    if name == "stall_before":  # nothing ever arrives: give up on the head
+                        with anyio.move_on_after(0.2) as waited:
+                            await http.post(path, json=body, headers=headers)
+                        assert waited.cancelled_caught, (name, path)
+                        continue
                     if name == "stall":  # read what arrives first, then walk away
                         async with http.stream("POST", path, json=body, headers=headers) as r:
                             first = await r.aiter_raw().__anext__()
@@ -621,7 +675,12 @@ async def test_every_behaviour_is_served_on_every_route(server: FakeProviderServ
                     try:
                         r = await http.post(path, json=body, headers=headers)
                     except httpx.RemoteProtocolError:
-                        assert name in ("disconnect_before", "disconnect_after", "reset_mid_line")
+                        assert name in (
+                            "disconnect_before",
+                            "disconnect_after_head",
+                            "disconnect_after",
+                            "reset_mid_line",
+                        )
                         continue
                     assert b"fake_server_error" not in r.content, (name, path)
         with anyio.fail_after(5):

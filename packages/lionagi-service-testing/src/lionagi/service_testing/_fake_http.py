@@ -46,6 +46,8 @@ class Cut(enum.Enum):
 
     NONE = "none"
     BEFORE = "before"  # close after reading the request, before any response byte
+    STALL_BEFORE = "stall_before"  # read the request, then send nothing until the client leaves
+    AFTER_HEAD = "after_head"  # send the response head only, then close
     AFTER_FIRST = "after_first"  # send head + first output, then close mid-body
     STALL = "stall"  # send head + first output, then hold until the client or server closes
     MID_LINE = "mid_line"  # send head + half of the first output line, then close
@@ -257,6 +259,9 @@ class _Connection(asyncio.Protocol):
         if reply.cut is Cut.BEFORE:
             self._close()
             return
+        if reply.cut is Cut.STALL_BEFORE:
+            self._busy = True  # hold until the client leaves or the server stops
+            return
         keep_alive = _keep_alive(head)
         if self._respond(reply, request.method, keep_alive, head.http_version == b"1.1"):
             self._next_request(keep_alive)
@@ -280,7 +285,9 @@ class _Connection(asyncio.Protocol):
             self._write(head)
             return True
         if reply.cut is not Cut.NONE:
-            if not rendered.stream:
+            if reply.cut is Cut.AFTER_HEAD:
+                prefix = b""
+            elif not rendered.stream:
                 prefix = body[: len(body) // 2]
             elif reply.cut is Cut.MID_LINE:
                 first = rendered.frames[rendered.first_output]

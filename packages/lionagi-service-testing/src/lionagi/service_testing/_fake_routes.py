@@ -127,6 +127,8 @@ _JSON_PREFIX = "/json/"
 _GEMINI_PATH = re.compile(r"/models/([^/:]+):(generateContent|streamGenerateContent)$")
 _CUTS = {
     "disconnect_before": Cut.BEFORE,
+    "disconnect_after_head": Cut.AFTER_HEAD,
+    "stall_before": Cut.STALL_BEFORE,
     "disconnect_after": Cut.AFTER_FIRST,
     "reset_mid_line": Cut.MID_LINE,
     "stall": Cut.STALL,
@@ -354,11 +356,13 @@ class FakeApp:
         """The scripted error in the route's dialect, with its rate-limit hints."""
         kind = script.error or "500"
         cacheable = True
-        if kind == "429":
-            headers = (*headers, (b"retry-after", script.retry_after.encode("latin-1", "replace")))
-        elif kind == "retry_after_date":
+        # 429 always names a delay; a 503 only when the request asked with x-fake-retry-after.
+        hinted = kind in _RETRY_AFTER_KINDS or (kind == "503" and script.retry_after_sent)
+        if hinted and (kind == "retry_after_date" or script.retry_after_date):
             headers = (*headers, (b"retry-after", _http_date_after(script.retry_after)))
             cacheable = False  # the date moves with the clock
+        elif hinted:
+            headers = (*headers, (b"retry-after", script.retry_after.encode("latin-1", "replace")))
         extra: dict[str, Any] = {}
         if route.vendor == "gemini":
             extra["retry_seconds"] = _retry_seconds(script.retry_after)

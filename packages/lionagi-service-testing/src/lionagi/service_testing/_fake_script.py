@@ -66,8 +66,10 @@ CONTENT_BEHAVIOURS: tuple[str, ...] = ("text", "thinking", "tool", "usage")
 OUTCOME_BEHAVIOURS: tuple[str, ...] = (
     *ERROR_KINDS,
     "disconnect_before",
+    "disconnect_after_head",
     "disconnect_after",
     "reset_mid_line",
+    "stall_before",
     "stall",
     "drip",
     "oversized",
@@ -117,6 +119,8 @@ class Script:
     usage: bool = False
     delay: float = 0.0
     retry_after: str = "1"
+    retry_after_sent: bool = False
+    retry_after_date: bool = False
     credential: str = field(default="", repr=False)
 
     @property
@@ -288,6 +292,11 @@ def build_script(
     delay = _delay(headers)
     count = _int_header(headers, "x-fake-chunks", _MAX_CHUNKS)
     retry_after = headers.get("x-fake-retry-after", "1").strip() or "1"
+    retry_format = headers.get("x-fake-retry-after-format", "seconds").strip().lower()
+    if retry_format not in ("seconds", "date"):
+        raise ScriptError(
+            f"x-fake-retry-after-format: expected 'seconds' or 'date'; got {retry_format!r}"
+        )
     text = headers.get("x-fake-text", DEFAULT_TEXT)
     thinking = split_text(THINKING_TEXT, 2) if "thinking" in names else ()
     base = Script(
@@ -295,6 +304,8 @@ def build_script(
         scenario="+".join(names),
         delay=delay,
         retry_after=retry_after,
+        retry_after_sent="x-fake-retry-after" in headers,
+        retry_after_date=retry_format == "date",
         credential=credential,
         usage="usage" in names,
     )

@@ -14,8 +14,10 @@ Fixtures:
 ``fake_provider_server_session``
     The same, shared by the whole session (cheaper; ``requests`` accumulates across tests).
 ``leak_check``
-    After the test, fails if a child process of this process is still there or the count of open
-    file descriptors grew. Request it *after* the fixtures whose resources outlive the test body
+    After the test, fails if a descendant process of this process is still there, a thread it
+    started still runs (idle pool workers aside), the count of open file descriptors grew, or a
+    model registered with ``leak_check.watch(model)`` still has admission queued/active or a
+    busy pool connection. Request it *after* the fixtures whose resources outlive the test body
     (a server fixture, say), so its baseline already includes them.
 ``recording_fake_cli``
     A :class:`RecordingFakeCli`: ``argv(events)`` is an argv prefix for your adapter that runs the
@@ -43,7 +45,7 @@ import pytest
 
 from lionagi.service.agentic import CONFIG_HOME_ENV
 
-from .conformance._leaks import child_pids, open_fd_count
+from .conformance._leaks import descendant_pids, model_leaks, open_fd_count, thread_idents
 from .conformance._subprocess import record_argv
 from .fake_server import FakeProviderServer
 from .real_clis import new_marker
@@ -87,26 +89,38 @@ def fake_provider_server_session() -> Iterator[FakeProviderServer]:
 
 
 class ProcessAndDescriptorLeaks:
-    """Baseline of child processes and open descriptors, checked when the test ends."""
+    """Baseline of descendants, threads and open descriptors, checked when the test ends.
+
+    The synchronous twin of :class:`lionagi.service_testing.conformance.LeakCheck` (which also
+    sees asyncio tasks, from inside a loop); both observe through the same helpers.
+    """
 
     def __init__(self) -> None:
-        self.children = set(child_pids())
+        self.children = set(descendant_pids())
+        self.threads = thread_idents()
         self.descriptors = open_fd_count()
+        self.models: list[Any] = []
+
+    def watch(self, *models: Any) -> None:
+        """Also require these ``iModel`` s' admission and HTTP pool to be idle at the end."""
+        self.models.extend(models)
 
     def problems(self) -> list[str]:
         """What the test left behind; empty when nothing. Waits briefly for late cleanup."""
         deadline = time.monotonic() + _SETTLE_SECONDS
         while True:
-            new_children = {p: s for p, s in child_pids().items() if p not in self.children}
+            new_children = {p: s for p, s in descendant_pids().items() if p not in self.children}
+            threads = thread_idents() - self.threads
             descriptors = open_fd_count()
-            if (not new_children and descriptors <= self.descriptors) or (
-                time.monotonic() >= deadline
-            ):
+            clean = not new_children and not threads and descriptors <= self.descriptors
+            if clean or time.monotonic() >= deadline:
                 break
             time.sleep(0.01)
-        found = []
+        found = model_leaks(self.models)
         if new_children:
-            found.append(f"child processes left behind (pid: state): {new_children}")
+            found.append(f"descendant processes left behind (pid: state): {new_children}")
+        if threads:
+            found.append(f"threads left running: {len(threads)}")
         if descriptors > self.descriptors:
             found.append(f"file descriptors leaked: {descriptors} open, {self.descriptors} before")
         return found

@@ -66,6 +66,7 @@ def anthropic_status_error(info: HTTPErrorInfo) -> ProviderError | None:
             f"{info.where} is overloaded (HTTP {info.status}; temporary, retried){info.suffix}",
             status=info.status,
             body_excerpt=info.excerpt,
+            retry_after=info.retry_after,
         )
     if 400 <= info.status < 500 and any(p in message for p in _CONTEXT_PHRASES):
         return ProviderStatusContextError(

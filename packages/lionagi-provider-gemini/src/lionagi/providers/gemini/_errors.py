@@ -123,5 +123,6 @@ def gemini_status_error(info: HTTPErrorInfo) -> ProviderError | None:
             f"{where} is at capacity (HTTP {info.status} UNAVAILABLE){suffix}",
             status=info.status,
             body_excerpt=info.excerpt,
+            retry_after=info.retry_after,
         )
     return None

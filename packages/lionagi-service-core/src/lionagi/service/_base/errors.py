@@ -15,7 +15,8 @@ Tree::
     ├── ProviderCapacityError                    retryable: the model is at capacity right now
     ├── ProviderUnsupportedModelError            the provider refuses the requested model
     ├── ProviderPermissionError                  a tool/action was auto-denied by the agent's policy
-    ├── ProviderStatusError                      HTTP status other than 2xx: .status, .body_excerpt
+    ├── ProviderStatusError                      HTTP status other than 2xx: .status, .body_excerpt,
+    │                                              .retry_after (429 and 5xx)
     │   ├── ProviderClientError                  4xx
     │   │   ├── ProviderRateLimitError           429, also a ProviderQuotaError: .retry_after
     │   │   ├── ProviderQuotaExhaustedError      billing quota used up, also a ProviderQuotaError;
@@ -240,11 +241,23 @@ class ProviderPermissionError(ProviderError):
 
 
 class ProviderStatusError(ProviderError):
-    """An HTTP response with a non-success status."""
+    """An HTTP response with a non-success status.
 
-    def __init__(self, message: str, *, status: int, body_excerpt: str = "") -> None:
+    ``retry_after`` is the server's ``Retry-After`` in seconds (None when it sent none): a 503
+    may name a delay as a 429 does, and the attempt policy honours it for either (ADR-0029 D4).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int,
+        body_excerpt: str = "",
+        retry_after: float | None = None,
+    ) -> None:
         self.status = status
         self.body_excerpt = body_excerpt
+        self.retry_after = retry_after
         super().__init__(message, raw=body_excerpt)
 
 
@@ -265,8 +278,7 @@ class ProviderRateLimitError(ProviderClientError, ProviderQuotaError):
         body_excerpt: str = "",
         retry_after: float | None = None,
     ) -> None:
-        self.retry_after = retry_after
-        super().__init__(message, status=status, body_excerpt=body_excerpt)
+        super().__init__(message, status=status, body_excerpt=body_excerpt, retry_after=retry_after)
 
 
 class ProviderUnauthorizedError(ProviderClientError, ProviderAuthError):

@@ -20,7 +20,6 @@ from .._base.errors import (
     ProviderError,
     ProviderProtocolError,
     ProviderQuotaExhaustedError,
-    ProviderRateLimitError,
     ProviderStatusError,
     ProviderStreamError,
     UnsafeURLError,
@@ -80,8 +79,12 @@ def counts_as_circuit_failure(exc: BaseException, policy: AttemptPolicy) -> bool
 
 
 def retry_after_of(exc: BaseException) -> float | None:
-    """The server's Retry-After in seconds, or None when absent or invalid (then ignored)."""
-    if not isinstance(exc, ProviderRateLimitError):
+    """The server's Retry-After in seconds, or None when absent or invalid (then ignored).
+
+    Read from any HTTP status error: a 503 (or a vendor's capacity status) names its delay in
+    the same header as a 429, and sleeping less than it asks only spends the attempts sooner.
+    """
+    if not isinstance(exc, ProviderStatusError):
         return None
     value = exc.retry_after
     if isinstance(value, bool) or not isinstance(value, int | float):

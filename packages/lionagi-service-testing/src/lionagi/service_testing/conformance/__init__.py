@@ -35,10 +35,16 @@ from ._http_base import HTTPConformanceBase as HTTPConformanceBase
 from ._http_cases_chat import HTTPChatConformance as HTTPChatConformance
 from ._http_cases_data import HTTPEmbeddingsConformance as HTTPEmbeddingsConformance
 from ._http_cases_data import HTTPJSONConformance as HTTPJSONConformance
+from ._http_dialects import response_text as response_text
 from ._leaks import LeakCheck as LeakCheck
+from ._leaks import ResourceCounts as ResourceCounts
 from ._leaks import alive as alive
 from ._leaks import child_pids as child_pids
+from ._leaks import descendant_pids as descendant_pids
+from ._leaks import model_leaks as model_leaks
 from ._leaks import open_fd_count as open_fd_count
+from ._leaks import pool_connections as pool_connections
+from ._leaks import resource_counts as resource_counts
 from ._leaks import tagged_pids as tagged_pids
 from ._scenario import VENDOR_GRAMMAR_SCENARIOS as VENDOR_GRAMMAR_SCENARIOS
 from ._scenario import Scenario as Scenario
@@ -67,6 +73,7 @@ __all__ = [
     "HTTPEmbeddingsConformance",
     "HTTPJSONConformance",
     "LeakCheck",
+    "ResourceCounts",
     "RegisteredAgenticEndpoint",
     "Scenario",
     "StreamOutcome",
@@ -76,11 +83,16 @@ __all__ = [
     "alive",
     "assert_static_conformance",
     "child_pids",
+    "descendant_pids",
+    "model_leaks",
     "open_fd_count",
+    "pool_connections",
+    "resource_counts",
     "output_problems",
     "record_argv",
     "registered_agentic_endpoints",
     "replay_argv",
+    "response_text",
     "scenario_applies",
     "static_conformance_problems",
     "sync_case",

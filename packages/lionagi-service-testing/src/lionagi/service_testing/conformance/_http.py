@@ -7,8 +7,11 @@ auto) or no async plugin at all.
 
 Around each case the harness
 
-- takes a baseline of open file descriptors before the server starts and checks it again after
-  the server stopped: a client connection the adapter left open keeps its descriptor;
+- takes a leak baseline (:class:`LeakCheck`: descriptors, descendants, threads, tasks) before
+  the server starts and checks it again after the server stopped: a client connection the
+  adapter left open keeps its descriptor;
+- requires every model's admission counters back to zero and no busy pool connection once the
+  case body returned (before the models are closed);
 - closes every ``iModel`` the case built and requires its endpoint's client to be closed;
 - captures every log record at DEBUG (a handler on the root logger) and scans it, the reprs of
   the models, endpoints and configs, ``to_dict()``, every chunk and every exception (with
@@ -45,7 +48,7 @@ from lionagi.service.http import ClientState
 
 from .._fake_script import BEHAVIOURS
 from ..fake_server import FakeProviderServer
-from ._leaks import open_fd_count
+from ._leaks import LeakCheck, model_leaks
 
 if TYPE_CHECKING:
     from ._http_base import HTTPConformanceBase
@@ -314,7 +317,8 @@ async def _case(
     root.addHandler(capture)
     root.setLevel(logging.DEBUG)
     try:
-        fds = open_fd_count()
+        leaks = LeakCheck(settle=kit.settle_timeout)
+        leaks.start()
         case: HTTPCase | None = None
         with anyio.move_on_after(kit.case_timeout) as hang:
             async with FakeProviderServer() as server:
@@ -326,29 +330,20 @@ async def _case(
                     with anyio.CancelScope(shield=True), contextlib.suppress(AssertionError):
                         await case.close_models()
                     raise
+                held = model_leaks(case.models)
+                assert not held, "; ".join(held)
                 await case.close_models()
         assert not hang.cancelled_caught, (
             f"the case did not finish within case_timeout={kit.case_timeout} s (a call ignored "
             "cancellation, or close() hung)"
         )
-        await _fds_back_to(fds, kit.settle_timeout)
+        await leaks.verify()
         assert case is not None, "the fake provider server did not start"
-        leaks = case.secret_leaks(capture.texts)
-        assert not leaks, f"the API key appeared in: {', '.join(leaks)}"
+        found = case.secret_leaks(capture.texts)
+        assert not found, f"the API key appeared in: {', '.join(found)}"
     finally:
         root.removeHandler(capture)
         root.setLevel(level)
-
-
-async def _fds_back_to(baseline: int, settle: float) -> None:
-    with anyio.move_on_after(settle):
-        while open_fd_count() > baseline:  # noqa: ASYNC110 - descriptors have no close event
-            await anyio.sleep(0.01)
-    now = open_fd_count()
-    assert now <= baseline, (
-        f"file descriptors leaked: {now} open after the case, {baseline} before; a response "
-        "or client connection was not closed"
-    )
 
 
 def http_case(fn: F) -> Callable[[Any], None]:

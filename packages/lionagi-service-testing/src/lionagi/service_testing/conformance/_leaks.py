@@ -1,32 +1,52 @@
-"""Leftover checks: after a conformance case nothing it started may remain.
+"""Leftover checks: after a case (or a whole soak) nothing it started may remain.
 
-Three observations, all from this process's point of view (Linux ``/proc``; elsewhere the process
+The observations, all from this process's point of view (Linux ``/proc``; elsewhere the process
 and descriptor checks are skipped):
 
 - tasks: every asyncio task that did not exist before the case has finished;
-- processes: this process has no child (a reaped child disappears from ``/proc``; an unreaped
-  zombie still counts), and every pid registered with :meth:`LeakCheck.track` (grandchildren,
-  which are not ours to reap) is gone or a zombie;
-- descriptors: the number of open file descriptors is back to the baseline.
+- processes: this process has no new descendant at any depth (a reaped child disappears from
+  ``/proc``; an unreaped zombie still counts), and every pid registered with
+  :meth:`LeakCheck.track` (``setsid`` grandchildren reparented away, which are not ours to reap)
+  is gone or a zombie;
+- threads: every thread started since the baseline has ended, except the idle workers of the
+  bounded thread pools (anyio's and asyncio's), which are reused, not leaked;
+- descriptors: the number of open file descriptors is back to the baseline;
+- watched models (:meth:`LeakCheck.watch`): admission has nothing queued or active, and the
+  endpoint's HTTP pool holds no connection that is still busy with a request.
+
+:func:`resource_counts` is the same observation as plain numbers, for figures.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import threading
 import time
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import anyio
 
 __all__ = [
     "LeakCheck",
+    "ResourceCounts",
     "alive",
     "child_pids",
+    "descendant_pids",
+    "model_leaks",
     "open_fd_count",
+    "pool_connections",
     "proc_available",
+    "resource_counts",
     "tagged_pids",
+    "thread_idents",
 ]
+
+# Idle workers of bounded, reused pools: anyio's to_thread pool and asyncio's default executor.
+_POOL_THREAD_PREFIXES = ("AnyIO worker thread", "asyncio_", "ThreadPoolExecutor-")
 
 _PROC = Path("/proc")
 
@@ -48,6 +68,103 @@ def child_pids(ppid: int | None = None) -> dict[int, str]:
             if stat is not None and stat[1] == parent:
                 found[int(entry)] = stat[0]
     return found
+
+
+def descendant_pids(root: int | None = None) -> dict[int, str]:
+    """``{pid: state}`` of every descendant of ``root`` (default: this process), at any depth.
+
+    One pass over ``/proc`` builds the parent map, then the tree is walked from ``root``; a
+    grandchild whose parent already exited is reparented (to PID 1 or a subreaper) and is found
+    by :func:`tagged_pids` or :meth:`LeakCheck.track` instead.
+    """
+    top = os.getpid() if root is None else root
+    if not proc_available():
+        return {}
+    kids: dict[int, list[tuple[int, str]]] = {}
+    for entry in os.listdir(_PROC):
+        if entry.isdigit():
+            stat = _stat(int(entry))
+            if stat is not None:
+                kids.setdefault(stat[1], []).append((int(entry), stat[0]))
+    found: dict[int, str] = {}
+    todo = [top]
+    while todo:
+        for pid, state in kids.get(todo.pop(), ()):
+            if pid not in found:
+                found[pid] = state
+                todo.append(pid)
+    return found
+
+
+def thread_idents() -> set[int]:
+    """Live threads of this process, other than idle pool workers (see module docstring)."""
+    return {
+        t.ident
+        for t in threading.enumerate()
+        if t.ident is not None and not t.name.startswith(_POOL_THREAD_PREFIXES)
+    }
+
+
+def pool_connections(endpoint: Any) -> tuple[int, int]:
+    """``(open, busy)`` connections in an HTTP endpoint's pool; ``(0, 0)`` without one.
+
+    Reads httpx's transport pool (httpcore) of the client the endpoint built, if it built one:
+    a connection that is neither idle nor closed still carries a request or an unread body.
+    """
+    client = getattr(endpoint, "_client", None)
+    pool = getattr(getattr(client, "_transport", None), "_pool", None)
+    connections = list(getattr(pool, "connections", ()) or ())
+    busy = 0
+    for connection in connections:
+        idle = getattr(connection, "is_idle", None)
+        closed = getattr(connection, "is_closed", None)
+        if callable(idle) and callable(closed) and not (idle() or closed()):
+            busy += 1
+    return len(connections), busy
+
+
+def model_leaks(models: Iterable[Any]) -> list[str]:
+    """What the models still hold: queued/active admission, busy pool connections."""
+    found: list[str] = []
+    for model in models:
+        snap = model.admission_snapshot()
+        if snap.queued or snap.active or getattr(snap, "producers_waiting", 0):
+            found.append(
+                f"{model!r}: admission not back to zero (queued={snap.queued}, "
+                f"active={snap.active}, producers_waiting={getattr(snap, 'producers_waiting', 0)})"
+            )
+        _open, busy = pool_connections(model.endpoint)
+        if busy:
+            found.append(f"{model!r}: {busy} HTTP pool connection(s) still busy")
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceCounts:
+    """One observation as numbers (for figures and before/after comparisons)."""
+
+    fds: int
+    descendants: int
+    threads: int
+    tasks: int
+
+    def exceeds(self, baseline: ResourceCounts) -> list[str]:
+        """The counts that grew since ``baseline``, as ``name: before -> now``."""
+        return [
+            f"{name}: {getattr(baseline, name)} -> {getattr(self, name)}"
+            for name in ("fds", "descendants", "threads", "tasks")
+            if getattr(self, name) > getattr(baseline, name)
+        ]
+
+
+def resource_counts() -> ResourceCounts:
+    """Open descriptors, live descendants, non-pool threads and unfinished asyncio tasks."""
+    try:
+        tasks = sum(1 for t in asyncio.all_tasks() if not t.done())
+    except RuntimeError:  # no running loop
+        tasks = 0
+    live = sum(1 for state in descendant_pids().values() if state != "Z")
+    return ResourceCounts(open_fd_count(), live, len(thread_idents()), tasks)
 
 
 def alive(pid: int) -> bool:
@@ -112,19 +229,34 @@ class LeakCheck:
     def __init__(self, *, settle: float = 2.0) -> None:
         self.settle = settle
         self.tracked: set[int] = set()
+        self.models: list[Any] = []
         self._tasks: set[asyncio.Task[object]] = set()
         self._fds = 0
         self._children: dict[int, str] = {}
+        self._threads: set[int] = set()
 
     def start(self) -> None:
         """Record the baseline (call from a coroutine running on the case's event loop)."""
         self._tasks = set(asyncio.all_tasks())
         self._fds = open_fd_count()
-        self._children = child_pids()
+        self._children = descendant_pids()
+        self._threads = thread_idents()
 
     def track(self, *pids: int) -> None:
         """Also require these pids (grandchildren) to be gone at :meth:`verify`."""
         self.tracked.update(pids)
+
+    def watch(self, *models: Any) -> None:
+        """Also require these ``iModel`` s' admission and HTTP pool to be idle at :meth:`verify`.
+
+        Call :meth:`verify` before closing them when the pool matters: a closed client has
+        no pool left to inspect (admission counters stay readable after close).
+        """
+        self.models.extend(models)
+
+    def new_threads(self) -> set[int]:
+        """Threads started since the baseline that are still running (pool workers aside)."""
+        return thread_idents() - self._threads
 
     def new_tasks(self) -> list[asyncio.Task[object]]:
         """Tasks started since the baseline that have not finished.
@@ -146,15 +278,26 @@ class LeakCheck:
                 await anyio.sleep(0.005)
         tasks = self.new_tasks()
         assert not tasks, f"tasks left running after the case: {tasks!r}"
-        children = {pid: s for pid, s in child_pids().items() if pid not in self._children}
+        children = {pid: s for pid, s in descendant_pids().items() if pid not in self._children}
         assert not children, (
-            f"child processes left behind (pid: state): {children}; the process group was not "
-            "terminated and reaped before the stream returned"
+            f"descendant processes left behind (pid: state): {children}; the process group was "
+            "not terminated and reaped before the stream returned"
         )
+        held = model_leaks(self.models)
+        assert not held, "; ".join(held)
         deadline = time.monotonic() + self.settle
         while any(alive(pid) for pid in self.tracked) and time.monotonic() < deadline:  # noqa: ASYNC110
             await anyio.sleep(0.01)  # polling /proc: a grandchild's death has no event to await
         survivors = sorted(pid for pid in self.tracked if alive(pid))
         assert not survivors, f"grandchildren survived the process group: {survivors}"
+        deadline = time.monotonic() + self.settle
+        while self.new_threads() and time.monotonic() < deadline:  # noqa: ASYNC110
+            await anyio.sleep(0.01)  # a thread's end has no event to await from the loop
+        threads = self.new_threads()
+        assert not threads, f"threads left running: {_thread_names(threads)}"
         fds = open_fd_count()
         assert fds <= self._fds, f"file descriptors leaked: {fds} open, {self._fds} before"
+
+
+def _thread_names(idents: set[int]) -> list[str]:
+    return sorted(t.name for t in threading.enumerate() if t.ident in idents)

@@ -9,6 +9,8 @@ given. The plan is a JSON object; every key is optional::
                   | "concat" (all values back to back, no separator, written in pieces)
     pause         seconds between pieces (split/concat)
     raw           text written to stdout after the events (malformed tails, scalars)
+    line_bytes    one stdout line of that many bytes after the events (``x`` filler, written
+                  in 1 MiB pieces, no newline until the end): the reader's line limit
     stderr_bytes  filler bytes of stderr, interleaved with the stdout events
     stderr        final stderr text, after the filler
     exit_code     exit status when the plan does not stall
@@ -114,6 +116,18 @@ def _stderr_filler(size: int) -> None:
     sys.stderr.buffer.flush()
 
 
+def _long_line(size: int) -> None:
+    piece = b"x" * (1 << 20)
+    while size > 0:
+        part = piece[:size] if size < len(piece) else piece
+        try:
+            _write(part, 0)
+        except BrokenPipeError:  # the reader refused the line and closed its end
+            return
+        size -= len(part)
+    _write(b"\n", 0)
+
+
 def main() -> int:
     with open(sys.argv[1], encoding="utf-8") as handle:
         plan: dict[str, Any] = json.load(handle)
@@ -172,6 +186,7 @@ def main() -> int:
                 _write(line + b"\n", 0)
         if filler and not events:
             _stderr_filler(filler)
+    _long_line(int(plan.get("line_bytes", 0)))
     raw = str(plan.get("raw", ""))
     if raw:
         _write(raw.encode(), 0)

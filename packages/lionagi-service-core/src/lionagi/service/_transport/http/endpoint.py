@@ -57,7 +57,7 @@ from ..meta import EndpointMeta
 from ..utf8 import Utf8Decoder, decode_utf8, invalid_utf8
 from .auth import build_headers
 from .client import ClientState, new_client
-from .framing import DONE, NDJSONFramer, SSEFramer, framer_for_content_type
+from .framing import DONE, NDJSONFramer, SSEFramer, forced_framer, framer_for_content_type
 from .payload import build_payload
 from .pinning import pin, unpin
 from .projection import StreamProjector
@@ -626,10 +626,8 @@ class Endpoint:
         self, content_type: str | None, secrets: tuple[str, ...]
     ) -> SSEFramer | NDJSONFramer:
         forced = type(self).stream_framing
-        if forced == "sse":
-            return SSEFramer(secrets)
-        if forced == "ndjson":
-            return NDJSONFramer(secrets)
+        if forced is not None:
+            return forced_framer(forced, content_type, secrets)
         return framer_for_content_type(content_type, secrets)
 
     # -- HTTP helpers (AgenticEndpoint overrides these to raise) ----------------------------------

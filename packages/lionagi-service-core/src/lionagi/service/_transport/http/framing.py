@@ -30,6 +30,7 @@ __all__ = [
     "MAX_EVENT_CHARS",
     "NDJSONFramer",
     "SSEFramer",
+    "forced_framer",
     "framer_for_content_type",
 ]
 
@@ -225,6 +226,31 @@ class NDJSONFramer:
         out: list[Any] = []
         self._decode((rest,), out)
         return out
+
+
+# Media types that are documents, never a (mislabelled) stream: an HTML page from a proxy,
+# gateway or captive portal parses as an SSE stream of unknown fields, i.e. an empty success.
+_DOCUMENT_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+
+
+def forced_framer(
+    framing: str, content_type: str | None, secrets: tuple[str, ...] = ()
+) -> SSEFramer | NDJSONFramer:
+    """The framer an endpoint class forces (``"sse"`` or ``"ndjson"``), whatever the label says.
+
+    Forcing corrects a server that labels its stream wrongly; it does not make a web page a
+    stream, so a document media type is still refused.
+
+    Raises:
+        ProviderProtocolError: the response is an HTML document.
+    """
+    media = (content_type or "").partition(";")[0].strip().lower()
+    if media in _DOCUMENT_TYPES:
+        raise ProviderProtocolError(
+            f"streaming response has content type {excerpt(media, secrets, 200)!r}: a document, "
+            f"not an event stream (the endpoint reads its streams as {framing})"
+        )
+    return SSEFramer(secrets) if framing == "sse" else NDJSONFramer(secrets)
 
 
 def framer_for_content_type(

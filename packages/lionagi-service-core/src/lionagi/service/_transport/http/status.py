@@ -194,7 +194,12 @@ def status_error(
             f"{where} rejected the request: HTTP {status}{suffix}", status=status, body_excerpt=text
         )
     if 500 <= status < 600:
+        retry_after = parse_retry_after(response.headers)
+        hint = f" (retry after {retry_after:g}s)" if retry_after is not None else ""
         return ProviderServerError(
-            f"{where} failed: HTTP {status}{suffix}", status=status, body_excerpt=text
+            f"{where} failed: HTTP {status}{hint}{suffix}",
+            status=status,
+            body_excerpt=text,
+            retry_after=retry_after,
         )
     return ProviderProtocolError(f"{where} answered an unexpected HTTP status {status}{suffix}")

@@ -56,7 +56,7 @@ class JsonFramer:
     call: the framer's state is committed as the generator runs.
     """
 
-    __slots__ = ("_buf", "_cut", "_decode", "_decoder", "_max", "_retry_at", "_tail")
+    __slots__ = ("_cut", "_decode", "_decoder", "_max", "_parts", "_pending", "_retry_at", "_tail")
 
     def __init__(self, *, max_value_chars: int = DEFAULT_MAX_VALUE_CHARS) -> None:
         """Create a framer.
@@ -70,7 +70,11 @@ class JsonFramer:
         self._decoder = Utf8Decoder("stdout")
         self._cut = False
         self._decode = json.JSONDecoder().raw_decode
-        self._buf = ""
+        # An unfinished value is kept as the blocks that carried it plus their total length, and
+        # joined only when a rescan is due: appending to one growing string would copy it on
+        # every read, quadratic in the value's size (a 64 MiB line took minutes, loop blocked).
+        self._parts: list[str] = []
+        self._pending = 0
         self._retry_at = 0
         self._max = max_value_chars
         self._tail = ""
@@ -88,12 +92,15 @@ class JsonFramer:
     def feed(self, data: bytes) -> Iterator[dict[str, Any]]:
         """Add one block read from the stream and yield every object it completes."""
         text = self._decoder.decode(data)  # ProviderProtocolError on invalid UTF-8
-        if self._buf:
-            buf = self._buf + text
-            if not self._may_complete(text, len(buf)):
-                self._buf = buf
+        if self._parts:
+            size = self._pending + len(text)
+            if not self._may_complete(text, size):
+                self._parts.append(text)
+                self._pending = size
                 self._check_size()
                 return iter(())
+            self._parts.append(text)
+            buf = "".join(self._parts)
         else:
             buf = text
         return self._scan(buf, final=False)
@@ -108,7 +115,8 @@ class JsonFramer:
             # tail for the error message; ``cut_character`` tells the caller not to repair it.
             text = "\ufffd"
             self._cut = True
-        return self._scan(self._buf + text, final=True)
+        self._parts.append(text)
+        return self._scan("".join(self._parts), final=True)
 
     def _may_complete(self, text: str, size: int) -> bool:
         if "\n" in text or size >= self._retry_at:
@@ -118,9 +126,9 @@ class JsonFramer:
         return size <= _CHEAP_RESCAN or text.rstrip(" \t\r").endswith("}")
 
     def _check_size(self) -> None:
-        if len(self._buf) > self._max:
-            size = len(self._buf)
-            self._buf = ""
+        if self._pending > self._max:
+            size = self._pending
+            self._parts, self._pending = [], 0
             raise ProviderProtocolError(
                 f"a JSON value exceeded {self._max} characters without ending ({size} buffered)"
             )
@@ -130,7 +138,7 @@ class JsonFramer:
         skip = _WS.match
         end = len(buf)
         pos = 0
-        self._buf = ""
+        self._parts, self._pending = [], 0
         while True:
             pos = skip(buf, pos).end()  # type: ignore[union-attr]  # [ \t\n\r]* always matches
             if pos == end:
@@ -146,8 +154,9 @@ class JsonFramer:
                         f"malformed JSON in stdout: {exc.msg}: {_excerpt(buf, pos)}",
                         raw=_excerpt(buf, pos),
                     ) from None
-                self._buf = buf[pos:]
-                self._retry_at = 2 * len(self._buf)
+                rest = buf[pos:]
+                self._parts, self._pending = [rest], len(rest)
+                self._retry_at = 2 * len(rest)
                 self._check_size()
                 return
             if type(value) is not dict:
