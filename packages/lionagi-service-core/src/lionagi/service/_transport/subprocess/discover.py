@@ -38,7 +38,9 @@ __all__ = [
 
 _CACHE: dict[tuple[str, str, str], str] = {}
 _VERSIONS: dict[tuple[str, tuple[str, ...]], str] = {}
-VERSION_PROBE_TIMEOUT = 5.0
+# Node-based CLIs take several seconds to print a version on a busy machine (pi: 7-11 s seen at
+# load 12 on 2 cores); a probe that gives up early would report an installed CLI as broken.
+VERSION_PROBE_TIMEOUT = 15.0
 _VERSION = re.compile(r"\bv?(\d+\.\d+(?:\.\d+)?(?:[-+][0-9A-Za-z.-]+)?)")
 # What a version probe may see of this environment: enough to find a config and a runtime.
 _PROBE_ENV = ("PATH", "HOME", "USER", "LANG", "LC_ALL", "TMPDIR")
