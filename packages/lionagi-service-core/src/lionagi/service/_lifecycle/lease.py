@@ -25,7 +25,15 @@ class AdmissionLease:
     the exception leaving the block.
     """
 
-    __slots__ = ("_aborted", "_call_id", "_on_pause_abort", "_on_release", "_released", "_scopes")
+    __slots__ = (
+        "_aborted",
+        "_call_id",
+        "_on_abort",
+        "_on_pause_abort",
+        "_on_release",
+        "_released",
+        "_scopes",
+    )
 
     def __init__(self, call_id: str, on_release: Callable[[AdmissionLease], None]) -> None:
         self._call_id = call_id
@@ -34,6 +42,7 @@ class AdmissionLease:
         self._aborted = False
         self._scopes: set[anyio.CancelScope] = set()
         self._on_pause_abort: Callable[[], None] | None = None
+        self._on_abort: Callable[[], None] | None = None
 
     @property
     def call_id(self) -> str:
@@ -79,6 +88,18 @@ class AdmissionLease:
         """
         self._on_pause_abort = on_abort
 
+    def on_abort(self, stop: Callable[[], None] | None) -> None:
+        """Run ``stop`` (synchronous) when the controller closes; None removes it.
+
+        For work that is stopped without a cancel scope: a stream whose reads are bounded by
+        the connection itself registers the function that shuts its connection down, so the
+        close reaches a read in progress without a scope entered around every read. If the
+        lease was already aborted, ``stop`` runs at once.
+        """
+        self._on_abort = stop
+        if stop is not None and self._aborted:
+            stop()
+
     def resume(self) -> None:
         """The holder is running again; a close now cancels its abort scopes as usual."""
         self._on_pause_abort = None
@@ -90,6 +111,9 @@ class AdmissionLease:
         self._aborted = True
         for scope in tuple(self._scopes):
             scope.cancel()
+        stop, self._on_abort = self._on_abort, None
+        if stop is not None:
+            stop()
         parked, self._on_pause_abort = self._on_pause_abort, None
         if parked is not None:
             parked()

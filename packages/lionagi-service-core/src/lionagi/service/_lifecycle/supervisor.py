@@ -19,7 +19,6 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
-from contextlib import aclosing
 from functools import partial
 from types import MappingProxyType
 from typing import Any, TypeVar
@@ -37,11 +36,12 @@ from .._base.events import EventStatus
 from .._base.hooks import DEFAULT_HOOK_CAPS, HookPhase
 from .._transport.api_calling import APICalling
 from .._transport.http.endpoint import Endpoint
+from .._transport.http.reads import ReadControl
 from .admission import AdmissionController
-from .attempts import AttemptOptions, call_with_attempts, stream_batches_with_attempts
+from .attempts import AttemptOptions, OpenedStream, call_with_attempts, open_stream_with_attempts
 from .budget import NO_DEADLINE, RequestBudget
 from .circuit import CircuitBreaker
-from .clock import Clock, Sleep, default_clock, default_sleep
+from .clock import Clock, Sleep, default_clock, default_sleep, is_native_clock
 from .deadline import DeadlineReached, run_before
 from .lease import AdmissionLease
 from .policy import AttemptPolicy
@@ -49,6 +49,8 @@ from .policy import AttemptPolicy
 __all__ = ["CallSupervisor", "HookTimeout", "outcome_status"]
 
 logger = logging.getLogger("lionagi.service")
+
+_NO_RETRY = AttemptPolicy(max_attempts=1)  # agentic runs: one attempt, re-running repeats effects
 
 T = TypeVar("T")
 
@@ -273,18 +275,37 @@ class CallSupervisor:
             "rng": self._rng,
         }
 
-    def _provider_stream(
+    async def _open_stream(
         self, call: APICalling, budget: RequestBudget
-    ) -> AsyncGenerator[list[StreamChunk], None]:
-        """Provider output as non-empty batches, so supervision costs one scope per read."""
+    ) -> tuple[OpenedStream[list[StreamChunk]], ReadControl | None]:
+        """Open the provider stream and read its first batch (the replay boundary).
+
+        HTTP streams get the attempt policy and the circuit; with anyio's own clock they also
+        get a :class:`ReadControl`, which the base endpoint attaches to an HTTP/1.1 connection
+        so the deadline and an abort reach each later read through the connection itself
+        (``control.attached``) instead of through a cancel scope per read. Agentic streams
+        get one attempt, bounded as a whole by :meth:`_agentic_stream`.
+        """
         endpoint = call.endpoint
         local_cap = self._local_cap(call)
         if endpoint.is_agentic:
-            return self._agentic_stream(call, budget, local_cap)
+            inner = self._agentic_stream(call, budget, local_cap)
+            opened = OpenedStream(inner, None, None, _NO_RETRY)
+            try:
+                opened.first = await inner.__anext__()
+            except StopAsyncIteration:
+                pass
+            except BaseException:
+                await opened.aclose()
+                raise
+            return opened, None
 
         payload: Mapping[str, Any] = call.payload
         if type(endpoint).stream is Endpoint.stream:  # encoded once, before the circuit permit
             payload = endpoint.encode_payload(payload, stream=True)
+        # No deadline on the reads while opening: the first read is bounded by the attempt
+        # loop (phase "transport"); the control's deadline is set once the stream is open.
+        control = ReadControl(None) if is_native_clock(self._clock) else None
 
         def open_batches(limit: float | None) -> AsyncIterator[list[StreamChunk]]:
             return endpoint.stream_batches(
@@ -292,11 +313,15 @@ class CallSupervisor:
                 extra_headers=call.headers,
                 timeout=limit,
                 skip_payload_creation=True,
+                read_control=control,
             )
 
-        return stream_batches_with_attempts(
+        opened = await open_stream_with_attempts(
             open_batches, call_id=str(call.id), **self._attempt_options(budget, local_cap)
         )
+        if control is not None:
+            control.deadline = budget.deadline
+        return opened, control
 
     async def _agentic_stream(
         self, call: APICalling, budget: RequestBudget, local_cap: float | None
@@ -378,71 +403,147 @@ class CallSupervisor:
     async def stream(
         self, call: APICalling, *, budget: RequestBudget | None = None
     ) -> AsyncGenerator[StreamChunk, None]:
-        """Yield ``call``'s chunks under admission and the deadline; see the module docstring."""
+        """Yield ``call``'s chunks under admission and the deadline; see the module docstring.
+
+        One generator from admission to the provider's batches: the provider iterator is read
+        here directly (see :meth:`_open_stream`), so a chunk passes through no other layer,
+        and a controlled read (``ReadControl.attached``) enters no cancel scope.
+        """
         budget = budget or NO_DEADLINE
         key = self._own(call)
+        lease: AdmissionLease | None = None
+        opened: OpenedStream[list[StreamChunk]] | None = None
         try:
             lease = await self._acquire(call, key, budget)
+            call.mark_processing()
             try:
-                async with aclosing(self._run_stream(call, lease, budget)) as chunks:
-                    async for chunk in chunks:
-                        yield chunk
+                with lease.abort_scope():
+                    await self._hook(call, HookPhase.PRE_INVOCATION, budget)
+                    opened, control = await self._open_stream(call, budget)
+                if opened is None:  # only a close can end the scope without a result
+                    raise self._closed_error(call)
+                fast = control is not None and control.attached
+                if fast:
+                    assert control is not None
+                    lease.on_abort(control.abort)
+                registry = call.hook_registry
+                hooked = registry is not None and registry.has(HookPhase.ON_CHUNK)
+                on_parked_abort = partial(self._abort_parked, call)
+                iterator, batch = opened.iterator, opened.first
+                while batch is not None:
+                    ended = False
+                    for chunk in batch:
+                        if chunk.type == "error" and not ended:
+                            ended = True  # the provider reported failure: nothing more is read
+                            opened.failed()
+                        if hooked:
+                            with lease.abort_scope():
+                                chunk = await self._chunk_hook(call, chunk, budget)
+                        if chunk.type == "error":
+                            chunk, error = self._error_chunk(call, chunk)
+                            yield chunk
+                            raise error
+                        # Closed while the consumer paused between chunks: nothing more leaves.
+                        self._check_not_aborted(lease, call)
+                        lease.pause(on_parked_abort)
+                        try:
+                            yield chunk
+                        finally:
+                            lease.resume()
+                    if ended or iterator is None:
+                        break
+                    self._check_not_aborted(lease, call)
+                    try:
+                        if fast:  # the connection bounds this read (deadline and abort)
+                            batch = await iterator.__anext__()
+                        else:
+                            batch = await self._bounded_read(iterator, lease, call, key, budget)
+                    except StopAsyncIteration:
+                        self._check_not_aborted(lease, call)
+                        opened.succeeded()
+                        break
+                    except Exception as failure:
+                        exc = self._read_failure(control, lease, call, key, failure)
+                        opened.failed(exc)
+                        if exc is failure:
+                            raise
+                        raise exc from None
+            except GeneratorExit:
+                call.terminate(EventStatus.CANCELLED)  # consumer aclose(): no error to record
+                raise
+            except BaseException as exc:
+                call.terminate(outcome_status(exc), error=exc)
+                raise
             finally:
-                lease.release()
+                lease.on_abort(None)
+                if opened is not None:
+                    await opened.aclose()
+            try:
+                with lease.abort_scope():
+                    await self._hook(call, HookPhase.POST_INVOCATION, budget)
+            except Exception:
+                # Output already reached the consumer: log, do not raise (ADR-0029 D3).
+                logger.warning("post_invocation hook failed after stream output", exc_info=True)
+            call.terminate(EventStatus.COMPLETED)
         finally:
+            if lease is not None:
+                lease.release()  # after the terminal status, on every path
             self._disown(call, key)
 
-    async def _run_stream(
-        self, call: APICalling, lease: AdmissionLease, budget: RequestBudget
-    ) -> AsyncGenerator[StreamChunk, None]:
-        call.mark_processing()
-        registry = call.hook_registry
-        inner: AsyncGenerator[list[StreamChunk], None] | None = None
-        try:
-            with lease.abort_scope():
-                await self._hook(call, HookPhase.PRE_INVOCATION, budget)
-            inner = self._provider_stream(call, budget)
-            hooked = registry is not None and registry.has(HookPhase.ON_CHUNK)
-            on_parked_abort = partial(self._abort_parked, call)
-            while True:
-                self._check_not_aborted(lease, call)
-                with lease.abort_scope():
-                    try:
-                        batch = await inner.__anext__()
-                    except StopAsyncIteration:
-                        break
-                for chunk in batch:
-                    if hooked:
-                        with lease.abort_scope():
-                            chunk = await self._chunk_hook(call, chunk, budget)
-                    if chunk.type == "error":
-                        # Provider text (HTTP or CLI) on the one error path: redacted before
-                        # it reaches the caller, the exception or a command line.
-                        chunk = call.endpoint.redacted_error(chunk)
-                        # Classified like invoke()'s: the family twin, fields from the chunk.
-                        error = call.endpoint.stream_error(chunk)
-                        call.terminate(EventStatus.FAILED, error=error)
-                        yield chunk
-                        raise error
-                    # Closed while the consumer paused between chunks: nothing more leaves.
-                    self._check_not_aborted(lease, call)
-                    lease.pause(on_parked_abort)
-                    try:
-                        yield chunk
-                    finally:
-                        lease.resume()
-        except GeneratorExit:
-            call.terminate(EventStatus.CANCELLED)  # consumer aclose(): no error to record
-            raise
-        except BaseException as exc:
-            call.terminate(outcome_status(exc), error=exc)
-            raise
-        finally:
-            await aclose_shielded(inner)
-        try:
-            with lease.abort_scope():
-                await self._hook(call, HookPhase.POST_INVOCATION, budget)
-        except Exception:
-            # Output already reached the consumer: log, do not raise (ADR-0029 D3).
-            logger.warning("post_invocation hook failed after stream output", exc_info=True)
-        call.terminate(EventStatus.COMPLETED)
+    async def _bounded_read(
+        self,
+        iterator: AsyncIterator[list[StreamChunk]],
+        lease: AdmissionLease,
+        call: APICalling,
+        key: str,
+        budget: RequestBudget,
+    ) -> list[StreamChunk]:
+        """One read that the connection does not bound: abort scope plus the deadline.
+
+        Agentic runs bound themselves as a whole (:meth:`_agentic_stream`), so only the abort
+        applies to them here.
+        """
+        deadline = None if call.endpoint.is_agentic else budget.deadline
+        with lease.abort_scope():
+            try:
+                return await run_before(
+                    iterator.__anext__, deadline, clock=self._clock, sleep=self._sleep
+                )
+            except DeadlineReached:
+                raise RequestDeadlineExceeded(key, "stream") from None
+        raise self._closed_error(call)  # only a close can end the scope without a result
+
+    @staticmethod
+    def _closed_error(call: APICalling) -> AdmissionClosed:
+        return AdmissionClosed(f"admission controller closed; active call {call.id} was aborted")
+
+    @staticmethod
+    def _error_chunk(call: APICalling, chunk: StreamChunk) -> tuple[StreamChunk, Exception]:
+        """A provider error chunk as the consumer sees it, and the error raised after it.
+
+        Provider text (HTTP or CLI) on the one error path is redacted before it reaches the
+        caller, the exception or a command line; the error is classified like ``invoke()``'s
+        (the family twin, fields from the chunk). The call is FAILED here.
+        """
+        endpoint = call.endpoint
+        chunk = endpoint.redacted_error(chunk)
+        error = endpoint.stream_error(chunk)
+        call.terminate(EventStatus.FAILED, error=error)
+        return chunk, error
+
+    @staticmethod
+    def _read_failure(
+        control: ReadControl | None,
+        lease: AdmissionLease,
+        call: APICalling,
+        key: str,
+        failure: Exception,
+    ) -> Exception:
+        """The error a failed controlled read means: a close or the deadline stopped it."""
+        if control is None or not (control.attached or control.aborted):
+            return failure
+        if lease.aborted or control.aborted:
+            return CallSupervisor._closed_error(call)
+        if control.expired:
+            return RequestDeadlineExceeded(key, "stream")
+        return failure
