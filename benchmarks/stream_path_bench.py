@@ -124,10 +124,9 @@ async def bench_single(base: str, rounds: int, chunks: int, reps: int) -> None:
             wall[name].append((w1 - w0) / seen)
             cpu[name].append((c1 - c0) / seen)
     await close()
-    print(f"single stream, {chunks} chunks x {reps} per sample, {rounds} rounds (median [min-max])")
-    print(
-    print(f"single stream, {chunks} chunks x {reps} per sample, {rounds} rounds (median, min-max)")
-    )
+    print(f"single stream, {chunks} chunks x {reps} per sample, {rounds} rounds, median [min-max]")
+    header = ("contender", "chunks/s", "thr ratio", "CPU us/chunk", "CPU ratio")
+    print(f"{header[0]:26} {header[1]:>10} {header[2]:>22} {header[3]:>13} {header[4]:>22}")
     raw_w, raw_c = wall["raw"], cpu["raw"]
     for name in names:
         thr = [a / b for a, b in zip(raw_w, wall[name], strict=True)]  # per-round paired ratio
