@@ -400,17 +400,53 @@ class CallSupervisor:
 
     # -- stream -----------------------------------------------------------------------------------
 
-    async def stream(
+    def stream(
         self, call: APICalling, *, budget: RequestBudget | None = None
     ) -> AsyncGenerator[StreamChunk, None]:
         """Yield ``call``'s chunks under admission and the deadline; see the module docstring.
 
-        One generator from admission to the provider's batches: the provider iterator is read
-        here directly (see :meth:`_open_stream`), so a chunk passes through no other layer,
-        and a controlled read (``ReadControl.attached``) enters no cancel scope.
+        An async generator: nothing runs before the first iteration.
         """
-        budget = budget or NO_DEADLINE
-        key = self._own(call)
+        ready = (call, budget or NO_DEADLINE)
+
+        async def prepared() -> tuple[APICalling, RequestBudget]:
+            return ready
+
+        return self._stream(prepared, None)
+
+    def stream_prepared(
+        self,
+        prepare: Callable[[], Awaitable[tuple[APICalling, RequestBudget]]],
+        *,
+        done: Callable[[], None] | None = None,
+    ) -> AsyncGenerator[StreamChunk, None]:
+        """:meth:`stream` for a call built on the first iteration by ``prepare()``.
+
+        For a facade whose call creation (validation, the pre-event hook) belongs to the
+        stream's first step: the facade hands out this generator itself instead of wrapping
+        :meth:`stream` in a generator of its own, so a chunk crosses one generator, not two.
+        ``done`` runs once the generator ends, on every path (a raise from ``prepare`` too).
+        """
+        return self._stream(prepare, done)
+
+    async def _stream(
+        self,
+        prepare: Callable[[], Awaitable[tuple[APICalling, RequestBudget]]],
+        done: Callable[[], None] | None,
+    ) -> AsyncGenerator[StreamChunk, None]:
+        """The one generator from admission to the provider's batches.
+
+        The provider iterator is read here directly (see :meth:`_open_stream`), so a chunk
+        passes through no other layer, and a controlled read (``ReadControl.attached``) enters
+        no cancel scope.
+        """
+        try:
+            call, budget = await prepare()
+        except BaseException:
+            if done is not None:
+                done()
+            raise
+        key = self._own(call) if done is None else self._own_or_done(call, done)
         lease: AdmissionLease | None = None
         opened: OpenedStream[list[StreamChunk]] | None = None
         try:
@@ -489,6 +525,15 @@ class CallSupervisor:
             if lease is not None:
                 lease.release()  # after the terminal status, on every path
             self._disown(call, key)
+            if done is not None:
+                done()
+
+    def _own_or_done(self, call: APICalling, done: Callable[[], None]) -> str:
+        try:
+            return self._own(call)
+        except BaseException:
+            done()
+            raise
 
     async def _bounded_read(
         self,
