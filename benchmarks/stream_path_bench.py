@@ -146,7 +146,8 @@ async def _concurrent_worker(base: str, name: str, streams: int, chunks: int) ->
 
     async def one() -> None:
         nonlocal seen
-        seen += await run()
+        got = await run()  # not ``seen += await ...``: that reads ``seen`` before the await
+        seen += got
 
     w0, c0 = time.perf_counter(), time.process_time()
     async with anyio.create_task_group() as tg:
