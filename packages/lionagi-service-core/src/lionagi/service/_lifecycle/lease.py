@@ -71,13 +71,15 @@ class AdmissionLease:
         if on_release is not None:
             on_release(self)
 
-    def abort_scope(self) -> LeaseAbortScope:
+    def abort_scope(self, deadline: float | None = None) -> LeaseAbortScope:
         """A cancel scope the controller cancels on close; run provider work inside it.
 
         On exit after such an abort the scope raises :class:`AdmissionClosed`. Entering it after
-        the abort cancels the body at its first checkpoint.
+        the abort cancels the body at its first checkpoint. ``deadline`` (anyio's clock) also
+        ends the body then, quietly: the scope's ``cancelled_caught`` tells the caller, so one
+        scope bounds a step by both the close and a deadline.
         """
-        return LeaseAbortScope(self)
+        return LeaseAbortScope(self, deadline)
 
     def pause(self, on_abort: Callable[[], None]) -> None:
         """Mark the holder as parked outside any abort scope (a stream waiting on its consumer).
@@ -138,14 +140,16 @@ class AdmissionLease:
 class LeaseAbortScope:
     """Context manager around provider work that turns a controller close into AdmissionClosed."""
 
-    __slots__ = ("_lease", "_scope")
+    __slots__ = ("_deadline", "_lease", "_scope")
 
-    def __init__(self, lease: AdmissionLease) -> None:
+    def __init__(self, lease: AdmissionLease, deadline: float | None = None) -> None:
         self._lease = lease
+        self._deadline = deadline
         self._scope: anyio.CancelScope | None = None
 
     def __enter__(self) -> anyio.CancelScope:
-        scope = anyio.CancelScope()
+        deadline = self._deadline
+        scope = anyio.CancelScope() if deadline is None else anyio.CancelScope(deadline=deadline)
         scope.__enter__()
         self._scope = scope
         self._lease._scopes.add(scope)

@@ -18,12 +18,18 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Mapping,
+    Sequence,
+)
 from functools import partial
 from types import MappingProxyType
 from typing import Any, TypeVar
 
-from .._base.aio import aclose_shielded
 from .._base.chunk import StreamChunk
 from .._base.errors import (
     AdmissionClosed,
@@ -276,29 +282,20 @@ class CallSupervisor:
         }
 
     async def _open_stream(
-        self, call: APICalling, budget: RequestBudget
-    ) -> tuple[OpenedStream[list[StreamChunk]], ReadControl | None]:
+        self, call: APICalling, lease: AdmissionLease, budget: RequestBudget
+    ) -> tuple[OpenedStream[Any], ReadControl | None, _AgenticLimit | None]:
         """Open the provider stream and read its first batch (the replay boundary).
 
         HTTP streams get the attempt policy and the circuit; with anyio's own clock they also
         get a :class:`ReadControl`, which the base endpoint attaches to an HTTP/1.1 connection
         so the deadline and an abort reach each later read through the connection itself
         (``control.attached``) instead of through a cancel scope per read. Agentic streams
-        get one attempt, bounded as a whole by :meth:`_agentic_stream`.
+        get one attempt, bounded as a whole (:meth:`_open_agentic`).
         """
         endpoint = call.endpoint
         local_cap = self._local_cap(call)
         if endpoint.is_agentic:
-            inner = self._agentic_stream(call, budget, local_cap)
-            opened = OpenedStream(inner, None, None, _NO_RETRY)
-            try:
-                opened.first = await inner.__anext__()
-            except StopAsyncIteration:
-                pass
-            except BaseException:
-                await opened.aclose()
-                raise
-            return opened, None
+            return await self._open_agentic(call, lease, budget, local_cap)
 
         payload: Mapping[str, Any] = call.payload
         if type(endpoint).stream is Endpoint.stream:  # encoded once, before the circuit permit
@@ -321,35 +318,39 @@ class CallSupervisor:
         )
         if control is not None:
             control.deadline = budget.deadline
-        return opened, control
+        return opened, control, None
 
-    async def _agentic_stream(
-        self, call: APICalling, budget: RequestBudget, local_cap: float | None
-    ) -> AsyncGenerator[list[StreamChunk], None]:
-        """One agentic run bounded as a whole by ``min(local cap, remaining)``.
+    async def _open_agentic(
+        self,
+        call: APICalling,
+        lease: AdmissionLease,
+        budget: RequestBudget,
+        local_cap: float | None,
+    ) -> tuple[OpenedStream[Any], None, _AgenticLimit]:
+        """Start one agentic run, bounded as a whole by ``min(local cap, remaining)``.
 
         Adapters receive the cap as ``local_timeout`` but need not enforce it: the supervisor
-        does, so a hung CLI cannot hold its permit past the cap. Expiry before the first chunk
-        is phase ``transport``, after it ``stream`` (as for HTTP streams).
+        does, on every read (one scope per event, shared with the abort), so a hung CLI cannot
+        hold its permit past the cap. Expiry before the first chunk is phase ``transport``,
+        after it ``stream`` (as for HTTP streams). The endpoint's chunks are read one at a time
+        (an event is a chunk), with no generator of the supervisor's own in between.
         """
         limit = _AgenticLimit(budget, local_cap, self._clock)
         inner = call.endpoint.stream(
             call.payload, extra_headers=call.headers, timeout=limit.timeout, **call.call_kwargs
         )
-        phase: DeadlinePhase = "transport"
-        clock, sleep, until = self._clock, self._sleep, limit.until
+        opened: OpenedStream[Any] = OpenedStream(inner, None, None, _NO_RETRY)
         try:
-            while True:
-                try:
-                    chunk = await run_before(inner.__anext__, until, clock=clock, sleep=sleep)
-                except StopAsyncIteration:
-                    return
-                except DeadlineReached:
-                    raise limit.exceeded(str(call.id), phase) from None
-                phase = "stream"
-                yield [chunk]
-        finally:
-            await aclose_shielded(inner)
+            opened.first = await self._bounded_read(inner, lease, limit.until)
+        except StopAsyncIteration:
+            pass
+        except DeadlineReached:
+            await opened.aclose()
+            raise limit.exceeded(str(call.id), "transport") from None
+        except BaseException:
+            await opened.aclose()
+            raise
+        return opened, None, limit
 
     @staticmethod
     def _abort_parked(call: APICalling) -> None:
@@ -448,14 +449,14 @@ class CallSupervisor:
             raise
         key = self._own(call) if done is None else self._own_or_done(call, done)
         lease: AdmissionLease | None = None
-        opened: OpenedStream[list[StreamChunk]] | None = None
+        opened: OpenedStream[Any] | None = None  # batches (HTTP) or chunks (agentic)
         try:
             lease = await self._acquire(call, key, budget)
             call.mark_processing()
             try:
                 with lease.abort_scope():
                     await self._hook(call, HookPhase.PRE_INVOCATION, budget)
-                    opened, control = await self._open_stream(call, budget)
+                    opened, control, limit = await self._open_stream(call, lease, budget)
                 if opened is None:  # only a close can end the scope without a result
                     raise self._closed_error(call)
                 fast = control is not None and control.attached
@@ -465,10 +466,14 @@ class CallSupervisor:
                 registry = call.hook_registry
                 hooked = registry is not None and registry.has(HookPhase.ON_CHUNK)
                 on_parked_abort = partial(self._abort_parked, call)
-                iterator, batch = opened.iterator, opened.first
-                while batch is not None:
+                iterator, item = opened.iterator, opened.first
+                # An HTTP read yields a batch (one network read); an agentic read one chunk.
+                batched = limit is None
+                until = budget.deadline if limit is None else limit.until
+                while item is not None:
                     ended = False
-                    for chunk in batch:
+                    chunks: Sequence[StreamChunk] = item if batched else (item,)
+                    for chunk in chunks:
                         if chunk.type == "error" and not ended:
                             ended = True  # the provider reported failure: nothing more is read
                             opened.failed()
@@ -491,13 +496,21 @@ class CallSupervisor:
                     self._check_not_aborted(lease, call)
                     try:
                         if fast:  # the connection bounds this read (deadline and abort)
-                            batch = await iterator.__anext__()
+                            item = await iterator.__anext__()
                         else:
-                            batch = await self._bounded_read(iterator, lease, call, key, budget)
+                            item = await self._bounded_read(iterator, lease, until)
                     except StopAsyncIteration:
                         self._check_not_aborted(lease, call)
                         opened.succeeded()
                         break
+                    except DeadlineReached:
+                        exc: Exception = (
+                            RequestDeadlineExceeded(key, "stream")
+                            if limit is None
+                            else limit.exceeded(key, "stream")
+                        )
+                        opened.failed(exc)
+                        raise exc from None
                     except Exception as failure:
                         exc = self._read_failure(control, lease, call, key, failure)
                         opened.failed(exc)
@@ -536,27 +549,21 @@ class CallSupervisor:
             raise
 
     async def _bounded_read(
-        self,
-        iterator: AsyncIterator[list[StreamChunk]],
-        lease: AdmissionLease,
-        call: APICalling,
-        key: str,
-        budget: RequestBudget,
-    ) -> list[StreamChunk]:
-        """One read that the connection does not bound: abort scope plus the deadline.
+        self, iterator: AsyncIterator[T], lease: AdmissionLease, until: float | None
+    ) -> T:
+        """One read the connection does not bound: the abort and ``until`` in one scope.
 
-        Agentic runs bound themselves as a whole (:meth:`_agentic_stream`), so only the abort
-        applies to them here.
+        Raises:
+            DeadlineReached: ``until`` passed first (the caller raises the typed error).
+            AdmissionClosed: the controller closed meanwhile.
         """
-        deadline = None if call.endpoint.is_agentic else budget.deadline
+        if until is None or is_native_clock(self._clock):
+            with lease.abort_scope(until):
+                return await iterator.__anext__()
+            raise DeadlineReached  # the scope ended the read quietly: only its deadline does
         with lease.abort_scope():
-            try:
-                return await run_before(
-                    iterator.__anext__, deadline, clock=self._clock, sleep=self._sleep
-                )
-            except DeadlineReached:
-                raise RequestDeadlineExceeded(key, "stream") from None
-        raise self._closed_error(call)  # only a close can end the scope without a result
+            return await run_before(iterator.__anext__, until, clock=self._clock, sleep=self._sleep)
+        raise AdmissionClosed(f"admission controller closed; call {lease.call_id} was aborted")
 
     @staticmethod
     def _closed_error(call: APICalling) -> AdmissionClosed:
