@@ -162,42 +162,39 @@ async def _concurrent_worker(base: str, name: str, streams: int, chunks: int) ->
 
 def bench_concurrent(base: str, rounds: int, streams: int, chunks: int) -> None:
     names = list(CONTENDERS)
-    rows: dict[str, list[dict[str, float]]] = {n: [] for n in names}
+    rows: dict[str, dict[int, dict[str, float]]] = {n: {} for n in names}
+    failures = dict.fromkeys(names, 0)
     for r in range(rounds):
         order = names[r % len(names) :] + names[: r % len(names)]
         for name in order:
-            out = subprocess.run(
-                [
-                    sys.executable,
-                    __file__,
-                    base,
-                    "--worker",
-                    name,
-                    "--streams",
-                    str(streams),
-                    "--chunks",
-                    str(chunks),
-                ],
-                check=True,
-                capture_output=True,
-                text=True,
-            )
-            rows[name].append(json.loads(out.stdout.strip().splitlines()[-1]))
+            argv = [sys.executable, __file__, base, "--worker", name]
+            argv += ["--streams", str(streams), "--chunks", str(chunks)]
+            out = subprocess.run(argv, capture_output=True, text=True, check=False)
+            if out.returncode != 0:  # reported, never silently dropped
+                tail = out.stderr.strip().splitlines()[-1:] or ["(no stderr)"]
+                print(f"  round {r} {name}: worker failed: {tail[0]}")
+                failures[name] += 1
+                continue
+            rows[name][r] = json.loads(out.stdout.strip().splitlines()[-1])
     print(f"{streams} concurrent streams x {chunks} chunks, {rounds} rounds (median [min-max])")
     print(
         f"{'contender':26} {'wall s':>8} {'wall ratio':>22} {'peak MiB':>9} {'peak - raw MiB':>15}"
     )
     raw = rows["raw"]
     for name in names:
-        ws = [x["wall"] for x in rows[name]]
-        ratio = [x["wall"] / y["wall"] for x, y in zip(rows[name], raw, strict=True)]
-        peak = statistics.median(x["peak_kib"] for x in rows[name]) / 1024
-        extra = [
-            (x["peak_kib"] - y["peak_kib"]) / 1024 for x, y in zip(rows[name], raw, strict=True)
-        ]
+        if not rows[name] or not raw:
+            print(f"{name:26} no samples ({failures[name]} failed)")
+            continue
+        ws = [x["wall"] for x in rows[name].values()]
+        # Paired by round where both ran; a failed worker drops only its own pairs.
+        pairs = [(x, raw[r]) for r, x in rows[name].items() if r in raw]
+        ratio = [x["wall"] / y["wall"] for x, y in pairs]
+        peak = statistics.median(x["peak_kib"] for x in rows[name].values()) / 1024
+        extra = [(x["peak_kib"] - y["peak_kib"]) / 1024 for x, y in pairs]
+        note = f"  ({failures[name]} worker(s) failed)" if failures[name] else ""
         print(
             f"{name:26} {statistics.median(ws):8.3f} {_spread(ratio):>22} {peak:9.1f} "
-            f"{_spread(extra):>15}"
+            f"{_spread(extra):>15}{note}"
         )
 
 
