@@ -13,6 +13,10 @@ Sections:
                   ``iModel.stream(timeout=60)``. Each contender runs in this one process, the
                   order rotated per round; throughput (chunks/s, wall) and CPU per chunk
                   (``time.process_time``) are reported as medians with their min-max spread.
+* ``agentic``     one CLI run printing N reference-grammar NDJSON events (a Python child):
+                  a bare ``json_events_from_process`` loop vs ``iModel.stream`` over the
+                  reference CLI adapter (supervisor, contract guard, projection); wall and
+                  this process's CPU per event, interleaved, median [min-max].
 * ``concurrent``  256 and 512 concurrent streams x 200 chunks: each (contender, round) is a
                   fresh worker process so peak RSS (``ru_maxrss``) is its own; wall and peak RSS.
 
@@ -198,16 +202,73 @@ def bench_concurrent(base: str, rounds: int, streams: int, chunks: int) -> None:
         )
 
 
+_CHILD = (
+    "import sys\n"
+    "n = int(sys.argv[1])\n"
+    "w = sys.stdout.write\n"
+    'w(\'{"type": "session", "session_id": "s-1", "model": "m"}\\n\')\n'
+    'line = \'{"type": "text", "content": "tok ", "delta": true}\\n\'\n'
+    "for _ in range(n): w(line)\n"
+    'w(\'{"type": "result", "content": "done", "session_id": "s-1"}\\n\')\n'
+)
+
+
+async def bench_agentic(rounds: int, events: int) -> None:
+    from lionagi.service import iModel
+    from lionagi.service.agentic import json_events_from_process
+    from lionagi.service_testing.reference_cli import ReferenceCliEndpoint
+
+    argv = [sys.executable, "-I", "-S", "-c", _CHILD, str(events)]
+
+    async def bare() -> int:
+        count = 0
+        async with json_events_from_process(argv, prompt="hi") as stream:
+            async for event in stream:
+                if event.get("type") == "text":
+                    count += 1
+        return count
+
+    model = iModel(endpoint=ReferenceCliEndpoint(argv=argv))
+
+    async def ours() -> int:
+        return await _ours_once(model.stream(prompt="hi"))
+
+    runners = {"json_events_from_process": bare, "iModel.stream (agentic)": ours}
+    names = list(runners)
+    for name in names:
+        assert await runners[name]() == events, name
+    wall: dict[str, list[float]] = {n: [] for n in names}
+    cpu: dict[str, list[float]] = {n: [] for n in names}
+    for r in range(rounds):
+        for name in names if r % 2 == 0 else names[::-1]:
+            w0, c0 = time.perf_counter(), time.process_time()
+            await runners[name]()
+            wall[name].append((time.perf_counter() - w0) / events)
+            cpu[name].append((time.process_time() - c0) / events)
+    await model.close()
+    print(f"agentic: one run of {events} events, {rounds} rounds, median [min-max]")
+    bw, bc = wall[names[0]], cpu[names[0]]
+    for name in names:
+        wr = [b / a for a, b in zip(bw, wall[name], strict=True)]
+        cr = [b / a for a, b in zip(bc, cpu[name], strict=True)]
+        print(
+            f"{name:26} wall {statistics.median(wall[name]) * 1e6:7.2f} us/event "
+            f"{_spread(wr):>22}   CPU {statistics.median(cpu[name]) * 1e6:7.2f} us/event "
+            f"{_spread(cr):>22}"
+        )
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("base", help="server base URL, e.g. http://127.0.0.1:18765")
-    p.add_argument("--sections", default="single,concurrent")
+    p.add_argument("--sections", default="single,agentic,concurrent")
     p.add_argument("--rounds", type=int, default=7)
     p.add_argument("--chunks", type=int, default=1000)
     p.add_argument("--reps", type=int, default=3, help="streams per single-stream sample")
     p.add_argument("--streams", type=int, default=0, help="worker: concurrent streams")
     p.add_argument("--concurrency", default="256,512")
     p.add_argument("--conc-chunks", type=int, default=200)
+    p.add_argument("--events", type=int, default=20000, help="agentic: events per run")
     p.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.worker:
@@ -216,6 +277,8 @@ def main() -> None:
     sections = args.sections.split(",")
     if "single" in sections:
         anyio.run(bench_single, args.base, args.rounds, args.chunks, args.reps)
+    if "agentic" in sections:
+        anyio.run(bench_agentic, args.rounds, args.events)
     if "concurrent" in sections:
         for n in args.concurrency.split(","):
             bench_concurrent(args.base, args.rounds, int(n), args.conc_chunks)

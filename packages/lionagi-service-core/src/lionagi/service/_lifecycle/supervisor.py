@@ -43,6 +43,7 @@ from .._base.hooks import DEFAULT_HOOK_CAPS, HookPhase
 from .._transport.api_calling import APICalling
 from .._transport.http.endpoint import Endpoint
 from .._transport.http.reads import ReadControl
+from .._transport.subprocess.control import RunControl
 from .admission import AdmissionController
 from .attempts import AttemptOptions, OpenedStream, call_with_attempts, open_stream_with_attempts
 from .budget import NO_DEADLINE, RequestBudget
@@ -283,7 +284,7 @@ class CallSupervisor:
 
     async def _open_stream(
         self, call: APICalling, lease: AdmissionLease, budget: RequestBudget
-    ) -> tuple[OpenedStream[Any], ReadControl | None, _AgenticLimit | None]:
+    ) -> tuple[OpenedStream[Any], ReadControl | RunControl | None, _AgenticLimit | None]:
         """Open the provider stream and read its first batch (the replay boundary).
 
         HTTP streams get the attempt policy and the circuit; with anyio's own clock they also
@@ -326,20 +327,23 @@ class CallSupervisor:
         lease: AdmissionLease,
         budget: RequestBudget,
         local_cap: float | None,
-    ) -> tuple[OpenedStream[Any], None, _AgenticLimit]:
+    ) -> tuple[OpenedStream[Any], RunControl | None, _AgenticLimit]:
         """Start one agentic run, bounded as a whole by ``min(local cap, remaining)``.
 
         Adapters receive the cap as ``local_timeout`` but need not enforce it: the supervisor
-        does, on every read (one scope per event, shared with the abort), so a hung CLI cannot
-        hold its permit past the cap. Expiry before the first chunk is phase ``transport``,
-        after it ``stream`` (as for HTTP streams). The endpoint's chunks are read one at a time
-        (an event is a chunk), with no generator of the supervisor's own in between.
+        does, so a hung CLI cannot hold its permit past the cap. With anyio's own clock the
+        run gets a :class:`RunControl`: the process reader picks it up and bounds each pipe
+        block (and the exit) by the limit, so later events are read with no scope of their
+        own; an adapter whose reader does not attach it keeps one scope per event. Expiry
+        before the first chunk is phase ``transport``, after it ``stream`` (as for HTTP).
         """
         limit = _AgenticLimit(budget, local_cap, self._clock)
         inner = call.endpoint.stream(
             call.payload, extra_headers=call.headers, timeout=limit.timeout, **call.call_kwargs
         )
+        control = RunControl(limit.until) if is_native_clock(self._clock) else None
         opened: OpenedStream[Any] = OpenedStream(inner, None, None, _NO_RETRY)
+        token = control.enter() if control is not None else None
         try:
             opened.first = await self._bounded_read(inner, lease, limit.until)
         except StopAsyncIteration:
@@ -350,7 +354,10 @@ class CallSupervisor:
         except BaseException:
             await opened.aclose()
             raise
-        return opened, None, limit
+        finally:
+            if token is not None:
+                RunControl.leave(token)
+        return opened, control, limit
 
     @staticmethod
     def _abort_parked(call: APICalling) -> None:
@@ -460,6 +467,7 @@ class CallSupervisor:
                 if opened is None:  # only a close can end the scope without a result
                     raise self._closed_error(call)
                 fast = control is not None and control.attached
+                run_control = control if isinstance(control, RunControl) else None
                 if fast:
                     assert control is not None
                     lease.on_abort(control.abort)
@@ -495,12 +503,22 @@ class CallSupervisor:
                         break
                     self._check_not_aborted(lease, call)
                     try:
-                        if fast:  # the connection bounds this read (deadline and abort)
-                            item = await iterator.__anext__()
-                        else:
+                        if not fast:
                             item = await self._bounded_read(iterator, lease, until)
+                        elif run_control is None:  # the connection bounds this read
+                            item = await iterator.__anext__()
+                        else:  # the process reader bounds its pipe reads
+                            token = run_control.enter()
+                            try:
+                                item = await iterator.__anext__()
+                            finally:
+                                RunControl.leave(token)
                     except StopAsyncIteration:
                         self._check_not_aborted(lease, call)
+                        if limit is not None and run_control is not None and run_control.expired:
+                            expired = limit.exceeded(key, "stream")  # the adapter swallowed it
+                            opened.failed(expired)
+                            raise expired from None
                         opened.succeeded()
                         break
                     except DeadlineReached:
@@ -512,7 +530,7 @@ class CallSupervisor:
                         opened.failed(exc)
                         raise exc from None
                     except Exception as failure:
-                        exc = self._read_failure(control, lease, call, key, failure)
+                        exc = self._read_failure(control, lease, call, key, failure, limit)
                         opened.failed(exc)
                         if exc is failure:
                             raise
@@ -585,17 +603,20 @@ class CallSupervisor:
 
     @staticmethod
     def _read_failure(
-        control: ReadControl | None,
+        control: ReadControl | RunControl | None,
         lease: AdmissionLease,
         call: APICalling,
         key: str,
         failure: Exception,
+        limit: _AgenticLimit | None,
     ) -> Exception:
-        """The error a failed controlled read means: a close or the deadline stopped it."""
+        """The error a failed controlled read means: a close or the time limit stopped it."""
         if control is None or not (control.attached or control.aborted):
             return failure
         if lease.aborted or control.aborted:
             return CallSupervisor._closed_error(call)
         if control.expired:
+            if limit is not None:
+                return limit.exceeded(key, "stream")
             return RequestDeadlineExceeded(key, "stream")
         return failure
