@@ -181,9 +181,8 @@ def bench_concurrent(base: str, rounds: int, streams: int, chunks: int) -> None:
                 continue
             rows[name][r] = json.loads(out.stdout.strip().splitlines()[-1])
     print(f"{streams} concurrent streams x {chunks} chunks, {rounds} rounds (median [min-max])")
-    print(
-        f"{'contender':26} {'wall s':>8} {'wall ratio':>22} {'peak MiB':>9} {'peak - raw MiB':>15}"
-    )
+    head = ("contender", "wall s", "wall ratio", "CPU ratio", "peak MiB", "peak - raw MiB")
+    print(f"{head[0]:26} {head[1]:>8} {head[2]:>22} {head[3]:>22} {head[4]:>9} {head[5]:>15}")
     raw = rows["raw"]
     for name in names:
         if not rows[name] or not raw:
@@ -195,9 +194,11 @@ def bench_concurrent(base: str, rounds: int, streams: int, chunks: int) -> None:
         ratio = [x["wall"] / y["wall"] for x, y in pairs]
         peak = statistics.median(x["peak_kib"] for x in rows[name].values()) / 1024
         extra = [(x["peak_kib"] - y["peak_kib"]) / 1024 for x, y in pairs]
+        cpu = [x["cpu"] / y["cpu"] for x, y in pairs]
         note = f"  ({failures[name]} worker(s) failed)" if failures[name] else ""
         print(
-            f"{name:26} {statistics.median(ws):8.3f} {_spread(ratio):>22} {peak:9.1f} "
+            f"{name:26} {statistics.median(ws):8.3f} {_spread(ratio):>22} {_spread(cpu):>22} "
+            f"{peak:9.1f} "
             f"{_spread(extra):>15}{note}"
         )
 
