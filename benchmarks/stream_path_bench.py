@@ -10,7 +10,8 @@ Sections:
 
 * ``single``      one 1,000-chunk stream at a time: raw ``httpx`` + ``httpx_sse.EventSource``
                   (``json.loads`` per event) vs ``Endpoint.stream`` vs ``iModel.stream`` vs
-                  ``iModel.stream(timeout=600)`` (a deadline far beyond the run, so it is enforced, not hit). Each contender runs in this one process, the
+                  ``iModel.stream(timeout=600)`` (a deadline far beyond the run: enforced, never
+                  hit). Each contender runs in this one process, the
                   order rotated per round; throughput (chunks/s, wall) and CPU per chunk
                   (``time.process_time``) are reported as medians with their min-max spread.
 * ``agentic``     one CLI run printing N reference-grammar NDJSON events (a Python child):
