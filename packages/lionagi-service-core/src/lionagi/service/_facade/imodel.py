@@ -10,13 +10,12 @@ from __future__ import annotations
 import dataclasses
 import sys
 import time
-from collections.abc import AsyncGenerator, Callable, Mapping
-from contextlib import aclosing
+from collections.abc import Callable, Mapping
+from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 from uuid import UUID, uuid4
 
-from .._base.chunk import StreamChunk
 from .._base.errors import AdmissionClosed, EndpointConfigurationError, RequestDeadlineExceeded
 from .._base.secrets import REDACTED
 from .streams import ModelStream, StreamRegistry
@@ -475,27 +474,22 @@ class iModel:
         first iteration. A stream dropped without ``aclose()`` is reaped by the facade (soon
         after it is collected, at the latest by :meth:`close`).
         """
-        return self._streams.start(
-            lambda forget: self._stream(api_call, request_budget, timeout, kwargs, forget)
-        )
+        prepare = partial(self._stream_call, api_call, request_budget, timeout, kwargs)
+        supervisor = self._supervisor
+        return self._streams.start(lambda forget: supervisor.stream_prepared(prepare, done=forget))
 
-    async def _stream(
+    async def _stream_call(
         self,
         api_call: APICalling | None,
         request_budget: RequestBudget | None,
         timeout: float | None,  # noqa: ASYNC109 - converted once into the budget
         kwargs: dict[str, Any],
-        forget: Callable[[], None],
-    ) -> AsyncGenerator[StreamChunk, None]:
-        try:
-            self._check_open()
-            budget = self._budget(request_budget, timeout)
-            call = await self._event_for(api_call, budget, kwargs)
-            async with aclosing(self._supervisor.stream(call, budget=budget)) as chunks:
-                async for chunk in chunks:
-                    yield chunk
-        finally:
-            forget()
+    ) -> tuple[APICalling, RequestBudget]:
+        """A stream's call and budget, built on its first iteration (the supervisor awaits it)."""
+        self._check_open()
+        budget = self._budget(request_budget, timeout)
+        call = await self._event_for(api_call, budget, kwargs)
+        return call, budget
 
     # -- copy / serialize / close -----------------------------------------------------------------
 

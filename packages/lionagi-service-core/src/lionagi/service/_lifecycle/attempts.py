@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from functools import partial
-from typing import TypedDict, TypeVar, Unpack
+from typing import Generic, TypedDict, TypeVar, Unpack
 
 from .._base.aio import aclose_shielded
 from .._base.chunk import StreamChunk
@@ -22,7 +22,13 @@ from .deadline import DeadlineReached, run_before
 from .policy import AttemptPolicy
 from .retry import backoff_delay, counts_as_circuit_failure, is_retryable, retry_after_of
 
-__all__ = ["call_with_attempts", "stream_batches_with_attempts", "stream_with_attempts"]
+__all__ = [
+    "OpenedStream",
+    "call_with_attempts",
+    "open_stream_with_attempts",
+    "stream_batches_with_attempts",
+    "stream_with_attempts",
+]
 
 T = TypeVar("T")
 
@@ -168,9 +174,59 @@ async def call_with_attempts(
             permit.release()
 
 
-async def _items_with_attempts(
+class OpenedStream(Generic[T]):
+    """A provider stream past its replay boundary: the iterator, its first item and the permit.
+
+    Made by :func:`open_stream_with_attempts`. From here on nothing is retried; the holder
+    reads ``iterator`` itself (no generator layer between the provider and the supervisor),
+    reports the outcome once (:meth:`succeeded` at EOF, :meth:`failed` on an error or an error
+    chunk) and always calls :meth:`aclose`, which closes the iterator and releases the circuit
+    permit (a half-open probe included) on every path.
+    """
+
+    __slots__ = ("_permit", "_policy", "first", "iterator")
+
+    def __init__(
+        self,
+        iterator: AsyncIterator[T] | None,
+        first: T | None,
+        permit: CircuitPermit | None,
+        policy: AttemptPolicy,
+    ) -> None:
+        self.iterator = iterator
+        self.first = first  # None: EOF before any item (a success)
+        self._permit = permit
+        self._policy = policy
+
+    def succeeded(self) -> None:
+        """The stream reached EOF."""
+        if self._permit is not None:
+            self._permit.record_success()
+
+    def failed(self, exc: BaseException | None = None) -> None:
+        """The stream failed with ``exc``, or carried an error chunk (``exc=None``)."""
+        permit = self._permit
+        if permit is None:
+            return
+        if exc is None:
+            permit.record_failure()
+        else:
+            _settle_failure(permit, exc, self._policy)
+
+    async def aclose(self) -> None:
+        """Close the iterator (shielded) and release the permit; idempotent."""
+        iterator, self.iterator = self.iterator, None
+        try:
+            if iterator is not None:
+                await aclose_shielded(iterator)
+        finally:
+            permit, self._permit = self._permit, None
+            if permit is not None:
+                permit.release()
+
+
+async def open_stream_with_attempts(
     open_stream: Callable[[float | None], AsyncIterator[T]],
-    is_failure: Callable[[T], bool],
     *,
     call_id: str,
     policy: AttemptPolicy | None = None,
@@ -180,21 +236,18 @@ async def _items_with_attempts(
     clock: Clock | None = None,
     sleep: Sleep | None = None,
     rng: random.Random | None = None,
-) -> AsyncGenerator[T, None]:
-    """Yield a provider stream, retrying only failures raised before its first chunk.
+) -> OpenedStream[T]:
+    """Open a provider stream and read its first item, retrying failures before that item.
 
-    ``open_stream(timeout)`` gets ``min(local_cap, remaining)``. Before the first chunk a
-    retryable failure closes that iterator and opens a new one under the policy and deadline.
-    Once a chunk has been yielded a failure propagates with no replay and counts against the
-    circuit. EOF, even with no chunks, is a success; an error chunk (``type == "error"``) is a
-    circuit failure and ends the stream after it is yielded. The circuit permit (a half-open
-    probe included) is held until EOF or failure, and every opened iterator is closed on every
-    path, including the consumer's ``aclose()`` and cancellation.
+    ``open_stream(timeout)`` gets ``min(local_cap, remaining)``. A retryable failure before
+    the first item closes that iterator and opens a new one under the policy and deadline; the
+    first item (or EOF) closes the replay boundary for good. The caller owns the result's
+    :meth:`OpenedStream.aclose`; on a raise nothing is left open.
 
     Raises:
         CircuitOpenError: The circuit refused; no stream was opened.
-        RequestDeadlineExceeded: ``phase="transport"`` before the first chunk,
-            ``"retry_delay"`` while waiting to retry, ``"stream"`` after the first chunk.
+        RequestDeadlineExceeded: ``phase="transport"`` before the first item,
+            ``"retry_delay"`` while waiting to retry.
         Exception: The provider's error, as for :func:`call_with_attempts`.
     """
     policy = policy if policy is not None else _DEFAULT_POLICY
@@ -219,17 +272,21 @@ async def _items_with_attempts(
             except StopAsyncIteration:
                 if permit is not None:
                     permit.record_success()
-                return
+                opened: OpenedStream[T] = OpenedStream(iterator, None, permit, policy)
+                iterator = permit = None
+                return opened
             except DeadlineReached:
                 raise RequestDeadlineExceeded(call_id, "transport") from None
             except Exception as exc:
                 failures += 1
                 last = exc
             else:
-                break
+                opened = OpenedStream(iterator, first, permit, policy)
+                iterator = permit = None
+                return opened
             if iterator is not None:
-                opened, iterator = iterator, None
-                await aclose_shielded(opened)
+                failed, iterator = iterator, None
+                await aclose_shielded(failed)
             await _wait_to_retry(
                 last,
                 failures,
@@ -241,33 +298,61 @@ async def _items_with_attempts(
                 sleep=sleep,
                 rng=rng,
             )
+    finally:  # reached with something still held only when this raised
+        if iterator is not None:
+            await aclose_shielded(iterator)
+        if permit is not None:
+            permit.release()
 
-        # The replay boundary closes here, just before the first chunk leaves, for good.
-        chunk = first
+
+async def _items_with_attempts(
+    open_stream: Callable[[float | None], AsyncIterator[T]],
+    is_failure: Callable[[T], bool],
+    *,
+    call_id: str,
+    **options: Unpack[AttemptOptions],
+) -> AsyncGenerator[T, None]:
+    """Yield a provider stream, retrying only failures raised before its first chunk.
+
+    :func:`open_stream_with_attempts`, then the rest of the stream with no replay: once a
+    chunk has been yielded a failure propagates and counts against the circuit. EOF, even with
+    no chunks, is a success; an error chunk (``is_failure``) is a circuit failure and ends the
+    stream after it is yielded. Every opened iterator is closed on every path, including the
+    consumer's ``aclose()`` and cancellation.
+
+    Raises:
+        RequestDeadlineExceeded: as for :func:`open_stream_with_attempts`, and
+            ``phase="stream"`` after the first chunk.
+    """
+    budget = options.get("budget") or NO_DEADLINE
+    clock = options.get("clock") or default_clock
+    sleep = options.get("sleep") or default_sleep
+    deadline = budget.deadline
+    opened = await open_stream_with_attempts(open_stream, call_id=call_id, **options)
+    try:
+        chunk = opened.first
+        iterator = opened.iterator
+        if chunk is None or iterator is None:
+            return
         try:
             while True:
                 if is_failure(chunk):
-                    if permit is not None:
-                        permit.record_failure()
+                    opened.failed()
                     yield chunk
                     return
                 yield chunk
                 try:
                     chunk = await run_before(iterator.__anext__, deadline, clock=clock, sleep=sleep)
                 except StopAsyncIteration:
-                    if permit is not None:
-                        permit.record_success()
+                    opened.succeeded()
                     return
                 except DeadlineReached:
                     raise RequestDeadlineExceeded(call_id, "stream") from None
         except Exception as exc:
-            _settle_failure(permit, exc, policy)
+            opened.failed(exc)
             raise
     finally:
-        if iterator is not None:
-            await aclose_shielded(iterator)
-        if permit is not None:
-            permit.release()
+        await opened.aclose()
 
 
 def _is_error_chunk(chunk: StreamChunk) -> bool:

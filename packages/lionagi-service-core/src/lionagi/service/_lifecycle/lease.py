@@ -25,7 +25,15 @@ class AdmissionLease:
     the exception leaving the block.
     """
 
-    __slots__ = ("_aborted", "_call_id", "_on_pause_abort", "_on_release", "_released", "_scopes")
+    __slots__ = (
+        "_aborted",
+        "_call_id",
+        "_on_abort",
+        "_on_pause_abort",
+        "_on_release",
+        "_released",
+        "_scopes",
+    )
 
     def __init__(self, call_id: str, on_release: Callable[[AdmissionLease], None]) -> None:
         self._call_id = call_id
@@ -34,6 +42,7 @@ class AdmissionLease:
         self._aborted = False
         self._scopes: set[anyio.CancelScope] = set()
         self._on_pause_abort: Callable[[], None] | None = None
+        self._on_abort: Callable[[], None] | None = None
 
     @property
     def call_id(self) -> str:
@@ -62,13 +71,15 @@ class AdmissionLease:
         if on_release is not None:
             on_release(self)
 
-    def abort_scope(self) -> LeaseAbortScope:
+    def abort_scope(self, deadline: float | None = None) -> LeaseAbortScope:
         """A cancel scope the controller cancels on close; run provider work inside it.
 
         On exit after such an abort the scope raises :class:`AdmissionClosed`. Entering it after
-        the abort cancels the body at its first checkpoint.
+        the abort cancels the body at its first checkpoint. ``deadline`` (anyio's clock) also
+        ends the body then, quietly: the scope's ``cancelled_caught`` tells the caller, so one
+        scope bounds a step by both the close and a deadline.
         """
-        return LeaseAbortScope(self)
+        return LeaseAbortScope(self, deadline)
 
     def pause(self, on_abort: Callable[[], None]) -> None:
         """Mark the holder as parked outside any abort scope (a stream waiting on its consumer).
@@ -78,6 +89,18 @@ class AdmissionLease:
         close must not wait on a consumer that may be the very task calling it.
         """
         self._on_pause_abort = on_abort
+
+    def on_abort(self, stop: Callable[[], None] | None) -> None:
+        """Run ``stop`` (synchronous) when the controller closes; None removes it.
+
+        For work that is stopped without a cancel scope: a stream whose reads are bounded by
+        the connection itself registers the function that shuts its connection down, so the
+        close reaches a read in progress without a scope entered around every read. If the
+        lease was already aborted, ``stop`` runs at once.
+        """
+        self._on_abort = stop
+        if stop is not None and self._aborted:
+            stop()
 
     def resume(self) -> None:
         """The holder is running again; a close now cancels its abort scopes as usual."""
@@ -90,6 +113,9 @@ class AdmissionLease:
         self._aborted = True
         for scope in tuple(self._scopes):
             scope.cancel()
+        stop, self._on_abort = self._on_abort, None
+        if stop is not None:
+            stop()
         parked, self._on_pause_abort = self._on_pause_abort, None
         if parked is not None:
             parked()
@@ -114,14 +140,16 @@ class AdmissionLease:
 class LeaseAbortScope:
     """Context manager around provider work that turns a controller close into AdmissionClosed."""
 
-    __slots__ = ("_lease", "_scope")
+    __slots__ = ("_deadline", "_lease", "_scope")
 
-    def __init__(self, lease: AdmissionLease) -> None:
+    def __init__(self, lease: AdmissionLease, deadline: float | None = None) -> None:
         self._lease = lease
+        self._deadline = deadline
         self._scope: anyio.CancelScope | None = None
 
     def __enter__(self) -> anyio.CancelScope:
-        scope = anyio.CancelScope()
+        deadline = self._deadline
+        scope = anyio.CancelScope() if deadline is None else anyio.CancelScope(deadline=deadline)
         scope.__enter__()
         self._scope = scope
         self._lease._scopes.add(scope)

@@ -18,13 +18,18 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
-from contextlib import aclosing
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Mapping,
+    Sequence,
+)
 from functools import partial
 from types import MappingProxyType
 from typing import Any, TypeVar
 
-from .._base.aio import aclose_shielded
 from .._base.chunk import StreamChunk
 from .._base.errors import (
     AdmissionClosed,
@@ -37,11 +42,13 @@ from .._base.events import EventStatus
 from .._base.hooks import DEFAULT_HOOK_CAPS, HookPhase
 from .._transport.api_calling import APICalling
 from .._transport.http.endpoint import Endpoint
+from .._transport.http.reads import ReadControl
+from .._transport.subprocess.control import RunControl
 from .admission import AdmissionController
-from .attempts import AttemptOptions, call_with_attempts, stream_batches_with_attempts
+from .attempts import AttemptOptions, OpenedStream, call_with_attempts, open_stream_with_attempts
 from .budget import NO_DEADLINE, RequestBudget
 from .circuit import CircuitBreaker
-from .clock import Clock, Sleep, default_clock, default_sleep
+from .clock import Clock, Sleep, default_clock, default_sleep, is_native_clock
 from .deadline import DeadlineReached, run_before
 from .lease import AdmissionLease
 from .policy import AttemptPolicy
@@ -49,6 +56,8 @@ from .policy import AttemptPolicy
 __all__ = ["CallSupervisor", "HookTimeout", "outcome_status"]
 
 logger = logging.getLogger("lionagi.service")
+
+_NO_RETRY = AttemptPolicy(max_attempts=1)  # agentic runs: one attempt, re-running repeats effects
 
 T = TypeVar("T")
 
@@ -273,18 +282,28 @@ class CallSupervisor:
             "rng": self._rng,
         }
 
-    def _provider_stream(
-        self, call: APICalling, budget: RequestBudget
-    ) -> AsyncGenerator[list[StreamChunk], None]:
-        """Provider output as non-empty batches, so supervision costs one scope per read."""
+    async def _open_stream(
+        self, call: APICalling, lease: AdmissionLease, budget: RequestBudget
+    ) -> tuple[OpenedStream[Any], ReadControl | RunControl | None, _AgenticLimit | None]:
+        """Open the provider stream and read its first batch (the replay boundary).
+
+        HTTP streams get the attempt policy and the circuit; with anyio's own clock they also
+        get a :class:`ReadControl`, which the base endpoint attaches to an HTTP/1.1 connection
+        so the deadline and an abort reach each later read through the connection itself
+        (``control.attached``) instead of through a cancel scope per read. Agentic streams
+        get one attempt, bounded as a whole (:meth:`_open_agentic`).
+        """
         endpoint = call.endpoint
         local_cap = self._local_cap(call)
         if endpoint.is_agentic:
-            return self._agentic_stream(call, budget, local_cap)
+            return await self._open_agentic(call, lease, budget, local_cap)
 
         payload: Mapping[str, Any] = call.payload
         if type(endpoint).stream is Endpoint.stream:  # encoded once, before the circuit permit
             payload = endpoint.encode_payload(payload, stream=True)
+        # No deadline on the reads while opening: the first read is bounded by the attempt
+        # loop (phase "transport"); the control's deadline is set once the stream is open.
+        control = ReadControl(None) if is_native_clock(self._clock) else None
 
         def open_batches(limit: float | None) -> AsyncIterator[list[StreamChunk]]:
             return endpoint.stream_batches(
@@ -292,39 +311,53 @@ class CallSupervisor:
                 extra_headers=call.headers,
                 timeout=limit,
                 skip_payload_creation=True,
+                read_control=control,
             )
 
-        return stream_batches_with_attempts(
+        opened = await open_stream_with_attempts(
             open_batches, call_id=str(call.id), **self._attempt_options(budget, local_cap)
         )
+        if control is not None:
+            control.deadline = budget.deadline
+        return opened, control, None
 
-    async def _agentic_stream(
-        self, call: APICalling, budget: RequestBudget, local_cap: float | None
-    ) -> AsyncGenerator[list[StreamChunk], None]:
-        """One agentic run bounded as a whole by ``min(local cap, remaining)``.
+    async def _open_agentic(
+        self,
+        call: APICalling,
+        lease: AdmissionLease,
+        budget: RequestBudget,
+        local_cap: float | None,
+    ) -> tuple[OpenedStream[Any], RunControl | None, _AgenticLimit]:
+        """Start one agentic run, bounded as a whole by ``min(local cap, remaining)``.
 
         Adapters receive the cap as ``local_timeout`` but need not enforce it: the supervisor
-        does, so a hung CLI cannot hold its permit past the cap. Expiry before the first chunk
-        is phase ``transport``, after it ``stream`` (as for HTTP streams).
+        does, so a hung CLI cannot hold its permit past the cap. With anyio's own clock the
+        run gets a :class:`RunControl`: the process reader picks it up and bounds each pipe
+        block (and the exit) by the limit, so later events are read with no scope of their
+        own; an adapter whose reader does not attach it keeps one scope per event. Expiry
+        before the first chunk is phase ``transport``, after it ``stream`` (as for HTTP).
         """
         limit = _AgenticLimit(budget, local_cap, self._clock)
         inner = call.endpoint.stream(
             call.payload, extra_headers=call.headers, timeout=limit.timeout, **call.call_kwargs
         )
-        phase: DeadlinePhase = "transport"
-        clock, sleep, until = self._clock, self._sleep, limit.until
+        control = RunControl(limit.until) if is_native_clock(self._clock) else None
+        opened: OpenedStream[Any] = OpenedStream(inner, None, None, _NO_RETRY)
+        token = control.enter() if control is not None else None
         try:
-            while True:
-                try:
-                    chunk = await run_before(inner.__anext__, until, clock=clock, sleep=sleep)
-                except StopAsyncIteration:
-                    return
-                except DeadlineReached:
-                    raise limit.exceeded(str(call.id), phase) from None
-                phase = "stream"
-                yield [chunk]
+            opened.first = await self._bounded_read(inner, lease, limit.until)
+        except StopAsyncIteration:
+            pass
+        except DeadlineReached:
+            await opened.aclose()
+            raise limit.exceeded(str(call.id), "transport") from None
+        except BaseException:
+            await opened.aclose()
+            raise
         finally:
-            await aclose_shielded(inner)
+            if token is not None:
+                RunControl.leave(token)
+        return opened, control, limit
 
     @staticmethod
     def _abort_parked(call: APICalling) -> None:
@@ -375,74 +408,215 @@ class CallSupervisor:
 
     # -- stream -----------------------------------------------------------------------------------
 
-    async def stream(
+    def stream(
         self, call: APICalling, *, budget: RequestBudget | None = None
     ) -> AsyncGenerator[StreamChunk, None]:
-        """Yield ``call``'s chunks under admission and the deadline; see the module docstring."""
-        budget = budget or NO_DEADLINE
-        key = self._own(call)
+        """Yield ``call``'s chunks under admission and the deadline; see the module docstring.
+
+        An async generator: nothing runs before the first iteration.
+        """
+        ready = (call, budget or NO_DEADLINE)
+
+        async def prepared() -> tuple[APICalling, RequestBudget]:
+            return ready
+
+        return self._stream(prepared, None)
+
+    def stream_prepared(
+        self,
+        prepare: Callable[[], Awaitable[tuple[APICalling, RequestBudget]]],
+        *,
+        done: Callable[[], None] | None = None,
+    ) -> AsyncGenerator[StreamChunk, None]:
+        """:meth:`stream` for a call built on the first iteration by ``prepare()``.
+
+        For a facade whose call creation (validation, the pre-event hook) belongs to the
+        stream's first step: the facade hands out this generator itself instead of wrapping
+        :meth:`stream` in a generator of its own, so a chunk crosses one generator, not two.
+        ``done`` runs once the generator ends, on every path (a raise from ``prepare`` too).
+        """
+        return self._stream(prepare, done)
+
+    async def _stream(
+        self,
+        prepare: Callable[[], Awaitable[tuple[APICalling, RequestBudget]]],
+        done: Callable[[], None] | None,
+    ) -> AsyncGenerator[StreamChunk, None]:
+        """The one generator from admission to the provider's batches.
+
+        The provider iterator is read here directly (see :meth:`_open_stream`), so a chunk
+        passes through no other layer, and a controlled read (``ReadControl.attached``) enters
+        no cancel scope.
+        """
+        try:
+            call, budget = await prepare()
+        except BaseException:
+            if done is not None:
+                done()
+            raise
+        key = self._own(call) if done is None else self._own_or_done(call, done)
+        lease: AdmissionLease | None = None
+        opened: OpenedStream[Any] | None = None  # batches (HTTP) or chunks (agentic)
         try:
             lease = await self._acquire(call, key, budget)
+            call.mark_processing()
             try:
-                async with aclosing(self._run_stream(call, lease, budget)) as chunks:
-                    async for chunk in chunks:
-                        yield chunk
-            finally:
-                lease.release()
-        finally:
-            self._disown(call, key)
-
-    async def _run_stream(
-        self, call: APICalling, lease: AdmissionLease, budget: RequestBudget
-    ) -> AsyncGenerator[StreamChunk, None]:
-        call.mark_processing()
-        registry = call.hook_registry
-        inner: AsyncGenerator[list[StreamChunk], None] | None = None
-        try:
-            with lease.abort_scope():
-                await self._hook(call, HookPhase.PRE_INVOCATION, budget)
-            inner = self._provider_stream(call, budget)
-            hooked = registry is not None and registry.has(HookPhase.ON_CHUNK)
-            on_parked_abort = partial(self._abort_parked, call)
-            while True:
-                self._check_not_aborted(lease, call)
                 with lease.abort_scope():
-                    try:
-                        batch = await inner.__anext__()
-                    except StopAsyncIteration:
+                    await self._hook(call, HookPhase.PRE_INVOCATION, budget)
+                    opened, control, limit = await self._open_stream(call, lease, budget)
+                if opened is None:  # only a close can end the scope without a result
+                    raise self._closed_error(call)
+                fast = control is not None and control.attached
+                run_control = control if isinstance(control, RunControl) else None
+                if fast:
+                    assert control is not None
+                    lease.on_abort(control.abort)
+                registry = call.hook_registry
+                hooked = registry is not None and registry.has(HookPhase.ON_CHUNK)
+                on_parked_abort = partial(self._abort_parked, call)
+                iterator, item = opened.iterator, opened.first
+                # An HTTP read yields a batch (one network read); an agentic read one chunk.
+                batched = limit is None
+                until = budget.deadline if limit is None else limit.until
+                while item is not None:
+                    ended = False
+                    chunks: Sequence[StreamChunk] = item if batched else (item,)
+                    for chunk in chunks:
+                        if chunk.type == "error" and not ended:
+                            ended = True  # the provider reported failure: nothing more is read
+                            opened.failed()
+                        if hooked:
+                            with lease.abort_scope():
+                                chunk = await self._chunk_hook(call, chunk, budget)
+                        if chunk.type == "error":
+                            chunk, error = self._error_chunk(call, chunk)
+                            yield chunk
+                            raise error
+                        # Closed while the consumer paused between chunks: nothing more leaves.
+                        self._check_not_aborted(lease, call)
+                        lease.pause(on_parked_abort)
+                        try:
+                            yield chunk
+                        finally:
+                            lease.resume()
+                    if ended or iterator is None:
                         break
-                for chunk in batch:
-                    if hooked:
-                        with lease.abort_scope():
-                            chunk = await self._chunk_hook(call, chunk, budget)
-                    if chunk.type == "error":
-                        # Provider text (HTTP or CLI) on the one error path: redacted before
-                        # it reaches the caller, the exception or a command line.
-                        chunk = call.endpoint.redacted_error(chunk)
-                        # Classified like invoke()'s: the family twin, fields from the chunk.
-                        error = call.endpoint.stream_error(chunk)
-                        call.terminate(EventStatus.FAILED, error=error)
-                        yield chunk
-                        raise error
-                    # Closed while the consumer paused between chunks: nothing more leaves.
                     self._check_not_aborted(lease, call)
-                    lease.pause(on_parked_abort)
                     try:
-                        yield chunk
-                    finally:
-                        lease.resume()
-        except GeneratorExit:
-            call.terminate(EventStatus.CANCELLED)  # consumer aclose(): no error to record
-            raise
-        except BaseException as exc:
-            call.terminate(outcome_status(exc), error=exc)
-            raise
+                        if not fast:
+                            item = await self._bounded_read(iterator, lease, until)
+                        elif run_control is None:  # the connection bounds this read
+                            item = await iterator.__anext__()
+                        else:  # the process reader bounds its pipe reads
+                            token = run_control.enter()
+                            try:
+                                item = await iterator.__anext__()
+                            finally:
+                                RunControl.leave(token)
+                    except StopAsyncIteration:
+                        self._check_not_aborted(lease, call)
+                        if limit is not None and run_control is not None and run_control.expired:
+                            expired = limit.exceeded(key, "stream")  # the adapter swallowed it
+                            opened.failed(expired)
+                            raise expired from None
+                        opened.succeeded()
+                        break
+                    except DeadlineReached:
+                        exc: Exception = (
+                            RequestDeadlineExceeded(key, "stream")
+                            if limit is None
+                            else limit.exceeded(key, "stream")
+                        )
+                        opened.failed(exc)
+                        raise exc from None
+                    except Exception as failure:
+                        exc = self._read_failure(control, lease, call, key, failure, limit)
+                        opened.failed(exc)
+                        if exc is failure:
+                            raise
+                        raise exc from None
+            except GeneratorExit:
+                call.terminate(EventStatus.CANCELLED)  # consumer aclose(): no error to record
+                raise
+            except BaseException as exc:
+                call.terminate(outcome_status(exc), error=exc)
+                raise
+            finally:
+                lease.on_abort(None)
+                if opened is not None:
+                    await opened.aclose()
+            try:
+                with lease.abort_scope():
+                    await self._hook(call, HookPhase.POST_INVOCATION, budget)
+            except Exception:
+                # Output already reached the consumer: log, do not raise (ADR-0029 D3).
+                logger.warning("post_invocation hook failed after stream output", exc_info=True)
+            call.terminate(EventStatus.COMPLETED)
         finally:
-            await aclose_shielded(inner)
+            if lease is not None:
+                lease.release()  # after the terminal status, on every path
+            self._disown(call, key)
+            if done is not None:
+                done()
+
+    def _own_or_done(self, call: APICalling, done: Callable[[], None]) -> str:
         try:
-            with lease.abort_scope():
-                await self._hook(call, HookPhase.POST_INVOCATION, budget)
-        except Exception:
-            # Output already reached the consumer: log, do not raise (ADR-0029 D3).
-            logger.warning("post_invocation hook failed after stream output", exc_info=True)
-        call.terminate(EventStatus.COMPLETED)
+            return self._own(call)
+        except BaseException:
+            done()
+            raise
+
+    async def _bounded_read(
+        self, iterator: AsyncIterator[T], lease: AdmissionLease, until: float | None
+    ) -> T:
+        """One read the connection does not bound: the abort and ``until`` in one scope.
+
+        Raises:
+            DeadlineReached: ``until`` passed first (the caller raises the typed error).
+            AdmissionClosed: the controller closed meanwhile.
+        """
+        if until is None or is_native_clock(self._clock):
+            with lease.abort_scope(until):
+                return await iterator.__anext__()
+            raise DeadlineReached  # the scope ended the read quietly: only its deadline does
+        with lease.abort_scope():
+            return await run_before(iterator.__anext__, until, clock=self._clock, sleep=self._sleep)
+        raise AdmissionClosed(f"admission controller closed; call {lease.call_id} was aborted")
+
+    @staticmethod
+    def _closed_error(call: APICalling) -> AdmissionClosed:
+        return AdmissionClosed(f"admission controller closed; active call {call.id} was aborted")
+
+    @staticmethod
+    def _error_chunk(call: APICalling, chunk: StreamChunk) -> tuple[StreamChunk, Exception]:
+        """A provider error chunk as the consumer sees it, and the error raised after it.
+
+        Provider text (HTTP or CLI) on the one error path is redacted before it reaches the
+        caller, the exception or a command line; the error is classified like ``invoke()``'s
+        (the family twin, fields from the chunk). The call is FAILED here.
+        """
+        endpoint = call.endpoint
+        chunk = endpoint.redacted_error(chunk)
+        error = endpoint.stream_error(chunk)
+        call.terminate(EventStatus.FAILED, error=error)
+        return chunk, error
+
+    @staticmethod
+    def _read_failure(
+        control: ReadControl | RunControl | None,
+        lease: AdmissionLease,
+        call: APICalling,
+        key: str,
+        failure: Exception,
+        limit: _AgenticLimit | None,
+    ) -> Exception:
+        """The error a failed controlled read means: a close or the time limit stopped it."""
+        if control is None or not (control.attached or control.aborted):
+            return failure
+        if lease.aborted or control.aborted:
+            return CallSupervisor._closed_error(call)
+        if control.expired:
+            if limit is not None:
+                return limit.exceeded(key, "stream")
+            return RequestDeadlineExceeded(key, "stream")
+        return failure

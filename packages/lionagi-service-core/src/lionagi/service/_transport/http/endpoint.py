@@ -61,6 +61,7 @@ from .framing import DONE, NDJSONFramer, SSEFramer, forced_framer, framer_for_co
 from .payload import build_payload
 from .pinning import pin, unpin
 from .projection import StreamProjector
+from .reads import ReadControl, SupervisedStream
 from .ssrf import Resolver, SSRFGuard
 from .status import HTTPErrorInfo, describe_url, error_info, excerpt, read_bounded, status_error
 
@@ -521,13 +522,17 @@ class Endpoint:
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
         skip_payload_creation: bool = False,
+        read_control: ReadControl | None = None,
         **runtime_args: Any,
     ) -> AsyncGenerator[list[StreamChunk], None]:
         """:meth:`stream` grouped into non-empty lists, one per network read where possible.
 
-        Supervisors wrap each step of a stream in a cancel scope; per read instead of per chunk
-        keeps that cost off the hot path. A subclass that overrides :meth:`stream` gets one
-        chunk per batch, so its own projection is always honoured.
+        Supervisors bound each step of a stream; per read instead of per chunk keeps that cost
+        off the hot path. ``read_control`` lets the supervisor bound and abort the reads through
+        the connection itself (see :mod:`.reads`): when the endpoint can attach it to the
+        response's connection it sets ``read_control.attached``; otherwise the caller must bound
+        the reads itself. A subclass that overrides :meth:`stream` gets one chunk per batch, so
+        its own projection is always honoured (and the control is never attached).
         """
         if type(self).stream is Endpoint.stream:
             return self._stream_batches(
@@ -535,6 +540,7 @@ class Endpoint:
                 extra_headers=extra_headers,
                 timeout=timeout,
                 skip_payload_creation=skip_payload_creation,
+                read_control=read_control,
                 **runtime_args,
             )
         return _one_per_batch(
@@ -548,6 +554,7 @@ class Endpoint:
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,  # noqa: ASYNC109 - the Endpoint.stream interface
         skip_payload_creation: bool = False,
+        read_control: ReadControl | None = None,
         **runtime_args: Any,
     ) -> AsyncGenerator[list[StreamChunk], None]:
         """:meth:`stream`, one non-empty list of chunks per network read instead of per chunk.
@@ -571,6 +578,12 @@ class Endpoint:
         blocks: AsyncIterator[Any] | None = None
         with _TransportCap(self, url, limit):
             response = await self._send(client, http_request)
+        controlled: SupervisedStream | None = None
+        if read_control is not None and response.http_version == "HTTP/1.1":
+            network = response.extensions.get("network_stream")
+            if isinstance(network, SupervisedStream) and network.can_shut_down():
+                read_control.attach(network)
+                controlled = network
         try:
             content_type = response.headers.get("content-type")
             framer = self._framer(content_type, secrets)
@@ -608,6 +621,9 @@ class Endpoint:
             if tail:
                 yield list(tail)
         finally:
+            if controlled is not None:
+                assert read_control is not None
+                read_control.detach()  # before the connection may go back to the pool
             await aclose_shielded(blocks)
             await aclose_shielded(response)
 

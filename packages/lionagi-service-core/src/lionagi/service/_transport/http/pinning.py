@@ -26,6 +26,7 @@ import httpcore
 import httpx
 
 from ..._base.errors import UnsafeURLError
+from .reads import SupervisedStream
 from .ssrf import Approval
 
 __all__ = ["PinnedBackend", "PinnedTransport", "pin", "unpin"]
@@ -84,7 +85,7 @@ class PinnedBackend(httpcore.AsyncNetworkBackend):
         for address in approval.addresses:
             remaining = None if deadline is None else max(0.0, deadline - anyio.current_time())
             try:
-                return await self._inner.connect_tcp(
+                stream = await self._inner.connect_tcp(
                     address,
                     port,
                     timeout=remaining,
@@ -93,6 +94,9 @@ class PinnedBackend(httpcore.AsyncNetworkBackend):
                 )
             except httpcore.ConnectError as exc:
                 failure = exc
+            else:
+                # Wrapped so a stream's supervisor can bound and abort its reads (see reads.py).
+                return SupervisedStream(stream)
         assert failure is not None  # an Approval always holds at least one address
         raise failure
 

@@ -49,6 +49,7 @@ from ..._base.errors import (
     ProviderTransportError,
 )
 from ..._base.secrets import redact
+from .control import current_run_control
 from .discover import forget_executable, require_executable
 from .framing import JsonFramer, TailRepair, repair_tail
 from .spec import (
@@ -317,9 +318,14 @@ async def _run(spec: SubprocessSpec, launch: _Launch) -> AsyncGenerator[dict[str
                 await tree.remove(REAP_TIMEOUT)
         raise
     primary: BaseException | None = None
+    control = current_run_control()  # a supervisor bounding this run per block, if any
+    if control is not None:
+        control.attached = True
     try:
         framer = JsonFramer(max_value_chars=spec.max_value_chars)
-        while data := await proto.read():
+        read = proto.read
+        what = spec.display_name
+        while data := (await read() if control is None else await control.bounded(read, what)):
             for event in framer.feed(data):
                 yield event
         for event in framer.close():
@@ -336,7 +342,10 @@ async def _run(spec: SubprocessSpec, launch: _Launch) -> AsyncGenerator[dict[str
                 tail_error = exc
             else:
                 yield repaired
-        await proto.exited.wait()
+        if control is None:
+            await proto.exited.wait()
+        else:  # a CLI that closed stdout but hangs on must not outlive the run's limit
+            await control.bounded(proto.exited.wait, what)
         returncode = transport.get_returncode()
         if returncode in _EXEC_FAILED and tree is not None:
             _raise_if_vanished(spec, launch.executable)

@@ -1,0 +1,290 @@
+"""Side by side: the per-chunk stream path against raw httpx + httpx-sse (issue 15, item 2).
+
+Run against a server that writes one SSE event per network write (the anchors' Starlette +
+uvicorn server, started separately), e.g.::
+
+    python fast_server.py 18765 &
+    uv run python benchmarks/stream_path_bench.py http://127.0.0.1:18765 --rounds 7
+
+Sections:
+
+* ``single``      one 1,000-chunk stream at a time: raw ``httpx`` + ``httpx_sse.EventSource``
+                  (``json.loads`` per event) vs ``Endpoint.stream`` vs ``iModel.stream`` vs
+                  ``iModel.stream(timeout=600)`` (a deadline far beyond the run: enforced, never
+                  hit). Each contender runs in this one process, the
+                  order rotated per round; throughput (chunks/s, wall) and CPU per chunk
+                  (``time.process_time``) are reported as medians with their min-max spread.
+* ``agentic``     one CLI run printing N reference-grammar NDJSON events (a Python child):
+                  a bare ``json_events_from_process`` loop vs ``iModel.stream`` over the
+                  reference CLI adapter (supervisor, contract guard, projection); wall and
+                  this process's CPU per event, interleaved, median [min-max].
+* ``concurrent``  256 and 512 concurrent streams x 200 chunks: each (contender, round) is a
+                  fresh worker process so peak RSS (``ru_maxrss``) is its own; wall and peak RSS.
+
+The client and the server share a 2-core VM with other work: trust the ratios, not the numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio
+import httpx
+from httpx_sse import EventSource
+
+MESSAGES = [{"role": "user", "content": "hi"}]
+CONTENDERS = ("raw", "Endpoint.stream", "iModel.stream", "iModel.stream(timeout=)")
+
+
+def _imodel(base: str) -> Any:
+    from lionagi.service import iModel
+
+    return iModel(
+        provider="bench",
+        endpoint="chat/completions",
+        openai_compatible=True,
+        base_url=f"{base}/v1",
+        api_key="sk-bench",
+        allow_local_network=True,
+        request_defaults={"model": "fake"},
+    )
+
+
+def _client() -> httpx.AsyncClient:
+    limits = httpx.Limits(max_connections=None, max_keepalive_connections=100)
+    return httpx.AsyncClient(limits=limits, timeout=60.0)
+
+
+async def _raw_once(client: httpx.AsyncClient, url: str) -> int:
+    count = 0
+    loads = json.loads
+    body = {"model": "fake", "messages": MESSAGES, "stream": True}
+    async with client.stream("POST", url, json=body) as resp:
+        resp.raise_for_status()
+        async for sse in EventSource(resp).aiter_sse():
+            if sse.data == "[DONE]":
+                break
+            for choice in loads(sse.data).get("choices") or ():
+                if (choice.get("delta") or {}).get("content"):
+                    count += 1
+    return count
+
+
+async def _ours_once(source: Any) -> int:
+    count = 0
+    async for chunk in source:
+        if chunk.type == "text":
+            count += 1
+    return count
+
+
+def _runners(base: str, chunks: int) -> tuple[dict[str, Callable[[], Awaitable[int]]], Any]:
+    url = f"{base}/n/{chunks}/v1/chat/completions"
+    model = _imodel(f"{base}/n/{chunks}")
+    client = _client()
+    ep = model.endpoint
+    req = {"messages": MESSAGES}
+    runners: dict[str, Callable[[], Awaitable[int]]] = {
+        "raw": lambda: _raw_once(client, url),
+        "Endpoint.stream": lambda: _ours_once(ep.stream(req)),
+        "iModel.stream": lambda: _ours_once(model.stream(messages=MESSAGES)),
+        "iModel.stream(timeout=)": lambda: _ours_once(model.stream(messages=MESSAGES, timeout=600)),
+    }
+
+    async def close() -> None:
+        await client.aclose()
+        await model.close()
+
+    return runners, close
+
+
+def _spread(values: list[float]) -> str:
+    return f"{statistics.median(values):.3f} [{min(values):.3f}-{max(values):.3f}]"
+
+
+async def bench_single(base: str, rounds: int, chunks: int, reps: int) -> None:
+    runners, close = _runners(base, chunks)
+    names = [n for n in CONTENDERS if n in runners]
+    for name in names:  # warm: connections, caches, first-call imports
+        await runners[name]()
+    wall: dict[str, list[float]] = {n: [] for n in names}
+    cpu: dict[str, list[float]] = {n: [] for n in names}
+    for r in range(rounds):
+        order = names[r % len(names) :] + names[: r % len(names)]
+        for name in order:
+            w0, c0 = time.perf_counter(), time.process_time()
+            seen = 0
+            for _ in range(reps):
+                seen += await runners[name]()
+            w1, c1 = time.perf_counter(), time.process_time()
+            assert seen == chunks * reps, (name, seen)
+            wall[name].append((w1 - w0) / seen)
+            cpu[name].append((c1 - c0) / seen)
+    await close()
+    print(f"single stream, {chunks} chunks x {reps} per sample, {rounds} rounds, median [min-max]")
+    header = ("contender", "chunks/s", "thr ratio", "CPU us/chunk", "CPU ratio")
+    print(f"{header[0]:26} {header[1]:>10} {header[2]:>22} {header[3]:>13} {header[4]:>22}")
+    raw_w, raw_c = wall["raw"], cpu["raw"]
+    for name in names:
+        thr = [a / b for a, b in zip(raw_w, wall[name], strict=True)]  # per-round paired ratio
+        cr = [b / a for a, b in zip(raw_c, cpu[name], strict=True)]
+        print(
+            f"{name:26} {1 / statistics.median(wall[name]):10.0f} {_spread(thr):>22} "
+            f"{statistics.median(cpu[name]) * 1e6:13.1f} {_spread(cr):>22}"
+        )
+
+
+async def _concurrent_worker(base: str, name: str, streams: int, chunks: int) -> None:
+    runners, close = _runners(base, chunks)
+    run = runners[name]
+    await run()  # warm one connection and the code path
+    base_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    seen = 0
+
+    async def one() -> None:
+        nonlocal seen
+        got = await run()  # not ``seen += await ...``: that reads ``seen`` before the await
+        seen += got
+
+    w0, c0 = time.perf_counter(), time.process_time()
+    async with anyio.create_task_group() as tg:
+        for _ in range(streams):
+            tg.start_soon(one)
+    w1, c1 = time.perf_counter(), time.process_time()
+    assert seen == streams * chunks, (name, seen)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    await close()
+    print(json.dumps({"wall": w1 - w0, "cpu": c1 - c0, "peak_kib": peak, "base_kib": base_rss}))
+
+
+def bench_concurrent(base: str, rounds: int, streams: int, chunks: int) -> None:
+    names = list(CONTENDERS)
+    rows: dict[str, dict[int, dict[str, float]]] = {n: {} for n in names}
+    failures = dict.fromkeys(names, 0)
+    for r in range(rounds):
+        order = names[r % len(names) :] + names[: r % len(names)]
+        for name in order:
+            argv = [sys.executable, __file__, base, "--worker", name]
+            argv += ["--streams", str(streams), "--chunks", str(chunks)]
+            out = subprocess.run(argv, capture_output=True, text=True, check=False)
+            if out.returncode != 0:  # reported, never silently dropped
+                tail = out.stderr.strip().splitlines()[-1:] or ["(no stderr)"]
+                print(f"  round {r} {name}: worker failed: {tail[0]}")
+                failures[name] += 1
+                continue
+            rows[name][r] = json.loads(out.stdout.strip().splitlines()[-1])
+    print(f"{streams} concurrent streams x {chunks} chunks, {rounds} rounds (median [min-max])")
+    head = ("contender", "wall s", "wall ratio", "CPU ratio", "peak MiB", "peak - raw MiB")
+    print(f"{head[0]:26} {head[1]:>8} {head[2]:>22} {head[3]:>22} {head[4]:>9} {head[5]:>15}")
+    raw = rows["raw"]
+    for name in names:
+        if not rows[name] or not raw:
+            print(f"{name:26} no samples ({failures[name]} failed)")
+            continue
+        ws = [x["wall"] for x in rows[name].values()]
+        # Paired by round where both ran; a failed worker drops only its own pairs.
+        pairs = [(x, raw[r]) for r, x in rows[name].items() if r in raw]
+        ratio = [x["wall"] / y["wall"] for x, y in pairs]
+        peak = statistics.median(x["peak_kib"] for x in rows[name].values()) / 1024
+        extra = [(x["peak_kib"] - y["peak_kib"]) / 1024 for x, y in pairs]
+        cpu = [x["cpu"] / y["cpu"] for x, y in pairs]
+        note = f"  ({failures[name]} worker(s) failed)" if failures[name] else ""
+        print(
+            f"{name:26} {statistics.median(ws):8.3f} {_spread(ratio):>22} {_spread(cpu):>22} "
+            f"{peak:9.1f} "
+            f"{_spread(extra):>15}{note}"
+        )
+
+
+_CHILD = (
+    "import sys\n"
+    "n = int(sys.argv[1])\n"
+    "w = sys.stdout.write\n"
+    'w(\'{"type": "session", "session_id": "s-1", "model": "m"}\\n\')\n'
+    'line = \'{"type": "text", "content": "tok ", "delta": true}\\n\'\n'
+    "for _ in range(n): w(line)\n"
+    'w(\'{"type": "result", "content": "done", "session_id": "s-1"}\\n\')\n'
+)
+
+
+async def bench_agentic(rounds: int, events: int) -> None:
+    from lionagi.service import iModel
+    from lionagi.service.agentic import json_events_from_process
+    from lionagi.service_testing.reference_cli import ReferenceCliEndpoint
+
+    argv = [sys.executable, "-I", "-S", "-c", _CHILD, str(events)]
+
+    async def bare() -> int:
+        count = 0
+        async with json_events_from_process(argv, prompt="hi") as stream:
+            async for event in stream:
+                if event.get("type") == "text":
+                    count += 1
+        return count
+
+    model = iModel(endpoint=ReferenceCliEndpoint(argv=argv))
+
+    async def ours() -> int:
+        return await _ours_once(model.stream(prompt="hi"))
+
+    runners = {"json_events_from_process": bare, "iModel.stream (agentic)": ours}
+    names = list(runners)
+    for name in names:
+        assert await runners[name]() == events, name
+    wall: dict[str, list[float]] = {n: [] for n in names}
+    cpu: dict[str, list[float]] = {n: [] for n in names}
+    for r in range(rounds):
+        for name in names if r % 2 == 0 else names[::-1]:
+            w0, c0 = time.perf_counter(), time.process_time()
+            await runners[name]()
+            wall[name].append((time.perf_counter() - w0) / events)
+            cpu[name].append((time.process_time() - c0) / events)
+    await model.close()
+    print(f"agentic: one run of {events} events, {rounds} rounds, median [min-max]")
+    bw, bc = wall[names[0]], cpu[names[0]]
+    for name in names:
+        wr = [b / a for a, b in zip(bw, wall[name], strict=True)]
+        cr = [b / a for a, b in zip(bc, cpu[name], strict=True)]
+        print(
+            f"{name:26} wall {statistics.median(wall[name]) * 1e6:7.2f} us/event "
+            f"{_spread(wr):>22}   CPU {statistics.median(cpu[name]) * 1e6:7.2f} us/event "
+            f"{_spread(cr):>22}"
+        )
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("base", help="server base URL, e.g. http://127.0.0.1:18765")
+    p.add_argument("--sections", default="single,agentic,concurrent")
+    p.add_argument("--rounds", type=int, default=7)
+    p.add_argument("--chunks", type=int, default=1000)
+    p.add_argument("--reps", type=int, default=3, help="streams per single-stream sample")
+    p.add_argument("--streams", type=int, default=0, help="worker: concurrent streams")
+    p.add_argument("--concurrency", default="256,512")
+    p.add_argument("--conc-chunks", type=int, default=200)
+    p.add_argument("--events", type=int, default=20000, help="agentic: events per run")
+    p.add_argument("--worker", default=None, help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.worker:
+        anyio.run(_concurrent_worker, args.base, args.worker, args.streams, args.chunks)
+        return
+    sections = args.sections.split(",")
+    if "single" in sections:
+        anyio.run(bench_single, args.base, args.rounds, args.chunks, args.reps)
+    if "agentic" in sections:
+        anyio.run(bench_agentic, args.rounds, args.events)
+    if "concurrent" in sections:
+        for n in args.concurrency.split(","):
+            bench_concurrent(args.base, args.rounds, int(n), args.conc_chunks)
+
+
+if __name__ == "__main__":
+    main()

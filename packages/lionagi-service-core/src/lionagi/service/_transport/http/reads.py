@@ -1,0 +1,142 @@
+"""Per-read supervision of one HTTP/1.1 stream without a cancel scope per read.
+
+A real token stream delivers about one event per network read, so anything a supervisor wraps
+around each read is paid per chunk. httpcore already bounds every read with its own timeout
+(``anyio.fail_after`` around the socket receive); :class:`SupervisedStream` is the network
+stream the endpoint's backend hands httpcore, and while a :class:`ReadControl` is attached to
+it each read's timeout becomes ``min(transport read timeout, deadline - now)``. So:
+
+- the request deadline rides on the transport's own read timeout: a read still pending at the
+  deadline ends with httpcore's ``ReadTimeout`` and the control records ``expired``;
+- an abort (admission close) shuts the socket down, synchronously, from whatever code runs the
+  abort: a pending read wakes at once with an error (or EOF) and the control records
+  ``aborted``; the connection is broken, so it is never returned to the pool.
+
+The supervisor reads both flags after a failed read to raise the typed error (deadline or
+admission close) instead of the transport error the read produced. Only HTTP/1.1 connections
+are controlled this way (one response per connection at a time); anything else leaves the
+control unattached and the supervisor falls back to one cancel scope per read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+from typing import Any
+
+import anyio
+import httpcore
+
+__all__ = ["ReadControl", "SupervisedStream"]
+
+
+class ReadControl:
+    """The deadline and abort state of one stream, shared by the supervisor and its socket.
+
+    ``deadline`` is an absolute time on anyio's clock (None: only the transport timeout).
+    ``attached`` tells the supervisor the endpoint could attach the control to the stream's
+    connection; when False, nothing here is enforced and the supervisor must bound reads itself.
+    """
+
+    __slots__ = ("_stream", "aborted", "attached", "deadline", "expired")
+
+    def __init__(self, deadline: float | None) -> None:
+        self.deadline = deadline
+        self.attached = False
+        self.aborted = False
+        self.expired = False
+        self._stream: SupervisedStream | None = None
+
+    def attach(self, stream: SupervisedStream) -> None:
+        """Govern ``stream``'s reads until :meth:`detach` (the endpoint calls both)."""
+        self._stream = stream
+        stream.control = self
+        self.attached = True
+        if self.aborted:
+            stream.shutdown()
+
+    def detach(self) -> None:
+        """Stop governing the connection (before it may go back to the pool)."""
+        stream, self._stream = self._stream, None
+        if stream is not None and stream.control is self:
+            stream.control = None
+
+    def abort(self) -> None:
+        """Stop the stream now: a pending read fails at once. Synchronous; idempotent."""
+        self.aborted = True
+        stream = self._stream
+        if stream is not None:
+            stream.shutdown()
+
+    async def read(
+        self,
+        inner: httpcore.AsyncNetworkStream,
+        max_bytes: int,
+        timeout: float | None,  # noqa: ASYNC109 - httpcore's read timeout, passed through
+    ) -> bytes:
+        """One read of ``inner`` bounded by ``min(timeout, deadline - now)``."""
+        deadline = self.deadline
+        if deadline is None:
+            return await inner.read(max_bytes, timeout)
+        left = deadline - anyio.current_time()
+        if timeout is not None and timeout <= left:
+            return await inner.read(max_bytes, timeout)
+        try:
+            return await inner.read(max_bytes, left if left > 0.0 else 0.0)
+        except httpcore.ReadTimeout:
+            self.expired = True
+            raise
+
+
+class SupervisedStream(httpcore.AsyncNetworkStream):
+    """An httpcore network stream whose reads a :class:`ReadControl` may bound and abort.
+
+    With no control attached (the normal state of a pooled connection) it is a plain
+    pass-through; TLS upgrades stay wrapped, so a controlled read is always this class's.
+    """
+
+    __slots__ = ("_inner", "control")
+
+    def __init__(self, inner: httpcore.AsyncNetworkStream) -> None:
+        self._inner = inner
+        self.control: ReadControl | None = None
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:  # noqa: ASYNC109
+        control = self.control
+        if control is None:
+            return await self._inner.read(max_bytes, timeout)
+        return await control.read(self._inner, max_bytes, timeout)
+
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:  # noqa: ASYNC109
+        await self._inner.write(buffer, timeout)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def start_tls(
+        self,
+        ssl_context: Any,
+        server_hostname: str | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - the httpcore stream interface
+    ) -> httpcore.AsyncNetworkStream:
+        inner = await self._inner.start_tls(ssl_context, server_hostname, timeout)
+        return SupervisedStream(inner)
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
+
+    def can_shut_down(self) -> bool:
+        """Whether :meth:`shutdown` can reach a socket (needed before a control is attached)."""
+        return self._inner.get_extra_info("socket") is not None
+
+    def shutdown(self) -> None:
+        """Shut the socket down both ways, so a pending read ends now; the fd stays open.
+
+        ``shutdown`` rather than ``close``: the event loop still owns the descriptor and
+        closes it with the connection, so it cannot be reused under the loop's feet.
+        """
+        sock = self._inner.get_extra_info("socket")
+        if sock is None:
+            return
+        with contextlib.suppress(OSError):  # already closed: nothing left to stop
+            sock.shutdown(socket.SHUT_RDWR)

@@ -1,0 +1,120 @@
+"""Agentic streams read with no cancel scope per event: the pipe reader carries the bound.
+
+The supervisor hands the process reader a ``RunControl`` (through a context variable set
+around each read of the adapter's stream); the reader bounds each pipe block and the exit wait
+by the run's limit, and an admission close cancels the read in progress. The contract is the
+one a scope per event gave: the typed deadline error near its time, ``AdmissionClosed`` on
+close, the process group reaped, the permit released.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import anyio
+import pytest
+
+from lionagi.service import AdmissionClosed, EventStatus, RequestDeadlineExceeded, iModel
+from lionagi.service_testing.reference_cli import ReferenceCliEndpoint
+
+BOUND = 10.0  # "did not hang / fired near its time" only; generous for a loaded machine
+
+
+@pytest.fixture
+def attached(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Every RunControl a process reader picked up (proves the per-block path ran)."""
+    from lionagi.service._transport.subprocess import control as module
+
+    seen: list[Any] = []
+    original = module.current_run_control
+
+    def spy() -> Any:
+        found = original()
+        if found is not None:
+            seen.append(found)
+        return found
+
+    monkeypatch.setattr("lionagi.service._transport.subprocess.process.current_run_control", spy)
+    return seen
+
+
+def stalled(replay: Any) -> iModel:
+    replay.write(
+        events=[{"type": "text", "content": "a"}, {"type": "text", "content": "b"}], stall=True
+    )
+    return iModel(endpoint=ReferenceCliEndpoint(argv=replay.argv, terminate_grace=0.5))
+
+
+async def test_deadline_mid_run_raises_the_typed_error_and_reaps(
+    replay: Any, alive: Any, attached: list[Any]
+) -> None:
+    model = stalled(replay)
+    call = model.create_api_calling(prompt="keep going")
+    texts: list[str | None] = []
+    started = time.monotonic()
+    async with model:
+        with pytest.raises(RequestDeadlineExceeded) as info:
+            async for chunk in model.stream(call, timeout=1.0):
+                texts.append(chunk.content)
+        elapsed = time.monotonic() - started
+        assert info.value.phase == "stream"
+        assert texts == ["a", "b"]
+        assert 0.9 <= elapsed < 1.0 + BOUND
+        assert call.status is EventStatus.ABORTED
+        assert len(attached) == 1 and attached[0].expired
+        assert not alive(replay.launch()["launched"])
+        assert model.admission_snapshot().active == 0
+
+
+async def test_close_aborts_a_run_blocked_in_a_pipe_read(
+    replay: Any, alive: Any, attached: list[Any]
+) -> None:
+    model = stalled(replay)
+    call = model.create_api_calling(prompt="keep going")
+    raised: list[BaseException] = []
+    two = anyio.Event()
+
+    async def consume() -> None:
+        seen = 0
+        try:
+            async for _ in model.stream(call):  # no deadline: only the close ends it
+                seen += 1
+                if seen == 2:
+                    two.set()
+        except AdmissionClosed as exc:
+            raised.append(exc)
+
+    with anyio.fail_after(BOUND):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(consume)
+            await two.wait()
+            await anyio.sleep(0.05)  # the consumer is parked in the stalled pipe read
+            await model.close()
+
+    assert len(raised) == 1
+    assert call.status is EventStatus.ABORTED
+    assert len(attached) == 1 and attached[0].aborted
+    assert not alive(replay.launch()["launched"])
+
+
+async def test_events_are_read_with_no_scope_per_event(replay: Any) -> None:
+    """The supervisor enters a constant number of scopes per run, not one per event."""
+    events = [{"type": "text", "content": f"t{i}"} for i in range(300)]
+    replay.write(events=events)
+    model = iModel(endpoint=ReferenceCliEndpoint(argv=replay.argv))
+    backend_scope = type(anyio.CancelScope())
+    original = backend_scope.__enter__
+    entered = 0
+
+    def counting(self: Any) -> Any:
+        nonlocal entered
+        entered += 1
+        return original(self)
+
+    async with model:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(backend_scope, "__enter__", counting)
+            texts = [c async for c in model.stream(prompt="go", timeout=30) if c.type == "text"]
+    assert len(texts) == 300
+    assert entered < 100, entered  # a scope per event would be >= 300

@@ -1,0 +1,188 @@
+"""Streams whose reads the connection bounds: deadline, abort and stall with no scope per read.
+
+The other HTTP cases in this suite run over a plain ``httpx.AsyncHTTPTransport`` (to plan each
+request's behaviour), where the supervisor bounds every read with a cancel scope. These run
+over the endpoint's own client, whose connections are :class:`SupervisedStream`\\ s: the
+supervisor's ``ReadControl`` is attached to the connection, the deadline rides on the read
+timeout and an abort shuts the socket down. The contract must be the same either way.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import anyio
+import pytest
+
+from lionagi.service import (
+    AdmissionClosed,
+    Endpoint,
+    EventStatus,
+    OpenAIChatCompletionsRequest,
+    ProviderConnectionError,
+    RequestDeadlineExceeded,
+    iModel,
+)
+from lionagi.service.http import ChatCompletionsProjector
+from lionagi.service_testing import FakeProviderServer
+
+SECRET = "sk-test-ZZcontrolledQQ42readsXY"
+BOUND = 3.0  # "fired near its time" bound: generous for a loaded 2-core machine
+
+
+def _own_client_model(
+    server: FakeProviderServer, probe: Any, *, headers: dict[str, str], timeout: float = 10.0
+) -> iModel:
+    cls = type("OwnClientEndpoint", (Endpoint,), {"projector": ChatCompletionsProjector})
+    endpoint = cls(
+        {
+            "name": "fake_chat",
+            "provider": "fakeopenai",
+            "endpoint": "chat/completions",
+            "base_url": server.base_url + "/v1",
+            "api_key": SECRET,
+            "allow_local_network": True,
+            "request_options": OpenAIChatCompletionsRequest,
+            "timeout": timeout,
+            "default_headers": headers,
+        }
+    )
+    return probe.watch(iModel(endpoint=endpoint))
+
+
+@pytest.fixture
+def attached(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Every ReadControl the endpoint attached to a connection (proves the controlled path)."""
+    from lionagi.service._transport.http.reads import ReadControl
+
+    seen: list[Any] = []
+    original = ReadControl.attach
+
+    def spy(self: Any, stream: Any) -> None:
+        seen.append(self)
+        original(self, stream)
+
+    monkeypatch.setattr(ReadControl, "attach", spy)
+    return seen
+
+
+async def test_deadline_mid_stream_raises_the_typed_error_in_time(server, probe, chat, attached):
+    model = _own_client_model(server, probe, headers={"x-fake-behaviour": "stall"})
+    call = model.create_api_calling(**chat)
+    seen = []
+    started = time.monotonic()
+    with pytest.raises(RequestDeadlineExceeded) as info:
+        async for chunk in model.stream(call, timeout=0.5):
+            seen.append(chunk)
+    elapsed = time.monotonic() - started
+
+    assert info.value.phase == "stream"
+    assert seen and seen[0].type == "text"  # output began, then the stall hit the deadline
+    assert 0.4 <= elapsed < 0.5 + BOUND
+    assert len(attached) == 1 and attached[0].expired
+    probe.left(call, EventStatus.ABORTED, RequestDeadlineExceeded)
+    assert len(server.requests) == 1  # past the replay boundary: never retried
+    await probe.finish()
+
+
+async def test_deadline_passing_while_the_consumer_holds_a_chunk(server, probe, chat, attached):
+    model = _own_client_model(server, probe, headers={"x-fake-behaviour": "stall"})
+    call = model.create_api_calling(**chat)
+    stream = model.stream(call, timeout=0.3)
+    first = await anext(stream)
+    assert first.type == "text"
+    await anyio.sleep(0.4)  # the deadline passes between reads
+    with pytest.raises(RequestDeadlineExceeded) as info:
+        await anext(stream)
+
+    assert info.value.phase == "stream"
+    assert len(attached) == 1
+    probe.left(call, EventStatus.ABORTED, RequestDeadlineExceeded)
+    await probe.finish()
+
+
+async def test_per_read_stall_timeout_still_fires(server, probe, chat, attached):
+    model = _own_client_model(server, probe, headers={"x-fake-behaviour": "stall"}, timeout=0.4)
+    call = model.create_api_calling(**chat)
+    started = time.monotonic()
+    with pytest.raises(ProviderConnectionError, match="timed out"):
+        async for _ in model.stream(call):  # no deadline: only the endpoint's read cap
+            pass
+
+    assert time.monotonic() - started < 0.4 + BOUND
+    assert len(attached) == 1 and not attached[0].expired
+    probe.left(call, EventStatus.FAILED, ProviderConnectionError)
+    await probe.finish()
+
+
+async def test_consumer_aclose_aborts_the_response_and_releases_the_lease(
+    server, probe, chat, attached
+):
+    model = _own_client_model(server, probe, headers={"x-fake-behaviour": "stall"})
+    call = model.create_api_calling(**chat)
+    stream = model.stream(call, timeout=30)
+    assert (await anext(stream)).type == "text"
+
+    await stream.aclose()
+
+    assert len(attached) == 1
+    probe.left(call, EventStatus.CANCELLED)
+    assert model.admission_snapshot().active == 0
+    await probe.finish()  # no busy connection, no task, no fd left
+
+
+async def test_close_aborts_a_stream_blocked_in_a_read(server, probe, chat, attached):
+    model = _own_client_model(server, probe, headers={"x-fake-behaviour": "stall"})
+    call = model.create_api_calling(**chat)
+    raised: list[BaseException] = []
+    got_first = anyio.Event()
+
+    async def consume() -> None:
+        try:
+            async for _ in model.stream(call):  # no deadline: only the close can end it
+                got_first.set()
+        except AdmissionClosed as exc:
+            raised.append(exc)
+
+    with anyio.fail_after(BOUND):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(consume)
+            await got_first.wait()
+            await anyio.sleep(0.05)  # the consumer is now parked in the stalled read
+            await model.close()
+
+    assert len(raised) == 1
+    assert len(attached) == 1 and attached[0].aborted
+    probe.left(call, EventStatus.ABORTED, AdmissionClosed)
+    await probe.finish()
+
+
+async def test_a_stream_enters_no_cancel_scope_per_read(server, probe, chat, monkeypatch):
+    """The supervisor adds a constant number of scopes per stream, not one (or two) per read."""
+    chunks = 120
+    headers = {"x-fake-chunks": str(chunks), "x-fake-delay-ms": "1"}  # one event per write
+    model = _own_client_model(server, probe, headers=headers)
+    entered = 0
+    backend_scope = type(anyio.CancelScope())  # the running backend's scope class
+    original = backend_scope.__enter__
+
+    def counting(self: Any) -> Any:
+        nonlocal entered
+        entered += 1
+        return original(self)
+
+    async def scopes(source: Any) -> tuple[int, int]:
+        nonlocal entered
+        entered = 0
+        texts = sum([1 async for chunk in source if chunk.type == "text"])
+        return entered, texts
+
+    monkeypatch.setattr(backend_scope, "__enter__", counting)
+    bare, bare_texts = await scopes(model.endpoint.stream(dict(chat)))
+    for timeout in (None, 30.0):
+        supervised, texts = await scopes(model.stream(timeout=timeout, **chat))
+        assert texts == bare_texts == chunks
+        # Opening, hooks and cleanup cost a handful; per read would add >= ``chunks``.
+        assert supervised - bare < 20, (timeout, supervised, bare)
+    await probe.finish()
