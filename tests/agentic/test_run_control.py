@@ -24,7 +24,7 @@ BOUND = 10.0  # "did not hang / fired near its time" only; generous for a loaded
 @pytest.fixture
 def attached(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """Every RunControl a process reader picked up (proves the per-block path ran)."""
-    from lionagi.service._transport.subprocess import control as module
+    from lionagi.service._transport import run_control as module
 
     seen: list[Any] = []
     original = module.current_run_control

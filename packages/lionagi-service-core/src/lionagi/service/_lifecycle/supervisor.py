@@ -43,7 +43,7 @@ from .._base.hooks import DEFAULT_HOOK_CAPS, HookPhase
 from .._transport.api_calling import APICalling
 from .._transport.http.endpoint import Endpoint
 from .._transport.http.reads import ReadControl
-from .._transport.subprocess.control import RunControl
+from .._transport.run_control import RunControl
 from .admission import AdmissionController
 from .attempts import AttemptOptions, OpenedStream, call_with_attempts, open_stream_with_attempts
 from .budget import NO_DEADLINE, RequestBudget

@@ -49,7 +49,7 @@ from ..._base.errors import (
     ProviderTransportError,
 )
 from ..._base.secrets import redact
-from .control import current_run_control
+from ..run_control import current_run_control
 from .discover import forget_executable, require_executable
 from .framing import JsonFramer, TailRepair, repair_tail
 from .spec import (

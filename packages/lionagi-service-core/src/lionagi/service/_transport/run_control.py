@@ -22,7 +22,7 @@ from typing import TypeVar
 
 import anyio
 
-from ..._base.errors import ProviderConnectionError
+from .._base.errors import ProviderConnectionError
 
 __all__ = ["RunControl", "current_run_control"]
 
