@@ -279,8 +279,22 @@ class CallSupervisor:
         """Provider output as non-empty batches, so supervision costs one scope per read."""
         endpoint = call.endpoint
         local_cap = self._local_cap(call)
-        if endpoint.is_agentic:
+        retried = getattr(endpoint, "attempt_policy_options", None) is not None
+        if endpoint.is_agentic and not (retried and self._policy is not None):
             return self._agentic_stream(call, budget, local_cap)
+        if endpoint.is_agentic:
+            # An adapter that opted into an attempt policy (a remote agentic endpoint): its
+            # run is retried before its first chunk exactly like an HTTP stream's setup.
+            def open_run(limit: float | None) -> AsyncIterator[list[StreamChunk]]:
+                return _singleton_batches(
+                    endpoint.stream(
+                        call.payload, extra_headers=call.headers, timeout=limit, **call.call_kwargs
+                    )
+                )
+
+            return stream_batches_with_attempts(
+                open_run, call_id=str(call.id), **self._attempt_options(budget, local_cap)
+            )
 
         payload: Mapping[str, Any] = call.payload
         if type(endpoint).stream is Endpoint.stream:  # encoded once, before the circuit permit
@@ -446,3 +460,14 @@ class CallSupervisor:
             # Output already reached the consumer: log, do not raise (ADR-0029 D3).
             logger.warning("post_invocation hook failed after stream output", exc_info=True)
         call.terminate(EventStatus.COMPLETED)
+
+
+async def _singleton_batches(
+    chunks: AsyncIterator[StreamChunk],
+) -> AsyncGenerator[list[StreamChunk], None]:
+    """One batch per chunk of an agentic stream, closing the stream however iteration ends."""
+    try:
+        async for chunk in chunks:
+            yield [chunk]
+    finally:
+        await aclose_shielded(chunks)
