@@ -96,7 +96,8 @@ class AG2AgentRequest(BaseModel):
     @field_validator("llm")
     @classmethod
     def _llm_type(cls, value: Any) -> Any:
-        if value is not None and not _is_instance(value, "autogen.beta.config", "ModelConfig"):
+        # ModelConfig is a (non-runtime) Protocol: its contract is a ``create()`` factory.
+        if value is not None and not callable(getattr(value, "create", None)):
             raise ValueError(
                 f"must be an autogen.beta ModelConfig (e.g. TestConfig), got {type(value).__name__}"
             )

@@ -240,11 +240,7 @@ class GroupChatProjector:
         if kind == "group_chat_run_chat":
             speaker = getattr(content, "speaker", None)
             return [
-                StreamChunk(
-                    type="system",
-                    content=f"speaker: {speaker}",
-                    metadata={"event": "speaker", "speaker": speaker},
-                )
+                StreamChunk(type="system", metadata={"event": "speaker", "speaker": speaker})
             ]
         sender = getattr(content, "sender", None)
         if sender not in self._speakers:

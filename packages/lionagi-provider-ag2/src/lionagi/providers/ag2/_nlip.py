@@ -49,6 +49,7 @@ NLIP_CONFIG: Mapping[str, Any] = {
 }
 
 _MAX_BODY = 4 * 1024 * 1024
+_GENERIC_AGENTIC_TIMEOUT = 3600.0  # what the catalog gives every agentic row (TABLES.md)
 
 
 class AG2NlipRequest(BaseModel):
@@ -113,6 +114,8 @@ class AG2NlipEndpoint(AgenticEndpoint):
             ``base_url`` is the default server, ``allow_local_network`` the opt-in for
             loopback/private servers.
         resolver: Host-name resolver for the SSRF guard (tests); default: the system's.
+        transport: An httpx transport for the per-request client (e.g. ``ASGITransport`` to
+            serve an NLIP app in-process); default: httpx's network transport.
     """
 
     capabilities: ClassVar[AgenticCapabilities | None] = AgenticCapabilities(
@@ -133,19 +136,29 @@ class AG2NlipEndpoint(AgenticEndpoint):
         config: EndpointConfig | Mapping[str, Any] | None = None,
         *,
         resolver: Any | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
         **overrides: Any,
     ) -> None:
         super().__init__(NLIP_CONFIG if config is None else config, **overrides)
         self.resolver = resolver
+        self.transport = transport
         self._guard = SSRFGuard(resolver)
         self.clients_opened = 0
         self.clients_closed = 0
 
     def copy(self) -> AG2NlipEndpoint:
         """Same config and resolver; handlers copied."""
-        other = type(self)(self.config, resolver=self.resolver, settings=self.settings)
+        other = type(self)(
+            self.config, resolver=self.resolver, transport=self.transport, settings=self.settings
+        )
         self.copy_runtime_state_to(other)
         return other
+
+    def transport_cap(self) -> float:
+        """The local cap: ``config.timeout``, except the catalog's generic agentic default,
+        which stands for "unset" and becomes :data:`NLIP_TIMEOUT`."""
+        timeout = self.config.timeout
+        return NLIP_TIMEOUT if timeout == _GENERIC_AGENTIC_TIMEOUT else timeout
 
     def target(self, request: AG2NlipRequest) -> str:
         """The message URL; the scheme is checked here, the address by the SSRF guard.
@@ -174,8 +187,10 @@ class AG2NlipEndpoint(AgenticEndpoint):
         url = self.target(request)
         await self._guard.check(url, allow_local_network=self.config.allow_local_network)
         message = {"format": "text", "subformat": request.language, "content": request.prompt}
-        timeout = local_timeout if local_timeout is not None else self.config.timeout
-        client = StatelessClient(timeout=timeout, follow_redirects=False, trust_env=False)
+        timeout = min(self.transport_cap(), local_timeout or NLIP_TIMEOUT)
+        client = StatelessClient(
+            timeout=timeout, follow_redirects=False, trust_env=False, transport=self.transport
+        )
         self.clients_opened += 1
         try:
             try:
@@ -189,13 +204,25 @@ class AG2NlipEndpoint(AgenticEndpoint):
         finally:
             await client.aclose()
             self.clients_closed += 1
-        result = _parse(response)
+        body = _parse(response)
+        if body.get("format") == "error":
+            # The NLIP server's own failure message: the provider declared it (D3).
+            text = body.get("content")
+            yield StreamChunk(
+                type="error",
+                content=str(text) if text else "NLIP server reported an error",
+                is_error=True,
+                metadata={"nlip_format": "error"},
+            )
+            return
+        result = nlip_result(body)
         if result["content"]:
             yield StreamChunk(type="text", content=result["content"])
-        yield StreamChunk(type="result", metadata={"nlip": result})
+        if result["content"] or result["context"] is not None or result["input_required"]:
+            yield StreamChunk(type="result", metadata={"nlip": result})
 
 
-def _parse(response: httpx.Response) -> dict[str, Any]:
+def _parse(response: httpx.Response) -> Any:
     body_text = response.content[:_MAX_BODY].decode("utf-8", errors="replace")
     status = response.status_code
     if 400 <= status < 500:
@@ -211,4 +238,4 @@ def _parse(response: httpx.Response) -> dict[str, Any]:
         raise ProviderProtocolError(
             f"NLIP response is not JSON: {excerpt(body_text)}", raw=excerpt(body_text)
         ) from exc
-    return nlip_result(body)
+    return body if isinstance(body, dict) else nlip_result(body)
