@@ -100,9 +100,13 @@ def tool_agent() -> Agent:
 # -- classic group chat ----------------------------------------------------------------------
 
 
-def speaker(name: str, *lines: str | BaseException | None, stall_at: int | None = None) -> Any:
+def speaker(
+    name: str, *lines: Any, stall_at: int | None = None, functions: Sequence[Any] = ()
+) -> Any:
     """A ConversableAgent with no LLM whose reply function says ``lines`` in turn."""
     agent = ConversableAgent(name, llm_config=False, human_input_mode="NEVER")
+    if functions:
+        agent.register_function({f.__name__: f for f in functions})
     turn = [0]
 
     async def reply(recipient: Any, messages: Any, sender: Any, config: Any) -> tuple[bool, Any]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ag2_fakes import (
+    add,
     ReplyConfig,
     counted,
     empty,
@@ -92,7 +93,7 @@ class TestGroupChatConformance(AgenticEndpointConformance):
         if scenario is Scenario.TEXT:
             agents = [speaker("alice", "Alice says hi"), speaker("bob", "Bob answers")]
         elif scenario is Scenario.TOOL:
-            agents = [speaker("alice", _tool_call()), speaker("bob", _tool_response())]
+            agents = [speaker("alice", _tool_call(), "done", functions=[add]), speaker("bob", "ok")]
         elif scenario is Scenario.PROVIDER_ERROR:
             agents = [speaker("alice", "hi"), speaker("bob", RuntimeError("model unreachable"))]
         elif scenario is Scenario.EMPTY:

@@ -214,7 +214,8 @@ class AG2GroupChatEndpoint(AgenticEndpoint):
             while not queue.empty():
                 item = queue.get_nowait()
                 if isinstance(item, dict):
-                    yield from_summary(item)
+                    if item.get("summary"):
+                        yield from_summary(item)
                 else:
                     for chunk in projector.feed(item):
                         yield chunk
@@ -243,6 +244,17 @@ class GroupChatProjector:
                 StreamChunk(type="system", metadata={"event": "speaker", "speaker": speaker})
             ]
         sender = getattr(content, "sender", None)
+        if kind == "tool_response":
+            # Sent by AG2's own group tool executor, which is not one of the caller's agents.
+            return [
+                StreamChunk(
+                    type="tool_result",
+                    tool_id=response.tool_call_id,
+                    tool_output=response.content,
+                    metadata={"speaker": sender},
+                )
+                for response in getattr(content, "tool_responses", ())
+            ]
         if sender not in self._speakers:
             return []  # the caller's opening message and manager echoes are input
         if kind == "text":
@@ -266,16 +278,6 @@ class GroupChatProjector:
                     metadata={"speaker": sender},
                 )
                 for call in getattr(content, "tool_calls", ())
-            ]
-        if kind == "tool_response":
-            return [
-                StreamChunk(
-                    type="tool_result",
-                    tool_id=response.tool_call_id,
-                    tool_output=response.content,
-                    metadata={"speaker": sender},
-                )
-                for response in getattr(content, "tool_responses", ())
             ]
         return []
 
