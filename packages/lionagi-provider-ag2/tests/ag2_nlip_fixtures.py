@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 from nlip_sdk.nlip import NLIP_Factory, NLIP_Message
-from nlip_server.server import NLIP_Application, NLIP_Session, setup_server
+from nlip_server.server import NLIP_Session, SafeApplication, setup_server
 
 from lionagi.providers.ag2 import AG2NlipEndpoint
 from lionagi.service_testing.conformance import Scenario
@@ -25,7 +25,7 @@ class _Session(NLIP_Session):
         return await self.respond(msg)
 
 
-class ScriptedApp(NLIP_Application):
+class ScriptedApp(SafeApplication):
     """An NLIP application whose every session answers with ``respond``."""
 
     def __init__(self, respond: Respond) -> None:
@@ -36,7 +36,7 @@ class ScriptedApp(NLIP_Application):
         return _Session(self.respond)
 
 
-def asgi_transport(client_app: NLIP_Application) -> httpx.ASGITransport:
+def asgi_transport(client_app: SafeApplication) -> httpx.ASGITransport:
     """nlip-server's real FastAPI app, served in-process (lifespan state set as it would be)."""
     app = setup_server(client_app)
     client_app.session_list = []
