@@ -77,13 +77,17 @@ class NlipScript:
         if scenario is Scenario.STALL:
             # STALL needs a first chunk: the stalled part is a second request? NLIP has one
             # response, so the stall is served after the text by the streaming shim below.
-            return _StallingEndpoint({**_config(), **LOCAL}, transport=asgi_transport(
-                ScriptedApp(echo)
-            ))
-        respond: Any = {Scenario.TEXT: echo, Scenario.EMPTY: empty, Scenario.PROVIDER_ERROR: failed}[
-            scenario
-        ]
-        return AG2NlipEndpoint({**_config(), **LOCAL}, transport=asgi_transport(ScriptedApp(respond)))
+            return _StallingEndpoint(
+                {**_config(), **LOCAL}, transport=asgi_transport(ScriptedApp(echo))
+            )
+        respond: Any = {
+            Scenario.TEXT: echo,
+            Scenario.EMPTY: empty,
+            Scenario.PROVIDER_ERROR: failed,
+        }[scenario]
+        return AG2NlipEndpoint(
+            {**_config(), **LOCAL}, transport=asgi_transport(ScriptedApp(respond))
+        )
 
 
 def _config() -> dict[str, Any]:

@@ -7,11 +7,12 @@ loopback socket, one per case.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from ag2_fakes import (
-    add,
     ReplyConfig,
+    add,
     counted,
     empty,
     failing,
@@ -21,8 +22,10 @@ from ag2_fakes import (
     tool_agent,
     transport_down,
 )
+from ag2_nlip_fixtures import NlipScript
 from autogen.beta import Agent
 from autogen.beta.testing import TestConfig
+
 from lionagi.providers.ag2 import (
     AG2AgentConfig,
     AG2BetaEndpoint,
@@ -31,8 +34,6 @@ from lionagi.providers.ag2 import (
 )
 from lionagi.service import ProviderConnectionError
 from lionagi.service_testing.conformance import AgenticEndpointConformance, Scenario
-
-from ag2_nlip_fixtures import NlipScript
 
 BETA_MODELS: dict[Scenario, Any] = {
     Scenario.TEXT: TestConfig("hello from the beta agent"),
@@ -46,7 +47,7 @@ BETA_MODELS: dict[Scenario, Any] = {
 
 
 class TestBetaAgentConformance(AgenticEndpointConformance):
-    inapplicable_scenarios = {
+    inapplicable_scenarios: ClassVar[Mapping[Scenario, str]] = {
         Scenario.ERROR_MESSAGE: "a beta agent's failure is an exception, never a flagged message",
         Scenario.RETRY_NOTICE: "the beta agent reports no retries as events",
     }
@@ -83,7 +84,7 @@ def _tool_response() -> dict[str, Any]:
 
 
 class TestGroupChatConformance(AgenticEndpointConformance):
-    inapplicable_scenarios = {
+    inapplicable_scenarios: ClassVar[Mapping[Scenario, str]] = {
         Scenario.ERROR_MESSAGE: "a failing agent raises; AG2 has no error-flagged message",
         Scenario.RETRY_NOTICE: "group chat reports no retries as events",
         Scenario.RESULT_REPEATS_TEXT: "the result chunk carries the summary as metadata only",
@@ -111,7 +112,7 @@ class TestGroupChatConformance(AgenticEndpointConformance):
 
 
 class TestNlipConformance(AgenticEndpointConformance):
-    inapplicable_scenarios = {
+    inapplicable_scenarios: ClassVar[Mapping[Scenario, str]] = {
         Scenario.ERROR_MESSAGE: "NLIP reports a failure as an HTTP status, not a flagged message",
         Scenario.RETRY_NOTICE: "NLIP is one request/response; retries are iModel's",
         Scenario.RESULT_REPEATS_TEXT: "the result chunk carries the NLIP mapping as metadata",

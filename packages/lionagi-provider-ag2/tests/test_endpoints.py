@@ -9,6 +9,7 @@ import threading
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import pytest
 from ag2_fakes import ReplyConfig, failing, speaker, stalling, streamed_answer, tool_agent
 from autogen.beta import MemoryStream
@@ -61,7 +62,7 @@ def _snapshot() -> tuple[set[asyncio.Task[Any]], set[threading.Thread]]:
 
 
 async def _assert_nothing_left(before: tuple[set[Any], set[Any]]) -> None:
-    await anyio.sleep(0)
+    await anyio.lowlevel.checkpoint()
     me = asyncio.current_task()
     tasks = {t for t in asyncio.all_tasks() - before[0] if t is not me and not t.done()}
     # AnyIO's shared worker pool is not the run's: AG2's MemoryStream storage subscriber is
@@ -202,9 +203,13 @@ async def test_group_chat_teardown_counted(ending: str) -> None:
 
 async def test_group_chat_speakers_text_and_one_error_chunk() -> None:
     chunks: list[Any] = []
-    with pytest.raises(ProviderStreamError, match="model unreachable"):
+
+    async def consume() -> None:
         async for chunk in iModel(endpoint=_chat("error")).stream(prompt="Start", max_round=4):
             chunks.append(chunk)
+
+    with pytest.raises(ProviderStreamError, match="model unreachable"):
+        await consume()
     assert [(c.type, c.metadata.get("speaker"), c.content) for c in chunks] == [
         ("system", "alice", None),
         ("text", "alice", "hi"),
@@ -228,4 +233,4 @@ def test_queue_and_concurrency_defaults() -> None:
         (AG2GroupChatEndpoint, 3, 1),
         (AG2NlipEndpoint, 10, 3),
     ):
-        assert (cls.DEFAULT_QUEUE_CAPACITY, cls.DEFAULT_CONCURRENCY_LIMIT) == (queue, active)
+        assert (queue, active) == (cls.DEFAULT_QUEUE_CAPACITY, cls.DEFAULT_CONCURRENCY_LIMIT)

@@ -178,8 +178,12 @@ def test_mapping_context_and_input_required() -> None:
         "subformat": "english",
         "content": "need more",
         "submessages": [
-            {"format": "structured", "subformat": "json", "content": {"step": 2},
-             "label": "ag2_context"},
+            {
+                "format": "structured",
+                "subformat": "json",
+                "content": {"step": 2},
+                "label": "ag2_context",
+            },
             {"format": "error", "subformat": "text", "content": "INPUT_REQUIRED: which city?"},
         ],
     }

@@ -20,7 +20,6 @@ import json
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, ClassVar
 
-import anyio
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from lionagi.service import (
@@ -203,7 +202,9 @@ class AG2GroupChatEndpoint(AgenticEndpoint):
                 if isinstance(exc, ProviderError):
                     raise exc
                 if isinstance(exc, (ConnectionError, TimeoutError)):
-                    raise ProviderConnectionError(f"AG2 group chat transport failed: {exc}") from exc
+                    raise ProviderConnectionError(
+                        f"AG2 group chat transport failed: {exc}"
+                    ) from exc
                 yield StreamChunk(
                     type="error",
                     content=str(exc) or type(exc).__name__,
@@ -240,9 +241,7 @@ class GroupChatProjector:
         content = getattr(event, "content", None)
         if kind == "group_chat_run_chat":
             speaker = getattr(content, "speaker", None)
-            return [
-                StreamChunk(type="system", metadata={"event": "speaker", "speaker": speaker})
-            ]
+            return [StreamChunk(type="system", metadata={"event": "speaker", "speaker": speaker})]
         sender = getattr(content, "sender", None)
         if kind == "tool_response":
             # Sent by AG2's own group tool executor, which is not one of the caller's agents.

@@ -155,8 +155,11 @@ class AG2NlipEndpoint(AgenticEndpoint):
         return other
 
     def transport_cap(self) -> float:
-        """The local cap: ``config.timeout``, except the catalog's generic agentic default,
-        which stands for "unset" and becomes :data:`NLIP_TIMEOUT`."""
+        """The local cap: ``config.timeout``, or :data:`NLIP_TIMEOUT` for the catalog default.
+
+        The catalog gives every agentic row the generic agentic cap; for NLIP that value means
+        "unset", so the inherited 60 s applies.
+        """
         timeout = self.config.timeout
         return NLIP_TIMEOUT if timeout == _GENERIC_AGENTIC_TIMEOUT else timeout
 
