@@ -234,3 +234,12 @@ def test_queue_and_concurrency_defaults() -> None:
         (AG2NlipEndpoint, 10, 3),
     ):
         assert (queue, active) == (cls.DEFAULT_QUEUE_CAPACITY, cls.DEFAULT_CONCURRENCY_LIMIT)
+
+
+def test_bad_constructor_defaults_are_configuration_errors() -> None:
+    with pytest.raises(EndpointConfigurationError) as info:
+        AG2BetaEndpoint(agent=object())
+    assert info.value.field == "ag2.agent"
+    with pytest.raises(EndpointConfigurationError) as info:
+        AG2GroupChatEndpoint(agents=[object()])
+    assert info.value.field == "ag2.agents"

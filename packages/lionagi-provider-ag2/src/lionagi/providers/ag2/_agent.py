@@ -17,16 +17,17 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Callable, Mapping
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import anyio
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from lionagi.service import (
     AgenticCapabilities,
     AgenticEndpoint,
     AgenticRequestValidationError,
     EndpointConfig,
+    EndpointConfigurationError,
     ProviderConnectionError,
     ProviderError,
     StreamChunk,
@@ -45,6 +46,7 @@ QUEUE_POLL = 0.1
 a responsiveness interval only: the caller's deadline governs the run)."""
 
 _NAME = r"^[A-Za-z_][A-Za-z0-9_-]*$"
+_M = TypeVar("_M", bound=BaseModel)
 
 
 def _is_instance(value: object, module: str, name: str) -> bool:
@@ -141,7 +143,9 @@ class AG2BetaEndpoint(AgenticEndpoint):
     ) -> None:
         require_modules("agent", self.required_modules)
         super().__init__(AGENT_CONFIG if config is None else config, **overrides)
-        defaults = AG2AgentRequest(prompt="-", agent=agent, config=agent_config, llm=llm)
+        defaults = _checked_defaults(
+            lambda: AG2AgentRequest(prompt="-", agent=agent, config=agent_config, llm=llm)
+        )
         self.default_agent = defaults.agent
         self.default_agent_config = defaults.config
         self.default_llm = defaults.llm
@@ -228,6 +232,20 @@ class AG2BetaEndpoint(AgenticEndpoint):
             stream.unsubscribe(sub_id)
             if task is not None:
                 await _cancel_and_await(task)
+
+
+def _checked_defaults(build: Callable[[], _M]) -> _M:
+    """Validate constructor defaults with the request model; a bad one names its field.
+
+    Raises:
+        EndpointConfigurationError: field ``ag2.<name>`` of the first invalid default.
+    """
+    try:
+        return build()
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        field = ".".join(str(p) for p in error["loc"]) or "request"
+        raise EndpointConfigurationError(f"ag2.{field}", error["msg"]) from None
 
 
 def _task_failure(task: asyncio.Task[Any]) -> StreamChunk | None:

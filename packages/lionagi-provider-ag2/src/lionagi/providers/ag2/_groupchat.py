@@ -32,7 +32,7 @@ from lionagi.service import (
     StreamChunk,
 )
 
-from ._agent import _cancel_and_await, _is_instance
+from ._agent import _cancel_and_await, _checked_defaults, _is_instance
 from ._deps import INSTALL_LINE, require_modules
 
 __all__ = ["DEFAULT_MAX_ROUND", "GROUPCHAT_CONFIG", "AG2GroupChatEndpoint", "AG2GroupChatRequest"]
@@ -135,7 +135,9 @@ class AG2GroupChatEndpoint(AgenticEndpoint):
     ) -> None:
         require_modules("group_chat", self.required_modules)
         super().__init__(GROUPCHAT_CONFIG if config is None else config, **overrides)
-        checked = AG2GroupChatRequest(prompt="-", agents=tuple(agents) if agents else None)
+        checked = _checked_defaults(
+            lambda: AG2GroupChatRequest(prompt="-", agents=tuple(agents) if agents else None)
+        )
         self.default_agents = checked.agents
 
     def copy(self) -> AG2GroupChatEndpoint:
