@@ -130,3 +130,20 @@ def test_doctor_finds_the_pinned_real_clis() -> None:
     for provider in CLI_PROVIDERS:
         assert rows[provider]["found"], rows[provider]
         assert rows[provider]["tested"] is True, rows[provider]
+
+
+class _InProcess(AgenticEndpoint):
+    capabilities = AgenticCapabilities(
+        transport="in_process", resumable=False, emits_tool_events=False, reports_usage=False
+    )
+    required_modules = ("json", "lionagi_no_such_module_for_doctor")
+    install_hint = "pip install lionagi-no-such-module"
+
+
+def test_in_process_adapter_reports_missing_modules_with_install_hint() -> None:
+    row = cli_availability("fake", "agent", _InProcess)
+    assert row is not None
+    assert row["found"] is False
+    assert row["detail"] == "missing: lionagi_no_such_module_for_doctor"
+    assert row["install_hint"] == "pip install lionagi-no-such-module"
+    assert "lionagi_no_such_module_for_doctor" not in sys.modules

@@ -9,6 +9,7 @@ call or reads a credential.
 
 from __future__ import annotations
 
+import importlib.util
 from typing import TypedDict
 
 from .._transport.agentic.endpoint import AgenticEndpoint
@@ -36,9 +37,15 @@ class CliAvailability(TypedDict):
 
 
 def cli_availability(provider: str, endpoint: str, cls: type[Endpoint]) -> CliAvailability | None:
-    """The program behind ``cls``, or None when ``cls`` is not a CLI adapter declaring one."""
-    if not issubclass(cls, AgenticEndpoint) or not cls.cli_binary:
+    """The program behind ``cls``, or None when ``cls`` is not a CLI adapter declaring one.
+
+    An in-process adapter declaring ``required_modules`` gets the same row for its Python
+    modules (``binary`` names them), so a missing dependency shows with its install hint.
+    """
+    if not issubclass(cls, AgenticEndpoint):
         return None
+    if not cls.cli_binary:
+        return _module_availability(provider, endpoint, cls)
     caps = cls.capabilities
     if caps is not None and caps.transport != "subprocess":
         return None
@@ -56,6 +63,28 @@ def cli_availability(provider: str, endpoint: str, cls: type[Endpoint]) -> CliAv
         tested_version=cls.tested_version,
         tested=tested,
         detail=probe.detail,
+        install_hint=cls.install_hint,
+        auth_hint=cls.auth_hint,
+    )
+
+
+def _module_availability(
+    provider: str, endpoint: str, cls: type[AgenticEndpoint]
+) -> CliAvailability | None:
+    """Whether an in-process adapter's modules are importable, checked without importing them."""
+    if not cls.required_modules:
+        return None
+    missing = [name for name in cls.required_modules if importlib.util.find_spec(name) is None]
+    return CliAvailability(
+        provider=provider,
+        endpoint=endpoint,
+        binary="python module(s) " + ", ".join(cls.required_modules),
+        found=not missing,
+        path=None,
+        version=None,
+        tested_version=cls.tested_version,
+        tested=None,
+        detail=f"missing: {', '.join(missing)}" if missing else "importable",
         install_hint=cls.install_hint,
         auth_hint=cls.auth_hint,
     )

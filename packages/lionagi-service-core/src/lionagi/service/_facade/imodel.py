@@ -193,9 +193,7 @@ class iModel:
             concurrency_limit=concurrency_limit,
         )
         agentic = self._endpoint.is_agentic
-        self._attempt_policy = attempt_policy or (
-            None if agentic else AttemptPolicy(max_attempts=self._endpoint.config.max_retries)
-        )
+        self._attempt_policy = attempt_policy or _default_attempt_policy(self._endpoint)
         self._circuit_policy = circuit_policy or (None if agentic else CircuitPolicy())
         self._supervisor = self._new_supervisor()
 
@@ -778,3 +776,13 @@ def _drop_redacted(overrides: dict[str, Any]) -> None:
             "was serialized with its credentials (userinfo or query values) redacted; "
             "replace config['base_url'] in the data with the real URL before from_dict()",
         )
+
+
+def _default_attempt_policy(endpoint: Endpoint) -> AttemptPolicy | None:
+    """HTTP: ``config.max_retries`` attempts. Agentic: none unless the adapter opts in."""
+    if not endpoint.is_agentic:
+        return AttemptPolicy(max_attempts=endpoint.config.max_retries)
+    options = getattr(endpoint, "attempt_policy_options", None)
+    if options is None:
+        return None
+    return AttemptPolicy(max_attempts=endpoint.config.max_retries, **options)

@@ -30,6 +30,7 @@ from functools import partial
 from types import MappingProxyType
 from typing import Any, TypeVar
 
+from .._base.aio import aclose_shielded
 from .._base.chunk import StreamChunk
 from .._base.errors import (
     AdmissionClosed,
@@ -295,8 +296,24 @@ class CallSupervisor:
         """
         endpoint = call.endpoint
         local_cap = self._local_cap(call)
-        if endpoint.is_agentic:
+        retried = getattr(endpoint, "attempt_policy_options", None) is not None
+        if endpoint.is_agentic and not (retried and self._policy is not None):
             return await self._open_agentic(call, lease, budget, local_cap)
+        if endpoint.is_agentic:
+            # An adapter that opted into an attempt policy (a remote agentic endpoint): its
+            # run is retried before its first chunk exactly like an HTTP stream's setup, and
+            # each later read is bounded by the abort and the deadline in one scope.
+            def open_run(limit: float | None) -> AsyncIterator[list[StreamChunk]]:
+                return _singleton_batches(
+                    endpoint.stream(
+                        call.payload, extra_headers=call.headers, timeout=limit, **call.call_kwargs
+                    )
+                )
+
+            remote = await open_stream_with_attempts(
+                open_run, call_id=str(call.id), **self._attempt_options(budget, local_cap)
+            )
+            return remote, None, None
 
         payload: Mapping[str, Any] = call.payload
         if type(endpoint).stream is Endpoint.stream:  # encoded once, before the circuit permit
@@ -620,3 +637,14 @@ class CallSupervisor:
                 return limit.exceeded(key, "stream")
             return RequestDeadlineExceeded(key, "stream")
         return failure
+
+
+async def _singleton_batches(
+    chunks: AsyncIterator[StreamChunk],
+) -> AsyncGenerator[list[StreamChunk], None]:
+    """One batch per chunk of an agentic stream, closing the stream however iteration ends."""
+    try:
+        async for chunk in chunks:
+            yield [chunk]
+    finally:
+        await aclose_shielded(chunks)

@@ -78,6 +78,14 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
     install_hint: ClassVar[str | None] = None
     tested_version: ClassVar[str | None] = None
     auth_hint: ClassVar[str | None] = None
+    attempt_policy_options: ClassVar[Mapping[str, Any] | None] = None
+    """None: one attempt per run (the agentic default). A mapping: iModel's default attempt
+    policy is ``AttemptPolicy(max_attempts=config.max_retries, **options)`` and the run is
+    retried under it before its first chunk only, as an HTTP stream is (ADR-0029) - for remote
+    adapters whose setup can fail transiently; the adapter itself never loops."""
+    required_modules: ClassVar[tuple[str, ...]] = ()
+    """Top-level Python modules an in-process adapter needs; availability reports check them
+    with ``importlib.util.find_spec`` (nothing is imported) and show ``install_hint``."""
     DEFAULT_CONCURRENCY_LIMIT: ClassVar[int] = 3
     DEFAULT_QUEUE_CAPACITY: ClassVar[int] = 10
 

@@ -1,0 +1,392 @@
+"""The AG2 beta agent, run in-process: one ``Agent.ask`` task per request, events as chunks.
+
+Why a subscription with ``interrupt=True``: AG2 delivers to ordinary subscribers in post-order
+(a tool's result can arrive before the call that caused it, see REAL_CLIS.md); interrupters see
+every event before anything reacts to it, i.e. in causal order. The interrupter is async so AG2
+does not hop to a worker thread per event, and it only enqueues: projection happens in the
+consumer's task, so a slow consumer never runs inside AG2's dispatch.
+
+Teardown (ADR-0030 D5): on completion the queue is drained before the result; on error,
+deadline, cancellation or consumer close the subscription is removed and, if the agent task has
+not finished, it is cancelled and awaited (shielded) before the generator returns, so admission
+is released only after AG2 has stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+import anyio
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from lionagi.service import (
+    AgenticCapabilities,
+    AgenticEndpoint,
+    AgenticRequestValidationError,
+    EndpointConfig,
+    EndpointConfigurationError,
+    ProviderConnectionError,
+    ProviderError,
+    StreamChunk,
+)
+
+from ._deps import INSTALL_LINE, require_modules
+
+if TYPE_CHECKING:
+    from autogen.beta import Agent, MemoryStream
+
+__all__ = ["AGENT_CONFIG", "QUEUE_POLL", "AG2AgentConfig", "AG2AgentRequest", "AG2BetaEndpoint"]
+
+AGENT_CONFIG: Mapping[str, Any] = {"name": "ag2-agent", "provider": "ag2", "endpoint": "agent"}
+QUEUE_POLL = 0.1
+"""Seconds between checks of the agent task while no event is queued (ADR-0030 D5; inherited,
+a responsiveness interval only: the caller's deadline governs the run)."""
+
+_NAME = r"^[A-Za-z_][A-Za-z0-9_-]*$"
+_M = TypeVar("_M", bound=BaseModel)
+
+
+def _is_instance(value: object, module: str, name: str) -> bool:
+    """``isinstance`` against an AG2 class imported only when a value needs checking."""
+    import importlib
+
+    cls = getattr(importlib.import_module(module), name)
+    return isinstance(value, cls)
+
+
+class AG2AgentConfig(BaseModel):
+    """How to build a beta ``Agent`` when the caller gives none.
+
+    Attributes:
+        name: The agent's name (an identifier).
+        system_prompt: System prompt lines, in order.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(default="assistant", pattern=_NAME)
+    system_prompt: tuple[str, ...] = ()
+
+
+class AG2AgentRequest(BaseModel):
+    """One beta-agent run.
+
+    Attributes:
+        prompt: The user message.
+        agent: A pre-built ``autogen.beta.Agent``; wins over ``config`` and ``llm``.
+        config: Builds the agent when ``agent`` is absent (needs ``llm`` too).
+        llm: The ``autogen.beta`` ``ModelConfig`` for a built agent (``TestConfig`` offline).
+    """
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    prompt: str = Field(min_length=1)
+    agent: Any | None = None
+    config: AG2AgentConfig | None = None
+    llm: Any | None = None
+
+    @field_validator("agent")
+    @classmethod
+    def _agent_type(cls, value: Any) -> Any:
+        if value is not None and not _is_instance(value, "autogen.beta", "Agent"):
+            raise ValueError(f"must be an autogen.beta.Agent, got {type(value).__name__}")
+        return value
+
+    @field_validator("llm")
+    @classmethod
+    def _llm_type(cls, value: Any) -> Any:
+        # ModelConfig is a (non-runtime) Protocol: its contract is a ``create()`` factory.
+        if value is not None and not callable(getattr(value, "create", None)):
+            raise ValueError(
+                f"must be an autogen.beta ModelConfig (e.g. TestConfig), got {type(value).__name__}"
+            )
+        return value
+
+
+StreamFactory = Callable[[], "MemoryStream"]
+
+
+class AG2BetaEndpoint(AgenticEndpoint):
+    """In-process AG2 beta agent; serial (queue 3, concurrency 1): agents hold mutable state.
+
+    Args:
+        config: Endpoint config; defaults to :data:`AGENT_CONFIG`.
+        agent: Deployment default pre-built agent (a request's own ``agent`` wins).
+        agent_config: Deployment default :class:`AG2AgentConfig`.
+        llm: Deployment default ``ModelConfig``.
+        stream_factory: Builds the ``MemoryStream`` of each run (default: a fresh one); lets a
+            deployment choose storage, and tests count subscriptions.
+    """
+
+    capabilities: ClassVar[AgenticCapabilities | None] = AgenticCapabilities(
+        transport="in_process", resumable=False, emits_tool_events=True, reports_usage=True
+    )
+    request_type: ClassVar[type[BaseModel] | None] = AG2AgentRequest
+    supports_invoke: ClassVar[bool] = False
+    install_hint: ClassVar[str | None] = INSTALL_LINE
+    required_modules: ClassVar[tuple[str, ...]] = ("autogen",)
+    DEFAULT_CONCURRENCY_LIMIT: ClassVar[int] = 1
+    DEFAULT_QUEUE_CAPACITY: ClassVar[int] = 3
+
+    def __init__(
+        self,
+        config: EndpointConfig | Mapping[str, Any] | None = None,
+        *,
+        agent: Any | None = None,
+        agent_config: AG2AgentConfig | None = None,
+        llm: Any | None = None,
+        stream_factory: StreamFactory | None = None,
+        **overrides: Any,
+    ) -> None:
+        require_modules("agent", self.required_modules)
+        super().__init__(AGENT_CONFIG if config is None else config, **overrides)
+        defaults = _checked_defaults(
+            lambda: AG2AgentRequest(prompt="-", agent=agent, config=agent_config, llm=llm)
+        )
+        self.default_agent = defaults.agent
+        self.default_agent_config = defaults.config
+        self.default_llm = defaults.llm
+        self.stream_factory = stream_factory
+
+    def copy(self) -> AG2BetaEndpoint:
+        """Same config and defaults; handlers copied; no run state."""
+        other = type(self)(
+            self.config,
+            agent=self.default_agent,
+            agent_config=self.default_agent_config,
+            llm=self.default_llm,
+            stream_factory=self.stream_factory,
+            settings=self.settings,
+        )
+        self.copy_runtime_state_to(other)
+        return other
+
+    def build_agent(self, request: AG2AgentRequest) -> Agent:
+        """The agent for ``request``: a pre-built one wins; otherwise config plus model config.
+
+        Raises:
+            AgenticRequestValidationError: neither an agent nor both ``config`` and ``llm``.
+        """
+        agent = request.agent if request.agent is not None else self.default_agent
+        if agent is not None:
+            return agent  # type: ignore[no-any-return]
+        config = request.config or self.default_agent_config
+        llm = request.llm if request.llm is not None else self.default_llm
+        if config is None:
+            raise AgenticRequestValidationError(
+                "config", "required without a pre-built agent (with llm, the model configuration)"
+            )
+        if llm is None:
+            raise AgenticRequestValidationError(
+                "llm", "required without a pre-built agent: the agent's model configuration"
+            )
+        from autogen.beta import Agent
+
+        return Agent(config.name, prompt=list(config.system_prompt), config=llm)
+
+    async def _stream_agentic(
+        self,
+        request: BaseModel,
+        *,
+        runtime_args: dict[str, Any],
+        local_timeout: float | None,
+    ) -> AsyncIterator[StreamChunk]:
+        assert isinstance(request, AG2AgentRequest)
+        agent = self.build_agent(request)  # validated before any task exists
+        from autogen.beta import MemoryStream
+
+        stream = self.stream_factory() if self.stream_factory is not None else MemoryStream()
+        events: asyncio.Queue[Any] = asyncio.Queue()
+
+        async def interrupter(event: Any) -> Any:
+            events.put_nowait(event)
+            return event
+
+        sub_id = stream.subscribe(interrupter, interrupt=True)
+        projector = BetaProjector()
+        task: asyncio.Task[Any] | None = None
+        try:
+            task = asyncio.create_task(agent.ask(request.prompt, stream=stream))
+            while True:
+                event = None
+                with anyio.move_on_after(QUEUE_POLL):
+                    event = await events.get()
+                if event is not None:
+                    for chunk in projector.feed(event):
+                        yield chunk
+                elif task.done():
+                    break
+            while not events.empty():  # events queued after the last poll
+                for chunk in projector.feed(events.get_nowait()):
+                    yield chunk
+            failure = _task_failure(task)
+            if failure is not None:
+                yield failure
+                return
+            for chunk in projector.finish():
+                yield chunk
+        finally:
+            stream.unsubscribe(sub_id)
+            if task is not None:
+                await _cancel_and_await(task)
+
+
+def _checked_defaults(build: Callable[[], _M]) -> _M:
+    """Validate constructor defaults with the request model; a bad one names its field.
+
+    Raises:
+        EndpointConfigurationError: field ``ag2.<name>`` of the first invalid default.
+    """
+    try:
+        return build()
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        field = ".".join(str(p) for p in error["loc"]) or "request"
+        raise EndpointConfigurationError(f"ag2.{field}", error["msg"]) from None
+
+
+def _task_failure(task: asyncio.Task[Any]) -> StreamChunk | None:
+    """The agent task's exception as the provider's error chunk, or raise it if transport.
+
+    A lionagi ``ProviderError`` (a model client built on core) and connection/timeout failures
+    are transport failures and propagate typed; any other exception is the agent reporting that
+    its run failed, so it becomes the one error chunk (ADR-0030 D3).
+    """
+    exc = task.exception()
+    if exc is None:
+        return None
+    if isinstance(exc, ProviderError):
+        raise exc
+    if isinstance(exc, (ConnectionError, TimeoutError)):
+        raise ProviderConnectionError(f"AG2 model transport failed: {exc}") from exc
+    return StreamChunk(
+        type="error",
+        content=str(exc) or type(exc).__name__,
+        is_error=True,
+        metadata={"exception": type(exc).__name__},
+    )
+
+
+async def _cancel_and_await(task: asyncio.Task[Any]) -> None:
+    """Cancel ``task`` if unfinished and wait for it, even while being cancelled ourselves."""
+    if not task.done():
+        task.cancel()
+    with anyio.CancelScope(shield=True):
+        await asyncio.wait({task})
+    if not task.cancelled():
+        task.exception()  # retrieved: a failure after close is not reported as "never retrieved"
+
+
+class BetaProjector:
+    """Maps beta events to chunks, in the order the interrupter saw them.
+
+    Message chunks are text deltas; the final ``ModelMessage`` adds only what the deltas did not
+    already say (de-duplication). Tool calls and results share the call id. Usage of every
+    ``ModelResponse`` is summed onto the result chunk.
+    """
+
+    def __init__(self) -> None:
+        self._streamed = ""
+        self._usage: dict[str, float] = {}
+
+    def feed(self, event: Any) -> list[StreamChunk]:
+        """Chunks for one AG2 event; events outside the mapped set yield none."""
+        from autogen.beta import events as ev
+
+        if isinstance(event, ev.ModelReasoning):
+            return [StreamChunk(type="thinking", content=event.content, is_delta=True)]
+        if isinstance(event, ev.ModelMessageChunk):
+            self._streamed += event.content
+            return [StreamChunk(type="text", content=event.content, is_delta=True)]
+        if isinstance(event, ev.ModelMessage):
+            return self._message(event.content)
+        if isinstance(event, ev.ToolCallEvent):
+            return [
+                StreamChunk(
+                    type="tool_use",
+                    tool_name=event.name,
+                    tool_id=event.id,
+                    tool_input=_arguments(event.arguments),
+                )
+            ]
+        if isinstance(event, ev.ToolErrorEvent):
+            return [
+                StreamChunk(
+                    type="tool_result",
+                    tool_name=event.name,
+                    tool_id=event.parent_id,
+                    tool_output=str(event.error),
+                    is_error=True,
+                )
+            ]
+        if isinstance(event, ev.ToolResultEvent):
+            return [
+                StreamChunk(
+                    type="tool_result",
+                    tool_name=event.name,
+                    tool_id=event.parent_id,
+                    tool_output=_tool_output(event.result),
+                )
+            ]
+        if isinstance(event, ev.ModelResponse):
+            self._add_usage(event.usage)
+        return []
+
+    def _message(self, content: str) -> list[StreamChunk]:
+        streamed, self._streamed = self._streamed, ""
+        if not streamed:
+            return [StreamChunk(type="text", content=content)] if content else []
+        if content.startswith(streamed):
+            rest = content[len(streamed) :]
+            return [StreamChunk(type="text", content=rest, is_delta=True)] if rest else []
+        # The final message disagrees with what was streamed: the final one is authoritative,
+        # but text already shown cannot be retracted, so it is sent whole as a new unit.
+        return [StreamChunk(type="text", content=content)]
+
+    def _add_usage(self, usage: Any) -> None:
+        for key in (
+            "prompt_tokens",
+            "completion_tokens",
+            "total_tokens",
+            "cache_read_input_tokens",
+            "cache_creation_input_tokens",
+            "thinking_tokens",
+        ):
+            value = getattr(usage, key, None)
+            if isinstance(value, int | float):
+                self._usage[key] = self._usage.get(key, 0) + value
+
+    def finish(self) -> list[StreamChunk]:
+        """The result chunk when AG2 reported usage; nothing is synthesized otherwise."""
+        if not self._usage:
+            return []
+        usage = {k: int(v) if float(v).is_integer() else v for k, v in self._usage.items()}
+        return [StreamChunk(type="result", metadata={"usage": usage})]
+
+
+def _arguments(raw: str) -> dict[str, Any]:
+    """A tool call's JSON arguments; text that is not a JSON object is kept under ``raw``."""
+    try:
+        value = json.loads(raw or "{}")
+    except json.JSONDecodeError:
+        return {"raw": raw}
+    return value if isinstance(value, dict) else {"raw": raw}
+
+
+def _tool_output(result: Any) -> Any:
+    """A ``ToolResult``'s parts as plain data: one part unwrapped, several as a list."""
+    parts = getattr(result, "parts", None)
+    if not isinstance(parts, list):
+        return str(result)
+    values = []
+    for part in parts:
+        if hasattr(part, "data"):
+            values.append(part.data)
+        elif hasattr(part, "content"):
+            values.append(part.content)
+        else:
+            values.append(str(part))
+    return values[0] if len(values) == 1 else values

@@ -1,0 +1,291 @@
+"""AG2 classic group chat, run in-process as one task on the caller's event loop.
+
+Why not AG2's own ``a_run_group_chat_iter``: that iterator runs the chat on a daemon thread and
+reads it through ``run_in_executor(queue.get)``; closing it early only stops stepping, the chat
+thread runs on and the executor thread stays blocked until the next event. Driving
+``a_initiate_group_chat`` as an asyncio task with an IOStream of our own gives the same events
+with nothing to leak: cancellation reaches the running reply function, and the task is cancelled
+and awaited before the generator returns (so before admission is released). No thread is used.
+
+Mapping: a speaker change (``GroupChatRunChatEvent``) is a system chunk, an agent's message a
+text chunk (the caller's own opening message is input, not output), tool calls and responses
+are tool chunks paired by id, and the summary rides on the result chunk. A raising agent is the
+provider's failure: one error chunk, then core raises the typed stream error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from lionagi.service import (
+    AgenticCapabilities,
+    AgenticEndpoint,
+    AgenticRequestValidationError,
+    EndpointConfig,
+    ProviderConnectionError,
+    ProviderError,
+    StreamChunk,
+)
+
+from ._agent import _cancel_and_await, _checked_defaults, _is_instance
+from ._deps import INSTALL_LINE, require_modules
+
+__all__ = ["DEFAULT_MAX_ROUND", "GROUPCHAT_CONFIG", "AG2GroupChatEndpoint", "AG2GroupChatRequest"]
+
+GROUPCHAT_CONFIG: Mapping[str, Any] = {
+    "name": "ag2-group-chat",
+    "provider": "ag2",
+    "endpoint": "group_chat",
+}
+DEFAULT_MAX_ROUND = 15
+"""Inherited AG2 adapter default (ADR-0030 D5, no recorded rationale); a request limit, > 0."""
+
+
+class AG2GroupChatRequest(BaseModel):
+    """One group-chat run.
+
+    Attributes:
+        prompt: The opening message.
+        pattern: A pre-built AG2 ``Pattern`` (``autogen.agentchat.group.patterns``); wins over
+            ``agents``.
+        agents: ``ConversableAgent`` participants, spoken in round-robin from the first.
+        max_round: Upper bound on rounds (AG2's ``max_rounds``), > 0.
+    """
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    prompt: str = Field(min_length=1)
+    pattern: Any | None = None
+    agents: tuple[Any, ...] | None = None
+    max_round: int = Field(default=DEFAULT_MAX_ROUND, gt=0)
+
+    @field_validator("pattern")
+    @classmethod
+    def _pattern_type(cls, value: Any) -> Any:
+        if value is not None and not _is_instance(
+            value, "autogen.agentchat.group.patterns.pattern", "Pattern"
+        ):
+            raise ValueError(f"must be an AG2 group-chat Pattern, got {type(value).__name__}")
+        return value
+
+    @field_validator("agents")
+    @classmethod
+    def _agent_types(cls, value: tuple[Any, ...] | None) -> tuple[Any, ...] | None:
+        if value is None:
+            return value
+        if not value:
+            raise ValueError("needs at least one agent")
+        for agent in value:
+            if not _is_instance(agent, "autogen", "ConversableAgent"):
+                raise ValueError(f"must hold AG2 ConversableAgents, got {type(agent).__name__}")
+        return value
+
+
+class _ChatStream:
+    """AG2's IOStream protocol, feeding the consumer's queue (same thread, same loop)."""
+
+    def __init__(self, queue: asyncio.Queue[Any]) -> None:
+        self._queue = queue
+
+    def send(self, message: Any) -> None:
+        self._queue.put_nowait(message)
+
+    def print(self, *objects: Any, sep: str = " ", end: str = "\n", flush: bool = False) -> None:
+        """Console output of AG2 internals; the event stream carries everything mapped."""
+
+    def input(self, prompt: str = "", *, password: bool = False) -> str:
+        raise RuntimeError(
+            "an agent asked for human input; the group-chat endpoint has no console: "
+            "build agents with human_input_mode='NEVER'"
+        )
+
+
+_DONE = object()
+
+
+class AG2GroupChatEndpoint(AgenticEndpoint):
+    """In-process AG2 group chat; serial (queue 3, concurrency 1).
+
+    Args:
+        config: Endpoint config; defaults to :data:`GROUPCHAT_CONFIG`.
+        agents: Deployment default participants (a request's ``pattern``/``agents`` win).
+    """
+
+    capabilities: ClassVar[AgenticCapabilities | None] = AgenticCapabilities(
+        transport="in_process", resumable=False, emits_tool_events=True, reports_usage=False
+    )
+    request_type: ClassVar[type[BaseModel] | None] = AG2GroupChatRequest
+    supports_invoke: ClassVar[bool] = False
+    install_hint: ClassVar[str | None] = INSTALL_LINE
+    required_modules: ClassVar[tuple[str, ...]] = ("autogen",)
+    DEFAULT_CONCURRENCY_LIMIT: ClassVar[int] = 1
+    DEFAULT_QUEUE_CAPACITY: ClassVar[int] = 3
+
+    def __init__(
+        self,
+        config: EndpointConfig | Mapping[str, Any] | None = None,
+        *,
+        agents: tuple[Any, ...] | list[Any] | None = None,
+        **overrides: Any,
+    ) -> None:
+        require_modules("group_chat", self.required_modules)
+        super().__init__(GROUPCHAT_CONFIG if config is None else config, **overrides)
+        checked = _checked_defaults(
+            lambda: AG2GroupChatRequest(prompt="-", agents=tuple(agents) if agents else None)
+        )
+        self.default_agents = checked.agents
+
+    def copy(self) -> AG2GroupChatEndpoint:
+        """Same config and default participants; handlers copied."""
+        other = type(self)(self.config, agents=self.default_agents, settings=self.settings)
+        self.copy_runtime_state_to(other)
+        return other
+
+    def build_pattern(self, request: AG2GroupChatRequest) -> Any:
+        """The request's pattern, or a round-robin pattern over its (or the default) agents.
+
+        Raises:
+            AgenticRequestValidationError: no pattern and no agents anywhere.
+        """
+        if request.pattern is not None:
+            return request.pattern
+        agents = request.agents or self.default_agents
+        if not agents:
+            raise AgenticRequestValidationError(
+                "agents", "required without a pattern: the chat's ConversableAgents"
+            )
+        from autogen.agentchat.group.patterns import RoundRobinPattern
+
+        return RoundRobinPattern(initial_agent=agents[0], agents=list(agents))
+
+    async def _stream_agentic(
+        self,
+        request: BaseModel,
+        *,
+        runtime_args: dict[str, Any],
+        local_timeout: float | None,
+    ) -> AsyncIterator[StreamChunk]:
+        assert isinstance(request, AG2GroupChatRequest)
+        pattern = self.build_pattern(request)  # validated before the task exists
+        from autogen.agentchat.group.multi_agent_chat import a_initiate_group_chat
+        from autogen.io.base import IOStream
+
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        speakers = frozenset(agent.name for agent in pattern.agents)
+
+        async def run() -> None:
+            try:
+                result, _, last = await a_initiate_group_chat(
+                    pattern=pattern, messages=request.prompt, max_rounds=request.max_round
+                )
+            finally:
+                queue.put_nowait(_DONE)
+            queue.put_nowait({"summary": result.summary, "last_speaker": last.name})
+
+        projector = GroupChatProjector(speakers)
+        # The task copies the context here, so AG2 inside it sees our stream as the default.
+        with IOStream.set_default(_ChatStream(queue)):
+            task = asyncio.create_task(run())
+        try:
+            while True:
+                item = await queue.get()
+                if item is _DONE:
+                    break
+                for chunk in projector.feed(item):
+                    yield chunk
+            await asyncio.wait({task})
+            exc = task.exception()
+            if exc is not None:
+                if isinstance(exc, ProviderError):
+                    raise exc
+                if isinstance(exc, (ConnectionError, TimeoutError)):
+                    raise ProviderConnectionError(
+                        f"AG2 group chat transport failed: {exc}"
+                    ) from exc
+                yield StreamChunk(
+                    type="error",
+                    content=str(exc) or type(exc).__name__,
+                    is_error=True,
+                    metadata={"exception": type(exc).__name__},
+                )
+                return
+            while not queue.empty():
+                item = queue.get_nowait()
+                if isinstance(item, dict):
+                    if item.get("summary"):
+                        yield from_summary(item)
+                else:
+                    for chunk in projector.feed(item):
+                        yield chunk
+        finally:
+            await _cancel_and_await(task)
+
+
+def from_summary(outcome: dict[str, Any]) -> StreamChunk:
+    """The result chunk: the chat's summary and last speaker as metadata (text already sent)."""
+    return StreamChunk(type="result", metadata=dict(outcome))
+
+
+class GroupChatProjector:
+    """Maps AG2 classic events to chunks; only events from the chat's agents are output."""
+
+    def __init__(self, speakers: frozenset[str]) -> None:
+        self._speakers = speakers
+
+    def feed(self, event: Any) -> list[StreamChunk]:
+        """Chunks for one AG2 event; events outside the mapped set yield none."""
+        kind = getattr(event, "type", None)
+        content = getattr(event, "content", None)
+        if kind == "group_chat_run_chat":
+            speaker = getattr(content, "speaker", None)
+            return [StreamChunk(type="system", metadata={"event": "speaker", "speaker": speaker})]
+        sender = getattr(content, "sender", None)
+        if kind == "tool_response":
+            # Sent by AG2's own group tool executor, which is not one of the caller's agents.
+            return [
+                StreamChunk(
+                    type="tool_result",
+                    tool_id=response.tool_call_id,
+                    tool_output=response.content,
+                    metadata={"speaker": sender},
+                )
+                for response in getattr(content, "tool_responses", ())
+            ]
+        if sender not in self._speakers:
+            return []  # the caller's opening message and manager echoes are input
+        if kind == "text":
+            text = getattr(content, "content", None)
+            if not text:
+                return []
+            return [
+                StreamChunk(
+                    type="text",
+                    content=text if isinstance(text, str) else json.dumps(text),
+                    metadata={"speaker": sender},
+                )
+            ]
+        if kind == "tool_call":
+            return [
+                StreamChunk(
+                    type="tool_use",
+                    tool_name=call.function.name or "unknown",
+                    tool_id=call.id,
+                    tool_input=_arguments(call.function.arguments),
+                    metadata={"speaker": sender},
+                )
+                for call in getattr(content, "tool_calls", ())
+            ]
+        return []
+
+
+def _arguments(raw: str | None) -> dict[str, Any]:
+    try:
+        value = json.loads(raw or "{}")
+    except json.JSONDecodeError:
+        return {"raw": raw}
+    return value if isinstance(value, dict) else {"raw": raw}

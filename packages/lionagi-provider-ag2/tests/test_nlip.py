@@ -1,0 +1,204 @@
+"""NLIP: guard before client, one client per attempt, mapping, retries only via the policy."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from ag2_nlip_fixtures import ScriptedApp, asgi_transport, echo
+from nlip_sdk.nlip import NLIP_Factory, NLIP_Message
+
+from lionagi.providers.ag2 import AG2NlipEndpoint, AG2NlipRequest
+from lionagi.providers.ag2._nlip import nlip_result
+from lionagi.service import (
+    AgenticRequestValidationError,
+    EndpointConfigurationError,
+    ProviderClientError,
+    ProviderConnectionError,
+    ProviderServerError,
+    UnsafeURLError,
+    iModel,
+)
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def _config(**extra: Any) -> dict[str, Any]:
+    return {"name": "ag2-nlip", "provider": "ag2", "endpoint": "nlip", **extra}
+
+
+async def pong(msg: NLIP_Message) -> NLIP_Message:
+    return NLIP_Factory.create_text(f"pong: {msg.extract_text()}")
+
+
+async def test_in_process_nlip_server_app() -> None:
+    """nlip-server's real FastAPI app served in-process through httpx's ASGI transport."""
+    endpoint = AG2NlipEndpoint(
+        _config(base_url="http://nlip.test", allow_local_network=True),
+        transport=asgi_transport(ScriptedApp(pong)),
+    )
+    chunks = [c async for c in iModel(endpoint=endpoint).stream(prompt="ping")]
+    assert [c.type for c in chunks] == ["text", "result"]
+    assert chunks[-1].metadata["nlip"] == {
+        "content": "pong: ping",
+        "context": None,
+        "input_required": None,
+    }
+    assert endpoint.clients_opened == endpoint.clients_closed == 1
+
+
+@pytest.fixture(scope="module")
+def nlip_server() -> Iterator[str]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    script = Path(__file__).with_name("ag2_nlip_server.py")
+    proc = subprocess.Popen([sys.executable, str(script), str(port)])
+    try:
+        deadline = time.monotonic() + 120  # generous: the machine is shared
+        while True:
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/health", timeout=1.0)
+                break
+            except httpx.TransportError:
+                assert proc.poll() is None, "NLIP server exited"
+                assert time.monotonic() < deadline, "NLIP server did not start"
+                time.sleep(0.2)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@pytest.mark.timeout(300)
+async def test_real_nlip_server_process(nlip_server: str) -> None:
+    endpoint = AG2NlipEndpoint(_config(allow_local_network=True))
+    chunks = [c async for c in iModel(endpoint=endpoint).stream(prompt="ping", url=nlip_server)]
+    assert chunks[0].content == "pong: ping"
+    assert chunks[-1].metadata["nlip"]["content"] == "pong: ping"
+    assert endpoint.clients_opened == endpoint.clients_closed == 1
+
+
+@pytest.mark.timeout(300)
+async def test_local_url_refused_without_opt_in_before_any_client(nlip_server: str) -> None:
+    endpoint = AG2NlipEndpoint(_config())
+    with pytest.raises(UnsafeURLError):
+        [c async for c in iModel(endpoint=endpoint).stream(prompt="x", url=nlip_server)]
+    assert endpoint.clients_opened == 0
+
+
+@pytest.mark.parametrize("url", ["ftp://example.com", "file:///etc/passwd", "example.com"])
+async def test_non_http_url_refused(url: str) -> None:
+    endpoint = AG2NlipEndpoint(_config(allow_local_network=True))
+    with pytest.raises(AgenticRequestValidationError) as info:
+        [c async for c in endpoint.stream({"prompt": "x", "url": url})]
+    assert info.value.field == "url"
+    assert endpoint.clients_opened == 0
+
+
+async def test_missing_url_or_prompt_fails_before_connection() -> None:
+    endpoint = AG2NlipEndpoint(_config(allow_local_network=True))
+    with pytest.raises(AgenticRequestValidationError, match="url"):
+        [c async for c in endpoint.stream({"prompt": "x"})]
+    with pytest.raises(AgenticRequestValidationError):
+        endpoint.create_payload({"url": "http://127.0.0.1:1"})
+    assert endpoint.clients_opened == 0
+
+
+def test_max_attempts_must_be_positive() -> None:
+    with pytest.raises((EndpointConfigurationError, ValueError)):
+        AG2NlipEndpoint(_config(max_retries=0))
+
+
+class _Counting(httpx.AsyncBaseTransport):
+    def __init__(self, answer: Any) -> None:
+        self.answer = answer
+        self.calls = 0
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.calls += 1
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer  # type: ignore[no-any-return]
+
+
+def _model(transport: httpx.AsyncBaseTransport, attempts: int = 3) -> tuple[Any, iModel]:
+    endpoint = AG2NlipEndpoint(
+        _config(base_url="http://127.0.0.1:9", allow_local_network=True, max_retries=attempts),
+        transport=transport,
+    )
+    return endpoint, iModel(endpoint=endpoint)
+
+
+async def test_connect_errors_retried_by_the_attempt_policy_only() -> None:
+    transport = _Counting(httpx.ConnectError("refused"))
+    endpoint, model = _model(transport, attempts=2)
+    with pytest.raises(ProviderConnectionError):
+        [c async for c in model.stream(prompt="x")]
+    assert transport.calls == 2  # max_attempts total, each one request: no inner loop
+    assert endpoint.clients_opened == endpoint.clients_closed == 2
+
+
+@pytest.mark.parametrize(
+    ("status", "error"), [(500, ProviderServerError), (404, ProviderClientError)]
+)
+async def test_status_errors_not_retried(status: int, error: type[Exception]) -> None:
+    transport = _Counting(httpx.Response(status, text="nope"))
+    endpoint, model = _model(transport)
+    with pytest.raises(error):
+        [c async for c in model.stream(prompt="x")]
+    assert transport.calls == 1
+    assert endpoint.clients_opened == endpoint.clients_closed == 1
+
+
+async def test_invalid_response_not_retried() -> None:
+    transport = _Counting(httpx.Response(200, json={"unexpected": True}))
+    _, model = _model(transport)
+    with pytest.raises(Exception, match="not a message"):
+        [c async for c in model.stream(prompt="x")]
+    assert transport.calls == 1
+
+
+def test_mapping_context_and_input_required() -> None:
+    # The shape AG2's NLIP session sends (response_message_to_nlip), as wire JSON.
+    body = {
+        "format": "text",
+        "subformat": "english",
+        "content": "need more",
+        "submessages": [
+            {
+                "format": "structured",
+                "subformat": "json",
+                "content": {"step": 2},
+                "label": "ag2_context",
+            },
+            {"format": "error", "subformat": "text", "content": "INPUT_REQUIRED: which city?"},
+        ],
+    }
+    assert nlip_result(body) == {
+        "content": "need more",
+        "context": {"step": 2},
+        "input_required": "INPUT_REQUIRED: which city?",
+    }
+
+
+async def test_scripted_nlip_app_in_process() -> None:
+    endpoint = AG2NlipEndpoint(
+        _config(base_url="http://nlip.test", allow_local_network=True),
+        transport=asgi_transport(ScriptedApp(echo)),
+    )
+    chunks = [c async for c in endpoint.stream(AG2NlipRequest(prompt="hi"))]
+    assert chunks[0].content == "echo: hi"
+    assert isinstance(NLIP_Message, type)
