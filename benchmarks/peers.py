@@ -720,13 +720,29 @@ def bench_calls_and_streams(
     return {"oneshot": oneshot, "stream": streams} if oneshot or streams else {}
 
 
-def bench_concurrent(url: str, names: Sequence[str], size: Size) -> dict[str, Any]:
+def bench_concurrent(
+    url: str,
+    names: Sequence[str],
+    size: Size,
+    caps: dict[str, int],
+    done: dict[str, dict[str, list[dict[str, Any]]]],
+    checkpoint: Callable[[], None],
+) -> dict[str, Any]:
+    """Bursts, a fresh process each; ``done`` holds bursts a resumed run already measured.
+
+    A contender capped at a level (``--cap litellm=64``) is not run above it: its row says so.
+    """
     base = mode_base(url, "event", size.burst_chunks)
-    out: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    out = done
     for level in size.levels:
-        out[str(level)] = {name: [] for name in names}
+        per_level = out.setdefault(str(level), {})
         for r in range(size.burst_rounds):
             for name in rotated(names, r):
+                if level > caps.get(name, level):
+                    continue
+                runs = per_level.setdefault(name, [])
+                if len(runs) > r:
+                    continue
                 _progress(f"burst {level} streams, {name}, round {r + 1}/{size.burst_rounds}")
                 proc = _popen(
                     [
@@ -745,7 +761,8 @@ def bench_concurrent(url: str, names: Sequence[str], size: Size) -> dict[str, An
                 finally:
                     _stop(proc)
                 got["chunks"] = size.burst_chunks
-                out[str(level)][name].append(got)
+                runs.append(got)
+                checkpoint()
     return out
 
 
@@ -987,9 +1004,10 @@ def summarize(results: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
     if conc:
         s["concurrent"] = {}
         for level, per_name in conc.items():
-            walls = {n: [g["wall_s"] for g in per_name[n]] for n in names}
-            cpus = {n: [g["cpu_s"] for g in per_name[n]] for n in names}
-            rss = {n: [g["peak_rss_mib"] for g in per_name[n]] for n in names}
+            ran = [n for n in names if per_name.get(n)]
+            walls = {n: [g["wall_s"] for g in per_name[n]] for n in ran}
+            cpus = {n: [g["cpu_s"] for g in per_name[n]] for n in ran}
+            rss = {n: [g["peak_rss_mib"] for g in per_name[n]] for n in ran}
             s["concurrent"][level] = {
                 n: {
                     "wall_s": med(walls[n]),
@@ -1004,7 +1022,7 @@ def summarize(results: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
                         max(g["seen_max"] for g in per_name[n]),
                     ),
                 }
-                for n in names
+                for n in ran
             }
     cold = results.get("cold") or {}
     if cold:
@@ -1120,9 +1138,13 @@ def render(results: dict[str, Any], s: dict[str, Any], names: Sequence[str]) -> 
     for level in conc:
         head += [f"{level} streams wall", f"{level} streams peak RSS"]
         cols += [
-            lambda n, lv=level: conc[lv][n]["wall_ratio"].text(n in ours),
             lambda n, lv=level: (
-                f"{conc[lv][n]['peak_rss_mib']:.0f} MiB"
+                conc[lv][n]["wall_ratio"].text(n in ours) if n in conc[lv] else "not run"
+            ),
+            lambda n, lv=level: (
+                "not run"
+                if n not in conc[lv]
+                else f"{conc[lv][n]['peak_rss_mib']:.0f} MiB"
                 if n == "raw"
                 else f"{conc[lv][n]['rss_over_raw']:+.0f} MiB"
             ),
@@ -1217,6 +1239,9 @@ def render(results: dict[str, Any], s: dict[str, Any], names: Sequence[str]) -> 
         rows = []
         for level, per in conc.items():
             for n in names:
+                if n not in per:
+                    rows.append([level, label(n), *(["not run (--cap)"] + ["–"] * 6)])
+                    continue
                 g = per[n]
                 rows.append(
                     [
@@ -1380,7 +1405,21 @@ def render(results: dict[str, Any], s: dict[str, Any], names: Sequence[str]) -> 
         f"- taken {m['date']} at commit {m['commit']}\n"
         "- versions: " + ", ".join(f"{k} {val}" for k, val in v.items()) + "\n"
         f"- command: `{meta['command']}`\n"
-        "- sizes: " + ", ".join(f"{k}={val}" for k, val in size.items())
+        + (
+            f"- resumed: sections {', '.join(meta['resumed']['kept'])} were measured by "
+            f"`{meta['resumed']['command']}` at {meta['resumed']['from']} and kept\n"
+            if meta.get("resumed")
+            else ""
+        )
+        + (
+            "- caps: "
+            + ", ".join(f"{k} up to {v} streams" for k, v in meta["caps"].items())
+            + " (not run above)\n"
+            if meta.get("caps")
+            else ""
+        )
+        + "- sizes: "
+        + ", ".join(f"{k}={val}" for k, val in size.items())
     )
     return "\n\n".join(parts) + "\n"
 
@@ -1441,11 +1480,14 @@ def plot(s: dict[str, Any], names: Sequence[str], out: Path) -> list[Path]:
         levels = sorted(int(k) for k in conc)
         fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.6))
         for n, lab in zip(names, labels, strict=True):
-            walls = [conc[str(lv)][n]["wall_s"] for lv in levels]
-            rss = [conc[str(lv)][n]["peak_rss_mib"] for lv in levels]
+            ran = [lv for lv in levels if n in conc[str(lv)]]
+            if not ran:
+                continue
+            walls = [conc[str(lv)][n]["wall_s"] for lv in ran]
+            rss = [conc[str(lv)][n]["peak_rss_mib"] for lv in ran]
             style = "-" if n in ("raw", "endpoint", "imodel", "imodel_timeout") else "--"
-            ax1.plot(levels, walls, style, marker="o", label=lab)
-            ax2.plot(levels, rss, style, marker="o", label=lab)
+            ax1.plot(ran, walls, style, marker="o", label=lab)
+            ax2.plot(ran, rss, style, marker="o", label=lab)
         ax1.set_xscale("log", base=2)
         ax1.set_yscale("log")
         ax1.set_xticks(levels, [str(lv) for lv in levels])
@@ -1552,6 +1594,25 @@ def orchestrate(args: argparse.Namespace) -> int:
             "command": command.strip(),
         }
     }
+    caps: dict[str, int] = {}
+    for item in args.cap:
+        name, sep, level = item.partition("=")
+        if not sep or name not in CONTENDERS:
+            raise SystemExit(f"--cap {item!r}: expected CONTENDER=LEVEL")
+        caps[name] = int(level)
+    results["meta"]["caps"] = caps
+    if args.resume:
+        # Sections a cut-short run (same sizes) already measured are kept, not re-run.
+        earlier = json.loads(Path(args.resume).read_text(encoding="utf-8"))
+        earlier = earlier.get("results", earlier)
+        kept = [k for k in ("oneshot", "stream", "concurrent", "cold", "cold_code") if k in earlier]
+        for key in kept:
+            results[key] = earlier[key]
+        results["meta"]["resumed"] = {
+            "from": earlier["meta"]["machine"]["date"],
+            "command": earlier["meta"]["command"],
+            "kept": kept,
+        }
     partial = out / "peers.partial.json"
 
     def checkpoint() -> None:
@@ -1560,13 +1621,15 @@ def orchestrate(args: argparse.Namespace) -> int:
 
     with server(HERE / "sse_server.py") as url:
         _progress(f"server at {url}")
-        if sections & {"oneshot", "stream"}:
+        if sections & {"oneshot", "stream"} and not ("oneshot" in results or "stream" in results):
             results.update(bench_calls_and_streams(url, names, size, sections))
             checkpoint()
         if "concurrent" in sections:
-            results["concurrent"] = bench_concurrent(url, names, size)
+            results["concurrent"] = bench_concurrent(
+                url, names, size, caps, results.get("concurrent", {}), checkpoint
+            )
             checkpoint()
-        if "cold" in sections:
+        if "cold" in sections and "cold" not in results:
             cold_names = [n for n in names if n in COLD_CONTENDERS]
             results["cold"] = bench_cold(url, cold_names, size)
             imports, calls = cold_snippets("http://127.0.0.1:PORT")
@@ -1615,6 +1678,19 @@ def main(argv: list[str] | None = None) -> int:
         default=[],
         metavar="KEY=VALUE",
         help="override one size field (e.g. cold_rounds=5, levels=64,256,512)",
+    )
+    parser.add_argument(
+        "--cap",
+        action="append",
+        default=[],
+        metavar="CONTENDER=LEVEL",
+        help="run CONTENDER's bursts only up to LEVEL streams (reported as not run above it)",
+    )
+    parser.add_argument(
+        "--resume",
+        default="",
+        metavar="JSON",
+        help="keep the sections a cut-short run saved in peers.partial.json",
     )
     parser.add_argument(
         "--render", default="", metavar="JSON", help="only render a saved peers(.partial).json"
