@@ -253,8 +253,10 @@ class OpenAISDK:
     def _client(self, base: str) -> Any:
         found = self.clients.get(base)
         if found is None:
+            # The raw client's 60 s for every phase: the SDK's default 5 s connect timeout
+            # fails a 512-stream burst on a loaded machine (the listen backlog drains slowly).
             found = self.clients[base] = self._factory(
-                base_url=f"{base}/v1", api_key=API_KEY, max_retries=0
+                base_url=f"{base}/v1", api_key=API_KEY, max_retries=0, timeout=60.0
             )
         return found
 

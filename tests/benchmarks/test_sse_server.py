@@ -20,9 +20,6 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("starlette")
-pytest.importorskip("uvicorn")
-
 SERVER = Path(__file__).resolve().parents[2] / "benchmarks" / "sse_server.py"
 PREFIX = "sse benchmark server listening on "
 
