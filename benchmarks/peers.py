@@ -1628,7 +1628,7 @@ def orchestrate(args: argparse.Namespace) -> int:
             checkpoint()
         if "concurrent" in sections:
             results["concurrent"] = bench_concurrent(
-                url, names, size, caps, results.get("concurrent", {}), checkpoint
+                url, names, size, caps, results.setdefault("concurrent", {}), checkpoint
             )
             checkpoint()
         if "cold" in sections and "cold" not in results:
