@@ -40,7 +40,8 @@ async def measure(op: Callable[[], Awaitable[None]], iterations: int, rounds: in
     return statistics.median(samples)
 
 
-async def main(iterations: int, rounds: int) -> None:
+def admission_cases() -> dict[str, Callable[[], Awaitable[None]]]:
+    """Each case's one acquire + release, by name (the peers benchmark reuses them)."""
     sem = anyio.Semaphore(1000)
 
     async def semaphore_op() -> None:
@@ -64,12 +65,16 @@ async def main(iterations: int, rounds: int) -> None:
         concurrency_limit=1000,
     )
     far = RequestBudget(anyio.current_time() + 3600)
-    cases = {
+    return {
         "anyio.Semaphore baseline": semaphore_op,
         "admission, unlimited": controller_op(AdmissionConfig(), RequestBudget(None)),
         "admission, limited": controller_op(limited, RequestBudget(None)),
         "admission, limited + deadline": controller_op(limited, far),
     }
+
+
+async def main(iterations: int, rounds: int) -> None:
+    cases = admission_cases()
     results = {name: await measure(op, iterations, rounds) for name, op in cases.items()}
     base = results["anyio.Semaphore baseline"]
     print(f"iterations per round: {iterations}, rounds: {rounds} (median of rounds)")
