@@ -136,7 +136,7 @@ class iModel:
         **config_overrides: Any,
     ) -> None:
         from .._lifecycle.clock import default_clock, default_sleep
-        from .._lifecycle.policy import AttemptPolicy, CircuitPolicy
+        from .._lifecycle.policy import CircuitPolicy
         from .._transport.http.endpoint import Endpoint
 
         self._id = _coerce_id(id)
@@ -780,6 +780,8 @@ def _drop_redacted(overrides: dict[str, Any]) -> None:
 
 def _default_attempt_policy(endpoint: Endpoint) -> AttemptPolicy | None:
     """HTTP: ``config.max_retries`` attempts. Agentic: none unless the adapter opts in."""
+    from .._lifecycle.policy import AttemptPolicy
+
     if not endpoint.is_agentic:
         return AttemptPolicy(max_attempts=endpoint.config.max_retries)
     options = getattr(endpoint, "attempt_policy_options", None)
