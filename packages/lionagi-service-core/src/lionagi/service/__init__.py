@@ -104,6 +104,7 @@ if TYPE_CHECKING:
     from ._lifecycle.budget import RequestBudget as RequestBudget
     from ._lifecycle.budget import request_budget_from_timeout as request_budget_from_timeout
     from ._lifecycle.config import AdmissionConfig as AdmissionConfig
+    from ._lifecycle.shared_config import SharedAdmission as SharedAdmission
     from ._lifecycle.lease import AdmissionLease as AdmissionLease
     from ._lifecycle.policy import AttemptPolicy as AttemptPolicy
     from ._lifecycle.policy import CircuitPolicy as CircuitPolicy
@@ -127,6 +128,7 @@ __version__ = "0.1.0"
 
 _LAZY: dict[str, str] = {
     "APICalling": "._transport.api_calling",
+    "AdmissionBackendUnavailable": "._base.errors",
     "AdmissionClosed": "._base.errors",
     "AdmissionConfig": "._lifecycle.config",
     "AdmissionConfigError": "._base.errors",
@@ -217,6 +219,7 @@ _LAZY: dict[str, str] = {
     "RequestDeadlineExceeded": "._base.errors",
     "RequestExceedsTokenWindow": "._base.errors",
     "RequestOptionsFactory": "._catalog.specs",
+    "SharedAdmission": "._lifecycle.shared_config",
     "ShutdownOutcome": "._facade.manager",
     "StreamChunk": "._base.chunk",
     "TokenEstimateUnavailable": "._base.errors",

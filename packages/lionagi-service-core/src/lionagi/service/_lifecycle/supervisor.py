@@ -37,7 +37,7 @@ from .._base.events import EventStatus
 from .._base.hooks import DEFAULT_HOOK_CAPS, HookPhase
 from .._transport.api_calling import APICalling
 from .._transport.http.endpoint import Endpoint
-from .admission import AdmissionController
+from .admission import Admission
 from .attempts import AttemptOptions, call_with_attempts, stream_batches_with_attempts
 from .budget import NO_DEADLINE, RequestBudget
 from .circuit import CircuitBreaker
@@ -114,7 +114,7 @@ class CallSupervisor:
 
     def __init__(
         self,
-        admission: AdmissionController,
+        admission: Admission,
         *,
         attempt_policy: AttemptPolicy | None = None,
         breaker: CircuitBreaker | None = None,
@@ -133,7 +133,7 @@ class CallSupervisor:
         self._owned: dict[str, APICalling] = {}
 
     @property
-    def admission(self) -> AdmissionController:
+    def admission(self) -> Admission:
         """The admission controller every call passes through."""
         return self._admission
 
