@@ -17,6 +17,7 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import aclosing
 from pathlib import Path
 
 import anyio
@@ -138,7 +139,9 @@ def test_a_killed_holders_permit_returns_within_its_ttl(redis_server: RedisServe
 
 @pytest.mark.anyio
 async def test_reservation_is_both_or_neither(redis_server: RedisServer) -> None:
-    admission = controller(redis_server.url, "bon", limit_requests=10, limit_tokens=100, interval=60)
+    admission = controller(
+        redis_server.url, "bon", limit_requests=10, limit_tokens=100, interval=60
+    )
     try:
         first = await admission.acquire(Call(80), budget=budget(5))
         first.release()
@@ -312,3 +315,32 @@ async def test_released_permits_reach_redis_and_close_is_idempotent(
         await admission.close()
         assert client.zcard(shared_keys("rel")[1]) == 0
         client.close()
+
+
+# -- through iModel -----------------------------------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_imodel_invoke_and_stream_go_through_the_shared_limit(
+    redis_server: RedisServer,
+) -> None:
+    from lionagi.service import EventStatus, iModel
+
+    backend = SharedAdmission(url=redis_server.url, key="facade")
+    client = redis.Redis.from_url(redis_server.url)
+    async with iModel(
+        provider="scripted", admission_backend=backend, concurrency_limit=1, limit_requests=50
+    ) as model:
+        call = await model.invoke(prompt="hello", timeout=10)
+        assert call.status is EventStatus.COMPLETED
+        chunks = []
+        async with aclosing(model.stream(prompt="hello", timeout=10)) as stream:
+            async for chunk in stream:
+                chunks.append(chunk)
+                # The stream holds the shared permit while its consumer reads.
+                assert client.zcard(shared_keys("facade")[1]) == 1
+        assert chunks
+        rate = client.hgetall(shared_keys("facade")[0])
+        assert rate[b"r"] == b"2"  # invoke and stream each took one request unit
+    assert client.zcard(shared_keys("facade")[1]) == 0
+    client.close()

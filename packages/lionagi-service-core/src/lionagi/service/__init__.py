@@ -104,10 +104,10 @@ if TYPE_CHECKING:
     from ._lifecycle.budget import RequestBudget as RequestBudget
     from ._lifecycle.budget import request_budget_from_timeout as request_budget_from_timeout
     from ._lifecycle.config import AdmissionConfig as AdmissionConfig
-    from ._lifecycle.shared_config import SharedAdmission as SharedAdmission
     from ._lifecycle.lease import AdmissionLease as AdmissionLease
     from ._lifecycle.policy import AttemptPolicy as AttemptPolicy
     from ._lifecycle.policy import CircuitPolicy as CircuitPolicy
+    from ._lifecycle.shared_config import SharedAdmission as SharedAdmission
     from ._lifecycle.supervisor import HookTimeout as HookTimeout
     from ._transport.agentic.endpoint import AgenticEndpoint as AgenticEndpoint
     from ._transport.agentic.handlers import AgenticHandlersMixin as AgenticHandlersMixin

@@ -26,6 +26,7 @@ Requires an asyncio event loop (redis-py's asyncio client).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import uuid
 from typing import Any
@@ -329,10 +330,9 @@ class RedisAdmissionController:
                 until = now + min(wait, self._backend.poll_interval)
                 if deadline is not None and until > deadline:
                     until = deadline
-            try:
+            # Woken by a local release or the time: the loop re-checks and asks again.
+            with contextlib.suppress(DeadlineReached):
                 await run_before(released.wait, until, clock=self._clock, sleep=self._sleep)
-            except DeadlineReached:
-                pass  # the loop re-checks the deadline and asks again
 
     def _concurrency_arg(self) -> int:
         return -1 if self._concurrency is None else self._concurrency
