@@ -17,7 +17,7 @@ import uuid
 import anyio
 
 from lionagi.service import AdmissionConfig, RequestBudget, SharedAdmission
-from lionagi.service._lifecycle.shared_config import build_admission
+from lionagi.service._lifecycle.backends import build_admission
 
 
 class Call:

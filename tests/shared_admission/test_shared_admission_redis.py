@@ -32,8 +32,8 @@ from lionagi.service import (
     RequestDeadlineExceeded,
     SharedAdmission,
 )
+from lionagi.service._lifecycle.backends import build_admission
 from lionagi.service._lifecycle.redis_admission import RedisAdmissionController, shared_keys
-from lionagi.service._lifecycle.shared_config import build_admission
 from lionagi.service_testing.redis_server import RedisServer
 
 WORKER = Path(__file__).with_name("_worker.py")

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from lionagi.service import AdmissionConfig, AdmissionConfigError, SharedAdmission, iModel
-from lionagi.service._lifecycle.shared_config import build_admission
+from lionagi.service._lifecycle.backends import build_admission
 
 URL = "redis://:hunter2-secret-pw@127.0.0.1:6390/0"
 

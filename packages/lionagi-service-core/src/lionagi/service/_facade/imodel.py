@@ -23,13 +23,14 @@ from .._base.hooks import DEFAULT_HOOK_CAPS, HookPhase, HookRegistry
 from .._base.secrets import REDACTED
 from .._catalog.registry import EndpointRegistry
 from .._lifecycle.admission import AdmissionSnapshot
+from .._lifecycle.backends import build_admission
 from .._lifecycle.budget import NO_DEADLINE, RequestBudget, request_budget_from_timeout
 from .._lifecycle.circuit import CircuitBreaker
 from .._lifecycle.clock import Clock, Sleep, default_clock, default_sleep
 from .._lifecycle.config import AdmissionConfig
 from .._lifecycle.deadline import DeadlineReached, run_before
 from .._lifecycle.policy import AttemptPolicy, CircuitPolicy
-from .._lifecycle.shared_config import SharedAdmission, build_admission
+from .._lifecycle.shared_config import SharedAdmission
 from .._lifecycle.supervisor import CallSupervisor, HookTimeout
 from .._transport.agentic.endpoint import AgenticEndpoint
 from .._transport.agentic.settings import AgenticSettings, coerce_agentic_settings

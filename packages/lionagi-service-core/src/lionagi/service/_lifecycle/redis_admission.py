@@ -127,6 +127,7 @@ class RedisAdmissionController:
                 ttl=backend.lease_ttl,
                 every=backend.renew_every,
                 op_timeout=backend.op_timeout,
+                coalesce=backend.poll_interval,
             )
             if config.concurrency_limit is not None
             else None
@@ -297,8 +298,10 @@ class RedisAdmissionController:
             released = self._released
             args: list[Any] = [*self._args_head, tokens, self._concurrency_arg(), holder]
             args.append(self._ttl_ms)
+            dropping: tuple[str, ...] = ()
             if keeper is not None:
-                args.extend(keeper.pending_releases())
+                dropping = keeper.pending_releases()
+                args.extend(dropping)
             try:
                 reply = await self._round_trip(args, budget, call_id, phase)
             except _Unavailable as exc:
@@ -309,6 +312,8 @@ class RedisAdmissionController:
                 if keeper is not None:
                     keeper.release(holder)
                 raise
+            if dropping:
+                keeper.dropped(dropping)  # type: ignore[union-attr]
             if self._degraded:
                 self._degraded = False
                 logger.warning("shared admission: %s is reachable again", self._backend.key)

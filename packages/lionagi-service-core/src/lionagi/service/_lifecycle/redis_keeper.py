@@ -5,9 +5,11 @@ async generator driven by its consumer's task; no task group can span its yields
 scope entered in a generator and left open while the consumer runs corrupts the consumer's
 scope stack). And :meth:`AdmissionLease.release` is synchronous so it stays safe in ``finally``
 blocks under cancellation. The keeper reconciles both: ``release()`` records the holder id under
-a lock (synchronous, cannot be lost to cancellation), and this thread removes it from Redis at
-once, with its own blocking client, while it also renews every held permit in one round trip
-per ``renew_every``.
+a lock (synchronous, cannot be lost to cancellation), and this thread removes it from Redis with
+its own blocking client, while it also renews every held permit in one round trip per
+``renew_every``. Removal waits ``coalesce`` seconds (the poll interval other processes ask at
+anyway) so a burst of releases costs one round trip, and a release that this process's next
+reservation script already dropped (:meth:`PermitKeeper.dropped`) costs none.
 
 Lifetime: the thread starts with the first held permit, exits after one TTL without any, and
 :meth:`PermitKeeper.stop` (the controller's ``close()``) makes one last attempt to return
@@ -38,7 +40,14 @@ class PermitKeeper:
     """Renews and releases one shared limit's permits from a private thread."""
 
     def __init__(
-        self, url: str, permits_key: str, *, ttl: float, every: float, op_timeout: float
+        self,
+        url: str,
+        permits_key: str,
+        *,
+        ttl: float,
+        every: float,
+        op_timeout: float,
+        coalesce: float = 0.0,
     ) -> None:
         self._url = url
         self._key = permits_key
@@ -46,6 +55,7 @@ class PermitKeeper:
         self._ttl = ttl
         self._every = every
         self._op_timeout = op_timeout
+        self._coalesce = coalesce
         self._lock = threading.Lock()
         self._wakeup = threading.Event()
         self._held: set[str] = set()
@@ -63,9 +73,17 @@ class PermitKeeper:
         """Give ``holder``'s permit back; synchronous, safe under cancellation, idempotent."""
         with self._lock:
             self._held.discard(holder)
+            first = not self._releasing
             self._releasing.setdefault(holder, time.monotonic())
             self._ensure_thread()
-        self._wakeup.set()
+        if first:  # later releases join the batch the thread is already timing
+            self._wakeup.set()
+
+    def dropped(self, holders: tuple[str, ...]) -> None:
+        """A reservation script removed ``holders`` from Redis: nothing left to return."""
+        with self._lock:
+            for holder in holders:
+                self._releasing.pop(holder, None)
 
     def pending_releases(self) -> tuple[str, ...]:
         """Released holders not yet removed from Redis (the acquire script drops them too)."""
@@ -102,13 +120,20 @@ class PermitKeeper:
         renew = client.register_script(RENEW)
         next_renew = time.monotonic() + self._every
         idle_since: float | None = None
+        backoff_until = 0.0  # after a failed return, wait op_timeout before the next attempt
         try:
             while True:
                 with self._lock:
-                    releasing = tuple(self._releasing)
                     stopping = self._stopping
-                if releasing:
-                    self._return(client, releasing)
+                    now = time.monotonic()
+                    due = now - self._coalesce
+                    releasing = tuple(
+                        h for h, since in self._releasing.items() if stopping or since <= due
+                    )
+                    if now < backoff_until and not stopping:
+                        releasing = ()
+                if releasing and not self._return(client, releasing):
+                    backoff_until = time.monotonic() + self._op_timeout
                 now = time.monotonic()
                 if now >= next_renew:
                     with self._lock:
@@ -129,14 +154,18 @@ class PermitKeeper:
                     elif now - idle_since >= self._ttl:
                         self._thread = None  # a later hold() starts a fresh one
                         return
-                    # Pending releases are retried soon; otherwise sleep until the next renewal.
-                    delay = min(next_renew - now, self._op_timeout if self._releasing else 3600)
+                    # Wake for the oldest pending release (its batch), else the next renewal.
+                    delay = next_renew - now
+                    if self._releasing:
+                        oldest = min(self._releasing.values())
+                        ready = max(oldest + self._coalesce, backoff_until)
+                        delay = min(delay, max(ready - now, 0.001))
                 self._wakeup.wait(max(0.0, delay))
                 self._wakeup.clear()
         finally:
             client.close()
 
-    def _return(self, client: redis.Redis, releasing: tuple[str, ...]) -> None:
+    def _return(self, client: redis.Redis, releasing: tuple[str, ...]) -> bool:
         try:
             client.zrem(self._key, *releasing)
         except redis.RedisError as exc:
@@ -152,10 +181,11 @@ class PermitKeeper:
                 len(releasing),
                 type(exc).__name__,
             )
-            return
+            return False
         with self._lock:
             for holder in releasing:
                 self._releasing.pop(holder, None)
+        return True
 
     def _renew(self, renew: object, held: tuple[str, ...]) -> None:
         try:

@@ -1,7 +1,8 @@
 """How a caller selects admission shared across processes: :class:`SharedAdmission`.
 
 The settings live apart from the Redis controller so that constructing, validating and printing
-them never imports ``redis``: only :func:`build_admission` does, and only when a backend is set.
+them never imports ``redis``: only ``backends.build_admission`` does, and only when a backend is
+set.
 The URL may carry a password (``redis://:secret@host``); every text form of these settings
 (``repr``, errors, :meth:`SharedAdmission.public_dict`) shows it redacted.
 """
@@ -16,11 +17,8 @@ from urllib.parse import unquote, urlsplit
 from .._base.errors import AdmissionConfigError
 from .._base.secrets import redact_url, remember_secret
 from ._validate import check_positive_seconds
-from .admission import Admission, AdmissionController
-from .clock import Clock, Sleep
-from .config import AdmissionConfig
 
-__all__ = ["OnUnavailable", "SharedAdmission", "build_admission"]
+__all__ = ["OnUnavailable", "SharedAdmission"]
 
 OnUnavailable = Literal["fail", "local"]
 
@@ -139,34 +137,3 @@ def _check_url(url: object) -> None:
         raise AdmissionConfigError("url", f"names no host: {redact_url(url)!r}")
     if parts.scheme == "unix" and not parts.path:
         raise AdmissionConfigError("url", f"names no socket path: {redact_url(url)!r}")
-
-
-def build_admission(
-    config: AdmissionConfig,
-    backend: SharedAdmission | None,
-    *,
-    clock: Clock | None = None,
-    sleep: Sleep | None = None,
-) -> Admission:
-    """The controller for ``config``: in-process by default, Redis-shared when ``backend`` is set.
-
-    Raises:
-        AdmissionConfigError: ``backend`` is not a :class:`SharedAdmission` (field
-            ``admission_backend``), or the ``redis`` extra is not installed.
-    """
-    if backend is None:
-        return AdmissionController(config, clock=clock, sleep=sleep)
-    if not isinstance(backend, SharedAdmission):
-        raise AdmissionConfigError(
-            "admission_backend", f"must be None or a SharedAdmission, got {type(backend).__name__}"
-        )
-    try:
-        from .redis_admission import RedisAdmissionController
-    except ImportError as exc:
-        if exc.name is not None and exc.name.split(".")[0] == "redis":
-            raise AdmissionConfigError(
-                "admission_backend",
-                "SharedAdmission needs redis-py; install lionagi-service-core[redis]",
-            ) from None
-        raise
-    return RedisAdmissionController(config, backend, clock=clock, sleep=sleep)
