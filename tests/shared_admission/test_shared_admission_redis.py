@@ -344,3 +344,34 @@ async def test_imodel_invoke_and_stream_go_through_the_shared_limit(
         assert rate[b"r"] == b"2"  # invoke and stream each took one request unit
     assert client.zcard(shared_keys("facade")[1]) == 0
     client.close()
+
+
+@pytest.mark.anyio
+async def test_close_wakes_calls_waiting_for_a_shared_permit(redis_server: RedisServer) -> None:
+    from lionagi.service import AdmissionClosed
+
+    admission = controller(redis_server.url, "close", concurrency_limit=1)
+    held = await admission.acquire(Call(), budget=budget(5))
+    errors: list[BaseException] = []
+
+    async def waiter() -> None:
+        try:
+            await admission.acquire(Call(), budget=budget(30))
+        except AdmissionClosed as exc:
+            errors.append(exc)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(waiter)
+        tg.start_soon(waiter)  # the second waits for the local turn
+        await anyio.sleep(0.3)
+        assert admission.snapshot().queued == 2
+
+        async def release_soon() -> None:
+            await anyio.sleep(0.1)
+            held.release()  # close() waits for the active lease, as in-process
+
+        tg.start_soon(release_soon)
+        with anyio.fail_after(10):
+            await admission.close()
+    assert len(errors) == 2
+    assert held.aborted
