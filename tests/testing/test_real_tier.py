@@ -68,3 +68,15 @@ def test_a_marked_process_is_found_until_it_is_gone() -> None:
 def test_wait_for_process_gives_up_with_a_reason() -> None:
     with pytest.raises(AssertionError, match="no process running"):
         anyio.run(wait_for_process, new_marker(), 0.3, "sleep 300")
+
+
+def test_a_missing_redis_server_skips_or_fails_by_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    from lionagi.service_testing.redis_server import REQUIRE_REDIS_ENV, require_redis_server
+
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.delenv(REQUIRE_REDIS_ENV, raising=False)
+    with pytest.raises(pytest.skip.Exception):
+        require_redis_server()
+    monkeypatch.setenv(REQUIRE_REDIS_ENV, "1")
+    with pytest.raises(pytest.fail.Exception):
+        require_redis_server()

@@ -112,6 +112,7 @@ if TYPE_CHECKING:
     from ._lifecycle.lease import AdmissionLease as AdmissionLease
     from ._lifecycle.policy import AttemptPolicy as AttemptPolicy
     from ._lifecycle.policy import CircuitPolicy as CircuitPolicy
+    from ._lifecycle.shared_config import SharedAdmission as SharedAdmission
     from ._lifecycle.supervisor import HookTimeout as HookTimeout
     from ._transport.agentic.endpoint import AgenticEndpoint as AgenticEndpoint
     from ._transport.agentic.handlers import AgenticHandlersMixin as AgenticHandlersMixin
@@ -132,6 +133,7 @@ __version__ = "0.1.0"
 
 _LAZY: dict[str, str] = {
     "APICalling": "._transport.api_calling",
+    "AdmissionBackendUnavailable": "._base.errors",
     "AdmissionClosed": "._base.errors",
     "AdmissionConfig": "._lifecycle.config",
     "AdmissionConfigError": "._base.errors",
@@ -223,6 +225,7 @@ _LAZY: dict[str, str] = {
     "RequestDeadlineExceeded": "._base.errors",
     "RequestExceedsTokenWindow": "._base.errors",
     "RequestOptionsFactory": "._catalog.specs",
+    "SharedAdmission": "._lifecycle.shared_config",
     "ShutdownOutcome": "._facade.manager",
     "StreamChunk": "._base.chunk",
     "TokenEstimateUnavailable": "._base.errors",

@@ -4,6 +4,7 @@ For adapter authors and advanced callers composing their own supervision: attemp
 breaker, clock seam, admission internals. ``iModel`` wires all of them already.
 """
 
+from ._lifecycle.admission import Admission as Admission
 from ._lifecycle.admission import AdmissionCall as AdmissionCall
 from ._lifecycle.attempts import call_with_attempts as call_with_attempts
 from ._lifecycle.attempts import stream_with_attempts as stream_with_attempts
@@ -20,6 +21,7 @@ from ._lifecycle.supervisor import CallSupervisor as CallSupervisor
 
 __all__ = [
     "ADMISSION_FAMILY_DEFAULTS",
+    "Admission",
     "AdmissionCall",
     "AdmissionFamily",
     "CallSupervisor",

@@ -74,6 +74,7 @@ if TYPE_CHECKING:
     from .diagnostics import ProviderDiagnostic
 
 __all__ = [
+    "AdmissionBackendUnavailable",
     "AdmissionClosed",
     "AdmissionConfigError",
     "AdmissionConflict",
@@ -459,6 +460,20 @@ class AdmissionConfigError(AdmissionError, ValueError):
 
 class AdmissionClosed(AdmissionError):
     """The controller is closed; no new work is admitted."""
+
+
+class AdmissionBackendUnavailable(AdmissionError):
+    """The shared admission backend (Redis) could not be reached, so nothing was admitted.
+
+    Shared limits fail closed: without the shared counters no process can know what the others
+    took, so the call is refused rather than admitted around the limit (unless the backend was
+    configured with ``on_unavailable="local"``). ``backend`` names the backend; the message
+    never contains a password from its URL.
+    """
+
+    def __init__(self, backend: str, message: str) -> None:
+        self.backend = backend
+        super().__init__(f"{backend}: {message}")
 
 
 class AdmissionConflict(AdmissionError):

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from .._lifecycle.clock import Clock, Sleep
     from .._lifecycle.config import AdmissionConfig
     from .._lifecycle.policy import AttemptPolicy, CircuitPolicy
+    from .._lifecycle.shared_config import SharedAdmission
     from .._lifecycle.supervisor import CallSupervisor
     from .._transport.agentic.endpoint import AgenticEndpoint
     from .._transport.agentic.settings import AgenticSettings
@@ -93,6 +94,9 @@ class iModel:
             no registration for ``provider``/``endpoint``.
         request_defaults: Provider payload defaults (validated against the request model).
         admission: Full admission config; the individual limit keywords override its fields.
+        admission_backend: Where the limits are counted: None (default) in this process only;
+            a :class:`SharedAdmission` shares them through Redis with every process using the
+            same key (the ``redis`` extra).
         attempt_policy: HTTP attempt policy (default: ``max_attempts=config.max_retries``).
         circuit_policy: HTTP circuit policy (default :class:`CircuitPolicy`); agentic endpoints
             get no circuit.
@@ -116,6 +120,7 @@ class iModel:
         openai_compatible: bool = False,
         request_defaults: Mapping[str, Any] | None = None,
         admission: AdmissionConfig | None = None,
+        admission_backend: SharedAdmission | None = None,
         queue_capacity: int | None = None,
         capacity_refresh_time: float | None = None,
         interval: float | None = None,
@@ -192,6 +197,7 @@ class iModel:
             limit_tokens=limit_tokens,
             concurrency_limit=concurrency_limit,
         )
+        self._admission_backend = admission_backend
         agentic = self._endpoint.is_agentic
         self._attempt_policy = attempt_policy or _default_attempt_policy(self._endpoint)
         self._circuit_policy = circuit_policy or (None if agentic else CircuitPolicy())
@@ -257,7 +263,7 @@ class iModel:
         return resolved
 
     def _new_supervisor(self) -> CallSupervisor:
-        from .._lifecycle.admission import AdmissionController
+        from .._lifecycle.backends import build_admission
         from .._lifecycle.circuit import CircuitBreaker
         from .._lifecycle.supervisor import CallSupervisor
 
@@ -266,8 +272,8 @@ class iModel:
             if self._circuit_policy is not None
             else None
         )
-        controller = AdmissionController(
-            self._admission_config, clock=self._clock, sleep=self._sleep
+        controller = build_admission(
+            self._admission_config, self._admission_backend, clock=self._clock, sleep=self._sleep
         )
         return CallSupervisor(
             controller,
@@ -319,6 +325,11 @@ class iModel:
     def admission_config(self) -> AdmissionConfig:
         """The admission limits of this facade."""
         return self._admission_config
+
+    @property
+    def admission_backend(self) -> SharedAdmission | None:
+        """Where the admission limits are shared (None: this process only)."""
+        return self._admission_backend
 
     @property
     def supervisor(self) -> CallSupervisor:
@@ -500,6 +511,7 @@ class iModel:
         twin = iModel(
             endpoint=self._endpoint.copy(),
             admission=self._admission_config,
+            admission_backend=self._admission_backend,
             attempt_policy=self._attempt_policy,
             circuit_policy=self._circuit_policy,
             hook_registry=self._hooks,
@@ -526,6 +538,8 @@ class iModel:
             "config": ep.config.to_dict(),
             "admission": dataclasses.asdict(self._admission_config),
         }
+        if self._admission_backend is not None:
+            out["admission_backend"] = self._admission_backend.public_dict()  # URL redacted
         if self._attempt_policy is not None:
             policy = dataclasses.asdict(self._attempt_policy)
             policy["retry_statuses"] = sorted(self._attempt_policy.retry_statuses)
@@ -555,6 +569,7 @@ class iModel:
         clock: Clock | None = None,
         sleep: Sleep | None = None,
         agentic_settings: AgenticSettings | Mapping[str, Any] | None = None,
+        admission_backend: SharedAdmission | None = None,
     ) -> iModel:
         """Rebuild from :meth:`to_dict` output by resolving the endpoint in today's catalog.
 
@@ -563,11 +578,19 @@ class iModel:
         settings are restored without their secrets: every fields set in ``agentic_settings``
         wins, and the ``env`` / ``gateway_api_key`` the original had must be given there again
         (``EndpointConfigurationError`` otherwise, rather than launching without them).
+        A model serialized with shared admission needs ``admission_backend`` again (its URL is
+        stored redacted); rebuilding it without one would silently drop the shared limits.
         """
         from .._catalog.registry import EndpointRegistry
         from .._lifecycle.config import AdmissionConfig
         from .._lifecycle.policy import AttemptPolicy, CircuitPolicy
 
+        if data.get("admission_backend") is not None and admission_backend is None:
+            raise EndpointConfigurationError(
+                "admission_backend",
+                "the serialized model shared its admission limits; its URL is never serialized "
+                "with a password, so pass from_dict(..., admission_backend=SharedAdmission(...))",
+            )
         try:
             config = dict(data["config"])
             provider = str(data["provider"])
@@ -606,6 +629,7 @@ class iModel:
             admission=AdmissionConfig(
                 **{k: admission_data[k] for k in _ADMISSION_FIELDS if k in admission_data}
             ),
+            admission_backend=admission_backend,
             attempt_policy=(
                 AttemptPolicy(**{**attempt, "retry_statuses": frozenset(attempt["retry_statuses"])})
                 if attempt

@@ -4,6 +4,7 @@ The facade composes these primitives into the iModel supervisor; the public name
 re-exported from :mod:`lionagi.service`.
 """
 
+from .admission import Admission as Admission
 from .admission import AdmissionCall as AdmissionCall
 from .admission import AdmissionController as AdmissionController
 from .admission import AdmissionSnapshot as AdmissionSnapshot
@@ -36,6 +37,7 @@ from .retry import retry_after_of as retry_after_of
 __all__ = [
     "ADMISSION_FAMILY_DEFAULTS",
     "NO_DEADLINE",
+    "Admission",
     "AdmissionCall",
     "AdmissionConfig",
     "AdmissionController",

@@ -39,7 +39,7 @@ from .config import AdmissionConfig
 from .deadline import DeadlineReached, run_before
 from .lease import AdmissionLease
 
-__all__ = ["AdmissionCall", "AdmissionController", "AdmissionSnapshot"]
+__all__ = ["Admission", "AdmissionCall", "AdmissionController", "AdmissionSnapshot"]
 
 
 class AdmissionCall(Protocol):
@@ -72,6 +72,32 @@ class AdmissionSnapshot:
     concurrency_limit: int | None
     closed: bool
     producers_waiting: int = 0
+
+
+class Admission(Protocol):
+    """What the call supervisor needs from an admission controller.
+
+    :class:`AdmissionController` (in-process, the default) and the Redis-shared controller of
+    ``SharedAdmission`` both provide it; the supervisor never knows which one it holds.
+    """
+
+    @property
+    def config(self) -> AdmissionConfig: ...
+
+    @property
+    def closed(self) -> bool: ...
+
+    async def acquire(
+        self, call: AdmissionCall, *, budget: RequestBudget | None = None
+    ) -> AdmissionLease: ...
+
+    async def _acquire_as(
+        self, call: AdmissionCall, call_id: str, budget: RequestBudget | None
+    ) -> AdmissionLease: ...
+
+    async def close(self) -> None: ...
+
+    def snapshot(self) -> AdmissionSnapshot: ...
 
 
 class _Stage(IntEnum):

@@ -45,7 +45,7 @@ from .._transport.api_calling import APICalling
 from .._transport.http.endpoint import Endpoint
 from .._transport.http.reads import ReadControl
 from .._transport.run_control import RunControl
-from .admission import AdmissionController
+from .admission import Admission
 from .attempts import AttemptOptions, OpenedStream, call_with_attempts, open_stream_with_attempts
 from .budget import NO_DEADLINE, RequestBudget
 from .circuit import CircuitBreaker
@@ -124,7 +124,7 @@ class CallSupervisor:
 
     def __init__(
         self,
-        admission: AdmissionController,
+        admission: Admission,
         *,
         attempt_policy: AttemptPolicy | None = None,
         breaker: CircuitBreaker | None = None,
@@ -143,7 +143,7 @@ class CallSupervisor:
         self._owned: dict[str, APICalling] = {}
 
     @property
-    def admission(self) -> AdmissionController:
+    def admission(self) -> Admission:
         """The admission controller every call passes through."""
         return self._admission
 

@@ -1,0 +1,410 @@
+"""Admission shared across processes on Redis (``SharedAdmission``; issue 18).
+
+The limits of one provider key (requests and tokens per window, calls at once) are counted on
+the Redis server, so every process and machine using the same ``key`` draws from one budget:
+
+- **Reservation** is one Lua script (:data:`~.redis_scripts.ACQUIRE`): request units, token units
+  and, when a concurrency limit is set, a permit are taken together or not at all. Because the
+  permit is part of the same step, a call never holds window units while it waits for a permit,
+  so nothing has to be given back across processes when a wait is cancelled.
+- **Permits** are TTL leases in a sorted set (holder id scored by expiry, pruned atomically by
+  every script). :class:`~.redis_keeper.PermitKeeper` renews them while held and returns them on
+  release; a crashed holder's permit returns when its TTL runs out.
+- **Local order**: this process's calls still line up strictly FIFO in a local bounded queue
+  (an in-process :class:`AdmissionController` with one turn), and only the head of that line
+  talks to Redis. Across processes there is no queue: whichever head asks first after capacity
+  frees up wins (docs/production.md spells out what is and is not promised).
+- **Failure**: a Redis error or timeout refuses the call with
+  :class:`AdmissionBackendUnavailable` (fail closed), or, with ``on_unavailable="local"``, admits
+  it under a local copy of the limits. The next call asks Redis again, so admission recovers as
+  soon as the server is back.
+- **Deadline**: every wait, Redis round trips included, ends at the request deadline; a round
+  trip is capped at ``min(op_timeout, remaining)``.
+
+Requires an asyncio event loop (redis-py's asyncio client).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import uuid
+from typing import Any
+
+import anyio
+import redis
+import redis.asyncio as aioredis
+from anyio.lowlevel import checkpoint_if_cancelled
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+
+from .._base.errors import (
+    AdmissionBackendUnavailable,
+    AdmissionClosed,
+    AdmissionConfigError,
+    AdmissionConflict,
+    DeadlinePhase,
+    RequestDeadlineExceeded,
+    RequestExceedsTokenWindow,
+    TokenEstimateUnavailable,
+)
+from .._base.secrets import redact
+from .admission import AdmissionCall, AdmissionController, AdmissionSnapshot
+from .budget import NO_DEADLINE, RequestBudget
+from .clock import Clock, Sleep, default_clock, default_sleep
+from .config import AdmissionConfig
+from .deadline import DeadlineReached, run_before
+from .lease import AdmissionLease
+from .redis_keeper import PermitKeeper
+from .redis_scripts import ACQUIRE
+from .shared_config import SharedAdmission
+
+__all__ = ["RedisAdmissionController", "shared_keys"]
+
+logger = logging.getLogger("lionagi.service")
+
+_BACKEND = "redis"
+
+
+def shared_keys(key: str) -> tuple[str, str]:
+    """The rate hash and permit set of one shared limit (one cluster hash tag)."""
+    base = f"lionagi:admission:{{{key}}}"
+    return f"{base}:rate", f"{base}:permits"
+
+
+class _Unavailable(Exception):
+    """Internal: one Redis round trip failed; the caller decides fail-closed or fallback."""
+
+
+class RedisAdmissionController:
+    """Grants :class:`AdmissionLease` objects under limits shared through Redis."""
+
+    def __init__(
+        self,
+        config: AdmissionConfig,
+        backend: SharedAdmission,
+        *,
+        clock: Clock | None = None,
+        sleep: Sleep | None = None,
+    ) -> None:
+        """Create the controller; nothing connects until the first :meth:`acquire`."""
+        if not isinstance(config, AdmissionConfig):
+            raise AdmissionConfigError("config", f"must be an AdmissionConfig, got {config!r}")
+        self._config = config
+        self._backend = backend
+        self._clock: Clock = clock if clock is not None else default_clock
+        self._sleep: Sleep = sleep if sleep is not None else default_sleep
+        # The per-process FIFO: one turn at the head of a bounded queue.
+        self._gate = AdmissionController(
+            AdmissionConfig(queue_capacity=config.queue_capacity, concurrency_limit=1),
+            clock=self._clock,
+            sleep=self._sleep,
+        )
+        self._fallback = (
+            AdmissionController(config, clock=self._clock, sleep=self._sleep)
+            if backend.on_unavailable == "local"
+            else None
+        )
+        self._client = aioredis.Redis.from_url(
+            backend.url,
+            socket_timeout=backend.op_timeout,
+            socket_connect_timeout=backend.op_timeout,
+            retry=Retry(NoBackoff(), 0),
+        )
+        self._script = self._client.register_script(ACQUIRE)
+        self._keys = list(shared_keys(backend.key))
+        limits = (config.limit_requests, config.limit_tokens, config.concurrency_limit)
+        self._args_head = [
+            max(1, int(config.window * 1000)),
+            *(-1 if limit is None else limit for limit in limits[:2]),
+        ]
+        self._concurrency = config.concurrency_limit
+        self._ttl_ms = max(1, int(backend.lease_ttl * 1000))
+        self._keeper = (
+            PermitKeeper(
+                backend.url,
+                self._keys[1],
+                ttl=backend.lease_ttl,
+                every=backend.renew_every,
+                op_timeout=backend.op_timeout,
+                coalesce=backend.poll_interval,
+            )
+            if config.concurrency_limit is not None
+            else None
+        )
+        self._prefix = uuid.uuid4().hex[:12]  # holder ids: unique per process and call
+        self._leases: dict[str, AdmissionLease] = {}
+        self._holders: dict[str, str] = {}
+        self._fallback_leases: dict[str, AdmissionLease] = {}
+        self._ids: set[str] = set()
+        self._released = anyio.Event()  # set (and replaced) when a local lease is released
+        self._closed = False
+        self._drained: anyio.Event | None = None
+        self._shut = False
+        self._degraded = False
+
+    @property
+    def config(self) -> AdmissionConfig:
+        """The limits this controller enforces (shared by every process using the same key)."""
+        return self._config
+
+    @property
+    def backend(self) -> SharedAdmission:
+        """Where the limits are shared."""
+        return self._backend
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` was called."""
+        return self._closed
+
+    # -- public API -------------------------------------------------------------------------------
+
+    async def acquire(
+        self, call: AdmissionCall, *, budget: RequestBudget | None = None
+    ) -> AdmissionLease:
+        """Wait, first in this process's FIFO and then for the shared limits, for a lease.
+
+        Raises:
+            AdmissionBackendUnavailable: Redis failed or timed out (``on_unavailable="fail"``).
+            AdmissionClosed, AdmissionConflict, TokenEstimateUnavailable,
+            RequestExceedsTokenWindow, RequestDeadlineExceeded: as for the in-process controller.
+        """
+        return await self._acquire_as(call, str(call.id), budget)
+
+    async def _acquire_as(
+        self, call: AdmissionCall, call_id: str, budget: RequestBudget | None
+    ) -> AdmissionLease:
+        await checkpoint_if_cancelled()
+        if budget is None:
+            budget = NO_DEADLINE
+        tokens = self._admit_check(call, call_id, budget)
+        self._ids.add(call_id)
+        try:
+            turn = await self._gate._acquire_as(call, call_id, budget)
+            try:
+                inner = await self._reserve(call, call_id, tokens, budget)
+            finally:
+                turn.release()  # the next local call may ask Redis now
+        except BaseException:
+            self._forget(call_id)
+            raise
+        lease = AdmissionLease(call_id, self._release)
+        if inner is not None:  # admitted under the local fallback limits
+            self._fallback_leases[call_id] = inner
+        self._leases[call_id] = lease
+        return lease
+
+    async def close(self) -> None:
+        """Refuse new calls, wake queued ones, abort active leases, return every permit.
+
+        Waits until queued callers have left and active leases are released, then returns held
+        permits to Redis (bounded by ``op_timeout``; the TTL covers a failure) and disconnects.
+        Idempotent.
+        """
+        if not self._closed:
+            self._closed = True
+            self._drained = anyio.Event()
+            self._wake_local()
+            for lease in tuple(self._leases.values()):
+                lease._abort()
+            self._check_drained()
+        await self._gate.close()
+        if self._fallback is not None:
+            await self._fallback.close()
+        assert self._drained is not None
+        await self._drained.wait()
+        if not self._shut:
+            self._shut = True
+            try:
+                if self._keeper is not None:
+                    with anyio.CancelScope(shield=True):
+                        await anyio.to_thread.run_sync(
+                            self._keeper.stop, self._backend.op_timeout * 2
+                        )
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await self._client.aclose()
+
+    def snapshot(self) -> AdmissionSnapshot:
+        """This process's counters; the shared window's remaining units are not read here.
+
+        ``available_requests`` / ``available_tokens`` are None: knowing them needs a Redis round
+        trip, and a snapshot must stay cheap and never fail.
+        """
+        gate = self._gate.snapshot()
+        return AdmissionSnapshot(
+            queued=gate.queued + gate.active,
+            active=len(self._leases),
+            available_requests=None,
+            available_tokens=None,
+            queue_capacity=self._config.queue_capacity,
+            concurrency_limit=self._config.concurrency_limit,
+            closed=self._closed,
+            producers_waiting=gate.producers_waiting,
+        )
+
+    # -- validation -------------------------------------------------------------------------------
+
+    def _admit_check(self, call: AdmissionCall, call_id: str, budget: RequestBudget) -> int:
+        if self._closed:
+            raise AdmissionClosed("admission is closed; no new calls are admitted")
+        if call.is_terminal:
+            raise AdmissionConflict(f"call {call_id} is already terminal; create a new call")
+        if call_id in self._ids:
+            raise AdmissionConflict(f"call {call_id} is already queued or active")
+        limit = self._config.limit_tokens
+        if limit is None:
+            return 0
+        tokens = call.required_tokens
+        if tokens is None:
+            raise TokenEstimateUnavailable(
+                f"call {call_id}: limit_tokens={limit} is configured but the call has no "
+                "required_tokens estimate; supply one or remove the token limit"
+            )
+        if not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 0:
+            raise AdmissionConfigError(
+                "required_tokens", f"must be None or an int >= 0, got {tokens!r}"
+            )
+        if tokens > limit:
+            raise RequestExceedsTokenWindow(
+                f"call {call_id} needs {tokens} tokens but one window grants only {limit}"
+            )
+        if budget.expired(self._clock):
+            raise RequestDeadlineExceeded(call_id, "enqueue")
+        return tokens
+
+    # -- the shared reservation -------------------------------------------------------------------
+
+    async def _reserve(
+        self, call: AdmissionCall, call_id: str, tokens: int, budget: RequestBudget
+    ) -> AdmissionLease | None:
+        """Ask Redis until it grants, the deadline passes or close; holds this process's turn.
+
+        Returns None once Redis granted (the holder is registered with the keeper), or the
+        local fallback's lease when Redis failed and ``on_unavailable="local"``.
+        """
+        keeper = self._keeper
+        holder = f"{self._prefix}:{call_id}"
+        deadline = budget.deadline
+        phase: DeadlinePhase = "rate"
+        while True:
+            if self._closed:
+                raise AdmissionClosed(
+                    f"admission closed while call {call_id} was waiting; it was aborted"
+                )
+            if budget.expired(self._clock):
+                raise RequestDeadlineExceeded(call_id, phase)
+            released = self._released
+            args: list[Any] = [*self._args_head, tokens, self._concurrency_arg(), holder]
+            args.append(self._ttl_ms)
+            dropping: tuple[str, ...] = ()
+            if keeper is not None:
+                dropping = keeper.pending_releases()
+                args.extend(dropping)
+            try:
+                reply = await self._round_trip(args, budget, call_id, phase)
+            except _Unavailable as exc:
+                if keeper is not None:
+                    keeper.release(holder)  # the script may have run before the reply was lost
+                return await self._unavailable(call, call_id, budget, exc)
+            except BaseException:
+                if keeper is not None:
+                    keeper.release(holder)
+                raise
+            if dropping:
+                keeper.dropped(dropping)  # type: ignore[union-attr]
+            if self._degraded:
+                self._degraded = False
+                logger.warning("shared admission: %s is reachable again", self._backend.key)
+            granted, wait_ms, reason = (int(x) for x in reply)
+            if granted:
+                if keeper is not None:
+                    keeper.hold(holder)
+                    self._holders[call_id] = holder
+                return None
+            now = self._clock()
+            wait = max(wait_ms, 1) / 1000
+            if reason == 1:
+                phase = "rate"
+                until = now + wait
+                if deadline is not None and until >= deadline:
+                    raise RequestDeadlineExceeded(call_id, "rate")  # the window opens too late
+            else:
+                phase = "concurrency"
+                until = now + min(wait, self._backend.poll_interval)
+                if deadline is not None and until > deadline:
+                    until = deadline
+            # Woken by a local release or the time: the loop re-checks and asks again.
+            with contextlib.suppress(DeadlineReached):
+                await run_before(released.wait, until, clock=self._clock, sleep=self._sleep)
+
+    def _concurrency_arg(self) -> int:
+        return -1 if self._concurrency is None else self._concurrency
+
+    async def _round_trip(
+        self, args: list[Any], budget: RequestBudget, call_id: str, phase: DeadlinePhase
+    ) -> list[Any]:
+        """One EVALSHA, capped at ``min(op_timeout, remaining)``; failures become _Unavailable."""
+        cap = budget.cap(self._backend.op_timeout, self._clock)
+        assert cap is not None
+        deadline_wins = budget.deadline is not None and cap < self._backend.op_timeout
+        try:
+            with anyio.fail_after(cap):
+                reply = await self._script(keys=self._keys, args=args)
+        except TimeoutError as exc:
+            if deadline_wins:
+                raise RequestDeadlineExceeded(call_id, phase) from None
+            raise _Unavailable(f"no reply within {self._backend.op_timeout:g} s") from exc
+        except redis.RedisError as exc:
+            raise _Unavailable(f"{type(exc).__name__}: {redact(str(exc))}") from exc
+        except OSError as exc:
+            raise _Unavailable(f"{type(exc).__name__}: {redact(str(exc))}") from exc
+        if not isinstance(reply, list) or len(reply) != 3:
+            raise _Unavailable(f"unexpected script reply {reply!r}")
+        return reply
+
+    async def _unavailable(
+        self, call: AdmissionCall, call_id: str, budget: RequestBudget, exc: _Unavailable
+    ) -> AdmissionLease:
+        where = f"shared limit {self._backend.key!r} at {self._backend.redacted_url}"
+        if self._fallback is None:
+            raise AdmissionBackendUnavailable(
+                _BACKEND, f"{where} is unreachable ({exc}); call {call_id} was not admitted"
+            ) from None
+        if not self._degraded:
+            self._degraded = True
+            logger.warning(
+                "shared admission: %s is unreachable (%s); admitting under local limits only",
+                where,
+                exc,
+            )
+        return await self._fallback._acquire_as(call, call_id, budget)
+
+    # -- leaving ----------------------------------------------------------------------------------
+
+    def _release(self, lease: AdmissionLease) -> None:
+        call_id = lease.call_id
+        if self._leases.get(call_id) is not lease:
+            return
+        del self._leases[call_id]
+        holder = self._holders.pop(call_id, None)
+        inner = self._fallback_leases.pop(call_id, None)
+        if inner is not None:
+            inner.release()
+        elif holder is not None and self._keeper is not None:
+            self._keeper.release(holder)
+        self._forget(call_id)
+        self._wake_local()
+
+    def _wake_local(self) -> None:
+        self._released.set()
+        self._released = anyio.Event()
+
+    def _forget(self, call_id: str) -> None:
+        self._ids.discard(call_id)
+        self._check_drained()
+
+    def _check_drained(self) -> None:
+        if self._drained is not None and not self._ids:
+            self._drained.set()
