@@ -9,10 +9,12 @@ call or reads a credential.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import TypedDict
 
 from .._transport.agentic.endpoint import AgenticEndpoint
 from .._transport.http.endpoint import Endpoint
+from .._transport.meta import EndpointType
 from .._transport.subprocess.discover import probe_cli
 from .snapshot import CatalogSnapshot
 
@@ -61,11 +63,25 @@ def cli_availability(provider: str, endpoint: str, cls: type[Endpoint]) -> CliAv
     )
 
 
-def cli_report(snapshot: CatalogSnapshot) -> list[CliAvailability]:
-    """Every CLI endpoint of the catalog with its program's availability, by provider."""
+def cli_report(snapshot: CatalogSnapshot, *, skip: Collection[str] = ()) -> list[CliAvailability]:
+    """Every CLI endpoint of the catalog with its program's availability, by provider.
+
+    ``skip`` names providers the caller already found failing (:func:`.deferred.failures`).
+
+    Raises:
+        ProviderUnavailable / CatalogValidationError: a deferred CLI row failed to resolve.
+    """
     rows = []
-    for entry in snapshot.endpoints():
-        row = cli_availability(entry.provider, entry.endpoint, entry.endpoint_class)
-        if row is not None:
-            rows.append(row)
+    for key in snapshot.provider_keys:
+        if key in skip:
+            continue
+        entries = snapshot.providers[key].endpoints.values()
+        if not any(e.endpoint_type is EndpointType.AGENTIC for e in entries):
+            continue  # an HTTP provider runs no program: its deferred classes stay unimported
+        # The program is declared by the adapter class, so a deferred CLI row is resolved here;
+        # its failure propagates as the typed catalog error a match would raise.
+        for entry in snapshot.provider(key).endpoints.values():
+            row = cli_availability(entry.provider, entry.endpoint, entry.resolved_class)
+            if row is not None:
+                rows.append(row)
     return rows

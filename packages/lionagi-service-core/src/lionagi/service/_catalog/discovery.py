@@ -59,6 +59,7 @@ __all__ = [
     "InventorySource",
     "collect_modules",
     "entry_point_inventory",
+    "is_stop_request",
 ]
 
 ENTRY_POINT_GROUP = "lionagi.providers"
@@ -146,7 +147,7 @@ def _collect(row: ProviderModuleSpec) -> CollectedModule:
             "SystemExit",
         )
     except BaseException as exc:
-        if _is_stop_request(exc):
+        if is_stop_request(exc):
             raise
         return unavailable(
             f"importing {row.module} raised {describe_exception(exc)}", type(exc).__name__
@@ -172,7 +173,7 @@ def _collect(row: ProviderModuleSpec) -> CollectedModule:
     return CollectedModule(row=row, specs=specs, policies=policies)
 
 
-def _is_stop_request(exc: BaseException) -> bool:
+def is_stop_request(exc: BaseException) -> bool:
     """``KeyboardInterrupt`` or an event loop's cancellation: the only signals that propagate.
 
     The cancellation classes are looked up in ``sys.modules`` instead of imported: if asyncio or

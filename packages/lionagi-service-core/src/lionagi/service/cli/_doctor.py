@@ -29,7 +29,12 @@ def doctor_command(providers: Sequence[str], *, as_json: bool) -> int:
     except CatalogValidationError as exc:
         print(f"doctor: {exc}", flush=True)
         return _CATALOG_INVALID
-    rows = cli_report(snapshot)
+    failed = failures(snapshot, snapshot.deferred.providers)  # the full check: import every row
+    for key, exc in sorted(failed.items()):
+        print(f"doctor: {key}: {exc}", flush=True)
+    if any(isinstance(exc, CatalogValidationError) for exc in failed.values()):
+        return _CATALOG_INVALID
+    rows = cli_report(snapshot, skip=failed)
     if providers:
         wanted = []
         for name in providers:
@@ -47,7 +52,7 @@ def doctor_command(providers: Sequence[str], *, as_json: bool) -> int:
         print(json.dumps(rows, indent=2))
     else:
         _print(rows)
-    return 0 if all(r["found"] for r in rows) else 1
+    return 0 if not failed and all(r["found"] for r in rows) else 1
 
 
 def _print(rows: list[CliAvailability]) -> None:
