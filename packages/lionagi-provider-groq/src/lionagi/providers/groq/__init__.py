@@ -23,8 +23,8 @@ PROVIDER_SPECS = openai_compatible_specs(
     provider="groq",
     base_url="https://api.groq.com/openai/v1",
     api_key_env="GROQ_API_KEY",
-    chat_class="lionagi.providers.groq._endpoint:GroqChat",
-    chat_request="lionagi.providers.groq._endpoint:GroqChatRequest",
+    chat_class=f"{__name__}._endpoint:GroqChat",
+    chat_request=f"{__name__}._endpoint:GroqChatRequest",
 )
 MODEL_POLICIES = (
     ProviderModelPolicy(

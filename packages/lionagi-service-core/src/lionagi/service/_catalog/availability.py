@@ -14,8 +14,8 @@ from typing import TypedDict
 
 from .._transport.agentic.endpoint import AgenticEndpoint
 from .._transport.http.endpoint import Endpoint
-from .._transport.meta import EndpointType
 from .._transport.subprocess.discover import probe_cli
+from .deferred import cli_providers
 from .snapshot import CatalogSnapshot
 
 __all__ = ["CliAvailability", "cli_availability", "cli_report"]
@@ -72,12 +72,9 @@ def cli_report(snapshot: CatalogSnapshot, *, skip: Collection[str] = ()) -> list
         ProviderUnavailable / CatalogValidationError: a deferred CLI row failed to resolve.
     """
     rows = []
-    for key in snapshot.provider_keys:
+    for key in cli_providers(snapshot):  # an HTTP provider runs no program: left unimported
         if key in skip:
             continue
-        entries = snapshot.providers[key].endpoints.values()
-        if not any(e.endpoint_type is EndpointType.AGENTIC for e in entries):
-            continue  # an HTTP provider runs no program: its deferred classes stay unimported
         # The program is declared by the adapter class, so a deferred CLI row is resolved here;
         # its failure propagates as the typed catalog error a match would raise.
         for entry in snapshot.provider(key).endpoints.values():

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from typing import Any
 
 from .._base.diagnostics import ProviderDiagnostic
 from .diagnose import diagnostic

@@ -22,8 +22,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from .._transport.meta import EndpointType
 from .._base.errors import CatalogValidationError, ProviderCatalogError, ProviderUnavailable
+from .._transport.meta import EndpointType
 from .diagnose import describe_exception, diagnostic
 from .discovery import CollectedModule, is_stop_request
 from .keys import canonical_provider_key
@@ -45,10 +45,10 @@ _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _REF = re.compile(rf"{_NAME}(?:\.{_NAME})*:{_NAME}(?:\.{_NAME})*")
 
 
-def ref_problem(ref: str) -> str | None:
+def ref_problem(ref: str, field: str, expected: str) -> str | None:
     """Why ``ref`` is not a ``package.module:Name`` reference, or None when it is one."""
     if _REF.fullmatch(ref) is None:
-        return f"reference {ref!r} must have the form 'package.module:Name'"
+        return f"{field} must be {expected}, or a 'package.module:Name' reference; got {ref!r:.80}"
     return None
 
 
@@ -175,8 +175,9 @@ def failures(
 
 def cli_providers(snapshot: CatalogSnapshot) -> tuple[str, ...]:
     """Providers with an agentic endpoint: the ones whose program ``cli_report`` probes."""
+    agentic = EndpointType.AGENTIC
     return tuple(
         key
-        for key in snapshot.provider_keys
-        if any(e.endpoint_type is EndpointType.AGENTIC for e in snapshot.providers[key].endpoints.values())
+        for key, provider in sorted(snapshot.providers.items())
+        if any(e.endpoint_type is agentic for e in provider.endpoints.values())
     )

@@ -268,7 +268,7 @@ def _check_class(ctx: _Ctx, spec: ProviderEndpointSpec, owner: str, where: dict[
     problem: str | None = None
     if isinstance(cls, str):
         # A deferred row: the class is checked when the provider is first used (.deferred).
-        problem = ref_problem(cls)
+        problem = ref_problem(cls, "endpoint_class", "an Endpoint subclass")
     elif not isinstance(cls, type) or not issubclass(cls, Endpoint):
         problem = f"endpoint_class {cls!r} is not an Endpoint subclass"
     elif spec.endpoint_type is EndpointType.API and issubclass(cls, AgenticEndpoint):
@@ -306,7 +306,7 @@ def _resolve_request_options(
     if value is None:
         return None
     if isinstance(value, str):
-        problem = ref_problem(value)
+        problem = ref_problem(value, "request_options", "a BaseModel subclass or a factory")
         if problem is not None:
             ctx.add(
                 diagnostic(

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from .._base.errors import CatalogValidationError
 from .._catalog.availability import CliAvailability, cli_report
+from .._catalog.deferred import failures
 from .._catalog.keys import canonical_provider_key
 from .._catalog.registry import EndpointRegistry
 
@@ -30,9 +31,9 @@ def doctor_command(providers: Sequence[str], *, as_json: bool) -> int:
         print(f"doctor: {exc}", flush=True)
         return _CATALOG_INVALID
     failed = failures(snapshot, snapshot.deferred.providers)  # the full check: import every row
-    for key, exc in sorted(failed.items()):
-        print(f"doctor: {key}: {exc}", flush=True)
-    if any(isinstance(exc, CatalogValidationError) for exc in failed.values()):
+    for failed_key, error in sorted(failed.items()):
+        print(f"doctor: {failed_key}: {error}", flush=True)
+    if any(isinstance(error, CatalogValidationError) for error in failed.values()):
         return _CATALOG_INVALID
     rows = cli_report(snapshot, skip=failed)
     if providers:

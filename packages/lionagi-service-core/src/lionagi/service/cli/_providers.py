@@ -35,7 +35,9 @@ def providers_command(*, as_json: bool, strict: bool = False) -> int:
         snapshot = EndpointRegistry.snapshot()
         # --strict imports every deferred row (the CI check); plain `providers` only the CLI
         # rows, whose adapter class declares the program it probes.
-        failed = failures(snapshot, snapshot.deferred.providers if strict else cli_providers(snapshot))
+        failed = failures(
+            snapshot, snapshot.deferred.providers if strict else cli_providers(snapshot)
+        )
         programs = cli_report(snapshot, skip=failed)
     errors = [f"{key}: {exc}" for key, exc in sorted(failed.items())]
     if as_json:
