@@ -15,7 +15,7 @@ from typing import TypedDict
 from .._transport.agentic.endpoint import AgenticEndpoint
 from .._transport.http.endpoint import Endpoint
 from .._transport.subprocess.discover import probe_cli
-from .deferred import cli_providers
+from .full_check import cli_providers
 from .snapshot import CatalogSnapshot
 
 __all__ = ["CliAvailability", "cli_availability", "cli_report"]

@@ -15,9 +15,9 @@ from types import MappingProxyType
 from typing import Any
 
 from .._base.diagnostics import ProviderDiagnostic
-from .._base.errors import CatalogValidationError
+from .._base.errors import CatalogValidationError, ProviderCatalogError, ProviderUnavailable
 from .collisions import contested_rows
-from .deferred import DeferredProviders, is_deferred
+from .deferred import DeferredProviders, is_deferred, resolve_row
 from .discovery import CollectedModule, collect_modules
 from .keys import canonical_endpoint_key, canonical_provider_key
 from .owners import attribute
@@ -55,7 +55,25 @@ def build_from_modules(
         for m in modules
         if m.error is None and any(is_deferred(s) for s in m.specs)
     }
-    return _index(rows, specs, policies, ordered, DeferredProviders(deferred))
+    return _index(rows, specs, policies, ordered, DeferredProviders(deferred, _materialize))
+
+
+def _materialize(collected: CollectedModule) -> CatalogProvider | ProviderCatalogError:
+    """A deferred row's second pass: the same build over that row with its objects imported."""
+    provider = canonical_provider_key(collected.row.provider)
+    resolved = resolve_row(collected)
+    try:
+        mini = build_from_modules((resolved.row,), (resolved,))
+    except CatalogValidationError as exc:
+        return exc
+    diag = mini.unavailable.get(provider)
+    if diag is not None:
+        return ProviderUnavailable(provider, diag)
+    entry = mini.providers[provider]
+    for endpoint in entry.endpoints.values():
+        if endpoint.endpoint_class is not None:
+            endpoint.endpoint_class._ENDPOINT_META = endpoint.meta
+    return entry
 
 
 def _index(
@@ -63,7 +81,7 @@ def _index(
     specs: tuple[ValidatedSpec, ...],
     policies: CheckedPolicies,
     diagnostics: tuple[ProviderDiagnostic, ...],
-    deferred: DeferredProviders,
+    deferred: DeferredProviders[CatalogProvider],
 ) -> CatalogSnapshot:
     grouped: dict[str, list[ValidatedSpec]] = defaultdict(list)
     for item in specs:

@@ -18,28 +18,19 @@ from __future__ import annotations
 import importlib
 import re
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any, Generic, TypeVar
 
-from .._base.errors import CatalogValidationError, ProviderCatalogError, ProviderUnavailable
-from .._transport.meta import EndpointType
+from .._base.errors import ProviderCatalogError
 from .diagnose import describe_exception, diagnostic
 from .discovery import CollectedModule, is_stop_request
 from .keys import canonical_provider_key
 from .specs import ProviderEndpointSpec
 
-if TYPE_CHECKING:
-    from .snapshot import CatalogProvider, CatalogSnapshot
+_R = TypeVar("_R")
 
-__all__ = [
-    "DeferredProviders",
-    "cli_providers",
-    "failures",
-    "is_deferred",
-    "load_ref",
-    "ref_problem",
-]
+__all__ = ["DeferredProviders", "is_deferred", "load_ref", "ref_problem", "resolve_row"]
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _REF = re.compile(rf"{_NAME}(?:\.{_NAME})*:{_NAME}(?:\.{_NAME})*")
@@ -66,7 +57,7 @@ def load_ref(ref: str) -> object:
     return value
 
 
-def _resolve_row(collected: CollectedModule) -> CollectedModule:
+def resolve_row(collected: CollectedModule) -> CollectedModule:
     """The row with every reference replaced by its object, or the import failure it hit."""
     provider = canonical_provider_key(collected.row.provider)
     specs: list[ProviderEndpointSpec] = []
@@ -97,13 +88,22 @@ def _resolve_row(collected: CollectedModule) -> CollectedModule:
     return CollectedModule(row=collected.row, specs=tuple(specs), policies=collected.policies)
 
 
-class DeferredProviders:
-    """One snapshot's deferred rows by canonical provider key, and each one's cached outcome."""
+class DeferredProviders(Generic[_R]):
+    """One snapshot's deferred rows by canonical provider key, and each one's cached outcome.
 
-    def __init__(self, modules: Mapping[str, CollectedModule] | None = None) -> None:
+    ``rebuild`` turns one row into its resolved provider (or the error to raise); the build
+    passes it in, which keeps this module free of the build and snapshot modules it serves.
+    """
+
+    def __init__(
+        self,
+        modules: Mapping[str, CollectedModule] | None = None,
+        rebuild: Callable[[CollectedModule], _R | ProviderCatalogError] | None = None,
+    ) -> None:
         self._modules = dict(modules or {})
+        self._rebuild = rebuild
         self._lock = threading.Lock()
-        self._outcomes: dict[str, CatalogProvider | ProviderCatalogError] = {}
+        self._outcomes: dict[str, _R | ProviderCatalogError] = {}
 
     @property
     def providers(self) -> tuple[str, ...]:
@@ -114,12 +114,12 @@ class DeferredProviders:
         """Whether ``provider`` (canonical) has deferred rows."""
         return provider in self._modules
 
-    def resolved(self) -> tuple[CatalogProvider, ...]:
+    def resolved(self) -> tuple[_R, ...]:
         """The providers resolved so far (for clearing class-bound metadata on republish)."""
         with self._lock:
             return tuple(o for o in self._outcomes.values() if not isinstance(o, Exception))
 
-    def materialize(self, provider: str) -> CatalogProvider:
+    def materialize(self, provider: str) -> _R:
         """The provider with its classes imported and checked; raise its cached failure.
 
         Raises:
@@ -136,48 +136,7 @@ class DeferredProviders:
             raise outcome.with_traceback(None)
         return outcome
 
-    def _resolve(self, provider: str) -> CatalogProvider | ProviderCatalogError:
-        from .build import build_from_modules  # deferred: build imports this module
-
-        collected = _resolve_row(self._modules[provider])
-        try:
-            mini = build_from_modules((collected.row,), (collected,))
-        except CatalogValidationError as exc:
-            return exc
-        diag = mini.unavailable.get(provider)
-        if diag is not None:
-            return ProviderUnavailable(provider, diag)
-        entry = mini.providers[provider]
-        for endpoint in entry.endpoints.values():
-            if endpoint.endpoint_class is not None:
-                endpoint.endpoint_class._ENDPOINT_META = endpoint.meta
-        return entry
-
-
-def failures(
-    snapshot: CatalogSnapshot, providers: Iterable[str]
-) -> dict[str, ProviderUnavailable | CatalogValidationError]:
-    """Resolve each deferred provider of ``providers``; return the ones that failed, by key.
-
-    This is the full check ``providers --strict`` and ``doctor`` run: every referenced module is
-    imported and every class and request model validated, as the eager build used to do.
-    """
-    out: dict[str, ProviderUnavailable | CatalogValidationError] = {}
-    for key in providers:
-        if not snapshot.deferred.pending(key):
-            continue
-        try:
-            snapshot.provider(key)
-        except (ProviderUnavailable, CatalogValidationError) as exc:
-            out[key] = exc
-    return out
-
-
-def cli_providers(snapshot: CatalogSnapshot) -> tuple[str, ...]:
-    """Providers with an agentic endpoint: the ones whose program ``cli_report`` probes."""
-    agentic = EndpointType.AGENTIC
-    return tuple(
-        key
-        for key, provider in sorted(snapshot.providers.items())
-        if any(e.endpoint_type is agentic for e in provider.endpoints.values())
-    )
+    def _resolve(self, provider: str) -> _R | ProviderCatalogError:
+        if self._rebuild is None:
+            raise KeyError(provider)
+        return self._rebuild(self._modules[provider])

@@ -96,7 +96,9 @@ class CatalogSnapshot:
     unavailable: Mapping[str, ProviderDiagnostic]
     diagnostics: tuple[ProviderDiagnostic, ...]
     model_aliases: Mapping[str, ModelAlias]
-    deferred: DeferredProviders = field(default_factory=DeferredProviders, compare=False)
+    deferred: DeferredProviders[CatalogProvider] = field(
+        default_factory=DeferredProviders, compare=False
+    )
 
     def provider(self, key: str) -> CatalogProvider:
         """The available provider ``key`` (canonical) with its classes imported and checked.

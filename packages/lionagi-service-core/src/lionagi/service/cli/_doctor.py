@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from .._base.errors import CatalogValidationError
 from .._catalog.availability import CliAvailability, cli_report
-from .._catalog.deferred import failures
+from .._catalog.full_check import failures
 from .._catalog.keys import canonical_provider_key
 from .._catalog.registry import EndpointRegistry
 

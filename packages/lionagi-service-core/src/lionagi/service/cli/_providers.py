@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from .._base.errors import CatalogValidationError, ProviderUnavailable
 from .._catalog.availability import CliAvailability, cli_report
-from .._catalog.deferred import cli_providers, failures
+from .._catalog.full_check import cli_providers, failures
 from .._catalog.projection import CatalogReport, ProviderCatalogItem
 from .._catalog.registry import EndpointRegistry
 
