@@ -76,6 +76,7 @@ if TYPE_CHECKING:
     from ._base.hooks import HookedEvent as HookedEvent
     from ._base.hooks import HookPhase as HookPhase
     from ._base.hooks import HookRegistry as HookRegistry
+    from ._base.lazy_exports import lazy_exports as lazy_exports
     from ._catalog.discovery import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP
     from ._catalog.discovery import InventorySource as InventorySource
     from ._catalog.discovery import entry_point_inventory as entry_point_inventory
@@ -199,6 +200,7 @@ _LAZY: dict[str, str] = {
     "ProviderError": "._base.errors",
     "ProviderExecutableNotFound": "._base.errors",
     "ProviderModelPolicy": "._catalog.policy",
+    "lazy_exports": "._base.lazy_exports",
     "ProviderModuleSpec": "._catalog.specs",
     "ProviderPermissionError": "._base.errors",
     "ProviderProcessError": "._base.errors",

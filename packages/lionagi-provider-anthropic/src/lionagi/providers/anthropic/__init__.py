@@ -9,19 +9,23 @@ Model policy: no effort suffix. Anthropic's reasoning control is ``thinking`` wi
 ``budget_tokens`` that must stay below the request's ``max_tokens``; a level such as ``-high``
 would have to invent a token count, so callers pass
 ``thinking={"type": "enabled", "budget_tokens": N}`` instead and a suffix is refused.
+
+The catalog imports this module for every command, so the row names its class and request model
+by reference and the other names load on first use (``lazy_exports``).
 """
 
 from __future__ import annotations
 
-from lionagi.service import EndpointType, ProviderEndpointSpec, ProviderModelPolicy
+from typing import TYPE_CHECKING
 
-from ._endpoint import (
-    ANTHROPIC_VERSION,
-    AnthropicMessagesEndpoint,
-    anthropic_status_error,
-)
-from ._projector import ANTHROPIC_IGNORED_EVENTS, AnthropicMessagesProjector
-from ._request import DEFAULT_MAX_TOKENS, AnthropicMessagesRequest
+from lionagi.service import EndpointType, ProviderEndpointSpec, ProviderModelPolicy, lazy_exports
+
+from ._static import DEFAULT_MAX_TOKENS
+
+if TYPE_CHECKING:
+    from ._endpoint import ANTHROPIC_VERSION, AnthropicMessagesEndpoint, anthropic_status_error
+    from ._projector import ANTHROPIC_IGNORED_EVENTS, AnthropicMessagesProjector
+    from ._request import AnthropicMessagesRequest
 
 __all__ = [
     "ANTHROPIC_IGNORED_EVENTS",
@@ -35,14 +39,23 @@ __all__ = [
     "anthropic_status_error",
 ]
 
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "._endpoint": ("ANTHROPIC_VERSION", "AnthropicMessagesEndpoint", "anthropic_status_error"),
+        "._projector": ("ANTHROPIC_IGNORED_EVENTS", "AnthropicMessagesProjector"),
+        "._request": ("AnthropicMessagesRequest",),
+    },
+)
+
 PROVIDER_SPECS = (
     ProviderEndpointSpec(
         provider="anthropic",
         endpoint="messages",
         endpoint_aliases=("chat",),
         endpoint_type=EndpointType.API,
-        endpoint_class=AnthropicMessagesEndpoint,
-        request_options=AnthropicMessagesRequest,
+        endpoint_class=f"{__name__}._endpoint:AnthropicMessagesEndpoint",
+        request_options=f"{__name__}._request:AnthropicMessagesRequest",
         base_url="https://api.anthropic.com/v1",
         auth_type="x-api-key",
         api_key_env="ANTHROPIC_API_KEY",

@@ -18,6 +18,8 @@ from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ._static import DEFAULT_MAX_TOKENS as DEFAULT_MAX_TOKENS
+
 __all__ = [
     "DEFAULT_MAX_TOKENS",
     "AnthropicCustomTool",
@@ -37,9 +39,6 @@ __all__ = [
     "AnthropicToolUseBlock",
 ]
 
-DEFAULT_MAX_TOKENS = 4096
-"""The ``max_tokens`` the catalog row defaults to: the API requires one, and every current
-Claude model can produce at least this many output tokens."""
 
 _STRICT = ConfigDict(extra="forbid", defer_build=True)
 

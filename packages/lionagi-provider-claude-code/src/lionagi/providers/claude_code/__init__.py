@@ -3,14 +3,20 @@
 Published through the ``lionagi.providers`` entry point ``claude_code``: one agentic endpoint
 (``query_cli``, aliases ``cli`` and ``code``) and the provider's model policy (model alias
 ``claude`` -> ``claude_code/sonnet``, effort as the ``effort`` request field, ``yolo``/``bypass``
--> ``permission_mode="bypassPermissions"``).
+-> ``permission_mode="bypassPermissions"``). The row names its classes by reference and the
+other names load on first use, so other providers' commands never import this adapter.
 """
 
-from ._endpoint import CLAUDE_CODE_CONFIG as CLAUDE_CODE_CONFIG
-from ._endpoint import ClaudeCodeEndpoint as ClaudeCodeEndpoint
-from ._events import ClaudeEventMapper as ClaudeEventMapper
-from ._request import EFFORT_LEVELS as EFFORT_LEVELS
-from ._request import ClaudeCodeRequest as ClaudeCodeRequest
+from typing import TYPE_CHECKING
+
+from lionagi.service import EndpointType, ProviderEndpointSpec, ProviderModelPolicy, lazy_exports
+
+from ._static import EFFORT_LEVELS
+
+if TYPE_CHECKING:
+    from ._endpoint import CLAUDE_CODE_CONFIG, ClaudeCodeEndpoint
+    from ._events import ClaudeEventMapper
+    from ._request import ClaudeCodeRequest
 
 __all__ = [
     "CLAUDE_CODE_CONFIG",
@@ -22,8 +28,14 @@ __all__ = [
     "ClaudeEventMapper",
 ]
 
-# isort: split
-from lionagi.service import EndpointType, ProviderEndpointSpec, ProviderModelPolicy
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "._endpoint": ("CLAUDE_CODE_CONFIG", "ClaudeCodeEndpoint"),
+        "._events": ("ClaudeEventMapper",),
+        "._request": ("ClaudeCodeRequest",),
+    },
+)
 
 PROVIDER_SPECS: tuple[ProviderEndpointSpec, ...] = (
     ProviderEndpointSpec(
@@ -32,8 +44,8 @@ PROVIDER_SPECS: tuple[ProviderEndpointSpec, ...] = (
         endpoint="query_cli",
         endpoint_aliases=("cli", "code"),
         endpoint_type=EndpointType.AGENTIC,
-        endpoint_class=ClaudeCodeEndpoint,
-        request_options=ClaudeCodeRequest,
+        endpoint_class=f"{__name__}._endpoint:ClaudeCodeEndpoint",
+        request_options=f"{__name__}._request:ClaudeCodeRequest",
     ),
 )
 

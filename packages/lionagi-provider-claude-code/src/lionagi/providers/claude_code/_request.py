@@ -15,6 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from lionagi.service.agentic import build_flag_args
 
+from ._static import EFFORT_LEVELS as EFFORT_LEVELS
+
 __all__ = [
     "EFFORT_LEVELS",
     "PERMISSION_MODES",
@@ -27,7 +29,6 @@ __all__ = [
 
 EffortLevel = Literal["low", "medium", "high", "xhigh", "max"]
 """What ``claude --effort`` accepts (2.1.197); the catalog's other spellings are refused."""
-EFFORT_LEVELS: tuple[str, ...] = ("low", "medium", "high", "xhigh", "max")
 
 PermissionMode = Literal["acceptEdits", "auto", "bypassPermissions", "default", "dontAsk", "plan"]
 """The choices of ``claude --permission-mode`` (2.1.197)."""

@@ -1,17 +1,25 @@
 """OpenAI Codex CLI (``codex exec``) as a lionagi-service agentic provider.
 
 Installed through the ``lionagi.providers`` entry point ``codex``; core discovers and validates
-:data:`PROVIDER_SPECS` and :data:`MODEL_POLICIES` with every other provider.
+:data:`PROVIDER_SPECS` and :data:`MODEL_POLICIES` with every other provider. The row names its
+classes by reference (imported on the provider's first use) and the classes below load lazily.
 """
 
-from lionagi.service import EndpointType, ProviderEndpointSpec, ProviderModelPolicy
+from typing import TYPE_CHECKING
 
-from ._endpoint import CodexCliEndpoint as CodexCliEndpoint
-from ._request import DEFAULT_MODEL as DEFAULT_MODEL
-from ._request import REASONING_EFFORTS
-from ._request import CodexRequest as CodexRequest
+from lionagi.service import EndpointType, ProviderEndpointSpec, ProviderModelPolicy, lazy_exports
+
+from ._static import DEFAULT_MODEL, REASONING_EFFORTS
+
+if TYPE_CHECKING:
+    from ._endpoint import CodexCliEndpoint
+    from ._request import CodexRequest
 
 __all__ = ["DEFAULT_MODEL", "MODEL_POLICIES", "PROVIDER_SPECS", "CodexCliEndpoint", "CodexRequest"]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__, {"._endpoint": ("CodexCliEndpoint",), "._request": ("CodexRequest",)}
+)
 
 PROVIDER_SPECS: tuple[ProviderEndpointSpec, ...] = (
     ProviderEndpointSpec(
@@ -20,8 +28,8 @@ PROVIDER_SPECS: tuple[ProviderEndpointSpec, ...] = (
         endpoint="query_cli",
         endpoint_aliases=("cli", "code"),
         endpoint_type=EndpointType.AGENTIC,
-        endpoint_class=CodexCliEndpoint,
-        request_options=CodexRequest,
+        endpoint_class=f"{__name__}._endpoint:CodexCliEndpoint",
+        request_options=f"{__name__}._request:CodexRequest",
     ),
 )
 

@@ -11,6 +11,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ._static import DEFAULT_MODEL as DEFAULT_MODEL
+from ._static import REASONING_EFFORTS as REASONING_EFFORTS
+
 __all__ = [
     "DEFAULT_MODEL",
     "REASONING_EFFORTS",
@@ -19,17 +22,8 @@ __all__ = [
     "SandboxMode",
 ]
 
-DEFAULT_MODEL = "gpt-5.2-codex"
-"""The model passed when the caller names none.
-
-Codex's own default (no ``-m``) offers the model no tools at all when it talks to a custom
-model provider (seen with 0.171.0: ``tools: []`` and "unsupported call: shell"), so the adapter
-always passes a model explicitly; a ``*-codex`` name gets the shell tool set.
-"""
 
 ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
-REASONING_EFFORTS: tuple[str, ...] = ("none", "minimal", "low", "medium", "high", "xhigh")
-"""Codex's ``model_reasoning_effort`` values (the policy's effort levels)."""
 
 SandboxMode = Literal["read-only", "workspace-write", "danger-full-access"]
 

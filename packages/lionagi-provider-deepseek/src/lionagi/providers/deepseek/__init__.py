@@ -1,9 +1,16 @@
-"""DeepSeek for lionagi-service: one chat-completions row; reasoning arrives as thinking."""
+"""DeepSeek for lionagi-service: one chat-completions row; reasoning arrives as thinking.
 
-from lionagi.service import ProviderModelPolicy
+The row names its classes by reference and the names below load on first use, so DeepSeek's
+models are not built by commands that use another provider.
+"""
+
+from typing import TYPE_CHECKING
+
+from lionagi.service import ProviderModelPolicy, lazy_exports
 from lionagi.service.http import openai_compatible_specs
 
-from ._endpoint import DeepSeekChat, DeepSeekChatRequest, DeepSeekThinking
+if TYPE_CHECKING:
+    from ._endpoint import DeepSeekChat, DeepSeekChatRequest, DeepSeekThinking
 
 __all__ = [
     "MODEL_POLICIES",
@@ -13,11 +20,15 @@ __all__ = [
     "DeepSeekThinking",
 ]
 
+__getattr__, __dir__ = lazy_exports(
+    __name__, {"._endpoint": ("DeepSeekChat", "DeepSeekChatRequest", "DeepSeekThinking")}
+)
+
 PROVIDER_SPECS = openai_compatible_specs(
     provider="deepseek",
     base_url="https://api.deepseek.com/v1",
     api_key_env="DEEPSEEK_API_KEY",
-    chat_class=DeepSeekChat,
-    chat_request=DeepSeekChatRequest,
+    chat_class=f"{__name__}._endpoint:DeepSeekChat",
+    chat_request=f"{__name__}._endpoint:DeepSeekChatRequest",
 )
 MODEL_POLICIES = (ProviderModelPolicy(provider="deepseek"),)

@@ -2,28 +2,32 @@
 
 ``PROVIDER_SPECS`` is what core's catalog reads through the ``lionagi.providers`` entry point:
 three rows at ``https://api.exa.ai`` with the key in ``x-api-key`` (``EXA_API_KEY``), each with
-its typed request model. Exa has no stream: ``stream()`` is refused before any request.
+its typed request model. Exa has no stream: ``stream()`` is refused before any request. The rows
+name their classes by reference and the classes below load on first use.
 """
 
 from __future__ import annotations
 
-from lionagi.service import EndpointType, ProviderEndpointSpec
+from typing import TYPE_CHECKING
 
-from ._endpoints import (
-    ExaContentsEndpoint,
-    ExaEndpoint,
-    ExaFindSimilarEndpoint,
-    ExaSearchEndpoint,
-)
-from ._requests import (
-    ExaContentsOptions,
-    ExaContentsRequest,
-    ExaFindSimilarRequest,
-    ExaHighlightsOptions,
-    ExaSearchRequest,
-    ExaSummaryOptions,
-    ExaTextOptions,
-)
+from lionagi.service import EndpointType, ProviderEndpointSpec, lazy_exports
+
+if TYPE_CHECKING:
+    from ._endpoints import (
+        ExaContentsEndpoint,
+        ExaEndpoint,
+        ExaFindSimilarEndpoint,
+        ExaSearchEndpoint,
+    )
+    from ._requests import (
+        ExaContentsOptions,
+        ExaContentsRequest,
+        ExaFindSimilarRequest,
+        ExaHighlightsOptions,
+        ExaSearchRequest,
+        ExaSummaryOptions,
+        ExaTextOptions,
+    )
 
 __all__ = [
     "API_KEY_ENV",
@@ -42,23 +46,39 @@ __all__ = [
     "ExaTextOptions",
 ]
 
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "._endpoints": (
+            "ExaContentsEndpoint",
+            "ExaEndpoint",
+            "ExaFindSimilarEndpoint",
+            "ExaSearchEndpoint",
+        ),
+        "._requests": (
+            "ExaContentsOptions",
+            "ExaContentsRequest",
+            "ExaFindSimilarRequest",
+            "ExaHighlightsOptions",
+            "ExaSearchRequest",
+            "ExaSummaryOptions",
+            "ExaTextOptions",
+        ),
+    },
+)
+
 BASE_URL = "https://api.exa.ai"
 API_KEY_ENV = "EXA_API_KEY"
 
 
-def _row(
-    endpoint: str,
-    aliases: tuple[str, ...],
-    endpoint_class: type[ExaEndpoint],
-    request: type[ExaSearchRequest | ExaContentsRequest | ExaFindSimilarRequest],
-) -> ProviderEndpointSpec:
+def _row(endpoint: str, aliases: tuple[str, ...], cls: str, request: str) -> ProviderEndpointSpec:
     return ProviderEndpointSpec(
         provider="exa",
         endpoint=endpoint,
         endpoint_aliases=aliases,
         endpoint_type=EndpointType.API,
-        endpoint_class=endpoint_class,
-        request_options=request,
+        endpoint_class=f"{__name__}._endpoints:{cls}",
+        request_options=f"{__name__}._requests:{request}",
         base_url=BASE_URL,
         auth_type="x-api-key",
         api_key_env=API_KEY_ENV,
@@ -66,7 +86,12 @@ def _row(
 
 
 PROVIDER_SPECS = (
-    _row("search", (), ExaSearchEndpoint, ExaSearchRequest),
-    _row("contents", ("get_contents",), ExaContentsEndpoint, ExaContentsRequest),
-    _row("findSimilar", ("similar", "find_similar"), ExaFindSimilarEndpoint, ExaFindSimilarRequest),
+    _row("search", (), "ExaSearchEndpoint", "ExaSearchRequest"),
+    _row("contents", ("get_contents",), "ExaContentsEndpoint", "ExaContentsRequest"),
+    _row(
+        "findSimilar",
+        ("similar", "find_similar"),
+        "ExaFindSimilarEndpoint",
+        "ExaFindSimilarRequest",
+    ),
 )

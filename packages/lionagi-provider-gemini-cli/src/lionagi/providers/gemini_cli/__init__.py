@@ -4,27 +4,30 @@ Provider ``gemini_code`` (aliases ``gemini-code``, ``gemini_cli``, ``gemini-cli`
 ``query_cli`` (alias ``cli``): a headless ``gemini --output-format stream-json`` run with the
 prompt on stdin, resumable through the typed ``resume`` field. Model ``gemini-cli`` is
 ``gemini_code/gemini-2.5-flash``; an effort suffix stays in the model name; the yolo and bypass
-permission modes set ``yolo=True`` (``--approval-mode yolo``).
+permission modes set ``yolo=True`` (``--approval-mode yolo``). The row names its classes by
+reference and the names below load on first use.
 """
 
-from ._endpoint import GEMINI_CODE_CONFIG as GEMINI_CODE_CONFIG
-from ._endpoint import HEADLESS_SETTINGS as HEADLESS_SETTINGS
-from ._endpoint import GeminiCodeEndpoint as GeminiCodeEndpoint
-from ._errors import GEMINI_ERROR_PATTERNS as GEMINI_ERROR_PATTERNS
-from ._errors import GEMINI_EXIT_PATTERNS as GEMINI_EXIT_PATTERNS
-from ._errors import GeminiCancelledError as GeminiCancelledError
-from ._errors import GeminiConfigError as GeminiConfigError
-from ._errors import GeminiInputError as GeminiInputError
-from ._errors import GeminiToolExecutionError as GeminiToolExecutionError
-from ._errors import GeminiTurnLimitError as GeminiTurnLimitError
-from ._errors import GeminiUntrustedWorkspaceError as GeminiUntrustedWorkspaceError
-from ._events import IGNORED_EVENTS as IGNORED_EVENTS
-from ._events import GeminiEventProjector as GeminiEventProjector
-from ._request import DEFAULT_MODEL as DEFAULT_MODEL
-from ._request import GeminiCodeRequest as GeminiCodeRequest
+from typing import TYPE_CHECKING
 
-# isort: split
-from lionagi.service import EndpointType, ProviderEndpointSpec, ProviderModelPolicy
+from lionagi.service import EndpointType, ProviderEndpointSpec, ProviderModelPolicy, lazy_exports
+
+from ._static import DEFAULT_MODEL
+
+if TYPE_CHECKING:
+    from ._endpoint import GEMINI_CODE_CONFIG, HEADLESS_SETTINGS, GeminiCodeEndpoint
+    from ._errors import (
+        GEMINI_ERROR_PATTERNS,
+        GEMINI_EXIT_PATTERNS,
+        GeminiCancelledError,
+        GeminiConfigError,
+        GeminiInputError,
+        GeminiToolExecutionError,
+        GeminiTurnLimitError,
+        GeminiUntrustedWorkspaceError,
+    )
+    from ._events import IGNORED_EVENTS, GeminiEventProjector
+    from ._request import GeminiCodeRequest
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -46,6 +49,25 @@ __all__ = [
     "GeminiUntrustedWorkspaceError",
 ]
 
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "._endpoint": ("GEMINI_CODE_CONFIG", "HEADLESS_SETTINGS", "GeminiCodeEndpoint"),
+        "._errors": (
+            "GEMINI_ERROR_PATTERNS",
+            "GEMINI_EXIT_PATTERNS",
+            "GeminiCancelledError",
+            "GeminiConfigError",
+            "GeminiInputError",
+            "GeminiToolExecutionError",
+            "GeminiTurnLimitError",
+            "GeminiUntrustedWorkspaceError",
+        ),
+        "._events": ("IGNORED_EVENTS", "GeminiEventProjector"),
+        "._request": ("GeminiCodeRequest",),
+    },
+)
+
 PROVIDER_SPECS: tuple[ProviderEndpointSpec, ...] = (
     ProviderEndpointSpec(
         provider="gemini_code",
@@ -53,8 +75,8 @@ PROVIDER_SPECS: tuple[ProviderEndpointSpec, ...] = (
         endpoint="query_cli",
         endpoint_aliases=("cli",),
         endpoint_type=EndpointType.AGENTIC,
-        endpoint_class=GeminiCodeEndpoint,
-        request_options=GeminiCodeRequest,
+        endpoint_class=f"{__name__}._endpoint:GeminiCodeEndpoint",
+        request_options=f"{__name__}._request:GeminiCodeRequest",
     ),
 )
 

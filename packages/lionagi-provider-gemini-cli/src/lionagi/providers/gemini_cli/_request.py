@@ -14,11 +14,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ._static import DEFAULT_MODEL as DEFAULT_MODEL
+
 __all__ = ["DEFAULT_MODEL", "ApprovalMode", "GeminiCodeRequest", "build_argv"]
 
-DEFAULT_MODEL = "gemini-2.5-flash"
-"""Passed explicitly on every run: a gateway serves the model it is asked for, and the CLI's
-own default ("auto" routing) picks models a custom endpoint may not have."""
 
 ApprovalMode = Literal["default", "auto_edit", "yolo", "plan"]
 

@@ -5,17 +5,20 @@ Two endpoints under provider ``gemini`` (alias ``gemini-api``), both keyed by ``
 ``generate_content`` (alias ``generate``) on the native ``generateContent`` API. Model strings
 take no effort suffix (``gemini/gemini-2.5-flash``); thinking is set in the request
 (``reasoning_effort`` / ``google.thinking_config`` on chat, ``generationConfig.thinkingConfig``
-natively).
+natively). The rows name their classes by reference and the classes below load on first use.
 """
 
 from __future__ import annotations
 
-from lionagi.service import EndpointType, ProviderEndpointSpec, ProviderModelPolicy
+from typing import TYPE_CHECKING
+
+from lionagi.service import EndpointType, ProviderEndpointSpec, ProviderModelPolicy, lazy_exports
 from lionagi.service.http import openai_compatible_specs
 
-from ._endpoints import GeminiChat, GeminiGenerateContent
-from ._projector import GeminiStreamProjector
-from ._requests import GeminiChatRequest, GeminiGenerateContentRequest
+if TYPE_CHECKING:
+    from ._endpoints import GeminiChat, GeminiGenerateContent
+    from ._projector import GeminiStreamProjector
+    from ._requests import GeminiChatRequest, GeminiGenerateContentRequest
 
 __all__ = [
     "API_KEY_ENV",
@@ -30,6 +33,15 @@ __all__ = [
     "GeminiStreamProjector",
 ]
 
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "._endpoints": ("GeminiChat", "GeminiGenerateContent"),
+        "._projector": ("GeminiStreamProjector",),
+        "._requests": ("GeminiChatRequest", "GeminiGenerateContentRequest"),
+    },
+)
+
 API_KEY_ENV = "GEMINI_API_KEY"
 NATIVE_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
 OPENAI_COMPATIBLE_BASE_URL = f"{NATIVE_BASE_URL}/openai"
@@ -41,8 +53,8 @@ PROVIDER_SPECS = (
         provider_aliases=_ALIASES,
         base_url=OPENAI_COMPATIBLE_BASE_URL,
         api_key_env=API_KEY_ENV,
-        chat_class=GeminiChat,
-        chat_request=GeminiChatRequest,
+        chat_class=f"{__name__}._endpoints:GeminiChat",
+        chat_request=f"{__name__}._requests:GeminiChatRequest",
     ),
     ProviderEndpointSpec(
         provider="gemini",
@@ -50,8 +62,8 @@ PROVIDER_SPECS = (
         endpoint="generate_content",
         endpoint_aliases=("generate",),
         endpoint_type=EndpointType.API,
-        endpoint_class=GeminiGenerateContent,
-        request_options=GeminiGenerateContentRequest,
+        endpoint_class=f"{__name__}._endpoints:GeminiGenerateContent",
+        request_options=f"{__name__}._requests:GeminiGenerateContentRequest",
         base_url=NATIVE_BASE_URL,
         auth_type="x-api-key",
         api_key_env=API_KEY_ENV,

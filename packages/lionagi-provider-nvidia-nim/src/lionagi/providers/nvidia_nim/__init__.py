@@ -1,9 +1,15 @@
-"""NVIDIA NIM for lionagi-service: chat completions and embeddings rows."""
+"""NVIDIA NIM for lionagi-service: chat completions and embeddings rows.
 
-from lionagi.service import ProviderModelPolicy
+The rows name their classes by reference and the names below load on first use.
+"""
+
+from typing import TYPE_CHECKING
+
+from lionagi.service import ProviderModelPolicy, lazy_exports
 from lionagi.service.http import openai_compatible_specs
 
-from ._endpoint import NvidiaNimChat, NvidiaNimEmbeddings, NvidiaNimEmbeddingsRequest
+if TYPE_CHECKING:
+    from ._endpoint import NvidiaNimChat, NvidiaNimEmbeddings, NvidiaNimEmbeddingsRequest
 
 __all__ = [
     "MODEL_POLICIES",
@@ -13,13 +19,18 @@ __all__ = [
     "NvidiaNimEmbeddingsRequest",
 ]
 
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {"._endpoint": ("NvidiaNimChat", "NvidiaNimEmbeddings", "NvidiaNimEmbeddingsRequest")},
+)
+
 PROVIDER_SPECS = openai_compatible_specs(
     provider="nvidia_nim",
     provider_aliases=("nvidia", "nim"),
     base_url="https://integrate.api.nvidia.com/v1",
     api_key_env="NVIDIA_NIM_API_KEY",
-    chat_class=NvidiaNimChat,
-    embeddings_class=NvidiaNimEmbeddings,
-    embeddings_request=NvidiaNimEmbeddingsRequest,
+    chat_class=f"{__name__}._endpoint:NvidiaNimChat",
+    embeddings_class=f"{__name__}._endpoint:NvidiaNimEmbeddings",
+    embeddings_request=f"{__name__}._endpoint:NvidiaNimEmbeddingsRequest",
 )
 MODEL_POLICIES = (ProviderModelPolicy(provider="nvidia_nim", provider_aliases=("nvidia", "nim")),)

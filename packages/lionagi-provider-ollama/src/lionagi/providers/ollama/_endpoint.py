@@ -28,11 +28,10 @@ from lionagi.service.http import (
 )
 
 from ._projector import OllamaGenerateProjector
+from ._static import DEFAULT_ORIGIN as DEFAULT_ORIGIN
 
 __all__ = ["DEFAULT_ORIGIN", "OllamaChat", "OllamaEmbeddings", "OllamaGenerate"]
 
-DEFAULT_ORIGIN = "http://localhost:11434"
-"""Where ``ollama serve`` listens by default; the only local origin allowed without opt-in."""
 
 _LOCAL: frozenset[str] = frozenset({DEFAULT_ORIGIN})
 # Ollama's hosted service says this at HTTP 429 when the plan's usage is used up: billing, so

@@ -2,23 +2,27 @@
 
 ``PROVIDER_SPECS`` is what core's catalog reads through the ``lionagi.providers`` entry point.
 The rows share one base URL, bearer auth and ``OPENAI_API_KEY``; each names its endpoint class
-(the declared wire dialect) and its typed request model. No ``MODEL_POLICIES``: reasoning effort
+(the declared wire dialect) and its typed request model, by reference: they are imported on the
+provider's first use, and the names below load lazily. No ``MODEL_POLICIES``: reasoning effort
 is a request field (``reasoning_effort`` on chat, ``reasoning={"effort": ...}`` on responses),
 see ``docs/providers/openai.md``.
 """
 
 from __future__ import annotations
 
-from lionagi.service import EndpointType, ProviderEndpointSpec
+from typing import TYPE_CHECKING
+
+from lionagi.service import EndpointType, ProviderEndpointSpec, lazy_exports
 from lionagi.service.http import openai_compatible_specs
 
-from ._endpoints import (
-    OpenAIChatCompletionsEndpoint,
-    OpenAIEmbeddingsAPIEndpoint,
-    OpenAIResponsesEndpoint,
-)
-from ._requests import OpenAIResponsesRequest, ResponsesReasoning, ResponsesText
-from ._responses_stream import RESPONSES_IGNORED_EVENTS, ResponsesProjector
+if TYPE_CHECKING:
+    from ._endpoints import (
+        OpenAIChatCompletionsEndpoint,
+        OpenAIEmbeddingsAPIEndpoint,
+        OpenAIResponsesEndpoint,
+    )
+    from ._requests import OpenAIResponsesRequest, ResponsesReasoning, ResponsesText
+    from ._responses_stream import RESPONSES_IGNORED_EVENTS, ResponsesProjector
 
 __all__ = [
     "API_KEY_ENV",
@@ -34,6 +38,19 @@ __all__ = [
     "ResponsesText",
 ]
 
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "._endpoints": (
+            "OpenAIChatCompletionsEndpoint",
+            "OpenAIEmbeddingsAPIEndpoint",
+            "OpenAIResponsesEndpoint",
+        ),
+        "._requests": ("OpenAIResponsesRequest", "ResponsesReasoning", "ResponsesText"),
+        "._responses_stream": ("RESPONSES_IGNORED_EVENTS", "ResponsesProjector"),
+    },
+)
+
 BASE_URL = "https://api.openai.com/v1"
 API_KEY_ENV = "OPENAI_API_KEY"
 
@@ -41,8 +58,8 @@ _CHAT, _EMBEDDINGS = openai_compatible_specs(
     provider="openai",
     base_url=BASE_URL,
     api_key_env=API_KEY_ENV,
-    chat_class=OpenAIChatCompletionsEndpoint,
-    embeddings_class=OpenAIEmbeddingsAPIEndpoint,
+    chat_class=f"{__name__}._endpoints:OpenAIChatCompletionsEndpoint",
+    embeddings_class=f"{__name__}._endpoints:OpenAIEmbeddingsAPIEndpoint",
 )
 
 PROVIDER_SPECS = (
@@ -52,8 +69,8 @@ PROVIDER_SPECS = (
         endpoint="responses",
         endpoint_aliases=("response",),
         endpoint_type=EndpointType.API,
-        endpoint_class=OpenAIResponsesEndpoint,
-        request_options=OpenAIResponsesRequest,
+        endpoint_class=f"{__name__}._endpoints:OpenAIResponsesEndpoint",
+        request_options=f"{__name__}._requests:OpenAIResponsesRequest",
         base_url=BASE_URL,
         auth_type="bearer",
         api_key_env=API_KEY_ENV,

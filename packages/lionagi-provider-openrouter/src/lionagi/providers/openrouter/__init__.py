@@ -1,15 +1,21 @@
-"""OpenRouter for lionagi-service: one chat-completions row over many upstream models."""
+"""OpenRouter for lionagi-service: one chat-completions row over many upstream models.
 
-from lionagi.service import ProviderModelPolicy
+The row names its classes by reference and the names below load on first use.
+"""
+
+from typing import TYPE_CHECKING
+
+from lionagi.service import ProviderModelPolicy, lazy_exports
 from lionagi.service.http import openai_compatible_specs
 
-from ._endpoint import (
-    OpenRouterChat,
-    OpenRouterChatRequest,
-    OpenRouterProviderPreferences,
-    OpenRouterReasoning,
-    OpenRouterUsage,
-)
+if TYPE_CHECKING:
+    from ._endpoint import (
+        OpenRouterChat,
+        OpenRouterChatRequest,
+        OpenRouterProviderPreferences,
+        OpenRouterReasoning,
+        OpenRouterUsage,
+    )
 
 __all__ = [
     "MODEL_POLICIES",
@@ -21,12 +27,25 @@ __all__ = [
     "OpenRouterUsage",
 ]
 
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "._endpoint": (
+            "OpenRouterChat",
+            "OpenRouterChatRequest",
+            "OpenRouterProviderPreferences",
+            "OpenRouterReasoning",
+            "OpenRouterUsage",
+        )
+    },
+)
+
 PROVIDER_SPECS = openai_compatible_specs(
     provider="openrouter",
     provider_aliases=("open-router",),
     base_url="https://openrouter.ai/api/v1",
     api_key_env="OPENROUTER_API_KEY",
-    chat_class=OpenRouterChat,
-    chat_request=OpenRouterChatRequest,
+    chat_class=f"{__name__}._endpoint:OpenRouterChat",
+    chat_request=f"{__name__}._endpoint:OpenRouterChatRequest",
 )
 MODEL_POLICIES = (ProviderModelPolicy(provider="openrouter", provider_aliases=("open-router",)),)

@@ -1,14 +1,20 @@
-"""Perplexity for lionagi-service: one chat-completions row with web search."""
+"""Perplexity for lionagi-service: one chat-completions row with web search.
 
-from lionagi.service import ProviderModelPolicy
+The row names its classes by reference and the names below load on first use.
+"""
+
+from typing import TYPE_CHECKING
+
+from lionagi.service import ProviderModelPolicy, lazy_exports
 from lionagi.service.http import openai_compatible_specs
 
-from ._endpoint import (
-    PerplexityChat,
-    PerplexityChatRequest,
-    PerplexityProjector,
-    PerplexityWebSearchOptions,
-)
+if TYPE_CHECKING:
+    from ._endpoint import (
+        PerplexityChat,
+        PerplexityChatRequest,
+        PerplexityProjector,
+        PerplexityWebSearchOptions,
+    )
 
 __all__ = [
     "MODEL_POLICIES",
@@ -19,12 +25,24 @@ __all__ = [
     "PerplexityWebSearchOptions",
 ]
 
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "._endpoint": (
+            "PerplexityChat",
+            "PerplexityChatRequest",
+            "PerplexityProjector",
+            "PerplexityWebSearchOptions",
+        )
+    },
+)
+
 PROVIDER_SPECS = openai_compatible_specs(
     provider="perplexity",
     base_url="https://api.perplexity.ai",
     api_key_env="PERPLEXITY_API_KEY",
-    chat_class=PerplexityChat,
-    chat_request=PerplexityChatRequest,
+    chat_class=f"{__name__}._endpoint:PerplexityChat",
+    chat_request=f"{__name__}._endpoint:PerplexityChatRequest",
 )
 MODEL_POLICIES = (
     ProviderModelPolicy(

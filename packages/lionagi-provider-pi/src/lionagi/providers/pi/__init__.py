@@ -3,18 +3,32 @@
 Provider ``pi`` (aliases ``pi-code``, ``pi_code``), endpoint ``query_cli`` (``cli``, ``code``):
 a subprocess adapter, resumable through the typed ``resume`` field (``--session <id>``), with
 tool events and usage. Effort is pi's ``--thinking`` level
-(``pi/<model>-high``); pi asks no permissions, so there are no yolo/bypass modes.
+(``pi/<model>-high``); pi asks no permissions, so there are no yolo/bypass modes. The row names
+its classes by reference and the classes below load on first use.
 """
 
-from ._endpoint import PiCliEndpoint as PiCliEndpoint
-from ._request import DEFAULT_MODEL as DEFAULT_MODEL
-from ._request import THINKING_LEVELS as THINKING_LEVELS
-from ._request import PiRequest as PiRequest
+from typing import TYPE_CHECKING
 
-__all__ = ["DEFAULT_MODEL", "MODEL_POLICIES", "PROVIDER_SPECS", "PiCliEndpoint", "PiRequest"]
+from lionagi.service import EndpointType, ProviderEndpointSpec, ProviderModelPolicy, lazy_exports
 
-# isort: split
-from lionagi.service import EndpointType, ProviderEndpointSpec, ProviderModelPolicy
+from ._static import DEFAULT_MODEL, THINKING_LEVELS
+
+if TYPE_CHECKING:
+    from ._endpoint import PiCliEndpoint
+    from ._request import PiRequest
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "MODEL_POLICIES",
+    "PROVIDER_SPECS",
+    "THINKING_LEVELS",
+    "PiCliEndpoint",
+    "PiRequest",
+]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__, {"._endpoint": ("PiCliEndpoint",), "._request": ("PiRequest",)}
+)
 
 PROVIDER_SPECS: tuple[ProviderEndpointSpec, ...] = (
     ProviderEndpointSpec(
@@ -23,8 +37,8 @@ PROVIDER_SPECS: tuple[ProviderEndpointSpec, ...] = (
         endpoint="query_cli",
         endpoint_aliases=("cli", "code"),
         endpoint_type=EndpointType.AGENTIC,
-        endpoint_class=PiCliEndpoint,
-        request_options=PiRequest,
+        endpoint_class=f"{__name__}._endpoint:PiCliEndpoint",
+        request_options=f"{__name__}._request:PiRequest",
     ),
 )
 

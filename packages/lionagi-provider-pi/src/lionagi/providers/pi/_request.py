@@ -14,14 +14,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ._static import DEFAULT_MODEL as DEFAULT_MODEL
+from ._static import THINKING_LEVELS as THINKING_LEVELS
+
 __all__ = ["DEFAULT_MODEL", "THINKING_LEVELS", "PiRequest", "ThinkingLevel", "pi_arguments"]
 
-DEFAULT_MODEL = "gemini-3.1-pro-preview"
-"""pi 0.73's default model for its default provider (``google``), what the ``pi`` alias names."""
 
 ThinkingLevel = Literal["none", "off", "minimal", "low", "medium", "high", "xhigh"]
-THINKING_LEVELS: tuple[str, ...] = ("none", "off", "minimal", "low", "medium", "high", "xhigh")
-"""pi's ``--thinking`` levels plus ``none`` (core's spelling of ``off``)."""
 
 _NAME = r"^[A-Za-z0-9][A-Za-z0-9_.:/@+-]*$"
 _SESSION_ID = r"^[0-9A-Za-z][0-9A-Za-z-]*$"  # a (partial) UUID, never a path or an option

@@ -10,11 +10,13 @@ call or reads a credential.
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Collection
 from typing import TypedDict
 
 from .._transport.agentic.endpoint import AgenticEndpoint
 from .._transport.http.endpoint import Endpoint
 from .._transport.subprocess.discover import probe_cli
+from .full_check import cli_providers
 from .snapshot import CatalogSnapshot
 
 __all__ = ["CliAvailability", "cli_availability", "cli_report"]
@@ -90,11 +92,22 @@ def _module_availability(
     )
 
 
-def cli_report(snapshot: CatalogSnapshot) -> list[CliAvailability]:
-    """Every CLI endpoint of the catalog with its program's availability, by provider."""
+def cli_report(snapshot: CatalogSnapshot, *, skip: Collection[str] = ()) -> list[CliAvailability]:
+    """Every CLI endpoint of the catalog with its program's availability, by provider.
+
+    ``skip`` names providers the caller already found failing (:func:`.deferred.failures`).
+
+    Raises:
+        ProviderUnavailable / CatalogValidationError: a deferred CLI row failed to resolve.
+    """
     rows = []
-    for entry in snapshot.endpoints():
-        row = cli_availability(entry.provider, entry.endpoint, entry.endpoint_class)
-        if row is not None:
-            rows.append(row)
+    for key in cli_providers(snapshot):  # an HTTP provider runs no program: left unimported
+        if key in skip:
+            continue
+        # The program is declared by the adapter class, so a deferred CLI row is resolved here;
+        # its failure propagates as the typed catalog error a match would raise.
+        for entry in snapshot.provider(key).endpoints.values():
+            row = cli_availability(entry.provider, entry.endpoint, entry.resolved_class)
+            if row is not None:
+                rows.append(row)
     return rows

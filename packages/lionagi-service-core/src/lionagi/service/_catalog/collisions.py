@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from typing import Any
 
 from .._base.diagnostics import ProviderDiagnostic
 from .diagnose import diagnostic
@@ -142,7 +141,7 @@ def collision_diagnostics(modules: tuple[CollectedModule, ...]) -> list[Provider
     alias_sets: dict[str, dict[frozenset[str], list[str]]] = defaultdict(lambda: defaultdict(list))
     provider_claims: dict[str, set[str]] = defaultdict(set)
     endpoint_claims: dict[tuple[str, str], list[str]] = defaultdict(list)
-    classes: dict[int, list[tuple[str, str, type[Any]]]] = defaultdict(list)
+    classes: dict[int | str, list[tuple[str, str, str]]] = defaultdict(list)
 
     dists_of: dict[str, set[str]] = defaultdict(set)
 
@@ -167,7 +166,12 @@ def collision_diagnostics(modules: tuple[CollectedModule, ...]) -> list[Provider
                 for alias in _alias_keys(spec.endpoint_aliases, canonical_endpoint_key, key):
                     endpoint_claims[(provider, alias)].append(key)
             if isinstance(spec.endpoint_class, type):
-                classes[id(spec.endpoint_class)].append((provider, key, spec.endpoint_class))
+                cls = spec.endpoint_class
+                classes[id(cls)].append((provider, key, f"{cls.__module__}.{cls.__qualname__}"))
+            elif isinstance(spec.endpoint_class, str):
+                # A deferred row's reference names its class; two rows naming one class collide.
+                ref = spec.endpoint_class
+                classes[ref].append((provider, key, ref.replace(":", ".")))
 
     for provider, variants in sorted(alias_sets.items()):
         if len(variants) > 1:
@@ -212,14 +216,14 @@ def collision_diagnostics(modules: tuple[CollectedModule, ...]) -> list[Provider
     for uses in classes.values():
         if len(uses) > 1:
             uses.sort(key=lambda u: u[:2])
-            cls = uses[0][2]
+            cls_name = uses[0][2]
             where_used = ", ".join(f"{p}/{e}" for p, e, _ in uses)
             dists = _distributions_of([p for p, _, _ in uses], dists_of)
             out.append(
                 diagnostic(
                     "invalid_endpoint_class",
                     uses[0][0],
-                    f"class {cls.__module__}.{cls.__qualname__} is registered more than "
+                    f"class {cls_name} is registered more than "
                     f"once ({where_used}){_from(dists)}; give each endpoint its own subclass",
                     endpoint=uses[0][1] or None,
                     key="endpoint_class",

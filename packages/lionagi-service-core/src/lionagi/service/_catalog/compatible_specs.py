@@ -32,14 +32,14 @@ def openai_compatible_specs(
     provider: str,
     base_url: str,
     api_key_env: str | None,
-    chat_class: type[OpenAIChatEndpoint],
+    chat_class: type[OpenAIChatEndpoint] | str,
     provider_aliases: tuple[str, ...] = (),
-    chat_request: type[BaseModel] | RequestOptionsFactory = OpenAIChatCompletionsRequest,
+    chat_request: type[BaseModel] | RequestOptionsFactory | str = OpenAIChatCompletionsRequest,
     chat_endpoint: str = "chat/completions",
     chat_aliases: tuple[str, ...] = ("chat",),
     chat_defaults: Mapping[str, Any] | None = None,
-    embeddings_class: type[OpenAIEmbeddingsEndpoint] | None = None,
-    embeddings_request: type[BaseModel] | RequestOptionsFactory = OpenAIEmbeddingsRequest,
+    embeddings_class: type[OpenAIEmbeddingsEndpoint] | str | None = None,
+    embeddings_request: type[BaseModel] | RequestOptionsFactory | str = OpenAIEmbeddingsRequest,
     embeddings_endpoint: str = "embeddings",
     embeddings_aliases: tuple[str, ...] = ("embed",),
     embeddings_defaults: Mapping[str, Any] | None = None,
@@ -52,24 +52,30 @@ def openai_compatible_specs(
         base_url: the vendor's API root (``"https://api.groq.com/openai/v1"``).
         api_key_env: the environment variable holding the key (None: no key, e.g. a local
             server).
-        chat_class: the vendor's own :class:`OpenAIChatEndpoint` subclass (one per vendor).
+        chat_class: the vendor's own :class:`OpenAIChatEndpoint` subclass (one per vendor), or
+            its ``"module:Name"`` reference: a deferred row, imported on the provider's first
+            use and checked then (:mod:`.deferred`), which keeps the vendor's models out of
+            commands that do not use it.
         chat_request: the request model, usually a subclass of
-            :class:`OpenAIChatCompletionsRequest` adding the vendor's parameters (or a factory).
+            :class:`OpenAIChatCompletionsRequest` adding the vendor's parameters (or a factory,
+            or a ``"module:Name"`` reference).
         chat_endpoint: the chat row's path and endpoint key.
         chat_aliases: the chat row's alias keys.
         chat_defaults: the chat row's payload defaults.
-        embeddings_class: the vendor's :class:`OpenAIEmbeddingsEndpoint` subclass; None (the
-            default) declares no embeddings row.
-        embeddings_request: the embeddings row's request model (or factory).
+        embeddings_class: the vendor's :class:`OpenAIEmbeddingsEndpoint` subclass (or its
+            reference); None (the default) declares no embeddings row.
+        embeddings_request: the embeddings row's request model (or factory, or reference).
         embeddings_endpoint: the embeddings row's path and endpoint key.
         embeddings_aliases: the embeddings row's alias keys.
         embeddings_defaults: the embeddings row's payload defaults.
 
     Raises:
         EndpointConfigurationError: a class argument is not a subclass of the dialect's
-            endpoint (``field`` names the argument).
+            endpoint (``field`` names the argument); a reference is checked on first use.
     """
-    if not (isinstance(chat_class, type) and issubclass(chat_class, OpenAIChatEndpoint)):
+    if not isinstance(chat_class, str) and not (
+        isinstance(chat_class, type) and issubclass(chat_class, OpenAIChatEndpoint)
+    ):
         raise EndpointConfigurationError(
             "chat_class", "must be a subclass of OpenAIChatEndpoint defined by the vendor module"
         )
@@ -92,7 +98,7 @@ def openai_compatible_specs(
         )
     ]
     if embeddings_class is not None:
-        if not (
+        if not isinstance(embeddings_class, str) and not (
             isinstance(embeddings_class, type)
             and issubclass(embeddings_class, OpenAIEmbeddingsEndpoint)
         ):

@@ -20,9 +20,11 @@ each module and reads two attributes:
 ``MODEL_POLICIES: tuple[ProviderModelPolicy, ...]`` (optional)
     At most one policy, for the same provider: model aliases, effort mode and permission kwargs.
 
-Keep the module cheap and free of side effects: import vendor SDKs lazily inside endpoint
-methods, never call the registry at import time, and defer request models with a factory when
-building them is expensive.
+Keep the module cheap and free of side effects: every command imports it. Name the endpoint
+class and request model as ``"package.module:Name"`` references (a deferred row, see
+:mod:`.deferred`) so the modules defining them load on the provider's first use, re-export public
+names with ``lazy_exports``, import vendor SDKs lazily inside endpoint methods and never call the
+registry at import time.
 
 Failure rules. Any ``Exception`` raised while importing the module or reading those attributes,
 a missing or empty ``PROVIDER_SPECS``, or a value that is not a tuple (or list) of the record
@@ -59,6 +61,7 @@ __all__ = [
     "InventorySource",
     "collect_modules",
     "entry_point_inventory",
+    "is_stop_request",
 ]
 
 ENTRY_POINT_GROUP = "lionagi.providers"
@@ -146,7 +149,7 @@ def _collect(row: ProviderModuleSpec) -> CollectedModule:
             "SystemExit",
         )
     except BaseException as exc:
-        if _is_stop_request(exc):
+        if is_stop_request(exc):
             raise
         return unavailable(
             f"importing {row.module} raised {describe_exception(exc)}", type(exc).__name__
@@ -172,7 +175,7 @@ def _collect(row: ProviderModuleSpec) -> CollectedModule:
     return CollectedModule(row=row, specs=specs, policies=policies)
 
 
-def _is_stop_request(exc: BaseException) -> bool:
+def is_stop_request(exc: BaseException) -> bool:
     """``KeyboardInterrupt`` or an event loop's cancellation: the only signals that propagate.
 
     The cancellation classes are looked up in ``sys.modules`` instead of imported: if asyncio or

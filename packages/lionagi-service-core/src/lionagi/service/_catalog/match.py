@@ -53,7 +53,9 @@ def resolve(
     """Return the registered endpoint, or the canonical provider for a compatible endpoint.
 
     Raises:
-        ProviderUnavailable: the provider is installed but its module failed to load.
+        ProviderUnavailable: the provider is installed but its module (or, for a deferred row,
+            the module its references name) failed to load.
+        CatalogValidationError: a deferred row's class or request model is invalid.
         EndpointNotFound: nothing matches and compatible fallback was not requested.
         EndpointConfigurationError: ``provider`` or ``endpoint`` is not a usable string.
     """
@@ -81,7 +83,7 @@ def resolve(
                 "openai_compatible=True with base_url for a custom OpenAI-compatible service)"
             ),
         )
-    entry = snapshot.providers[canonical]
+    entry = snapshot.provider(canonical)  # imports a deferred provider's classes, once
     key = entry.endpoint_index.get(e)
     if key is not None:
         return entry.endpoints[key]
@@ -126,16 +128,17 @@ def match_in(
         _refuse_settings(agentic_settings, compatible_class)
         config = compatible_config(target, endpoint, request_defaults, config_overrides)
         return compatible_class(config=config)
-    _refuse_settings(agentic_settings, target.endpoint_class)
+    endpoint_class = target.resolved_class
+    _refuse_settings(agentic_settings, endpoint_class)
     model = config_overrides.get("request_options", target.request_options)
     _check_defaults(request_defaults, model)
     # create_config deep-copies both the snapshot's and the caller's defaults.
     config = target.meta.create_config(request_defaults=request_defaults, **config_overrides)
     if agentic_settings is not None:
-        cls: Any = target.endpoint_class
+        cls: Any = endpoint_class
         endpoint_instance: Endpoint = cls(config=config, settings=agentic_settings)
         return endpoint_instance
-    return target.endpoint_class(config=config)
+    return endpoint_class(config=config)
 
 
 def _refuse_settings(settings: object, cls: type[Endpoint]) -> None:

@@ -138,14 +138,12 @@ def _concerns(diag: ProviderDiagnostic, row: ProviderModuleSpec, key: str) -> bo
 
 
 def _endpoint(entry: CatalogEndpoint) -> EndpointCatalogItem:
-    options = entry.request_options
-    cls = entry.endpoint_class
     return EndpointCatalogItem(
         endpoint=entry.endpoint,
         aliases=sorted(entry.aliases, key=canonical_endpoint_key),
         endpoint_type="agentic" if entry.endpoint_type.value == "agentic" else "api",
-        endpoint_class=f"{cls.__module__}:{cls.__qualname__}",
-        request_options=f"{options.__module__}:{options.__qualname__}" if options else None,
+        endpoint_class=entry.endpoint_ref,  # known without importing a deferred row
+        request_options=entry.request_ref,
         base_url=_public_url(entry.meta.base_url),
     )
 

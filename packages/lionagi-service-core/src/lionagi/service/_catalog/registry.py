@@ -116,15 +116,16 @@ class ProviderCatalog:
     def _publish(self, snapshot: CatalogSnapshot) -> None:
         previous = self._snapshot
         for entry in snapshot.endpoints():
-            entry.endpoint_class._ENDPOINT_META = entry.meta
+            if entry.endpoint_class is not None:  # a deferred row's is set when it is resolved
+                entry.endpoint_class._ENDPOINT_META = entry.meta
         self._snapshot = snapshot  # the single assignment readers observe
         self._failure = None
         self._failed_inventory = ()
         if previous is not None:
             current = {id(e.endpoint_class) for e in snapshot.endpoints()}
-            for entry in previous.endpoints():
-                if id(entry.endpoint_class) not in current:
-                    entry.endpoint_class._ENDPOINT_META = None
+            for cls in _classes(previous):
+                if id(cls) not in current:
+                    cls._ENDPOINT_META = None
 
     # -- lookups ----------------------------------------------------------------------------------
 
@@ -292,3 +293,11 @@ def parse_model_spec(
             accepted; ``yolo``/``bypass``/``fast`` when the provider has no such mode.
     """
     return EndpointRegistry.parse_model_spec(spec, yolo=yolo, bypass=bypass, fast=fast)
+
+
+def _classes(snapshot: CatalogSnapshot) -> list[type[Endpoint]]:
+    """Every endpoint class ``snapshot`` bound metadata to, its resolved deferred rows included."""
+    entries = [*snapshot.endpoints()]
+    for provider in snapshot.deferred.resolved():
+        entries.extend(provider.endpoints.values())
+    return [e.endpoint_class for e in entries if e.endpoint_class is not None]

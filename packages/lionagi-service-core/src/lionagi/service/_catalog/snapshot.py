@@ -7,14 +7,16 @@ tuple, so a published snapshot can be read from any thread without a lock and ne
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
 from .._base.diagnostics import ProviderDiagnostic
+from .._base.errors import ProviderCatalogError
 from .._transport.http.endpoint import Endpoint
 from .._transport.meta import EndpointType
 from .catalog_meta import CatalogEndpointMeta
+from .deferred import DeferredProviders
 from .policy import ProviderModelPolicy
 from .specs import ProviderModuleSpec
 
@@ -23,17 +25,39 @@ __all__ = ["CatalogEndpoint", "CatalogProvider", "CatalogSnapshot", "ModelAlias"
 
 @dataclass(frozen=True, slots=True)
 class CatalogEndpoint:
-    """One resolvable endpoint. ``endpoint`` keeps the declared spelling (it is a URL path)."""
+    """One resolvable endpoint. ``endpoint`` keeps the declared spelling (it is a URL path).
+
+    ``endpoint_class`` is None for a deferred row (:mod:`.deferred`) until its provider is
+    materialized; ``endpoint_ref`` / ``request_ref`` always name the class and request model as
+    ``module:qualname``, so inspection never needs the import.
+    """
 
     provider: str
     key: str
     endpoint: str
     aliases: tuple[str, ...]
     endpoint_type: EndpointType
-    endpoint_class: type[Endpoint]
+    endpoint_class: type[Endpoint] | None
     request_options: type[BaseModel] | None
     meta: CatalogEndpointMeta
     module: str
+    endpoint_ref: str = ""
+    request_ref: str | None = None
+
+    @property
+    def resolved_class(self) -> type[Endpoint]:
+        """The endpoint class; only entries from :meth:`CatalogSnapshot.provider` are resolved.
+
+        Raises:
+            ProviderCatalogError: the entry came from a deferred provider's unresolved view
+                (a catalog bug, never a user error).
+        """
+        if self.endpoint_class is None:
+            raise ProviderCatalogError(
+                f"endpoint {self.provider}/{self.key} is deferred ({self.endpoint_ref}); "
+                "look it up through CatalogSnapshot.provider()"
+            )
+        return self.endpoint_class
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +96,20 @@ class CatalogSnapshot:
     unavailable: Mapping[str, ProviderDiagnostic]
     diagnostics: tuple[ProviderDiagnostic, ...]
     model_aliases: Mapping[str, ModelAlias]
+    deferred: DeferredProviders[CatalogProvider] = field(
+        default_factory=DeferredProviders, compare=False
+    )
+
+    def provider(self, key: str) -> CatalogProvider:
+        """The available provider ``key`` (canonical) with its classes imported and checked.
+
+        Raises:
+            KeyError: ``key`` is not an available provider.
+            ProviderUnavailable / CatalogValidationError: its deferred rows failed on first use.
+        """
+        if self.deferred.pending(key):
+            return self.deferred.materialize(key)
+        return self.providers[key]
 
     @property
     def provider_keys(self) -> tuple[str, ...]:

@@ -30,15 +30,21 @@ class ProviderEndpointSpec:
     ``request_defaults`` is the only field whose contents become provider payload defaults; the
     catalog deep-copies it into the snapshot, so later mutation of the author's mapping is not
     observed.
+
+    ``endpoint_class`` and ``request_options`` may be ``"module:attr"`` references instead of
+    objects (a *deferred* row, :mod:`.deferred`): the build checks everything else about the row,
+    and the referenced module is imported, and the class/model checks run, on the provider's
+    first use. This is what keeps a vendor's pydantic models out of every command that does not
+    use that vendor.
     """
 
     provider: str
     endpoint: str
     endpoint_type: EndpointType
-    endpoint_class: type[Endpoint]
+    endpoint_class: type[Endpoint] | str
     provider_aliases: tuple[str, ...] = ()
     endpoint_aliases: tuple[str, ...] = ()
-    request_options: type[BaseModel] | RequestOptionsFactory | None = None
+    request_options: type[BaseModel] | RequestOptionsFactory | str | None = None
     base_url: str | None = None
     auth_type: str | None = None
     content_type: str = "application/json"

@@ -23,6 +23,7 @@ from .._transport.meta import EndpointType
 from .catalog_meta import CatalogEndpointMeta
 from .collisions import canon_text, collision_diagnostics, inventory_diagnostics
 from .defaults import copy_defaults, request_default_problems
+from .deferred import ref_problem
 from .diagnose import describe_exception, diagnostic
 from .discovery import CollectedModule
 from .keys import canonical_endpoint_key, canonical_provider_key
@@ -265,7 +266,10 @@ def _aliases(
 def _check_class(ctx: _Ctx, spec: ProviderEndpointSpec, owner: str, where: dict[str, Any]) -> None:
     cls = spec.endpoint_class
     problem: str | None = None
-    if not isinstance(cls, type) or not issubclass(cls, Endpoint):
+    if isinstance(cls, str):
+        # A deferred row: the class is checked when the provider is first used (.deferred).
+        problem = ref_problem(cls, "endpoint_class", "an Endpoint subclass")
+    elif not isinstance(cls, type) or not issubclass(cls, Endpoint):
         problem = f"endpoint_class {cls!r} is not an Endpoint subclass"
     elif spec.endpoint_type is EndpointType.API and issubclass(cls, AgenticEndpoint):
         problem = f"API spec names agentic class {cls.__qualname__}; declare it AGENTIC"
@@ -301,6 +305,15 @@ def _resolve_request_options(
     value = spec.request_options
     if value is None:
         return None
+    if isinstance(value, str):
+        problem = ref_problem(value, "request_options", "a BaseModel subclass or a factory")
+        if problem is not None:
+            ctx.add(
+                diagnostic(
+                    "invalid_request_options", owner, problem, key="request_options", **where
+                )
+            )
+        return None  # deferred: default keys are checked against the model on first use
     if isinstance(value, type):
         if issubclass(value, BaseModel):
             return value

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from .._base.errors import CatalogValidationError
 from .._catalog.availability import CliAvailability, cli_report
+from .._catalog.full_check import failures
 from .._catalog.keys import canonical_provider_key
 from .._catalog.registry import EndpointRegistry
 
@@ -29,7 +30,12 @@ def doctor_command(providers: Sequence[str], *, as_json: bool) -> int:
     except CatalogValidationError as exc:
         print(f"doctor: {exc}", flush=True)
         return _CATALOG_INVALID
-    rows = cli_report(snapshot)
+    failed = failures(snapshot, snapshot.deferred.providers)  # the full check: import every row
+    for failed_key, error in sorted(failed.items()):
+        print(f"doctor: {failed_key}: {error}", flush=True)
+    if any(isinstance(error, CatalogValidationError) for error in failed.values()):
+        return _CATALOG_INVALID
+    rows = cli_report(snapshot, skip=failed)
     if providers:
         wanted = []
         for name in providers:
@@ -47,7 +53,7 @@ def doctor_command(providers: Sequence[str], *, as_json: bool) -> int:
         print(json.dumps(rows, indent=2))
     else:
         _print(rows)
-    return 0 if all(r["found"] for r in rows) else 1
+    return 0 if not failed and all(r["found"] for r in rows) else 1
 
 
 def _print(rows: list[CliAvailability]) -> None:

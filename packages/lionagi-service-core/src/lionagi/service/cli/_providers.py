@@ -11,7 +11,9 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from .._base.errors import CatalogValidationError, ProviderUnavailable
 from .._catalog.availability import CliAvailability, cli_report
+from .._catalog.full_check import cli_providers, failures
 from .._catalog.projection import CatalogReport, ProviderCatalogItem
 from .._catalog.registry import EndpointRegistry
 
@@ -27,23 +29,29 @@ CATALOG_INVALID = 5
 def providers_command(*, as_json: bool, strict: bool = False) -> int:
     """Print the provider table (or JSON) and return the process exit status."""
     report = EndpointRegistry.inspect()
-    programs = _programs(report)
+    failed: dict[str, ProviderUnavailable | CatalogValidationError] = {}
+    programs: list[CliAvailability] = []
+    if report["valid"]:
+        snapshot = EndpointRegistry.snapshot()
+        # --strict imports every deferred row (the CI check); plain `providers` only the CLI
+        # rows, whose adapter class declares the program it probes.
+        failed = failures(
+            snapshot, snapshot.deferred.providers if strict else cli_providers(snapshot)
+        )
+        programs = cli_report(snapshot, skip=failed)
+    errors = [f"{key}: {exc}" for key, exc in sorted(failed.items())]
     if as_json:
-        print(json.dumps({**report, "cli_programs": programs}, indent=2))
+        print(json.dumps({**report, "cli_programs": programs, "load_errors": errors}, indent=2))
     else:
         _print_tables(report, programs)
-    if not report["valid"]:
+        for line in errors:
+            print(f"providers: {line}", flush=True)
+    if not report["valid"] or any(isinstance(e, CatalogValidationError) for e in failed.values()):
         return CATALOG_INVALID
-    if strict and any(item["availability"] != "available" for item in report["providers"]):
+    unavailable = failed or any(i["availability"] != "available" for i in report["providers"])
+    if strict and unavailable:
         return 1
     return 0
-
-
-def _programs(report: CatalogReport) -> list[CliAvailability]:
-    """The CLI providers' programs (found, version), as ``doctor`` reports them."""
-    if not report["valid"]:
-        return []
-    return cli_report(EndpointRegistry.snapshot())
 
 
 def _print_tables(report: CatalogReport, programs: list[CliAvailability]) -> None:

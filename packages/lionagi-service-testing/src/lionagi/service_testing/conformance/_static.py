@@ -54,19 +54,23 @@ def registered_agentic_endpoints(
     :class:`AgenticEndpoint`, so the static check can report it.
 
     Raises:
-        CatalogValidationError: the installed catalog does not validate.
+        CatalogValidationError: the installed catalog does not validate (or a deferred row's
+            class is invalid).
+        ProviderUnavailable: a deferred row's module failed to import.
     """
     snap = EndpointRegistry.snapshot() if snapshot is None else snapshot
+    # `provider()` imports a deferred row's classes: the kit inspects the classes themselves.
+    entries = [e for key in snap.provider_keys for e in snap.provider(key).endpoints.values()]
     return tuple(
         RegisteredAgenticEndpoint(
             provider=entry.provider,
             endpoint=entry.endpoint,
-            endpoint_class=entry.endpoint_class,
+            endpoint_class=entry.resolved_class,
             request_options=entry.request_options,
         )
-        for entry in snap.endpoints()
+        for entry in entries
         if entry.endpoint_type is EndpointType.AGENTIC
-        or issubclass(entry.endpoint_class, AgenticEndpoint)
+        or issubclass(entry.resolved_class, AgenticEndpoint)
     )
 
 

@@ -1,0 +1,18 @@
+"""Constants the catalog row and model policy need: importable without pydantic.
+
+The package ``__init__`` is imported for every command (it is the entry point), so what it
+needs at import lives here rather than in the modules that define models.
+"""
+
+from __future__ import annotations
+
+DEFAULT_MODEL = "gpt-5.2-codex"
+"""The model passed when the caller names none.
+
+Codex's own default (no ``-m``) offers the model no tools at all when it talks to a custom
+model provider (seen with 0.171.0: ``tools: []`` and "unsupported call: shell"), so the adapter
+always passes a model explicitly; a ``*-codex`` name gets the shell tool set.
+"""
+
+REASONING_EFFORTS: tuple[str, ...] = ("none", "minimal", "low", "medium", "high", "xhigh")
+"""Codex's ``model_reasoning_effort`` values (the policy's effort levels)."""

@@ -1,0 +1,142 @@
+"""Deferred endpoint rows: a provider's classes are imported on its first use, once.
+
+Why. Importing every vendor's endpoint module to build the catalog made every command pay for
+every installed vendor's pydantic models (issue 15 item 3; ADR-0028 D1/D3 amended, see
+``docs/decisions.md``). A row may therefore name its ``endpoint_class`` and ``request_options``
+as ``"module:attr"`` references. The build validates everything the row states without them
+(keys, aliases, collisions, base URL and auth, policy rows, the reference syntax); this module
+imports the references when the provider is first matched (or fully checked by
+``providers --strict`` / ``doctor``) and runs the *same* build over that one row with the
+objects in place, so a bad class, an unknown default key or an unimportable module fails with
+the error the whole-catalog build would have given: ``ProviderUnavailable`` for an import
+failure, ``CatalogValidationError`` for an invalid record. The outcome is cached per snapshot,
+so every later lookup sees the same result, under a lock so two threads import at most once.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from typing import Any, Generic, TypeVar
+
+from .._base.errors import ProviderCatalogError
+from .diagnose import describe_exception, diagnostic
+from .discovery import CollectedModule, is_stop_request
+from .keys import canonical_provider_key
+from .specs import ProviderEndpointSpec
+
+_R = TypeVar("_R")
+
+__all__ = ["DeferredProviders", "is_deferred", "load_ref", "ref_problem", "resolve_row"]
+
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+_REF = re.compile(rf"{_NAME}(?:\.{_NAME})*:{_NAME}(?:\.{_NAME})*")
+
+
+def ref_problem(ref: str, field: str, expected: str) -> str | None:
+    """Why ``ref`` is not a ``package.module:Name`` reference, or None when it is one."""
+    if _REF.fullmatch(ref) is None:
+        return f"{field} must be {expected}, or a 'package.module:Name' reference; got {ref!r:.80}"
+    return None
+
+
+def is_deferred(spec: ProviderEndpointSpec) -> bool:
+    """Whether the row names its class or request model by reference."""
+    return isinstance(spec.endpoint_class, str) or isinstance(spec.request_options, str)
+
+
+def load_ref(ref: str) -> object:
+    """Import ``module`` and walk ``attr`` of a ``module:attr`` reference."""
+    module_name, _, attr = ref.partition(":")
+    value: object = importlib.import_module(module_name)
+    for part in attr.split("."):
+        value = getattr(value, part)
+    return value
+
+
+def resolve_row(collected: CollectedModule) -> CollectedModule:
+    """The row with every reference replaced by its object, or the import failure it hit."""
+    provider = canonical_provider_key(collected.row.provider)
+    specs: list[ProviderEndpointSpec] = []
+    for spec in collected.specs:
+        ref = ""
+        try:
+            values: dict[str, Any] = {}
+            for name in ("endpoint_class", "request_options"):
+                value = getattr(spec, name)
+                if isinstance(value, str):
+                    ref = value
+                    values[name] = load_ref(value)
+            specs.append(replace(spec, **values))
+        except BaseException as exc:
+            if is_stop_request(exc):
+                raise
+            message = f"importing {ref} (declared by {collected.row.module}) failed: " + (
+                describe_exception(exc)
+            )
+            diag = diagnostic(
+                "import_error",
+                provider,
+                message,
+                module=collected.row.module,
+                cause_type=type(exc).__name__,
+            )
+            return CollectedModule(row=collected.row, error=diag)
+    return CollectedModule(row=collected.row, specs=tuple(specs), policies=collected.policies)
+
+
+class DeferredProviders(Generic[_R]):
+    """One snapshot's deferred rows by canonical provider key, and each one's cached outcome.
+
+    ``rebuild`` turns one row into its resolved provider (or the error to raise); the build
+    passes it in, which keeps this module free of the build and snapshot modules it serves.
+    """
+
+    def __init__(
+        self,
+        modules: Mapping[str, CollectedModule] | None = None,
+        rebuild: Callable[[CollectedModule], _R | ProviderCatalogError] | None = None,
+    ) -> None:
+        self._modules = dict(modules or {})
+        self._rebuild = rebuild
+        self._lock = threading.Lock()
+        self._outcomes: dict[str, _R | ProviderCatalogError] = {}
+
+    @property
+    def providers(self) -> tuple[str, ...]:
+        """Sorted keys of the providers whose classes are still references."""
+        return tuple(sorted(self._modules))
+
+    def pending(self, provider: str) -> bool:
+        """Whether ``provider`` (canonical) has deferred rows."""
+        return provider in self._modules
+
+    def resolved(self) -> tuple[_R, ...]:
+        """The providers resolved so far (for clearing class-bound metadata on republish)."""
+        with self._lock:
+            return tuple(o for o in self._outcomes.values() if not isinstance(o, Exception))
+
+    def materialize(self, provider: str) -> _R:
+        """The provider with its classes imported and checked; raise its cached failure.
+
+        Raises:
+            ProviderUnavailable: a referenced module failed to import.
+            CatalogValidationError: a referenced object is not a valid record (the build's
+                diagnostics for that row).
+        """
+        with self._lock:
+            outcome = self._outcomes.get(provider)
+            if outcome is None:
+                outcome = self._resolve(provider)
+                self._outcomes[provider] = outcome
+        if isinstance(outcome, Exception):
+            raise outcome.with_traceback(None)
+        return outcome
+
+    def _resolve(self, provider: str) -> _R | ProviderCatalogError:
+        if self._rebuild is None:
+            raise KeyError(provider)
+        return self._rebuild(self._modules[provider])
