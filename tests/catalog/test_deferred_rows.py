@@ -88,9 +88,9 @@ def test_cli_commands_import_no_http_vendor_endpoint_module(argv: list[str]) -> 
     if argv[0] == "chat":
         assert seen == {"modules": [], "models": []}
     else:
-        # `providers` probes each CLI provider's program, which the adapter class declares: the
-        # CLI rows resolve, the HTTP vendors' modules stay unimported.
-        cli = ("claude_code", "codex", "gemini_cli", "pi")
+        # `providers` probes each agentic provider's program or modules, which the adapter class
+        # declares: the agentic rows resolve, the HTTP vendors' modules stay unimported.
+        cli = ("ag2", "claude_code", "codex", "gemini_cli", "pi")
         http = [m for m in seen["modules"] if m.split(".")[2] not in cli]
         assert http == []
 

@@ -5,18 +5,19 @@ Provider ``ag2`` (alias ``autogen``), endpoints ``group_chat`` (``groupchat``, `
 
 Importing this module imports no AG2 code: each endpoint imports AG2 when it runs, and
 building one whose AG2 modules are missing raises a configuration error naming the install
-line (``lionagi-service providers`` shows it too). Pin and rationale: docs/providers/ag2.md.
+line (``lionagi-service providers`` shows it too). The rows name their classes by
+reference, so this module's own classes load on first use. Pin and rationale: docs/providers/ag2.md.
 """
 
-from ._agent import AG2AgentConfig as AG2AgentConfig
-from ._agent import AG2AgentRequest as AG2AgentRequest
-from ._agent import AG2BetaEndpoint as AG2BetaEndpoint
-from ._deps import AG2_REQUIREMENT as AG2_REQUIREMENT
-from ._deps import INSTALL_LINE as INSTALL_LINE
-from ._groupchat import AG2GroupChatEndpoint as AG2GroupChatEndpoint
-from ._groupchat import AG2GroupChatRequest as AG2GroupChatRequest
-from ._nlip import AG2NlipEndpoint as AG2NlipEndpoint
-from ._nlip import AG2NlipRequest as AG2NlipRequest
+from typing import TYPE_CHECKING
+
+from lionagi.service import EndpointType, ProviderEndpointSpec, lazy_exports
+
+if TYPE_CHECKING:
+    from ._agent import AG2AgentConfig, AG2AgentRequest, AG2BetaEndpoint
+    from ._deps import AG2_REQUIREMENT, INSTALL_LINE
+    from ._groupchat import AG2GroupChatEndpoint, AG2GroupChatRequest
+    from ._nlip import AG2NlipEndpoint, AG2NlipRequest
 
 __all__ = [
     "AG2_REQUIREMENT",
@@ -31,8 +32,15 @@ __all__ = [
     "AG2NlipRequest",
 ]
 
-# isort: split
-from lionagi.service import EndpointType, ProviderEndpointSpec
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "._deps": ("AG2_REQUIREMENT", "INSTALL_LINE"),
+        "._agent": ("AG2AgentConfig", "AG2AgentRequest", "AG2BetaEndpoint"),
+        "._groupchat": ("AG2GroupChatEndpoint", "AG2GroupChatRequest"),
+        "._nlip": ("AG2NlipEndpoint", "AG2NlipRequest"),
+    },
+)
 
 _ALIASES = ("autogen",)
 
@@ -43,8 +51,8 @@ PROVIDER_SPECS: tuple[ProviderEndpointSpec, ...] = (
         endpoint="group_chat",
         endpoint_aliases=("groupchat", "chat"),
         endpoint_type=EndpointType.AGENTIC,
-        endpoint_class=AG2GroupChatEndpoint,
-        request_options=AG2GroupChatRequest,
+        endpoint_class=f"{__name__}._groupchat:AG2GroupChatEndpoint",
+        request_options=f"{__name__}._groupchat:AG2GroupChatRequest",
     ),
     ProviderEndpointSpec(
         provider="ag2",
@@ -52,8 +60,8 @@ PROVIDER_SPECS: tuple[ProviderEndpointSpec, ...] = (
         endpoint="agent",
         endpoint_aliases=("beta", "ask"),
         endpoint_type=EndpointType.AGENTIC,
-        endpoint_class=AG2BetaEndpoint,
-        request_options=AG2AgentRequest,
+        endpoint_class=f"{__name__}._agent:AG2BetaEndpoint",
+        request_options=f"{__name__}._agent:AG2AgentRequest",
     ),
     ProviderEndpointSpec(
         provider="ag2",
@@ -61,7 +69,7 @@ PROVIDER_SPECS: tuple[ProviderEndpointSpec, ...] = (
         endpoint="nlip",
         endpoint_aliases=("nlip_remote", "remote"),
         endpoint_type=EndpointType.AGENTIC,
-        endpoint_class=AG2NlipEndpoint,
-        request_options=AG2NlipRequest,
+        endpoint_class=f"{__name__}._nlip:AG2NlipEndpoint",
+        request_options=f"{__name__}._nlip:AG2NlipRequest",
     ),
 )

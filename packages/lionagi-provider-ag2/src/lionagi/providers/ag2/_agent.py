@@ -65,7 +65,7 @@ class AG2AgentConfig(BaseModel):
         system_prompt: System prompt lines, in order.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     name: str = Field(default="assistant", pattern=_NAME)
     system_prompt: tuple[str, ...] = ()
@@ -81,7 +81,7 @@ class AG2AgentRequest(BaseModel):
         llm: The ``autogen.beta`` ``ModelConfig`` for a built agent (``TestConfig`` offline).
     """
 
-    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, defer_build=True)
 
     prompt: str = Field(min_length=1)
     agent: Any | None = None

@@ -57,7 +57,7 @@ class AG2GroupChatRequest(BaseModel):
         max_round: Upper bound on rounds (AG2's ``max_rounds``), > 0.
     """
 
-    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, defer_build=True)
 
     prompt: str = Field(min_length=1)
     pattern: Any | None = None

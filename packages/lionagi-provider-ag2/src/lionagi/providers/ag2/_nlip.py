@@ -61,7 +61,7 @@ class AG2NlipRequest(BaseModel):
         language: NLIP ``subformat`` of the text message.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     prompt: str = Field(min_length=1)
     url: str | None = Field(default=None, min_length=1)
