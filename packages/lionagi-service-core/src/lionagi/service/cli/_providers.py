@@ -9,11 +9,13 @@ is unavailable (for CI).
 from __future__ import annotations
 
 import json
+import sys
 from typing import TYPE_CHECKING
 
 from .._catalog.availability import CliAvailability, cli_report
 from .._catalog.projection import CatalogReport, ProviderCatalogItem
 from .._catalog.registry import EndpointRegistry
+from ._console import table_console
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -33,6 +35,12 @@ def providers_command(*, as_json: bool, strict: bool = False) -> int:
     else:
         _print_tables(report, programs)
     if not report["valid"]:
+        count = len(report["diagnostics"])
+        print(
+            f"providers: the provider catalog does not validate ({count} diagnostic(s) above)",
+            file=sys.stderr,
+            flush=True,
+        )
         return CATALOG_INVALID
     if strict and any(item["availability"] != "available" for item in report["providers"]):
         return 1
@@ -47,10 +55,9 @@ def _programs(report: CatalogReport) -> list[CliAvailability]:
 
 
 def _print_tables(report: CatalogReport, programs: list[CliAvailability]) -> None:
-    from rich.console import Console
     from rich.text import Text
 
-    console = Console(soft_wrap=True)
+    console = table_console()
     items = report["providers"]
     if not items:
         console.print("no providers installed; install a lionagi-provider-* distribution")
