@@ -251,7 +251,7 @@ class LiveRenderer:
                 refresh_per_second=12,
                 vertical_overflow="visible",
             )
-            self._live.start()
+            self._live.start(refresh=True)
         else:
             self._live.update(self._view(), refresh=True)
 
