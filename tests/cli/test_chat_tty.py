@@ -38,7 +38,11 @@ def in_terminal(*args: str) -> tuple[int, str]:
     cmd = (
         [str(SCRIPT)]
         if SCRIPT.exists()
-        else [sys.executable, "-c", "import sys; from lionagi.service.cli import main; sys.exit(main())"]
+        else [
+            sys.executable,
+            "-c",
+            "import sys; from lionagi.service.cli import main; sys.exit(main())",
+        ]
     )
     proc = subprocess.Popen(
         [*cmd, *args], stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True
@@ -72,7 +76,9 @@ def test_chat_in_a_terminal_renders_spinner_panels_markdown_thinking_and_usage()
     assert "tool call: word_count" in plain and "╭" in plain  # tool calls as panels
     assert "tool result: word_count" in plain
     assert "The user wants a demonstration." in plain  # thinking, shown while it streams ...
-    assert re.search(r"▸ thought for \d+ words", plain)  # ... collapsed to one line once the answer starts
+    assert re.search(
+        r"▸ thought for \d+ words", plain
+    )  # ... collapsed to one line once the answer starts
     assert "\x1b[2" in raw  # dim style in use (thinking, usage)
     # Markdown: the answer's **this** is drawn bold, not as asterisks, in the final frame.
     final = plain[plain.rindex("You said:") :]

@@ -27,7 +27,11 @@ HANG_GUARD = 30.0  # seconds; a "did not hang" bound only
 def command() -> list[str]:
     if SCRIPT.exists():
         return [str(SCRIPT)]
-    return [sys.executable, "-c", "import sys; from lionagi.service.cli import main; sys.exit(main())"]
+    return [
+        sys.executable,
+        "-c",
+        "import sys; from lionagi.service.cli import main; sys.exit(main())",
+    ]
 
 
 def cli_env(**extra: str) -> dict[str, str]:
@@ -175,7 +179,9 @@ def _interrupt(*args: str) -> tuple[int, str, str]:
     )
     try:
         assert proc.stdout is not None
-        first = proc.stdout.read(len("Stalling")) if "--json" not in args else proc.stdout.readline()
+        first = (
+            proc.stdout.read(len("Stalling")) if "--json" not in args else proc.stdout.readline()
+        )
         proc.send_signal(signal.SIGINT)
         rest, err = proc.communicate(timeout=HANG_GUARD)
     finally:

@@ -80,9 +80,7 @@ def _parser() -> argparse.ArgumentParser:
             "3 deadline expired, 4 admission refused, 5 catalog invalid, 130 interrupted"
         ),
     )
-    parser.add_argument(
-        "--version", action="version", version=f"lionagi-service-core {_version()}"
-    )
+    parser.add_argument("--version", action="version", version=f"lionagi-service-core {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     demo = sub.add_parser("demo", help="stream a scripted answer (no key, no network)")
