@@ -104,3 +104,12 @@ def test_a_provider_error_in_a_terminal_is_one_line_after_the_partial_answer():
     assert code == 1
     errors = [line for line in plain.splitlines() if "provider error" in line]
     assert errors == ["provider error: scripted provider failure requested by the prompt"]
+
+
+def test_show_thinking_keeps_the_thinking_expanded():
+    code, raw = in_terminal("demo", "--pace", "0", "--show-thinking", "hi")
+    plain = ANSI.sub("", raw)
+    assert code == 0, plain
+    final = plain[plain.rindex("The user wants a demonstration.") :]
+    assert "thought for" not in final
+    assert "You said: hi" in final

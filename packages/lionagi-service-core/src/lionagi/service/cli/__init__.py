@@ -28,6 +28,7 @@ from typing import NoReturn
 __all__ = ["main"]
 
 DEFAULT_MODEL = "scripted/demo"
+_SHOW_THINKING = "terminal: keep thinking expanded (default: one line once the answer starts)"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -87,6 +88,7 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("prompt", nargs="?", default="Show me what lionagi-service streams.")
     demo.add_argument("--json", action="store_true", help="print NDJSON chunks")
     demo.add_argument("--pace", type=float, default=0.03, help="seconds between text deltas")
+    demo.add_argument("--show-thinking", action="store_true", help=_SHOW_THINKING)
 
     chat = sub.add_parser("chat", help="stream one answer from MODEL through iModel")
     chat.add_argument("model", help="provider/model[-effort], e.g. scripted/demo")
@@ -99,6 +101,7 @@ def _parser() -> argparse.ArgumentParser:
         help="deadline for the whole call (admission, retries, stream); 0 or omitted: no deadline",
     )
     chat.add_argument("--json", action="store_true", help="print NDJSON chunks")
+    chat.add_argument("--show-thinking", action="store_true", help=_SHOW_THINKING)
     chat.add_argument("--base-url", default=None, help="override the endpoint base URL")
     chat.add_argument("--endpoint", default=None, help="endpoint key (default: provider's only)")
     chat.add_argument(
@@ -179,7 +182,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             from ._chat import run_chat
 
             return run_chat(
-                DEFAULT_MODEL, args.prompt, timeout=None, as_json=args.json, pace=args.pace
+                DEFAULT_MODEL,
+                args.prompt,
+                timeout=None,
+                as_json=args.json,
+                pace=args.pace,
+                show_thinking=args.show_thinking,
             )
         if args.command == "chat":
             from ._chat import run_chat
@@ -189,6 +197,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.prompt,
                 timeout=args.timeout,
                 as_json=args.json,
+                show_thinking=args.show_thinking,
                 base_url=args.base_url,
                 endpoint=args.endpoint,
                 endpoint_settings=args.endpoint_setting,

@@ -156,6 +156,7 @@ def run_chat(
     agentic_flags: Mapping[str, Any] | None = None,
     http_flags: Mapping[str, Any] | None = None,
     endpoint_settings: Sequence[tuple[str, str]] = (),
+    show_thinking: bool = False,
 ) -> int:
     """Stream ``prompt`` to ``model`` and render each chunk; returns the exit code.
 
@@ -164,7 +165,7 @@ def run_chat(
     ``--endpoint-setting`` pairs. Ctrl-C ends the partial line (``--json``: a final
     ``interrupted`` record) and returns 130.
     """
-    renderer = renderer_for(as_json=as_json)
+    renderer = renderer_for(as_json=as_json, expand_thinking=show_thinking)
 
     async def go() -> None:
         options: dict[str, Any] = {}

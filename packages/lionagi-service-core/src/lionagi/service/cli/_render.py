@@ -322,11 +322,13 @@ class LiveRenderer:
         self._stop()
 
 
-def renderer_for(*, as_json: bool, out: IO[str] | None = None) -> Renderer:
+def renderer_for(
+    *, as_json: bool, out: IO[str] | None = None, expand_thinking: bool = False
+) -> Renderer:
     """NDJSON for ``--json``, the live view on a terminal, plain text otherwise."""
     stream = out or sys.stdout
     if as_json:
         return JsonRenderer(stream)
     if stream.isatty():
-        return LiveRenderer()
+        return LiveRenderer(expand_thinking=expand_thinking)
     return PlainRenderer(stream)
