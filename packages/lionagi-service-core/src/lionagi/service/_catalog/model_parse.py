@@ -165,6 +165,15 @@ def mode_kwargs(
 
 
 def _no_provider(snapshot: CatalogSnapshot, text: str) -> EndpointConfigurationError:
+    provider = snapshot.provider_index.get(canonical_provider_key(text))
+    if provider is not None:
+        # The text *is* a provider: what is missing is the model, so say that rather than
+        # claiming an installed provider does not exist.
+        return EndpointConfigurationError(
+            "model",
+            f"{text!r} is a provider but names no model; write '{text}/<model>' "
+            f"(`lionagi-service models {provider}` lists its aliases and effort levels)",
+        )
     providers = _bounded_list(snapshot.provider_keys)
     aliases = _bounded_list(sorted(snapshot.model_aliases))
     hint = f"write '<provider>/{text}' (providers: {providers})"

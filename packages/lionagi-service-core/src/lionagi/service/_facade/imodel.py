@@ -101,8 +101,11 @@ class iModel:
         circuit_policy: HTTP circuit policy (default :class:`CircuitPolicy`); agentic endpoints
             get no circuit.
         hook_registry: Hooks, or a mapping ``{"pre_invocation": fn, ...}``.
-        yolo / bypass / fast: Provider permission modes from the catalog's model policy.
-        clock / sleep: Injected time source for deterministic tests.
+        yolo: Provider permission mode from the catalog's model policy.
+        bypass: Provider permission mode from the catalog's model policy.
+        fast: Provider speed mode from the catalog's model policy.
+        clock: Injected time source for deterministic tests.
+        sleep: Injected sleep, paired with ``clock``.
         agentic_settings: Deployment settings of a subprocess agentic endpoint (binary, gateway
             URL and key, env, cwd, config home): an :class:`AgenticSettings` or its mapping.
         **config_overrides: Further :class:`EndpointConfig` fields; an unknown key raises

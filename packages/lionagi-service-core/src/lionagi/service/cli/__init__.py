@@ -1,4 +1,4 @@
-"""The ``lionagi-service`` command line: demo, chat, providers, doctor, fake-server.
+"""The ``lionagi-service`` command line: demo, chat, providers, models, doctor, fake-server.
 
 Exit codes (one per error family, so scripts can branch without parsing text):
 
@@ -11,38 +11,110 @@ Exit codes (one per error family, so scripts can branch without parsing text):
 5     the provider catalog does not validate
 130   interrupted (Ctrl-C)
 ====  =========================================================================
+
+Every error is one line on stderr (``--json`` also writes it as the last NDJSON record), so a
+script reads data from stdout and the reason from stderr.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Sequence
+from importlib import metadata
+from typing import NoReturn
 
 __all__ = ["main"]
 
 DEFAULT_MODEL = "scripted/demo"
+_SHOW_THINKING = "terminal: keep thinking expanded (default: one line once the answer starts)"
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with the command line's error contract: one line on stderr, exit 2.
+
+    The stock parser prints the whole usage block before the message; a script reading stderr
+    then gets several lines for one mistake. The usage stays one ``--help`` away.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``prog: error: message (see --help)`` on one line and exit 2."""
+        line = " ".join(f"{self.prog}: error: {message} (see {self.prog} --help)".split())
+        self.exit(2, line + "\n")
+
+
+def _timeout(text: str) -> float:
+    """``--timeout``: a finite number of seconds; anything else is bad usage (exit 2)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if math.isnan(value) or math.isinf(value) or value < 0:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give a finite number of seconds >= 0 (0 means no deadline)"
+        )
+    return value
+
+
+def _setting(text: str) -> tuple[str, str]:
+    """``--endpoint-setting K=V``: split once; the value is parsed later (JSON, else text)."""
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"{text!r}: write KEY=VALUE (e.g. max_retries=5)")
+    return key.strip(), value
+
+
+def _version() -> str:
+    try:
+        return metadata.version("lionagi-service-core")
+    except metadata.PackageNotFoundError:  # pragma: no cover - running from a bare source tree
+        return "unknown (lionagi-service-core is not installed as a distribution)"
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="lionagi-service",
         description="One model-facing iModel over HTTP APIs, agentic CLIs and agents.",
+        epilog=(
+            "exit codes: 0 success, 1 provider failure, 2 bad usage or configuration, "
+            "3 deadline expired, 4 admission refused, 5 catalog invalid, 130 interrupted"
+        ),
     )
+    parser.add_argument("--version", action="version", version=f"lionagi-service-core {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     demo = sub.add_parser("demo", help="stream a scripted answer (no key, no network)")
     demo.add_argument("prompt", nargs="?", default="Show me what lionagi-service streams.")
     demo.add_argument("--json", action="store_true", help="print NDJSON chunks")
     demo.add_argument("--pace", type=float, default=0.03, help="seconds between text deltas")
+    demo.add_argument("--show-thinking", action="store_true", help=_SHOW_THINKING)
 
     chat = sub.add_parser("chat", help="stream one answer from MODEL through iModel")
     chat.add_argument("model", help="provider/model[-effort], e.g. scripted/demo")
     chat.add_argument("prompt")
-    chat.add_argument("--timeout", type=float, default=None, help="deadline in seconds")
+    chat.add_argument(
+        "--timeout",
+        type=_timeout,
+        default=None,
+        metavar="SECONDS",
+        help="deadline for the whole call (admission, retries, stream); 0 or omitted: no deadline",
+    )
     chat.add_argument("--json", action="store_true", help="print NDJSON chunks")
+    chat.add_argument("--show-thinking", action="store_true", help=_SHOW_THINKING)
     chat.add_argument("--base-url", default=None, help="override the endpoint base URL")
     chat.add_argument("--endpoint", default=None, help="endpoint key (default: provider's only)")
+    chat.add_argument(
+        "--endpoint-setting",
+        metavar="K=V",
+        type=_setting,
+        action="append",
+        default=[],
+        help=(
+            "any other endpoint setting an error names, e.g. max_retries=5 or "
+            'default_headers={"X-Org":"me"}; V is JSON when it parses, else text (repeatable)'
+        ),
+    )
     http = chat.add_argument_group("HTTP providers")
     http.add_argument(
         "--openai-compatible",
@@ -89,6 +161,10 @@ def _parser() -> argparse.ArgumentParser:
         "--strict", action="store_true", help="exit 1 when any installed provider is unavailable"
     )
 
+    models = sub.add_parser("models", help="a provider's model aliases, effort levels, endpoints")
+    models.add_argument("provider", metavar="PROVIDER")
+    models.add_argument("--json", action="store_true", help="print JSON")
+
     doctor = sub.add_parser("doctor", help="check that each CLI provider's program can run here")
     doctor.add_argument("providers", nargs="*", metavar="PROVIDER", help="default: every one")
     doctor.add_argument("--json", action="store_true", help="print JSON")
@@ -106,7 +182,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             from ._chat import run_chat
 
             return run_chat(
-                DEFAULT_MODEL, args.prompt, timeout=None, as_json=args.json, pace=args.pace
+                DEFAULT_MODEL,
+                args.prompt,
+                timeout=None,
+                as_json=args.json,
+                pace=args.pace,
+                show_thinking=args.show_thinking,
             )
         if args.command == "chat":
             from ._chat import run_chat
@@ -116,8 +197,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.prompt,
                 timeout=args.timeout,
                 as_json=args.json,
+                show_thinking=args.show_thinking,
                 base_url=args.base_url,
                 endpoint=args.endpoint,
+                endpoint_settings=args.endpoint_setting,
                 http_flags=dict(
                     openai_compatible=args.openai_compatible,
                     api_key_env=args.api_key_env,
@@ -136,6 +219,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from ._providers import providers_command
 
             return providers_command(as_json=args.json, strict=args.strict)
+        if args.command == "models":
+            from ._models import models_command
+
+            return models_command(args.provider, as_json=args.json)
         if args.command == "doctor":
             from ._doctor import doctor_command
 

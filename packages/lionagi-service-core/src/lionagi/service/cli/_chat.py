@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 import anyio
 
 from .._base.errors import (
+    AdmissionConfigError,
     AdmissionError,
     CatalogValidationError,
     EndpointConfigurationError,
@@ -19,15 +21,24 @@ from .._base.errors import (
     RequestDeadlineExceeded,
 )
 from .._facade.imodel import iModel
-from ._render import JsonRenderer, TerminalRenderer
+from ._render import LiveRenderer, renderer_for
 
-__all__ = ["agentic_settings_from_flags", "exit_code_for", "http_options_from_flags", "run_chat"]
+__all__ = [
+    "agentic_settings_from_flags",
+    "endpoint_settings_from_flags",
+    "exit_code_for",
+    "http_options_from_flags",
+    "run_chat",
+]
 
 
 def exit_code_for(exc: BaseException) -> int:
     """The documented exit code for an error family (see ``lionagi.service.cli``)."""
     if isinstance(exc, RequestDeadlineExceeded):
         return 3
+    if isinstance(exc, AdmissionConfigError):
+        # A bad admission setting (a NaN deadline, a negative limit) is bad usage, not a refusal.
+        return 2
     if isinstance(exc, AdmissionError):
         return 4
     if isinstance(exc, CatalogValidationError):
@@ -114,6 +125,25 @@ def http_options_from_flags(
     return options
 
 
+def endpoint_settings_from_flags(pairs: Sequence[tuple[str, str]]) -> dict[str, Any]:
+    """``--endpoint-setting K=V`` pairs as ``iModel`` keyword arguments.
+
+    ``V`` is JSON when it parses (``5``, ``true``, ``{"X-Org": "me"}``), else the text itself, so
+    every :class:`EndpointConfig` field an error message names can be set from the command line;
+    an unknown key fails in ``iModel`` with the same typed error as in Python. A key given twice
+    is an ``EndpointConfigurationError``: the last one silently winning would hide a typo.
+    """
+    out: dict[str, Any] = {}
+    for key, text in pairs:
+        if key in out:
+            raise EndpointConfigurationError(key, "--endpoint-setting gives this key twice")
+        try:
+            out[key] = json.loads(text)
+        except ValueError:
+            out[key] = text
+    return out
+
+
 def run_chat(
     model: str,
     prompt: str,
@@ -125,13 +155,17 @@ def run_chat(
     endpoint: str | None = None,
     agentic_flags: Mapping[str, Any] | None = None,
     http_flags: Mapping[str, Any] | None = None,
+    endpoint_settings: Sequence[tuple[str, str]] = (),
+    show_thinking: bool = False,
 ) -> int:
     """Stream ``prompt`` to ``model`` and render each chunk; returns the exit code.
 
     ``agentic_flags`` are the keyword arguments of :func:`agentic_settings_from_flags`,
-    ``http_flags`` those of :func:`http_options_from_flags`.
+    ``http_flags`` those of :func:`http_options_from_flags`, ``endpoint_settings`` the
+    ``--endpoint-setting`` pairs. Ctrl-C ends the partial line (``--json``: a final
+    ``interrupted`` record) and returns 130.
     """
-    renderer = JsonRenderer() if as_json else TerminalRenderer()
+    renderer = renderer_for(as_json=as_json, expand_thinking=show_thinking)
 
     async def go() -> None:
         options: dict[str, Any] = {}
@@ -139,6 +173,8 @@ def run_chat(
             options["base_url"] = base_url
         if endpoint is not None:
             options["endpoint"] = endpoint
+        if endpoint_settings:
+            options.update(endpoint_settings_from_flags(endpoint_settings))
         if http_flags:
             options.update(http_options_from_flags(**http_flags))
         settings = agentic_settings_from_flags(**agentic_flags) if agentic_flags else None
@@ -152,18 +188,22 @@ def run_chat(
                     request["pace"] = pace
             else:
                 request = {"messages": [{"role": "user", "content": prompt}]}
+            if isinstance(renderer, LiveRenderer):
+                renderer.start()
             async for chunk in imodel.stream(timeout=timeout, **request):
                 renderer.chunk(chunk)
 
     try:
         anyio.run(go)
+    except KeyboardInterrupt:
+        renderer.interrupted()
+        return 130
     except ProviderStreamError:
         # The provider's error chunk was already rendered; do not print it twice.
         renderer.close()
         return 1
     except Exception as exc:
         code = exit_code_for(exc)
-        renderer.close()
         renderer.error(exc)
         return code
     renderer.close()

@@ -10,6 +10,7 @@ not installed or is not a CLI provider; 5 when the catalog does not validate.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Sequence
 
 from .._base.errors import CatalogValidationError
@@ -17,6 +18,8 @@ from .._catalog.availability import CliAvailability, cli_report
 from .._catalog.full_check import failures
 from .._catalog.keys import canonical_provider_key
 from .._catalog.registry import EndpointRegistry
+from ._console import table_console
+from ._render import error_line
 
 __all__ = ["doctor_command"]
 
@@ -28,7 +31,7 @@ def doctor_command(providers: Sequence[str], *, as_json: bool) -> int:
     try:
         snapshot = EndpointRegistry.snapshot()
     except CatalogValidationError as exc:
-        print(f"doctor: {exc}", flush=True)
+        _fail(f"doctor: {exc}")
         return _CATALOG_INVALID
     failed = failures(snapshot, snapshot.deferred.providers)  # the full check: import every row
     for failed_key, error in sorted(failed.items()):
@@ -41,12 +44,12 @@ def doctor_command(providers: Sequence[str], *, as_json: bool) -> int:
         for name in providers:
             key = snapshot.provider_index.get(canonical_provider_key(name))
             if key is None:
-                print(f"doctor: {name!r} names no installed provider", flush=True)
+                _fail(f"doctor: {name!r} names no installed provider")
                 return 2
             wanted.append(key)
         unknown = [p for p in wanted if not any(r["provider"] == p for r in rows)]
         if unknown:
-            print(f"doctor: {', '.join(unknown)} runs no CLI program", flush=True)
+            _fail(f"doctor: {', '.join(unknown)} runs no CLI program")
             return 2
         rows = [r for r in rows if r["provider"] in wanted]
     if as_json:
@@ -56,12 +59,16 @@ def doctor_command(providers: Sequence[str], *, as_json: bool) -> int:
     return 0 if not failed and all(r["found"] for r in rows) else 1
 
 
+def _fail(text: str) -> None:
+    """One line on stderr, like every other command's errors."""
+    print(error_line(text), file=sys.stderr, flush=True)
+
+
 def _print(rows: list[CliAvailability]) -> None:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    console = Console(soft_wrap=True)
+    console = table_console()
     if not rows:
         console.print("no CLI providers installed (lionagi-provider-codex, -claude-code, ...)")
         return

@@ -9,6 +9,7 @@ is unavailable (for CI).
 from __future__ import annotations
 
 import json
+import sys
 from typing import TYPE_CHECKING
 
 from .._base.errors import CatalogValidationError, ProviderUnavailable
@@ -16,6 +17,7 @@ from .._catalog.availability import CliAvailability, cli_report
 from .._catalog.full_check import cli_providers, failures
 from .._catalog.projection import CatalogReport, ProviderCatalogItem
 from .._catalog.registry import EndpointRegistry
+from ._console import table_console
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -45,8 +47,16 @@ def providers_command(*, as_json: bool, strict: bool = False) -> int:
     else:
         _print_tables(report, programs)
         for line in errors:
-            print(f"providers: {line}", flush=True)
-    if not report["valid"] or any(isinstance(e, CatalogValidationError) for e in failed.values()):
+            print(f"providers: {line}", file=sys.stderr, flush=True)
+    invalid_row = any(isinstance(e, CatalogValidationError) for e in failed.values())
+    if not report["valid"] or invalid_row:
+        if not report["valid"]:
+            count = len(report["diagnostics"])
+            print(
+                f"providers: the provider catalog does not validate ({count} diagnostic(s) above)",
+                file=sys.stderr,
+                flush=True,
+            )
         return CATALOG_INVALID
     unavailable = failed or any(i["availability"] != "available" for i in report["providers"])
     if strict and unavailable:
@@ -55,10 +65,9 @@ def providers_command(*, as_json: bool, strict: bool = False) -> int:
 
 
 def _print_tables(report: CatalogReport, programs: list[CliAvailability]) -> None:
-    from rich.console import Console
     from rich.text import Text
 
-    console = Console(soft_wrap=True)
+    console = table_console()
     items = report["providers"]
     if not items:
         console.print("no providers installed; install a lionagi-provider-* distribution")

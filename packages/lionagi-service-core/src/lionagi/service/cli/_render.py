@@ -1,102 +1,334 @@
-"""Render a chunk stream for people (rich) or for programs (NDJSON, one chunk per line)."""
+"""Render a chunk stream for people or for programs.
+
+Three renderers, chosen by :func:`renderer_for`:
+
+- :class:`JsonRenderer` (``--json``): one NDJSON object per chunk, then one final record for an
+  error or an interrupt, so a script always learns how the stream ended.
+- :class:`PlainRenderer` (stdout is a pipe or a file): text as it arrives, no escape codes.
+- :class:`LiveRenderer` (stdout is a terminal): a spinner until the first token, the answer as
+  live markdown, thinking dimmed and collapsed to one line once the answer starts, tool calls as
+  panels and a final usage / cost / latency line. ``rich`` is imported only here, so a piped or
+  ``--json`` run never pays for it.
+
+Every error is one line on stderr whatever the renderer (newlines folded), so ``2>`` captures
+the reason and stdout stays data.
+"""
 
 from __future__ import annotations
 
 import json
 import sys
-from typing import IO, Any
-
-from rich.console import Console
-from rich.text import Text
+import time
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from .._base.chunk import StreamChunk
 from .._base.secrets import redact
 
-__all__ = ["JsonRenderer", "TerminalRenderer"]
+if TYPE_CHECKING:
+    from rich.console import Console, RenderableType
+    from rich.live import Live
+
+__all__ = [
+    "JsonRenderer",
+    "LiveRenderer",
+    "PlainRenderer",
+    "Renderer",
+    "TerminalRenderer",
+    "error_line",
+    "renderer_for",
+]
+
+
+class Renderer(Protocol):
+    """What ``run_chat`` drives: chunks, then exactly one of close / error / interrupted."""
+
+    def chunk(self, chunk: StreamChunk) -> None:
+        """Render one chunk."""
+
+    def error(self, exc: BaseException) -> None:
+        """Report the error that ended the run."""
+
+    def interrupted(self) -> None:
+        """Report that the user interrupted the run (Ctrl-C)."""
+
+    def close(self) -> None:
+        """Finish the output of a run that ended normally."""
+
+
+def error_line(text: str) -> str:
+    """``text`` as one redacted line: a multi-line message (catalog diagnostics) is folded."""
+    return " ".join(redact(text).split())
+
+
+def _stderr_line(text: str, err: IO[str] | None = None) -> None:
+    stream = err or sys.stderr
+    stream.write(error_line(text) + "\n")
+    stream.flush()
+
+
+def _exception_text(exc: BaseException) -> str:
+    return f"error: {type(exc).__name__}: {exc}"
+
+
+def _provider_error_text(chunk: StreamChunk) -> str:
+    return f"provider error: {chunk.content or 'the provider reported an error'}"
 
 
 class JsonRenderer:
     """One JSON object per chunk, flushed per line so pipes see progress."""
 
-    def __init__(self, out: IO[str] | None = None) -> None:
+    def __init__(self, out: IO[str] | None = None, err: IO[str] | None = None) -> None:
         self._out = out or sys.stdout
+        self._err = err
+
+    def _write(self, record: dict[str, Any]) -> None:
+        self._out.write(json.dumps(record, default=str) + "\n")
+        self._out.flush()
 
     def chunk(self, chunk: StreamChunk) -> None:
-        """Write one chunk."""
-        self._out.write(json.dumps(chunk.to_dict(), default=str) + "\n")
-        self._out.flush()
+        """Write one chunk; a provider error chunk is also the stderr line."""
+        self._write(chunk.to_dict())
+        if chunk.type == "error":
+            _stderr_line(_provider_error_text(chunk), self._err)
 
     def error(self, exc: BaseException) -> None:
-        """Write the terminal error as a final JSON line."""
-        self._out.write(
-            json.dumps(
-                {"type": "exception", "error": type(exc).__name__, "message": redact(str(exc))}
-            )
-            + "\n"
+        """Write the terminal error as a final JSON line, and its one line on stderr."""
+        self._write(
+            {"type": "exception", "error": type(exc).__name__, "message": error_line(str(exc))}
         )
-        self._out.flush()
+        _stderr_line(_exception_text(exc), self._err)
+
+    def interrupted(self) -> None:
+        """Write the final record of an interrupted stream."""
+        self._write({"type": "interrupted", "exit_code": 130})
+        _stderr_line("interrupted", self._err)
 
     def close(self) -> None:
         """Nothing is pending for NDJSON."""
 
 
-class TerminalRenderer:
-    """Text as it arrives, thinking dimmed, tool calls and results marked, usage at the end."""
+class PlainRenderer:
+    """Text as it arrives, thinking and tools marked in plain text, usage at the end."""
 
-    def __init__(self, console: Console | None = None, errors: Console | None = None) -> None:
-        self._console = console or Console(highlight=False, soft_wrap=True)
-        self._errors = errors or Console(highlight=False, soft_wrap=True, stderr=True)
+    def __init__(self, out: IO[str] | None = None, err: IO[str] | None = None) -> None:
+        self._out = out or sys.stdout
+        self._err = err
         self._mode: str | None = None
+
+    def _print(self, text: str, end: str = "\n") -> None:
+        self._out.write(text + end)
+        self._out.flush()
 
     def _switch(self, mode: str) -> None:
         if self._mode is not None and self._mode != mode:
-            self._console.print()
+            self._print("")
         self._mode = mode
 
     def chunk(self, chunk: StreamChunk) -> None:
         """Render one chunk."""
-        c = self._console
         if chunk.type == "text" and chunk.content:
             self._switch("text")
-            c.print(Text(chunk.content), end="")
+            self._print(chunk.content, end="")
         elif chunk.type == "thinking" and chunk.content:
             self._switch("thinking")
-            c.print(Text(chunk.content, style="dim italic"), end="")
+            self._print(chunk.content, end="")
         elif chunk.type == "tool_use":
             self._switch("tool")
             args = json.dumps(chunk.tool_input or {}, default=str)
-            c.print(Text(f"→ {chunk.tool_name}({args})", style="cyan"))
+            self._print(f"→ {chunk.tool_name}({args})")
             self._mode = None
         elif chunk.type == "tool_result":
             self._switch("tool")
-            style = "red" if chunk.is_error else "green"
-            c.print(
-                Text(f"← {chunk.tool_name or chunk.tool_id}: {chunk.tool_output!r}", style=style)
-            )
+            self._print(f"← {chunk.tool_name or chunk.tool_id}: {chunk.tool_output!r}")
             self._mode = None
         elif chunk.type == "result":
             self._switch("result")
             if chunk.content:
-                c.print(Text(chunk.content))
-            usage: dict[str, Any] = chunk.metadata.get("usage") or {}
-            if usage:
-                parts = ", ".join(f"{k}={v}" for k, v in usage.items())
-                c.print(Text(f"usage: {parts}", style="dim"))
+                self._print(chunk.content)
+            line = usage_line(chunk.metadata, latency=None)
+            if line:
+                self._print(line)
             self._mode = None
         elif chunk.type == "error":
-            self._switch("error")
-            c.print(Text(f"provider error: {chunk.content}", style="bold red"))
-            self._mode = None
+            self.close()
+            _stderr_line(_provider_error_text(chunk), self._err)
 
     def error(self, exc: BaseException) -> None:
-        """Print one readable line for the error that ended the run."""
+        """End the partial line, then one line on stderr."""
         self.close()
-        # A last guard: error text is already sanitized, but this line leaves the process.
-        text = redact(f"error: {type(exc).__name__}: {exc}")
-        self._errors.print(Text(text, style="bold red"))
+        _stderr_line(_exception_text(exc), self._err)
+
+    def interrupted(self) -> None:
+        """End the partial line so the shell prompt starts on its own line."""
+        self.close()
+        _stderr_line("interrupted", self._err)
 
     def close(self) -> None:
         """End the last line."""
         if self._mode is not None:
-            self._console.print()
+            self._print("")
             self._mode = None
+
+
+TerminalRenderer = PlainRenderer
+"""The name earlier releases exported for the non-JSON renderer."""
+
+
+def usage_line(metadata: dict[str, Any], *, latency: tuple[float | None, float] | None) -> str:
+    """``usage: k=v, ... · cost $x · first token 0.12 s, total 1.5 s`` from what is present."""
+    parts: list[str] = []
+    usage: dict[str, Any] = metadata.get("usage") or {}
+    if usage:
+        parts.append("usage: " + ", ".join(f"{k}={v}" for k, v in usage.items()))
+    cost = metadata.get("total_cost_usd", metadata.get("cost"))
+    if isinstance(cost, int | float) and not isinstance(cost, bool):
+        parts.append(f"cost ${cost:.4f}")
+    if latency is not None:
+        first, total = latency
+        timing = f"total {total:.2f} s"
+        if first is not None:
+            timing = f"first token {first:.2f} s, " + timing
+        parts.append(timing)
+    return " · ".join(parts)
+
+
+class LiveRenderer:
+    """The terminal view: spinner, live markdown, dimmed thinking, tool panels, usage line.
+
+    Thinking is shown dimmed while the model thinks and collapses to one summary line when the
+    answer starts (``expand_thinking=True`` keeps it), so the answer is what stays on screen.
+    """
+
+    def __init__(
+        self,
+        console: Console | None = None,
+        *,
+        err: IO[str] | None = None,
+        expand_thinking: bool = False,
+    ) -> None:
+        from rich.console import Console
+
+        self._console = console or Console(highlight=False)
+        self._err = err
+        self._expand_thinking = expand_thinking
+        self._blocks: list[RenderableType] = []
+        self._thinking = ""
+        self._answer = ""
+        self._result: str = ""
+        self._started = time.monotonic()
+        self._first: float | None = None
+        self._live: Live | None = None
+
+    def _view(self) -> RenderableType:
+        from rich.console import Group
+        from rich.markdown import Markdown
+        from rich.spinner import Spinner
+        from rich.text import Text
+
+        parts: list[RenderableType] = []
+        if self._thinking:
+            if self._answer and not self._expand_thinking:
+                words = len(self._thinking.split())
+                parts.append(Text(f"▸ thought for {words} words", style="dim"))
+            else:
+                parts.append(Text(self._thinking, style="dim italic"))
+        parts.extend(self._blocks)
+        if self._answer:
+            parts.append(Markdown(self._answer))
+        if self._first is None:
+            parts.append(Spinner("dots", text=Text("waiting for the first token…", style="dim")))
+        if self._result:
+            parts.append(Text(self._result, style="dim"))
+        return Group(*parts)
+
+    def _refresh(self) -> None:
+        if self._live is None:
+            from rich.live import Live
+
+            self._live = Live(
+                self._view(),
+                console=self._console,
+                refresh_per_second=12,
+                vertical_overflow="visible",
+            )
+            self._live.start(refresh=True)
+        else:
+            self._live.update(self._view(), refresh=True)
+
+    def start(self) -> None:
+        """Show the spinner before the request is sent."""
+        self._started = time.monotonic()
+        self._refresh()
+
+    def chunk(self, chunk: StreamChunk) -> None:
+        """Fold one chunk into the view."""
+        from rich.panel import Panel
+        from rich.text import Text
+
+        if chunk.type in ("text", "thinking", "tool_use", "tool_result") and self._first is None:
+            self._first = time.monotonic() - self._started
+        if chunk.type == "text" and chunk.content:
+            self._answer += chunk.content
+        elif chunk.type == "thinking" and chunk.content:
+            self._thinking += chunk.content
+        elif chunk.type == "tool_use":
+            args = json.dumps(chunk.tool_input or {}, default=str, indent=2)
+            self._blocks.append(
+                Panel(Text(args), title=f"tool call: {chunk.tool_name}", border_style="cyan")
+            )
+        elif chunk.type == "tool_result":
+            style = "red" if chunk.is_error else "green"
+            self._blocks.append(
+                Panel(
+                    Text(repr(chunk.tool_output)),
+                    title=f"tool result: {chunk.tool_name or chunk.tool_id}",
+                    border_style=style,
+                )
+            )
+        elif chunk.type == "result":
+            if chunk.content and not self._answer:
+                self._answer = chunk.content
+            if self._first is None:
+                self._first = time.monotonic() - self._started
+            self._result = usage_line(
+                chunk.metadata, latency=(self._first, time.monotonic() - self._started)
+            )
+        elif chunk.type == "error":
+            self._stop()
+            _stderr_line(_provider_error_text(chunk), self._err)
+            return
+        self._refresh()
+
+    def _stop(self) -> None:
+        if self._live is not None:
+            if self._first is None:
+                self._first = time.monotonic() - self._started
+            self._live.update(self._view(), refresh=True)
+            self._live.stop()
+            self._live = None
+
+    def error(self, exc: BaseException) -> None:
+        """Stop the live view, then one line on stderr."""
+        self._stop()
+        _stderr_line(_exception_text(exc), self._err)
+
+    def interrupted(self) -> None:
+        """Stop the live view (its last frame stays), then say so on stderr."""
+        self._stop()
+        _stderr_line("interrupted", self._err)
+
+    def close(self) -> None:
+        """Leave the final frame on screen."""
+        self._stop()
+
+
+def renderer_for(
+    *, as_json: bool, out: IO[str] | None = None, expand_thinking: bool = False
+) -> Renderer:
+    """NDJSON for ``--json``, the live view on a terminal, plain text otherwise."""
+    stream = out or sys.stdout
+    if as_json:
+        return JsonRenderer(stream)
+    if stream.isatty():
+        return LiveRenderer(expand_thinking=expand_thinking)
+    return PlainRenderer(stream)

@@ -1,0 +1,111 @@
+"""``lionagi-service models PROVIDER``: what a model string for this provider may say.
+
+Everything comes from the provider's model policy in the validated catalog (the same data the
+``model=`` parser applies), so the listing cannot drift from what ``chat`` accepts: the bare
+aliases that expand to this provider, the effort suffixes and how each is sent, the modes it has
+and its endpoints. Exit status: 0, 2 when ``PROVIDER`` is not installed, 5 when the catalog does
+not validate.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from .._base.errors import CatalogValidationError
+from .._catalog.keys import canonical_provider_key
+from .._catalog.registry import EndpointRegistry
+from .._catalog.snapshot import CatalogSnapshot
+from ._console import table_console
+from ._render import error_line
+
+__all__ = ["models_command", "models_report"]
+
+_CATALOG_INVALID = 5
+_BAD_USAGE = 2
+
+
+def models_report(snapshot: CatalogSnapshot, provider: str) -> dict[str, Any]:
+    """The policy of an installed ``provider`` (canonical key) as plain data."""
+    item = snapshot.providers[provider]
+    policy = item.policy
+    aliases = {
+        name: alias.target
+        for name, alias in sorted(snapshot.model_aliases.items())
+        if alias.provider == provider
+    }
+    if policy is not None:
+        for name, target in sorted(policy.model_aliases.items()):
+            aliases.setdefault(name, target)
+    effort_mode = policy.effort_mode if policy is not None else "none"
+    return {
+        "provider": provider,
+        "provider_aliases": list(item.aliases),
+        "model_aliases": aliases,
+        "effort_mode": effort_mode,
+        "effort_levels": list(policy.effort_levels) if policy is not None else [],
+        "effort_kwarg": policy.effort_kwarg if policy is not None else None,
+        "modes": [
+            name
+            for name in ("yolo", "bypass", "fast")
+            if policy is not None and getattr(policy, f"{name}_kwargs")
+        ],
+        "default_endpoint": policy.default_endpoint if policy is not None else None,
+        "endpoints": list(item.endpoint_keys),
+    }
+
+
+def models_command(provider: str, *, as_json: bool) -> int:
+    """Print ``provider``'s model policy and return the process exit status."""
+    try:
+        snapshot = EndpointRegistry.snapshot()
+    except CatalogValidationError as exc:
+        print(error_line(f"models: {exc}"), file=sys.stderr, flush=True)
+        return _CATALOG_INVALID
+    key = snapshot.provider_index.get(canonical_provider_key(provider))
+    if key is None or key not in snapshot.providers:
+        installed = ", ".join(snapshot.provider_keys) or "none"
+        print(
+            f"models: {provider!r} names no installed provider (installed: {installed})",
+            file=sys.stderr,
+            flush=True,
+        )
+        return _BAD_USAGE
+    report = models_report(snapshot, key)
+    if as_json:
+        print(json.dumps(report, indent=2))
+    else:
+        _print(report)
+    return 0
+
+
+def _effort_text(report: dict[str, Any]) -> str:
+    mode = report["effort_mode"]
+    if mode == "none" or not report["effort_levels"]:
+        return "none (a -low/-high suffix is an error)"
+    levels = ", ".join(report["effort_levels"])
+    if mode == "model_name":
+        return f"{levels} (kept in the model name)"
+    return f"{levels} (sent as {report['effort_kwarg']})"
+
+
+def _print(report: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    console = table_console()
+    table = Table(title=f"{report['provider']}: model strings", show_header=False)
+    table.add_column("what", style="bold")
+    table.add_column("value")
+    aliases = report["model_aliases"]
+    alias_text = "\n".join(f"{name} → {target}" for name, target in aliases.items())
+    table.add_row("write", f"{report['provider']}/<model>[-<effort>]")
+    table.add_row("provider aliases", ", ".join(report["provider_aliases"]) or "none")
+    table.add_row("model aliases", alias_text or "none")
+    table.add_row("effort levels", _effort_text(report))
+    table.add_row("modes", ", ".join(report["modes"]) or "none")
+    endpoints = ", ".join(report["endpoints"])
+    if report["default_endpoint"]:
+        endpoints += f" (default: {report['default_endpoint']})"
+    table.add_row("endpoints", endpoints)
+    console.print(table)
