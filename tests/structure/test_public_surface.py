@@ -83,7 +83,7 @@ def test_importing_the_package_loads_nothing_heavy() -> None:
 
 def test_adapter_author_modules_are_separate_and_complete() -> None:
     # Tools for adapter authors live in their own public modules, keeping the top level small.
-    for name in ("agentic", "http", "lifecycle"):
+    for name in ("agentic", "http", "lifecycle", "telemetry"):
         module = importlib.import_module(f"lionagi.service.{name}")
         assert module.__all__, name
         for export in module.__all__:

@@ -10,17 +10,20 @@ from __future__ import annotations
 import random
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from functools import partial
-from typing import Generic, TypedDict, TypeVar, Unpack
+from typing import TYPE_CHECKING, Any, Generic, TypedDict, TypeVar, Unpack
 
 from .._base.aio import aclose_shielded
 from .._base.chunk import StreamChunk
-from .._base.errors import RequestDeadlineExceeded
+from .._base.errors import CircuitOpenError, RequestDeadlineExceeded
 from .budget import NO_DEADLINE, RequestBudget
 from .circuit import CircuitBreaker, CircuitPermit
 from .clock import Clock, Sleep, default_clock, default_sleep
 from .deadline import DeadlineReached, run_before
 from .policy import AttemptPolicy
 from .retry import backoff_delay, counts_as_circuit_failure, is_retryable, retry_after_of
+
+if TYPE_CHECKING:
+    from .telemetry import CallTrace
 
 __all__ = [
     "OpenedStream",
@@ -75,6 +78,33 @@ def _settle_failure(
         permit.record_failure()
 
 
+def _acquire_permit(
+    breaker: CircuitBreaker | None, trace: CallTrace | None
+) -> CircuitPermit | None:
+    """The circuit permit; with telemetry on, its transitions and a refusal become events."""
+    if breaker is None:
+        return None
+    if trace is None:
+        return breaker.acquire()
+    before = breaker._state
+    try:
+        permit = breaker.acquire()
+    except CircuitOpenError:
+        if breaker._state is not before:
+            trace.circuit(before, breaker._state)
+        trace.circuit_refused(breaker._state)
+        raise
+    if breaker._state is not before:  # open -> half-open, noticed by this acquire
+        trace.circuit(before, breaker._state)
+    permit.trace = trace
+    return permit
+
+
+def _end_attempt(trace: CallTrace | None, token: Any, exc: BaseException | None) -> None:
+    if trace is not None:
+        trace.attempt_ended(token, exc)
+
+
 async def _wait_to_retry(
     exc: Exception,
     failures: int,
@@ -86,6 +116,7 @@ async def _wait_to_retry(
     clock: Clock,
     sleep: Sleep,
     rng: random.Random,
+    trace: CallTrace | None = None,
 ) -> None:
     """Sleep before the next attempt after ``exc``, or end the request.
 
@@ -93,6 +124,8 @@ async def _wait_to_retry(
     (caused by ``exc``) when the deadline passes during the delay; either settles the circuit.
     """
     delay = _retry_delay(exc, failures, policy, budget, clock, rng)
+    if trace is not None:
+        trace.retry(exc, failures, delay, retry_after_of(exc))
     if delay is None:
         _settle_failure(permit, exc, policy)
         raise exc
@@ -113,6 +146,7 @@ async def call_with_attempts(
     clock: Clock | None = None,
     sleep: Sleep | None = None,
     rng: random.Random | None = None,
+    trace: CallTrace | None = None,
 ) -> T:
     """Call ``attempt(timeout)`` until it succeeds, fails permanently or the budget runs out.
 
@@ -135,10 +169,11 @@ async def call_with_attempts(
     if budget.expired(clock):
         raise RequestDeadlineExceeded(call_id, "transport")
     deadline = budget.deadline
-    permit = breaker.acquire() if breaker is not None else None
+    permit = _acquire_permit(breaker, trace)
     try:
         failures = 0
         while True:
+            token = trace.attempt_started() if trace is not None else None
             try:
                 if deadline is None:  # the common case: nothing to enforce but the local cap
                     result = await attempt(local_cap)
@@ -150,11 +185,18 @@ async def call_with_attempts(
                         sleep=sleep,
                     )
             except DeadlineReached:
-                raise RequestDeadlineExceeded(call_id, "transport") from None
+                expired = RequestDeadlineExceeded(call_id, "transport")
+                _end_attempt(trace, token, expired)
+                raise expired from None
             except Exception as exc:
+                _end_attempt(trace, token, exc)
                 failures += 1
                 last = exc
+            except BaseException as exc:
+                _end_attempt(trace, token, exc)
+                raise
             else:
+                _end_attempt(trace, token, None)
                 if permit is not None:
                     permit.record_success()
                 return result
@@ -168,6 +210,7 @@ async def call_with_attempts(
                 clock=clock,
                 sleep=sleep,
                 rng=rng,
+                trace=trace,
             )
     finally:
         if permit is not None:
@@ -236,6 +279,7 @@ async def open_stream_with_attempts(
     clock: Clock | None = None,
     sleep: Sleep | None = None,
     rng: random.Random | None = None,
+    trace: CallTrace | None = None,
 ) -> OpenedStream[T]:
     """Open a provider stream and read its first item, retrying failures before that item.
 
@@ -258,7 +302,7 @@ async def open_stream_with_attempts(
     deadline = budget.deadline
     if budget.expired(clock):
         raise RequestDeadlineExceeded(call_id, "transport")
-    permit = breaker.acquire() if breaker is not None else None
+    permit = _acquire_permit(breaker, trace)
     iterator: AsyncIterator[T] | None = None
     try:
         failures = 0
@@ -266,21 +310,30 @@ async def open_stream_with_attempts(
             if budget.expired(clock):
                 raise RequestDeadlineExceeded(call_id, "transport")
             timeout = budget.cap(local_cap, clock)
+            token = trace.attempt_started() if trace is not None else None
             try:
                 iterator = open_stream(timeout)
                 first = await run_before(iterator.__anext__, deadline, clock=clock, sleep=sleep)
             except StopAsyncIteration:
+                _end_attempt(trace, token, None)
                 if permit is not None:
                     permit.record_success()
                 opened: OpenedStream[T] = OpenedStream(iterator, None, permit, policy)
                 iterator = permit = None
                 return opened
             except DeadlineReached:
-                raise RequestDeadlineExceeded(call_id, "transport") from None
+                expired = RequestDeadlineExceeded(call_id, "transport")
+                _end_attempt(trace, token, expired)
+                raise expired from None
             except Exception as exc:
+                _end_attempt(trace, token, exc)
                 failures += 1
                 last = exc
+            except BaseException as exc:
+                _end_attempt(trace, token, exc)
+                raise
             else:
+                _end_attempt(trace, token, None)
                 opened = OpenedStream(iterator, first, permit, policy)
                 iterator = permit = None
                 return opened
@@ -297,6 +350,7 @@ async def open_stream_with_attempts(
                 clock=clock,
                 sleep=sleep,
                 rng=rng,
+                trace=trace,
             )
     finally:  # reached with something still held only when this raised
         if iterator is not None:
@@ -373,6 +427,7 @@ class AttemptOptions(TypedDict, total=False):
     clock: Clock | None
     sleep: Sleep | None
     rng: random.Random | None
+    trace: CallTrace | None
 
 
 def stream_with_attempts(

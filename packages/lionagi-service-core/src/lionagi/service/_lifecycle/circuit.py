@@ -10,10 +10,14 @@ from __future__ import annotations
 
 from enum import StrEnum
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from .._base.errors import CircuitOpenError
 from .clock import Clock, default_clock
 from .policy import CircuitPolicy
+
+if TYPE_CHECKING:
+    from .telemetry import CallTrace
 
 __all__ = ["CircuitBreaker", "CircuitPermit", "CircuitState"]
 
@@ -128,13 +132,16 @@ class CircuitPermit:
     :meth:`release`.
     """
 
-    __slots__ = ("_breaker", "_settled", "generation", "probe")
+    __slots__ = ("_breaker", "_settled", "generation", "probe", "trace")
 
     def __init__(self, breaker: CircuitBreaker, generation: int, *, probe: bool) -> None:
         self._breaker = breaker
         self.generation = generation
         self.probe = probe
         self._settled = False
+        # Set by the attempt loop while telemetry is on: the call whose span records the
+        # state change this permit's outcome causes.
+        self.trace: CallTrace | None = None
 
     @property
     def settled(self) -> bool:
@@ -157,7 +164,15 @@ class CircuitPermit:
         if self._settled:
             return
         self._settled = True
-        self._breaker._settle(self, outcome)
+        breaker = self._breaker
+        trace = self.trace
+        if trace is None:
+            breaker._settle(self, outcome)
+            return
+        before = breaker._state
+        breaker._settle(self, outcome)
+        if breaker._state is not before:
+            trace.circuit(before, breaker._state)
 
     def __enter__(self) -> CircuitPermit:
         return self

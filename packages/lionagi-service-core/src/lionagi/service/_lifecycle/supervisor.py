@@ -28,7 +28,7 @@ from collections.abc import (
 )
 from functools import partial
 from types import MappingProxyType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._base.aio import aclose_shielded
 from .._base.chunk import StreamChunk
@@ -45,6 +45,7 @@ from .._transport.api_calling import APICalling
 from .._transport.http.endpoint import Endpoint
 from .._transport.http.reads import ReadControl
 from .._transport.run_control import RunControl
+from . import telemetry as _telemetry
 from .admission import Admission
 from .attempts import AttemptOptions, OpenedStream, call_with_attempts, open_stream_with_attempts
 from .budget import NO_DEADLINE, RequestBudget
@@ -53,6 +54,9 @@ from .clock import Clock, Sleep, default_clock, default_sleep, is_native_clock
 from .deadline import DeadlineReached, run_before
 from .lease import AdmissionLease
 from .policy import AttemptPolicy
+
+if TYPE_CHECKING:
+    from .telemetry import CallTrace
 
 __all__ = ["CallSupervisor", "HookTimeout", "outcome_status"]
 
@@ -175,12 +179,30 @@ class CallSupervisor:
             logger.error("call %s left ownership without a terminal status", key)
         self._owned.pop(key, None)
 
-    async def _acquire(self, call: APICalling, key: str, budget: RequestBudget) -> AdmissionLease:
+    async def _acquire(
+        self, call: APICalling, key: str, budget: RequestBudget, trace: CallTrace | None
+    ) -> AdmissionLease:
+        if trace is not None:
+            return await self._acquire_traced(call, key, budget, trace)
         try:
             return await self._admission._acquire_as(call, key, budget)
         except BaseException as exc:
             call.terminate(outcome_status(exc), error=exc)
             raise
+
+    async def _acquire_traced(
+        self, call: APICalling, key: str, budget: RequestBudget, trace: CallTrace
+    ) -> AdmissionLease:
+        """:meth:`_acquire` inside the admission span (queue depth and wait measured)."""
+        trace.admission_started()
+        try:
+            lease = await self._admission._acquire_as(call, key, budget)
+        except BaseException as exc:
+            trace.admission_ended(exc)
+            call.terminate(outcome_status(exc), error=exc)
+            raise
+        trace.admission_ended(None)
+        return lease
 
     # -- stages -----------------------------------------------------------------------------------
 
@@ -235,7 +257,9 @@ class CallSupervisor:
     def _local_cap(self, call: APICalling) -> float | None:
         return call.timeout if call.timeout is not None else call.endpoint.config.timeout
 
-    async def _provider_call(self, call: APICalling, call_id: str, budget: RequestBudget) -> Any:
+    async def _provider_call(
+        self, call: APICalling, call_id: str, budget: RequestBudget, trace: CallTrace | None
+    ) -> Any:
         endpoint = call.endpoint
         local_cap = self._local_cap(call)
         if endpoint.is_agentic:
@@ -268,12 +292,15 @@ class CallSupervisor:
             return endpoint.call(payload, extra_headers=call.headers, timeout=limit, **prepared)
 
         return await call_with_attempts(
-            attempt, call_id=call_id, **self._attempt_options(budget, local_cap)
+            attempt, call_id=call_id, **self._attempt_options(budget, local_cap, trace)
         )
 
-    def _attempt_options(self, budget: RequestBudget, local_cap: float | None) -> AttemptOptions:
+    def _attempt_options(
+        self, budget: RequestBudget, local_cap: float | None, trace: CallTrace | None
+    ) -> AttemptOptions:
         """This supervisor's policy, circuit and clock for one HTTP call or stream setup."""
         return {
+            "trace": trace,
             "policy": self._policy,
             "breaker": self._breaker,
             "budget": budget,
@@ -284,7 +311,11 @@ class CallSupervisor:
         }
 
     async def _open_stream(
-        self, call: APICalling, lease: AdmissionLease, budget: RequestBudget
+        self,
+        call: APICalling,
+        lease: AdmissionLease,
+        budget: RequestBudget,
+        trace: CallTrace | None,
     ) -> tuple[OpenedStream[Any], ReadControl | RunControl | None, _AgenticLimit | None]:
         """Open the provider stream and read its first batch (the replay boundary).
 
@@ -311,7 +342,7 @@ class CallSupervisor:
                 )
 
             remote = await open_stream_with_attempts(
-                open_run, call_id=str(call.id), **self._attempt_options(budget, local_cap)
+                open_run, call_id=str(call.id), **self._attempt_options(budget, local_cap, trace)
             )
             return remote, None, None
 
@@ -332,7 +363,7 @@ class CallSupervisor:
             )
 
         opened = await open_stream_with_attempts(
-            open_batches, call_id=str(call.id), **self._attempt_options(budget, local_cap)
+            open_batches, call_id=str(call.id), **self._attempt_options(budget, local_cap, trace)
         )
         if control is not None:
             control.deadline = budget.deadline
@@ -398,8 +429,10 @@ class CallSupervisor:
         """Run ``call`` once; returns it terminal. Provider and hook failures are recorded."""
         budget = budget or NO_DEADLINE
         key = self._own(call)
+        telemetry = _telemetry.ACTIVE  # the one check per call while telemetry is off
+        trace = telemetry.start(call, False) if telemetry is not None else None
         try:
-            lease = await self._acquire(call, key, budget)
+            lease = await self._acquire(call, key, budget, trace)
             # Hooks are awaited only when registered: this path runs once per request.
             registry = call.hook_registry
             try:
@@ -407,7 +440,7 @@ class CallSupervisor:
                 with lease.abort_scope():
                     if registry is not None:
                         await self._hook(call, HookPhase.PRE_INVOCATION, budget)
-                    response = await self._provider_call(call, key, budget)
+                    response = await self._provider_call(call, key, budget, trace)
                     if registry is not None:
                         await self._hook(call, HookPhase.POST_INVOCATION, budget)
             except BaseException as exc:
@@ -421,6 +454,8 @@ class CallSupervisor:
                 lease.release()  # after the terminal status, on every path
         finally:
             self._disown(call, key)
+            if trace is not None:
+                trace.finish(call)
         return call
 
     # -- stream -----------------------------------------------------------------------------------
@@ -472,17 +507,21 @@ class CallSupervisor:
                 done()
             raise
         key = self._own(call) if done is None else self._own_or_done(call, done)
+        telemetry = _telemetry.ACTIVE  # the one check per call while telemetry is off
+        trace = telemetry.start(call, True) if telemetry is not None else None
         lease: AdmissionLease | None = None
         opened: OpenedStream[Any] | None = None  # batches (HTTP) or chunks (agentic)
         try:
-            lease = await self._acquire(call, key, budget)
+            lease = await self._acquire(call, key, budget, trace)
             call.mark_processing()
             try:
                 with lease.abort_scope():
                     await self._hook(call, HookPhase.PRE_INVOCATION, budget)
-                    opened, control, limit = await self._open_stream(call, lease, budget)
+                    opened, control, limit = await self._open_stream(call, lease, budget, trace)
                 if opened is None:  # only a close can end the scope without a result
                     raise self._closed_error(call)
+                if trace is not None:
+                    trace.stream_opened()
                 fast = control is not None and control.attached
                 run_control = control if isinstance(control, RunControl) else None
                 if fast:
@@ -505,6 +544,8 @@ class CallSupervisor:
                         if hooked:
                             with lease.abort_scope():
                                 chunk = await self._chunk_hook(call, chunk, budget)
+                        if trace is not None:
+                            trace.chunk(chunk)
                         if chunk.type == "error":
                             chunk, error = self._error_chunk(call, chunk)
                             yield chunk
@@ -573,6 +614,8 @@ class CallSupervisor:
             if lease is not None:
                 lease.release()  # after the terminal status, on every path
             self._disown(call, key)
+            if trace is not None:
+                trace.finish(call)
             if done is not None:
                 done()
 

@@ -1,0 +1,398 @@
+"""OpenTelemetry spans and metrics for supervised calls: explicit opt-in, nothing when off.
+
+Enablement is one explicit call, :func:`instrument` (as the httpx and openai instrumentations
+do): a globally configured TracerProvider alone turns nothing on, so an application that traces
+its own code does not start paying for ours by surprise. Until then this module imports no
+``opentelemetry`` module and the supervisor pays one module-attribute read per call
+(``ACTIVE is None``); while on, per chunk it pays one counter increment and one type check.
+
+What is recorded follows the GenAI semantic conventions where they apply: one ``CLIENT`` span per
+logical call (``{operation} {model}``) with children for the admission wait, each attempt and the
+stream; events for retries, Retry-After waits and circuit transitions; histograms for operation
+duration, time to first chunk, token usage and admission wait, and an up-down counter for the
+admission queue depth. No prompt, payload, header or key is recorded unless ``capture_content``
+is on, and then only the request's messages and the response's text (never headers).
+
+Spans are parented explicitly (``context=``), never made current across a ``yield``: a stream's
+generator runs its steps in whatever context the consumer awaits it from, so a context token
+attached before a yield could not be detached after it. An attempt's span is current only while
+that attempt is awaited (no yield inside), so an HTTP-client instrumentation nests under it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .._base.chunk import StreamChunk
+    from .._transport.api_calling import APICalling
+
+__all__ = [
+    "ACTIVE",
+    "CONTENT_ENV",
+    "CallTrace",
+    "Telemetry",
+    "instrument",
+    "is_instrumented",
+    "uninstrument",
+]
+
+CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+"""The GenAI instrumentations' switch for content capture; read when ``capture_content=None``."""
+
+SCOPE = "lionagi.service"
+_CONTENT_LIMIT = 65536  # characters of captured content per attribute; the rest is cut
+
+ACTIVE: Telemetry | None = None
+"""The installed telemetry, or None (the supervisor's one check per call)."""
+
+
+def instrument(
+    *,
+    tracer_provider: Any = None,
+    meter_provider: Any = None,
+    capture_content: bool | None = None,
+) -> None:
+    """Turn on spans and metrics for every ``iModel`` call in this process.
+
+    Args:
+        tracer_provider: An OpenTelemetry ``TracerProvider``; the global one when None.
+        meter_provider: An OpenTelemetry ``MeterProvider``; the global one when None.
+        capture_content: Record the request messages and the response text on the call span
+            (``gen_ai.input.messages`` / ``gen_ai.output.messages``). None reads
+            ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` (``true`` turns it on);
+            off by default. Headers and keys are never recorded.
+
+    Raises:
+        ImportError: ``opentelemetry-api`` is not installed (``lionagi-service-core[otel]``).
+    """
+    global ACTIVE
+    if capture_content is None:
+        capture_content = os.environ.get(CONTENT_ENV, "").strip().lower() == "true"
+    ACTIVE = Telemetry(tracer_provider, meter_provider, capture_content=capture_content)
+
+
+def uninstrument() -> None:
+    """Turn telemetry off again; calls already running finish their spans."""
+    global ACTIVE
+    ACTIVE = None
+
+
+def is_instrumented() -> bool:
+    """True between :func:`instrument` and :func:`uninstrument`."""
+    return ACTIVE is not None
+
+
+class Telemetry:
+    """The tracer, the instruments and the content switch of one :func:`instrument` call."""
+
+    def __init__(self, tracer_provider: Any, meter_provider: Any, *, capture_content: bool) -> None:
+        from opentelemetry import context, metrics, trace
+
+        self.trace_api = trace
+        self.context_api = context
+        self.tracer = trace.get_tracer(SCOPE, tracer_provider=tracer_provider)
+        meter = metrics.get_meter(SCOPE, meter_provider=meter_provider)
+        self.capture_content = capture_content
+        self.duration = meter.create_histogram(
+            "gen_ai.client.operation.duration", unit="s", description="GenAI operation duration"
+        )
+        self.first_chunk = meter.create_histogram(
+            "gen_ai.client.operation.time_to_first_chunk",
+            unit="s",
+            description="Time from the call's start to its first stream chunk",
+        )
+        self.tokens = meter.create_histogram(
+            "gen_ai.client.token.usage", unit="{token}", description="Tokens used per call"
+        )
+        self.admission_wait = meter.create_histogram(
+            "lionagi.service.admission.wait.duration",
+            unit="s",
+            description="Time a call waited for its admission permit",
+        )
+        self.queue_depth = meter.create_up_down_counter(
+            "lionagi.service.admission.queue.depth",
+            unit="{call}",
+            description="Calls waiting for admission",
+        )
+
+    def start(self, call: APICalling, stream: bool) -> CallTrace:
+        """Open the span of one logical call (the supervisor calls this once per call)."""
+        return CallTrace(self, call, stream)
+
+
+def _operation(call: APICalling) -> str:
+    """The GenAI operation name: agentic runs invoke an agent, HTTP endpoints by their path."""
+    endpoint = call.endpoint
+    if endpoint.is_agentic:
+        return "invoke_agent"
+    path = endpoint.config.endpoint.lower()
+    if "embed" in path:
+        return "embeddings"
+    if any(word in path for word in ("chat", "messages", "responses", "generate")):
+        return "chat"
+    return endpoint.config.endpoint
+
+
+def _request_model(call: APICalling) -> str | None:
+    payload: Any = call.payload
+    if isinstance(payload, Mapping):
+        model = payload.get("model")
+    else:  # a typed request object
+        model = getattr(payload, "model", None)
+    return model if isinstance(model, str) else None
+
+
+def _token_count(usage: Mapping[str, Any], *names: str) -> int | None:
+    for name in names:
+        value = usage.get(name)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return None
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= _CONTENT_LIMIT else text[:_CONTENT_LIMIT]
+
+
+def _as_json(value: Any) -> str:
+    return _clip(json.dumps(value, default=str, ensure_ascii=False))
+
+
+class CallTrace:
+    """The span, child spans and measurements of one logical call (only while instrumented)."""
+
+    __slots__ = (
+        "_admission",
+        "_attempt",
+        "_attrs",
+        "_ctx",
+        "_ended",
+        "_finish_reasons",
+        "_output",
+        "_queued",
+        "_response_model",
+        "_start",
+        "_stream",
+        "_telemetry",
+        "_usage",
+        "attempts",
+        "chunks",
+        "span",
+    )
+
+    def __init__(self, telemetry: Telemetry, call: APICalling, stream: bool) -> None:
+        trace = telemetry.trace_api
+        self._telemetry = telemetry
+        provider = call.endpoint.config.provider
+        operation = _operation(call)
+        model = _request_model(call)
+        self._attrs: dict[str, Any] = {
+            "gen_ai.operation.name": operation,
+            "gen_ai.provider.name": provider,
+        }
+        if model is not None:
+            self._attrs["gen_ai.request.model"] = model
+        span_attrs: dict[str, Any] = {
+            **self._attrs,
+            "gen_ai.system": provider,
+            "lionagi.call.id": str(call.id),
+            "lionagi.call.stream": stream,
+        }
+        if telemetry.capture_content:
+            payload: Any = call.payload
+            messages = payload.get("messages") if isinstance(payload, Mapping) else None
+            span_attrs["gen_ai.input.messages"] = _as_json(
+                messages if messages is not None else payload
+            )
+        name = f"{operation} {model}" if model else operation
+        self.span = telemetry.tracer.start_span(
+            name, kind=trace.SpanKind.CLIENT, attributes=span_attrs
+        )
+        self._ctx = trace.set_span_in_context(self.span)
+        self._start = time.perf_counter()
+        self._admission: Any = None
+        self._attempt: Any = None
+        self._stream: Any = None
+        self._queued = 0.0
+        self._ended = False
+        self._usage: Any = None
+        self._response_model: str | None = None
+        self._finish_reasons: list[str] = []
+        self._output: list[str] | None = [] if telemetry.capture_content else None
+        self.chunks = 0
+        self.attempts = 0
+
+    # -- admission --------------------------------------------------------------------------------
+
+    def admission_started(self) -> None:
+        """The call starts waiting for its permit (queue depth +1, the admission span)."""
+        self._admission = self._telemetry.tracer.start_span("admission", context=self._ctx)
+        self._queued = time.perf_counter()
+        self._telemetry.queue_depth.add(1, self._attrs)
+
+    def admission_ended(self, exc: BaseException | None) -> None:
+        """The wait ended: admitted (``exc`` None) or refused, timed out or cancelled."""
+        waited = time.perf_counter() - self._queued
+        self._telemetry.queue_depth.add(-1, self._attrs)
+        self._telemetry.admission_wait.record(waited, self._attrs)
+        span, self._admission = self._admission, None
+        if span is not None:
+            if exc is not None:
+                self._fail(span, exc)
+            span.end()
+
+    # -- attempts ---------------------------------------------------------------------------------
+
+    def attempt_started(self) -> Any:
+        """Open the next attempt's span and make it current; returns the context token."""
+        trace = self._telemetry.trace_api
+        self.attempts += 1
+        span = self._telemetry.tracer.start_span(
+            "attempt", context=self._ctx, attributes={"lionagi.attempt.number": self.attempts}
+        )
+        self._attempt = span
+        return self._telemetry.context_api.attach(trace.set_span_in_context(span, self._ctx))
+
+    def attempt_ended(self, token: Any, exc: BaseException | None) -> None:
+        """Close the current attempt's span (failed with ``exc`` when given)."""
+        self._telemetry.context_api.detach(token)
+        span, self._attempt = self._attempt, None
+        if span is not None:
+            if exc is not None:
+                self._fail(span, exc)
+            span.end()
+
+    def retry(
+        self, exc: BaseException, failures: int, delay: float | None, retry_after: Any
+    ) -> None:
+        """A failed attempt is retried after ``delay`` s, or (``delay`` None) ends the call."""
+        error = type(exc).__qualname__
+        if retry_after is not None:
+            self.span.add_event(
+                "lionagi.retry_after",
+                {
+                    "lionagi.retry_after.seconds": float(retry_after),
+                    "lionagi.retry_after.honored": delay is not None,
+                    "error.type": error,
+                },
+            )
+        if delay is not None:
+            self.span.add_event(
+                "lionagi.retry",
+                {
+                    "lionagi.attempt.number": failures,
+                    "lionagi.retry.delay": delay,
+                    "error.type": error,
+                },
+            )
+
+    def circuit(self, before: Any, after: Any) -> None:
+        """The provider's circuit changed state while this call held its permit."""
+        self.span.add_event(
+            "lionagi.circuit.transition",
+            {"lionagi.circuit.from": str(before), "lionagi.circuit.to": str(after)},
+        )
+
+    def circuit_refused(self, state: Any) -> None:
+        """The circuit refused the call: no attempt was made."""
+        self.span.add_event("lionagi.circuit.open", {"lionagi.circuit.state": str(state)})
+
+    # -- stream -----------------------------------------------------------------------------------
+
+    def stream_opened(self) -> None:
+        """The first batch arrived: time to first chunk, and the stream span begins."""
+        self._telemetry.first_chunk.record(time.perf_counter() - self._start, self._attrs)
+        self._stream = self._telemetry.tracer.start_span("stream", context=self._ctx)
+
+    def chunk(self, chunk: StreamChunk) -> None:
+        """One chunk passed to the consumer: a counter, and the result chunk's usage."""
+        self.chunks += 1
+        if chunk.type == "result":
+            self._result(chunk.metadata)
+        output = self._output
+        if output is not None and chunk.type == "text" and chunk.content:
+            output.append(chunk.content)
+
+    def _result(self, meta: Mapping[str, Any]) -> None:
+        usage = meta.get("usage")
+        if isinstance(usage, Mapping):
+            self._usage = usage
+        model = meta.get("model")
+        if isinstance(model, str):
+            self._response_model = model
+        reason = meta.get("finish_reason")
+        if isinstance(reason, str):
+            self._finish_reasons.append(reason)
+
+    def _response(self, response: Any) -> None:
+        """Model, usage and finish reasons of a one-shot response, when it is a mapping."""
+        if not isinstance(response, Mapping):
+            return
+        self._result(response)
+        choices = response.get("choices")
+        if isinstance(choices, list):
+            for choice in choices:
+                if isinstance(choice, Mapping) and isinstance(choice.get("finish_reason"), str):
+                    self._finish_reasons.append(choice["finish_reason"])
+        stop = response.get("stop_reason")
+        if isinstance(stop, str):
+            self._finish_reasons.append(stop)
+        if self._output is not None:
+            self._output.append(_as_json(response))
+
+    # -- end --------------------------------------------------------------------------------------
+
+    def _fail(self, span: Any, exc: BaseException) -> None:
+        trace = self._telemetry.trace_api
+        span.set_attribute("error.type", type(exc).__qualname__)
+        if isinstance(exc, Exception):
+            span.set_status(trace.Status(trace.StatusCode.ERROR, type(exc).__qualname__))
+
+    def finish(self, call: APICalling) -> None:
+        """End every open span and record the call's measurements; idempotent."""
+        if self._ended:
+            return
+        self._ended = True
+        telemetry = self._telemetry
+        span = self.span
+        attrs = dict(self._attrs)
+        exc = call.exception
+        response = call.execution.response
+        if response is not None:
+            self._response(response)
+        for child in (self._attempt, self._admission):  # only when a raise skipped their end
+            if child is not None:
+                child.end()
+        span.set_attribute("lionagi.call.status", call.status.value)
+        if self._stream is not None:
+            self._stream.set_attribute("lionagi.stream.chunks", self.chunks)
+            if exc is not None:
+                self._fail(self._stream, exc)
+            self._stream.end()
+        if self._response_model is not None:
+            span.set_attribute("gen_ai.response.model", self._response_model)
+            attrs["gen_ai.response.model"] = self._response_model
+        if self._finish_reasons:
+            span.set_attribute("gen_ai.response.finish_reasons", tuple(self._finish_reasons))
+        if exc is not None:
+            self._fail(span, exc)
+            attrs["error.type"] = type(exc).__qualname__
+        usage = self._usage
+        if isinstance(usage, Mapping):
+            for kind, names in (
+                ("input", ("input_tokens", "prompt_tokens")),
+                ("output", ("output_tokens", "completion_tokens")),
+            ):
+                count = _token_count(usage, *names)
+                if count is not None:
+                    span.set_attribute(f"gen_ai.usage.{kind}_tokens", count)
+                    telemetry.tokens.record(count, {**attrs, "gen_ai.token.type": kind})
+        if self._output:
+            span.set_attribute("gen_ai.output.messages", _clip("".join(self._output)))
+        telemetry.duration.record(time.perf_counter() - self._start, attrs)
+        span.end()

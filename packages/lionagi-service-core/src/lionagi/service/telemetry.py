@@ -1,0 +1,12 @@
+"""OpenTelemetry tracing and metrics for ``iModel`` calls (``lionagi-service-core[otel]``).
+
+Off until :func:`instrument` is called; importing this module imports no ``opentelemetry``
+module. See docs/production.md, "Tracing and metrics", for what is recorded.
+"""
+
+from ._lifecycle.telemetry import CONTENT_ENV as CONTENT_ENV
+from ._lifecycle.telemetry import instrument as instrument
+from ._lifecycle.telemetry import is_instrumented as is_instrumented
+from ._lifecycle.telemetry import uninstrument as uninstrument
+
+__all__ = ["CONTENT_ENV", "instrument", "is_instrumented", "uninstrument"]
