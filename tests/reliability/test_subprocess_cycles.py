@@ -91,14 +91,22 @@ class Figures:
 
 
 def test_the_cycle_table_names_every_agentic_adapter() -> None:
-    """A new agentic adapter in the catalog must join the cycles (``scripted`` runs no process)."""
-    agentic = {
+    """A new subprocess CLI adapter in the catalog must join the cycles (``scripted`` and the
+    in-process/remote AG2 endpoints run no process)."""
+    from lionagi.service.agentic import SubprocessCliEndpoint
+
+    snapshot = EndpointRegistry.snapshot()
+    programs = {
         p["provider"]
         for p in EndpointRegistry.list_providers()
         for e in p["endpoints"]
         if e["endpoint_type"] == "agentic"
+        and issubclass(
+            snapshot.provider(p["provider"]).endpoints[e["endpoint"]].resolved_class,
+            SubprocessCliEndpoint,
+        )
     }
-    assert agentic - {"scripted"} == set(_ADAPTERS)
+    assert programs == set(_ADAPTERS)
 
 
 def _wrapper(folder: Path, name: str, plan: dict[str, Any], tag: str) -> Path:

@@ -34,6 +34,7 @@ import pytest
 
 from lionagi.service import EndpointRegistry, match_endpoint
 from lionagi.service import iModel as IModel
+from lionagi.service.agentic import SubprocessCliEndpoint
 from lionagi.service_testing import FakeProviderServer
 
 pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
@@ -59,7 +60,17 @@ _ROWS = [
     for endpoint in item["endpoints"]
 ]
 HTTP_ROWS = [(p, e) for p, e, kind in _ROWS if kind != "agentic"]
-CLI_ROWS = [p for p, _e, kind in _ROWS if kind == "agentic" and p != "scripted"]
+_SNAPSHOT = EndpointRegistry.snapshot()
+
+
+def _runs_a_program(provider: str, endpoint: str) -> bool:
+    """A subprocess CLI row (the fake CLI can stand in for its program); in-process and remote
+    agentic rows (AG2) run no program."""
+    cls = _SNAPSHOT.provider(provider).endpoints[endpoint].resolved_class
+    return isinstance(cls, type) and issubclass(cls, SubprocessCliEndpoint)
+
+
+CLI_ROWS = [p for p, e, kind in _ROWS if kind == "agentic" and _runs_a_program(p, e)]
 CLI_MODELS = {"codex": "gpt-5", "claude_code": "sonnet", "gemini_code": "gemini-2.5-pro"}
 
 INVOKE_SCENARIOS = ("401", "403", "500", "non_json_200", "hostile_content_type", "malformed")
