@@ -7,6 +7,7 @@ Every test uses unique markers and scans every surface a secret could reach: ``r
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import traceback
@@ -250,7 +251,10 @@ def test_redaction_keeps_structure_and_ordinary_text(monkeypatch):
     assert redact("https://u:pw12345@h.example/p?key=abc&alt=sse") == (
         "https://[REDACTED]@h.example/p?key=[REDACTED]&alt=sse"
     )
-    assert redact("Authorization: Basic dXNlcjpwYXNzd29yZA==") == "Authorization: Basic [REDACTED]"
+    # A credential of its own: secrets other tests configured stay remembered for the process,
+    # and a common one ("user:pass") would be redacted inside this one too.
+    basic = base64.b64encode(f"u{uuid.uuid4().hex}:p{uuid.uuid4().hex}".encode()).decode()
+    assert redact(f"Authorization: Basic {basic}") == "Authorization: Basic [REDACTED]"
     assert redact("X-RapidAPI-Key: abcdef123456") == "X-RapidAPI-Key: [REDACTED]"
     for ordinary in ("unknown key: 'model_name'", "max_tokens: 1000", "KeyError: 'messages'"):
         assert redact(ordinary) == ordinary
