@@ -136,10 +136,13 @@ def test_lionagi_installed_after_core_fails_at_core_use(
     _pip(env, "install", "--no-deps", core_wheel)
     _pip(env, "install", "--no-deps", legacy_wheel)
     python = env / "bin" / "python"
-    # lionagi's own lionagi/service/__init__.py now stands where core's was: a plain
-    # `from lionagi.service import iModel` runs lionagi's code, core's never executes. Every
-    # way into core's own modules (its command line, any provider distribution, any public
-    # submodule) raises the error.
+    # lionagi's own lionagi/service/__init__.py now stands where core's was, so none of core's
+    # modules runs on a plain `from lionagi.service import iModel`: core's start-up guard (a
+    # `.pth` line) sees the foreign file and raises core's error there too, as it does on
+    # every other way in (its command line, any provider distribution, any public submodule).
+    assert list((env / "lib").glob("python*/site-packages/lionagi_service_core_guard.pth"))
+    _assert_conflict(_run(python, "-c", IMPORT_IMODEL), LEGACY_FIX)
+    _assert_conflict(_run(python, "-c", "import lionagi.service"), LEGACY_FIX)
     _assert_conflict(_run(env / "bin" / "lionagi-service", "providers"), LEGACY_FIX)
     _assert_conflict(_run(python, "-c", "import lionagi.service.http"), LEGACY_FIX)
     _assert_conflict(_run(python, "-c", "import lionagi.service.agentic"), LEGACY_FIX)
@@ -180,5 +183,8 @@ def test_uninstalling_lionagi_installed_over_core_is_reported(
     assert _run(python, "-m", "pip", "check").returncode == 0
     _assert_conflict(_run(env / "bin" / "lionagi-service", "providers"), DAMAGED_FIX)
     _assert_conflict(_run(python, "-c", "import lionagi.service.lifecycle"), DAMAGED_FIX)
+    # With no lionagi/service/__init__.py left, the guard reports the damage at the plain import
+    # too, instead of the "cannot import name 'iModel' ... (unknown location)" Python would say.
+    _assert_conflict(_run(python, "-c", IMPORT_IMODEL), DAMAGED_FIX)
     _pip(env, "install", "--force-reinstall", "--no-deps", core_wheel)
     _assert_core_works(env)

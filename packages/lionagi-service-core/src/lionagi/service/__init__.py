@@ -4,6 +4,9 @@ The public surface is what this module re-exports; everything under ``_``-prefix
 private and may move between releases.
 """
 
+# lionagi-service-core owns this file: the start-up guard (`_lionagi_service_guard`) looks for
+# these words to tell it from the published `lionagi`'s own lionagi/service/__init__.py.
+
 # Names load on first use (PEP 562): `import lionagi.service` stays cheap, and a program that
 # only needs, say, the error classes never builds the HTTP or agentic machinery.
 

@@ -11,6 +11,12 @@ and the repair, instead of the confusing import or attribute errors that would f
 
 The check reads two module attributes already in :data:`sys.modules`: it costs nothing at
 import time and touches no metadata unless it is about to raise.
+
+One state is invisible from here: ``lionagi`` installed *after* core leaves lionagi's
+``lionagi/service/__init__.py`` where core's was, so none of core's modules runs on a plain
+``from lionagi.service import iModel``. Core's wheel therefore also installs a start-up guard
+(``_lionagi_service_guard``, loaded by a ``.pth`` line) whose finder notices that file and
+imports this layer instead, so the same error is raised there too.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import sys
 
 from .errors import InstallationConflictError
 
-__all__ = ["CORE_DISTRIBUTION", "LEGACY_DISTRIBUTION", "check_installation"]
+__all__ = ["CORE_DISTRIBUTION", "LEGACY_DISTRIBUTION", "check_installation", "report_foreign_init"]
 
 CORE_DISTRIBUTION = "lionagi-service-core"
 LEGACY_DISTRIBUTION = "lionagi"
@@ -56,3 +62,19 @@ def check_installation() -> None:
             f"'pip install --force-reinstall --no-deps {CORE_DISTRIBUTION}' (see {_GUIDE})",
             distribution=LEGACY_DISTRIBUTION,
         )
+
+
+def report_foreign_init(origin: str | None) -> None:
+    """Raise for another distribution's ``lionagi/service/__init__.py`` standing in core's place.
+
+    The start-up guard calls this when :func:`check_installation` found nothing to object to,
+    which happens when the foreign file came without a ``lionagi/__init__.py`` of its own.
+    """
+    raise InstallationConflictError(
+        f"{origin or 'lionagi/service/__init__.py'} is not {CORE_DISTRIBUTION}'s file: another "
+        f"distribution (such as '{LEGACY_DISTRIBUTION}'{_legacy_version()}) installed its own "
+        f"lionagi/service over it. Fix: use separate virtual environments, or run 'pip "
+        f"uninstall -y {LEGACY_DISTRIBUTION} {CORE_DISTRIBUTION}' then 'pip install "
+        f"{CORE_DISTRIBUTION}' (see {_GUIDE})",
+        distribution=LEGACY_DISTRIBUTION,
+    )
