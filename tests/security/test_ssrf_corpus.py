@@ -12,7 +12,10 @@ and the one place names resolve (``socket.getaddrinfo``):
 - the proxy listener stands in for an operator's HTTP proxy; it counts connections too.
 
 Every case runs against a plain ``Endpoint`` without ``allow_local_network`` and must end in a
-typed error from the service error tree with zero hits on the listener and the proxy.
+typed error from the service error tree with zero hits on the listener and the proxy. The same
+corpus (but for the cases that configure an explicit proxy, which NLIP has no setting for) runs
+again through AG2's NLIP endpoint, a remote agent adapter that sends its own request outside
+``Endpoint``: it must be just as closed.
 """
 
 from __future__ import annotations
@@ -84,8 +87,16 @@ class Listener:
             await self._server.wait_closed()
 
 
+NLIP_REPLY = b'{"format": "text", "subformat": "english", "content": "reached"}'
+
+
 def _ok(head: bytes) -> bytes:
-    return b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}"
+    # An NLIP message for NLIP's path, so the NLIP control call completes like a real exchange.
+    body = NLIP_REPLY if b" /nlip/ " in head.split(b"\r\n", 1)[0] else b"{}"
+    return (
+        b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+        b"content-length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+    )
 
 
 @dataclass
@@ -445,7 +456,7 @@ async def test_blocked_when_streaming_too(
     ],
 )
 async def test_shared_check_refuses_nlip_style_urls(net: Net, url: str) -> None:
-    """``check_url_safe`` is what a remote agent adapter (NLIP) calls before building a client."""
+    """The shared one-shot check refuses NLIP-style URLs (the NLIP endpoint itself is below)."""
     with pytest.raises(UnsafeURLError):
         await check_url_safe(url)
     assert net.connects == []
@@ -550,3 +561,86 @@ async def test_plain_host_names_still_resolve() -> None:
 
     for host in ("api.example.com", "my_host-1.example", "xn--bcher-kva.example", "example.com."):
         await check_url_safe(f"https://{host}/v1", resolver=public)
+
+
+# --- The NLIP endpoint (AG2): a remote agent adapter sending its own request ------------------
+
+NLIP_CASES = [c for c in CASES if not c.client_kwargs]
+"""Every corpus case NLIP can express (it has no explicit-proxy setting; env proxies apply)."""
+NLIP_REFUSED: tuple[type[Exception], ...] = (UnsafeURLError,)
+"""Refused before any connect by the guard (NLIP parses the URL there, not at construction)."""
+
+
+def _nlip_model(**config: Any) -> tuple[Any, Any]:
+    """AG2's NLIP endpoint, one attempt per call, on the network of the test (no transport)."""
+    from lionagi.providers.ag2 import AG2NlipEndpoint  # imported here: AG2 is heavy to load
+    from lionagi.service import iModel
+
+    base = {"name": "ag2-nlip", "provider": "ag2", "endpoint": "nlip", "timeout": 10.0}
+    endpoint = AG2NlipEndpoint({**base, "max_retries": 1, **config})
+    return endpoint, iModel(endpoint=endpoint)
+
+
+async def _nlip_chunks(model: Any, url: str) -> list[Any]:
+    return [chunk async for chunk in model.stream(prompt="x", url=url)]
+
+
+@pytest.mark.parametrize("case", NLIP_CASES, ids=[c.id for c in NLIP_CASES])
+async def test_nlip_endpoint_blocked_and_nothing_sent(
+    net: Net, case: Case, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regression: NLIP checked the URL, then let httpx resolve the host again to connect.
+
+    A rebinding answer (public to the guard, loopback next) carried the NLIP request to the
+    listener; the endpoint now connects only to the addresses the guard approved.
+    """
+    for name, value in case.env:
+        monkeypatch.setenv(name, _fill(value, net))
+    endpoint, model = _nlip_model()
+    expect = NLIP_REFUSED if case.expect is REFUSED else case.expect
+    with pytest.raises(expect):
+        await _nlip_chunks(model, _fill(case.url, net))
+    assert net.hits.connections == 0, net.connects
+    assert net.hits.received == 0
+    assert net.proxy.connections == 0, net.connects
+    assert net.private_connects() == []
+    assert endpoint.clients_opened == endpoint.clients_closed
+
+
+@pytest.mark.parametrize("name", ["rebind.example", "rebind6.example", "rebind-meta.example"])
+async def test_nlip_rebinding_connects_only_to_the_approved_answer(net: Net, name: str) -> None:
+    endpoint, model = _nlip_model()
+    with pytest.raises(ProviderConnectionError):
+        await _nlip_chunks(model, f"http://{name}:{net.hits.port}")
+    assert net.lookups == [name]  # the guard's lookup is the only one
+    assert net.connects == [(PUBLIC, net.hits.port)]
+    assert net.hits.connections == 0
+    assert endpoint.clients_opened == endpoint.clients_closed == 1
+
+
+async def test_nlip_listener_really_counts_a_permitted_request(net: Net) -> None:
+    """Control: with the opt-in the same loopback NLIP URL is reached and answers."""
+    endpoint, model = _nlip_model(allow_local_network=True)
+    chunks = await _nlip_chunks(model, f"http://127.0.0.1:{net.hits.port}")
+    assert [c.content for c in chunks if c.type == "text"] == ["reached"]
+    assert net.hits.connections == 1
+    assert net.hits.received > 0
+    assert endpoint.clients_opened == endpoint.clients_closed == 1
+
+
+async def test_nlip_opt_in_still_connects_to_the_resolved_address(net: Net) -> None:
+    """With ``allow_local_network`` the name is resolved once and the answer pinned, as in core.
+
+    The connect goes to the address the guard resolved (never to the name, which a second
+    lookup could answer differently), and a rebinding name stays on its first answer.
+    """
+    endpoint, model = _nlip_model(allow_local_network=True)
+    chunks = await _nlip_chunks(model, f"http://localtest.me:{net.hits.port}")
+    assert [c.content for c in chunks if c.type == "text"] == ["reached"]
+    assert net.connects == [("127.0.0.1", net.hits.port)]
+    with pytest.raises(ProviderConnectionError):
+        await _nlip_chunks(model, f"http://rebind.example:{net.hits.port}")
+    assert net.connects[1:] == [(PUBLIC, net.hits.port)]
+    assert net.lookups == ["localtest.me", "rebind.example"]
+    assert net.hits.connections == 1  # only the permitted call above
+    assert endpoint.clients_opened == endpoint.clients_closed == 2

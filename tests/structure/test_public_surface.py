@@ -114,6 +114,8 @@ HTTP_ADAPTER_NAMES = [
     "ProjectorBase", "StreamProjector", "ChatCompletionsProjector", "PendingToolCall", "NO_CHUNKS",
     "DONE", "StreamFraming", "HTTPErrorInfo", "OpenAIChatEndpoint", "OpenAIEmbeddingsEndpoint",
     "openai_status_error", "openai_compatible_specs", "excerpt",
+    # SSRF: the guard and the connection pin, for adapters that send their own request (NLIP)
+    "SSRFGuard", "Approval", "PinnedTransport", "pinned",
 ]  # fmt: skip
 
 

@@ -190,6 +190,36 @@ async def test_a_connect_without_an_approval_is_refused(serve, wire, connects, e
     assert server.connections == 0
 
 
+async def test_public_pinning_helpers_route_an_adapter_request(serve, wire, dns, connects):
+    """An adapter outside ``Endpoint`` gets the same pin from ``lionagi.service.http``.
+
+    ``SSRFGuard.approve`` resolves once, a client on ``PinnedTransport`` connects inside
+    ``pinned`` to exactly that answer (never resolving the name again), and a new connection
+    outside the block, or to another host inside it, is refused before any connect.
+    """
+    from lionagi.service.http import PinnedTransport, SSRFGuard, pinned
+
+    server = await serve(lambda req: wire.full(200, '{"ok": true}'))
+    port = int(server.base_url.rsplit(":", 1)[1])
+    dns.answers["agent.test"] = ["127.0.0.1", PUBLIC]  # a second lookup would go public
+    url = f"http://agent.test:{port}/nlip/"
+    approval = await SSRFGuard().approve(url, allow_local_network=True)
+    assert approval.addresses == ("127.0.0.1",)
+    async with httpx.AsyncClient(transport=PinnedTransport(limits=DEFAULT_LIMITS)) as client:
+        with pinned(approval) as held:
+            assert held is approval
+            response = await client.post(url, json={})
+        assert response.json() == {"ok": True}
+    async with httpx.AsyncClient(transport=PinnedTransport(limits=DEFAULT_LIMITS)) as client:
+        with pytest.raises(UnsafeURLError, match="approved no address"):
+            await client.post(url, json={})  # the block ended: nothing is approved any more
+        with pytest.raises(UnsafeURLError, match="approved no address"), pinned(approval):
+            await client.get(f"http://other.test:{port}/")  # the approval names another host
+    assert dns.lookups == ["agent.test"]
+    assert connects == ["127.0.0.1"]
+    assert server.connections == 1
+
+
 def test_httpx_transport_still_keeps_its_pool_where_pinning_replaces_it() -> None:
     """Fails loudly if httpx renames the private ``_pool`` PinnedTransport replaces."""
     from lionagi.service._transport.http.pinning import PinnedTransport

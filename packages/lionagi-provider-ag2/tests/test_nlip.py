@@ -92,6 +92,30 @@ async def test_real_nlip_server_process(nlip_server: str) -> None:
 
 
 @pytest.mark.timeout(300)
+async def test_request_connects_to_the_address_the_guard_resolved(nlip_server: str) -> None:
+    """The guard's answer is pinned: the name is never resolved a second time to connect.
+
+    Regression: the endpoint checked the URL and then let httpx resolve the host again, so a
+    DNS answer that changed between the two lookups (rebinding) chose the destination. Here
+    only the injected resolver knows ``nlip.internal``; the request reaches the real server
+    because the connect uses the resolver's answer, and each attempt resolves exactly once.
+    """
+    port = nlip_server.rsplit(":", 1)[1]
+    asked: list[str] = []
+
+    async def resolver(host: str, port: int) -> list[str]:
+        asked.append(host)
+        return ["127.0.0.1"]
+
+    endpoint = AG2NlipEndpoint(_config(allow_local_network=True), resolver=resolver)
+    url = f"http://nlip.internal:{port}"
+    chunks = [c async for c in iModel(endpoint=endpoint).stream(prompt="ping", url=url)]
+    assert chunks[0].content == "pong: ping"
+    assert asked == ["nlip.internal"]
+    assert endpoint.clients_opened == endpoint.clients_closed == 1
+
+
+@pytest.mark.timeout(300)
 async def test_local_url_refused_without_opt_in_before_any_client(nlip_server: str) -> None:
     endpoint = AG2NlipEndpoint(_config())
     with pytest.raises(UnsafeURLError):

@@ -7,6 +7,10 @@ distributions and for tests that inject a resolver. A vendor endpoint subclasses
 ``projector``; a vendor projector subclasses :class:`ProjectorBase`; a vendor error vocabulary
 overrides ``Endpoint.map_status_error`` (reading :class:`HTTPErrorInfo`); a thin
 OpenAI-compatible vendor declares its rows with :func:`openai_compatible_specs`.
+
+An adapter that sends its own HTTP request outside an ``Endpoint`` (a remote agent) checks the
+URL with :meth:`SSRFGuard.approve` and sends through a client built on :class:`PinnedTransport`
+inside :func:`pinned`, so it connects to exactly the addresses the guard checked.
 """
 
 from ._catalog.compatible_specs import openai_compatible_specs as openai_compatible_specs
@@ -18,6 +22,8 @@ from ._transport.http.framing import DONE as DONE
 from ._transport.http.openai_dialect import OpenAIChatEndpoint as OpenAIChatEndpoint
 from ._transport.http.openai_dialect import OpenAIEmbeddingsEndpoint as OpenAIEmbeddingsEndpoint
 from ._transport.http.openai_dialect import openai_status_error as openai_status_error
+from ._transport.http.pinning import PinnedTransport as PinnedTransport
+from ._transport.http.pinning import pinned as pinned
 from ._transport.http.projection import NO_CHUNKS as NO_CHUNKS
 from ._transport.http.projection import ChatCompletionsProjector as ChatCompletionsProjector
 from ._transport.http.projection import PendingToolCall as PendingToolCall
@@ -40,6 +46,7 @@ __all__ = [
     "OpenAIChatEndpoint",
     "OpenAIEmbeddingsEndpoint",
     "PendingToolCall",
+    "PinnedTransport",
     "ProjectorBase",
     "Resolver",
     "SSRFGuard",
@@ -50,5 +57,6 @@ __all__ = [
     "excerpt",
     "openai_compatible_specs",
     "openai_status_error",
+    "pinned",
     "url_origin",
 ]

@@ -10,12 +10,24 @@ before any output, and nothing else. The wire is NLIP's JSON message (``format``
 Order of checks: URL present and http/https, then the SSRF guard (local addresses only with
 ``allow_local_network=True`` in the endpoint config), then a client is created. The client
 lives for one attempt and is closed on every path.
+
+The request connects to exactly the addresses the guard approved: the guard's
+:meth:`~lionagi.service.http.SSRFGuard.approve` resolves the host once and the client's
+:class:`~lionagi.service.http.PinnedTransport` connects, inside
+:func:`~lionagi.service.http.pinned`, to those answers instead of resolving the name again. A
+DNS server that answers a public address to the guard and ``127.0.0.1`` to the connect
+(rebinding) therefore cannot carry the request to loopback. With ``allow_local_network=True``
+the answers are still resolved once and pinned (only the address check is skipped), as for
+core's HTTP endpoints. An injected test ``transport`` decides the destination itself (an
+in-process ASGI app, a scripted transport): then the guard only checks the URL and nothing is
+pinned.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
@@ -33,7 +45,14 @@ from lionagi.service import (
     ProviderServerError,
     StreamChunk,
 )
-from lionagi.service.http import SSRFGuard, StatelessClient, excerpt
+from lionagi.service.http import (
+    Approval,
+    PinnedTransport,
+    SSRFGuard,
+    StatelessClient,
+    excerpt,
+    pinned,
+)
 
 __all__ = ["NLIP_CONFIG", "NLIP_TIMEOUT", "AG2NlipEndpoint", "AG2NlipRequest", "nlip_result"]
 
@@ -50,6 +69,8 @@ NLIP_CONFIG: Mapping[str, Any] = {
 
 _MAX_BODY = 4 * 1024 * 1024
 _GENERIC_AGENTIC_TIMEOUT = 3600.0  # what the catalog gives every agentic row (TABLES.md)
+# One request per client (the client lives for one attempt): nothing to pool or keep alive.
+_ONE_REQUEST = httpx.Limits(max_connections=1, max_keepalive_connections=0)
 
 
 class AG2NlipRequest(BaseModel):
@@ -115,7 +136,9 @@ class AG2NlipEndpoint(AgenticEndpoint):
             loopback/private servers.
         resolver: Host-name resolver for the SSRF guard (tests); default: the system's.
         transport: An httpx transport for the per-request client (e.g. ``ASGITransport`` to
-            serve an NLIP app in-process); default: httpx's network transport.
+            serve an NLIP app in-process); the guard then only checks the URL. Default: a
+            :class:`~lionagi.service.http.PinnedTransport` per attempt, connecting only to the
+            addresses the guard approved.
     """
 
     capabilities: ClassVar[AgenticCapabilities | None] = AgenticCapabilities(
@@ -179,6 +202,21 @@ class AG2NlipEndpoint(AgenticEndpoint):
             raise AgenticRequestValidationError("url", "must be an http:// or https:// URL")
         return base.rstrip("/") + "/nlip/"
 
+    async def _route(self, url: str) -> tuple[httpx.AsyncBaseTransport, Approval | None]:
+        """The SSRF decision for ``url``: the transport to send with and the approval to pin.
+
+        Raises:
+            UnsafeURLError: the URL is refused by the guard.
+            ProviderConnectionError: the host name did not resolve.
+        """
+        allow_local = self.config.allow_local_network
+        if self.transport is not None:
+            await self._guard.check(url, allow_local_network=allow_local)
+            return self.transport, None
+        approval = await self._guard.approve(url, allow_local_network=allow_local)
+        # Owned by the attempt's client, which closes it on every path.
+        return PinnedTransport(trust_env=False, limits=_ONE_REQUEST), approval
+
     async def _stream_agentic(
         self,
         request: BaseModel,
@@ -188,16 +226,20 @@ class AG2NlipEndpoint(AgenticEndpoint):
     ) -> AsyncIterator[StreamChunk]:
         assert isinstance(request, AG2NlipRequest)
         url = self.target(request)
-        await self._guard.check(url, allow_local_network=self.config.allow_local_network)
+        transport, approval = await self._route(url)
         message = {"format": "text", "subformat": request.language, "content": request.prompt}
         timeout = min(self.transport_cap(), local_timeout or NLIP_TIMEOUT)
         client = StatelessClient(
-            timeout=timeout, follow_redirects=False, trust_env=False, transport=self.transport
+            timeout=timeout, follow_redirects=False, trust_env=False, transport=transport
         )
         self.clients_opened += 1
         try:
+            pin: AbstractContextManager[Any] = (
+                nullcontext() if approval is None else pinned(approval)
+            )
             try:
-                response = await client.post(url, json=message)
+                with pin:
+                    response = await client.post(url, json=message)
             except httpx.TimeoutException as exc:
                 raise ProviderConnectionError(f"NLIP request to {url} timed out") from exc
             except httpx.TransportError as exc:

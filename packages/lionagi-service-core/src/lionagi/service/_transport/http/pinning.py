@@ -13,11 +13,19 @@ the TLS server name (SNI) and the certificate check all name the original host.
 The approval travels in a context variable, set around ``client.send``: httpcore opens a
 connection in the task that sends the request, so the connect sees the approval of the request
 that caused it, and a request running concurrently in another task cannot replace it.
+
+Core's ``Endpoint`` uses :func:`pin`/:func:`unpin` directly. An adapter that sends its own
+request (a remote agent over plain HTTP, not an ``Endpoint``) uses the same mechanics through the
+public :mod:`lionagi.service.http`: a client whose transport is a :class:`PinnedTransport`, and
+the request sent inside :func:`pinned` with the approval :meth:`SSRFGuard.approve
+<.ssrf.SSRFGuard.approve>` returned. A guard ``check`` followed by a transport that resolves
+again would leave that adapter open to DNS rebinding.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar, Token
 from typing import Any
 
@@ -29,7 +37,7 @@ from ..._base.errors import UnsafeURLError
 from .reads import SupervisedStream
 from .ssrf import Approval
 
-__all__ = ["PinnedBackend", "PinnedTransport", "pin", "unpin"]
+__all__ = ["PinnedBackend", "PinnedTransport", "pin", "pinned", "unpin"]
 
 _current: ContextVar[Approval | None] = ContextVar("lionagi_service_ssrf_approval", default=None)
 
@@ -46,6 +54,25 @@ def pin(approval: Approval) -> Token[Approval | None]:
 def unpin(token: Token[Approval | None]) -> None:
     """End the approval :func:`pin` started (restores the one before it, normally none)."""
     _current.reset(token)
+
+
+@contextmanager
+def pinned(approval: Approval) -> Iterator[Approval]:
+    """Connect requests sent inside this block to ``approval``'s addresses, and nowhere else.
+
+    The adapter-facing form of :func:`pin`/:func:`unpin`, for a client whose transport is a
+    :class:`PinnedTransport`: the approval cannot be left set by a forgotten reset, whatever
+    ends the block (error or cancellation included). Wrap only the
+    send (``await client.post(...)``), in the task that sends it; a ``yield`` of an async
+    generator inside the block would leave the context it was entered in. A connection the
+    transport opens inside the block for another host, or outside any block, is refused with
+    :class:`~lionagi.service.UnsafeURLError`.
+    """
+    token = pin(approval)
+    try:
+        yield approval
+    finally:
+        unpin(token)
 
 
 class PinnedBackend(httpcore.AsyncNetworkBackend):
