@@ -178,7 +178,7 @@ def _check_spec(
         request_defaults=copy_defaults(spec.request_defaults),
     )
     try:
-        meta.create_config()  # dry run: a bad auth_type or base_url fails the build, not a call
+        meta.check_config()  # dry run: a bad auth_type or base_url fails the build, not a call
     except Exception as exc:
         field = exc.field if isinstance(exc, EndpointConfigurationError) else None
         ctx.add(
