@@ -13,10 +13,7 @@ from lionagi.service import EndpointConfigurationError
 
 __all__ = ["AG2_REQUIREMENT", "INSTALL_LINE", "missing_modules", "require_modules"]
 
-AG2_REQUIREMENT = "ag2[nlip]>=0.14,<0.15"
-"""The one AG2 line that ships the beta agent, classic group chat and NLIP together."""
-
-INSTALL_LINE = f"pip install 'lionagi-provider-ag2' (or: pip install '{AG2_REQUIREMENT}')"
+from ._static import AG2_REQUIREMENT, INSTALL_LINE
 
 
 def missing_modules(modules: tuple[str, ...]) -> tuple[str, ...]:
