@@ -9,7 +9,7 @@ the catalog build imports this package for every command, the endpoint only a sc
 from typing import TYPE_CHECKING
 
 from .._base.lazy_exports import lazy_exports
-from .._catalog.specs import ProviderEndpointSpec
+from .._catalog.specs import AgenticProgram, ProviderEndpointSpec
 from .._transport.meta import EndpointType
 
 if TYPE_CHECKING:
@@ -34,5 +34,6 @@ PROVIDER_SPECS: tuple[ProviderEndpointSpec, ...] = (
         endpoint_class=f"{__name__}._endpoint:ScriptedEndpoint",
         endpoint_aliases=("query_cli", "cli"),
         request_options=f"{__name__}._endpoint:ScriptedRequest",
+        program=AgenticProgram(),  # in-process and keyless: nothing to install or probe
     ),
 )
