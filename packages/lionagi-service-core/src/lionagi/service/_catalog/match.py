@@ -24,14 +24,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from .._base.errors import EndpointConfigurationError, EndpointNotFound, ProviderUnavailable
-from .._transport.agentic.endpoint import AgenticEndpoint
+from .._transport.agentic import is_agentic_class
 from .._transport.agentic.settings import AgenticSettings
 from .._transport.config import EndpointConfig
 from .._transport.http.endpoint import Endpoint
 from .._transport.http.openai_dialect import OpenAIChatEndpoint
 from .defaults import copy_defaults, request_default_problems
 from .keys import canonical_endpoint_key, canonical_provider_key
-from .openai_request import OpenAIChatCompletionsRequest
 from .snapshot import CatalogEndpoint, CatalogSnapshot
 
 __all__ = [
@@ -142,7 +141,7 @@ def match_in(
 
 
 def _refuse_settings(settings: object, cls: type[Endpoint]) -> None:
-    if settings is not None and not issubclass(cls, AgenticEndpoint):
+    if settings is not None and not is_agentic_class(cls):
         raise EndpointConfigurationError(
             "agentic_settings",
             f"{cls.__name__} is an HTTP endpoint; agentic settings apply to agentic endpoints "
@@ -157,6 +156,9 @@ def compatible_config(
     overrides: Mapping[str, Any],
 ) -> EndpointConfig:
     """The explicitly marked OpenAI-compatible config of ADR-0028 D4."""
+    # Imported here: only an OpenAI-compatible match needs core's request model (cold start).
+    from .openai_request import OpenAIChatCompletionsRequest
+
     data = dict(overrides)
     base_url = data.pop("base_url", None)
     if not isinstance(base_url, str) or not base_url.strip():

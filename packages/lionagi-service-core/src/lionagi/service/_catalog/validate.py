@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 from .._base.diagnostics import CatalogDiagnosticCode, ProviderDiagnostic
 from .._base.errors import EndpointConfigurationError
-from .._transport.agentic.endpoint import AgenticEndpoint
+from .._transport.agentic import is_agentic_class
 from .._transport.agentic.records import AgenticCapabilities
 from .._transport.http.endpoint import Endpoint
 from .._transport.meta import EndpointType
@@ -28,6 +28,9 @@ from .diagnose import describe_exception, diagnostic
 from .discovery import CollectedModule
 from .keys import canonical_endpoint_key, canonical_provider_key
 from .specs import AgenticProgram, ProviderEndpointSpec
+
+if TYPE_CHECKING:
+    from .._transport.agentic.endpoint import AgenticEndpoint
 
 __all__ = ["ValidatedSpec", "validate_specs"]
 
@@ -272,7 +275,7 @@ def _check_class(ctx: _Ctx, spec: ProviderEndpointSpec, owner: str, where: dict[
         problem = ref_problem(cls, "endpoint_class", "an Endpoint subclass")
     elif not isinstance(cls, type) or not issubclass(cls, Endpoint):
         problem = f"endpoint_class {cls!r} is not an Endpoint subclass"
-    elif spec.endpoint_type is EndpointType.API and issubclass(cls, AgenticEndpoint):
+    elif spec.endpoint_type is EndpointType.API and is_agentic_class(cls):
         problem = f"API spec names agentic class {cls.__qualname__}; declare it AGENTIC"
     elif spec.endpoint_type is EndpointType.AGENTIC:
         problem = _agentic_problem(cls)
@@ -292,7 +295,7 @@ def _check_program(
         ctx.add(diagnostic("invalid_endpoint_config", owner, problem, key="program", **where))
         return
     cls = spec.endpoint_class
-    if isinstance(cls, type) and issubclass(cls, AgenticEndpoint):
+    if is_agentic_class(cls):
         mismatch = _program_mismatch(cls, program)
         if mismatch is not None:
             ctx.add(diagnostic("invalid_endpoint_class", owner, mismatch, key="program", **where))
@@ -343,7 +346,7 @@ def _program_mismatch(cls: type[AgenticEndpoint], program: AgenticProgram) -> st
 
 def _agentic_problem(cls: type[Endpoint]) -> str | None:
     name = cls.__qualname__
-    if not issubclass(cls, AgenticEndpoint):
+    if not is_agentic_class(cls):
         return f"agentic spec names {name}, which is not an AgenticEndpoint subclass"
     caps = cls.capabilities
     if not isinstance(caps, AgenticCapabilities):
