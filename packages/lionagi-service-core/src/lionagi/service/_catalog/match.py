@@ -17,7 +17,6 @@ payload defaults; an unknown config override or request default is an
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -201,5 +200,7 @@ def _check_defaults(defaults: Mapping[str, Any] | None, model: object) -> None:
 
 
 def _suggest(requested: str, candidates: Iterable[str]) -> str | None:
+    import difflib  # error path only: keeps it off the first call
+
     close = difflib.get_close_matches(requested, sorted(set(candidates)), n=1)
     return close[0] if close else None

@@ -13,7 +13,6 @@ text even where this config is not at hand.
 from __future__ import annotations
 
 import base64
-import difflib
 import math
 import os
 from collections.abc import Callable, Mapping
@@ -455,6 +454,8 @@ def _check_client_kwargs(value: object) -> None:
 
 def _unknown_field(name: str) -> EndpointConfigurationError:
     known = sorted(EndpointConfig.model_fields)
+    import difflib  # error path only: keeps it off the first call
+
     close = difflib.get_close_matches(name, known, n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     return EndpointConfigurationError(
