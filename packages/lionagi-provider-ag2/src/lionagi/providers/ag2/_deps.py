@@ -11,9 +11,9 @@ import importlib.util
 
 from lionagi.service import EndpointConfigurationError
 
-__all__ = ["AG2_REQUIREMENT", "INSTALL_LINE", "missing_modules", "require_modules"]
-
 from ._static import AG2_REQUIREMENT, INSTALL_LINE
+
+__all__ = ["AG2_REQUIREMENT", "INSTALL_LINE", "missing_modules", "require_modules"]
 
 
 def missing_modules(modules: tuple[str, ...]) -> tuple[str, ...]:
