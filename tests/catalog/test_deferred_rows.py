@@ -80,19 +80,14 @@ def test_catalog_build_imports_no_endpoint_module_and_creates_no_vendor_model() 
     [["chat", "scripted/demo", "hi"], ["providers"]],
     ids=["chat-scripted", "providers"],
 )
-def test_cli_commands_import_no_http_vendor_endpoint_module(argv: list[str]) -> None:
+def test_cli_commands_import_no_vendor_endpoint_module(argv: list[str]) -> None:
     code, output, seen = _probe(
         f"from lionagi.service.cli import main\nraise SystemExit(main({argv!r}))\n"
     )
     assert code == 0, output[-3000:]
-    if argv[0] == "chat":
-        assert seen == {"modules": [], "models": []}
-    else:
-        # `providers` probes each agentic provider's program or modules, which the adapter class
-        # declares: the agentic rows resolve, the HTTP vendors' modules stay unimported.
-        cli = ("ag2", "claude_code", "codex", "gemini_cli", "pi")
-        http = [m for m in seen["modules"] if m.split(".")[2] not in cli]
-        assert http == []
+    # `providers` probes each agentic provider's program or modules from what the row declares
+    # (AgenticProgram), so no adapter's endpoint module is imported either (issue 15 item 3).
+    assert seen == {"modules": [], "models": []}
 
 
 def test_matching_one_provider_imports_only_its_modules() -> None:

@@ -10,6 +10,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from lionagi.service_testing import FakeProviderServer
 
 # What a program pays for only once it constructs an iModel or makes a call.
 HEAVY = (
@@ -73,3 +77,34 @@ def test_public_models_build_their_validators_on_first_use_not_at_import() -> No
     assert result["after"] is True
     assert result["refused"] == "ValidationError"
     assert result["model"] == "m"
+
+
+def test_an_http_first_call_loads_no_agentic_subprocess_or_error_path_module(
+    fake_provider_server: FakeProviderServer,
+) -> None:
+    # Issue 15 item 3: what a first HTTP call imports beyond what it uses. The agentic endpoint
+    # (and its subprocess machinery), the shared-admission config, core's scripted endpoint and
+    # difflib's suggestions were imported by the catalog and match path.
+    server = fake_provider_server
+    code = (
+        "import asyncio, json, sys\n"
+        "from lionagi.service import iModel\n"
+        "async def main():\n"
+        f"    async with iModel(provider='openai', endpoint='chat', model='m',\n"
+        f"            base_url={server.base_url + '/v1'!r}, api_key='sk-test',\n"
+        "            allow_local_network=True) as model:\n"
+        "        call = await model.invoke(messages=[{'role': 'user', 'content': 'hi'}])\n"
+        "        assert call.status.value == 'completed', call.exception\n"
+        "asyncio.run(main())\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    loaded = set(json.loads(_run(code)))
+    unwanted = (
+        "lionagi.service._transport.agentic.endpoint",
+        "lionagi.service._transport.subprocess",
+        "lionagi.service._lifecycle.shared_config",
+        "lionagi.service.scripted._endpoint",
+        "difflib",
+    )
+    assert "lionagi.providers.openai._endpoints" in loaded
+    assert sorted(m for m in loaded if m.startswith(unwanted)) == []

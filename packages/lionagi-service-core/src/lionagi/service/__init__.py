@@ -101,6 +101,7 @@ if TYPE_CHECKING:
     from ._catalog.registry import match_endpoint as match_endpoint
     from ._catalog.registry import parse_model_spec as parse_model_spec
     from ._catalog.snapshot import CatalogSnapshot as CatalogSnapshot
+    from ._catalog.specs import AgenticProgram as AgenticProgram
     from ._catalog.specs import ProviderEndpointSpec as ProviderEndpointSpec
     from ._catalog.specs import ProviderModuleSpec as ProviderModuleSpec
     from ._catalog.specs import RequestOptionsFactory as RequestOptionsFactory
@@ -148,6 +149,7 @@ _LAZY: dict[str, str] = {
     "AdmissionSnapshot": "._lifecycle.admission",
     "AgenticCallResult": "._transport.agentic.records",
     "AgenticCapabilities": "._transport.agentic.records",
+    "AgenticProgram": "._catalog.specs",
     "AgenticEndpoint": "._transport.agentic.endpoint",
     "AgenticHandlerError": "._base.errors",
     "AgenticHandlersMixin": "._transport.agentic.handlers",

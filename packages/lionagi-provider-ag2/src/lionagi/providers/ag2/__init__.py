@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING
 
 from lionagi.service import EndpointType, ProviderEndpointSpec, lazy_exports
 
+from ._static import AG2_REQUIREMENT, IN_PROCESS, INSTALL_LINE, REMOTE
+
 if TYPE_CHECKING:
     from ._agent import AG2AgentConfig, AG2AgentRequest, AG2BetaEndpoint
-    from ._deps import AG2_REQUIREMENT, INSTALL_LINE
     from ._groupchat import AG2GroupChatEndpoint, AG2GroupChatRequest
     from ._nlip import AG2NlipEndpoint, AG2NlipRequest
 
@@ -35,7 +36,6 @@ __all__ = [
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "._deps": ("AG2_REQUIREMENT", "INSTALL_LINE"),
         "._agent": ("AG2AgentConfig", "AG2AgentRequest", "AG2BetaEndpoint"),
         "._groupchat": ("AG2GroupChatEndpoint", "AG2GroupChatRequest"),
         "._nlip": ("AG2NlipEndpoint", "AG2NlipRequest"),
@@ -53,6 +53,7 @@ PROVIDER_SPECS: tuple[ProviderEndpointSpec, ...] = (
         endpoint_type=EndpointType.AGENTIC,
         endpoint_class=f"{__name__}._groupchat:AG2GroupChatEndpoint",
         request_options=f"{__name__}._groupchat:AG2GroupChatRequest",
+        program=IN_PROCESS,
     ),
     ProviderEndpointSpec(
         provider="ag2",
@@ -62,6 +63,7 @@ PROVIDER_SPECS: tuple[ProviderEndpointSpec, ...] = (
         endpoint_type=EndpointType.AGENTIC,
         endpoint_class=f"{__name__}._agent:AG2BetaEndpoint",
         request_options=f"{__name__}._agent:AG2AgentRequest",
+        program=IN_PROCESS,
     ),
     ProviderEndpointSpec(
         provider="ag2",
@@ -71,5 +73,6 @@ PROVIDER_SPECS: tuple[ProviderEndpointSpec, ...] = (
         endpoint_type=EndpointType.AGENTIC,
         endpoint_class=f"{__name__}._nlip:AG2NlipEndpoint",
         request_options=f"{__name__}._nlip:AG2NlipRequest",
+        program=REMOTE,
     ),
 )

@@ -33,7 +33,8 @@ from lionagi.service import (
     StreamChunk,
 )
 
-from ._deps import INSTALL_LINE, require_modules
+from ._deps import require_modules
+from ._static import IN_PROCESS
 
 if TYPE_CHECKING:
     from autogen.beta import Agent, MemoryStream
@@ -126,8 +127,8 @@ class AG2BetaEndpoint(AgenticEndpoint):
     )
     request_type: ClassVar[type[BaseModel] | None] = AG2AgentRequest
     supports_invoke: ClassVar[bool] = False
-    install_hint: ClassVar[str | None] = INSTALL_LINE
-    required_modules: ClassVar[tuple[str, ...]] = ("autogen",)
+    install_hint: ClassVar[str | None] = IN_PROCESS.install_hint
+    required_modules: ClassVar[tuple[str, ...]] = IN_PROCESS.modules
     DEFAULT_CONCURRENCY_LIMIT: ClassVar[int] = 1
     DEFAULT_QUEUE_CAPACITY: ClassVar[int] = 3
 

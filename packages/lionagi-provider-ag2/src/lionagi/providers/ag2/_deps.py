@@ -11,12 +11,9 @@ import importlib.util
 
 from lionagi.service import EndpointConfigurationError
 
+from ._static import AG2_REQUIREMENT, INSTALL_LINE
+
 __all__ = ["AG2_REQUIREMENT", "INSTALL_LINE", "missing_modules", "require_modules"]
-
-AG2_REQUIREMENT = "ag2[nlip]>=0.14,<0.15"
-"""The one AG2 line that ships the beta agent, classic group chat and NLIP together."""
-
-INSTALL_LINE = f"pip install 'lionagi-provider-ag2' (or: pip install '{AG2_REQUIREMENT}')"
 
 
 def missing_modules(modules: tuple[str, ...]) -> tuple[str, ...]:

@@ -33,7 +33,8 @@ from lionagi.service import (
 )
 
 from ._agent import _cancel_and_await, _checked_defaults, _is_instance
-from ._deps import INSTALL_LINE, require_modules
+from ._deps import require_modules
+from ._static import IN_PROCESS
 
 __all__ = ["DEFAULT_MAX_ROUND", "GROUPCHAT_CONFIG", "AG2GroupChatEndpoint", "AG2GroupChatRequest"]
 
@@ -121,8 +122,8 @@ class AG2GroupChatEndpoint(AgenticEndpoint):
     )
     request_type: ClassVar[type[BaseModel] | None] = AG2GroupChatRequest
     supports_invoke: ClassVar[bool] = False
-    install_hint: ClassVar[str | None] = INSTALL_LINE
-    required_modules: ClassVar[tuple[str, ...]] = ("autogen",)
+    install_hint: ClassVar[str | None] = IN_PROCESS.install_hint
+    required_modules: ClassVar[tuple[str, ...]] = IN_PROCESS.modules
     DEFAULT_CONCURRENCY_LIMIT: ClassVar[int] = 1
     DEFAULT_QUEUE_CAPACITY: ClassVar[int] = 3
 

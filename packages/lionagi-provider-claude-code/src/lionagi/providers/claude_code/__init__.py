@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from lionagi.service import EndpointType, ProviderEndpointSpec, ProviderModelPolicy, lazy_exports
 
-from ._static import EFFORT_LEVELS
+from ._static import EFFORT_LEVELS, PROGRAM
 
 if TYPE_CHECKING:
     from ._endpoint import CLAUDE_CODE_CONFIG, ClaudeCodeEndpoint
@@ -45,6 +45,7 @@ PROVIDER_SPECS: tuple[ProviderEndpointSpec, ...] = (
         endpoint_aliases=("cli", "code"),
         endpoint_type=EndpointType.AGENTIC,
         endpoint_class=f"{__name__}._endpoint:ClaudeCodeEndpoint",
+        program=PROGRAM,
         request_options=f"{__name__}._request:ClaudeCodeRequest",
     ),
 )

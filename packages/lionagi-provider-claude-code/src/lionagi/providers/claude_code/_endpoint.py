@@ -35,6 +35,7 @@ from lionagi.service.agentic import ErrorClassifier, ProviderErrorPattern, Subpr
 
 from ._events import ClaudeEventMapper
 from ._request import ClaudeCodeRequest, command_flags
+from ._static import PROGRAM
 
 __all__ = [
     "CLAUDE_CODE_CONFIG",
@@ -96,13 +97,10 @@ class ClaudeCodeEndpoint(SubprocessCliEndpoint):
     supports_gateway: ClassVar[bool] = True
     error_patterns: ClassVar[tuple[ProviderErrorPattern, ...]] = CLAUDE_ERROR_PATTERNS
 
-    cli_binary: ClassVar[str] = "claude"
-    tested_version: ClassVar[str] = "2.1.197"
-    install_hint: ClassVar[str] = "npm install -g @anthropic-ai/claude-code@2.1.197"
-    auth_hint: ClassVar[str] = (
-        "uses your own Claude Code login: run `claude` once and /login, or set "
-        "ANTHROPIC_API_KEY; with a gateway, agentic_settings gateway_url + gateway_api_key"
-    )
+    cli_binary: ClassVar[str | None] = PROGRAM.binary
+    tested_version: ClassVar[str | None] = PROGRAM.tested_version
+    install_hint: ClassVar[str | None] = PROGRAM.install_hint
+    auth_hint: ClassVar[str | None] = PROGRAM.auth_hint
 
     # -- deployment -------------------------------------------------------------------------------
 

@@ -6,4 +6,18 @@ needs at import lives here rather than in the modules that define models.
 
 from __future__ import annotations
 
+from lionagi.service import AgenticProgram
+
 EFFORT_LEVELS: tuple[str, ...] = ("low", "medium", "high", "xhigh", "max")
+
+PROGRAM = AgenticProgram(
+    binary="claude",
+    tested_version="2.1.197",
+    install_hint="npm install -g @anthropic-ai/claude-code@2.1.197",
+    auth_hint=(
+        "uses your own Claude Code login: run `claude` once and /login, or set "
+        "ANTHROPIC_API_KEY; with a gateway, agentic_settings gateway_url + gateway_api_key"
+    ),
+)
+"""The CLI program the adapter runs: the catalog row declares it (so ``providers`` reports it
+without importing the adapter) and the adapter class reads its attributes from it."""

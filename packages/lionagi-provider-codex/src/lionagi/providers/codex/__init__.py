@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from lionagi.service import EndpointType, ProviderEndpointSpec, ProviderModelPolicy, lazy_exports
 
-from ._static import DEFAULT_MODEL, REASONING_EFFORTS
+from ._static import DEFAULT_MODEL, PROGRAM, REASONING_EFFORTS
 
 if TYPE_CHECKING:
     from ._endpoint import CodexCliEndpoint
@@ -29,6 +29,7 @@ PROVIDER_SPECS: tuple[ProviderEndpointSpec, ...] = (
         endpoint_aliases=("cli", "code"),
         endpoint_type=EndpointType.AGENTIC,
         endpoint_class=f"{__name__}._endpoint:CodexCliEndpoint",
+        program=PROGRAM,
         request_options=f"{__name__}._request:CodexRequest",
     ),
 )

@@ -20,6 +20,7 @@ from lionagi.service.agentic import ProviderErrorPattern, SubprocessCliEndpoint
 from ._command import CODEX_DIR, GATEWAY_KEY_ENV, build_argv, gateway_args, seed_codex_home
 from ._events import CodexEventParser
 from ._request import CodexRequest
+from ._static import PROGRAM
 
 __all__ = ["CODEX_CLI_CONFIG", "CodexCliEndpoint"]
 
@@ -59,13 +60,10 @@ class CodexCliEndpoint(SubprocessCliEndpoint):
         ),
     )
 
-    cli_binary: ClassVar[str] = "codex"
-    tested_version: ClassVar[str] = "0.171.0"
-    install_hint: ClassVar[str] = "npm install -g @openai/codex@0.171.0"
-    auth_hint: ClassVar[str] = (
-        "run `codex login` (ChatGPT sign-in) or set OPENAI_API_KEY; or deploy with "
-        "agentic_settings gateway_url/gateway_api_key"
-    )
+    cli_binary: ClassVar[str | None] = PROGRAM.binary
+    tested_version: ClassVar[str | None] = PROGRAM.tested_version
+    install_hint: ClassVar[str | None] = PROGRAM.install_hint
+    auth_hint: ClassVar[str | None] = PROGRAM.auth_hint
 
     # -- deployment hooks -------------------------------------------------------------------------
 

@@ -6,6 +6,8 @@ needs at import lives here rather than in the modules that define models.
 
 from __future__ import annotations
 
+from lionagi.service import AgenticProgram
+
 DEFAULT_MODEL = "gpt-5.2-codex"
 """The model passed when the caller names none.
 
@@ -16,3 +18,15 @@ always passes a model explicitly; a ``*-codex`` name gets the shell tool set.
 
 REASONING_EFFORTS: tuple[str, ...] = ("none", "minimal", "low", "medium", "high", "xhigh")
 """Codex's ``model_reasoning_effort`` values (the policy's effort levels)."""
+
+PROGRAM = AgenticProgram(
+    binary="codex",
+    tested_version="0.171.0",
+    install_hint="npm install -g @openai/codex@0.171.0",
+    auth_hint=(
+        "run `codex login` (ChatGPT sign-in) or set OPENAI_API_KEY; or deploy with "
+        "agentic_settings gateway_url/gateway_api_key"
+    ),
+)
+"""The CLI program the adapter runs: the catalog row declares it (so ``providers`` reports it
+without importing the adapter) and the adapter class reads its attributes from it."""

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from lionagi.service import EndpointType, ProviderEndpointSpec, ProviderModelPolicy, lazy_exports
 
-from ._static import DEFAULT_MODEL
+from ._static import DEFAULT_MODEL, PROGRAM
 
 if TYPE_CHECKING:
     from ._endpoint import GEMINI_CODE_CONFIG, HEADLESS_SETTINGS, GeminiCodeEndpoint
@@ -76,6 +76,7 @@ PROVIDER_SPECS: tuple[ProviderEndpointSpec, ...] = (
         endpoint_aliases=("cli",),
         endpoint_type=EndpointType.AGENTIC,
         endpoint_class=f"{__name__}._endpoint:GeminiCodeEndpoint",
+        program=PROGRAM,
         request_options=f"{__name__}._request:GeminiCodeRequest",
     ),
 )

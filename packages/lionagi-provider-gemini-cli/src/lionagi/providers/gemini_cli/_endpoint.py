@@ -27,6 +27,7 @@ from lionagi.service.agentic import (
 from ._errors import GEMINI_ERROR_PATTERNS, classify_exit
 from ._events import GeminiEventProjector
 from ._request import GeminiCodeRequest, build_argv
+from ._static import PROGRAM
 
 __all__ = ["GEMINI_CODE_CONFIG", "HEADLESS_SETTINGS", "GeminiCodeEndpoint"]
 
@@ -76,13 +77,10 @@ class GeminiCodeEndpoint(SubprocessCliEndpoint):
     error_patterns: ClassVar[tuple[ProviderErrorPattern, ...]] = GEMINI_ERROR_PATTERNS
 
     # What `lionagi-service doctor` and `providers` show for this CLI.
-    cli_binary: ClassVar[str] = "gemini"
-    tested_version: ClassVar[str] = "0.61.0"
-    install_hint: ClassVar[str] = "npm install -g @google/gemini-cli@0.61.0"
-    auth_hint: ClassVar[str] = (
-        "run `gemini` once and sign in, or set GEMINI_API_KEY; isolated mode needs "
-        "GEMINI_API_KEY (env) or agentic_settings gateway_url/gateway_api_key"
-    )
+    cli_binary: ClassVar[str | None] = PROGRAM.binary
+    tested_version: ClassVar[str | None] = PROGRAM.tested_version
+    install_hint: ClassVar[str | None] = PROGRAM.install_hint
+    auth_hint: ClassVar[str | None] = PROGRAM.auth_hint
 
     # -- deployment -------------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from lionagi.service import EndpointType, ProviderEndpointSpec, ProviderModelPolicy, lazy_exports
 
-from ._static import DEFAULT_MODEL, THINKING_LEVELS
+from ._static import DEFAULT_MODEL, PROGRAM, THINKING_LEVELS
 
 if TYPE_CHECKING:
     from ._endpoint import PiCliEndpoint
@@ -38,6 +38,7 @@ PROVIDER_SPECS: tuple[ProviderEndpointSpec, ...] = (
         endpoint_aliases=("cli", "code"),
         endpoint_type=EndpointType.AGENTIC,
         endpoint_class=f"{__name__}._endpoint:PiCliEndpoint",
+        program=PROGRAM,
         request_options=f"{__name__}._request:PiRequest",
     ),
 )

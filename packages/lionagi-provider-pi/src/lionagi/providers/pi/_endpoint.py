@@ -33,11 +33,11 @@ from lionagi.service.agentic import (
 from ._events import PiEventProjector
 from ._home import GATEWAY_KEY_ENV, GATEWAY_PROVIDER, agent_dir, write_models_file, write_settings
 from ._request import DEFAULT_MODEL, PiRequest, pi_arguments
+from ._static import PROGRAM, TESTED_VERSION
 
-__all__ = ["PI_CONFIG", "PiCliEndpoint"]
+__all__ = ["PI_CONFIG", "TESTED_VERSION", "PiCliEndpoint"]
 
 PI_CONFIG: Mapping[str, Any] = {"name": "pi-cli", "provider": "pi", "endpoint": "query_cli"}
-TESTED_VERSION = "0.73.1"
 
 
 class PiCliEndpoint(SubprocessCliEndpoint):
@@ -63,14 +63,10 @@ class PiCliEndpoint(SubprocessCliEndpoint):
     resume_field: ClassVar[str | None] = "resume"
     runtime_arg_keys: ClassVar[frozenset[str]] = frozenset({"on_text"})
     supports_gateway: ClassVar[bool] = True
-    cli_binary: ClassVar[str] = "pi"
-    install_hint: ClassVar[str] = f"npm install -g @mariozechner/pi-coding-agent@{TESTED_VERSION}"
-    tested_version: ClassVar[str] = TESTED_VERSION
-    auth_hint: ClassVar[str] = (
-        "uses your own pi login: run `pi` and `/login`, or set the provider's key "
-        "(e.g. ANTHROPIC_API_KEY, GEMINI_API_KEY); or deploy a gateway "
-        "(agentic_settings gateway_url + gateway_api_key, isolated config home)"
-    )
+    cli_binary: ClassVar[str | None] = PROGRAM.binary
+    tested_version: ClassVar[str | None] = PROGRAM.tested_version
+    install_hint: ClassVar[str | None] = PROGRAM.install_hint
+    auth_hint: ClassVar[str | None] = PROGRAM.auth_hint
     error_patterns: ClassVar[tuple[ProviderErrorPattern, ...]] = ()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

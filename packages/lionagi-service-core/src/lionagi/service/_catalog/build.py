@@ -106,6 +106,7 @@ def _index(
                 module=item.module,
                 endpoint_ref=cls if isinstance(cls, str) else _ref(cls),
                 request_ref=_request_ref(item),
+                program=item.spec.program,
             )
             endpoint_index[item.key] = item.key
             for alias in item.endpoint_aliases:

@@ -51,6 +51,7 @@ from typing import Any, TypeVar
 
 from .._base.diagnostics import ProviderDiagnostic
 from .diagnose import describe_exception, diagnostic
+from .entry_scan import ScannedEntryPoint, scan_group
 from .keys import canonical_provider_key
 from .policy import ProviderModelPolicy
 from .specs import ProviderEndpointSpec, ProviderModuleSpec
@@ -85,14 +86,18 @@ class CollectedModule:
 def entry_point_inventory(group: str = ENTRY_POINT_GROUP) -> tuple[ProviderModuleSpec, ...]:
     """Read ``(provider, module, distribution)`` rows from installed metadata; import nothing.
 
+    The metadata is read by :func:`.entry_scan.scan_group` (a direct walk of ``sys.path``) and,
+    for a layout it does not model, by ``importlib.metadata``; both give the same rows.
+
     Only rows equal in all three fields are merged (a repeated line in one distribution's
     metadata); the same module or key from two distributions stays two rows for validation.
     """
-    from importlib.metadata import entry_points  # deferred: keeps `import lionagi.service` cheap
-
+    scanned = scan_group(group)
+    if scanned is None:  # a layout the direct scan does not model: importlib.metadata reads it
+        scanned = _importlib_group(group)
     rows = {
-        ProviderModuleSpec(provider=ep.name, module=ep.value, distribution=_distribution(ep))
-        for ep in entry_points(group=group)
+        ProviderModuleSpec(provider=name, module=value, distribution=dist)
+        for name, value, dist in scanned
     }
     return tuple(
         sorted(
@@ -100,6 +105,13 @@ def entry_point_inventory(group: str = ENTRY_POINT_GROUP) -> tuple[ProviderModul
             key=lambda r: (canonical_provider_key(r.provider), r.module, r.distribution or ""),
         )
     )
+
+
+def _importlib_group(group: str) -> list[ScannedEntryPoint]:
+    """The group through ``importlib.metadata``: exact for every layout, slower to read."""
+    from importlib.metadata import entry_points  # deferred: only layouts the scan leaves
+
+    return [(ep.name, ep.value, _distribution(ep)) for ep in entry_points(group=group)]
 
 
 def _distribution(ep: Any) -> str | None:

@@ -17,21 +17,19 @@ payload defaults; an unknown config override or request default is an
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel
 
 from .._base.errors import EndpointConfigurationError, EndpointNotFound, ProviderUnavailable
-from .._transport.agentic.endpoint import AgenticEndpoint
+from .._transport.agentic import is_agentic_class
 from .._transport.agentic.settings import AgenticSettings
 from .._transport.config import EndpointConfig
 from .._transport.http.endpoint import Endpoint
 from .._transport.http.openai_dialect import OpenAIChatEndpoint
 from .defaults import copy_defaults, request_default_problems
 from .keys import canonical_endpoint_key, canonical_provider_key
-from .openai_request import OpenAIChatCompletionsRequest
 from .snapshot import CatalogEndpoint, CatalogSnapshot
 
 __all__ = [
@@ -142,7 +140,7 @@ def match_in(
 
 
 def _refuse_settings(settings: object, cls: type[Endpoint]) -> None:
-    if settings is not None and not issubclass(cls, AgenticEndpoint):
+    if settings is not None and not is_agentic_class(cls):
         raise EndpointConfigurationError(
             "agentic_settings",
             f"{cls.__name__} is an HTTP endpoint; agentic settings apply to agentic endpoints "
@@ -157,6 +155,9 @@ def compatible_config(
     overrides: Mapping[str, Any],
 ) -> EndpointConfig:
     """The explicitly marked OpenAI-compatible config of ADR-0028 D4."""
+    # Imported here: only an OpenAI-compatible match needs core's request model (cold start).
+    from .openai_request import OpenAIChatCompletionsRequest
+
     data = dict(overrides)
     base_url = data.pop("base_url", None)
     if not isinstance(base_url, str) or not base_url.strip():
@@ -199,5 +200,7 @@ def _check_defaults(defaults: Mapping[str, Any] | None, model: object) -> None:
 
 
 def _suggest(requested: str, candidates: Iterable[str]) -> str | None:
+    import difflib  # error path only: keeps it off the first call
+
     close = difflib.get_close_matches(requested, sorted(set(candidates)), n=1)
     return close[0] if close else None

@@ -18,7 +18,7 @@ from .._transport.meta import EndpointType
 from .catalog_meta import CatalogEndpointMeta
 from .deferred import DeferredProviders
 from .policy import ProviderModelPolicy
-from .specs import ProviderModuleSpec
+from .specs import AgenticProgram, ProviderModuleSpec
 
 __all__ = ["CatalogEndpoint", "CatalogProvider", "CatalogSnapshot", "ModelAlias"]
 
@@ -29,7 +29,8 @@ class CatalogEndpoint:
 
     ``endpoint_class`` is None for a deferred row (:mod:`.deferred`) until its provider is
     materialized; ``endpoint_ref`` / ``request_ref`` always name the class and request model as
-    ``module:qualname``, so inspection never needs the import.
+    ``module:qualname``, so inspection never needs the import; ``program`` is what the row
+    declares its agentic adapter needs installed (:class:`.specs.AgenticProgram`), if it does.
     """
 
     provider: str
@@ -43,6 +44,7 @@ class CatalogEndpoint:
     module: str
     endpoint_ref: str = ""
     request_ref: str | None = None
+    program: AgenticProgram | None = None
 
     @property
     def resolved_class(self) -> type[Endpoint]:

@@ -17,10 +17,33 @@ from pydantic import BaseModel
 from .._transport.http.endpoint import Endpoint
 from .._transport.meta import EndpointType
 
-__all__ = ["ProviderEndpointSpec", "ProviderModuleSpec", "RequestOptionsFactory"]
+__all__ = ["AgenticProgram", "ProviderEndpointSpec", "ProviderModuleSpec", "RequestOptionsFactory"]
 
 RequestOptionsFactory = Callable[[], type[BaseModel]]
 """Deferred request model: called exactly once per snapshot build, never during lookup."""
+
+
+@dataclass(frozen=True, slots=True)
+class AgenticProgram:
+    """What an agentic row needs installed: a CLI program, or Python modules for in-process.
+
+    Why on the row: ``lionagi-service providers`` reports whether each CLI adapter's program is
+    installed; read from the adapter class, that report imported every CLI adapter for a command
+    that runs none of them. Declared here (a vendor keeps the one value in its dependency-free
+    ``_static`` module and its adapter class reads its attributes from it), the report needs no
+    import. When the row's class is imported (first use, ``providers --strict``, ``doctor``) the
+    catalog checks that the class declares the same values, so the two cannot drift.
+
+    ``binary`` is the program a subprocess adapter runs (its ``cli_binary``); ``modules`` the
+    top-level modules an in-process adapter needs (its ``required_modules``). The hints and the
+    tested version are the class's ``install_hint`` / ``auth_hint`` / ``tested_version``.
+    """
+
+    binary: str | None = None
+    modules: tuple[str, ...] = ()
+    tested_version: str | None = None
+    install_hint: str | None = None
+    auth_hint: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +58,8 @@ class ProviderEndpointSpec:
     objects (a *deferred* row, :mod:`.deferred`): the build checks everything else about the row,
     and the referenced module is imported, and the class/model checks run, on the provider's
     first use. This is what keeps a vendor's pydantic models out of every command that does not
-    use that vendor.
+    use that vendor. ``program`` (agentic rows only) declares what the adapter needs installed,
+    so availability reports need not import the class either (:class:`AgenticProgram`).
     """
 
     provider: str
@@ -50,6 +74,7 @@ class ProviderEndpointSpec:
     content_type: str = "application/json"
     api_key_env: str | None = None
     request_defaults: Mapping[str, Any] = field(default_factory=dict)
+    program: AgenticProgram | None = None
 
 
 @dataclass(frozen=True, slots=True)

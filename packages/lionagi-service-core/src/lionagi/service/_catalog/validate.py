@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 from .._base.diagnostics import CatalogDiagnosticCode, ProviderDiagnostic
 from .._base.errors import EndpointConfigurationError
-from .._transport.agentic.endpoint import AgenticEndpoint
+from .._transport.agentic import is_agentic_class
 from .._transport.agentic.records import AgenticCapabilities
 from .._transport.http.endpoint import Endpoint
 from .._transport.meta import EndpointType
@@ -27,7 +27,10 @@ from .deferred import ref_problem
 from .diagnose import describe_exception, diagnostic
 from .discovery import CollectedModule
 from .keys import canonical_endpoint_key, canonical_provider_key
-from .specs import ProviderEndpointSpec
+from .specs import AgenticProgram, ProviderEndpointSpec
+
+if TYPE_CHECKING:
+    from .._transport.agentic.endpoint import AgenticEndpoint
 
 __all__ = ["ValidatedSpec", "validate_specs"]
 
@@ -143,6 +146,7 @@ def _check_spec(
         )
     else:
         _check_class(ctx, spec, owner, where)
+        _check_program(ctx, spec, owner, where)
 
     request_model = _resolve_request_options(ctx, spec, owner, where)
     if request_model is None and isinstance(spec.endpoint_class, type):
@@ -178,7 +182,7 @@ def _check_spec(
         request_defaults=copy_defaults(spec.request_defaults),
     )
     try:
-        meta.create_config()  # dry run: a bad auth_type or base_url fails the build, not a call
+        meta.check_config()  # dry run: a bad auth_type or base_url fails the build, not a call
     except Exception as exc:
         field = exc.field if isinstance(exc, EndpointConfigurationError) else None
         ctx.add(
@@ -271,7 +275,7 @@ def _check_class(ctx: _Ctx, spec: ProviderEndpointSpec, owner: str, where: dict[
         problem = ref_problem(cls, "endpoint_class", "an Endpoint subclass")
     elif not isinstance(cls, type) or not issubclass(cls, Endpoint):
         problem = f"endpoint_class {cls!r} is not an Endpoint subclass"
-    elif spec.endpoint_type is EndpointType.API and issubclass(cls, AgenticEndpoint):
+    elif spec.endpoint_type is EndpointType.API and is_agentic_class(cls):
         problem = f"API spec names agentic class {cls.__qualname__}; declare it AGENTIC"
     elif spec.endpoint_type is EndpointType.AGENTIC:
         problem = _agentic_problem(cls)
@@ -279,9 +283,70 @@ def _check_class(ctx: _Ctx, spec: ProviderEndpointSpec, owner: str, where: dict[
         ctx.add(diagnostic("invalid_endpoint_class", owner, problem, key="endpoint_class", **where))
 
 
+def _check_program(
+    ctx: _Ctx, spec: ProviderEndpointSpec, owner: str, where: dict[str, Any]
+) -> None:
+    """The row's declared program: well formed, agentic only, and what an imported class says."""
+    program = spec.program
+    if program is None:
+        return
+    problem = _program_problem(program, spec.endpoint_type)
+    if problem is not None:
+        ctx.add(diagnostic("invalid_endpoint_config", owner, problem, key="program", **where))
+        return
+    cls = spec.endpoint_class
+    if is_agentic_class(cls):
+        mismatch = _program_mismatch(cls, program)
+        if mismatch is not None:
+            ctx.add(diagnostic("invalid_endpoint_class", owner, mismatch, key="program", **where))
+
+
+def _program_problem(program: object, endpoint_type: EndpointType) -> str | None:
+    if not isinstance(program, AgenticProgram):
+        return f"program must be an AgenticProgram, got {type(program).__name__}"
+    if endpoint_type is not EndpointType.AGENTIC:
+        return "program is declared by agentic rows only (an API endpoint runs no program)"
+    if program.binary is not None and (not isinstance(program.binary, str) or not program.binary):
+        return "program.binary must be a non-empty string or None"
+    if not isinstance(program.modules, tuple) or not all(
+        isinstance(m, str) and m for m in program.modules
+    ):
+        return "program.modules must be a tuple of non-empty module names"
+    for name in ("tested_version", "install_hint", "auth_hint"):
+        if not isinstance(getattr(program, name), str | None):
+            return f"program.{name} must be a string or None"
+    return None
+
+
+_PROGRAM_ATTRIBUTES = (
+    ("binary", "cli_binary"),
+    ("modules", "required_modules"),
+    ("tested_version", "tested_version"),
+    ("install_hint", "install_hint"),
+    ("auth_hint", "auth_hint"),
+)
+"""Each :class:`AgenticProgram` field and the adapter class attribute it must equal."""
+
+
+def _program_mismatch(cls: type[AgenticEndpoint], program: AgenticProgram) -> str | None:
+    for field, attribute in _PROGRAM_ATTRIBUTES:
+        declared, stated = getattr(cls, attribute), getattr(program, field)
+        if declared != stated:
+            return (
+                f"{cls.__qualname__}.{attribute} is {declared!r} but the row's "
+                f"program.{field} is {stated!r}; declare both from one value"
+            )
+    caps = cls.capabilities
+    if program.binary and caps is not None and caps.transport != "subprocess":
+        return (
+            f"program.binary names a CLI program but {cls.__qualname__} is not a subprocess adapter"
+        )
+    return None
+
+
 def _agentic_problem(cls: type[Endpoint]) -> str | None:
     name = cls.__qualname__
-    if not issubclass(cls, AgenticEndpoint):
+    if not is_agentic_class(cls):
         return f"agentic spec names {name}, which is not an AgenticEndpoint subclass"
     caps = cls.capabilities
     if not isinstance(caps, AgenticCapabilities):

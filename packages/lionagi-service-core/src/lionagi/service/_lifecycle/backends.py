@@ -6,11 +6,15 @@ only when a :class:`SharedAdmission` is given, so the default path never loads i
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .._base.errors import AdmissionConfigError
 from .admission import Admission, AdmissionController
 from .clock import Clock, Sleep
 from .config import AdmissionConfig
-from .shared_config import SharedAdmission
+
+if TYPE_CHECKING:
+    from .shared_config import SharedAdmission
 
 __all__ = ["build_admission"]
 
@@ -30,6 +34,8 @@ def build_admission(
     """
     if backend is None:
         return AdmissionController(config, clock=clock, sleep=sleep)
+    from .shared_config import SharedAdmission  # a backend was given: only then (cold start)
+
     if not isinstance(backend, SharedAdmission):
         raise AdmissionConfigError(
             "admission_backend", f"must be None or a SharedAdmission, got {type(backend).__name__}"

@@ -13,10 +13,10 @@ text even where this config is not at hand.
 from __future__ import annotations
 
 import base64
-import difflib
+import math
 import os
-from collections.abc import Mapping
-from typing import Any, Literal
+from collections.abc import Callable, Mapping
+from typing import Any, Literal, cast, get_args
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from pydantic import (
@@ -40,7 +40,13 @@ from .._base.secrets import (
     remember_secret,
 )
 
-__all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "FORBIDDEN_CLIENT_KWARGS", "AuthType", "EndpointConfig"]
+__all__ = [
+    "DEFAULT_MAX_RESPONSE_BYTES",
+    "FORBIDDEN_CLIENT_KWARGS",
+    "AuthType",
+    "EndpointConfig",
+    "check_config_fields",
+]
 
 AuthType = Literal["bearer", "x-api-key", "none"]
 
@@ -112,36 +118,17 @@ class EndpointConfig(BaseModel):
     @field_validator("provider", "endpoint", "name")
     @classmethod
     def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("must not be empty")
-        return value
+        return _not_blank(value)
 
     @field_validator("method")
     @classmethod
     def _upper_method(cls, value: str) -> str:
-        method = value.strip().upper()
-        if method not in {"GET", "POST", "PUT", "PATCH", "DELETE"}:
-            raise ValueError("must be one of GET, POST, PUT, PATCH, DELETE")
-        return method
+        return _upper_method(value)
 
     @field_validator("base_url")
     @classmethod
     def _http_base_url(cls, value: str | None) -> str | None:
-        # Refused here rather than at the first request: a typo'd scheme or a fragment would
-        # otherwise surface as a connection error (and a circuit failure) on every call.
-        if value is None:
-            return None
-        try:
-            parts = urlsplit(value)
-        except ValueError:
-            raise ValueError("is not a valid URL") from None
-        if parts.scheme.lower() not in ("http", "https"):
-            raise ValueError("must be an absolute http:// or https:// URL")
-        if not parts.hostname:
-            raise ValueError("must name a host")
-        if parts.fragment or value.endswith("#"):
-            raise ValueError("must not carry a #fragment")
-        return value
+        return _http_base_url(value)
 
     @field_serializer("request_options", when_used="json")
     def _name_request_options(self, value: type[BaseModel] | None) -> str | None:
@@ -340,6 +327,121 @@ def _client_kwargs_secrets(kwargs: Mapping[str, Any]) -> list[str]:
     return found
 
 
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be empty")
+    return value
+
+
+def _upper_method(value: str) -> str:
+    method = value.strip().upper()
+    if method not in {"GET", "POST", "PUT", "PATCH", "DELETE"}:
+        raise ValueError("must be one of GET, POST, PUT, PATCH, DELETE")
+    return method
+
+
+def _http_base_url(value: str | None) -> str | None:
+    # Refused here rather than at the first request: a typo'd scheme or a fragment would
+    # otherwise surface as a connection error (and a circuit failure) on every call.
+    if value is None:
+        return None
+    try:
+        parts = urlsplit(value)
+    except ValueError:
+        raise ValueError("is not a valid URL") from None
+    if parts.scheme.lower() not in ("http", "https"):
+        raise ValueError("must be an absolute http:// or https:// URL")
+    if not parts.hostname:
+        raise ValueError("must name a host")
+    if parts.fragment or value.endswith("#"):
+        raise ValueError("must not carry a #fragment")
+    return value
+
+
+def _optional_str(value: object) -> None:
+    if value is not None and not isinstance(value, str):
+        raise ValueError("Input should be a valid string")
+
+
+def _base_url(value: object) -> None:
+    _optional_str(value)
+    _http_base_url(cast("str | None", value))
+
+
+def _text(value: object) -> None:
+    if not isinstance(value, str):
+        raise ValueError("Input should be a valid string")
+    _not_blank(value)
+
+
+def _auth_type(value: object) -> None:
+    if value not in get_args(AuthType):
+        allowed = ", ".join(repr(a) for a in get_args(AuthType))
+        raise ValueError(f"Input should be one of {allowed}")
+
+
+def _positive_timeout(value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError("Input should be a valid number")
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError("Input should be a finite number greater than 0")
+
+
+def _request_options(value: object) -> None:
+    if value is not None and not (isinstance(value, type) and issubclass(value, BaseModel)):
+        raise ValueError("Input should be a subclass of BaseModel")
+
+
+def _a_dict(value: object) -> None:
+    if not isinstance(value, dict):
+        raise ValueError("Input should be a valid dictionary")
+
+
+def _method(value: object) -> None:
+    if not isinstance(value, str):
+        raise ValueError("Input should be a valid string")
+    _upper_method(value)
+
+
+_STATIC_CHECKS: Mapping[str, Callable[[object], object]] = {
+    "name": _text,
+    "provider": _text,
+    "endpoint": _text,
+    "base_url": _base_url,
+    "method": _method,
+    "auth_type": _auth_type,
+    "content_type": _optional_str,
+    "api_key_env": _optional_str,
+    "request_options": _request_options,
+    "timeout": _positive_timeout,
+    "request_defaults": _a_dict,
+}
+"""The fields a catalog registration fills, each with the rule ``EndpointConfig`` applies."""
+
+
+def check_config_fields(data: Mapping[str, Any]) -> None:
+    """Validate a registration's config fields by ``EndpointConfig``'s rules, building no schema.
+
+    Why: the catalog dry-runs every registration's config at build so a bad ``auth_type`` or
+    ``base_url`` fails the build, not a call; constructing an ``EndpointConfig`` for that builds
+    its pydantic validator (and runs pydantic's plugin scan), a cost every command paid although
+    only a call needs the validator. The rules are the model's own field validators (shared
+    functions above) plus the type of each field. A mapping holding any field outside
+    :data:`_STATIC_CHECKS` is validated by constructing the model, so nothing is checked less.
+
+    Raises:
+        EndpointConfigurationError: naming the first invalid field, as the model would.
+    """
+    if not set(data) <= _STATIC_CHECKS.keys():
+        EndpointConfig(**data)
+        return
+    for name, value in data.items():
+        try:
+            _STATIC_CHECKS[name](value)
+        except ValueError as exc:
+            raise EndpointConfigurationError(name, str(exc)) from None
+
+
 def _check_client_kwargs(value: object) -> None:
     # Checked before pydantic runs so the error names the key, as ``new_client`` would at the
     # first request; refusing at construction keeps a bad config from reaching a call at all.
@@ -352,6 +454,8 @@ def _check_client_kwargs(value: object) -> None:
 
 def _unknown_field(name: str) -> EndpointConfigurationError:
     known = sorted(EndpointConfig.model_fields)
+    import difflib  # error path only: keeps it off the first call
+
     close = difflib.get_close_matches(name, known, n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     return EndpointConfigurationError(

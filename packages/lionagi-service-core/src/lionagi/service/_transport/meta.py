@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .config import EndpointConfig
+from .config import EndpointConfig, check_config_fields
 
 __all__ = ["EndpointMeta", "EndpointType"]
 
@@ -44,6 +44,20 @@ class EndpointMeta:
 
     def create_config(self, **overrides: Any) -> EndpointConfig:
         """Build a validated config from the registration plus caller overrides."""
+        return EndpointConfig(**self._config_data(overrides))
+
+    def check_config(self) -> None:
+        """Validate the registration's own config without building ``EndpointConfig``'s schema.
+
+        The catalog's dry run: the same fields :meth:`create_config` passes, checked by
+        :func:`.config.check_config_fields`.
+
+        Raises:
+            EndpointConfigurationError: naming the first invalid field.
+        """
+        check_config_fields(self._config_data({}))
+
+    def _config_data(self, overrides: dict[str, Any]) -> dict[str, Any]:
         agentic = self.endpoint_type is EndpointType.AGENTIC
         data: dict[str, Any] = {
             "name": f"{self.provider}_{self.endpoint}",
@@ -62,4 +76,4 @@ class EndpointMeta:
         data.update(overrides)
         if defaults:
             data["request_defaults"] = {**data["request_defaults"], **dict(defaults)}
-        return EndpointConfig(**data)
+        return data

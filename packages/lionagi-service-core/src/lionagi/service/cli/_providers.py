@@ -13,8 +13,8 @@ import sys
 from typing import TYPE_CHECKING
 
 from .._base.errors import CatalogValidationError, ProviderUnavailable
-from .._catalog.availability import CliAvailability, cli_report
-from .._catalog.full_check import cli_providers, failures
+from .._catalog.availability import CliAvailability, cli_report, unprobed_providers
+from .._catalog.full_check import failures
 from .._catalog.projection import CatalogReport, ProviderCatalogItem
 from .._catalog.registry import EndpointRegistry
 from ._console import table_console
@@ -35,10 +35,10 @@ def providers_command(*, as_json: bool, strict: bool = False) -> int:
     programs: list[CliAvailability] = []
     if report["valid"]:
         snapshot = EndpointRegistry.snapshot()
-        # --strict imports every deferred row (the CI check); plain `providers` only the CLI
-        # rows, whose adapter class declares the program it probes.
+        # --strict imports every deferred row (the CI check); plain `providers` only CLI rows
+        # that declare no program (their adapter class is the only place naming it).
         failed = failures(
-            snapshot, snapshot.deferred.providers if strict else cli_providers(snapshot)
+            snapshot, snapshot.deferred.providers if strict else unprobed_providers(snapshot)
         )
         programs = cli_report(snapshot, skip=failed)
     errors = [f"{key}: {exc}" for key, exc in sorted(failed.items())]

@@ -12,7 +12,6 @@ never overrides a validated value.
 from __future__ import annotations
 
 import copy
-import difflib
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
@@ -60,6 +59,8 @@ def accepted_keys(model: type[BaseModel]) -> frozenset[str] | None:
 
 
 def _unknown_key(key: str, model: type[BaseModel], keys: frozenset[str]) -> Exception:
+    import difflib  # error path only: keeps it off the first call
+
     close = difflib.get_close_matches(key, sorted(keys), n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     listed = ", ".join(sorted(keys)[:40])
