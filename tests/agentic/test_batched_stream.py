@@ -24,7 +24,7 @@ from lionagi.service import (
     StreamChunk,
     iModel,
 )
-from lionagi.service.agentic import ChunkBatches, json_events_from_process
+from lionagi.service.agentic import ChunkBatches, JsonFramer, json_events_from_process
 from lionagi.service_testing.reference_cli import ReferenceCliEndpoint
 
 BOUND = 30.0  # "did not hang" only
@@ -174,3 +174,19 @@ async def test_a_close_while_a_chunk_of_a_batch_is_held_ends_the_call() -> None:
     assert seen == ["t0", "t1"]
     assert call.status is EventStatus.ABORTED
     assert model.admission_snapshot().active == 0
+
+
+def test_framer_appends_a_blocks_objects_and_keeps_those_before_a_bad_value() -> None:
+    framer = JsonFramer()
+    out: list[dict[str, Any]] = []
+    framer.feed_into(b'{"a": 1}\n{"b": 2}\n{"c"', out)
+    assert out == [{"a": 1}, {"b": 2}]  # the cut value waits for the next block
+    framer.feed_into(b": 3}\n", out)
+    assert out[-1] == {"c": 3}
+    out.clear()
+    with pytest.raises(ProviderProtocolError, match="expected a JSON object"):
+        framer.feed_into(b'{"d": 4}\n[5]\n', out)
+    assert out == [{"d": 4}]
+    tail: list[dict[str, Any]] = []
+    JsonFramer().close_into(tail)
+    assert tail == []
