@@ -5,6 +5,7 @@ normally need only :mod:`lionagi.service`.
 """
 
 from ._base.chunk import CHUNK_TYPES as CHUNK_TYPES
+from ._transport.agentic.batches import ChunkBatches as ChunkBatches
 from ._transport.agentic.output import collect_call_result as collect_call_result
 from ._transport.agentic.output import enforce_agentic_contract as enforce_agentic_contract
 from ._transport.agentic.records import AgenticPayload as AgenticPayload
@@ -42,6 +43,7 @@ __all__ = [
     "CONFIG_HOME_ENV",
     "AgenticLaunch",
     "AgenticPayload",
+    "ChunkBatches",
     "CliEventParser",
     "CliProbe",
     "CliRequest",

@@ -169,11 +169,12 @@ class ReferenceEventParser:
 
     def __init__(self, endpoint: ReferenceCliEndpoint) -> None:
         self._endpoint = endpoint
+        self._project = endpoint.project  # bound once per run: feed runs once per event
         self._streamed: list[str] = []
 
     def feed(self, event: Mapping[str, Any]) -> list[StreamChunk]:
         """The event's chunk (none for telemetry)."""
-        chunk = self._endpoint.project(event)
+        chunk = self._project(event)
         if chunk is None:
             return []
         if chunk.type == "text" and chunk.content:
@@ -190,18 +191,22 @@ class ReferenceEventParser:
 def project_event(event: Mapping[str, Any]) -> StreamChunk | None:
     """Map one reference-grammar event to a chunk; None for allowlisted telemetry."""
     kind = event.get("type")
+    # Text and thinking deltas are almost every event of a run: mapped first, in one step.
+    if kind == "text" or kind == "thinking":
+        content = event.get("content")
+        if not isinstance(content, str):
+            content = _text(event, "content")  # raises, naming the field
+        if kind == "text" and event.get("error") is True:
+            return _error_chunk(event, content)
+        return StreamChunk(kind, content, is_delta=bool(event.get("delta")))
     if kind in _IGNORED:
         return None
     if kind == "session":
         meta = {k: event[k] for k in ("session_id", "model") if event.get(k)}
         return StreamChunk("system", metadata=meta)
-    if kind == "text" and event.get("error") is True:
-        return _error_chunk(event, _text(event, "content"))
     if kind == "error" and event.get("will_retry") is True:
         notice = _optional_text(event, "message") or "retrying"
         return StreamChunk("system", metadata={"retry_notice": notice})
-    if kind in ("thinking", "text"):
-        return StreamChunk(kind, _text(event, "content"), is_delta=bool(event.get("delta")))
     if kind == "tool_use":
         raw_input = event.get("input")
         return StreamChunk(

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncGenerator, AsyncIterator
+from typing import TypeVar
+
 import anyio
 
-__all__ = ["aclose_shielded"]
+__all__ = ["aclose_shielded", "one_per_batch"]
+
+T = TypeVar("T")
 
 
 async def aclose_shielded(resource: object) -> None:
@@ -17,3 +22,16 @@ async def aclose_shielded(resource: object) -> None:
     if aclose is not None:
         with anyio.CancelScope(shield=True):
             await aclose()
+
+
+async def one_per_batch(items: AsyncIterator[T]) -> AsyncGenerator[list[T], None]:
+    """``items`` as one-element lists, closing ``items`` however iteration ends.
+
+    The batch form of a stream whose producer yields one item at a time (an endpoint that
+    overrides ``stream()``, an adapter generator): the reader of batches sees the same items.
+    """
+    try:
+        async for item in items:
+            yield [item]
+    finally:
+        await aclose_shielded(items)

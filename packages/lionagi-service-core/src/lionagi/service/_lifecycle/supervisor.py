@@ -24,13 +24,11 @@ from collections.abc import (
     Awaitable,
     Callable,
     Mapping,
-    Sequence,
 )
 from functools import partial
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .._base.aio import aclose_shielded
 from .._base.chunk import StreamChunk
 from .._base.errors import (
     AdmissionClosed,
@@ -335,10 +333,8 @@ class CallSupervisor:
             # run is retried before its first chunk exactly like an HTTP stream's setup, and
             # each later read is bounded by the abort and the deadline in one scope.
             def open_run(limit: float | None) -> AsyncIterator[list[StreamChunk]]:
-                return _singleton_batches(
-                    endpoint.stream(
-                        call.payload, extra_headers=call.headers, timeout=limit, **call.call_kwargs
-                    )
+                return endpoint.stream_batches(
+                    call.payload, extra_headers=call.headers, timeout=limit, **call.call_kwargs
                 )
 
             remote = await open_stream_with_attempts(
@@ -386,7 +382,8 @@ class CallSupervisor:
         before the first chunk is phase ``transport``, after it ``stream`` (as for HTTP).
         """
         limit = _AgenticLimit(budget, local_cap, self._clock)
-        inner = call.endpoint.stream(
+        # Batches, as for HTTP: a CLI run hands up the chunks of one pipe read together.
+        inner = call.endpoint.stream_batches(
             call.payload, extra_headers=call.headers, timeout=limit.timeout, **call.call_kwargs
         )
         control = RunControl(limit.until) if is_native_clock(self._clock) else None
@@ -531,32 +528,37 @@ class CallSupervisor:
                 hooked = registry is not None and registry.has(HookPhase.ON_CHUNK)
                 on_parked_abort = partial(self._abort_parked, call)
                 iterator, item = opened.iterator, opened.first
-                # An HTTP read yields a batch (one network read); an agentic read one chunk.
-                batched = limit is None
+                # Each read yields a batch: one network read (HTTP) or one pipe read (a CLI).
                 until = budget.deadline if limit is None else limit.until
                 while item is not None:
                     ended = False
-                    chunks: Sequence[StreamChunk] = item if batched else (item,)
-                    for chunk in chunks:
-                        if chunk.type == "error" and not ended:
-                            ended = True  # the provider reported failure: nothing more is read
-                            opened.failed()
-                        if hooked:
-                            with lease.abort_scope():
-                                chunk = await self._chunk_hook(call, chunk, budget)
-                        if trace is not None:
-                            trace.chunk(chunk)
-                        if chunk.type == "error":
-                            chunk, error = self._error_chunk(call, chunk)
+                    # Parked for the whole batch: between two of its chunks nothing awaits, so
+                    # a close can only land while a chunk is with the consumer. A chunk hook
+                    # and the error chunk run unparked, as the reads do.
+                    lease.pause(on_parked_abort)
+                    try:
+                        for chunk in item:
+                            if chunk.type == "error" and not ended:
+                                ended = True  # the provider reported failure: nothing more is read
+                                opened.failed()
+                            if hooked:
+                                lease.resume()
+                                with lease.abort_scope():
+                                    chunk = await self._chunk_hook(call, chunk, budget)
+                                lease.pause(on_parked_abort)
+                            if trace is not None:
+                                trace.chunk(chunk)
+                            if chunk.type == "error":
+                                lease.resume()
+                                chunk, error = self._error_chunk(call, chunk)
+                                yield chunk
+                                raise error
+                            # Closed while the consumer paused between chunks: nothing more leaves.
+                            if lease.aborted:
+                                raise self._closed_error(call)
                             yield chunk
-                            raise error
-                        # Closed while the consumer paused between chunks: nothing more leaves.
-                        self._check_not_aborted(lease, call)
-                        lease.pause(on_parked_abort)
-                        try:
-                            yield chunk
-                        finally:
-                            lease.resume()
+                    finally:
+                        lease.resume()
                     if ended or iterator is None:
                         break
                     self._check_not_aborted(lease, call)
@@ -680,14 +682,3 @@ class CallSupervisor:
                 return limit.exceeded(key, "stream")
             return RequestDeadlineExceeded(key, "stream")
         return failure
-
-
-async def _singleton_batches(
-    chunks: AsyncIterator[StreamChunk],
-) -> AsyncGenerator[list[StreamChunk], None]:
-    """One batch per chunk of an agentic stream, closing the stream however iteration ends."""
-    try:
-        async for chunk in chunks:
-            yield [chunk]
-    finally:
-        await aclose_shielded(chunks)

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import copy
 import difflib
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from contextlib import aclosing
 from pathlib import Path
 from typing import Any, ClassVar, NoReturn
 
 from pydantic import AliasChoices, AliasPath, BaseModel, ValidationError
 
+from ..._base.aio import one_per_batch
 from ..._base.chunk import StreamChunk
 from ..._base.errors import (
     AgenticOperationUnsupported,
@@ -28,10 +29,12 @@ from ..._base.errors import (
 from ..config import EndpointConfig
 from ..http.endpoint import Endpoint
 from ..http.payload import accepted_keys
+from ..http.reads import ReadControl
 from ..subprocess.home import IsolatedHome, isolated_home_env, user_home
 from ..subprocess.spec import PORTABLE_INHERIT_ENV
+from .batches import ChunkBatches
 from .handlers import AgenticHandlersMixin, Handler
-from .output import collect_call_result, enforce_agentic_contract
+from .output import collect_call_result, enforce_agentic_contract_batches
 from .records import AgenticCallResult, AgenticCapabilities, AgenticPayload
 from .settings import AgenticLaunch, AgenticSettings, coerce_agentic_settings
 
@@ -377,30 +380,56 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
 
         Validation runs at the first iteration, before :meth:`_stream_agentic` is called, so an
         invalid request never starts a process, task or connection. A confirmed ``session_id``
-        from a resumable adapter is stored via :meth:`confirm_session`.
+        from a resumable adapter is stored via :meth:`confirm_session`. The result is a
+        :class:`~lionagi.service.agentic.ChunkBatches`: iterate it per chunk, or read the
+        adapter's batches through :meth:`stream_batches`.
         """
-        return self._guarded_stream(request, extra_headers, timeout, dict(runtime_args))
+        return ChunkBatches(self._guarded_batches(request, extra_headers, timeout, runtime_args))
 
-    async def _guarded_stream(
+    def stream_batches(
+        self,
+        request: Mapping[str, Any] | BaseModel,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+        skip_payload_creation: bool = False,
+        read_control: ReadControl | None = None,
+        **runtime_args: Any,
+    ) -> AsyncGenerator[list[StreamChunk], None]:
+        """:meth:`stream` as non-empty lists: the adapter's batches (a CLI: one per pipe read).
+
+        The supervisor reads this form, so a chunk crosses the endpoint's layers once per
+        batch. The two HTTP keywords have no agentic meaning: a request envelope is recognised
+        without ``skip_payload_creation``, and ``read_control`` is never attached (the agentic
+        run is bounded by the supervisor's run control instead), which
+        tells the caller to bound the reads itself, as the HTTP contract says. A subclass that
+        overrides :meth:`stream` gets one chunk per list, so its own stream is honoured.
+        """
+        if type(self).stream is not AgenticEndpoint.stream:
+            return one_per_batch(
+                self.stream(request, extra_headers=extra_headers, timeout=timeout, **runtime_args)
+            )
+        return self._guarded_batches(request, extra_headers, timeout, runtime_args)
+
+    async def _guarded_batches(
         self,
         request: Mapping[str, Any] | BaseModel,
         extra_headers: Mapping[str, str] | None,
         local_timeout: float | None,
         runtime_args: dict[str, Any],
-    ) -> AsyncIterator[StreamChunk]:
+    ) -> AsyncGenerator[list[StreamChunk], None]:
         capabilities = self.declared_capabilities()
         validated = self._coerce_request(request, extra_headers)
         self.validate_runtime_args(runtime_args)
         inner = self._stream_agentic(
             validated, runtime_args=runtime_args, local_timeout=local_timeout
         )
-        async with aclosing(enforce_agentic_contract(inner, capabilities=capabilities)) as guard:
-            async for chunk in guard:
-                if capabilities.resumable and chunk.type in ("system", "result"):
-                    session_id = chunk.metadata.get("session_id")
-                    if isinstance(session_id, str):
-                        self.confirm_session(session_id)
-                yield chunk
+        guard = enforce_agentic_contract_batches(
+            inner, capabilities=capabilities, on_session=self.confirm_session
+        )
+        async with aclosing(guard):
+            async for batch in guard:
+                yield batch
 
     def _stream_agentic(
         self,

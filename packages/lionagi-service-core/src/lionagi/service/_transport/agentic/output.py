@@ -15,25 +15,67 @@ from typing import Any, NoReturn
 from ..._base.chunk import CHUNK_TYPES, StreamChunk
 from ..._base.errors import ProviderProtocolError, ProviderStreamError
 from ..classify import classify_stream_error
+from .batches import ChunkBatches
 from .records import AgenticCallResult, AgenticCapabilities
 
-__all__ = ["collect_call_result", "enforce_agentic_contract"]
+__all__ = ["collect_call_result", "enforce_agentic_contract", "enforce_agentic_contract_batches"]
 
 logger = logging.getLogger("lionagi.service")
 
 _CONTENT_TYPES = frozenset({"text", "thinking", "tool_use", "tool_result"})
 
 
+# Kinds whose only D3 rules are "not after the result or an error", "is_error unset" and (for a
+# non-resumable adapter) "no session_id": a chunk of one of them that passes those three cheap
+# tests passes the whole check, so a batch of text deltas costs a few comparisons per chunk.
+_PLAIN_TYPES = frozenset({"text", "thinking", "tool_result"})
+_NOTHING: frozenset[str] = frozenset()
+
+
 class _ContractCheck:
-    """Per-stream state for the D3 ordering rules."""
+    """Per-stream state for the D3 ordering rules.
 
-    __slots__ = ("index", "resumable", "seen_error", "seen_result")
+    ``plain`` is the set of kinds the fast path may pass: :data:`_PLAIN_TYPES` until a result
+    or an error chunk was seen, empty after (every later chunk takes the full check, which
+    rejects it or applies the rules that remain).
+    """
 
-    def __init__(self, resumable: bool) -> None:
+    __slots__ = ("index", "on_session", "plain", "resumable", "seen_error", "seen_result")
+
+    def __init__(self, resumable: bool, on_session: Callable[[str], None] | None = None) -> None:
         self.resumable = resumable
+        self.on_session = on_session if resumable else None
         self.index = -1
         self.seen_error = False
         self.seen_result = False
+        self.plain = _PLAIN_TYPES
+
+    def check_batch(self, batch: list[Any]) -> ProviderProtocolError | None:
+        """Check ``batch`` in order; at a violation cut it before the bad chunk, return the error.
+
+        The chunks before a violation are still delivered (as a per-chunk guard delivers them
+        before raising); the caller raises the returned error after passing the cut batch on.
+        """
+        plain = self.plain
+        resumable = self.resumable
+        first = self.index + 1
+        for pos, item in enumerate(batch):
+            if (
+                type(item) is StreamChunk
+                and item.type in plain
+                and not item.is_error
+                and (resumable or "session_id" not in item.metadata)
+            ):
+                continue
+            self.index = first + pos - 1
+            try:
+                self.check(item)
+            except ProviderProtocolError as exc:
+                del batch[pos:]
+                return exc
+            plain = self.plain
+        self.index = first + len(batch) - 1
+        return None
 
     def check(self, item: object) -> StreamChunk:
         self.index += 1
@@ -49,12 +91,14 @@ class _ContractCheck:
             if not chunk.is_error:
                 self._fail("error chunk with is_error=False; the two fields must agree")
             self.seen_error = True
+            self.plain = _NOTHING
         elif chunk.is_error and kind != "tool_result":
             self._fail(f"{kind} chunk with is_error=True; only error and tool_result may set it")
         if kind == "result":
             if self.seen_result:
                 self._fail("more than one result chunk")
             self.seen_result = True
+            self.plain = _NOTHING
         elif kind in _CONTENT_TYPES and self.seen_result:
             self._fail(f"{kind} chunk after the result chunk")
         if kind == "system" and chunk.content:
@@ -66,6 +110,11 @@ class _ContractCheck:
                 "metadata 'session_id' from a non-resumable adapter; "
                 "publish an observed id as 'provider_session_id'"
             )
+        on_session = self.on_session
+        if on_session is not None and (kind == "system" or kind == "result"):
+            session_id = chunk.metadata.get("session_id")
+            if isinstance(session_id, str):
+                on_session(session_id)  # a confirmed id, stored before the chunk is passed on
         return chunk
 
     def _fail(self, reason: str) -> NoReturn:
@@ -83,11 +132,47 @@ async def enforce_agentic_contract(
     consumer ``aclose``), and nothing is yielded during cleanup. A failure while closing the
     inner iterator is logged, not raised, when another exception is already propagating.
     """
-    check = _ContractCheck(resumable=capabilities.resumable)
+    check = _ContractCheck(capabilities.resumable)
     primary: BaseException | None = None
     try:
         async for item in chunks:
             yield check.check(item)
+    except GeneratorExit:
+        raise
+    except BaseException as exc:
+        primary = exc
+        raise
+    finally:
+        await _aclose(chunks, primary)
+
+
+async def enforce_agentic_contract_batches(
+    chunks: AsyncIterator[StreamChunk],
+    *,
+    capabilities: AgenticCapabilities,
+    on_session: Callable[[str], None] | None = None,
+) -> AsyncGenerator[list[StreamChunk], None]:
+    """:func:`enforce_agentic_contract` handing on lists of chunks, one per producer batch.
+
+    A :class:`ChunkBatches` is read a batch at a time (a CLI run: one per pipe read), any other
+    iterator one chunk per list. Every chunk gets the same D3 check; at a violation the chunks
+    before it are passed on, then ProviderProtocolError is raised. ``on_session`` receives each
+    ``session_id`` a resumable adapter confirms on a system or result chunk that passed the
+    check. The inner iterator is closed on every path, as by :func:`enforce_agentic_contract`.
+    """
+    check = _ContractCheck(capabilities.resumable, on_session)
+    primary: BaseException | None = None
+    try:
+        if isinstance(chunks, ChunkBatches):
+            async for batch in chunks.batches():
+                violation = check.check_batch(batch)
+                if batch:
+                    yield batch
+                if violation is not None:
+                    raise violation
+        else:
+            async for item in chunks:
+                yield [check.check(item)]
     except GeneratorExit:
         raise
     except BaseException as exc:

@@ -19,7 +19,7 @@ to be made five times. This base owns them once; a vendor keeps only its grammar
 from __future__ import annotations
 
 from abc import ABCMeta, abstractmethod
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
@@ -36,6 +36,7 @@ from ..subprocess import (
     json_events_from_process,
     resolve_workspace,
 )
+from .batches import ChunkBatches
 from .endpoint import AgenticEndpoint
 from .settings import AgenticLaunch
 
@@ -192,33 +193,41 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
             prompt_mode=cls.prompt_mode,
         )
 
-    async def _stream_agentic(
+    def _stream_agentic(
         self,
         request: BaseModel,
         *,
         runtime_args: dict[str, Any],
         local_timeout: float | None,
-    ) -> AsyncIterator[StreamChunk]:
+    ) -> ChunkBatches:
+        # The run's chunks one batch per pipe read (see ChunkBatches): the layers above take
+        # the events of one read in one step.
+        return ChunkBatches(self._run_batches(request, runtime_args))
+
+    async def _run_batches(
+        self, request: BaseModel, runtime_args: dict[str, Any]
+    ) -> AsyncGenerator[list[StreamChunk], None]:
+        """The run loop: each pipe read's events through the parser, as one list of chunks."""
         cwd = self.working_directory(self._cli_request(request))
         on_text = self._runtime_handlers(runtime_args).get("on_text")
         parser = self.event_parser(request)
+        feed = parser.feed
         secrets = self.settings.secret_values()
         async with self.launch(request, cwd) as events:
-            async for event in events:
-                for chunk in parser.feed(event):
-                    if chunk.type == "error":
-                        # A CLI quotes the API's error body, and a gateway may echo the key it
-                        # was sent: neither the consumer nor the raised error sees it.
-                        yield redact_chunk(chunk, secrets)
-                        return  # one error chunk, nothing after it; leaving the block tears down
-                    if on_text is not None and chunk.type == "text" and chunk.content:
-                        on_text(chunk.content)
-                    yield chunk
+            async for block in events.blocks():
+                batch, failure, ended = _project(map(feed, block), on_text, secrets)
+                if batch:
+                    yield batch
+                if failure is not None:
+                    raise failure
+                if ended:
+                    return  # one error chunk, nothing after it; leaving the block tears down
             # stdout ended and the process exited cleanly: a buffered outcome is known only now.
-            for chunk in parser.finish():
-                yield redact_chunk(chunk, secrets) if chunk.type == "error" else chunk
-                if chunk.type == "error":
-                    return
+            batch, failure, _ = _project(_finished(parser), None, secrets)
+            if batch:
+                yield batch
+            if failure is not None:
+                raise failure
 
     def _cli_request(self, request: object) -> CliRequest:
         if not isinstance(request, CliRequest):
@@ -227,6 +236,40 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
                 f"{type(self).__name__}'s request model needs prompt, repo and workspace fields",
             )
         return request
+
+
+def _project(
+    groups: Iterable[Iterable[StreamChunk]],
+    on_text: Callable[[str], object] | None,
+    secrets: Sequence[str],
+) -> tuple[list[StreamChunk], Exception | None, bool]:
+    """One batch from the parser's chunks for a read's events; stops after an error chunk.
+
+    Returns the batch, the exception the parser (or ``on_text``) raised part-way, and whether
+    an error chunk ended the run. The chunks before a failure are kept so they are delivered
+    before it is raised, as they were when each chunk was handed up on its own.
+    """
+    batch: list[StreamChunk] = []
+    append = batch.append
+    try:
+        for chunks in groups:
+            for chunk in chunks:
+                if chunk.type == "error":
+                    # A CLI quotes the API's error body, and a gateway may echo the key it
+                    # was sent: neither the consumer nor the raised error sees it.
+                    append(redact_chunk(chunk, secrets))
+                    return batch, None, True
+                if on_text is not None and chunk.type == "text" and chunk.content:
+                    on_text(chunk.content)
+                append(chunk)
+    except Exception as exc:
+        return batch, exc, False
+    return batch, None, False
+
+
+def _finished(parser: CliEventParser) -> Iterator[Iterable[StreamChunk]]:
+    """The parser's end-of-run chunks as the one group :func:`_project` reads (called lazily)."""
+    yield parser.finish()
 
 
 def redact_chunk(chunk: StreamChunk, secrets: Sequence[str]) -> StreamChunk:

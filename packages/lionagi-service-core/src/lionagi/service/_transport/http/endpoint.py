@@ -40,7 +40,7 @@ import httpx
 from pydantic import BaseModel
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
-from ..._base.aio import aclose_shielded
+from ..._base.aio import aclose_shielded, one_per_batch
 from ..._base.chunk import StreamChunk
 from ..._base.errors import (
     EndpointConfigurationError,
@@ -543,7 +543,7 @@ class Endpoint:
                 read_control=read_control,
                 **runtime_args,
             )
-        return _one_per_batch(
+        return one_per_batch(
             self.stream(request, extra_headers=extra_headers, timeout=timeout, **runtime_args)
         )
 
@@ -974,13 +974,3 @@ async def _drain(blocks: AsyncIterator[Any]) -> None:
                     return
         except httpx.HTTPError:
             return
-
-
-async def _one_per_batch(
-    chunks: AsyncIterator[StreamChunk],
-) -> AsyncGenerator[list[StreamChunk], None]:
-    try:
-        async for chunk in chunks:
-            yield [chunk]
-    finally:
-        await aclose_shielded(chunks)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 from ..._base.errors import ProviderProtocolError
@@ -52,8 +53,10 @@ _EXCERPT = 200
 class JsonFramer:
     """Turns byte blocks into JSON objects; one instance per stream.
 
-    Iterate each generator returned by :meth:`feed` and :meth:`close` to the end before the next
-    call: the framer's state is committed as the generator runs.
+    :meth:`feed` and :meth:`close` scan their block at once and return an iterator over its
+    objects; a protocol error found after some objects is raised by that iterator once they are
+    taken (found before any, by the call itself). :meth:`feed_into` and :meth:`close_into` are
+    the same steps appending to a list, for a reader that hands a block's objects on together.
     """
 
     __slots__ = ("_cut", "_decode", "_decoder", "_max", "_parts", "_pending", "_retry_at", "_tail")
@@ -91,6 +94,19 @@ class JsonFramer:
 
     def feed(self, data: bytes) -> Iterator[dict[str, Any]]:
         """Add one block read from the stream and yield every object it completes."""
+        return _replay(partial(self.feed_into, data))
+
+    def close(self) -> Iterator[dict[str, Any]]:
+        """Signal EOF: yield the objects still buffered; the remainder goes to :attr:`tail`."""
+        return _replay(self.close_into)
+
+    def feed_into(self, data: bytes, out: list[dict[str, Any]]) -> None:
+        """:meth:`feed` for a reader that takes a block's objects at once: append them to ``out``.
+
+        The per-block form the process reader uses: one list per pipe read instead of one
+        generator step per object. On a protocol error the objects before the bad value are
+        already in ``out`` when the error is raised, so a caller delivers them first.
+        """
         text = self._decoder.decode(data)  # ProviderProtocolError on invalid UTF-8
         if self._parts:
             size = self._pending + len(text)
@@ -98,15 +114,15 @@ class JsonFramer:
                 self._parts.append(text)
                 self._pending = size
                 self._check_size()
-                return iter(())
+                return
             self._parts.append(text)
             buf = "".join(self._parts)
         else:
             buf = text
-        return self._scan(buf, final=False)
+        self._scan(buf, out, final=False)
 
-    def close(self) -> Iterator[dict[str, Any]]:
-        """Signal EOF: yield the objects still buffered; the remainder goes to :attr:`tail`."""
+    def close_into(self, out: list[dict[str, Any]]) -> None:
+        """:meth:`close` appending the objects to ``out`` (see :meth:`feed_into`)."""
         try:
             self._decoder.finish()
             text = ""
@@ -116,7 +132,7 @@ class JsonFramer:
             text = "\ufffd"
             self._cut = True
         self._parts.append(text)
-        return self._scan("".join(self._parts), final=True)
+        self._scan("".join(self._parts), out, final=True)
 
     def _may_complete(self, text: str, size: int) -> bool:
         if "\n" in text or size >= self._retry_at:
@@ -133,9 +149,10 @@ class JsonFramer:
                 f"a JSON value exceeded {self._max} characters without ending ({size} buffered)"
             )
 
-    def _scan(self, buf: str, *, final: bool) -> Iterator[dict[str, Any]]:
+    def _scan(self, buf: str, out: list[dict[str, Any]], *, final: bool) -> None:
         decode = self._decode
         skip = _WS.match
+        append = out.append
         end = len(buf)
         pos = 0
         self._parts, self._pending = [], 0
@@ -165,7 +182,7 @@ class JsonFramer:
                     raw=_excerpt(buf, pos),
                 )
             pos = pos_after
-            yield value
+            append(value)
 
 
 def repair_tail(tail: str, tail_repair: TailRepair | None) -> dict[str, Any]:
@@ -194,6 +211,30 @@ def repair_tail(tail: str, tail_repair: TailRepair | None) -> dict[str, Any]:
             raw=excerpt,
         )
     return repaired
+
+
+def _replay(step: Callable[[list[dict[str, Any]]], None]) -> Iterator[dict[str, Any]]:
+    """Run ``step`` now and hand out its objects, then the error it raised, if any.
+
+    The framer's state is committed before the iterator is returned (the scan is eager), yet a
+    caller iterating it still sees every object before a malformed value ahead of the error;
+    an error with no object before it is raised here.
+    """
+    out: list[dict[str, Any]] = []
+    try:
+        step(out)
+    except ProviderProtocolError as exc:
+        if not out:
+            raise
+        return _then_raise(out, exc)
+    return iter(out)
+
+
+def _then_raise(
+    values: list[dict[str, Any]], error: ProviderProtocolError
+) -> Iterator[dict[str, Any]]:
+    yield from values
+    raise error
 
 
 def _excerpt(text: str, pos: int) -> str:

@@ -33,8 +33,9 @@ from __future__ import annotations
 import logging
 import os
 import signal
-from collections.abc import AsyncGenerator, Awaitable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -90,18 +91,44 @@ class JsonEventStream:
     async-generator finalizer (it still runs, but after control has moved on).
     """
 
-    __slots__ = ("_agen", "spec")
+    __slots__ = ("_agen", "_pending", "spec")
 
-    def __init__(self, spec: SubprocessSpec, agen: AsyncGenerator[dict[str, Any], None]) -> None:
+    def __init__(
+        self, spec: SubprocessSpec, agen: AsyncGenerator[list[dict[str, Any]], None]
+    ) -> None:
         """Wrap the generator running ``spec`` (use :func:`json_events` to create one)."""
         self.spec = spec
         self._agen = agen
+        self._pending: Iterator[dict[str, Any]] = _UNSTARTED
 
     def __aiter__(self) -> JsonEventStream:
         return self
 
-    def __anext__(self) -> Awaitable[dict[str, Any]]:
-        return self._agen.__anext__()
+    async def __anext__(self) -> dict[str, Any]:
+        # The run hands over each pipe read's events as one list; an event taken from the
+        # list costs no generator step, so the per-event path stays as cheap as the framer.
+        for event in self._pending:
+            return event
+        agen = self._agen
+        while True:
+            self._pending = pending = iter(await agen.__anext__())
+            for event in pending:
+                return event
+
+    def blocks(self) -> AsyncGenerator[list[dict[str, Any]], None]:
+        """The same events one pipe read at a time: a non-empty list per read.
+
+        For a reader that handles a read's events together (the agentic run loop turns them
+        into one batch of chunks), so the layers above it are crossed once per read, not once
+        per event. Events before a framing error arrive in their own list before the error.
+        Use either this or per-event iteration, not both; closing the stream closes it too.
+
+        Raises:
+            RuntimeError: events were already taken one at a time.
+        """
+        if self._pending is not _UNSTARTED:
+            raise RuntimeError("this event stream is already being iterated event by event")
+        return self._agen
 
     async def aclose(self) -> None:
         """Stop early: tear the process group down and reap it; idempotent."""
@@ -129,6 +156,9 @@ class JsonEventStream:
                 exc_type.__name__ if exc_type else "an exception",
                 exc_info=cleanup,
             )
+
+
+_UNSTARTED: Iterator[dict[str, Any]] = iter(())  # shared and exhausted: no event pending
 
 
 def json_events(spec: SubprocessSpec) -> JsonEventStream:
@@ -293,7 +323,7 @@ async def _spawn(
 # -- run ------------------------------------------------------------------------------------------
 
 
-async def _run(spec: SubprocessSpec, launch: _Launch) -> AsyncGenerator[dict[str, Any], None]:
+async def _run(spec: SubprocessSpec, launch: _Launch) -> AsyncGenerator[list[dict[str, Any]], None]:
     import asyncio
 
     from .pipes import ChildProtocol
@@ -324,12 +354,20 @@ async def _run(spec: SubprocessSpec, launch: _Launch) -> AsyncGenerator[dict[str
     try:
         framer = JsonFramer(max_value_chars=spec.max_value_chars)
         read = proto.read
+        feed = framer.feed_into
         what = spec.display_name
+        # One list per pipe read: the events a read completed are handed over together.
         while data := (await read() if control is None else await control.bounded(read, what)):
-            for event in framer.feed(data):
-                yield event
-        for event in framer.close():
-            yield event
+            block, failure = _framed(partial(feed, data))
+            if block:
+                yield block
+            if failure is not None:
+                raise failure
+        block, failure = _framed(framer.close_into)
+        if block:
+            yield block
+        if failure is not None:
+            raise failure
         tail_error: ProviderProtocolError | None = None
         if framer.cut_character:  # invalid UTF-8 is refused, never repaired (utf8 policy)
             tail_error = ProviderProtocolError(
@@ -341,7 +379,7 @@ async def _run(spec: SubprocessSpec, launch: _Launch) -> AsyncGenerator[dict[str
             except ProviderProtocolError as exc:
                 tail_error = exc
             else:
-                yield repaired
+                yield [repaired]
         if control is None:
             await proto.exited.wait()
         else:  # a CLI that closed stdout but hangs on must not outlive the run's limit
@@ -365,6 +403,22 @@ async def _run(spec: SubprocessSpec, launch: _Launch) -> AsyncGenerator[dict[str
         if anyio.current_time() >= deadline:
             grace = min(grace, DEADLINE_TERMINATE_GRACE)
         await _teardown(transport, proto, spec, primary, tree=tree, grace=grace)
+
+
+def _framed(
+    step: Callable[[list[dict[str, Any]]], None],
+) -> tuple[list[dict[str, Any]], ProviderProtocolError | None]:
+    """One framer step's events, and the framing error that ended it early (if any).
+
+    The events before a malformed value are delivered before the error is raised, as the
+    events of earlier reads are: a run's output already seen stays seen.
+    """
+    block: list[dict[str, Any]] = []
+    try:
+        step(block)
+    except ProviderProtocolError as exc:
+        return block, exc
+    return block, None
 
 
 # Exit statuses of the gate shell when its ``exec`` fails (126: not executable, 127: missing).
