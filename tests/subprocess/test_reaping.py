@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio.base_subprocess
 import logging
 import signal
+
 import anyio
 import pytest
 
