@@ -524,10 +524,13 @@ async def terminate_process_group(
         # the transport (or signalling through it) while the child is dead but not yet reaped
         # polls ``Popen`` with ``waitpid(WNOHANG)``, which can reap it first: the watcher then
         # finds no child and reports 255. So the pipes are closed once the exit is reported
-        # (bounded: a child stuck in the kernel gets the transport's close and kill anyway).
-        with anyio.move_on_after(reap_timeout):
-            await proto.exited.wait()
-        transport.close()  # closes our pipe ends; kills the child if it is somehow still running
+        # (bounded: a child stuck in the kernel gets the transport's close and kill anyway,
+        # and so does a teardown cut short by a repeated native cancellation).
+        try:
+            with anyio.move_on_after(reap_timeout):
+                await proto.exited.wait()
+        finally:
+            transport.close()  # closes our pipe ends; kills the child if somehow still running
         with anyio.move_on_after(reap_timeout):
             await proto.finished.wait()
         if not proto.finished.is_set():
