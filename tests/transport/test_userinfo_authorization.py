@@ -42,11 +42,18 @@ def _config(**kw: Any) -> EndpointConfig:
     "conflict",
     [
         {"api_key": KEY},  # the key as the bearer Authorization (auth_type defaults to bearer)
+        {},  # bearer without a key: the call would fail anyway; not env-dependent either
         {"auth_type": "none", "default_headers": {"authorization": f"Bearer {KEY}"}},
         {"auth_type": "none", "client_kwargs": {"auth": ("svc", KEY)}},
         {"auth_type": "none", "client_kwargs": {"headers": {"Authorization": "Bearer x"}}},
     ],
-    ids=["bearer-key", "authorization-header", "client-auth", "client-authorization-header"],
+    ids=[
+        "bearer-key",
+        "bearer-no-key",
+        "authorization-header",
+        "client-auth",
+        "client-authorization-header",
+    ],
 )
 def test_userinfo_beside_another_authorization_is_refused(conflict: dict[str, Any]) -> None:
     with pytest.raises(EndpointConfigurationError) as info:

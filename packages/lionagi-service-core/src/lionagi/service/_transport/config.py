@@ -155,10 +155,12 @@ class EndpointConfig(BaseModel):
     def sends_authorization(self) -> bool:
         """True when requests carry an ``Authorization`` of this config's own making.
 
-        The API key as a bearer token, an ``Authorization`` default header, or a client-level
-        ``auth`` / ``Authorization`` header in ``client_kwargs``.
+        ``auth_type="bearer"`` (the key as a bearer token: with no key such a call fails anyway,
+        and the answer must not depend on whether a key variable happens to be set), an
+        ``Authorization`` default header, or a client ``auth`` / ``Authorization`` header in
+        ``client_kwargs``.
         """
-        if self.auth_type == "bearer" and self.secret_value():
+        if self.auth_type == "bearer":
             return True
         if any(name.lower() == "authorization" for name in self.default_headers):
             return True
@@ -320,10 +322,10 @@ def _redact_urls(value: Any) -> Any:
 
 USERINFO_CONFLICT = (
     "carries userinfo (user:password@), which the HTTP client sends as Authorization: Basic "
-    "in place of the endpoint's own Authorization (the API key as a bearer token, an "
-    "Authorization header or client_kwargs auth), so one credential would silently not be "
-    "sent; remove the userinfo from the URL, or keep it and set auth_type='none' with no other "
-    "Authorization"
+    "in place of the endpoint's own Authorization (auth_type='bearer' sends the API key there; "
+    "also an Authorization header or client_kwargs auth), so one credential would silently not "
+    "be sent; remove the userinfo from the URL, or keep it with auth_type='none' (or "
+    "'x-api-key') and no other Authorization"
 )
 
 
