@@ -17,7 +17,8 @@ ZETA = f"""
 PROVIDER_SPECS = (
     api("zeta", "search", provider_aliases=("z-search", "Zeta-AI"),
         request_options=ChatRequest, request_defaults={{"model": "{SECRET}"}},
-        base_url="https://user:{SECRET}@zeta.test/v1?key={SECRET}", api_key_env="ZETA_KEY"),
+        base_url="https://user:{SECRET}@zeta.test/v1?key={SECRET}", api_key_env="ZETA_KEY",
+        auth_type="x-api-key"),
     api("zeta", "findSimilar", provider_aliases=("z-search", "Zeta-AI"),
         endpoint_aliases=("similar", "find_similar")),
     agentic("zeta", "agent", provider_aliases=("z-search", "Zeta-AI")),

@@ -158,7 +158,7 @@ def _model(
     kwargs: dict[str, Any] = {
         "provider": provider,
         "endpoint": endpoint,
-        "base_url": f"http://scan:{MARKERS['userinfo']}@127.0.0.1:{port}{path}",
+        "base_url": f"http://127.0.0.1:{port}{path}",
         "allow_local_network": True,
         "max_retries": 1,
         "default_headers": {"X-Scan-Auth": MARKERS["header"], "x-fake-behaviour": scenario},
@@ -167,7 +167,18 @@ def _model(
         kwargs["model"] = "scan-model"
     if variant == "api_key":
         kwargs["api_key"] = MARKERS["api_key"]
+    # URL userinfo goes beside a key sent in a header of its own; a key sent as the bearer
+    # Authorization cannot share the request with it (refused), so those rows get the
+    # userinfo on its own in the "userinfo" variant (the only credential, auth_type "none").
+    if variant == "userinfo" or not _bearer(provider, endpoint):
+        kwargs["base_url"] = f"http://scan:{MARKERS['userinfo']}@127.0.0.1:{port}{path}"
+    if variant == "userinfo":
+        kwargs["auth_type"] = "none"
     return IModel(**kwargs)
+
+
+def _bearer(provider: str, endpoint: str) -> bool:
+    return match_endpoint(provider, endpoint, api_key="x").config.auth_type == "bearer"
 
 
 def _dumps(model: IModel) -> list[object]:
@@ -206,7 +217,8 @@ def _event_dumps(call: Any) -> list[object]:
 
 def _variants(provider: str, endpoint: str) -> list[str]:
     env = match_endpoint(provider, endpoint, api_key="x").config.api_key_env
-    return ["api_key", "env_key"] if env else ["api_key"]
+    variants = ["api_key", "env_key"] if env else ["api_key"]
+    return [*variants, "userinfo"] if _bearer(provider, endpoint) else variants
 
 
 HTTP_CASES = [
@@ -328,9 +340,12 @@ def _main(capsys: pytest.CaptureFixture[str], *args: str) -> str:
     return captured.out + captured.err
 
 
-def _http_chat_args(server: FakeProviderServer, scenario: str) -> list[str]:
+def _http_chat_args(
+    server: FakeProviderServer, scenario: str, *, userinfo: bool = False
+) -> list[str]:
     port = server.base_url.rsplit(":", 1)[1]
-    base = f"http://scan:{MARKERS['userinfo']}@127.0.0.1:{port}/scenario/{scenario}/v1"
+    auth = f"scan:{MARKERS['userinfo']}@" if userinfo else ""
+    base = f"http://{auth}127.0.0.1:{port}/scenario/{scenario}/v1"
     return [
         "chat",
         "openai/scan-model",
@@ -378,6 +393,13 @@ def test_command_line_http_output_never_shows_a_secret(
         for extra in ([], ["--json"]):
             scan(_main(capsys, *_http_chat_args(server, scenario), *extra))
         assert len(server.requests) >= 2  # both runs reached the server
+        # userinfo beside the bearer key is refused, naming base_url, never showing it
+        sent = len(server.requests)
+        for extra in ([], ["--json"]):
+            output = _main(capsys, *_http_chat_args(server, scenario, userinfo=True), *extra)
+            scan(output)
+            assert "base_url" in output
+        assert len(server.requests) == sent
 
 
 @pytest.mark.parametrize("provider", CLI_ROWS)
@@ -438,6 +460,13 @@ def test_the_basic_credential_derived_from_userinfo_or_an_auth_pair_is_redacted(
         provider="p",
         endpoint="chat/completions",
         base_url=f"https://user%40corp:{password}@gateway.example/v1",
+        auth_type="none",
+    )
+    EndpointConfig(
+        name="t",
+        provider="p",
+        endpoint="chat/completions",
+        base_url="https://gateway.example/v1",
         client_kwargs={"auth": ("svc", other)},
     )
     for token in (

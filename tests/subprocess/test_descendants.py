@@ -255,3 +255,37 @@ async def test_binary_removed_after_lookup_is_still_not_found(tmp_path: Path) ->
     with pytest.raises(ProviderExecutableNotFound), anyio.fail_after(HANG_GUARD):
         async for _ in events:
             pass
+
+
+def test_the_grace_never_reaches_past_the_deadline_by_more_than_the_short_grace() -> None:
+    """#16: whatever starts the teardown, SIGKILL lands within the short grace of the deadline."""
+    bounded = process_module._bounded_grace
+    short = process_module.DEADLINE_TERMINATE_GRACE
+    assert bounded(5.0, 100.0, 10.0) == 5.0  # far from the deadline: the full grace
+    assert bounded(5.0, 10.4, 10.0) == pytest.approx(0.4 + short)  # cancel just before it
+    assert bounded(5.0, 10.0, 10.0) == short  # the deadline itself
+    assert bounded(5.0, 10.0, 12.0) == short  # a late teardown (a finalizer) still gets it
+    assert bounded(0.2, 10.0, 10.0) == 0.2  # a shorter configured grace is kept
+    assert bounded(5.0, float("inf"), 10.0) == 5.0  # no deadline
+
+
+@needs_cgroup
+async def test_moving_the_child_into_its_cgroup_does_not_block_the_event_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """#16: the cgroup.procs write waits on a kernel lock (~12 ms, more under load) per spawn;
+    it runs in a worker thread, never on the loop's thread."""
+    import threading
+
+    threads: list[int] = []
+    original = tree_module.CallTree.adopt
+
+    def adopt(self: tree_module.CallTree, pid: int) -> None:
+        threads.append(threading.get_ident())
+        original(self, pid)
+
+    monkeypatch.setattr(tree_module.CallTree, "adopt", adopt)
+    with anyio.fail_after(HANG_GUARD):
+        seen = [e async for e in json_events_from_process(fake_cli_argv("emit", "--events", "1"))]
+    assert seen
+    assert threads and threading.get_ident() not in threads

@@ -114,7 +114,6 @@ def _leaky_config_data() -> tuple[dict[str, Any], dict[str, str]]:
             "api_key",
             "apikey",
             "custom",
-            "userinfo",
             "query",
             "auth",
             "kwheader",
@@ -126,7 +125,8 @@ def _leaky_config_data() -> tuple[dict[str, Any], dict[str, str]]:
         "name": "leaky",
         "provider": "leaky",
         "endpoint": "chat/completions",
-        "base_url": f"https://user:{m['userinfo']}@api.example.test/v1?key={m['query']}",
+        # no userinfo here: beside an Authorization it is refused (see the userinfo test)
+        "base_url": f"https://api.example.test/v1?key={m['query']}",
         "default_headers": {
             "Authorization": f"Bearer {m['authorization']}",
             "Ocp-Apim-Subscription-Key": m["ocp"],
@@ -165,9 +165,25 @@ def test_config_dumps_redact_every_credential_shape(caplog):
     # Harmless headers stay readable; the real values are still what the client sends.
     assert dumped["default_headers"]["Accept"] == "application/json"
     assert dumped["default_headers"]["X-Tenant"] == "[REDACTED]"
-    assert dumped["base_url"].startswith("https://[REDACTED]@api.example.test/v1?key=")
+    assert dumped["base_url"].startswith("https://api.example.test/v1?key=[REDACTED]")
     assert config.default_headers["X-Tenant"] == m["custom"]
     assert config.client_kwargs["auth"] == ("user", m["auth"])
+    assert_logs_clean(m, caplog)
+
+
+def test_config_dumps_redact_url_userinfo(caplog):
+    caplog.set_level(logging.DEBUG)
+    m = {"userinfo": marker("userinfo")}
+    config = EndpointConfig(
+        name="leaky",
+        provider="leaky",
+        endpoint="chat/completions",
+        base_url=f"https://user:{m['userinfo']}@api.example.test/v1",
+        auth_type="none",
+    )
+    dumped = config.model_dump()
+    assert_absent(m, repr(config), config.to_dict(), dumped, config.model_dump_json())
+    assert dumped["base_url"] == "https://[REDACTED]@api.example.test/v1"
     assert_logs_clean(m, caplog)
 
 

@@ -130,6 +130,34 @@ class EndpointConfig(BaseModel):
     def _http_base_url(cls, value: str | None) -> str | None:
         return _http_base_url(value)
 
+    @model_validator(mode="after")
+    def _one_authorization(self) -> EndpointConfig:
+        # httpx turns URL userinfo into ``Authorization: Basic`` and lets it replace the
+        # endpoint's own Authorization (or loses it to a client ``auth``): one of the two
+        # credentials would silently not be sent. Refused; the message never shows the URL.
+        if url_has_userinfo(self.base_url) and self.sends_authorization():
+            raise EndpointConfigurationError("base_url", USERINFO_CONFLICT)
+        return self
+
+    def sends_authorization(self) -> bool:
+        """True when requests carry an ``Authorization`` of this config's own making.
+
+        ``auth_type="bearer"`` (the key as a bearer token: with no key such a call fails anyway,
+        and the answer must not depend on whether a key variable happens to be set), an
+        ``Authorization`` default header, or a client ``auth`` / ``Authorization`` header in
+        ``client_kwargs``.
+        """
+        if self.auth_type == "bearer":
+            return True
+        if any(name.lower() == "authorization" for name in self.default_headers):
+            return True
+        if self.client_kwargs.get("auth") is not None:
+            return True
+        headers = self.client_kwargs.get("headers")
+        return isinstance(headers, Mapping) and any(
+            str(name).lower() == "authorization" for name in headers
+        )
+
     @field_serializer("request_options", when_used="json")
     def _name_request_options(self, value: type[BaseModel] | None) -> str | None:
         # A class has no JSON form; JSON dumps name it the way ``to_dict`` does.
@@ -277,6 +305,26 @@ def _redact_urls(value: Any) -> Any:
     if isinstance(value, Mapping):
         return {k: _redact_urls(v) for k, v in value.items()}
     return REDACTED if value is not None and "://" in str(value) else value
+
+
+USERINFO_CONFLICT = (
+    "carries userinfo (user:password@), which the HTTP client sends as Authorization: Basic "
+    "in place of the endpoint's own Authorization (auth_type='bearer' sends the API key there; "
+    "also an Authorization header or client_kwargs auth), so one credential would silently not "
+    "be sent; remove the userinfo from the URL, or keep it with auth_type='none' (or "
+    "'x-api-key') and no other Authorization"
+)
+
+
+def url_has_userinfo(url: str | None) -> bool:
+    """True when ``url`` names a user or password before its host (``user:pass@host``)."""
+    if not url:
+        return False
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # not a URL; base_url validation reports it
+        return False
+    return parts.username is not None or parts.password is not None
 
 
 def basic_credential(username: str, password: str) -> str:
@@ -468,6 +516,9 @@ def _unknown_field(name: str) -> EndpointConfigurationError:
 def _from_validation(exc: ValidationError) -> EndpointConfigurationError:
     # Only the location and pydantic's message are kept: the input value may be a secret.
     first = exc.errors(include_input=False, include_url=False)[0]
+    original = first.get("ctx", {}).get("error")
+    if isinstance(original, EndpointConfigurationError):  # a cross-field rule names its field
+        return original
     field = ".".join(str(p) for p in first["loc"]) or "config"
     return EndpointConfigurationError(field, first["msg"])
 

@@ -1,7 +1,9 @@
 """Request headers: content type, authentication, configured defaults, per-call extras.
 
 Later sources win and names merge case-insensitively, so an ``authorization`` extra header
-replaces the configured ``Authorization`` instead of sending both.
+replaces the configured ``Authorization`` instead of sending both. A ``base_url`` with userinfo
+and an ``Authorization`` from any source is refused (the configuration refuses its own sources;
+a per-call extra header is checked here), since httpx would let one replace the other.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..._base.errors import EndpointConfigurationError
-from ..config import EndpointConfig
+from ..config import USERINFO_CONFLICT, EndpointConfig, url_has_userinfo
 
 __all__ = ["build_headers", "missing_key_error"]
 
@@ -37,7 +39,9 @@ def build_headers(
 
     Raises:
         EndpointConfigurationError: ``api_key`` is missing while ``auth_type`` needs one, or a
-            header value is not a string (``field`` is ``headers.<name>``).
+            header value is not a string (``field`` is ``headers.<name>``), or an extra
+            ``Authorization`` header meets a ``base_url`` with userinfo (``field`` is
+            ``base_url``).
     """
     out: dict[str, str] = {}
     if config.content_type:
@@ -67,4 +71,6 @@ def build_headers(
                 del out[previous]
             spelled[lower] = name
             out[name] = value
+    if "authorization" in spelled and url_has_userinfo(config.base_url):
+        raise EndpointConfigurationError("base_url", USERINFO_CONFLICT)
     return out

@@ -7,17 +7,20 @@ for any reason) every descendant is terminated and the child reaped before contr
 
 1. SIGTERM to the process group (and to the child directly if it left the group) and, on
    Linux with per-call cgroups (:mod:`.tree`), to every member of the run's cgroup;
-2. wait up to ``terminate_grace`` seconds for the child to exit, or at most
-   ``DEADLINE_TERMINATE_GRACE`` when the caller's deadline is what ended the run;
+2. wait up to ``terminate_grace`` seconds for the child to exit, but never past
+   ``DEADLINE_TERMINATE_GRACE`` after the caller's deadline (see the deadline rule);
 3. SIGKILL the group (leftover grandchildren included), the child if still alive, and the
    whole cgroup (descendants that called ``setsid()`` included);
 4. close the pipes, wait for the child to be reaped and the cgroup to empty (each bounded by
    ``REAP_TIMEOUT``), then remove the cgroup.
 
-The deadline rule: the run records the effective anyio deadline in force when it starts; a
-teardown that begins at or after it was caused by that deadline (or happens once the call is
-late anyway), so it escalates to SIGKILL quickly and the call ends within the deadline plus
-about one second. Cancellation and ``aclose()`` before the deadline keep the full grace.
+The deadline rule: the run records the effective anyio deadline in force when it starts (and
+the supervisor's run limit, when a :class:`RunControl` bounds the reads); the grace a teardown
+gets is cut so SIGKILL lands at most ``DEADLINE_TERMINATE_GRACE`` after that deadline (or after
+the teardown's start, when it starts later). A deadline-ended run therefore escalates within
+that short grace, and a cancellation or ``aclose()`` just before the deadline cannot add the
+full grace on top of it: the call ends within the deadline plus about one second whatever ended
+it. A teardown with the deadline further away than the grace keeps the full grace.
 
 Teardown runs in a shielded anyio cancel scope, so the caller's deadline cannot cut it short
 (a repeated native ``Task.cancel()`` can; the pipes are closed and the child killed anyway).
@@ -263,6 +266,8 @@ async def _spawn(
     import asyncio
     import subprocess
 
+    import anyio.to_thread
+
     from .tree import GATE_SHELL, gate_argv, stop_using_cgroups
 
     if isinstance(spec.stdin, bytes):
@@ -298,7 +303,12 @@ async def _spawn(
     if tree is not None:
         pid = transport.get_pid()
         try:
-            tree.adopt(pid)
+            # A write to cgroup.procs waits on the kernel's cgroup lock (an RCU grace period):
+            # about 12 ms idle and up to ~90 ms on a loaded host per spawn, measured in the soak.
+            # A worker thread waits instead of the event loop; shielded, so the gated child is
+            # never left half-adopted by a cancellation.
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(tree.adopt, pid)
         except OSError as exc:
             logger.warning(
                 "%s: could not move process %d into %s (%s); this and later calls fall back "
@@ -399,9 +409,9 @@ async def _run(spec: SubprocessSpec, launch: _Launch) -> AsyncGenerator[list[dic
         primary = exc
         raise
     finally:
-        grace = spec.terminate_grace
-        if anyio.current_time() >= deadline:
-            grace = min(grace, DEADLINE_TERMINATE_GRACE)
+        if control is not None and control.deadline is not None:
+            deadline = min(deadline, control.deadline)
+        grace = _bounded_grace(spec.terminate_grace, deadline, anyio.current_time())
         await _teardown(transport, proto, spec, primary, tree=tree, grace=grace)
 
 
@@ -419,6 +429,18 @@ def _framed(
     except ProviderProtocolError as exc:
         return block, exc
     return block, None
+
+
+def _bounded_grace(configured: float, deadline: float, now: float) -> float:
+    """The SIGTERM→SIGKILL wait a teardown starting at ``now`` may spend.
+
+    The configured grace, cut so SIGKILL lands no later than ``DEADLINE_TERMINATE_GRACE``
+    after the later of the deadline and ``now``: whatever starts the teardown (the deadline
+    itself, a cancellation or ``aclose()`` just before it, an error, a finalizer running late),
+    a CLI ignoring SIGTERM cannot hold the call past its deadline by more than that. A teardown
+    with the deadline far away keeps the full grace for the CLI to flush.
+    """
+    return min(configured, max(deadline - now, 0.0) + DEADLINE_TERMINATE_GRACE)
 
 
 # Exit statuses of the gate shell when its ``exec`` fails (126: not executable, 127: missing).
@@ -503,8 +525,12 @@ def _send(
         except Exception as exc:
             errors.append(exc)
     if child_alive and not reached_child:
+        # ``os.kill``, not ``transport.send_signal``: the latter polls ``Popen`` first, which
+        # can reap the child behind the child watcher's back (see terminate_process_group).
+        # ``child_alive`` comes from the watcher's report, so the pid is still this child's
+        # (at worst reaped a moment ago, far too soon for the kernel to reuse it).
         try:
-            transport.send_signal(sig)
+            os.kill(pid, sig)
         except ProcessLookupError:
             pass
         except Exception as exc:
@@ -548,7 +574,17 @@ async def terminate_process_group(
             tree=tree,
         )
     finally:
-        transport.close()  # closes our pipe ends; kills the child if it is somehow still running
+        # The event loop's child watcher reaps the child and reports its exit status. Closing
+        # the transport (or signalling through it) while the child is dead but not yet reaped
+        # polls ``Popen`` with ``waitpid(WNOHANG)``, which can reap it first: the watcher then
+        # finds no child and reports 255. So the pipes are closed once the exit is reported
+        # (bounded: a child stuck in the kernel gets the transport's close and kill anyway,
+        # and so does a teardown cut short by a repeated native cancellation).
+        try:
+            with anyio.move_on_after(reap_timeout):
+                await proto.exited.wait()
+        finally:
+            transport.close()  # closes our pipe ends; kills the child if somehow still running
         with anyio.move_on_after(reap_timeout):
             await proto.finished.wait()
         if not proto.finished.is_set():

@@ -55,8 +55,9 @@ __all__ = [
 STDERR_CAPTURE_LIMIT = 256 * 1024
 STDERR_DRAIN_TIMEOUT = 2.0
 PROCESS_TERMINATE_GRACE = 5.0
-# Grace used instead when the caller's deadline ended the run: SIGKILL follows within this,
-# so the call is over (everything reaped) within about a second of its deadline.
+# The most a teardown's SIGTERM grace may reach past the caller's deadline: SIGKILL follows
+# within this after the deadline (or after a teardown that starts later), whatever ended the
+# run, so the call is over (everything reaped) within about a second of its deadline.
 DEADLINE_TERMINATE_GRACE = 0.5
 # Replaces the inherited READ_SIZE = 4096: the event loop reads up to 256 KiB per syscall and
 # the iterator frames everything buffered at once; this bounds unconsumed stdout (backpressure).
