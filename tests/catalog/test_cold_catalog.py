@@ -200,6 +200,8 @@ _BASE: dict[str, Any] = {
         ("method", "FETCH"),
         ("timeout", 0),
         ("timeout", float("inf")),
+        # the model's cross-field rule: userinfo beside the (default) bearer key
+        ("base_url", "https://user:secret@example.test/v1"),
     ],
 )
 def test_static_config_check_refuses_what_endpoint_config_refuses(field: str, value: Any) -> None:
@@ -218,6 +220,8 @@ def test_static_config_check_refuses_what_endpoint_config_refuses(field: str, va
         {"base_url": None, "auth_type": "none", "content_type": None},
         {"auth_type": "x-api-key", "api_key_env": "ACME_KEY", "request_defaults": {"k": 1}},
         {"base_url": "http://127.0.0.1:8080/v1?api-version=1", "timeout": 3600},
+        {"base_url": "https://user:secret@example.test/v1", "auth_type": "none"},
+        {"base_url": "https://user:secret@example.test/v1", "auth_type": "x-api-key"},
     ],
 )
 def test_static_config_check_accepts_what_endpoint_config_accepts(changes: dict[str, Any]) -> None:

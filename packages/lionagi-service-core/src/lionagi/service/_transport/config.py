@@ -488,6 +488,11 @@ def check_config_fields(data: Mapping[str, Any]) -> None:
             _STATIC_CHECKS[name](value)
         except ValueError as exc:
             raise EndpointConfigurationError(name, str(exc)) from None
+    # The model's one cross-field rule (``_one_authorization``): with no headers or client
+    # kwargs in a static registration, only the bearer key can collide with URL userinfo.
+    auth_type = data.get("auth_type", EndpointConfig.model_fields["auth_type"].default)
+    if auth_type == "bearer" and url_has_userinfo(data.get("base_url")):
+        raise EndpointConfigurationError("base_url", USERINFO_CONFLICT)
 
 
 def _check_client_kwargs(value: object) -> None:
