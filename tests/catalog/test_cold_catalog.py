@@ -112,6 +112,24 @@ def test_scan_matches_importlib_on_shadowing_comments_and_metadata_fallbacks(
     ]
 
 
+@pytest.mark.parametrize("mentions_group", [False, True])
+def test_an_undecodable_entry_points_file_fails_the_scan_as_it_fails_importlib(
+    mentions_group: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The scan reads bytes first and decodes only files that mention the group; a corrupt file
+    # elsewhere must still fail the same way importlib.metadata's text read fails on it.
+    info = tmp_path / "corrupt-0.1.dist-info"
+    info.mkdir()
+    header = f"[{GROUP}]\n".encode() if mentions_group else b"[console_scripts]\n"
+    (info / "entry_points.txt").write_bytes(header + b"x = caf\xe9.mod\n")
+    (info / "METADATA").write_text("Name: corrupt\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(UnicodeDecodeError):
+        _importlib_group(GROUP)
+    with pytest.raises(UnicodeDecodeError):
+        scan_group(GROUP)
+
+
 @pytest.mark.parametrize("layout", ["zip", "egg-dir", "upper-suffix", "finder", "no-equals"])
 def test_scan_defers_to_importlib_for_layouts_it_does_not_model(
     layout: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -162,6 +180,21 @@ def test_catalog_build_reads_metadata_without_importlib_metadata_or_a_config_val
     )
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.split("\n")[:2] == ["[]", "False"]
+
+
+def test_catalog_build_builds_no_request_model_for_rows_declared_by_reference() -> None:
+    # Every workspace vendor names its request models by reference, the dialect's defaults
+    # included; building them at catalog build would cost every command, used or not.
+    out = _fresh(
+        "import sys\n"
+        "from lionagi.service import ProviderCatalog\n"
+        "snap = ProviderCatalog().snapshot()\n"
+        "assert 'ollama' in snap.providers and 'deepseek' in snap.providers\n"
+        "print(sorted(m for m in ('lionagi.service._catalog.openai_request',"
+        " 'lionagi.service._transport.agentic.records') if m in sys.modules))\n"
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split("\n")[0] == "[]"
 
 
 # -- the config dry run -------------------------------------------------------------------------

@@ -7,6 +7,8 @@ the fake provider server: chat streams, embeddings answer one-shot and refuse to
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 
 from lionagi.service import EndpointConfigurationError, OpenAIChatCompletionsRequest, iModel
@@ -129,3 +131,11 @@ def test_the_helper_builds_one_row_per_endpoint_with_the_dialect_defaults():
     assert chat.endpoint == "chat/completions" and chat.endpoint_aliases == ("chat",)
     assert chat.request_options is OpenAIChatCompletionsRequest
     assert chat.api_key_env == "X_KEY" and chat.auth_type == "bearer"
+    # A row that names its class by reference gets the default request by reference too, so
+    # catalog build builds no model for it; it resolves to the same class on first use.
+    (lazy,) = openai_compatible_specs(
+        provider="x", base_url="https://x.example/v1", api_key_env=None, chat_class="m:XChat"
+    )
+    assert isinstance(lazy.request_options, str)
+    module, _, name = lazy.request_options.partition(":")
+    assert getattr(importlib.import_module(module), name) is OpenAIChatCompletionsRequest

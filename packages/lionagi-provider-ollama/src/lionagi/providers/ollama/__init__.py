@@ -6,16 +6,7 @@ classes below load lazily, so other providers' commands never import them.
 
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel
-
-from lionagi.service import (
-    EndpointType,
-    OpenAIChatCompletionsRequest,
-    OpenAIEmbeddingsRequest,
-    ProviderEndpointSpec,
-    ProviderModelPolicy,
-    lazy_exports,
-)
+from lionagi.service import EndpointType, ProviderEndpointSpec, ProviderModelPolicy, lazy_exports
 
 from ._static import DEFAULT_ORIGIN
 
@@ -45,10 +36,11 @@ __getattr__, __dir__ = lazy_exports(
     },
 )
 
+_CORE_CHAT_REQUEST = "lionagi.service:OpenAIChatCompletionsRequest"
+_CORE_EMBEDDINGS_REQUEST = "lionagi.service:OpenAIEmbeddingsRequest"
 
-def _row(
-    endpoint: str, alias: str, cls: str, request: type[BaseModel] | str, path: str
-) -> ProviderEndpointSpec:
+
+def _row(endpoint: str, alias: str, cls: str, request: str, path: str) -> ProviderEndpointSpec:
     """One row: every Ollama row is keyless and served from the default origin."""
     return ProviderEndpointSpec(
         provider="ollama",
@@ -63,8 +55,10 @@ def _row(
 
 
 PROVIDER_SPECS = (
-    _row("chat/completions", "chat", "OllamaChat", OpenAIChatCompletionsRequest, "/v1"),
-    _row("embeddings", "embed", "OllamaEmbeddings", OpenAIEmbeddingsRequest, "/v1"),
+    # Core's request models by reference too: building them at catalog build would cost every
+    # command, not only the ones that talk to Ollama.
+    _row("chat/completions", "chat", "OllamaChat", _CORE_CHAT_REQUEST, "/v1"),
+    _row("embeddings", "embed", "OllamaEmbeddings", _CORE_EMBEDDINGS_REQUEST, "/v1"),
     _row(
         "generate",
         "completion",

@@ -14,17 +14,34 @@ find again. Generating classes here would give them no importable home.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any
 
 from .._base.errors import EndpointConfigurationError
 from .._transport.http.openai_dialect import OpenAIChatEndpoint, OpenAIEmbeddingsEndpoint
 from .._transport.meta import EndpointType
-from .openai_request import OpenAIChatCompletionsRequest, OpenAIEmbeddingsRequest
 from .specs import ProviderEndpointSpec, RequestOptionsFactory
 
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
 __all__ = ["openai_compatible_specs"]
+
+# The dialect's request models, named by reference for a row whose class is a reference too:
+# building two pydantic models costs milliseconds, and every vendor module calls this at catalog
+# build, before any provider is used. A row with a class object gets the classes themselves, so
+# it stays an eager row, validated at build.
+_CHAT_REQUEST = "OpenAIChatCompletionsRequest"
+_EMBEDDINGS_REQUEST = "OpenAIEmbeddingsRequest"
+_REQUESTS_MODULE = f"{__package__}.openai_request"
+
+
+def _default_request(endpoint_class: object, name: str) -> type[BaseModel] | str:
+    if isinstance(endpoint_class, str):
+        return f"{_REQUESTS_MODULE}:{name}"
+    from . import openai_request
+
+    model: type[BaseModel] = getattr(openai_request, name)
+    return model
 
 
 def openai_compatible_specs(
@@ -34,12 +51,12 @@ def openai_compatible_specs(
     api_key_env: str | None,
     chat_class: type[OpenAIChatEndpoint] | str,
     provider_aliases: tuple[str, ...] = (),
-    chat_request: type[BaseModel] | RequestOptionsFactory | str = OpenAIChatCompletionsRequest,
+    chat_request: type[BaseModel] | RequestOptionsFactory | str | None = None,
     chat_endpoint: str = "chat/completions",
     chat_aliases: tuple[str, ...] = ("chat",),
     chat_defaults: Mapping[str, Any] | None = None,
     embeddings_class: type[OpenAIEmbeddingsEndpoint] | str | None = None,
-    embeddings_request: type[BaseModel] | RequestOptionsFactory | str = OpenAIEmbeddingsRequest,
+    embeddings_request: type[BaseModel] | RequestOptionsFactory | str | None = None,
     embeddings_endpoint: str = "embeddings",
     embeddings_aliases: tuple[str, ...] = ("embed",),
     embeddings_defaults: Mapping[str, Any] | None = None,
@@ -58,13 +75,15 @@ def openai_compatible_specs(
             commands that do not use it.
         chat_request: the request model, usually a subclass of
             :class:`OpenAIChatCompletionsRequest` adding the vendor's parameters (or a factory,
-            or a ``"module:Name"`` reference).
+            or a ``"module:Name"`` reference). None (the default):
+            :class:`OpenAIChatCompletionsRequest`, by reference when ``chat_class`` is one.
         chat_endpoint: the chat row's path and endpoint key.
         chat_aliases: the chat row's alias keys.
         chat_defaults: the chat row's payload defaults.
         embeddings_class: the vendor's :class:`OpenAIEmbeddingsEndpoint` subclass (or its
             reference); None (the default) declares no embeddings row.
-        embeddings_request: the embeddings row's request model (or factory, or reference).
+        embeddings_request: the embeddings row's request model (or factory, or reference);
+            None: :class:`OpenAIEmbeddingsRequest`, by reference when the class is one.
         embeddings_endpoint: the embeddings row's path and endpoint key.
         embeddings_aliases: the embeddings row's alias keys.
         embeddings_defaults: the embeddings row's payload defaults.
@@ -92,7 +111,11 @@ def openai_compatible_specs(
             endpoint=chat_endpoint,
             endpoint_class=chat_class,
             endpoint_aliases=tuple(chat_aliases),
-            request_options=chat_request,
+            request_options=(
+                _default_request(chat_class, _CHAT_REQUEST)
+                if chat_request is None
+                else chat_request
+            ),
             request_defaults=dict(chat_defaults or {}),
             **common,
         )
@@ -111,7 +134,11 @@ def openai_compatible_specs(
                 endpoint=embeddings_endpoint,
                 endpoint_class=embeddings_class,
                 endpoint_aliases=tuple(embeddings_aliases),
-                request_options=embeddings_request,
+                request_options=(
+                    _default_request(embeddings_class, _EMBEDDINGS_REQUEST)
+                    if embeddings_request is None
+                    else embeddings_request
+                ),
                 request_defaults=dict(embeddings_defaults or {}),
                 **common,
             )

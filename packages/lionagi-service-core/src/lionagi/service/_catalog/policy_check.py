@@ -27,9 +27,8 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, get_args
+from typing import Any, NamedTuple, get_args
 
 from pydantic import BaseModel
 
@@ -51,9 +50,11 @@ _MODES: tuple[str, ...] = get_args(EffortMode)
 _MODE_TABLES = ("yolo_kwargs", "bypass_kwargs", "fast_kwargs")
 
 
-@dataclass(frozen=True, slots=True)
-class CheckedPolicies:
-    """Frozen, canonicalized policies keyed by provider, and the global model-alias index."""
+class CheckedPolicies(NamedTuple):
+    """Frozen, canonicalized policies keyed by provider, and the global model-alias index.
+
+    A named tuple for the reason :class:`.validate.ValidatedSpec` is one (catalog build cost).
+    """
 
     policies: Mapping[str, ProviderModelPolicy]
     model_aliases: Mapping[str, ModelAlias]

@@ -9,15 +9,13 @@ uniqueness rules live in :mod:`.collisions`.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel
 
 from .._base.diagnostics import CatalogDiagnosticCode, ProviderDiagnostic
 from .._base.errors import EndpointConfigurationError
 from .._transport.agentic import is_agentic_class
-from .._transport.agentic.records import AgenticCapabilities
 from .._transport.http.endpoint import Endpoint
 from .._transport.meta import EndpointType
 from .catalog_meta import CatalogEndpointMeta
@@ -35,9 +33,13 @@ if TYPE_CHECKING:
 __all__ = ["ValidatedSpec", "validate_specs"]
 
 
-@dataclass(frozen=True, slots=True)
-class ValidatedSpec:
-    """A spec with its keys canonicalized and its deferred parts resolved exactly once."""
+class ValidatedSpec(NamedTuple):
+    """A spec with its keys canonicalized and its deferred parts resolved exactly once.
+
+    A named tuple, not a dataclass: this module loads inside every catalog build, and on
+    Python 3.11 generating a frozen dataclass costs about a millisecond (``docs/decisions.md``
+    "Catalog build on a budget").
+    """
 
     spec: ProviderEndpointSpec
     module: str
@@ -50,12 +52,18 @@ class ValidatedSpec:
     meta: CatalogEndpointMeta
 
 
-@dataclass(slots=True)
 class _Ctx:
     """Accumulates diagnostics and caches each request-options factory's single call."""
 
-    diagnostics: list[ProviderDiagnostic]
-    factory_results: dict[int, tuple[object, type[BaseModel] | BaseException]]
+    __slots__ = ("diagnostics", "factory_results")
+
+    def __init__(
+        self,
+        diagnostics: list[ProviderDiagnostic],
+        factory_results: dict[int, tuple[object, type[BaseModel] | BaseException]],
+    ) -> None:
+        self.diagnostics = diagnostics
+        self.factory_results = factory_results
 
     def add(self, diag: ProviderDiagnostic) -> None:
         self.diagnostics.append(diag)
@@ -345,6 +353,9 @@ def _program_mismatch(cls: type[AgenticEndpoint], program: AgenticProgram) -> st
 
 
 def _agentic_problem(cls: type[Endpoint]) -> str | None:
+    # Deferred: a catalog whose agentic rows are all declared by reference never needs it.
+    from .._transport.agentic.records import AgenticCapabilities
+
     name = cls.__qualname__
     if not is_agentic_class(cls):
         return f"agentic spec names {name}, which is not an AgenticEndpoint subclass"
