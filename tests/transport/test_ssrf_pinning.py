@@ -227,7 +227,7 @@ def test_httpx_transport_still_keeps_its_pool_where_pinning_replaces_it() -> Non
     plain = httpx.AsyncHTTPTransport()
     assert type(plain._pool) is httpcore.AsyncConnectionPool
     pinned = PinnedTransport(limits=DEFAULT_LIMITS)
-    assert type(pinned._pool) is httpcore.AsyncConnectionPool
+    assert isinstance(pinned._pool, httpcore.AsyncConnectionPool)
     assert pinned._pool is not plain._pool
 
 

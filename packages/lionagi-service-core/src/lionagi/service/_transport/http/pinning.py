@@ -34,6 +34,7 @@ import httpcore
 import httpx
 
 from ..._base.errors import UnsafeURLError
+from .pool import SingleAssignmentPool
 from .reads import SupervisedStream
 from .ssrf import Approval
 
@@ -145,8 +146,9 @@ class PinnedTransport(httpx.AsyncHTTPTransport):
     """httpx's HTTP transport over a connection pool that uses :class:`PinnedBackend`.
 
     httpx offers no public way to hand its transport a network backend, so this builds httpx's
-    transport and then replaces its ``_pool`` with an ``httpcore.AsyncConnectionPool`` made with
-    the same settings plus the backend. ``_pool`` is the one private name touched (httpx
+    transport and then replaces its ``_pool`` with an httpcore pool made with the same settings
+    plus the backend (a :class:`~.pool.SingleAssignmentPool`, whose assignment pass hands an idle
+    connection to one request at a time). ``_pool`` is the one private name touched (httpx
     0.27-0.28 use it for every request and for ``aclose``); construction fails loudly if it
     changes, and a test pins it.
     """
@@ -168,7 +170,7 @@ class PinnedTransport(httpx.AsyncHTTPTransport):
                 "httpx.AsyncHTTPTransport no longer keeps its httpcore pool in `_pool`; "
                 "the SSRF connection pinning needs updating for this httpx version"
             )
-        self._pool = httpcore.AsyncConnectionPool(
+        self._pool = SingleAssignmentPool(
             ssl_context=ssl_context,
             max_connections=limits.max_connections,
             max_keepalive_connections=limits.max_keepalive_connections,
