@@ -146,6 +146,16 @@ def test_max_attempts_must_be_positive() -> None:
         AG2NlipEndpoint(_config(max_retries=0))
 
 
+def test_client_kwargs_are_refused_not_dropped() -> None:
+    # Every attempt builds its own pinned one-request client; headers or limits meant for a
+    # shared client would never be applied, so the endpoint refuses them by name.
+    with pytest.raises(EndpointConfigurationError) as bad:
+        AG2NlipEndpoint(_config(client_kwargs={"headers": {"x-trace": "1"}}))
+    assert bad.value.field == "client_kwargs"
+    assert "headers" in str(bad.value)
+    AG2NlipEndpoint(_config(client_kwargs={}))  # nothing to drop: accepted
+
+
 class _Counting(httpx.AsyncBaseTransport):
     def __init__(self, answer: Any) -> None:
         self.answer = answer

@@ -39,6 +39,7 @@ from lionagi.service import (
     AgenticEndpoint,
     AgenticRequestValidationError,
     EndpointConfig,
+    EndpointConfigurationError,
     ProviderClientError,
     ProviderConnectionError,
     ProviderProtocolError,
@@ -163,6 +164,14 @@ class AG2NlipEndpoint(AgenticEndpoint):
         **overrides: Any,
     ) -> None:
         super().__init__(NLIP_CONFIG if config is None else config, **overrides)
+        if self.config.client_kwargs:
+            # Each attempt builds its own one-request client (pinned to the approved address);
+            # settings meant for a shared httpx client would otherwise be dropped unseen.
+            raise EndpointConfigurationError(
+                "client_kwargs",
+                f"not supported by the NLIP endpoint (got {sorted(self.config.client_kwargs)}); "
+                "pass an httpx transport with `transport=` to change how requests are sent",
+            )
         self.resolver = resolver
         self.transport = transport
         self._guard = SSRFGuard(resolver)
