@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
-import sys
 import tomllib
 import venv
 import zipfile
@@ -21,14 +19,11 @@ from pathlib import Path
 
 import pytest
 
+from .conftest import uv_command
+
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "UV_PYTHON_DOWNLOADS": "never"}
 ENV.pop("VIRTUAL_ENV", None)
-
-
-def _uv() -> list[str]:
-    found = shutil.which("uv")
-    return [found] if found else [sys.executable, "-m", "uv"]
 
 
 def _members() -> dict[str, str]:
@@ -44,7 +39,7 @@ def _members() -> dict[str, str]:
 def wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("dist")
     subprocess.run(
-        [*_uv(), "build", "--all-packages", "--no-sources", "--wheel", "-o", str(out)],
+        [*uv_command(), "build", "--all-packages", "--no-sources", "--wheel", "-o", str(out)],
         cwd=ROOT, check=True, capture_output=True, timeout=600, env=ENV,
     )  # fmt: skip
     found = {}
@@ -82,13 +77,13 @@ def test_meta_wheel_installs_the_providers_its_extras_name(
     # The built wheels are offered as a flat index; the installer picks what the extras name.
     # Third-party dependencies come from the index (uv's cache).
     subprocess.run(
-        [*_uv(), "pip", "install", "--python", str(python),
+        [*uv_command(), "pip", "install", "--python", str(python),
          f"lionagi-service[openai,claude-code] @ {meta.as_uri()}",
          "--find-links", str(meta.parent)],
         check=True, capture_output=True, timeout=300, env=ENV,
     )  # fmt: skip
     listing = subprocess.run(
-        [*_uv(), "pip", "list", "--python", str(python), "--format", "json"],
+        [*uv_command(), "pip", "list", "--python", str(python), "--format", "json"],
         check=True, capture_output=True, text=True, timeout=60, env=ENV,
     )  # fmt: skip
     installed = {row["name"] for row in json.loads(listing.stdout)}

@@ -15,14 +15,14 @@ reaches PyPI; it installs uv from there) and reused; marked ``network``.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
+
+from .conftest import uv_command
 
 pytestmark = pytest.mark.network
 
@@ -33,11 +33,6 @@ ENV = {**os.environ, "UV_PYTHON_DOWNLOADS": "never", "PIP_DISABLE_PIP_VERSION_CH
 ENV.pop("VIRTUAL_ENV", None)
 
 IMPORT_IMODEL = "from lionagi.service import iModel; print(iModel.__module__)"
-
-
-def _uv() -> list[str]:
-    found = shutil.which("uv")
-    return [found] if found else [sys.executable, "-m", "uv"]
 
 
 def _run(*args: str | Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
@@ -71,7 +66,7 @@ def _runtime_requirements(wheel: Path) -> list[str]:
 def core_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("dist")
     subprocess.run(
-        [*_uv(), "build", "--package", "lionagi-service-core", "--no-sources", "--wheel",
+        [*uv_command(), "build", "--package", "lionagi-service-core", "--no-sources", "--wheel",
          "-o", str(out)],
         cwd=ROOT, check=True, capture_output=True, timeout=180, env=ENV,
     )  # fmt: skip
@@ -86,7 +81,7 @@ def legacy_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if cached:
         return cached[-1]
     tool = tmp_path_factory.mktemp("pip") / "env"
-    _ok(*_uv(), "venv", "--quiet", "--seed", tool)
+    _ok(*uv_command(), "venv", "--quiet", "--seed", tool)
     CACHE.mkdir(parents=True, exist_ok=True)
     _ok(tool / "bin" / "python", "-m", "pip", "download", "--quiet", "--no-deps",
         "--only-binary", ":all:", "--dest", CACHE, LEGACY_PIN)  # fmt: skip
@@ -98,10 +93,10 @@ def legacy_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def env(tmp_path: Path, core_wheel: Path, legacy_wheel: Path) -> Path:
     """A fresh venv with pip and both distributions' dependencies, neither distribution."""
     path = tmp_path / "env"
-    _ok(*_uv(), "venv", "--quiet", "--seed", path)
+    _ok(*uv_command(), "venv", "--quiet", "--seed", path)
     python = path / "bin" / "python"
     requirements = _runtime_requirements(core_wheel) + _runtime_requirements(legacy_wheel)
-    _ok(*_uv(), "pip", "install", "--quiet", "--python", python, *requirements)
+    _ok(*uv_command(), "pip", "install", "--quiet", "--python", python, *requirements)
     return path
 
 

@@ -16,15 +16,15 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
-import sys
 import venv
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from .conftest import uv_command
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "UV_PYTHON_DOWNLOADS": "never"}
@@ -82,16 +82,11 @@ anyio.run(main)
 """
 
 
-def _uv() -> list[str]:
-    found = shutil.which("uv")
-    return [found] if found else [sys.executable, "-m", "uv"]
-
-
 def _venv(path: Path, *wheels: Path) -> Path:
     venv.create(path, with_pip=False, symlinks=True)
     python = path / "bin" / "python"
     subprocess.run(
-        [*_uv(), "pip", "install", "--python", str(python), *map(str, wheels)],
+        [*uv_command(), "pip", "install", "--python", str(python), *map(str, wheels)],
         check=True, capture_output=True, timeout=300, env=ENV,
     )  # fmt: skip
     return python
@@ -111,7 +106,8 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     for name in _wanted():
         package, stem = PACKAGES[name]
         subprocess.run(
-            [*_uv(), "build", "--package", package, "--no-sources", "--wheel", "-o", str(out)],
+            [*uv_command(), "build", "--package", package, "--no-sources", "--wheel",
+             "-o", str(out)],
             cwd=ROOT, check=True, capture_output=True, timeout=180, env=ENV,
         )  # fmt: skip
         [found[name]] = out.glob(f"{stem}-*.whl")
@@ -238,14 +234,14 @@ def test_adding_then_removing_the_openai_wheel(
         pytest.skip("lionagi-provider-openai is not in this workspace yet")
     assert _catalog(user_env, tmp_path) == ["gemini", "scripted"]
     subprocess.run(
-        [*_uv(), "pip", "install", "--python", str(user_env), str(wheels["openai"])],
+        [*uv_command(), "pip", "install", "--python", str(user_env), str(wheels["openai"])],
         check=True, capture_output=True, timeout=300, env=ENV,
     )  # fmt: skip
     assert _catalog(user_env, tmp_path) == ["gemini", "openai", "scripted"]
     _namespace_imports(user_env, tmp_path)
     # Removing a provider removes its rows and leaves the namespace and the others working.
     subprocess.run(
-        [*_uv(), "pip", "uninstall", "--python", str(user_env), "lionagi-provider-openai"],
+        [*uv_command(), "pip", "uninstall", "--python", str(user_env), "lionagi-provider-openai"],
         check=True, capture_output=True, timeout=120, env=ENV,
     )  # fmt: skip
     assert _catalog(user_env, tmp_path) == ["gemini", "scripted"]

@@ -11,7 +11,6 @@ missing-file case needs an environment without core's editable source on the pat
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import zipfile
@@ -21,12 +20,9 @@ import pytest
 
 import lionagi.service._base as core_base
 
+from .conftest import uv_command
+
 FOREIGN = "raise SystemExit('foreign lionagi/service/__init__.py ran')\n"
-
-
-def _uv() -> list[str]:
-    found = shutil.which("uv")
-    return [found] if found else [sys.executable, "-m", "uv"]
 
 
 def _tree(root: Path, *, top_init: bool) -> Path:
@@ -82,7 +78,7 @@ def test_a_directory_without_cores_files_is_left_alone(tmp_path: Path) -> None:
 def test_cores_wheel_installs_the_guard_beside_the_packages(tmp_path: Path) -> None:
     root = Path(__file__).resolve().parents[2]
     subprocess.run(
-        [*_uv(), "build", "--package", "lionagi-service-core", "--wheel",
+        [*uv_command(), "build", "--package", "lionagi-service-core", "--wheel",
          "--no-sources", "-o", str(tmp_path)],
         cwd=root, check=True, capture_output=True, timeout=300,
         env={**os.environ, "UV_PYTHON_DOWNLOADS": "never"},

@@ -12,12 +12,13 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import venv
 import zipfile
 from pathlib import Path
 
 import pytest
+
+from .conftest import uv_command
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "UV_PYTHON_DOWNLOADS": "never"}
@@ -73,16 +74,11 @@ async def test_async_test_uses_the_sync_fixture(fake_provider_server):
 }
 
 
-def _uv() -> list[str]:
-    found = shutil.which("uv")
-    return [found] if found else [sys.executable, "-m", "uv"]
-
-
 def _venv(path: Path, *requirements: str) -> Path:
     venv.create(path, with_pip=False, symlinks=True)
     python = path / "bin" / "python"
     subprocess.run(
-        [*_uv(), "pip", "install", "--python", str(python), *requirements],
+        [*uv_command(), "pip", "install", "--python", str(python), *requirements],
         check=True, capture_output=True, timeout=300, env=ENV,
     )  # fmt: skip
     return python
@@ -93,7 +89,8 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("dist")
     for package in ("lionagi-service-core", "lionagi-service-testing"):
         subprocess.run(
-            [*_uv(), "build", "--package", package, "--no-sources", "--wheel", "-o", str(out)],
+            [*uv_command(), "build", "--package", package, "--no-sources", "--wheel",
+             "-o", str(out)],
             cwd=ROOT, check=True, capture_output=True, timeout=120,
         )  # fmt: skip
     found = {

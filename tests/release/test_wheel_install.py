@@ -9,28 +9,23 @@ providers (the scripted one, via its entry point), and a working command line.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
-import sys
 import venv
 import zipfile
 from pathlib import Path
 
 import pytest
 
+from .conftest import uv_command
+
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _uv() -> list[str]:
-    found = shutil.which("uv")
-    return [found] if found else [sys.executable, "-m", "uv"]
 
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("dist")
     subprocess.run(
-        [*_uv(), "build", "--package", "lionagi-service-core", "--no-sources", "--wheel",
+        [*uv_command(), "build", "--package", "lionagi-service-core", "--no-sources", "--wheel",
          "-o", str(out)],
         cwd=ROOT, check=True, capture_output=True, timeout=120,
     )  # fmt: skip
@@ -44,7 +39,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     python = env_dir / "bin" / "python"
     # Dependencies come from the same place the workspace got them (uv's cache / the index).
     subprocess.run(
-        [*_uv(), "pip", "install", "--python", str(python), str(wheels[0])],
+        [*uv_command(), "pip", "install", "--python", str(python), str(wheels[0])],
         check=True, capture_output=True, timeout=300,
         env={**os.environ, "UV_PYTHON_DOWNLOADS": "never"},
     )  # fmt: skip
