@@ -12,6 +12,7 @@ from lionagi.providers.gemini._errors import gemini_status_error, retry_delay_se
 from lionagi.service import (
     Endpoint,
     ProviderQuotaError,
+    ProviderQuotaExhaustedError,
     ProviderRateLimitError,
     ProviderServerError,
     ProviderStatusCapacityError,
@@ -110,6 +111,45 @@ def test_retry_delay_from_details_without_any_header() -> None:
 def test_retry_delay_parsing(delay: str, seconds: float | None) -> None:
     detail = {"@type": RETRY["@type"], "retryDelay": delay}
     assert retry_delay_seconds({"details": [detail]}) == seconds
+
+
+def _quota_failure(*quota_ids: str) -> dict[str, Any]:
+    return {
+        "@type": "type.googleapis.com/google.rpc.QuotaFailure",
+        "violations": [
+            {"quotaMetric": "generativelanguage.googleapis.com/generate_content", "quotaId": q}
+            for q in quota_ids
+        ],
+    }
+
+
+def test_a_used_up_daily_quota_is_exhausted_not_a_rate_limit() -> None:
+    # Google attaches a retryDelay of seconds even here; every retry that day fails the same.
+    daily = _quota_failure("GenerateRequestsPerDayPerProjectPerModel-FreeTier")
+    body = google_error(429, "RESOURCE_EXHAUSTED", "You exceeded your current quota", daily, RETRY)
+    exc = gemini_status_error(info(429, body))
+    assert isinstance(exc, ProviderQuotaExhaustedError)
+    assert isinstance(exc, ProviderQuotaError)
+    assert not isinstance(exc, ProviderRateLimitError)
+    assert exc.retryable is False
+    assert "GenerateRequestsPerDayPerProjectPerModel-FreeTier" in str(exc)
+
+
+@pytest.mark.parametrize(
+    "quotas",
+    [
+        ("GenerateRequestsPerMinutePerProjectPerModel-FreeTier",),
+        ("GenerateRequestsPerDayPerProjectPerModel", "GenerateContentInputTokensPerMinute"),
+        ("",),  # a violation that names no quota cannot be shown to be a daily one
+    ],
+)
+def test_a_per_minute_or_unnamed_quota_stays_a_retryable_rate_limit(
+    quotas: tuple[str, ...],
+) -> None:
+    body = google_error(429, "RESOURCE_EXHAUSTED", "Quota exceeded", _quota_failure(*quotas), RETRY)
+    exc = gemini_status_error(info(429, body))
+    assert isinstance(exc, ProviderRateLimitError)
+    assert exc.retry_after == 13.0
 
 
 def test_compat_layer_list_wrapped_error_is_read() -> None:

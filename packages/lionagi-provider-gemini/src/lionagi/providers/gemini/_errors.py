@@ -5,8 +5,11 @@ Google APIs answer ``{"error": {"code", "message", "status", "details"}}``; the 
 
 - ``RESOURCE_EXHAUSTED`` (429) -> :class:`ProviderRateLimitError`, its ``retry_after`` taken from
   the ``google.rpc.RetryInfo`` detail's ``retryDelay`` (a protobuf Duration, ``"13s"``), else
-  from a ``Retry-After`` header. Gemini reports per-minute and per-day quota alike this way, so
-  it stays retryable; the lifecycle refuses a delay longer than its policy allows at once.
+  from a ``Retry-After`` header. Gemini reports per-minute and per-day quota alike this way;
+  when the ``google.rpc.QuotaFailure`` detail names only per-day quotas (``quotaId``
+  ``...PerDay...``) the error is :class:`ProviderQuotaExhaustedError` instead, never retried:
+  Google still attaches a ``retryDelay`` of seconds, and every retry within the day fails the
+  same way. A per-minute (or unnamed) violation stays a retryable rate limit.
 - ``INVALID_ARGUMENT`` whose message says the input is over the model's token limit ->
   :class:`ProviderStatusContextError` (the prompt will not fit however often it is sent).
 - ``UNAUTHENTICATED`` / ``PERMISSION_DENIED`` (and any 401/403) ->
@@ -27,6 +30,7 @@ from typing import Any
 
 from lionagi.service import (
     ProviderError,
+    ProviderQuotaExhaustedError,
     ProviderRateLimitError,
     ProviderStatusCapacityError,
     ProviderStatusContextError,
@@ -38,6 +42,8 @@ __all__ = ["gemini_error_object", "gemini_status_error", "retry_delay_seconds"]
 
 _RETRY_INFO = "type.googleapis.com/google.rpc.RetryInfo"
 _ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
+_QUOTA_FAILURE = "type.googleapis.com/google.rpc.QuotaFailure"
+_PER_DAY = re.compile(r"PerDay", re.IGNORECASE)
 _DURATION = re.compile(r"\s*(\d+(?:\.\d+)?)s\s*")
 # The token-limit wording: "The input token count (N) exceeds the maximum number of tokens
 # allowed (M)", and the older "... exceeds the maximum ... token limit".
@@ -89,6 +95,26 @@ def _reasons(error: Mapping[str, Any]) -> set[str]:
     }
 
 
+def quota_ids(error: Mapping[str, Any]) -> list[str]:
+    """The ``quotaId`` of every violation in the error's ``google.rpc.QuotaFailure`` details.
+
+    A violation without a string ``quotaId`` is listed as ``""``: it names no quota, so it
+    cannot be shown to be a per-day one.
+    """
+    details = error.get("details")
+    if not isinstance(details, list):
+        return []
+    found: list[str] = []
+    for detail in details:
+        if not isinstance(detail, dict) or detail.get("@type") != _QUOTA_FAILURE:
+            continue
+        violations = detail.get("violations")
+        for violation in violations if isinstance(violations, list) else ():
+            quota = violation.get("quotaId") if isinstance(violation, dict) else None
+            found.append(quota if isinstance(quota, str) else "")
+    return found
+
+
 def gemini_status_error(info: HTTPErrorInfo) -> ProviderError | None:
     """The typed error a Gemini error body names, or None for the generic status mapping."""
     error = gemini_error_object(info.body)
@@ -97,6 +123,15 @@ def gemini_status_error(info: HTTPErrorInfo) -> ProviderError | None:
     text = message if isinstance(message, str) else ""
     where, suffix = info.where, info.suffix
     if status == "RESOURCE_EXHAUSTED" or (info.status == 429 and not status):
+        quotas = quota_ids(error)
+        if quotas and all(_PER_DAY.search(q) for q in quotas):
+            return ProviderQuotaExhaustedError(
+                f"{where}: the daily quota is used up ({', '.join(sorted(set(quotas)))}; "
+                f"HTTP {info.status} RESOURCE_EXHAUSTED, not retried: it resets with the day)"
+                f"{suffix}",
+                status=info.status,
+                body_excerpt=info.excerpt,
+            )
         delay = retry_delay_seconds(error)
         return ProviderRateLimitError(
             f"{where} is rate limited (HTTP {info.status} RESOURCE_EXHAUSTED){suffix}",
