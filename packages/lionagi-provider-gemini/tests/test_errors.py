@@ -53,6 +53,8 @@ async def test_resource_exhausted_is_rate_limit_with_retry_delay() -> None:
 async def test_quota_is_a_quota_family_error() -> None:
     exc = await call_with("quota")
     assert isinstance(exc, ProviderQuotaError)
+    # The fake names the daily free-tier quota, as the service does when it is used up.
+    assert isinstance(exc, ProviderQuotaExhaustedError)
 
 
 async def test_token_limit_invalid_argument_is_context() -> None:

@@ -223,7 +223,11 @@ def gemini_error(
     }
     details: list[dict[str, Any]] = []
     if name == "quota":
-        violation = {"quotaMetric": "generativelanguage.googleapis.com/generate_content_requests"}
+        # The daily free-tier quota, as the real service names it: used up, not a rate limit.
+        violation = {
+            "quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests",
+            "quotaId": "GenerateRequestsPerDayPerProjectPerModel-FreeTier",
+        }
         details.append({"@type": _QUOTA_FAILURE, "violations": [violation]})
     if status == "RESOURCE_EXHAUSTED" and retry_seconds is not None:
         details.append({"@type": _RETRY_INFO, "retryDelay": _duration(retry_seconds)})
