@@ -198,7 +198,9 @@ def run_generated(tmp_path: Path, module: str, selection: str) -> tuple[Path, st
         ],
         capture_output=True,
         text=True,
-        timeout=120,
+        # A hang guard, not a speed check: the CLI selection runs ~100 cases with real
+        # subprocesses and took over 120 s on the 2-core machine at load 5.
+        timeout=900,
         env=env,
         cwd=tmp_path,
         check=False,
