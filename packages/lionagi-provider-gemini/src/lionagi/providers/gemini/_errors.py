@@ -69,12 +69,7 @@ def retry_delay_seconds(error: Mapping[str, Any]) -> float | None:
     A Duration is a decimal number of seconds with an ``s`` suffix; anything else is not a
     delay (None), never guessed.
     """
-    details = error.get("details")
-    if not isinstance(details, list):
-        return None
-    for detail in details:
-        if not isinstance(detail, dict) or detail.get("@type") != _RETRY_INFO:
-            continue
+    for detail in _details(error, _RETRY_INFO):
         delay = detail.get("retryDelay")
         if isinstance(delay, str):
             match = _DURATION.fullmatch(delay)
@@ -84,30 +79,26 @@ def retry_delay_seconds(error: Mapping[str, Any]) -> float | None:
     return None
 
 
-def _reasons(error: Mapping[str, Any]) -> set[str]:
+def _details(error: Mapping[str, Any], kind: str) -> list[Mapping[str, Any]]:
+    """The error's ``details`` entries whose ``@type`` is ``kind`` (malformed entries skipped)."""
     details = error.get("details")
     if not isinstance(details, list):
-        return set()
-    return {
-        str(d.get("reason"))
-        for d in details
-        if isinstance(d, dict) and d.get("@type") == _ERROR_INFO and d.get("reason")
-    }
+        return []
+    return [d for d in details if isinstance(d, dict) and d.get("@type") == kind]
 
 
-def quota_ids(error: Mapping[str, Any]) -> list[str]:
+def _reasons(error: Mapping[str, Any]) -> set[str]:
+    return {str(d["reason"]) for d in _details(error, _ERROR_INFO) if d.get("reason")}
+
+
+def _quota_ids(error: Mapping[str, Any]) -> list[str]:
     """The ``quotaId`` of every violation in the error's ``google.rpc.QuotaFailure`` details.
 
     A violation without a string ``quotaId`` is listed as ``""``: it names no quota, so it
     cannot be shown to be a per-day one.
     """
-    details = error.get("details")
-    if not isinstance(details, list):
-        return []
     found: list[str] = []
-    for detail in details:
-        if not isinstance(detail, dict) or detail.get("@type") != _QUOTA_FAILURE:
-            continue
+    for detail in _details(error, _QUOTA_FAILURE):
         violations = detail.get("violations")
         for violation in violations if isinstance(violations, list) else ():
             quota = violation.get("quotaId") if isinstance(violation, dict) else None
@@ -123,7 +114,7 @@ def gemini_status_error(info: HTTPErrorInfo) -> ProviderError | None:
     text = message if isinstance(message, str) else ""
     where, suffix = info.where, info.suffix
     if status == "RESOURCE_EXHAUSTED" or (info.status == 429 and not status):
-        quotas = quota_ids(error)
+        quotas = _quota_ids(error)
         if quotas and all(_PER_DAY.search(q) for q in quotas):
             return ProviderQuotaExhaustedError(
                 f"{where}: the daily quota is used up ({', '.join(sorted(set(quotas)))}; "

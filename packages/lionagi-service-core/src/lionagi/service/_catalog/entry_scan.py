@@ -102,8 +102,10 @@ def _read_if_mentions(path: str, needle: bytes) -> str | None:
     """The file's text when its bytes contain ``needle``; None when absent or not mentioning it.
 
     Bytes first: most installed distributions' files never mention the group, and skipping the
-    text decoder for those is a third of the scan's cost. A file that does is decoded exactly as
-    :func:`_read` decodes it, so a decoding error still surfaces.
+    text decoder for those is a third of the scan's cost. A file that does is decoded as UTF-8
+    from the same bytes (text mode's newline translation does not matter: the parser splits with
+    ``splitlines``, which treats CRLF, CR and LF alike), so a decoding error still
+    surfaces.
     """
     try:
         with open(path, "rb") as handle:
@@ -114,7 +116,7 @@ def _read_if_mentions(path: str, needle: bytes) -> str | None:
         if not data.isascii():
             data.decode("utf-8")  # raises as importlib's text read of the same file would
         return None
-    return _read(path)
+    return data.decode("utf-8")
 
 
 def _read(path: str) -> str | None:
