@@ -1,8 +1,9 @@
-"""A CLI run's chunks travel one batch per pipe read (issue 15, agentic stream path).
+"""A CLI run's chunks travel in batches per pipe read (issue 15, agentic stream path).
 
 The process reader hands each read's events over as one list (``JsonEventStream.blocks``),
-the run loop turns a read into one list of chunks (``ChunkBatches``), the contract guard checks
-a list and ``AgenticEndpoint.stream_batches`` gives the lists to the supervisor. What a
+the run loop turns a read into lists of chunks of at most 128 events (``ChunkBatches``), the
+contract guard checks a list and ``AgenticEndpoint.stream_batches`` gives the lists to the
+supervisor. What a
 consumer sees is unchanged: every chunk in order, the chunks before a violation or a parse
 error delivered before the error, a close while a chunk is held ending the call.
 """
@@ -76,6 +77,23 @@ async def test_stream_batches_hands_over_the_adapter_batches() -> None:
     assert all(isinstance(b, list) and b for b in batches)
     assert [c.content for b in batches for c in b] == [f"t{i}" for i in range(20)]
     assert len(batches) < 20
+
+
+async def test_a_large_read_is_handed_up_in_lists_of_at_most_128_events() -> None:
+    # One write of 1,000 events arrives in a few reads of hundreds of events each. Handed up
+    # whole, every chunk of a read stayed alive until the consumer took the last one, and the
+    # young-generation collector ran several times per read (issue 15: 15 % of the per-event
+    # cost). The lists are cut at 128 events; order and content are unchanged.
+    endpoint = ReferenceCliEndpoint(argv=one_write([*texts(1000), {"type": "result"}]))
+    with anyio.fail_after(BOUND):
+        batches = [b async for b in endpoint.stream_batches({"prompt": "go"})]
+    sizes = [len(b) for b in batches]
+    assert max(sizes) <= 128, sizes
+    assert [c.content for b in batches for c in b if c.type == "text"] == [
+        f"t{i}" for i in range(1000)
+    ]
+    assert batches[-1][-1].type == "result"
+    assert len(batches) < 1001 // 32  # still batches, not one list per chunk
 
 
 async def test_endpoint_stream_is_per_chunk_and_offers_the_batches() -> None:

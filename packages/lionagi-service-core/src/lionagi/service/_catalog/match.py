@@ -18,19 +18,23 @@ payload defaults; an unknown config override or request default is an
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 from .._base.errors import EndpointConfigurationError, EndpointNotFound, ProviderUnavailable
 from .._transport.agentic import is_agentic_class
-from .._transport.agentic.settings import AgenticSettings
 from .._transport.config import EndpointConfig
 from .._transport.http.endpoint import Endpoint
 from .._transport.http.openai_dialect import OpenAIChatEndpoint
 from .defaults import copy_defaults, request_default_problems
 from .keys import canonical_endpoint_key, canonical_provider_key
 from .snapshot import CatalogEndpoint, CatalogSnapshot
+
+if TYPE_CHECKING:
+    # Annotations only: building the settings model is an agentic cost an HTTP-only
+    # program's first call should not pay (issue 15, cold start).
+    from .._transport.agentic.settings import AgenticSettings
 
 __all__ = [
     "COMPATIBLE_ENDPOINT_NAME",

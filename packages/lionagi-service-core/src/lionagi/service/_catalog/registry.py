@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._base.diagnostics import ProviderDiagnostic
 from .._base.errors import CatalogValidationError, ProviderCatalogError
-from .._transport.agentic.settings import AgenticSettings
 from .._transport.http.endpoint import Endpoint
 from .._transport.http.openai_dialect import OpenAIChatEndpoint
 from .discovery import InventorySource, entry_point_inventory
@@ -27,6 +26,11 @@ from .policy import ModelSpec
 from .projection import CatalogReport, ProviderCatalogItem, project, project_inventory
 from .snapshot import CatalogSnapshot
 from .specs import ProviderModuleSpec
+
+if TYPE_CHECKING:
+    # Annotations only: building the settings model is an agentic cost an HTTP-only
+    # program's first call should not pay (issue 15, cold start).
+    from .._transport.agentic.settings import AgenticSettings
 
 __all__ = ["EndpointRegistry", "ProviderCatalog", "match_endpoint", "parse_model_spec"]
 

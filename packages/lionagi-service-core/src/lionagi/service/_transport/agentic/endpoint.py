@@ -396,7 +396,7 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
         read_control: ReadControl | None = None,
         **runtime_args: Any,
     ) -> AsyncGenerator[list[StreamChunk], None]:
-        """:meth:`stream` as non-empty lists: the adapter's batches (a CLI: one per pipe read).
+        """:meth:`stream` as non-empty lists: the adapter's batches (a CLI: <= 128 events each).
 
         The supervisor reads this form, so a chunk crosses the endpoint's layers once per
         batch. The two HTTP keywords have no agentic meaning: a request envelope is recognised

@@ -154,11 +154,12 @@ async def enforce_agentic_contract_batches(
 ) -> AsyncGenerator[list[StreamChunk], None]:
     """:func:`enforce_agentic_contract` handing on lists of chunks, one per producer batch.
 
-    A :class:`ChunkBatches` is read a batch at a time (a CLI run: one per pipe read), any other
-    iterator one chunk per list. Every chunk gets the same D3 check; at a violation the chunks
-    before it are passed on, then ProviderProtocolError is raised. ``on_session`` receives each
-    ``session_id`` a resumable adapter confirms on a system or result chunk that passed the
-    check. The inner iterator is closed on every path, as by :func:`enforce_agentic_contract`.
+    A :class:`ChunkBatches` is read a batch at a time (a CLI run: up to 128 events of one pipe
+    read each), any other iterator one chunk per list. Every chunk gets the same D3 check; at a
+    violation the chunks before it are passed on, then ProviderProtocolError is raised.
+    ``on_session`` receives each ``session_id`` a resumable adapter confirms on a system or
+    result chunk that passed the check. The inner iterator is closed on every path, as by
+    :func:`enforce_agentic_contract`.
     """
     check = _ContractCheck(capabilities.resumable, on_session)
     primary: BaseException | None = None

@@ -200,14 +200,17 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
         runtime_args: dict[str, Any],
         local_timeout: float | None,
     ) -> ChunkBatches:
-        # The run's chunks one batch per pipe read (see ChunkBatches): the layers above take
-        # the events of one read in one step.
+        # The run's chunks in batches (see ChunkBatches): a pipe read's events, at most
+        # _BATCH_EVENTS of them per list, cross the layers above in one step.
         return ChunkBatches(self._run_batches(request, runtime_args))
 
     async def _run_batches(
         self, request: BaseModel, runtime_args: dict[str, Any]
     ) -> AsyncGenerator[list[StreamChunk], None]:
-        """The run loop: each pipe read's events through the parser, as one list of chunks."""
+        """The run loop: each pipe read's events through the parser, as lists of chunks.
+
+        One list per :data:`_BATCH_EVENTS` events of a read (a short read: one list).
+        """
         cwd = self.working_directory(self._cli_request(request))
         on_text = self._runtime_handlers(runtime_args).get("on_text")
         parser = self.event_parser(request)
@@ -215,13 +218,15 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
         secrets = self.settings.secret_values()
         async with self.launch(request, cwd) as events:
             async for block in events.blocks():
-                batch, failure, ended = _project(map(feed, block), on_text, secrets)
-                if batch:
-                    yield batch
-                if failure is not None:
-                    raise failure
-                if ended:
-                    return  # one error chunk, nothing after it; leaving the block tears down
+                for start in range(0, len(block), _BATCH_EVENTS):
+                    part = block[start : start + _BATCH_EVENTS]
+                    batch, failure, ended = _project(map(feed, part), on_text, secrets)
+                    if batch:
+                        yield batch
+                    if failure is not None:
+                        raise failure
+                    if ended:
+                        return  # one error chunk, nothing after it; leaving the block tears down
             # stdout ended and the process exited cleanly: a buffered outcome is known only now.
             batch, failure, _ = _project(_finished(parser), None, secrets)
             if batch:
@@ -236,6 +241,16 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
                 f"{type(self).__name__}'s request model needs prompt, repo and workspace fields",
             )
         return request
+
+
+# Events projected per batch. A pipe read can carry a thousand or more events; handing all their
+# chunks up as one list keeps every chunk (and its metadata dict) alive until the consumer has
+# taken the last one, so CPython's young-generation collector (threshold 700 allocations) ran
+# ≈3 times per read and promoted whole batches to the old generations: 1.7-2.0 us per event of
+# collection, 15 % of the agentic stream's cost (issue 15). At 128 events a batch's objects are
+# freed before the allocation count reaches the threshold, and the collector runs about as often
+# as for a bare event loop, while the per-batch cost (a few generator steps) stays negligible.
+_BATCH_EVENTS = 128
 
 
 def _project(
