@@ -168,6 +168,13 @@ def test_timeout_zero_is_explained_in_help_and_runs_without_deadline():
 # -- Ctrl-C ---------------------------------------------------------------------------------------
 
 
+def _sigint_as_in_a_terminal() -> None:
+    # A process inherits an ignored SIGINT (a script's background job, nohup), and Python then
+    # keeps ignoring it, as Unix programs should: the CLI must not override that choice. The
+    # child this test starts stands for a chat run from a terminal, so it gets the default.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _interrupt(*args: str) -> tuple[int, str, str]:
     """Start a stalling chat, wait for its first output, send SIGINT, collect everything."""
     proc = subprocess.Popen(
@@ -176,6 +183,7 @@ def _interrupt(*args: str) -> tuple[int, str, str]:
         stderr=subprocess.PIPE,
         text=True,
         env=cli_env(),
+        preexec_fn=_sigint_as_in_a_terminal,
     )
     try:
         assert proc.stdout is not None
