@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
+import anyio.abc
 import httpcore
 import pytest
 from httpcore._async import connection_pool as stock
@@ -21,6 +22,7 @@ from httpcore._async import connection_pool as stock
 from lionagi.service._transport.http.client import DEFAULT_LIMITS
 from lionagi.service._transport.http.pinning import PinnedTransport
 from lionagi.service._transport.http.pool import SingleAssignmentPool
+from lionagi.service._transport.http.reads import SupervisedStream
 
 fake_server = pytest.importorskip("lionagi.service_testing.fake_server")
 
@@ -164,3 +166,136 @@ async def test_a_pool_that_may_speak_http2_keeps_httpcores_pass() -> None:
     first, second = _pending(pool, None), _pending(pool, None)
     pool._assign_requests_to_connections()
     assert first.connection is shared and second.connection is shared
+
+
+class _SupervisedBackend(httpcore.AsyncNetworkBackend):
+    """anyio's backend with each stream wrapped as the endpoint's pinned backend wraps it."""
+
+    def __init__(self) -> None:
+        self._inner = httpcore.AnyIOBackend()
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,  # noqa: ASYNC109 - the httpcore backend interface
+        local_address: str | None = None,
+        socket_options: Any = None,
+    ) -> httpcore.AsyncNetworkStream:
+        inner = await self._inner.connect_tcp(host, port, timeout, local_address, socket_options)
+        return SupervisedStream(inner)
+
+    async def sleep(self, seconds: float) -> None:
+        await anyio.sleep(seconds)
+
+
+@contextlib.asynccontextmanager
+async def _closing_server() -> AsyncIterator[tuple[str, list[int]]]:
+    """A server that answers one request per connection, promises keep-alive, then hangs up.
+
+    Yields its URL and the list of accepted connections (one entry each).
+    """
+    accepted: list[int] = []
+
+    async def handle(stream: anyio.abc.SocketStream) -> None:
+        accepted.append(1)
+        async with stream:
+            data = b""
+            while b"\r\n\r\n" not in data:
+                data += await stream.receive()
+            head, _, body = data.partition(b"\r\n\r\n")
+            length = next(
+                int(line.split(b":", 1)[1])
+                for line in head.split(b"\r\n")
+                if line.lower().startswith(b"content-length:")
+            )
+            while len(body) < length:
+                body += await stream.receive()
+            await stream.send(
+                b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: keep-alive\r\n\r\nok"
+            )
+
+    listener = await anyio.create_tcp_listener(local_host="127.0.0.1")
+    port = listener.extra(anyio.abc.SocketAttribute.local_port)
+    async with listener, anyio.create_task_group() as tg:
+        tg.start_soon(listener.serve, handle)
+        yield f"http://127.0.0.1:{port}/v1/chat/completions", accepted
+        tg.cancel_scope.cancel()
+
+
+async def _until(predicate: Any) -> None:
+    """Poll a socket's state (no event announces a peer's FIN) for at most five seconds."""
+    with anyio.fail_after(5):
+        while not predicate():  # noqa: ASYNC110
+            await anyio.sleep(0.01)
+
+
+async def test_an_idle_connection_the_server_closed_is_not_handed_to_the_next_request() -> None:
+    # The pass skips the expiry check on passes that hand nothing out; the one that does must
+    # still notice the server's hang-up (EOF on the idle socket), or the request fails on it.
+    backend = _SupervisedBackend()
+    async with (
+        _closing_server() as (url, accepted),
+        SingleAssignmentPool(
+            max_connections=None, max_keepalive_connections=10, network_backend=backend
+        ) as pool,
+    ):
+        for expected in range(1, 4):
+            assert await _post(pool, url) == 200
+            assert len(accepted) == expected
+            idle = pool.connections[-1]
+            await _until(idle.has_expired)  # the hang-up has reached the socket
+        assert len(pool.connections) == 1  # each hung-up connection was dropped, not reused
+
+
+async def test_the_supervised_stream_answers_is_readable_as_httpcore_does() -> None:
+    # SupervisedStream answers "is_readable" itself (a direct socket poll); httpcore's anyio
+    # stream is the reference answer in each state of a kept-alive connection.
+    async with _closing_server() as (url, _):
+        port = int(url.split(":")[2].split("/")[0])
+        inner = await httpcore.AnyIOBackend().connect_tcp("127.0.0.1", port)
+        supervised = SupervisedStream(inner)
+        assert supervised.get_extra_info("is_readable") is False  # open, nothing pending
+        assert inner.get_extra_info("is_readable") is False
+        await supervised.write(b"POST / HTTP/1.1\r\nhost: x\r\ncontent-length: 0\r\n\r\n")
+        await _until(lambda: inner.get_extra_info("is_readable"))
+        assert supervised.get_extra_info("is_readable") is True  # response bytes, then EOF
+        await supervised.aclose()
+        assert supervised.get_extra_info("is_readable") is True  # closed: nothing to reuse
+        assert inner.get_extra_info("is_readable") is True
+
+
+class _CountingConnection(_Connection):
+    def __init__(self, *, idle: bool) -> None:
+        super().__init__()
+        self.idle = idle
+        self.expiry_checks = 0
+
+    def has_expired(self) -> bool:
+        self.expiry_checks += 1
+        return False
+
+    def is_idle(self) -> bool:
+        return self.idle
+
+    def is_available(self) -> bool:
+        return self.idle
+
+
+async def test_only_a_pass_that_may_hand_out_a_connection_checks_idle_ones_for_expiry() -> None:
+    # The check polls the socket; a burst runs one pass per request entering and leaving, over
+    # every connection. Busy connections cannot expire, and a pass with nothing queued hands
+    # nothing out, so neither asks (issue 15: 0.4 s of a 512-stream burst went here).
+    pool = SingleAssignmentPool(max_connections=None, max_keepalive_connections=10)
+    busy = [_CountingConnection(idle=False) for _ in range(3)]
+    idle = [_CountingConnection(idle=True) for _ in range(2)]
+    pool._connections.extend([*busy, *idle])  # type: ignore[list-item]
+    assert pool._assign_requests_to_connections() == []
+    assert [c.expiry_checks for c in [*busy, *idle]] == [0] * 5
+    assert pool._connections == [*busy, *idle]
+
+    waiting = _pending(pool, None)
+    assert pool._assign_requests_to_connections() == []
+    assert [c.expiry_checks for c in busy] == [0, 0, 0]
+    assert [c.expiry_checks for c in idle] == [1, 1]
+    assert waiting.connection is idle[0]

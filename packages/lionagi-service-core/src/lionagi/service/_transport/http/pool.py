@@ -19,7 +19,10 @@ HTTP/2 connection takes many requests, so a pool that may speak HTTP/2 keeps htt
 - a connection already handed to a pending request is spoken for: it is neither handed out
   again nor closed as idle;
 - each available connection goes to one queued request per pass;
-- the keep-alive limit counts idle connections, as ``httpx.Limits`` documents it.
+- the keep-alive limit counts idle connections, as ``httpx.Limits`` documents it;
+- only idle connections are checked for expiry, and only on a pass with a request queued (the
+  pass that could hand one out): httpcore checks every connection on every pass, and for an
+  idle one that polls its socket, so a burst of N streams made on the order of N² polls.
 
 Everything else (creating, expiring and closing connections, the queue order, the pool
 timeout) is httpcore's own code. The pass reads private names of httpcore 1.0's pool; the class
@@ -62,17 +65,28 @@ class SingleAssignmentPool(httpcore.AsyncConnectionPool):
             else:
                 spoken.add(id(pool_request.connection))
 
+        # One pass over the connections, three questions each at most. A connection busy with
+        # a request (spoken for, or not idle) cannot have expired: an HTTP/1.1 connection's
+        # keep-alive clock and its "server closed me" check both apply only while it is idle,
+        # and a connection still connecting expires only once its connect failed, which also
+        # makes it idle. So only idle connections pay ``has_expired`` (a clock read and a
+        # socket poll), and only on a pass that may hand one out: with no request queued (a
+        # response closing), an expired idle connection is found by the next request's pass,
+        # before it could be used, or closed as surplus keep-alive. A burst of N streams ran
+        # N passes over every connection, each polling every idle socket (issue 15).
         closing: list[httpcore.AsyncConnectionInterface] = []
         kept: list[httpcore.AsyncConnectionInterface] = []
         idle: list[httpcore.AsyncConnectionInterface] = []
+        check_expiry = bool(queued)
         for connection in self._connections:
             if connection.is_closed():
                 continue
-            if connection.has_expired():
+            if id(connection) in spoken or not connection.is_idle():
+                kept.append(connection)
+            elif check_expiry and connection.has_expired():
                 closing.append(connection)
-                continue
-            kept.append(connection)
-            if id(connection) not in spoken and connection.is_idle():
+            else:
+                kept.append(connection)
                 idle.append(connection)
         surplus = len(idle) - self._max_keepalive_connections
         if surplus > 0:
@@ -80,15 +94,18 @@ class SingleAssignmentPool(httpcore.AsyncConnectionPool):
                 kept.remove(connection)
                 closing.append(connection)
             idle = idle[surplus:]
+        if not queued:
+            self._connections[:] = kept
+            return closing
 
-        available = [c for c in kept if id(c) not in spoken and c.is_available()]
+        # An HTTP/1.1 connection can take a request exactly when it is idle and established.
+        available = [c for c in idle if c.is_available()]
         for pool_request in queued:
             origin = pool_request.request.url.origin
             for index, connection in enumerate(available):
                 if connection.can_handle_request(origin):
                     del available[index]
-                    if connection in idle:
-                        idle.remove(connection)
+                    idle.remove(connection)
                     pool_request.assign_to_connection(connection)
                     break
             else:

@@ -21,6 +21,7 @@ control unattached and the supervisor falls back to one cancel scope per read.
 from __future__ import annotations
 
 import contextlib
+import select
 import socket
 from typing import Any
 
@@ -28,6 +29,9 @@ import anyio
 import httpcore
 
 __all__ = ["ReadControl", "SupervisedStream"]
+
+_UNSET = object()  # SupervisedStream._socket before the first lookup
+_poll = getattr(select, "poll", None)
 
 
 class ReadControl:
@@ -95,11 +99,12 @@ class SupervisedStream(httpcore.AsyncNetworkStream):
     pass-through; TLS upgrades stay wrapped, so a controlled read is always this class's.
     """
 
-    __slots__ = ("_inner", "control")
+    __slots__ = ("_inner", "_socket", "control")
 
     def __init__(self, inner: httpcore.AsyncNetworkStream) -> None:
         self._inner = inner
         self.control: ReadControl | None = None
+        self._socket: Any = _UNSET  # the raw socket (asyncio's TransportSocket), looked up once
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:  # noqa: ASYNC109
         control = self.control
@@ -123,7 +128,30 @@ class SupervisedStream(httpcore.AsyncNetworkStream):
         return SupervisedStream(inner)
 
     def get_extra_info(self, info: str) -> Any:
+        if info == "is_readable":
+            return self._is_readable()
         return self._inner.get_extra_info(info)
+
+    def _is_readable(self) -> bool:
+        """Whether an idle connection's socket has something to read (or is gone).
+
+        httpcore asks this of every idle connection on every pass of its pool, to notice a
+        server that closed a kept-alive connection. The anyio stream answers it by building
+        its whole attribute mapping each time, and a burst of N streams asks it up to N
+        times per request (issue 15), so the socket is looked up once and polled directly.
+        Same answer as httpcore's: no socket, a closed one, or pending data or EOF is True.
+        """
+        sock = self._socket
+        if sock is _UNSET:
+            sock = self._socket = self._inner.get_extra_info("socket")
+        if sock is None or sock.fileno() < 0:
+            return True
+        if _poll is None:  # no poll(2) (Windows): select answers the same question
+            readable, _, _ = select.select([sock], [], [], 0)
+            return bool(readable)
+        poller = _poll()
+        poller.register(sock, select.POLLIN)
+        return bool(poller.poll(0))
 
     def can_shut_down(self) -> bool:
         """Whether :meth:`shutdown` can reach a socket (needed before a control is attached)."""
