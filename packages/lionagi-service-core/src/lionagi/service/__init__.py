@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from ._base.errors import CircuitOpenError as CircuitOpenError
     from ._base.errors import EndpointConfigurationError as EndpointConfigurationError
     from ._base.errors import EndpointNotFound as EndpointNotFound
+    from ._base.errors import EventLoopMismatchError as EventLoopMismatchError
     from ._base.errors import InstallationConflictError as InstallationConflictError
     from ._base.errors import ProviderAuthError as ProviderAuthError
     from ._base.errors import ProviderCapacityError as ProviderCapacityError
@@ -177,6 +178,7 @@ _LAZY: dict[str, str] = {
     "EndpointNotFound": "._base.errors",
     "EndpointRegistry": "._catalog.registry",
     "EndpointType": "._transport.meta",
+    "EventLoopMismatchError": "._base.errors",
     "Event": "._base.events",
     "EventStatus": "._base.events",
     "Execution": "._base.events",

@@ -87,6 +87,7 @@ __all__ = [
     "DeadlinePhase",
     "EndpointConfigurationError",
     "EndpointNotFound",
+    "EventLoopMismatchError",
     "InstallationConflictError",
     "ProviderAuthError",
     "ProviderCapacityError",
@@ -531,6 +532,30 @@ class AgenticOperationUnsupported(RuntimeError):
     def __init__(self, operation: str, endpoint: str) -> None:
         self.operation = operation
         super().__init__(f"{endpoint} does not support {operation}(); use stream()")
+
+
+# --- event loops ---------------------------------------------------------------------------------
+
+
+class EventLoopMismatchError(RuntimeError):
+    """An endpoint's HTTP client was used or closed on another event loop than its own.
+
+    An httpx client's pooled connections belong to the asyncio loop they were opened on; on any
+    other loop they fail deep inside asyncio ("Event loop is closed"), or corrupt a loop that is
+    still running in another thread. Typical cause: one module-level ``iModel`` used by several
+    ``asyncio.run`` calls or by tests that each get a new loop. The fix is one ``iModel`` (or
+    endpoint) per event loop, created inside it. ``loop_closed`` tells whether the client's own
+    loop has already ended (then only :meth:`~lionagi.service.Endpoint.aclose` still works).
+    """
+
+    def __init__(self, endpoint: str, *, loop_closed: bool) -> None:
+        self.loop_closed = loop_closed
+        state = "has already closed" if loop_closed else "is still open"
+        super().__init__(
+            f"{endpoint}'s HTTP client belongs to another event loop, which {state}; its "
+            "connections cannot be used from this one. Create one iModel (or endpoint) per "
+            "event loop, inside it"
+        )
 
 
 # --- installation --------------------------------------------------------------------------------

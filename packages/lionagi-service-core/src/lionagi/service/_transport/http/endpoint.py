@@ -40,10 +40,11 @@ import httpx
 from pydantic import BaseModel
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
-from ..._base.aio import aclose_shielded, one_per_batch
+from ..._base.aio import aclose_shielded, one_per_batch, running_asyncio_loop
 from ..._base.chunk import StreamChunk
 from ..._base.errors import (
     EndpointConfigurationError,
+    EventLoopMismatchError,
     ProviderCatalogError,
     ProviderConnectionError,
     ProviderError,
@@ -245,6 +246,7 @@ class Endpoint:
         self.__transport = transport
         self.__guard = SSRFGuard(resolver)
         self.__client: httpx.AsyncClient | None = None
+        self.__client_loop: Any | None = None  # the asyncio loop the client's connections use
         self.__state = ClientState.UNOPENED
         # The last full URL and its parsed form: parsing a URL string costs more per request
         # than anything else the endpoint adds. Keyed by the text, so a changed config re-parses.
@@ -653,18 +655,40 @@ class Endpoint:
         return new_client(self.__config, self.__transport)
 
     def _http_client(self) -> httpx.AsyncClient:
-        """The owned client, created on first use; refuses after :meth:`aclose`."""
-        client = self.__client
-        if client is not None:
-            return client
+        """The owned client, created on first use; refuses after :meth:`aclose`.
+
+        The client belongs to the asyncio loop it is first used on (its pooled connections
+        do); use on another loop raises :class:`~lionagi.service.EventLoopMismatchError`
+        instead of failing inside asyncio.
+        """
+        if self.__client is not None:
+            # Checked before the client is held in a local: a refusal's traceback must not
+            # keep the client (and its sockets) alive after the endpoint drops it.
+            if self.__transport is None:
+                loop = running_asyncio_loop()
+                if loop is not self.__client_loop and loop is not None:
+                    self._bind_or_refuse(loop)
+            return self.__client
         if self.__state is ClientState.CLOSED:
             raise RuntimeError(
                 f"{self!r} is closed; create a new endpoint (closed endpoints are not reopened)"
             )
         client = self._new_client()
         self.__client = client
+        if self.__transport is None:
+            # The pooled transport's connections are the loop-bound part; a transport passed
+            # in (``httpx.MockTransport``, a test double) keeps its own rules.
+            self.__client_loop = running_asyncio_loop()
         self.__state = ClientState.OPENED
         return client
+
+    def _bind_or_refuse(self, loop: Any) -> None:
+        """A client created outside any loop joins ``loop``; one bound to another is refused."""
+        bound = self.__client_loop
+        if bound is None:
+            self.__client_loop = loop
+            return
+        raise EventLoopMismatchError(repr(self), loop_closed=bound.is_closed())
 
     def _build_request(
         self,
@@ -822,12 +846,23 @@ class Endpoint:
         )
 
     async def aclose(self) -> None:
-        """Close the owned client and its connections. Idempotent; the endpoint stays closed."""
+        """Close the owned client and its connections. Idempotent; the endpoint stays closed.
+
+        On another loop than the client's: if that loop has ended, nothing can run there any
+        more, so the client is dropped (its sockets are freed with that loop's transports);
+        if it is still open, :class:`~lionagi.service.EventLoopMismatchError` is raised and
+        the endpoint stays open, to be closed on its own loop.
+        """
         if self.__state is ClientState.CLOSED:
             return
+        bound = self.__client_loop
+        loop = running_asyncio_loop()
+        foreign = self.__client is not None and bound is not None and loop is not bound
+        if foreign and not bound.is_closed():
+            raise EventLoopMismatchError(repr(self), loop_closed=False)
         client, self.__client = self.__client, None
         self.__state = ClientState.CLOSED
-        if client is not None:
+        if client is not None and not foreign:
             with anyio.CancelScope(shield=True):
                 await client.aclose()
 
