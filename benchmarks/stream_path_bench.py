@@ -18,6 +18,10 @@ Sections:
                   a bare ``json_events_from_process`` loop vs ``iModel.stream`` over the
                   reference CLI adapter (supervisor, contract guard, projection); wall and
                   this process's CPU per event, interleaved, median [min-max].
+* ``agentic_layers`` where the agentic per-event cost goes: the same run read at each layer
+                  (the bare per-event loop; the same reads as blocks; blocks plus the reference
+                  adapter's ``project_event``; ``Endpoint.stream_batches``; ``Endpoint.stream``;
+                  ``iModel.stream``), CPU per event and its median ratio to the bare loop.
 * ``concurrent``  256 and 512 concurrent streams x 200 chunks: each (contender, round) is a
                   fresh worker process so peak RSS (``ru_maxrss``) is its own; wall and peak RSS.
 
@@ -260,6 +264,77 @@ async def bench_agentic(rounds: int, events: int) -> None:
         )
 
 
+async def bench_agentic_layers(rounds: int, events: int) -> None:
+    from lionagi.service import iModel
+    from lionagi.service.agentic import json_events_from_process
+    from lionagi.service_testing.reference_cli import ReferenceCliEndpoint, project_event
+
+    argv = [sys.executable, "-I", "-S", "-c", _CHILD, str(events)]
+    endpoint = ReferenceCliEndpoint(argv=argv)
+    model = iModel(endpoint=ReferenceCliEndpoint(argv=argv))
+    request = {"prompt": "hi"}
+
+    async def bare() -> int:
+        count = 0
+        async with json_events_from_process(argv, prompt="hi") as stream:
+            async for event in stream:
+                if event.get("type") == "text":
+                    count += 1
+        return count
+
+    async def blocks() -> int:
+        count = 0
+        async with json_events_from_process(argv, prompt="hi") as stream:
+            async for block in stream.blocks():
+                for event in block:
+                    if event.get("type") == "text":
+                        count += 1
+        return count
+
+    async def projected() -> int:
+        count = 0
+        async with json_events_from_process(argv, prompt="hi") as stream:
+            async for block in stream.blocks():
+                for event in block:
+                    chunk = project_event(event)
+                    if chunk is not None and chunk.type == "text":
+                        count += 1
+        return count
+
+    async def batches() -> int:
+        count = 0
+        async for batch in endpoint.stream_batches(request):
+            for chunk in batch:
+                if chunk.type == "text":
+                    count += 1
+        return count
+
+    layers: dict[str, Callable[[], Awaitable[int]]] = {
+        "bare json_events_from_process": bare,
+        "blocks()": blocks,
+        "blocks + project_event": projected,
+        "Endpoint.stream_batches": batches,
+        "Endpoint.stream": lambda: _ours_once(endpoint.stream(request)),
+        "iModel.stream": lambda: _ours_once(model.stream(prompt="hi")),
+    }
+    names = list(layers)
+    for name in names:
+        assert await layers[name]() == events, name
+    cpu: dict[str, list[float]] = {n: [] for n in names}
+    for r in range(rounds):
+        for name in names if r % 2 == 0 else names[::-1]:
+            c0 = time.process_time()
+            await layers[name]()
+            cpu[name].append((time.process_time() - c0) / events)
+    await model.close()
+    print(f"agentic layers: one run of {events} events, {rounds} rounds, CPU per event")
+    base = cpu[names[0]]
+    for name in names:
+        ratios = [b / a for a, b in zip(base, cpu[name], strict=True)]
+        median_us = statistics.median(cpu[name]) * 1e6
+        print(f"{name:30} {median_us:7.2f} us/event   vs bare {_spread(ratios):>22}")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("base", help="server base URL, e.g. http://127.0.0.1:18765")
@@ -281,6 +356,8 @@ def main() -> None:
         anyio.run(bench_single, args.base, args.rounds, args.chunks, args.reps)
     if "agentic" in sections:
         anyio.run(bench_agentic, args.rounds, args.events)
+    if "agentic_layers" in sections:
+        anyio.run(bench_agentic_layers, args.rounds, args.events)
     if "concurrent" in sections:
         for n in args.concurrency.split(","):
             bench_concurrent(args.base, args.rounds, int(n), args.conc_chunks)

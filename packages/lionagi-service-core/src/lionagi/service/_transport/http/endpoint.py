@@ -856,10 +856,11 @@ class Endpoint:
         if self.__state is ClientState.CLOSED:
             return
         bound = self.__client_loop
-        loop = running_asyncio_loop()
-        foreign = self.__client is not None and bound is not None and loop is not bound
-        if foreign and not bound.is_closed():
-            raise EventLoopMismatchError(repr(self), loop_closed=False)
+        foreign = False
+        if self.__client is not None and bound is not None:
+            foreign = running_asyncio_loop() is not bound
+            if foreign and not bound.is_closed():
+                raise EventLoopMismatchError(repr(self), loop_closed=False)
         client, self.__client = self.__client, None
         self.__state = ClientState.CLOSED
         if client is not None and not foreign:
