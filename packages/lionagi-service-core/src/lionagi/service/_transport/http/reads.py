@@ -104,7 +104,7 @@ class SupervisedStream(httpcore.AsyncNetworkStream):
     def __init__(self, inner: httpcore.AsyncNetworkStream) -> None:
         self._inner = inner
         self.control: ReadControl | None = None
-        self._socket: Any = _UNSET  # the raw socket (asyncio's TransportSocket), looked up once
+        self._socket: Any = _UNSET  # see _raw_socket
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:  # noqa: ASYNC109
         control = self.control
@@ -141,9 +141,7 @@ class SupervisedStream(httpcore.AsyncNetworkStream):
         times per request (issue 15), so the socket is looked up once and polled directly.
         Same answer as httpcore's: no socket, a closed one, or pending data or EOF is True.
         """
-        sock = self._socket
-        if sock is _UNSET:
-            sock = self._socket = self._inner.get_extra_info("socket")
+        sock = self._raw_socket()
         if sock is None or sock.fileno() < 0:
             return True
         if _poll is None:  # no poll(2) (Windows): select answers the same question
@@ -153,9 +151,16 @@ class SupervisedStream(httpcore.AsyncNetworkStream):
         poller.register(sock, select.POLLIN)
         return bool(poller.poll(0))
 
+    def _raw_socket(self) -> Any:
+        """The stream's raw socket (asyncio's ``TransportSocket``) or None, looked up once."""
+        sock = self._socket
+        if sock is _UNSET:
+            sock = self._socket = self._inner.get_extra_info("socket")
+        return sock
+
     def can_shut_down(self) -> bool:
         """Whether :meth:`shutdown` can reach a socket (needed before a control is attached)."""
-        return self._inner.get_extra_info("socket") is not None
+        return self._raw_socket() is not None
 
     def shutdown(self) -> None:
         """Shut the socket down both ways, so a pending read ends now; the fd stays open.
@@ -163,7 +168,7 @@ class SupervisedStream(httpcore.AsyncNetworkStream):
         ``shutdown`` rather than ``close``: the event loop still owns the descriptor and
         closes it with the connection, so it cannot be reused under the loop's feet.
         """
-        sock = self._inner.get_extra_info("socket")
+        sock = self._raw_socket()
         if sock is None:
             return
         with contextlib.suppress(OSError):  # already closed: nothing left to stop
