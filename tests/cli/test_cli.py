@@ -275,3 +275,83 @@ def test_chat_refuses_loopback_without_allow_local_network_and_unset_key_env():
     no_traceback(refused.stderr, unset.stderr)
     assert refused.returncode == 1  # UnsafeURLError: a provider error
     assert unset.returncode == 2 and "CORE12_UNSET_VAR" in unset.stderr
+
+
+# -- error lines read whole -----------------------------------------------------------------------
+
+
+def test_a_credential_named_config_error_keeps_every_word(capsys, monkeypatch):
+    # `api_key: <message>` looks like a credential pair to the redactor; the message's first
+    # word was printed as [REDACTED] ("api_key: [REDACTED] chat/completions needs an API key").
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert main(["chat", "openai/gpt-4.1", "hi", "--endpoint", "chat/completions"]) == 2
+    err = capsys.readouterr().err
+    assert "api_key: openai chat/completions needs an API key" in err, err
+    assert "[REDACTED]" not in err
+
+    monkeypatch.delenv("CORE12_UNSET_VAR", raising=False)
+    argv = ["chat", "openai/gpt-4.1", "hi", "--api-key-env", "CORE12_UNSET_VAR", "--json"]
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    line = "api_key: --api-key-env: $CORE12_UNSET_VAR is not set"
+    assert f"error: EndpointConfigurationError: {line}" in err, err
+    assert json.loads(out.splitlines()[-1])["message"] == line
+
+
+def test_a_secret_inside_a_config_error_is_still_redacted():
+    from lionagi.service import EndpointConfigurationError
+    from lionagi.service.cli._render import exception_line
+
+    key = "sk-proj-" + "q7" * 20
+    exc = EndpointConfigurationError("api_key", f"{key} was refused; password=hunter22")
+    line = exception_line("error: ", exc)
+    assert key not in line and "hunter22" not in line
+    assert line.startswith("error: api_key: [REDACTED] was refused")
+    # A field that is itself secret-shaped (a request key the caller typed) is redacted too.
+    assert key not in exception_line("", EndpointConfigurationError(key, "unknown field"))
+
+
+def test_refused_credentials_read_whole_on_the_command_line():
+    from lionagi.service_testing.fake_server import FakeProviderServer
+
+    with FakeProviderServer.running_in_thread() as server:
+        env = {**cli_env(), "CORE12_FAKE_KEY": "sk-cli-flag-key-123456"}
+        proc = subprocess.run(
+            [
+                *command(),
+                "chat",
+                "openai/gpt-4.1",
+                "hi",
+                "--base-url",
+                f"{server.base_url}/v1",
+                "--allow-local-network",
+                "--api-key-env",
+                "CORE12_FAKE_KEY",
+                "--endpoint-setting",
+                'default_headers={"x-fake-behaviour": "401"}',
+            ],
+            capture_output=True,
+            text=True,
+            timeout=HANG_GUARD,
+            env=env,
+            check=False,
+        )
+    assert proc.returncode == 1, proc.stderr
+    assert "refused the credentials (HTTP 401); check the API key" in proc.stderr, proc.stderr
+    assert "sk-cli-flag-key-123456" not in proc.stdout + proc.stderr
+
+
+def test_doctor_table_names_the_endpoint_of_a_provider_with_several(capsys):
+    from lionagi.service.cli._doctor import _print
+
+    def row(provider: str, endpoint: str) -> dict[str, object]:
+        return {
+            "provider": provider, "endpoint": endpoint, "binary": "prog", "found": False,
+            "path": None, "version": None, "detail": "not found", "tested": None,
+            "tested_version": None, "install_hint": "", "auth_hint": "",
+        }  # fmt: skip
+
+    _print([row("multi", "agent"), row("multi", "group_chat"), row("single", "query_cli")])  # type: ignore[list-item]
+    out = capsys.readouterr().out
+    assert "multi agent" in out and "multi group_chat" in out, out
+    assert "single query_cli" not in out and "single" in out

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections import Counter
 from collections.abc import Sequence
 
 from .._base.errors import CatalogValidationError
@@ -19,7 +20,7 @@ from .._catalog.full_check import failures
 from .._catalog.keys import canonical_provider_key
 from .._catalog.registry import EndpointRegistry
 from ._console import table_console
-from ._render import error_line
+from ._render import error_line, exception_line
 
 __all__ = ["doctor_command"]
 
@@ -31,11 +32,11 @@ def doctor_command(providers: Sequence[str], *, as_json: bool) -> int:
     try:
         snapshot = EndpointRegistry.snapshot()
     except CatalogValidationError as exc:
-        _fail(f"doctor: {exc}")
+        print(exception_line("doctor: ", exc), file=sys.stderr, flush=True)
         return _CATALOG_INVALID
     failed = failures(snapshot, snapshot.deferred.providers)  # the full check: import every row
     for failed_key, error in sorted(failed.items()):
-        print(f"doctor: {failed_key}: {error}", flush=True)
+        print(exception_line(f"doctor: {failed_key}: ", error), flush=True)
     if any(isinstance(error, CatalogValidationError) for error in failed.values()):
         return _CATALOG_INVALID
     rows = cli_report(snapshot, skip=failed)
@@ -75,7 +76,13 @@ def _print(rows: list[CliAvailability]) -> None:
     table = Table(title="agentic CLI providers")
     for column in ("provider", "binary", "version", "auth"):
         table.add_column(column, overflow="fold")
+    # A provider with several CLI endpoints (ag2: agent, group_chat) has a row per endpoint;
+    # without the endpoint's name its rows read as the same line printed twice.
+    per_provider = Counter(row["provider"] for row in rows)
     for row in rows:
+        provider = row["provider"]
+        if per_provider[provider] > 1:
+            provider = f"{provider} {row['endpoint']}"
         if row["found"]:
             binary = Text(row["path"] or row["binary"], style="green")
         else:
@@ -87,5 +94,5 @@ def _print(rows: list[CliAvailability]) -> None:
             version.append(f"\n(tested with {row['tested_version']})", style="yellow")
         elif row["tested"]:
             version.append(" (tested)", style="dim")
-        table.add_row(row["provider"], binary, version, row["auth_hint"] or "")
+        table.add_row(provider, binary, version, row["auth_hint"] or "")
     console.print(table)

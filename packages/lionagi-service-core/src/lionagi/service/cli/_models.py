@@ -18,7 +18,7 @@ from .._catalog.keys import canonical_provider_key
 from .._catalog.registry import EndpointRegistry
 from .._catalog.snapshot import CatalogSnapshot
 from ._console import table_console
-from ._render import error_line
+from ._render import exception_line
 
 __all__ = ["models_command", "models_report"]
 
@@ -61,7 +61,7 @@ def models_command(provider: str, *, as_json: bool) -> int:
     try:
         snapshot = EndpointRegistry.snapshot()
     except CatalogValidationError as exc:
-        print(error_line(f"models: {exc}"), file=sys.stderr, flush=True)
+        print(exception_line("models: ", exc), file=sys.stderr, flush=True)
         return _CATALOG_INVALID
     key = snapshot.provider_index.get(canonical_provider_key(provider))
     if key is None or key not in snapshot.providers:

@@ -18,6 +18,7 @@ from .._catalog.full_check import failures
 from .._catalog.projection import CatalogReport, ProviderCatalogItem
 from .._catalog.registry import EndpointRegistry
 from ._console import table_console
+from ._render import exception_line
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -41,7 +42,7 @@ def providers_command(*, as_json: bool, strict: bool = False) -> int:
             snapshot, snapshot.deferred.providers if strict else unprobed_providers(snapshot)
         )
         programs = cli_report(snapshot, skip=failed)
-    errors = [f"{key}: {exc}" for key, exc in sorted(failed.items())]
+    errors = [exception_line(f"{key}: ", exc) for key, exc in sorted(failed.items())]
     if as_json:
         print(json.dumps({**report, "cli_programs": programs, "load_errors": errors}, indent=2))
     else:

@@ -22,6 +22,7 @@ import time
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from .._base.chunk import StreamChunk
+from .._base.errors import EndpointConfigurationError
 from .._base.secrets import redact
 
 if TYPE_CHECKING:
@@ -35,6 +36,7 @@ __all__ = [
     "Renderer",
     "TerminalRenderer",
     "error_line",
+    "exception_line",
     "renderer_for",
 ]
 
@@ -60,14 +62,36 @@ def error_line(text: str) -> str:
     return " ".join(redact(text).split())
 
 
+def exception_line(prefix: str, exc: BaseException) -> str:
+    """``prefix`` and ``exc``'s message as one redacted line, the field of a config error kept.
+
+    An :class:`~lionagi.service.EndpointConfigurationError` reads ``field: message``. Redacted
+    whole, a credential-named field looks like a ``name: value`` pair, so ``api_key: openai chat
+    needs an API key`` lost its first word to ``[REDACTED]``. The field is a setting's name the
+    library wrote; it and the message are redacted apart, so every secret shape in either is
+    still removed and the sentence stays whole.
+    """
+    text = str(exc)
+    field = exc.field if isinstance(exc, EndpointConfigurationError) else None
+    if field is not None and text.startswith(f"{field}: "):
+        body = f"{redact(field)}: {redact(text[len(field) + 2 :])}"
+    else:
+        body = redact(text)
+    return " ".join(f"{redact(prefix)}{body}".split())
+
+
 def _stderr_line(text: str, err: IO[str] | None = None) -> None:
+    _write_line(error_line(text), err)
+
+
+def _write_line(line: str, err: IO[str] | None = None) -> None:
     stream = err or sys.stderr
-    stream.write(error_line(text) + "\n")
+    stream.write(line + "\n")
     stream.flush()
 
 
-def _exception_text(exc: BaseException) -> str:
-    return f"error: {type(exc).__name__}: {exc}"
+def _exception_line(exc: BaseException) -> str:
+    return exception_line(f"error: {type(exc).__name__}: ", exc)
 
 
 def _provider_error_text(chunk: StreamChunk) -> str:
@@ -94,9 +118,9 @@ class JsonRenderer:
     def error(self, exc: BaseException) -> None:
         """Write the terminal error as a final JSON line, and its one line on stderr."""
         self._write(
-            {"type": "exception", "error": type(exc).__name__, "message": error_line(str(exc))}
+            {"type": "exception", "error": type(exc).__name__, "message": exception_line("", exc)}
         )
-        _stderr_line(_exception_text(exc), self._err)
+        _write_line(_exception_line(exc), self._err)
 
     def interrupted(self) -> None:
         """Write the final record of an interrupted stream."""
@@ -156,7 +180,7 @@ class PlainRenderer:
     def error(self, exc: BaseException) -> None:
         """End the partial line, then one line on stderr."""
         self.close()
-        _stderr_line(_exception_text(exc), self._err)
+        _write_line(_exception_line(exc), self._err)
 
     def interrupted(self) -> None:
         """End the partial line so the shell prompt starts on its own line."""
@@ -310,7 +334,7 @@ class LiveRenderer:
     def error(self, exc: BaseException) -> None:
         """Stop the live view, then one line on stderr."""
         self._stop()
-        _stderr_line(_exception_text(exc), self._err)
+        _write_line(_exception_line(exc), self._err)
 
     def interrupted(self) -> None:
         """Stop the live view (its last frame stays), then say so on stderr."""

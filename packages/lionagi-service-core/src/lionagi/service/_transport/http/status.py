@@ -178,7 +178,7 @@ def status_error(
         )
     if status in (401, 403):
         return ProviderUnauthorizedError(
-            f"{where} refused the credentials: HTTP {status}; check the API key{suffix}",
+            f"{where} refused the credentials (HTTP {status}); check the API key{suffix}",
             status=status,
             body_excerpt=text,
         )
