@@ -299,7 +299,11 @@ def test_a_credential_named_config_error_keeps_every_word(capsys, monkeypatch):
 
 
 def test_a_secret_inside_a_config_error_is_still_redacted():
-    from lionagi.service import EndpointConfigurationError
+    from lionagi.service import (
+        AdmissionConfigError,
+        AgenticRequestValidationError,
+        EndpointConfigurationError,
+    )
     from lionagi.service.cli._render import exception_line
 
     key = "sk-proj-" + "q7" * 20
@@ -309,6 +313,10 @@ def test_a_secret_inside_a_config_error_is_still_redacted():
     assert line.startswith("error: api_key: [REDACTED] was refused")
     # A field that is itself secret-shaped (a request key the caller typed) is redacted too.
     assert key not in exception_line("", EndpointConfigurationError(key, "unknown field"))
+    # Every error that names its field reads whole.
+    for error in (AdmissionConfigError, AgenticRequestValidationError):
+        line = exception_line("", error("session_id", "session-0001 was never confirmed"))
+        assert line == "session_id: session-0001 was never confirmed"
 
 
 def test_refused_credentials_read_whole_on_the_command_line():

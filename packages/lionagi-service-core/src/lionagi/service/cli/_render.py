@@ -22,7 +22,11 @@ import time
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from .._base.chunk import StreamChunk
-from .._base.errors import EndpointConfigurationError
+from .._base.errors import (
+    AdmissionConfigError,
+    AgenticRequestValidationError,
+    EndpointConfigurationError,
+)
 from .._base.secrets import redact
 
 if TYPE_CHECKING:
@@ -62,18 +66,22 @@ def error_line(text: str) -> str:
     return " ".join(redact(text).split())
 
 
+_FIELD_ERRORS = (EndpointConfigurationError, AdmissionConfigError, AgenticRequestValidationError)
+
+
 def exception_line(prefix: str, exc: BaseException) -> str:
     """``prefix`` and ``exc``'s message as one redacted line, the field of a config error kept.
 
-    An :class:`~lionagi.service.EndpointConfigurationError` reads ``field: message``. Redacted
-    whole, a credential-named field looks like a ``name: value`` pair, so ``api_key: openai chat
-    needs an API key`` lost its first word to ``[REDACTED]``. The field is a setting's name the
-    library wrote; it and the message are redacted apart, so every secret shape in either is
-    still removed and the sentence stays whole.
+    The errors that name a field (``EndpointConfigurationError``, ``AdmissionConfigError``,
+    ``AgenticRequestValidationError``) read ``field: message``. Redacted whole, a
+    credential-named field looks like a ``name: value`` pair, so ``api_key: openai chat needs an
+    API key`` lost its first word to ``[REDACTED]``. The field is a setting's name; it and the
+    message are redacted apart, so every secret shape in either is still removed and the
+    sentence stays whole.
     """
     text = str(exc)
-    field = exc.field if isinstance(exc, EndpointConfigurationError) else None
-    if field is not None and text.startswith(f"{field}: "):
+    field = exc.field if isinstance(exc, _FIELD_ERRORS) else None
+    if isinstance(field, str) and text.startswith(f"{field}: "):
         body = f"{redact(field)}: {redact(text[len(field) + 2 :])}"
     else:
         body = redact(text)
