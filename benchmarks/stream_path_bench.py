@@ -19,9 +19,12 @@ Sections:
                   reference CLI adapter (supervisor, contract guard, projection); wall and
                   this process's CPU per event, interleaved, median [min-max].
 * ``agentic_layers`` where the agentic per-event cost goes: the same run read at each layer
-                  (the bare per-event loop; the same reads as blocks; blocks plus the reference
-                  adapter's ``project_event``; ``Endpoint.stream_batches``; ``Endpoint.stream``;
-                  ``iModel.stream``), CPU per event and its median ratio to the bare loop.
+                  (the bare per-event loop; the same reads as blocks; the floor any agentic
+                  stream pays, blocks plus one ``StreamChunk`` per event with no grammar and no
+                  check, then the same chunks handed out one at a time through ``ChunkBatches``;
+                  blocks plus the reference adapter's ``project_event``;
+                  ``Endpoint.stream_batches``; ``Endpoint.stream``; ``iModel.stream``), CPU per
+                  event and its median ratio to the bare loop.
 * ``concurrent``  256 and 512 concurrent streams x 200 chunks: each (contender, round) is a
                   fresh worker process so peak RSS (``ru_maxrss``) is its own; wall and peak RSS.
 
@@ -37,7 +40,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -265,8 +268,8 @@ async def bench_agentic(rounds: int, events: int) -> None:
 
 
 async def bench_agentic_layers(rounds: int, events: int) -> None:
-    from lionagi.service import iModel
-    from lionagi.service.agentic import json_events_from_process
+    from lionagi.service import StreamChunk, iModel
+    from lionagi.service.agentic import ChunkBatches, json_events_from_process
     from lionagi.service_testing.reference_cli import ReferenceCliEndpoint, project_event
 
     argv = [sys.executable, "-I", "-S", "-c", _CHILD, str(events)]
@@ -291,6 +294,31 @@ async def bench_agentic_layers(rounds: int, events: int) -> None:
                         count += 1
         return count
 
+    async def floor() -> int:
+        # The boundary's own price, no grammar and no check: one StreamChunk per text event.
+        count = 0
+        async with json_events_from_process(argv, prompt="hi") as stream:
+            async for block in stream.blocks():
+                for event in block:
+                    if event.get("type") == "text":
+                        chunk = StreamChunk("text", event.get("content"), is_delta=True)
+                        if chunk.type == "text":
+                            count += 1
+        return count
+
+    async def floor_chunks() -> AsyncGenerator[list[StreamChunk], None]:
+        # Lists of at most 128 events' chunks, as the CLI run loop cuts them (_BATCH_EVENTS).
+        async with json_events_from_process(argv, prompt="hi") as stream:
+            async for block in stream.blocks():
+                for start in range(0, len(block), 128):
+                    batch = [
+                        StreamChunk("text", event.get("content"), is_delta=True)
+                        for event in block[start : start + 128]
+                        if event.get("type") == "text"
+                    ]
+                    if batch:
+                        yield batch
+
     async def projected() -> int:
         count = 0
         async with json_events_from_process(argv, prompt="hi") as stream:
@@ -312,6 +340,8 @@ async def bench_agentic_layers(rounds: int, events: int) -> None:
     layers: dict[str, Callable[[], Awaitable[int]]] = {
         "bare json_events_from_process": bare,
         "blocks()": blocks,
+        "floor: blocks + StreamChunk": floor,
+        "floor, handed out per chunk": lambda: _ours_once(ChunkBatches(floor_chunks())),
         "blocks + project_event": projected,
         "Endpoint.stream_batches": batches,
         "Endpoint.stream": lambda: _ours_once(endpoint.stream(request)),
