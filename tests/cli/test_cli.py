@@ -363,3 +363,50 @@ def test_doctor_table_names_the_endpoint_of_a_provider_with_several(capsys):
     out = capsys.readouterr().out
     assert "multi agent" in out and "multi group_chat" in out, out
     assert "single query_cli" not in out and "single" in out
+
+
+# -- the terminal summary -------------------------------------------------------------------------
+
+
+def test_usage_line_shows_the_counts_not_the_vendor_records():
+    from lionagi.service.cli._render import usage_line
+
+    claude = {
+        "input_tokens": 84,
+        "cache_read_input_tokens": 0,
+        "output_tokens": 14,
+        "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 2},
+        "service_tier": "standard",
+        "iterations": [],
+        "cache_creation": {"ephemeral_1h_input_tokens": 0},
+    }
+    line = usage_line({"usage": claude, "total_cost_usd": 0.0008}, latency=None)
+    assert line == (
+        "usage: input_tokens=84, cache_read_input_tokens=0, output_tokens=14, "
+        "server_tool_use.web_fetch_requests=2 · cost $0.0008"
+    )
+    openai = {"prompt_tokens": 9, "completion_tokens_details": {"reasoning_tokens": 64}}
+    assert usage_line({"usage": openai}, latency=None) == (
+        "usage: prompt_tokens=9, completion_tokens_details.reasoning_tokens=64"
+    )
+    assert usage_line({"usage": {"tier": "x"}}, latency=None) == ""
+
+
+def test_a_tool_result_is_labelled_with_its_calls_tool_and_shows_text_as_text():
+    import io
+
+    from lionagi.service import StreamChunk
+    from lionagi.service.cli._render import PlainRenderer
+
+    out = io.StringIO()
+    renderer = PlainRenderer(out=out)
+    renderer.chunk(StreamChunk("tool_use", tool_name="Bash", tool_id="t-1", tool_input={"c": 1}))
+    renderer.chunk(StreamChunk("tool_result", tool_id="t-1", tool_output="ran\nok"))
+    renderer.chunk(StreamChunk("tool_result", tool_id="t-9", tool_output={"n": 2}, is_error=True))
+    renderer.close()
+    assert out.getvalue().splitlines() == [
+        '→ Bash({"c": 1})',
+        "← Bash: ran",
+        "ok",
+        '← t-9 (failed): {"n": 2}',
+    ]

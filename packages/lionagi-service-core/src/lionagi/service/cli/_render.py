@@ -146,6 +146,7 @@ class PlainRenderer:
         self._out = out or sys.stdout
         self._err = err
         self._mode: str | None = None
+        self._tools = _ToolNames()
 
     def _print(self, text: str, end: str = "\n") -> None:
         self._out.write(text + end)
@@ -166,12 +167,15 @@ class PlainRenderer:
             self._print(chunk.content, end="")
         elif chunk.type == "tool_use":
             self._switch("tool")
+            self._tools.called(chunk)
             args = json.dumps(chunk.tool_input or {}, default=str)
             self._print(f"→ {chunk.tool_name}({args})")
             self._mode = None
         elif chunk.type == "tool_result":
             self._switch("tool")
-            self._print(f"← {chunk.tool_name or chunk.tool_id}: {chunk.tool_output!r}")
+            failed = " (failed)" if chunk.is_error else ""
+            output = _tool_output_text(chunk.tool_output)
+            self._print(f"← {self._tools.label(chunk)}{failed}: {output}")
             self._mode = None
         elif chunk.type == "result":
             self._switch("result")
@@ -207,11 +211,18 @@ TerminalRenderer = PlainRenderer
 
 
 def usage_line(metadata: dict[str, Any], *, latency: tuple[float | None, float] | None) -> str:
-    """``usage: k=v, ... · cost $x · first token 0.12 s, total 1.5 s`` from what is present."""
+    """``usage: k=v, ... · cost $x · first token 0.12 s, total 1.5 s`` from what is present.
+
+    The line holds the usage counts: every top-level number, and the non-zero numbers one level
+    down as ``parent.key`` (OpenAI's ``completion_tokens_details.reasoning_tokens``). Text,
+    lists and deeper values (Claude Code reports its service tier, region and per-iteration
+    records there) are left to ``--json``, which carries the whole mapping.
+    """
     parts: list[str] = []
-    usage: dict[str, Any] = metadata.get("usage") or {}
-    if usage:
-        parts.append("usage: " + ", ".join(f"{k}={v}" for k, v in usage.items()))
+    usage = metadata.get("usage")
+    counts = _usage_counts(usage) if isinstance(usage, dict) else []
+    if counts:
+        parts.append("usage: " + ", ".join(counts))
     cost = metadata.get("total_cost_usd", metadata.get("cost"))
     if isinstance(cost, int | float) and not isinstance(cost, bool):
         parts.append(f"cost ${cost:.4f}")
@@ -222,6 +233,52 @@ def usage_line(metadata: dict[str, Any], *, latency: tuple[float | None, float] 
             timing = f"first token {first:.2f} s, " + timing
         parts.append(timing)
     return " · ".join(parts)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _usage_counts(usage: dict[str, Any]) -> list[str]:
+    counts = []
+    for key, value in usage.items():
+        if _is_number(value):
+            counts.append(f"{key}={value}")
+        elif isinstance(value, dict):
+            counts += [f"{key}.{k}={v}" for k, v in value.items() if _is_number(v) and v]
+    return counts
+
+
+def _tool_output_text(output: object) -> str:
+    """A tool's output as shown: text as it is, anything else as JSON."""
+    if isinstance(output, str):
+        return output
+    return json.dumps(output, default=str, ensure_ascii=False)
+
+
+class _ToolNames:
+    """The tool each call id belongs to, so a result is labelled with its tool's name.
+
+    Vendors put the name on the call and only the id on the result (Claude Code, Codex).
+    """
+
+    __slots__ = ("_names",)
+
+    def __init__(self) -> None:
+        self._names: dict[str, str] = {}
+
+    def called(self, chunk: StreamChunk) -> None:
+        """Record a ``tool_use`` chunk's id and name."""
+        if chunk.tool_id and chunk.tool_name:
+            self._names[chunk.tool_id] = chunk.tool_name
+
+    def label(self, chunk: StreamChunk) -> str:
+        """A ``tool_result`` chunk's label: its tool's name, else its call id."""
+        if chunk.tool_name:
+            return chunk.tool_name
+        if chunk.tool_id:
+            return self._names.get(chunk.tool_id, chunk.tool_id)
+        return "tool"
 
 
 class LiveRenderer:
@@ -247,6 +304,7 @@ class LiveRenderer:
         self._thinking = ""
         self._answer = ""
         self._result: str = ""
+        self._tools = _ToolNames()
         self._started = time.monotonic()
         self._first: float | None = None
         self._live: Live | None = None
@@ -304,6 +362,7 @@ class LiveRenderer:
         elif chunk.type == "thinking" and chunk.content:
             self._thinking += chunk.content
         elif chunk.type == "tool_use":
+            self._tools.called(chunk)
             args = json.dumps(chunk.tool_input or {}, default=str, indent=2)
             self._blocks.append(
                 Panel(Text(args), title=f"tool call: {chunk.tool_name}", border_style="cyan")
@@ -312,8 +371,8 @@ class LiveRenderer:
             style = "red" if chunk.is_error else "green"
             self._blocks.append(
                 Panel(
-                    Text(repr(chunk.tool_output)),
-                    title=f"tool result: {chunk.tool_name or chunk.tool_id}",
+                    Text(_tool_output_text(chunk.tool_output)),
+                    title=f"tool result: {self._tools.label(chunk)}",
                     border_style=style,
                 )
             )
