@@ -232,6 +232,8 @@ def policy_failure(dists: Dists, policy: str, *, extra: str = "") -> set[tuple[s
         ("provider='acme', effort_mode='kwarg'", "effort_kwarg"),
         ("provider='acme', effort_mode='model_name', effort_kwarg='effort'", "effort_kwarg"),
         ("provider='acme', effort_mode='none', effort_kwarg='effort'", "effort_kwarg"),
+        ("provider='acme', effort_mode='passthrough', effort_kwarg='effort'", "effort_kwarg"),
+        ("provider='acme', effort_mode='passthrough', effort_levels=('high',)", "effort_levels"),
         ("provider='acme', effort_levels=('high',)", "effort_levels"),
         ("provider='acme', effort_mode='sometimes'", "effort_mode"),
         ("provider='acme', effort_mode='model_name', effort_levels=('turbo',)", "effort_levels"),
@@ -346,3 +348,57 @@ def test_default_endpoint_must_name_one_of_the_providers_endpoints(
 ) -> None:
     found = policy_failure(dists, f"provider='acme', default_endpoint={value}")
     assert ("invalid_model_policy", "default_endpoint") in found
+
+
+# -- passthrough: a policy that leaves model names alone -----------------------------------------
+
+OPAQUE = """
+PROVIDER_SPECS = (
+    api("opaque", "chat/completions", endpoint_aliases=("chat",)),
+    api("opaque", "embeddings", endpoint_aliases=("embed",)),
+)
+MODEL_POLICIES = (
+    ProviderModelPolicy(
+        provider="opaque",
+        effort_mode="passthrough",
+        default_endpoint="chat",
+        model_aliases={"big": "opaque/big-model-max"},
+    ),
+)
+"""
+
+
+def test_passthrough_keeps_effort_like_endings_and_still_selects_the_default_endpoint(
+    dists: Dists, default_catalog: ProviderCatalog
+) -> None:
+    from lionagi.service import iModel
+    from lionagi.service.cli._models import models_report
+
+    dists.provider("opaque", OPAQUE)
+    for written in ("opaque/model-max", "opaque/model-HIGH", "big"):
+        spec = parse_model_spec(written)
+        assert spec.effort is None and spec.kwargs == {}, written
+    assert parse_model_spec("opaque/model-max").model == "opaque/model-max"
+    assert parse_model_spec("big").model == "opaque/big-model-max"  # an alias target as written
+    model = iModel(model="opaque/model-max", api_key="k")
+    assert model.endpoint.config.endpoint == "chat/completions"
+    assert model.endpoint.config.request_defaults["model"] == "model-max"
+    # An effort written after an alias is an effort, and this provider has none.
+    with pytest.raises(EndpointConfigurationError, match="does not support effort levels"):
+        parse_model_spec("big-high")
+    report = models_report(default_catalog.snapshot(), "opaque")
+    assert (report["effort_mode"], report["default_endpoint"]) == (
+        "passthrough",
+        "chat/completions",
+    )
+
+
+def test_a_provider_without_a_policy_is_reported_as_passthrough(
+    dists: Dists, default_catalog: ProviderCatalog
+) -> None:
+    # What `models` says must be what parsing does: with no policy a suffix is sent as written.
+    from lionagi.service.cli._models import models_report
+
+    dists.provider("bare", "PROVIDER_SPECS = (api('bare', 'chat'),)\n")
+    assert parse_model_spec("bare/m-high").model == "bare/m-high"
+    assert models_report(default_catalog.snapshot(), "bare")["effort_mode"] == "passthrough"

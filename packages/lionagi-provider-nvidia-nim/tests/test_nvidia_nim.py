@@ -29,3 +29,14 @@ def test_retrieval_fields_are_typed() -> None:
     assert (payload["input_type"], payload["truncate"]) == ("query", "END")
     with pytest.raises(EndpointConfigurationError, match="truncate"):
         ep.create_payload({"model": "m", "input": "q", "truncate": "MIDDLE"})
+
+
+def test_a_model_string_without_an_endpoint_is_chat() -> None:
+    from lionagi.service import iModel
+
+    model = iModel(model="nim/meta/llama-3.1-8b-instruct", api_key="nvapi-test")
+    assert (model.endpoint.config.provider, model.endpoint.config.endpoint) == (
+        "nvidia_nim",
+        "chat/completions",
+    )
+    assert model.endpoint.config.request_defaults["model"] == "meta/llama-3.1-8b-instruct"

@@ -142,3 +142,14 @@ async def test_only_the_default_origin_is_local_without_opt_in(
         opted.config, transport=httpx.MockTransport(done), resolver=loopback
     ) as ep:
         assert (await ep.call({"model": "m", "prompt": "p"}))["done"] is True
+
+
+def test_a_model_string_without_an_endpoint_is_chat() -> None:
+    from lionagi.service import iModel
+
+    model = iModel(model="ollama/llama3.2")
+    assert model.endpoint.config.endpoint == "chat/completions"
+    assert model.endpoint.config.request_defaults["model"] == "llama3.2"
+    assert iModel(model="ollama/llama3.2", endpoint="generate").endpoint.config.endpoint == (
+        "generate"
+    )

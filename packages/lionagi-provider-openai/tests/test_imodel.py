@@ -119,9 +119,24 @@ async def test_chat_reasoning_effort_is_a_request_field():
 
 
 def test_a_model_name_ending_like_an_effort_level_passes_through():
-    # No MODEL_POLICIES: "-max" is part of OpenAI's model name, never split off as an effort.
+    # A passthrough policy: "-max" is part of OpenAI's model name, never split off as an effort.
     from lionagi.service import parse_model_spec
 
     spec = parse_model_spec("openai/gpt-5.1-codex-max")
     assert spec.model == "openai/gpt-5.1-codex-max"
     assert spec.effort is None
+
+
+async def test_a_model_string_without_an_endpoint_is_chat(server):
+    # The legacy spelling keeps working: iModel(provider="openai", model=...) and the model
+    # string form both select chat/completions; the other endpoints are named.
+    async with iModel(provider="openai", model="gpt-4.1-mini", **options(server)) as model:
+        assert model.endpoint.config.endpoint == "chat/completions"
+        event = await model.invoke(messages=[{"role": "user", "content": "hi"}])
+        assert event.exception is None, event.exception
+    assert server.requests[-1].path == "/v1/chat/completions"
+    assert server.requests[-1].json["model"] == "gpt-4.1-mini"
+    kept = iModel(model="openai/gpt-5.1-codex-max", api_key=KEY)
+    assert kept.endpoint.config.request_defaults["model"] == "gpt-5.1-codex-max"
+    embed = iModel(model="openai/text-embedding-3-small", endpoint="embed", api_key=KEY)
+    assert embed.endpoint.config.endpoint == "embeddings"

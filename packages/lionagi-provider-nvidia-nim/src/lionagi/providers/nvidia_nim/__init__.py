@@ -33,4 +33,9 @@ PROVIDER_SPECS = openai_compatible_specs(
     embeddings_class=f"{__name__}._endpoint:NvidiaNimEmbeddings",
     embeddings_request=f"{__name__}._endpoint:NvidiaNimEmbeddingsRequest",
 )
-MODEL_POLICIES = (ProviderModelPolicy(provider="nvidia_nim", provider_aliases=("nvidia", "nim")),)
+# A model string naming no endpoint (``nvidia_nim/meta/llama-3.1-8b-instruct``) is chat.
+MODEL_POLICIES = (
+    ProviderModelPolicy(
+        provider="nvidia_nim", provider_aliases=("nvidia", "nim"), default_endpoint="chat"
+    ),
+)

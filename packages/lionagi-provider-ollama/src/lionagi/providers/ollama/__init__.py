@@ -67,4 +67,6 @@ PROVIDER_SPECS = (
         "/api",
     ),
 )
-MODEL_POLICIES = (ProviderModelPolicy(provider="ollama"),)
+# A model string naming no endpoint (``ollama/llama3.2``) is chat; embeddings and the native
+# generate API are named.
+MODEL_POLICIES = (ProviderModelPolicy(provider="ollama", default_endpoint="chat"),)

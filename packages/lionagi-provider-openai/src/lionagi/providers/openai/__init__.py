@@ -3,16 +3,18 @@
 ``PROVIDER_SPECS`` is what core's catalog reads through the ``lionagi.providers`` entry point.
 The rows share one base URL, bearer auth and ``OPENAI_API_KEY``; each names its endpoint class
 (the declared wire dialect) and its typed request model, by reference: they are imported on the
-provider's first use, and the names below load lazily. No ``MODEL_POLICIES``: reasoning effort
-is a request field (``reasoning_effort`` on chat, ``reasoning={"effort": ...}`` on responses),
-see ``docs/providers/openai.md``.
+provider's first use, and the names below load lazily. ``MODEL_POLICIES`` says only that a model
+string naming no endpoint (``openai/gpt-4.1``) is chat, and that model names are sent as written:
+reasoning effort is a request field (``reasoning_effort`` on chat, ``reasoning={"effort": ...}``
+on responses), and a name ending in ``-max`` is a model (``gpt-5.1-codex-max``), see
+``docs/providers/openai.md``.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lionagi.service import EndpointType, ProviderEndpointSpec, lazy_exports
+from lionagi.service import EndpointType, ProviderEndpointSpec, ProviderModelPolicy, lazy_exports
 from lionagi.service.http import openai_compatible_specs
 
 if TYPE_CHECKING:
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
 __all__ = [
     "API_KEY_ENV",
     "BASE_URL",
+    "MODEL_POLICIES",
     "PROVIDER_SPECS",
     "RESPONSES_IGNORED_EVENTS",
     "OpenAIChatCompletionsEndpoint",
@@ -76,4 +79,10 @@ PROVIDER_SPECS = (
         api_key_env=API_KEY_ENV,
     ),
     _EMBEDDINGS,
+)
+
+# Chat is what a caller means by "openai/<model>" with no endpoint (the legacy default, and the
+# dialect every OpenAI-compatible server speaks); the Responses API and embeddings are named.
+MODEL_POLICIES = (
+    ProviderModelPolicy(provider="openai", effort_mode="passthrough", default_endpoint="chat"),
 )

@@ -3,9 +3,9 @@
 Grammar: ``<alias>[-<effort>]`` or ``<provider>/<model>[-<effort>]``. The effort suffix is one of
 :data:`EFFORT_LEVELS`, case-insensitive, and is never split off when the model part contains ``/``
 (``openrouter/meta-llama/llama-3-max`` keeps its name). Only providers that publish a
-:class:`ProviderModelPolicy` interpret a suffix; for any other provider the string passes through
-unchanged. There is no implicit default provider: a bare name that is not a model alias is a typed
-error naming ``model``.
+:class:`ProviderModelPolicy` with an effort mode other than ``passthrough`` interpret a suffix;
+for any other provider the string passes through unchanged. There is no implicit default
+provider: a bare name that is not a model alias is a typed error naming ``model``.
 """
 
 from __future__ import annotations
@@ -114,8 +114,10 @@ def apply_policy(
         base, level = split_effort(model_part)
     if level is None or policy is None:
         return ModelSpec(model=f"{prefix}/{model_part}", effort=None, provider=provider)
+    if policy.effort_mode == "passthrough" and forced_level is None:
+        return ModelSpec(model=f"{prefix}/{model_part}", effort=None, provider=provider)
     effort = level.casefold()
-    if policy.effort_mode == "none":
+    if policy.effort_mode in ("none", "passthrough"):
         raise EndpointConfigurationError(
             "model",
             f"provider {provider!r} does not support effort levels; "

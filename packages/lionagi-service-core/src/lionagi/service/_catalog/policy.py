@@ -13,9 +13,12 @@ from typing import Any, Literal
 
 __all__ = ["EFFORT_LEVELS", "EffortMode", "ModelSpec", "ProviderModelPolicy"]
 
-EffortMode = Literal["none", "kwarg", "model_name"]
+EffortMode = Literal["none", "kwarg", "model_name", "passthrough"]
 """``kwarg``: effort goes to ``effort_kwarg``; ``model_name``: the suffix stays in the model
-name; ``none``: the provider has no effort and a suffix is an error."""
+name; ``none``: the provider has no effort and a suffix is an error; ``passthrough``: the
+provider has no effort suffix and the model name is sent as written, a trailing ``-max`` or
+``-high`` included (OpenAI's ``gpt-5.1-codex-max`` is a model, not an effort), as for a
+provider with no policy at all."""
 
 EFFORT_LEVELS: tuple[str, ...] = (
     "none",
@@ -39,7 +42,9 @@ class ProviderModelPolicy:
     level in :data:`EFFORT_LEVELS`. ``yolo_kwargs`` and ``bypass_kwargs`` are declared together or
     not at all; ``fast_kwargs`` is independent. ``default_endpoint`` (a key or alias of one of
     the provider's endpoints) is the endpoint a lookup that names none selects when the provider
-    has several, e.g. ``iModel(model="acme/some-model")``; None keeps "name one".
+    has several, e.g. ``iModel(model="acme/some-model")``; None keeps "name one". A provider
+    that publishes a policy only for its aliases or default endpoint, and whose model names may
+    end in an effort word, declares ``effort_mode="passthrough"``.
     """
 
     provider: str

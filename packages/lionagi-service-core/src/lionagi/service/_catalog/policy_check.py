@@ -9,9 +9,9 @@ Rules, each an ``invalid_model_policy`` diagnostic unless noted:
 * ``model_aliases``: each key is a non-empty bare name without ``/``, unique (canonically) across
   all policies; each target is ``<provider>/<model>`` whose prefix resolves to the declaring
   provider and which itself parses under the policy.
-* Effort mode: ``kwarg`` requires ``effort_kwarg``; ``model_name`` and ``none`` forbid it; ``none``
-  declares no ``effort_levels``; levels are unique members of ``EFFORT_LEVELS`` (an empty tuple in
-  an effort mode means all of them).
+* Effort mode: ``kwarg`` requires ``effort_kwarg``; ``model_name``, ``none`` and ``passthrough``
+  forbid it; ``none`` and ``passthrough`` declare no ``effort_levels``; levels are unique
+  members of ``EFFORT_LEVELS`` (an empty tuple in an effort mode means all of them).
 * Permission coverage: ``yolo_kwargs`` and ``bypass_kwargs`` are both declared or both empty,
   since a caller asking for one mode must never be silently downgraded to nothing.
   ``fast_kwargs`` is independent. Every kwarg value is JSON-serializable.
@@ -288,9 +288,11 @@ class _PolicyCheck:
             self.fail("effort_levels must be a tuple of strings", key="effort_levels")
             return ()
         levels = [lv.casefold() if isinstance(lv, str) else "" for lv in p.effort_levels]
-        if p.effort_mode == "none":
+        if p.effort_mode in ("none", "passthrough"):
             if levels:
-                self.fail("effort_mode 'none' declares effort_levels", key="effort_levels")
+                self.fail(
+                    f"effort_mode {p.effort_mode!r} declares effort_levels", key="effort_levels"
+                )
             return ()
         unknown = [lv for lv in levels if lv not in EFFORT_LEVELS]
         if unknown:

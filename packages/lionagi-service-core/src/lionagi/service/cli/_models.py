@@ -38,7 +38,8 @@ def models_report(snapshot: CatalogSnapshot, provider: str) -> dict[str, Any]:
     if policy is not None:
         for name, target in sorted(policy.model_aliases.items()):
             aliases.setdefault(name, target)
-    effort_mode = policy.effort_mode if policy is not None else "none"
+    # Without a policy a model string is sent as written: that is what "passthrough" says.
+    effort_mode = policy.effort_mode if policy is not None else "passthrough"
     return {
         "provider": provider,
         "provider_aliases": list(item.aliases),
@@ -82,6 +83,8 @@ def models_command(provider: str, *, as_json: bool) -> int:
 
 def _effort_text(report: dict[str, Any]) -> str:
     mode = report["effort_mode"]
+    if mode == "passthrough":
+        return "none (the model name is sent as written, a -max or -high ending included)"
     if mode == "none" or not report["effort_levels"]:
         return "none (a -low/-high suffix is an error)"
     levels = ", ".join(report["effort_levels"])
@@ -99,7 +102,9 @@ def _print(report: dict[str, Any]) -> None:
     table.add_column("value")
     aliases = report["model_aliases"]
     alias_text = "\n".join(f"{name} → {target}" for name, target in aliases.items())
-    table.add_row("write", f"{report['provider']}/<model>[-<effort>]")
+    takes_effort = report["effort_mode"] in ("kwarg", "model_name")
+    suffix = "[-<effort>]" if takes_effort else ""
+    table.add_row("write", f"{report['provider']}/<model>{suffix}")
     table.add_row("provider aliases", ", ".join(report["provider_aliases"]) or "none")
     table.add_row("model aliases", alias_text or "none")
     table.add_row("effort levels", _effort_text(report))
