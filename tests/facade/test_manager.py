@@ -63,6 +63,7 @@ def test_registering_a_taken_name_is_refused():
         manager.register("chat", model("second"))
     assert info.value.name == "chat"
     assert isinstance(info.value, KeyError)
+    assert str(info.value) == "'chat' is already registered; use replace() to close and swap it"
     assert manager.chat is first
     with pytest.raises(ModelNameConflict):
         iModelManager(model(), chat=model())  # positional chat plus chat=

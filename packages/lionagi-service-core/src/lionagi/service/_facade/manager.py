@@ -32,6 +32,10 @@ class ModelNameConflict(KeyError):
         self.name = name
         super().__init__(f"{name!r} is already registered; use replace() to close and swap it")
 
+    def __str__(self) -> str:
+        # KeyError's own str() is the repr of its argument, which wrapped the sentence in quotes.
+        return str(self.args[0])
+
 
 class iModelManager:
     """A string-keyed registry of iModels with two conventional names, ``chat`` and ``parse``.
