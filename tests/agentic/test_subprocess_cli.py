@@ -120,3 +120,17 @@ def test_the_base_is_an_agentic_endpoint_and_abstract() -> None:
     assert issubclass(SubprocessCliEndpoint, AgenticEndpoint)
     with pytest.raises(TypeError):
         SubprocessCliEndpoint()  # type: ignore[abstract]
+
+
+def test_a_missing_directory_is_named_by_where_it_came_from(tmp_path: Path) -> None:
+    from lionagi.service import AgenticRequestValidationError
+    from lionagi.service_testing.reference_cli import ReferenceCliRequest
+
+    absent = str(tmp_path / "absent")
+    endpoint = ReferenceCliEndpoint(argv=("fake",), settings={"cwd": absent})
+    with pytest.raises(AgenticRequestValidationError) as info:
+        endpoint.working_directory(ReferenceCliRequest(prompt="hi"))
+    assert info.value.field == "cwd"  # the deployment's setting, not a request field
+    with pytest.raises(AgenticRequestValidationError) as info:
+        endpoint.working_directory(ReferenceCliRequest(prompt="hi", repo=absent))
+    assert info.value.field == "repo"

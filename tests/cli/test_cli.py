@@ -410,3 +410,14 @@ def test_a_tool_result_is_labelled_with_its_calls_tool_and_shows_text_as_text():
         "ok",
         '← t-9 (failed): {"n": 2}',
     ]
+
+
+def test_env_copying_an_unset_variable_says_which_and_how_to_fix(capsys, monkeypatch):
+    monkeypatch.delenv("CORE12_UNSET_VAR", raising=False)
+    argv = ["chat", "claude_code/sonnet", "hi", "--env", "CORE12_UNSET_VAR"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert (
+        "env.CORE12_UNSET_VAR: --env CORE12_UNSET_VAR copies $CORE12_UNSET_VAR from this "
+        "environment, where it is not set; set it or write --env CORE12_UNSET_VAR=VALUE"
+    ) in err, err

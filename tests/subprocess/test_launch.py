@@ -138,6 +138,18 @@ def test_missing_binary_fails_before_any_process() -> None:
     assert info.value.binary == "lionagi-no-such-cli-xyz"
     assert info.value.install_hint == "npm i -g x"
     assert "npm i -g x" in str(info.value)
+    assert "not found on PATH" in str(info.value)
+
+
+def test_a_missing_path_is_not_reported_as_missing_from_path(tmp_path: Path) -> None:
+    # A binary given as a path is run as given, never searched on PATH: say so.
+    missing = str(tmp_path / "bin" / "codex")
+    with pytest.raises(ProviderExecutableNotFound) as info:
+        json_events_from_process([missing, "exec"], install_hint="npm i -g x")
+    assert (
+        str(info.value)
+        == f"executable {missing!r} is not an executable file; install it: npm i -g x"
+    )
 
 
 def test_binary_missing_from_the_childs_path_is_reported() -> None:

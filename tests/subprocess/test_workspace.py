@@ -82,6 +82,11 @@ def test_missing_repo_names_repo(tmp_path: Path) -> None:
     with pytest.raises(AgenticRequestValidationError) as info:
         resolve_workspace(tmp_path / "absent", None)
     assert info.value.field == "repo"
+    # The directory may come from elsewhere (a deployment's cwd): the error names that origin.
+    for workspace in (None, "sub"):
+        with pytest.raises(AgenticRequestValidationError) as info:
+            resolve_workspace(tmp_path / "absent", workspace, repo_field="cwd")
+        assert info.value.field == "cwd"
 
 
 def test_symlink_loop_is_rejected(repo: Path) -> None:

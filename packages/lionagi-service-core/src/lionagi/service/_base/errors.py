@@ -338,12 +338,21 @@ class ProviderDisconnectError(ProviderConnectionError):
 
 
 class ProviderExecutableNotFound(ProviderTransportError):
-    """An agentic CLI binary is not on PATH; ``install_hint`` says how to get it."""
+    """An agentic CLI binary is not on PATH (or a path to it is no executable file).
+
+    ``install_hint`` says how to get it.
+    """
 
     def __init__(self, binary: str, install_hint: str) -> None:
         self.binary = binary
         self.install_hint = install_hint
-        super().__init__(f"executable {binary!r} not found on PATH; install it: {install_hint}")
+        if "/" in binary or "\\" in binary:
+            # A path is run as given, never looked up: "on PATH" would send the user looking
+            # in the wrong place.
+            where = "is not an executable file"
+        else:
+            where = "not found on PATH"
+        super().__init__(f"executable {binary!r} {where}; install it: {install_hint}")
 
 
 class ProviderProcessError(ProviderTransportError):

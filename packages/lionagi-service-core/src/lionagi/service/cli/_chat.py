@@ -86,7 +86,9 @@ def agentic_settings_from_flags(
                 found = source.get(name)
                 if found is None:
                     raise EndpointConfigurationError(
-                        f"env.{name}", "--env NAME copies a variable of this environment; unset"
+                        f"env.{name}",
+                        f"--env {name} copies ${name} from this environment, where it is not set;"
+                        f" set it or write --env {name}=VALUE",
                     )
                 value = found
             values[name] = value

@@ -165,7 +165,9 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
         cwd = self.settings.cwd
         repo = request.repo if request.repo is not None else cwd
         if repo is not None or request.workspace:
-            return resolve_workspace(repo, request.workspace)
+            # A directory the settings gave is the deployment's ``cwd``, not a request's ``repo``.
+            origin = "repo" if request.repo is not None else "cwd"
+            return resolve_workspace(repo, request.workspace, repo_field=origin)
         return cwd
 
     def launch(self, request: Any, cwd: Path | None) -> JsonEventStream:

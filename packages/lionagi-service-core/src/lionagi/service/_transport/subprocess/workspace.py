@@ -42,6 +42,7 @@ def contained_path(
     *,
     field: str,
     must_exist: bool = False,
+    repo_field: str = "repo",
 ) -> Path:
     """Resolve ``value`` relative to ``repo`` and prove it stays inside.
 
@@ -50,12 +51,13 @@ def contained_path(
         value: The relative path from a request field.
         field: Request field name, used in the error so the caller knows what to fix.
         must_exist: Also require the path to exist.
+        repo_field: The name an error about ``repo`` itself carries (where ``repo`` came from).
 
     Raises:
         AgenticRequestValidationError: ``value`` is empty, absolute, contains ``..``, escapes
             through a symlink, or (with ``must_exist``) does not exist. ``.field`` is ``field``.
     """
-    root = resolve_repo(repo)
+    root = resolve_repo(repo, field=repo_field)
     text = os.fspath(value)
     if not isinstance(text, str):
         raise AgenticRequestValidationError(field, "must be a text path")
@@ -92,16 +94,22 @@ def contained_path(
 
 
 def resolve_workspace(
-    repo: str | os.PathLike[str] | None, workspace: str | None, *, field: str = "workspace"
+    repo: str | os.PathLike[str] | None,
+    workspace: str | None,
+    *,
+    field: str = "workspace",
+    repo_field: str = "repo",
 ) -> Path:
     """The CLI's working directory: ``repo`` (or the cwd) itself, or a contained subdirectory.
 
     An absent or empty ``workspace`` returns the resolved repository. Otherwise the rules of
-    :func:`contained_path` apply and the result must be an existing directory.
+    :func:`contained_path` apply and the result must be an existing directory. An error about
+    ``repo`` names ``repo_field`` (``cwd`` when the directory came from the deployment's
+    settings rather than the request).
     """
     if not workspace:
-        return resolve_repo(repo)
-    path = contained_path(repo, workspace, field=field, must_exist=True)
+        return resolve_repo(repo, field=repo_field)
+    path = contained_path(repo, workspace, field=field, must_exist=True, repo_field=repo_field)
     if not path.is_dir():
         raise AgenticRequestValidationError(field, f"{workspace!r} is not a directory")
     return path
