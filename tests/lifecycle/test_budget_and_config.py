@@ -127,6 +127,18 @@ def test_admission_config_rejects_bad_values_by_field(field: str, value: Any) ->
     assert field in str(info.value)
 
 
+def test_the_zero_is_not_unlimited_hint_goes_only_to_a_zero() -> None:
+    with pytest.raises(AdmissionConfigError) as zero:
+        AdmissionConfig(limit_requests=0)
+    assert str(zero.value).endswith("got 0; 0 is not unlimited")
+    for value in (-5, True, "3"):
+        with pytest.raises(AdmissionConfigError) as info:
+            AdmissionConfig(limit_tokens=value)
+        assert str(info.value) == (
+            f"limit_tokens: must be None (unlimited) or a positive int, got {value!r}"
+        )
+
+
 def test_admission_config_accepts_unlimited_and_positive_values() -> None:
     cfg = AdmissionConfig(
         queue_capacity=1,

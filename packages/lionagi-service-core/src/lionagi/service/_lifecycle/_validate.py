@@ -31,8 +31,10 @@ def check_optional_positive_int(field: str, value: object) -> None:
     if value is None:
         return
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        # The legacy spelling of "no limit" was 0; say so only to the caller who wrote it.
+        hint = "; 0 is not unlimited" if value == 0 and not isinstance(value, bool) else ""
         raise AdmissionConfigError(
-            field, f"must be None (unlimited) or a positive int, got {value!r}; 0 is not unlimited"
+            field, f"must be None (unlimited) or a positive int, got {value!r}{hint}"
         )
 
 
