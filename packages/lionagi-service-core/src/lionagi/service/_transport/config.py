@@ -39,6 +39,7 @@ from .._base.secrets import (
     redact_url,
     remember_secret,
 )
+from .._base.validation import first_error
 
 __all__ = [
     "DEFAULT_MAX_RESPONSE_BYTES",
@@ -510,11 +511,11 @@ def _unknown_field(name: str) -> EndpointConfigurationError:
     import difflib  # error path only: keeps it off the first call
 
     close = difflib.get_close_matches(name, known, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
     return EndpointConfigurationError(
         name,
         "unknown endpoint configuration field"
-        f"{hint} Provider payload defaults belong in request_defaults.",
+        f"{hint}; provider payload defaults belong in request_defaults",
     )
 
 
@@ -524,8 +525,7 @@ def _from_validation(exc: ValidationError) -> EndpointConfigurationError:
     original = first.get("ctx", {}).get("error")
     if isinstance(original, EndpointConfigurationError):  # a cross-field rule names its field
         return original
-    field = ".".join(str(p) for p in first["loc"]) or "config"
-    return EndpointConfigurationError(field, first["msg"])
+    return EndpointConfigurationError(*first_error(exc, "config"))
 
 
 def coerce_config(value: EndpointConfig | Mapping[str, Any]) -> EndpointConfig:

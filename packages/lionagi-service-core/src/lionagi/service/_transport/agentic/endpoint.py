@@ -26,6 +26,7 @@ from ..._base.errors import (
     AgenticRequestValidationError,
     EndpointConfigurationError,
 )
+from ..._base.validation import first_error
 from ..config import EndpointConfig
 from ..http.endpoint import Endpoint
 from ..http.payload import accepted_keys
@@ -310,9 +311,7 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
             validated = model_type.model_validate(data)
         except ValidationError as exc:
             # Location and message only: the input value may be a prompt or a secret.
-            first = exc.errors(include_input=False, include_url=False, include_context=False)[0]
-            field = ".".join(str(p) for p in first["loc"]) or "request"
-            raise AgenticRequestValidationError(field, first["msg"]) from None
+            raise AgenticRequestValidationError(*first_error(exc, "request")) from None
         return AgenticPayload(request=validated), {}
 
     def _request_model_type(self) -> type[BaseModel]:

@@ -34,6 +34,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError, field_validator
 
 from ..._base.errors import EndpointConfigurationError
+from ..._base.validation import first_error
 
 __all__ = [
     "CONFIG_HOME_ENV",
@@ -207,9 +208,8 @@ def coerce_agentic_settings(
     try:
         return AgenticSettings.model_validate(dict(value))
     except ValidationError as exc:
-        first = exc.errors(include_input=False, include_url=False, include_context=False)[0]
-        loc = ".".join(str(p) for p in first["loc"])
-        raise EndpointConfigurationError(f"{field}.{loc}" if loc else field, first["msg"]) from None
+        loc, message = first_error(exc, "")
+        raise EndpointConfigurationError(f"{field}.{loc}" if loc else field, message) from None
 
 
 @cache

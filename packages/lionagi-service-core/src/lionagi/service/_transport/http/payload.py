@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import AliasChoices, AliasPath, BaseModel, ValidationError
 
 from ..._base.errors import EndpointConfigurationError
+from ..._base.validation import first_error
 from ..config import EndpointConfig
 from .json_native import json_field_order
 
@@ -121,9 +122,7 @@ def build_payload(
     try:
         model = options.__pydantic_validator__.validate_python(payload)
     except ValidationError as exc:
-        first = exc.errors(include_input=False, include_url=False)[0]
-        field = ".".join(str(p) for p in first["loc"]) or "request"
-        raise EndpointConfigurationError(field, first["msg"]) from None
+        raise EndpointConfigurationError(*first_error(exc, "request")) from None
     order = json_field_order(options)
     if order is not None:
         # Same result as the dump below (set, non-None fields in declaration order), without a
