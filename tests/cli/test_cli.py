@@ -226,19 +226,7 @@ def test_chat_streams_from_a_local_openai_compatible_server_with_the_http_flags(
     with FakeProviderServer.running_in_thread() as server:
         env = {**cli_env(), "CORE12_FAKE_KEY": "sk-cli-flag-key-123456"}
         proc = subprocess.run(
-            [
-                *command(),
-                "chat",
-                "openai/gpt-4.1",
-                "hi",
-                "--base-url",
-                f"{server.base_url}/v1",
-                "--allow-local-network",
-                "--openai-compatible",
-                "--api-key-env",
-                "CORE12_FAKE_KEY",
-                "--json",
-            ],
+            [*command(), *_chat_via(server, "--openai-compatible", "--json")],
             capture_output=True,
             text=True,
             timeout=HANG_GUARD,
@@ -324,20 +312,9 @@ def test_refused_credentials_read_whole_on_the_command_line():
 
     with FakeProviderServer.running_in_thread() as server:
         env = {**cli_env(), "CORE12_FAKE_KEY": "sk-cli-flag-key-123456"}
+        setting = 'default_headers={"x-fake-behaviour": "401"}'
         proc = subprocess.run(
-            [
-                *command(),
-                "chat",
-                "openai/gpt-4.1",
-                "hi",
-                "--base-url",
-                f"{server.base_url}/v1",
-                "--allow-local-network",
-                "--api-key-env",
-                "CORE12_FAKE_KEY",
-                "--endpoint-setting",
-                'default_headers={"x-fake-behaviour": "401"}',
-            ],
+            [*command(), *_chat_via(server, "--endpoint-setting", setting)],
             capture_output=True,
             text=True,
             timeout=HANG_GUARD,
@@ -347,6 +324,13 @@ def test_refused_credentials_read_whole_on_the_command_line():
     assert proc.returncode == 1, proc.stderr
     assert "refused the credentials (HTTP 401); check the API key" in proc.stderr, proc.stderr
     assert "sk-cli-flag-key-123456" not in proc.stdout + proc.stderr
+
+
+def _chat_via(server: object, *extra: str) -> list[str]:
+    """``chat openai/gpt-4.1 hi`` against the fake server, the key from $CORE12_FAKE_KEY."""
+    base = f"{server.base_url}/v1"  # type: ignore[attr-defined]
+    flags = ["--base-url", base, "--allow-local-network", "--api-key-env", "CORE12_FAKE_KEY"]
+    return ["chat", "openai/gpt-4.1", "hi", *flags, *extra]
 
 
 def test_doctor_table_names_the_endpoint_of_a_provider_with_several(capsys):

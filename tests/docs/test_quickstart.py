@@ -13,10 +13,11 @@ BLOCK = re.compile(
 )
 
 
-def test_the_quickstart_block_runs_and_prints_what_the_page_says(tmp_path):
-    match = BLOCK.search(PAGE.read_text(encoding="utf-8"))
-    assert match, "docs/quickstart.md lost its marked python block"
-    script = tmp_path / "quickstart.py"
+def run_marked_block(page: Path, pattern: re.Pattern[str], tmp_path: Path) -> list[str]:
+    """Run ``page``'s marked python block in a fresh interpreter; its stdout lines."""
+    match = pattern.search(page.read_text(encoding="utf-8"))
+    assert match, f"docs/{page.name} lost its marked python block"
+    script = tmp_path / "example.py"
     script.write_text(match.group("code"), encoding="utf-8")
     done = subprocess.run(
         [sys.executable, str(script)],
@@ -27,7 +28,11 @@ def test_the_quickstart_block_runs_and_prints_what_the_page_says(tmp_path):
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
+    return done.stdout.splitlines()
+
+
+def test_the_quickstart_block_runs_and_prints_what_the_page_says(tmp_path):
+    lines = run_marked_block(PAGE, BLOCK, tmp_path)
     assert lines[0].startswith("You said: hello.")
     assert lines[-1] == "completed"
 
@@ -37,19 +42,6 @@ HOOKS = re.compile(r"<!-- hooks:begin -->\s*```python\n(?P<code>.*?)```\s*<!-- h
 
 
 def test_the_hooks_example_runs_and_prints_what_the_page_says(tmp_path):
-    match = HOOKS.search(CONCEPTS.read_text(encoding="utf-8"))
-    assert match, "docs/concepts.md lost its marked hooks block"
-    script = tmp_path / "hooks.py"
-    script.write_text(match.group("code"), encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, str(script)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=tmp_path,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    answer, seen = done.stdout.splitlines()
+    answer, seen = run_marked_block(CONCEPTS, HOOKS, tmp_path)
     assert answer.startswith("YOU SAID: HELLO.") and answer == answer.upper()
     assert seen == "['calling APICalling']"
