@@ -17,7 +17,11 @@ Sections:
 * ``agentic``     one CLI run printing N reference-grammar NDJSON events (a Python child):
                   a bare ``json_events_from_process`` loop vs ``iModel.stream`` over the
                   reference CLI adapter (supervisor, contract guard, projection); wall and
-                  this process's CPU per event, interleaved, median [min-max].
+                  this process's CPU per event, interleaved, median [min-max]. Once per
+                  write shape (``--shapes``, see ``_CHILD``): ``batched`` (many events per
+                  pipe write: parse-bound), ``per-write`` (one write per event, unpaced) and
+                  ``paced`` (one write per event every ``--pace-us``: the production shape,
+                  one event per pipe read).
 * ``agentic_layers`` where the agentic per-event cost goes: the same run read at each layer
                   (the bare per-event loop; the same reads as blocks; the floor any agentic
                   stream pays, blocks plus one ``StreamChunk`` per event with no grammar and no
@@ -211,23 +215,44 @@ def bench_concurrent(base: str, rounds: int, streams: int, chunks: int) -> None:
         )
 
 
+# The reference CLI's run: a session event, N text deltas, a result. The same 49-byte text event
+# in every shape, so only how it reaches the pipe changes between them:
+#   batched    through Python's block-buffered stdout, ~170 events per write (parse-bound: the
+#              reader gets a pipe-full per read; the harshest per-event ratio)
+#   per-write  one os.write per event, unpaced (a real CLI's framing; a reader slower than the
+#              writer still finds several events per read)
+#   paced      one os.write per event and PACE microseconds between events (a model's token
+#              stream: the reader keeps up and takes one event per read, the production shape)
 _CHILD = (
-    "import sys\n"
-    "n = int(sys.argv[1])\n"
-    "w = sys.stdout.write\n"
-    'w(\'{"type": "session", "session_id": "s-1", "model": "m"}\\n\')\n'
-    'line = \'{"type": "text", "content": "tok ", "delta": true}\\n\'\n'
-    "for _ in range(n): w(line)\n"
-    'w(\'{"type": "result", "content": "done", "session_id": "s-1"}\\n\')\n'
+    "import os, sys, time\n"
+    "n, shape, pace = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]) / 1e6\n"
+    "if shape == 'batched':\n"
+    "    w = sys.stdout.buffer.write\n"
+    "else:\n"
+    "    def w(data, fd=sys.stdout.fileno(), write=os.write):\n"
+    "        write(fd, data)\n"
+    "sleep = time.sleep if shape == 'paced' and pace > 0 else None\n"
+    'w(b\'{"type": "session", "session_id": "s-1", "model": "m"}\\n\')\n'
+    'line = b\'{"type": "text", "content": "tok ", "delta": true}\\n\'\n'
+    "for _ in range(n):\n"
+    "    w(line)\n"
+    "    if sleep: sleep(pace)\n"
+    'w(b\'{"type": "result", "content": "done", "session_id": "s-1"}\\n\')\n'
+    "sys.stdout.flush()\n"
 )
+SHAPES = ("batched", "per-write", "paced")
 
 
-async def bench_agentic(rounds: int, events: int) -> None:
+def _child_argv(events: int, shape: str, pace_us: int) -> list[str]:
+    return [sys.executable, "-I", "-S", "-c", _CHILD, str(events), shape, str(pace_us)]
+
+
+async def bench_agentic(rounds: int, events: int, shape: str, pace_us: int) -> None:
     from lionagi.service import iModel
     from lionagi.service.agentic import json_events_from_process
     from lionagi.service_testing.reference_cli import ReferenceCliEndpoint
 
-    argv = [sys.executable, "-I", "-S", "-c", _CHILD, str(events)]
+    argv = _child_argv(events, shape, pace_us)
 
     async def bare() -> int:
         count = 0
@@ -255,7 +280,8 @@ async def bench_agentic(rounds: int, events: int) -> None:
             wall[name].append((time.perf_counter() - w0) / events)
             cpu[name].append((time.process_time() - c0) / events)
     await model.close()
-    print(f"agentic: one run of {events} events, {rounds} rounds, median [min-max]")
+    label = _shape_label(shape, pace_us)
+    print(f"agentic ({label}): one run of {events} events, {rounds} rounds, median [min-max]")
     bw, bc = wall[names[0]], cpu[names[0]]
     for name in names:
         wr = [b / a for a, b in zip(bw, wall[name], strict=True)]
@@ -267,12 +293,12 @@ async def bench_agentic(rounds: int, events: int) -> None:
         )
 
 
-async def bench_agentic_layers(rounds: int, events: int) -> None:
+async def bench_agentic_layers(rounds: int, events: int, shape: str, pace_us: int) -> None:
     from lionagi.service import StreamChunk, iModel
     from lionagi.service.agentic import ChunkBatches, json_events_from_process
     from lionagi.service_testing.reference_cli import ReferenceCliEndpoint, project_event
 
-    argv = [sys.executable, "-I", "-S", "-c", _CHILD, str(events)]
+    argv = _child_argv(events, shape, pace_us)
     endpoint = ReferenceCliEndpoint(argv=argv)
     model = iModel(endpoint=ReferenceCliEndpoint(argv=argv))
     request = {"prompt": "hi"}
@@ -357,12 +383,17 @@ async def bench_agentic_layers(rounds: int, events: int) -> None:
             await layers[name]()
             cpu[name].append((time.process_time() - c0) / events)
     await model.close()
-    print(f"agentic layers: one run of {events} events, {rounds} rounds, CPU per event")
+    label = _shape_label(shape, pace_us)
+    print(f"agentic layers ({label}): one run of {events} events, {rounds} rounds, CPU per event")
     base = cpu[names[0]]
     for name in names:
         ratios = [b / a for a, b in zip(base, cpu[name], strict=True)]
         median_us = statistics.median(cpu[name]) * 1e6
         print(f"{name:30} {median_us:7.2f} us/event   vs bare {_spread(ratios):>22}")
+
+
+def _shape_label(shape: str, pace_us: int) -> str:
+    return f"paced, one event per write every {pace_us} us" if shape == "paced" else shape
 
 
 def main() -> None:
@@ -376,6 +407,11 @@ def main() -> None:
     p.add_argument("--concurrency", default="256,512")
     p.add_argument("--conc-chunks", type=int, default=200)
     p.add_argument("--events", type=int, default=20000, help="agentic: events per run")
+    p.add_argument(
+        "--shapes", default=",".join(SHAPES), help="agentic: how the child writes (see _CHILD)"
+    )
+    p.add_argument("--pace-us", type=int, default=1000, help="agentic: paced shape's gap")
+    p.add_argument("--paced-events", type=int, default=1000, help="agentic: events, paced")
     p.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.worker:
@@ -384,10 +420,13 @@ def main() -> None:
     sections = args.sections.split(",")
     if "single" in sections:
         anyio.run(bench_single, args.base, args.rounds, args.chunks, args.reps)
-    if "agentic" in sections:
-        anyio.run(bench_agentic, args.rounds, args.events)
-    if "agentic_layers" in sections:
-        anyio.run(bench_agentic_layers, args.rounds, args.events)
+    shapes = args.shapes.split(",")
+    for section, bench in (("agentic", bench_agentic), ("agentic_layers", bench_agentic_layers)):
+        if section not in sections:
+            continue
+        for shape in shapes:
+            events = args.paced_events if shape == "paced" else args.events
+            anyio.run(bench, args.rounds, events, shape, args.pace_us)
     if "concurrent" in sections:
         for n in args.concurrency.split(","):
             bench_concurrent(args.base, args.rounds, int(n), args.conc_chunks)

@@ -118,3 +118,106 @@ async def test_events_are_read_with_no_scope_per_event(replay: Any) -> None:
             texts = [c async for c in model.stream(prompt="go", timeout=30) if c.type == "text"]
     assert len(texts) == 300
     assert entered < 100, entered  # a scope per event would be >= 300
+
+
+def _count_scopes(patch: pytest.MonkeyPatch) -> list[int]:
+    backend_scope = type(anyio.CancelScope())
+    original = backend_scope.__enter__
+    entered = [0]
+
+    def counting(self: Any) -> Any:
+        entered[0] += 1
+        return original(self)
+
+    patch.setattr(backend_scope, "__enter__", counting)
+    return entered
+
+
+async def test_events_written_one_per_pipe_read_enter_no_scope_per_read(replay: Any) -> None:
+    """A real CLI writes one event per write: the bound must not cost a scope per pipe read."""
+    events = [{"type": "text", "content": f"t{i}"} for i in range(120)]
+    replay.write(events=events, event_pause=0.002)  # the reader keeps up: one event per read
+    model = iModel(endpoint=ReferenceCliEndpoint(argv=replay.argv))
+    async with model:
+        with pytest.MonkeyPatch.context() as patch:
+            entered = _count_scopes(patch)
+            texts = [c async for c in model.stream(prompt="go", timeout=30) if c.type == "text"]
+    assert len(texts) == 120
+    assert entered[0] < 40, entered  # a scope per read would be >= 120
+
+
+async def test_deadline_passing_while_the_consumer_holds_a_chunk_stops_the_next_read(
+    replay: Any, alive: Any, attached: list[Any]
+) -> None:
+    """Buffered output is not handed out once the limit passed, even with no read waiting."""
+    events = [{"type": "text", "content": f"t{i}"} for i in range(50)]
+    replay.write(events=events, event_pause=0.005, stall=True)  # the first read holds one
+    model = iModel(endpoint=ReferenceCliEndpoint(argv=replay.argv, terminate_grace=0.5))
+    texts: list[str | None] = []
+    async with model:
+        with pytest.raises(RequestDeadlineExceeded) as info:
+            async for chunk in model.stream(prompt="go", timeout=0.5):
+                texts.append(chunk.content)
+                if len(texts) == 1:
+                    await anyio.sleep(1.0)  # past the limit with the rest of the run buffered
+        assert info.value.phase == "stream"
+        assert len(attached) == 1 and attached[0].expired
+        assert not alive(replay.launch()["launched"])
+    assert len(texts) < 50
+
+
+async def test_a_run_that_closed_stdout_but_hangs_on_is_stopped_at_its_limit(
+    tmp_path: Any, alive: Any, attached: list[Any]
+) -> None:
+    """The exit wait is bounded by the same timer as the reads."""
+    import sys
+
+    code = (
+        "import os, sys, time\n"
+        "os.write(1, b'{\"type\": \"text\", \"content\": \"a\"}\\n')\n"
+        "os.close(1)\n"
+        "time.sleep(60)\n"
+    )
+    model = iModel(endpoint=ReferenceCliEndpoint(argv=[sys.executable, "-c", code]))
+    started = time.monotonic()
+    async with model:
+        with pytest.raises(RequestDeadlineExceeded):
+            async for _ in model.stream(prompt="go", timeout=1.0):
+                pass
+    assert time.monotonic() - started < 1.0 + BOUND
+    assert len(attached) == 1 and attached[0].expired
+
+
+async def test_every_attached_reader_is_interrupted_and_the_last_to_leave_disarms() -> None:
+    """An adapter may run more than one process in a run: each is bounded, none is left armed."""
+    from lionagi.service._transport.run_control import RunControl
+
+    control = RunControl(anyio.current_time() + 0.05)
+    first: list[str] = []
+    second: list[str] = []
+    control.attach(first.append)
+    control.attach(second.append)
+    control.detach(first.append)
+    await anyio.sleep(0.2)
+    assert first == [] and second == ["the run's time limit passed"]
+    assert control.expired
+    control.detach(second.append)
+
+    late: list[str] = []
+    control.attach(late.append)  # a process started after the limit passed stops at once
+    assert late == ["the run's time limit passed"]
+    control.detach(late.append)
+
+    unbounded = RunControl(anyio.current_time() + 0.05)
+    quiet: list[str] = []
+    unbounded.attach(quiet.append)
+    unbounded.detach(quiet.append)  # the run ended first: its timer must not fire
+    await anyio.sleep(0.2)
+    assert quiet == [] and not unbounded.expired
+
+    aborted = RunControl(None)
+    readers: list[list[str]] = [[], []]
+    for seen in readers:
+        aborted.attach(seen.append)
+    aborted.abort()
+    assert readers == [["the call was aborted"], ["the call was aborted"]]

@@ -1,34 +1,34 @@
-"""Per-block supervision of an agentic run's stdout, instead of a cancel scope per event.
+"""Supervision of an agentic run's stdout with one timer per run, not a cancel scope per read.
 
-A CLI prints many events per pipe read, so a supervisor that bounds each event it takes from
-the adapter pays a cancel scope (and a timer) per event for reads that almost never wait. A
-:class:`RunControl` moves that bound to where the waiting happens: the process reader
-(``json_events_from_process``) picks up the control in force when it starts (a context
-variable the supervisor sets around each read of the adapter's stream) and bounds each pipe
-read, one scope per block, by the run's limit; an abort cancels the read in progress.
-
-When the limit passes or an abort lands, the reader raises
-:class:`~lionagi.service.ProviderConnectionError` and tears the process group down as for any
-failure; the control records ``expired`` or ``aborted`` so the supervisor raises the typed
-deadline or admission error whatever the adapter made of the transport error.
+A supervisor that bounds each event (or each pipe read) it takes from the adapter pays a cancel
+scope and a timer per step. On a real CLI, which writes about one event per pipe write, a step
+is a read: the scope then cost half as much again as reading and parsing the event itself
+(issue 15, production-shaped agentic figures). A :class:`RunControl` moves the bound to where
+the waiting happens: the process reader (``json_events_from_process``) picks up the control in
+force when it starts (a context variable the supervisor sets around each read of the adapter's
+stream) and hands it an interrupt (:meth:`RunControl.attach`). The run's limit is then one
+event-loop timer, armed once; when it fires, or when an abort lands, the interrupt stops the pipe
+read in progress (or the next one) with :class:`~lionagi.service.ProviderConnectionError`, and
+the reader tears the process group down as for any failure. The control records ``expired``
+or ``aborted`` so the supervisor raises the typed deadline or admission error whatever the
+adapter made of the transport error.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from contextvars import ContextVar, Token
-from typing import TypeVar
+from typing import TYPE_CHECKING
 
-import anyio
-
-from .._base.errors import ProviderConnectionError
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = ["RunControl", "current_run_control"]
 
-T = TypeVar("T")
-
 _current: ContextVar[RunControl | None] = ContextVar("lionagi_service_run_control", default=None)
+
+ABORTED = "the call was aborted"
+EXPIRED = "the run's time limit passed"
 
 
 def current_run_control() -> RunControl | None:
@@ -37,20 +37,21 @@ def current_run_control() -> RunControl | None:
 
 
 class RunControl:
-    """The limit and abort state of one agentic run, shared by the supervisor and its readers.
+    """The limit and abort state of one agentic run, shared by the supervisor and its reader.
 
     ``deadline`` is an absolute time on anyio's clock (None: unbounded). ``attached`` is True
     once a process reader took the control; the supervisor bounds reads itself until then.
     """
 
-    __slots__ = ("_scope", "aborted", "attached", "deadline", "expired")
+    __slots__ = ("_readers", "_timer", "aborted", "attached", "deadline", "expired")
 
     def __init__(self, deadline: float | None) -> None:
         self.deadline = deadline
         self.attached = False
         self.aborted = False
         self.expired = False
-        self._scope: anyio.CancelScope | None = None
+        self._readers: list[Callable[[str], None]] = []
+        self._timer: asyncio.TimerHandle | None = None
 
     def enter(self) -> Token[RunControl | None]:
         """Make this the control a process started from here on picks up (see :meth:`leave`)."""
@@ -61,30 +62,42 @@ class RunControl:
         """Undo :meth:`enter`."""
         _current.reset(token)
 
-    def abort(self) -> None:
-        """Stop the run now: the pipe read in progress (or the next one) is cancelled."""
-        self.aborted = True
-        scope = self._scope
-        if scope is not None:
-            scope.cancel()
+    def attach(self, interrupt: Callable[[str], None]) -> None:
+        """Bound the reader that calls this: ``interrupt(reason)`` stops its reads from now on.
 
-    async def bounded(self, step: Callable[[], Awaitable[T]], what: str) -> T:
-        """``await step()`` bounded by the deadline and the abort (one pipe block, or the exit).
-
-        Raises:
-            ProviderConnectionError: the limit passed or the run was aborted (the flags say
-                which).
+        Called by a reader running on asyncio (the subprocess reader's only backend), where
+        anyio's clock is the event loop's: the limit is one ``call_at`` timer, armed while any
+        reader is attached (an adapter may run more than one process in a run). An abort that
+        landed before the reader started, or a limit already passed, interrupts it at once.
         """
-        deadline = self.deadline
-        with anyio.CancelScope(deadline=math.inf if deadline is None else deadline) as scope:
-            self._scope = scope
-            if self.aborted:
-                scope.cancel()
-            try:
-                return await step()
-            finally:
-                self._scope = None
+        import asyncio
+
+        self.attached = True
+        if self.aborted or self.expired:
+            interrupt(ABORTED if self.aborted else EXPIRED)
+        self._readers.append(interrupt)
+        if self._timer is None and self.deadline is not None and not self.expired:
+            self._timer = asyncio.get_running_loop().call_at(self.deadline, self._expire)
+
+    def detach(self, interrupt: Callable[[str], None]) -> None:
+        """That reader is done; the last one to leave disarms the timer."""
+        readers = self._readers
+        if interrupt in readers:
+            readers.remove(interrupt)
+        if not readers and self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def abort(self) -> None:
+        """Stop the run now: the pipe reads in progress (or the next ones) are interrupted."""
+        self.aborted = True
+        for interrupt in tuple(self._readers):
+            interrupt(ABORTED)
+
+    def _expire(self) -> None:
+        self._timer = None
         if self.aborted:
-            raise ProviderConnectionError(f"{what} was stopped: the call was aborted")
+            return  # the abort already interrupted the readers; it names the outcome
         self.expired = True
-        raise ProviderConnectionError(f"{what} was stopped: the run's time limit passed")
+        for interrupt in tuple(self._readers):
+            interrupt(EXPIRED)

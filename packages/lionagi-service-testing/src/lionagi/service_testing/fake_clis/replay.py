@@ -8,6 +8,8 @@ given. The plan is a JSON object; every key is optional::
     framing       "ndjson" | "split" (each line in pieces, cut inside UTF-8 characters too)
                   | "concat" (all values back to back, no separator, written in pieces)
     pause         seconds between pieces (split/concat)
+    event_pause   seconds after each ndjson line (each line is its own write either way): a
+                  paced run that a reader keeping up sees one event per pipe read
     raw           text written to stdout after the events (malformed tails, scalars)
     line_bytes    one stdout line of that many bytes after the events (``x`` filler, written
                   in 1 MiB pieces, no newline until the end): the reader's line limit
@@ -164,6 +166,7 @@ def main() -> int:
     events = [json.dumps(e, ensure_ascii=False).encode() for e in plan.get("events", [])]
     framing = plan.get("framing", "ndjson")
     pause = float(plan.get("pause", 0.01))
+    event_pause = float(plan.get("event_pause", 0))
     filler = int(plan.get("stderr_bytes", 0))
     share = filler // max(1, len(events))
     if framing == "concat":
@@ -183,7 +186,7 @@ def main() -> int:
                 for piece in _pieces(line + b"\n"):
                     _write(piece, pause)
             else:
-                _write(line + b"\n", 0)
+                _write(line + b"\n", event_pause)
         if filler and not events:
             _stderr_filler(filler)
     _long_line(int(plan.get("line_bytes", 0)))

@@ -13,7 +13,6 @@ from __future__ import annotations
 import copy
 import difflib
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
-from contextlib import aclosing
 from pathlib import Path
 from typing import Any, ClassVar, NoReturn
 
@@ -410,25 +409,24 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
             )
         return self._guarded_batches(request, extra_headers, timeout, runtime_args)
 
-    async def _guarded_batches(
+    def _guarded_batches(
         self,
         request: Mapping[str, Any] | BaseModel,
         extra_headers: Mapping[str, str] | None,
         local_timeout: float | None,
         runtime_args: dict[str, Any],
     ) -> AsyncGenerator[list[StreamChunk], None]:
-        capabilities = self.declared_capabilities()
-        validated = self._coerce_request(request, extra_headers)
-        self.validate_runtime_args(runtime_args)
-        inner = self._stream_agentic(
-            validated, runtime_args=runtime_args, local_timeout=local_timeout
-        )
-        guard = enforce_agentic_contract_batches(
-            inner, capabilities=capabilities, on_session=self.confirm_session
-        )
-        async with aclosing(guard):
-            async for batch in guard:
-                yield batch
+        def open_run() -> tuple[AsyncIterator[StreamChunk], AgenticCapabilities]:
+            # Runs at the guard's first iteration: nothing is validated or started before it.
+            capabilities = self.declared_capabilities()
+            validated = self._coerce_request(request, extra_headers)
+            self.validate_runtime_args(runtime_args)
+            inner = self._stream_agentic(
+                validated, runtime_args=runtime_args, local_timeout=local_timeout
+            )
+            return inner, capabilities
+
+        return enforce_agentic_contract_batches(open_run, on_session=self.confirm_session)
 
     def _stream_agentic(
         self,

@@ -147,20 +147,23 @@ async def enforce_agentic_contract(
 
 
 async def enforce_agentic_contract_batches(
-    chunks: AsyncIterator[StreamChunk],
+    open_run: Callable[[], tuple[AsyncIterator[StreamChunk], AgenticCapabilities]],
     *,
-    capabilities: AgenticCapabilities,
     on_session: Callable[[str], None] | None = None,
 ) -> AsyncGenerator[list[StreamChunk], None]:
     """:func:`enforce_agentic_contract` handing on lists of chunks, one per producer batch.
 
-    A :class:`ChunkBatches` is read a batch at a time (a CLI run: up to 128 events of one pipe
+    ``open_run()`` runs at the first iteration and returns the adapter's chunks and its
+    capabilities: the endpoint's validation and the adapter hook run there, inside this one
+    generator, so a batch crosses no extra pass-through layer on its way up. A
+    :class:`ChunkBatches` is read a batch at a time (a CLI run: up to 128 events of one pipe
     read each), any other iterator one chunk per list. Every chunk gets the same D3 check; at a
     violation the chunks before it are passed on, then ProviderProtocolError is raised.
     ``on_session`` receives each ``session_id`` a resumable adapter confirms on a system or
     result chunk that passed the check. The inner iterator is closed on every path, as by
     :func:`enforce_agentic_contract`.
     """
+    chunks, capabilities = open_run()
     check = _ContractCheck(capabilities.resumable, on_session)
     primary: BaseException | None = None
     try:

@@ -31,6 +31,7 @@ class ChildProtocol(asyncio.SubprocessProtocol):
         self._stdout_closed = False
         self._stdout_error: BaseException | None = None
         self._waiter: asyncio.Future[None] | None = None
+        self._stopped: str | None = None  # the error message of an interrupt (see interrupt)
         self.stderr = StderrCapture(stderr_limit)
         self.stderr_closed = asyncio.Event()
         self.exited = asyncio.Event()
@@ -66,6 +67,7 @@ class ChildProtocol(asyncio.SubprocessProtocol):
     def process_exited(self) -> None:
         """The child has been reaped; its return code is on the transport."""
         self.exited.set()
+        self._wake()
 
     def connection_lost(self, exc: BaseException | None) -> None:
         """Every pipe is closed and the child is reaped: nothing of it is left open."""
@@ -76,21 +78,32 @@ class ChildProtocol(asyncio.SubprocessProtocol):
 
     # -- reader side ----------------------------------------------------------------------------
 
+    def interrupt(self, message: str) -> None:
+        """Stop the reader: the read or exit wait in progress, and every later one, raises.
+
+        Called by the run's supervision (its limit passed, or the call was aborted) from the
+        event loop's thread; the reader then tears the process down like any failed run.
+        Buffered stdout is not handed out after it: nothing more leaves a stopped run.
+        """
+        if self._stopped is None:
+            self._stopped = message
+        self._wake()
+
     async def read(self) -> bytes:
-        """Return all buffered stdout (waiting for some), or ``b""`` at EOF."""
-        while not self._chunks:
+        """Return all buffered stdout (waiting for some), or ``b""`` at EOF.
+
+        Raises:
+            ProviderConnectionError: stdout failed, or the reader was interrupted.
+        """
+        while not self._chunks or self._stopped is not None:
+            self._raise_if_stopped()
             if self._stdout_closed:
                 if self._stdout_error is not None:
                     raise ProviderConnectionError(
                         f"reading the CLI's stdout failed: {self._stdout_error}"
                     ) from self._stdout_error
                 return b""
-            waiter = asyncio.get_running_loop().create_future()
-            self._waiter = waiter
-            try:
-                await waiter
-            finally:
-                self._waiter = None
+            await self._wait()
         chunks = self._chunks
         data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
         self._chunks = []
@@ -98,6 +111,28 @@ class ChildProtocol(asyncio.SubprocessProtocol):
         if self._paused:
             self._set_reading(True)
         return data
+
+    async def wait_exited(self) -> None:
+        """Wait for the child's exit to be reported.
+
+        Raises:
+            ProviderConnectionError: the reader was interrupted first.
+        """
+        while not self.exited.is_set():
+            self._raise_if_stopped()
+            await self._wait()
+
+    def _raise_if_stopped(self) -> None:
+        if self._stopped is not None:
+            raise ProviderConnectionError(self._stopped)
+
+    async def _wait(self) -> None:
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiter = waiter
+        try:
+            await waiter
+        finally:
+            self._waiter = None
 
     def _wake(self) -> None:
         waiter = self._waiter

@@ -358,16 +358,21 @@ async def _run(spec: SubprocessSpec, launch: _Launch) -> AsyncGenerator[list[dic
                 await tree.remove(REAP_TIMEOUT)
         raise
     primary: BaseException | None = None
-    control = current_run_control()  # a supervisor bounding this run per block, if any
+    control = current_run_control()  # a supervisor bounding this run, if any
     if control is not None:
-        control.attached = True
+        # Its limit and abort reach the reads through the protocol: no scope per read.
+        what = spec.display_name
+
+        def interrupt(reason: str) -> None:
+            proto.interrupt(f"{what} was stopped: {reason}")
+
+        control.attach(interrupt)
     try:
         framer = JsonFramer(max_value_chars=spec.max_value_chars)
         read = proto.read
         feed = framer.feed_into
-        what = spec.display_name
         # One list per pipe read: the events a read completed are handed over together.
-        while data := (await read() if control is None else await control.bounded(read, what)):
+        while data := await read():
             block, failure = _framed(partial(feed, data))
             if block:
                 yield block
@@ -390,10 +395,8 @@ async def _run(spec: SubprocessSpec, launch: _Launch) -> AsyncGenerator[list[dic
                 tail_error = exc
             else:
                 yield [repaired]
-        if control is None:
-            await proto.exited.wait()
-        else:  # a CLI that closed stdout but hangs on must not outlive the run's limit
-            await control.bounded(proto.exited.wait, what)
+        # A CLI that closed stdout but hangs on must not outlive the run's limit (interrupt).
+        await proto.wait_exited()
         returncode = transport.get_returncode()
         if returncode in _EXEC_FAILED and tree is not None:
             _raise_if_vanished(spec, launch.executable)
@@ -409,8 +412,10 @@ async def _run(spec: SubprocessSpec, launch: _Launch) -> AsyncGenerator[list[dic
         primary = exc
         raise
     finally:
-        if control is not None and control.deadline is not None:
-            deadline = min(deadline, control.deadline)
+        if control is not None:
+            control.detach(interrupt)
+            if control.deadline is not None:
+                deadline = min(deadline, control.deadline)
         grace = _bounded_grace(spec.terminate_grace, deadline, anyio.current_time())
         await _teardown(transport, proto, spec, primary, tree=tree, grace=grace)
 
