@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from enum import Enum
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -103,7 +105,9 @@ class ClientState(Enum):
     CLOSED = "closed"
 
 
-def _pinned_transport(kwargs: dict[str, Any]) -> PinnedTransport:
+def _pinned_transport(
+    kwargs: dict[str, Any], tls: Callable[[], ssl.SSLContext] | None = None
+) -> PinnedTransport:
     """The transport httpx would build from ``kwargs``, connecting only to approved addresses.
 
     httpx ignores its TLS, HTTP-version and limits arguments for the main transport once a
@@ -118,6 +122,7 @@ def _pinned_transport(kwargs: dict[str, Any]) -> PinnedTransport:
     """
     return PinnedTransport(
         **{key: kwargs[key] for key in _TRANSPORT_KWARGS if key in kwargs},
+        tls=tls,
     )
 
 
@@ -128,6 +133,9 @@ def new_client(
 
     Without an injected ``transport`` the client's transport is a :class:`PinnedTransport`:
     it connects only to the addresses the SSRF guard approved for the request being sent.
+    Unless ``client_kwargs`` chooses TLS itself (or names a proxy), that transport's pool
+    builds the shared default TLS context (:func:`default_ssl_context`) on its first https
+    connection, not here.
 
     The first call also installs the redacting filter on httpx's and httpcore's loggers
     (:mod:`.logs`), so their request and header lines never print a credential.
@@ -142,11 +150,17 @@ def new_client(
             raise EndpointConfigurationError(f"client_kwargs.{key}", _FORBIDDEN_CLIENT_KWARGS[key])
         kwargs[key] = value
     kwargs["follow_redirects"] = False
+    tls: Callable[[], ssl.SSLContext] | None = None
     if not _TLS_KWARGS.intersection(kwargs):
-        kwargs["verify"] = default_ssl_context(bool(kwargs.get("http2")))
+        if transport is None and "proxy" not in kwargs:
+            # The pinned pool builds it on its first https connection: a client that only
+            # speaks plain HTTP (a local server) never loads the CA bundle.
+            tls = partial(default_ssl_context, bool(kwargs.get("http2")))
+        else:  # an injected transport or a proxy's transport takes httpx's verify= as usual
+            kwargs["verify"] = default_ssl_context(bool(kwargs.get("http2")))
     client_type = httpx.AsyncClient if "cookies" in kwargs else StatelessClient
     try:
-        kwargs["transport"] = transport if transport is not None else _pinned_transport(kwargs)
+        kwargs["transport"] = transport if transport is not None else _pinned_transport(kwargs, tls)
         return client_type(**kwargs)
     except TypeError as exc:
         raise EndpointConfigurationError("client_kwargs", str(exc)) from None

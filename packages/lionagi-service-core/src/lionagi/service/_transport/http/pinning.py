@@ -24,10 +24,10 @@ again would leave that adapter open to DNS rebinding.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar, Token
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import httpcore
@@ -37,6 +37,9 @@ from ..._base.errors import UnsafeURLError
 from .pool import SingleAssignmentPool
 from .reads import SupervisedStream
 from .ssrf import Approval
+
+if TYPE_CHECKING:
+    import ssl
 
 __all__ = ["PinnedBackend", "PinnedTransport", "pin", "pinned", "unpin"]
 
@@ -162,15 +165,28 @@ class PinnedTransport(httpx.AsyncHTTPTransport):
         http1: bool = True,
         http2: bool = False,
         limits: httpx.Limits,
+        tls: Callable[[], ssl.SSLContext] | None = None,
     ) -> None:
-        ssl_context = httpx.create_ssl_context(verify=verify, cert=cert, trust_env=trust_env)
-        super().__init__(verify=ssl_context, http1=http1, http2=http2, limits=limits)
+        """Build the transport; ``tls`` defers the TLS context to the first https connection.
+
+        With ``tls`` (core's shared default context), ``verify``, ``cert`` and ``trust_env``
+        are not read: the pool calls ``tls()`` when it first connects to an https origin.
+        """
+        ssl_context = (
+            None
+            if tls is not None
+            else httpx.create_ssl_context(verify=verify, cert=cert, trust_env=trust_env)
+        )
+        # httpx's own pool is replaced below; with a deferred context it gets an unverified
+        # one, which costs no CA bundle and is never used.
+        super().__init__(verify=ssl_context or False, http1=http1, http2=http2, limits=limits)
         if not isinstance(getattr(self, "_pool", None), httpcore.AsyncConnectionPool):
             raise RuntimeError(
                 "httpx.AsyncHTTPTransport no longer keeps its httpcore pool in `_pool`; "
                 "the SSRF connection pinning needs updating for this httpx version"
             )
         self._pool = SingleAssignmentPool(
+            tls=tls,
             ssl_context=ssl_context,
             max_connections=limits.max_connections,
             max_keepalive_connections=limits.max_keepalive_connections,

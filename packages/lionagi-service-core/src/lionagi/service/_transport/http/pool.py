@@ -24,6 +24,10 @@ HTTP/2 connection takes many requests, so a pool that may speak HTTP/2 keeps htt
   pass that could hand one out): httpcore checks every connection on every pass, and for an
   idle one that polls its socket, so a burst of N streams made on the order of N² polls.
 
+It can also defer its TLS context (``tls=``): a factory called when the first ``https``
+connection is created, so a client that only ever speaks plain HTTP to a local server never
+loads a CA bundle (tens of milliseconds of a cold first call).
+
 Everything else (creating, expiring and closing connections, the queue order, the pool
 timeout) is httpcore's own code. The pass reads private names of httpcore 1.0's pool; the class
 checks them when it is created and, when one is missing, leaves httpcore's pass in place.
@@ -31,9 +35,13 @@ checks them when it is created and, when one is missing, leaves httpcore's pass 
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import httpcore
+
+if TYPE_CHECKING:
+    import ssl
 
 __all__ = ["SingleAssignmentPool"]
 
@@ -50,9 +58,29 @@ _POOL_NAMES = (
 class SingleAssignmentPool(httpcore.AsyncConnectionPool):
     """An ``httpcore.AsyncConnectionPool`` that never hands one idle connection to two requests."""
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, *, tls: Callable[[], ssl.SSLContext] | None = None, **kwargs: Any) -> None:
+        """The pool; with ``tls``, no ``ssl_context`` until an https connection needs one.
+
+        Raises:
+            RuntimeError: ``tls`` was given but httpcore's pool no longer keeps its context in
+                ``_ssl_context`` (the deferred context could not reach its connections).
+        """
         super().__init__(**kwargs)
         self._single = not self._http2 and all(hasattr(self, n) for n in _POOL_NAMES)
+        if tls is not None and getattr(self, "_ssl_context", False) is not None:
+            raise RuntimeError(
+                "httpcore.AsyncConnectionPool no longer keeps its TLS context in `_ssl_context`; "
+                "the deferred TLS context needs updating for this httpcore version"
+            )
+        self._tls = tls
+
+    def create_connection(self, origin: httpcore.Origin) -> httpcore.AsyncConnectionInterface:
+        """The connection httpcore makes; the first https one builds the deferred context."""
+        tls = self._tls
+        if tls is not None and origin.scheme == b"https":
+            self._ssl_context = tls()
+            self._tls = None
+        return super().create_connection(origin)
 
     def _assign_requests_to_connections(self) -> list[httpcore.AsyncConnectionInterface]:
         if not self._single:
