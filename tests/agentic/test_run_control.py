@@ -174,7 +174,7 @@ async def test_a_run_that_closed_stdout_but_hangs_on_is_stopped_at_its_limit(
 
     code = (
         "import os, sys, time\n"
-        "os.write(1, b'{\"type\": \"text\", \"content\": \"a\"}\\n')\n"
+        'os.write(1, b\'{"type": "text", "content": "a"}\\n\')\n'
         "os.close(1)\n"
         "time.sleep(60)\n"
     )

@@ -31,7 +31,11 @@ COMPLETION = {
     "object": "chat.completion",
     "model": "m",
     "choices": [
-        {"index": 0, "message": {"role": "assistant", "content": "over tls"}, "finish_reason": "stop"}
+        {
+            "index": 0,
+            "message": {"role": "assistant", "content": "over tls"},
+            "finish_reason": "stop",
+        }
     ],
 }
 

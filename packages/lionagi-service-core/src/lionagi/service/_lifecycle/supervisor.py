@@ -376,9 +376,10 @@ class CallSupervisor:
 
         Adapters receive the cap as ``local_timeout`` but need not enforce it: the supervisor
         does, so a hung CLI cannot hold its permit past the cap. With anyio's own clock the
-        run gets a :class:`RunControl`: the process reader picks it up and bounds each pipe
-        block (and the exit) by the limit, so later events are read with no scope of their
-        own; an adapter whose reader does not attach it keeps one scope per event. Expiry
+        run gets a :class:`RunControl`: the process reader picks it up and the limit becomes one
+        timer for the run, which interrupts the pipe read (or the exit wait) in progress, so
+        later events are read with no scope of their own; an adapter whose reader does not
+        attach it keeps one scope per event. Expiry
         before the first chunk is phase ``transport``, after it ``stream`` (as for HTTP).
         """
         limit = _AgenticLimit(budget, local_cap, self._clock)
