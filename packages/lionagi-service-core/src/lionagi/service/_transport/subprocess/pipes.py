@@ -96,14 +96,21 @@ class ChildProtocol(asyncio.SubprocessProtocol):
             ProviderConnectionError: stdout failed, or the reader was interrupted.
         """
         while not self._chunks or self._stopped is not None:
-            self._raise_if_stopped()
+            if self._stopped is not None:
+                raise ProviderConnectionError(self._stopped)
             if self._stdout_closed:
                 if self._stdout_error is not None:
                     raise ProviderConnectionError(
                         f"reading the CLI's stdout failed: {self._stdout_error}"
                     ) from self._stdout_error
                 return b""
-            await self._wait()
+            # _wait inline: a helper coroutine would cost a frame on every pipe read of a run.
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiter = waiter
+            try:
+                await waiter
+            finally:
+                self._waiter = None
         chunks = self._chunks
         data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
         self._chunks = []
@@ -119,14 +126,12 @@ class ChildProtocol(asyncio.SubprocessProtocol):
             ProviderConnectionError: the reader was interrupted first.
         """
         while not self.exited.is_set():
-            self._raise_if_stopped()
+            if self._stopped is not None:
+                raise ProviderConnectionError(self._stopped)
             await self._wait()
 
-    def _raise_if_stopped(self) -> None:
-        if self._stopped is not None:
-            raise ProviderConnectionError(self._stopped)
-
     async def _wait(self) -> None:
+        """Until the next protocol event (data, EOF, exit, an interrupt)."""
         waiter = asyncio.get_running_loop().create_future()
         self._waiter = waiter
         try:
