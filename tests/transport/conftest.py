@@ -10,15 +10,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import http.server
+import json
 import socket
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+import ssl
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
 import pytest
 
-from lionagi.service import Endpoint
+from lionagi.service import Endpoint, iModel
 from lionagi.service.http import ChatCompletionsProjector, StreamProjector
 
 SECRET = "ZZdistinctiveQQ42secretvalueXY"
@@ -255,3 +259,80 @@ async def make_endpoint() -> AsyncIterator[EndpointFactory]:
     yield factory
     for ep in made:
         await ep.aclose()
+
+
+# --- a threaded chat server that no event loop owns ----------------------------------------------
+
+CHAT_ANSWER = {
+    "id": "c-1",
+    "object": "chat.completion",
+    "created": 0,
+    "model": "m",
+    "choices": [
+        {"index": 0, "message": {"role": "assistant", "content": "hello"}, "finish_reason": "stop"}
+    ],
+}
+
+
+class _Chat(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive: the connection stays in the client's pool
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["content-length"]))
+        body = json.dumps(CHAT_ANSWER).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: the tests read results, not the access log."""
+
+
+ChatServer = Callable[..., str]
+
+
+@pytest.fixture
+def threaded_chat() -> Iterator[ChatServer]:
+    """Start an OpenAI-compatible chat server in a thread; returns its ``/v1`` base URL.
+
+    ``threaded_chat(tls=context)`` serves HTTPS with that server context. No event loop owns
+    the server, so synchronous tests may run several ``asyncio.run`` loops against it.
+    """
+    running: list[tuple[http.server.ThreadingHTTPServer, threading.Thread]] = []
+
+    def start(tls: ssl.SSLContext | None = None) -> str:
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Chat)
+        if tls is not None:
+            server.socket = tls.wrap_socket(server.socket, server_side=True)
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        running.append((server, thread))
+        scheme = "https" if tls is not None else "http"
+        return f"{scheme}://127.0.0.1:{server.server_address[1]}/v1"
+
+    yield start
+    for server, thread in running:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+@pytest.fixture
+def chat_model() -> Callable[..., iModel]:
+    """``chat_model(base_url, **settings)``: an OpenAI-compatible ``iModel`` for that server."""
+
+    def build(base_url: str, **settings: Any) -> iModel:
+        return iModel(
+            provider="loopback-chat",
+            endpoint="chat/completions",
+            openai_compatible=True,
+            base_url=base_url,
+            api_key="sk-loopback",
+            allow_local_network=True,
+            request_defaults={"model": "m"},
+            **settings,
+        )
+
+    return build

@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import http.server
-import json
-import threading
-from collections.abc import Iterator
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -22,64 +19,18 @@ import pytest
 from lionagi.service import Endpoint, EventLoopMismatchError, iModel
 
 MESSAGES = [{"role": "user", "content": "hi"}]
-ANSWER = {
-    "id": "c-1",
-    "object": "chat.completion",
-    "created": 0,
-    "model": "m",
-    "choices": [
-        {"index": 0, "message": {"role": "assistant", "content": "hello"}, "finish_reason": "stop"}
-    ],
-}
-
-
-class _Chat(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # keep-alive: the connection stays in the client's pool
-
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers["content-length"]))
-        body = json.dumps(ANSWER).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet: the test reads results, not the access log."""
 
 
 @pytest.fixture
-def base_url() -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Chat)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
-
-
-def _model(base_url: str) -> iModel:
-    return iModel(
-        provider="loops",
-        endpoint="chat/completions",
-        openai_compatible=True,
-        base_url=base_url,
-        api_key="sk-loops",
-        allow_local_network=True,
-        request_defaults={"model": "m"},
-    )
+def model(threaded_chat: Callable[[], str], chat_model: Callable[[str], iModel]) -> iModel:
+    return chat_model(threaded_chat())
 
 
 async def _invoke(model: iModel) -> Any:
     return await model.invoke(messages=MESSAGES)
 
 
-def test_a_second_asyncio_run_gets_a_typed_error_and_close_still_works(base_url: str) -> None:
-    model = _model(base_url)
+def test_a_second_asyncio_run_gets_a_typed_error_and_close_still_works(model: iModel) -> None:
     first = asyncio.run(_invoke(model))
     assert first.status.value == "completed"
 
@@ -109,8 +60,7 @@ def test_a_second_asyncio_run_gets_a_typed_error_and_close_still_works(base_url:
     assert model.endpoint.client_state.value == "closed"
 
 
-def test_a_loop_that_is_still_open_keeps_its_client_until_closed_there(base_url: str) -> None:
-    model = _model(base_url)
+def test_a_loop_that_is_still_open_keeps_its_client_until_closed_there(model: iModel) -> None:
     own = asyncio.new_event_loop()
     try:
         assert own.run_until_complete(_invoke(model)).status.value == "completed"
@@ -127,9 +77,9 @@ def test_a_loop_that_is_still_open_keeps_its_client_until_closed_there(base_url:
         own.close()
 
 
-def test_one_loop_reuses_its_client_across_calls(base_url: str) -> None:
+def test_one_loop_reuses_its_client_across_calls(model: iModel) -> None:
     async def twice() -> list[str]:
-        async with _model(base_url) as model:
+        async with model:
             return [(await _invoke(model)).status.value for _ in range(2)]
 
     assert asyncio.run(twice()) == ["completed", "completed"]

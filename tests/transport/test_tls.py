@@ -8,11 +8,8 @@ on loopback, with a certificate from a throwaway CA, shows that verification rea
 
 from __future__ import annotations
 
-import http.server
-import json
 import ssl
-import threading
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,36 +19,10 @@ import trustme
 
 from lionagi.service import EventStatus, ProviderConnectionError, iModel
 from lionagi.service._transport.http import client as client_module
-from lionagi.service_testing import FakeProviderServer
 
 pytestmark = pytest.mark.anyio
 
-COMPLETION = {
-    "id": "c-1",
-    "object": "chat.completion",
-    "model": "m",
-    "choices": [
-        {
-            "index": 0,
-            "message": {"role": "assistant", "content": "over tls"},
-            "finish_reason": "stop",
-        }
-    ],
-}
-
-
-class _Completion(http.server.BaseHTTPRequestHandler):
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers.get("Content-Length", "0")))
-        body = json.dumps(COMPLETION).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: Any) -> None:
-        """Quiet."""
+Model = Callable[..., iModel]
 
 
 @pytest.fixture
@@ -60,20 +31,11 @@ def ca() -> trustme.CA:
 
 
 @pytest.fixture
-def tls_server(ca: trustme.CA) -> Iterator[str]:
+def tls_server(ca: trustme.CA, threaded_chat: Callable[..., str]) -> str:
     """An HTTPS chat server on 127.0.0.1 whose certificate the throwaway CA signed."""
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ca.issue_cert("127.0.0.1").configure_cert(context)
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Completion)
-    server.socket = context.wrap_socket(server.socket, server_side=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"https://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+    return threaded_chat(tls=context)
 
 
 @pytest.fixture
@@ -91,32 +53,19 @@ def contexts_built(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return built
 
 
-def _model(base_url: str, **settings: Any) -> iModel:
-    return iModel(
-        provider="tls-bench",
-        endpoint="chat/completions",
-        openai_compatible=True,
-        base_url=base_url,
-        api_key="sk-tls",
-        allow_local_network=True,
-        request_defaults={"model": "m"},
-        **settings,
-    )
-
-
 async def test_plain_http_calls_build_no_tls_context(
-    fake_provider_server: FakeProviderServer, contexts_built: list[int]
+    threaded_chat: Callable[..., str], chat_model: Model, contexts_built: list[int]
 ) -> None:
-    async with _model(f"{fake_provider_server.base_url}/v1") as model:
+    async with chat_model(threaded_chat()) as model:
         call = await model.invoke(messages=[{"role": "user", "content": "hi"}])
     assert call.status is EventStatus.COMPLETED, call.exception
     assert contexts_built == []
 
 
 async def test_the_deferred_context_verifies_the_server_certificate(
-    tls_server: str, contexts_built: list[int]
+    tls_server: str, chat_model: Model, contexts_built: list[int]
 ) -> None:
-    async with _model(tls_server, max_retries=1) as model:
+    async with chat_model(tls_server, max_retries=1) as model:
         call = await model.invoke(messages=[{"role": "user", "content": "hi"}])
     assert call.status is EventStatus.FAILED
     assert isinstance(call.exception, ProviderConnectionError), call.exception
@@ -127,6 +76,7 @@ async def test_the_deferred_context_verifies_the_server_certificate(
 async def test_the_deferred_context_is_httpx_default_and_honours_ssl_cert_file(
     tls_server: str,
     ca: trustme.CA,
+    chat_model: Model,
     tmp_path: Path,
     contexts_built: list[int],
     monkeypatch: pytest.MonkeyPatch,
@@ -134,7 +84,7 @@ async def test_the_deferred_context_is_httpx_default_and_honours_ssl_cert_file(
     bundle = tmp_path / "ca.pem"
     ca.cert_pem.write_to_path(str(bundle))
     monkeypatch.setenv("SSL_CERT_FILE", str(bundle))
-    async with _model(tls_server) as model:
+    async with chat_model(tls_server) as model:
         first = await model.invoke(messages=[{"role": "user", "content": "hi"}])
         second = await model.invoke(messages=[{"role": "user", "content": "again"}])
     assert first.status is EventStatus.COMPLETED, first.exception
@@ -143,10 +93,10 @@ async def test_the_deferred_context_is_httpx_default_and_honours_ssl_cert_file(
 
 
 async def test_client_kwargs_verify_still_chooses_tls_itself(
-    tls_server: str, ca: trustme.CA, contexts_built: list[int]
+    tls_server: str, ca: trustme.CA, chat_model: Model, contexts_built: list[int]
 ) -> None:
     context = ssl.create_default_context()
     ca.configure_trust(context)
-    async with _model(tls_server, client_kwargs={"verify": context}) as model:
+    async with chat_model(tls_server, client_kwargs={"verify": context}) as model:
         call = await model.invoke(messages=[{"role": "user", "content": "hi"}])
     assert call.status is EventStatus.COMPLETED, call.exception

@@ -104,13 +104,7 @@ class ChildProtocol(asyncio.SubprocessProtocol):
                         f"reading the CLI's stdout failed: {self._stdout_error}"
                     ) from self._stdout_error
                 return b""
-            # _wait inline: a helper coroutine would cost a frame on every pipe read of a run.
-            waiter = asyncio.get_running_loop().create_future()
-            self._waiter = waiter
-            try:
-                await waiter
-            finally:
-                self._waiter = None
+            await self._wait()
         chunks = self._chunks
         data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
         self._chunks = []
