@@ -37,7 +37,7 @@ def current_run_control() -> RunControl | None:
 
 
 class RunControl:
-    """The limit and abort state of one agentic run, shared by the supervisor and its reader.
+    """The limit and abort state of one agentic run, shared by the supervisor and its readers.
 
     ``deadline`` is an absolute time on anyio's clock (None: unbounded). ``attached`` is True
     once a process reader took the control; the supervisor bounds reads itself until then.
