@@ -38,10 +38,9 @@ import os
 import signal
 from collections.abc import AsyncGenerator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 
@@ -68,6 +67,8 @@ from .spec import (
     StdinMode,
     SubprocessSpec,
 )
+
+_A = TypeVar("_A")
 
 if TYPE_CHECKING:
     # asyncio is imported when a process is first started, not with lionagi.service: it is
@@ -373,12 +374,12 @@ async def _run(spec: SubprocessSpec, launch: _Launch) -> AsyncGenerator[list[dic
         feed = framer.feed_into
         # One list per pipe read: the events a read completed are handed over together.
         while data := await read():
-            block, failure = _framed(partial(feed, data))
+            block, failure = _framed(feed, data)
             if block:
                 yield block
             if failure is not None:
                 raise failure
-        block, failure = _framed(framer.close_into)
+        block, failure = _framed(JsonFramer.close_into, framer)
         if block:
             yield block
         if failure is not None:
@@ -421,16 +422,17 @@ async def _run(spec: SubprocessSpec, launch: _Launch) -> AsyncGenerator[list[dic
 
 
 def _framed(
-    step: Callable[[list[dict[str, Any]]], None],
+    step: Callable[[_A, list[dict[str, Any]]], None], arg: _A
 ) -> tuple[list[dict[str, Any]], ProviderProtocolError | None]:
-    """One framer step's events, and the framing error that ended it early (if any).
+    """One framer step's events (``step(arg, events)``), and the error that ended it early.
 
     The events before a malformed value are delivered before the error is raised, as the
-    events of earlier reads are: a run's output already seen stays seen.
+    events of earlier reads are: a run's output already seen stays seen. The step and its
+    argument come apart, so a pipe read builds no ``partial`` for it.
     """
     block: list[dict[str, Any]] = []
     try:
-        step(block)
+        step(arg, block)
     except ProviderProtocolError as exc:
         return block, exc
     return block, None
