@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .._base.pydantic_plugins import answer_from_scan
 from .._transport.config import EndpointConfig
 from .._transport.meta import EndpointMeta
 from .defaults import copy_defaults
@@ -23,6 +24,7 @@ class CatalogEndpointMeta(EndpointMeta):
 
     def create_config(self, **overrides: Any) -> EndpointConfig:
         """Build a validated config; defaults are fresh deep copies on every call."""
+        answer_from_scan()  # before the first validator: pydantic's plugin lookup, pre-answered
         caller: Mapping[str, Any] | None = overrides.pop("request_defaults", None)
         merged = copy_defaults(self.request_defaults)
         if caller:

@@ -50,8 +50,9 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .._base.diagnostics import ProviderDiagnostic
+from .._base.pydantic_plugins import PYDANTIC_PLUGIN_GROUP, record_scan
 from .diagnose import describe_exception, diagnostic
-from .entry_scan import ScannedEntryPoint, scan_group
+from .entry_scan import ScannedEntryPoint, scan_groups
 from .keys import canonical_provider_key
 from .policy import ProviderModelPolicy
 from .specs import ProviderEndpointSpec, ProviderModuleSpec
@@ -86,15 +87,21 @@ class CollectedModule:
 def entry_point_inventory(group: str = ENTRY_POINT_GROUP) -> tuple[ProviderModuleSpec, ...]:
     """Read ``(provider, module, distribution)`` rows from installed metadata; import nothing.
 
-    The metadata is read by :func:`.entry_scan.scan_group` (a direct walk of ``sys.path``) and,
+    The metadata is read by :func:`.entry_scan.scan_groups` (a direct walk of ``sys.path``) and,
     for a layout it does not model, by ``importlib.metadata``; both give the same rows.
 
     Only rows equal in all three fields are merged (a repeated line in one distribution's
     metadata); the same module or key from two distributions stays two rows for validation.
     """
-    scanned = scan_group(group)
-    if scanned is None:  # a layout the direct scan does not model: importlib.metadata reads it
+    # pydantic's plugin group is read in the same walk: the answer saves pydantic its own scan
+    # of every distribution on the first config built (see _base/pydantic_plugins.py).
+    groups = scan_groups((group, PYDANTIC_PLUGIN_GROUP))
+    if groups is None:  # a layout the direct scan does not model: importlib.metadata reads it
+        record_scan(None)
         scanned = _importlib_group(group)
+    else:
+        record_scan(bool(groups[PYDANTIC_PLUGIN_GROUP]))
+        scanned = groups[group]
     rows = {
         ProviderModuleSpec(provider=name, module=value, distribution=dist)
         for name, value, dist in scanned

@@ -27,9 +27,10 @@ from __future__ import annotations
 import os
 import re
 import sys
+from collections.abc import Sequence
 from importlib.machinery import PathFinder
 
-__all__ = ["ScannedEntryPoint", "scan_group"]
+__all__ = ["ScannedEntryPoint", "scan_group", "scan_groups"]
 
 ScannedEntryPoint = tuple[str, str, str | None]
 """``(name, value, distribution Name or None)`` of one entry point."""
@@ -46,12 +47,20 @@ def scan_group(group: str) -> list[ScannedEntryPoint] | None:
     cases ``importlib.metadata`` also treats as "no file" (e.g. a ``UnicodeDecodeError``), so a
     corrupt installation fails the same way on both paths.
     """
+    groups = scan_groups((group,))
+    return None if groups is None else groups[group]
+
+
+def scan_groups(groups: Sequence[str]) -> dict[str, list[ScannedEntryPoint]] | None:
+    """:func:`scan_group` for several groups in one walk (each file is read once).
+
+    None when the layout is one this walk does not model, for all groups at once.
+    """
     if not _standard_finders():
         return None
-    header = f"[{group}]"
-    needle = header.encode()
+    needles = [(group, f"[{group}]".encode()) for group in groups]
     seen: set[str] = set()
-    found: list[ScannedEntryPoint] = []
+    found: dict[str, list[ScannedEntryPoint]] = {group: [] for group in groups}
     for entry in list(sys.path):
         root = entry or "."
         try:
@@ -73,15 +82,16 @@ def scan_group(group: str) -> list[ScannedEntryPoint] | None:
                 continue
             seen.add(key)
             path = os.path.join(root, child)
-            text = _read_if_mentions(os.path.join(path, "entry_points.txt"), needle)
-            if text is None:
-                continue
-            pairs = _section_pairs(text, group)
-            if pairs is None:
-                return None  # a line importlib rejects: let it raise its own error
-            if pairs:
-                dist = _distribution_name(path)
-                found.extend((name, value, dist) for name, value in pairs)
+            text, mentioned = _read_if_mentions(os.path.join(path, "entry_points.txt"), needles)
+            dist: str | None = None
+            for group in mentioned:
+                pairs = _section_pairs(text, group)
+                if pairs is None:
+                    return None  # a line importlib rejects: let it raise its own error
+                if pairs:
+                    if dist is None:
+                        dist = _distribution_name(path)
+                    found[group].extend((name, value, dist) for name, value in pairs)
     return found
 
 
@@ -98,25 +108,26 @@ def _normalize(name: str) -> str:
     return _SEPARATORS.sub("-", name).lower().replace("-", "_")
 
 
-def _read_if_mentions(path: str, needle: bytes) -> str | None:
-    """The file's text when its bytes contain ``needle``; None when absent or not mentioning it.
+def _read_if_mentions(path: str, needles: Sequence[tuple[str, bytes]]) -> tuple[str, list[str]]:
+    """The file's text and the groups whose ``[header]`` bytes it contains (``("", [])``: none).
 
-    Bytes first: most installed distributions' files never mention the group, and skipping the
+    Bytes first: most installed distributions' files never mention a group, and skipping the
     text decoder for those is a third of the scan's cost. A file that does is decoded as UTF-8
     from the same bytes (text mode's newline translation does not matter: the parser splits with
     ``splitlines``, which treats CRLF, CR and LF alike), so a decoding error still
-    surfaces.
+    surfaces. A missing or unreadable file mentions nothing.
     """
     try:
         with open(path, "rb") as handle:
             data = handle.read()
     except _UNREADABLE:
-        return None
-    if needle not in data:
+        return "", []
+    mentioned = [group for group, needle in needles if needle in data]
+    if not mentioned:
         if not data.isascii():
             data.decode("utf-8")  # raises as importlib's text read of the same file would
-        return None
-    return data.decode("utf-8")
+        return "", []
+    return data.decode("utf-8"), mentioned
 
 
 def _read(path: str) -> str | None:
