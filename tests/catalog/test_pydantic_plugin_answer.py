@@ -33,12 +33,16 @@ loader.entry_points = counted
 from lionagi.service import EndpointRegistry, iModel
 EndpointRegistry.snapshot()
 {extra}
-model = iModel(
-    provider="openai", endpoint="chat", model="m", base_url="http://127.0.0.1:9/v1",
-    api_key="sk-test-key", allow_local_network=True,
-)
+model = iModel({construct}, api_key="sk-test-key", allow_local_network=True)
 print(json.dumps({{"scans": scans, "plugins": sorted(loader._plugins or {{}})}}))
 """
+
+# A catalog provider, and an OpenAI-compatible endpoint (its config is built by the matcher).
+_CATALOG = 'provider="openai", endpoint="chat", model="m", base_url="http://127.0.0.1:9/v1"'
+_COMPATIBLE = (
+    'provider="local", endpoint="chat/completions", openai_compatible=True, '
+    'base_url="http://127.0.0.1:9/v1", request_defaults={"model": "m"}'
+)
 
 # A pydantic plugin that reports each schema it is asked to validate.
 _PLUGIN = """\
@@ -73,14 +77,15 @@ def _plugin_dist(root: Path) -> None:
     (info / "entry_points.txt").write_text("[pydantic]\nrecorder = lionagi_test_plugin:plugin\n")
 
 
-def test_no_installed_plugin_spares_pydantic_its_own_metadata_scan() -> None:
-    result, _ = _run(_PROBE.format(extra=""))
+@pytest.mark.parametrize("construct", [_CATALOG, _COMPATIBLE], ids=["catalog", "compatible"])
+def test_no_installed_plugin_spares_pydantic_its_own_metadata_scan(construct: str) -> None:
+    result, _ = _run(_PROBE.format(extra="", construct=construct))
     assert result == {"scans": [], "plugins": []}
 
 
 def test_an_installed_pydantic_plugin_is_still_loaded_and_used(tmp_path: Path) -> None:
     _plugin_dist(tmp_path)
-    result, stdout = _run(_PROBE.format(extra=""), pythonpath=tmp_path)
+    result, stdout = _run(_PROBE.format(extra="", construct=_CATALOG), pythonpath=tmp_path)
     assert result["scans"] == ["pydantic"]  # pydantic looked itself, and found the plugin
     assert result["plugins"] == ["lionagi_test_plugin:plugin"]
     assert "PLUGIN SAW EndpointConfig" in stdout
@@ -91,7 +96,7 @@ def test_a_sys_path_changed_after_the_scan_is_left_to_pydantic(tmp_path: Path) -
     # must still be found, so pydantic scans for itself.
     _plugin_dist(tmp_path)
     extra = f"sys.path.insert(0, {str(tmp_path)!r})"
-    result, stdout = _run(_PROBE.format(extra=extra))
+    result, stdout = _run(_PROBE.format(extra=extra, construct=_CATALOG))
     assert result["scans"] == ["pydantic"]
     assert "PLUGIN SAW EndpointConfig" in stdout
 
@@ -99,7 +104,9 @@ def test_a_sys_path_changed_after_the_scan_is_left_to_pydantic(tmp_path: Path) -
 def test_disabling_plugins_still_wins(tmp_path: Path) -> None:
     _plugin_dist(tmp_path)
     env_code = "import os\nos.environ['PYDANTIC_DISABLE_PLUGINS'] = '__all__'\n"
-    result, stdout = _run(env_code + _PROBE.format(extra=""), pythonpath=tmp_path)
+    result, stdout = _run(
+        env_code + _PROBE.format(extra="", construct=_CATALOG), pythonpath=tmp_path
+    )
     assert result["scans"] == []
     assert "PLUGIN SAW" not in stdout
 

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from .._base.errors import EndpointConfigurationError, EndpointNotFound, ProviderUnavailable
+from .._base.pydantic_plugins import answer_from_scan
 from .._transport.agentic import is_agentic_class
 from .._transport.config import EndpointConfig
 from .._transport.http.endpoint import Endpoint
@@ -159,6 +160,7 @@ def compatible_config(
     overrides: Mapping[str, Any],
 ) -> EndpointConfig:
     """The explicitly marked OpenAI-compatible config of ADR-0028 D4."""
+    answer_from_scan()  # before the first validator: pydantic's plugin lookup, pre-answered
     # Imported here: only an OpenAI-compatible match needs core's request model (cold start).
     from .openai_request import OpenAIChatCompletionsRequest
 
