@@ -87,10 +87,6 @@ class AdmissionLease:
         If the controller closes meanwhile, ``on_abort`` runs and the permit is released at once:
         the parked holder cannot run its own cleanup until its consumer resumes it, and the
         close must not wait on a consumer that may be the very task calling it.
-
-        The supervisor's stream loop, which parks once per read, writes ``_on_pause_abort`` and
-        reads ``_aborted`` directly instead of calling :meth:`pause`, :meth:`resume` and
-        :attr:`aborted`; a change to what these do must change that loop too.
         """
         self._on_pause_abort = on_abort
 

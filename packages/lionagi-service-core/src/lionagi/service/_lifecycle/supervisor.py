@@ -42,7 +42,7 @@ from .._base.hooks import DEFAULT_HOOK_CAPS, HookPhase
 from .._transport.api_calling import APICalling
 from .._transport.http.endpoint import Endpoint
 from .._transport.http.reads import ReadControl
-from .._transport.run_control import RunControl, enter_run_control, leave_run_control
+from .._transport.run_control import RunControl
 from . import telemetry as _telemetry
 from .admission import Admission
 from .attempts import AttemptOptions, OpenedStream, call_with_attempts, open_stream_with_attempts
@@ -535,10 +535,8 @@ class CallSupervisor:
                     ended = False
                     # Parked for the whole batch: between two of its chunks nothing awaits, so
                     # a close can only land while a chunk is with the consumer. A chunk hook
-                    # and the error chunk run unparked, as the reads do. The lease's park slot
-                    # and abort flag are read and written directly: this runs once per read of
-                    # a token stream, where each method call is a measurable share (issue 15).
-                    lease._on_pause_abort = on_parked_abort
+                    # and the error chunk run unparked, as the reads do.
+                    lease.pause(on_parked_abort)
                     try:
                         for chunk in item:
                             if chunk.type == "error" and not ended:
@@ -557,26 +555,25 @@ class CallSupervisor:
                                 yield chunk
                                 raise error
                             # Closed while the consumer paused between chunks: nothing more leaves.
-                            if lease._aborted:
+                            if lease.aborted:
                                 raise self._closed_error(call)
                             yield chunk
                     finally:
-                        lease._on_pause_abort = None
+                        lease.resume()
                     if ended or iterator is None:
                         break
-                    if lease._aborted:
-                        self._check_not_aborted(lease, call)
+                    self._check_not_aborted(lease, call)
                     try:
                         if not fast:
                             item = await self._bounded_read(iterator, lease, until)
                         elif run_control is None:  # the connection bounds this read
                             item = await iterator.__anext__()
                         else:  # the process reader bounds its pipe reads
-                            token = enter_run_control(run_control)
+                            token = run_control.enter()
                             try:
                                 item = await iterator.__anext__()
                             finally:
-                                leave_run_control(token)
+                                RunControl.leave(token)
                     except StopAsyncIteration:
                         self._check_not_aborted(lease, call)
                         if limit is not None and run_control is not None and run_control.expired:

@@ -23,13 +23,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import asyncio
 
-__all__ = ["RunControl", "current_run_control", "enter_run_control", "leave_run_control"]
+__all__ = ["RunControl", "current_run_control"]
 
 _current: ContextVar[RunControl | None] = ContextVar("lionagi_service_run_control", default=None)
-
-# RunControl.enter/leave without the method frame, for a caller that enters once per pipe read.
-enter_run_control = _current.set
-leave_run_control = _current.reset
 
 ABORTED = "the call was aborted"
 EXPIRED = "the run's time limit passed"

@@ -220,16 +220,8 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
         secrets = self.settings.secret_values()
         async with self.launch(request, cwd) as events:
             async for block in events.blocks():
-                # A paced CLI's read holds one event: no slice is copied for it.
-                parts = (
-                    (block,)
-                    if len(block) <= _BATCH_EVENTS
-                    else (
-                        block[start : start + _BATCH_EVENTS]
-                        for start in range(0, len(block), _BATCH_EVENTS)
-                    )
-                )
-                for part in parts:
+                for start in range(0, len(block), _BATCH_EVENTS):
+                    part = block[start : start + _BATCH_EVENTS]
                     batch, failure, ended = _project(map(feed, part), on_text, secrets)
                     if batch:
                         yield batch

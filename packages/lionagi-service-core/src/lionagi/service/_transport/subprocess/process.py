@@ -38,9 +38,10 @@ import os
 import signal
 from collections.abc import AsyncGenerator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -67,8 +68,6 @@ from .spec import (
     StdinMode,
     SubprocessSpec,
 )
-
-_A = TypeVar("_A")
 
 if TYPE_CHECKING:
     # asyncio is imported when a process is first started, not with lionagi.service: it is
@@ -374,12 +373,12 @@ async def _run(spec: SubprocessSpec, launch: _Launch) -> AsyncGenerator[list[dic
         feed = framer.feed_into
         # One list per pipe read: the events a read completed are handed over together.
         while data := await read():
-            block, failure = _framed(feed, data)
+            block, failure = _framed(partial(feed, data))
             if block:
                 yield block
             if failure is not None:
                 raise failure
-        block, failure = _framed(JsonFramer.close_into, framer)
+        block, failure = _framed(framer.close_into)
         if block:
             yield block
         if failure is not None:
@@ -422,17 +421,16 @@ async def _run(spec: SubprocessSpec, launch: _Launch) -> AsyncGenerator[list[dic
 
 
 def _framed(
-    step: Callable[[_A, list[dict[str, Any]]], None], arg: _A
+    step: Callable[[list[dict[str, Any]]], None],
 ) -> tuple[list[dict[str, Any]], ProviderProtocolError | None]:
-    """One framer step's events (``step(arg, events)``), and the error that ended it early.
+    """One framer step's events, and the framing error that ended it early (if any).
 
     The events before a malformed value are delivered before the error is raised, as the
-    events of earlier reads are: a run's output already seen stays seen. The step and its
-    argument come apart, so a pipe read builds no ``partial`` for it.
+    events of earlier reads are: a run's output already seen stays seen.
     """
     block: list[dict[str, Any]] = []
     try:
-        step(arg, block)
+        step(block)
     except ProviderProtocolError as exc:
         return block, exc
     return block, None
