@@ -40,6 +40,7 @@ from .._base.secrets import (
     remember_secret,
 )
 from .._base.validation import first_error
+from .header_rules import header_name_problem, header_value_problem
 
 __all__ = [
     "DEFAULT_MAX_RESPONSE_BYTES",
@@ -106,10 +107,14 @@ class EndpointConfig(BaseModel):
         unknown = sorted(set(data) - set(type(self).model_fields))
         if unknown:
             raise _unknown_field(unknown[0])
+        from_env = False
         if data.get("api_key") is None and data.get("api_key_env"):
             env_value = os.environ.get(str(data["api_key_env"]))
             if env_value:
                 data["api_key"] = env_value
+                from_env = True
+        _check_key(data.get("api_key"), str(data.get("api_key_env")) if from_env else None)
+        _check_default_headers(data.get("default_headers"))
         _check_client_kwargs(data.get("client_kwargs"))
         try:
             super().__init__(**data)
@@ -494,6 +499,34 @@ def check_config_fields(data: Mapping[str, Any]) -> None:
     auth_type = data.get("auth_type", EndpointConfig.model_fields["auth_type"].default)
     if auth_type == "bearer" and url_has_userinfo(data.get("base_url")):
         raise EndpointConfigurationError("base_url", USERINFO_CONFLICT)
+
+
+def _check_key(value: object, env_name: str | None) -> None:
+    # Checked before pydantic so the error names where the key came from; the key is sent as
+    # a header (or beside one), and a stray newline would otherwise be quoted by h11 at send.
+    if isinstance(value, SecretStr):
+        value = value.get_secret_value()
+    if not isinstance(value, str) or not value:
+        return
+    problem = header_value_problem(value)
+    if problem is None:
+        return
+    if env_name is None:
+        raise EndpointConfigurationError("api_key", f"the key {problem}")
+    raise EndpointConfigurationError("api_key_env", f"the key in ${env_name} {problem}")
+
+
+def _check_default_headers(value: object) -> None:
+    if not isinstance(value, Mapping):
+        return  # pydantic's type check reports it
+    for name, setting in value.items():
+        problem = header_name_problem(name)
+        if problem is not None:
+            raise EndpointConfigurationError(f"default_headers.{name}", problem)
+        if isinstance(setting, str):  # a non-str value is pydantic's type error
+            problem = header_value_problem(setting)
+            if problem is not None:
+                raise EndpointConfigurationError(f"default_headers.{name}", f"the value {problem}")
 
 
 def _check_client_kwargs(value: object) -> None:

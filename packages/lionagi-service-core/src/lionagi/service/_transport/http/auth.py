@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 from ..._base.errors import EndpointConfigurationError
 from ..config import USERINFO_CONFLICT, EndpointConfig, url_has_userinfo
+from ..header_rules import header_name_problem, header_value_problem
 
 __all__ = ["build_headers", "missing_key_error"]
 
@@ -39,7 +40,9 @@ def build_headers(
 
     Raises:
         EndpointConfigurationError: ``api_key`` is missing while ``auth_type`` needs one, or a
-            header value is not a string (``field`` is ``headers.<name>``), or an extra
+            header value is not a string or an extra header is not one HTTP can carry (a bad
+            name, a line break or non-ASCII character in the value; ``field`` is
+            ``headers.<name>``, the value is never shown), or an extra
             ``Authorization`` header meets a ``base_url`` with userinfo (``field`` is
             ``base_url``).
     """
@@ -65,6 +68,12 @@ def build_headers(
                 raise EndpointConfigurationError(
                     f"headers.{name}", f"header values must be str, got {type(value).__name__}"
                 )
+            if source is not defaults:  # the configuration checked its own at construction
+                problem = header_name_problem(name)
+                if problem is None and (problem := header_value_problem(value)) is not None:
+                    problem = f"the value {problem}"
+                if problem is not None:
+                    raise EndpointConfigurationError(f"headers.{name}", problem)
             lower = name.lower()
             previous = spelled.get(lower)
             if previous is not None and previous != name:

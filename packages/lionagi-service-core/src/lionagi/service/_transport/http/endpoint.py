@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import re
 from collections.abc import (
     AsyncGenerator,
     AsyncIterator,
@@ -51,7 +52,7 @@ from ..._base.errors import (
     ProviderProtocolError,
     ProviderStreamError,
 )
-from ..._base.secrets import redact, redact_value
+from ..._base.secrets import REDACTED, redact, redact_value
 from ..classify import ProviderErrorPattern, classify_stream_error
 from ..config import EndpointConfig, coerce_config
 from ..meta import EndpointMeta
@@ -619,7 +620,7 @@ class Endpoint:
                 if not response.is_closed:
                     await _drain(blocks)
             except httpx.HTTPError as exc:
-                raise self._http_error(exc, url) from exc
+                raise self._http_error(exc, url) from _cause(exc)
             if tail:
                 yield list(tail)
         finally:
@@ -800,7 +801,12 @@ class Endpoint:
     def _http_error(self, exc: httpx.HTTPError, url: httpx.URL) -> ProviderError:
         detail = excerpt(str(exc), self._secrets(), 300)
         where = describe_url(url)
-        if isinstance(exc, (httpx.LocalProtocolError, httpx.DecodingError)):
+        if isinstance(exc, httpx.LocalProtocolError):
+            # h11 quotes the offending header's bytes (repr form, so an exact-match redaction
+            # misses a value with an escaped character): never shown, whatever the header.
+            detail = _QUOTED_BYTES.sub(REDACTED, detail)
+            return ProviderProtocolError(f"{where}: {type(exc).__name__}: {detail}")
+        if isinstance(exc, httpx.DecodingError):
             return ProviderProtocolError(f"{where}: {type(exc).__name__}: {detail}")
         if isinstance(exc, httpx.TimeoutException):
             return ProviderConnectionError(f"{where} timed out: {type(exc).__name__} {detail}")
@@ -901,8 +907,16 @@ class _TransportCap:
                 "(endpoint transport cap)"
             ) from None
         if isinstance(exc, httpx.HTTPError):
-            raise self._endpoint._http_error(exc, self._url) from exc
+            raise self._endpoint._http_error(exc, self._url) from _cause(exc)
         return suppressed
+
+
+_QUOTED_BYTES = re.compile(r"""b(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
+
+
+def _cause(exc: httpx.HTTPError) -> httpx.HTTPError | None:
+    """The cause to chain to the typed error: not h11's refusal of a header it quotes raw."""
+    return None if isinstance(exc, httpx.LocalProtocolError) else exc
 
 
 # ``json.loads`` minus its type dispatch: the body is already text.
