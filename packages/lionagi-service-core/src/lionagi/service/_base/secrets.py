@@ -5,7 +5,10 @@
 1. **Known values**: the secrets a caller passes, every value the process configured as a
    credential (:func:`remember_secret`: API keys, non-harmless header values, URL userinfo and
    query values), and the values of credential-looking environment variables
-   (:data:`CREDENTIAL_ENV_NAME`, values of at least :data:`MIN_ENV_SECRET` characters).
+   (:data:`CREDENTIAL_ENV_NAME`, values of at least :data:`MIN_ENV_SECRET` characters). An echo
+   cut short is caught too: any run of at least :data:`FRAGMENT` leading characters of a known
+   value of at least :data:`MIN_FRAGMENTED` characters (a server that quotes "the first 64
+   characters of the key you sent" still leaks most of it).
 2. **Shapes**: one compiled pattern of widely used key formats (see :data:`SHAPES`), URL userinfo,
    URL query values, ``Authorization``-style scheme values and ``name=value`` / ``name: value``
    pairs whose name says credential.
@@ -24,9 +27,11 @@ from typing import Any
 
 __all__ = [
     "CREDENTIAL_ENV_NAME",
+    "FRAGMENT",
     "HARMLESS_HEADERS",
     "HARMLESS_QUERY",
     "MIN_ENV_SECRET",
+    "MIN_FRAGMENTED",
     "REDACTED",
     "SHAPES",
     "bounded",
@@ -101,6 +106,12 @@ CREDENTIAL_ENV_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|A
 MIN_ENV_SECRET = 8
 """Shortest environment or configured value treated as a secret (shorter ones are too common)."""
 
+FRAGMENT = 12
+"""Leading characters of a secret that identify an echo of it cut short."""
+
+MIN_FRAGMENTED = 16
+"""Shortest secret whose leading fragment is redacted (a shorter one's fragment is most of it)."""
+
 HARMLESS_HEADERS = frozenset(
     {
         "accept",
@@ -150,6 +161,7 @@ class _Known:
         self.version = 0
         self.key: tuple[int, tuple[str, ...]] | None = None
         self.pattern: re.Pattern[str] | None = None
+        self.heads: _Heads | None = None
         self.names: dict[str, bool] = {}
 
     def env_values(self) -> tuple[str, ...]:
@@ -163,14 +175,63 @@ class _Known:
                 values.append(value)
         return tuple(values)
 
-    def compiled(self) -> re.Pattern[str] | None:
+    def compiled(self) -> tuple[re.Pattern[str] | None, _Heads | None]:
         key = (self.version, self.env_values())
         if key != self.key:
             values = sorted({*key[1], *self.remembered}, key=len, reverse=True)
             pattern = re.compile("|".join(map(re.escape, values))) if values else None
+            heads = _Heads.of(values)
             with self.lock:
-                self.key, self.pattern = key, pattern
-        return self.pattern
+                self.key, self.pattern, self.heads = key, pattern, heads
+        return self.pattern, self.heads
+
+
+class _Heads:
+    """The leading fragments of long secrets, to find an echo of one cut short.
+
+    One pattern of every secret's first :data:`FRAGMENT` characters finds a candidate; the
+    match is then extended for as long as the text goes on spelling the secret, so only the
+    echoed part of that secret is replaced, never the text after it.
+    """
+
+    def __init__(self, pattern: re.Pattern[str], secrets: dict[str, tuple[str, ...]]) -> None:
+        self.pattern = pattern
+        self.secrets = secrets
+
+    @classmethod
+    def of(cls, values: Iterable[str]) -> _Heads | None:
+        by_head: dict[str, list[str]] = {}
+        for value in values:
+            if len(value) >= MIN_FRAGMENTED:
+                by_head.setdefault(value[:FRAGMENT], []).append(value)
+        if not by_head:
+            return None
+        pattern = re.compile("|".join(map(re.escape, by_head)))
+        return cls(pattern, {head: tuple(found) for head, found in by_head.items()})
+
+    def sub(self, text: str) -> str:
+        parts: list[str] = []
+        pos = 0
+        for match in self.pattern.finditer(text):
+            start = match.start()
+            if start < pos:  # inside an echo already replaced
+                continue
+            parts += (text[pos:start], REDACTED)
+            pos = self._extent(text, match)
+        if not parts:
+            return text
+        parts.append(text[pos:])
+        return "".join(parts)
+
+    def _extent(self, text: str, match: re.Match[str]) -> int:
+        """Where the echo starting at ``match`` stops spelling any secret with that head."""
+        start, longest = match.start(), match.end()
+        for secret in self.secrets[match.group()]:
+            end, limit = match.end(), min(len(text), start + len(secret))
+            while end < limit and text[end] == secret[end - start]:
+                end += 1
+            longest = max(longest, end)
+        return longest
 
 
 _KNOWN = _Known()
@@ -209,12 +270,17 @@ def _keep_prefix(match: re.Match[str]) -> str:
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
     """Replace known secrets and anything shaped like a credential with ``[REDACTED]``."""
-    for secret in secrets:
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, REDACTED)
-    known = _KNOWN.compiled()
+    explicit = [secret for secret in secrets if secret and len(secret) >= 4]
+    for secret in explicit:
+        text = text.replace(secret, REDACTED)
+    known, heads = _KNOWN.compiled()
     if known is not None:
         text = known.sub(REDACTED, text)
+    if heads is not None:
+        text = heads.sub(text)
+    own = _Heads.of(explicit)
+    if own is not None:
+        text = own.sub(text)
     return SHAPES.sub(_keep_prefix, text)
 
 
