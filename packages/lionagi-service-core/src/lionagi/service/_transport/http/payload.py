@@ -122,7 +122,7 @@ def build_payload(
     try:
         model = options.__pydantic_validator__.validate_python(payload)
     except ValidationError as exc:
-        raise EndpointConfigurationError(*first_error(exc, "request")) from None
+        raise EndpointConfigurationError(*first_error(exc, "request", options)) from None
     order = json_field_order(options)
     if order is not None:
         # Same result as the dump below (set, non-None fields in declaration order), without a
