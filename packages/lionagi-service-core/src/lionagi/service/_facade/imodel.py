@@ -247,14 +247,25 @@ class iModel:
             overrides["base_url"] = base_url
         if api_key is not None:
             overrides["api_key"] = api_key
-        resolved = EndpointRegistry.match(
-            provider,
-            endpoint or "",
-            openai_compatible=openai_compatible,
-            request_defaults=defaults or None,
-            agentic_settings=agentic_settings,
-            **overrides,
-        )
+        try:
+            resolved = EndpointRegistry.match(
+                provider,
+                endpoint or "",
+                openai_compatible=openai_compatible,
+                request_defaults=defaults or None,
+                agentic_settings=agentic_settings,
+                **overrides,
+            )
+        except EndpointConfigurationError as exc:
+            if exc.field != "request_defaults.model" or "model" in (request_defaults or {}):
+                raise
+            # The name came from model=, not from the caller's defaults: say so in their terms.
+            named = f", endpoint={endpoint!r}" if endpoint else ", endpoint=..."
+            raise EndpointConfigurationError(
+                "model",
+                f"{provider!r} takes no model name here (its request has no 'model' field); "
+                f"write iModel(provider={provider!r}{named}) instead",
+            ) from None
         caps = getattr(type(resolved), "capabilities", None)
         if base_url is not None and caps is not None and caps.transport != "remote":
             # A subprocess or in-process agent has no URL; accepting one would silently ignore it.
