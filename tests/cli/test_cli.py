@@ -97,8 +97,11 @@ def test_provider_error_chunk_exits_1_and_is_rendered_once():
 
 def test_provider_error_chunk_in_json_mode_is_one_line(capsys):
     assert main(["chat", "--json", "scripted/demo", "x SCRIPTED_FAIL"]) == 1
-    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert [line["type"] for line in lines] == ["text", "error"]
+    captured = capsys.readouterr()
+    lines = [json.loads(line) for line in captured.out.splitlines()]
+    # The error chunk, then the documented final record; stderr says it once.
+    assert [line["type"] for line in lines] == ["text", "error", "exception"]
+    assert captured.err.count("scripted provider failure requested by the prompt") == 1
 
 
 def test_deadline_exits_3_with_one_readable_line():

@@ -85,7 +85,7 @@ def test_json_keeps_the_error_chunk_on_stdout_and_says_it_on_stderr():
     done = run("chat", "--json", "scripted/demo", "SCRIPTED_FAIL")
     assert done.returncode == 1
     records = [json.loads(line) for line in done.stdout.splitlines()]
-    assert records[-1]["type"] == "error"
+    assert [r["type"] for r in records[-2:]] == ["error", "exception"]
     assert len(error_lines(done.stderr)) == 1
 
 

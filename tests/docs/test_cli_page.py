@@ -31,6 +31,6 @@ def test_the_exit_code_table_matches_the_module_docstring():
     import lionagi.service.cli as cli
 
     text = PAGE.read_text(encoding="utf-8")
-    for code in ("0", "1", "2", "3", "4", "5", "130"):
+    for code in ("0", "1", "2", "3", "4", "5", "130", "143"):
         assert f"| {code} |" in text
         assert f"\n{code} " in (cli.__doc__ or "")

@@ -9,8 +9,12 @@ Exit codes (one per error family, so scripts can branch without parsing text):
 3     the request deadline expired (``RequestDeadlineExceeded``)
 4     admission refused the call (closed, conflict, token window)
 5     the provider catalog does not validate
-130   interrupted (Ctrl-C)
+130   interrupted (Ctrl-C, SIGINT)
+143   terminated (SIGTERM: ``timeout``, systemd, Kubernetes)
 ====  =========================================================================
+
+Both signals cancel the run, so its teardown runs (an agentic CLI's process group is killed and
+its isolated home removed) before the partial line is ended and the code returned.
 
 Every error is one line on stderr (``--json`` also writes it as the last NDJSON record), so a
 script reads data from stdout and the reason from stderr.
@@ -78,7 +82,8 @@ def _parser() -> argparse.ArgumentParser:
         description="One model-facing iModel over HTTP APIs, agentic CLIs and agents.",
         epilog=(
             "exit codes: 0 success, 1 provider failure, 2 bad usage or configuration, "
-            "3 deadline expired, 4 admission refused, 5 catalog invalid, 130 interrupted"
+            "3 deadline expired, 4 admission refused, 5 catalog invalid, 130 interrupted (Ctrl-C), "
+            "143 terminated (SIGTERM)"
         ),
     )
     parser.add_argument("--version", action="version", version=f"lionagi-service-core {_version()}")
@@ -103,7 +108,14 @@ def _parser() -> argparse.ArgumentParser:
     chat.add_argument("--json", action="store_true", help="print NDJSON chunks")
     chat.add_argument("--show-thinking", action="store_true", help=_SHOW_THINKING)
     chat.add_argument("--base-url", default=None, help="override the endpoint base URL")
-    chat.add_argument("--endpoint", default=None, help="endpoint key (default: provider's only)")
+    chat.add_argument(
+        "--endpoint",
+        default=None,
+        help=(
+            "endpoint key or alias (default: the provider's only or default endpoint, else the "
+            "one keyed or aliased chat); an HTTP endpoint must take chat messages"
+        ),
+    )
     chat.add_argument(
         "--endpoint-setting",
         metavar="K=V",
@@ -112,7 +124,8 @@ def _parser() -> argparse.ArgumentParser:
         default=[],
         help=(
             "any other endpoint setting an error names, e.g. max_retries=5 or "
-            'default_headers={"X-Org":"me"}; V is JSON when it parses, else text (repeatable)'
+            'default_headers={"X-Org":"me"}; V is JSON when it parses, else text (repeatable); '
+            "never a key or credential header: use --api-key-env"
         ),
     )
     http = chat.add_argument_group("HTTP providers")

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+import re
+import signal
+import threading
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 import anyio
+from anyio.abc import TaskStatus
 
 from .._base.errors import (
     AdmissionConfigError,
@@ -21,15 +25,24 @@ from .._base.errors import (
     RequestDeadlineExceeded,
 )
 from .._facade.imodel import iModel
+from .._transport.http.payload import accepted_keys
 from ._render import LiveRenderer, renderer_for
 
 __all__ = [
+    "EXIT_INTERRUPTED",
+    "EXIT_TERMINATED",
     "agentic_settings_from_flags",
     "endpoint_settings_from_flags",
     "exit_code_for",
     "http_options_from_flags",
     "run_chat",
 ]
+
+EXIT_INTERRUPTED = 130
+"""Ctrl-C (SIGINT): 128 + 2, what a shell reports for a program SIGINT ended."""
+
+EXIT_TERMINATED = 143
+"""SIGTERM (``timeout``, systemd, Kubernetes): 128 + 15, what a shell reports for SIGTERM."""
 
 
 def exit_code_for(exc: BaseException) -> int:
@@ -134,6 +147,11 @@ def endpoint_settings_from_flags(pairs: Sequence[tuple[str, str]]) -> dict[str, 
     every :class:`EndpointConfig` field an error message names can be set from the command line;
     an unknown key fails in ``iModel`` with the same typed error as in Python. A key given twice
     is an ``EndpointConfigurationError``: the last one silently winning would hide a typo.
+
+    A setting that carries a credential (``api_key``, a credential-named header in
+    ``default_headers`` or ``client_kwargs.headers``, ``client_kwargs.auth`` or ``.cookies``) is
+    refused: argv is visible in ``ps`` and kept in shell history, which is why the key has
+    ``--api-key-env`` (and the gateway key ``--gateway-key-env``). The value is never echoed.
     """
     out: dict[str, Any] = {}
     for key, text in pairs:
@@ -143,7 +161,46 @@ def endpoint_settings_from_flags(pairs: Sequence[tuple[str, str]]) -> dict[str, 
             out[key] = json.loads(text)
         except ValueError:
             out[key] = text
+        _refuse_credential(key, out[key])
     return out
+
+
+_KEY_ON_ARGV = (
+    "a key given as a flag shows in ps and shell history; put it in an environment variable "
+    "and pass --api-key-env NAME (an agentic CLI's gateway key: --gateway-key-env NAME)"
+)
+
+# Header names that carry a credential: Authorization, Cookie, and the vendors' key headers
+# (x-api-key, api-key, x-goog-api-key, X-Auth-Token, ...). X-Org, x-fake-behaviour pass.
+_CREDENTIAL_HEADER = re.compile(
+    r"(?:proxy-)?authorization|cookie|.*(?:key|token|secret|password|passwd|credentials?)",
+    re.IGNORECASE,
+)
+
+
+def _refuse_credential(key: str, value: object) -> None:
+    """Refuse an ``--endpoint-setting`` that would put a credential on the command line."""
+    if key in ("api_key", "gateway_api_key"):
+        raise EndpointConfigurationError(key, f"--endpoint-setting {key}: {_KEY_ON_ARGV}")
+    headers: object = None
+    where = key
+    if key == "default_headers":
+        headers = value
+    elif key == "client_kwargs" and isinstance(value, Mapping):
+        for name in ("auth", "cookies"):
+            if value.get(name) is not None:
+                raise EndpointConfigurationError(
+                    f"client_kwargs.{name}", f"--endpoint-setting client_kwargs: {_KEY_ON_ARGV}"
+                )
+        headers = value.get("headers")
+        where = "client_kwargs.headers"
+    if isinstance(headers, Mapping):
+        for name in headers:
+            if isinstance(name, str) and _CREDENTIAL_HEADER.fullmatch(name.strip()):
+                raise EndpointConfigurationError(
+                    f"{where}.{name}",
+                    f"--endpoint-setting {key}: this header carries a credential; " + _KEY_ON_ARGV,
+                )
 
 
 def run_chat(
@@ -165,7 +222,8 @@ def run_chat(
     ``agentic_flags`` are the keyword arguments of :func:`agentic_settings_from_flags`,
     ``http_flags`` those of :func:`http_options_from_flags`, ``endpoint_settings`` the
     ``--endpoint-setting`` pairs. Ctrl-C ends the partial line (``--json``: a final
-    ``interrupted`` record) and returns 130.
+    ``interrupted`` record) and returns 130; SIGTERM does the same and returns 143. Both cancel
+    the run first, so an agentic CLI's process group is killed and its isolated home removed.
     """
     renderer = renderer_for(as_json=as_json, expand_thinking=show_thinking)
 
@@ -189,27 +247,120 @@ def run_chat(
                 if pace:
                     request["pace"] = pace
             else:
+                _refuse_non_chat_endpoint(imodel)
                 request = {"messages": [{"role": "user", "content": prompt}]}
             if isinstance(renderer, LiveRenderer):
                 renderer.start()
             async for chunk in imodel.stream(timeout=timeout, **request):
                 renderer.chunk(chunk)
 
+    terminated: list[int] = []
+    previous = _sigterm_handler()
     try:
-        anyio.run(go)
+        anyio.run(_cancelled_on_sigterm, go, terminated, previous is signal.SIG_DFL)
     except KeyboardInterrupt:
         renderer.interrupted()
-        return 130
-    except ProviderStreamError:
-        # The provider's error chunk was already rendered; do not print it twice.
-        renderer.close()
-        return 1
+        return EXIT_INTERRUPTED
     except Exception as exc:
-        code = exit_code_for(exc)
+        if terminated:  # an error raised while the cancelled run tore down
+            renderer.interrupted(EXIT_TERMINATED)
+            return EXIT_TERMINATED
+        # A ProviderStreamError follows the error chunk the renderer already showed: the
+        # renderer writes the final --json record but not a second stderr line.
+        code = 1 if isinstance(exc, ProviderStreamError) else exit_code_for(exc)
         renderer.error(exc)
         return code
+    finally:
+        _restore_sigterm(previous)
+    if terminated:
+        renderer.interrupted(EXIT_TERMINATED)
+        return EXIT_TERMINATED
     renderer.close()
     return 0
+
+
+def _sigterm_handler() -> Any:
+    """SIGTERM's current disposition, or None where this thread cannot handle signals.
+
+    Signals are delivered to the main thread only, and Windows has no SIGTERM delivery an event
+    loop can watch; there ``run_chat`` leaves SIGTERM alone.
+    """
+    if os.name != "posix" or threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.getsignal(signal.SIGTERM)
+
+
+def _restore_sigterm(previous: Any) -> None:
+    """Put back the disposition ``run_chat`` found (the loop's cleanup leaves SIG_DFL)."""
+    if previous is not None and signal.getsignal(signal.SIGTERM) is not previous:
+        signal.signal(signal.SIGTERM, previous)
+
+
+async def _cancelled_on_sigterm(
+    body: Callable[[], Awaitable[None]], terminated: list[int], watch: bool
+) -> None:
+    """Run ``body``; SIGTERM cancels it (recorded in ``terminated``) instead of killing us.
+
+    SIGTERM's default action ends the interpreter at once: no ``finally``, no ``aclose``, so an
+    agentic CLI's process group outlives us (re-parented to pid 1) and its isolated home stays
+    in the temp directory. Cancelling the scope runs the same structured teardown as Ctrl-C.
+    ``watch`` is False when SIGTERM was not at its default on entry: an ignored SIGTERM
+    (inherited, as ``nohup`` does for SIGHUP) or an embedding program's own handler stays as is.
+
+    ``body``'s error is re-raised as itself after the task group, not wrapped in an
+    ``ExceptionGroup``, so ``run_chat`` maps it to an exit code as before.
+    """
+    failure: list[Exception] = []
+    async with anyio.create_task_group() as group:
+        if watch:
+            await group.start(_watch_sigterm, group.cancel_scope, terminated)
+        try:
+            await body()
+        except Exception as exc:
+            failure.append(exc)
+        finally:
+            group.cancel_scope.cancel()  # ends the watcher; the signal receiver restores SIG_DFL
+    if failure:
+        raise failure[0]
+
+
+async def _watch_sigterm(
+    scope: anyio.CancelScope,
+    terminated: list[int],
+    *,
+    task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
+) -> None:
+    """Cancel ``scope`` on the first SIGTERM; a second one, during teardown, kills at once."""
+    with anyio.open_signal_receiver(signal.SIGTERM) as signals:
+        task_status.started()
+        async for signum in signals:
+            terminated.append(signum)
+            scope.cancel()
+            return
+
+
+def _refuse_non_chat_endpoint(imodel: iModel) -> None:
+    """Refuse, before any request, an HTTP endpoint whose request model has no ``messages``.
+
+    ``chat`` sends the prompt as chat messages. An endpoint that takes another shape (OpenAI
+    Responses, Gemini ``generateContent``, Ollama ``generate``, embeddings) otherwise fails in
+    payload validation with ``messages: unknown request field``, naming a field the user never
+    typed. The request model is the endpoint's own declaration, so no vendor is named here; an
+    endpoint without one, or one accepting extra keys, is sent the messages as before.
+    """
+    model = imodel.endpoint.request_options
+    if model is None:
+        return
+    keys = accepted_keys(model)
+    if keys is None or "messages" in keys:
+        return
+    config = imodel.endpoint.config
+    raise EndpointConfigurationError(
+        "--endpoint",
+        f"chat sends the prompt as chat messages, and {config.provider} {config.endpoint} takes "
+        f"{model.__name__}, which has no messages field; choose a chat endpoint with "
+        "--endpoint, or call this one from the Python API (iModel.invoke / iModel.stream)",
+    )
 
 
 def _model_for_chat(model: str, options: dict[str, Any], *, explicit: bool) -> iModel:

@@ -3,7 +3,8 @@
 Three renderers, chosen by :func:`renderer_for`:
 
 - :class:`JsonRenderer` (``--json``): one NDJSON object per chunk, then one final record for an
-  error or an interrupt, so a script always learns how the stream ended.
+  error (a provider's error chunk included) or an interrupt, so a script always learns how the
+  stream ended.
 - :class:`PlainRenderer` (stdout is a pipe or a file): text as it arrives, no escape codes.
 - :class:`LiveRenderer` (stdout is a terminal): a spinner until the first token, the answer as
   live markdown, thinking dimmed and collapsed to one line once the answer starts, tool calls as
@@ -11,7 +12,8 @@ Three renderers, chosen by :func:`renderer_for`:
   ``--json`` run never pays for it.
 
 Every error is one line on stderr whatever the renderer (newlines folded), so ``2>`` captures
-the reason and stdout stays data.
+the reason and stdout stays data. A provider's error chunk is that line; the ``ProviderStreamError``
+raised after it is not printed again.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from .._base.errors import (
     AdmissionConfigError,
     AgenticRequestValidationError,
     EndpointConfigurationError,
+    ProviderStreamError,
+    RequestDeadlineExceeded,
 )
 from .._base.secrets import redact
 
@@ -41,6 +45,7 @@ __all__ = [
     "TerminalRenderer",
     "error_line",
     "exception_line",
+    "last_attempt",
     "renderer_for",
 ]
 
@@ -54,8 +59,8 @@ class Renderer(Protocol):
     def error(self, exc: BaseException) -> None:
         """Report the error that ended the run."""
 
-    def interrupted(self) -> None:
-        """Report that the user interrupted the run (Ctrl-C)."""
+    def interrupted(self, exit_code: int = 130) -> None:
+        """Report that a signal ended the run: Ctrl-C (130) or SIGTERM (143)."""
 
     def close(self) -> None:
         """Finish the output of a run that ended normally."""
@@ -69,6 +74,29 @@ def error_line(text: str) -> str:
 _FIELD_ERRORS = (EndpointConfigurationError, AdmissionConfigError, AgenticRequestValidationError)
 
 
+# What the library tells a Python caller to write, and what a command-line user types instead.
+_CLI_HINTS = (
+    ("pass api_key=...", "pass --api-key-env NAME (the variable holding the key)"),
+    ("use auth_type='none'", "use --endpoint-setting auth_type=none"),
+    (
+        "pass auth_type='bearer' (or 'x-api-key')",
+        "pass --endpoint-setting auth_type=bearer (or x-api-key)",
+    ),
+)
+
+
+def _cli_wording(exc: BaseException, text: str) -> str:
+    """``text`` with the missing-key error's Python advice replaced by the flags that do it.
+
+    ``missing_key_error`` is shared with the Python API, where ``api_key=...`` is right; on the
+    command line that advice would be a key in argv, which ``chat`` refuses.
+    """
+    if isinstance(exc, EndpointConfigurationError) and exc.field == "api_key":
+        for python, flags in _CLI_HINTS:
+            text = text.replace(python, flags)
+    return text
+
+
 def exception_line(prefix: str, exc: BaseException) -> str:
     """``prefix`` and ``exc``'s message as one redacted line, the field of a config error kept.
 
@@ -79,7 +107,7 @@ def exception_line(prefix: str, exc: BaseException) -> str:
     message are redacted apart, so every secret shape in either is still removed and the
     sentence stays whole.
     """
-    text = str(exc)
+    text = _cli_wording(exc, str(exc))
     field = exc.field if isinstance(exc, _FIELD_ERRORS) else None
     if isinstance(field, str) and text.startswith(f"{field}: "):
         body = f"{redact(field)}: {redact(text[len(field) + 2 :])}"
@@ -98,8 +126,49 @@ def _write_line(line: str, err: IO[str] | None = None) -> None:
     stream.flush()
 
 
+def last_attempt(exc: BaseException) -> BaseException | None:
+    """The failure behind a deadline that expired while waiting to retry, else None.
+
+    ``RequestDeadlineExceeded`` alone says only where the deadline ran out (``retry_delay``);
+    why the attempts failed (connection refused, HTTP 500) is its ``__cause__``, and without it
+    a wrong port reads like a slow server.
+    """
+    cause = exc.__cause__
+    if isinstance(exc, RequestDeadlineExceeded) and isinstance(cause, Exception):
+        return cause
+    return None
+
+
 def _exception_line(exc: BaseException) -> str:
-    return exception_line(f"error: {type(exc).__name__}: ", exc)
+    line = exception_line(f"error: {type(exc).__name__}: ", exc)
+    cause = last_attempt(exc)
+    if cause is not None:
+        line += " " + exception_line(f"(last attempt: {type(cause).__name__}: ", cause) + ")"
+    return line
+
+
+def _exception_record(exc: BaseException) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "type": "exception",
+        "error": type(exc).__name__,
+        "message": exception_line("", exc),
+    }
+    cause = last_attempt(exc)
+    if cause is not None:
+        record["last_attempt"] = {
+            "error": type(cause).__name__,
+            "message": exception_line("", cause),
+        }
+    return record
+
+
+def _already_shown(exc: BaseException, error_chunk_seen: bool) -> bool:
+    """True for the ``ProviderStreamError`` raised after an error chunk the renderer showed."""
+    return error_chunk_seen and isinstance(exc, ProviderStreamError)
+
+
+def _signal_word(exit_code: int) -> str:
+    return "terminated" if exit_code == 143 else "interrupted"
 
 
 def _provider_error_text(chunk: StreamChunk) -> str:
@@ -112,6 +181,7 @@ class JsonRenderer:
     def __init__(self, out: IO[str] | None = None, err: IO[str] | None = None) -> None:
         self._out = out or sys.stdout
         self._err = err
+        self._error_chunk = False
 
     def _write(self, record: dict[str, Any]) -> None:
         self._out.write(json.dumps(record, default=str) + "\n")
@@ -121,19 +191,24 @@ class JsonRenderer:
         """Write one chunk; a provider error chunk is also the stderr line."""
         self._write(chunk.to_dict())
         if chunk.type == "error":
+            self._error_chunk = True
             _stderr_line(_provider_error_text(chunk), self._err)
 
     def error(self, exc: BaseException) -> None:
-        """Write the terminal error as a final JSON line, and its one line on stderr."""
-        self._write(
-            {"type": "exception", "error": type(exc).__name__, "message": exception_line("", exc)}
-        )
-        _write_line(_exception_line(exc), self._err)
+        """Write the terminal error as a final JSON line, and its one line on stderr.
 
-    def interrupted(self) -> None:
-        """Write the final record of an interrupted stream."""
-        self._write({"type": "interrupted", "exit_code": 130})
-        _stderr_line("interrupted", self._err)
+        The record is written for a provider's stream error too (the documented contract: a run
+        that ends in an error ends with an ``exception`` record, which names the error class the
+        chunk does not); its stderr line was the error chunk's, so it is not written twice.
+        """
+        self._write(_exception_record(exc))
+        if not _already_shown(exc, self._error_chunk):
+            _write_line(_exception_line(exc), self._err)
+
+    def interrupted(self, exit_code: int = 130) -> None:
+        """Write the final record of a stream a signal ended (Ctrl-C: 130, SIGTERM: 143)."""
+        self._write({"type": "interrupted", "exit_code": exit_code})
+        _stderr_line(_signal_word(exit_code), self._err)
 
     def close(self) -> None:
         """Nothing is pending for NDJSON."""
@@ -147,6 +222,7 @@ class PlainRenderer:
         self._err = err
         self._mode: str | None = None
         self._tools = _ToolNames()
+        self._error_chunk = False
 
     def _print(self, text: str, end: str = "\n") -> None:
         self._out.write(text + end)
@@ -187,17 +263,19 @@ class PlainRenderer:
             self._mode = None
         elif chunk.type == "error":
             self.close()
+            self._error_chunk = True
             _stderr_line(_provider_error_text(chunk), self._err)
 
     def error(self, exc: BaseException) -> None:
-        """End the partial line, then one line on stderr."""
+        """End the partial line, then one line on stderr (none after a shown error chunk)."""
         self.close()
-        _write_line(_exception_line(exc), self._err)
+        if not _already_shown(exc, self._error_chunk):
+            _write_line(_exception_line(exc), self._err)
 
-    def interrupted(self) -> None:
+    def interrupted(self, exit_code: int = 130) -> None:
         """End the partial line so the shell prompt starts on its own line."""
         self.close()
-        _stderr_line("interrupted", self._err)
+        _stderr_line(_signal_word(exit_code), self._err)
 
     def close(self) -> None:
         """End the last line."""
@@ -308,6 +386,7 @@ class LiveRenderer:
         self._started = time.monotonic()
         self._first: float | None = None
         self._live: Live | None = None
+        self._error_chunk = False
 
     def _view(self) -> RenderableType:
         from rich.console import Group
@@ -386,6 +465,7 @@ class LiveRenderer:
             )
         elif chunk.type == "error":
             self._stop()
+            self._error_chunk = True
             _stderr_line(_provider_error_text(chunk), self._err)
             return
         self._refresh()
@@ -399,14 +479,15 @@ class LiveRenderer:
             self._live = None
 
     def error(self, exc: BaseException) -> None:
-        """Stop the live view, then one line on stderr."""
+        """Stop the live view, then one line on stderr (none after a shown error chunk)."""
         self._stop()
-        _write_line(_exception_line(exc), self._err)
+        if not _already_shown(exc, self._error_chunk):
+            _write_line(_exception_line(exc), self._err)
 
-    def interrupted(self) -> None:
+    def interrupted(self, exit_code: int = 130) -> None:
         """Stop the live view (its last frame stays), then say so on stderr."""
         self._stop()
-        _stderr_line("interrupted", self._err)
+        _stderr_line(_signal_word(exit_code), self._err)
 
     def close(self) -> None:
         """Leave the final frame on screen."""
