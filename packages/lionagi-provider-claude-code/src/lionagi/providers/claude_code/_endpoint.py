@@ -50,6 +50,28 @@ CLAUDE_CODE_CONFIG: Mapping[str, Any] = {
     "endpoint": "query_cli",
 }
 
+USER_ENV: tuple[str, ...] = (
+    # API key, bearer token (gateways) and the `claude setup-token` OAuth token; the base URL.
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "CLAUDE_CODE_OAUTH_TOKEN",
+    "ANTHROPIC_BASE_URL",
+    # A config dir moved off ~/.claude holds the /login session.
+    "CLAUDE_CONFIG_DIR",
+    # Bedrock and Vertex: the switches and their model-specific settings. Broad cloud
+    # credentials (AWS access keys) are not inherited: the agent's tool shells would get them;
+    # ~/.aws and ~/.config/gcloud are found through HOME, or pass keys with ``env=``.
+    "CLAUDE_CODE_USE_BEDROCK",
+    "CLAUDE_CODE_USE_VERTEX",
+    "AWS_PROFILE",
+    "AWS_REGION",
+    "AWS_BEARER_TOKEN_BEDROCK",
+    "ANTHROPIC_VERTEX_PROJECT_ID",
+    "CLOUD_ML_REGION",
+    "GOOGLE_APPLICATION_CREDENTIALS",
+)
+"""What ``claude`` reads for its login and endpoint when run by hand; inherited in user mode."""
+
 HEADLESS_ENV: Mapping[str, str] = {
     "CLAUDE_CODE_MAX_RETRIES": "0",
     "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
@@ -101,6 +123,7 @@ class ClaudeCodeEndpoint(SubprocessCliEndpoint):
     tested_version: ClassVar[str | None] = PROGRAM.tested_version
     install_hint: ClassVar[str | None] = PROGRAM.install_hint
     auth_hint: ClassVar[str | None] = PROGRAM.auth_hint
+    user_inherit_env: ClassVar[tuple[str, ...]] = USER_ENV
 
     # -- deployment -------------------------------------------------------------------------------
 

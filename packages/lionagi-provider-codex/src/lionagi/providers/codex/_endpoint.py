@@ -31,6 +31,20 @@ CODEX_CLI_CONFIG: Mapping[str, Any] = {
 }
 
 
+USER_ENV: tuple[str, ...] = (
+    # The API key (``CODEX_API_KEY`` is the one ``codex exec`` prefers) and the base URL of the
+    # built-in OpenAI provider.
+    "OPENAI_API_KEY",
+    "CODEX_API_KEY",
+    "OPENAI_BASE_URL",
+    # A config dir moved off ~/.codex holds config.toml and the `codex login` auth.json.
+    "CODEX_HOME",
+    # codex's own CA-bundle variable, beside the generic ones core passes.
+    "CODEX_CA_CERTIFICATE",
+)
+"""What ``codex`` reads for its login and endpoint when run by hand; inherited in user mode."""
+
+
 class CodexCliEndpoint(SubprocessCliEndpoint):
     """Runs ``codex exec --json`` for one request and projects its events.
 
@@ -64,6 +78,7 @@ class CodexCliEndpoint(SubprocessCliEndpoint):
     tested_version: ClassVar[str | None] = PROGRAM.tested_version
     install_hint: ClassVar[str | None] = PROGRAM.install_hint
     auth_hint: ClassVar[str | None] = PROGRAM.auth_hint
+    user_inherit_env: ClassVar[tuple[str, ...]] = USER_ENV
 
     # -- deployment hooks -------------------------------------------------------------------------
 

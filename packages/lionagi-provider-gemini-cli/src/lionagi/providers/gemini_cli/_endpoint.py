@@ -53,6 +53,24 @@ HEADLESS_SETTINGS: Mapping[str, Any] = {
 """``$HOME/.gemini/settings.json`` of an isolated home."""
 
 
+USER_ENV: tuple[str, ...] = (
+    # Gemini API key (GOOGLE_API_KEY is the Vertex express-mode spelling) and base URL.
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "GOOGLE_GEMINI_BASE_URL",
+    # Vertex AI: the switch, project, location and service-account key file.
+    "GOOGLE_GENAI_USE_VERTEXAI",
+    "GOOGLE_CLOUD_PROJECT",
+    "GOOGLE_CLOUD_LOCATION",
+    "GOOGLE_APPLICATION_CREDENTIALS",
+    # Code Assist sign-in (a Workspace / licensed account).
+    "GOOGLE_GENAI_USE_GCA",
+    # A home moved off ~ holds .gemini (settings and the OAuth login).
+    "GEMINI_CLI_HOME",
+)
+"""What ``gemini`` reads for its login and endpoint when run by hand; inherited in user mode."""
+
+
 class GeminiCodeEndpoint(SubprocessCliEndpoint):
     """``gemini --output-format stream-json`` with the prompt on stdin.
 
@@ -81,6 +99,7 @@ class GeminiCodeEndpoint(SubprocessCliEndpoint):
     tested_version: ClassVar[str | None] = PROGRAM.tested_version
     install_hint: ClassVar[str | None] = PROGRAM.install_hint
     auth_hint: ClassVar[str | None] = PROGRAM.auth_hint
+    user_inherit_env: ClassVar[tuple[str, ...]] = USER_ENV
 
     # -- deployment -------------------------------------------------------------------------------
 

@@ -40,6 +40,47 @@ __all__ = ["PI_CONFIG", "TESTED_VERSION", "PiCliEndpoint"]
 PI_CONFIG: Mapping[str, Any] = {"name": "pi-cli", "provider": "pi", "endpoint": "query_cli"}
 
 
+USER_ENV: tuple[str, ...] = (
+    # The agent dir moved off ~/.pi/agent (settings, models.json, the /login auth.json).
+    "PI_CODING_AGENT_DIR",
+    # The per-provider keys pi-ai's getEnvApiKey reads (0.73.1), one per built-in provider.
+    "ANTHROPIC_OAUTH_TOKEN",
+    "ANTHROPIC_API_KEY",
+    "OPENAI_API_KEY",
+    "AZURE_OPENAI_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_CLOUD_API_KEY",
+    "DEEPSEEK_API_KEY",
+    "GROQ_API_KEY",
+    "CEREBRAS_API_KEY",
+    "XAI_API_KEY",
+    "OPENROUTER_API_KEY",
+    "AI_GATEWAY_API_KEY",
+    "ZAI_API_KEY",
+    "MISTRAL_API_KEY",
+    "MINIMAX_API_KEY",
+    "MINIMAX_CN_API_KEY",
+    "MOONSHOT_API_KEY",
+    "HF_TOKEN",
+    "FIREWORKS_API_KEY",
+    "OPENCODE_API_KEY",
+    "KIMI_API_KEY",
+    "CLOUDFLARE_API_KEY",
+    "COPILOT_GITHUB_TOKEN",
+    # Vertex through application default credentials, and Bedrock's profile, region and
+    # bearer token. General-purpose tokens (GH_TOKEN, GITHUB_TOKEN, AWS access keys) are not
+    # inherited: the agent's tool shells would get them; pass them with ``env=``.
+    "GOOGLE_CLOUD_PROJECT",
+    "GCLOUD_PROJECT",
+    "GOOGLE_CLOUD_LOCATION",
+    "GOOGLE_APPLICATION_CREDENTIALS",
+    "AWS_PROFILE",
+    "AWS_REGION",
+    "AWS_BEARER_TOKEN_BEDROCK",
+)
+"""What ``pi`` reads for its login and provider keys when run by hand; inherited in user mode."""
+
+
 class PiCliEndpoint(SubprocessCliEndpoint):
     """Runs the pi coding agent headless and projects its JSON events (see ``_events``).
 
@@ -67,6 +108,7 @@ class PiCliEndpoint(SubprocessCliEndpoint):
     tested_version: ClassVar[str | None] = PROGRAM.tested_version
     install_hint: ClassVar[str | None] = PROGRAM.install_hint
     auth_hint: ClassVar[str | None] = PROGRAM.auth_hint
+    user_inherit_env: ClassVar[tuple[str, ...]] = USER_ENV
     error_patterns: ClassVar[tuple[ProviderErrorPattern, ...]] = ()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import os
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any, ClassVar, NoReturn
@@ -25,6 +26,7 @@ from ..._base.errors import (
     AgenticRequestValidationError,
     EndpointConfigurationError,
 )
+from ..._base.secrets import CREDENTIAL_ENV_NAME, MIN_ENV_SECRET
 from ..._base.validation import first_error
 from ..config import EndpointConfig
 from ..http.endpoint import Endpoint
@@ -40,14 +42,35 @@ from .settings import AgenticLaunch, AgenticSettings, coerce_agentic_settings
 
 __all__ = ["AgenticEndpoint"]
 
+# The network a person's own shell gives every program: proxies (both spellings, since curl,
+# Node and Rust clients each read a different one) and extra CA bundles. Without them a CLI
+# behind a corporate proxy or TLS-inspecting gateway cannot reach its model at all. They name
+# no vendor, so core owns them; they carry no credential of their own (a proxy URL's userinfo
+# is redacted by shape).
+_NETWORK_INHERIT_ENV: tuple[str, ...] = (
+    "HTTPS_PROXY",
+    "https_proxy",
+    "HTTP_PROXY",
+    "http_proxy",
+    "NO_PROXY",
+    "no_proxy",
+    "ALL_PROXY",
+    "all_proxy",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "NODE_EXTRA_CA_CERTS",
+)
+
 # What a CLI in the user's config home inherits: the portable names plus the XDG base
-# directories, so a user who moved their config (XDG_CONFIG_HOME) is still found.
+# directories, so a user who moved their config (XDG_CONFIG_HOME) is still found, and the
+# network environment. The adapter's ``user_inherit_env`` is added per class.
 _USER_HOME_INHERIT = (
     *(name for name in PORTABLE_INHERIT_ENV if name != "HOME"),
     "XDG_CONFIG_HOME",
     "XDG_CACHE_HOME",
     "XDG_DATA_HOME",
     "XDG_STATE_HOME",
+    *_NETWORK_INHERIT_ENV,
 )
 _ISOLATED_HOME_INHERIT = tuple(name for name in PORTABLE_INHERIT_ENV if name != "HOME")
 
@@ -86,6 +109,13 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
     policy is ``AttemptPolicy(max_attempts=config.max_retries, **options)`` and the run is
     retried under it before its first chunk only, as an HTTP stream is (ADR-0029) - for remote
     adapters whose setup can fail transiently; the adapter itself never loops."""
+    user_inherit_env: ClassVar[tuple[str, ...]] = ()
+    """Variables the adapter's CLI reads for its credentials, endpoint and config location when
+    a person runs it by hand (``ANTHROPIC_API_KEY``, ``CODEX_HOME``, ...). ``config_home="user"``
+    promises exactly that run, so those names are inherited from this process in user mode
+    (never in isolated mode, whose environment stays the deployment's alone). Which names a CLI
+    reads is the vendor's grammar: core declares none. Values of credential-looking names are
+    redacted from the run's errors like a gateway key."""
     required_modules: ClassVar[tuple[str, ...]] = ()
     """Top-level Python modules an in-process adapter needs; availability reports check them
     with ``importlib.util.find_spec`` (nothing is imported) and show ``install_hint``."""
@@ -182,7 +212,8 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
         """
         settings = self.__settings
         env: dict[str, str]
-        if settings.resolved_config_home() == "isolated":
+        user_mode = settings.resolved_config_home() == "user"
+        if not user_mode:
             if self.__home is None:
                 self.__home = IsolatedHome()
             home = self.__home.ensure(self.seed_isolated_home)
@@ -191,21 +222,27 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
             inherit = _ISOLATED_HOME_INHERIT
         else:
             env = {"HOME": user_home()}
-            inherit = _USER_HOME_INHERIT
+            inherit = (*_USER_HOME_INHERIT, *type(self).user_inherit_env)
         args: tuple[str, ...] = ()
         if type(self).supports_gateway and (
             settings.gateway_url is not None or settings.gateway_api_key is not None
         ):
             env.update(self.gateway_env(settings))
             args = tuple(self.gateway_args(settings))
+        # Explicit values win over inherited ones: the child's environment is inherited names
+        # first, then ``env`` (SubprocessSpec's rule), so a gateway or ``env=`` value replaces
+        # the caller's own variable of the same name.
         env.update(settings.env_values())
+        secrets = settings.secret_values()
+        if user_mode:
+            secrets = (*secrets, *_inherited_secrets(inherit, env))
         return AgenticLaunch(
             program=settings.binary,
             args=args,
             env=env,
             inherit_env=inherit,
             cwd=settings.cwd,
-            secrets=settings.secret_values(),
+            secrets=secrets,
         )
 
     @property
@@ -310,7 +347,7 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
             validated = model_type.model_validate(data)
         except ValidationError as exc:
             # Location and message only: the input value may be a prompt or a secret.
-            raise AgenticRequestValidationError(*first_error(exc, "request")) from None
+            raise AgenticRequestValidationError(*first_error(exc, "request", model_type)) from None
         return AgenticPayload(request=validated), {}
 
     def _request_model_type(self) -> type[BaseModel]:
@@ -468,6 +505,25 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
     async def _send(self, *args: Any, **kwargs: Any) -> NoReturn:
         """Refused: agentic endpoints send no HTTP requests."""
         self._no_http("_send")
+
+
+def _inherited_secrets(names: tuple[str, ...], explicit: Mapping[str, str]) -> tuple[str, ...]:
+    """Values of credential-looking variables the child inherits from this process.
+
+    A CLI that quotes the key it was given (a 401 body, a debug line) must not hand the
+    caller's own key to whoever reads the error, any more than a gateway key. The rule is the
+    project's for environment credentials (:data:`CREDENTIAL_ENV_NAME`, at least
+    :data:`MIN_ENV_SECRET` characters: a flag such as ``1`` would otherwise scrub every digit).
+    A name ``explicit`` sets is not inherited, so its value is not the caller's to redact here.
+    """
+    found: list[str] = []
+    for name in names:
+        if name in explicit or not CREDENTIAL_ENV_NAME.search(name):
+            continue
+        value = os.environ.get(name)
+        if value is not None and len(value) >= MIN_ENV_SECRET:
+            found.append(value)
+    return tuple(found)
 
 
 def _fresh(defaults: Mapping[str, Any]) -> dict[str, Any]:

@@ -176,9 +176,11 @@ class AgenticLaunch:
             prompt by the adapter.
         env: ``HOME`` (user or isolated), the adapter's home and gateway variables, then the
             settings' ``env`` (which wins); pass as ``SubprocessSpec.env``.
-        inherit_env: Names to copy from this process (locale, user, XDG dirs in user mode).
+        inherit_env: Names to copy from this process: locale and user; in user mode also the
+            XDG dirs, proxies and CA bundles, and the adapter's ``user_inherit_env``.
         cwd: The settings' working directory, used when the request names none.
-        secrets: Values to redact from the child's stderr.
+        secrets: Values to redact from the child's stderr and error events: the settings'
+            secrets and, in user mode, the inherited values of credential-looking names.
     """
 
     program: str | None

@@ -217,8 +217,10 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
         on_text = self._runtime_handlers(runtime_args).get("on_text")
         parser = self.event_parser(request)
         feed = parser.feed
-        secrets = self.settings.secret_values()
         async with self.launch(request, cwd) as events:
+            # The launch's secrets, not only the settings': in user mode they also hold the
+            # caller's own inherited keys, which an error event must not echo either.
+            secrets = events.spec.secrets
             async for block in events.blocks():
                 for start in range(0, len(block), _BATCH_EVENTS):
                     part = block[start : start + _BATCH_EVENTS]
