@@ -136,6 +136,64 @@ async def test_beta_prebuilt_agent_wins_and_config_needs_model() -> None:
     assert any(c.type == "tool_use" for c in chunks)
 
 
+def _prompt_recorder() -> tuple[ReplyConfig, list[list[str]]]:
+    """A model that answers "ok" and records the system prompt each call was given."""
+    from autogen.beta.events import ModelMessage, ModelResponse
+
+    prompts: list[list[str]] = []
+
+    async def reply(messages: Any, context: Any) -> ModelResponse:
+        prompts.append(list(context.prompt))
+        message = ModelMessage("ok")
+        await context.send(message)
+        return ModelResponse(message)
+
+    return ReplyConfig(reply), prompts
+
+
+async def test_system_prompt_string_is_one_system_message() -> None:
+    # What docs/providers/ag2.md invites: config with a name and a system prompt, as a string.
+    llm, prompts = _prompt_recorder()
+    model = iModel(endpoint=AG2BetaEndpoint())
+    config = {"name": "x", "system_prompt": "be nice"}
+    chunks = [c async for c in model.stream(prompt="go", config=config, llm=llm)]
+    assert [(c.type, c.content) for c in chunks] == [("text", "ok")]
+    assert prompts == [["be nice"]]
+    one = AG2AgentConfig.model_validate({"system_prompt": "be nice"})
+    assert one.system_prompt == ("be nice",)
+    # A list is still several messages, in order (not one joined string).
+    several = AG2AgentConfig.model_validate({"system_prompt": ["a", "b"]})
+    assert several.system_prompt == ("a", "b")
+
+
+async def test_system_prompt_of_another_type_says_what_to_pass() -> None:
+    endpoint = AG2BetaEndpoint()
+    with pytest.raises(AgenticRequestValidationError) as info:
+        endpoint.create_payload({"prompt": "x", "config": {"system_prompt": 5}})
+    assert info.value.field == "config.system_prompt"
+    assert str(info.value) == (
+        "config.system_prompt: must be a string (one system message) or a list of strings"
+    )
+    # A bad line keeps its own location and pydantic's per-item check (no coercion to str).
+    with pytest.raises(AgenticRequestValidationError) as info:
+        endpoint.create_payload({"prompt": "x", "config": {"system_prompt": ["a", 5]}})
+    assert info.value.field == "config.system_prompt.1"
+
+
+def test_constructor_default_errors_read_without_pydantic_wording() -> None:
+    with pytest.raises(EndpointConfigurationError) as info:
+        AG2BetaEndpoint(agent=object())
+    assert str(info.value) == "ag2.agent: must be an autogen.beta.Agent, got object"
+    with pytest.raises(EndpointConfigurationError) as info:
+        AG2BetaEndpoint(agent_config={"nme": "x"})  # type: ignore[arg-type]
+    assert info.value.field == "ag2.config.nme"
+    assert str(info.value) == "ag2.config.nme: unknown field"
+    with pytest.raises(EndpointConfigurationError) as info:
+        AG2BetaEndpoint(agent_config={"system_prompt": 5})  # type: ignore[arg-type]
+    assert "must be a string (one system message)" in str(info.value)
+    assert "Value error" not in str(info.value)
+
+
 async def test_stream_only_endpoints_refuse_invoke_before_work() -> None:
     for endpoint in (AG2BetaEndpoint(), AG2GroupChatEndpoint()):
         with pytest.raises(AgenticOperationUnsupported):

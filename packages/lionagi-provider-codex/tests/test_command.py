@@ -87,16 +87,24 @@ def test_unknown_field_suggests_the_close_one() -> None:
 
 
 @pytest.mark.parametrize(
-    "fields",
+    ("fields", "field", "other"),
     [
-        {"bypass_approvals": True, "full_auto": True},
-        {"bypass_approvals": True, "sandbox": "read-only"},
-        {"full_auto": True, "sandbox": "danger-full-access"},
+        ({"bypass_approvals": True, "full_auto": True}, "bypass_approvals", "full_auto"),
+        ({"bypass_approvals": True, "sandbox": "read-only"}, "bypass_approvals", "sandbox"),
+        ({"full_auto": True, "sandbox": "danger-full-access"}, "full_auto", "sandbox"),
     ],
 )
-def test_conflicting_sandbox_modes_are_refused(fields: dict[str, object]) -> None:
-    with pytest.raises(AgenticRequestValidationError):
+def test_conflicting_sandbox_modes_name_a_field_and_the_conflict(
+    fields: dict[str, object], field: str, other: str
+) -> None:
+    # docs/providers/codex.md: "a validation error names the field" -- one the caller set, not
+    # the whole request; the message names the other field of the pair and says they conflict.
+    with pytest.raises(AgenticRequestValidationError) as info:
         CodexCliEndpoint().create_payload({"prompt": "hi", **fields})
+    assert info.value.field == field
+    message = str(info.value)
+    assert message.startswith(f"{field}: conflicts with {other}")
+    assert message.endswith("set one of them")
 
 
 def test_full_auto_with_its_own_sandbox_is_accepted() -> None:

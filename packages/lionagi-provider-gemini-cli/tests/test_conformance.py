@@ -9,11 +9,13 @@ from typing import Any, ClassVar
 
 from lionagi.providers.gemini_cli import GeminiCodeEndpoint, GeminiInputError
 from lionagi.service import (
+    EventStatus,
     ProviderAuthError,
     ProviderProtocolError,
     ProviderStreamAuthError,
     ProviderStreamError,
     StreamChunk,
+    iModel,
 )
 from lionagi.service_testing.conformance import (
     Scenario,
@@ -163,6 +165,42 @@ class TestRunLoop:
         assert key not in str(raised)
         assert key not in (chunks[-1].content or "")
         assert "[REDACTED]" in (chunks[-1].content or "")
+
+    async def test_invoke_separates_assistant_messages_by_a_blank_line(
+        self, tmp_path: Path
+    ) -> None:
+        # Text before and after a tool call are two messages: invoke must not run them together.
+        tool_use = {
+            "type": "tool_use",
+            "timestamp": TS,
+            "tool_name": "list_directory",
+            "tool_id": "list_directory_1",
+            "parameters": {"dir_path": "."},
+        }
+        tool_result = {
+            "type": "tool_result",
+            "timestamp": TS,
+            "tool_id": "list_directory_1",
+            "status": "success",
+            "output": "a.txt b.txt",
+        }
+        events = [
+            init(),
+            user(),
+            say("I will check "),
+            say("the files."),
+            tool_use,
+            tool_result,
+            say("There are "),
+            say("two files."),
+            result(),
+        ]
+        endpoint = self.endpoint(tmp_path, {"events": events, "exit_code": 0})
+        async with iModel(endpoint=endpoint) as model:
+            call = await model.invoke(prompt="hi")
+        assert call.status is EventStatus.COMPLETED, call.execution.error
+        expected = "I will check the files.\n\nThere are two files."
+        assert call.execution.response["result"] == expected
 
     async def test_exit_42_without_events_is_an_input_error(self, tmp_path: Path) -> None:
         plan = {

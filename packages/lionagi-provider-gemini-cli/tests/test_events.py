@@ -56,7 +56,8 @@ def test_text_capture() -> None:
     assert chunks[0].metadata == {"provider_session_id": sid, "model": "gemini-2.5-flash"}
     assert chunks[-2].metadata == {"session_id": sid}  # confirmed by the successful result
     assert "".join(c.content or "" for c in chunks[1:5]) == "Hello from the fake server."
-    assert all(c.is_delta for c in chunks[1:5])
+    # The first delta of the answer starts a unit; the rest continue it.
+    assert [c.is_delta for c in chunks[1:5]] == [False, True, True, True]
     result = chunks[-1]
     assert result.content is None  # the result never repeats the streamed text
     assert result.metadata["usage"] == {
@@ -81,6 +82,63 @@ def test_tool_capture_pairs_use_and_result_by_id() -> None:
     assert res.is_error is False
     assert chunks[-1].type == "result"
     assert chunks[-1].metadata["tool_calls"] == 1
+
+
+def test_tool_capture_text_after_the_result_starts_a_new_unit() -> None:
+    chunks = replay("gemini-fake-tool.stdout")
+    text = [c for c in chunks if c.type == "text"]
+    assert "".join(c.content or "" for c in text) == "Tool said: fake-tool-ran. Done."
+    assert [c.is_delta for c in text] == [False, True, True, True, True]
+
+
+def test_each_assistant_message_starts_a_unit_its_deltas_continue() -> None:
+    # Gemini marks every assistant message a delta and sends no message boundary: a tool call
+    # or tool result is where one message ends and the next begins.
+    def say(text: str) -> dict[str, Any]:
+        return {"type": "message", "role": "assistant", "content": text, "delta": True}
+
+    chunks = project_all(
+        {"type": "init", "session_id": "s", "model": "m"},
+        {"type": "message", "role": "user", "content": "look"},
+        say("I will "),
+        say("check the files."),
+        {"type": "tool_use", "tool_name": "ls", "tool_id": "t1", "parameters": {}},
+        say("Running it."),
+        {"type": "tool_result", "tool_id": "t1", "status": "success", "output": "a b"},
+        {"type": "error", "severity": "warning", "message": "retrying"},
+        say("There are "),
+        {"type": "error", "severity": "warning", "message": "retrying"},
+        say("two files."),
+        {"type": "result", "status": "success", "stats": {}},
+    )
+    text = [(c.content, c.is_delta) for c in chunks if c.type == "text"]
+    assert text == [
+        ("I will ", False),
+        ("check the files.", True),
+        ("Running it.", False),  # text between a call and its result is a message too
+        ("There are ", False),
+        ("two files.", True),  # a notice between deltas does not split the message
+    ]
+
+
+def test_empty_delta_does_not_make_the_next_message_a_continuation() -> None:
+    chunks = project_all(
+        {"type": "tool_result", "tool_id": "t1", "status": "success", "output": ""},
+        {"type": "message", "role": "assistant", "content": "", "delta": True},
+        {"type": "message", "role": "assistant", "content": "Done.", "delta": True},
+    )
+    text = [(c.content, c.is_delta) for c in chunks if c.type == "text"]
+    assert text == [("", False), ("Done.", False)]
+
+
+def test_whole_message_is_its_own_unit_and_ends_the_streaming_one() -> None:
+    chunks = project_all(
+        {"type": "message", "role": "assistant", "content": "streamed", "delta": True},
+        {"type": "message", "role": "assistant", "content": "whole"},
+        {"type": "message", "role": "assistant", "content": "next", "delta": True},
+        {"type": "message", "role": "assistant", "content": " part", "delta": True},
+    )
+    assert [c.is_delta for c in chunks] == [False, False, False, True]
 
 
 def test_resume_captures_keep_the_session_id() -> None:

@@ -20,7 +20,14 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import anyio
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+)
 
 from lionagi.service import (
     AgenticCapabilities,
@@ -63,13 +70,35 @@ class AG2AgentConfig(BaseModel):
 
     Attributes:
         name: The agent's name (an identifier).
-        system_prompt: System prompt lines, in order.
+        system_prompt: System prompt lines, in order; a single string is one line.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     name: str = Field(default="assistant", pattern=_NAME)
     system_prompt: tuple[str, ...] = ()
+
+    @field_validator("system_prompt", mode="wrap")
+    @classmethod
+    def _system_prompt(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        """A string is one system message, as AG2's own ``Agent(prompt=...)`` takes it.
+
+        A string is what a caller naturally writes for "the system prompt", and without this it
+        was refused as "not a valid tuple" (a string is not a sequence of lines here: splitting
+        it into characters would be wrong). Nothing else is coerced. A value that is neither a
+        string nor a sequence gets a message saying what to pass instead of pydantic's type
+        name; a bad item keeps its own error and location (``system_prompt.1``).
+        """
+        if isinstance(value, str):
+            return (value,)
+        try:
+            return handler(value)
+        except ValidationError as exc:
+            if any(not error["loc"] for error in exc.errors()):
+                raise ValueError(
+                    "must be a string (one system message) or a list of strings"
+                ) from None
+            raise
 
 
 class AG2AgentRequest(BaseModel):
@@ -235,8 +264,16 @@ class AG2BetaEndpoint(AgenticEndpoint):
                 await _cancel_and_await(task)
 
 
+_PYDANTIC_PREFIXES = ("Value error, ", "Assertion failed, ")
+
+
 def _checked_defaults(build: Callable[[], _M]) -> _M:
     """Validate constructor defaults with the request model; a bad one names its field.
+
+    The message reads like the request errors core raises for the same models: pydantic's
+    ``"Value error, "`` prefix (its wording, not ours) is dropped and an unknown key is "unknown
+    field". Core's helper for this is private, so the adapter keeps this small copy; the input
+    value is never included (it may be a prompt or a secret).
 
     Raises:
         EndpointConfigurationError: field ``ag2.<name>`` of the first invalid default.
@@ -244,9 +281,12 @@ def _checked_defaults(build: Callable[[], _M]) -> _M:
     try:
         return build()
     except ValidationError as exc:
-        error = exc.errors()[0]
+        error = exc.errors(include_url=False, include_context=False, include_input=False)[0]
         field = ".".join(str(p) for p in error["loc"]) or "request"
-        raise EndpointConfigurationError(f"ag2.{field}", error["msg"]) from None
+        message = "unknown field" if error["type"] == "extra_forbidden" else error["msg"]
+        for prefix in _PYDANTIC_PREFIXES:
+            message = message.removeprefix(prefix)
+        raise EndpointConfigurationError(f"ag2.{field}", message) from None
 
 
 def _task_failure(task: asyncio.Task[Any]) -> StreamChunk | None:

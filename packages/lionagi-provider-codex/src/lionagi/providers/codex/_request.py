@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from ._static import DEFAULT_MODEL as DEFAULT_MODEL
 from ._static import REASONING_EFFORTS as REASONING_EFFORTS
@@ -76,19 +76,36 @@ class CodexRequest(BaseModel):
             )
         return value
 
-    @model_validator(mode="after")
-    def _one_sandbox(self) -> CodexRequest:
-        if self.bypass_approvals and (self.full_auto or self.sandbox is not None):
-            other = "full_auto" if self.full_auto else "sandbox"
+    # The sandbox conflicts are checked on the later field of each pair (fields validate in
+    # declaration order: sandbox, full_auto, bypass_approvals), so the error names a field the
+    # caller set, like every other refusal of a request, instead of the whole "request" a model
+    # validator would report; the message names the other field of the pair.
+
+    @field_validator("full_auto")
+    @classmethod
+    def _full_auto_sandbox(cls, value: bool, info: ValidationInfo) -> bool:
+        sandbox = info.data.get("sandbox")
+        if value and sandbox not in (None, "workspace-write"):
             raise ValueError(
-                f"bypass_approvals disables the sandbox; it cannot be combined with {other}"
+                f"conflicts with sandbox={sandbox!r}: full_auto runs in the workspace-write "
+                "sandbox; set one of them"
             )
-        if self.full_auto and self.sandbox not in (None, "workspace-write"):
-            raise ValueError(
-                "full_auto runs in the workspace-write sandbox; it cannot be combined with "
-                f"sandbox={self.sandbox!r}"
-            )
-        return self
+        return value
+
+    @field_validator("bypass_approvals")
+    @classmethod
+    def _bypass_alone(cls, value: bool, info: ValidationInfo) -> bool:
+        if not value:
+            return value
+        if info.data.get("full_auto"):
+            other = "full_auto (the workspace-write sandbox)"
+        elif info.data.get("sandbox") is not None:
+            other = f"sandbox={info.data['sandbox']!r}"
+        else:
+            return value
+        raise ValueError(
+            f"conflicts with {other}: bypass_approvals runs without any sandbox; set one of them"
+        )
 
     def sandbox_mode(self) -> SandboxMode | None:
         """The ``--sandbox`` value this request asks for (``full_auto`` included)."""

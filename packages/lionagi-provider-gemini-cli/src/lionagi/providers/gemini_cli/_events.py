@@ -19,6 +19,16 @@ The session id is *confirmed* (canonical ``session_id``, which core stores for t
 id from a run that failed before that is refused by ``--resume`` (exit 42, "No previous sessions
 found"). The ``init`` event's id is passed on early as ``provider_session_id``.
 
+Every assistant ``message`` is a delta (``delta: true``) and no event marks where one assistant
+message ends, so the projection draws the line itself: the first text after the start of the
+run, a ``tool_use`` or a ``tool_result`` is a new unit (``is_delta=False``) and the deltas after
+it continue that unit (``is_delta=True``). Without that, ``invoke`` ran the text before and after
+a tool call together ("..files.There are..") where the other agentic adapters give
+separate paragraphs. A notice does not end the message: the CLI continues after a warning, and
+the notice says nothing about where the model's text ends, so a split there could break a
+sentence in two. A message without ``delta: true`` is complete on its own and ends the current
+unit too.
+
 The CLI emits no thinking events. Success is the ``result`` event's ``status``, never the exit
 code. A failure can be announced twice (an ``error`` event with severity ``error``, e.g. an
 invalid or blocked stream, then ``result`` with ``status: "error"`` and no ``error`` object):
@@ -59,14 +69,19 @@ def usage_of(stats: Mapping[str, Any]) -> dict[str, int]:
 
 
 class GeminiEventProjector:
-    """Maps one run's events to chunks; holds what later events need (session, notices)."""
+    """Maps one run's events to chunks; holds what later events need.
+
+    That is the session, the notices, and whether an assistant message is streaming (the next
+    text delta continues it).
+    """
 
     def __init__(self) -> None:
-        """Start a run: no session, no notices, no terminal event yet."""
+        """Start a run: no session, no notices, no message streaming, no terminal event yet."""
         self.session_id: str | None = None
         self.model: str | None = None
         self.notices: list[str] = []
         self.finished = False
+        self._in_message = False
 
     def project(self, event: Mapping[str, Any]) -> list[StreamChunk]:
         """One event to its chunks (none for an allowlisted event)."""
@@ -104,8 +119,10 @@ class GeminiEventProjector:
         if kind == "message":
             return self._message(event, role)
         if kind == "tool_use":
+            self._in_message = False  # the model's message ended in a tool call
             return self._tool_use(event)
         if kind == "tool_result":
+            self._in_message = False  # text after a result is the next message
             return self._tool_result(event)
         if kind == "error":
             return self._notice(event)
@@ -127,7 +144,14 @@ class GeminiEventProjector:
     def _message(self, event: Mapping[str, Any], role: object) -> StreamChunk:
         if role != "assistant":
             raise ProviderProtocolError(f"gemini: message event with unknown role {role!r}")
-        return StreamChunk("text", _text(event, "content"), is_delta=bool(event.get("delta")))
+        content = _text(event, "content")
+        if not event.get("delta"):
+            self._in_message = False  # a whole message: its own unit, and the next starts afresh
+            return StreamChunk("text", content)
+        continues = self._in_message
+        if content:  # an empty delta opens nothing: invoke skips it, the next text must not join
+            self._in_message = True
+        return StreamChunk("text", content, is_delta=continues)
 
     def _tool_use(self, event: Mapping[str, Any]) -> StreamChunk:
         params = event.get("parameters")
