@@ -23,10 +23,11 @@ from pathlib import Path
 import pytest
 
 from lionagi.service_testing.fake_clis import script_path
+from lionagi.service_testing.real_clis import MARKER_ENV, processes_with_marker
 
 SCRIPT = Path(sys.executable).with_name("lionagi-service")
 HANG_GUARD = 30.0  # seconds; a "did not hang" bound only
-MARK = "LIONAGI_CLI_SIGTERM_MARK"
+MARK = MARKER_ENV
 
 pytestmark = pytest.mark.skipif(
     not Path("/proc/self/environ").exists(), reason="finds survivors through /proc"
@@ -57,19 +58,8 @@ def _default_signals() -> None:
 
 
 def _marked(token: str) -> list[int]:
-    """Pids of live processes whose environment carries ``MARK=token``."""
-    needle = f"{MARK}={token}".encode()
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            environ = (entry / "environ").read_bytes()
-        except OSError:  # gone, or not ours to read
-            continue
-        if needle in environ.split(b"\0"):
-            found.append(int(entry.name))
-    return found
+    """Pids of live processes whose environment carries ``MARK=token`` (zombies excluded)."""
+    return processes_with_marker(token)
 
 
 def _agent(root: Path) -> tuple[Path, Path]:
