@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from lionagi.service import Endpoint, EndpointRegistry, match_endpoint
+from lionagi.service import Endpoint, EndpointRegistry
+from lionagi.service_testing.conformance import catalog_row_endpoint
 
 __all__ = ["ROWS", "Row", "catalog_http_rows", "env_int"]
 
@@ -80,12 +81,8 @@ class Row:
 
     def make_endpoint(self, server_url: str, api_key: str = "sk-reliability-key") -> Endpoint:
         """The catalog row's endpoint aimed at the fake server (loopback needs the opt-in)."""
-        return match_endpoint(
-            self.provider,
-            self.endpoint,
-            base_url=server_url + self.base_path,
-            api_key=api_key,
-            allow_local_network=True,
+        return catalog_row_endpoint(
+            self.provider, self.endpoint, server_url + self.base_path, api_key
         )
 
 

@@ -114,6 +114,8 @@ class EndpointConfig(BaseModel):
                 data["api_key"] = env_value
                 from_env = True
         _check_key(data.get("api_key"), str(data.get("api_key_env")) if from_env else None)
+        if not from_env and data.get("auth_type") == "none" and data.get("api_key"):
+            raise EndpointConfigurationError("api_key", _KEY_NOT_SENT)
         _check_default_headers(data.get("default_headers"))
         _check_client_kwargs(data.get("client_kwargs"))
         try:
@@ -499,6 +501,13 @@ def check_config_fields(data: Mapping[str, Any]) -> None:
     auth_type = data.get("auth_type", EndpointConfig.model_fields["auth_type"].default)
     if auth_type == "bearer" and url_has_userinfo(data.get("base_url")):
         raise EndpointConfigurationError("base_url", USERINFO_CONFLICT)
+
+
+_KEY_NOT_SENT = (
+    "this endpoint sends no credentials (auth_type='none'), so the key would be silently "
+    "dropped; pass auth_type='bearer' (or 'x-api-key') as well to send it, e.g. to an "
+    "authenticating proxy, or leave the key out"
+)
 
 
 def _check_key(value: object, env_name: str | None) -> None:

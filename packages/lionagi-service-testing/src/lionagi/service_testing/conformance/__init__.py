@@ -15,7 +15,8 @@ your adapter; capability flags switch cases on and off, and every case's docstri
   implement ``make_endpoint(base_url, api_key)`` and ``valid_request()``. Cases are synchronous
   tests (each runs its own event loop), so they need no async pytest plugin.
 - :class:`CatalogRow`: a mixin building ``make_endpoint``/``valid_request`` from an installed
-  catalog row (``provider``, ``endpoint``).
+  catalog row (``provider``, ``endpoint``); :func:`catalog_row_endpoint` is its endpoint builder,
+  which gives the key only to a row that authenticates.
 - :func:`registered_agentic_endpoints` / :func:`assert_static_conformance`: declarations of every
   agentic endpoint in the installed catalog.
 
@@ -28,6 +29,7 @@ This module imports pytest; ``import lionagi.service`` never imports it.
 from ._agentic import AgenticEndpointConformance as AgenticEndpointConformance
 from ._agentic import WorkProbe as WorkProbe
 from ._catalog_row import CatalogRow as CatalogRow
+from ._catalog_row import catalog_row_endpoint as catalog_row_endpoint
 from ._cli import SubprocessCliConformance as SubprocessCliConformance
 from ._http import HTTPCase as HTTPCase
 from ._http import StreamOutcome as StreamOutcome
@@ -67,6 +69,7 @@ __all__ = [
     "VENDOR_GRAMMAR_SCENARIOS",
     "AgenticEndpointConformance",
     "CatalogRow",
+    "catalog_row_endpoint",
     "HTTPCase",
     "HTTPChatConformance",
     "HTTPConformanceBase",

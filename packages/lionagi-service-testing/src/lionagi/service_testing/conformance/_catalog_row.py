@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 from lionagi.service import Endpoint, match_endpoint
 
-__all__ = ["CatalogRow"]
+__all__ = ["CatalogRow", "catalog_row_endpoint"]
 
 
 class CatalogRow:
@@ -29,17 +29,27 @@ class CatalogRow:
     dialect: ClassVar[str]
 
     def make_endpoint(self, base_url: str, api_key: str) -> Endpoint:
-        """The catalog row's endpoint at the fake server (loopback needs the opt-in)."""
-        return match_endpoint(
-            self.provider,
-            self.endpoint,
-            base_url=base_url + self.path,
-            api_key=api_key,
-            allow_local_network=True,
-        )
+        """The catalog row's endpoint at the fake server (see :func:`catalog_row_endpoint`)."""
+        return catalog_row_endpoint(self.provider, self.endpoint, base_url + self.path, api_key)
 
     def valid_request(self) -> dict[str, Any]:
         """A minimal request in the row's dialect."""
         if self.dialect == "openai_embeddings":
             return {"model": self.model, "input": ["alpha", "beta gamma"]}
         return {"model": self.model, "messages": [{"role": "user", "content": "hello"}]}
+
+
+def catalog_row_endpoint(provider: str, endpoint: str, base_url: str, api_key: str) -> Endpoint:
+    """The catalog row's endpoint at ``base_url`` (a loopback fake server: the opt-in is set).
+
+    ``api_key`` is passed only to a row that authenticates: a row with ``auth_type="none"`` (a
+    local server such as Ollama) refuses a key it would not send, so a kit that hands every row
+    a key must ask the row first.
+    """
+    keyless = match_endpoint(provider, endpoint, base_url=base_url, allow_local_network=True)
+    if keyless.config.auth_type == "none":
+        return keyless
+    # The keyless one is dropped unused: an endpoint opens its client at the first request.
+    return match_endpoint(
+        provider, endpoint, base_url=base_url, api_key=api_key, allow_local_network=True
+    )

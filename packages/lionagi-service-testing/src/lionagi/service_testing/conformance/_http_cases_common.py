@@ -253,6 +253,8 @@ class OneShotCases(HTTPConformanceBase):
         URL, a header you log, a custom ``__repr__`` or an exception attribute.
         """
         model = case.model()
+        if model.endpoint.config.auth_type == "none":
+            pytest.skip("the endpoint sends no credential (auth_type='none'), so none can leak")
         for _ in range(2):
             call = await case.invoke(model, "401")
             raised(call, ProviderAuthError, "HTTP 401")
