@@ -89,7 +89,7 @@ SHAPES = re.compile(
     # An auth scheme followed by its credential, anywhere (``Bearer …``, ``Basic …``).
     r"|(?P<ps>(?<![A-Za-z0-9])(?i:bearer|basic|digest)\s{1,4})[A-Za-z0-9._~+/=\-]{8,}"
     # URL userinfo: ``scheme://user:pass@host`` keeps the scheme and host.
-    r"|(?P<pu>(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,31}://)[^/\s@?#\"']{1,256}@"
+    r"|(?P<pu>(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,31}://)(?:[^/\s@?#\"']{0,256}@){1,8}"
     # URL query values: ``?name=value&…`` keeps each name.
     r"|(?P<pq>[?&](?!(?i:" + "|".join(map(re.escape, sorted(_HARMLESS_QUERY))) + r")=)"
     r"[A-Za-z0-9_.\-\[\]%]{1,64}=)(?!\[REDACTED\])[^&#\s\"'<>]+"
@@ -148,8 +148,37 @@ def redact_headers(headers: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def redact_url(url: str) -> str:
-    """``url`` with userinfo and every query value replaced (scheme, host, path and names kept)."""
+    """``url`` with userinfo and every query value replaced (scheme, host, path and names kept).
+
+    One URL, so its userinfo is found by structure rather than by the free-text shape: it runs
+    to the last ``@`` of the authority, so a password holding ``@``, a space, ``#`` or ``?``
+    (generated passwords often do) is replaced whole. A ``/`` in a password makes the URL
+    ambiguous; when the text before the first ``/`` has a ``:`` (``user:pass`` or ``:pass``),
+    everything up to the last ``@`` is taken as userinfo: a display may lose a path, never a
+    password.
+    """
+    if "@" in url:
+        url = _redact_userinfo(url)
     return SHAPES.sub(_keep_prefix, url) if ("@" in url or "?" in url or "=" in url) else url
+
+
+def _redact_userinfo(url: str) -> str:
+    scheme_end = url.find("://")
+    if scheme_end <= 0:
+        return url
+    start = scheme_end + 3
+    at = url.rfind("@", start)
+    if at == -1:
+        return url
+    before = url[start:at]
+    cut = min((i for i in map(before.find, "/?#") if i != -1), default=-1)
+    if cut != -1:
+        earlier = before.rfind("@", 0, cut)
+        if earlier != -1:  # an authority with userinfo, then an ``@`` further on
+            at = start + earlier
+        elif ":" not in before[:cut]:
+            return url  # the only ``@`` is in the path, query or fragment
+    return f"{url[:start]}{REDACTED}{url[at:]}"
 
 
 class _Known:

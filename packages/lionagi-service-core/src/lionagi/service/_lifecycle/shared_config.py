@@ -125,7 +125,14 @@ def _check_url(url: object) -> None:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises ValueError on a malformed port
     except ValueError:
-        raise AdmissionConfigError("url", f"is not a valid URL: {redact_url(url)!r}") from None
+        hint = (
+            " (percent-encode any / ? # @ or space in the user name and password)"
+            if "@" in url
+            else ""
+        )
+        raise AdmissionConfigError(
+            "url", f"is not a valid URL: {redact_url(url)!r}{hint}"
+        ) from None
     if parts.password:
         remember_secret(unquote(parts.password))  # so an echo in a server error is redacted
     if parts.scheme not in _SCHEMES:
