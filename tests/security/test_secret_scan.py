@@ -126,7 +126,7 @@ def debug_logs(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFi
 
 def _request(provider: str, endpoint: str) -> tuple[dict[str, Any], bool]:
     """A valid request for the row, and whether the row's model field is needed."""
-    options = match_endpoint(provider, endpoint, api_key="x").config.request_options
+    options = match_endpoint(provider, endpoint).config.request_options
     fields = options.model_fields if options is not None else {}
     request: dict[str, Any] = {}
     if "messages" in fields:
@@ -151,7 +151,7 @@ def _request(provider: str, endpoint: str) -> tuple[dict[str, Any], bool]:
 def _model(
     provider: str, endpoint: str, server: FakeProviderServer, *, variant: str, scenario: str
 ) -> IModel:
-    catalog = match_endpoint(provider, endpoint, api_key="x").config
+    catalog = match_endpoint(provider, endpoint).config
     path = urlsplit(catalog.base_url or "").path.rstrip("/")
     port = server.base_url.rsplit(":", 1)[1]
     _, needs_model = _request(provider, endpoint)
@@ -165,7 +165,7 @@ def _model(
     }
     if needs_model:
         kwargs["model"] = "scan-model"
-    if variant == "api_key":
+    if variant == "api_key" and catalog.auth_type != "none":  # a keyless row refuses a key
         kwargs["api_key"] = MARKERS["api_key"]
     # URL userinfo goes beside a key sent in a header of its own; a key sent as the bearer
     # Authorization cannot share the request with it (refused), so those rows get the
@@ -178,7 +178,7 @@ def _model(
 
 
 def _bearer(provider: str, endpoint: str) -> bool:
-    return match_endpoint(provider, endpoint, api_key="x").config.auth_type == "bearer"
+    return match_endpoint(provider, endpoint).config.auth_type == "bearer"
 
 
 def _dumps(model: IModel) -> list[object]:
@@ -216,7 +216,7 @@ def _event_dumps(call: Any) -> list[object]:
 
 
 def _variants(provider: str, endpoint: str) -> list[str]:
-    env = match_endpoint(provider, endpoint, api_key="x").config.api_key_env
+    env = match_endpoint(provider, endpoint).config.api_key_env
     variants = ["api_key", "env_key"] if env else ["api_key"]
     return [*variants, "userinfo"] if _bearer(provider, endpoint) else variants
 
@@ -239,12 +239,12 @@ async def test_http_row_never_shows_a_configured_secret(
     debug_logs: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    env_name = match_endpoint(provider, endpoint, api_key="x").config.api_key_env
+    env_name = match_endpoint(provider, endpoint).config.api_key_env
     if variant == "env_key":
         assert env_name is not None
         monkeypatch.setenv(env_name, MARKERS["env_key"])
     request, _ = _request(provider, endpoint)
-    streams = type(match_endpoint(provider, endpoint, api_key="x")).projector is not None
+    streams = type(match_endpoint(provider, endpoint)).projector is not None
     async with FakeProviderServer() as server:
         scenarios = [(s, False) for s in INVOKE_SCENARIOS]
         if streams:
