@@ -85,15 +85,29 @@ _CLI_HINTS = (
 )
 
 
-def _cli_wording(exc: BaseException, text: str) -> str:
-    """``text`` with the missing-key error's Python advice replaced by the flags that do it.
+# Advice any error may give in Python terms, and the flag that does it on the command line.
+_CLI_FLAGS = (
+    (
+        "Set allow_local_network=True on the endpoint config",
+        "Pass --allow-local-network",
+    ),
+    ("pass openai_compatible=True with base_url", "pass --openai-compatible with --base-url"),
+    ("pass base_url='https://host/v1'", "pass --base-url https://host/v1"),
+)
 
-    ``missing_key_error`` is shared with the Python API, where ``api_key=...`` is right; on the
-    command line that advice would be a key in argv, which ``chat`` refuses.
+
+def _cli_wording(exc: BaseException, text: str) -> str:
+    """``text`` with the library's Python advice replaced by the flags that do it.
+
+    The messages are shared with the Python API, where ``api_key=...`` or
+    ``allow_local_network=True`` is right; on the command line the first would be a key in
+    argv (which ``chat`` refuses) and the others name keywords no flag spells that way.
     """
     if isinstance(exc, EndpointConfigurationError) and exc.field == "api_key":
         for python, flags in _CLI_HINTS:
             text = text.replace(python, flags)
+    for python, flags in _CLI_FLAGS:
+        text = text.replace(python, flags)
     return text
 
 
