@@ -77,13 +77,13 @@ def test_unknown_field_is_refused_with_a_suggestion() -> None:
         ({"prompt": "hi", "resume": "-1"}, "resume"),
         ({"prompt": "hi", "model": "-m"}, "model"),
         ({"prompt": "hi", "approval_mode": "everything"}, "approval_mode"),
-        ({"prompt": "hi", "yolo": True, "approval_mode": "plan"}, "request"),
+        ({"prompt": "hi", "yolo": True, "approval_mode": "plan"}, "yolo"),
     ],
 )
 def test_invalid_fields_are_named(fields: dict[str, object], field: str) -> None:
     with pytest.raises(AgenticRequestValidationError) as info:
         GeminiCodeEndpoint().create_payload(fields)
-    assert field in str(info.value)
+    assert info.value.field == field
 
 
 def test_gateway_maps_to_gemini_variables() -> None:

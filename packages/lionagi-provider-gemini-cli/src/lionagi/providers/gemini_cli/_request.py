@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from ._static import DEFAULT_MODEL as DEFAULT_MODEL
 
@@ -78,13 +78,15 @@ class GeminiCodeRequest(BaseModel):
             )
         return value
 
-    @model_validator(mode="after")
-    def _one_approval_mode(self) -> GeminiCodeRequest:
-        if self.yolo and self.approval_mode not in (None, "yolo"):
-            raise ValueError(
-                f"yolo=True conflicts with approval_mode={self.approval_mode!r}; set one of them"
-            )
-        return self
+    @field_validator("yolo")
+    @classmethod
+    def _one_approval_mode(cls, value: bool, info: ValidationInfo) -> bool:
+        # A field validator (yolo is declared after approval_mode), so the error names a field
+        # the caller set rather than the whole request.
+        mode = info.data.get("approval_mode")
+        if value and mode not in (None, "yolo"):
+            raise ValueError(f"conflicts with approval_mode={mode!r}; set one of them")
+        return value
 
     @property
     def effective_approval_mode(self) -> ApprovalMode | None:
