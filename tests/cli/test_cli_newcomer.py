@@ -327,3 +327,15 @@ def test_models_resolves_a_provider_alias_and_refuses_an_unknown_provider():
     unknown = run("models", "no-such-provider")
     assert unknown.returncode == 2
     assert len(error_lines(unknown.stderr)) == 1
+
+
+def test_models_of_a_provider_whose_requests_take_no_model_says_how_to_write_it():
+    # exa's search endpoints take no model: "exa/<model>" would put a name in a field its
+    # requests do not have (iModel then refuses it), so the listing says provider= endpoint=.
+    as_json = run("models", "exa", "--json")
+    assert as_json.returncode == 0, as_json.stderr
+    assert json.loads(as_json.stdout)["takes_model"] is False
+    table = run("models", "exa")
+    assert "exa/<model>" not in table.stdout
+    assert "provider='exa'" in table.stdout
+    assert json.loads(run("models", "openai", "--json").stdout)["takes_model"] is True

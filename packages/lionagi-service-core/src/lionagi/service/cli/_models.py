@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 from .._base.errors import CatalogValidationError
+from .._catalog.defaults import request_fields
 from .._catalog.keys import canonical_provider_key
 from .._catalog.registry import EndpointRegistry
 from .._catalog.snapshot import CatalogSnapshot
@@ -54,7 +55,23 @@ def models_report(snapshot: CatalogSnapshot, provider: str) -> dict[str, Any]:
         ],
         "default_endpoint": policy.default_endpoint if policy is not None else None,
         "endpoints": list(item.endpoint_keys),
+        "takes_model": _takes_model(snapshot, provider),
     }
+
+
+def _takes_model(snapshot: CatalogSnapshot, provider: str) -> bool:
+    """False when no endpoint's request model has a ``model`` field (a search API, say).
+
+    Such a provider is written ``iModel(provider=..., endpoint=...)``: ``provider/<model>``
+    would put a name in a field its requests do not have. An endpoint whose request model is
+    not declared counts as taking one (nothing is claimed that was not read). Reading the
+    request models imports the provider's classes, which ``models`` names anyway.
+    """
+    for entry in snapshot.provider(provider).endpoints.values():
+        options = entry.request_options
+        if options is None or "model" in request_fields(options):
+            return True
+    return False
 
 
 def models_command(provider: str, *, as_json: bool) -> int:
@@ -104,10 +121,19 @@ def _print(report: dict[str, Any]) -> None:
     alias_text = "\n".join(f"{name} → {target}" for name, target in aliases.items())
     takes_effort = report["effort_mode"] in ("kwarg", "model_name")
     suffix = "[-<effort>]" if takes_effort else ""
-    table.add_row("write", f"{report['provider']}/<model>{suffix}")
+    if report["takes_model"]:
+        table.add_row("write", f"{report['provider']}/<model>{suffix}")
+    else:
+        table.add_row(
+            "write",
+            f"provider={report['provider']!r}, endpoint=<one of the endpoints below> "
+            "(its requests take no model name)",
+        )
     table.add_row("provider aliases", ", ".join(report["provider_aliases"]) or "none")
     table.add_row("model aliases", alias_text or "none")
-    table.add_row("effort levels", _effort_text(report))
+    table.add_row(
+        "effort levels", _effort_text(report) if report["takes_model"] else "none (no model name)"
+    )
     table.add_row("modes", ", ".join(report["modes"]) or "none")
     endpoints = ", ".join(report["endpoints"])
     if report["default_endpoint"]:
