@@ -16,7 +16,12 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 from uuid import UUID, uuid4
 
-from .._base.errors import AdmissionClosed, EndpointConfigurationError, RequestDeadlineExceeded
+from .._base.errors import (
+    AdmissionClosed,
+    AdmissionConfigError,
+    EndpointConfigurationError,
+    RequestDeadlineExceeded,
+)
 from .._base.secrets import REDACTED
 from .streams import ModelStream, StreamRegistry
 
@@ -93,13 +98,21 @@ class iModel:
         openai_compatible: Allow a marked generic Chat Completions endpoint when the catalog has
             no registration for ``provider``/``endpoint``.
         request_defaults: Provider payload defaults (validated against the request model).
-        admission: Full admission config; the individual limit keywords override its fields.
+        admission: Full admission config (an :class:`AdmissionConfig`; anything else raises
+            :class:`AdmissionConfigError` naming ``admission``); the individual limit keywords
+            override its fields.
         admission_backend: Where the limits are counted: None (default) in this process only;
             a :class:`SharedAdmission` shares them through Redis with every process using the
             same key (the ``redis`` extra).
         attempt_policy: HTTP attempt policy (default: ``max_attempts=config.max_retries``).
+            Must be an :class:`AttemptPolicy` or None. An agentic endpoint runs each call once
+            unless its adapter opts into retries (``attempt_policy_options``, e.g. NLIP), so
+            there an explicit policy raises :class:`AdmissionConfigError` rather than being
+            ignored.
         circuit_policy: HTTP circuit policy (default :class:`CircuitPolicy`); agentic endpoints
-            get no circuit.
+            get no circuit by default. Must be a :class:`CircuitPolicy` or None; refused, like
+            ``attempt_policy``, on an agentic endpoint that does not opt into retries, since
+            nothing would ever trip it.
         hook_registry: Hooks, or a mapping ``{"pre_invocation": fn, ...}``.
         yolo: Provider permission mode from the catalog's model policy.
         bypass: Provider permission mode from the catalog's model policy.
@@ -202,8 +215,16 @@ class iModel:
         )
         self._admission_backend = admission_backend
         agentic = self._endpoint.is_agentic
-        self._attempt_policy = attempt_policy or _default_attempt_policy(self._endpoint)
-        self._circuit_policy = circuit_policy or (None if agentic else CircuitPolicy())
+        from .._lifecycle.policy import AttemptPolicy
+
+        attempt = _explicit_policy("attempt_policy", attempt_policy, AttemptPolicy, self._endpoint)
+        circuit = _explicit_policy("circuit_policy", circuit_policy, CircuitPolicy, self._endpoint)
+        self._attempt_policy = (
+            attempt if attempt is not None else _default_attempt_policy(self._endpoint)
+        )
+        self._circuit_policy = (
+            circuit if circuit is not None else (None if agentic else CircuitPolicy())
+        )
         self._supervisor = self._new_supervisor()
 
     # -- construction helpers ---------------------------------------------------------------------
@@ -745,11 +766,56 @@ def _coerce_hooks(value: HookRegistry | Mapping[str, Any] | None) -> HookRegistr
     )
 
 
+def _explicit_policy(field: str, value: Any, cls: type[Any], endpoint: Endpoint) -> Any:
+    """``value`` if it is a policy ``endpoint`` applies, else a typed error naming ``field``.
+
+    Checked here, at construction: a wrong type used to surface on every call as an untyped
+    AttributeError (and in ``to_dict()`` as a TypeError), and a policy on an agentic endpoint
+    that runs each call exactly once was accepted and silently never applied. A mapping is
+    refused too (``cls(**mapping)`` builds the policy): the policies have no mapping form of
+    their own, and ``from_dict`` reads the serialized form, not a caller's mapping.
+    """
+    if value is None:
+        return None
+    if not isinstance(value, cls):
+        hint = (
+            f"; build one from a mapping with {cls.__name__}(**mapping)"
+            if isinstance(value, Mapping)
+            else ""
+        )
+        article = "an" if cls.__name__[0] in "AEIOU" else "a"
+        raise AdmissionConfigError(
+            field, f"must be None or {article} {cls.__name__}, got {type(value).__name__}{hint}"
+        )
+    if endpoint.is_agentic and getattr(endpoint, "attempt_policy_options", None) is None:
+        # Same rule as the supervisor: only an adapter with attempt_policy_options is retried
+        # (and only then is a circuit consulted); every other agentic run is one attempt.
+        raise AdmissionConfigError(
+            field,
+            f"{type(endpoint).__name__} runs each agentic call exactly once (no retries, no "
+            "circuit: re-running an agent repeats its side effects), so this policy would "
+            "never apply; leave it unset",
+        )
+    return value
+
+
 def _admission_config(
     endpoint: Endpoint, base: AdmissionConfig | None, **fields: Any
 ) -> AdmissionConfig:
     from .._lifecycle.config import AdmissionConfig
 
+    if base is not None and not isinstance(base, AdmissionConfig):
+        # Refused here, naming the argument the caller wrote: the controller's own check names
+        # its parameter ("config"), and dataclasses.replace() raised a bare TypeError.
+        hint = (
+            "; build one with AdmissionConfig(**mapping) or pass the limits as keywords "
+            "(limit_requests=...)"
+            if isinstance(base, Mapping)
+            else ""
+        )
+        raise AdmissionConfigError(
+            "admission", f"must be None or an AdmissionConfig, got {type(base).__name__}{hint}"
+        )
     if base is None:
         agentic = _as_agentic(endpoint)
         if agentic is not None:

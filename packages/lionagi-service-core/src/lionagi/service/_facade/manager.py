@@ -8,11 +8,13 @@ replacing a model would strand its open connections, processes and queued calls.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Iterator, Mapping
 from typing import Literal
 
 import anyio
 
+from .._base.errors import EndpointConfigurationError
 from .imodel import iModel
 
 __all__ = ["ModelNameConflict", "ShutdownOutcome", "iModelManager"]
@@ -65,10 +67,8 @@ class iModelManager:
 
     def register(self, name: str, model: iModel) -> None:
         """Register ``model`` under ``name``; an existing name raises ModelNameConflict."""
-        if not isinstance(model, iModel):
-            raise TypeError(f"model: expected iModel, got {type(model).__name__}")
-        if not isinstance(name, str) or not name.strip():
-            raise ValueError("name: must be a non-empty string")
+        _check_model(model)
+        _check_name(name)
         if name in self._models:
             raise ModelNameConflict(name)
         self._models[name] = model
@@ -78,9 +78,15 @@ class iModelManager:
     async def replace(
         self, name: str, model: iModel, *, close_timeout: float = 10.0
     ) -> iModel | None:
-        """Swap the model under ``name``; the displaced one is closed (bounded) and returned."""
-        if not isinstance(model, iModel):
-            raise TypeError(f"model: expected iModel, got {type(model).__name__}")
+        """Swap the model under ``name``; the displaced one is closed (bounded) and returned.
+
+        ``name`` and ``close_timeout`` are checked as :meth:`register` and :meth:`shutdown`
+        check them, before anything changes: otherwise ``replace`` would register a name
+        ``register`` refuses, or leave the displaced model unclosed behind an invalid timeout.
+        """
+        _check_model(model)
+        _check_name(name)
+        _check_timeout("close_timeout", close_timeout)
         old = self._models.get(name)
         self._models[name] = model
         if old is not None and old is not model:
@@ -89,6 +95,7 @@ class iModelManager:
 
     async def remove(self, name: str, *, close_timeout: float = 10.0) -> iModel:
         """Unregister ``name`` and close its model (bounded)."""
+        _check_timeout("close_timeout", close_timeout)
         model = self._models.pop(name)
         await _close_one(name, model, close_timeout)
         return model
@@ -118,9 +125,13 @@ class iModelManager:
         """Close every model concurrently, each under its own timeout.
 
         One failure never stops the others. Returns each name's outcome; failures are logged.
+
+        Raises:
+            EndpointConfigurationError: ``per_model_timeout`` is not a finite number of seconds
+                > 0 (field ``per_model_timeout``; also a ValueError). Checked first, because a
+                NaN passed a plain ``<= 0`` test and then made every close fail unclosed.
         """
-        if per_model_timeout <= 0:
-            raise ValueError("per_model_timeout: must be > 0 seconds")
+        _check_timeout("per_model_timeout", per_model_timeout)
         outcomes: dict[str, ShutdownOutcome] = {}
         items = list(self._models.items())
         if not items:
@@ -133,6 +144,31 @@ class iModelManager:
             for name, model in items:
                 tg.start_soon(close, name, model)
         return outcomes
+
+
+def _check_model(model: object) -> None:
+    if not isinstance(model, iModel):
+        raise TypeError(f"model: expected iModel, got {type(model).__name__}")
+
+
+def _check_name(name: object) -> None:
+    """The one name rule of :meth:`iModelManager.register` and :meth:`iModelManager.replace`."""
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError("name: must be a non-empty string")
+
+
+def _check_timeout(field: str, value: object) -> None:
+    """Require a finite number of seconds > 0, as every other timeout of the library."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or value <= 0
+    ):
+        shown = repr(value) if isinstance(value, int | float) else type(value).__name__
+        raise EndpointConfigurationError(
+            field, f"must be a finite number of seconds > 0, got {shown}"
+        )
 
 
 async def _close_one(name: str, model: iModel, limit: float) -> ShutdownOutcome:

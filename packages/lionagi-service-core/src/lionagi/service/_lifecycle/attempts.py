@@ -125,7 +125,12 @@ async def _wait_to_retry(
     """
     delay = _retry_delay(exc, failures, policy, budget, clock, rng)
     if trace is not None:
-        trace.retry(exc, failures, delay, retry_after_of(exc))
+        # Whether a Retry-After was honored is only a question while a retry is left: once
+        # attempts are exhausted (or the error is never retried) no wait could have followed,
+        # and reporting "not honored" would claim it did not fit the deadline or max_delay.
+        retry_left = failures < policy.max_attempts and is_retryable(exc, policy)
+        honored = (delay is not None) if retry_left else None
+        trace.retry(exc, failures, delay, retry_after_of(exc), honored=honored)
     if delay is None:
         _settle_failure(permit, exc, policy)
         raise exc

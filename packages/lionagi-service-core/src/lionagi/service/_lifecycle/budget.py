@@ -63,11 +63,14 @@ def request_budget_from_timeout(
 ) -> RequestBudget:
     """Convert a relative timeout into a budget, once, at the outermost caller.
 
-    ``None`` and any value ``<= 0`` (including ``0``) mean "no deadline", as ADR-0029 D1 keeps
-    the legacy spelling; an infinite timeout is also no deadline.
+    ``None`` and ``0`` mean "no deadline", as ADR-0029 D1 keeps the legacy spelling; ``+inf``
+    is also no deadline (it never expires). A negative timeout is refused rather than read as
+    "no deadline": a caller passing ``deadline - now`` is negative exactly when it is already
+    late, and must not get an unbounded call for it. NaN and ``-inf`` are refused with it.
 
     Raises:
-        AdmissionConfigError: ``timeout`` is NaN or not a number (field ``timeout``).
+        AdmissionConfigError: ``timeout`` is not a number, NaN or negative (``-inf`` included)
+            (field ``timeout``).
     """
     if timeout is None:
         return NO_DEADLINE
@@ -77,6 +80,12 @@ def request_budget_from_timeout(
         )
     if math.isnan(timeout):
         raise AdmissionConfigError("timeout", "must be a number of seconds or None, got NaN")
-    if timeout <= 0 or math.isinf(timeout):
+    if timeout < 0:
+        raise AdmissionConfigError(
+            "timeout",
+            f"must be >= 0 seconds (0 or None: no deadline), got {timeout!r}; a deadline "
+            "already past is not 'no deadline'",
+        )
+    if timeout == 0 or math.isinf(timeout):
         return NO_DEADLINE
     return RequestBudget(clock() + float(timeout))

@@ -46,6 +46,9 @@ class CircuitBreaker:
         self._opened_at = 0.0
         self._probes = 0
         self._generation = 0  # bumps on every state change; stale permits are ignored
+        # Why the circuit is open: a failed recovery probe reopens it after one failure, so the
+        # refusal must not claim failure_threshold failed requests opened it this time.
+        self._reopened = False
 
     @property
     def policy(self) -> CircuitPolicy:
@@ -78,10 +81,12 @@ class CircuitBreaker:
         state = self.state
         if state is CircuitState.OPEN:
             wait = self._policy.recovery_time - (self._clock() - self._opened_at)
-            raise CircuitOpenError(
-                f"circuit open after {self._policy.failure_threshold} failed requests; "
-                f"no attempt made; retry in {max(wait, 0.0):.3g}s"
+            cause = (
+                "circuit reopened after its recovery probe failed"
+                if self._reopened
+                else f"circuit open after {self._policy.failure_threshold} failed requests"
             )
+            raise CircuitOpenError(f"{cause}; no attempt made; retry in {max(wait, 0.0):.3g}s")
         if state is CircuitState.HALF_OPEN:
             if self._probes >= self._policy.half_open_max_calls:
                 raise CircuitOpenError(
@@ -98,6 +103,8 @@ class CircuitBreaker:
     # -- outcomes (called by CircuitPermit) -------------------------------------------------------
 
     def _enter(self, state: CircuitState) -> None:
+        if state is CircuitState.OPEN:
+            self._reopened = self._state is CircuitState.HALF_OPEN
         self._state = state
         self._generation += 1
         self._probes = 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -9,6 +10,8 @@ from .._base.errors import AdmissionConfigError
 from ._validate import check_fraction, check_positive_int, check_positive_seconds
 
 __all__ = ["AttemptPolicy", "CircuitPolicy"]
+
+_DEFAULT_MAX_DELAY = 60.0  # AttemptPolicy.max_delay's default (TABLES.md)
 
 
 def _status_set(value: object) -> frozenset[int]:
@@ -46,7 +49,7 @@ class AttemptPolicy:
 
     max_attempts: int = 3
     base_delay: float = 1.0
-    max_delay: float = 60.0
+    max_delay: float = _DEFAULT_MAX_DELAY
     backoff_factor: float = 2.0
     jitter_factor: float = 0.2
     retry_statuses: frozenset[int] = field(default_factory=lambda: frozenset({429}))
@@ -57,13 +60,27 @@ class AttemptPolicy:
         check_positive_seconds("base_delay", self.base_delay, allow_zero=True)
         check_positive_seconds("max_delay", self.max_delay, allow_zero=True)
         if self.max_delay < self.base_delay:
+            # Blame the field the caller set: with max_delay left at its default, the value to
+            # fix is base_delay, and naming max_delay would point at a field never written.
+            if self.max_delay == _DEFAULT_MAX_DELAY:
+                raise AdmissionConfigError(
+                    "base_delay",
+                    f"must be <= max_delay (max_delay={self.max_delay}), got {self.base_delay}",
+                )
             raise AdmissionConfigError(
                 "max_delay", f"must be >= base_delay ({self.base_delay}), got {self.max_delay}"
             )
-        check_positive_seconds("backoff_factor", self.backoff_factor)
-        if self.backoff_factor < 1:
+        # A factor, not seconds: checked here rather than with check_positive_seconds, whose
+        # message would state a wrong unit and a wrong bound (> 0 where the rule is >= 1).
+        factor = self.backoff_factor
+        if isinstance(factor, bool) or not isinstance(factor, int | float):
             raise AdmissionConfigError(
-                "backoff_factor", f"must be >= 1 (delays never shrink), got {self.backoff_factor}"
+                "backoff_factor", f"must be a finite number >= 1, got {factor!r}"
+            )
+        if not math.isfinite(factor) or factor < 1:
+            raise AdmissionConfigError(
+                "backoff_factor",
+                f"must be a finite number >= 1 (delays never shrink), got {factor!r}",
             )
         check_fraction("jitter_factor", self.jitter_factor)
         object.__setattr__(self, "retry_statuses", _status_set(self.retry_statuses))

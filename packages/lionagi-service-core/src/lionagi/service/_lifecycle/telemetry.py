@@ -268,19 +268,29 @@ class CallTrace:
             span.end()
 
     def retry(
-        self, exc: BaseException, failures: int, delay: float | None, retry_after: Any
+        self,
+        exc: BaseException,
+        failures: int,
+        delay: float | None,
+        retry_after: Any,
+        *,
+        honored: bool | None,
     ) -> None:
-        """A failed attempt is retried after ``delay`` s, or (``delay`` None) ends the call."""
+        """A failed attempt is retried after ``delay`` s, or (``delay`` None) ends the call.
+
+        ``honored`` is True when the retry waits at least the Retry-After, False when the
+        Retry-After did not fit the deadline or ``max_delay`` (so the call ended with the
+        error), and None when no retry was left either way (attempts exhausted, or an error
+        that is never retried): the event then carries no ``honored`` attribute, because
+        neither answer would be true.
+        """
         error = type(exc).__qualname__
         if retry_after is not None:
-            self.span.add_event(
-                "lionagi.retry_after",
-                {
-                    "lionagi.retry_after.seconds": float(retry_after),
-                    "lionagi.retry_after.honored": delay is not None,
-                    "error.type": error,
-                },
-            )
+            attrs: dict[str, Any] = {"lionagi.retry_after.seconds": float(retry_after)}
+            if honored is not None:
+                attrs["lionagi.retry_after.honored"] = honored
+            attrs["error.type"] = error
+            self.span.add_event("lionagi.retry_after", attrs)
         if delay is not None:
             self.span.add_event(
                 "lionagi.retry",
