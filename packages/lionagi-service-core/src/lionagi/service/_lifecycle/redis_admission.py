@@ -260,7 +260,9 @@ class RedisAdmissionController:
         if tokens is None:
             raise TokenEstimateUnavailable(
                 f"call {call_id}: limit_tokens={limit} is configured but the call has no "
-                "required_tokens estimate; supply one or remove the token limit"
+                "token estimate: pass requires_tokens=True to the model (four characters per "
+                "token of its messages or input), set token_estimate on a call from "
+                "create_api_calling(), or remove the token limit"
             )
         if not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 0:
             raise AdmissionConfigError(
