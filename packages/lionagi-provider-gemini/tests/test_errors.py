@@ -48,6 +48,29 @@ async def test_resource_exhausted_is_rate_limit_with_retry_delay() -> None:
     assert isinstance(exc, ProviderRateLimitError)
     assert exc.retry_after == 13.0
     assert "RESOURCE_EXHAUSTED" in str(exc)
+    assert "(retry after 13s)" in str(exc)  # the wait, as every provider's 429 shows it
+
+
+async def test_a_429_from_the_openai_compatible_surface_is_not_called_resource_exhausted() -> None:
+    # Gemini's OpenAI-compatible surface answers with OpenAI's body: no status word to quote.
+    async with FakeProviderServer() as server:
+        ep = match_endpoint(
+            "gemini",
+            "chat",
+            base_url=f"{server.base_url}/v1beta/openai",
+            api_key=KEY,
+            allow_local_network=True,
+        )
+        async with ep:
+            payload, sent = ep.create_payload(
+                {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": "hi"}]},
+                extra_headers={"x-fake-behaviour": "429"},
+            )
+            with pytest.raises(ProviderRateLimitError) as info:
+                await ep.call(payload, extra_headers=sent, skip_payload_creation=True)
+    assert "RESOURCE_EXHAUSTED" not in str(info.value)
+    assert "(HTTP 429)" in str(info.value)
+    assert "(retry after 1s)" in str(info.value)
 
 
 async def test_quota_is_a_quota_family_error() -> None:

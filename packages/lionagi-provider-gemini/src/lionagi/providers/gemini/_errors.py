@@ -124,11 +124,16 @@ def gemini_status_error(info: HTTPErrorInfo) -> ProviderError | None:
                 body_excerpt=info.excerpt,
             )
         delay = retry_delay_seconds(error)
+        retry_after = delay if delay is not None else info.retry_after
+        # The status word only when the body said it (the OpenAI-compatible surface answers a
+        # 429 with OpenAI's body), and the wait as every other provider's 429 shows it.
+        label = f"HTTP {info.status} {status}" if status else f"HTTP {info.status}"
+        hint = f" (retry after {retry_after:g}s)" if retry_after is not None else ""
         return ProviderRateLimitError(
-            f"{where} is rate limited (HTTP {info.status} RESOURCE_EXHAUSTED){suffix}",
+            f"{where} is rate limited ({label}){hint}{suffix}",
             status=info.status,
             body_excerpt=info.excerpt,
-            retry_after=delay if delay is not None else info.retry_after,
+            retry_after=retry_after,
         )
     if status in _AUTH_STATUSES or info.status in (401, 403) or _reasons(error) & _AUTH_REASONS:
         return ProviderUnauthorizedError(
