@@ -34,7 +34,7 @@ from .._base.errors import (
     TokenEstimateUnavailable,
 )
 from .budget import NO_DEADLINE, RequestBudget
-from .clock import Clock, Sleep, default_clock, default_sleep
+from .clock import Clock, Sleep, default_clock, default_sleep, time_or_none
 from .config import AdmissionConfig
 from .deadline import DeadlineReached, run_before
 from .lease import AdmissionLease
@@ -255,9 +255,16 @@ class AdmissionController:
         await self._drained.wait()
 
     def snapshot(self) -> AdmissionSnapshot:
-        """Current counters for observability; never includes call payloads."""
-        if self._rate_limited and self._origin is not None and self._clock() >= self._window_end:
-            self._roll_window()
+        """Current counters for observability; never includes call payloads.
+
+        Callable from any code: outside the event loop (a health check, a metrics thread) the
+        loop's clock has no reading, so a rate window that has ended is not rolled over there
+        and the counters are those of the last window the loop saw.
+        """
+        if self._rate_limited and self._origin is not None:
+            now = time_or_none(self._clock)
+            if now is not None and now >= self._window_end:
+                self._roll_window()
         lr, lt = self._limit_requests, self._limit_tokens
         return AdmissionSnapshot(
             queued=len(self._rate_q) + len(self._permit_q),

@@ -13,7 +13,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from .._base.errors import CircuitOpenError
-from .clock import Clock, default_clock
+from .clock import Clock, default_clock, time_or_none
 from .policy import CircuitPolicy
 
 if TYPE_CHECKING:
@@ -57,12 +57,15 @@ class CircuitBreaker:
 
     @property
     def state(self) -> CircuitState:
-        """Current state; an open circuit reads half-open once its recovery time has passed."""
-        if (
-            self._state is CircuitState.OPEN
-            and self._clock() - self._opened_at >= self._policy.recovery_time
-        ):
-            self._enter(CircuitState.HALF_OPEN)
+        """Current state; an open circuit reads half-open once its recovery time has passed.
+
+        Outside the event loop (a synchronous health check) the loop's clock has no reading:
+        an open circuit then reads open until the loop next looks at it.
+        """
+        if self._state is CircuitState.OPEN:
+            now = time_or_none(self._clock)
+            if now is not None and now - self._opened_at >= self._policy.recovery_time:
+                self._enter(CircuitState.HALF_OPEN)
         return self._state
 
     @property

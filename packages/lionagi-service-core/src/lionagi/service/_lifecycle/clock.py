@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 
 import anyio
 
-__all__ = ["Clock", "Sleep", "default_clock", "default_sleep", "is_native_clock"]
+__all__ = ["Clock", "Sleep", "default_clock", "default_sleep", "is_native_clock", "time_or_none"]
 
 Clock = Callable[[], float]
 """Returns the current monotonic time in seconds; deadlines are absolute values on it."""
@@ -29,3 +29,16 @@ def is_native_clock(clock: Clock) -> bool:
     Any other clock needs a timer task driven by the injected sleep instead.
     """
     return clock is anyio.current_time
+
+
+def time_or_none(clock: Clock) -> float | None:
+    """``clock()``, or None where it cannot be read: anyio's clock outside a running loop.
+
+    Observability reads (an admission snapshot, a circuit's state) are made from health checks,
+    metrics threads and synchronous code as well; they must answer there rather than raise.
+    The loop's clock has no reading outside its loop, so those reads skip what needs it.
+    """
+    try:
+        return clock()
+    except RuntimeError:  # anyio's NoEventLoopError
+        return None

@@ -13,6 +13,7 @@ from .._base.errors import (
     AdmissionError,
     CircuitOpenError,
     EndpointConfigurationError,
+    EventLoopMismatchError,
     ProviderAuthError,
     ProviderClientError,
     ProviderConnectionError,
@@ -65,12 +66,13 @@ def counts_as_circuit_failure(exc: BaseException, policy: AttemptPolicy) -> bool
     """True if a logical request ending in ``exc`` says the provider is unhealthy.
 
     Client errors the caller caused (4xx other than the retried statuses, a request or config
-    the endpoint refused before sending), circuit-open and caller-side control flow
-    (cancellation, admission and deadline errors) are neutral: they neither open nor close the
-    circuit. Every other exception counts as a failure.
+    the endpoint refused before sending, an endpoint used from another event loop than its
+    own), circuit-open and caller-side control flow (cancellation, admission and deadline
+    errors) are neutral: they neither open nor close the circuit. Every other exception counts
+    as a failure.
     """
     if not isinstance(exc, Exception) or isinstance(
-        exc, (CircuitOpenError, EndpointConfigurationError)
+        exc, (CircuitOpenError, EndpointConfigurationError, EventLoopMismatchError)
     ):
         return False
     if isinstance(exc, ProviderClientError):

@@ -612,6 +612,11 @@ class CallSupervisor:
             except Exception:
                 # Output already reached the consumer: log, do not raise (ADR-0029 D3).
                 logger.warning("post_invocation hook failed after stream output", exc_info=True)
+            except BaseException as exc:
+                # Cancelled (or interrupted) while the hook ran: the call ends as invoke()'s
+                # does in the same place, not through the ownership guard as ABORTED.
+                call.terminate(outcome_status(exc), error=exc)
+                raise
             call.terminate(EventStatus.COMPLETED)
         finally:
             if lease is not None:
