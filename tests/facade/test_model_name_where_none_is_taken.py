@@ -25,3 +25,15 @@ def test_a_model_in_the_callers_own_defaults_keeps_the_defaults_error() -> None:
     with pytest.raises(EndpointConfigurationError) as info:
         iModel(provider="exa", endpoint="search", request_defaults={"model": "m"}, api_key=KEY)
     assert info.value.field == "request_defaults.model"
+
+
+def test_a_bare_provider_that_takes_no_model_is_not_told_to_name_one() -> None:
+    # "write 'exa/<model>'" only led to the error above; a provider whose requests take no
+    # model is told to name the endpoint instead. One that takes a model keeps its hint.
+    with pytest.raises(EndpointConfigurationError) as info:
+        iModel(model="exa", api_key=KEY)
+    assert "iModel(provider='exa', endpoint=...)" in str(info.value)
+    assert "exa/<model>" not in str(info.value)
+    with pytest.raises(EndpointConfigurationError) as info:
+        iModel(model="openai", api_key=KEY)
+    assert "'openai/<model>'" in str(info.value)

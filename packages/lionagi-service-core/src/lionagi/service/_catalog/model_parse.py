@@ -17,11 +17,12 @@ from types import MappingProxyType
 from typing import Any
 
 from .._base.errors import EndpointConfigurationError
+from .defaults import request_fields
 from .keys import canonical_provider_key
 from .policy import EFFORT_LEVELS, ModelSpec, ProviderModelPolicy
 from .snapshot import CatalogSnapshot
 
-__all__ = ["apply_policy", "mode_kwargs", "parse_in", "split_effort"]
+__all__ = ["apply_policy", "mode_kwargs", "parse_in", "provider_takes_model", "split_effort"]
 
 _EFFORT_SUFFIX = re.compile(
     r"^(?P<base>.+)-(?P<level>" + "|".join(sorted(EFFORT_LEVELS, key=len, reverse=True)) + r")$",
@@ -168,6 +169,14 @@ def mode_kwargs(
 
 def _no_provider(snapshot: CatalogSnapshot, text: str) -> EndpointConfigurationError:
     provider = snapshot.provider_index.get(canonical_provider_key(text))
+    if provider is not None and not provider_takes_model(snapshot, provider):
+        # A provider whose requests take no model: writing one would only meet the next error.
+        endpoints = ", ".join(snapshot.providers[provider].endpoint_keys)
+        return EndpointConfigurationError(
+            "model",
+            f"{text!r} is a provider whose requests take no model name; write "
+            f"iModel(provider={provider!r}, endpoint=...) (endpoints: {endpoints})",
+        )
     if provider is not None:
         # The text *is* a provider: what is missing is the model, so say that rather than
         # claiming an installed provider does not exist.
@@ -191,3 +200,19 @@ def _bounded_list(items: tuple[str, ...] | list[str]) -> str:
     if len(items) > _LIST_LIMIT:
         shown += f", ... ({len(items) - _LIST_LIMIT} more)"
     return shown or "none installed"
+
+
+def provider_takes_model(snapshot: CatalogSnapshot, provider: str) -> bool:
+    """False when no endpoint's request model of ``provider`` (canonical) has a ``model`` field.
+
+    Such a provider (a search API, in-process agents) is written ``iModel(provider=...,
+    endpoint=...)``; ``provider/<model>`` would put a name in a field its requests do not have.
+    An endpoint whose request model is not declared counts as taking one (nothing is claimed
+    that was not read). Reading the request models imports the provider's classes: callers are
+    error paths and the ``models`` command, which name the provider anyway.
+    """
+    for entry in snapshot.provider(provider).endpoints.values():
+        options = entry.request_options
+        if options is None or "model" in request_fields(options):
+            return True
+    return False

@@ -14,8 +14,8 @@ import sys
 from typing import Any
 
 from .._base.errors import CatalogValidationError
-from .._catalog.defaults import request_fields
 from .._catalog.keys import canonical_provider_key
+from .._catalog.model_parse import provider_takes_model
 from .._catalog.registry import EndpointRegistry
 from .._catalog.snapshot import CatalogSnapshot
 from ._console import table_console
@@ -55,23 +55,8 @@ def models_report(snapshot: CatalogSnapshot, provider: str) -> dict[str, Any]:
         ],
         "default_endpoint": policy.default_endpoint if policy is not None else None,
         "endpoints": list(item.endpoint_keys),
-        "takes_model": _takes_model(snapshot, provider),
+        "takes_model": provider_takes_model(snapshot, provider),
     }
-
-
-def _takes_model(snapshot: CatalogSnapshot, provider: str) -> bool:
-    """False when no endpoint's request model has a ``model`` field (a search API, say).
-
-    Such a provider is written ``iModel(provider=..., endpoint=...)``: ``provider/<model>``
-    would put a name in a field its requests do not have. An endpoint whose request model is
-    not declared counts as taking one (nothing is claimed that was not read). Reading the
-    request models imports the provider's classes, which ``models`` names anyway.
-    """
-    for entry in snapshot.provider(provider).endpoints.values():
-        options = entry.request_options
-        if options is None or "model" in request_fields(options):
-            return True
-    return False
 
 
 def models_command(provider: str, *, as_json: bool) -> int:
