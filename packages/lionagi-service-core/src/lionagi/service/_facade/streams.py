@@ -10,7 +10,8 @@ weakly, while it keeps the underlying generator strongly:
 
 - the stream ends (EOF, error, ``aclose()``): the generator's ``finally`` forgets it;
 - the caller drops the handle: a weakref callback schedules the generator's ``aclose()`` in a
-  task this registry tracks (asyncio loop running), or queues it for ``close()``;
+  task this registry tracks (an asyncio task, or a trio system task under anyio's trio
+  backend), or, collected outside any loop, queues it for ``close()``;
 - ``close()``: every generator still known is closed in the closing task and every reaper task
   awaited, so the CLI's process group is terminated and reaped before ``close()`` returns. A
   handle whose stream was reaped this way raises ``AdmissionClosed`` on its next read rather
@@ -122,14 +123,40 @@ class StreamRegistry:
             return
         self._dropped.append(agen)
         asyncio = sys.modules.get("asyncio")
-        if asyncio is None:
-            return  # no asyncio loop can be running: close() reaps it
+        if asyncio is not None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                pass  # not in an asyncio loop: perhaps trio's, below
+            else:
+                # Deferred to a clean point of the loop: a weakref callback may run inside any
+                # code.
+                loop.call_soon(self._spawn_reaper, loop)
+                return
+        trio = sys.modules.get("trio")
+        if trio is None:
+            return  # collected outside any loop: close() reaps it
         try:
-            loop = asyncio.get_running_loop()
+            token = trio.lowlevel.current_trio_token()
+            # The trio counterpart of call_soon: safe from any code, runs at a clean point.
+            token.run_sync_soon(self._spawn_trio_reaper, trio)
         except RuntimeError:
-            return  # collected outside the loop: close() reaps it
-        # Deferred to a clean point of the loop: a weakref callback may run inside any code.
-        loop.call_soon(self._spawn_reaper, loop)
+            return  # outside trio's run, or the run is finishing: close() reaps it
+
+    def _spawn_trio_reaper(self, trio: Any) -> None:
+        if not self._dropped:
+            return
+        done = trio.Event()  # close() waits on it as it awaits an asyncio reaper task
+        self._reapers.add(done)
+
+        async def reap() -> None:
+            try:
+                await self._reap_dropped()  # never raises: a system task's error is fatal
+            finally:
+                done.set()
+                self._reapers.discard(done)
+
+        trio.lowlevel.spawn_system_task(reap)
 
     def _spawn_reaper(self, loop: Any) -> None:
         if not self._dropped or loop.is_closed():
@@ -153,7 +180,10 @@ class StreamRegistry:
         self._live.clear()
         await self._reap_dropped()
         for task in list(self._reapers):
-            await task
+            if hasattr(task, "wait"):  # a trio reaper's done event
+                await task.wait()
+            else:
+                await task
 
 
 def _dropped(registry: weakref.ref[StreamRegistry], ref: weakref.ref[ModelStream]) -> None:
