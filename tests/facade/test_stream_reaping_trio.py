@@ -10,13 +10,17 @@ finalizer from ever running it.
 from __future__ import annotations
 
 import gc
+import os
 
 import anyio
 import pytest
 
 from lionagi.service import EventStatus, iModel
 
-pytest.importorskip("trio")  # in the dev group; absent only outside this workspace's test env
+if os.environ.get("LIONAGI_REQUIRE_TRIO") != "1":
+    # trio is its own dependency group (anyio's plugin would run every async test under each
+    # installed backend); .ci/run installs it and runs this file with the variable set.
+    pytest.importorskip("trio", reason="the trio group is not installed (see .ci/run)")
 
 
 def test_a_dropped_stream_is_reaped_under_trio() -> None:
