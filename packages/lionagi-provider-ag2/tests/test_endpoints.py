@@ -11,8 +11,19 @@ from typing import Any
 import anyio
 import anyio.lowlevel
 import pytest
-from ag2_fakes import ReplyConfig, failing, speaker, stalling, streamed_answer, tool_agent
-from autogen.beta import MemoryStream
+from ag2_fakes import (
+    ReplyConfig,
+    add,
+    failing,
+    speaker,
+    stalling,
+    streamed_answer,
+    tool_agent,
+)
+from autogen.beta import Agent, MemoryStream
+from autogen.beta.events import ModelMessage, ModelMessageChunk, ModelResponse, ToolCallsEvent
+from autogen.beta.events import ToolCallEvent as BetaToolCall
+from autogen.beta.testing import TestConfig
 
 from lionagi.providers.ag2 import (
     INSTALL_LINE,
@@ -25,6 +36,7 @@ from lionagi.service import (
     AgenticOperationUnsupported,
     AgenticRequestValidationError,
     EndpointConfigurationError,
+    ProviderConnectionError,
     ProviderStreamError,
     RequestDeadlineExceeded,
     iModel,
@@ -301,3 +313,211 @@ def test_bad_constructor_defaults_are_configuration_errors() -> None:
     with pytest.raises(EndpointConfigurationError) as info:
         AG2GroupChatEndpoint(agents=[object()])
     assert info.value.field == "ag2.agents"
+
+
+# -- secrets and typed failures --------------------------------------------------------------
+
+_KEY = "sk-proj-ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcd"
+
+
+def _raising(exc: BaseException) -> ReplyConfig:
+    async def reply(messages: Any, context: Any) -> Any:
+        await context.send(ModelMessageChunk("working"))
+        raise exc
+
+    return ReplyConfig(reply)
+
+
+async def test_beta_transport_failure_is_redacted_and_names_the_type() -> None:
+    endpoint = AG2BetaEndpoint(agent_config=AG2AgentConfig(), llm=_raising(ConnectionError(_KEY)))
+    with pytest.raises(ProviderConnectionError) as info:
+        [c async for c in endpoint.stream({"prompt": "x"})]
+    assert _KEY not in str(info.value)
+    assert str(info.value) == "AG2 model transport failed: ConnectionError: [REDACTED]"
+    # A bare TimeoutError() says nothing: the message names its type instead of ending empty.
+    endpoint = AG2BetaEndpoint(agent_config=AG2AgentConfig(), llm=_raising(TimeoutError()))
+    with pytest.raises(ProviderConnectionError) as info:
+        [c async for c in endpoint.stream({"prompt": "x"})]
+    assert str(info.value) == "AG2 model transport failed: TimeoutError"
+
+
+async def test_group_chat_transport_failure_is_redacted() -> None:
+    agents = [speaker("alice", "hi"), speaker("bob", ConnectionError(f"refused token={_KEY}"))]
+    endpoint = AG2GroupChatEndpoint(agents=agents)
+    with pytest.raises(ProviderConnectionError) as info:
+        [c async for c in endpoint.stream({"prompt": "x", "max_round": 4})]
+    assert _KEY not in str(info.value)
+    assert "ConnectionError: refused token=[REDACTED]" in str(info.value)
+
+
+async def test_task_cancelled_inside_the_agent_is_a_typed_provider_error() -> None:
+    # A model client whose own inner work was cancelled leaks CancelledError out of the agent;
+    # our caller was not cancelled, so it must get a ProviderError, not CancelledError.
+    model = iModel(
+        endpoint=AG2BetaEndpoint(
+            agent_config=AG2AgentConfig(), llm=_raising(asyncio.CancelledError())
+        )
+    )
+    with anyio.fail_after(5), pytest.raises(ProviderStreamError, match="cancelled from inside"):
+        [c async for c in model.stream(prompt="x")]
+    snap = model.admission_snapshot()
+    assert (snap.active, snap.queued) == (0, 0)
+    await model.close()
+
+
+async def test_tool_error_text_redacted_in_the_tool_result() -> None:
+    def leaky(a: int) -> int:
+        """Fail with a secret in the message."""
+        raise ValueError("db password=hunter2hunter2")
+
+    agent = Agent(
+        "a",
+        config=TestConfig(BetaToolCall(name="leaky", arguments='{"a": 1}'), "after"),
+        tools=[leaky],
+    )
+    chunks = [c async for c in AG2BetaEndpoint(agent=agent).stream({"prompt": "x"})]
+    (result,) = [c for c in chunks if c.type == "tool_result"]
+    assert result.is_error
+    assert result.tool_name == "leaky"
+    assert "hunter2hunter2" not in str(result.tool_output)
+    assert "[REDACTED]" in str(result.tool_output)
+
+
+# -- de-duplication per model turn -----------------------------------------------------------
+
+
+async def test_text_streamed_before_a_tool_call_does_not_repeat_the_answer() -> None:
+    """The capture's order: a few words, a tool call, then the streamed answer and its message.
+
+    Regression: the words of the first turn were still counted as "streamed" when the second
+    turn's ModelMessage arrived, so it no longer matched and was sent again whole.
+    """
+    turn = [0]
+
+    async def reply(messages: Any, context: Any) -> ModelResponse:
+        turn[0] += 1
+        if turn[0] == 1:
+            await context.send(ModelMessageChunk("Let me "))
+            call = BetaToolCall(name="add", arguments='{"a": 2, "b": 3}')
+            return ModelResponse(tool_calls=ToolCallsEvent([call]))
+        await context.send(ModelMessageChunk("The answer "))
+        await context.send(ModelMessageChunk("is 5."))
+        message = ModelMessage("The answer is 5.")
+        await context.send(message)
+        return ModelResponse(message)
+
+    agent = Agent("calc", config=ReplyConfig(reply), tools=[add])
+    chunks = [c async for c in AG2BetaEndpoint(agent=agent).stream({"prompt": "2+3?"})]
+    text = "".join(c.content or "" for c in chunks if c.type == "text")
+    assert text == "Let me The answer is 5."
+
+
+# -- request fields win over deployment defaults ---------------------------------------------
+
+
+async def test_request_config_and_llm_win_over_a_default_agent() -> None:
+    llm, prompts = _prompt_recorder()
+    endpoint = AG2BetaEndpoint(agent=tool_agent())
+    request = {"prompt": "x", "config": {"name": "mine", "system_prompt": "own"}, "llm": llm}
+    chunks = [c async for c in endpoint.stream(request)]
+    assert [(c.type, c.content) for c in chunks] == [("text", "ok")]
+    assert prompts == [["own"]]
+    # Without request fields the default agent still runs.
+    chunks = [c async for c in endpoint.stream({"prompt": "x"})]
+    assert any(c.type == "tool_use" for c in chunks)
+
+
+# -- group chat mapping ----------------------------------------------------------------------
+
+
+def _tool_call(call_id: str, name: str, arguments: str, text: str | None = None) -> dict[str, Any]:
+    call = {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+    return {"role": "assistant", "content": text, "tool_calls": [call]}
+
+
+async def test_group_chat_keeps_text_sent_with_tool_calls() -> None:
+    agents = [
+        speaker(
+            "alice",
+            _tool_call("c1", "add", '{"a": 1, "b": 1}', "Let me add"),
+            "done",
+            functions=[add],
+        ),
+        speaker("bob", "ok"),
+    ]
+    chunks = [
+        c
+        async for c in AG2GroupChatEndpoint(agents=agents).stream({"prompt": "x", "max_round": 4})
+        if c.type != "system"
+    ]
+    assert [(c.type, c.content, c.tool_name) for c in chunks[:3]] == [
+        ("text", "Let me add", None),
+        ("tool_use", None, "add"),
+        ("tool_result", None, "add"),
+    ]
+    assert chunks[2].tool_id == chunks[1].tool_id == "c1"
+    assert chunks[2].tool_output == "2"
+    assert not chunks[2].is_error
+
+
+async def test_group_chat_failed_tool_is_an_error_result_with_its_name() -> None:
+    def boom(a: int) -> int:
+        """Fail with a secret in the message."""
+        raise ValueError("db password=hunter2hunter2")
+
+    agents = [
+        speaker("alice", _tool_call("c2", "boom", '{"a": 2}'), "done", functions=[boom]),
+        speaker("bob", "ok"),
+    ]
+    endpoint = AG2GroupChatEndpoint(agents=agents)
+    chunks = [c async for c in endpoint.stream({"prompt": "x", "max_round": 4})]
+    (result,) = [c for c in chunks if c.type == "tool_result"]
+    assert (result.tool_id, result.tool_name, result.is_error) == ("c2", "boom", True)
+    assert "hunter2hunter2" not in str(result.tool_output)
+
+
+async def test_group_chat_legacy_function_call_and_response() -> None:
+    call = {"name": "add", "arguments": '{"a": 1, "b": 1}'}
+    agents = [
+        speaker("alice", {"role": "assistant", "content": "calling", "function_call": call}),
+        speaker("bob", {"role": "function", "name": "add", "content": "2"}),
+    ]
+    endpoint = AG2GroupChatEndpoint(agents=agents)
+    chunks = [
+        c
+        async for c in endpoint.stream({"prompt": "x", "max_round": 3})
+        if c.type not in ("system", "result")
+    ]
+    assert [(c.type, c.content, c.tool_name, c.tool_input, c.tool_output) for c in chunks] == [
+        ("text", "calling", None, None, None),
+        ("tool_use", None, "add", {"a": 1, "b": 1}, None),
+        ("tool_result", None, "add", None, "2"),
+    ]
+
+
+# -- constructor input -----------------------------------------------------------------------
+
+
+def test_constructor_input_errors_name_the_field_in_the_library_words() -> None:
+    with pytest.raises(EndpointConfigurationError) as info:
+        AG2GroupChatEndpoint(agents=5)  # type: ignore[arg-type]
+    assert str(info.value) == "ag2.agents: must be a list of AG2 ConversableAgents, got int"
+    with pytest.raises(EndpointConfigurationError) as info:
+        AG2BetaEndpoint(stream_factory=5)  # type: ignore[arg-type]
+    assert info.value.field == "ag2.stream_factory"
+    with pytest.raises(EndpointConfigurationError) as info:
+        AG2BetaEndpoint(agent_config={"name": "bad name"})  # type: ignore[arg-type]
+    assert info.value.field == "ag2.config.name"
+    assert "must be an identifier" in str(info.value)
+    assert "pattern" not in str(info.value)
+
+
+async def test_stream_factory_returning_another_type_is_a_configuration_error() -> None:
+    endpoint = AG2BetaEndpoint(
+        agent_config=AG2AgentConfig(),
+        llm=ReplyConfig(streamed_answer),
+        stream_factory=object,  # type: ignore[arg-type]
+    )
+    with pytest.raises(EndpointConfigurationError) as info:
+        [c async for c in endpoint.stream({"prompt": "x"})]
+    assert info.value.field == "ag2.stream_factory"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
@@ -22,6 +23,7 @@ from lionagi.service import (
     EndpointConfigurationError,
     ProviderClientError,
     ProviderConnectionError,
+    ProviderProtocolError,
     ProviderServerError,
     UnsafeURLError,
     iModel,
@@ -236,3 +238,125 @@ async def test_scripted_nlip_app_in_process() -> None:
     chunks = [c async for c in endpoint.stream(AG2NlipRequest(prompt="hi"))]
     assert chunks[0].content == "echo: hi"
     assert isinstance(NLIP_Message, type)
+
+
+# -- URL shape, credentials, secrets in messages ---------------------------------------------
+
+
+class _Recording(httpx.AsyncBaseTransport):
+    """Answers every request with ``answer`` and keeps the requests it saw."""
+
+    def __init__(self, answer: httpx.Response | Exception) -> None:
+        self.answer = answer
+        self.seen: list[httpx.Request] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.seen.append(request)
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+
+_PONG = {"format": "text", "subformat": "english", "content": "pong"}
+
+
+async def test_nlip_path_joined_onto_the_path_and_query_kept() -> None:
+    transport = _Recording(httpx.Response(200, json=_PONG))
+    endpoint = AG2NlipEndpoint(_config(allow_local_network=True), transport=transport)
+    url = "http://nlip.test/agent/?tenant=acme"
+    chunks = [c async for c in endpoint.stream({"prompt": "x", "url": url})]
+    assert chunks[0].content == "pong"
+    sent = transport.seen[0].url
+    assert (sent.path, sent.query) == ("/agent/nlip/", b"tenant=acme")
+    assert endpoint.target(AG2NlipRequest(prompt="x", url="http://h")) == "http://h/nlip/"
+
+
+async def test_fragment_refused_naming_url() -> None:
+    transport = _Recording(httpx.Response(200, json=_PONG))
+    endpoint = AG2NlipEndpoint(_config(allow_local_network=True), transport=transport)
+    with pytest.raises(AgenticRequestValidationError) as info:
+        [c async for c in endpoint.stream({"prompt": "x", "url": "http://nlip.test/a#frag"})]
+    assert info.value.field == "url"
+    assert "fragment" in str(info.value)
+    assert transport.seen == []
+    assert endpoint.clients_opened == 0
+
+
+async def test_url_with_credentials_refused_without_echoing_them() -> None:
+    # httpx would send user:password as "Authorization: Basic"; NLIP sends no credential.
+    transport = _Recording(httpx.Response(200, json=_PONG))
+    endpoint = AG2NlipEndpoint(_config(allow_local_network=True), transport=transport)
+    url = "http://bob:hunter2secret@nlip.test/agent"
+    with pytest.raises(AgenticRequestValidationError) as info:
+        [c async for c in endpoint.stream({"prompt": "x", "url": url})]
+    assert info.value.field == "url"
+    assert "credentials" in str(info.value)
+    assert "hunter2secret" not in str(info.value)
+    assert transport.seen == []
+    assert endpoint.clients_opened == 0
+    with pytest.raises(EndpointConfigurationError) as bad:
+        AG2NlipEndpoint(_config(base_url=url))
+    assert bad.value.field == "base_url"
+    assert "hunter2secret" not in str(bad.value)
+
+
+async def test_connection_error_message_redacts_query_values() -> None:
+    transport = _Recording(httpx.ConnectError("refused"))
+    endpoint = AG2NlipEndpoint(
+        _config(allow_local_network=True, max_retries=1), transport=transport
+    )
+    url = "http://nlip.test/agent?api_key=ZZZZSECRETZZZZ"
+    with pytest.raises(ProviderConnectionError) as info:
+        [c async for c in iModel(endpoint=endpoint).stream(prompt="x", url=url)]
+    assert "ZZZZSECRETZZZZ" not in str(info.value)
+    assert "http://nlip.test/agent/nlip/?api_key=[REDACTED]" in str(info.value)
+
+
+# -- body size and redirects -----------------------------------------------------------------
+
+
+async def _chunked(body: bytes) -> Any:
+    for start in range(0, len(body), 1024):
+        yield body[start : start + 1024]
+
+
+async def test_body_over_max_response_bytes_refused_while_streaming() -> None:
+    body = json.dumps({**_PONG, "content": "x" * 5000}).encode()
+    # No Content-Length: the cap is enforced as the body arrives, not after buffering it.
+    transport = _Recording(httpx.Response(200, content=_chunked(body)))
+    endpoint = AG2NlipEndpoint(
+        _config(allow_local_network=True, max_response_bytes=2000), transport=transport
+    )
+    with pytest.raises(ProviderProtocolError, match="max_response_bytes=2000") as info:
+        [c async for c in endpoint.stream({"prompt": "x", "url": "http://nlip.test"})]
+    assert "sent more than 2000 bytes" in str(info.value)
+    declared = _Recording(httpx.Response(200, content=body))  # Content-Length set
+    endpoint = AG2NlipEndpoint(
+        _config(allow_local_network=True, max_response_bytes=2000), transport=declared
+    )
+    with pytest.raises(ProviderProtocolError, match=f"declares Content-Length {len(body)}"):
+        [c async for c in endpoint.stream({"prompt": "x", "url": "http://nlip.test"})]
+
+
+async def test_large_valid_body_under_the_cap_is_not_truncated() -> None:
+    # Regression: the body was cut at 4 MiB before parsing, so a valid reply was "not JSON".
+    content = "y" * (5 * 1024 * 1024)
+    transport = _Recording(httpx.Response(200, json={**_PONG, "content": content}))
+    endpoint = AG2NlipEndpoint(_config(allow_local_network=True), transport=transport)
+    chunks = [c async for c in endpoint.stream({"prompt": "x", "url": "http://nlip.test"})]
+    assert chunks[0].content == content
+
+
+async def test_redirect_says_it_was_not_followed_and_names_the_redacted_target() -> None:
+    location = "http://169.254.169.254/latest?token=SECRETTOKEN123"
+    transport = _Recording(httpx.Response(302, headers={"location": location}))
+    endpoint = AG2NlipEndpoint(_config(allow_local_network=True), transport=transport)
+    with pytest.raises(ProviderClientError) as info:  # core's class for a refused redirect
+        [c async for c in iModel(endpoint=endpoint).stream(prompt="x", url="http://nlip.test")]
+    assert info.value.status == 302
+    message = str(info.value)
+    assert "302" in message
+    assert "not followed" in message
+    assert "http://169.254.169.254/latest?token=[REDACTED]" in message
+    assert "SECRETTOKEN123" not in message
+    assert len(transport.seen) == 1  # not retried, not followed

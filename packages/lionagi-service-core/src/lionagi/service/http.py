@@ -35,6 +35,7 @@ from ._transport.http.ssrf import SSRFGuard as SSRFGuard
 from ._transport.http.ssrf import check_url_safe as check_url_safe
 from ._transport.http.status import HTTPErrorInfo as HTTPErrorInfo
 from ._transport.http.status import excerpt as excerpt
+from ._transport.http.status import read_bounded as read_bounded
 
 __all__ = [
     "DONE",
@@ -58,5 +59,6 @@ __all__ = [
     "openai_compatible_specs",
     "openai_status_error",
     "pinned",
+    "read_bounded",
     "url_origin",
 ]

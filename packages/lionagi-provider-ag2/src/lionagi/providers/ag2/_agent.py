@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -39,6 +40,7 @@ from lionagi.service import (
     ProviderError,
     StreamChunk,
 )
+from lionagi.service.http import excerpt
 
 from ._deps import require_modules
 from ._static import IN_PROCESS
@@ -53,7 +55,7 @@ QUEUE_POLL = 0.1
 """Seconds between checks of the agent task while no event is queued (ADR-0030 D5; inherited,
 a responsiveness interval only: the caller's deadline governs the run)."""
 
-_NAME = r"^[A-Za-z_][A-Za-z0-9_-]*$"
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _M = TypeVar("_M", bound=BaseModel)
 
 
@@ -75,8 +77,18 @@ class AG2AgentConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
-    name: str = Field(default="assistant", pattern=_NAME)
+    name: str = "assistant"
     system_prompt: tuple[str, ...] = ()
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        """An identifier, in the library's words rather than the regular expression's."""
+        if not _NAME.fullmatch(value):
+            raise ValueError(
+                "must be an identifier: a letter or '_', then letters, digits, '_' or '-'"
+            )
+        return value
 
     @field_validator("system_prompt", mode="wrap")
     @classmethod
@@ -107,7 +119,8 @@ class AG2AgentRequest(BaseModel):
     Attributes:
         prompt: The user message.
         agent: A pre-built ``autogen.beta.Agent``; wins over ``config`` and ``llm``.
-        config: Builds the agent when ``agent`` is absent (needs ``llm`` too).
+        config: Builds the agent when ``agent`` is absent (needs ``llm`` too); with ``llm``, it
+            wins over the endpoint's default ``agent``.
         llm: The ``autogen.beta`` ``ModelConfig`` for a built agent (``TestConfig`` offline).
     """
 
@@ -144,7 +157,8 @@ class AG2BetaEndpoint(AgenticEndpoint):
 
     Args:
         config: Endpoint config; defaults to :data:`AGENT_CONFIG`.
-        agent: Deployment default pre-built agent (a request's own ``agent`` wins).
+        agent: Deployment default pre-built agent (a request's own ``agent``, ``config`` or
+            ``llm`` wins).
         agent_config: Deployment default :class:`AG2AgentConfig`.
         llm: Deployment default ``ModelConfig``.
         stream_factory: Builds the ``MemoryStream`` of each run (default: a fresh one); lets a
@@ -179,6 +193,12 @@ class AG2BetaEndpoint(AgenticEndpoint):
         self.default_agent = defaults.agent
         self.default_agent_config = defaults.config
         self.default_llm = defaults.llm
+        if stream_factory is not None and not callable(stream_factory):
+            raise EndpointConfigurationError(
+                "ag2.stream_factory",
+                "must be a callable that returns an autogen.beta MemoryStream, "
+                f"got {type(stream_factory).__name__}",
+            )
         self.stream_factory = stream_factory
 
     def copy(self) -> AG2BetaEndpoint:
@@ -195,14 +215,20 @@ class AG2BetaEndpoint(AgenticEndpoint):
         return other
 
     def build_agent(self, request: AG2AgentRequest) -> Agent:
-        """The agent for ``request``: a pre-built one wins; otherwise config plus model config.
+        """The agent for ``request``; the request's own fields win over the deployment defaults.
+
+        In order: the request's ``agent``; an agent built from the request's ``config``/``llm``
+        when it gives either (the other completed from the defaults ``agent_config``/``llm``);
+        the default ``agent``; an agent built from the default ``agent_config`` and ``llm``.
 
         Raises:
-            AgenticRequestValidationError: neither an agent nor both ``config`` and ``llm``.
+            AgenticRequestValidationError: the chosen way to build lacks ``config`` or ``llm``.
         """
-        agent = request.agent if request.agent is not None else self.default_agent
-        if agent is not None:
-            return agent  # type: ignore[no-any-return]
+        if request.agent is not None:
+            return request.agent  # type: ignore[no-any-return]
+        own = request.config is not None or request.llm is not None
+        if not own and self.default_agent is not None:
+            return self.default_agent  # type: ignore[no-any-return]
         config = request.config or self.default_agent_config
         llm = request.llm if request.llm is not None else self.default_llm
         if config is None:
@@ -229,6 +255,11 @@ class AG2BetaEndpoint(AgenticEndpoint):
         from autogen.beta import MemoryStream
 
         stream = self.stream_factory() if self.stream_factory is not None else MemoryStream()
+        if not isinstance(stream, MemoryStream):
+            raise EndpointConfigurationError(
+                "ag2.stream_factory",
+                f"returned {type(stream).__name__}, not an autogen.beta MemoryStream",
+            )
         events: asyncio.Queue[Any] = asyncio.Queue()
 
         async def interrupter(event: Any) -> Any:
@@ -289,26 +320,52 @@ def _checked_defaults(build: Callable[[], _M]) -> _M:
         raise EndpointConfigurationError(f"ag2.{field}", message) from None
 
 
-def _task_failure(task: asyncio.Task[Any]) -> StreamChunk | None:
-    """The agent task's exception as the provider's error chunk, or raise it if transport.
+def _task_failure(task: asyncio.Task[Any], what: str = "AG2 model") -> StreamChunk | None:
+    """The finished agent task's failure as the provider's error chunk, or raise it if transport.
 
     A lionagi ``ProviderError`` (a model client built on core) and connection/timeout failures
     are transport failures and propagate typed; any other exception is the agent reporting that
-    its run failed, so it becomes the one error chunk (ADR-0030 D3).
+    its run failed, so it becomes the one error chunk (ADR-0030 D3). A task cancelled from inside
+    AG2 (our caller was not cancelled, or this would not run) is such a failure too: reading its
+    exception would raise ``CancelledError`` into a caller that was never cancelled.
+
+    ``what`` names the run in a transport error ("AG2 model", "AG2 group chat").
+
+    Raises:
+        ProviderError: the task's own typed error, unchanged.
+        ProviderConnectionError: a ``ConnectionError``/``TimeoutError``; the message is redacted
+            and names the exception type.
     """
+    if task.cancelled():
+        return StreamChunk(
+            type="error",
+            content=f"{what} run was cancelled from inside AG2 (the caller did not cancel it)",
+            is_error=True,
+            metadata={"exception": "CancelledError"},
+        )
     exc = task.exception()
     if exc is None:
         return None
     if isinstance(exc, ProviderError):
         raise exc
     if isinstance(exc, (ConnectionError, TimeoutError)):
-        raise ProviderConnectionError(f"AG2 model transport failed: {exc}") from exc
+        detail = describe_exception(exc)
+        raise ProviderConnectionError(f"{what} transport failed: {detail}") from exc
     return StreamChunk(
         type="error",
         content=str(exc) or type(exc).__name__,
         is_error=True,
         metadata={"exception": type(exc).__name__},
     )
+
+
+def describe_exception(exc: BaseException) -> str:
+    """``Type: text``, the text redacted and bounded by core's ``excerpt``.
+
+    The bare type name when the exception says nothing (``TimeoutError()``).
+    """
+    text = excerpt(str(exc))
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 async def _cancel_and_await(task: asyncio.Task[Any]) -> None:
@@ -324,8 +381,10 @@ async def _cancel_and_await(task: asyncio.Task[Any]) -> None:
 class BetaProjector:
     """Maps beta events to chunks, in the order the interrupter saw them.
 
-    Message chunks are text deltas; the final ``ModelMessage`` adds only what the deltas did not
-    already say (de-duplication). Tool calls and results share the call id. Usage of every
+    Message chunks are text deltas; a turn's final ``ModelMessage`` adds only what that turn's
+    deltas did not already say (de-duplication). The turn ends at its ``ModelResponse``, where
+    the streamed text is forgotten, so text streamed before a tool call never suppresses or
+    repeats the answer of a later turn. Tool calls and results share the call id. Usage of every
     ``ModelResponse`` is summed onto the result chunk.
     """
 
@@ -359,7 +418,7 @@ class BetaProjector:
                     type="tool_result",
                     tool_name=event.name,
                     tool_id=event.parent_id,
-                    tool_output=str(event.error),
+                    tool_output=excerpt(str(event.error)),  # redacted as the error chunk
                     is_error=True,
                 )
             ]
@@ -373,6 +432,10 @@ class BetaProjector:
                 )
             ]
         if isinstance(event, ev.ModelResponse):
+            # The model turn is over: the next turn's final message is compared only with what
+            # that turn streams (a turn that streamed a few words, then called a tool, has no
+            # ModelMessage of its own to consume them).
+            self._streamed = ""
             self._add_usage(event.usage)
         return []
 

@@ -8,8 +8,10 @@ with nothing to leak: cancellation reaches the running reply function, and the t
 and awaited before the generator returns (so before admission is released). No thread is used.
 
 Mapping: a speaker change (``GroupChatRunChatEvent``) is a system chunk, an agent's message a
-text chunk (the caller's own opening message is input, not output), tool calls and responses
-are tool chunks paired by id, and the summary rides on the result chunk. A raising agent is the
+text chunk (the caller's own opening message is input, not output; text sent with tool calls is
+kept), tool calls and responses are tool chunks paired by id (AG2's legacy ``function_call`` /
+``function_response`` by name), a failed tool's result is ``is_error`` with its text redacted,
+and the summary rides on the result chunk. A raising agent is the
 provider's failure: one error chunk, then core raises the typed stream error.
 """
 
@@ -27,12 +29,12 @@ from lionagi.service import (
     AgenticEndpoint,
     AgenticRequestValidationError,
     EndpointConfig,
-    ProviderConnectionError,
-    ProviderError,
+    EndpointConfigurationError,
     StreamChunk,
 )
+from lionagi.service.http import excerpt
 
-from ._agent import _cancel_and_await, _checked_defaults, _is_instance
+from ._agent import _cancel_and_await, _checked_defaults, _is_instance, _task_failure
 from ._deps import require_modules
 from ._static import IN_PROCESS
 
@@ -136,6 +138,11 @@ class AG2GroupChatEndpoint(AgenticEndpoint):
     ) -> None:
         require_modules("group_chat", self.required_modules)
         super().__init__(GROUPCHAT_CONFIG if config is None else config, **overrides)
+        if agents is not None and not isinstance(agents, list | tuple):
+            raise EndpointConfigurationError(
+                "ag2.agents",
+                f"must be a list of AG2 ConversableAgents, got {type(agents).__name__}",
+            )
         checked = _checked_defaults(
             lambda: AG2GroupChatRequest(prompt="-", agents=tuple(agents) if agents else None)
         )
@@ -200,20 +207,9 @@ class AG2GroupChatEndpoint(AgenticEndpoint):
                 for chunk in projector.feed(item):
                     yield chunk
             await asyncio.wait({task})
-            exc = task.exception()
-            if exc is not None:
-                if isinstance(exc, ProviderError):
-                    raise exc
-                if isinstance(exc, (ConnectionError, TimeoutError)):
-                    raise ProviderConnectionError(
-                        f"AG2 group chat transport failed: {exc}"
-                    ) from exc
-                yield StreamChunk(
-                    type="error",
-                    content=str(exc) or type(exc).__name__,
-                    is_error=True,
-                    metadata={"exception": type(exc).__name__},
-                )
+            failure = _task_failure(task, "AG2 group chat")
+            if failure is not None:
+                yield failure
                 return
             while not queue.empty():
                 item = queue.get_nowait()
@@ -233,10 +229,19 @@ def from_summary(outcome: dict[str, Any]) -> StreamChunk:
 
 
 class GroupChatProjector:
-    """Maps AG2 classic events to chunks; only events from the chat's agents are output."""
+    """Maps AG2 classic events to chunks; only events from the chat's agents are output.
+
+    Tool output is not filtered by speaker: AG2's own group tool executor sends it. Whether a
+    tool ran is read from AG2's ``executed_function`` event (``is_exec_success``), which
+    precedes the response carrying its text; a failed call's text is redacted like an error
+    chunk's. A tool result carries the tool's name, from that event or from its call.
+    """
 
     def __init__(self, speakers: frozenset[str]) -> None:
         self._speakers = speakers
+        self._names: dict[str, str] = {}  # tool call id -> tool name
+        self._outcomes: dict[str | None, tuple[str, bool]] = {}  # call id -> (name, failed)
+        self._function_failed: dict[str, bool] = {}  # legacy function_call: name -> failed
 
     def feed(self, event: Any) -> list[StreamChunk]:
         """Chunks for one AG2 event; events outside the mapped set yield none."""
@@ -245,43 +250,85 @@ class GroupChatProjector:
         if kind == "group_chat_run_chat":
             speaker = getattr(content, "speaker", None)
             return [StreamChunk(type="system", metadata={"event": "speaker", "speaker": speaker})]
+        if kind == "executed_function":
+            self._executed(content)
+            return []
         sender = getattr(content, "sender", None)
         if kind == "tool_response":
             # Sent by AG2's own group tool executor, which is not one of the caller's agents.
             return [
-                StreamChunk(
-                    type="tool_result",
-                    tool_id=response.tool_call_id,
-                    tool_output=response.content,
-                    metadata={"speaker": sender},
-                )
+                self._result(response.tool_call_id, None, response.content, sender)
                 for response in getattr(content, "tool_responses", ())
             ]
+        if kind == "function_response":
+            name = getattr(content, "name", None)
+            return [self._result(None, name, getattr(content, "content", None), sender)]
         if sender not in self._speakers:
             return []  # the caller's opening message and manager echoes are input
         if kind == "text":
-            text = getattr(content, "content", None)
-            if not text:
-                return []
-            return [
-                StreamChunk(
-                    type="text",
-                    content=text if isinstance(text, str) else json.dumps(text),
-                    metadata={"speaker": sender},
-                )
-            ]
+            return _text(getattr(content, "content", None), sender)
         if kind == "tool_call":
-            return [
-                StreamChunk(
-                    type="tool_use",
-                    tool_name=call.function.name or "unknown",
-                    tool_id=call.id,
-                    tool_input=_arguments(call.function.arguments),
-                    metadata={"speaker": sender},
-                )
-                for call in getattr(content, "tool_calls", ())
-            ]
+            chunks = _text(getattr(content, "content", None), sender)
+            for call in getattr(content, "tool_calls", ()):
+                name = call.function.name or "unknown"
+                if call.id:
+                    self._names[call.id] = name
+                chunks.append(_use(call.id, name, call.function.arguments, sender))
+            return chunks
+        if kind == "function_call":
+            # AG2's legacy single function call: it has no id; its response is paired by name.
+            chunks = _text(getattr(content, "content", None), sender)
+            call = getattr(content, "function_call", None)
+            if call is not None:
+                chunks.append(_use(None, call.name or "unknown", call.arguments, sender))
+            return chunks
         return []
+
+    def _executed(self, content: Any) -> None:
+        name = str(getattr(content, "func_name", "") or "unknown")
+        failed = not getattr(content, "is_exec_success", True)
+        call_id = getattr(content, "call_id", None)
+        if call_id:
+            self._outcomes[call_id] = (name, failed)
+        else:
+            self._function_failed[name] = failed
+
+    def _result(
+        self, call_id: str | None, name: str | None, output: Any, sender: Any
+    ) -> StreamChunk:
+        failed = False
+        if call_id:
+            name, failed = self._outcomes.pop(call_id, (self._names.get(call_id), False))
+        elif name is not None:
+            failed = self._function_failed.pop(name, False)
+        if failed:
+            output = excerpt(str(output))  # redacted as the error chunk's text is
+        return StreamChunk(
+            type="tool_result",
+            tool_name=name,
+            tool_id=call_id,
+            tool_output=output,
+            is_error=failed,
+            metadata={"speaker": sender},
+        )
+
+
+def _text(text: Any, sender: Any) -> list[StreamChunk]:
+    """An agent's message text as one chunk; nothing for an empty message."""
+    if text is None or text == "":
+        return []
+    content = text if isinstance(text, str) else json.dumps(text)
+    return [StreamChunk(type="text", content=content, metadata={"speaker": sender})]
+
+
+def _use(call_id: str | None, name: str, arguments: str | None, sender: Any) -> StreamChunk:
+    return StreamChunk(
+        type="tool_use",
+        tool_name=name,
+        tool_id=call_id,
+        tool_input=_arguments(arguments),
+        metadata={"speaker": sender},
+    )
 
 
 def _arguments(raw: str | None) -> dict[str, Any]:

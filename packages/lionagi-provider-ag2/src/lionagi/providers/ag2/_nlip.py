@@ -1,4 +1,4 @@
-"""A remote NLIP agent over HTTP: one ``POST {url}/nlip/`` per attempt, mapped to chunks.
+"""A remote NLIP agent over HTTP: one ``POST`` to ``{url path}/nlip/`` per attempt, as chunks.
 
 Direct HTTP on core's client and SSRF guard, not AG2's ``NlipRemoteAgent``: that class retries
 in a loop of its own (hidden from ADR-0029's policy) and turns ``max_retries <= 0`` into a
@@ -7,9 +7,11 @@ policy (``max_attempts = config.max_retries``, >= 1) retries timeouts and connec
 before any output, and nothing else. The wire is NLIP's JSON message (``format``,
 ``subformat``, ``content``, ``submessages``), which needs no SDK to speak.
 
-Order of checks: URL present and http/https, then the SSRF guard (local addresses only with
-``allow_local_network=True`` in the endpoint config), then a client is created. The client
-lives for one attempt and is closed on every path.
+Order of checks: URL present, http/https and no fragment, then the SSRF guard (local addresses
+only with ``allow_local_network=True`` in the endpoint config), then no credentials in the URL,
+then a client is created (a loopback URL with credentials is the guard's refusal first, as for
+core's HTTP endpoints). The client lives for one attempt and is closed on every path. The body
+is read as it streams, against ``config.max_response_bytes``.
 
 The request connects to exactly the addresses the guard approved: the guard's
 :meth:`~lionagi.service.http.SSRFGuard.approve` resolves the host once and the client's
@@ -26,10 +28,10 @@ pinned.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any, ClassVar
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field
@@ -53,6 +55,7 @@ from lionagi.service.http import (
     StatelessClient,
     excerpt,
     pinned,
+    read_bounded,
 )
 
 __all__ = ["NLIP_CONFIG", "NLIP_TIMEOUT", "AG2NlipEndpoint", "AG2NlipRequest", "nlip_result"]
@@ -68,7 +71,8 @@ NLIP_CONFIG: Mapping[str, Any] = {
     "max_retries": 3,
 }
 
-_MAX_BODY = 4 * 1024 * 1024
+_ERROR_BODY_LIMIT = 64 * 1024  # head of a non-2xx body kept for its excerpt (core's bound)
+_URL_LIMIT = 300
 _GENERIC_AGENTIC_TIMEOUT = 3600.0  # what the catalog gives every agentic row (TABLES.md)
 # One request per client (the client lives for one attempt): nothing to pool or keep alive.
 _ONE_REQUEST = httpx.Limits(max_connections=1, max_keepalive_connections=0)
@@ -79,7 +83,8 @@ class AG2NlipRequest(BaseModel):
 
     Attributes:
         prompt: The text sent as the NLIP message content.
-        url: The NLIP server's base URL (``/nlip/`` is appended); default: ``config.base_url``.
+        url: The NLIP server's base URL (``/nlip/`` is joined onto its path, its query kept);
+            default: ``config.base_url``. Credentials and a ``#fragment`` are refused.
         language: NLIP ``subformat`` of the text message.
     """
 
@@ -172,6 +177,9 @@ class AG2NlipEndpoint(AgenticEndpoint):
                 f"not supported by the NLIP endpoint (got {sorted(self.config.client_kwargs)}); "
                 "pass an httpx transport with `transport=` to change how requests are sent",
             )
+        if self.config.base_url:
+            checked = nlip_url(self.config.base_url, "base_url", EndpointConfigurationError)
+            refuse_credentials(checked, "base_url", EndpointConfigurationError)
         self.resolver = resolver
         self.transport = transport
         self._guard = SSRFGuard(resolver)
@@ -196,20 +204,17 @@ class AG2NlipEndpoint(AgenticEndpoint):
         return NLIP_TIMEOUT if timeout == _GENERIC_AGENTIC_TIMEOUT else timeout
 
     def target(self, request: AG2NlipRequest) -> str:
-        """The message URL; the scheme is checked here, the address by the SSRF guard.
+        """The message URL: ``/nlip/`` joined onto the base URL's path, its query kept.
+
+        The scheme and shape are checked here, the address by the SSRF guard, credentials after
+        the guard (:func:`refuse_credentials`). A ``#fragment`` is refused: it never reaches the
+        server, and ``/nlip/`` appended after it would be lost.
 
         Raises:
-            AgenticRequestValidationError: no URL anywhere, or not http/https with a host.
+            AgenticRequestValidationError: field ``url``: no URL anywhere, not http/https with a
+                host, or a fragment.
         """
-        base = request.url or self.config.base_url
-        if not base:
-            raise AgenticRequestValidationError(
-                "url", "required: the NLIP server's base URL (or config.base_url)"
-            )
-        parts = urlsplit(base)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise AgenticRequestValidationError("url", "must be an http:// or https:// URL")
-        return base.rstrip("/") + "/nlip/"
+        return nlip_url(request.url or self.config.base_url, "url", AgenticRequestValidationError)
 
     async def _route(self, url: str) -> tuple[httpx.AsyncBaseTransport, Approval | None]:
         """The SSRF decision for ``url``: the transport to send with and the approval to pin.
@@ -236,29 +241,34 @@ class AG2NlipEndpoint(AgenticEndpoint):
         assert isinstance(request, AG2NlipRequest)
         url = self.target(request)
         transport, approval = await self._route(url)
+        refuse_credentials(url, "url", AgenticRequestValidationError)
         message = {"format": "text", "subformat": request.language, "content": request.prompt}
         timeout = min(self.transport_cap(), local_timeout or NLIP_TIMEOUT)
         client = StatelessClient(
             timeout=timeout, follow_redirects=False, trust_env=False, transport=transport
         )
         self.clients_opened += 1
+        where = _display(url)
         try:
             pin: AbstractContextManager[Any] = (
                 nullcontext() if approval is None else pinned(approval)
             )
             try:
                 with pin:
-                    response = await client.post(url, json=message)
+                    async with client.stream("POST", url, json=message) as response:
+                        raw = await _read_body(response, self.config.max_response_bytes, where)
             except httpx.TimeoutException as exc:
-                raise ProviderConnectionError(f"NLIP request to {url} timed out") from exc
+                raise ProviderConnectionError(
+                    f"NLIP request to {where} timed out: {type(exc).__name__}"
+                ) from exc
             except httpx.TransportError as exc:
                 raise ProviderConnectionError(
-                    f"NLIP request to {url} failed: {type(exc).__name__}"
+                    f"NLIP request to {where} failed: {type(exc).__name__}"
                 ) from exc
         finally:
             await client.aclose()
             self.clients_closed += 1
-        body = _parse(response)
+        body = _parse(response, raw, where)
         if body.get("format") == "error":
             # The NLIP server's own failure message: the provider declared it (D3).
             text = body.get("content")
@@ -276,14 +286,107 @@ class AG2NlipEndpoint(AgenticEndpoint):
             yield StreamChunk(type="result", metadata={"nlip": result})
 
 
-def _parse(response: httpx.Response) -> Any:
-    body_text = response.content[:_MAX_BODY].decode("utf-8", errors="replace")
+def nlip_url(base: str | None, field: str, error: Callable[[str, str], Exception]) -> str:
+    """``base`` with ``/nlip/`` joined onto its path (query kept), or ``error(field, ...)``.
+
+    ``error`` is the typed error for where the URL came from: the request's ``url``
+    (:class:`AgenticRequestValidationError`) or the endpoint's ``base_url``
+    (:class:`EndpointConfigurationError`). No message repeats the URL (it may hold a secret).
+    """
+    if not base:
+        raise error(field, "required: the NLIP server's base URL (or config.base_url)")
+    try:
+        parts = urlsplit(base)
+        host = parts.hostname
+    except ValueError:
+        raise error(field, "is not a valid URL") from None
+    if parts.scheme not in ("http", "https") or not host:
+        raise error(field, "must be an http:// or https:// URL")
+    if "#" in base:
+        raise error(field, "must not have a #fragment: it is never sent to the server")
+    path = parts.path.rstrip("/") + "/nlip/"
+    return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
+
+
+def refuse_credentials(url: str, field: str, error: Callable[[str, str], Exception]) -> None:
+    """Refuse ``url`` when it carries credentials (``user:password@``), without repeating them.
+
+    httpx would send them as ``Authorization: Basic``, and the NLIP endpoint sends no credential
+    (docs/providers/ag2.md, Auth): an authenticating gateway belongs in front of the server.
+    """
+    if "@" in urlsplit(url).netloc:
+        raise error(
+            field,
+            "must not carry credentials (user:password@): the NLIP endpoint sends no "
+            "credential; put an authenticating gateway in front of the NLIP server",
+        )
+
+
+def _display(url: str) -> str:
+    """``url`` for a message: query values (and any credential shape) redacted by core."""
+    return excerpt(url, limit=_URL_LIMIT)
+
+
+async def _read_body(response: httpx.Response, cap: int, where: str) -> bytes:
+    """The body, read as it streams: whole (up to ``cap``) for a 2xx, a bounded head otherwise.
+
+    A 2xx body larger than ``config.max_response_bytes`` (declared by ``Content-Length``, or
+    counted as it arrives) is refused, as core's HTTP endpoints refuse it; nothing is truncated
+    silently. At most one network read past the cap is held.
+
+    Raises:
+        ProviderProtocolError: the 2xx body is over ``cap``.
+    """
     status = response.status_code
+    if not 200 <= status < 300:
+        return await read_bounded(response, _ERROR_BODY_LIMIT)
+    declared = response.headers.get("content-length")
+    if declared is not None and declared.isdecimal() and int(declared) > cap:
+        raise _too_large(where, status, cap, f"declares Content-Length {int(declared)}")
+    parts: list[bytes] = []
+    size = 0
+    async for block in response.aiter_bytes():
+        size += len(block)
+        if size > cap:
+            raise _too_large(where, status, cap, f"sent more than {cap} bytes")
+        parts.append(block)
+    return b"".join(parts)
+
+
+def _too_large(where: str, status: int, cap: int, what: str) -> ProviderProtocolError:
+    return ProviderProtocolError(
+        f"NLIP server {where} answered HTTP {status} and {what}, over max_response_bytes={cap}; "
+        "raise the endpoint's max_response_bytes to accept larger bodies"
+    )
+
+
+def _parse(response: httpx.Response, raw: bytes, where: str) -> Any:
+    """The JSON body of a 2xx answer; any other status as its typed error.
+
+    Raises:
+        ProviderProtocolError: a 2xx body that is not JSON.
+        ProviderClientError: a 4xx status, or a redirect (never followed), as core's HTTP
+            endpoints report one.
+        ProviderServerError: a 5xx status.
+    """
+    body_text = raw.decode("utf-8", errors="replace")
+    status = response.status_code
+    if 300 <= status < 400:
+        # The class core's HTTP endpoints give a refused redirect (status_error), and the SSRF
+        # corpus expects for every endpoint; the message says what happened and where it led.
+        location = excerpt(response.headers.get("location", "?"), limit=_URL_LIMIT)
+        raise ProviderClientError(
+            f"NLIP server {where} answered HTTP {status} redirecting to {location}; redirects "
+            "are not followed (each hop would need its own SSRF check): set url to the NLIP "
+            "server's own address",
+            status=status,
+            body_excerpt=excerpt(body_text),
+        )
     if 400 <= status < 500:
         raise ProviderClientError(
             f"NLIP server answered {status}", status=status, body_excerpt=excerpt(body_text)
         )
-    if status >= 500 or not 200 <= status < 300:
+    if not 200 <= status < 300:
         cls = ProviderServerError if status >= 500 else ProviderClientError
         raise cls(f"NLIP server answered {status}", status=status, body_excerpt=excerpt(body_text))
     try:
