@@ -360,3 +360,20 @@ async def test_redirect_says_it_was_not_followed_and_names_the_redacted_target()
     assert "http://169.254.169.254/latest?token=[REDACTED]" in message
     assert "SECRETTOKEN123" not in message
     assert len(transport.seen) == 1  # not retried, not followed
+
+
+@pytest.mark.parametrize(
+    ("options", "field"),
+    [
+        ({"api_key": "k-1234567890abcdef", "auth_type": "bearer"}, "api_key"),
+        ({"default_headers": {"X-Tenant": "acme"}}, "default_headers"),
+    ],
+)
+def test_a_key_or_header_the_endpoint_would_not_send_is_refused(
+    options: dict[str, object], field: str
+) -> None:
+    # One bare POST per attempt: a configured key or header never reached the server.
+    with pytest.raises(EndpointConfigurationError) as info:
+        iModel(provider="ag2", endpoint="nlip", **options)
+    assert info.value.field == field
+    assert "k-1234567890abcdef" not in str(info.value)

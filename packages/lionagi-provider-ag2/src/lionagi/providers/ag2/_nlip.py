@@ -177,6 +177,15 @@ class AG2NlipEndpoint(AgenticEndpoint):
                 f"not supported by the NLIP endpoint (got {sorted(self.config.client_kwargs)}); "
                 "pass an httpx transport with `transport=` to change how requests are sent",
             )
+        if self.config.secret_value() or self.config.default_headers:
+            # Nothing of the config's authentication or headers reaches the request (one bare
+            # POST per attempt), so a key or header given here would be dropped unseen.
+            field = "api_key" if self.config.secret_value() else "default_headers"
+            raise EndpointConfigurationError(
+                field,
+                "not sent by the NLIP endpoint (it sends no credential or extra header); put an "
+                "authenticating gateway in front of the NLIP server",
+            )
         if self.config.base_url:
             checked = nlip_url(self.config.base_url, "base_url", EndpointConfigurationError)
             refuse_credentials(checked, "base_url", EndpointConfigurationError)
