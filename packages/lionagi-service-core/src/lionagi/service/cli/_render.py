@@ -74,19 +74,15 @@ def error_line(text: str) -> str:
 _FIELD_ERRORS = (EndpointConfigurationError, AdmissionConfigError, AgenticRequestValidationError)
 
 
-# What the library tells a Python caller to write, and what a command-line user types instead.
-_CLI_HINTS = (
+# Advice the library's messages give in Python terms, and the flags that do it on the command
+# line (the messages are shared with the Python API, where the keywords are right).
+_CLI_FLAGS = (
     ("pass api_key=...", "pass --api-key-env NAME (the variable holding the key)"),
     ("use auth_type='none'", "use --endpoint-setting auth_type=none"),
     (
         "pass auth_type='bearer' (or 'x-api-key')",
         "pass --endpoint-setting auth_type=bearer (or x-api-key)",
     ),
-)
-
-
-# Advice any error may give in Python terms, and the flag that does it on the command line.
-_CLI_FLAGS = (
     (
         "Set allow_local_network=True on the endpoint config",
         "Pass --allow-local-network",
@@ -96,16 +92,12 @@ _CLI_FLAGS = (
 )
 
 
-def _cli_wording(exc: BaseException, text: str) -> str:
+def _cli_wording(text: str) -> str:
     """``text`` with the library's Python advice replaced by the flags that do it.
 
-    The messages are shared with the Python API, where ``api_key=...`` or
-    ``allow_local_network=True`` is right; on the command line the first would be a key in
-    argv (which ``chat`` refuses) and the others name keywords no flag spells that way.
+    On the command line ``api_key=...`` would be a key in argv (which ``chat`` refuses), and
+    the other keywords are spelled differently as flags.
     """
-    if isinstance(exc, EndpointConfigurationError) and exc.field == "api_key":
-        for python, flags in _CLI_HINTS:
-            text = text.replace(python, flags)
     for python, flags in _CLI_FLAGS:
         text = text.replace(python, flags)
     return text
@@ -121,7 +113,7 @@ def exception_line(prefix: str, exc: BaseException) -> str:
     message are redacted apart, so every secret shape in either is still removed and the
     sentence stays whole.
     """
-    text = _cli_wording(exc, str(exc))
+    text = _cli_wording(str(exc))
     field = exc.field if isinstance(exc, _FIELD_ERRORS) else None
     if isinstance(field, str) and text.startswith(f"{field}: "):
         body = f"{redact(field)}: {redact(text[len(field) + 2 :])}"
