@@ -264,10 +264,15 @@ async def bench_agentic(rounds: int, events: int, shape: str, pace_us: int) -> N
 
     model = iModel(endpoint=ReferenceCliEndpoint(argv=argv))
 
-    async def ours() -> int:
-        return await _ours_once(model.stream(prompt="hi"))
+    def ours() -> Awaitable[int]:
+        # The consuming loop's coroutine itself, as ``bare`` is: a wrapper coroutine awaiting it
+        # would sit in the await chain and be resumed on every wake-up, once per paced event.
+        return _ours_once(model.stream(prompt="hi"))
 
-    runners = {"json_events_from_process": bare, "iModel.stream (agentic)": ours}
+    runners: dict[str, Callable[[], Awaitable[int]]] = {
+        "json_events_from_process": bare,
+        "iModel.stream (agentic)": ours,
+    }
     names = list(runners)
     for name in names:
         assert await runners[name]() == events, name

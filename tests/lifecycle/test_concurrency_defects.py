@@ -23,6 +23,7 @@ import pytest
 from lionagi.service import (
     CircuitPolicy,
     EventLoopMismatchError,
+    EventLoopUnsupportedError,
     EventStatus,
     HookPhase,
     iModel,
@@ -58,6 +59,9 @@ def test_using_an_endpoint_from_another_loop_never_opens_the_circuit() -> None:
     for loop_closed in (True, False):
         exc = EventLoopMismatchError("used from another loop", loop_closed=loop_closed)
         assert counts_as_circuit_failure(exc, AttemptPolicy()) is False
+    # Likewise a CLI run under trio, refused before any process starts.
+    unsupported = EventLoopUnsupportedError("running a CLI subprocess", "trio")
+    assert counts_as_circuit_failure(unsupported, AttemptPolicy()) is False
 
 
 def test_snapshot_and_circuit_state_answer_outside_the_loop() -> None:

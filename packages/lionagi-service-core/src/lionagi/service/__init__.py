@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from ._base.errors import EndpointConfigurationError as EndpointConfigurationError
     from ._base.errors import EndpointNotFound as EndpointNotFound
     from ._base.errors import EventLoopMismatchError as EventLoopMismatchError
+    from ._base.errors import EventLoopUnsupportedError as EventLoopUnsupportedError
     from ._base.errors import InstallationConflictError as InstallationConflictError
     from ._base.errors import ProviderAuthError as ProviderAuthError
     from ._base.errors import ProviderCapacityError as ProviderCapacityError
@@ -179,6 +180,7 @@ _LAZY: dict[str, str] = {
     "EndpointRegistry": "._catalog.registry",
     "EndpointType": "._transport.meta",
     "EventLoopMismatchError": "._base.errors",
+    "EventLoopUnsupportedError": "._base.errors",
     "Event": "._base.events",
     "EventStatus": "._base.events",
     "Execution": "._base.events",

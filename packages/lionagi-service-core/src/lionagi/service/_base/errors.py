@@ -88,6 +88,7 @@ __all__ = [
     "EndpointConfigurationError",
     "EndpointNotFound",
     "EventLoopMismatchError",
+    "EventLoopUnsupportedError",
     "InstallationConflictError",
     "ProviderAuthError",
     "ProviderCapacityError",
@@ -564,6 +565,25 @@ class EventLoopMismatchError(RuntimeError):
             f"{endpoint}'s HTTP client belongs to another event loop, which {state}; its "
             "connections cannot be used from this one. Create one iModel (or endpoint) per "
             "event loop, inside it"
+        )
+
+
+class EventLoopUnsupportedError(RuntimeError):
+    """A feature that needs asyncio was used under another async library (anyio's trio backend).
+
+    Agentic CLIs are driven through asyncio's subprocess transport (the pipes and the process
+    tree's containment are asyncio's); trio has no such transport for anyio to lend. Raised
+    before any process starts, so nothing is left to clean up. ``feature`` names what needs
+    asyncio and ``backend`` the async library in use (sniffio's name for it). Not retried, and
+    neutral to the circuit breaker: it is the caller's setup, not the provider's health.
+    """
+
+    def __init__(self, feature: str, backend: str) -> None:
+        self.feature = feature
+        self.backend = backend
+        super().__init__(
+            f"{feature} needs an asyncio event loop, but this code runs under {backend}; run "
+            "it with asyncio.run() or anyio.run(..., backend='asyncio')"
         )
 
 

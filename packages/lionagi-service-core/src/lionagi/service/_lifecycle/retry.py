@@ -14,6 +14,7 @@ from .._base.errors import (
     CircuitOpenError,
     EndpointConfigurationError,
     EventLoopMismatchError,
+    EventLoopUnsupportedError,
     ProviderAuthError,
     ProviderClientError,
     ProviderConnectionError,
@@ -67,12 +68,18 @@ def counts_as_circuit_failure(exc: BaseException, policy: AttemptPolicy) -> bool
 
     Client errors the caller caused (4xx other than the retried statuses, a request or config
     the endpoint refused before sending, an endpoint used from another event loop than its
-    own), circuit-open and caller-side control flow (cancellation, admission and deadline
-    errors) are neutral: they neither open nor close the circuit. Every other exception counts
-    as a failure.
+    own or under an async library it cannot run on), circuit-open and caller-side control
+    flow (cancellation, admission and deadline errors) are neutral: they neither open nor close
+    the circuit. Every other exception counts as a failure.
     """
     if not isinstance(exc, Exception) or isinstance(
-        exc, (CircuitOpenError, EndpointConfigurationError, EventLoopMismatchError)
+        exc,
+        (
+            CircuitOpenError,
+            EndpointConfigurationError,
+            EventLoopMismatchError,
+            EventLoopUnsupportedError,
+        ),
     ):
         return False
     if isinstance(exc, ProviderClientError):

@@ -28,7 +28,8 @@ If it fails while an error or cancellation is already propagating, the failure i
 the original exception continues; otherwise the cleanup failure is raised.
 
 The implementation drives ``asyncio``'s subprocess transport directly (see :mod:`.pipes` for
-why): it needs the asyncio backend, which is what anyio runs on in this project.
+why): it needs the asyncio backend; under another one (anyio's trio backend) a run raises
+:class:`~lionagi.service.EventLoopUnsupportedError` before anything starts.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import sys
 from collections.abc import AsyncGenerator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -47,6 +49,7 @@ import anyio
 
 from ..._base.errors import (
     AgenticRequestValidationError,
+    EventLoopUnsupportedError,
     ProviderError,
     ProviderExecutableNotFound,
     ProviderProtocolError,
@@ -333,6 +336,23 @@ async def _spawn(
 # -- run ------------------------------------------------------------------------------------------
 
 
+def _async_library() -> str:
+    """The async library running this code when asyncio's is not (for the error's text).
+
+    trio is asked directly (sniffio is not a dependency of anyio any more); anything else that
+    drives coroutines is named generically.
+    """
+    trio = sys.modules.get("trio")
+    if trio is not None:
+        try:
+            trio.lowlevel.current_task()
+        except RuntimeError:
+            pass
+        else:
+            return "trio"
+    return "an event loop other than asyncio"
+
+
 async def _run(spec: SubprocessSpec, launch: _Launch) -> AsyncGenerator[list[dict[str, Any]], None]:
     import asyncio
 
@@ -341,7 +361,7 @@ async def _run(spec: SubprocessSpec, launch: _Launch) -> AsyncGenerator[list[dic
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:
-        raise RuntimeError("lionagi subprocess support needs the asyncio backend") from None
+        raise EventLoopUnsupportedError("running a CLI subprocess", _async_library()) from None
     from .tree import open_call_tree
 
     proto = ChildProtocol(
