@@ -55,6 +55,12 @@ class Execution:
     A slotted dataclass rather than a model: status changes happen on every call and must be
     plain attribute writes. Only ``status``, ``duration``, ``response`` and ``error`` serialize;
     the typed exception, start time and completion signal are runtime state.
+
+    ``duration`` is seconds from PROCESSING (the call was admitted) to the terminal status: the
+    provider's share, hooks and retries included, the wait in the admission queue not. An event
+    that ended before it was admitted (timed out, cancelled or aborted while queued) has None:
+    it never ran, and its wait is what the admission-wait metric and the deadline error's
+    ``phase`` report.
     """
 
     status: EventStatus = EventStatus.PENDING
