@@ -1,10 +1,11 @@
 """What works under anyio's trio backend, and what is refused with a typed error.
 
-A stream dropped partway is reaped soon after it is collected. Before, the facade's reaper scheduled itself only on a running asyncio loop: under trio a
-dropped stream kept its call PROCESSING and its admission permit until ``iModel.close()``, so
-with a concurrency limit every later call waited out its deadline. The registry holds the
-generator strongly (so ``close()`` can reap it), which also kept trio's own async-generator
-finalizer from ever running it.
+A stream dropped partway is reaped soon after it is collected. Before, the facade's reaper
+scheduled itself only on a running asyncio loop: under trio a dropped stream kept its call
+PROCESSING and its admission permit until ``iModel.close()``, so with a concurrency limit
+every later call waited out its deadline. The registry holds the generator strongly (so
+``close()`` can reap it), which also kept trio's own async-generator finalizer from ever
+running it. An agentic CLI needs asyncio: under trio it fails with a typed error.
 """
 
 from __future__ import annotations

@@ -548,23 +548,29 @@ class AgenticOperationUnsupported(RuntimeError):
 
 
 class EventLoopMismatchError(RuntimeError):
-    """An endpoint's HTTP client was used or closed on another event loop than its own.
+    """A model or endpoint was used on another event loop than its own.
 
     An httpx client's pooled connections belong to the asyncio loop they were opened on; on any
     other loop they fail deep inside asyncio ("Event loop is closed"), or corrupt a loop that is
-    still running in another thread. Typical cause: one module-level ``iModel`` used by several
-    ``asyncio.run`` calls or by tests that each get a new loop. The fix is one ``iModel`` (or
-    endpoint) per event loop, created inside it. ``loop_closed`` tells whether the client's own
-    loop has already ended (then only :meth:`~lionagi.service.Endpoint.aclose` still works).
+    still running in another thread. An ``iModel``'s admission queue and stream registry are
+    likewise its loop's: a call waiting on another thread's loop is never woken by a release on
+    this one, so it would sit out its whole deadline. Typical causes: one module-level
+    ``iModel`` used by several ``asyncio.run`` calls, by tests that each get a new loop, or by
+    threads that each run a loop. The fix is one ``iModel`` (or endpoint) per event loop,
+    created inside it (``iModel.copy()`` gives another loop its own). ``loop_closed`` tells
+    whether the owner's loop has already ended (then only closing still works for an HTTP
+    client; an ``iModel`` whose loop ended moves to the next loop that uses it).
     """
 
-    def __init__(self, endpoint: str, *, loop_closed: bool) -> None:
+    def __init__(
+        self, owner: str, *, loop_closed: bool, resource: str = "HTTP client's connections"
+    ) -> None:
         self.loop_closed = loop_closed
         state = "has already closed" if loop_closed else "is still open"
         super().__init__(
-            f"{endpoint}'s HTTP client belongs to another event loop, which {state}; its "
-            "connections cannot be used from this one. Create one iModel (or endpoint) per "
-            "event loop, inside it"
+            f"{owner}'s {resource} belong to another event loop, which {state}; they cannot "
+            "be used from this one. Create one iModel (or endpoint) per event loop, inside it "
+            "(iModel.copy() gives another loop its own)"
         )
 
 

@@ -16,10 +16,12 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 from uuid import UUID, uuid4
 
+from .._base.aio import running_asyncio_loop
 from .._base.errors import (
     AdmissionClosed,
     AdmissionConfigError,
     EndpointConfigurationError,
+    EventLoopMismatchError,
     RequestDeadlineExceeded,
 )
 from .._base.secrets import REDACTED
@@ -168,6 +170,7 @@ class iModel:
         self._sleep = sleep or default_sleep
         self._hooks = _coerce_hooks(hook_registry)
         self._closed = False
+        self._loop: Any | None = None  # the asyncio loop of the calls so far (see _check_open)
         self._streams = StreamRegistry()
 
         if isinstance(endpoint, Endpoint):
@@ -477,6 +480,27 @@ class iModel:
     def _check_open(self) -> None:
         if self._closed:
             raise AdmissionClosed(f"{self!r} is closed")
+        loop = running_asyncio_loop()
+        if loop is not self._loop:
+            self._bind_loop(loop)
+
+    def _bind_loop(self, loop: Any | None) -> None:
+        """Calls run on one asyncio loop at a time: the admission queue is that loop's.
+
+        A call queued on one thread's loop is woken by a release on the same loop only; from
+        two loops at once a waiter sat out its whole deadline while permits came free. So a
+        loop that is still running keeps the model, and another loop is refused with
+        :class:`EventLoopMismatchError`; once it has closed (sequential ``asyncio.run`` calls),
+        the next loop takes the model over, as before. Outside asyncio (anyio's trio backend)
+        nothing is bound.
+        """
+        bound = self._loop
+        if loop is None or bound is None or bound.is_closed():
+            self._loop = loop
+            return
+        raise EventLoopMismatchError(
+            repr(self), loop_closed=False, resource="admission queue and streams"
+        )
 
     # -- calls ------------------------------------------------------------------------------------
 
