@@ -47,6 +47,12 @@ CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 SCOPE = "lionagi.service"
 _CONTENT_LIMIT = 65536  # characters of captured content per attribute; the rest is cut
 
+# The GenAI semantic conventions' advised histogram boundaries (seconds; tokens). Without them
+# the SDK's default boundaries (0, 5, 10, 25, ... 10000) put nearly every call in one bucket,
+# so no percentile of a duration could be read from the histogram.
+_SECONDS_BUCKETS = tuple(0.01 * 2**power for power in range(14))  # 0.01, 0.02, ... 81.92
+_TOKEN_BUCKETS = tuple(4**power for power in range(14))  # 1, 4, 16, ... 67108864
+
 ACTIVE: Telemetry | None = None
 """The installed telemetry, or None (the supervisor's one check per call)."""
 
@@ -98,21 +104,29 @@ class Telemetry:
         self.tracer = trace.get_tracer(SCOPE, tracer_provider=tracer_provider)
         meter = metrics.get_meter(SCOPE, meter_provider=meter_provider)
         self.capture_content = capture_content
-        self.duration = meter.create_histogram(
-            "gen_ai.client.operation.duration", unit="s", description="GenAI operation duration"
+        self.duration = _histogram(
+            meter,
+            "gen_ai.client.operation.duration",
+            "s",
+            "GenAI operation duration",
+            _SECONDS_BUCKETS,
         )
-        self.first_chunk = meter.create_histogram(
+        self.first_chunk = _histogram(
+            meter,
             "gen_ai.client.operation.time_to_first_chunk",
-            unit="s",
-            description="Time from the call's start to its first stream chunk",
+            "s",
+            "Time from the call's start to its first stream chunk",
+            _SECONDS_BUCKETS,
         )
-        self.tokens = meter.create_histogram(
-            "gen_ai.client.token.usage", unit="{token}", description="Tokens used per call"
+        self.tokens = _histogram(
+            meter, "gen_ai.client.token.usage", "{token}", "Tokens used per call", _TOKEN_BUCKETS
         )
-        self.admission_wait = meter.create_histogram(
+        self.admission_wait = _histogram(
+            meter,
             "lionagi.service.admission.wait.duration",
-            unit="s",
-            description="Time a call waited for its admission permit",
+            "s",
+            "Time a call waited for its admission permit",
+            _SECONDS_BUCKETS,
         )
         self.queue_depth = meter.create_up_down_counter(
             "lionagi.service.admission.queue.depth",
@@ -123,6 +137,23 @@ class Telemetry:
     def start(self, call: APICalling, stream: bool) -> CallTrace:
         """Open the span of one logical call (the supervisor calls this once per call)."""
         return CallTrace(self, call, stream)
+
+
+def _histogram(
+    meter: Any, name: str, unit: str, description: str, buckets: tuple[float, ...]
+) -> Any:
+    """A histogram advising the conventions' bucket boundaries (a view may still override them).
+
+    ``explicit_bucket_boundaries_advisory`` exists from opentelemetry-api/-sdk 1.30; the
+    ``[otel]`` extra allows 1.27, whose ``create_histogram`` refuses the keyword, so there the
+    histogram gets the SDK's defaults rather than ``instrument()`` failing.
+    """
+    try:
+        return meter.create_histogram(
+            name, unit=unit, description=description, explicit_bucket_boundaries_advisory=buckets
+        )
+    except TypeError:
+        return meter.create_histogram(name, unit=unit, description=description)
 
 
 def _operation(call: APICalling) -> str:
@@ -138,13 +169,37 @@ def _operation(call: APICalling) -> str:
     return endpoint.config.endpoint
 
 
-def _request_model(call: APICalling) -> str | None:
+def _request(call: APICalling) -> Any:
+    """The request the provider gets: the payload, or an agentic envelope's request model.
+
+    An agentic endpoint's payload is ``{"request": <its request model>}`` (ADR-0030 D2), so
+    the model and the messages live one level down, on a pydantic object.
+    """
     payload: Any = call.payload
-    if isinstance(payload, Mapping):
-        model = payload.get("model")
+    if isinstance(payload, Mapping) and len(payload) == 1:
+        inner = payload.get("request")
+        if inner is not None and hasattr(inner, "model_dump"):
+            return inner
+    return payload
+
+
+def _request_model(call: APICalling) -> str | None:
+    request = _request(call)
+    if isinstance(request, Mapping):
+        model = request.get("model")
     else:  # a typed request object
-        model = getattr(payload, "model", None)
+        model = getattr(request, "model", None)
     return model if isinstance(model, str) else None
+
+
+def _input_messages(call: APICalling) -> str:
+    """The request's ``messages`` as JSON, or the whole request when it has none."""
+    request = _request(call)
+    if not isinstance(request, Mapping) and hasattr(request, "model_dump"):
+        # A request model: its JSON form, not its repr (exclude_none drops unset fields).
+        request = request.model_dump(mode="json", exclude_none=True)
+    messages = request.get("messages") if isinstance(request, Mapping) else None
+    return _as_json(messages if messages is not None else request)
 
 
 def _token_count(usage: Mapping[str, Any], *names: str) -> int | None:
@@ -160,7 +215,18 @@ def _clip(text: str) -> str:
 
 
 def _as_json(value: Any) -> str:
-    return _clip(json.dumps(value, default=str, ensure_ascii=False))
+    """``value`` as JSON for content capture; never raises.
+
+    It runs when the call span opens, before the call's own encoding, which turns an
+    unencodable payload (a non-string key, a cycle) into a typed error on the call. A raise
+    here would instead escape ``invoke()`` as a bare ``TypeError`` and leave the call owned and
+    non-terminal, so what cannot be encoded is recorded as its ``repr``.
+    """
+    try:
+        text = json.dumps(value, default=str, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        text = json.dumps(repr(value), ensure_ascii=False)
+    return _clip(text)
 
 
 class CallTrace:
@@ -204,11 +270,7 @@ class CallTrace:
             "lionagi.call.stream": stream,
         }
         if telemetry.capture_content:
-            payload: Any = call.payload
-            messages = payload.get("messages") if isinstance(payload, Mapping) else None
-            span_attrs["gen_ai.input.messages"] = _as_json(
-                messages if messages is not None else payload
-            )
+            span_attrs["gen_ai.input.messages"] = _input_messages(call)
         name = f"{operation} {model}" if model else operation
         self.span = telemetry.tracer.start_span(
             name, kind=trace.SpanKind.CLIENT, attributes=span_attrs
@@ -243,6 +305,9 @@ class CallTrace:
         span, self._admission = self._admission, None
         if span is not None:
             if exc is not None:
+                # The one child that names a cancellation too (docs: "failed with error.type
+                # when refused, timed out or cancelled"); the status is ERROR only for errors.
+                span.set_attribute("error.type", type(exc).__qualname__)
                 self._fail(span, exc)
             span.end()
 
@@ -358,10 +423,19 @@ class CallTrace:
     # -- end --------------------------------------------------------------------------------------
 
     def _fail(self, span: Any, exc: BaseException) -> None:
+        """Mark ``span`` failed: ``error.type`` and status ERROR, for an ``Exception`` only.
+
+        A ``BaseException`` (task cancellation, trio's ``Cancelled``, ``KeyboardInterrupt``)
+        makes the call CANCELLED, which is no failure: recording its class as ``error.type``
+        would count a cancelled call as an error in every error-rate query over the duration
+        metric, and would differ from a stream cancelled by ``aclose()`` (no exception at all).
+        """
+        if not isinstance(exc, Exception):
+            return
         trace = self._telemetry.trace_api
-        span.set_attribute("error.type", type(exc).__qualname__)
-        if isinstance(exc, Exception):
-            span.set_status(trace.Status(trace.StatusCode.ERROR, type(exc).__qualname__))
+        error = type(exc).__qualname__
+        span.set_attribute("error.type", error)
+        span.set_status(trace.Status(trace.StatusCode.ERROR, error))
 
     def finish(self, call: APICalling) -> None:
         """End every open span and record the call's measurements; idempotent."""
@@ -389,7 +463,7 @@ class CallTrace:
             attrs["gen_ai.response.model"] = self._response_model
         if self._finish_reasons:
             span.set_attribute("gen_ai.response.finish_reasons", tuple(self._finish_reasons))
-        if exc is not None:
+        if isinstance(exc, Exception):  # a cancellation is no failure (see _fail)
             self._fail(span, exc)
             attrs["error.type"] = type(exc).__qualname__
         usage = self._usage
