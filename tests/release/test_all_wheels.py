@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import tomllib
 import venv
@@ -63,6 +64,29 @@ def test_every_wheel_carries_the_license_and_no_namespace_init(wheels: dict[str,
             meta = archive.read(metadata).decode()
             assert "License-Expression: Apache-2.0" in meta, name
             assert "License-File: LICENSE" in meta, name
+
+
+def test_every_wheel_is_clean_typed_and_says_how_to_install_it(wheels: dict[str, Path]) -> None:
+    for name, wheel in wheels.items():
+        with zipfile.ZipFile(wheel) as archive:
+            names = archive.namelist()
+            [metadata] = [n for n in names if n.endswith(".dist-info/METADATA")]
+            meta = archive.read(metadata).decode()
+        assert "lionagi/providers/__init__.py" not in names, name
+        stray = [n for n in names if "__pycache__" in n or n.endswith(".pyc") or "/tests/" in n
+                 or n.startswith("tests/")]  # fmt: skip
+        assert not stray, (name, stray)
+        # Every package directory holding modules is typed (PEP 561) where it is a top module.
+        modules = {n.rsplit("/", 1)[0] for n in names if n.endswith("/__init__.py")}
+        tops = {m for m in modules if m.rsplit("/", 1)[0] not in modules}
+        assert all(f"{top}/py.typed" in names for top in tops), (name, tops)
+        # The long description (the PyPI page) is Markdown and shows the install line.
+        assert "Description-Content-Type: text/markdown" in meta, name
+        description = meta.split("\n\n", 1)[1]
+        installs = [line for line in description.splitlines() if "pip install" in line]
+        assert any(re.search(rf"\b{re.escape(name)}(?![\w-])", line) for line in installs), (
+            f"{name}: its long description shows no `pip install` line naming it"
+        )
 
 
 def test_meta_wheel_installs_the_providers_its_extras_name(

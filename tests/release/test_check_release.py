@@ -1,8 +1,9 @@
 """``scripts/check-release`` on a copy of the workspace, pristine and with planted inconsistencies.
 
 Each case copies what the script reads (the root ``pyproject.toml`` and ``LICENSE``, and every
-package's ``pyproject.toml``, ``CHANGELOG.md`` and ``LICENSE``) into a temporary directory,
-breaks one thing, and requires the script to exit 1 with a line naming the package and field.
+package's ``pyproject.toml``, ``CHANGELOG.md``, ``LICENSE`` and top module's ``__init__.py``) into
+a temporary directory, breaks one thing, and requires the script to exit 1 with a line naming the
+package and field.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -32,6 +34,13 @@ def _copy(dest: Path) -> Path:
         for name in ("pyproject.toml", "CHANGELOG.md", "LICENSE"):
             if (package / name).exists():
                 shutil.copy(package / name, target / name)
+        data = tomllib.loads((package / "pyproject.toml").read_text(encoding="utf-8"))
+        module = data.get("tool", {}).get("uv", {}).get("build-backend", {}).get("module-name")
+        if isinstance(module, str):  # the top module's __init__.py (its __version__, if any)
+            init = Path("src", *module.split("."), "__init__.py")
+            if (package / init).is_file():
+                (target / init).parent.mkdir(parents=True)
+                shutil.copy(package / init, target / init)
     return dest
 
 
@@ -105,6 +114,19 @@ def _license_text_differs(root: Path) -> None:
     (root / "packages/lionagi-provider-ollama/LICENSE").write_text("MIT\n", encoding="utf-8")
 
 
+def _member_workspace_source(root: Path) -> None:
+    path = root / "packages/lionagi-provider-groq/pyproject.toml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text + '\n[tool.uv.sources]\nlionagi-service-core = { workspace = true }\n',
+                    encoding="utf-8")  # fmt: skip
+
+
+def _runtime_version_behind(root: Path) -> None:
+    core = root / "packages" / CORE
+    _edit(core / "pyproject.toml", 'version = "0.1.0"', 'version = "0.1.1"')
+    _edit(core / "CHANGELOG.md", "\n## 0.1.0", "\n## 0.1.1\n\n- Fixed.\n\n## 0.1.0")
+
+
 CASES: dict[str, tuple[Callable[[Path], None], list[str]]] = {
     "core bumped past the providers' ranges": (
         _bump_core_past_the_ranges,
@@ -142,6 +164,15 @@ CASES: dict[str, tuple[Callable[[Path], None], list[str]]] = {
     ),
     "no license-files": (
         _no_license_files, ["lionagi-provider-codex: project.license-files must list 'LICENSE'"],
+    ),
+    "member declares a workspace source (ships in its sdist)": (
+        _member_workspace_source,
+        ["lionagi-provider-groq: tool.uv.sources.lionagi-service-core is a workspace/path source"],
+    ),
+    "runtime __version__ left behind by a bump": (
+        _runtime_version_behind,
+        ["lionagi-service-core: __version__ = '0.1.0' in src/lionagi/service/__init__.py differs "
+         "from project.version '0.1.1'"],
     ),
     "license copy differs": (
         _license_text_differs,

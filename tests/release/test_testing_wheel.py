@@ -115,6 +115,13 @@ def test_core_wheel_ships_no_test_support(wheels: dict[str, Path], tmp_path: Pat
     )  # fmt: skip
     assert server.returncode == 2
     assert "pip install lionagi-service-testing" in server.stderr
+    # So core's PyPI page (the wheel's long description) must not offer the fake server as
+    # core's own: wherever it names it, it names the distribution that brings it.
+    with zipfile.ZipFile(wheels["core"]) as archive:
+        [meta] = [n for n in names if n.endswith(".dist-info/METADATA")]
+        description = archive.read(meta).decode().split("\n\n", 1)[1]
+    paragraphs = [p for p in description.split("\n\n") if "fake-server" in p or "fake prov" in p]
+    assert all("lionagi-service-testing" in p for p in paragraphs), paragraphs
 
 
 def test_testing_wheel_ships_no_namespace_init(wheels: dict[str, Path]) -> None:

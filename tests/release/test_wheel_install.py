@@ -9,6 +9,7 @@ providers (the scripted one, via its entry point), and a working command line.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import venv
 import zipfile
@@ -58,6 +59,19 @@ def test_installed_wheel_imports_and_lists_exactly_what_is_installed(installed: 
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == '["scripted"]'
+
+
+def test_the_python_example_on_cores_pypi_page_runs(installed: Path) -> None:
+    [record] = (installed / "lib").glob("python*/site-packages/lionagi_service_core-*.dist-info")
+    description = (record / "METADATA").read_text(encoding="utf-8").split("\n\n", 1)[1]
+    blocks = re.findall(r"```python\n(.*?)```", description, re.DOTALL)
+    assert blocks, "core's long description shows no Python example"
+    done = subprocess.run(
+        [str(installed / "bin" / "python"), "-W", "error", "-c", blocks[0]],
+        capture_output=True, text=True, timeout=60, cwd=installed,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "You said: hello." in done.stdout
 
 
 def test_installed_command_line_runs_the_demo(installed: Path) -> None:
