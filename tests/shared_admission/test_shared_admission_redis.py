@@ -16,9 +16,10 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import aclosing
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -27,6 +28,7 @@ import redis
 from lionagi.service import (
     AdmissionBackendUnavailable,
     AdmissionConfig,
+    AdmissionConfigError,
     AdmissionLease,
     RequestBudget,
     RequestDeadlineExceeded,
@@ -375,3 +377,108 @@ async def test_close_wakes_calls_waiting_for_a_shared_permit(redis_server: Redis
             await admission.close()
     assert len(errors) == 2
     assert held.aborted
+
+
+# -- defects found by use (each failed before its fix) -------------------------------------------
+
+
+async def wait_until(condition: Callable[[], bool]) -> None:
+    """Poll state another task, thread or the Redis server changes until ``condition`` holds."""
+    while True:
+        if condition():
+            return
+        await anyio.sleep(0.01)
+
+
+def blocked(client: redis.Redis) -> int:
+    info: dict[str, Any] = client.info("clients")  # type: ignore[assignment]
+    return int(info["blocked_clients"])
+
+
+@pytest.mark.parametrize("query", ["foo=1", "socket_timeout=abc", "ssl_cert_reqs=none"])
+def test_a_url_option_redis_py_refuses_is_a_config_error_naming_url(
+    redis_server_pw: RedisServer, query: str
+) -> None:
+    # Before: a bare ValueError from the constructor, or a TypeError from the first acquire
+    # (and a dead permit-keeper thread); now the model refuses to build, naming the field.
+    backend = SharedAdmission(url=f"{redis_server_pw.url}?{query}", key="opts")
+    with pytest.raises(AdmissionConfigError) as info:
+        build_admission(AdmissionConfig(concurrency_limit=1), backend)
+    assert info.value.field == "url"
+    assert redis_server_pw.password is not None
+    assert redis_server_pw.password not in str(info.value)
+
+
+@pytest.mark.anyio
+async def test_a_grant_arriving_after_close_began_ends_with_admission_closed(
+    redis_server: RedisServer,
+) -> None:
+    from lionagi.service import AdmissionClosed
+
+    admission = controller(redis_server.url, "late", concurrency_limit=2, op_timeout=60)
+    client = redis.Redis.from_url(redis_server.url)
+    outcome: list[object] = []
+
+    async def caller() -> None:
+        try:
+            lease = await admission.acquire(Call(), budget=budget(60))
+        except AdmissionClosed as exc:
+            outcome.append(exc)
+        else:
+            outcome.append(lease)
+            lease.release()
+
+    try:
+        (await admission.acquire(Call(), budget=budget(5))).release()  # script loaded
+        client.client_pause(60_000, all=False)  # holds the next EVALSHA
+        with anyio.fail_after(20):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(caller)
+                # Its round trip is in flight: Redis holds it as a paused (blocked) client.
+                await wait_until(lambda: blocked(client) >= 1)
+                tg.start_soon(admission.close)
+                await wait_until(lambda: admission.closed)
+                client.client_unpause()  # Redis grants the permit now
+        assert len(outcome) == 1
+        assert isinstance(outcome[0], AdmissionClosed), outcome  # not a lease after close()
+        assert client.zcard(shared_keys("late")[1]) == 0  # and the granted permit went back
+    finally:
+        client.client_unpause()
+        client.close()
+        await admission.close()
+
+
+@pytest.mark.anyio
+async def test_close_wakes_a_call_waiting_under_the_local_fallback(
+    redis_server: RedisServer,
+) -> None:
+    from lionagi.service import AdmissionClosed
+
+    admission = controller(redis_server.url, "fbclose", concurrency_limit=1, op_timeout=0.5,
+                           on_unavailable="local")  # fmt: skip
+    redis_server.stop()
+    active = await admission.acquire(Call(), budget=budget(5))  # under the local copy
+    waited: list[BaseException] = []
+    done = anyio.Event()
+
+    async def queued() -> None:
+        try:
+            (await admission.acquire(Call(), budget=budget(60))).release()
+        except AdmissionClosed as exc:
+            waited.append(exc)
+        finally:
+            done.set()
+
+    async def holder() -> None:
+        await done.wait()  # an active call that ends only after the queued one has
+        active.release()
+
+    fallback = admission._fallback
+    assert fallback is not None
+    with anyio.fail_after(20):  # before the fix: close() waited for the queued call forever
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(queued)
+            tg.start_soon(holder)
+            await wait_until(lambda: fallback.snapshot().queued >= 1)  # waits in the fallback
+            await admission.close()
+    assert len(waited) == 1

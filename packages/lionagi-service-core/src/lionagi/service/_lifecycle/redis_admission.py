@@ -72,6 +72,35 @@ def shared_keys(key: str) -> tuple[str, str]:
     return f"{base}:rate", f"{base}:permits"
 
 
+def _client_for(backend: SharedAdmission) -> aioredis.Redis:
+    """The asyncio client of ``backend.url``, its connection options checked before any I/O.
+
+    redis-py passes unknown URL query options (``?foo=1``, ``?ssl_cert_reqs=`` on a plain
+    ``redis://`` URL) through to the connection class, so they would only fail with a bare
+    ``TypeError`` inside the first call, and in the permit keeper's thread (which then dies and
+    stops renewing). Building one unconnected connection of each client here (the asyncio one for
+    reservations, the blocking one the keeper uses) turns them, and malformed option values
+    (``ValueError``), into :class:`AdmissionConfigError` naming ``url`` when the model is built.
+    """
+    options: dict[str, Any] = {
+        "socket_timeout": backend.op_timeout,
+        "socket_connect_timeout": backend.op_timeout,
+    }
+    try:
+        client = aioredis.Redis.from_url(backend.url, retry=Retry(NoBackoff(), 0), **options)
+        pool = client.connection_pool
+        pool.connection_class(**pool.connection_kwargs)
+        blocking = redis.Redis.from_url(backend.url, **options).connection_pool
+        blocking.connection_class(**blocking.connection_kwargs)
+    except (TypeError, ValueError) as exc:
+        raise AdmissionConfigError(
+            "url",
+            f"has a connection option redis-py does not accept ({redact(str(exc))}): "
+            f"{backend.redacted_url!r}",
+        ) from None
+    return client
+
+
 class _Unavailable(Exception):
     """Internal: one Redis round trip failed; the caller decides fail-closed or fallback."""
 
@@ -105,12 +134,7 @@ class RedisAdmissionController:
             if backend.on_unavailable == "local"
             else None
         )
-        self._client = aioredis.Redis.from_url(
-            backend.url,
-            socket_timeout=backend.op_timeout,
-            socket_connect_timeout=backend.op_timeout,
-            retry=Retry(NoBackoff(), 0),
-        )
+        self._client = _client_for(backend)
         self._script = self._client.register_script(ACQUIRE)
         self._keys = list(shared_keys(backend.key))
         limits = (config.limit_requests, config.limit_tokens, config.concurrency_limit)
@@ -186,6 +210,15 @@ class RedisAdmissionController:
                 inner = await self._reserve(call, call_id, tokens, budget)
             finally:
                 turn.release()  # the next local call may ask Redis now
+            if self._closed:
+                # close() ran while the grant was on its way (a round trip in flight, or a wait
+                # in the local fallback): the call was queued when close() began, so it ends
+                # with AdmissionClosed like every other queued call rather than running after
+                # close() aborted the active ones. What it was granted goes straight back.
+                self._give_back(call_id, inner)
+                raise AdmissionClosed(
+                    f"admission closed while call {call_id} was waiting; it was aborted"
+                )
         except BaseException:
             self._forget(call_id)
             raise
@@ -198,6 +231,9 @@ class RedisAdmissionController:
     async def close(self) -> None:
         """Refuse new calls, wake queued ones, abort active leases, return every permit.
 
+        A call queued when close begins never gets a lease, even if Redis grants its reservation
+        afterwards (the round trip was in flight): it ends with :class:`AdmissionClosed` and the
+        permit goes back.
         Waits until queued callers have left and active leases are released, then returns held
         permits to Redis (bounded by ``op_timeout``; the TTL covers a failure) and disconnects.
         Idempotent.
@@ -209,9 +245,13 @@ class RedisAdmissionController:
             for lease in tuple(self._leases.values()):
                 lease._abort()
             self._check_drained()
-        await self._gate.close()
-        if self._fallback is not None:
-            await self._fallback.close()
+        # Both at once: the head of the local line may be waiting inside the fallback while it
+        # holds its turn, and closing the gate first would leave it waiting there (and then be
+        # granted) until some active local lease happened to be released.
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self._gate.close)
+            if self._fallback is not None:
+                tg.start_soon(self._fallback.close)
         assert self._drained is not None
         await self._drained.wait()
         if not self._shut:
@@ -390,14 +430,17 @@ class RedisAdmissionController:
         if self._leases.get(call_id) is not lease:
             return
         del self._leases[call_id]
+        self._give_back(call_id, self._fallback_leases.pop(call_id, None))
+        self._forget(call_id)
+        self._wake_local()
+
+    def _give_back(self, call_id: str, inner: AdmissionLease | None) -> None:
+        """Return what a call was granted but will not use (its lease was never handed out)."""
         holder = self._holders.pop(call_id, None)
-        inner = self._fallback_leases.pop(call_id, None)
         if inner is not None:
             inner.release()
         elif holder is not None and self._keeper is not None:
             self._keeper.release(holder)
-        self._forget(call_id)
-        self._wake_local()
 
     def _wake_local(self) -> None:
         self._released.set()

@@ -38,7 +38,9 @@ class SharedAdmission:
 
     Attributes:
         url: ``redis://``, ``rediss://`` or ``unix://`` URL of a Redis primary. A password in it
-            is never shown in any text this library produces.
+            is never shown in any text this library produces. Its query options go to redis-py;
+            one redis-py refuses raises ``AdmissionConfigError`` (``field="url"``) when the
+            model is built, before any call.
         key: Names the shared limit, normally the provider key's *name* (for example
             ``"openai-prod"``), never the key itself. Processes with the same key share limits.
         lease_ttl: Seconds a concurrency permit lives without renewal: how long a crashed
