@@ -168,7 +168,8 @@ class PermitKeeper:
     def _return(self, client: redis.Redis, releasing: tuple[str, ...]) -> bool:
         try:
             client.zrem(self._key, *releasing)
-        except redis.RedisError as exc:
+        except Exception as exc:  # see _failed: the thread must outlive it
+            _failed(exc)
             now = time.monotonic()
             with self._lock:
                 # Past the TTL the permit has expired on its own: stop trying.
@@ -190,7 +191,8 @@ class PermitKeeper:
     def _renew(self, renew: object, held: tuple[str, ...]) -> None:
         try:
             kept = renew(keys=[self._key], args=[self._ttl_ms, *held])  # type: ignore[operator]
-        except redis.RedisError as exc:
+        except Exception as exc:  # see _failed: the thread must outlive it
+            _failed(exc)
             logger.warning(
                 "shared admission: renewing %d permit(s) failed (%s); retrying before the TTL",
                 len(held),
@@ -202,3 +204,17 @@ class PermitKeeper:
                 "shared admission: %d held permit(s) had already expired (renewal was late)",
                 len(held) - kept,
             )
+
+
+def _failed(exc: Exception) -> None:
+    """Log a round trip's failure that is not Redis's own (a bug, a library's surprise) in full.
+
+    The keeper is the only thing renewing this process's permits: had it ended on such an
+    exception, its slot stayed taken (no new keeper started) and every held permit expired
+    while its call still ran, so other processes were admitted over the limit, with nothing
+    said but a thread's traceback. The round trip counts as failed (retried, the TTL as the
+    backstop) and the thread carries on; a Redis error is expected and logged briefly by the
+    caller.
+    """
+    if not isinstance(exc, redis.RedisError):
+        logger.error("shared admission: permit keeper round trip failed unexpectedly", exc_info=exc)
