@@ -141,3 +141,29 @@ async def test_content_capture_of_an_unencodable_payload_leaves_the_call_typed(o
     root = otel.root()
     assert root.attributes["error.type"] == "EndpointConfigurationError"
     assert "PROMPTMARK" in root.attributes["gen_ai.input.messages"]
+
+
+class _RefusingTracer:
+    def start_span(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("the application's tracer is broken")
+
+
+class _RefusingProvider:
+    """A tracer provider of the application's whose tracer raises on every span."""
+
+    def get_tracer(self, *args: Any, **kwargs: Any) -> _RefusingTracer:
+        return _RefusingTracer()
+
+
+async def test_a_tracer_that_raises_never_fails_or_strands_a_call(otel, caplog):
+    # The span opens after the supervisor took ownership of the call: a raise there escaped
+    # invoke() and left the call owned and PENDING for good (close() then waited on it).
+    from lionagi.service.telemetry import instrument
+
+    instrument(tracer_provider=_RefusingProvider(), meter_provider=otel.meter_provider)
+    async with iModel(model="scripted/demo", concurrency_limit=1) as model:
+        call = await model.invoke(prompt="hi", timeout=30)
+        assert call.status is EventStatus.COMPLETED
+        assert [c async for c in model.stream(prompt="hi", timeout=30)]
+        assert model.admission_snapshot().active == 0
+    assert any("could not be opened" in r.getMessage() for r in caplog.records)

@@ -22,6 +22,7 @@ that attempt is awaited (no yield inside), so an HTTP-client instrumentation nes
 from __future__ import annotations
 
 import json
+import logging
 import os
 import time
 from collections.abc import Mapping
@@ -45,6 +46,7 @@ CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 """The GenAI instrumentations' switch for content capture; read when ``capture_content=None``."""
 
 SCOPE = "lionagi.service"
+logger = logging.getLogger("lionagi.service")
 _CONTENT_LIMIT = 65536  # characters of captured content per attribute; the rest is cut
 
 # The GenAI semantic conventions' advised histogram boundaries (seconds; tokens). Without them
@@ -134,9 +136,18 @@ class Telemetry:
             description="Calls waiting for admission",
         )
 
-    def start(self, call: APICalling, stream: bool) -> CallTrace:
-        """Open the span of one logical call (the supervisor calls this once per call)."""
-        return CallTrace(self, call, stream)
+    def start(self, call: APICalling, stream: bool) -> CallTrace | None:
+        """Open the span of one logical call (the supervisor calls this once per call).
+
+        None, with a warning, when the tracer or meter refuses (a tracer provider of the
+        application's that raises): the supervisor has already taken ownership of the call, and
+        a raise here would leave it owned and non-terminal. Observability never fails a call.
+        """
+        try:
+            return CallTrace(self, call, stream)
+        except Exception:
+            logger.warning("telemetry: the call's span could not be opened", exc_info=True)
+            return None
 
 
 def _histogram(
