@@ -8,12 +8,9 @@ cases call ``main(argv)`` in-process.
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -21,24 +18,7 @@ import pytest
 
 from lionagi.service.cli import main
 
-SCRIPT = Path(sys.executable).with_name("lionagi-service")
-HANG_GUARD = 30.0  # seconds; a "did not hang" bound only
-
-
-def command() -> list[str]:
-    if SCRIPT.exists():
-        return [str(SCRIPT)]
-    return [
-        sys.executable,
-        "-c",
-        "import sys; from lionagi.service.cli import main; sys.exit(main())",
-    ]
-
-
-def cli_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env.update({"NO_COLOR": "1", "TERM": "dumb", "COLUMNS": "200", "PYTHONUNBUFFERED": "1"})
-    return env
+from ._support import HANG_GUARD, cli_env, command
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -47,7 +27,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         timeout=HANG_GUARD,
-        env=cli_env(),
+        env=cli_env(columns="200"),
         check=False,
     )
 
@@ -190,7 +170,7 @@ def test_fake_server_serves_then_exits_cleanly_on_sigterm():
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=cli_env(),
+        env=cli_env(columns="200"),
     )
     try:
         assert proc.stdout is not None
@@ -227,7 +207,7 @@ def test_chat_streams_from_a_local_openai_compatible_server_with_the_http_flags(
     from lionagi.service_testing.fake_server import FakeProviderServer
 
     with FakeProviderServer.running_in_thread() as server:
-        env = {**cli_env(), "CORE12_FAKE_KEY": "sk-cli-flag-key-123456"}
+        env = {**cli_env(columns="200"), "CORE12_FAKE_KEY": "sk-cli-flag-key-123456"}
         proc = subprocess.run(
             [*command(), *_chat_via(server, "--openai-compatible", "--json")],
             capture_output=True,
@@ -314,7 +294,7 @@ def test_refused_credentials_read_whole_on_the_command_line():
     from lionagi.service_testing.fake_server import FakeProviderServer
 
     with FakeProviderServer.running_in_thread() as server:
-        env = {**cli_env(), "CORE12_FAKE_KEY": "sk-cli-flag-key-123456"}
+        env = {**cli_env(columns="200"), "CORE12_FAKE_KEY": "sk-cli-flag-key-123456"}
         setting = 'default_headers={"x-fake-behaviour": "401"}'
         proc = subprocess.run(
             [*command(), *_chat_via(server, "--endpoint-setting", setting)],

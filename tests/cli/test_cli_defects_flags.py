@@ -14,28 +14,17 @@ import json
 import os
 import socket
 import subprocess
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from lionagi.service.cli import main
 from lionagi.service_testing import FakeProviderServer
 
-SCRIPT = Path(sys.executable).with_name("lionagi-service")
+from ._support import command
+
 HANG_GUARD = 60.0  # seconds; a "did not hang" bound only
 KEY = "sk-defects-flag-key-0123456789"
-
-
-def command() -> list[str]:
-    if SCRIPT.exists():
-        return [str(SCRIPT)]
-    return [
-        sys.executable,
-        "-c",
-        "import sys; from lionagi.service.cli import main; sys.exit(main())",
-    ]
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:

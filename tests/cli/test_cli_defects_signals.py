@@ -25,29 +25,13 @@ import pytest
 from lionagi.service_testing.fake_clis import script_path
 from lionagi.service_testing.real_clis import MARKER_ENV, processes_with_marker
 
-SCRIPT = Path(sys.executable).with_name("lionagi-service")
-HANG_GUARD = 30.0  # seconds; a "did not hang" bound only
+from ._support import HANG_GUARD, cli_env, command
+
 MARK = MARKER_ENV
 
 pytestmark = pytest.mark.skipif(
     not Path("/proc/self/environ").exists(), reason="finds survivors through /proc"
 )
-
-
-def command() -> list[str]:
-    if SCRIPT.exists():
-        return [str(SCRIPT)]
-    return [
-        sys.executable,
-        "-c",
-        "import sys; from lionagi.service.cli import main; sys.exit(main())",
-    ]
-
-
-def cli_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env.update({"NO_COLOR": "1", "TERM": "dumb", "PYTHONUNBUFFERED": "1"})
-    return env
 
 
 def _default_signals() -> None:

@@ -10,7 +10,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import textwrap
 import uuid
 from pathlib import Path
@@ -20,26 +19,7 @@ import pytest
 from lionagi.service import AdmissionConfigError
 from lionagi.service.cli._chat import exit_code_for
 
-SCRIPT = Path(sys.executable).with_name("lionagi-service")
-HANG_GUARD = 30.0  # seconds; a "did not hang" bound only
-
-
-def command() -> list[str]:
-    if SCRIPT.exists():
-        return [str(SCRIPT)]
-    return [
-        sys.executable,
-        "-c",
-        "import sys; from lionagi.service.cli import main; sys.exit(main())",
-    ]
-
-
-def cli_env(**extra: str) -> dict[str, str]:
-    env = dict(os.environ)
-    env.pop("COLUMNS", None)
-    env.update({"NO_COLOR": "1", "TERM": "dumb", "PYTHONUNBUFFERED": "1"})
-    env.update(extra)
-    return env
+from ._support import HANG_GUARD, cli_env, command
 
 
 def run(*args: str, **env: str) -> subprocess.CompletedProcess[str]:

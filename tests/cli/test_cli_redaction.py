@@ -13,7 +13,6 @@ import json
 import os
 import secrets as _random
 import subprocess
-import sys
 import textwrap
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -22,7 +21,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-SCRIPT = Path(sys.executable).with_name("lionagi-service")
+from ._support import command
+
 HANG_GUARD = 60.0  # seconds; a "did not hang" bound only
 
 
@@ -106,16 +106,6 @@ class Dist:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(self.root), env.get("PYTHONPATH")]))
         env.update(extra)
         return env
-
-
-def command() -> list[str]:
-    if SCRIPT.exists():
-        return [str(SCRIPT)]
-    return [
-        sys.executable,
-        "-c",
-        "import sys; from lionagi.service.cli import main; sys.exit(main())",
-    ]
 
 
 def run(dist: Dist, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
