@@ -9,11 +9,10 @@ classes run in a fresh pytest process with no async plugin.
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
+
+from ._path_install import run_tests, write_dist_info
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 GUIDE = DOCS / "writing-a-provider.md"
@@ -37,14 +36,7 @@ def install_acme_path_wise(root: Path) -> list[Path]:
     package.mkdir(parents=True)
     (package / "__init__.py").write_text(marked_block(GUIDE, "guide-acme-module"), "utf-8")
     site = root / "site"
-    info = site / "lionagi_provider_acme-0.1.0.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text(
-        "Metadata-Version: 2.1\nName: lionagi-provider-acme\nVersion: 0.1.0\n", "utf-8"
-    )
-    (info / "entry_points.txt").write_text(
-        "[lionagi.providers]\nacme = lionagi.providers.acme\n", "utf-8"
-    )
+    write_dist_info(site, "lionagi-provider-acme", "0.1.0", {"acme": "lionagi.providers.acme"})
     return [src, site]
 
 
@@ -56,28 +48,7 @@ def test_the_documented_http_kit_classes_pass_against_the_guides_module(tmp_path
     (tests / "test_conformance_page_http.py").write_text(
         marked_block(CONFORMANCE, "conformance-http-kit"), "utf-8"
     )
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [*map(str, paths), env.get("PYTHONPATH")]))
-    env["LIONAGI_SERVICE_CONFIG_HOME"] = "isolated"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "no:asyncio",
-            "tests",
-        ],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    done = run_tests(tmp_path, paths)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     summary = done.stdout.strip().splitlines()[-1]
     assert "failed" not in summary and "error" not in summary, summary
