@@ -39,6 +39,17 @@ def test_invalid_settings_name_the_field(kwargs: dict[str, object], field: str) 
     assert info.value.field == field
 
 
+@pytest.mark.parametrize("option", ["socket_timeout=30", "socket_connect_timeout=1&db=2"])
+def test_url_timeouts_that_would_override_op_timeout_are_refused(option: str) -> None:
+    # redis-py takes them from the query and they silently replaced op_timeout, the keeper
+    # thread's blocking calls included.
+    with pytest.raises(AdmissionConfigError) as info:
+        SharedAdmission(url=f"redis://:hunter2@127.0.0.1:6379/0?{option}", key="prod-key")
+    assert info.value.field == "url"
+    assert "op_timeout" in str(info.value) and "hunter2" not in str(info.value)
+    SharedAdmission(url="redis://127.0.0.1:6379/0?db=2", key="prod-key")  # other options pass
+
+
 def test_password_never_appears_in_text() -> None:
     backend = SharedAdmission(url=URL, key="prod-key")
     assert "hunter2" not in repr(backend)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 from .._base.errors import AdmissionConfigError
 from .._base.secrets import redact_url, remember_secret
@@ -146,3 +146,15 @@ def _check_url(url: object) -> None:
         raise AdmissionConfigError("url", f"names no host: {redact_url(url)!r}")
     if parts.scheme == "unix" and not parts.path:
         raise AdmissionConfigError("url", f"names no socket path: {redact_url(url)!r}")
+    # redis-py reads these from the query and they would replace op_timeout for every client,
+    # the keeper thread's blocking calls included (close() joins it for 2 x op_timeout only).
+    owned = sorted(_OWNED_OPTIONS & parse_qs(parts.query, keep_blank_values=True).keys())
+    if owned:
+        raise AdmissionConfigError(
+            "url",
+            f"sets {', '.join(owned)}, which op_timeout owns (one cap on every Redis round trip "
+            f"and connect); remove it from the URL and set op_timeout: {redact_url(url)!r}",
+        )
+
+
+_OWNED_OPTIONS = frozenset({"socket_timeout", "socket_connect_timeout"})
