@@ -24,8 +24,12 @@ __all__ = ["RESPONSES_IGNORED_EVENTS", "ResponsesProjector"]
 # Bookkeeping, telemetry and "*.done" events whose content already arrived through a delta or
 # arrives in ``response.output_item.done``. Server-side tool progress (web/file search, code
 # interpreter, image generation, MCP) has no chunk type: its outcome is in the output items.
+# ``keepalive`` (``{"type": "keepalive", "sequence_number": n}``) is undocumented but real: the
+# API sends it during long silent stretches (a long reasoning phase), so refusing it would end
+# exactly the slow streams it exists to keep open.
 RESPONSES_IGNORED_EVENTS = frozenset(
     {
+        "keepalive",
         "response.created",
         "response.in_progress",
         "response.queued",

@@ -253,7 +253,7 @@ class ChatCompletionsProjector(ProjectorBase):
     under the same key, so a stream keeps what the one-shot body carries.
     """
 
-    __slots__ = ("_fields", "_finish_reason", "_model", "_tools", "_usage")
+    __slots__ = ("_fields", "_finish_reason", "_model", "_slots", "_tools", "_usage")
 
     grammar = "OpenAI chat stream"
     result_fields: ClassVar[tuple[str, ...]] = ()
@@ -264,6 +264,8 @@ class ChatCompletionsProjector(ProjectorBase):
         self._usage: Any = None
         self._finish_reason: Any = None
         self._tools: dict[tuple[int, Any], PendingToolCall] = {}
+        # (choice, slot) -> the key of the call now open there, once a reused slot moved it.
+        self._slots: dict[tuple[int, Any], tuple[int, Any]] = {}
         self._fields: dict[str, Any] = {}
 
     def feed(self, event: Any) -> Sequence[StreamChunk]:
@@ -271,10 +273,17 @@ class ChatCompletionsProjector(ProjectorBase):
         if type(event) is not dict:
             raise self.protocol_error("event is not a JSON object", event)
         self.started = True
+        error = event.get("error")
+        if error:
+            # An error object ends the stream even beside ``choices``: OpenRouter's documented
+            # mid-stream failure is a chunk with a top-level ``error`` *and* a choice whose
+            # ``finish_reason`` is ``"error"``; reading only the choice would end it as a
+            # success with the partial answer.
+            return self.error_chunk(error)
         choices = event.get("choices")
         if choices is None:
             if "error" in event:
-                return self.error_chunk(event["error"])
+                return self.error_chunk(error)
             raise self.protocol_error("unrecognized event (no 'choices')", event)
         model = event.get("model")
         if model:
@@ -344,12 +353,20 @@ class ChatCompletionsProjector(ProjectorBase):
         if calls:
             for position, call in enumerate(calls):
                 slot = call.get("index")
-                key = (index, slot if slot is not None else (call.get("id") or position))
+                call_id = call.get("id")
+                base = (index, slot if slot is not None else (call_id or position))
+                key = self._slots.get(base, base)
                 acc = self._tools.get(key)
+                if acc is not None and call_id and acc.id and call_id != acc.id:
+                    # A new id at an occupied index is a new call: Ollama's compatible API
+                    # (and some proxies) send every parallel call at ``index: 0``; merging them
+                    # would concatenate two argument objects into one unparseable string.
+                    key = self._slots[base] = (index, (base[1], call_id))
+                    acc = None
                 if acc is None:
                     acc = self._tools[key] = PendingToolCall()
-                if call.get("id"):
-                    acc.id = call["id"]
+                if call_id:
+                    acc.id = call_id
                 function = call.get("function") or {}
                 if function.get("name"):
                     acc.name = function["name"]

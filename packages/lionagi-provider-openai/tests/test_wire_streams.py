@@ -1,0 +1,103 @@
+"""Responses streams as a real server writes them, through ``iModel`` over loopback.
+
+Each scripted event is its own network write (``TCP_NODELAY``, a pause between writes), so the
+client sees the event boundaries a real provider produces.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+from lionagi.service import iModel
+
+KEY = "sk-wire-test-0123456789"
+
+
+def _event(kind: str, sequence: int, **fields: Any) -> bytes:
+    data = json.dumps({"type": kind, "sequence_number": sequence, **fields}, ensure_ascii=False)
+    return f"event: {kind}\ndata: {data}\n\n".encode()
+
+
+@asynccontextmanager
+async def _sse_server(writes: Sequence[bytes]) -> AsyncIterator[str]:
+    """A loopback HTTP/1.1 server answering every POST with ``writes``, one chunk per write."""
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        try:
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = next(
+                (
+                    int(line.split(b":", 1)[1])
+                    for line in head.split(b"\r\n")
+                    if line.lower().startswith(b"content-length:")
+                ),
+                0,
+            )
+            await reader.readexactly(length)
+            writer.write(
+                b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+            )
+            for piece in writes:
+                writer.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                await writer.drain()
+                await asyncio.sleep(0.002)
+            writer.write(b"0\r\n\r\n")
+            await writer.drain()
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            writer.close()
+
+    server = await asyncio.start_server(handle, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        server.close()
+        await server.wait_closed()
+
+
+async def test_keepalive_events_in_a_long_responses_stream_are_skipped() -> None:
+    """The API's ``keepalive`` events (sent while a model reasons silently) carry nothing.
+
+    Before they were listed as ignorable, the first one ended the stream with
+    ``ProviderProtocolError: unrecognized event type 'keepalive'``.
+    """
+    response = {"id": "resp_1", "object": "response", "model": "gpt-5", "status": "in_progress"}
+    usage = {"input_tokens": 5, "output_tokens": 2, "total_tokens": 7}
+    writes = [
+        _event("response.created", 0, response=response),
+        _event("keepalive", 1),
+        _event("keepalive", 2),
+        _event("response.output_text.delta", 3, item_id="m", output_index=0, delta="Hi"),
+        _event("keepalive", 4),
+        _event("response.output_text.delta", 5, item_id="m", output_index=0, delta=" there"),
+        _event(
+            "response.completed",
+            6,
+            response={**response, "status": "completed", "usage": usage},
+        ),
+    ]
+    async with (
+        _sse_server(writes) as base_url,
+        iModel(
+            model="openai/gpt-5",
+            endpoint="responses",
+            base_url=base_url,
+            api_key=KEY,
+            allow_local_network=True,
+        ) as model,
+    ):
+        chunks = [c async for c in model.stream(input="hi")]
+    assert [(c.type, c.content) for c in chunks[:-1]] == [("text", "Hi"), ("text", " there")]
+    result = chunks[-1]
+    assert result.type == "result"
+    assert result.metadata["usage"] == usage
+    assert result.metadata["finish_reason"] == "completed"
