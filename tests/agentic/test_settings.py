@@ -193,6 +193,24 @@ def test_to_dict_writes_no_secret_and_from_dict_asks_for_them(
     assert endpoint.settings == original.settings
 
 
+def test_a_gateway_token_in_the_url_query_is_never_serialized(reference_catalog: None) -> None:
+    url = f"https://gw.example/v1?api-version=2024-06-01&key={KEY}"
+    model = iModel(provider="reference", agentic_settings={"gateway_url": url})
+    data = json.loads(json.dumps(model.to_dict()))
+    assert KEY not in json.dumps(data)
+    written = data["agentic_settings"]["gateway_url"]
+    assert written.startswith("https://gw.example/v1?api-version=2024-06-01&key=")
+
+    with pytest.raises(EndpointConfigurationError) as info:
+        iModel.from_dict(data)  # never launched against a mangled URL
+    assert info.value.field == "agentic_settings.gateway_url"
+    restored = iModel.from_dict(data, agentic_settings={"gateway_url": url})
+    endpoint, original = restored.endpoint, model.endpoint
+    assert isinstance(endpoint, ReferenceCliEndpoint)
+    assert isinstance(original, ReferenceCliEndpoint)
+    assert endpoint.settings == original.settings
+
+
 # -- the command line ------------------------------------------------------------------------------
 
 

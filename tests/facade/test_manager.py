@@ -7,7 +7,7 @@ import logging
 import anyio
 import pytest
 
-from lionagi.service import ModelNameConflict, iModel, iModelManager
+from lionagi.service import EventStatus, ModelNameConflict, iModel, iModelManager
 from lionagi.service.scripted import ScriptedEndpoint
 
 CONFIG = {"name": "scripted", "provider": "scripted", "endpoint": "chat"}
@@ -86,6 +86,22 @@ async def test_replace_closes_the_displaced_model():
     await manager.shutdown()
 
 
+async def test_a_model_another_name_still_holds_is_not_closed():
+    shared, new = model("shared"), model("new")
+    manager = iModelManager(chat=shared, parse=shared)  # one model serving both roles
+
+    assert await manager.replace("parse", new) is shared
+    assert not shared.closed  # chat still hands it out
+    assert (await manager.chat.invoke(prompt="x")).status is EventStatus.COMPLETED
+    manager.register("alias", new)
+    assert await manager.remove("alias") is new
+    assert not new.closed  # parse still holds it
+
+    assert await manager.remove("chat") is shared
+    assert shared.closed  # the last name went: closed as before
+    await manager.shutdown()
+
+
 async def test_shutdown_is_concurrent_and_isolates_slow_and_failing_models(caplog):
     closing: list[str] = []
     models = {
@@ -107,6 +123,19 @@ async def test_shutdown_is_concurrent_and_isolates_slow_and_failing_models(caplo
     messages = " ".join(r.getMessage() for r in caplog.records)
     assert "'broken'" in messages and "timed out" in messages
     assert all(m.closed for m in models.values())
+
+
+async def test_shutdown_reports_a_shared_models_outcome_under_every_name():
+    closing: list[str] = []
+    slow, broken = model("slow", "hang", closing), model("broken", "fail", closing)
+    manager = iModelManager(chat=slow, parse=slow, a=broken, b=broken)
+
+    with anyio.fail_after(5):
+        outcomes = await manager.shutdown(per_model_timeout=0.2)
+
+    # Before: the second name's close() returned at once and reported "closed".
+    assert outcomes == {"chat": "timeout", "parse": "timeout", "a": "error", "b": "error"}
+    assert sorted(closing) == ["broken", "slow"]  # each model closed once
 
 
 async def test_shutdown_of_an_empty_manager_and_bad_timeout():

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from lionagi.service import (
+    AdmissionConfigError,
     AttemptPolicy,
     CircuitPolicy,
     EndpointConfigurationError,
@@ -134,3 +135,88 @@ async def test_round_trip_keeps_the_response_body_cap(compatible):
     assert restored.endpoint.config.max_response_bytes == 123_456
     await model.close()
     await restored.close()
+
+
+async def test_round_trip_keeps_method_content_type_path_params_and_request_model(compatible):
+    # All four are accepted iModel overrides that to_dict() writes; from_dict() used to drop
+    # them, so the restored model sent another method / content type than the serialized one.
+    model = iModel(
+        **compatible,
+        method="PUT",
+        content_type="application/vnd.test+json",
+        endpoint_params=["tenant"],
+        params={"tenant": "t1"},
+        request_options=None,  # a deliberately schema-less endpoint
+    )
+    restored = iModel.from_dict(json.loads(json.dumps(model.to_dict())))
+
+    config = restored.endpoint.config
+    assert config.method == "PUT"
+    assert config.content_type == "application/vnd.test+json"
+    assert config.endpoint_params == ["tenant"]
+    assert config.request_options is None
+    assert restored.to_dict() == model.to_dict()
+    named = iModel(model="scripted/demo", name="my-scripted")
+    assert iModel.from_dict(named.to_dict()).endpoint.config.name == "my-scripted"
+    for each in (model, restored, named):
+        await each.close()
+
+
+def _corrupt(data: dict[str, Any], path: str, value: Any) -> None:
+    *parents, last = path.split(".")
+    for name in parents:
+        data = data[name]
+    if value is _DELETE:
+        del data[last]
+    else:
+        data[last] = value
+
+
+_DELETE = object()
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "field"),
+    [
+        ("bogus", 1, "bogus"),
+        ("config.bogus", 1, "config.bogus"),
+        ("config", [["timeout", 1]], "config"),
+        ("config", 5, "config"),
+        ("config.request_options", "elsewhere:OtherRequest", "config.request_options"),
+        ("admission", [1, 2], "admission"),
+        ("admission.bogus", 1, "admission.bogus"),
+        ("attempt_policy", "fast", "attempt_policy"),
+        ("attempt_policy.bogus", 1, "attempt_policy.bogus"),
+        ("attempt_policy.retry_statuses", 429, "retry_statuses"),
+        ("circuit_policy", 5, "circuit_policy"),
+        ("circuit_policy.bogus", 1, "circuit_policy.bogus"),
+        ("provider", None, "provider"),
+        ("provider", 3, "provider"),
+        ("endpoint", _DELETE, "endpoint"),
+        ("session_id", 7, "session_id"),
+    ],
+)
+async def test_corrupted_data_is_a_typed_error_naming_the_field(compatible, path, value, field):
+    data = json.loads(json.dumps(iModel(**compatible).to_dict()))
+    _corrupt(data, path, value)
+    with pytest.raises((EndpointConfigurationError, AdmissionConfigError)) as info:
+        iModel.from_dict(data)
+    assert info.value.field == field
+
+
+def test_data_that_is_not_a_mapping_is_a_typed_error():
+    with pytest.raises(EndpointConfigurationError) as info:
+        iModel.from_dict("not a dict")  # type: ignore[arg-type]
+    assert info.value.field == "data"
+
+
+def test_serialized_settings_with_unknown_keys_or_bad_names_are_refused():
+    # env_names that were not a list used to skip the check that the values are given again.
+    data = iModel(model="scripted/demo").to_dict()
+    for settings, field in (
+        ({"env_names": "TOKEN"}, "agentic_settings.env_names"),
+        ({"bogus": 1}, "agentic_settings.bogus"),
+    ):
+        with pytest.raises(EndpointConfigurationError) as info:
+            iModel.from_dict({**data, "agentic_settings": settings})
+        assert info.value.field == field

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import AsyncGenerator, AsyncIterator
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import anyio
 
-__all__ = ["aclose_shielded", "one_per_batch", "running_asyncio_loop"]
+__all__ = ["aclose_shielded", "one_per_batch"]
 
 T = TypeVar("T")
 
@@ -36,18 +35,3 @@ async def one_per_batch(items: AsyncIterator[T]) -> AsyncGenerator[list[T], None
             yield [item]
     finally:
         await aclose_shielded(items)
-
-
-def running_asyncio_loop() -> Any | None:
-    """The asyncio loop running in this thread, or None (none running, or another library).
-
-    Read through ``sys.modules``: a program that never imported asyncio runs no asyncio loop,
-    and asking must not import it.
-    """
-    asyncio = sys.modules.get("asyncio")
-    if asyncio is None:
-        return None
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None

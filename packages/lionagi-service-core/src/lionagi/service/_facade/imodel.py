@@ -10,13 +10,12 @@ from __future__ import annotations
 import dataclasses
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 from uuid import UUID, uuid4
 
-from .._base.aio import running_asyncio_loop
 from .._base.errors import (
     AdmissionClosed,
     AdmissionConfigError,
@@ -24,6 +23,7 @@ from .._base.errors import (
     EventLoopMismatchError,
     RequestDeadlineExceeded,
 )
+from .._base.loops import running_asyncio_loop
 from .._base.secrets import REDACTED
 from .streams import ModelStream, StreamRegistry
 
@@ -52,8 +52,16 @@ __all__ = ["iModel"]
 
 ApiKeyResolver = Callable[[str], str | None]
 
-# Config fields a serialized iModel restores on top of the freshly resolved registration.
+# Config fields a serialized iModel restores on top of the freshly resolved registration: every
+# field to_dict() writes except the selection (provider, endpoint, openai_compatible), the request
+# defaults and the request model, which from_dict handles itself. ``name``, ``method``,
+# ``content_type`` and ``endpoint_params`` are accepted iModel overrides too; leaving them out
+# rebuilt a model that sent another method or content type than the one serialized.
 _RESTORED_FIELDS = (
+    "name",
+    "method",
+    "content_type",
+    "endpoint_params",
     "base_url",
     "timeout",
     "max_retries",
@@ -78,6 +86,29 @@ _ADMISSION_FIELDS = (
     "concurrency_limit",
 )
 
+
+# Every top-level key to_dict() writes; anything else in the data is refused, naming it.
+_SERIALIZED_KEYS = frozenset(
+    {
+        "id",
+        "created_at",
+        "provider",
+        "endpoint",
+        "endpoint_class",
+        "config",
+        "admission",
+        "admission_backend",
+        "attempt_policy",
+        "circuit_policy",
+        "session_id",
+        "agentic_settings",
+    }
+)
+
+# The keys AgenticSettings.public_dict() writes.
+_PUBLIC_SETTINGS_KEYS = frozenset(
+    {"binary", "gateway_url", "cwd", "config_home", "env_names", "gateway_api_key_set"}
+)
 
 _AGENTIC_MODULE = "lionagi.service._transport.agentic.endpoint"
 
@@ -639,37 +670,76 @@ class iModel:
         (``EndpointConfigurationError`` otherwise, rather than launching without them).
         A model serialized with shared admission needs ``admission_backend`` again (its URL is
         stored redacted); rebuilding it without one would silently drop the shared limits.
+        A ``gateway_url`` whose query values were redacted needs the real URL in
+        ``agentic_settings`` again.
+
+        Every config field ``to_dict`` wrote is restored, except redacted values (header and
+        ``client_kwargs`` credentials are dropped; pass them again through the data). A request
+        model is never imported from the data: it must be the one the catalog resolves, or null.
+
+        Raises:
+            EndpointConfigurationError: ``data`` is not a mapping; a key ``to_dict`` never
+                writes, a section that is not a mapping, or a missing or non-string
+                ``provider``/``endpoint`` (``field`` names it, e.g. ``config.bogus``); a
+                missing secret; a changed endpoint class or request model.
+            AdmissionConfigError: an invalid admission, attempt or circuit value.
+            EndpointNotFound: the provider or endpoint is not installed.
         """
         from .._catalog.registry import EndpointRegistry
         from .._lifecycle.config import AdmissionConfig
         from .._lifecycle.policy import AttemptPolicy, CircuitPolicy
+        from .._transport.config import EndpointConfig
 
+        if not isinstance(data, Mapping):
+            raise EndpointConfigurationError(
+                "data", f"must be the mapping to_dict() wrote, got {type(data).__name__}"
+            )
+        _refuse_unknown("", data, _SERIALIZED_KEYS)
         if data.get("admission_backend") is not None and admission_backend is None:
             raise EndpointConfigurationError(
                 "admission_backend",
                 "the serialized model shared its admission limits; its URL is never serialized "
                 "with a password, so pass from_dict(..., admission_backend=SharedAdmission(...))",
             )
-        try:
-            config = dict(data["config"])
-            provider = str(data["provider"])
-            endpoint = str(data["endpoint"])
-        except KeyError as exc:
-            raise EndpointConfigurationError(
-                str(exc.args[0]), "missing from serialized iModel"
-            ) from None
+        provider = _required_str(data, "provider")
+        endpoint = _required_str(data, "endpoint")
+        # ``api_key`` is a field but never written: a tampered document's key is ignored below.
+        config = _section(data, "config", EndpointConfig.model_fields)
+        if config is None:
+            raise EndpointConfigurationError("config", "missing from serialized iModel")
+        # Every section is checked before an endpoint is built.
+        admission_data = _section(data, "admission", _ADMISSION_FIELDS) or {}
+        attempt = _section(data, "attempt_policy", _field_names(AttemptPolicy))
+        circuit = _section(data, "circuit_policy", _field_names(CircuitPolicy))
+        sid = data.get("session_id")
+        if sid is not None and not isinstance(sid, str):
+            raise EndpointConfigurationError("session_id", "must be a string in serialized data")
         key = api_key
         if key is None and api_key_resolver is not None:
             key = api_key_resolver(provider)
-        overrides = {name: config[name] for name in _RESTORED_FIELDS if name in config}
+        compatible = bool(config.get("openai_compatible", False))
+        # An OpenAI-compatible endpoint's name is fixed (and is what to_dict wrote).
+        skipped = {"name"} if compatible else set()
+        overrides = {
+            name: config[name]
+            for name in _RESTORED_FIELDS
+            if name in config and name not in skipped
+        }
         _drop_redacted(overrides)
+        request_model = config.get("request_options")
+        if "request_options" in config and request_model is None:
+            overrides["request_options"] = None  # a deliberately schema-less endpoint stays so
+        elif request_model is not None and not isinstance(request_model, str):
+            raise EndpointConfigurationError(
+                "config.request_options", "must be a 'module:qualname' string or null"
+            )
         if key is not None:
             overrides["api_key"] = key
         settings = _restored_settings(data.get("agentic_settings"), agentic_settings)
         restored = EndpointRegistry.match(
             provider,
             endpoint,
-            openai_compatible=bool(config.get("openai_compatible", False)),
+            openai_compatible=compatible,
             request_defaults=config.get("request_defaults") or None,
             agentic_settings=settings,
             **overrides,
@@ -680,29 +750,31 @@ class iModel:
                 "endpoint_class",
                 f"serialized {recorded} but the catalog now resolves {_class_path(type(restored))}",
             )
-        admission_data = data.get("admission") or {}
-        attempt = data.get("attempt_policy")
-        circuit = data.get("circuit_policy")
+        resolved_model = restored.config.request_options
+        if isinstance(request_model, str) and (
+            resolved_model is None or request_model != _class_path(resolved_model)
+        ):
+            # A class is never imported from data; a different one would validate requests
+            # against another schema than the serialized model did.
+            now = _class_path(resolved_model) if resolved_model is not None else None
+            raise EndpointConfigurationError(
+                "config.request_options",
+                f"serialized {request_model} but the catalog now resolves {now}",
+            )
         model = cls(
             endpoint=restored,
-            admission=AdmissionConfig(
-                **{k: admission_data[k] for k in _ADMISSION_FIELDS if k in admission_data}
-            ),
+            admission=AdmissionConfig(**admission_data),
             admission_backend=admission_backend,
-            attempt_policy=(
-                AttemptPolicy(**{**attempt, "retry_statuses": frozenset(attempt["retry_statuses"])})
-                if attempt
-                else None
-            ),
-            circuit_policy=CircuitPolicy(**circuit) if circuit else None,
+            # The policies validate their own values (retry_statuses from the JSON list too).
+            attempt_policy=AttemptPolicy(**attempt) if attempt is not None else None,
+            circuit_policy=CircuitPolicy(**circuit) if circuit is not None else None,
             id=data.get("id"),
             created_at=data.get("created_at"),
             clock=clock,
             sleep=sleep,
         )
-        sid = data.get("session_id")
         agentic = _as_agentic(restored)
-        if isinstance(sid, str) and agentic is not None:
+        if sid and agentic is not None:
             agentic.confirm_session(sid)
         return model
 
@@ -733,6 +805,55 @@ class iModel:
         await self.close()
 
 
+def _refuse_unknown(prefix: str, data: Mapping[Any, Any], allowed: Collection[str]) -> None:
+    """Refuse a key ``to_dict`` never writes, naming it (``prefix.key``).
+
+    A misspelt or foreign key used to be ignored, so a corrupted document rebuilt a model with
+    that setting silently at its default.
+    """
+    unknown = sorted(str(k) for k in data if k not in allowed)
+    if unknown:
+        raise EndpointConfigurationError(
+            f"{prefix}.{unknown[0]}" if prefix else unknown[0],
+            "is not a field iModel.to_dict() writes (corrupted or foreign data)",
+        )
+
+
+def _section(
+    data: Mapping[str, Any], field: str, allowed: Collection[str]
+) -> dict[str, Any] | None:
+    """``data[field]`` as a dict, None when absent or null; typed errors name what is wrong.
+
+    Without this a non-mapping section raised a bare TypeError, or (a list for ``admission``)
+    was read as empty and the model came back with default limits.
+    """
+    value = data.get(field)
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise EndpointConfigurationError(
+            field, f"must be a mapping in serialized data, got {type(value).__name__}"
+        )
+    _refuse_unknown(field, value, allowed)
+    return dict(value)
+
+
+def _required_str(data: Mapping[str, Any], field: str) -> str:
+    value = data.get(field)
+    if value is None:
+        raise EndpointConfigurationError(field, "missing from serialized iModel")
+    if not isinstance(value, str):
+        # str(None) used to select a provider called "none".
+        raise EndpointConfigurationError(
+            field, f"must be a string in serialized data, got {type(value).__name__}"
+        )
+    return value
+
+
+def _field_names(cls: type[Any]) -> frozenset[str]:
+    return frozenset(f.name for f in dataclasses.fields(cls))
+
+
 def _restored_settings(
     recorded: object, given: AgenticSettings | Mapping[str, Any] | None
 ) -> AgenticSettings | None:
@@ -744,10 +865,22 @@ def _restored_settings(
         return explicit
     if not isinstance(recorded, Mapping):
         raise EndpointConfigurationError("agentic_settings", "must be a mapping in serialized data")
+    _refuse_unknown("agentic_settings", recorded, _PUBLIC_SETTINGS_KEYS)
     base = AgenticSettings.from_public_dict(recorded)
     merged = base.merged(explicit) if explicit is not None else base
     names = recorded.get("env_names") or []
-    missing = sorted(n for n in names if n not in merged.env) if isinstance(names, list) else []
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        # Read as "no names" before, which skipped the check that the env values are given.
+        raise EndpointConfigurationError(
+            "agentic_settings.env_names", "must be a list of variable names in serialized data"
+        )
+    if merged.gateway_url is not None and REDACTED in merged.gateway_url:
+        raise EndpointConfigurationError(
+            "agentic_settings.gateway_url",
+            "was serialized with its query values redacted; pass the real URL again: "
+            "from_dict(..., agentic_settings={'gateway_url': ...})",
+        )
+    missing = sorted(n for n in names if n not in merged.env)
     if missing:
         raise EndpointConfigurationError(
             "agentic_settings.env",

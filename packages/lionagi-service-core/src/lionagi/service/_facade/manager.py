@@ -80,6 +80,8 @@ class iModelManager:
     ) -> iModel | None:
         """Swap the model under ``name``; the displaced one is closed (bounded) and returned.
 
+        The displaced model is left open when another name still holds it (see :meth:`_holds`).
+
         ``name`` and ``close_timeout`` are checked as :meth:`register` and :meth:`shutdown`
         check them, before anything changes: otherwise ``replace`` would register a name
         ``register`` refuses, or leave the displaced model unclosed behind an invalid timeout.
@@ -89,16 +91,29 @@ class iModelManager:
         _check_timeout("close_timeout", close_timeout)
         old = self._models.get(name)
         self._models[name] = model
-        if old is not None and old is not model:
+        if old is not None and not self._holds(old):
             await _close_one(name, old, close_timeout)
         return old
 
     async def remove(self, name: str, *, close_timeout: float = 10.0) -> iModel:
-        """Unregister ``name`` and close its model (bounded)."""
+        """Unregister ``name`` and close its model (bounded).
+
+        A model still registered under another name is not closed (see :meth:`_holds`).
+        """
         _check_timeout("close_timeout", close_timeout)
         model = self._models.pop(name)
-        await _close_one(name, model, close_timeout)
+        if not self._holds(model):
+            await _close_one(name, model, close_timeout)
         return model
+
+    def _holds(self, model: iModel) -> bool:
+        """True when ``model`` is still registered under some name.
+
+        One model may serve several names (``iModelManager(chat=m, parse=m)`` is common);
+        :meth:`replace` and :meth:`remove` close the displaced model only once no name holds it,
+        otherwise swapping ``parse`` would close the model ``chat`` still hands out.
+        """
+        return any(held is model for held in self._models.values())
 
     def get(self, name: str) -> iModel | None:
         """The model under ``name``, or None."""
@@ -133,16 +148,26 @@ class iModelManager:
         """
         _check_timeout("per_model_timeout", per_model_timeout)
         outcomes: dict[str, ShutdownOutcome] = {}
-        items = list(self._models.items())
-        if not items:
+        # One close per model, its outcome reported under every name holding it: closing a
+        # shared model once per name made the later names report "closed" at once (close() is
+        # idempotent) while the first one was still timing out or failing.
+        names: dict[int, list[str]] = {}
+        models: dict[int, iModel] = {}
+        for name, model in self._models.items():
+            names.setdefault(id(model), []).append(name)
+            models[id(model)] = model
+        if not models:
             return outcomes
 
-        async def close(name: str, model: iModel) -> None:
-            outcomes[name] = await _close_one(name, model, per_model_timeout)
+        async def close(key: int) -> None:
+            held = names[key]
+            outcome = await _close_one(", ".join(held), models[key], per_model_timeout)
+            for name in held:
+                outcomes[name] = outcome
 
         async with anyio.create_task_group() as tg:
-            for name, model in items:
-                tg.start_soon(close, name, model)
+            for key in models:
+                tg.start_soon(close, key)
         return outcomes
 
 

@@ -34,6 +34,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError, field_validator
 
 from ..._base.errors import EndpointConfigurationError
+from ..._base.secrets import redact_url
 from ..._base.validation import first_error
 
 __all__ = [
@@ -136,12 +137,17 @@ class AgenticSettings(BaseModel):
         )
 
     def public_dict(self) -> dict[str, Any]:
-        """The serializable part: no key, no env values (only their names), JSON types."""
+        """The serializable part: no key, no env values (only their names), JSON types.
+
+        ``gateway_url`` is written as ``base_url`` is (:func:`redact_url`: query values such
+        as ``?key=...`` replaced, ``api-version`` kept): a gateway token in its query was
+        written in clear text before. Restoring such a URL needs the real one again.
+        """
         out: dict[str, Any] = {}
         if self.binary is not None:
             out["binary"] = self.binary
         if self.gateway_url is not None:
-            out["gateway_url"] = self.gateway_url
+            out["gateway_url"] = redact_url(self.gateway_url)
         if self.cwd is not None:
             out["cwd"] = os.fspath(self.cwd)
         if self.config_home is not None:

@@ -41,7 +41,7 @@ import httpx
 from pydantic import BaseModel
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
-from ..._base.aio import aclose_shielded, one_per_batch, running_asyncio_loop
+from ..._base.aio import aclose_shielded, one_per_batch
 from ..._base.chunk import StreamChunk
 from ..._base.errors import (
     EndpointConfigurationError,
@@ -52,6 +52,7 @@ from ..._base.errors import (
     ProviderProtocolError,
     ProviderStreamError,
 )
+from ..._base.loops import running_asyncio_loop
 from ..._base.secrets import REDACTED, redact, redact_value
 from ..classify import ProviderErrorPattern, classify_stream_error
 from ..config import EndpointConfig, coerce_config
