@@ -209,6 +209,9 @@ def test_a_gateway_token_in_the_url_query_is_never_serialized(reference_catalog:
     assert isinstance(endpoint, ReferenceCliEndpoint)
     assert isinstance(original, ReferenceCliEndpoint)
     assert endpoint.settings == original.settings
+    # Nor in a repr or str of the settings (logs, tracebacks); the value itself is intact.
+    assert KEY not in repr(endpoint.settings) and KEY not in str(endpoint.settings)
+    assert endpoint.settings.gateway_url == url
 
 
 # -- the command line ------------------------------------------------------------------------------

@@ -136,6 +136,14 @@ class AgenticSettings(BaseModel):
             "config_home", f"${CONFIG_HOME_ENV} must be 'user' or 'isolated', got {raw!r}"
         )
 
+    def __repr_args__(self) -> Any:
+        # The gateway URL as public_dict writes it: a token in its query is no more shown in a
+        # repr or str (logs, tracebacks) than in a dump; the key and env values are SecretStr.
+        for name, value in super().__repr_args__():
+            if name == "gateway_url" and isinstance(value, str):
+                value = redact_url(value)
+            yield name, value
+
     def public_dict(self) -> dict[str, Any]:
         """The serializable part: no key, no env values (only their names), JSON types.
 
