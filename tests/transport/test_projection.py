@@ -7,7 +7,12 @@ from typing import Any
 
 import pytest
 
-from lionagi.service import ProviderProtocolError, StreamChunk
+from lionagi.service import (
+    ProviderProtocolError,
+    ProviderStreamError,
+    StreamChunk,
+    classify_stream_error,
+)
 from lionagi.service._transport.http.framing import DONE
 from lionagi.service.http import ChatCompletionsProjector, ProjectorBase
 
@@ -97,6 +102,32 @@ def test_chat_invalid_tool_arguments_are_a_protocol_error() -> None:
     call = {"index": 0, "id": "c", "function": {"name": "f", "arguments": "{not json"}}
     with pytest.raises(ProviderProtocolError, match="not valid JSON"):
         run(ChatCompletionsProjector, [chat({"tool_calls": [call]}), chat({}, finish="tool_calls")])
+
+
+def test_chat_tool_call_cut_off_by_the_token_limit_is_an_error_naming_it() -> None:
+    # finish_reason "length" mid-arguments: not a protocol error blaming the server, but an
+    # error chunk saying what happened and what to change (a ProviderStreamError, not retried).
+    function = {"name": "get_weather", "arguments": '{"city": "Os'}
+    call = {"index": 0, "id": "c", "function": function}
+    chunks = run(
+        ChatCompletionsProjector, [chat({"tool_calls": [call]}), chat({}, finish="length")]
+    )
+    assert [c.type for c in chunks] == ["error"]
+    error = chunks[0]
+    assert error.metadata["finish_reason"] == "length"
+    assert "get_weather" in (error.content or "") and "max_tokens" in (error.content or "")
+    raised = classify_stream_error(error.content, error.metadata)
+    assert type(raised) is ProviderStreamError and not raised.retryable
+
+
+def test_chat_complete_tool_call_at_the_token_limit_is_delivered() -> None:
+    # Arguments that parse are the call's, whatever stopped the model after them.
+    call = {"index": 0, "id": "c", "function": {"name": "f", "arguments": '{"a": 1}'}}
+    chunks = run(
+        ChatCompletionsProjector, [chat({"tool_calls": [call]}), chat({}, finish="length")]
+    )
+    assert [(c.type, c.tool_input) for c in chunks] == [("tool_use", {"a": 1}), ("result", None)]
+    assert chunks[-1].metadata["finish_reason"] == "length"
 
 
 def test_chat_tool_arguments_must_be_an_object() -> None:

@@ -292,6 +292,41 @@ def test_bad_tool_input_is_a_protocol_error(raw: str, problem: str) -> None:
         run(events)
 
 
+def _cut_tool_block(stop_reason: str) -> list[Any]:
+    block = {"type": "tool_use", "id": "t", "name": "get_weather", "input": {}}
+    return [
+        START,
+        {"type": "content_block_start", "index": 0, "content_block": block},
+        block_delta(0, type="input_json_delta", partial_json='{"city": "Os'),
+        {"type": "content_block_stop", "index": 0},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": stop_reason},
+            "usage": {"output_tokens": 64},
+        },
+        {"type": "message_stop"},
+    ]
+
+
+def test_a_tool_block_cut_off_by_max_tokens_is_an_error_naming_the_limit() -> None:
+    # The stop reason arrives after the block: the block's input is held until it says why.
+    chunks = run(_cut_tool_block("max_tokens"))
+    assert [c.type for c in chunks] == ["error"]
+    error = chunks[0]
+    assert error.metadata["finish_reason"] == "max_tokens"
+    assert error.metadata["usage"]["output_tokens"] == 64
+    assert "get_weather" in (error.content or "")
+    assert "max_tokens" in (error.content or "")
+    raised = classify_stream_error(error.content, error.metadata)
+    assert type(raised) is ProviderStreamError
+    assert not raised.retryable
+
+
+def test_a_malformed_tool_block_is_still_a_protocol_error_at_any_other_stop() -> None:
+    with pytest.raises(ProviderProtocolError, match="not valid JSON"):
+        run(_cut_tool_block("tool_use"))
+
+
 def test_non_object_event_is_a_protocol_error_with_a_redacted_excerpt() -> None:
     with pytest.raises(ProviderProtocolError) as info:
         run([[SECRET]])

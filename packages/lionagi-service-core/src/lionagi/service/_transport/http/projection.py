@@ -190,6 +190,37 @@ class ProjectorBase:
             metadata=metadata or {},
         )
 
+    def cut_short(self, name: str | None, arguments: str, reason: str) -> StreamChunk | None:
+        """The error chunk for a tool call the output token limit cut off, else None.
+
+        A model that reaches ``max_tokens`` while writing a call's arguments stops mid-JSON
+        (chat ``finish_reason: "length"``, Anthropic ``stop_reason: "max_tokens"``). Parsing
+        them then failed as a protocol error ("arguments are not valid JSON"), which blames the
+        server and hides the cause and its fix; the stream now ends with an error chunk that
+        names both (a ``ProviderStreamError``, not retried: the same request stops in the same
+        place). Arguments that do parse are left to :meth:`tool_use_chunk`.
+        """
+        if not arguments.strip():
+            return None
+        try:
+            json.loads(arguments)
+        except ValueError:
+            pass
+        else:
+            return None
+        (chunk,) = self.error_chunk(
+            {
+                "message": (
+                    f"the model reached its output token limit ({reason!r}) while writing "
+                    f"the arguments of tool call {name!r}, which are cut short; raise the "
+                    "request's max_tokens (max_completion_tokens, max_output_tokens) and retry"
+                ),
+                "code": reason,
+            }
+        )
+        chunk.metadata["finish_reason"] = reason
+        return chunk
+
     def truncated(self) -> ProviderProtocolError:
         """The error for a stream that ended before its grammar's terminal event."""
         return self.protocol_error("stream ended before completion")
@@ -379,6 +410,12 @@ class ChatCompletionsProjector(ProjectorBase):
         for key in keys:
             acc = self._tools.pop(key)
             meta = {"index": key[0]} if key[0] else {}
+            if self._finish_reason == "length":
+                cut = self.cut_short(acc.name, acc.arguments, "length")
+                if cut is not None:
+                    out.append(cut)  # an error chunk ends the stream: nothing after it
+                    self._tools.clear()
+                    return
             out.append(self.tool_use_chunk(acc.id, acc.name, acc.arguments, meta))
 
     def end(self, *, eof: bool) -> Sequence[StreamChunk]:
