@@ -220,3 +220,31 @@ def test_serialized_settings_with_unknown_keys_or_bad_names_are_refused():
         with pytest.raises(EndpointConfigurationError) as info:
             iModel.from_dict({**data, "agentic_settings": settings})
         assert info.value.field == field
+
+
+async def test_redacted_headers_and_client_credentials_must_be_given_again(
+    compatible, server, chat
+):
+    # A header to_dict() redacted used to be dropped: the rebuilt model sent no tenant header
+    # (or no Authorization / api-key) and said nothing. Now it is asked for, by name.
+    model = iModel(**compatible, default_headers={"X-Tenant": "acme-prod", "Accept": "*/*"})
+    data = json.loads(json.dumps(model.to_dict()))
+    assert "acme-prod" not in json.dumps(data)
+    with pytest.raises(EndpointConfigurationError) as info:
+        iModel.from_dict(data)
+    assert info.value.field == "config.default_headers.X-Tenant"
+
+    restored = iModel.from_dict(data, default_headers={"x-tenant": "acme-prod"})
+    event = await restored.invoke(**chat)
+    assert event.status is EventStatus.COMPLETED
+    sent = server.requests[-1].headers
+    assert sent["x-tenant"] == "acme-prod"
+    assert sent["accept"] == "*/*"  # a harmless header is restored from the data itself
+
+    creds = iModel(**compatible, client_kwargs={"auth": ("user", "pass-word-1234")}).to_dict()
+    with pytest.raises(EndpointConfigurationError) as info:
+        iModel.from_dict(json.loads(json.dumps(creds)))
+    assert info.value.field == "config.client_kwargs.auth"
+    again = iModel.from_dict(creds, client_kwargs={"auth": ("user", "pass-word-1234")})
+    for each in (model, restored, again):
+        await each.close()

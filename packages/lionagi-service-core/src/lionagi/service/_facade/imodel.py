@@ -660,6 +660,8 @@ class iModel:
         sleep: Sleep | None = None,
         agentic_settings: AgenticSettings | Mapping[str, Any] | None = None,
         admission_backend: SharedAdmission | None = None,
+        default_headers: Mapping[str, str] | None = None,
+        client_kwargs: Mapping[str, Any] | None = None,
     ) -> iModel:
         """Rebuild from :meth:`to_dict` output by resolving the endpoint in today's catalog.
 
@@ -673,9 +675,12 @@ class iModel:
         A ``gateway_url`` whose query values were redacted needs the real URL in
         ``agentic_settings`` again.
 
-        Every config field ``to_dict`` wrote is restored, except redacted values (header and
-        ``client_kwargs`` credentials are dropped; pass them again through the data). A request
-        model is never imported from the data: it must be the one the catalog resolves, or null.
+        Every config field ``to_dict`` wrote is restored. Header and ``client_kwargs`` values it
+        redacted (credentials, and any header not on the harmless list) must be given again in
+        ``default_headers`` / ``client_kwargs`` (merged over the data's, header names compared
+        case-insensitively): a model restored without its ``Authorization`` or ``api-key``
+        header would fail every call, or reach the wrong tenant. A request model is never
+        imported from the data: it must be the one the catalog resolves, or null.
 
         Raises:
             EndpointConfigurationError: ``data`` is not a mapping; a key ``to_dict`` never
@@ -725,7 +730,7 @@ class iModel:
             for name in _RESTORED_FIELDS
             if name in config and name not in skipped
         }
-        _drop_redacted(overrides)
+        _restore_redacted(overrides, default_headers, client_kwargs)
         request_model = config.get("request_options")
         if "request_options" in config and request_model is None:
             overrides["request_options"] = None  # a deliberately schema-less endpoint stays so
@@ -1010,26 +1015,18 @@ def _inject_resume(endpoint: AgenticEndpoint, request: dict[str, Any]) -> None:
     request[field] = sid
 
 
-def _drop_redacted(overrides: dict[str, Any]) -> None:
-    """Remove values ``to_dict()`` redacted: credentials are never restored from data.
+def _restore_redacted(
+    overrides: dict[str, Any],
+    headers: Mapping[str, str] | None,
+    client_kwargs: Mapping[str, Any] | None,
+) -> None:
+    """Put back what ``to_dict()`` redacted from the caller's arguments, or refuse.
 
-    A redacted header, ``client_kwargs`` credential or query parameter is dropped (pass it again
-    through the configuration); a ``base_url`` whose userinfo or query was redacted cannot be
-    rebuilt, so it is a typed error rather than a request to a mangled URL.
+    Credentials are never restored from data. A redacted header or ``client_kwargs`` value the
+    caller does not give again is an error naming it (before, it was dropped: the rebuilt model
+    sent no ``Authorization``/``api-key`` header, or no proxy credentials, and said nothing); a
+    ``base_url`` whose userinfo or query was redacted cannot be rebuilt either.
     """
-    for name in ("default_headers",):
-        if isinstance(overrides.get(name), Mapping):
-            overrides[name] = {k: v for k, v in overrides[name].items() if v != REDACTED}
-    kwargs = overrides.get("client_kwargs")
-    if isinstance(kwargs, Mapping):
-        kept: dict[str, Any] = {}
-        for k, v in kwargs.items():
-            if v == REDACTED:
-                continue
-            if isinstance(v, Mapping):
-                v = {ik: iv for ik, iv in v.items() if iv != REDACTED}
-            kept[k] = v
-        overrides["client_kwargs"] = kept
     base_url = overrides.get("base_url")
     if isinstance(base_url, str) and REDACTED in base_url:
         raise EndpointConfigurationError(
@@ -1037,6 +1034,39 @@ def _drop_redacted(overrides: dict[str, Any]) -> None:
             "was serialized with its credentials (userinfo or query values) redacted; "
             "replace config['base_url'] in the data with the real URL before from_dict()",
         )
+    recorded = overrides.get("default_headers")
+    if headers is not None or isinstance(recorded, Mapping):
+        given = dict(headers or {})
+        names = {str(name).lower() for name in given}
+        merged = {
+            k: v
+            for k, v in (recorded.items() if isinstance(recorded, Mapping) else ())
+            if str(k).lower() not in names
+        }
+        merged.update(given)
+        for name, value in merged.items():
+            if value == REDACTED:
+                raise EndpointConfigurationError(
+                    f"config.default_headers.{name}",
+                    "was serialized redacted; pass it again: "
+                    f"from_dict(..., default_headers={{{str(name)!r}: ...}})",
+                )
+        overrides["default_headers"] = merged
+    kwargs = overrides.get("client_kwargs")
+    if client_kwargs is not None or isinstance(kwargs, Mapping):
+        merged_kwargs = {**(kwargs if isinstance(kwargs, Mapping) else {}), **(client_kwargs or {})}
+        for key, value in merged_kwargs.items():
+            inner = value.items() if isinstance(value, Mapping) else ()
+            redacted = [f"{key}.{k}" for k, v in inner if v == REDACTED]
+            if value == REDACTED:
+                redacted.insert(0, str(key))
+            if redacted:
+                raise EndpointConfigurationError(
+                    f"config.client_kwargs.{redacted[0]}",
+                    "was serialized redacted; pass it again: "
+                    f"from_dict(..., client_kwargs={{{str(key)!r}: ...}})",
+                )
+        overrides["client_kwargs"] = merged_kwargs
 
 
 def _default_attempt_policy(endpoint: Endpoint) -> AttemptPolicy | None:
