@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 import anyio
 import anyio.lowlevel
+import httpx
 import pytest
 
 from lionagi.service import (
@@ -293,6 +294,53 @@ class SwallowsCancellation(OpenAIChatEndpoint):
             return
 
 
+class DropsAuthHeader(OpenAIChatEndpoint):
+    """Builds its headers without the credential: the 401 echo then has nothing to redact."""
+
+    def create_payload(
+        self, request: Any, extra_headers: Mapping[str, str] | None = None, **kwargs: Any
+    ) -> tuple[dict[str, Any], dict[str, str]]:
+        payload, headers = super().create_payload(request, extra_headers, **kwargs)
+        headers.pop("Authorization", None)
+        return payload, headers
+
+
+class SendsAnotherKey(OpenAIChatEndpoint):
+    """Sends a key of its own (say, one read from the environment), not the one it was given."""
+
+    def create_payload(
+        self, request: Any, extra_headers: Mapping[str, str] | None = None, **kwargs: Any
+    ) -> tuple[dict[str, Any], dict[str, str]]:
+        payload, headers = super().create_payload(request, extra_headers, **kwargs)
+        headers["Authorization"] = "Bearer from-the-environment"
+        return payload, headers
+
+
+class KeyInQuery(OpenAIChatEndpoint):
+    """Also sends the key as a ``?key=`` query parameter, where proxies and servers log it."""
+
+    def _build_request(
+        self, client: httpx.AsyncClient, payload: Any, headers: Any, timeout: float, *, stream: bool
+    ) -> httpx.Request:
+        built = super()._build_request(client, payload, headers, timeout, stream=stream)
+        built.url = built.url.copy_add_param("key", self.config.secret_value())
+        return built
+
+
+class KeepsResponseOpen(OpenAIChatEndpoint):
+    """Never closes the inner stream (nor its response) when its consumer closes it."""
+
+    async def stream(self, request: Any, **kwargs: Any) -> AsyncIterator[StreamChunk]:
+        inner = super().stream(request, **kwargs)
+        self.__dict__.setdefault("kept", []).append(inner)  # no finally: inner.aclose()
+        while True:
+            try:
+                chunk = await inner.__anext__()
+            except StopAsyncIteration:
+                return
+            yield chunk
+
+
 class ReversesVectors(Endpoint):
     async def call(self, request: Any, **kwargs: Any) -> Any:
         body = await super().call(request, **kwargs)
@@ -396,6 +444,12 @@ DETECTS: list[tuple[type[Any], type[Endpoint], str, str]] = [
     (Chat, LogsKey, "test_api_key_never_leaks", "a log record"),
     (Chat, KeyOnTheError, "test_api_key_never_leaks", "vars\\(ProviderUnauthorizedError\\)"),
     (Chat, NeverClosesClient, "test_closes_its_client", "left its HTTP client"),
+    (Chat, DropsAuthHeader, "test_api_key_never_leaks", "did not carry the api_key"),
+    (Chat, DropsAuthHeader, "test_auth_401_is_auth_error_not_retried", "did not carry"),
+    (Chat, SendsAnotherKey, "test_api_key_never_leaks", "did not carry the api_key"),
+    (Chat, KeyInQuery, "test_api_key_never_leaks", "puts it in the URL"),
+    (Chat, KeyInQuery, "test_one_shot_text", "credential query parameter"),
+    (Chat, KeepsResponseOpen, "test_stream_cancellation", "still busy"),
     (Chat, WrongPath, "test_one_shot_text", "no openai_chat route"),
     (Chat, SwallowsErrorEvents, "test_stream_error_event_is_typed", "ProviderStreamError"),
     (

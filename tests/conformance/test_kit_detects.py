@@ -496,3 +496,72 @@ def test_kit_catches_each_planted_cli_defect_with_its_own_case(tmp_path: Path) -
                 assert kinds & {"failure", "error"}, f"{cls} was not caught by {case}"
             else:
                 assert kinds == {"passed"}, f"{cls}.{case} should pass, got {kinds}:\n{stdout}"
+
+
+# -- a deployment secret in the CLI's error: only the launch's secrets= can redact it ------------
+
+SECRETS_MODULE = textwrap.dedent(
+    """
+    from lionagi.service.agentic import json_events_from_process
+    from lionagi.service_testing.conformance import SubprocessAgenticConformance
+    from lionagi.service_testing.reference_cli import ReferenceCliEndpoint
+
+    TEXT = [{"type": "text", "content": "fine", "delta": True}, {"type": "result"}]
+
+
+    class LaunchWithoutSecrets(ReferenceCliEndpoint):
+        def launch(self, request, cwd):
+            launch = self.launch_settings()
+            return json_events_from_process(
+                self.command(request, program=launch.program, extra=launch.args),
+                cwd=cwd,
+                env=launch.env,
+                inherit_env=launch.inherit_env,
+                prompt=request.prompt,
+                install_hint="a test double",
+                terminate_grace=self.terminate_grace,
+            )
+
+
+    class Base(SubprocessAgenticConformance):
+        endpoint_type = ReferenceCliEndpoint
+
+        def make_cli_endpoint(self, argv_prefix, *, terminate_grace, settings=None, timeout=None):
+            config = {"timeout": timeout} if timeout is not None else {}
+            return self.endpoint_type(
+                argv=argv_prefix, terminate_grace=terminate_grace, settings=settings, **config
+            )
+
+        def cli_events(self, scenario):
+            return TEXT
+
+        def valid_request(self):
+            return {"prompt": "hello"}
+
+
+    class TestGoodCli(Base):
+        pass
+
+
+    class TestLaunchWithoutSecrets(Base):
+        endpoint_type = LaunchWithoutSecrets
+    """
+)
+SECRET_CASE = "test_deployment_secret_never_reaches_the_error"
+
+
+@pytest.mark.timeout(300)
+def test_kit_catches_a_launch_that_drops_the_deployment_secrets(tmp_path: Path) -> None:
+    """A launch without ``secrets=`` leaks a ``settings.env`` value; the secret case fails it.
+
+    The pre-existing non-zero-exit case cannot: its secret is sk-shaped, which core redacts by
+    pattern whatever the launch declares, so the same defect passes it (asserted here too).
+    """
+    exit_case = "test_nonzero_exit_is_typed_with_bounded_redacted_stderr"
+    report, stdout = run_generated(tmp_path, SECRETS_MODULE, f"{SECRET_CASE} or {exit_case}")
+    found = outcomes(report)
+    assert found.get(("TestGoodCli", SECRET_CASE)) == {"passed"}, stdout
+    assert found.get(("TestGoodCli", exit_case)) == {"passed"}, stdout
+    assert found.get(("TestLaunchWithoutSecrets", exit_case)) == {"passed"}, stdout
+    caught = found.get(("TestLaunchWithoutSecrets", SECRET_CASE), set())
+    assert caught & {"failure", "error"}, f"the dropped secrets= was not caught:\n{stdout}"

@@ -395,7 +395,9 @@ def blocked(client: redis.Redis) -> int:
     return int(info["blocked_clients"])
 
 
-@pytest.mark.parametrize("query", ["foo=1", "socket_timeout=abc", "ssl_cert_reqs=none"])
+@pytest.mark.parametrize(
+    "query", ["foo=1", "health_check_interval=abc", "max_connections=x", "ssl_cert_reqs=none"]
+)
 def test_a_url_option_redis_py_refuses_is_a_config_error_naming_url(
     redis_server_pw: RedisServer, query: str
 ) -> None:

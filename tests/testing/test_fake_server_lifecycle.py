@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import os
 import signal
@@ -83,6 +84,21 @@ async def test_requests_are_recorded_with_credentials_redacted(
         assert "sk-live-123" not in text
         assert "ant-9" not in text
         assert "AIza" not in text
+
+
+async def test_recorded_credential_is_a_digest_of_what_was_sent(
+    server: FakeProviderServer, client: httpx.AsyncClient
+) -> None:
+    """The record says which key arrived (its SHA-256), never the key: the HTTP kit's
+    "the key it was given reached the server" check rests on it."""
+    await client.post(CHAT, json=BODY, headers={"authorization": "Bearer sk-live-123"})
+    await client.post("/v1/messages", json=BODY, headers={"x-api-key": "ant-9"})
+    await client.post(CHAT, json=BODY)
+    bearer, header, none = server.requests
+    assert bearer.credential_sha256 == hashlib.sha256(b"sk-live-123").hexdigest()
+    assert header.credential_sha256 == hashlib.sha256(b"ant-9").hexdigest()
+    assert none.credential_sha256 == ""
+    assert "credential_sha256" not in repr(bearer)
 
 
 async def test_recording_can_be_turned_off() -> None:

@@ -6,7 +6,8 @@ be safe to print: credential headers and a ``key`` query parameter are stored as
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -16,6 +17,7 @@ __all__ = [
     "SECRET_HEADERS",
     "RecordedRequest",
     "conversation_texts",
+    "credential_digest",
     "credential_of",
     "record",
 ]
@@ -57,6 +59,10 @@ class RecordedRequest:
         scenario: The scenario selector as sent (the ``x-fake-behaviour`` header, else the
             ``/scenario/<names>/`` path prefix), ``"text"`` when neither was given. ``path`` is
             the path after that prefix, as routed.
+        credential_sha256: :func:`credential_digest` of the credential the request carried
+            (``""`` when it carried none). The value itself is redacted everywhere else; the
+            digest lets a test check *which* key arrived (``credential_digest(key)``) without
+            the record ever holding it.
     """
 
     method: str
@@ -65,6 +71,7 @@ class RecordedRequest:
     headers: dict[str, str]
     json: Any
     scenario: str = "text"
+    credential_sha256: str = field(default="", repr=False, compare=False)
 
     def conversation_text(self) -> str:
         """Every text the request carried as conversation, in body order, one per line.
@@ -95,7 +102,13 @@ def record(
         for name, value in parse_qsl(query, keep_blank_values=True)
     }
     safe = {name: REDACTED if name in SECRET_HEADERS else value for name, value in headers.items()}
-    return RecordedRequest(method, path, params, safe, body, scenario)
+    digest = credential_digest(credential_of(headers, query))
+    return RecordedRequest(method, path, params, safe, body, scenario, digest)
+
+
+def credential_digest(credential: str) -> str:
+    """The SHA-256 hex digest :attr:`RecordedRequest.credential_sha256` holds (``""`` for none)."""
+    return hashlib.sha256(credential.encode()).hexdigest() if credential else ""
 
 
 def credential_of(headers: dict[str, str], query: str) -> str:

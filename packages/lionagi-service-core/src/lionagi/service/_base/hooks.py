@@ -71,7 +71,12 @@ _SLOTS: dict[HookPhase, str] = {
 
 
 class HookRegistry:
-    """Holds at most one callable per hook point. Sync or async callables are both accepted."""
+    """Holds at most one callable per hook point. Sync or async callables are both accepted.
+
+    A sync hook runs on the event loop's thread, so neither its cap nor the deadline nor a
+    cancellation can interrupt it; under an ``iModel`` one that returns past its limit ends the
+    call as an async hook cut off there would (``HookTimeout`` or the deadline error).
+    """
 
     __slots__ = ("_chunk", "_create", "_post", "_pre")
 
@@ -100,7 +105,9 @@ class HookRegistry:
     def from_mapping(cls, hooks: dict[str, Any]) -> HookRegistry:
         """Build from ``{"pre_invocation": fn, ...}``; an unknown key is an error, not ignored."""
         known = {p.value for p in HookPhase}
-        unknown = sorted(set(hooks) - known)
+        # Sorted as text: keys of mixed types (``{1: f, "pre": g}``) would otherwise fail the
+        # sort itself and the caller would see Python's comparison error, not the bad key.
+        unknown = sorted((k for k in hooks if k not in known), key=str)
         if unknown:
             raise TypeError(f"{unknown[0]}: unknown hook point; known: {', '.join(sorted(known))}")
         return cls(**hooks)

@@ -462,7 +462,7 @@ class iModel:
         from .._base.hooks import DEFAULT_HOOK_CAPS, HookPhase
         from .._lifecycle.budget import NO_DEADLINE
         from .._lifecycle.deadline import DeadlineReached, run_before
-        from .._lifecycle.supervisor import HookTimeout
+        from .._lifecycle.supervisor import HookTimeout, overrun
         from .._transport.api_calling import APICalling
 
         budget = request_budget or NO_DEADLINE
@@ -479,7 +479,10 @@ class iModel:
                     clock=self._clock,
                     sleep=self._sleep,
                 )
+                overran = overrun(until, self._clock)  # a sync hook is seen late, not cut off
             except DeadlineReached:
+                overran = True
+            if overran:
                 if cap_wins:
                     raise HookTimeout(HookPhase.PRE_EVENT_CREATE, cap) from None
                 raise RequestDeadlineExceeded("(not created)", "hook") from None

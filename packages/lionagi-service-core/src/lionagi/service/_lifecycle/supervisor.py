@@ -79,6 +79,18 @@ def outcome_status(exc: BaseException) -> EventStatus:
     return EventStatus.CANCELLED
 
 
+def overrun(until: float | None, clock: Clock) -> bool:
+    """True when a hook returned at or after ``until``, its cap or the request deadline.
+
+    A sync hook runs on the event loop's thread, so no cancel scope can interrupt it: the
+    limit is only seen once it returns. Without this check a blocking hook that outlived its
+    cap or the deadline let the call go on and even COMPLETE after its deadline; with it the
+    outcome is the one an async hook cut off at the limit gets (``HookTimeout`` or
+    ``RequestDeadlineExceeded("hook")``).
+    """
+    return until is not None and clock() >= until
+
+
 def _is_control_flow(exc: BaseException) -> bool:
     """Errors ``invoke()`` raises instead of recording: admission, deadline, cancellation."""
     return isinstance(exc, AdmissionError) or not isinstance(exc, Exception)
@@ -236,7 +248,10 @@ class CallSupervisor:
             until = self._clock() + cap
         try:
             await run_before(lambda: fn(call), until, clock=self._clock, sleep=self._sleep)
+            overran = overrun(until, self._clock)
         except DeadlineReached:
+            overran = True
+        if overran:
             if cap_wins:
                 assert cap is not None
                 raise HookTimeout(phase, cap) from None
@@ -245,12 +260,23 @@ class CallSupervisor:
     async def _chunk_hook(
         self, call: APICalling, chunk: StreamChunk, budget: RequestBudget
     ) -> StreamChunk:
-        """Run the chunk hook inside the request deadline (it has no local cap of its own)."""
+        """Run the chunk hook inside the request deadline (it has no local cap of its own).
+
+        A sync hook that returned past the deadline ends the stream as an async one cut off
+        there does (see :func:`overrun`).
+        """
         registry = call.hook_registry
         assert registry is not None
-        return await self._bounded(
-            lambda: registry.on_chunk(call, chunk), budget, "hook", str(call.id)
-        )
+        until = budget.deadline
+        try:
+            out = await run_before(
+                lambda: registry.on_chunk(call, chunk), until, clock=self._clock, sleep=self._sleep
+            )
+        except DeadlineReached:
+            raise RequestDeadlineExceeded(str(call.id), "hook") from None
+        if overrun(until, self._clock):
+            raise RequestDeadlineExceeded(str(call.id), "hook")
+        return out
 
     def _local_cap(self, call: APICalling) -> float | None:
         return call.timeout if call.timeout is not None else call.endpoint.config.timeout
@@ -539,9 +565,13 @@ class CallSupervisor:
                     lease.pause(on_parked_abort)
                     try:
                         for chunk in item:
-                            if chunk.type == "error" and not ended:
+                            failure: StreamChunk | None = None  # the provider's error chunk
+                            if chunk.type == "error":
                                 ended = True  # the provider reported failure: nothing more is read
                                 opened.failed()
+                                if hooked:  # the hook is caller code: it sees what callers see
+                                    chunk = call.endpoint.redacted_error(chunk)
+                                failure = chunk
                             if hooked:
                                 lease.resume()
                                 with lease.abort_scope():
@@ -549,9 +579,9 @@ class CallSupervisor:
                                 lease.pause(on_parked_abort)
                             if trace is not None:
                                 trace.chunk(chunk)
-                            if chunk.type == "error":
+                            if chunk.type == "error" or failure is not None:
                                 lease.resume()
-                                chunk, error = self._error_chunk(call, chunk)
+                                chunk, error = self._error_chunk(call, chunk, failure)
                                 yield chunk
                                 raise error
                             # Closed while the consumer paused between chunks: nothing more leaves.
@@ -656,16 +686,29 @@ class CallSupervisor:
         return AdmissionClosed(f"admission controller closed; active call {call.id} was aborted")
 
     @staticmethod
-    def _error_chunk(call: APICalling, chunk: StreamChunk) -> tuple[StreamChunk, Exception]:
-        """A provider error chunk as the consumer sees it, and the error raised after it.
+    def _error_chunk(
+        call: APICalling, chunk: StreamChunk, failure: StreamChunk | None = None
+    ) -> tuple[StreamChunk, Exception]:
+        """An error chunk as the consumer sees it, and the error raised after it.
 
         Provider text (HTTP or CLI) on the one error path is redacted before it reaches the
         caller, the exception or a command line; the error is classified like ``invoke()``'s
         (the family twin, fields from the chunk). The call is FAILED here.
+
+        ``failure`` is the provider's own error chunk when ``chunk`` is what the chunk hook made
+        of it: a hook decides what the consumer is shown, but cannot turn the provider's failure
+        into a clean end (the call would be COMPLETED on truncated output, with the circuit
+        already told it failed), so a chunk it rewrote as another type is yielded and the
+        provider's error is raised after it.
         """
         endpoint = call.endpoint
-        chunk = endpoint.redacted_error(chunk)
-        error = endpoint.stream_error(chunk)
+        if chunk.type == "error":
+            chunk = endpoint.redacted_error(chunk)
+            source = chunk
+        else:
+            assert failure is not None  # only a provider error chunk gets here as another type
+            source = failure
+        error = endpoint.stream_error(source)
         call.terminate(EventStatus.FAILED, error=error)
         return chunk, error
 

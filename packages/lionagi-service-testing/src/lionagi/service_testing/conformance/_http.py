@@ -11,7 +11,8 @@ Around each case the harness
   the server starts and checks it again after the server stopped: a client connection the
   adapter left open keeps its descriptor;
 - requires every model's admission counters back to zero and no busy pool connection once the
-  case body returned (before the models are closed);
+  case body returned (within ``settle_timeout``, before the models are closed: closing the
+  client would close a connection the adapter left busy and hide it);
 - closes every ``iModel`` the case built and requires its endpoint's client to be closed;
 - captures every log record at DEBUG (a handler on the root logger) and scans it, the reprs of
   the models, endpoints and configs, ``to_dict()``, every chunk and every exception (with
@@ -46,6 +47,7 @@ from lionagi.service import (
 )
 from lionagi.service.http import ClientState
 
+from .._fake_record import REDACTED, RecordedRequest, credential_digest
 from .._fake_script import BEHAVIOURS
 from ..fake_server import FakeProviderServer
 from ._leaks import LeakCheck, model_leaks
@@ -238,6 +240,33 @@ class HTTPCase:
             f"path and that base_url ({self.base_url}) is used as given"
         )
 
+    def assert_key_sent(self, model: iModel) -> None:
+        """Every request the server received carried this case's key, in a header.
+
+        The 401 body echoes the credential the server received, so the redaction cases prove
+        something only if the key the kit handed ``make_endpoint`` is the one on the wire: an
+        adapter that drops the auth header, sends another key (one from the environment, a
+        placeholder) or moves it into the URL would otherwise pass them with nothing to
+        redact. A row with ``auth_type="none"`` sends no credential and is not checked.
+
+        The record keeps credentials redacted; it holds their SHA-256 digest, compared here. A
+        key in a header the fake server does not know as a credential header is recorded as
+        sent and found by value.
+        """
+        if model.endpoint.config.auth_type == "none":
+            return
+        expected = credential_digest(self.secret)
+        requests = self.server.requests
+        assert requests, "no request reached the fake server"
+        for request in requests:
+            in_header = request.credential_sha256 == expected and not _query_credential(request)
+            own_header = any(self.secret in value for value in request.headers.values())
+            assert in_header or own_header, (
+                f"a request to {request.path} did not carry the api_key make_endpoint was given "
+                "in a header: the endpoint sends no credential, another one, or puts it in the "
+                "URL (build auth with core's headers from config.api_key)"
+            )
+
     @property
     def attempts(self) -> int:
         """Requests the fake server received so far in this case."""
@@ -291,7 +320,18 @@ class HTTPCase:
                 check("APICalling.model_dump_json()", _dump_event(item))
         for text in logs:
             check("a log record", text)
+        for request in self.server.requests:
+            # The wire itself: a key in a URL ends up in proxy, server and client logs.
+            check(f"the URL of a request ({request.path})", request.path)
+            check(f"the query of a request ({request.path})", json.dumps(request.query))
+            if _query_credential(request):
+                found.append(f"a credential query parameter of a request ({request.path})")
         return found
+
+
+def _query_credential(request: RecordedRequest) -> bool:
+    """True when the recorded query carries a credential parameter (``key``, ``api_key``)."""
+    return any(value == REDACTED for value in request.query.values())
 
 
 def _dump_event(call: APICalling) -> str:
@@ -330,7 +370,7 @@ async def _case(
                     with anyio.CancelScope(shield=True), contextlib.suppress(AssertionError):
                         await case.close_models()
                     raise
-                held = model_leaks(case.models)
+                held = await _settled_leaks(case.models, kit.settle_timeout)
                 assert not held, "; ".join(held)
                 await case.close_models()
         assert not hang.cancelled_caught, (
@@ -344,6 +384,21 @@ async def _case(
     finally:
         root.removeHandler(capture)
         root.setLevel(level)
+
+
+async def _settled_leaks(models: list[iModel], settle: float) -> list[str]:
+    """:func:`model_leaks` once it is empty, or after ``settle`` seconds.
+
+    A stream wrapper that drops core's inner stream without closing it has that stream
+    finalized by the event loop one step later (a task closing the response): a connection busy
+    only until then is not held. A response nothing ever closes stays busy and is reported.
+    """
+    held = model_leaks(models)
+    with anyio.move_on_after(settle):
+        while held:
+            await anyio.sleep(0.01)  # a connection's release has no event to await
+            held = model_leaks(models)
+    return held
 
 
 def http_case(fn: F) -> Callable[[Any], None]:

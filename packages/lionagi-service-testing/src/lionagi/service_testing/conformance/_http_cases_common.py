@@ -73,12 +73,15 @@ class OneShotCases(HTTPConformanceBase):
         re-raise) core's ``ProviderUnauthorizedError``; wrapping it in a plain ``ProviderError``
         loses the family callers catch, and retrying it only locks the account faster. If the key
         shows up, the adapter built an error message from the raw body without core's
-        ``excerpt``/redaction, or put the key in a URL it prints.
+        ``excerpt``/redaction, or put the key in a URL it prints. "did not carry the api_key":
+        the echo tests redaction only when the key the kit gave ``make_endpoint`` is the one
+        sent, in a header (not dropped, not another key, not in the URL).
         """
         model = case.model()
         call = await case.invoke(model, "401")
         raised(call, ProviderAuthError, "HTTP 401")
         assert case.attempts == 1, f"HTTP 401 was attempted {case.attempts} times, expected 1"
+        case.assert_key_sent(model)
 
     @http_case
     async def test_auth_403_is_auth_error_not_retried(self, case: HTTPCase) -> None:
@@ -245,8 +248,11 @@ class OneShotCases(HTTPConformanceBase):
     async def test_api_key_never_leaks(self, case: HTTPCase) -> None:
         """The API key appears in no repr, dump, error, traceback or log record.
 
-        Every case scans for the key; this one makes the server echo it back (401) and calls
-        twice, so a key in a message, an attribute or a DEBUG log line is found.
+        Every case scans for the key (including the URLs the fake server received); this one
+        makes the server echo it back (401) and calls twice, so a key in a message, an
+        attribute or a DEBUG log line is found, and requires the key the kit gave
+        ``make_endpoint`` to be the credential every request carried, in a header: the echo is
+        no test of redaction when the key was never sent.
 
         Troubleshooting: build messages with core's ``excerpt``/``redact`` (the endpoint's
         ``_secrets()``), keep the key in ``config.api_key`` (a ``SecretStr``), never in a
@@ -261,6 +267,7 @@ class OneShotCases(HTTPConformanceBase):
         assert model.endpoint.config.secret_value() == case.secret, (
             "make_endpoint did not use the api_key it was given"
         )
+        case.assert_key_sent(model)
 
     @http_case
     async def test_closes_its_client(self, case: HTTPCase) -> None:

@@ -110,8 +110,13 @@ def pool_connections(endpoint: Any) -> tuple[int, int]:
 
     Reads httpx's transport pool (httpcore) of the client the endpoint built, if it built one:
     a connection that is neither idle nor closed still carries a request or an unread body.
+
+    Core's ``Endpoint`` keeps its client name-mangled (``_Endpoint__client``) so that an
+    adapter's own ``self._client`` cannot replace it; that is the attribute read first. Reading
+    only ``_client`` found no pool on any core endpoint, so a stream whose response was never
+    closed (the connection still busy when the case ended) passed unseen.
     """
-    client = getattr(endpoint, "_client", None)
+    client = _endpoint_client(endpoint)
     pool = getattr(getattr(client, "_transport", None), "_pool", None)
     connections = list(getattr(pool, "connections", ()) or ())
     busy = 0
@@ -121,6 +126,16 @@ def pool_connections(endpoint: Any) -> tuple[int, int]:
         if callable(idle) and callable(closed) and not (idle() or closed()):
             busy += 1
     return len(connections), busy
+
+
+def _endpoint_client(endpoint: Any) -> Any:
+    """The HTTP client ``endpoint`` built: core's mangled attribute, else an own ``_client``."""
+    try:
+        state = vars(endpoint)
+    except TypeError:  # a slotted object has no __dict__; its own _client is still readable
+        state = {}
+    client = state.get("_Endpoint__client")
+    return client if client is not None else getattr(endpoint, "_client", None)
 
 
 def model_leaks(models: Iterable[Any]) -> list[str]:

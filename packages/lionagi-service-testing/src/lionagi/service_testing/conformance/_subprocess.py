@@ -63,6 +63,12 @@ CONFORMANCE_SECRET = "sk-conformance-0123456789abcdefSECRET"
 _FATAL_LINE = f"fatal: conformance failure (token {CONFORMANCE_SECRET})"
 _SETTING_VAR = "LIONAGI_CONFORMANCE_DEPLOYMENT"
 _SETTING_VALUE = "kept-by-copy"
+# A value for the child's environment from ``settings.env``, which declares every value a
+# secret. Neither the value has a known key shape nor the name a credential word (core redacts
+# sk-..., AIza... by pattern and *_KEY/*_TOKEN values by name, whatever the adapter does): only
+# the secrets the launch declares (``secrets=``) can keep it out of an error.
+_DEPLOY_SECRET_VAR = "LIONAGI_CONFORMANCE_DEPLOY_VALUE"
+_DEPLOY_SECRET_PREFIX = "lionagiconformancedeploy"
 _NO_CONTAINMENT = (
     "per-call cgroups are unavailable here (not Linux, cgroup v1 only, or no delegated cgroup "
     "v2 subtree): core's teardown reaches only the process group, its documented limit, so a "
@@ -360,6 +366,52 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
             assert CONFORMANCE_SECRET not in text, f"the secret leaked into the error {label}"
             assert len(text) <= self.stderr_tail_limit, f"error {label} is {len(text)} chars"
         assert call.status is EventStatus.FAILED
+
+    @sync_case
+    async def test_deployment_secret_never_reaches_the_error(self) -> None:
+        """A credential from the deployment's ``settings.env``, echoed on stderr, is redacted.
+
+        The endpoint gets :class:`AgenticSettings` whose ``env`` holds a value of no known key
+        shape under a name with no credential word (``settings.env`` values are secrets by
+        contract); the fake CLI prints it in its final stderr line and exits 3. The raised error
+        (message, repr, ``stderr_tail``, ``raw``) and the event's error must not contain it.
+        The sk-shaped secret of the non-zero-exit case cannot prove this: core redacts that
+        shape by pattern (and ``*_KEY``/``*_TOKEN`` values by name) even when the launch
+        declares no secrets. Skipped, saying why, when
+        ``make_cli_endpoint`` takes no ``settings=``.
+
+        Troubleshooting: launch with the settings' secrets: ``secrets=launch.secrets`` from
+        ``self.launch_settings()`` (``SubprocessCliEndpoint.launch`` does). A ``launch``
+        override that builds ``json_events_from_process`` without ``secrets=`` redacts only
+        known key shapes, and a CLI quoting its token (or a gateway echoing it) leaks it.
+        """
+        token = _DEPLOY_SECRET_PREFIX + uuid.uuid4().hex
+        settings = AgenticSettings.model_validate({"env": {_DEPLOY_SECRET_VAR: token}})
+        plan = self.write_plan(
+            {
+                "events": list(self.cli_events(Scenario.TEXT)),
+                "stderr": f"fatal: the token {token} was refused",
+                "exit_code": 3,
+            }
+        )
+        endpoint = self.configured_cli_endpoint(replay_argv(plan), settings=settings)
+        model = self.model(endpoint)
+        call = model.create_api_calling(**self.valid_request())
+        with self.guard():
+            _, exc = await self.collect(model.stream(api_call=call))
+        assert isinstance(exc, ProviderError), repr(exc)
+        assert call.status is EventStatus.FAILED
+        for label, text in (
+            ("message", str(exc)),
+            ("repr", repr(exc)),
+            ("stderr_tail", str(getattr(exc, "stderr_tail", "") or "")),
+            ("raw", str(getattr(exc, "raw", "") or "")),
+            ("event error", call.execution.error or ""),
+        ):
+            assert token not in text, (
+                f"the settings.env secret leaked into the error {label}: the launch does not "
+                "pass the settings' secrets (secrets=) to core"
+            )
 
     @sync_case
     async def test_missing_executable_is_refused_before_launch(self) -> None:
