@@ -178,3 +178,78 @@ def test_protocol_error_excerpt_is_redacted() -> None:
     with pytest.raises(ProviderProtocolError) as info:
         run(chunk({"mystery": secret}), secrets=(secret,))
     assert secret not in str(info.value)
+
+
+# --- finishMessage: the API's explanation of a finish reason -------------------------------------
+
+
+def finished(finish: str, message: str | None, *parts: dict[str, Any]) -> dict[str, Any]:
+    event = chunk(*parts, finish=finish, usage=True)
+    if message is not None:
+        event["candidates"][0]["finishMessage"] = message
+    return event
+
+
+MALFORMED = "Malformed function call: print(default_api.get_weather(city='Oslo', unit=celsius"
+
+
+@pytest.mark.parametrize(
+    ("finish", "message"),
+    [
+        ("MALFORMED_FUNCTION_CALL", MALFORMED),
+        ("UNEXPECTED_TOOL_CALL", "Unexpected tool call: get_weather is not declared."),
+        ("SAFETY", "The response was blocked for safety reasons."),
+    ],
+)
+def test_finish_message_is_kept_on_the_result(finish: str, message: str) -> None:
+    # It was dropped: the caller saw MALFORMED_FUNCTION_CALL and no word of what was malformed.
+    out = run(chunk({"text": "Let me check."}), finished(finish, message))
+    assert [c.type for c in out] == ["text", "result"]
+    result = out[-1]
+    assert result.metadata["finish_reason"] == finish
+    assert result.metadata["finish_message"] == message
+    assert result.metadata["usage"] == USAGE
+
+
+def test_no_finish_message_adds_no_key() -> None:
+    out = run(finished("STOP", None, {"text": "hi"}))
+    assert "finish_message" not in out[-1].metadata
+    assert set(out[-1].metadata) == {"usage", "model", "finish_reason", "response_id"}
+
+
+def test_finish_message_is_redacted() -> None:
+    secret = "AIzaSecretKey0123456789"
+    out = run(
+        finished("MALFORMED_FUNCTION_CALL", f"bad call: f(key='{secret}')"), secrets=(secret,)
+    )
+    message = out[-1].metadata["finish_message"]
+    assert secret not in message
+    assert message.startswith("bad call: f(key=")
+
+
+def test_finish_message_belongs_to_the_finish_reason_it_came_with() -> None:
+    # The result reports one candidate's finish reason (the last seen): its message goes with it.
+    event = {
+        "candidates": [
+            {
+                "content": {"parts": [{"text": "a"}]},
+                "index": 0,
+                "finishReason": "MALFORMED_FUNCTION_CALL",
+                "finishMessage": MALFORMED,
+            },
+            {"content": {"parts": [{"text": "b"}]}, "index": 1, "finishReason": "STOP"},
+        ]
+    }
+    result = run(event)[-1]
+    assert result.metadata["finish_reason"] == "STOP"
+    assert "finish_message" not in result.metadata
+
+
+def test_max_tokens_after_a_whole_function_call_is_a_tool_use_then_the_result() -> None:
+    # Gemini sends a functionCall part whole (args an object, never streamed text), so the
+    # output token limit cannot cut one: MAX_TOKENS is an ordinary finish reason here.
+    call = {"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}, "id": "fc-1"}}
+    out = run(chunk(call), finished("MAX_TOKENS", None))
+    assert [c.type for c in out] == ["tool_use", "result"]
+    assert out[0].tool_input == {"city": "Oslo"}
+    assert out[-1].metadata["finish_reason"] == "MAX_TOKENS"

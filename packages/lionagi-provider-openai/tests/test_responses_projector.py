@@ -241,3 +241,211 @@ def test_every_sdk_event_type_is_handled_ignored_or_refused_on_purpose() -> None
     for name in refused:
         with pytest.raises(ProviderProtocolError, match="unrecognized event type"):
             run([{"type": name, "delta": "AAAA"}])
+
+
+# --- a function call cut off by max_output_tokens ------------------------------------------------
+
+INCOMPLETE = {
+    "type": "response.incomplete",
+    "response": {
+        "status": "incomplete",
+        "model": "gpt-r",
+        "incomplete_details": {"reason": "max_output_tokens"},
+        "usage": USAGE,
+    },
+}
+
+
+def _incomplete(reason: str) -> dict[str, Any]:
+    response = {**INCOMPLETE["response"], "incomplete_details": {"reason": reason}}
+    return {"type": "response.incomplete", "response": response}
+
+
+def _call_added(output_index: int = 1, name: str = "get_weather") -> dict[str, Any]:
+    item = {
+        "type": "function_call",
+        "id": f"fc_{output_index}",
+        "call_id": f"call_{output_index}",
+        "name": name,
+        "arguments": "",
+        "status": "in_progress",
+    }
+    return {"type": "response.output_item.added", "output_index": output_index, "item": item}
+
+
+def _args_delta(delta: str, output_index: int = 1) -> dict[str, Any]:
+    return {
+        "type": "response.function_call_arguments.delta",
+        "item_id": f"fc_{output_index}",
+        "output_index": output_index,
+        "delta": delta,
+    }
+
+
+def _text_then_open_call(*arguments: str) -> list[dict[str, Any]]:
+    """A message, then a function call whose arguments stop mid-object: no done events."""
+    return [
+        {"type": "response.created", "response": {"id": "r", "status": "in_progress"}},
+        {"type": "response.output_text.delta", "item_id": "m", "output_index": 0, "delta": "ok"},
+        _call_added(),
+        *(_args_delta(piece) for piece in arguments),
+    ]
+
+
+def _assert_cut_short(error: StreamChunk, name: str = "get_weather") -> None:
+    assert error.type == "error"
+    assert error.is_error
+    assert error.metadata["finish_reason"] == "max_output_tokens"
+    assert error.metadata["code"] == "max_output_tokens"
+    assert error.metadata["usage"] == USAGE
+    assert name in (error.content or "")
+    assert "max_output_tokens" in (error.content or "")
+    raised = classify_stream_error(error.content, error.metadata)
+    assert type(raised) is ProviderStreamError
+    assert not raised.retryable
+
+
+def test_an_open_function_call_at_max_output_tokens_is_an_error_naming_the_tool() -> None:
+    # Argument deltas, then the terminal event: the call was never closed. It was dropped
+    # silently and the stream ended as a success.
+    chunks = run([*_text_then_open_call('{"city": ', '"Os'), INCOMPLETE])
+    assert [c.type for c in chunks] == ["text", "error"]
+    _assert_cut_short(chunks[1])
+
+
+def test_a_function_call_closed_with_cut_arguments_then_incomplete_is_the_same_error() -> None:
+    # The server closes the cut item (its arguments a prefix) before response.incomplete: the
+    # call is held until the terminal event says why; it failed as "not valid JSON".
+    cut = '{"city": "Os'
+    item = {**_call_added()["item"], "arguments": cut, "status": "incomplete"}
+    chunks = run(
+        [
+            *_text_then_open_call('{"city": ', '"Os'),
+            {
+                "type": "response.function_call_arguments.done",
+                "item_id": "fc_1",
+                "output_index": 1,
+                "arguments": cut,
+            },
+            {"type": "response.output_item.done", "output_index": 1, "item": item},
+            INCOMPLETE,
+        ]
+    )
+    assert [c.type for c in chunks] == ["text", "error"]
+    _assert_cut_short(chunks[1])
+
+
+def test_an_open_call_with_no_argument_text_yet_is_cut_too() -> None:
+    # Named, then the limit: a tool_use with {} would run the tool without its arguments.
+    chunks = run([*_text_then_open_call(), INCOMPLETE])
+    assert [c.type for c in chunks] == ["text", "error"]
+    _assert_cut_short(chunks[1])
+
+
+def test_an_open_call_whose_arguments_are_complete_is_a_tool_use() -> None:
+    # The object closed before the limit (only the done events are missing): the call is whole.
+    chunks = run([*_text_then_open_call('{"city": ', '"Oslo"}'), INCOMPLETE])
+    assert [c.type for c in chunks] == ["text", "tool_use", "result"]
+    assert (chunks[1].tool_id, chunks[1].tool_name, chunks[1].tool_input) == (
+        "call_1",
+        "get_weather",
+        {"city": "Oslo"},
+    )
+    assert chunks[2].metadata["finish_reason"] == "max_output_tokens"
+
+
+def test_a_closed_call_before_the_limit_is_a_tool_use_and_the_result_says_incomplete() -> None:
+    item = {**_call_added()["item"], "arguments": '{"city": "Oslo"}', "status": "completed"}
+    chunks = run(
+        [
+            *_text_then_open_call('{"city": "Oslo"}'),
+            {"type": "response.output_item.done", "output_index": 1, "item": item},
+            INCOMPLETE,
+        ]
+    )
+    assert [c.type for c in chunks] == ["text", "tool_use", "result"]
+    assert chunks[2].metadata == {
+        "usage": USAGE,
+        "model": "gpt-r",
+        "finish_reason": "max_output_tokens",
+    }
+
+
+def test_only_the_cut_call_is_an_error_after_earlier_complete_calls() -> None:
+    first = {
+        **_call_added(1, "first")["item"],
+        "arguments": '{"a": 1}',
+        "status": "completed",
+    }
+    chunks = run(
+        [
+            _call_added(1, "first"),
+            _args_delta('{"a": 1}', 1),
+            {"type": "response.output_item.done", "output_index": 1, "item": first},
+            _call_added(2, "second"),
+            _args_delta('{"b": [1, ', 2),
+            INCOMPLETE,
+        ]
+    )
+    assert [c.type for c in chunks] == ["tool_use", "error"]
+    assert chunks[0].tool_name == "first"
+    _assert_cut_short(chunks[1], "second")
+
+
+def test_incomplete_without_an_open_call_is_still_one_result() -> None:
+    chunks = run(
+        [
+            {"type": "response.output_text.delta", "delta": "a long ans"},
+            {"type": "response.output_text.done", "text": "a long ans"},
+            INCOMPLETE,
+        ]
+    )
+    assert [c.type for c in chunks] == ["text", "result"]
+    assert chunks[1].metadata == {
+        "usage": USAGE,
+        "model": "gpt-r",
+        "finish_reason": "max_output_tokens",
+    }
+
+
+def test_cut_arguments_at_another_incomplete_reason_are_a_protocol_error() -> None:
+    # Only the output token limit explains arguments cut mid-object; a content filter stopping
+    # a call is not reported as a token limit (and the call is not dropped silently).
+    with pytest.raises(ProviderProtocolError, match="not valid JSON"):
+        run([*_text_then_open_call('{"city": "Os'), _incomplete("content_filter")])
+
+
+def test_malformed_closed_arguments_at_completed_are_still_a_protocol_error() -> None:
+    item = {**_call_added()["item"], "arguments": '{"city": "Os', "status": "completed"}
+    events = [
+        _call_added(),
+        {"type": "response.output_item.done", "output_index": 1, "item": item},
+    ]
+    completed = {
+        "type": "response.completed",
+        "response": {"status": "completed", "model": "gpt-r", "usage": USAGE},
+    }
+    with pytest.raises(ProviderProtocolError, match="not valid JSON"):
+        run([*events, completed])
+    with pytest.raises(ProviderProtocolError, match="not valid JSON"):
+        run(events)  # EOF: the call's own error, not "ended before completion"
+    with pytest.raises(ProviderProtocolError, match="not valid JSON"):
+        # More output after it: a cut call is the last thing the model wrote, so this one was
+        # malformed, and the error is not held back behind the rest of the stream.
+        run([*events, {"type": "response.output_text.delta", "delta": "more"}], eof=False)
+
+
+def test_an_error_event_after_a_held_call_is_the_error_reported() -> None:
+    item = {**_call_added()["item"], "arguments": '{"city": "Os', "status": "incomplete"}
+    chunks = run(
+        [
+            {"type": "response.output_item.done", "output_index": 1, "item": item},
+            {"type": "error", "code": "server_error", "message": "boom"},
+        ]
+    )
+    assert [(c.type, c.content) for c in chunks] == [("error", "boom")]
+
+
+def test_the_cut_error_redacts_a_secret_in_the_tool_name() -> None:
+    chunks = run([_call_added(name=f"tool_{SECRET}"), _args_delta('{"a'), INCOMPLETE])
+    assert SECRET not in (chunks[-1].content or "")

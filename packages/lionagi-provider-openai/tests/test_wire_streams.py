@@ -13,7 +13,9 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
-from lionagi.service import iModel
+import pytest
+
+from lionagi.service import ProviderStreamError, iModel
 
 KEY = "sk-wire-test-0123456789"
 
@@ -24,10 +26,15 @@ def _event(kind: str, sequence: int, **fields: Any) -> bytes:
 
 
 @asynccontextmanager
-async def _sse_server(writes: Sequence[bytes]) -> AsyncIterator[str]:
-    """A loopback HTTP/1.1 server answering every POST with ``writes``, one chunk per write."""
+async def _sse_server(writes: Sequence[bytes], hits: list[int] | None = None) -> AsyncIterator[str]:
+    """A loopback HTTP/1.1 server answering every POST with ``writes``, one chunk per write.
+
+    ``hits`` (if given) gets one entry per request served, to count retries.
+    """
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if hits is not None:
+            hits.append(1)
         writer.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         try:
             head = await reader.readuntil(b"\r\n\r\n")
@@ -101,3 +108,59 @@ async def test_keepalive_events_in_a_long_responses_stream_are_skipped() -> None
     assert result.type == "result"
     assert result.metadata["usage"] == usage
     assert result.metadata["finish_reason"] == "completed"
+
+
+async def test_a_function_call_cut_by_max_output_tokens_raises_once_naming_the_tool() -> None:
+    """Argument deltas, then ``response.incomplete`` (``max_output_tokens``), the call still open.
+
+    The stream ended as a success with the call silently dropped; it now raises
+    ``ProviderStreamError`` naming the tool and the limit, and the request is not sent again
+    (the same request stops at the same place).
+    """
+    response = {"id": "resp_2", "object": "response", "model": "gpt-5", "status": "in_progress"}
+    usage = {"input_tokens": 30, "output_tokens": 16, "total_tokens": 46}
+    item = {
+        "id": "fc_1",
+        "type": "function_call",
+        "status": "in_progress",
+        "arguments": "",
+        "call_id": "call_1",
+        "name": "get_weather",
+    }
+    ref = {"item_id": "fc_1", "output_index": 0}
+    writes = [
+        _event("response.created", 0, response=response),
+        _event("response.output_item.added", 1, output_index=0, item=item),
+        _event("response.function_call_arguments.delta", 2, **ref, delta='{"city": '),
+        _event("response.function_call_arguments.delta", 3, **ref, delta='"Os'),
+        _event(
+            "response.incomplete",
+            4,
+            response={
+                **response,
+                "status": "incomplete",
+                "incomplete_details": {"reason": "max_output_tokens"},
+                "usage": usage,
+            },
+        ),
+    ]
+    hits: list[int] = []
+    async with (
+        _sse_server(writes, hits) as base_url,
+        iModel(
+            model="openai/gpt-5",
+            endpoint="responses",
+            base_url=base_url,
+            api_key=KEY,
+            allow_local_network=True,
+        ) as model,
+    ):
+        with pytest.raises(ProviderStreamError) as info:
+            async for _ in model.stream(input="weather?", max_output_tokens=16):
+                pass
+    assert type(info.value) is ProviderStreamError
+    assert not info.value.retryable
+    assert "get_weather" in str(info.value)
+    assert "max_output_tokens" in str(info.value)
+    assert "not valid JSON" not in str(info.value)
+    assert len(hits) == 1

@@ -18,7 +18,11 @@ Projection:
 - a ``thoughtSignature`` rides on the chunk of its part (``metadata["thought_signature"]``), so
   it can be sent back with the turn;
 - one ``result`` chunk at the end: ``usage`` (the ``usageMetadata`` object: prompt, candidates,
-  thoughts and total token counts), ``model`` (``modelVersion``), ``finish_reason``;
+  thoughts and total token counts), ``model`` (``modelVersion``), ``finish_reason``, and
+  ``finish_message`` when the candidate carried a ``finishMessage`` (the API's explanation, e.g.
+  of ``MALFORMED_FUNCTION_CALL``; redacted and bounded). Every finish reason ends in the result,
+  ``SAFETY`` and ``MALFORMED_FUNCTION_CALL`` included: the caller reads ``finish_reason``
+  (``MAX_TOKENS`` never cuts a function call: its part arrives whole or not at all);
 - an ``{"error": {...}}`` event, or a prompt refused outright (``promptFeedback.blockReason``
   with no candidate), -> one ``error`` chunk, ending the stream;
 - a candidate other than the first tags its chunks with ``metadata["candidate"]``;
@@ -32,11 +36,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from lionagi.service import StreamChunk
-from lionagi.service.http import NO_CHUNKS, ProjectorBase
+from lionagi.service.http import NO_CHUNKS, ProjectorBase, excerpt
 
 __all__ = ["GeminiStreamProjector"]
 
-# Candidate fields that carry no chunk content (bookkeeping the result does not need).
+# Candidate fields that carry no chunk content (bookkeeping, or read for the result).
 _CANDIDATE_QUIET = frozenset(
     {
         "content",
@@ -62,7 +66,7 @@ _PART_META = frozenset({"thought", "thoughtSignature", "videoMetadata", "partMet
 class GeminiStreamProjector(ProjectorBase):
     """The ``streamGenerateContent`` SSE grammar (see the module docstring)."""
 
-    __slots__ = ("_calls", "_finish_reason", "_model", "_response_id", "_usage")
+    __slots__ = ("_calls", "_finish_message", "_finish_reason", "_model", "_response_id", "_usage")
 
     grammar = "Gemini generateContent stream"
 
@@ -71,6 +75,7 @@ class GeminiStreamProjector(ProjectorBase):
         self._usage: Any = None
         self._model: Any = None
         self._finish_reason: Any = None
+        self._finish_message: str | None = None
         self._response_id: Any = None
         self._calls = 0
 
@@ -131,6 +136,9 @@ class GeminiStreamProjector(ProjectorBase):
         finish = candidate.get("finishReason")
         if finish:
             self._finish_reason = finish
+            # Its explanation goes with it (or none, if this candidate gave none).
+            message = candidate.get("finishMessage")
+            self._finish_message = message if isinstance(message, str) and message else None
 
     def _part(self, part: Any, tag: dict[str, Any], out: list[StreamChunk]) -> None:
         if type(part) is not dict:
@@ -216,4 +224,6 @@ class GeminiStreamProjector(ProjectorBase):
         result = self.result_chunk(self._usage, self._model, self._finish_reason)
         if self._response_id:
             result.metadata["response_id"] = self._response_id
+        if self._finish_message is not None:
+            result.metadata["finish_message"] = excerpt(self._finish_message, self.secrets)
         return (result,)

@@ -9,21 +9,32 @@ ends with ``response.completed`` / ``response.incomplete`` (usage on the respons
 Events that carry nothing a chunk represents are listed in :data:`RESPONSES_IGNORED_EVENTS`;
 anything neither handled nor listed is a :class:`~lionagi.service.ProviderProtocolError`, so a
 new content-bearing event type is noticed rather than dropped.
+
+A function call cut off by the output token limit (``response.incomplete`` with
+``incomplete_details.reason == "max_output_tokens"`` while its arguments are a prefix of a JSON
+object) ends the stream with the error chunk of :meth:`ProjectorBase.cut_short`, naming the tool
+and the limit, whether the server closed the cut item (``response.output_item.done`` with the
+prefix: the call is held until the terminal event says why) or left it open (argument deltas and
+no done event: the calls opened by ``response.output_item.added`` are tracked until they close).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
-from lionagi.service import StreamChunk
-from lionagi.service.http import NO_CHUNKS, ProjectorBase
+from lionagi.service import ProviderProtocolError, StreamChunk
+from lionagi.service.http import NO_CHUNKS, PendingToolCall, ProjectorBase
 
 __all__ = ["RESPONSES_IGNORED_EVENTS", "ResponsesProjector"]
 
 # Bookkeeping, telemetry and "*.done" events whose content already arrived through a delta or
 # arrives in ``response.output_item.done``. Server-side tool progress (web/file search, code
 # interpreter, image generation, MCP) has no chunk type: its outcome is in the output items.
+# None of them yields a chunk; ``response.output_item.added`` and
+# ``response.function_call_arguments.*`` are still read, to know which function call is open when
+# the stream ends (a call cut off by the output token limit).
 # ``keepalive`` (``{"type": "keepalive", "sequence_number": n}``) is undocumented but real: the
 # API sends it during long silent stretches (a long reasoning phase), so refusing it would end
 # exactly the slow streams it exists to keep open.
@@ -93,31 +104,61 @@ _THINKING_DELTAS = frozenset(
     {"response.reasoning_summary_text.delta", "response.reasoning_text.delta"}
 )
 _TERMINAL = frozenset({"response.completed", "response.incomplete"})
+# Read to follow an open function call (each is also in RESPONSES_IGNORED_EVENTS: no chunk).
+_CALL_EVENTS = frozenset(
+    {
+        "response.output_item.added",
+        "response.function_call_arguments.delta",
+        "response.function_call_arguments.done",
+    }
+)
 
 
 class ResponsesProjector(ProjectorBase):
     """The Responses API stream: text, reasoning, tool calls, one result or one error."""
 
-    __slots__ = ()
+    __slots__ = ("_held", "_open")
 
     grammar = "OpenAI Responses stream"
+
+    def __init__(self, secrets: tuple[str, ...] = ()) -> None:
+        super().__init__(secrets)
+        # Function calls announced by ``response.output_item.added`` and not closed yet, in
+        # output order, by item id (else output index): their argument text so far.
+        self._open: dict[str | int, PendingToolCall] = {}
+        # A closed function call whose arguments are not JSON: (name, arguments, the error).
+        # Cut off by max_output_tokens, or malformed? Only the terminal event says.
+        self._held: tuple[Any, str, ProviderProtocolError] | None = None
 
     def feed(self, event: Any) -> Sequence[StreamChunk]:
         """Project one event."""
         if type(event) is not dict:
             raise self.protocol_error("event is not a JSON object", event)
         self.started = True
+        if self._held is None:
+            return self._project(event)
+        chunks = self._project(event)
+        if chunks and not self.done:
+            # A cut call is the last thing the model wrote: output after it means the held
+            # call was malformed, not cut, and its error is not kept back behind the rest.
+            raise self._held[2]
+        return chunks
+
+    def _project(self, event: dict[str, Any]) -> Sequence[StreamChunk]:
         kind = event.get("type")
         if kind == "response.output_text.delta":
             return (StreamChunk(type="text", content=event.get("delta") or "", is_delta=True),)
         if kind in _THINKING_DELTAS:
             return (StreamChunk(type="thinking", content=event.get("delta") or "", is_delta=True),)
+        if kind in _CALL_EVENTS:
+            self._track(kind, event)
+            return NO_CHUNKS
         if kind in RESPONSES_IGNORED_EVENTS:
             return NO_CHUNKS
         if kind == "response.output_item.done":
-            return self._item_done(event.get("item") or {})
+            return self._item_done(event.get("item") or {}, event.get("output_index"))
         if kind in _TERMINAL:
-            return (self._result(kind, event.get("response") or {}),)
+            return self._finish(kind, event.get("response") or {})
         if kind == "response.failed":
             response = event.get("response") or {}
             return self.error_chunk(response.get("error") or {"message": "response failed"})
@@ -132,20 +173,83 @@ class ResponsesProjector(ProjectorBase):
             )
         raise self.protocol_error(f"unrecognized event type {kind!r}", event)
 
-    def _result(self, kind: str, response: Any) -> StreamChunk:
-        """The one result chunk; an incomplete response reports why (``max_output_tokens``)."""
+    def _track(self, kind: str, event: dict[str, Any]) -> None:
+        """Follow a function call's arguments until its item closes (no chunk owed yet)."""
+        if kind == "response.output_item.added":
+            item = event.get("item")
+            if type(item) is dict and item.get("type") == "function_call":
+                key = _key(item.get("id"), event.get("output_index"))
+                if key is not None:
+                    call_id = item.get("call_id") or item.get("id")
+                    opened = self._open[key] = PendingToolCall(call_id, item.get("name"))
+                    opened.add(item.get("arguments"))
+            return
+        key = _key(event.get("item_id"), event.get("output_index"))
+        call = self._open.get(key) if key is not None else None
+        if call is None:
+            return  # a call never announced: its output_item.done still carries it whole
+        if kind == "response.function_call_arguments.delta":
+            call.add(event.get("delta"))
+        elif isinstance(event.get("arguments"), str):  # ...done: the whole text
+            call.args = [event["arguments"]]
+
+    def _finish(self, kind: str, response: Any) -> Sequence[StreamChunk]:
+        """The one result chunk; an incomplete response reports why (``max_output_tokens``).
+
+        A call still held or open then is resolved first: cut off by the output token limit,
+        it ends the stream with :meth:`cut_short`'s error chunk instead of the result; at any
+        other end its arguments must be a JSON object (else the protocol error).
+        """
         status = response.get("status")
         if kind == "response.incomplete" or status == "incomplete":
             details = response.get("incomplete_details") or {}
             status = details.get("reason") or "incomplete"
+        usage = response.get("usage")
+        limit = status == "max_output_tokens"
+        if self._held is not None:
+            name, arguments, error = self._held
+            cut = self.cut_short(name, arguments, status) if limit else None
+            if cut is None:
+                raise error
+            return (self._with_usage(cut, usage),)
+        out: list[StreamChunk] = []
+        while self._open:
+            call = self._open.pop(next(iter(self._open)))
+            if limit:
+                # No argument text yet is cut too: the model named the tool, then stopped.
+                cut = self.cut_short(call.name, call.arguments.strip() or "{", status)
+                if cut is not None:
+                    self._open.clear()
+                    out.append(self._with_usage(cut, usage))
+                    return out
+            out.append(self.tool_use_chunk(call.id, call.name, call.arguments))
         self.done = True
-        return self.result_chunk(response.get("usage"), response.get("model"), status)
+        out.append(self.result_chunk(usage, response.get("model"), status))
+        return out
 
-    def _item_done(self, item: Any) -> Sequence[StreamChunk]:
+    @staticmethod
+    def _with_usage(chunk: StreamChunk, usage: Any) -> StreamChunk:
+        if usage:
+            chunk.metadata["usage"] = usage
+        return chunk
+
+    def _item_done(self, item: Any, output_index: Any) -> Sequence[StreamChunk]:
         kind = item.get("type")
         tool_id = item.get("call_id") or item.get("id")
         if kind == "function_call":
-            return (self.tool_use_chunk(tool_id, item.get("name"), item.get("arguments") or ""),)
+            key = _key(item.get("id"), output_index)
+            if key is not None:
+                self._open.pop(key, None)
+            arguments = item.get("arguments") or ""
+            try:
+                return (self.tool_use_chunk(tool_id, item.get("name"), arguments),)
+            except ProviderProtocolError as exc:
+                if self._held is not None:
+                    raise self._held[2] from None
+                if not isinstance(arguments, str) or _is_json(arguments):
+                    raise  # JSON, but not an object: no cut makes that
+                self._held = (item.get("name"), arguments, exc)
+                return NO_CHUNKS
         if kind == "custom_tool_call":
             # A custom tool's input is free text, not JSON: carried under "input".
             return (self.tool_use_chunk(tool_id, item.get("name"), {"input": item.get("input")}),)
@@ -157,3 +261,27 @@ class ResponsesProjector(ProjectorBase):
             return (self.tool_use_chunk(tool_id, kind, request, {"item_type": kind}),)
         # message / reasoning / server-side tool items: their content already streamed as deltas.
         return NO_CHUNKS
+
+    def end(self, *, eof: bool) -> Sequence[StreamChunk]:
+        """A held call's protocol error outranks "ended before completion"."""
+        if self._held is not None and not self.done:
+            self.done = True
+            raise self._held[2]
+        return super().end(eof=eof)
+
+
+def _key(item_id: Any, output_index: Any) -> str | int | None:
+    """Where an open call is filed: its item id, else its output index (hashable values only)."""
+    if isinstance(item_id, str) and item_id:
+        return item_id
+    if type(output_index) is int:
+        return output_index
+    return None
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
