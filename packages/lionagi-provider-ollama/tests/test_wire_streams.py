@@ -6,14 +6,11 @@ client sees the event boundaries a real provider produces.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import socket
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
 from typing import Any
 
 from lionagi.service import iModel
+from lionagi.service_testing import scripted_stream_server
 
 
 def _chunk(delta: dict[str, Any], finish: str | None = None, **fields: Any) -> bytes:
@@ -23,47 +20,6 @@ def _chunk(delta: dict[str, Any], finish: str | None = None, **fields: Any) -> b
 
 
 DONE = b"data: [DONE]\n\n"
-
-
-@asynccontextmanager
-async def _sse_server(writes: Sequence[bytes]) -> AsyncIterator[str]:
-    """A loopback HTTP/1.1 server answering every POST with ``writes``, one chunk per write."""
-
-    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        writer.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        try:
-            head = await reader.readuntil(b"\r\n\r\n")
-            length = next(
-                (
-                    int(line.split(b":", 1)[1])
-                    for line in head.split(b"\r\n")
-                    if line.lower().startswith(b"content-length:")
-                ),
-                0,
-            )
-            await reader.readexactly(length)
-            writer.write(
-                b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
-                b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
-            )
-            for piece in writes:
-                writer.write(b"%x\r\n%s\r\n" % (len(piece), piece))
-                await writer.drain()
-                await asyncio.sleep(0.002)
-            writer.write(b"0\r\n\r\n")
-            await writer.drain()
-        except (ConnectionError, asyncio.IncompleteReadError):
-            pass
-        finally:
-            writer.close()
-
-    server = await asyncio.start_server(handle, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        server.close()
-        await server.wait_closed()
 
 
 def _call(call_id: str | None, name: str | None, arguments: str) -> dict[str, Any]:
@@ -111,8 +67,8 @@ async def test_parallel_tool_calls_all_at_index_zero_stay_separate() -> None:
         DONE,
     ]
     async with (
-        _sse_server(writes) as base_url,
-        iModel(model="ollama/qwen3", base_url=base_url, allow_local_network=True) as model,
+        scripted_stream_server(writes) as server,
+        iModel(model="ollama/qwen3", base_url=server.url, allow_local_network=True) as model,
     ):
         chunks = [c async for c in model.stream(messages=[{"role": "user", "content": "weather?"}])]
     calls = [(c.tool_id, c.tool_name, c.tool_input) for c in chunks if c.type == "tool_use"]

@@ -6,16 +6,13 @@ client sees the event boundaries a real provider produces.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import socket
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
 
 from lionagi.service import ProviderStreamError, iModel
+from lionagi.service_testing import scripted_stream_server
 
 KEY = "sk-wire-test-0123456789"
 
@@ -23,52 +20,6 @@ KEY = "sk-wire-test-0123456789"
 def _event(kind: str, sequence: int, **fields: Any) -> bytes:
     data = json.dumps({"type": kind, "sequence_number": sequence, **fields}, ensure_ascii=False)
     return f"event: {kind}\ndata: {data}\n\n".encode()
-
-
-@asynccontextmanager
-async def _sse_server(writes: Sequence[bytes], hits: list[int] | None = None) -> AsyncIterator[str]:
-    """A loopback HTTP/1.1 server answering every POST with ``writes``, one chunk per write.
-
-    ``hits`` (if given) gets one entry per request served, to count retries.
-    """
-
-    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        if hits is not None:
-            hits.append(1)
-        writer.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        try:
-            head = await reader.readuntil(b"\r\n\r\n")
-            length = next(
-                (
-                    int(line.split(b":", 1)[1])
-                    for line in head.split(b"\r\n")
-                    if line.lower().startswith(b"content-length:")
-                ),
-                0,
-            )
-            await reader.readexactly(length)
-            writer.write(
-                b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
-                b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
-            )
-            for piece in writes:
-                writer.write(b"%x\r\n%s\r\n" % (len(piece), piece))
-                await writer.drain()
-                await asyncio.sleep(0.002)
-            writer.write(b"0\r\n\r\n")
-            await writer.drain()
-        except (ConnectionError, asyncio.IncompleteReadError):
-            pass
-        finally:
-            writer.close()
-
-    server = await asyncio.start_server(handle, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        server.close()
-        await server.wait_closed()
 
 
 async def test_keepalive_events_in_a_long_responses_stream_are_skipped() -> None:
@@ -93,11 +44,11 @@ async def test_keepalive_events_in_a_long_responses_stream_are_skipped() -> None
         ),
     ]
     async with (
-        _sse_server(writes) as base_url,
+        scripted_stream_server(writes) as server,
         iModel(
             model="openai/gpt-5",
             endpoint="responses",
-            base_url=base_url,
+            base_url=server.url,
             api_key=KEY,
             allow_local_network=True,
         ) as model,
@@ -144,13 +95,12 @@ async def test_a_function_call_cut_by_max_output_tokens_raises_once_naming_the_t
             },
         ),
     ]
-    hits: list[int] = []
     async with (
-        _sse_server(writes, hits) as base_url,
+        scripted_stream_server(writes) as server,
         iModel(
             model="openai/gpt-5",
             endpoint="responses",
-            base_url=base_url,
+            base_url=server.url,
             api_key=KEY,
             allow_local_network=True,
         ) as model,
@@ -163,4 +113,4 @@ async def test_a_function_call_cut_by_max_output_tokens_raises_once_naming_the_t
     assert "get_weather" in str(info.value)
     assert "max_output_tokens" in str(info.value)
     assert "not valid JSON" not in str(info.value)
-    assert len(hits) == 1
+    assert server.requests == 1

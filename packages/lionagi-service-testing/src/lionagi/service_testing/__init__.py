@@ -16,6 +16,8 @@ from ._fake_script import TOOL_COMMAND as TOOL_COMMAND
 from ._fake_script import TOOL_DESCRIPTION as TOOL_DESCRIPTION
 from ._fake_wire import USAGE_INPUT as USAGE_INPUT
 from ._fake_wire import USAGE_OUTPUT as USAGE_OUTPUT
+from ._stream_script import ScriptedStream as ScriptedStream
+from ._stream_script import scripted_stream_server as scripted_stream_server
 from .fake_server import FakeProviderServer as FakeProviderServer
 from .fake_server import main as main
 from .fake_server import serve_forever as serve_forever
@@ -33,7 +35,9 @@ __all__ = [
     "USAGE_OUTPUT",
     "FakeProviderServer",
     "RecordedRequest",
+    "ScriptedStream",
     "embed",
     "main",
+    "scripted_stream_server",
     "serve_forever",
 ]

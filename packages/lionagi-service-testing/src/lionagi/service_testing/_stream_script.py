@@ -1,0 +1,81 @@
+"""A loopback server that answers every POST with a stream written exactly as scripted.
+
+The fake provider server renders a scenario in a vendor's grammar and writes it in one go. A
+vendor package's wire tests need the opposite: bytes copied from a real capture (an event the
+fake server has no scenario for, a failure shape one provider sends), each written on its own,
+so the client meets the event boundaries a real server produces. Three adapters wrote this
+server for themselves; it lives here once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+__all__ = ["ScriptedStream", "scripted_stream_server"]
+
+
+@dataclass(slots=True)
+class ScriptedStream:
+    """The running server: ``url`` (with the path prefix) and how many requests it answered."""
+
+    url: str
+    requests: int = 0
+
+
+def _content_length(head: bytes) -> int:
+    for line in head.split(b"\r\n"):
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            return int(value)
+    return 0
+
+
+@asynccontextmanager
+async def scripted_stream_server(
+    writes: Sequence[bytes],
+    *,
+    path: str = "/v1",
+    pause: float = 0.002,
+    content_type: str = "text/event-stream",
+) -> AsyncIterator[ScriptedStream]:
+    """Serve ``writes`` to every POST: HTTP/1.1 200, chunked, one chunk per network write.
+
+    ``TCP_NODELAY`` and a ``pause`` (seconds) between writes keep each piece its own segment.
+    The request body is read and ignored; the connection closes after the stream. Use
+    ``ScriptedStream.requests`` to check that a failure was not retried.
+    """
+    state = ScriptedStream(url="")
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        state.requests += 1
+        writer.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        try:
+            head = await reader.readuntil(b"\r\n\r\n")
+            await reader.readexactly(_content_length(head))
+            writer.write(
+                b"HTTP/1.1 200 OK\r\nContent-Type: %s\r\n"
+                b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n" % content_type.encode()
+            )
+            for piece in writes:
+                writer.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                await writer.drain()
+                await asyncio.sleep(pause)
+            writer.write(b"0\r\n\r\n")
+            await writer.drain()
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass  # the client hung up mid-stream: what a client test may well do
+        finally:
+            writer.close()
+
+    server = await asyncio.start_server(handle, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    state.url = f"http://127.0.0.1:{port}{path}"
+    try:
+        yield state
+    finally:
+        server.close()
+        await server.wait_closed()
