@@ -10,30 +10,17 @@ The meta-distribution's wheel installs, from the built wheels only, into a fresh
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-import tomllib
 import venv
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from .conftest import uv_command
+from .conftest import ROOT, members, uv_command, uv_env
 
-ROOT = Path(__file__).resolve().parents[2]
-ENV = {**os.environ, "UV_PYTHON_DOWNLOADS": "never"}
-ENV.pop("VIRTUAL_ENV", None)
-
-
-def _members() -> dict[str, str]:
-    """Distribution name → wheel file stem prefix, for every workspace member."""
-    found = {}
-    for path in sorted((ROOT / "packages").glob("*/pyproject.toml")):
-        name = tomllib.loads(path.read_text(encoding="utf-8"))["project"]["name"]
-        found[name] = name.replace("-", "_")
-    return found
+ENV = uv_env()
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +31,7 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         cwd=ROOT, check=True, capture_output=True, timeout=600, env=ENV,
     )  # fmt: skip
     found = {}
-    for name, stem in _members().items():
+    for name, stem in members().items():
         [found[name]] = out.glob(f"{stem}-*-py3-none-any.whl")
     return found
 

@@ -12,7 +12,6 @@ uv into a fresh environment, core coming from its built wheel, and must yield th
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import tarfile
 import tomllib
@@ -22,22 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import uv_command
+from .conftest import ROOT, members, uv_command, uv_env
 
-ROOT = Path(__file__).resolve().parents[2]
-ENV = {**os.environ, "UV_PYTHON_DOWNLOADS": "never"}
-ENV.pop("VIRTUAL_ENV", None)
-for _name in ("GEMINI_API_KEY", "UV_NO_SOURCES"):
-    ENV.pop(_name, None)
-
-
-def _members() -> dict[str, str]:
-    """Distribution name → file stem prefix, for every workspace member."""
-    found = {}
-    for path in sorted((ROOT / "packages").glob("*/pyproject.toml")):
-        name = tomllib.loads(path.read_text(encoding="utf-8"))["project"]["name"]
-        found[name] = name.replace("-", "_")
-    return found
+ENV = uv_env("GEMINI_API_KEY", "UV_NO_SOURCES")
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +42,7 @@ def unpacked(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, 
     """Distribution name → its sdist's unpacked top directory."""
     target = tmp_path_factory.mktemp("unpacked")
     found = {}
-    for name, stem in _members().items():
+    for name, stem in members().items():
         [sdist] = dist.glob(f"{stem}-*.tar.gz")
         with tarfile.open(sdist) as archive:
             archive.extractall(target, filter="data")
