@@ -5,10 +5,34 @@ from __future__ import annotations
 from .._base.diagnostics import CatalogDiagnosticCode, ProviderDiagnostic
 from .._base.secrets import bounded, redact
 
-__all__ = ["MESSAGE_LIMIT", "describe_exception", "diagnostic", "sanitize_fix"]
+__all__ = [
+    "CREDENTIAL_INPUT",
+    "MESSAGE_LIMIT",
+    "describe_exception",
+    "diagnostic",
+    "looks_like_credential",
+    "sanitize_fix",
+]
 
 MESSAGE_LIMIT = 500
 """Longest exception text kept in a diagnostic; tracebacks and bodies stay out of inspection."""
+
+
+CREDENTIAL_INPUT = (
+    "looks like a credential (an API key?) and is not shown; iModel's positional parameters "
+    "are provider, base_url, endpoint, api_key: pass a key as api_key=..."
+)
+"""What a selection error says instead of echoing a provider, endpoint or model string that
+:func:`looks_like_credential`."""
+
+
+def looks_like_credential(value: object) -> bool:
+    """True when :func:`redact` would change ``value``: a selection error must not echo it.
+
+    Checked on the string as the caller wrote it: a canonical (casefolded) key can hide a key
+    shape (``AIza...`` becomes ``aiza...``) and a remembered secret's spelling.
+    """
+    return isinstance(value, str) and redact(value) != value
 
 
 def describe_exception(exc: BaseException) -> str:

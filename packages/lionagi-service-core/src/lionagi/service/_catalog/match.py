@@ -12,7 +12,9 @@
 
 The compatible path needs a non-empty ``base_url``. Every endpoint instance gets freshly copied
 payload defaults; an unknown config override or request default is an
-:class:`EndpointConfigurationError` naming it, raised before the endpoint is constructed.
+:class:`EndpointConfigurationError` naming it, raised before the endpoint is constructed. A
+provider or endpoint string that looks like a credential (an API key in the wrong positional
+slot) is never echoed in :class:`EndpointNotFound`, nor kept on it.
 """
 
 from __future__ import annotations
@@ -24,11 +26,13 @@ from pydantic import BaseModel
 
 from .._base.errors import EndpointConfigurationError, EndpointNotFound, ProviderUnavailable
 from .._base.pydantic_plugins import answer_from_scan
+from .._base.secrets import REDACTED
 from .._transport.agentic import is_agentic_class
 from .._transport.config import EndpointConfig
 from .._transport.http.endpoint import Endpoint
 from .._transport.http.openai_dialect import OpenAIChatEndpoint
 from .defaults import copy_defaults, request_default_problems
+from .diagnose import CREDENTIAL_INPUT, looks_like_credential
 from .keys import canonical_endpoint_key, canonical_provider_key
 from .snapshot import CatalogEndpoint, CatalogSnapshot
 
@@ -76,9 +80,15 @@ def resolve(
         if openai_compatible:
             return p
         keys = snapshot.provider_keys
+        # A credential written in a selection slot is never echoed (nor kept on the exception).
+        shown_e = REDACTED if looks_like_credential(endpoint) else e
+        if looks_like_credential(provider):
+            raise EndpointNotFound(
+                REDACTED, shown_e, keys, reason=f"the provider {CREDENTIAL_INPUT}"
+            )
         raise EndpointNotFound(
             p,
-            e,
+            shown_e,
             keys,
             suggestion=_suggest(p, [*snapshot.provider_index, *snapshot.unavailable]),
             reason=(
@@ -96,16 +106,19 @@ def resolve(
         return entry.endpoints[entry.policy.default_endpoint]
     if openai_compatible:
         return canonical
-    reason = (
-        f"provider {canonical!r} has {len(entry.endpoint_keys)} endpoints; name one"
-        if not e
-        else f"provider {canonical!r} has no endpoint {e!r}"
-    )
+    hidden_e = looks_like_credential(endpoint)
+    shown_e = REDACTED if hidden_e else e
+    if not e:
+        reason = f"provider {canonical!r} has {len(entry.endpoint_keys)} endpoints; name one"
+    elif hidden_e:
+        reason = f"provider {canonical!r}: the endpoint {CREDENTIAL_INPUT}"
+    else:
+        reason = f"provider {canonical!r} has no endpoint {e!r}"
     raise EndpointNotFound(
         canonical,
-        e,
+        shown_e,
         entry.endpoint_keys,
-        suggestion=_suggest(e, entry.endpoint_index) if e else None,
+        suggestion=_suggest(e, entry.endpoint_index) if e and not hidden_e else None,
         reason=reason,
     )
 

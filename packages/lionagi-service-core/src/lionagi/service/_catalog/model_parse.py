@@ -16,8 +16,9 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from .._base.errors import EndpointConfigurationError
+from .._base.errors import EndpointConfigurationError, ProviderUnavailable
 from .defaults import request_fields
+from .diagnose import CREDENTIAL_INPUT, looks_like_credential
 from .keys import canonical_provider_key
 from .policy import EFFORT_LEVELS, ModelSpec, ProviderModelPolicy
 from .snapshot import CatalogSnapshot
@@ -49,7 +50,26 @@ def parse_in(
     bypass: bool = False,
     fast: bool = False,
 ) -> ModelSpec:
-    """Parse ``spec`` with ``snapshot``'s aliases and policies; errors name ``model``."""
+    """Parse ``spec`` with ``snapshot``'s aliases and policies; errors name ``model``.
+
+    A ``spec`` that looks like a credential is never echoed: its error says so instead.
+    """
+    try:
+        return _parse(snapshot, spec, yolo=yolo, bypass=bypass, fast=fast)
+    except EndpointConfigurationError as exc:
+        if exc.field == "model" and looks_like_credential(spec):
+            raise EndpointConfigurationError("model", f"the value {CREDENTIAL_INPUT}") from None
+        raise
+
+
+def _parse(
+    snapshot: CatalogSnapshot,
+    spec: str,
+    *,
+    yolo: bool,
+    bypass: bool,
+    fast: bool,
+) -> ModelSpec:
     if not isinstance(spec, str) or not spec.strip():
         raise EndpointConfigurationError("model", "must be a non-empty string")
     text = spec.strip()
@@ -167,8 +187,15 @@ def mode_kwargs(
     return out
 
 
-def _no_provider(snapshot: CatalogSnapshot, text: str) -> EndpointConfigurationError:
-    provider = snapshot.provider_index.get(canonical_provider_key(text))
+def _no_provider(
+    snapshot: CatalogSnapshot, text: str
+) -> EndpointConfigurationError | ProviderUnavailable:
+    key = canonical_provider_key(text)
+    diag = snapshot.unavailable.get(key)
+    if diag is not None:
+        # Installed but broken: a model name would only meet this same error (ADR-0028 D4).
+        return ProviderUnavailable(key, diag)
+    provider = snapshot.provider_index.get(key)
     if provider is not None and not provider_takes_model(snapshot, provider):
         # A provider whose requests take no model: writing one would only meet the next error.
         endpoints = ", ".join(snapshot.providers[provider].endpoint_keys)

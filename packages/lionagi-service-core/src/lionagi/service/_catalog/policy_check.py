@@ -7,7 +7,8 @@ Rules, each an ``invalid_model_policy`` diagnostic unless noted:
 * Every ``provider_aliases`` entry resolves, through the endpoint catalog, to that same provider:
   policy aliases restate catalog aliases, they never add a second identity table.
 * ``model_aliases``: each key is a non-empty bare name without ``/``, unique (canonically) across
-  all policies; each target is ``<provider>/<model>`` whose prefix resolves to the declaring
+  all policies and not a provider key or alias of another provider (installed but unavailable
+  ones included); each target is ``<provider>/<model>`` whose prefix resolves to the declaring
   provider and which itself parses under the policy.
 * Effort mode: ``kwarg`` requires ``effort_kwarg``; ``model_name``, ``none`` and ``passthrough``
   forbid it; ``none`` and ``passthrough`` declare no ``effort_levels``; levels are unique
@@ -66,6 +67,8 @@ def validate_policies(
     """Check every policy; return diagnostics and the frozen policies that passed."""
     modules = tuple(modules)
     owners = _provider_owners(modules)
+    # Installed provider keys, an unavailable one's included (its module named no aliases).
+    row_keys = {canonical_provider_key(m.row.provider) for m in modules}
     dists_of: dict[str, set[str]] = defaultdict(set)
     for collected in modules:
         if collected.row.distribution is not None:
@@ -116,6 +119,24 @@ def validate_policies(
             )
             continue
         provider, target = claims[0]
+        # A name that selects a provider must not select another one as a model alias: the
+        # alias table and the provider index would answer one spelling with two providers.
+        named = (owners.get(alias, set()) | ({alias} if alias in row_keys else set())) - {provider}
+        if named:
+            diags.append(
+                diagnostic(
+                    "invalid_model_policy",
+                    provider,
+                    f"model alias {alias!r} of {provider!r} is also a provider name of "
+                    f"{', '.join(map(repr, sorted(named)))}; model={alias!r} would select "
+                    f"{provider!r} for a name that selects another provider",
+                    key=alias,
+                    distributions=tuple(
+                        d for p in sorted({provider, *named}) for d in dists_of.get(p, ())
+                    ),
+                )
+            )
+            continue
         index[alias] = ModelAlias(provider=provider, target=target)
     return diags, CheckedPolicies(
         policies=MappingProxyType(frozen), model_aliases=MappingProxyType(index)

@@ -295,6 +295,8 @@ def parse_model_spec(
     Raises:
         EndpointConfigurationError: ``model`` names no provider, or its effort suffix is not
             accepted; ``yolo``/``bypass``/``fast`` when the provider has no such mode.
+        ProviderUnavailable: ``spec`` is the bare name of an installed provider whose module
+            failed to load.
     """
     return EndpointRegistry.parse_model_spec(spec, yolo=yolo, bypass=bypass, fast=fast)
 

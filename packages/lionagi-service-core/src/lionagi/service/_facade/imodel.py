@@ -130,7 +130,9 @@ class iModel:
             the ``model`` request default and effort/mode kwargs join the request defaults.
         openai_compatible: Allow a marked generic Chat Completions endpoint when the catalog has
             no registration for ``provider``/``endpoint``.
-        request_defaults: Provider payload defaults (validated against the request model).
+        request_defaults: Provider payload defaults (validated against the request model). A
+            key that ``model=`` or a mode also sets must agree with it (an
+            :class:`EndpointConfigurationError` naming ``request_defaults.<key>`` otherwise).
         admission: Full admission config (an :class:`AdmissionConfig`; anything else raises
             :class:`AdmissionConfigError` naming ``admission``); the individual limit keywords
             override its fields.
@@ -147,7 +149,9 @@ class iModel:
             ``attempt_policy``, on an agentic endpoint that does not opt into retries, since
             nothing would ever trip it.
         hook_registry: Hooks, or a mapping ``{"pre_invocation": fn, ...}``.
-        yolo: Provider permission mode from the catalog's model policy.
+        yolo: Provider permission mode from the catalog's model policy. ``yolo``, ``bypass``,
+            ``fast`` and ``openai_compatible`` act while an endpoint is selected, so each is
+            refused (naming it) next to an :class:`Endpoint` instance.
         bypass: Provider permission mode from the catalog's model policy.
         fast: Provider speed mode from the catalog's model policy.
         clock: Injected time source for deterministic tests.
@@ -222,6 +226,22 @@ class iModel:
                 raise EndpointConfigurationError(
                     field, "cannot be combined with an Endpoint instance; set it in its config"
                 )
+            # These act while iModel selects an endpoint (model policy, compatible fallback);
+            # an instance skips selection, so ignoring them would drop what the caller asked.
+            selection = {
+                "yolo": yolo,
+                "bypass": bypass,
+                "fast": fast,
+                "openai_compatible": openai_compatible,
+            }
+            for name, flag in selection.items():
+                if flag:
+                    raise EndpointConfigurationError(
+                        name,
+                        "applies while iModel selects an endpoint and cannot be combined with "
+                        "an Endpoint instance; select with model=/provider= instead, or set the "
+                        "request fields in the endpoint's request_defaults",
+                    )
             self._endpoint: Endpoint = endpoint
         else:
             self._endpoint = self._resolve(
@@ -296,6 +316,15 @@ class iModel:
                 "provider",
                 "give provider= or model='provider/name' (see `lionagi-service providers`)",
             )
+        for key, value in (request_defaults or {}).items():
+            if key in defaults and defaults[key] != value:
+                # One field written two ways: neither silently wins (a mode is never dropped).
+                asked = ", ".join(f"{m}=True" for m, on in modes.items() if on)
+                source = f"model= with {asked}" if asked else "model="
+                raise EndpointConfigurationError(
+                    f"request_defaults.{key}",
+                    f"contradicts the {key!r} value that {source} sets; give it in one place",
+                )
         defaults.update(request_defaults or {})
         overrides = dict(config_overrides)
         if base_url is not None:
