@@ -69,6 +69,33 @@ def test_chat_text_thinking_and_result_with_usage() -> None:
     assert result.metadata == {"usage": usage, "model": "gpt-x", "finish_reason": "stop"}
 
 
+def test_chat_logprobs_ride_on_the_text_they_score() -> None:
+    # Before, a stream asked for with logprobs=True dropped them: invoke() returned them in
+    # the body, stream() gave the text alone.
+    def scored(delta: dict[str, Any], logprobs: Any) -> Any:
+        event = chat(delta)
+        event["choices"][0]["logprobs"] = logprobs
+        return event
+
+    hel = {"content": [{"token": "Hel", "logprob": -0.2, "bytes": [72, 101, 108]}]}
+    lo = {"content": [{"token": "lo", "logprob": -0.01, "top_logprobs": []}]}
+    chunks = run(
+        ChatCompletionsProjector,
+        [
+            scored({"role": "assistant", "content": ""}, None),
+            scored({"content": "Hel"}, hel),
+            scored({"reasoning_content": "hm", "content": "lo"}, lo),
+            chat({}, finish="stop"),
+            DONE,
+        ],
+    )
+    assert [(c.type, c.content, c.metadata.get("logprobs")) for c in chunks[:-1]] == [
+        ("text", "Hel", hel),
+        ("thinking", "hm", None),
+        ("text", "lo", lo),
+    ]
+
+
 def test_chat_tool_call_deltas_become_one_tool_use() -> None:
     def tc(index: int, args: str, **fn: Any) -> Any:
         call: dict[str, Any] = {"index": index, "function": {"arguments": args, **fn}}

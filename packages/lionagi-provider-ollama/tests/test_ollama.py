@@ -69,6 +69,30 @@ def test_generate_lines_project_to_thinking_text_and_one_result() -> None:
     assert result.metadata["durations_ns"] == {"total_duration": 10, "eval_duration": 5}
 
 
+def test_generate_logprobs_ride_on_the_text_they_score() -> None:
+    # Before, a line with logprobs (asked for with logprobs=True) was a protocol error.
+    scores = [{"token": "Hi", "logprob": -0.3, "bytes": [72, 105], "top_logprobs": []}]
+    projector = OllamaGenerateProjector()
+    line = {**LINES[1], "logprobs": scores}
+    chunks = [*projector.feed(line), *projector.feed({**LINES[2], "logprobs": []})]
+    assert [(c.type, c.content, c.metadata.get("logprobs")) for c in chunks] == [
+        ("text", "Hi", scores),
+        ("result", None, None),
+    ]
+
+
+def test_generate_request_takes_logprobs_and_bounds_top_logprobs() -> None:
+    ep = match_endpoint("ollama", "generate")
+    payload, _ = ep.create_payload(
+        {"model": "m", "prompt": "x", "logprobs": True, "top_logprobs": 3}
+    )
+    assert payload["logprobs"] is True
+    assert payload["top_logprobs"] == 3
+    with pytest.raises(EndpointConfigurationError) as info:
+        ep.create_payload({"model": "m", "prompt": "x", "logprobs": True, "top_logprobs": 21})
+    assert "top_logprobs" in str(info.value)
+
+
 def test_error_line_is_one_error_chunk() -> None:
     projector = OllamaGenerateProjector()
     [chunk] = projector.feed({"error": "llama runner process has terminated"})

@@ -1,4 +1,4 @@
-"""Responses streams as a real server writes them, through ``iModel`` over loopback.
+"""OpenAI streams as a real server writes them, through ``iModel`` over loopback.
 
 Each scripted event is its own network write (``TCP_NODELAY``, a pause between writes), so the
 client sees the event boundaries a real provider produces.
@@ -114,3 +114,55 @@ async def test_a_function_call_cut_by_max_output_tokens_raises_once_naming_the_t
     assert "max_output_tokens" in str(info.value)
     assert "not valid JSON" not in str(info.value)
     assert server.requests == 1
+
+
+async def test_chat_stream_asked_for_logprobs_delivers_them_with_the_text() -> None:
+    """``logprobs=True`` on a chat stream: each text chunk carries its tokens' scores."""
+
+    def chunk(delta: dict[str, Any], logprobs: Any = None, finish: str | None = None) -> bytes:
+        choice = {"index": 0, "delta": delta, "logprobs": logprobs, "finish_reason": finish}
+        event = {
+            "id": "c1",
+            "object": "chat.completion.chunk",
+            "model": "gpt-4o",
+            "choices": [choice],
+        }
+        return f"data: {json.dumps(event)}\n\n".encode()
+
+    scores = [
+        {
+            "content": [
+                {"token": "Hi", "logprob": -0.5, "top_logprobs": [{"token": "Hi", "logprob": -0.5}]}
+            ]
+        },
+        {
+            "content": [
+                {"token": "!", "logprob": -0.1, "top_logprobs": [{"token": "!", "logprob": -0.1}]}
+            ]
+        },
+    ]
+    writes = [
+        chunk({"role": "assistant", "content": ""}),
+        chunk({"content": "Hi"}, scores[0]),
+        chunk({"content": "!"}, scores[1]),
+        chunk({}, finish="stop"),
+        b"data: [DONE]\n\n",
+    ]
+    async with (
+        scripted_stream_server(writes) as server,
+        iModel(
+            model="openai/gpt-4o", base_url=server.url, api_key=KEY, allow_local_network=True
+        ) as model,
+    ):
+        chunks = [
+            c
+            async for c in model.stream(
+                messages=[{"role": "user", "content": "hi"}], logprobs=True, top_logprobs=1
+            )
+        ]
+    texts = [c for c in chunks if c.type == "text"]
+    assert [(c.content, c.metadata.get("logprobs")) for c in texts] == [
+        ("Hi", scores[0]),
+        ("!", scores[1]),
+    ]
+    assert chunks[-1].type == "result"

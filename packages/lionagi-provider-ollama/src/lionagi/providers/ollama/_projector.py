@@ -5,7 +5,9 @@ Each line is ``{"model", "created_at", "response", "thinking"?, "done": false}``
 ``eval_count``) and the durations in nanoseconds. A failure is a bare ``{"error": "..."}``
 line. There is no tool channel on this endpoint: ``tool_calls`` here is a protocol error.
 A one-shot answer (``"stream": false``) is the same object as the last line, with the whole
-``response``; fed here it projects the same way.
+``response``; fed here it projects the same way. Asked for with ``logprobs: true``, a line
+carries ``logprobs`` (one entry per token: ``token``, ``logprob``, ``bytes``, ``top_logprobs``),
+kept on that line's text chunk as ``metadata["logprobs"]``.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ _KNOWN = frozenset(
         "context",
         "prompt_eval_count",
         "eval_count",
+        "logprobs",
         *DURATION_FIELDS,
     }
 )
@@ -74,6 +77,9 @@ class OllamaGenerateProjector(ProjectorBase):
         text = event.get("response")
         if text and isinstance(text, str):
             out.append(StreamChunk(type="text", content=text, is_delta=True))
+        logprobs = event.get("logprobs")
+        if logprobs and out:
+            out[-1].metadata["logprobs"] = logprobs  # the scores of this line's tokens
         if event["done"] is True:
             out.append(self._result(event))
             self.done = True

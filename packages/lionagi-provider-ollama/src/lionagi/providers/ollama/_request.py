@@ -45,8 +45,10 @@ class OllamaGenerateRequest(BaseModel):
 
     ``format`` is ``"json"`` or a JSON schema object (structured output). ``think`` turns
     thinking on or off, or names a level for models that take one. ``context`` is the token
-    list a previous answer returned, to continue it. ``stream`` is set by the transport:
-    ``stream()`` sends ``true``, ``invoke()`` sends ``false`` (Ollama streams unless told not to).
+    list a previous answer returned, to continue it. ``logprobs`` asks for each token's log
+    probability (``top_logprobs``: how many alternatives per token, at most 20). ``stream`` is
+    set by the transport: ``stream()`` sends ``true``, ``invoke()`` sends ``false`` (Ollama
+    streams unless told not to).
     """
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
@@ -64,3 +66,5 @@ class OllamaGenerateRequest(BaseModel):
     think: bool | Literal["low", "medium", "high"] | None = None
     stream: bool | None = None
     context: list[int] | None = None
+    logprobs: bool | None = None  # each line then carries its tokens' log probabilities
+    top_logprobs: int | None = Field(default=None, ge=0, le=20)  # alternatives per token

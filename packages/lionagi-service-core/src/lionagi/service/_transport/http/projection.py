@@ -12,7 +12,9 @@ vendor distributions, built on :class:`ProjectorBase`.
 
 Contract every projector keeps:
 
-- text deltas -> ``text`` (``is_delta=True``); reasoning deltas -> ``thinking``;
+- text deltas -> ``text`` (``is_delta=True``); reasoning deltas -> ``thinking``; a chat
+  choice's ``logprobs`` (asked for with ``logprobs=True``) -> ``metadata["logprobs"]`` of the
+  text chunk of the same event;
 - tool calls are accumulated and emitted once, complete, as ``tool_use`` with a parsed dict input
   (arguments that are not a JSON object raise :class:`ProviderProtocolError`);
 - the end of a successful stream yields exactly one ``result`` chunk whose metadata is
@@ -336,7 +338,14 @@ class ChatCompletionsProjector(ProjectorBase):
                 delta = choice.get("message")
                 is_delta = False
             if delta:
+                start = len(out)
                 self._delta(index, delta, is_delta, out)
+                logprobs = choice.get("logprobs")
+                if logprobs and len(out) > start:
+                    # Asked for with ``logprobs=True``: the tokens' log probabilities ride on
+                    # the text they score (dropping them would make the request's flag a no-op
+                    # for stream() while invoke() returns them in the body).
+                    out[-1].metadata["logprobs"] = logprobs
             finish = choice.get("finish_reason")
             if finish:
                 self._finish_reason = finish
