@@ -449,3 +449,20 @@ def test_an_error_event_after_a_held_call_is_the_error_reported() -> None:
 def test_the_cut_error_redacts_a_secret_in_the_tool_name() -> None:
     chunks = run([_call_added(name=f"tool_{SECRET}"), _args_delta('{"a'), INCOMPLETE])
     assert SECRET not in (chunks[-1].content or "")
+
+
+def test_text_logprobs_asked_for_ride_on_their_delta() -> None:
+    # include=["message.output_text.logprobs"] puts each delta's token scores on the event;
+    # before, the text chunk dropped them.
+    scores = [{"token": "Hi", "logprob": -0.4, "bytes": [72, 105], "top_logprobs": []}]
+    chunks = run(
+        [
+            {"type": "response.output_text.delta", "delta": "Hi", "logprobs": scores},
+            {"type": "response.output_text.delta", "delta": "!", "logprobs": []},
+            {"type": "response.completed", "response": {"status": "completed", "usage": USAGE}},
+        ]
+    )
+    assert [(c.type, c.content, c.metadata.get("logprobs")) for c in chunks[:2]] == [
+        ("text", "Hi", scores),
+        ("text", "!", None),
+    ]

@@ -147,7 +147,11 @@ class ResponsesProjector(ProjectorBase):
     def _project(self, event: dict[str, Any]) -> Sequence[StreamChunk]:
         kind = event.get("type")
         if kind == "response.output_text.delta":
-            return (StreamChunk(type="text", content=event.get("delta") or "", is_delta=True),)
+            chunk = StreamChunk(type="text", content=event.get("delta") or "", is_delta=True)
+            logprobs = event.get("logprobs")
+            if logprobs:  # asked for with include=["message.output_text.logprobs"]
+                chunk.metadata["logprobs"] = logprobs
+            return (chunk,)
         if kind in _THINKING_DELTAS:
             return (StreamChunk(type="thinking", content=event.get("delta") or "", is_delta=True),)
         if kind in _CALL_EVENTS:
