@@ -253,3 +253,48 @@ def test_max_tokens_after_a_whole_function_call_is_a_tool_use_then_the_result() 
     assert [c.type for c in out] == ["tool_use", "result"]
     assert out[0].tool_input == {"city": "Oslo"}
     assert out[-1].metadata["finish_reason"] == "MAX_TOKENS"
+
+
+def test_grounding_citations_and_safety_ratings_stay_on_the_result() -> None:
+    # Before, a stream dropped them (the one-shot body has them): a grounded answer lost its
+    # sources, and citations of the earlier chunks were lost too.
+    grounding = {
+        "webSearchQueries": ["weather oslo"],
+        "groundingChunks": [{"web": {"uri": "https://example.org/oslo", "title": "Oslo"}}],
+        "groundingSupports": [{"segment": {"endIndex": 5}, "groundingChunkIndices": [0]}],
+    }
+    first = chunk({"text": "Rain "})
+    first["candidates"][0]["citationMetadata"] = {"citationSources": [{"uri": "https://a.example"}]}
+    first["candidates"][0]["safetyRatings"] = [{"category": "X", "probability": "LOW"}]
+    last = chunk({"text": "today."}, finish="STOP", usage=True)
+    last["candidates"][0]["citationMetadata"] = {"citationSources": [{"uri": "https://b.example"}]}
+    last["candidates"][0]["groundingMetadata"] = grounding
+    last["candidates"][0]["avgLogprobs"] = -0.25
+    last["candidates"][0]["safetyRatings"] = [{"category": "X", "probability": "NEGLIGIBLE"}]
+    result = run(first, last)[-1]
+    assert result.type == "result"
+    assert result.metadata["grounding_metadata"] == grounding
+    assert result.metadata["citation_metadata"] == {
+        "citationSources": [{"uri": "https://a.example"}, {"uri": "https://b.example"}]
+    }
+    assert result.metadata["safety_ratings"] == [{"category": "X", "probability": "NEGLIGIBLE"}]
+    assert result.metadata["avg_logprobs"] == -0.25
+
+
+def test_logprobs_result_rides_on_the_text_it_scores() -> None:
+    scores = {
+        "chosenCandidates": [{"token": "Hi", "logProbability": -0.1}],
+        "topCandidates": [{"candidates": [{"token": "Hi", "logProbability": -0.1}]}],
+    }
+    event = chunk({"text": "Hi"}, finish="STOP")
+    event["candidates"][0]["logprobsResult"] = scores
+    out = run(event)
+    assert [(c.type, c.metadata.get("logprobs")) for c in out] == [
+        ("text", scores),
+        ("result", None),
+    ]
+
+
+def test_a_plain_stream_adds_no_annotation_keys() -> None:
+    result = run(chunk({"text": "x"}, finish="STOP"))[-1]
+    assert set(result.metadata) == {"usage", "model", "finish_reason", "response_id"}

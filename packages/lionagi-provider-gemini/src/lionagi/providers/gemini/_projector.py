@@ -23,6 +23,11 @@ Projection:
   of ``MALFORMED_FUNCTION_CALL``; redacted and bounded). Every finish reason ends in the result,
   ``SAFETY`` and ``MALFORMED_FUNCTION_CALL`` included: the caller reads ``finish_reason``
   (``MAX_TOKENS`` never cuts a function call: its part arrives whole or not at all);
+- what the one-shot body says about the answer as a whole stays on the result chunk:
+  ``grounding_metadata`` (Google Search grounding), ``url_context_metadata``,
+  ``safety_ratings``, ``avg_logprobs`` (last value seen) and ``citation_metadata`` (the
+  sources of every chunk, in order); with ``responseLogprobs``, a chunk's ``logprobsResult``
+  rides on its text chunk as ``metadata["logprobs"]``;
 - an ``{"error": {...}}`` event, or a prompt refused outright (``promptFeedback.blockReason``
   with no candidate), -> one ``error`` chunk, ending the stream;
 - a candidate other than the first tags its chunks with ``metadata["candidate"]``;
@@ -56,6 +61,15 @@ _CANDIDATE_QUIET = frozenset(
         "finishMessage",
     }
 )
+# Candidate fields the one-shot body carries for the answer as a whole: the stream keeps them on
+# the result chunk under these keys (the last value seen; citation sources accumulate, since each
+# chunk cites the text it carries).
+_RESULT_FIELDS = (
+    ("groundingMetadata", "grounding_metadata"),
+    ("urlContextMetadata", "url_context_metadata"),
+    ("safetyRatings", "safety_ratings"),
+    ("avgLogprobs", "avg_logprobs"),
+)
 # Top-level fields of a chunk with no content of their own.
 _EVENT_KNOWN = frozenset(
     {"candidates", "usageMetadata", "modelVersion", "responseId", "promptFeedback", "createTime"}
@@ -66,7 +80,16 @@ _PART_META = frozenset({"thought", "thoughtSignature", "videoMetadata", "partMet
 class GeminiStreamProjector(ProjectorBase):
     """The ``streamGenerateContent`` SSE grammar (see the module docstring)."""
 
-    __slots__ = ("_calls", "_finish_message", "_finish_reason", "_model", "_response_id", "_usage")
+    __slots__ = (
+        "_calls",
+        "_citations",
+        "_finish_message",
+        "_finish_reason",
+        "_kept",
+        "_model",
+        "_response_id",
+        "_usage",
+    )
 
     grammar = "Gemini generateContent stream"
 
@@ -76,6 +99,8 @@ class GeminiStreamProjector(ProjectorBase):
         self._model: Any = None
         self._finish_reason: Any = None
         self._finish_message: str | None = None
+        self._kept: dict[str, Any] = {}
+        self._citations: list[Any] = []
         self._response_id: Any = None
         self._calls = 0
 
@@ -131,14 +156,33 @@ class GeminiStreamProjector(ProjectorBase):
         if parts:
             if type(parts) is not list:
                 raise self.protocol_error("'parts' is not a list", candidate)
+            start = len(out)
             for part in parts:
                 self._part(part, tag, out)
+            logprobs = candidate.get("logprobsResult")
+            if logprobs:  # asked for with responseLogprobs: the scores of this chunk's text
+                scored = [c for c in out[start:] if c.type in ("text", "thinking")]
+                if scored:
+                    scored[-1].metadata["logprobs"] = logprobs
+        self._keep(candidate)
         finish = candidate.get("finishReason")
         if finish:
             self._finish_reason = finish
             # Its explanation goes with it (or none, if this candidate gave none).
             message = candidate.get("finishMessage")
             self._finish_message = message if isinstance(message, str) and message else None
+
+    def _keep(self, candidate: dict[str, Any]) -> None:
+        """Grounding, citations, safety ratings, average logprobs: for the result chunk."""
+        for field, key in _RESULT_FIELDS:
+            value = candidate.get(field)
+            if value is not None:
+                self._kept[key] = value
+        citations = candidate.get("citationMetadata")
+        if isinstance(citations, dict):
+            sources = citations.get("citationSources")
+            if isinstance(sources, list):
+                self._citations.extend(sources)
 
     def _part(self, part: Any, tag: dict[str, Any], out: list[StreamChunk]) -> None:
         if type(part) is not dict:
@@ -226,4 +270,7 @@ class GeminiStreamProjector(ProjectorBase):
             result.metadata["response_id"] = self._response_id
         if self._finish_message is not None:
             result.metadata["finish_message"] = excerpt(self._finish_message, self.secrets)
+        result.metadata.update(self._kept)
+        if self._citations:
+            result.metadata["citation_metadata"] = {"citationSources": self._citations}
         return (result,)
