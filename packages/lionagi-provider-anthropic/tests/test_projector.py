@@ -79,13 +79,14 @@ EVENTS: list[Any] = [
 
 def test_text_thinking_tool_use_and_one_result_with_usage() -> None:
     chunks = run(EVENTS)
-    assert [(c.type, c.content, c.is_delta) for c in chunks[:4]] == [
-        ("thinking", "h", True),
-        ("thinking", "m", True),
-        ("text", "Hi", True),
-        ("text", "!", True),
+    assert [(c.type, c.content, c.is_delta, c.metadata) for c in chunks[:5]] == [
+        ("thinking", "h", True, {}),
+        ("thinking", "m", True, {}),
+        ("thinking", "", True, {"signature": "s"}),  # closes the block: needed to send it back
+        ("text", "Hi", True, {}),
+        ("text", "!", True, {}),
     ]
-    tool = chunks[4]
+    tool = chunks[5]
     assert (tool.type, tool.tool_id, tool.tool_name, tool.tool_input, tool.metadata) == (
         "tool_use",
         "toolu_1",
@@ -105,7 +106,7 @@ def test_text_thinking_tool_use_and_one_result_with_usage() -> None:
         "model": "claude-x",
         "finish_reason": "tool_use",
     }
-    assert len(chunks) == 6
+    assert len(chunks) == 7
 
 
 def test_message_delta_cumulative_usage_updates_input_and_cache_counts() -> None:
@@ -205,17 +206,26 @@ def test_block_start_with_text_yields_it() -> None:
     assert (chunks[0].type, chunks[0].content) == ("text", "already")
 
 
-def test_redacted_thinking_and_citations_carry_nothing() -> None:
+def test_redacted_thinking_and_citations_are_kept() -> None:
+    # Both were dropped: a turn with redacted thinking could not be sent back verbatim (which a
+    # tool-use turn with thinking requires), and a cited answer lost its citations.
     redacted = {"type": "redacted_thinking", "data": "opaque"}
-    citation = {"type": "char_location", "cited_text": "x"}
+    citation = {"type": "char_location", "cited_text": "x", "document_index": 0}
     events = [
         START,
         {"type": "content_block_start", "index": 0, "content_block": redacted},
         {"type": "content_block_stop", "index": 0},
+        {"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}},
         block_delta(1, type="citations_delta", citation=citation),
+        block_delta(1, type="text_delta", text="x"),
+        {"type": "content_block_stop", "index": 1},
         {"type": "message_stop"},
     ]
-    assert [c.type for c in run(events)] == ["result"]
+    assert [(c.type, c.content, c.metadata) for c in run(events)[:-1]] == [
+        ("thinking", "", {"redacted_thinking": "opaque"}),
+        ("text", "", {"citation": citation}),
+        ("text", "x", {}),
+    ]
 
 
 def test_error_event_is_one_error_chunk_then_stop() -> None:

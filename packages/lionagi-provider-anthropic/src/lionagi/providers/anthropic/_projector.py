@@ -12,6 +12,12 @@ Projection (core's projector contract, helpers from :class:`ProjectorBase`):
 - a ``tool_use`` block (and the server-run ``server_tool_use`` / ``mcp_tool_use``) gathers its
   ``input_json_delta`` fragments and yields one ``tool_use`` at ``content_block_stop``, input
   parsed, id preserved; server-run calls carry ``metadata["server_tool"] = True``;
+- what a caller needs to send a turn back verbatim is kept: a thinking block's
+  ``signature_delta`` -> a ``thinking`` chunk with no text and ``metadata["signature"]`` (it
+  closes that block; Anthropic refuses a tool-use turn whose thinking comes back unsigned), a
+  ``redacted_thinking`` block -> a ``thinking`` chunk with no text and
+  ``metadata["redacted_thinking"]`` (the encrypted ``data``), and a text block's
+  ``citations_delta`` -> a ``text`` chunk with no text and ``metadata["citation"]``;
 - a server tool's result block (``web_search_tool_result``, ``mcp_tool_result``, ... : a
   ``*_tool_result`` block naming its ``tool_use_id``) arrives whole and yields one
   ``tool_result``;
@@ -45,12 +51,12 @@ __all__ = [
 ANTHROPIC_IGNORED_EVENTS = frozenset({"ping"})
 """Events that carry nothing a chunk needs (keep-alives)."""
 
-ANTHROPIC_IGNORED_DELTAS = frozenset({"signature_delta", "citations_delta"})
-"""Deltas with nothing a chunk type represents: the thinking block's integrity signature (only
-needed to send the block back verbatim) and a citation attached to text already streamed."""
+ANTHROPIC_IGNORED_DELTAS: frozenset[str] = frozenset()
+"""Deltas that carry nothing a chunk needs: none today (a thinking block's ``signature_delta``
+and a text block's ``citations_delta`` are kept, see the module docstring)."""
 
-ANTHROPIC_IGNORED_BLOCKS = frozenset({"redacted_thinking", "container_upload"})
-"""Blocks with nothing to show: encrypted reasoning and a file handed to the code container."""
+ANTHROPIC_IGNORED_BLOCKS = frozenset({"container_upload"})
+"""Blocks with nothing to show: a file handed to the code container."""
 
 _TOOL_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
 # A block whose type names both its text field and the chunk type it streams as.
@@ -136,6 +142,12 @@ class AnthropicMessagesProjector(ProjectorBase):
                 raise self.protocol_error("input_json_delta outside a tool_use block", event)
             block.add(delta.get("partial_json"))
             return NO_CHUNKS
+        if kind == "signature_delta":
+            meta = {"signature": delta.get("signature")}
+            return (StreamChunk(type="thinking", content="", is_delta=True, metadata=meta),)
+        if kind == "citations_delta":
+            meta = {"citation": delta.get("citation")}
+            return (StreamChunk(type="text", content="", is_delta=True, metadata=meta),)
         if kind in ANTHROPIC_IGNORED_DELTAS:
             return NO_CHUNKS
         raise self.protocol_error(f"unrecognized content_block_delta type {kind!r}", event)
@@ -154,6 +166,9 @@ class AnthropicMessagesProjector(ProjectorBase):
             if text and isinstance(text, str):
                 return (StreamChunk(type=field, content=text, is_delta=True),)
             return NO_CHUNKS
+        if kind == "redacted_thinking":
+            meta = {"redacted_thinking": block.get("data")}
+            return (StreamChunk(type="thinking", content="", is_delta=True, metadata=meta),)
         if isinstance(kind, str) and kind.endswith("_tool_result") and block.get("tool_use_id"):
             return (self._server_result(kind, block),)
         if kind in ANTHROPIC_IGNORED_BLOCKS:
