@@ -466,3 +466,20 @@ def test_text_logprobs_asked_for_ride_on_their_delta() -> None:
         ("text", "Hi", scores),
         ("text", "!", None),
     ]
+
+
+def test_encrypted_reasoning_item_is_kept_to_be_sent_back() -> None:
+    # include=["reasoning.encrypted_content"] with store=false: the next request must carry
+    # the whole reasoning item; a stream that dropped it could not continue statelessly.
+    item = {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAA..."}
+    plain = {"type": "reasoning", "id": "rs_2", "summary": []}
+    chunks = run(
+        [
+            {"type": "response.output_item.done", "output_index": 0, "item": item},
+            {"type": "response.output_item.done", "output_index": 1, "item": plain},
+            {"type": "response.completed", "response": {"status": "completed", "usage": USAGE}},
+        ]
+    )
+    assert [(c.type, c.content, c.metadata) for c in chunks[:-1]] == [
+        ("thinking", "", {"reasoning_item": item}),
+    ]

@@ -263,6 +263,11 @@ class ResponsesProjector(ProjectorBase):
             if not isinstance(request, dict):
                 raise self.protocol_error(f"{kind} item without an {field!r} object", item)
             return (self.tool_use_chunk(tool_id, kind, request, {"item_type": kind}),)
+        if kind == "reasoning" and item.get("encrypted_content"):
+            # Asked for with include=["reasoning.encrypted_content"] (stateless, store=false):
+            # the whole item must go back in the next request's input, so it is kept.
+            meta = {"reasoning_item": item}
+            return (StreamChunk(type="thinking", content="", is_delta=True, metadata=meta),)
         # message / reasoning / server-side tool items: their content already streamed as deltas.
         return NO_CHUNKS
 
