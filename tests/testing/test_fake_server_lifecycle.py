@@ -44,8 +44,10 @@ async def test_public_surface() -> None:
             "USAGE_OUTPUT",
             "FakeProviderServer",
             "RecordedRequest",
+            "ScriptedStream",
             "embed",
             "main",
+            "scripted_stream_server",
             "serve_forever",
         ]
     )
