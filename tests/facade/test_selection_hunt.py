@@ -49,3 +49,22 @@ def test_a_key_in_a_selection_slot_is_never_echoed(args, kwargs, error):
     text = f"{info.value} {vars(info.value)!r}"
     assert "ZZfacadeHuntQQ".casefold() not in text.casefold()
     assert "api_key" in str(info.value)  # and it says where a key goes
+
+
+# ``iModel(provider="", model="gpt-4o")``: the facade joined the two into ``"/gpt-4o"`` and the
+# error named ``model`` and quoted that join, a string the caller never wrote.
+@pytest.mark.parametrize("provider", ["", "  ", "\t"])
+@pytest.mark.parametrize("model", ["gpt-4o", "openai/gpt-4o", None])
+def test_a_blank_provider_is_named_as_the_provider(provider, model):
+    with pytest.raises(EndpointConfigurationError) as info:
+        iModel(provider=provider, model=model)
+    assert info.value.field == "provider"
+    assert "non-empty string" in str(info.value)
+    assert "/gpt-4o" not in str(info.value)
+
+
+def test_a_provider_that_is_not_a_string_is_named_before_the_model():
+    with pytest.raises(EndpointConfigurationError) as info:
+        iModel(provider=3, model="gpt-4o")  # type: ignore[arg-type]
+    assert info.value.field == "provider"
+    assert "3/gpt-4o" not in str(info.value)

@@ -20,10 +20,11 @@ MESSAGE_LIMIT = 500
 
 CREDENTIAL_INPUT = (
     "looks like a credential (an API key?) and is not shown; iModel's positional parameters "
-    "are provider, base_url, endpoint, api_key: pass a key as api_key=..."
+    "are provider, base_url, endpoint and api_key; pass a key as api_key=..."
 )
 """What a selection error says instead of echoing a provider, endpoint or model string that
-:func:`looks_like_credential`."""
+:func:`looks_like_credential`. No ``api_key: <word>``: redaction (the command line's last guard)
+would take it for a name/value pair and replace the word."""
 
 
 def looks_like_credential(value: object) -> bool:

@@ -300,6 +300,10 @@ class iModel:
         from .._catalog.registry import EndpointRegistry
 
         defaults: dict[str, Any] = {}
+        if provider is not None and (not isinstance(provider, str) or not provider.strip()):
+            # Checked before provider and model are joined: a blank provider with model= was
+            # reported as model '/gpt-4o', a string the caller never wrote.
+            raise EndpointConfigurationError("provider", "must be a non-empty string")
         if model is not None:
             if not isinstance(model, str) or not model.strip():
                 raise EndpointConfigurationError("model", "must be a non-empty string")
@@ -694,6 +698,7 @@ class iModel:
         admission_backend: SharedAdmission | None = None,
         default_headers: Mapping[str, str] | None = None,
         client_kwargs: Mapping[str, Any] | None = None,
+        params: Mapping[str, str] | None = None,
     ) -> iModel:
         """Rebuild from :meth:`to_dict` output by resolving the endpoint in today's catalog.
 
@@ -707,12 +712,14 @@ class iModel:
         A ``gateway_url`` whose query values were redacted needs the real URL in
         ``agentic_settings`` again.
 
-        Every config field ``to_dict`` wrote is restored. Header and ``client_kwargs`` values it
-        redacted (credentials, and any header not on the harmless list) must be given again in
-        ``default_headers`` / ``client_kwargs`` (merged over the data's, header names compared
-        case-insensitively): a model restored without its ``Authorization`` or ``api-key``
-        header would fail every call, or reach the wrong tenant. A request model is never
-        imported from the data: it must be the one the catalog resolves, or null.
+        Every config field ``to_dict`` wrote is restored. Header, ``params`` and
+        ``client_kwargs`` values it redacted (credentials, any header not on the harmless list,
+        every path parameter but ``api-version``/``alt``/``version``) must be given again in
+        ``default_headers`` / ``params`` / ``client_kwargs`` (merged over the data's, header
+        names compared case-insensitively): a model restored without its ``Authorization`` or
+        ``api-key`` header, or its tenant in the path, would fail every call, or reach the wrong
+        tenant. A request model is never imported from the data: it must be the one the
+        catalog resolves, or null.
 
         Raises:
             EndpointConfigurationError: ``data`` is not a mapping; a key ``to_dict`` never
@@ -762,7 +769,7 @@ class iModel:
             for name in _RESTORED_FIELDS
             if name in config and name not in skipped
         }
-        _restore_redacted(overrides, default_headers, client_kwargs)
+        _restore_redacted(overrides, default_headers, client_kwargs, params)
         request_model = config.get("request_options")
         if "request_options" in config and request_model is None:
             overrides["request_options"] = None  # a deliberately schema-less endpoint stays so
@@ -1051,13 +1058,15 @@ def _restore_redacted(
     overrides: dict[str, Any],
     headers: Mapping[str, str] | None,
     client_kwargs: Mapping[str, Any] | None,
+    params: Mapping[str, str] | None = None,
 ) -> None:
     """Put back what ``to_dict()`` redacted from the caller's arguments, or refuse.
 
     Credentials are never restored from data. A redacted header or ``client_kwargs`` value the
     caller does not give again is an error naming it (before, it was dropped: the rebuilt model
     sent no ``Authorization``/``api-key`` header, or no proxy credentials, and said nothing); a
-    ``base_url`` whose userinfo or query was redacted cannot be rebuilt either.
+    ``base_url`` whose userinfo or query was redacted cannot be rebuilt either. ``params``
+    values (they fill the request path) follow the header rule, names compared exactly.
     """
     base_url = overrides.get("base_url")
     if isinstance(base_url, str) and REDACTED in base_url:
@@ -1099,6 +1108,24 @@ def _restore_redacted(
                     f"from_dict(..., client_kwargs={{{str(key)!r}: ...}})",
                 )
         overrides["client_kwargs"] = merged_kwargs
+    if params is not None and not isinstance(params, Mapping):
+        raise EndpointConfigurationError(
+            "params", f"must be a mapping of path parameter values, got {type(params).__name__}"
+        )
+    recorded_params = overrides.get("params")
+    if params is not None or isinstance(recorded_params, Mapping):
+        merged_params = {
+            **(recorded_params if isinstance(recorded_params, Mapping) else {}),
+            **(params or {}),
+        }
+        for name, value in merged_params.items():
+            if value == REDACTED:
+                raise EndpointConfigurationError(
+                    f"config.params.{name}",
+                    "was serialized redacted; pass it again: "
+                    f"from_dict(..., params={{{str(name)!r}: ...}})",
+                )
+        overrides["params"] = merged_params
 
 
 def _default_attempt_policy(endpoint: Endpoint) -> AttemptPolicy | None:

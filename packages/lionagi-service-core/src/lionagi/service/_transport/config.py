@@ -5,9 +5,10 @@ into provider request data implicitly. Provider payload defaults live only in ``
 The API key is a ``SecretStr``: it is excluded from every dump and never printed. Every other
 place a credential can hide is redacted in ``repr``, ``model_dump``, ``model_dump_json`` and
 :meth:`EndpointConfig.to_dict`: header values not on the harmless allow-list, ``base_url``
-userinfo and query values, and ``client_kwargs`` ``auth``/``cookies``/``headers``/``params`` and
-proxy URLs. Those values are also remembered as secrets, so an echo of one is redacted from error
-text even where this config is not at hand.
+userinfo and query values, ``params`` values (the rule of ``base_url`` query values: they fill
+the request path, which may carry a tenant or a token), and ``client_kwargs``
+``auth``/``cookies``/``headers``/``params`` and proxy URLs. Those values are also remembered as
+secrets, so an echo of one is redacted from error text even where this config is not at hand.
 """
 
 from __future__ import annotations
@@ -187,6 +188,8 @@ class EndpointConfig(BaseModel):
                 remember_secret(value)
         for value in _url_secrets(self.base_url):
             remember_secret(value)
+        for value in self.param_secrets():
+            remember_secret(value)
         for value in _client_kwargs_secrets(self.client_kwargs):
             remember_secret(value)
         return self
@@ -198,6 +201,10 @@ class EndpointConfig(BaseModel):
     @field_serializer("base_url")
     def _dump_base_url(self, value: str | None) -> str | None:
         return redact_url(value) if value else value
+
+    @field_serializer("params")
+    def _dump_params(self, value: dict[str, str]) -> dict[str, str]:
+        return redact_params(value)
 
     @field_serializer("client_kwargs")
     def _dump_client_kwargs(self, value: dict[str, Any]) -> dict[str, Any]:
@@ -245,6 +252,16 @@ class EndpointConfig(BaseModel):
         """The API key in clear text, for building auth headers only."""
         return self.api_key.get_secret_value() if self.api_key is not None else None
 
+    def param_secrets(self) -> tuple[str, ...]:
+        """The ``params`` values treated as secrets: all but ``api-version``/``alt``/``version``.
+
+        They fill the request path, so error text naming the URL redacts them
+        (``Endpoint._secrets``), as it leaves out ``base_url``'s query.
+        """
+        if not self.params:
+            return ()
+        return tuple(v for k, v in self.params.items() if v and k.lower() not in HARMLESS_QUERY)
+
     def with_updates(self, **changes: Any) -> EndpointConfig:
         """Return a validated copy with ``changes`` applied (same unknown-key rule)."""
         data = self._constructor_data()
@@ -265,8 +282,9 @@ class EndpointConfig(BaseModel):
         """JSON-ready projection without secrets; the request model is named, not dumped.
 
         The API key is left out; header values (except allow-listed harmless ones), URL userinfo
-        and query values, and ``client_kwargs`` credentials are ``[REDACTED]`` (the field
-        serializers apply to every dump).
+        and query values, ``params`` values (except the harmless query names) and
+        ``client_kwargs`` credentials are ``[REDACTED]`` (the field serializers apply to every
+        dump).
         """
         out = self.model_dump(exclude={"api_key", "request_options"})
         ro = self.request_options
@@ -279,6 +297,8 @@ class EndpointConfig(BaseModel):
                 value = redact_headers(value)
             elif name == "base_url" and isinstance(value, str):
                 value = redact_url(value)
+            elif name == "params" and isinstance(value, dict):
+                value = redact_params(value)
             elif name == "client_kwargs" and isinstance(value, dict):
                 value = redact_client_kwargs(value)
             yield name, value
@@ -287,6 +307,17 @@ class EndpointConfig(BaseModel):
 # client_kwargs whose whole value is a credential, and those holding URLs that may carry userinfo.
 _SECRET_CLIENT_KWARGS = frozenset({"auth", "cookies"})
 _URL_CLIENT_KWARGS = frozenset({"proxy", "proxies", "mounts"})
+
+
+def redact_params(params: Mapping[str, str]) -> dict[str, str]:
+    """``params`` for display: every value but those of the harmless query names replaced.
+
+    The rule of ``base_url`` query values (``api-version``, ``alt`` and ``version`` show; so does
+    an empty value).
+    """
+    return {
+        k: v if not v or str(k).lower() in HARMLESS_QUERY else REDACTED for k, v in params.items()
+    }
 
 
 def redact_client_kwargs(kwargs: Mapping[str, Any]) -> dict[str, Any]:

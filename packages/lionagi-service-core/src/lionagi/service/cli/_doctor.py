@@ -20,7 +20,7 @@ from .._catalog.full_check import failures
 from .._catalog.keys import canonical_provider_key
 from .._catalog.registry import EndpointRegistry
 from ._console import table_console
-from ._render import error_line, exception_line
+from ._render import argument_text, error_line, exception_line
 
 __all__ = ["doctor_command"]
 
@@ -45,7 +45,7 @@ def doctor_command(providers: Sequence[str], *, as_json: bool) -> int:
         for name in providers:
             key = snapshot.provider_index.get(canonical_provider_key(name))
             if key is None:
-                _fail(f"doctor: {name!r} names no installed provider")
+                _fail(f"doctor: {argument_text(name)} names no installed provider")
                 return 2
             wanted.append(key)
         unknown = [p for p in wanted if not any(r["provider"] == p for r in rows)]

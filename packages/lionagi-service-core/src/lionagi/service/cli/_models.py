@@ -19,7 +19,7 @@ from .._catalog.model_parse import provider_takes_model
 from .._catalog.registry import EndpointRegistry
 from .._catalog.snapshot import CatalogSnapshot
 from ._console import table_console
-from ._render import exception_line
+from ._render import argument_text, error_line, exception_line
 
 __all__ = ["models_command", "models_report"]
 
@@ -70,7 +70,10 @@ def models_command(provider: str, *, as_json: bool) -> int:
     if key is None or key not in snapshot.providers:
         installed = ", ".join(snapshot.provider_keys) or "none"
         print(
-            f"models: {provider!r} names no installed provider (installed: {installed})",
+            error_line(
+                f"models: {argument_text(provider)} names no installed provider "
+                f"(installed: {installed})"
+            ),
             file=sys.stderr,
             flush=True,
         )

@@ -43,6 +43,7 @@ __all__ = [
     "PlainRenderer",
     "Renderer",
     "TerminalRenderer",
+    "argument_text",
     "error_line",
     "exception_line",
     "last_attempt",
@@ -71,6 +72,21 @@ def error_line(text: str) -> str:
     return " ".join(redact(text).split())
 
 
+def argument_text(value: str) -> str:
+    """A command-line argument quoted for an error line, unless it looks like a credential.
+
+    A key pasted where a provider name goes (``models sk-proj-...``) must not reach stderr, a
+    terminal or a CI log; :func:`error_line` alone would leave ``'[REDACTED]'`` and no reason.
+    The test is core's selection rule (``looks_like_credential``: a key shape, a remembered
+    secret or a credential variable's value), so the command line hides what ``iModel`` hides.
+    """
+    from .._catalog.diagnose import looks_like_credential
+
+    if looks_like_credential(value):
+        return "the argument, which looks like a credential (an API key?) and is not shown,"
+    return repr(value)
+
+
 _FIELD_ERRORS = (EndpointConfigurationError, AdmissionConfigError, AgenticRequestValidationError)
 
 
@@ -78,6 +94,11 @@ _FIELD_ERRORS = (EndpointConfigurationError, AdmissionConfigError, AgenticReques
 # line (the messages are shared with the Python API, where the keywords are right).
 _CLI_FLAGS = (
     ("pass api_key=...", "pass --api-key-env NAME (the variable holding the key)"),
+    (
+        "iModel's positional parameters are provider, base_url, endpoint and api_key; "
+        "pass a key as api_key=...",
+        "a key goes in an environment variable named by --api-key-env NAME",
+    ),
     ("use auth_type='none'", "use --endpoint-setting auth_type=none"),
     (
         "pass auth_type='bearer' (or 'x-api-key')",

@@ -459,13 +459,15 @@ class Endpoint:
         cap = self.config.max_response_bytes
         declared = response.headers.get("content-length")
         if declared is not None and declared.isdecimal() and int(declared) > cap:
-            raise _body_too_large(response, cap, f"declares Content-Length {int(declared)}")
+            raise _body_too_large(
+                response, cap, f"declares Content-Length {int(declared)}", self._secrets()
+            )
         parts: list[bytes] = []
         size = 0
         async for block in response.aiter_bytes():
             size += len(block)
             if size > cap:
-                raise _body_too_large(response, cap, f"sent more than {cap} bytes")
+                raise _body_too_large(response, cap, f"sent more than {cap} bytes", self._secrets())
             parts.append(block)
         return parts[0] if len(parts) == 1 else b"".join(parts)
 
@@ -476,13 +478,16 @@ class Endpoint:
             text = decode_utf8(body)
         except UnicodeDecodeError as exc:
             note = _charset_note(response.headers.get("content-type"))
-            raise invalid_utf8(describe_url(response.request.url), exc, note) from None
+            where = describe_url(response.request.url, self._secrets())
+            raise invalid_utf8(where, exc, note) from None
         try:
             return _json_loads(text)
         except ValueError:
+            secrets = self._secrets()
             raise ProviderProtocolError(
-                f"{describe_url(response.request.url)} answered HTTP {response.status_code} "
-                f"with a body that is not JSON: {excerpt(body, self._secrets(), 300)!r}"
+                f"{describe_url(response.request.url, secrets)} answered HTTP "
+                f"{response.status_code} with a body that is not JSON: "
+                f"{excerpt(body, secrets, 300)!r}"
             ) from None
 
     # -- streaming --------------------------------------------------------------------------------
@@ -593,7 +598,7 @@ class Endpoint:
             framer = self._framer(content_type, secrets)
             projector = projector_class(secrets)
             # Bytes, decoded here as strict UTF-8: ``aiter_text`` would trust the declared charset.
-            decoder = Utf8Decoder(describe_url(url), _charset_note(content_type))
+            decoder = Utf8Decoder(describe_url(url, secrets), _charset_note(content_type))
             decode = decoder.decode
             blocks = response.aiter_bytes()
             tail: Sequence[StreamChunk] = ()
@@ -759,7 +764,8 @@ class Endpoint:
             unpin(token)
         status = response.status_code
         if logger.isEnabledFor(logging.DEBUG):
-            logger.debug("%s %s -> %d", request.method, describe_url(request.url), status)
+            where = describe_url(request.url, self._secrets())
+            logger.debug("%s %s -> %d", request.method, where, status)
         if 200 <= status < 300:
             return response
         try:
@@ -800,8 +806,9 @@ class Endpoint:
         return None
 
     def _http_error(self, exc: httpx.HTTPError, url: httpx.URL) -> ProviderError:
-        detail = excerpt(str(exc), self._secrets(), 300)
-        where = describe_url(url)
+        secrets = self._secrets()
+        detail = excerpt(str(exc), secrets, 300)
+        where = describe_url(url, secrets)
         if isinstance(exc, httpx.LocalProtocolError):
             # h11 quotes the offending header's bytes (repr form, so an exact-match redaction
             # misses a value with an escaped character): never shown, whatever the header.
@@ -823,8 +830,11 @@ class Endpoint:
         return float(timeout)
 
     def _secrets(self) -> tuple[str, ...]:
-        key = self.__config.secret_value()
-        return (key,) if key else ()
+        """The values error text must not show: the API key and the path's ``params`` values."""
+        config = self.__config
+        key = config.secret_value()
+        found = (key,) if key else ()
+        return (*found, *config.param_secrets()) if config.params else found
 
     def redacted_error(self, chunk: StreamChunk) -> StreamChunk:
         """``chunk`` (an error chunk) with its provider text redacted, as the consumer sees it.
@@ -903,9 +913,9 @@ class _TransportCap:
         scope = self._scope
         suppressed = bool(scope.__exit__(exc_type, exc, tb))
         if scope.cancelled_caught or isinstance(exc, TimeoutError):
+            where = describe_url(self._url, self._endpoint._secrets())
             raise ProviderConnectionError(
-                f"{describe_url(self._url)} timed out after {self._limit:g}s "
-                "(endpoint transport cap)"
+                f"{where} timed out after {self._limit:g}s (endpoint transport cap)"
             ) from None
         if isinstance(exc, httpx.HTTPError):
             raise self._endpoint._http_error(exc, self._url) from _cause(exc)
@@ -947,9 +957,12 @@ def _charset_note(content_type: str | None) -> str:
     return ""
 
 
-def _body_too_large(response: httpx.Response, cap: int, what: str) -> ProviderProtocolError:
+def _body_too_large(
+    response: httpx.Response, cap: int, what: str, secrets: tuple[str, ...]
+) -> ProviderProtocolError:
+    where = describe_url(response.request.url, secrets)
     return ProviderProtocolError(
-        f"{describe_url(response.request.url)} answered HTTP {response.status_code} and {what}, "
+        f"{where} answered HTTP {response.status_code} and {what}, "
         f"over max_response_bytes={cap}; raise the endpoint's max_response_bytes to accept "
         "larger bodies"
     )

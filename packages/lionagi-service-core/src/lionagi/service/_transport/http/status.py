@@ -24,7 +24,7 @@ from ..._base.errors import (
     ProviderStatusError,
     ProviderUnauthorizedError,
 )
-from ..._base.secrets import bounded, redact
+from ..._base.secrets import REDACTED, bounded, redact
 from ..classify import DEFAULT_ERROR_PATTERNS
 
 __all__ = [
@@ -47,10 +47,18 @@ _SECONDS = re.compile(r"\d+(?:\.\d+)?")
 _CONTEXT = next(rule for rule in DEFAULT_ERROR_PATTERNS if rule.kind == "context")
 
 
-def describe_url(url: httpx.URL) -> str:
-    """``scheme://host[:port]/path`` without userinfo or query (either may carry a secret)."""
+def describe_url(url: httpx.URL, secrets: Iterable[str] = ()) -> str:
+    """``scheme://host[:port]/path`` without userinfo or query (either may carry a secret).
+
+    Each of ``secrets`` (at least 4 characters, as :func:`redact` takes them) found in the path
+    is replaced: an endpoint's ``params`` values fill its path (``Endpoint._secrets``).
+    """
     port = f":{url.port}" if url.port is not None else ""
-    return f"{url.scheme}://{url.host}{port}{url.path}"
+    path = url.path
+    for secret in secrets:
+        if len(secret) >= 4 and secret in path:
+            path = path.replace(secret, REDACTED)
+    return f"{url.scheme}://{url.host}{port}{path}"
 
 
 def excerpt(body: bytes | str, secrets: Iterable[str] = (), limit: int = EXCERPT_LIMIT) -> str:
@@ -136,6 +144,7 @@ def error_info(
     response: httpx.Response, body: bytes, *, secrets: Iterable[str] = ()
 ) -> HTTPErrorInfo:
     """The :class:`HTTPErrorInfo` of a non-2xx ``response`` whose (bounded) body is ``body``."""
+    secrets = tuple(secrets)
     parsed: object = None
     if body.strip():
         try:
@@ -144,7 +153,7 @@ def error_info(
             parsed = None
     return HTTPErrorInfo(
         status=response.status_code,
-        where=f"{response.request.method} {describe_url(response.request.url)}",
+        where=f"{response.request.method} {describe_url(response.request.url, secrets)}",
         body=parsed,
         excerpt=excerpt(body, secrets),
         retry_after=parse_retry_after(response.headers),
@@ -156,8 +165,9 @@ def status_error(
     response: httpx.Response, body: bytes, *, secrets: Iterable[str] = ()
 ) -> ProviderStatusError | ProviderProtocolError:
     """The typed error for a non-2xx ``response`` whose (bounded) body is ``body``."""
+    secrets = tuple(secrets)
     status = response.status_code
-    where = f"{response.request.method} {describe_url(response.request.url)}"
+    where = f"{response.request.method} {describe_url(response.request.url, secrets)}"
     text = excerpt(body, secrets)
     suffix = f": {text}" if text else ""
     if 300 <= status < 400:
