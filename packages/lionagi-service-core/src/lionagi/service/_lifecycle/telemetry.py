@@ -13,6 +13,10 @@ duration, time to first chunk, token usage and admission wait, and an up-down co
 admission queue depth. No prompt, payload, header or key is recorded unless ``capture_content``
 is on, and then only the request's messages and the response's text (never headers).
 
+A tracer, span, meter or context of the application's that raises never fails or changes a
+call: the call's first such failure is logged once as a warning and turns the rest of that
+call's telemetry off (its open spans are still ended, best-effort); see :class:`CallTrace`.
+
 Spans are parented explicitly (``context=``), never made current across a ``yield``: a stream's
 generator runs its steps in whatever context the consumer awaits it from, so a context token
 attached before a yield could not be detached after it. An attempt's span is current only while
@@ -21,6 +25,7 @@ that attempt is awaited (no yield inside), so an HTTP-client instrumentation nes
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -241,7 +246,17 @@ def _as_json(value: Any) -> str:
 
 
 class CallTrace:
-    """The span, child spans and measurements of one logical call (only while instrumented)."""
+    """The span, child spans and measurements of one logical call (only while instrumented).
+
+    Observability never fails or changes a call: every method catches what the application's
+    tracer, span, meter or context raises (and any slip of its own). The first such failure logs
+    one warning and turns the rest of this call's telemetry off: ``span`` becomes None, the
+    methods after it do nothing, and :meth:`finish` only ends the spans still open, each
+    best-effort and silently. A context token :meth:`attempt_started` attached is still detached
+    by :meth:`attempt_ended`, broken or not; a failed one is None and never detached. Each method
+    catches inside itself (no wrapper frame): a ``try`` costs nothing in Python 3.11 until
+    something raises, which keeps :meth:`chunk` as cheap as before.
+    """
 
     __slots__ = (
         "_admission",
@@ -250,9 +265,11 @@ class CallTrace:
         "_ctx",
         "_ended",
         "_finish_reasons",
+        "_id",
         "_output",
         "_queued",
         "_response_model",
+        "_root",
         "_start",
         "_stream",
         "_telemetry",
@@ -265,6 +282,7 @@ class CallTrace:
     def __init__(self, telemetry: Telemetry, call: APICalling, stream: bool) -> None:
         trace = telemetry.trace_api
         self._telemetry = telemetry
+        self._id = str(call.id)
         provider = call.endpoint.config.provider
         operation = _operation(call)
         model = _request_model(call)
@@ -277,16 +295,16 @@ class CallTrace:
         span_attrs: dict[str, Any] = {
             **self._attrs,
             "gen_ai.system": provider,
-            "lionagi.call.id": str(call.id),
+            "lionagi.call.id": self._id,
             "lionagi.call.stream": stream,
         }
         if telemetry.capture_content:
             span_attrs["gen_ai.input.messages"] = _input_messages(call)
         name = f"{operation} {model}" if model else operation
-        self.span = telemetry.tracer.start_span(
-            name, kind=trace.SpanKind.CLIENT, attributes=span_attrs
-        )
-        self._ctx = trace.set_span_in_context(self.span)
+        root = telemetry.tracer.start_span(name, kind=trace.SpanKind.CLIENT, attributes=span_attrs)
+        self._root: Any = root  # the call span until its end was attempted
+        self.span: Any = root  # the call span while this call records; None once off
+        self._ctx = trace.set_span_in_context(root)
         self._start = time.perf_counter()
         self._admission: Any = None
         self._attempt: Any = None
@@ -300,48 +318,100 @@ class CallTrace:
         self.chunks = 0
         self.attempts = 0
 
+    def _disable(self, step: str) -> None:
+        """Turn this call's telemetry off after a failure at ``step``; warns the first time.
+
+        Called from an ``except`` block, so the warning carries the failure's traceback.
+        """
+        if self.span is not None:
+            self.span = None
+            logger.warning(
+                "telemetry: recording call %s failed at %s; the rest of its telemetry is skipped "
+                "(the call itself is unaffected)",
+                self._id,
+                step,
+                exc_info=True,
+            )
+
     # -- admission --------------------------------------------------------------------------------
 
     def admission_started(self) -> None:
         """The call starts waiting for its permit (queue depth +1, the admission span)."""
-        self._admission = self._telemetry.tracer.start_span("admission", context=self._ctx)
-        self._queued = time.perf_counter()
-        self._telemetry.queue_depth.add(1, self._attrs)
+        if self.span is None:
+            return
+        try:
+            self._admission = self._telemetry.tracer.start_span("admission", context=self._ctx)
+            self._queued = time.perf_counter()
+            # Last: once counted, admission_ended is the next step, so the -1 is not skipped.
+            self._telemetry.queue_depth.add(1, self._attrs)
+        except Exception:
+            self._disable("admission start")
 
     def admission_ended(self, exc: BaseException | None) -> None:
         """The wait ended: admitted (``exc`` None) or refused, timed out or cancelled."""
-        waited = time.perf_counter() - self._queued
-        self._telemetry.queue_depth.add(-1, self._attrs)
-        self._telemetry.admission_wait.record(waited, self._attrs)
-        span, self._admission = self._admission, None
-        if span is not None:
-            if exc is not None:
-                # The one child that names a cancellation too (docs: "failed with error.type
-                # when refused, timed out or cancelled"); the status is ERROR only for errors.
-                span.set_attribute("error.type", type(exc).__qualname__)
-                self._fail(span, exc)
-            span.end()
+        if self.span is None:
+            return
+        try:
+            waited = time.perf_counter() - self._queued
+            self._telemetry.queue_depth.add(-1, self._attrs)
+            self._telemetry.admission_wait.record(waited, self._attrs)
+            span = self._admission
+            if span is not None:
+                if exc is not None:
+                    # The one child that names a cancellation too (docs: "failed with
+                    # error.type when refused, timed out or cancelled"); the status is ERROR
+                    # only for errors.
+                    span.set_attribute("error.type", type(exc).__qualname__)
+                    self._fail(span, exc)
+                self._admission = None  # its end is attempted once: finish does not repeat it
+                span.end()
+        except Exception:
+            self._disable("admission end")
 
     # -- attempts ---------------------------------------------------------------------------------
 
     def attempt_started(self) -> Any:
-        """Open the next attempt's span and make it current; returns the context token."""
-        trace = self._telemetry.trace_api
-        self.attempts += 1
-        span = self._telemetry.tracer.start_span(
-            "attempt", context=self._ctx, attributes={"lionagi.attempt.number": self.attempts}
-        )
-        self._attempt = span
-        return self._telemetry.context_api.attach(trace.set_span_in_context(span, self._ctx))
+        """Open the next attempt's span and make it current; returns the context token.
+
+        None when nothing was attached (telemetry off for this call, or the attach failed):
+        :meth:`attempt_ended` then detaches nothing.
+        """
+        if self.span is None:
+            return None
+        try:
+            trace = self._telemetry.trace_api
+            self.attempts += 1
+            span = self._telemetry.tracer.start_span(
+                "attempt", context=self._ctx, attributes={"lionagi.attempt.number": self.attempts}
+            )
+            self._attempt = span
+            return self._telemetry.context_api.attach(trace.set_span_in_context(span, self._ctx))
+        except Exception:
+            self._disable("attempt start")
+            return None
 
     def attempt_ended(self, token: Any, exc: BaseException | None) -> None:
-        """Close the current attempt's span (failed with ``exc`` when given)."""
-        self._telemetry.context_api.detach(token)
-        span, self._attempt = self._attempt, None
-        if span is not None:
-            if exc is not None:
-                self._fail(span, exc)
-            span.end()
+        """Close the current attempt's span (failed with ``exc`` when given).
+
+        The token is detached first and even when this call's telemetry is off: a context
+        :meth:`attempt_started` attached is never left current.
+        """
+        if token is not None:
+            try:
+                self._telemetry.context_api.detach(token)
+            except Exception:
+                self._disable("attempt context detach")
+        if self.span is None:
+            return
+        try:
+            span = self._attempt
+            if span is not None:
+                if exc is not None:
+                    self._fail(span, exc)
+                self._attempt = None  # its end is attempted once: finish does not repeat it
+                span.end()
+        except Exception:
+            self._disable("attempt end")
 
     def retry(
         self,
@@ -360,49 +430,77 @@ class CallTrace:
         that is never retried): the event then carries no ``honored`` attribute, because
         neither answer would be true.
         """
-        error = type(exc).__qualname__
-        if retry_after is not None:
-            attrs: dict[str, Any] = {"lionagi.retry_after.seconds": float(retry_after)}
-            if honored is not None:
-                attrs["lionagi.retry_after.honored"] = honored
-            attrs["error.type"] = error
-            self.span.add_event("lionagi.retry_after", attrs)
-        if delay is not None:
-            self.span.add_event(
-                "lionagi.retry",
-                {
-                    "lionagi.attempt.number": failures,
-                    "lionagi.retry.delay": delay,
-                    "error.type": error,
-                },
-            )
+        span = self.span
+        if span is None:
+            return
+        try:
+            error = type(exc).__qualname__
+            if retry_after is not None:
+                attrs: dict[str, Any] = {"lionagi.retry_after.seconds": float(retry_after)}
+                if honored is not None:
+                    attrs["lionagi.retry_after.honored"] = honored
+                attrs["error.type"] = error
+                span.add_event("lionagi.retry_after", attrs)
+            if delay is not None:
+                span.add_event(
+                    "lionagi.retry",
+                    {
+                        "lionagi.attempt.number": failures,
+                        "lionagi.retry.delay": delay,
+                        "error.type": error,
+                    },
+                )
+        except Exception:
+            self._disable("retry event")
 
     def circuit(self, before: Any, after: Any) -> None:
         """The provider's circuit changed state while this call held its permit."""
-        self.span.add_event(
-            "lionagi.circuit.transition",
-            {"lionagi.circuit.from": str(before), "lionagi.circuit.to": str(after)},
-        )
+        span = self.span
+        if span is None:
+            return
+        try:
+            span.add_event(
+                "lionagi.circuit.transition",
+                {"lionagi.circuit.from": str(before), "lionagi.circuit.to": str(after)},
+            )
+        except Exception:
+            self._disable("circuit event")
 
     def circuit_refused(self, state: Any) -> None:
         """The circuit refused the call: no attempt was made."""
-        self.span.add_event("lionagi.circuit.open", {"lionagi.circuit.state": str(state)})
+        span = self.span
+        if span is None:
+            return
+        try:
+            span.add_event("lionagi.circuit.open", {"lionagi.circuit.state": str(state)})
+        except Exception:
+            self._disable("circuit refusal event")
 
     # -- stream -----------------------------------------------------------------------------------
 
     def stream_opened(self) -> None:
         """The first batch arrived: time to first chunk, and the stream span begins."""
-        self._telemetry.first_chunk.record(time.perf_counter() - self._start, self._attrs)
-        self._stream = self._telemetry.tracer.start_span("stream", context=self._ctx)
+        if self.span is None:
+            return
+        try:
+            self._telemetry.first_chunk.record(time.perf_counter() - self._start, self._attrs)
+            self._stream = self._telemetry.tracer.start_span("stream", context=self._ctx)
+        except Exception:
+            self._disable("stream start")
 
     def chunk(self, chunk: StreamChunk) -> None:
         """One chunk passed to the consumer: a counter, and the result chunk's usage."""
-        self.chunks += 1
-        if chunk.type == "result":
-            self._result(chunk.metadata)
-        output = self._output
-        if output is not None and chunk.type == "text" and chunk.content:
-            output.append(chunk.content)
+        if self.span is None:
+            return
+        try:
+            self.chunks += 1
+            if chunk.type == "result":
+                self._result(chunk.metadata)
+            output = self._output
+            if output is not None and chunk.type == "text" and chunk.content:
+                output.append(chunk.content)
+        except Exception:
+            self._disable("stream chunk")
 
     def _result(self, meta: Mapping[str, Any]) -> None:
         usage = meta.get("usage")
@@ -449,10 +547,31 @@ class CallTrace:
         span.set_status(trace.Status(trace.StatusCode.ERROR, error))
 
     def finish(self, call: APICalling) -> None:
-        """End every open span and record the call's measurements; idempotent."""
+        """End every open span and record the call's measurements; idempotent, never raises.
+
+        With this call's telemetry off (an earlier step failed, or recording fails here), the
+        spans still open are only ended, each best-effort and without another warning.
+        """
         if self._ended:
             return
         self._ended = True
+        if self.span is not None:
+            try:
+                self._record(call)
+            except Exception:
+                self._disable("finish")
+            else:
+                self.span = None
+                return
+        spans = (self._attempt, self._admission, self._stream, self._root)
+        self._attempt = self._admission = self._stream = self._root = None
+        for span in spans:
+            if span is not None:
+                with contextlib.suppress(Exception):  # already reported once for this call
+                    span.end()
+
+    def _record(self, call: APICalling) -> None:
+        """:meth:`finish` while recording: attributes, measurements, then the ends."""
         telemetry = self._telemetry
         span = self.span
         attrs = dict(self._attrs)
@@ -460,15 +579,21 @@ class CallTrace:
         response = call.execution.response
         if response is not None:
             self._response(response)
-        for child in (self._attempt, self._admission):  # only when a raise skipped their end
-            if child is not None:
-                child.end()
+        # Only when a raise skipped their end; each is ended (attempted) once, as everywhere.
+        attempt, self._attempt = self._attempt, None
+        if attempt is not None:
+            attempt.end()
+        admission, self._admission = self._admission, None
+        if admission is not None:
+            admission.end()
         span.set_attribute("lionagi.call.status", call.status.value)
-        if self._stream is not None:
-            self._stream.set_attribute("lionagi.stream.chunks", self.chunks)
+        stream = self._stream
+        if stream is not None:
+            stream.set_attribute("lionagi.stream.chunks", self.chunks)
             if exc is not None:
-                self._fail(self._stream, exc)
-            self._stream.end()
+                self._fail(stream, exc)
+            self._stream = None
+            stream.end()
         if self._response_model is not None:
             span.set_attribute("gen_ai.response.model", self._response_model)
             attrs["gen_ai.response.model"] = self._response_model
@@ -490,4 +615,5 @@ class CallTrace:
         if self._output:
             span.set_attribute("gen_ai.output.messages", _clip("".join(self._output)))
         telemetry.duration.record(time.perf_counter() - self._start, attrs)
+        self._root = None  # its end is attempted once
         span.end()
