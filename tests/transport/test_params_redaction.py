@@ -16,8 +16,6 @@ from __future__ import annotations
 import json
 import logging
 import socket
-import traceback
-import uuid
 from typing import Any
 
 import pytest
@@ -30,30 +28,10 @@ from lionagi.service import (
 )
 from lionagi.service_testing import FakeProviderServer
 
+from ._leaks import assert_absent, assert_logs_clean, exception_text, marker
+
 TEMPLATE = "v1/{tenant}/chat/completions"
 CHAT = {"model": "fake-model", "messages": [{"role": "user", "content": "hi"}]}
-
-
-def marker(label: str) -> str:
-    """An opaque, unique value no generic key shape matches (only config redaction hides it)."""
-    return f"P{label}{uuid.uuid4().hex}"
-
-
-def exception_text(exc: BaseException) -> str:
-    return "".join(traceback.format_exception(exc))
-
-
-def assert_absent(values: dict[str, str], *surfaces: object) -> None:
-    for surface in surfaces:
-        text = surface if isinstance(surface, str) else repr(surface)
-        leaked = [label for label, value in values.items() if value in text]
-        assert not leaked, f"leaked {leaked} in {text}"
-
-
-def assert_logs_clean(values: dict[str, str], caplog: pytest.LogCaptureFixture) -> None:
-    assert_absent(values, caplog.text)
-    for record in caplog.records:
-        assert_absent(values, record.getMessage(), str(record.args))
 
 
 def _config(**params: str) -> EndpointConfig:

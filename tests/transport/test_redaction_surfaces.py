@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 import json
 import logging
-import traceback
 import uuid
 from typing import Any
 
@@ -24,28 +23,7 @@ from lionagi.service import (
     iModel,
 )
 
-
-def marker(label: str) -> str:
-    """An opaque, unique value no generic key shape matches."""
-    return f"M{label}{uuid.uuid4().hex}"
-
-
-def exception_text(exc: BaseException) -> str:
-    return "".join(traceback.format_exception(exc))
-
-
-def assert_absent(values: dict[str, str], *surfaces: object) -> None:
-    for surface in surfaces:
-        text = surface if isinstance(surface, str) else repr(surface)
-        leaked = [label for label, value in values.items() if value in text]
-        assert not leaked, f"leaked {leaked} in {text}"
-
-
-def assert_logs_clean(values: dict[str, str], caplog: pytest.LogCaptureFixture) -> None:
-    assert_absent(values, caplog.text)
-    for record in caplog.records:
-        assert_absent(values, record.getMessage())
-
+from ._leaks import assert_absent, assert_logs_clean, exception_text, marker
 
 # -- item 8: provider error events and echoed headers ----------------------------------------------
 
@@ -53,6 +31,7 @@ def assert_logs_clean(values: dict[str, str], caplog: pytest.LogCaptureFixture) 
 async def test_error_event_code_is_redacted_in_chunk_and_exception(
     serve, make_endpoint, wire, secret, caplog
 ):
+
     caplog.set_level(logging.DEBUG)
     event = {"error": {"message": "refused", "code": secret}}
     server = await serve(lambda req: wire.sse_stream(f"data: {json.dumps(event)}\n\n"))

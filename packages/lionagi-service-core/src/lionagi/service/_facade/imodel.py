@@ -1085,13 +1085,7 @@ def _restore_redacted(
             if str(k).lower() not in names
         }
         merged.update(given)
-        for name, value in merged.items():
-            if value == REDACTED:
-                raise EndpointConfigurationError(
-                    f"config.default_headers.{name}",
-                    "was serialized redacted; pass it again: "
-                    f"from_dict(..., default_headers={{{str(name)!r}: ...}})",
-                )
+        _refuse_redacted("default_headers", merged)
         overrides["default_headers"] = merged
     kwargs = overrides.get("client_kwargs")
     if client_kwargs is not None or isinstance(kwargs, Mapping):
@@ -1118,14 +1112,19 @@ def _restore_redacted(
             **(recorded_params if isinstance(recorded_params, Mapping) else {}),
             **(params or {}),
         }
-        for name, value in merged_params.items():
-            if value == REDACTED:
-                raise EndpointConfigurationError(
-                    f"config.params.{name}",
-                    "was serialized redacted; pass it again: "
-                    f"from_dict(..., params={{{str(name)!r}: ...}})",
-                )
+        _refuse_redacted("params", merged_params)
         overrides["params"] = merged_params
+
+
+def _refuse_redacted(section: str, values: Mapping[Any, Any]) -> None:
+    """A value of ``section`` still ``[REDACTED]`` after the caller's: an error naming it."""
+    for name, value in values.items():
+        if value == REDACTED:
+            raise EndpointConfigurationError(
+                f"config.{section}.{name}",
+                f"was serialized redacted; pass it again: from_dict(..., {section}="
+                f"{{{str(name)!r}: ...}})",
+            )
 
 
 def _default_attempt_policy(endpoint: Endpoint) -> AttemptPolicy | None:
