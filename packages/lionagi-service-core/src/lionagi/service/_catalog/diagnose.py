@@ -6,7 +6,9 @@ from .._base.diagnostics import CatalogDiagnosticCode, ProviderDiagnostic
 from .._base.secrets import bounded, redact
 
 __all__ = [
+    "CREDENTIAL_HINT",
     "CREDENTIAL_INPUT",
+    "CREDENTIAL_NOTE",
     "MESSAGE_LIMIT",
     "describe_exception",
     "diagnostic",
@@ -18,13 +20,20 @@ MESSAGE_LIMIT = 500
 """Longest exception text kept in a diagnostic; tracebacks and bodies stay out of inspection."""
 
 
-CREDENTIAL_INPUT = (
-    "looks like a credential (an API key?) and is not shown; iModel's positional parameters "
-    "are provider, base_url, endpoint and api_key; pass a key as api_key=..."
+CREDENTIAL_NOTE = "looks like a credential (an API key?) and is not shown"
+"""Said of a value :func:`looks_like_credential` instead of the value."""
+
+CREDENTIAL_HINT = (
+    "iModel's positional parameters are provider, base_url, endpoint and api_key; "
+    "pass a key as api_key=..."
 )
+"""Where a key goes, in Python terms (the command line words it as its own flag). No
+``api_key: <word>``: redaction (the command line's last guard) would take it for a name/value
+pair and replace the word."""
+
+CREDENTIAL_INPUT = f"{CREDENTIAL_NOTE}; {CREDENTIAL_HINT}"
 """What a selection error says instead of echoing a provider, endpoint or model string that
-:func:`looks_like_credential`. No ``api_key: <word>``: redaction (the command line's last guard)
-would take it for a name/value pair and replace the word."""
+:func:`looks_like_credential`."""
 
 
 def looks_like_credential(value: object) -> bool:

@@ -494,8 +494,8 @@ class iModel:
         """Run the pre-create hook (within the budget), then build the call."""
         from .._base.hooks import DEFAULT_HOOK_CAPS, HookPhase
         from .._lifecycle.budget import NO_DEADLINE
-        from .._lifecycle.deadline import DeadlineReached, run_before
-        from .._lifecycle.supervisor import HookTimeout, overrun
+        from .._lifecycle.deadline import DeadlineReached, run_hook
+        from .._lifecycle.supervisor import HookTimeout
         from .._transport.api_calling import APICalling
 
         budget = request_budget or NO_DEADLINE
@@ -506,16 +506,13 @@ class iModel:
             cap_wins = remaining is None or cap < remaining
             until = self._clock() + cap if cap_wins else budget.deadline
             try:
-                await run_before(
+                await run_hook(
                     lambda: hooks.pre_event_create(APICalling, kwargs),
                     until,
                     clock=self._clock,
                     sleep=self._sleep,
                 )
-                overran = overrun(until, self._clock)  # a sync hook is seen late, not cut off
             except DeadlineReached:
-                overran = True
-            if overran:
                 if cap_wins:
                     raise HookTimeout(HookPhase.PRE_EVENT_CREATE, cap) from None
                 raise RequestDeadlineExceeded("(not created)", "hook") from None

@@ -15,7 +15,7 @@ import anyio
 
 from .clock import Clock, Sleep, is_native_clock
 
-__all__ = ["DeadlineReached", "run_before"]
+__all__ = ["DeadlineReached", "run_before", "run_hook"]
 
 T = TypeVar("T")
 
@@ -39,6 +39,23 @@ async def run_before(
             return await step()
         raise DeadlineReached
     return await _run_with_timer(step, until, clock=clock, sleep=sleep)
+
+
+async def run_hook(
+    step: Callable[[], Awaitable[T]], until: float | None, *, clock: Clock, sleep: Sleep
+) -> T:
+    """:func:`run_before` for caller code: also :class:`DeadlineReached` if it returned late.
+
+    A sync hook runs on the event loop's thread, so no cancel scope can interrupt it: its limit
+    is only seen once it returns. Without this check a blocking hook that outlived its cap or
+    the deadline let the call go on and even COMPLETE after its deadline; with it the outcome
+    is the one an async hook cut off at the limit gets. Unlike :func:`run_before`, returning at
+    the limit itself counts as late.
+    """
+    out = await run_before(step, until, clock=clock, sleep=sleep)
+    if until is not None and clock() >= until:
+        raise DeadlineReached
+    return out
 
 
 async def _run_with_timer(

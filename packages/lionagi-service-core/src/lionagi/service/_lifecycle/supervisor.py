@@ -49,7 +49,7 @@ from .attempts import AttemptOptions, OpenedStream, call_with_attempts, open_str
 from .budget import NO_DEADLINE, RequestBudget
 from .circuit import CircuitBreaker
 from .clock import Clock, Sleep, default_clock, default_sleep, is_native_clock
-from .deadline import DeadlineReached, run_before
+from .deadline import DeadlineReached, run_before, run_hook
 from .lease import AdmissionLease
 from .policy import AttemptPolicy
 
@@ -77,18 +77,6 @@ def outcome_status(exc: BaseException) -> EventStatus:
     if isinstance(exc, Exception):
         return EventStatus.FAILED
     return EventStatus.CANCELLED
-
-
-def overrun(until: float | None, clock: Clock) -> bool:
-    """True when a hook returned at or after ``until``, its cap or the request deadline.
-
-    A sync hook runs on the event loop's thread, so no cancel scope can interrupt it: the
-    limit is only seen once it returns. Without this check a blocking hook that outlived its
-    cap or the deadline let the call go on and even COMPLETE after its deadline; with it the
-    outcome is the one an async hook cut off at the limit gets (``HookTimeout`` or
-    ``RequestDeadlineExceeded("hook")``).
-    """
-    return until is not None and clock() >= until
 
 
 def _is_control_flow(exc: BaseException) -> bool:
@@ -247,11 +235,8 @@ class CallSupervisor:
             assert cap is not None
             until = self._clock() + cap
         try:
-            await run_before(lambda: fn(call), until, clock=self._clock, sleep=self._sleep)
-            overran = overrun(until, self._clock)
+            await run_hook(lambda: fn(call), until, clock=self._clock, sleep=self._sleep)
         except DeadlineReached:
-            overran = True
-        if overran:
             if cap_wins:
                 assert cap is not None
                 raise HookTimeout(phase, cap) from None
@@ -263,20 +248,15 @@ class CallSupervisor:
         """Run the chunk hook inside the request deadline (it has no local cap of its own).
 
         A sync hook that returned past the deadline ends the stream as an async one cut off
-        there does (see :func:`overrun`).
+        there does (see :func:`run_hook`).
         """
         registry = call.hook_registry
         assert registry is not None
-        until = budget.deadline
+        step = partial(registry.on_chunk, call, chunk)
         try:
-            out = await run_before(
-                lambda: registry.on_chunk(call, chunk), until, clock=self._clock, sleep=self._sleep
-            )
+            return await run_hook(step, budget.deadline, clock=self._clock, sleep=self._sleep)
         except DeadlineReached:
             raise RequestDeadlineExceeded(str(call.id), "hook") from None
-        if overrun(until, self._clock):
-            raise RequestDeadlineExceeded(str(call.id), "hook")
-        return out
 
     def _local_cap(self, call: APICalling) -> float | None:
         return call.timeout if call.timeout is not None else call.endpoint.config.timeout

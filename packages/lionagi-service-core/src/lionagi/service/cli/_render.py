@@ -32,6 +32,7 @@ from .._base.errors import (
     RequestDeadlineExceeded,
 )
 from .._base.secrets import redact
+from .._catalog.diagnose import CREDENTIAL_HINT, CREDENTIAL_NOTE, looks_like_credential
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -80,10 +81,8 @@ def argument_text(value: str) -> str:
     The test is core's selection rule (``looks_like_credential``: a key shape, a remembered
     secret or a credential variable's value), so the command line hides what ``iModel`` hides.
     """
-    from .._catalog.diagnose import looks_like_credential
-
     if looks_like_credential(value):
-        return "the argument, which looks like a credential (an API key?) and is not shown,"
+        return f"the argument, which {CREDENTIAL_NOTE},"
     return repr(value)
 
 
@@ -94,11 +93,7 @@ _FIELD_ERRORS = (EndpointConfigurationError, AdmissionConfigError, AgenticReques
 # line (the messages are shared with the Python API, where the keywords are right).
 _CLI_FLAGS = (
     ("pass api_key=...", "pass --api-key-env NAME (the variable holding the key)"),
-    (
-        "iModel's positional parameters are provider, base_url, endpoint and api_key; "
-        "pass a key as api_key=...",
-        "a key goes in an environment variable named by --api-key-env NAME",
-    ),
+    (CREDENTIAL_HINT, "a key goes in an environment variable named by --api-key-env NAME"),
     ("use auth_type='none'", "use --endpoint-setting auth_type=none"),
     (
         "pass auth_type='bearer' (or 'x-api-key')",
