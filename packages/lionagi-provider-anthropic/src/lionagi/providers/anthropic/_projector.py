@@ -77,7 +77,7 @@ class _ToolBlock(PendingToolCall):
 class AnthropicMessagesProjector(ProjectorBase):
     """Projects one Anthropic Messages event stream (one instance per stream)."""
 
-    __slots__ = ("_cut", "_model", "_stop_reason", "_tools", "_usage")
+    __slots__ = ("_model", "_stop_reason", "_tools", "_usage")
 
     grammar = "Anthropic Messages stream"
 
@@ -87,9 +87,6 @@ class AnthropicMessagesProjector(ProjectorBase):
         self._usage: dict[str, Any] = {}
         self._stop_reason: Any = None
         self._tools: dict[Any, _ToolBlock] = {}
-        # A tool block whose input did not parse, held until the stop reason says why: the
-        # output token limit (an error chunk naming it) or a real protocol error (raised).
-        self._cut: tuple[str | None, str, ProviderProtocolError] | None = None
 
     def feed(self, event: Any) -> Sequence[StreamChunk]:
         """Project one decoded event."""
@@ -114,11 +111,11 @@ class AnthropicMessagesProjector(ProjectorBase):
                 self._stop_reason = delta["stop_reason"]
             usage = event.get("usage") or {}
             self._usage.update({k: v for k, v in usage.items() if v is not None})
-            if self._cut is not None:
+            if self.held is not None:
                 return self._resolve_cut()
             return NO_CHUNKS
         if kind == "message_stop":
-            if self._cut is not None:
+            if self.held is not None:
                 return self._resolve_cut()
             self.done = True
             return (self.result_chunk(self._usage or None, self._model, self._stop_reason),)
@@ -187,29 +184,14 @@ class AnthropicMessagesProjector(ProjectorBase):
             except ProviderProtocolError as exc:
                 # Cut off by max_tokens, or malformed? Only the message_delta that follows
                 # says (its stop_reason); nothing else is owed from a stream that stopped here.
-                if self._cut is None:
-                    self._cut = (block.name, raw, exc)
+                self.hold_unparsed(block.name, raw, exc)
                 return NO_CHUNKS
         return (self.tool_use_chunk(block.id, block.name, block.initial, meta),)
 
     def _resolve_cut(self) -> Sequence[StreamChunk]:
-        """A held tool block: the token limit's error chunk, else its protocol error."""
-        assert self._cut is not None
-        name, raw, error = self._cut
-        if self._stop_reason == "max_tokens":
-            chunk = self.cut_short(name, raw, "max_tokens")
-            if chunk is not None:
-                if self._usage:
-                    chunk.metadata["usage"] = dict(self._usage)
-                return (chunk,)
-        raise error
-
-    def end(self, *, eof: bool) -> Sequence[StreamChunk]:
-        """A held tool block's protocol error outranks "ended before completion"."""
-        if self._cut is not None and not self.done:
-            self.done = True
-            raise self._cut[2]
-        return super().end(eof=eof)
+        """The held tool block at the stop reason: the token limit's error chunk, else its error."""
+        limit = "max_tokens" if self._stop_reason == "max_tokens" else None
+        return (self.release_held(limit, dict(self._usage) or None),)
 
     @staticmethod
     def _server_result(kind: str, block: dict[str, Any]) -> StreamChunk:

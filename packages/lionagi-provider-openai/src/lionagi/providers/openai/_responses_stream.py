@@ -117,7 +117,7 @@ _CALL_EVENTS = frozenset(
 class ResponsesProjector(ProjectorBase):
     """The Responses API stream: text, reasoning, tool calls, one result or one error."""
 
-    __slots__ = ("_held", "_open")
+    __slots__ = ("_open",)
 
     grammar = "OpenAI Responses stream"
 
@@ -126,22 +126,19 @@ class ResponsesProjector(ProjectorBase):
         # Function calls announced by ``response.output_item.added`` and not closed yet, in
         # output order, by item id (else output index): their argument text so far.
         self._open: dict[str | int, PendingToolCall] = {}
-        # A closed function call whose arguments are not JSON: (name, arguments, the error).
-        # Cut off by max_output_tokens, or malformed? Only the terminal event says.
-        self._held: tuple[Any, str, ProviderProtocolError] | None = None
 
     def feed(self, event: Any) -> Sequence[StreamChunk]:
         """Project one event."""
         if type(event) is not dict:
             raise self.protocol_error("event is not a JSON object", event)
         self.started = True
-        if self._held is None:
+        if self.held is None:
             return self._project(event)
         chunks = self._project(event)
         if chunks and not self.done:
             # A cut call is the last thing the model wrote: output after it means the held
             # call was malformed, not cut, and its error is not kept back behind the rest.
-            raise self._held[2]
+            self.release_held(None)
         return chunks
 
     def _project(self, event: dict[str, Any]) -> Sequence[StreamChunk]:
@@ -210,32 +207,22 @@ class ResponsesProjector(ProjectorBase):
             status = details.get("reason") or "incomplete"
         usage = response.get("usage")
         limit = status == "max_output_tokens"
-        if self._held is not None:
-            name, arguments, error = self._held
-            cut = self.cut_short(name, arguments, status) if limit else None
-            if cut is None:
-                raise error
-            return (self._with_usage(cut, usage),)
+        if self.held is not None:
+            return (self.release_held(status if limit else None, usage),)
         out: list[StreamChunk] = []
         while self._open:
             call = self._open.pop(next(iter(self._open)))
             if limit:
                 # No argument text yet is cut too: the model named the tool, then stopped.
-                cut = self.cut_short(call.name, call.arguments.strip() or "{", status)
+                cut = self.cut_short(call.name, call.arguments.strip() or "{", status, usage)
                 if cut is not None:
                     self._open.clear()
-                    out.append(self._with_usage(cut, usage))
+                    out.append(cut)
                     return out
             out.append(self.tool_use_chunk(call.id, call.name, call.arguments))
         self.done = True
         out.append(self.result_chunk(usage, response.get("model"), status))
         return out
-
-    @staticmethod
-    def _with_usage(chunk: StreamChunk, usage: Any) -> StreamChunk:
-        if usage:
-            chunk.metadata["usage"] = usage
-        return chunk
 
     def _item_done(self, item: Any, output_index: Any) -> Sequence[StreamChunk]:
         kind = item.get("type")
@@ -248,11 +235,9 @@ class ResponsesProjector(ProjectorBase):
             try:
                 return (self.tool_use_chunk(tool_id, item.get("name"), arguments),)
             except ProviderProtocolError as exc:
-                if self._held is not None:
-                    raise self._held[2] from None
                 if not isinstance(arguments, str) or _is_json(arguments):
                     raise  # JSON, but not an object: no cut makes that
-                self._held = (item.get("name"), arguments, exc)
+                self.hold_unparsed(item.get("name"), arguments, exc)
                 return NO_CHUNKS
         if kind == "custom_tool_call":
             # A custom tool's input is free text, not JSON: carried under "input".
@@ -270,13 +255,6 @@ class ResponsesProjector(ProjectorBase):
             return (StreamChunk(type="thinking", content="", is_delta=True, metadata=meta),)
         # message / reasoning / server-side tool items: their content already streamed as deltas.
         return NO_CHUNKS
-
-    def end(self, *, eof: bool) -> Sequence[StreamChunk]:
-        """A held call's protocol error outranks "ended before completion"."""
-        if self._held is not None and not self.done:
-            self.done = True
-            raise self._held[2]
-        return super().end(eof=eof)
 
 
 def _key(item_id: Any, output_index: Any) -> str | int | None:

@@ -97,11 +97,14 @@ class ProjectorBase:
       to a dict (a non-object is a protocol error); :class:`PendingToolCall` accumulates
       streamed argument fragments until the call is complete;
     - :meth:`result_chunk`: the one ``result`` chunk with ``usage``/``model``/``finish_reason``;
+    - :meth:`cut_short`, :meth:`hold_unparsed` / :meth:`release_held`: a tool call the output
+      token limit cut off ends the stream with an error chunk naming it; a dialect that closes
+      the cut call before its stop reason arrives holds it until then (``held``);
     - :meth:`end` / :meth:`truncated`: the truncation policy (a started stream must reach its
-      terminal event; an empty input ends empty).
+      terminal event; an empty input ends empty; a held call's protocol error outranks both).
     """
 
-    __slots__ = ("_secrets", "done", "started")
+    __slots__ = ("_secrets", "done", "held", "started")
 
     grammar = "stream"
 
@@ -109,6 +112,8 @@ class ProjectorBase:
         self._secrets = secrets
         self.done = False
         self.started = False
+        # A closed tool call whose arguments did not parse: (name, arguments, its error).
+        self.held: tuple[str | None, str, ProviderProtocolError] | None = None
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -192,7 +197,9 @@ class ProjectorBase:
             metadata=metadata or {},
         )
 
-    def cut_short(self, name: str | None, arguments: str, reason: str) -> StreamChunk | None:
+    def cut_short(
+        self, name: str | None, arguments: str, reason: str, usage: Any = None
+    ) -> StreamChunk | None:
         """The error chunk for a tool call the output token limit cut off, else None.
 
         A model that reaches ``max_tokens`` while writing a call's arguments stops mid-JSON
@@ -221,6 +228,35 @@ class ProjectorBase:
             }
         )
         chunk.metadata["finish_reason"] = reason
+        if usage:
+            chunk.metadata["usage"] = usage
+        return chunk
+
+    def hold_unparsed(self, name: str | None, arguments: str, error: ProviderProtocolError) -> None:
+        """Keep a closed tool call whose arguments did not parse until the stop reason arrives.
+
+        Anthropic and the Responses API close a block before saying why the model stopped, so
+        only the terminal event tells a call the output token limit cut (an error chunk naming
+        it, :meth:`release_held`) from a malformed one (``error``). A cut is the last thing a
+        model writes: a second unparsed call while one is held means the first was malformed,
+        and its error is raised.
+        """
+        if self.held is not None:
+            raise self.held[2] from None
+        self.held = (name, arguments, error)
+
+    def release_held(self, limit: str | None, usage: Any = None) -> StreamChunk:
+        """The held call's end at the stop reason: :meth:`cut_short`'s chunk, or its error.
+
+        ``limit`` is the stop reason when it is the output token limit (``max_tokens``,
+        ``max_output_tokens``), else None; the arguments must also be a cut prefix of an object.
+        """
+        assert self.held is not None
+        name, arguments, error = self.held
+        self.held = None
+        chunk = self.cut_short(name, arguments, limit, usage) if limit else None
+        if chunk is None:
+            raise error
         return chunk
 
     def truncated(self) -> ProviderProtocolError:
@@ -236,6 +272,8 @@ class ProjectorBase:
         if self.done:
             return NO_CHUNKS
         self.done = True
+        if self.held is not None:
+            raise self.held[2]  # the call's own error says more than "ended before completion"
         if self.started:
             raise self.truncated()
         return NO_CHUNKS
