@@ -543,9 +543,10 @@ class CallSupervisor:
                     # a close can only land while a chunk is with the consumer. A chunk hook
                     # and the error chunk run unparked, as the reads do.
                     lease.pause(on_parked_abort)
+                    # The provider's error chunk, once one came (the batch ends with it).
+                    failure: StreamChunk | None = None
                     try:
                         for chunk in item:
-                            failure: StreamChunk | None = None  # the provider's error chunk
                             if chunk.type == "error":
                                 ended = True  # the provider reported failure: nothing more is read
                                 opened.failed()
