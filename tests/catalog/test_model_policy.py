@@ -158,6 +158,9 @@ def test_model_spec_keeps_the_public_two_field_shape() -> None:
         ("gpt-4o-high", "names no provider"),
         ("/gpt-4o", "empty provider prefix"),
         ("codex/", "no model"),
+        ("openai//gpt-4o", "empty segment"),
+        ("openrouter/meta-llama/", "empty segment"),
+        ("openrouter/meta-llama/ /x", "empty segment"),
         ("", "non-empty"),
     ],
 )

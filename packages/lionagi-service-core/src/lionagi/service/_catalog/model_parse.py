@@ -94,6 +94,12 @@ def _parse(
         raise EndpointConfigurationError(
             "model", f"{spec!r} names provider {prefix!r} but no model; write '{prefix}/<model>'"
         )
+    if any(not segment.strip() for segment in model_part.split("/")):
+        # 'openai//gpt-4o' or 'openrouter/meta-llama/': no provider names a model with an empty
+        # path segment, and sending it on would only come back as the provider's 404.
+        raise EndpointConfigurationError(
+            "model", f"{spec!r} has an empty segment in its model name; remove the extra '/'"
+        )
     provider = snapshot.provider_index.get(provider_key, provider_key)
     catalog_provider = snapshot.providers.get(provider)
     policy = catalog_provider.policy if catalog_provider is not None else None
