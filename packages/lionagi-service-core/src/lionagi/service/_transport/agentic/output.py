@@ -18,7 +18,12 @@ from ..classify import classify_stream_error
 from .batches import ChunkBatches
 from .records import AgenticCallResult, AgenticCapabilities
 
-__all__ = ["collect_call_result", "enforce_agentic_contract", "enforce_agentic_contract_batches"]
+__all__ = [
+    "ContractCheck",
+    "collect_call_result",
+    "enforce_agentic_contract",
+    "enforce_agentic_contract_batches",
+]
 
 logger = logging.getLogger("lionagi.service")
 
@@ -32,8 +37,11 @@ _PLAIN_TYPES = frozenset({"text", "thinking", "tool_result"})
 _NOTHING: frozenset[str] = frozenset()
 
 
-class _ContractCheck:
+class ContractCheck:
     """Per-stream state for the D3 ordering rules.
+
+    Used by the guards below, and inline by the shared CLI run loop, which checks each batch
+    where it makes it instead of handing it through one more generator (issue 15).
 
     ``plain`` is the set of kinds the fast path may pass: :data:`_PLAIN_TYPES` until a result
     or an error chunk was seen, empty after (every later chunk takes the full check, which
@@ -132,7 +140,7 @@ async def enforce_agentic_contract(
     consumer ``aclose``), and nothing is yielded during cleanup. A failure while closing the
     inner iterator is logged, not raised, when another exception is already propagating.
     """
-    check = _ContractCheck(capabilities.resumable)
+    check = ContractCheck(capabilities.resumable)
     primary: BaseException | None = None
     try:
         async for item in chunks:
@@ -164,7 +172,7 @@ async def enforce_agentic_contract_batches(
     :func:`enforce_agentic_contract`.
     """
     chunks, capabilities = open_run()
-    check = _ContractCheck(capabilities.resumable, on_session)
+    check = ContractCheck(capabilities.resumable, on_session)
     primary: BaseException | None = None
     try:
         if isinstance(chunks, ChunkBatches):

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from abc import ABCMeta, abstractmethod
 from collections.abc import AsyncGenerator, Callable, Iterable, Iterator, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
@@ -38,6 +39,7 @@ from ..subprocess import (
 )
 from .batches import ChunkBatches
 from .endpoint import AgenticEndpoint
+from .output import ContractCheck
 from .settings import AgenticLaunch
 
 __all__ = ["REDACTED", "CliEventParser", "CliRequest", "SubprocessCliEndpoint", "redact_chunk"]
@@ -204,15 +206,51 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
     ) -> ChunkBatches:
         # The run's chunks in batches (see ChunkBatches): a pipe read's events, at most
         # _BATCH_EVENTS of them per list, cross the layers above in one step.
-        return ChunkBatches(self._run_batches(request, runtime_args))
+        return ChunkBatches(self._run_batches(partial(_unchecked, request), runtime_args))
+
+    def _guarded_batches(
+        self,
+        request: Mapping[str, Any] | BaseModel,
+        extra_headers: Mapping[str, str] | None,
+        local_timeout: float | None,
+        runtime_args: dict[str, Any],
+    ) -> AsyncGenerator[list[StreamChunk], None]:
+        """The run loop with the D3 check done inline: one generator from the pipe to the caller.
+
+        The generic guard (:func:`enforce_agentic_contract_batches`) wraps the adapter's stream
+        in a generator of its own, which a paced CLI run crossed twice per event (its wake-up
+        and its yield) for a check that costs less than the crossing (issue 15). When the run
+        loop is this class's own, it validates at its first iteration and checks each batch as
+        it makes it; an adapter that overrides :meth:`_stream_agentic` (or an instance whose hook
+        was wrapped, as the conformance kit's probe does) keeps the generic guard.
+        """
+        hook = getattr(self._stream_agentic, "__func__", None)
+        if hook is not SubprocessCliEndpoint._stream_agentic:  # overridden, or wrapped (a probe)
+            return super()._guarded_batches(request, extra_headers, local_timeout, runtime_args)
+
+        def open_run() -> tuple[BaseModel, ContractCheck]:
+            # Runs at the first iteration: nothing is validated or started before it.
+            capabilities = self.declared_capabilities()
+            validated = self._coerce_request(request, extra_headers)
+            self.validate_runtime_args(runtime_args)
+            return validated, ContractCheck(capabilities.resumable, self.confirm_session)
+
+        return self._run_batches(open_run, runtime_args)
 
     async def _run_batches(
-        self, request: BaseModel, runtime_args: dict[str, Any]
+        self,
+        open_run: Callable[[], tuple[BaseModel, ContractCheck | None]],
+        runtime_args: dict[str, Any],
     ) -> AsyncGenerator[list[StreamChunk], None]:
         """The run loop: each pipe read's events through the parser, as lists of chunks.
 
         One list per :data:`_BATCH_EVENTS` events of a read (a short read: one list).
+        ``open_run()`` runs first and gives the validated request and, from
+        :meth:`_guarded_batches`, the contract check: at a violation the chunks before it are
+        passed on, then ProviderProtocolError is raised (before any parser failure of the same
+        batch, as the generic guard does).
         """
+        request, check = open_run()
         cwd = self.working_directory(self._cli_request(request))
         on_text = self._runtime_handlers(runtime_args).get("on_text")
         parser = self.event_parser(request)
@@ -225,16 +263,22 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
                 for start in range(0, len(block), _BATCH_EVENTS):
                     part = block[start : start + _BATCH_EVENTS]
                     batch, failure, ended = _project(map(feed, part), on_text, secrets)
+                    violation = check.check_batch(batch) if check is not None else None
                     if batch:
                         yield batch
+                    if violation is not None:
+                        raise violation
                     if failure is not None:
                         raise failure
                     if ended:
                         return  # one error chunk, nothing after it; leaving the block tears down
             # stdout ended and the process exited cleanly: a buffered outcome is known only now.
             batch, failure, _ = _project(_finished(parser), None, secrets)
+            violation = check.check_batch(batch) if check is not None else None
             if batch:
                 yield batch
+            if violation is not None:
+                raise violation
             if failure is not None:
                 raise failure
 
@@ -284,6 +328,11 @@ def _project(
     except Exception as exc:
         return batch, exc, False
     return batch, None, False
+
+
+def _unchecked(request: BaseModel) -> tuple[BaseModel, None]:
+    """``open_run`` for a run the generic guard checks: the request as given, no check."""
+    return request, None
 
 
 def _finished(parser: CliEventParser) -> Iterator[Iterable[StreamChunk]]:
