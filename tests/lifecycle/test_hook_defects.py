@@ -149,6 +149,28 @@ async def test_a_sync_chunk_hook_past_the_deadline_ends_the_stream(clock: Any) -
     assert call.status is EventStatus.ABORTED
 
 
+async def test_a_pre_create_hook_that_returns_new_kwargs_is_refused() -> None:
+    # The hook edits kwargs in place; one written to return a new mapping had its change
+    # dropped and the call ran with the caller's original kwargs.
+    def returns_copy(event_type: type, kwargs: MutableMapping[str, Any]) -> dict[str, Any]:
+        return {**kwargs, "prompt": "rewritten"}
+
+    def edits_and_returns(event_type: type, kwargs: MutableMapping[str, Any]) -> Any:
+        kwargs["prompt"] = "edited"
+        return kwargs  # the same mapping: harmless
+
+    async with iModel(model="scripted/demo", hook_registry={"pre_event_create": returns_copy}) as m:
+        with pytest.raises(TypeError, match="pre_event_create: the hook returned dict"):
+            await m.invoke(prompt="hi")
+        assert m.admission_snapshot().active == 0
+    async with iModel(
+        model="scripted/demo", hook_registry={"pre_event_create": edits_and_returns}
+    ) as model:
+        call = await model.invoke(prompt="hi")
+    assert call.status is EventStatus.COMPLETED
+    assert call.payload["request"].prompt == "edited"
+
+
 def test_a_hook_mapping_with_mixed_key_types_names_the_unknown_key() -> None:
     with pytest.raises(EndpointConfigurationError, match="unknown hook point"):
         iModel(model="scripted/demo", hook_registry={1: print, "pre": print})

@@ -119,9 +119,21 @@ class HookRegistry:
     async def pre_event_create(
         self, event_type: type[Event], kwargs: MutableMapping[str, Any]
     ) -> None:
-        """Run the pre-create hook; it may edit ``kwargs`` in place or raise to refuse."""
+        """Run the pre-create hook; it may edit ``kwargs`` in place or raise to refuse.
+
+        Raises:
+            TypeError: the hook returned a value other than None or ``kwargs`` itself. A hook
+                written to return new kwargs (``return {**kwargs, "temperature": 0}``) would
+                otherwise have its change dropped without a word.
+        """
         if self._create is not None:
-            await _maybe_await(self._create(event_type, kwargs))
+            out = await _maybe_await(self._create(event_type, kwargs))
+            if out is not None and out is not kwargs:
+                raise TypeError(
+                    "pre_event_create: the hook returned "
+                    f"{type(out).__name__}, which would be ignored; edit kwargs in place and "
+                    "return None"
+                )
 
     async def pre_invocation(self, event: Event) -> None:
         """Run the pre-invocation hook."""
