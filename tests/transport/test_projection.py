@@ -147,6 +147,27 @@ def test_chat_tool_call_cut_off_by_the_token_limit_is_an_error_naming_it() -> No
     assert type(raised) is ProviderStreamError and not raised.retryable
 
 
+def test_chat_tool_call_cut_right_after_its_name_is_an_error_naming_it() -> None:
+    # No argument text at all at finish_reason "length": the limit struck after the name. It
+    # was delivered as a call with empty input (the tool ran on a guess); an earlier call of
+    # the same turn that is complete, empty arguments or not, is still delivered.
+    first = {"index": 0, "id": "a", "function": {"name": "now", "arguments": ""}}
+    second = {"index": 1, "id": "b", "function": {"name": "get_weather", "arguments": ""}}
+    chunks = run(
+        ChatCompletionsProjector,
+        [chat({"tool_calls": [first]}), chat({"tool_calls": [second]}), chat({}, finish="length")],
+    )
+    assert [(c.type, c.tool_name) for c in chunks] == [("tool_use", "now"), ("error", None)]
+    assert chunks[0].tool_input == {}
+    assert "get_weather" in (chunks[1].content or "")
+    assert chunks[1].metadata["finish_reason"] == "length"
+    # The same call under any other stop reason is a call without arguments.
+    chunks = run(
+        ChatCompletionsProjector, [chat({"tool_calls": [second]}), chat({}, finish="tool_calls")]
+    )
+    assert [(c.type, c.tool_input) for c in chunks] == [("tool_use", {}), ("result", None)]
+
+
 def test_chat_complete_tool_call_at_the_token_limit_is_delivered() -> None:
     # Arguments that parse are the call's, whatever stopped the model after them.
     call = {"index": 0, "id": "c", "function": {"name": "f", "arguments": '{"a": 1}'}}

@@ -454,11 +454,18 @@ class ChatCompletionsProjector(ProjectorBase):
         if not self._tools:
             return
         keys = [k for k in self._tools if index is None or k[0] == index]
-        for key in keys:
+        last = len(keys) - 1
+        for position, key in enumerate(keys):
             acc = self._tools.pop(key)
             meta = {"index": key[0]} if key[0] else {}
             if self._finish_reason == "length":
-                cut = self.cut_short(acc.name, acc.arguments, "length")
+                arguments = acc.arguments
+                if position == last and not arguments.strip():
+                    # The limit can cut only the last call, and a complete call sends at least
+                    # "{}": with no argument text it was cut right after its name, and
+                    # delivering it as a call with no input would run the tool on a guess.
+                    arguments = "{"
+                cut = self.cut_short(acc.name, arguments, "length")
                 if cut is not None:
                     out.append(cut)  # an error chunk ends the stream: nothing after it
                     self._tools.clear()
