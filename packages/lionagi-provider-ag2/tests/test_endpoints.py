@@ -198,8 +198,12 @@ def test_constructor_default_errors_read_without_pydantic_wording() -> None:
     assert str(info.value) == "ag2.agent: must be an autogen.beta.Agent, got object"
     with pytest.raises(EndpointConfigurationError) as info:
         AG2BetaEndpoint(agent_config={"nme": "x"})  # type: ignore[arg-type]
-    assert info.value.field == "ag2.config.nme"
-    assert str(info.value) == "ag2.config.nme: unknown field"
+    # Named after the constructor argument the caller wrote (``agent_config``), not the
+    # request field it fills (``config``); worded as core words an unknown nested field.
+    assert info.value.field == "ag2.agent_config.nme"
+    assert str(info.value) == (
+        "ag2.agent_config.nme: unknown field of AG2AgentConfig; did you mean 'name'?"
+    )
     with pytest.raises(EndpointConfigurationError) as info:
         AG2BetaEndpoint(agent_config={"system_prompt": 5})  # type: ignore[arg-type]
     assert "must be a string (one system message)" in str(info.value)
@@ -507,7 +511,7 @@ def test_constructor_input_errors_name_the_field_in_the_library_words() -> None:
     assert info.value.field == "ag2.stream_factory"
     with pytest.raises(EndpointConfigurationError) as info:
         AG2BetaEndpoint(agent_config={"name": "bad name"})  # type: ignore[arg-type]
-    assert info.value.field == "ag2.config.name"
+    assert info.value.field == "ag2.agent_config.name"
     assert "must be an identifier" in str(info.value)
     assert "pattern" not in str(info.value)
 

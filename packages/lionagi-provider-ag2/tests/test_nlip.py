@@ -377,3 +377,22 @@ def test_a_key_or_header_the_endpoint_would_not_send_is_refused(
         iModel(provider="ag2", endpoint="nlip", **options)
     assert info.value.field == field
     assert "k-1234567890abcdef" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("options", "field", "got"),
+    [
+        ({"transport": "http://proxy.example"}, "ag2.transport", "got str"),
+        ({"transport": httpx.AsyncClient}, "ag2.transport", "got type"),
+        ({"resolver": "8.8.8.8"}, "ag2.resolver", "got str"),
+    ],
+)
+def test_transport_and_resolver_of_the_wrong_type_are_refused_when_built(
+    options: dict[str, Any], field: str, got: str
+) -> None:
+    # Regression: both were accepted and failed only at the first call, untyped
+    # (AttributeError "'str' object has no attribute 'aclose'", TypeError "not callable").
+    with pytest.raises(EndpointConfigurationError) as info:
+        AG2NlipEndpoint(_config(allow_local_network=True), **options)
+    assert info.value.field == field
+    assert str(info.value).endswith(got)

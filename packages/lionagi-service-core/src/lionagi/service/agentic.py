@@ -5,6 +5,7 @@ normally need only :mod:`lionagi.service`.
 """
 
 from ._base.chunk import CHUNK_TYPES as CHUNK_TYPES
+from ._base.validation import first_error as validation_failure
 from ._transport.agentic.batches import ChunkBatches as ChunkBatches
 from ._transport.agentic.output import collect_call_result as collect_call_result
 from ._transport.agentic.output import enforce_agentic_contract as enforce_agentic_contract
@@ -70,4 +71,5 @@ __all__ = [
     "repair_tail",
     "require_executable",
     "resolve_workspace",
+    "validation_failure",
 ]

@@ -18,7 +18,7 @@ from ._static import AG2_REQUIREMENT, IN_PROCESS, INSTALL_LINE, REMOTE
 if TYPE_CHECKING:
     from ._agent import AG2AgentConfig, AG2AgentRequest, AG2BetaEndpoint
     from ._groupchat import AG2GroupChatEndpoint, AG2GroupChatRequest
-    from ._nlip import AG2NlipEndpoint, AG2NlipRequest
+    from ._nlip import AG2NlipEndpoint, AG2NlipRedirectError, AG2NlipRequest
 
 __all__ = [
     "AG2_REQUIREMENT",
@@ -30,6 +30,7 @@ __all__ = [
     "AG2GroupChatEndpoint",
     "AG2GroupChatRequest",
     "AG2NlipEndpoint",
+    "AG2NlipRedirectError",
     "AG2NlipRequest",
 ]
 
@@ -38,7 +39,7 @@ __getattr__, __dir__ = lazy_exports(
     {
         "._agent": ("AG2AgentConfig", "AG2AgentRequest", "AG2BetaEndpoint"),
         "._groupchat": ("AG2GroupChatEndpoint", "AG2GroupChatRequest"),
-        "._nlip": ("AG2NlipEndpoint", "AG2NlipRequest"),
+        "._nlip": ("AG2NlipEndpoint", "AG2NlipRedirectError", "AG2NlipRequest"),
     },
 )
 

@@ -10,6 +10,20 @@ Teardown (ADR-0030 D5): on completion the queue is drained before the result; on
 deadline, cancellation or consumer close the subscription is removed and, if the agent task has
 not finished, it is cancelled and awaited (shielded) before the generator returns, so admission
 is released only after AG2 has stopped.
+
+What the run started outside its task ends with it too, on every path (success included).
+AG2 runs a background subagent (``background_agent_tool``) as a task of the *stream*
+(``spawn_background``) that ``ask`` neither awaits nor cancels: left alone it went on calling
+tools after the call had been cancelled, or had returned. Those tasks are cancelled and awaited
+with the agent task, and a message one of them queued for "the next ``ask`` on this stream"
+(``stream.pending_messages``) is dropped, so nothing of a finished call reaches a later one on a
+shared stream (``stream_factory``). Messages queued before the run are left alone.
+
+A synchronous tool is the one thing that cannot be stopped: AG2 runs it in a worker thread
+(``anyio.to_thread.run_sync``) and, when the run is cancelled, stops waiting for it. The call
+still ends promptly and nothing new starts (no further tool, model turn or background task),
+but the thread runs the tool to its end and its side effects happen, possibly while a later
+call runs; its return value is discarded, never delivered to that call.
 """
 
 from __future__ import annotations
@@ -40,10 +54,12 @@ from lionagi.service import (
     ProviderError,
     StreamChunk,
 )
+from lionagi.service.agentic import validation_failure
 from lionagi.service.http import excerpt
 
 from ._deps import require_modules
 from ._static import IN_PROCESS
+from ._validation import TypedModel
 
 if TYPE_CHECKING:
     from autogen.beta import Agent, MemoryStream
@@ -67,8 +83,13 @@ def _is_instance(value: object, module: str, name: str) -> bool:
     return isinstance(value, cls)
 
 
-class AG2AgentConfig(BaseModel):
+class AG2AgentConfig(TypedModel):
     """How to build a beta ``Agent`` when the caller gives none.
+
+    Building one directly with an invalid value raises ``EndpointConfigurationError`` naming
+    the field (``name``, ``system_prompt.1``), never the value; inside a request or the
+    endpoint's ``agent_config=`` the field is named from there (``config.name``,
+    ``ag2.agent_config.name``).
 
     Attributes:
         name: The agent's name (an identifier).
@@ -76,6 +97,7 @@ class AG2AgentConfig(BaseModel):
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+    typed_error: ClassVar[Callable[[str, str], Exception]] = EndpointConfigurationError
 
     name: str = "assistant"
     system_prompt: tuple[str, ...] = ()
@@ -113,8 +135,12 @@ class AG2AgentConfig(BaseModel):
             raise
 
 
-class AG2AgentRequest(BaseModel):
+class AG2AgentRequest(TypedModel):
     """One beta-agent run.
+
+    Built directly, an invalid field raises ``AgenticRequestValidationError`` naming it (as
+    core does for the same fields in a request mapping); the value, which may be a model
+    configuration holding an API key, is never repeated.
 
     Attributes:
         prompt: The user message.
@@ -125,6 +151,7 @@ class AG2AgentRequest(BaseModel):
     """
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, defer_build=True)
+    typed_error: ClassVar[Callable[[str, str], Exception]] = AgenticRequestValidationError
 
     prompt: str = Field(min_length=1)
     agent: Any | None = None
@@ -188,7 +215,9 @@ class AG2BetaEndpoint(AgenticEndpoint):
         require_modules("agent", self.required_modules)
         super().__init__(AGENT_CONFIG if config is None else config, **overrides)
         defaults = _checked_defaults(
-            lambda: AG2AgentRequest(prompt="-", agent=agent, config=agent_config, llm=llm)
+            AG2AgentRequest,
+            {"prompt": "-", "agent": agent, "config": agent_config, "llm": llm},
+            {"config": "agent_config"},
         )
         self.default_agent = defaults.agent
         self.default_agent_config = defaults.config
@@ -269,6 +298,8 @@ class AG2BetaEndpoint(AgenticEndpoint):
         sub_id = stream.subscribe(interrupter, interrupt=True)
         projector = BetaProjector()
         task: asyncio.Task[Any] | None = None
+        background_before = _background_tasks(stream)
+        pending_before = list(stream.pending_messages)
         try:
             task = asyncio.create_task(agent.ask(request.prompt, stream=stream))
             while True:
@@ -293,31 +324,58 @@ class AG2BetaEndpoint(AgenticEndpoint):
             stream.unsubscribe(sub_id)
             if task is not None:
                 await _cancel_and_await(task)
+            await _end_background(stream, background_before)
+            # What a background task queued for the next ask on this stream: dropped (it
+            # belongs to this call); what the caller queued before the run is kept.
+            stream.pending_messages[:] = [
+                message
+                for message in stream.pending_messages
+                if any(message is earlier for earlier in pending_before)
+            ]
 
 
-_PYDANTIC_PREFIXES = ("Value error, ", "Assertion failed, ")
+def _background_tasks(stream: MemoryStream) -> set[asyncio.Task[Any]]:
+    """A copy of the stream's background tasks (AG2's ``spawn_background``), or an empty set.
+
+    AG2 0.14 keeps them in the stream's ``_background_tasks`` set (no public accessor); the
+    teardown test fails if a later AG2 moves them.
+    """
+    tasks = getattr(stream, "_background_tasks", None)
+    return set(tasks) if isinstance(tasks, set) else set()
 
 
-def _checked_defaults(build: Callable[[], _M]) -> _M:
-    """Validate constructor defaults with the request model; a bad one names its field.
+async def _end_background(stream: MemoryStream, before: set[asyncio.Task[Any]]) -> None:
+    """Cancel and await the background tasks spawned on ``stream`` since ``before``.
 
-    The message reads like the request errors core raises for the same models: pydantic's
-    ``"Value error, "`` prefix (its wording, not ours) is dropped and an unknown key is "unknown
-    field". Core's helper for this is private, so the adapter keeps this small copy; the input
-    value is never included (it may be a prompt or a secret).
+    Repeated until none is left, in case one spawned another while it was being cancelled.
+    """
+    while spawned := {t for t in _background_tasks(stream) - before if not t.done()}:
+        await _cancel_and_await(*spawned)
+
+
+def _checked_defaults(
+    model: type[_M], data: Mapping[str, Any], arguments: Mapping[str, str] | None = None
+) -> _M:
+    """Validate constructor defaults with the request model; a bad one names its argument.
+
+    ``data`` is validated as ``model`` (``model_validate``: pydantic's error, converted here);
+    ``arguments`` maps a request field to the constructor argument that gave it (the beta
+    agent's ``agent_config=`` fills the request's ``config``), so the error names what the
+    caller wrote: ``ag2.agent_config.name``. The message reads like core's request errors
+    (:func:`lionagi.service.agentic.validation_failure`); the value given is never included
+    (it may be a prompt or a model configuration holding a key).
 
     Raises:
-        EndpointConfigurationError: field ``ag2.<name>`` of the first invalid default.
+        EndpointConfigurationError: field ``ag2.<argument>[.<nested field>]`` of the first
+            invalid default.
     """
     try:
-        return build()
+        return model.model_validate(data)
     except ValidationError as exc:
-        error = exc.errors(include_url=False, include_context=False, include_input=False)[0]
-        field = ".".join(str(p) for p in error["loc"]) or "request"
-        message = "unknown field" if error["type"] == "extra_forbidden" else error["msg"]
-        for prefix in _PYDANTIC_PREFIXES:
-            message = message.removeprefix(prefix)
-        raise EndpointConfigurationError(f"ag2.{field}", message) from None
+        field, message = validation_failure(exc, "request", model)
+        head, dot, rest = field.partition(".")
+        head = (arguments or {}).get(head, head)
+        raise EndpointConfigurationError(f"ag2.{head}{dot}{rest}", message) from None
 
 
 def _task_failure(task: asyncio.Task[Any], what: str = "AG2 model") -> StreamChunk | None:
@@ -368,14 +426,16 @@ def describe_exception(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-async def _cancel_and_await(task: asyncio.Task[Any]) -> None:
-    """Cancel ``task`` if unfinished and wait for it, even while being cancelled ourselves."""
-    if not task.done():
-        task.cancel()
+async def _cancel_and_await(*tasks: asyncio.Task[Any]) -> None:
+    """Cancel each unfinished task and wait for all, even while being cancelled ourselves."""
+    for task in tasks:
+        if not task.done():
+            task.cancel()
     with anyio.CancelScope(shield=True):
-        await asyncio.wait({task})
-    if not task.cancelled():
-        task.exception()  # retrieved: a failure after close is not reported as "never retrieved"
+        await asyncio.wait(tasks)
+    for task in tasks:
+        if not task.cancelled():
+            task.exception()  # retrieved: a failure after close is not "never retrieved"
 
 
 class BetaProjector:

@@ -13,13 +13,21 @@ kept), tool calls and responses are tool chunks paired by id (AG2's legacy ``fun
 ``function_response`` by name), a failed tool's result is ``is_error`` with its text redacted,
 and the summary rides on the result chunk. A raising agent is the
 provider's failure: one error chunk, then core raises the typed stream error.
+
+Synchronous tools: AG2's classic tool executor calls a sync function directly on the event
+loop's thread (``ConversableAgent.a_execute_function``), not in a worker thread. While one runs
+the loop runs nothing else, so a cancellation or the deadline takes effect only when it returns;
+the run is then cancelled at its next ``await`` and no further tool or round starts (the
+calls still waiting in the same turn included). Write group-chat tools as ``async`` functions
+when a call must end promptly (blocking work inside one goes to a thread). Running the caller's
+sync tools in a thread instead would change AG2's own semantics for them, so it is not done.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -37,6 +45,7 @@ from lionagi.service.http import excerpt
 from ._agent import _cancel_and_await, _checked_defaults, _is_instance, _task_failure
 from ._deps import require_modules
 from ._static import IN_PROCESS
+from ._validation import TypedModel
 
 __all__ = ["DEFAULT_MAX_ROUND", "GROUPCHAT_CONFIG", "AG2GroupChatEndpoint", "AG2GroupChatRequest"]
 
@@ -49,8 +58,11 @@ DEFAULT_MAX_ROUND = 15
 """Inherited AG2 adapter default (ADR-0030 D5, no recorded rationale); a request limit, > 0."""
 
 
-class AG2GroupChatRequest(BaseModel):
+class AG2GroupChatRequest(TypedModel):
     """One group-chat run.
+
+    Built directly, an invalid field raises ``AgenticRequestValidationError`` naming it, as
+    core does for a request mapping.
 
     Attributes:
         prompt: The opening message.
@@ -61,6 +73,7 @@ class AG2GroupChatRequest(BaseModel):
     """
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, defer_build=True)
+    typed_error: ClassVar[Callable[[str, str], Exception]] = AgenticRequestValidationError
 
     prompt: str = Field(min_length=1)
     pattern: Any | None = None
@@ -143,8 +156,11 @@ class AG2GroupChatEndpoint(AgenticEndpoint):
                 "ag2.agents",
                 f"must be a list of AG2 ConversableAgents, got {type(agents).__name__}",
             )
+        # An empty list is refused as in a request ("needs at least one agent"), not taken
+        # for "no default agents".
         checked = _checked_defaults(
-            lambda: AG2GroupChatRequest(prompt="-", agents=tuple(agents) if agents else None)
+            AG2GroupChatRequest,
+            {"prompt": "-", "agents": None if agents is None else tuple(agents)},
         )
         self.default_agents = checked.agents
 

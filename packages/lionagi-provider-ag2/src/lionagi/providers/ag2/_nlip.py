@@ -31,7 +31,7 @@ import json
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any, ClassVar
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field
@@ -58,7 +58,16 @@ from lionagi.service.http import (
     read_bounded,
 )
 
-__all__ = ["NLIP_CONFIG", "NLIP_TIMEOUT", "AG2NlipEndpoint", "AG2NlipRequest", "nlip_result"]
+from ._validation import TypedModel
+
+__all__ = [
+    "NLIP_CONFIG",
+    "NLIP_TIMEOUT",
+    "AG2NlipEndpoint",
+    "AG2NlipRedirectError",
+    "AG2NlipRequest",
+    "nlip_result",
+]
 
 NLIP_TIMEOUT = 60.0
 """Local transport cap in seconds (inherited, ADR-0030 D5); applied inside the caller deadline."""
@@ -78,8 +87,11 @@ _GENERIC_AGENTIC_TIMEOUT = 3600.0  # what the catalog gives every agentic row (T
 _ONE_REQUEST = httpx.Limits(max_connections=1, max_keepalive_connections=0)
 
 
-class AG2NlipRequest(BaseModel):
+class AG2NlipRequest(TypedModel):
     """One NLIP exchange.
+
+    Built directly, an invalid field raises ``AgenticRequestValidationError`` naming it, as
+    core does for a request mapping.
 
     Attributes:
         prompt: The text sent as the NLIP message content.
@@ -89,10 +101,48 @@ class AG2NlipRequest(BaseModel):
     """
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
+    typed_error: ClassVar[Callable[[str, str], Exception]] = AgenticRequestValidationError
 
     prompt: str = Field(min_length=1)
     url: str | None = Field(default=None, min_length=1)
     language: str = Field(default="english", min_length=1)
+
+
+class AG2NlipRedirectError(ProviderClientError):
+    """The NLIP server answered a redirect (3xx); it is never followed, nor retried.
+
+    A redirect on the ``POST`` to an agent's ``/nlip/`` path almost always means the configured
+    URL is not the agent's own (``http`` for an ``https`` server, an old path, a login page in
+    front of it). Following it would send the message to a destination nobody approved (each
+    hop would need its own SSRF check) and could replay or drop the ``POST``, so the error says
+    where the server pointed and which setting to change. Still a ``ProviderClientError``, the
+    class core's HTTP endpoints give a refused redirect.
+
+    Attributes:
+        status: The 3xx status.
+        location: Where the server pointed, made absolute against the request URL, with any
+            credentials and query values redacted and the fragment dropped; None when the
+            answer had no ``Location`` header.
+        field: The setting that chose the URL: ``"url"`` (the request's) or ``"base_url"``
+            (the endpoint's).
+        suggestion: The base URL to set when the target is an NLIP message path (``.../nlip/``),
+            in the same redacted form; None otherwise.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int,
+        location: str | None,
+        field: str,
+        suggestion: str | None,
+        body_excerpt: str = "",
+    ) -> None:
+        self.location = location
+        self.field = field
+        self.suggestion = suggestion
+        super().__init__(message, status=status, body_excerpt=body_excerpt)
 
 
 def nlip_result(body: Any) -> dict[str, Any]:
@@ -145,6 +195,11 @@ class AG2NlipEndpoint(AgenticEndpoint):
             serve an NLIP app in-process); the guard then only checks the URL. Default: a
             :class:`~lionagi.service.http.PinnedTransport` per attempt, connecting only to the
             addresses the guard approved.
+
+    Raises:
+        EndpointConfigurationError: ``client_kwargs``, ``api_key`` or ``default_headers`` given
+            (never applied), an invalid ``base_url``, or a ``transport`` / ``resolver`` of the
+            wrong type (``ag2.transport``, ``ag2.resolver``).
     """
 
     capabilities: ClassVar[AgenticCapabilities | None] = AgenticCapabilities(
@@ -189,6 +244,20 @@ class AG2NlipEndpoint(AgenticEndpoint):
         if self.config.base_url:
             checked = nlip_url(self.config.base_url, "base_url", EndpointConfigurationError)
             refuse_credentials(checked, "base_url", EndpointConfigurationError)
+        # Checked here: each was accepted and only failed at the first call, untyped
+        # ("'str' object has no attribute 'aclose'", "'int' object is not callable").
+        if transport is not None and not isinstance(transport, httpx.AsyncBaseTransport):
+            raise EndpointConfigurationError(
+                "ag2.transport",
+                "must be an httpx.AsyncBaseTransport (e.g. httpx.ASGITransport), "
+                f"got {type(transport).__name__}",
+            )
+        if resolver is not None and not callable(resolver):
+            raise EndpointConfigurationError(
+                "ag2.resolver",
+                "must be an async callable (host, port) -> addresses, "
+                f"got {type(resolver).__name__}",
+            )
         self.resolver = resolver
         self.transport = transport
         self._guard = SSRFGuard(resolver)
@@ -277,7 +346,7 @@ class AG2NlipEndpoint(AgenticEndpoint):
         finally:
             await client.aclose()
             self.clients_closed += 1
-        body = _parse(response, raw, where)
+        body = _parse(response, raw, where, "url" if request.url else "base_url")
         if body.get("format") == "error":
             # The NLIP server's own failure message: the provider declared it (D3).
             text = body.get("content")
@@ -369,28 +438,22 @@ def _too_large(where: str, status: int, cap: int, what: str) -> ProviderProtocol
     )
 
 
-def _parse(response: httpx.Response, raw: bytes, where: str) -> Any:
+def _parse(response: httpx.Response, raw: bytes, where: str, field: str) -> Any:
     """The JSON body of a 2xx answer; any other status as its typed error.
+
+    ``field`` names the setting the URL came from (``url`` or ``base_url``), for a redirect's
+    advice.
 
     Raises:
         ProviderProtocolError: a 2xx body that is not JSON.
-        ProviderClientError: a 4xx status, or a redirect (never followed), as core's HTTP
-            endpoints report one.
+        AG2NlipRedirectError: a 3xx status (never followed, not retried).
+        ProviderClientError: a 4xx status.
         ProviderServerError: a 5xx status.
     """
     body_text = raw.decode("utf-8", errors="replace")
     status = response.status_code
     if 300 <= status < 400:
-        # The class core's HTTP endpoints give a refused redirect (status_error), and the SSRF
-        # corpus expects for every endpoint; the message says what happened and where it led.
-        location = excerpt(response.headers.get("location", "?"), limit=_URL_LIMIT)
-        raise ProviderClientError(
-            f"NLIP server {where} answered HTTP {status} redirecting to {location}; redirects "
-            "are not followed (each hop would need its own SSRF check): set url to the NLIP "
-            "server's own address",
-            status=status,
-            body_excerpt=excerpt(body_text),
-        )
+        raise _redirect_error(response, where, field, excerpt(body_text))
     if 400 <= status < 500:
         raise ProviderClientError(
             f"NLIP server answered {status}", status=status, body_excerpt=excerpt(body_text)
@@ -405,3 +468,52 @@ def _parse(response: httpx.Response, raw: bytes, where: str) -> Any:
             f"NLIP response is not JSON: {excerpt(body_text)}", raw=excerpt(body_text)
         ) from exc
     return body if isinstance(body, dict) else nlip_result(body)
+
+
+def _redirect_error(
+    response: httpx.Response, where: str, field: str, body: str
+) -> AG2NlipRedirectError:
+    """The typed error for a 3xx answer: where it pointed, redacted, and what to change.
+
+    The ``Location`` is made absolute against the request URL (a relative ``/v2/nlip/`` names
+    the same server), its fragment dropped, and shown through core's ``excerpt`` (credentials
+    and query values redacted). When it points at an http(s) NLIP message path, the base URL
+    to configure is that path without ``/nlip/`` (and without any credentials, which the
+    endpoint refuses).
+    """
+    status = response.status_code
+    raw_location = response.headers.get("location", "").strip()
+    location: str | None = None
+    suggestion: str | None = None
+    if not raw_location:
+        pointed = "without a Location header"
+        advice = f"check {field}"
+    else:
+        try:
+            parts = urlsplit(urljoin(str(response.request.url), raw_location))
+            host = parts.hostname
+        except ValueError:  # unparsable: shown as sent, redacted and bounded
+            location = _display(raw_location)
+            pointed = f"redirecting to {location} (not a valid URL)"
+            advice = f"check {field}"
+        else:
+            location = _display(urlunsplit(parts._replace(fragment="")))
+            pointed = f"redirecting to {location}"
+            base_path = parts.path.rstrip("/")
+            if parts.scheme in ("http", "https") and host and base_path.endswith("/nlip"):
+                netloc = parts.netloc.rpartition("@")[2]  # credentials are refused anyway
+                base = (parts.scheme, netloc, base_path[: -len("/nlip")], parts.query, "")
+                suggestion = _display(urlunsplit(base))
+                advice = f"set {field} to {suggestion}"
+            else:
+                advice = f"the target is not an NLIP message path (.../nlip/): check {field}"
+    return AG2NlipRedirectError(
+        f"NLIP server {where} answered HTTP {status} {pointed}; redirects are not followed (the "
+        f"target would need its own SSRF check, and the POST could be replayed or dropped): "
+        f"{advice}",
+        status=status,
+        location=location,
+        field=field,
+        suggestion=suggestion,
+        body_excerpt=body,
+    )
