@@ -301,3 +301,26 @@ def test_error_events_carry_code_type_status_and_classify(
     err = classify_stream_error(chunks[-1].content, chunks[-1].metadata)
     assert isinstance(err, ProviderStreamError)
     assert err.kind == family
+
+
+def test_chat_error_beside_choices_keeps_the_usage_already_spent() -> None:
+    # OpenRouter's mid-stream failure: a chunk with a top-level error object, a choice ending
+    # with finish_reason "error" and the usage of the tokens generated (and billed) so far.
+    usage = {"prompt_tokens": 9, "completion_tokens": 4, "total_tokens": 13}
+    failure = chat(
+        {},
+        finish="error",
+        error={"code": "server_error", "message": "provider went away"},
+        usage=usage,
+    )
+    chunks = run(ChatCompletionsProjector, [chat({"content": "par"}), failure])
+    assert [c.type for c in chunks] == ["text", "error"]
+    assert chunks[-1].metadata["usage"] == usage
+    assert chunks[-1].metadata["code"] == "server_error"
+    # Usage from an earlier chunk is kept the same way when the failing one carries none.
+    earlier = chat({"content": "par"}, usage=usage)
+    chunks = run(ChatCompletionsProjector, [earlier, chat({}, error={"message": "gone"})])
+    assert chunks[-1].type == "error" and chunks[-1].metadata["usage"] == usage
+    # And an error with no usage anywhere carries none.
+    chunks = run(ChatCompletionsProjector, [chat({"content": "x"}), {"error": {"message": "e"}}])
+    assert "usage" not in chunks[-1].metadata

@@ -349,8 +349,13 @@ class ChatCompletionsProjector(ProjectorBase):
             # An error object ends the stream even beside ``choices``: OpenRouter's documented
             # mid-stream failure is a chunk with a top-level ``error`` *and* a choice whose
             # ``finish_reason`` is ``"error"``; reading only the choice would end it as a
-            # success with the partial answer.
-            return self.error_chunk(error)
+            # success with the partial answer. Tokens already spent are billed all the same:
+            # the usage it carries (or an earlier chunk's) stays on the error chunk.
+            chunks = self.error_chunk(error)
+            usage = event.get("usage") or self._usage
+            if usage:
+                chunks[0].metadata["usage"] = usage
+            return chunks
         choices = event.get("choices")
         if choices is None:
             if "error" in event:
