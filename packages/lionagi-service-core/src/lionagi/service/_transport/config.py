@@ -78,7 +78,13 @@ class EndpointConfig(BaseModel):
     """
 
     # defer_build: the validator is built on first use, not at import (cold start).
-    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid", defer_build=True)
+    # hide_input_in_errors: ``EndpointConfig.model_validate(data)`` reports a failure through
+    # pydantic, whose text otherwise repeats the input mapping, truncated from the middle, so
+    # the tail of an API key could show. (A config nested in an application's own model is
+    # reported under that model's setting.)
+    model_config = ConfigDict(
+        arbitrary_types_allowed=True, extra="forbid", defer_build=True, hide_input_in_errors=True
+    )
 
     name: str
     provider: str
