@@ -86,13 +86,28 @@ class APICalling(HookedEvent):
 
     async def _invoke(self) -> Any:
         return await self.endpoint.call(
-            self.payload, extra_headers=self.headers, timeout=self.timeout, **self.call_kwargs
+            self.payload,
+            extra_headers=self.headers,
+            timeout=self.timeout,
+            **self._created(),
+            **self.call_kwargs,
         )
 
     def _stream(self) -> AsyncIterator[StreamChunk]:
         return self.endpoint.stream(
-            self.payload, extra_headers=self.headers, timeout=self.timeout, **self.call_kwargs
+            self.payload,
+            extra_headers=self.headers,
+            timeout=self.timeout,
+            **self._created(),
+            **self.call_kwargs,
         )
+
+    def _created(self) -> dict[str, Any]:
+        # The payload was created (validated, ``extra_body`` merged) with this event: an HTTP
+        # endpoint sends it as created. Validated again, the keys ``extra_body`` added were
+        # refused as unknown request fields, so a call run on its own failed where the same
+        # call under an iModel succeeded. An agentic endpoint recognises its own envelope.
+        return {} if self.endpoint.is_agentic else {"skip_payload_creation": True}
 
 
 _PREPARED_FIELDS = frozenset({"endpoint", "payload", "headers", "call_kwargs", "hook_registry"})

@@ -434,6 +434,7 @@ class Endpoint:
             ProviderConnectionError: connect/read failure or timeout.
             ProviderProtocolError: a 2xx body that is not UTF-8 JSON, or one larger than
                 ``config.max_response_bytes``.
+            ProviderError: whatever :meth:`check_response` raises for the decoded body.
         """
         _reject_runtime_args(runtime_args)
         payload, headers = self._payload_and_headers(request, extra_headers, skip_payload_creation)
@@ -448,7 +449,19 @@ class Endpoint:
                 if not response.is_closed:  # a complete read already closed it
                     with anyio.CancelScope(shield=True):
                         await response.aclose()
-        return self._decode_json(response, body)
+        return self.check_response(self._decode_json(response, body), response)
+
+    def check_response(self, body: Any, response: httpx.Response) -> Any:
+        """Adapter hook: the decoded 2xx one-shot body as :meth:`call` returns it, or an error.
+
+        Some APIs answer a failure with a 2xx status (an error object in the body), or a reply
+        their stream would report as a failure (a tool call cut by the token limit, an answer
+        blocked before any candidate). A vendor overrides this to raise the typed error its
+        stream raises for the same content, so ``invoke()`` and ``stream()`` fail alike;
+        overriding :meth:`call` instead would take the endpoint off the supervisor's path that
+        encodes a payload once. The default returns ``body`` unchanged.
+        """
+        return body
 
     async def _read_body(self, response: httpx.Response) -> bytes:
         """The whole (content-decoded) body, refused once it would exceed the configured cap.
