@@ -115,7 +115,6 @@ def test_typed_request_fields_pass() -> None:
             {"type": "web_search_20250305", "name": "web_search", "max_uses": 2},
         ],
         "tool_choice": {"type": "tool", "name": "w"},
-        "thinking": {"type": "enabled", "budget_tokens": 1024},
         "metadata": {"user_id": "u-1"},
         "service_tier": "auto",
         "container": "container_1",
@@ -128,7 +127,7 @@ def test_typed_request_fields_pass() -> None:
         "name": "web_search",
         "max_uses": 2,
     }
-    assert payload["thinking"] == {"type": "enabled", "budget_tokens": 1024}
+    assert payload["tool_choice"] == {"type": "tool", "name": "w"}
     assert payload["messages"][2]["content"][0] == {
         "type": "tool_result",
         "tool_use_id": "toolu_1",
@@ -145,8 +144,8 @@ def test_typed_request_fields_pass() -> None:
         ({"thinking": {"type": "enabled"}}, "thinking", "budget_tokens is required"),
         (
             {"thinking": {"type": "enabled", "budget_tokens": 8192}},
-            "request",
-            "less than max_tokens",
+            "thinking.budget_tokens",
+            "less than max_tokens (4096)",
         ),
         ({"tool_choice": {"type": "tool"}}, "tool_choice", "name is required"),
         ({"temperature": 1.5}, "temperature", "less than or equal to 1"),
@@ -167,7 +166,7 @@ def test_bad_request_fields_are_refused_naming_the_field(
 def test_bad_role_and_block_are_refused() -> None:
     ep = match_endpoint("anthropic", "messages", api_key="k")
     with pytest.raises(EndpointConfigurationError, match=r"messages\.0\.role"):
-        ep.create_payload({"model": "m", "messages": [{"role": "system", "content": "x"}]})
+        ep.create_payload({"model": "m", "messages": [{"role": "bot", "content": "x"}]})
     block = {"role": "user", "content": [{"type": "hologram", "text": "x"}]}
     with pytest.raises(EndpointConfigurationError, match=r"messages\.0\.content"):
         ep.create_payload({"model": "m", "messages": [block]})

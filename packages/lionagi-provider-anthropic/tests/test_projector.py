@@ -345,3 +345,86 @@ def test_non_object_event_is_a_protocol_error_with_a_redacted_excerpt() -> None:
 
 def test_ignored_events_are_explicit() -> None:
     assert frozenset({"ping"}) == ANTHROPIC_IGNORED_EVENTS
+
+
+def _empty_tool_block(stop_reason: str) -> list[Any]:
+    """A tool block that streamed no input text at all, then the stop reason."""
+    block = {"type": "tool_use", "id": "toolu_9", "name": "delete_files", "input": {}}
+    return [
+        START,
+        {"type": "content_block_start", "index": 0, "content_block": block},
+        {"type": "content_block_stop", "index": 0},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": stop_reason},
+            "usage": {"output_tokens": 8},
+        },
+        {"type": "message_stop"},
+    ]
+
+
+def test_a_tool_call_max_tokens_cut_after_its_name_is_the_limit_error_not_an_empty_call() -> None:
+    # Nothing of the input was written: delivering {} would run the tool on a guess.
+    chunks = run(_empty_tool_block("max_tokens"))
+    assert [c.type for c in chunks] == ["error"]
+    assert chunks[0].metadata["code"] == "max_tokens"
+    assert chunks[0].metadata["usage"]["output_tokens"] == 8
+    assert "delete_files" in (chunks[0].content or "")
+
+
+def test_a_tool_call_without_input_is_a_call_when_the_model_stopped_for_it() -> None:
+    chunks = run(_empty_tool_block("tool_use"))
+    assert [(c.type, c.tool_id, c.tool_input) for c in chunks] == [
+        ("tool_use", "toolu_9", {}),
+        ("result", None, None),
+    ]
+
+
+def test_an_input_less_call_followed_by_another_block_comes_first() -> None:
+    block = {"type": "tool_use", "id": "toolu_1", "name": "now", "input": {}}
+    events = [
+        START,
+        {"type": "content_block_start", "index": 0, "content_block": block},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "ping"},
+        {"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}},
+        block_delta(1, type="text_delta", text="ok"),
+        {"type": "content_block_stop", "index": 1},
+        {"type": "message_delta", "delta": {"stop_reason": "max_tokens"}, "usage": {}},
+        {"type": "message_stop"},
+    ]
+    chunks = run(events)
+    assert [(c.type, c.tool_id) for c in chunks] == [
+        ("tool_use", "toolu_1"),  # a block after it: the call was complete
+        ("text", None),
+        ("result", None),
+    ]
+    assert chunks[-1].metadata["finish_reason"] == "max_tokens"
+
+
+def test_the_result_keeps_what_the_one_shot_message_carries() -> None:
+    start = {"type": "message_start", "message": {**START["message"], "id": "msg_01"}}
+    details = {"type": "refusal", "category": "cyber", "explanation": None}
+    delta = {
+        "type": "message_delta",
+        "delta": {
+            "stop_reason": "refusal",
+            "stop_sequence": None,
+            "stop_details": details,
+            "container": {"id": "container_1", "expires_at": "2026-01-01T00:00:00Z"},
+        },
+        "usage": {"output_tokens": 3},
+    }
+    result = run([start, delta, {"type": "message_stop"}])[-1]
+    assert result.metadata["finish_reason"] == "refusal"
+    assert result.metadata["response_id"] == "msg_01"
+    assert result.metadata["stop_details"] == details
+    assert result.metadata["container"]["id"] == "container_1"
+    assert "stop_sequence" not in result.metadata  # null: nothing matched
+    stop = {"stop_reason": "stop_sequence", "stop_sequence": "END"}
+    stopped = {"type": "message_delta", "delta": stop}
+    result = run([START, stopped, {"type": "message_stop"}])[-1]
+    assert (result.metadata["finish_reason"], result.metadata["stop_sequence"]) == (
+        "stop_sequence",
+        "END",
+    )

@@ -15,6 +15,11 @@ HTTP 401 / 403                            :class:`ProviderUnauthorizedError` (ba
 ========================================  =========================================  ===========
 
 Messages carry only the bounded, redacted body excerpt core prepared.
+
+A 2xx one-shot answer is checked too (:meth:`AnthropicMessagesEndpoint.checked_message`): an
+``{"type": "error"}`` body raises the error a stream's ``event: error`` raises, and a message
+cut by ``max_tokens`` in the middle of a tool call raises the error a stream cut there ends
+with.
 """
 
 from __future__ import annotations
@@ -28,13 +33,15 @@ from lionagi.service import (
     Endpoint,
     EndpointConfig,
     ProviderError,
+    ProviderProtocolError,
     ProviderQuotaExhaustedError,
     ProviderStatusCapacityError,
     ProviderStatusContextError,
+    StreamChunk,
 )
-from lionagi.service.http import HTTPErrorInfo, Resolver, StreamProjector
+from lionagi.service.http import HTTPErrorInfo, Resolver, StreamProjector, excerpt
 
-from ._projector import AnthropicMessagesProjector
+from ._projector import TOOL_BLOCKS, AnthropicMessagesProjector
 
 __all__ = [
     "ANTHROPIC_VERSION",
@@ -124,3 +131,75 @@ class AnthropicMessagesEndpoint(Endpoint):
     def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
         """Anthropic's error types and texts (:func:`anthropic_status_error`), then the base's."""
         return anthropic_status_error(info) or super().map_status_error(info)
+
+    def check_response(self, body: Any, response: httpx.Response) -> Any:
+        """A 2xx one-shot body through :meth:`checked_message` (core's hook for it)."""
+        return self.checked_message(body)
+
+    def checked_message(self, body: Any) -> dict[str, Any]:
+        """``body`` when it is a message a caller can use as it is; else the typed error.
+
+        What the same content raises when it arrives as a stream, so ``invoke()`` and
+        ``stream()`` fail alike:
+
+        Raises:
+            ProviderStreamError: ``{"type": "error", "error": {...}}`` (some gateways answer
+                errors with a 200): classified like a stream's ``event: error`` (its family
+                twin, e.g. ``ProviderStreamCapacityError`` for ``overloaded_error``, and
+                ``code`` = the error type); or a message whose ``stop_reason`` is
+                ``max_tokens`` and whose last block is a tool call: the limit cut the call's
+                input short (Anthropic's own guidance is to retry with a higher
+                ``max_tokens``), ``code="max_tokens"``, not retried.
+            ProviderProtocolError: the body is not a JSON object, or names another ``type``
+                than ``message``.
+        """
+        where = f"{self.config.provider} {self.config.endpoint}"
+        if not isinstance(body, dict):
+            raise ProviderProtocolError(
+                f"{where}: the answer is not a message object (got JSON {_json_kind(body)})"
+            )
+        kind = body.get("type")
+        if kind == "error":
+            (chunk,) = AnthropicMessagesProjector().error_chunk(body.get("error") or body)
+            raise self.stream_error(chunk)
+        if kind is not None and kind != "message":
+            # Server text: redacted (the endpoint's key included) and bounded before it is shown.
+            label = excerpt(kind, self._secrets(), 40) if isinstance(kind, str) else kind
+            raise ProviderProtocolError(f"{where}: the answer's type is {label!r}, not 'message'")
+        if body.get("stop_reason") == "max_tokens":
+            content = body.get("content")
+            last = content[-1] if isinstance(content, list) and content else None
+            if isinstance(last, dict) and last.get("type") in TOOL_BLOCKS:
+                raise self.stream_error(_cut_tool_call(last.get("name")))
+        return body
+
+
+def _json_kind(value: object) -> str:
+    """The JSON type of ``value`` (never its text: a body may hold anything)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+def _cut_tool_call(name: object) -> StreamChunk:
+    """The error chunk for a one-shot message whose last tool call ``max_tokens`` cut short."""
+    label = name if isinstance(name, str) else None
+    (chunk,) = AnthropicMessagesProjector().error_chunk(
+        {
+            "message": (
+                "the model reached its output token limit ('max_tokens') while writing the "
+                f"input of tool call {label!r}, which is cut short; raise the request's "
+                "max_tokens and retry"
+            ),
+            "code": "max_tokens",
+        }
+    )
+    return chunk

@@ -11,7 +11,11 @@ Projection (core's projector contract, helpers from :class:`ProjectorBase`):
   block that starts with text already in it yields that text first;
 - a ``tool_use`` block (and the server-run ``server_tool_use`` / ``mcp_tool_use``) gathers its
   ``input_json_delta`` fragments and yields one ``tool_use`` at ``content_block_stop``, input
-  parsed, id preserved; server-run calls carry ``metadata["server_tool"] = True``;
+  parsed, id preserved; server-run calls carry ``metadata["server_tool"] = True``. A block cut
+  by ``max_tokens`` ends the stream with an error chunk naming the tool and the limit, whether
+  its input was cut mid-JSON or before any of it was written (a block with no input text is
+  held until the next event: the stop reason ``max_tokens`` makes it that error, anything else
+  the call with input ``{}``);
 - what a caller needs to send a turn back verbatim is kept: a thinking block's
   ``signature_delta`` -> a ``thinking`` chunk with no text and ``metadata["signature"]`` (it
   closes that block; Anthropic refuses a tool-use turn whose thinking comes back unsigned), a
@@ -24,7 +28,9 @@ Projection (core's projector contract, helpers from :class:`ProjectorBase`):
 - ``message_stop`` yields the one ``result`` chunk: ``usage`` is the ``message_start`` usage
   (input and cache tokens) updated by every ``message_delta`` usage (output tokens; newer
   servers repeat the cumulative input and cache counts there), ``finish_reason`` the
-  ``stop_reason``;
+  ``stop_reason``, ``response_id`` the message id, and what else the one-shot message carries
+  when ``message_delta`` sends it: ``stop_sequence`` (the one matched), ``stop_details`` (a
+  refusal's category and explanation) and ``container``;
 - ``event: error`` yields one ``error`` chunk (``code`` is the error ``type``, e.g.
   ``overloaded_error``) and ends the projection;
 - any event, delta or block type not handled here and not listed as carrying nothing raises
@@ -45,6 +51,7 @@ __all__ = [
     "ANTHROPIC_IGNORED_BLOCKS",
     "ANTHROPIC_IGNORED_DELTAS",
     "ANTHROPIC_IGNORED_EVENTS",
+    "TOOL_BLOCKS",
     "AnthropicMessagesProjector",
 ]
 
@@ -58,9 +65,12 @@ and a text block's ``citations_delta`` are kept, see the module docstring)."""
 ANTHROPIC_IGNORED_BLOCKS = frozenset({"container_upload"})
 """Blocks with nothing to show: a file handed to the code container."""
 
-_TOOL_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
+TOOL_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
+"""Blocks that carry a tool call (the caller's, or one Anthropic runs itself)."""
 # A block whose type names both its text field and the chunk type it streams as.
 _TEXT_FIELDS: dict[str, Literal["text", "thinking"]] = {"text": "text", "thinking": "thinking"}
+# message_delta fields the result chunk keeps beside the stop reason (when not null).
+_DELTA_FIELDS = ("stop_sequence", "stop_details", "container")
 
 
 class _ToolBlock(PendingToolCall):
@@ -77,7 +87,7 @@ class _ToolBlock(PendingToolCall):
 class AnthropicMessagesProjector(ProjectorBase):
     """Projects one Anthropic Messages event stream (one instance per stream)."""
 
-    __slots__ = ("_model", "_stop_reason", "_tools", "_usage")
+    __slots__ = ("_empty", "_message", "_model", "_stop_reason", "_tools", "_usage")
 
     grammar = "Anthropic Messages stream"
 
@@ -87,6 +97,13 @@ class AnthropicMessagesProjector(ProjectorBase):
         self._usage: dict[str, Any] = {}
         self._stop_reason: Any = None
         self._tools: dict[Any, _ToolBlock] = {}
+        # What the result chunk carries beside usage, model and stop reason: the message id,
+        # and the message_delta's stop_sequence, stop_details and container (as the one-shot
+        # message body does).
+        self._message: dict[str, Any] = {}
+        # A closed tool call that streamed no input text: (name, its tool_use chunk), held
+        # until the stop reason says whether max_tokens cut it right after its name.
+        self._empty: tuple[Any, StreamChunk] | None = None
 
     def feed(self, event: Any) -> Sequence[StreamChunk]:
         """Project one decoded event."""
@@ -94,6 +111,13 @@ class AnthropicMessagesProjector(ProjectorBase):
             raise self.protocol_error("event is not a JSON object", event)
         self.started = True
         kind = event.get("type")
+        if self._empty is not None and kind not in ("message_delta", "ping"):
+            # Anything but the stop reason after it: the call was complete.
+            (_, call), self._empty = self._empty, None
+            return (call, *self._event(kind, event))
+        return self._event(kind, event)
+
+    def _event(self, kind: Any, event: dict[str, Any]) -> Sequence[StreamChunk]:
         if kind == "content_block_delta":
             return self._delta(event)
         if kind == "content_block_start":
@@ -103,22 +127,31 @@ class AnthropicMessagesProjector(ProjectorBase):
         if kind == "message_start":
             message = event.get("message") or {}
             self._model = message.get("model")
+            if message.get("id") is not None:
+                self._message["response_id"] = message["id"]
             self._usage = {k: v for k, v in (message.get("usage") or {}).items() if v is not None}
             return NO_CHUNKS
         if kind == "message_delta":
             delta = event.get("delta") or {}
             if delta.get("stop_reason"):
                 self._stop_reason = delta["stop_reason"]
+            for key in _DELTA_FIELDS:
+                if delta.get(key) is not None:
+                    self._message[key] = delta[key]
             usage = event.get("usage") or {}
             self._usage.update({k: v for k, v in usage.items() if v is not None})
             if self.held is not None:
                 return self._resolve_cut()
+            if self._empty is not None:
+                return self._resolve_empty()
             return NO_CHUNKS
         if kind == "message_stop":
             if self.held is not None:
                 return self._resolve_cut()
             self.done = True
-            return (self.result_chunk(self._usage or None, self._model, self._stop_reason),)
+            result = self.result_chunk(self._usage or None, self._model, self._stop_reason)
+            result.metadata.update(self._message)
+            return (result,)
         if kind in ANTHROPIC_IGNORED_EVENTS:
             return NO_CHUNKS
         if kind == "error":
@@ -154,7 +187,7 @@ class AnthropicMessagesProjector(ProjectorBase):
         if type(block) is not dict:
             raise self.protocol_error("content_block_start without a content_block", event)
         kind = block.get("type")
-        if kind in _TOOL_BLOCKS:
+        if kind in TOOL_BLOCKS:
             self._tools[event.get("index")] = _ToolBlock(block)
             return NO_CHUNKS
         field = _TEXT_FIELDS.get(kind) if isinstance(kind, str) else None
@@ -178,6 +211,12 @@ class AnthropicMessagesProjector(ProjectorBase):
             return NO_CHUNKS  # the end of a text, thinking or result block: nothing owed
         meta = {"server_tool": True} if block.server else {}
         raw = block.arguments
+        if not raw and block.initial == {}:
+            # No input text at all: a call to a tool without parameters, or one max_tokens cut
+            # right after its name. Only the stop reason tells; running the tool on an empty
+            # input it never got would be a guess.
+            self._empty = (block.name, self.tool_use_chunk(block.id, block.name, {}, meta))
+            return NO_CHUNKS
         if raw or not isinstance(block.initial, dict):
             try:
                 return (self.tool_use_chunk(block.id, block.name, raw, meta),)
@@ -187,6 +226,17 @@ class AnthropicMessagesProjector(ProjectorBase):
                 self.hold_unparsed(block.name, raw, exc)
                 return NO_CHUNKS
         return (self.tool_use_chunk(block.id, block.name, block.initial, meta),)
+
+    def _resolve_empty(self) -> Sequence[StreamChunk]:
+        """The held input-less call at the stop reason: the token limit's error, else the call."""
+        assert self._empty is not None
+        (name, call), self._empty = self._empty, None
+        if self._stop_reason != "max_tokens":
+            return (call,)
+        # "{" is what a cut right after the name leaves: cut_short's error chunk, always.
+        cut = self.cut_short(name, "{", "max_tokens", dict(self._usage) or None)
+        assert cut is not None
+        return (cut,)
 
     def _resolve_cut(self) -> Sequence[StreamChunk]:
         """The held tool block at the stop reason: the token limit's error chunk, else its error."""

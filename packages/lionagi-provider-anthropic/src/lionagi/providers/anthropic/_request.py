@@ -3,9 +3,28 @@
 Every model is ``extra="forbid"``: a misspelled top-level field is refused by core with a "did
 you mean", a misspelled nested one with the path of the bad key. Fields newer than this model go
 through core's explicit ``extra_body`` mapping. Values the server can vary often (server tool
-definitions, document and image ``source`` objects, tool result content lists) stay mappings, so
-a new server tool version does not need a release here; the shapes a caller writes by hand every
-day (messages, content blocks, tools, tool choice, thinking) are typed.
+definitions, document and image ``source`` objects, tool result content lists, the server tool
+blocks of an earlier answer sent back verbatim) stay mappings or open models, so a new server
+tool version does not need a release here; the shapes a caller writes by hand every day
+(messages, content blocks, tools, tool choice, thinking, cache control) are typed.
+
+Numbers and flags are strict: ``max_tokens=True`` or ``temperature="0.5"`` is refused naming the
+field instead of being coerced into a value the caller did not write. A block whose ``type`` has
+only one possible value where it stands (a ``system`` text block, an MCP server) may omit it; it
+is filled in, so it is sent.
+
+Rules across fields that the API enforces are checked here too, each error naming the field to
+change (never echoing a value):
+
+- ``thinking.budget_tokens`` below ``max_tokens``;
+- with ``thinking`` enabled: ``temperature`` 1 or unset, ``top_k`` unset, ``top_p`` from 0.95 to
+  1, and a ``tool_choice`` that does not force tool use (``any``/``tool``);
+- ``tool_choice`` ``any``/``tool`` needs ``tools`` (or ``mcp_servers``), and ``tool`` must name
+  one of them;
+- tool round trips: every ``tool_result`` answers a ``tool_use`` id of the assistant turn just
+  before it, comes before any other block of its turn, and every ``tool_use`` of an assistant
+  turn is answered in the next user turn (consecutive messages of one role are one turn, as
+  the API merges them).
 
 ``max_tokens`` is required by the API. The catalog row supplies ``DEFAULT_MAX_TOKENS`` (4096)
 through ``request_defaults``, so a request without it is complete; a request or call keyword
@@ -14,14 +33,27 @@ replaces it.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Self
+from collections.abc import Iterator
+from typing import Annotated, Any, ClassVar, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from ._static import DEFAULT_MAX_TOKENS as DEFAULT_MAX_TOKENS
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",
+    "AnthropicCacheControl",
+    "AnthropicContainerUploadBlock",
     "AnthropicCustomTool",
     "AnthropicDocumentBlock",
     "AnthropicImageBlock",
@@ -30,7 +62,10 @@ __all__ = [
     "AnthropicMessagesRequest",
     "AnthropicMetadata",
     "AnthropicRedactedThinkingBlock",
+    "AnthropicSearchResultBlock",
     "AnthropicServerTool",
+    "AnthropicServerToolResultBlock",
+    "AnthropicServerToolUseBlock",
     "AnthropicTextBlock",
     "AnthropicThinking",
     "AnthropicThinkingBlock",
@@ -41,16 +76,60 @@ __all__ = [
 
 
 _STRICT = ConfigDict(extra="forbid", defer_build=True)
+# Blocks an earlier answer carried and the caller sends back as they came: the server adds
+# fields to them with new tool versions, and the API checks them itself.
+_VERBATIM = ConfigDict(extra="allow", defer_build=True)
+
+_Loc = tuple[str | int, ...]
+
+
+def _refuse(loc: _Loc, message: str, value: Any) -> ValidationError:
+    """A validation error located at ``loc``, for a rule that spans fields.
+
+    A model validator's ``ValueError`` is located at the model itself (core would report the
+    field as ``request``); raising a located error lets the report name the field to change.
+    ``value`` is kept by pydantic but never shown: core reports errors without their input.
+    """
+    error = PydanticCustomError("anthropic_request", message)
+    return ValidationError.from_exception_data(
+        "AnthropicMessagesRequest", [InitErrorDetails(type=error, loc=loc, input=value)]
+    )
+
+
+class _OneType(BaseModel):
+    """A model whose ``type`` has one possible value: filled in when the caller omits it.
+
+    The request is dumped without unset defaults, so a defaulted ``type`` would be left out of
+    the body and the API would refuse the block; filling it in before validation marks it set.
+    """
+
+    model_config = _STRICT
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill_type(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "type" not in data:
+            return {**data, "type": cls.model_fields["type"].default}
+        return data
+
+
+class AnthropicCacheControl(BaseModel):
+    """A prompt-cache breakpoint: ``{"type": "ephemeral", "ttl": "5m" | "1h"}``."""
+
+    model_config = _STRICT
+
+    type: Literal["ephemeral"]
+    ttl: Literal["5m", "1h"] | None = None
 
 
 class _Block(BaseModel):
     model_config = _STRICT
 
-    cache_control: dict[str, Any] | None = None
+    cache_control: AnthropicCacheControl | None = None
 
 
-class AnthropicTextBlock(_Block):
-    """``{"type": "text", "text": ...}``."""
+class AnthropicTextBlock(_Block, _OneType):
+    """``{"type": "text", "text": ...}`` (``type`` may be omitted; it is sent)."""
 
     type: Literal["text"] = "text"
     text: str
@@ -74,6 +153,23 @@ class AnthropicDocumentBlock(_Block):
     citations: dict[str, Any] | None = None
 
 
+class AnthropicSearchResultBlock(_Block):
+    """A search result the caller supplies (citable like a document)."""
+
+    type: Literal["search_result"]
+    source: str
+    title: str
+    content: list[AnthropicTextBlock]
+    citations: dict[str, Any] | None = None
+
+
+class AnthropicContainerUploadBlock(_Block):
+    """A file (by Files API id) handed to the code execution container."""
+
+    type: Literal["container_upload"]
+    file_id: str
+
+
 class AnthropicToolUseBlock(_Block):
     """An earlier assistant turn's tool call, sent back in the conversation."""
 
@@ -81,6 +177,8 @@ class AnthropicToolUseBlock(_Block):
     id: str
     name: str
     input: dict[str, Any]
+    caller: dict[str, Any] | None = None
+    toolset_name: str | None = None
 
 
 class AnthropicToolResultBlock(_Block):
@@ -89,7 +187,8 @@ class AnthropicToolResultBlock(_Block):
     type: Literal["tool_result"]
     tool_use_id: str
     content: str | list[dict[str, Any]] | None = None
-    is_error: bool | None = None
+    is_error: bool | None = Field(default=None, strict=True)
+    toolset_name: str | None = None
 
 
 class AnthropicThinkingBlock(BaseModel):
@@ -111,25 +210,172 @@ class AnthropicRedactedThinkingBlock(BaseModel):
     data: str
 
 
+class AnthropicServerToolUseBlock(BaseModel):
+    """A call Anthropic ran itself (``server_tool_use``, ``mcp_tool_use``), sent back verbatim.
+
+    An answer that used a server tool (web search, code execution, an MCP connector) must be
+    sent back whole to continue the conversation; the fields beyond the call's ``id``, ``name``
+    and ``input`` vary with the tool and are passed through.
+    """
+
+    model_config = _VERBATIM
+
+    type: Literal["server_tool_use", "mcp_tool_use"]
+    id: str
+    name: str
+    input: dict[str, Any]
+
+
+class AnthropicServerToolResultBlock(BaseModel):
+    """A server tool's result (``web_search_tool_result``, ``mcp_tool_result``, ...), verbatim.
+
+    Any ``*_tool_result`` type other than the caller's own ``tool_result``; ``content`` and the
+    other fields vary with the tool and are passed through.
+    """
+
+    model_config = _VERBATIM
+
+    type: str
+    tool_use_id: str
+
+
+_TYPED_BLOCKS = frozenset(
+    {
+        "text",
+        "image",
+        "document",
+        "search_result",
+        "container_upload",
+        "tool_use",
+        "tool_result",
+        "thinking",
+        "redacted_thinking",
+    }
+)
+_SERVER_TOOL_USES = frozenset({"server_tool_use", "mcp_tool_use"})
+_BLOCK_TYPES_SAID = (
+    "text, image, document, search_result, container_upload, tool_use, tool_result, thinking, "
+    "redacted_thinking, or a server tool block sent back as it came (server_tool_use, "
+    "mcp_tool_use, *_tool_result)"
+)
+
+
+def _block_tag(value: Any) -> str | None:
+    """Which block model validates ``value``: its ``type``, or None for an unknown one."""
+    kind = value.get("type") if isinstance(value, dict) else getattr(value, "type", None)
+    if not isinstance(kind, str):
+        return None
+    if kind in _TYPED_BLOCKS:
+        return kind
+    if kind in _SERVER_TOOL_USES:
+        return "server_tool_use"
+    if kind.endswith("_tool_result"):
+        return "server_tool_result"
+    return None
+
+
 ContentBlock = Annotated[
-    AnthropicTextBlock
-    | AnthropicImageBlock
-    | AnthropicDocumentBlock
-    | AnthropicToolUseBlock
-    | AnthropicToolResultBlock
-    | AnthropicThinkingBlock
-    | AnthropicRedactedThinkingBlock,
-    Field(discriminator="type"),
+    Annotated[AnthropicTextBlock, Tag("text")]
+    | Annotated[AnthropicImageBlock, Tag("image")]
+    | Annotated[AnthropicDocumentBlock, Tag("document")]
+    | Annotated[AnthropicSearchResultBlock, Tag("search_result")]
+    | Annotated[AnthropicContainerUploadBlock, Tag("container_upload")]
+    | Annotated[AnthropicToolUseBlock, Tag("tool_use")]
+    | Annotated[AnthropicToolResultBlock, Tag("tool_result")]
+    | Annotated[AnthropicThinkingBlock, Tag("thinking")]
+    | Annotated[AnthropicRedactedThinkingBlock, Tag("redacted_thinking")]
+    | Annotated[AnthropicServerToolUseBlock, Tag("server_tool_use")]
+    | Annotated[AnthropicServerToolResultBlock, Tag("server_tool_result")],
+    Discriminator(
+        _block_tag,
+        custom_error_type="content_block_type",
+        custom_error_message=f"unknown content block type; expected {_BLOCK_TYPES_SAID}",
+    ),
 ]
 
 
+def _content_tag(value: Any) -> str:
+    return "text" if isinstance(value, str) else "blocks"
+
+
+# A string, or a list of blocks: chosen by shape, so a bad block is reported as a bad block
+# (not as "Input should be a valid string", the first branch of a plain union).
+MessageContent = Annotated[
+    Annotated[str, Tag("text")] | Annotated[list[ContentBlock], Tag("blocks")],
+    Discriminator(_content_tag),
+]
+SystemContent = Annotated[
+    Annotated[str, Tag("text")] | Annotated[list[AnthropicTextBlock], Tag("blocks")],
+    Discriminator(_content_tag),
+]
+
+_ROLE_HINTS = {
+    "tool": (
+        "'tool' is not a Messages role: send a tool's result as a tool_result block "
+        "(tool_use_id = the call's id) in a user message"
+    ),
+    "function": (
+        "'function' is not a Messages role: send a tool's result as a tool_result block "
+        "in a user message"
+    ),
+    "developer": "'developer' is not a Messages role: pass instructions as the request's system",
+}
+
+
+# Chat-completions message keys, each with what the Messages API takes instead.
+_CHAT_KEYS = {
+    "tool_calls": (
+        "is a chat-completions field: send each call as a tool_use block "
+        "{type: 'tool_use', id, name, input} in the assistant message's content"
+    ),
+    "tool_call_id": (
+        "is a chat-completions field: send a tool's result as a tool_result block "
+        "{type: 'tool_result', tool_use_id, content} in a user message"
+    ),
+}
+
+
 class AnthropicMessage(BaseModel):
-    """One conversation turn: text, or a list of content blocks."""
+    """One conversation turn: text, or a list of content blocks.
+
+    ``role`` is ``user`` or ``assistant``, or ``system`` for a mid-conversation system message
+    (text only; Anthropic documents it for some models). The instructions a conversation starts
+    with belong in the request's ``system`` field.
+    """
 
     model_config = _STRICT
 
-    role: Literal["user", "assistant"]
-    content: str | list[ContentBlock]
+    role: Literal["user", "assistant", "system"]
+    content: MessageContent
+
+    @model_validator(mode="before")
+    @classmethod
+    def _not_chat_completions(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for key, hint in _CHAT_KEYS.items():
+                if key in data:
+                    raise _refuse((key,), hint, None)
+        return data
+
+    @field_validator("role", mode="before")
+    @classmethod
+    def _known_role(cls, value: Any) -> Any:
+        hint = _ROLE_HINTS.get(value) if isinstance(value, str) else None
+        if hint is not None:
+            raise ValueError(hint)
+        return value
+
+    @model_validator(mode="after")
+    def _system_is_text(self) -> Self:
+        if self.role == "system" and isinstance(self.content, list):
+            for index, block in enumerate(self.content):
+                if not isinstance(block, AnthropicTextBlock):
+                    raise _refuse(
+                        ("content", index, "type"),
+                        "a system message holds text blocks only",
+                        block.type,
+                    )
+        return self
 
 
 class AnthropicCustomTool(BaseModel):
@@ -141,15 +387,16 @@ class AnthropicCustomTool(BaseModel):
     name: str = Field(min_length=1)
     description: str | None = None
     input_schema: dict[str, Any]
-    cache_control: dict[str, Any] | None = None
+    cache_control: AnthropicCacheControl | None = None
 
 
 class AnthropicServerTool(BaseModel):
     """A tool Anthropic runs (``web_search_20250305``, ``code_execution_...``, ...).
 
     Its versioned ``type`` and parameters change with the API, so they are not enumerated here;
-    ``type`` and ``name`` are required, which keeps a custom tool with a misspelled key from
-    passing as a server tool.
+    ``type`` and ``name`` are required. A tool with no ``type`` (or ``custom``) is validated as
+    an :class:`AnthropicCustomTool`, so a custom tool with a misspelled key is refused rather
+    than passing as a server tool.
     """
 
     model_config = ConfigDict(extra="allow", defer_build=True)
@@ -159,10 +406,25 @@ class AnthropicServerTool(BaseModel):
 
     @field_validator("type")
     @classmethod
-    def _not_custom(cls, value: str) -> str:
-        if value == "custom":
-            raise ValueError("a custom tool takes name, description and input_schema only")
+    def _not_function(cls, value: str) -> str:
+        if value == "function":
+            raise ValueError(
+                "a chat-completions function tool: an Anthropic tool is "
+                "{name, description, input_schema} (the function's parameters schema)"
+            )
         return value
+
+
+def _tool_tag(value: Any) -> str:
+    """``custom`` for a tool the caller runs (no ``type``, or ``custom``), else ``server``."""
+    kind = value.get("type") if isinstance(value, dict) else getattr(value, "type", None)
+    return "custom" if kind is None or kind == "custom" else "server"
+
+
+Tool = Annotated[
+    Annotated[AnthropicCustomTool, Tag("custom")] | Annotated[AnthropicServerTool, Tag("server")],
+    Discriminator(_tool_tag),
+]
 
 
 class AnthropicToolChoice(BaseModel):
@@ -172,7 +434,10 @@ class AnthropicToolChoice(BaseModel):
 
     type: Literal["auto", "any", "tool", "none"]
     name: str | None = None
-    disable_parallel_tool_use: bool | None = None
+    disable_parallel_tool_use: bool | None = Field(default=None, strict=True)
+
+    forcing: ClassVar[frozenset[str]] = frozenset({"any", "tool"})
+    """The choices that force the model to call a tool."""
 
     @model_validator(mode="after")
     def _name_for_tool(self) -> Self:
@@ -182,21 +447,31 @@ class AnthropicToolChoice(BaseModel):
 
 
 class AnthropicThinking(BaseModel):
-    """Extended thinking: ``{"type": "enabled", "budget_tokens": N}`` or ``{"type": "disabled"}``.
+    """Extended thinking: ``enabled`` with a ``budget_tokens``, ``adaptive``, or ``disabled``.
 
-    The API requires ``budget_tokens >= 1024`` and below ``max_tokens``; the second rule depends
-    on the request and is checked by :class:`AnthropicMessagesRequest`.
+    ``{"type": "enabled", "budget_tokens": N}`` (N ≥ 1024, below ``max_tokens``),
+    ``{"type": "adaptive"}`` (the model decides how much to think; the newer models' mode) or
+    ``{"type": "disabled"}``; ``display`` (``summarized`` or ``omitted``) with the first two.
+    The rules that depend on the rest of the request are checked by
+    :class:`AnthropicMessagesRequest`.
     """
 
     model_config = _STRICT
 
-    type: Literal["enabled", "disabled"]
-    budget_tokens: int | None = Field(default=None, ge=1024)
+    type: Literal["enabled", "adaptive", "disabled"]
+    budget_tokens: int | None = Field(default=None, ge=1024, strict=True)
+    display: Literal["summarized", "omitted"] | None = None
 
     @model_validator(mode="after")
     def _budget_when_enabled(self) -> Self:
         if (self.type == "enabled") != (self.budget_tokens is not None):
-            raise ValueError("budget_tokens is required when enabled and not allowed when disabled")
+            raise _refuse(
+                ("budget_tokens",),
+                "budget_tokens is required with type 'enabled' and only allowed with it",
+                self.budget_tokens,
+            )
+        if self.type == "disabled" and self.display is not None:
+            raise _refuse(("display",), "display is not allowed with type 'disabled'", None)
         return self
 
 
@@ -208,10 +483,8 @@ class AnthropicMetadata(BaseModel):
     user_id: str | None = Field(default=None, max_length=256)
 
 
-class AnthropicMCPServer(BaseModel):
+class AnthropicMCPServer(_OneType):
     """A remote MCP server the API connects to for this request (MCP connector)."""
-
-    model_config = _STRICT
 
     type: Literal["url"] = "url"
     url: str
@@ -220,21 +493,25 @@ class AnthropicMCPServer(BaseModel):
     tool_configuration: dict[str, Any] | None = None
 
 
+# The lowest top_p the API accepts while thinking is enabled.
+_THINKING_MIN_TOP_P = 0.95
+
+
 class AnthropicMessagesRequest(BaseModel):
     """A Messages request body."""
 
     model_config = _STRICT
 
     model: str = Field(min_length=1)
-    messages: list[AnthropicMessage]
-    max_tokens: int = Field(ge=1)
-    system: str | list[AnthropicTextBlock] | None = None
-    temperature: float | None = Field(default=None, ge=0, le=1)
-    top_p: float | None = Field(default=None, ge=0, le=1)
-    top_k: int | None = Field(default=None, ge=0)
+    messages: list[AnthropicMessage] = Field(min_length=1)
+    max_tokens: int = Field(ge=1, strict=True)
+    system: SystemContent | None = None
+    temperature: float | None = Field(default=None, ge=0, le=1, strict=True)
+    top_p: float | None = Field(default=None, ge=0, le=1, strict=True)
+    top_k: int | None = Field(default=None, ge=0, strict=True)
     stop_sequences: list[str] | None = None
     stream: bool | None = None
-    tools: list[AnthropicCustomTool | AnthropicServerTool] | None = None
+    tools: list[Tool] | None = None
     tool_choice: AnthropicToolChoice | None = None
     thinking: AnthropicThinking | None = None
     metadata: AnthropicMetadata | None = None
@@ -243,11 +520,136 @@ class AnthropicMessagesRequest(BaseModel):
     mcp_servers: list[AnthropicMCPServer] | None = None
 
     @model_validator(mode="after")
-    def _budget_below_max_tokens(self) -> Self:
-        budget = self.thinking.budget_tokens if self.thinking is not None else None
-        if budget is not None and budget >= self.max_tokens:
-            raise ValueError(
-                f"thinking.budget_tokens ({budget}) must be less than max_tokens "
-                f"({self.max_tokens})"
-            )
+    def _rules_across_fields(self) -> Self:
+        self._check_thinking()
+        self._check_tool_choice()
+        _check_tool_round_trips(self.messages)
         return self
+
+    def _check_thinking(self) -> None:
+        thinking = self.thinking
+        if thinking is None or thinking.type != "enabled":
+            return
+        budget = thinking.budget_tokens
+        if budget is not None and budget >= self.max_tokens:
+            raise _refuse(
+                ("thinking", "budget_tokens"),
+                f"must be less than max_tokens ({self.max_tokens}): thinking tokens are part "
+                "of the output; raise max_tokens or lower the budget",
+                budget,
+            )
+        if self.temperature is not None and self.temperature != 1:
+            raise _refuse(
+                ("temperature",),
+                "must be 1 or unset while thinking is enabled (the API refuses other values)",
+                self.temperature,
+            )
+        if self.top_k is not None:
+            raise _refuse(
+                ("top_k",), "cannot be set while thinking is enabled (the API refuses it)", None
+            )
+        if self.top_p is not None and self.top_p < _THINKING_MIN_TOP_P:
+            raise _refuse(
+                ("top_p",),
+                f"must be from {_THINKING_MIN_TOP_P} to 1 or unset while thinking is enabled",
+                self.top_p,
+            )
+        choice = self.tool_choice
+        if choice is not None and choice.type in AnthropicToolChoice.forcing:
+            raise _refuse(
+                ("tool_choice", "type"),
+                f"{choice.type!r} forces tool use, which the API refuses while thinking is "
+                "enabled; use 'auto' or 'none', or disable thinking",
+                choice.type,
+            )
+
+    def _check_tool_choice(self) -> None:
+        choice = self.tool_choice
+        if choice is None or choice.type not in AnthropicToolChoice.forcing:
+            return
+        if self.mcp_servers:
+            return  # the MCP servers' tools are not listed in the request
+        names = [tool.name for tool in self.tools or ()]
+        if not names:
+            raise _refuse(
+                ("tool_choice", "type"),
+                f"{choice.type!r} forces tool use, but the request offers no tools",
+                choice.type,
+            )
+        if choice.type == "tool" and choice.name not in names:
+            offered = ", ".join(repr(name) for name in names[:20])
+            raise _refuse(
+                ("tool_choice", "name"),
+                f"names no tool of this request (tools: {offered})",
+                choice.name,
+            )
+
+
+def _turns(messages: list[AnthropicMessage]) -> Iterator[tuple[str, list[tuple[_Loc, Any]]]]:
+    """The user/assistant turns: runs of one role, each block with its location.
+
+    Consecutive messages of one role are one turn (the API merges them). System messages are
+    not turns of the tool exchange and are skipped.
+    """
+    role: str | None = None
+    blocks: list[tuple[_Loc, Any]] = []
+    for index, message in enumerate(messages):
+        if message.role == "system":
+            continue
+        if message.role != role:
+            if role is not None:
+                yield role, blocks
+            role, blocks = message.role, []
+        if isinstance(message.content, list):
+            blocks.extend(
+                (("messages", index, "content", position), block)
+                for position, block in enumerate(message.content)
+            )
+    if role is not None:
+        yield role, blocks
+
+
+def _check_tool_round_trips(messages: list[AnthropicMessage]) -> None:
+    """Every tool call answered in the next user turn; every answer to a call just made."""
+    calls: dict[str, _Loc] = {}  # the previous assistant turn's tool_use ids
+    for role, blocks in _turns(messages):
+        if role == "assistant":
+            calls = {
+                block.id: loc for loc, block in blocks if isinstance(block, AnthropicToolUseBlock)
+            }
+            continue
+        answered: set[str] = set()
+        other_first: _Loc | None = None
+        for loc, block in blocks:
+            if not isinstance(block, AnthropicToolResultBlock):
+                other_first = other_first or loc
+                continue
+            if block.tool_use_id not in calls:
+                raise _refuse(
+                    (*loc, "tool_use_id"),
+                    f"{block.tool_use_id!r} answers no tool_use of the assistant turn just "
+                    "before it (a tool_result must follow the turn that made the call)",
+                    block.tool_use_id,
+                )
+            if other_first is not None:
+                raise _refuse(
+                    loc,
+                    "a tool_result must come before every other block of its turn (text "
+                    f"after the results); a block at {_dotted(other_first)} comes first",
+                    None,
+                )
+            answered.add(block.tool_use_id)
+        unanswered = [(loc, tool_id) for tool_id, loc in calls.items() if tool_id not in answered]
+        if unanswered:
+            loc, tool_id = unanswered[0]
+            raise _refuse(
+                (*loc, "id"),
+                f"tool_use {tool_id!r} is not answered: the next user turn needs a tool_result "
+                "with this tool_use_id",
+                tool_id,
+            )
+        calls = {}
+
+
+def _dotted(loc: _Loc) -> str:
+    return ".".join(str(part) for part in loc)
