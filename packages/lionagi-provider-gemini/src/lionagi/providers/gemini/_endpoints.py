@@ -9,15 +9,23 @@ streams (``models/{model}:generateContent`` one-shot, ``models/{model}:streamGen
 ?alt=sse`` streamed), so it routes each request itself (:meth:`request_target`): the model is
 taken out of the body and put in the path. The key travels in the ``x-goog-api-key`` header
 (``auth_type="x-api-key"`` with this class's ``api_key_header``), never in the query string,
-so it cannot end up in a logged URL.
+so it cannot end up in a logged URL. A one-shot body is checked before it is returned
+(:meth:`GeminiGenerateContent.checked_response`): a prompt refused outright (HTTP 200 with
+``promptFeedback.blockReason`` and no candidate) or an error object answered with a 200 fails
+the call with the error the stream raises for the same content, never an empty success.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from lionagi.service import Endpoint, EndpointConfigurationError, ProviderError
+from lionagi.service import (
+    Endpoint,
+    EndpointConfigurationError,
+    ProviderError,
+    ProviderProtocolError,
+)
 from lionagi.service.http import (
     HTTPErrorInfo,
     OpenAIChatEndpoint,
@@ -26,8 +34,11 @@ from lionagi.service.http import (
 )
 
 from ._errors import gemini_status_error
-from ._projector import GeminiStreamProjector
+from ._projector import GeminiStreamProjector, blocked_prompt_error
 from ._requests import model_path_segment
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["GeminiChat", "GeminiGenerateContent"]
 
@@ -38,11 +49,38 @@ class GeminiChat(OpenAIChatEndpoint):
     def request_target(
         self, payload: Mapping[str, Any], *, stream: bool
     ) -> tuple[str | None, Mapping[str, Any]]:
-        """Send the ``google`` options as ``extra_body.google``, where the layer reads them."""
-        if "google" not in payload:
+        """Send the ``google`` options as ``extra_body.google``, where the layer reads them.
+
+        A literal ``extra_body`` body key can also arrive through core's escape hatch
+        (``extra_body={"extra_body": {...}}``, the double nesting Google's OpenAI-SDK examples
+        show). Its other keys are kept beside ``google`` rather than overwritten; a ``google``
+        inside it is refused, since it would bypass the validation of the ``google`` field.
+
+        Raises:
+            EndpointConfigurationError: the escape hatch's ``extra_body`` is not a mapping
+                (``field="extra_body.extra_body"``) or holds ``google``
+                (``field="extra_body.extra_body.google"``).
+        """
+        if "google" not in payload and "extra_body" not in payload:
             return None, payload
+        nested: dict[str, Any] = {}
+        if "extra_body" in payload:
+            given = payload["extra_body"]
+            if not isinstance(given, Mapping):
+                raise EndpointConfigurationError(
+                    "extra_body.extra_body",
+                    "must be a mapping: it is sent as the body's literal 'extra_body' object",
+                )
+            if "google" in given:
+                raise EndpointConfigurationError(
+                    "extra_body.extra_body.google",
+                    "is the request field 'google': pass google={...} so it is validated",
+                )
+            nested.update(given)
         body = {k: v for k, v in payload.items() if k != "google"}
-        body["extra_body"] = {"google": payload["google"]}
+        if "google" in payload:
+            nested["google"] = payload["google"]
+        body["extra_body"] = nested
         return None, body
 
     def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
@@ -83,3 +121,62 @@ class GeminiGenerateContent(Endpoint):
     def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
         """Gemini's ``google.rpc.Status`` body, then the base's mapping."""
         return gemini_status_error(info) or super().map_status_error(info)
+
+    def check_response(self, body: Any, response: httpx.Response) -> Any:
+        """A 2xx one-shot body through :meth:`checked_response` (core's hook for it)."""
+        return self.checked_response(body)
+
+    def checked_response(self, body: Any) -> dict[str, Any]:
+        """``body`` when it is a ``GenerateContentResponse`` holding an answer; else the error.
+
+        What the same content raises when it arrives as a stream, so ``invoke()`` and
+        ``stream()`` fail alike. Every candidate's ``finishReason`` (``SAFETY`` and
+        ``RECITATION`` included) is an answer: the body is returned as sent, for the caller to
+        read.
+
+        Raises:
+            ProviderStreamError: the prompt was refused outright (``promptFeedback
+                .blockReason`` and no candidate; ``code`` is the block reason, the message
+                names the blocking categories), or the body is a Google error object
+                answered with a 200 (classified like the stream's error event). Neither is
+                retried: the same request is refused the same way.
+            ProviderProtocolError: the body is not a JSON object, its ``candidates`` is not
+                a list, or it holds no candidate and no block reason.
+        """
+        where = f"{self.config.provider} {self.config.endpoint}"
+        if type(body) is not dict:
+            raise ProviderProtocolError(
+                f"{where}: the answer is not a GenerateContentResponse object "
+                f"(got JSON {_json_kind(body)})"
+            )
+        if "error" in body:
+            (chunk,) = GeminiStreamProjector(self._secrets()).error_chunk(body["error"])
+            raise self.stream_error(chunk)
+        candidates = body.get("candidates")
+        if candidates is None or candidates == []:
+            feedback = body.get("promptFeedback")
+            if isinstance(feedback, dict) and feedback.get("blockReason"):
+                blocked = blocked_prompt_error(feedback)
+                (chunk,) = GeminiStreamProjector(self._secrets()).error_chunk(blocked)
+                raise self.stream_error(chunk)
+            raise ProviderProtocolError(
+                f"{where}: the answer has no candidate and no promptFeedback.blockReason saying why"
+            )
+        if type(candidates) is not list:
+            raise ProviderProtocolError(f"{where}: the answer's 'candidates' is not a list")
+        return body
+
+
+def _json_kind(value: object) -> str:
+    """The JSON type of ``value`` (never its text: a body may hold anything)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"

@@ -37,13 +37,13 @@ Projection:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from lionagi.service import StreamChunk
 from lionagi.service.http import NO_CHUNKS, ProjectorBase, excerpt
 
-__all__ = ["GeminiStreamProjector"]
+__all__ = ["GeminiStreamProjector", "blocked_prompt_error"]
 
 # Candidate fields that carry no chunk content (bookkeeping, or read for the result).
 _CANDIDATE_QUIET = frozenset(
@@ -75,6 +75,33 @@ _EVENT_KNOWN = frozenset(
     {"candidates", "usageMetadata", "modelVersion", "responseId", "promptFeedback", "createTime"}
 )
 _PART_META = frozenset({"thought", "thoughtSignature", "videoMetadata", "partMetadata"})
+
+
+def blocked_prompt_error(feedback: Mapping[str, Any]) -> dict[str, Any]:
+    """The error object for a prompt the API refused outright (``promptFeedback.blockReason``).
+
+    Shared by the stream (one error chunk) and the one-shot answer (the same typed error), so
+    both say the same: ``code`` is the block reason (``SAFETY``, ``PROHIBITED_CONTENT``, ...),
+    and the message names the reason, the harm categories whose rating says ``blocked: true``
+    (which filter to look at, or to relax in ``safetySettings``), and ``blockReasonMessage``
+    when the API gave one. Callers redact it (``error_chunk`` does).
+    """
+    reason = str(feedback["blockReason"])
+    message = f"the prompt was blocked ({reason})"
+    ratings = feedback.get("safetyRatings")
+    categories = [
+        rating["category"]
+        for rating in (ratings if isinstance(ratings, list) else ())
+        if isinstance(rating, dict)
+        and rating.get("blocked") is True
+        and isinstance(rating.get("category"), str)
+    ]
+    if categories:
+        message = f"{message} by {', '.join(categories)}"
+    detail = feedback.get("blockReasonMessage")
+    if isinstance(detail, str) and detail:
+        message = f"{message}: {detail}"
+    return {"message": message, "code": reason, "type": "prompt_blocked"}
 
 
 class GeminiStreamProjector(ProjectorBase):
@@ -138,12 +165,7 @@ class GeminiStreamProjector(ProjectorBase):
         return out
 
     def _blocked(self, feedback: dict[str, Any]) -> Sequence[StreamChunk]:
-        reason = str(feedback["blockReason"])
-        detail = feedback.get("blockReasonMessage")
-        message = f"the prompt was blocked ({reason})"
-        if isinstance(detail, str) and detail:
-            message = f"{message}: {detail}"
-        return self.error_chunk({"message": message, "code": reason, "type": "prompt_blocked"})
+        return self.error_chunk(blocked_prompt_error(feedback))
 
     def _candidate(self, candidate: dict[str, Any], position: int, out: list[StreamChunk]) -> None:
         unknown = next((key for key in candidate if key not in _CANDIDATE_QUIET), None)

@@ -2,8 +2,15 @@
 
 Field names are the REST API's own camelCase spellings, so a payload reads like Gemini's
 documentation and is sent as validated. Every model forbids unknown fields: a misspelled option is
-refused with a "did you mean" (core's payload builder), never dropped. Nested objects a vendor
-extends often (JSON schemas, search tool options) stay plain mappings.
+refused with a "did you mean" (core's payload builder), never dropped. Every model is strict
+about types: a value of the wrong JSON type is refused, never coerced (``thinkingBudget=True``
+would otherwise be sent as a budget of 1 token, ``"0.5"`` as a number); a whole number is still
+a valid ``float``. Values from a closed set the API documents (safety thresholds, media
+resolutions, function-response scheduling) are literals; settings the API refuses together
+(``thinkingBudget`` with ``thinkingLevel``; chat's ``reasoning_effort`` with a
+``thinking_config`` budget or level) are refused here with the field named, not left for a 400.
+Nested objects a vendor extends often (JSON schemas, search, maps, speech and image options)
+stay plain mappings.
 
 ``model`` is a request field (the catalog's ``model`` default lands there) but not a body field:
 the native endpoint puts it in the URL path (``models/{model}:generateContent``), so it is
@@ -15,7 +22,14 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from lionagi.service import OpenAIChatCompletionsRequest
 
@@ -60,8 +74,18 @@ def model_path_segment(value: str) -> str:
     return name
 
 
+def _level_or_budget(level: str | None, budget: int | None, budget_name: str) -> str | None:
+    """``level`` when no budget is set: the API refuses a thinking level and budget together."""
+    if level is not None and budget is not None:
+        raise ValueError(
+            f"cannot be combined with {budget_name} (the API refuses both in one request: "
+            "the level is the Gemini 3 control, the budget the Gemini 2.5 one); keep one"
+        )
+    return level
+
+
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", defer_build=True)
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
 
 class GeminiBlob(_Strict):
@@ -87,11 +111,19 @@ class GeminiFunctionCall(_Strict):
 
 
 class GeminiFunctionResponse(_Strict):
-    """A user turn's ``functionResponse``: the result of a ``functionCall``."""
+    """A user turn's ``functionResponse``: the result of a ``functionCall``, by its ``name``.
+
+    ``id`` answers the call's own ``id`` (send it only when the call carried one);
+    ``willContinue`` and ``scheduling`` are for ``NON_BLOCKING`` functions; ``parts`` holds
+    media returned with the result (``inlineData`` / ``fileData`` objects).
+    """
 
     name: str
     response: dict[str, Any]
     id: str | None = None
+    willContinue: bool | None = None
+    scheduling: Literal["SCHEDULING_UNSPECIFIED", "SILENT", "WHEN_IDLE", "INTERRUPT"] | None = None
+    parts: list[dict[str, Any]] | None = None
 
 
 _PART_DATA = (
@@ -106,10 +138,12 @@ _PART_DATA = (
 
 
 class GeminiPart(_Strict):
-    """One part of a content: exactly one data field, plus the thought markers.
+    """One part of a content: exactly one data field, plus the markers that qualify it.
 
     ``thought`` marks a thinking summary; ``thoughtSignature`` is the opaque signature a model
     turn carries and that must be sent back unchanged with it in multi-turn function calling.
+    ``videoMetadata`` (clip offsets, frame rate) and ``mediaResolution`` (``{"level": ...}``)
+    qualify a media part; ``partMetadata`` is the caller's own annotation.
     """
 
     text: str | None = None
@@ -121,6 +155,9 @@ class GeminiPart(_Strict):
     codeExecutionResult: dict[str, Any] | None = None
     thought: bool | None = None
     thoughtSignature: str | None = None
+    videoMetadata: dict[str, Any] | None = None
+    mediaResolution: dict[str, Any] | None = None
+    partMetadata: dict[str, Any] | None = None
 
     @model_validator(mode="after")
     def _one_data_field(self) -> GeminiPart:
@@ -139,7 +176,11 @@ class GeminiContent(_Strict):
 
 
 class GeminiFunctionDeclaration(_Strict):
-    """A function the model may call: an OpenAPI-subset ``parameters`` or a JSON schema."""
+    """A function the model may call: an OpenAPI-subset ``parameters`` or a JSON schema.
+
+    ``parametersJsonSchema`` excludes ``parameters`` and ``responseJsonSchema`` excludes
+    ``response`` (the API takes one form of each).
+    """
 
     name: str = Field(min_length=1)
     description: str | None = None
@@ -149,14 +190,32 @@ class GeminiFunctionDeclaration(_Strict):
     responseJsonSchema: dict[str, Any] | None = None
     behavior: Literal["BLOCKING", "NON_BLOCKING"] | None = None
 
+    @field_validator("parametersJsonSchema", "responseJsonSchema")
+    @classmethod
+    def _one_schema_form(
+        cls, value: dict[str, Any] | None, info: ValidationInfo
+    ) -> dict[str, Any] | None:
+        other = "parameters" if info.field_name == "parametersJsonSchema" else "response"
+        if value is not None and info.data.get(other) is not None:
+            raise ValueError(f"cannot be combined with {other} (the API takes one of the two)")
+        return value
+
 
 class GeminiTool(_Strict):
-    """One tool entry: function declarations, Google Search, code execution or URL context."""
+    """One tool entry: function declarations or one of the API's built-in tools.
+
+    The built-ins (Google Search and its older ``googleSearchRetrieval``, code execution, URL
+    context, Google Maps, File Search, computer use) take their options as given.
+    """
 
     functionDeclarations: list[GeminiFunctionDeclaration] | None = None
     googleSearch: dict[str, Any] | None = None
+    googleSearchRetrieval: dict[str, Any] | None = None
     codeExecution: dict[str, Any] | None = None
     urlContext: dict[str, Any] | None = None
+    googleMaps: dict[str, Any] | None = None
+    fileSearch: dict[str, Any] | None = None
+    computerUse: dict[str, Any] | None = None
 
 
 class GeminiFunctionCallingConfig(_Strict):
@@ -167,9 +226,10 @@ class GeminiFunctionCallingConfig(_Strict):
 
 
 class GeminiToolConfig(_Strict):
-    """``toolConfig``."""
+    """``toolConfig``: function calling, and ``retrievalConfig`` (location for Maps/Search)."""
 
     functionCallingConfig: GeminiFunctionCallingConfig | None = None
+    retrievalConfig: dict[str, Any] | None = None
 
 
 ThinkingLevel = Literal["minimal", "low", "medium", "high", "MINIMAL", "LOW", "MEDIUM", "HIGH"]
@@ -187,9 +247,26 @@ class GeminiThinkingConfig(_Strict):
     includeThoughts: bool | None = None
     thinkingLevel: ThinkingLevel | None = None
 
+    @field_validator("thinkingLevel")
+    @classmethod
+    def _not_with_budget(cls, value: str | None, info: ValidationInfo) -> str | None:
+        return _level_or_budget(value, info.data.get("thinkingBudget"), "thinkingBudget")
+
+
+MediaResolution = Literal[
+    "MEDIA_RESOLUTION_UNSPECIFIED",
+    "MEDIA_RESOLUTION_LOW",
+    "MEDIA_RESOLUTION_MEDIUM",
+    "MEDIA_RESOLUTION_HIGH",
+]
+
 
 class GeminiGenerationConfig(_Strict):
-    """``generationConfig``; ``responseSchema`` and ``responseJsonSchema`` exclude each other."""
+    """``generationConfig``; ``responseSchema`` and ``responseJsonSchema`` exclude each other.
+
+    ``mediaResolution`` sets the resolution media input is read at; ``speechConfig`` and
+    ``imageConfig`` configure audio and image output (with ``responseModalities``).
+    """
 
     temperature: float | None = Field(default=None, ge=0, le=2)
     topP: float | None = Field(default=None, ge=0, le=1)
@@ -207,6 +284,10 @@ class GeminiGenerationConfig(_Strict):
     responseLogprobs: bool | None = None
     logprobs: int | None = Field(default=None, ge=0)
     thinkingConfig: GeminiThinkingConfig | None = None
+    mediaResolution: MediaResolution | None = None
+    speechConfig: dict[str, Any] | None = None
+    imageConfig: dict[str, Any] | None = None
+    enableEnhancedCivicAnswers: bool | None = None
 
     @model_validator(mode="after")
     def _one_schema(self) -> GeminiGenerationConfig:
@@ -216,10 +297,22 @@ class GeminiGenerationConfig(_Strict):
 
 
 class GeminiSafetySetting(_Strict):
-    """One ``safetySettings`` entry, e.g. ``HARM_CATEGORY_HARASSMENT`` / ``BLOCK_ONLY_HIGH``."""
+    """One ``safetySettings`` entry, e.g. ``HARM_CATEGORY_HARASSMENT`` / ``BLOCK_ONLY_HIGH``.
 
-    category: str
-    threshold: str
+    ``threshold`` is one of the API's ``HarmBlockThreshold`` values. ``category`` must be a
+    ``HARM_CATEGORY_*`` name: Google adds categories over time, so the set stays open, but a
+    bare ``"HARASSMENT"`` is refused here instead of by the API.
+    """
+
+    category: str = Field(pattern=r"^HARM_CATEGORY_[A-Z_]+$")
+    threshold: Literal[
+        "HARM_BLOCK_THRESHOLD_UNSPECIFIED",
+        "BLOCK_LOW_AND_ABOVE",
+        "BLOCK_MEDIUM_AND_ABOVE",
+        "BLOCK_ONLY_HIGH",
+        "BLOCK_NONE",
+        "OFF",
+    ]
 
 
 class GeminiGenerateContentRequest(_Strict):
@@ -247,6 +340,11 @@ class GeminiCompatThinkingConfig(_Strict):
     include_thoughts: bool | None = None
     thinking_level: ThinkingLevel | None = None
 
+    @field_validator("thinking_level")
+    @classmethod
+    def _not_with_budget(cls, value: str | None, info: ValidationInfo) -> str | None:
+        return _level_or_budget(value, info.data.get("thinking_budget"), "thinking_budget")
+
 
 class GeminiCompatGoogle(_Strict):
     """Gemini-only options of the compatibility layer, sent as ``extra_body.google``."""
@@ -261,7 +359,26 @@ class GeminiChatRequest(OpenAIChatCompletionsRequest):
     ``reasoning_effort`` is the dialect's own field. ``google`` carries the Gemini-only
     options, which the layer reads from a literal ``extra_body.google`` object in the JSON
     body; the endpoint nests it there on the wire. (Core's ``extra_body`` request key stays
-    the escape hatch for top-level fields newer than this model.)
+    the escape hatch for top-level fields newer than this model.) The layer refuses
+    ``reasoning_effort`` together with a ``thinking_config`` budget or level (they set the
+    same thing), so that pair is refused here; ``include_thoughts`` goes with either.
     """
 
     google: GeminiCompatGoogle | None = None
+
+    @field_validator("google")
+    @classmethod
+    def _effort_or_thinking_config(
+        cls, value: GeminiCompatGoogle | None, info: ValidationInfo
+    ) -> GeminiCompatGoogle | None:
+        effort = info.data.get("reasoning_effort")
+        thinking = value.thinking_config if value is not None else None
+        if effort is None or thinking is None:
+            return value
+        for name in ("thinking_budget", "thinking_level"):
+            if getattr(thinking, name) is not None:
+                raise ValueError(
+                    f"thinking_config.{name} cannot be combined with reasoning_effort (the "
+                    "compatibility layer refuses both: they set the same thinking); keep one"
+                )
+        return value
