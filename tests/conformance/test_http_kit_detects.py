@@ -35,7 +35,7 @@ from lionagi.service import (
     StreamChunk,
     match_endpoint,
 )
-from lionagi.service.http import OpenAIChatEndpoint
+from lionagi.service.http import NO_CHUNKS, ChatCompletionsProjector, OpenAIChatEndpoint
 from lionagi.service_testing import TOOL_COMMAND
 from lionagi.service_testing.conformance import (
     HTTPChatConformance,
@@ -341,6 +341,172 @@ class KeepsResponseOpen(OpenAIChatEndpoint):
             yield chunk
 
 
+class DropsFinishReason(OpenAIChatEndpoint):
+    async def call(self, request: Any, **kwargs: Any) -> Any:
+        body = await super().call(request, **kwargs)
+        body["choices"][0].pop("finish_reason", None)
+        return body
+
+    async def stream(self, request: Any, **kwargs: Any) -> AsyncIterator[StreamChunk]:
+        async for chunk in super().stream(request, **kwargs):
+            if chunk.type == "result":
+                chunk.metadata.pop("finish_reason", None)
+            yield chunk
+
+
+class _RewritesFinishReason(OpenAIChatEndpoint):
+    """Reports every finish reason as ``reported``: a normaliser that knows one word."""
+
+    reported: ClassVar[str]
+
+    async def call(self, request: Any, **kwargs: Any) -> Any:
+        body = await super().call(request, **kwargs)
+        body["choices"][0]["finish_reason"] = self.reported
+        return body
+
+    async def stream(self, request: Any, **kwargs: Any) -> AsyncIterator[StreamChunk]:
+        async for chunk in super().stream(request, **kwargs):
+            if chunk.type == "result":
+                chunk.metadata["finish_reason"] = self.reported
+            yield chunk
+
+
+class HidesTokenLimit(_RewritesFinishReason):
+    """A truncated answer looks complete."""
+
+    reported = "stop"
+
+
+class ReportsEveryEndAsCut(_RewritesFinishReason):
+    """A complete answer looks truncated."""
+
+    reported = "length"
+
+
+# The top-level fields of a chat completion (chunk), or an error event, the strict defects know.
+_CHAT_FIELDS = frozenset(
+    {"id", "object", "created", "model", "system_fingerprint", "choices", "usage", "error"}
+)
+_DELTA_FIELDS = frozenset(
+    {"role", "content", "reasoning_content", "reasoning", "refusal", "tool_calls"}
+)
+
+
+def _unknown(event: Any) -> list[str]:
+    return sorted(set(event) - _CHAT_FIELDS) if isinstance(event, dict) else []
+
+
+class _StrictProjector(ChatCompletionsProjector):
+    def feed(self, event: Any) -> Any:
+        unknown = _unknown(event)
+        if unknown:
+            raise self.protocol_error(f"unrecognized field {unknown[0]!r}", event)
+        return super().feed(event)
+
+
+class StrictStreamFields(OpenAIChatEndpoint):
+    """Refuses a stream event with a field it does not know (a ``ProviderProtocolError``)."""
+
+    projector = _StrictProjector
+
+
+class RejectsUnknownFields(StrictStreamFields):
+    """Also refuses a one-shot body with a field it does not know."""
+
+    async def call(self, request: Any, **kwargs: Any) -> Any:
+        body = await super().call(request, **kwargs)
+        unknown = _unknown(body)
+        if unknown:
+            raise ProviderProtocolError(f"unrecognized field {unknown[0]!r} in the response")
+        return body
+
+
+class _SkippingProjector(ChatCompletionsProjector):
+    def feed(self, event: Any) -> Any:
+        return NO_CHUNKS if _unknown(event) else super().feed(event)
+
+
+class SkipsEventsWithUnknownFields(OpenAIChatEndpoint):
+    """An allowlist that drops, without a word, every event with a field it does not know."""
+
+    projector = _SkippingProjector
+
+
+class _UnknownAsTextProjector(ChatCompletionsProjector):
+    def feed(self, event: Any) -> Any:
+        out = list(super().feed(event))
+        for choice in event.get("choices") or []:
+            for key, value in (choice.get("delta") or {}).items():
+                if key not in _DELTA_FIELDS and isinstance(value, str):
+                    out.append(StreamChunk(type="text", content=value, is_delta=True))
+        return out
+
+
+class TextFromUnknownFields(OpenAIChatEndpoint):
+    """Takes any string field of a delta it does not know for more answer text."""
+
+    projector = _UnknownAsTextProjector
+
+
+class _ForwardingProjector(ChatCompletionsProjector):
+    def feed(self, event: Any) -> Any:
+        out = list(super().feed(event))
+        unknown = _unknown(event)
+        if unknown:
+            raw = {key: event[key] for key in unknown}
+            out.insert(0, StreamChunk(type="system", metadata={"unknown": raw}))
+        return out
+
+
+class ForwardsUnknownFields(OpenAIChatEndpoint):
+    """Passes unknown event fields on as raw ``system`` chunks (the pre-ADR-0027 transport)."""
+
+    projector = _ForwardingProjector
+
+
+class TextAfterError(OpenAIChatEndpoint):
+    """Keeps going after its error chunk: more text and a result for the partial answer."""
+
+    async def stream(self, request: Any, **kwargs: Any) -> AsyncIterator[StreamChunk]:
+        async for chunk in super().stream(request, **kwargs):
+            yield chunk
+            if chunk.type == "error":
+                yield StreamChunk(type="text", content="and the rest", is_delta=True)
+                yield StreamChunk(type="result", metadata={"finish_reason": "stop"})
+                return
+
+
+class RepeatsErrorChunk(OpenAIChatEndpoint):
+    """Yields its error chunk twice (say, once from the event and once from its own handler)."""
+
+    async def stream(self, request: Any, **kwargs: Any) -> AsyncIterator[StreamChunk]:
+        async for chunk in super().stream(request, **kwargs):
+            yield chunk
+            if chunk.type == "error":
+                yield copy.copy(chunk)
+                return
+
+
+class UnflaggedErrorChunk(OpenAIChatEndpoint):
+    """Builds its own error chunk and forgets ``is_error``."""
+
+    async def stream(self, request: Any, **kwargs: Any) -> AsyncIterator[StreamChunk]:
+        async for chunk in super().stream(request, **kwargs):
+            if chunk.type == "error":
+                chunk = StreamChunk(type="error", content=chunk.content, metadata=chunk.metadata)
+            yield chunk
+
+
+class RaisesOddlyAfterErrorChunk(OpenAIChatEndpoint):
+    """Follows its error chunk with an exception outside the provider error tree."""
+
+    async def stream(self, request: Any, **kwargs: Any) -> AsyncIterator[StreamChunk]:
+        async for chunk in super().stream(request, **kwargs):
+            yield chunk
+            if chunk.type == "error":
+                raise RuntimeError("the stream failed")
+
+
 class ReversesVectors(Endpoint):
     async def call(self, request: Any, **kwargs: Any) -> Any:
         body = await super().call(request, **kwargs)
@@ -393,6 +559,13 @@ def plain_config(path: str, base_url: str, api_key: str) -> Mapping[str, Any]:
         "api_key": api_key,
         "allow_local_network": True,
     }
+
+
+class StrictChat(Chat):
+    """A kit for a stream grammar declared to refuse unknown fields."""
+
+    refuses_unknown_stream_fields = True
+    endpoint_class = StrictStreamFields
 
 
 class Embeddings(HTTPEmbeddingsConformance):
@@ -452,6 +625,37 @@ DETECTS: list[tuple[type[Any], type[Endpoint], str, str]] = [
     (Chat, KeepsResponseOpen, "test_stream_cancellation", "still busy"),
     (Chat, WrongPath, "test_one_shot_text", "no openai_chat route"),
     (Chat, SwallowsErrorEvents, "test_stream_error_event_is_typed", "ProviderStreamError"),
+    (Chat, TextAfterError, "test_stream_ends_at_its_error_chunk", "chunks follow the error"),
+    (Chat, RepeatsErrorChunk, "test_stream_ends_at_its_error_chunk", "yielded 2 error chunks"),
+    (Chat, UnflaggedErrorChunk, "test_stream_ends_at_its_error_chunk", "is_error=False"),
+    (Chat, RaisesOddlyAfterErrorChunk, "test_stream_ends_at_its_error_chunk", "RuntimeError"),
+    (Chat, DropsFinishReason, "test_one_shot_finish_reason", "no finish reason"),
+    (Chat, HidesTokenLimit, "test_one_shot_finish_reason", "stopped at the output token limit"),
+    (Chat, ReportsEveryEndAsCut, "test_one_shot_finish_reason", "ended normally"),
+    (Chat, DropsFinishReason, "test_stream_finish_reason", "no finish reason"),
+    (Chat, HidesTokenLimit, "test_stream_finish_reason", "stopped at the output token limit"),
+    (Chat, ReportsEveryEndAsCut, "test_stream_finish_reason", "ended normally"),
+    (Chat, RejectsUnknownFields, "test_one_shot_unknown_fields_tolerated", "unknown fields ended"),
+    (
+        Chat,
+        StrictStreamFields,
+        "test_stream_unknown_fields_tolerated",
+        "stream with unknown fields: the stream raised ProviderProtocolError",
+    ),
+    (
+        Chat,
+        SkipsEventsWithUnknownFields,
+        "test_stream_unknown_fields_tolerated",
+        "exactly one result chunk",
+    ),
+    (Chat, TextFromUnknownFields, "test_stream_unknown_fields_tolerated", "presented as output"),
+    (Chat, ForwardsUnknownFields, "test_stream_unknown_fields_tolerated", "changed the chunks"),
+    (
+        StrictChat,
+        SkipsEventsWithUnknownFields,
+        "test_stream_unknown_fields_tolerated",
+        "expected ProviderProtocolError",
+    ),
     (
         Chat,
         SwallowsMalformedBody,
@@ -510,7 +714,7 @@ def test_every_case_has_a_detecting_defect() -> None:
         assert missing == [], f"{kit.__name__}: cases without a kit-detects defect: {missing}"
 
 
-@pytest.mark.parametrize("kit", [Chat, Embeddings, JSON])
+@pytest.mark.parametrize("kit", [Chat, StrictChat, Embeddings, JSON])
 def test_undamaged_endpoint_passes_the_detected_cases(kit: type[Any]) -> None:
     """The baseline: the cases above pass for the plain endpoint (so the defect is the cause)."""
     good = kit()

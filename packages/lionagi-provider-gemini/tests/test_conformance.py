@@ -33,6 +33,9 @@ class TestGeminiGenerateContentConformance(HTTPChatConformance):
     dialect = "gemini"
     tool_calls = True
     reasoning = True
+    # A part's kind is its field name, so the projector refuses a field it does not know (it
+    # may be content) rather than drop it: the kit checks the refusal is a protocol error.
+    refuses_unknown_stream_fields = True
 
     def make_endpoint(self, base_url: str, api_key: str) -> Endpoint:
         return match_endpoint(

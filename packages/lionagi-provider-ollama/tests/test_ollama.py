@@ -36,6 +36,9 @@ class TestOllamaGenerate(CatalogRow, HTTPChatConformance):
     path = "/api"
     dialect = "ollama"
     streams = reasoning = True
+    # A generate line names its content by field, so the projector refuses a field it does not
+    # know (it may be content) rather than drop it: the kit checks the refusal is loud.
+    refuses_unknown_stream_fields = True
 
     def valid_request(self) -> dict[str, Any]:
         return {"model": "fake-model", "prompt": "hello"}

@@ -4,6 +4,7 @@ Stream grammar: ``message_start``, ``ping``, then per content block ``content_bl
 ``content_block_delta`` (``thinking_delta`` + ``signature_delta``, ``text_delta``, or
 ``input_json_delta`` fragments for ``tool_use``) / ``content_block_stop``; then ``message_delta``
 with ``stop_reason`` and usage and ``message_stop``. An in-stream failure is ``event: error``.
+An answer cut at the output token limit (``token_limit``) stops with ``"max_tokens"``.
 """
 
 from __future__ import annotations
@@ -62,9 +63,15 @@ def _message(seq: int, model: str, content: list[dict[str, Any]], **extra: Any) 
     }
 
 
+def _stop_reason(script: Script) -> str:
+    if script.tool is not None:
+        return "tool_use"
+    return "max_tokens" if script.limit else "end_turn"
+
+
 def messages_json(script: Script, seq: int, facts: RequestFacts) -> bytes:
     """A complete ``message`` object, as returned when ``stream`` is false."""
-    stop = "tool_use" if script.tool is not None else "end_turn"
+    stop = _stop_reason(script)
     blocks = _blocks(script, seq)
     return dumps(_message(seq, facts.model, blocks, stop_reason=stop, output_tokens=USAGE_OUTPUT))
 
@@ -109,8 +116,7 @@ def messages_stream(
         del frames[first_output + 1 :]
         frames.append(_event("error", {"error": anthropic_error(503)["error"]}))
         return Rendered(frames, first_output=first_output)
-    stop = "tool_use" if script.tool is not None else "end_turn"
-    delta = {"stop_reason": stop, "stop_sequence": None}
+    delta = {"stop_reason": _stop_reason(script), "stop_sequence": None}
     frames.append(
         _event("message_delta", {"delta": delta, "usage": {"output_tokens": USAGE_OUTPUT}})
     )

@@ -2,7 +2,8 @@
 
 Thinking travels as ``delta.reasoning_content`` (the DeepSeek/vLLM convention that pi and most
 OpenAI-compatible clients read); tool calls as ``delta.tool_calls`` fragments with the id and
-name in the first and the arguments split across the rest.
+name in the first and the arguments split across the rest. An answer cut at the output token
+limit (``token_limit``) ends with ``finish_reason: "length"``.
 """
 
 from __future__ import annotations
@@ -32,6 +33,12 @@ _USAGE = {
 }
 
 
+def _finish_reason(script: Script) -> str:
+    if script.tool is not None:
+        return "tool_calls"
+    return "length" if script.limit else "stop"
+
+
 def chat_json(script: Script, seq: int, facts: RequestFacts) -> bytes:
     """A complete ``chat.completion`` object."""
     message: dict[str, Any] = {"role": "assistant", "content": script.text or None}
@@ -59,7 +66,7 @@ def chat_json(script: Script, seq: int, facts: RequestFacts) -> bytes:
                     "index": 0,
                     "message": message,
                     "logprobs": None,
-                    "finish_reason": "tool_calls" if script.tool else "stop",
+                    "finish_reason": _finish_reason(script),
                 }
             ],
             "usage": _USAGE,
@@ -97,7 +104,7 @@ def chat_stream(script: Script, seq: int, facts: RequestFacts, *, fail: bool = F
         frames = [*frames[:2], sse_data(dumps(openai_error(500)))]
         return Rendered(frames, first_output=1)
 
-    reason = b'"tool_calls"' if script.tool is not None else b'"stop"'
+    reason = js(_finish_reason(script))
     frames.append(sse_data(head + b'{},"logprobs":null,"finish_reason":' + reason + b"}]}"))
     if facts.include_usage or script.usage:
         usage_chunk = {

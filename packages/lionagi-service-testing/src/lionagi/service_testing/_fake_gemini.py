@@ -4,7 +4,8 @@ Each chunk is a ``GenerateContentResponse``: ``candidates[0].content.parts`` hol
 parts (``thought: true`` for thinking) or a whole ``functionCall`` part (Gemini does not stream
 arguments). The last chunk carries ``finishReason`` and ``usageMetadata``. Served as SSE
 (``?alt=sse``), as a JSON array of chunks (``streamGenerateContent`` without ``alt=sse``), or as
-one merged object (``generateContent``).
+one merged object (``generateContent``). An answer cut at the output token limit
+(``token_limit``) finishes with ``"MAX_TOKENS"``.
 """
 
 from __future__ import annotations
@@ -25,11 +26,13 @@ _USAGE = {
 }
 
 
-def _chunk(parts: list[dict[str, Any]], seq: int, model: str, last: bool) -> dict[str, Any]:
+def _chunk(
+    parts: list[dict[str, Any]], seq: int, model: str, last: bool, limit: bool = False
+) -> dict[str, Any]:
     candidate: dict[str, Any] = {"content": {"parts": parts, "role": "model"}, "index": 0}
     chunk: dict[str, Any] = {"candidates": [candidate]}
     if last:
-        candidate["finishReason"] = "STOP"
+        candidate["finishReason"] = "MAX_TOKENS" if limit else "STOP"
         chunk["usageMetadata"] = _USAGE
     chunk["modelVersion"] = model
     chunk["responseId"] = f"fake-{seq}"
@@ -50,7 +53,8 @@ def _part_lists(script: Script) -> list[list[dict[str, Any]]]:
 def _chunks(script: Script, seq: int, model: str) -> list[dict[str, Any]]:
     part_lists = _part_lists(script)
     last = len(part_lists) - 1
-    return [_chunk(parts, seq, model, i == last) for i, parts in enumerate(part_lists)]
+    limit = script.limit
+    return [_chunk(parts, seq, model, i == last, limit) for i, parts in enumerate(part_lists)]
 
 
 def gemini_json(script: Script, seq: int, facts: RequestFacts) -> bytes:
@@ -62,7 +66,7 @@ def gemini_json(script: Script, seq: int, facts: RequestFacts) -> bytes:
         parts.append({"functionCall": {"name": script.tool.name, "args": script.tool.arguments}})
     else:
         parts.append({"text": script.text})
-    return dumps(_chunk(parts, seq, facts.model, last=True))
+    return dumps(_chunk(parts, seq, facts.model, last=True, limit=script.limit))
 
 
 def gemini_array(script: Script, seq: int, facts: RequestFacts) -> bytes:
@@ -78,7 +82,7 @@ def gemini_stream(script: Script, seq: int, facts: RequestFacts, *, fail: bool =
     tail = b'],"role":"model"},"index":0}],"modelVersion":' + dumps(model)
     tail += b',"responseId":' + dumps(f"fake-{seq}") + b"}"
     frames = [
-        sse_data(dumps(_chunk(parts, seq, model, True)))
+        sse_data(dumps(_chunk(parts, seq, model, True, script.limit)))
         if i == last
         else sse_data(b'{"candidates":[{"content":{"parts":[' + dumps(parts[0]) + tail)
         for i, parts in enumerate(part_lists)

@@ -5,7 +5,8 @@ Ollama streams unless the request says ``"stream": false``: one JSON object per 
 in ``message.content`` (chat) or ``response`` (generate) and thinking in ``message.thinking`` /
 ``thinking``. Tool calls arrive whole in one line (Ollama does not stream arguments) with the
 arguments as an object. The last line has ``"done": true``, ``done_reason`` and the counters and
-durations (nanoseconds). An in-stream failure is a bare ``{"error": "..."}`` line.
+durations (nanoseconds). An in-stream failure is a bare ``{"error": "..."}`` line. An answer cut
+at the output token limit (``token_limit``) ends with ``done_reason: "length"``.
 """
 
 from __future__ import annotations
@@ -58,13 +59,13 @@ def _tool_calls(script: Script) -> list[dict[str, Any]]:
     return [{"function": {"name": script.tool.name, "arguments": script.tool.arguments}}]
 
 
-def _done(facts: RequestFacts, **fields: Any) -> dict[str, Any]:
+def _done(script: Script, facts: RequestFacts, **fields: Any) -> dict[str, Any]:
     return {
         "model": facts.model,
         "created_at": OLLAMA_CREATED_AT,
         **fields,
         "done": True,
-        "done_reason": "stop",
+        "done_reason": "length" if script.limit else "stop",
         **_STATS,
     }
 
@@ -80,7 +81,7 @@ def ollama_chat_json(script: Script, seq: int, facts: RequestFacts) -> bytes:
         message["thinking"] = "".join(script.thinking)
     if script.tool is not None:
         message["tool_calls"] = _tool_calls(script)
-    return dumps(_done(facts, message=message))
+    return dumps(_done(script, facts, message=message))
 
 
 def ollama_chat_stream(
@@ -98,7 +99,8 @@ def ollama_chat_stream(
         frames.append(_line(head + b'"","tool_calls":' + calls + b'},"done":false}'))
     if fail:
         return _failed(frames)
-    frames.append(_line(dumps(_done(facts, message={"role": "assistant", "content": ""}))))
+    done = _done(script, facts, message={"role": "assistant", "content": ""})
+    frames.append(_line(dumps(done)))
     return Rendered(frames, first_output=0)
 
 
@@ -107,7 +109,7 @@ def ollama_generate_json(script: Script, seq: int, facts: RequestFacts) -> bytes
     fields: dict[str, Any] = {"response": script.text}
     if script.thinking:
         fields["thinking"] = "".join(script.thinking)
-    return dumps(_done(facts, **fields, context=_CONTEXT))
+    return dumps(_done(script, facts, **fields, context=_CONTEXT))
 
 
 def ollama_generate_stream(
@@ -121,7 +123,7 @@ def ollama_generate_stream(
     frames += [_line(head + js(piece) + b',"done":false}') for piece in script.chunks]
     if fail:
         return _failed(frames)
-    frames.append(_line(dumps(_done(facts, response="", context=_CONTEXT))))
+    frames.append(_line(dumps(_done(script, facts, response="", context=_CONTEXT))))
     return Rendered(frames, first_output=0)
 
 

@@ -5,7 +5,9 @@ output item ``response.output_item.added`` ... ``response.output_item.done`` (re
 with ``response.reasoning_summary_*`` events, message items with ``response.content_part.*`` and
 ``response.output_text.*``, function calls with ``response.function_call_arguments.*``); then
 ``response.completed`` carrying usage, or ``response.failed`` carrying the error. Every event has
-a ``sequence_number`` counting from 0.
+a ``sequence_number`` counting from 0. An answer cut at the output token limit (``token_limit``)
+is ``status: "incomplete"`` with ``incomplete_details.reason: "max_output_tokens"`` (its message
+item ``incomplete`` too), and its stream ends with ``response.incomplete``.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ def _response(
         "created_at": CREATED,
         "status": status,
         "error": extra.get("error"),
-        "incomplete_details": None,
+        "incomplete_details": extra.get("incomplete_details"),
         "model": model,
         "output": output,
         # Fields every Response object carries (the openai SDK's model requires them).
@@ -71,7 +73,7 @@ def _items(script: Script, seq: int) -> list[dict[str, Any]]:
             {
                 "id": f"msg_fake_{seq}",
                 "type": "message",
-                "status": "completed",
+                "status": "incomplete" if script.limit else "completed",
                 "content": [part],
                 "role": "assistant",
             }
@@ -79,9 +81,17 @@ def _items(script: Script, seq: int) -> list[dict[str, Any]]:
     return items
 
 
+def _final(script: Script, seq: int, model: str, items: list[dict[str, Any]]) -> dict[str, Any]:
+    """The finished ``response`` object: completed, or incomplete at the output token limit."""
+    if script.limit:
+        details = {"reason": "max_output_tokens"}
+        return _response(seq, model, "incomplete", items, usage=_USAGE, incomplete_details=details)
+    return _response(seq, model, "completed", items, usage=_USAGE)
+
+
 def responses_json(script: Script, seq: int, facts: RequestFacts) -> bytes:
     """A complete ``response`` object, as returned when ``stream`` is false."""
-    return dumps(_response(seq, facts.model, "completed", _items(script, seq), usage=_USAGE))
+    return dumps(_final(script, seq, facts.model, _items(script, seq)))
 
 
 class _Events:
@@ -176,6 +186,6 @@ def responses_stream(
         response = _response(seq, facts.model, "failed", [], error=failed)
         ev.add("response.failed", {"response": response})
         return Rendered(ev.frames, first_output=first_output)
-    completed = _response(seq, facts.model, "completed", items, usage=_USAGE)
-    ev.add("response.completed", {"response": completed})
+    final = _final(script, seq, facts.model, items)
+    ev.add(f"response.{final['status']}", {"response": final})
     return Rendered(ev.frames, first_output=first_output)

@@ -58,6 +58,7 @@ from ._fake_script import (
     split_scenario_path,
 )
 from ._fake_search import search_json
+from ._fake_unknown import with_unknown_fields
 from ._fake_wire import USAGE_INPUT, Rendered, dumps
 
 __all__ = ["FakeApp"]
@@ -389,6 +390,8 @@ class FakeApp:
             rendered: Rendered = route.stream(script, seq, facts, fail=fail)
         else:
             rendered = Rendered([route.json(script, seq, facts, body)], stream=False)
+        if script.extra_fields:
+            rendered = with_unknown_fields(rendered)  # before any corruption of the bytes
         if behaviour == "malformed":
             rendered = _corrupt(rendered)
         elif behaviour == "invalid_utf8":

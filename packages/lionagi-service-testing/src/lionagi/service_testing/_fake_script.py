@@ -3,13 +3,15 @@
 The scenario comes from an explicit selector only, never from words in the conversation: the
 ``x-fake-behaviour`` header wins, otherwise a ``/scenario/<names>/`` path prefix (for real CLIs
 that cannot set headers but take a base URL), otherwise ``text``. Several names join with ``+``
-(``thinking+tool``): the *content* behaviours (:data:`CONTENT_BEHAVIOURS`) combine freely, and at
-most one *outcome* behaviour (an error status or a connection fault) applies on top. The only
-state read from the body is the conversation's shape: a ``tool`` scenario whose last turn is a
-tool result answers with text quoting it, which is how agents' tool loops terminate.
+(``thinking+tool``): the *content* behaviours (:data:`CONTENT_BEHAVIOURS`) combine freely (except
+``token_limit`` with ``tool``), and at most one *outcome* behaviour (an error status or a
+connection fault) applies on top. The only state read from the body is the conversation's shape:
+a ``tool`` scenario whose last turn is a tool result answers with text quoting it, which is how
+agents' tool loops terminate.
 
 The resulting :class:`Script` says what to answer (thinking, text deltas, a tool call, usage, an
-error kind, a fault); the vendor renderers only turn it into wire bytes.
+error kind, a fault, whether the answer stopped at the output token limit, whether every object
+carries an unknown field); the vendor renderers only turn it into wire bytes.
 """
 
 from __future__ import annotations
@@ -62,7 +64,16 @@ _CHUNK_CHARS = 7
 _MAX_CHUNKS = 100_000
 _MAX_DELAY_MS = 60_000.0
 
-CONTENT_BEHAVIOURS: tuple[str, ...] = ("text", "thinking", "tool", "usage")
+CONTENT_BEHAVIOURS: tuple[str, ...] = (
+    "text",
+    "thinking",
+    "tool",
+    "usage",
+    # The answer stops at the output token limit: each dialect's stop reason for it.
+    "token_limit",
+    # Every object of the answer carries a field no client knows (see ``_fake_unknown``).
+    "extra_fields",
+)
 OUTCOME_BEHAVIOURS: tuple[str, ...] = (
     *ERROR_KINDS,
     "disconnect_before",
@@ -108,6 +119,10 @@ class Script:
             ``usage``, ``text``) when no outcome was selected.
         scenario: Every selected name, canonically ``+``-joined, as recorded.
         error: The error kind (see :data:`ERROR_KINDS`) to answer with instead of content.
+        limit: The answer stopped at the output token limit (``token_limit``): the renderers
+            report their dialect's stop reason for it instead of a normal end.
+        extra_fields: Every JSON object of the answer gains an unknown field
+            (``extra_fields``, applied after rendering).
     """
 
     behaviour: str
@@ -117,6 +132,8 @@ class Script:
     thinking: tuple[str, ...] = ()
     tool: ToolCall | None = None
     usage: bool = False
+    limit: bool = False
+    extra_fields: bool = False
     delay: float = 0.0
     retry_after: str = "1"
     retry_after_sent: bool = False
@@ -308,6 +325,8 @@ def build_script(
         retry_after_date=retry_format == "date",
         credential=credential,
         usage="usage" in names,
+        limit="token_limit" in names,
+        extra_fields="extra_fields" in names,
     )
     if outcome in ERROR_KINDS:
         return replace(base, error=outcome)
@@ -317,6 +336,10 @@ def build_script(
         if "tool" in names:
             raise ScriptError(f"{source}: invalid_utf8 corrupts the answer text; drop 'tool'")
         text = INVALID_UTF8_MARK + text
+    if "tool" in names and "token_limit" in names:
+        # A call cut by the limit is a different answer (arguments stopped mid-JSON); this one
+        # stops after whole output.
+        raise ScriptError(f"{source}: token_limit ends an answer with text; drop 'tool'")
     if "tool" in names:
         if facts.tool_result is not None:
             return replace(base, chunks=_chunks(f"Tool said: {facts.tool_result}. Done.", count))

@@ -18,9 +18,11 @@ Scenario per request, from an explicit selector only: header ``x-fake-behaviour:
 otherwise a path prefix ``/scenario/<names>/`` (stripped before routing; give a CLI the base URL
 ``http://127.0.0.1:PORT/scenario/tool/v1``); otherwise ``text``. ``<names>`` is one of
 :data:`BEHAVIOURS` or several joined by ``+`` (``thinking+tool``): the content behaviours
-``text``, ``thinking``, ``tool``, ``usage`` combine, with at most one error or fault behaviour on
-top. Words in the conversation never select anything; the one piece of conversation state read is
-that a ``tool`` scenario whose last turn is a tool result answers with text quoting it.
+``text``, ``thinking``, ``tool``, ``usage``, ``token_limit`` (the answer stops at the output
+token limit) and ``extra_fields`` (every object carries an unknown field) combine, with at most
+one error or fault behaviour on top. Words in the conversation never select anything; the one
+piece of conversation state read is that a ``tool`` scenario whose last turn is a tool result
+answers with text quoting it.
 
 Knobs: ``x-fake-text`` (answer text), ``x-fake-chunks`` (number of text deltas),
 ``x-fake-delay-ms`` (pause between stream frames, before a JSON body, or between ``drip``

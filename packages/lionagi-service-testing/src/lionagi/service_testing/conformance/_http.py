@@ -160,10 +160,11 @@ class HTTPCase:
         return call
 
     def require_behaviour(self, behaviour: str) -> None:
-        """Skip when this fake server does not script ``behaviour`` yet."""
-        if behaviour not in BEHAVIOURS:
+        """Skip when this fake server does not script ``behaviour`` (or a ``+``-joined part) yet."""
+        missing = [name for name in behaviour.split("+") if name not in BEHAVIOURS]
+        if missing:
             pytest.skip(
-                f"the installed fake server has no {behaviour!r} behaviour; upgrade "
+                f"the installed fake server has no {missing[0]!r} behaviour; upgrade "
                 "lionagi-service-testing to run this case"
             )
 
@@ -218,6 +219,41 @@ class HTTPCase:
             error = exc
         finally:
             await stream.aclose()
+        self.evidence.extend([call, *chunks])
+        if error is not None:
+            self.evidence.append(error)
+        self.skip_if_unrouted(error)
+        return StreamOutcome(chunks, error, call)
+
+    async def endpoint_stream(
+        self,
+        model: iModel,
+        behaviour: str,
+        request: Mapping[str, Any] | None = None,
+        **knobs: str,
+    ) -> StreamOutcome:
+        """Consume the adapter's own ``Endpoint.stream()`` for one call, without ``iModel``.
+
+        The payload and headers are the ones ``iModel`` sends (the call event's, with
+        ``skip_payload_creation=True``); what the endpoint yields is returned as it came, since
+        ``iModel``'s supervisor enforces parts of the chunk contract itself and would hide an
+        endpoint that breaks them from every other consumer. The call event is never run.
+        """
+        call = self.prepared(model, behaviour, request, **knobs)
+        chunks: list[StreamChunk] = []
+        error: BaseException | None = None
+        stream = model.endpoint.stream(
+            call.payload, extra_headers=call.headers, skip_payload_creation=True
+        )
+        try:
+            async for chunk in stream:
+                chunks.append(chunk)
+        except Exception as exc:
+            error = exc
+        finally:
+            aclose = getattr(stream, "aclose", None)
+            if aclose is not None:
+                await aclose()
         self.evidence.extend([call, *chunks])
         if error is not None:
             self.evidence.append(error)

@@ -29,12 +29,18 @@ class HTTPConformanceBase(ABC):
             endpoint must allow the loopback address (``allow_local_network=True``).
         valid_request(): a minimal valid request mapping; a new dict per call.
 
-    Capability flags (``streams``, ``tool_calls``, ``usage``, ``reasoning``) switch cases on;
-    a case whose capability is off is skipped with the flag's name.
+    Capability flags (``streams``, ``tool_calls``, ``usage``, ``reasoning``, ``finish_reasons``)
+    switch cases on; a case whose capability is off is skipped with the flag's name.
+    ``refuses_unknown_stream_fields`` is a declaration rather than a capability: set it when the
+    stream grammar refuses, by design, an event with a field it does not know (a grammar that
+    names content by field, such as native Gemini's parts or Ollama's generate lines, cannot
+    tell a new bookkeeping field from new content); the unknown-field stream case then requires
+    that refusal to be loud (``ProviderProtocolError``, one attempt) instead of requiring the
+    answer to arrive unchanged.
 
     Optional hooks: ``tool_request()`` (a request offering the ``shell`` tool), and the
-    ``response_*`` readers for an adapter whose ``call()`` returns something other than the
-    decoded vendor JSON.
+    ``response_*`` readers (text, thinking, tool uses, usage, finish reason, vectors) for an
+    adapter whose ``call()`` returns something other than the decoded vendor JSON.
     """
 
     dialect: ClassVar[str]
@@ -44,6 +50,9 @@ class HTTPConformanceBase(ABC):
     reasoning: ClassVar[bool] = False
     # The API has a context window, so an over-long request has its own error (search APIs don't).
     context_window: ClassVar[bool] = True
+    # The API says why an answer ended (stop, or cut at the output token limit).
+    finish_reasons: ClassVar[bool] = True
+    refuses_unknown_stream_fields: ClassVar[bool] = False
 
     max_attempts: ClassVar[int] = 3
     retry_delay: ClassVar[float] = 0.01
@@ -94,6 +103,10 @@ class HTTPConformanceBase(ABC):
     def response_usage(self, response: Any) -> Any:
         """The usage record of one ``invoke()`` response, or None."""
         return dialects.response_usage(self.dialect, response)
+
+    def response_finish_reason(self, response: Any) -> Any:
+        """Why one ``invoke()`` response ended (the vendor's finish/stop reason), or None."""
+        return dialects.response_finish_reason(self.dialect, response)
 
     def response_vectors(self, response: Any) -> list[Any]:
         """The vectors of one embeddings ``invoke()`` response, in input order."""

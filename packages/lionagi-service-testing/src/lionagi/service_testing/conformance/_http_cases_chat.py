@@ -10,16 +10,19 @@ import pytest
 from lionagi.service import (
     EventStatus,
     ProviderConnectionError,
+    ProviderError,
     ProviderProtocolError,
     ProviderStreamError,
     RequestDeadlineExceeded,
+    StreamChunk,
 )
 
 from .._fake_script import DEFAULT_TEXT, THINKING_TEXT, TOOL_COMMAND
+from .._fake_unknown import UNKNOWN_FIELD_VALUE
 from .._fake_wire import USAGE_INPUT, USAGE_OUTPUT
 from ._http import HTTPCase, StreamOutcome, http_case
 from ._http_cases_common import OneShotCases, numbers_in
-from ._http_dialects import TOOL_NAME
+from ._http_dialects import TOOL_NAME, is_limit_reason
 
 __all__ = ["HTTPChatConformance"]
 
@@ -52,11 +55,43 @@ def _check_usage(usage: Any, where: str) -> None:
     )
 
 
+def _normal_end(reason: Any, where: str) -> None:
+    missing = f"{where}: no finish reason (got {reason!r}); the server said why the answer ended"
+    assert isinstance(reason, str), missing
+    assert reason, missing
+    assert not is_limit_reason(reason), (
+        f"{where}: finish reason {reason!r} reports the output token limit, but the answer "
+        "ended normally"
+    )
+
+
+def _limit_end(reason: Any, where: str) -> None:
+    assert is_limit_reason(reason), (
+        f"{where}: finish reason {reason!r}; the answer stopped at the output token limit, "
+        "which must be reported (length, max_tokens or max_output_tokens, or the vendor's own)"
+    )
+
+
+def _finish_reason(out: StreamOutcome) -> Any:
+    return out.of("result")[0].metadata.get("finish_reason")
+
+
+def _shown(chunk: StreamChunk) -> str:
+    """What a chunk presents as output: its content, tool input and tool output."""
+    parts = [chunk.content or "", repr(chunk.tool_input), repr(chunk.tool_output)]
+    return " ".join(parts)
+
+
+def _unknown_shown(out: StreamOutcome) -> list[str]:
+    return [c.type for c in out.chunks if UNKNOWN_FIELD_VALUE in _shown(c)]
+
+
 class HTTPChatConformance(OneShotCases):
     """Conformance cases for a chat/generation endpoint (see ``docs/conformance.md``).
 
     Flags: ``streams`` (stream cases), ``tool_calls`` (tool-call assembly), ``usage`` (usage on
-    the result), ``reasoning`` (thinking output).
+    the result), ``reasoning`` (thinking output), ``finish_reasons`` (the stop reason, default
+    on); ``refuses_unknown_stream_fields`` declares a stream grammar that refuses unknown fields.
     """
 
     streams: ClassVar[bool] = True
@@ -127,6 +162,67 @@ class HTTPChatConformance(OneShotCases):
         assert thinking == THINKING_TEXT, f"reasoning {thinking!r} != {THINKING_TEXT!r}"
         text = self.response_text(response)
         assert text == DEFAULT_TEXT, f"answer text {text!r} != {DEFAULT_TEXT!r} (reasoning in it?)"
+
+    @http_case
+    async def test_one_shot_finish_reason(self, case: HTTPCase) -> None:
+        """``invoke()``'s response says why the answer ended: normally, or at the token limit.
+
+        The server answers once normally, then once stopped at the output token limit (chat
+        ``length``, Anthropic ``max_tokens``, Gemini ``MAX_TOKENS``, Responses ``incomplete``
+        with ``max_output_tokens``, Ollama ``length``). The cut answer is still a completed call
+        with its text; only the finish reason tells the caller it is partial.
+
+        Troubleshooting: keep the provider's finish/stop reason on the response
+        (``response_finish_reason`` reads it; override the reader if ``call()`` reshapes the
+        body, normalising is fine). Dropping it, or rewriting every reason to one value, hides a
+        truncated answer from the caller or reports a complete one as cut. An API with no stop
+        reason sets ``finish_reasons = False``.
+        """
+        _need(self.finish_reasons, "finish_reasons")
+        model = case.model()
+        call = await case.invoke(model, "text", text=_TEXT)
+        assert call.execution.status is EventStatus.COMPLETED, call.execution.error
+        _normal_end(self.response_finish_reason(call.execution.response), "invoke()")
+        call = await case.invoke(model, "token_limit", text=_TEXT)
+        assert call.execution.status is EventStatus.COMPLETED, (
+            f"an answer cut at the token limit ended {call.execution.status}: "
+            f"{call.execution.error}"
+        )
+        response = call.execution.response
+        got = self.response_text(response)
+        assert got == _TEXT, f"the cut answer's text is {got!r}, the server sent {_TEXT!r}"
+        _limit_end(self.response_finish_reason(response), "invoke() cut at the token limit")
+
+    @http_case
+    async def test_one_shot_unknown_fields_tolerated(self, case: HTTPCase) -> None:
+        """A response body whose every object carries an unknown field reads as without it.
+
+        Vendors add fields without notice. The server adds one (``fake_unknown_field``) to every
+        object of the body except tool-call arguments; ``invoke()`` must complete with the whole
+        text, the finish reason and, with ``tool_calls``, the same parsed call.
+
+        Troubleshooting: read the fields you know and leave the rest: never validate a response
+        against a closed schema (pydantic ``extra="forbid"``, a key allowlist that raises), and
+        never take an unknown field's value for the answer.
+        """
+        model = case.model()
+        call = await case.invoke(model, "text+extra_fields", text=_TEXT)
+        assert call.execution.status is EventStatus.COMPLETED, (
+            f"a body with unknown fields ended {call.execution.status}: {call.execution.error}"
+        )
+        response = call.execution.response
+        got = self.response_text(response)
+        assert got == _TEXT, f"invoke() text with unknown fields is {got!r}, not {_TEXT!r}"
+        if self.finish_reasons:
+            _normal_end(self.response_finish_reason(response), "invoke() with unknown fields")
+        if self.tool_calls:
+            call = await case.invoke(model, "tool+extra_fields", self.tool_request())
+            assert call.execution.status is EventStatus.COMPLETED, call.execution.error
+            uses = self.response_tool_uses(call.execution.response)
+            assert uses == [(TOOL_NAME, _EXPECTED_INPUT)], (
+                f"invoke() tool calls with unknown fields are {uses!r}; expected "
+                f"[({TOOL_NAME!r}, {_EXPECTED_INPUT!r})]"
+            )
 
     # -- streamed output -------------------------------------------------------------------
 
@@ -202,6 +298,101 @@ class HTTPChatConformance(OneShotCases):
         kinds = [c.type for c in out.chunks]
         assert kinds.index("thinking") < kinds.index("text"), f"thinking after text: {kinds}"
 
+    @http_case
+    async def test_stream_finish_reason(self, case: HTTPCase) -> None:
+        """The result chunk's ``metadata["finish_reason"]`` says why the stream ended.
+
+        A stream that ended normally must not report the token limit; one the server stopped at
+        the output token limit must (see ``test_one_shot_finish_reason`` for the vendors'
+        words) and is still a completed stream with its text and one result chunk.
+
+        Troubleshooting: keep the terminal event's reason (chat ``finish_reason``, Anthropic
+        ``message_delta.stop_reason``, Gemini ``finishReason``, Responses
+        ``response.incomplete``'s ``incomplete_details.reason``, Ollama ``done_reason``) and put
+        it on the result chunk (``ProjectorBase.result_chunk``); treat ``response.incomplete``
+        as a terminal event, not an error or an unknown event.
+        """
+        _need(self.streams, "streams")
+        _need(self.finish_reasons, "finish_reasons")
+        model = case.model()
+        out = await case.stream(model, "text", text=_TEXT)
+        _completed(out, "stream text")
+        _normal_end(_finish_reason(out), "the result chunk")
+        out = await case.stream(model, "token_limit", text=_TEXT)
+        _completed(out, "a stream cut at the token limit")
+        assert out.joined("text") == _TEXT, (
+            f"the cut stream's text is {out.joined('text')!r}, the server sent {_TEXT!r}"
+        )
+        _limit_end(_finish_reason(out), "the result chunk of a stream cut at the token limit")
+
+    @http_case
+    async def test_stream_unknown_fields_tolerated(self, case: HTTPCase) -> None:
+        """Stream events whose every object carries an unknown field give the same chunks.
+
+        The server streams the same answer twice, the second time with a field no client knows
+        (``fake_unknown_field``) in every object of every event except tool-call arguments. The
+        chunks must be the same, type for type, with the same text, thinking, finish reason and
+        usage, and the unknown value must not show up as output. With ``tool_calls`` a tool
+        stream with unknown fields must still assemble the same call.
+
+        A grammar declared ``refuses_unknown_stream_fields = True`` must instead refuse such a
+        stream loudly: ``ProviderProtocolError`` after one attempt and no result chunk, never a
+        quiet end with part of the answer.
+
+        Troubleshooting: project the fields you know and ignore the others (only an unknown
+        event *type* is a protocol error); never forward raw vendor objects as chunks, and
+        never turn an unknown field's value into text. A grammar that names content by field
+        (so an unknown field may be content) declares ``refuses_unknown_stream_fields``.
+        """
+        _need(self.streams, "streams")
+        selector = (
+            "text" + ("+thinking" if self.reasoning else "") + ("+usage" if self.usage else "")
+        )
+        model = case.model()
+        plain = await case.stream(model, selector, text=_TEXT, chunks="7")
+        _completed(plain, "stream without unknown fields")
+        before = case.attempts
+        out = await case.stream(model, selector + "+extra_fields", text=_TEXT, chunks="7")
+        kinds = [c.type for c in out.chunks]
+        if self.refuses_unknown_stream_fields:
+            assert isinstance(out.error, ProviderProtocolError), (
+                "refuses_unknown_stream_fields: expected ProviderProtocolError for events with "
+                f"an unknown field, got {type(out.error).__name__}: {out.error} (chunks {kinds})"
+            )
+            assert not out.of("result"), f"a refused stream still ended with a result: {kinds}"
+            assert case.attempts - before == 1, (
+                f"a refused stream was attempted {case.attempts - before} times"
+            )
+            return
+        _completed(out, "stream with unknown fields")
+        shown = _unknown_shown(out)
+        assert not shown, f"an unknown field's value was presented as output in {shown} chunks"
+        expected = [c.type for c in plain.chunks]
+        assert kinds == expected, (
+            f"unknown fields changed the chunks: {kinds}, without them {expected}"
+        )
+        assert out.joined("text") == _TEXT, (
+            f"streamed text with unknown fields is {out.joined('text')!r}, not {_TEXT!r}"
+        )
+        assert out.joined("thinking") == plain.joined("thinking"), (
+            f"thinking with unknown fields is {out.joined('thinking')!r}, without them "
+            f"{plain.joined('thinking')!r}"
+        )
+        assert _finish_reason(out) == _finish_reason(plain), (
+            f"finish reason with unknown fields is {_finish_reason(out)!r}, without them "
+            f"{_finish_reason(plain)!r}"
+        )
+        if self.usage:
+            _check_usage(out.of("result")[0].metadata.get("usage"), "the result chunk")
+        if self.tool_calls:
+            out = await case.stream(model, "tool+extra_fields", self.tool_request())
+            _completed(out, "tool stream with unknown fields")
+            uses = [(c.tool_name, c.tool_input) for c in out.of("tool_use")]
+            assert uses == [(TOOL_NAME, _EXPECTED_INPUT)], (
+                f"tool_use chunks with unknown fields are {uses!r}; expected "
+                f"[({TOOL_NAME!r}, {_EXPECTED_INPUT!r})]"
+            )
+
     # -- stream failures -------------------------------------------------------------------
 
     @http_case
@@ -222,6 +413,38 @@ class HTTPChatConformance(OneShotCases):
         assert len(errors) == 1, f"expected one error chunk; got {kinds}"
         assert out.chunks[-1] is errors[0], f"the error chunk is not last; got {kinds}"
         assert out.call.execution.status is EventStatus.FAILED
+
+    @http_case
+    async def test_stream_ends_at_its_error_chunk(self, case: HTTPCase) -> None:
+        """The endpoint's own ``stream()`` yields nothing after its one error chunk.
+
+        ``iModel`` stops reading at the first error chunk, so output after it never reaches an
+        ``iModel`` consumer and ``test_stream_error_event_is_typed`` cannot see it; this case
+        reads ``Endpoint.stream()`` directly, as a caller without ``iModel`` (or another
+        supervisor) does. One error chunk, last, and the stream ends there (returning, or
+        raising a provider error).
+
+        Troubleshooting: return from ``stream()`` right after yielding the error chunk (core's
+        projectors mark themselves ``done`` at an error event and the read loop stops); do not
+        yield a result for the partial answer, the text read after it or a second error.
+        """
+        _need(self.streams, "streams")
+        model = case.model()
+        out = await case.endpoint_stream(model, "stream_error")
+        kinds = [c.type for c in out.chunks]
+        raised = f" (it raised {type(out.error).__name__}: {out.error})" if out.error else ""
+        errors = out.of("error")
+        assert len(errors) == 1, (
+            f"Endpoint.stream() yielded {len(errors)} error chunks for one in-stream error; "
+            f"got {kinds}{raised}"
+        )
+        assert out.chunks[-1] is errors[0], f"chunks follow the error chunk: {kinds}"
+        assert errors[0].is_error, "the error chunk has is_error=False"
+        assert out.error is None or isinstance(out.error, ProviderError), (
+            f"after its error chunk Endpoint.stream() raised {type(out.error).__name__}: "
+            f"{out.error}"
+        )
+        assert case.attempts == 1, f"one stream made {case.attempts} requests"
 
     @http_case
     async def test_stream_malformed_event_is_protocol_error(self, case: HTTPCase) -> None:

@@ -1,10 +1,10 @@
 """What the HTTP kit knows about each wire dialect the fake server speaks.
 
 Per dialect: the base path the fake server routes under (the endpoint path is the adapter's), the
-tool offer a default ``tool_request`` adds, and how to read text, reasoning, tool calls, usage and
-vectors out of a one-shot response body. Readers take the decoded vendor JSON, which is what
-``Endpoint.call`` returns; an adapter that returns something else overrides the kit's
-``response_*`` hooks instead.
+tool offer a default ``tool_request`` adds, and how to read text, reasoning, tool calls, usage,
+the finish reason and vectors out of a one-shot response body. Readers take the decoded vendor
+JSON, which is what ``Endpoint.call`` returns; an adapter that returns something else overrides
+the kit's ``response_*`` hooks instead.
 """
 
 from __future__ import annotations
@@ -15,11 +15,14 @@ from typing import Any, Literal
 
 __all__ = [
     "DIALECTS",
+    "LIMIT_FINISH_REASONS",
     "TOOL_NAME",
     "TOOL_SCHEMA",
     "Dialect",
     "ToolUse",
     "base_path",
+    "is_limit_reason",
+    "response_finish_reason",
     "response_text",
     "response_thinking",
     "response_tool_uses",
@@ -58,6 +61,12 @@ TOOL_SCHEMA: dict[str, Any] = {
 _DESCRIPTION = "Run a shell command"
 
 ToolUse = tuple[str | None, Any]
+
+# What an answer cut at the output token limit reports as its finish reason, compared without
+# case: the vendors' own words (chat and Ollama ``length``, Anthropic ``max_tokens``, Gemini
+# ``MAX_TOKENS``, Responses ``incomplete_details.reason`` ``max_output_tokens``), so an adapter
+# may pass its vendor's value through or normalise it to any of them.
+LIMIT_FINISH_REASONS = frozenset({"length", "max_tokens", "max_output_tokens"})
 
 _BASE_PATHS = {
     "openai_chat": "/v1",
@@ -203,6 +212,36 @@ def response_usage(dialect: str, body: Any) -> Any:
         counts = {k: body[k] for k in ("prompt_eval_count", "eval_count") if k in body}
         return counts or body.get("usage")
     return body.get("usage")
+
+
+def response_finish_reason(dialect: str, body: Any) -> Any:
+    """Why a one-shot ``body`` ended, in the dialect's words (None when it says nothing).
+
+    Chat: the first choice's ``finish_reason``; Responses: ``incomplete_details.reason`` of an
+    incomplete response, else its ``status``; Anthropic: ``stop_reason``; Gemini: the first
+    candidate's ``finishReason``; Ollama: ``done_reason``.
+    """
+    body = _dict(body)
+    if dialect == "openai_chat":
+        choices = _list(body.get("choices"))
+        return _dict(choices[0]).get("finish_reason") if choices else None
+    if dialect == "openai_responses":
+        if body.get("status") == "incomplete":
+            return _dict(body.get("incomplete_details")).get("reason") or "incomplete"
+        return body.get("status")
+    if dialect == "anthropic_messages":
+        return body.get("stop_reason")
+    if dialect == "gemini":
+        candidates = _list(body.get("candidates"))
+        return _dict(candidates[0]).get("finishReason") if candidates else None
+    if dialect == "ollama":
+        return body.get("done_reason")
+    return None
+
+
+def is_limit_reason(reason: Any) -> bool:
+    """True when ``reason`` says the output token limit cut the answer."""
+    return isinstance(reason, str) and reason.lower() in LIMIT_FINISH_REASONS
 
 
 def response_vectors(dialect: str, body: Any) -> list[Any]:
