@@ -324,3 +324,35 @@ def test_chat_error_beside_choices_keeps_the_usage_already_spent() -> None:
     # And an error with no usage anywhere carries none.
     chunks = run(ChatCompletionsProjector, [chat({"content": "x"}), {"error": {"message": "e"}}])
     assert "usage" not in chunks[-1].metadata
+
+
+def test_chat_tool_call_keeps_the_vendors_extra_content() -> None:
+    # Gemini's OpenAI-compatible API puts a Gemini 3 model's thought signature on the tool
+    # call (``extra_content.google.thought_signature``) and refuses the next turn if the call
+    # comes back without it: a streamed call must keep it for the caller to send back.
+    signature = {"google": {"thought_signature": "c2lnbmF0dXJl"}}
+    first = {
+        "index": 0,
+        "id": "call_a",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": '{"city": '},
+        "extra_content": signature,
+    }
+    rest = {"index": 0, "function": {"arguments": '"Oslo"}'}}
+    plain = {"index": 1, "id": "call_b", "function": {"name": "now", "arguments": "{}"}}
+    chunks = run(
+        ChatCompletionsProjector,
+        [
+            chat({"tool_calls": [first]}),
+            chat({"tool_calls": [rest, plain]}),
+            chat({}, finish="tool_calls"),
+            DONE,
+        ],
+    )
+    tools = [c for c in chunks if c.type == "tool_use"]
+    assert [(t.tool_name, t.tool_input) for t in tools] == [
+        ("get_weather", {"city": "Oslo"}),
+        ("now", {}),
+    ]
+    assert tools[0].metadata["extra_content"] == signature
+    assert "extra_content" not in tools[1].metadata

@@ -294,12 +294,15 @@ class PendingToolCall:
     dialect says the call is complete.
     """
 
-    __slots__ = ("args", "id", "name")
+    __slots__ = ("args", "extra", "id", "name")
 
     def __init__(self, tool_id: str | None = None, name: str | None = None) -> None:
         self.id: str | None = tool_id
         self.name: str | None = name
         self.args: list[str] = []
+        # A vendor's own members of the call (Gemini's ``extra_content`` holding the thought
+        # signature a later turn must send back), merged as they arrive.
+        self.extra: dict[str, Any] = {}
 
     def add(self, fragment: Any) -> None:
         """Append one argument fragment (a non-string fragment is JSON-encoded first)."""
@@ -454,6 +457,9 @@ class ChatCompletionsProjector(ProjectorBase):
                 if function.get("name"):
                     acc.name = function["name"]
                 acc.add(function.get("arguments"))
+                extra = call.get("extra_content")
+                if extra and isinstance(extra, dict):
+                    acc.extra.update(extra)
 
     def _flush_tools(self, index: int | None, out: list[StreamChunk]) -> None:
         if not self._tools:
@@ -462,7 +468,11 @@ class ChatCompletionsProjector(ProjectorBase):
         last = len(keys) - 1
         for position, key in enumerate(keys):
             acc = self._tools.pop(key)
-            meta = {"index": key[0]} if key[0] else {}
+            meta: dict[str, Any] = {"index": key[0]} if key[0] else {}
+            if acc.extra:
+                # Sent back with the call on the next turn (Gemini 3 refuses a function call
+                # turn without its thought signature); kept as the vendor wrote it.
+                meta["extra_content"] = acc.extra
             if self._finish_reason == "length":
                 arguments = acc.arguments
                 if position == last and not arguments.strip():
