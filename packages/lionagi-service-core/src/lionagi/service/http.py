@@ -36,6 +36,8 @@ from ._transport.http.ssrf import check_url_safe as check_url_safe
 from ._transport.http.status import HTTPErrorInfo as HTTPErrorInfo
 from ._transport.http.status import excerpt as excerpt
 from ._transport.http.status import read_bounded as read_bounded
+from ._transport.http.token_estimate import TOKEN_TEXT_KEYS as TOKEN_TEXT_KEYS
+from ._transport.http.token_estimate import estimate_tokens as estimate_tokens
 
 __all__ = [
     "DONE",
@@ -54,7 +56,9 @@ __all__ = [
     "StatelessClient",
     "StreamFraming",
     "StreamProjector",
+    "TOKEN_TEXT_KEYS",
     "check_url_safe",
+    "estimate_tokens",
     "excerpt",
     "openai_compatible_specs",
     "openai_status_error",

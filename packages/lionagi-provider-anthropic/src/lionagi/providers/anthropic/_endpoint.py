@@ -39,7 +39,13 @@ from lionagi.service import (
     ProviderStatusContextError,
     StreamChunk,
 )
-from lionagi.service.http import HTTPErrorInfo, Resolver, StreamProjector, excerpt
+from lionagi.service.http import (
+    HTTPErrorInfo,
+    Resolver,
+    StreamProjector,
+    estimate_tokens,
+    excerpt,
+)
 
 from ._projector import TOOL_BLOCKS, AnthropicMessagesProjector
 
@@ -131,6 +137,14 @@ class AnthropicMessagesEndpoint(Endpoint):
     def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
         """Anthropic's error types and texts (:func:`anthropic_status_error`), then the base's."""
         return anthropic_status_error(info) or super().map_status_error(info)
+
+    def estimate_tokens(self, payload: Mapping[str, Any]) -> int | None:
+        """Core's estimate over ``messages`` and the top-level ``system`` this API keeps apart.
+
+        Core's default counts ``messages`` only, so a long system prompt was left out of the
+        ``limit_tokens`` reservation.
+        """
+        return estimate_tokens(payload, ("messages", "system"))
 
     def check_response(self, body: Any, response: httpx.Response) -> Any:
         """A 2xx one-shot body through :meth:`checked_message` (core's hook for it)."""

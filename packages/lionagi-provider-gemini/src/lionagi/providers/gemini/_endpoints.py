@@ -31,6 +31,7 @@ from lionagi.service.http import (
     OpenAIChatEndpoint,
     StreamFraming,
     StreamProjector,
+    estimate_tokens,
 )
 
 from ._errors import gemini_status_error
@@ -121,6 +122,14 @@ class GeminiGenerateContent(Endpoint):
     def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
         """Gemini's ``google.rpc.Status`` body, then the base's mapping."""
         return gemini_status_error(info) or super().map_status_error(info)
+
+    def estimate_tokens(self, payload: Mapping[str, Any]) -> int | None:
+        """Core's estimate over ``contents`` and ``systemInstruction``, where this API keeps text.
+
+        Core's default reads chat ``messages``; a native request has none, so a token-limited
+        model refused every call with ``TokenEstimateUnavailable``.
+        """
+        return estimate_tokens(payload, ("contents", "systemInstruction"))
 
     def check_response(self, body: Any, response: httpx.Response) -> Any:
         """A 2xx one-shot body through :meth:`checked_response` (core's hook for it)."""

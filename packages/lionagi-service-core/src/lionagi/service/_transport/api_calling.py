@@ -6,7 +6,6 @@ excluded, so a dump of the event never carries credentials or callables.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -15,12 +14,11 @@ from uuid import uuid4
 from pydantic import Field
 
 from .._base.chunk import StreamChunk
-from .._base.errors import EndpointConfigurationError
 from .._base.events import Execution
 from .._base.hooks import HookedEvent, HookRegistry
 from .http.endpoint import Endpoint
 
-__all__ = ["APICalling", "estimate_tokens"]
+__all__ = ["APICalling"]
 
 
 class APICalling(HookedEvent):
@@ -82,7 +80,7 @@ class APICalling(HookedEvent):
             return self.token_estimate
         if not self.endpoint.config.requires_tokens:
             return None
-        return estimate_tokens(self.payload)
+        return self.endpoint.estimate_tokens(self.payload)
 
     async def _invoke(self) -> Any:
         return await self.endpoint.call(
@@ -111,26 +109,3 @@ class APICalling(HookedEvent):
 
 
 _PREPARED_FIELDS = frozenset({"endpoint", "payload", "headers", "call_kwargs", "hook_registry"})
-
-
-def estimate_tokens(payload: dict[str, Any]) -> int | None:
-    """Rough token count (4 characters per token) of chat messages, Responses input or embeddings.
-
-    Returns None when the payload has none of those shapes, so admission can refuse a token-limited
-    call honestly instead of guessing.
-
-    Raises:
-        EndpointConfigurationError: the value is nested too deeply to measure (``field`` is its
-            key); the same payload could not be encoded for sending either.
-    """
-    for key in ("messages", "input", "prompt"):
-        if key in payload:
-            value = payload[key]
-            try:
-                text = value if isinstance(value, str) else json.dumps(value, default=str)
-            except (RecursionError, ValueError) as exc:  # too deep, or a circular reference
-                raise EndpointConfigurationError(
-                    key, f"cannot be measured for the token estimate: {exc}"
-                ) from None
-            return max(1, len(text) // 4)
-    return None

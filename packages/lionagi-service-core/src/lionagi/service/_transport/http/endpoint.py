@@ -67,6 +67,7 @@ from .projection import StreamProjector
 from .reads import ReadControl, SupervisedStream
 from .ssrf import Resolver, SSRFGuard
 from .status import HTTPErrorInfo, describe_url, error_info, excerpt, read_bounded, status_error
+from .token_estimate import estimate_tokens
 
 __all__ = ["ClientState", "EncodedPayload", "Endpoint", "StreamFraming", "url_origin"]
 
@@ -450,6 +451,17 @@ class Endpoint:
                     with anyio.CancelScope(shield=True):
                         await response.aclose()
         return self.check_response(self._decode_json(response, body), response)
+
+    def estimate_tokens(self, payload: Mapping[str, Any]) -> int | None:
+        """Adapter hook: the token estimate of a created payload, for ``limit_tokens``.
+
+        Four characters per token of the members :data:`TOKEN_TEXT_KEYS` names (chat messages,
+        Responses or embeddings input, a prompt); None when it has none, so admission refuses a
+        token-limited call rather than guess. A vendor whose request keeps its text elsewhere
+        overrides this with :func:`estimate_tokens` and its own keys (Gemini's ``contents`` and
+        ``systemInstruction``, Anthropic's ``system`` beside ``messages``).
+        """
+        return estimate_tokens(payload)
 
     def check_response(self, body: Any, response: httpx.Response) -> Any:
         """Adapter hook: the decoded 2xx one-shot body as :meth:`call` returns it, or an error.
