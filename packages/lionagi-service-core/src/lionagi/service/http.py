@@ -35,6 +35,7 @@ from ._transport.http.ssrf import SSRFGuard as SSRFGuard
 from ._transport.http.ssrf import check_url_safe as check_url_safe
 from ._transport.http.status import HTTPErrorInfo as HTTPErrorInfo
 from ._transport.http.status import excerpt as excerpt
+from ._transport.http.status import json_kind as json_kind
 from ._transport.http.status import read_bounded as read_bounded
 from ._transport.http.token_estimate import TOKEN_TEXT_KEYS as TOKEN_TEXT_KEYS
 from ._transport.http.token_estimate import estimate_tokens as estimate_tokens
@@ -60,6 +61,7 @@ __all__ = [
     "check_url_safe",
     "estimate_tokens",
     "excerpt",
+    "json_kind",
     "openai_compatible_specs",
     "openai_status_error",
     "pinned",

@@ -45,6 +45,7 @@ from lionagi.service.http import (
     StreamProjector,
     estimate_tokens,
     excerpt,
+    json_kind,
 )
 
 from ._projector import TOOL_BLOCKS, AnthropicMessagesProjector
@@ -170,7 +171,7 @@ class AnthropicMessagesEndpoint(Endpoint):
         where = f"{self.config.provider} {self.config.endpoint}"
         if not isinstance(body, dict):
             raise ProviderProtocolError(
-                f"{where}: the answer is not a message object (got JSON {_json_kind(body)})"
+                f"{where}: the answer is not a message object (got JSON {json_kind(body)})"
             )
         kind = body.get("type")
         if kind == "error":
@@ -186,21 +187,6 @@ class AnthropicMessagesEndpoint(Endpoint):
             if isinstance(last, dict) and last.get("type") in TOOL_BLOCKS:
                 raise self.stream_error(_cut_tool_call(last.get("name")))
         return body
-
-
-def _json_kind(value: object) -> str:
-    """The JSON type of ``value`` (never its text: a body may hold anything)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
 
 
 def _cut_tool_call(name: object) -> StreamChunk:

@@ -32,6 +32,7 @@ from lionagi.service.http import (
     StreamFraming,
     StreamProjector,
     estimate_tokens,
+    json_kind,
 )
 
 from ._errors import gemini_status_error
@@ -156,7 +157,7 @@ class GeminiGenerateContent(Endpoint):
         if type(body) is not dict:
             raise ProviderProtocolError(
                 f"{where}: the answer is not a GenerateContentResponse object "
-                f"(got JSON {_json_kind(body)})"
+                f"(got JSON {json_kind(body)})"
             )
         if "error" in body:
             (chunk,) = GeminiStreamProjector(self._secrets()).error_chunk(body["error"])
@@ -174,18 +175,3 @@ class GeminiGenerateContent(Endpoint):
         if type(candidates) is not list:
             raise ProviderProtocolError(f"{where}: the answer's 'candidates' is not a list")
         return body
-
-
-def _json_kind(value: object) -> str:
-    """The JSON type of ``value`` (never its text: a body may hold anything)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"

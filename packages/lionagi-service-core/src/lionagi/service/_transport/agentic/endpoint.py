@@ -455,15 +455,25 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
     ) -> AsyncGenerator[list[StreamChunk], None]:
         def open_run() -> tuple[AsyncIterator[StreamChunk], AgenticCapabilities]:
             # Runs at the guard's first iteration: nothing is validated or started before it.
-            capabilities = self.declared_capabilities()
-            validated = self._coerce_request(request, extra_headers)
-            self.validate_runtime_args(runtime_args)
+            validated, capabilities = self._validated_run(request, extra_headers, runtime_args)
             inner = self._stream_agentic(
                 validated, runtime_args=runtime_args, local_timeout=local_timeout
             )
             return inner, capabilities
 
         return enforce_agentic_contract_batches(open_run, on_session=self.confirm_session)
+
+    def _validated_run(
+        self,
+        request: Mapping[str, Any] | BaseModel,
+        extra_headers: Mapping[str, str] | None,
+        runtime_args: dict[str, Any],
+    ) -> tuple[BaseModel, AgenticCapabilities]:
+        """What a run checks before any work: capabilities, the request, the runtime keys."""
+        capabilities = self.declared_capabilities()
+        validated = self._coerce_request(request, extra_headers)
+        self.validate_runtime_args(runtime_args)
+        return validated, capabilities
 
     def _stream_agentic(
         self,

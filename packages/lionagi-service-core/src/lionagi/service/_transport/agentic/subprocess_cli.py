@@ -230,9 +230,7 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
 
         def open_run() -> tuple[BaseModel, ContractCheck]:
             # Runs at the first iteration: nothing is validated or started before it.
-            capabilities = self.declared_capabilities()
-            validated = self._coerce_request(request, extra_headers)
-            self.validate_runtime_args(runtime_args)
+            validated, capabilities = self._validated_run(request, extra_headers, runtime_args)
             return validated, ContractCheck(capabilities.resumable, self.confirm_session)
 
         return self._run_batches(open_run, runtime_args)

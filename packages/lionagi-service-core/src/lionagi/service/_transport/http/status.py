@@ -34,6 +34,7 @@ __all__ = [
     "describe_url",
     "error_info",
     "excerpt",
+    "json_kind",
     "parse_retry_after",
     "read_bounded",
     "status_error",
@@ -213,3 +214,22 @@ def status_error(
             retry_after=retry_after,
         )
     return ProviderProtocolError(f"{where} answered an unexpected HTTP status {status}{suffix}")
+
+
+def json_kind(value: object) -> str:
+    """The JSON type of a decoded value (``"object"``, ``"array"``, ...), never its text.
+
+    For messages about a body of the wrong shape: the body may hold anything, a secret or a
+    prompt included, so a message names what it is, not what it says.
+    """
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
