@@ -37,6 +37,17 @@ def chat() -> iModel:
     return iModel(model="gemini/gemini-2.5-flash", api_key=KEY)
 
 
+def served(server: FakeProviderServer, prefix: str = "") -> iModel:
+    """The native endpoint on the fake server (``prefix``: a ``/scenario/<name>`` path)."""
+    return iModel(
+        model="gemini/gemini-2.5-flash",
+        endpoint="generate",
+        base_url=f"{server.base_url}{prefix}/v1beta",
+        api_key=KEY,
+        allow_local_network=True,
+    )
+
+
 def _build(model: iModel, request: dict[str, Any]) -> None:
     payload, _ = model.endpoint.create_payload(request)
     model.endpoint.request_target(payload, stream=False)
@@ -211,13 +222,7 @@ async def test_documented_native_options_are_sent_as_given() -> None:
         },
     }
     async with FakeProviderServer() as server:
-        async with iModel(
-            model="gemini/gemini-2.5-flash",
-            endpoint="generate",
-            base_url=f"{server.base_url}/v1beta",
-            api_key=KEY,
-            allow_local_network=True,
-        ) as model:
+        async with served(server) as model:
             call = await model.invoke(**request)
         sent = server.requests[0].json
     assert call.execution.status is EventStatus.COMPLETED
@@ -238,13 +243,7 @@ async def test_a_function_call_round_trip_sends_the_call_and_its_response_back()
     tools = [{"functionDeclarations": [SHELL]}]
     first = [{"role": "user", "parts": [{"text": "list files"}]}]
     async with FakeProviderServer() as server:
-        async with iModel(
-            model="gemini/gemini-2.5-flash",
-            endpoint="generate",
-            base_url=f"{server.base_url}/scenario/tool/v1beta",
-            api_key=KEY,
-            allow_local_network=True,
-        ) as model:
+        async with served(server, "/scenario/tool") as model:
             chunks = [c async for c in model.stream(contents=first, tools=tools)]
             [use] = [c for c in chunks if c.type == "tool_use"]
             call_part: dict[str, Any] = {
@@ -345,13 +344,7 @@ async def test_a_chat_tool_round_trip_is_sent_as_the_caller_wrote_it() -> None:
 )
 async def test_a_model_that_is_not_one_path_segment_never_reaches_the_server(bad: str) -> None:
     async with FakeProviderServer() as server:
-        async with iModel(
-            model="gemini/gemini-2.5-flash",
-            endpoint="generate",
-            base_url=f"{server.base_url}/v1beta",
-            api_key=KEY,
-            allow_local_network=True,
-        ) as model:
+        async with served(server) as model:
             with pytest.raises(EndpointConfigurationError) as info:
                 await model.invoke(model=bad, contents=CONTENTS)
             # A payload built elsewhere and routed as is meets the same check.
