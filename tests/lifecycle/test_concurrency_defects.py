@@ -64,6 +64,36 @@ def test_using_an_endpoint_from_another_loop_never_opens_the_circuit() -> None:
     assert counts_as_circuit_failure(unsupported, AttemptPolicy()) is False
 
 
+def test_a_caller_caused_error_chunk_is_neutral_for_the_circuit_as_its_status_is() -> None:
+    # A CLI or an in-stream error event reporting an over-long prompt, a bad key, an unknown
+    # model or a denied permission: over HTTP the same causes are 4xx statuses, neutral for the
+    # circuit; as stream errors they counted, so a burst of over-long prompts opened it.
+    from lionagi.service import (
+        ProviderStreamAuthError,
+        ProviderStreamCapacityError,
+        ProviderStreamContextError,
+        ProviderStreamError,
+        ProviderStreamPermissionError,
+        ProviderStreamQuotaError,
+        ProviderStreamUnsupportedModelError,
+    )
+
+    policy = AttemptPolicy()
+    for neutral in (
+        ProviderStreamContextError("prompt is too long"),
+        ProviderStreamAuthError("invalid api key"),
+        ProviderStreamUnsupportedModelError("model is not supported"),
+        ProviderStreamPermissionError("auto-denied"),
+    ):
+        assert counts_as_circuit_failure(neutral, policy) is False, type(neutral).__name__
+    for counted in (
+        ProviderStreamQuotaError("usage limit reached"),
+        ProviderStreamCapacityError("model is at capacity"),
+        ProviderStreamError("the provider failed"),
+    ):
+        assert counts_as_circuit_failure(counted, policy) is True, type(counted).__name__
+
+
 def test_snapshot_and_circuit_state_answer_outside_the_loop() -> None:
     with FakeProviderServer.running_in_thread() as server:
         model = iModel(

@@ -20,10 +20,12 @@ from .._base.errors import (
     ProviderConnectionError,
     ProviderContextError,
     ProviderError,
+    ProviderPermissionError,
     ProviderProtocolError,
     ProviderQuotaExhaustedError,
     ProviderStatusError,
     ProviderStreamError,
+    ProviderUnsupportedModelError,
     UnsafeURLError,
 )
 from .policy import AttemptPolicy
@@ -63,6 +65,16 @@ def is_retryable(exc: BaseException, policy: AttemptPolicy) -> bool:
     return bool(exc.retryable)
 
 
+# Failure families an HTTP API reports with a 4xx the caller caused (401/403, a context length,
+# an unknown model): neutral for the circuit from any transport. Quota is not among them.
+_CALLER_FAMILIES = (
+    ProviderAuthError,
+    ProviderContextError,
+    ProviderUnsupportedModelError,
+    ProviderPermissionError,
+)
+
+
 def counts_as_circuit_failure(exc: BaseException, policy: AttemptPolicy) -> bool:
     """True if a logical request ending in ``exc`` says the provider is unhealthy.
 
@@ -70,7 +82,9 @@ def counts_as_circuit_failure(exc: BaseException, policy: AttemptPolicy) -> bool
     the endpoint refused before sending, an endpoint used from another event loop than its
     own or under an async library it cannot run on), circuit-open and caller-side control
     flow (cancellation, admission and deadline errors) are neutral: they neither open nor close
-    the circuit. Every other exception counts as a failure.
+    the circuit. The same families reported inside a stream (an auth, context-length,
+    unsupported-model or permission error chunk) are neutral too, as their HTTP statuses are.
+    Every other exception counts as a failure.
     """
     if not isinstance(exc, Exception) or isinstance(
         exc,
@@ -84,6 +98,12 @@ def counts_as_circuit_failure(exc: BaseException, policy: AttemptPolicy) -> bool
         return False
     if isinstance(exc, ProviderClientError):
         return exc.status in policy.retry_statuses
+    if isinstance(exc, _CALLER_FAMILIES):
+        # A stream's error chunk (a CLI, an in-stream error event) reporting what an HTTP API
+        # answers with a 4xx: the same cause, so the same verdict. Counted, a burst of
+        # over-long prompts through a CLI opened the circuit for every other caller, while the
+        # identical failures over HTTP (a 400 context error) left it closed.
+        return False
     return not isinstance(exc, AdmissionError)
 
 
