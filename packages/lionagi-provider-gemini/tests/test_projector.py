@@ -84,12 +84,16 @@ def test_function_call_without_id_gets_a_stable_synthesized_id() -> None:
         ("gemini-call-1", "read", {"path": "a"}),
     ]
     assert [c.tool_id for c in again if c.type == "tool_use"] == ["gemini-call-0", "gemini-call-1"]
+    # Made up here, never issued by the API: marked, so a caller does not send it back as
+    # ``functionResponse.id``.
+    assert [u.metadata.get("synthetic_id") for u in uses] == [True, True]
 
 
 def test_function_call_id_from_the_api_is_kept_and_missing_args_are_empty() -> None:
     out = run(chunk({"functionCall": {"name": "now", "id": "fc-9"}}, finish="STOP"))
     [use] = [c for c in out if c.type == "tool_use"]
     assert (use.tool_id, use.tool_name, use.tool_input) == ("fc-9", "now", {})
+    assert "synthetic_id" not in use.metadata
 
 
 def test_function_call_args_that_are_not_an_object_are_a_protocol_error() -> None:
@@ -114,6 +118,8 @@ def test_code_execution_parts_are_tool_use_and_tool_result() -> None:
         "1\n",
         False,
     )
+    assert use.metadata["synthetic_id"] is True
+    assert result.metadata["synthetic_id"] is True
 
 
 def test_error_event_is_one_error_chunk_and_ends_the_stream() -> None:

@@ -12,7 +12,9 @@ Projection:
 - text parts -> ``text`` deltas; ``thought: true`` parts -> ``thinking`` deltas;
 - ``functionCall`` -> one ``tool_use`` per call, its ``id`` kept when the API sends one, else a
   stable id made from the call's position in the stream (``gemini-call-<n>``), since older
-  responses carry none and a caller needs an id to answer the call;
+  responses carry none and a caller needs an id to pair the call with its answer; a made-up id
+  is marked ``metadata["synthetic_id"] = True``, so a caller knows not to send it back as
+  ``functionResponse.id`` (the API never issued it);
 - ``executableCode`` -> ``tool_use`` named ``code_execution``; ``codeExecutionResult`` ->
   ``tool_result`` (``is_error`` unless the outcome is ``OUTCOME_OK``);
 - a ``thoughtSignature`` rides on the chunk of its part (``metadata["thought_signature"]``), so
@@ -232,20 +234,20 @@ class GeminiStreamProjector(ProjectorBase):
             if type(call) is not dict or not isinstance(call.get("name"), str):
                 raise self.protocol_error("a functionCall part has no name", part)
             args = call.get("args")
+            call_id = call.get("id")
+            if not call_id:
+                call_id = self._next_call_id()
+                meta = {**meta, "synthetic_id": True}
             out.append(
-                self.tool_use_chunk(
-                    call.get("id") or self._next_call_id(),
-                    call["name"],
-                    args if args is not None else {},
-                    meta,
-                )
+                self.tool_use_chunk(call_id, call["name"], args if args is not None else {}, meta)
             )
             return
         if "executableCode" in part:
             code = part["executableCode"]
             if type(code) is not dict:
                 raise self.protocol_error("an executableCode part is not an object", part)
-            out.append(self.tool_use_chunk(self._next_call_id(), "code_execution", code, meta))
+            code_meta = {**meta, "synthetic_id": True}
+            out.append(self.tool_use_chunk(self._next_call_id(), "code_execution", code, code_meta))
             return
         if "codeExecutionResult" in part:
             result = part["codeExecutionResult"]
@@ -258,7 +260,7 @@ class GeminiStreamProjector(ProjectorBase):
                     tool_id=f"gemini-call-{self._calls - 1}" if self._calls else None,
                     tool_output=result.get("output"),
                     is_error=result.get("outcome") != "OUTCOME_OK",
-                    metadata={**meta, "outcome": result.get("outcome")},
+                    metadata={**meta, "outcome": result.get("outcome"), "synthetic_id": True},
                 )
             )
             return
