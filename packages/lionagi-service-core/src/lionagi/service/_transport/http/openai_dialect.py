@@ -11,7 +11,7 @@ an exhausted billing quota an HTTP 429 that must not be retried).
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..._base.errors import (
     ProviderError,
@@ -21,6 +21,9 @@ from ..._base.errors import (
 from .endpoint import Endpoint
 from .projection import ChatCompletionsProjector, StreamProjector
 from .status import HTTPErrorInfo
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["OpenAIChatEndpoint", "OpenAIEmbeddingsEndpoint", "openai_status_error"]
 
@@ -85,6 +88,24 @@ class OpenAIChatEndpoint(Endpoint):
     def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
         """The dialect's error codes (:func:`openai_status_error`), then the base's."""
         return openai_status_error(info) or super().map_status_error(info)
+
+    def check_response(self, body: Any, response: httpx.Response) -> Any:
+        """``body``, unless it is the error object a stream of this dialect would end with.
+
+        OpenAI's edge, gateways and compatible servers answer some failures with a 200 whose
+        body is ``{"error": {...}}`` (beside ``choices`` or instead of them); returned as it
+        is, ``invoke()`` completed on a failure its stream reports as an error chunk.
+
+        Raises:
+            ProviderStreamError: classified as the stream's error chunk for the same object
+                (``code`` the error's code or type).
+        """
+        if type(body) is dict and (
+            body.get("error") or ("error" in body and body.get("choices") is None)
+        ):
+            chunks = ChatCompletionsProjector(self._secrets()).feed(body)
+            raise self.stream_error(next(c for c in chunks if c.type == "error"))
+        return body
 
 
 class OpenAIEmbeddingsEndpoint(Endpoint):
