@@ -23,7 +23,12 @@ if TYPE_CHECKING:
         OpenAIEmbeddingsAPIEndpoint,
         OpenAIResponsesEndpoint,
     )
-    from ._requests import OpenAIResponsesRequest, ResponsesReasoning, ResponsesText
+    from ._requests import (
+        OpenAIChatRequest,
+        OpenAIResponsesRequest,
+        ResponsesReasoning,
+        ResponsesText,
+    )
     from ._responses_stream import RESPONSES_IGNORED_EVENTS, ResponsesProjector
 
 __all__ = [
@@ -33,6 +38,7 @@ __all__ = [
     "PROVIDER_SPECS",
     "RESPONSES_IGNORED_EVENTS",
     "OpenAIChatCompletionsEndpoint",
+    "OpenAIChatRequest",
     "OpenAIEmbeddingsAPIEndpoint",
     "OpenAIResponsesEndpoint",
     "OpenAIResponsesRequest",
@@ -49,7 +55,12 @@ __getattr__, __dir__ = lazy_exports(
             "OpenAIEmbeddingsAPIEndpoint",
             "OpenAIResponsesEndpoint",
         ),
-        "._requests": ("OpenAIResponsesRequest", "ResponsesReasoning", "ResponsesText"),
+        "._requests": (
+            "OpenAIChatRequest",
+            "OpenAIResponsesRequest",
+            "ResponsesReasoning",
+            "ResponsesText",
+        ),
         "._responses_stream": ("RESPONSES_IGNORED_EVENTS", "ResponsesProjector"),
     },
 )
@@ -62,6 +73,7 @@ _CHAT, _EMBEDDINGS = openai_compatible_specs(
     base_url=BASE_URL,
     api_key_env=API_KEY_ENV,
     chat_class=f"{__name__}._endpoints:OpenAIChatCompletionsEndpoint",
+    chat_request=f"{__name__}._requests:OpenAIChatRequest",
     embeddings_class=f"{__name__}._endpoints:OpenAIEmbeddingsAPIEndpoint",
 )
 

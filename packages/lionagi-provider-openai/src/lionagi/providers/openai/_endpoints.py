@@ -1,35 +1,79 @@
 """OpenAI's endpoint classes: one per catalog row, each declaring its wire dialect.
 
-Chat completions and embeddings speak core's shared OpenAI dialect (their classes only give the
-rows a home with a stable ``module:qualname``). The Responses endpoint declares its own stream
-grammar (:class:`ResponsesProjector`) and reads the same ``{"error": {"code", "type"}}`` bodies
-as chat, so a context overflow or an exhausted billing quota is typed the same on both.
+Chat completions and embeddings speak core's shared OpenAI dialect. The Responses endpoint
+declares its own stream grammar (:class:`ResponsesProjector`) and reads the same
+``{"error": {"code", "type"}}`` bodies as chat, so a context overflow or an exhausted billing
+quota is typed the same on both.
+
+One-shot answers that are failures with a 2xx status go through ``check_response`` and raise
+what the stream raises for the same content: a chat body carrying an ``error`` object (core's
+chat dialect does that for every OpenAI-compatible row), a Responses object that ``failed`` (or
+carries an ``error``), a Responses function call cut by ``max_output_tokens``.
+``stream_options`` is refused on a one-shot call on both rows: the API accepts it only with
+``stream: true``.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar
 
-from lionagi.service import Endpoint, ProviderError
+import httpx
+
+from lionagi.service import (
+    Endpoint,
+    EndpointConfigurationError,
+    ProviderError,
+    ProviderProtocolError,
+    StreamChunk,
+)
 from lionagi.service.http import (
     HTTPErrorInfo,
     OpenAIChatEndpoint,
     OpenAIEmbeddingsEndpoint,
     StreamProjector,
+    estimate_tokens,
+    json_kind,
     openai_status_error,
 )
 
 from ._responses_stream import ResponsesProjector
 
 __all__ = [
+    "RESPONSES_TOKEN_KEYS",
     "OpenAIChatCompletionsEndpoint",
     "OpenAIEmbeddingsAPIEndpoint",
     "OpenAIResponsesEndpoint",
 ]
 
+RESPONSES_TOKEN_KEYS = ("input", "instructions", "tools")
+"""The Responses payload members the token estimate measures: the input, the system
+instructions (sent to the model beside the input) and the tool definitions."""
+
+
+def _one_shot_stream_options(payload: Mapping[str, Any], stream: bool) -> None:
+    """Refuse ``stream_options`` on a one-shot request, as the API does (HTTP 400)."""
+    if not stream and payload.get("stream_options") is not None:
+        raise EndpointConfigurationError(
+            "stream_options",
+            "is only accepted with a stream (the API refuses it without stream=true): use "
+            "stream(), or drop it for invoke()/call()",
+        )
+
 
 class OpenAIChatCompletionsEndpoint(OpenAIChatEndpoint):
     """``POST /v1/chat/completions`` (streams ask for usage via ``stream_options``)."""
+
+    def request_target(
+        self, payload: Mapping[str, Any], *, stream: bool
+    ) -> tuple[str | None, Mapping[str, Any]]:
+        """The base's target; ``stream_options`` on a one-shot call is refused.
+
+        Raises:
+            EndpointConfigurationError: ``field="stream_options"`` on a one-shot request.
+        """
+        _one_shot_stream_options(payload, stream)
+        return super().request_target(payload, stream=stream)
 
 
 class OpenAIEmbeddingsAPIEndpoint(OpenAIEmbeddingsEndpoint):
@@ -47,3 +91,68 @@ class OpenAIResponsesEndpoint(Endpoint):
     def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
         """OpenAI's error codes (:func:`openai_status_error`), then the base's."""
         return openai_status_error(info) or super().map_status_error(info)
+
+    def estimate_tokens(self, payload: Mapping[str, Any]) -> int | None:
+        """Four characters per token of ``input``, ``instructions`` and ``tools``.
+
+        ``instructions`` is a system message the model reads with the input, and tool
+        definitions are input tokens too; the default estimate measured ``input`` only.
+        """
+        return estimate_tokens(payload, RESPONSES_TOKEN_KEYS)
+
+    def request_target(
+        self, payload: Mapping[str, Any], *, stream: bool
+    ) -> tuple[str | None, Mapping[str, Any]]:
+        """The base's target; ``stream_options`` on a one-shot call is refused.
+
+        Raises:
+            EndpointConfigurationError: ``field="stream_options"`` on a one-shot request.
+        """
+        _one_shot_stream_options(payload, stream)
+        return super().request_target(payload, stream=stream)
+
+    def check_response(self, body: Any, response: httpx.Response) -> Any:
+        """``body`` when it is a response a caller can use; else what its stream would raise.
+
+        The response object is replayed through :class:`ResponsesProjector` as the events
+        that would have carried it (each output item closed, then the terminal event for its
+        status), so ``invoke()`` and ``stream()`` fail alike. A ``queued`` or ``in_progress``
+        object (``background=True``) is returned as it is.
+
+        Raises:
+            ProviderStreamError: ``status: "failed"`` or a non-null ``error`` object (typed
+                from the error's code, as ``response.failed`` is in a stream); or a function
+                call cut off by ``max_output_tokens`` (``code="max_output_tokens"``, not
+                retried).
+            ProviderProtocolError: the body is not a JSON object, or an output item is
+                malformed as the stream would report it (a function call whose arguments are
+                JSON but not an object).
+        """
+        where = f"{self.config.provider} {self.config.endpoint}"
+        if not isinstance(body, dict):
+            raise ProviderProtocolError(
+                f"{where}: the answer is not a response object (got JSON {json_kind(body)})"
+            )
+        status = body.get("status")
+        error = body.get("error")
+        if status == "failed" or error:
+            failed = error or {"message": "response failed"}
+            projector = ResponsesProjector(self._secrets())
+            raise self.stream_error(_first_error(projector.error_chunk(failed)))
+        if status not in ("completed", "incomplete"):
+            return body
+        projector = ResponsesProjector(self._secrets())
+        output = body.get("output")
+        for index, item in enumerate(output if isinstance(output, list) else ()):
+            if isinstance(item, dict):
+                event = {"type": "response.output_item.done", "item": item, "output_index": index}
+                projector.feed(event)
+        chunks = projector.feed({"type": f"response.{status}", "response": body})
+        if any(chunk.type == "error" for chunk in chunks):
+            raise self.stream_error(_first_error(chunks))
+        return body
+
+
+def _first_error(chunks: Iterable[StreamChunk]) -> StreamChunk:
+    """The error chunk among a projection's chunks (the caller checked there is one)."""
+    return next(chunk for chunk in chunks if chunk.type == "error")

@@ -7,17 +7,62 @@ Responses API is OpenAI's own, so its body is declared here. Every model refuses
 you mean", never silently dropped; ``extra_body`` is the escape hatch for a field newer than
 this model. Items of ``input`` and ``tools`` stay JSON objects: OpenAI adds item and tool types
 often, and the server validates them.
+
+Scalars are strict: ``max_output_tokens=True``, ``max_tokens=5.0``, ``temperature="0.5"`` or
+``store=1`` are refused naming the field, never coerced to ``1``/``5``/``0.5``/``True`` and sent
+as a value the caller did not write (an integer is still a valid float). Combinations the API
+documents as refused are refused here, on the later field of the pair, before any request:
+``top_logprobs`` without ``logprobs=True`` (chat), ``conversation`` with
+``previous_response_id`` and ``background=True`` with ``store=False`` (Responses).
+``stream_options`` on a one-shot call is refused by the endpoints (only a stream may carry it).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationInfo, field_validator
 
-__all__ = ["OpenAIResponsesRequest", "ResponsesReasoning", "ResponsesText"]
+from lionagi.service import OpenAIChatCompletionsRequest
+
+__all__ = ["OpenAIChatRequest", "OpenAIResponsesRequest", "ResponsesReasoning", "ResponsesText"]
 
 ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
+
+# Strict scalars: a bool is not an int, a string is not a number, 1 is not True.
+Int = Annotated[int, Strict()]
+Float = Annotated[float, Strict()]  # strict float still takes an int (2 -> 2.0), never a bool
+Bool = Annotated[bool, Strict()]
+
+
+class OpenAIChatRequest(OpenAIChatCompletionsRequest):
+    """OpenAI's chat request: core's shared dialect with strict scalars and OpenAI's ranges.
+
+    The fields are core's :class:`OpenAIChatCompletionsRequest` (other services speaking the
+    dialect keep its lax parsing); OpenAI's row re-declares the numeric and boolean ones strict,
+    caps ``top_logprobs`` at 20 and refuses it without ``logprobs=True``, as the API does.
+    """
+
+    temperature: Float | None = Field(default=None, ge=0, le=2)
+    top_p: Float | None = Field(default=None, ge=0, le=1)
+    n: Int | None = Field(default=None, ge=1)
+    max_tokens: Int | None = Field(default=None, ge=1)
+    max_completion_tokens: Int | None = Field(default=None, ge=1)
+    presence_penalty: Float | None = Field(default=None, ge=-2, le=2)
+    frequency_penalty: Float | None = Field(default=None, ge=-2, le=2)
+    logit_bias: dict[str, Annotated[Int, Field(ge=-100, le=100)]] | None = None
+    logprobs: Bool | None = None
+    top_logprobs: Int | None = Field(default=None, ge=0, le=20)
+    parallel_tool_calls: Bool | None = None
+    seed: Int | None = None
+    store: Bool | None = None
+
+    @field_validator("top_logprobs")
+    @classmethod
+    def _top_logprobs_needs_logprobs(cls, value: int | None, info: ValidationInfo) -> int | None:
+        if value is not None and info.data.get("logprobs") is not True:
+            raise ValueError("needs logprobs=True (the API refuses top_logprobs without it)")
+        return value
 
 
 class ResponsesReasoning(BaseModel):
@@ -43,7 +88,7 @@ class ResponsesStreamOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
-    include_obfuscation: bool | None = None
+    include_obfuscation: Bool | None = None
 
 
 class OpenAIResponsesRequest(BaseModel):
@@ -56,21 +101,21 @@ class OpenAIResponsesRequest(BaseModel):
     instructions: str | None = None
     tools: list[dict[str, Any]] | None = None
     tool_choice: str | dict[str, Any] | None = None
-    parallel_tool_calls: bool | None = None
-    max_tool_calls: int | None = Field(default=None, ge=1)
+    parallel_tool_calls: Bool | None = None
+    max_tool_calls: Int | None = Field(default=None, ge=1)
     reasoning: ResponsesReasoning | None = None
     text: ResponsesText | None = None
-    max_output_tokens: int | None = Field(default=None, ge=1)
-    temperature: float | None = Field(default=None, ge=0, le=2)
-    top_p: float | None = Field(default=None, ge=0, le=1)
-    top_logprobs: int | None = Field(default=None, ge=0, le=20)
-    store: bool | None = None
-    background: bool | None = None
+    max_output_tokens: Int | None = Field(default=None, ge=1)
+    temperature: Float | None = Field(default=None, ge=0, le=2)
+    top_p: Float | None = Field(default=None, ge=0, le=1)
+    top_logprobs: Int | None = Field(default=None, ge=0, le=20)
+    store: Bool | None = None
+    background: Bool | None = None
     previous_response_id: str | None = None
     conversation: str | dict[str, Any] | None = None
     prompt: dict[str, Any] | None = None
     metadata: dict[str, str] | None = None
-    stream: bool | None = None
+    stream: Bool | None = None
     stream_options: ResponsesStreamOptions | None = None
     truncation: Literal["auto", "disabled"] | None = None
     user: str | None = None
@@ -78,3 +123,21 @@ class OpenAIResponsesRequest(BaseModel):
     include: list[str] | None = None
     prompt_cache_key: str | None = None
     safety_identifier: str | None = None
+
+    @field_validator("background")
+    @classmethod
+    def _background_needs_store(cls, value: bool | None, info: ValidationInfo) -> bool | None:
+        if value and info.data.get("store") is False:
+            raise ValueError(
+                "background=True needs a stored response: the API refuses it with store=False"
+            )
+        return value
+
+    @field_validator("conversation")
+    @classmethod
+    def _one_conversation_state(cls, value: Any, info: ValidationInfo) -> Any:
+        if value is not None and info.data.get("previous_response_id") is not None:
+            raise ValueError(
+                "cannot be used with previous_response_id (the API accepts one or the other)"
+            )
+        return value
