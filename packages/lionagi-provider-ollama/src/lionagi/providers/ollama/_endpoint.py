@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+import httpx
 from pydantic import BaseModel
 
 from lionagi.service import (
@@ -25,6 +26,8 @@ from lionagi.service.http import (
     OpenAIEmbeddingsEndpoint,
     StreamFraming,
     StreamProjector,
+    estimate_tokens,
+    json_kind,
 )
 
 from ._projector import OllamaGenerateProjector
@@ -39,6 +42,9 @@ _LOCAL: frozenset[str] = frozenset({DEFAULT_ORIGIN})
 _USAGE_LIMIT = "usage limit"
 # "the input length exceeds the context length" (a request with truncation off).
 _CONTEXT = "exceeds the context length"
+# The members of a generate request the model reads as text: the prompt, the system prompt that
+# replaces the Modelfile's, and the text after the insertion point (fill-in-the-middle).
+_GENERATE_TEXT = ("prompt", "system", "suffix")
 
 
 class OllamaChat(OpenAIChatEndpoint):
@@ -74,6 +80,53 @@ class OllamaGenerate(Endpoint):
         payload, headers = super().create_payload(request, extra_headers, **kwargs)
         payload["stream"] = False
         return payload, headers
+
+    def estimate_tokens(self, payload: Mapping[str, Any]) -> int | None:
+        """The estimate of ``prompt``, ``system`` and ``suffix``, plus ``context`` exactly.
+
+        ``context`` is the token ids a previous answer returned; the server puts them in front
+        of the prompt, so each one is a token this call reads (not four characters of its JSON
+        form). None when the request has none of these: an empty request only loads or unloads
+        the model, and admission refuses a token-limited call rather than guess.
+        """
+        text = estimate_tokens(payload, _GENERATE_TEXT)
+        context = payload.get("context")
+        carried = len(context) if isinstance(context, list) else 0
+        if text is None and not carried:
+            return None
+        return (text or 0) + carried
+
+    def check_response(self, body: Any, response: httpx.Response) -> Any:
+        """The one-shot body when it is a finished answer; else what its stream would raise.
+
+        The body is the stream's last object, so ``invoke()`` and ``stream()`` fail alike:
+
+        - ``{"error": "..."}`` answered with a 200 raises the classified ``ProviderStreamError``
+          an ``error`` line raises (the projector's error chunk through :meth:`stream_error`:
+          redacted, same family twin and retry rule);
+        - a body that is not a JSON object raises ``ProviderProtocolError``, as that line would;
+        - ``done`` other than ``true`` raises ``ProviderProtocolError``: the answer is not
+          finished, as a stream whose last line is not ``done`` is cut.
+
+        Fields this version does not know are left for the caller, not refused (vendors add
+        fields without notice). ``done_reason`` ``"load"``/``"unload"`` with an empty
+        ``response`` is Ollama's answer to a request with no prompt (load the model, or unload
+        it with ``keep_alive`` 0): a finished answer, returned like any other, as the stream
+        ends with its result chunk.
+        """
+        projector = OllamaGenerateProjector(self._secrets())
+        if type(body) is not dict:
+            raise projector.protocol_error(
+                f"the one-shot answer is not a JSON object (got JSON {json_kind(body)})"
+            )
+        if "error" in body:
+            (chunk,) = projector.error_chunk(body["error"])
+            raise self.stream_error(chunk)
+        if body.get("done") is not True:
+            raise projector.protocol_error(
+                "the one-shot answer is not finished ('done' is not true)", body
+            )
+        return body
 
     def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
         """Type Ollama's flat ``{"error": "<text>"}`` bodies, which carry no codes.

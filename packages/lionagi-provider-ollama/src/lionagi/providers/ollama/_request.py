@@ -1,18 +1,75 @@
-"""The typed request of Ollama's native ``POST /api/generate``."""
+"""The typed request of Ollama's native ``POST /api/generate``.
+
+Both models forbid unknown fields (a misspelled key, ``options`` included, is refused with a
+"did you mean") and are strict about types: a value of the wrong JSON type is refused naming the
+field, never coerced into one the caller did not write (``raw="yes"`` or ``think=1`` would
+otherwise go out as ``true``, ``seed=True`` as ``1``, ``temperature="0.5"`` as a number). A whole
+number is still a valid ``float``. ``keep_alive``, ``think`` and ``format`` are checked against
+the forms Ollama's server parses, so a value it would refuse with a 400 (``keep_alive="5
+minutes"``) is refused here with the field named.
+"""
 
 from __future__ import annotations
 
+import math
+import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = ["OllamaGenerateRequest", "OllamaOptions"]
+
+THINK_LEVELS = ("low", "medium", "high")
+"""The levels ``think`` names for models that take one (``true``/``false`` for the others)."""
+
+# Go's ``time.ParseDuration`` (what Ollama parses a ``keep_alive`` string with): one or more
+# decimal numbers each with a unit, an optional sign in front; a bare ``0`` is the one unitless
+# form it accepts.
+_GO_UNIT = r"(?:ns|us|\u00b5s|\u03bcs|ms|s|m|h)"
+_GO_DURATION = re.compile(rf"[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+){_GO_UNIT})+|[+-]?0")
+
+
+def _keep_alive(value: object) -> str | int | float:
+    """A duration string Go parses (``"5m"``, ``"1h30m"``, ``"-1s"``) or a number of seconds."""
+    if isinstance(value, str):
+        if _GO_DURATION.fullmatch(value) is None:
+            raise ValueError(
+                "is not a duration Ollama parses: write a number with a unit (ns, us, ms, s, m, "
+                'h), e.g. "5m" or "1h30m", or a number of seconds (negative: keep loaded)'
+            )
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError("must be a finite number of seconds")
+        return value
+    if type(value) is int:  # not a bool: True is not a number of seconds
+        return value
+    raise ValueError(
+        f'must be a duration string such as "5m" or a number of seconds, not {type(value).__name__}'
+    )
+
+
+def _think(value: object) -> bool | str:
+    """``true``/``false``, or a level for models that take one."""
+    if type(value) is bool or (isinstance(value, str) and value in THINK_LEVELS):
+        return value
+    levels = ", ".join(repr(level) for level in THINK_LEVELS)
+    raise ValueError(f"must be true, false, or one of {levels}")
+
+
+def _format(value: object) -> str | dict[str, Any]:
+    """``"json"`` or a JSON schema object (structured output)."""
+    if value == "json" and isinstance(value, str):
+        return value
+    if isinstance(value, dict) and all(isinstance(key, str) for key in value):
+        return value
+    raise ValueError('must be "json" or a JSON schema object (a mapping)')
 
 
 class OllamaOptions(BaseModel):
     """``options``: the runner parameters Ollama documents for a request (Modelfile names)."""
 
-    model_config = ConfigDict(extra="forbid", defer_build=True)
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
     temperature: float | None = Field(default=None, ge=0)
     top_k: int | None = Field(default=None, ge=0)
@@ -51,7 +108,7 @@ class OllamaGenerateRequest(BaseModel):
     streams unless told not to).
     """
 
-    model_config = ConfigDict(extra="forbid", defer_build=True)
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
     model: str = Field(min_length=1)
     prompt: str | None = None
@@ -62,9 +119,24 @@ class OllamaGenerateRequest(BaseModel):
     system: str | None = None
     template: str | None = None
     raw: bool | None = None
-    keep_alive: str | int | None = None
+    keep_alive: str | int | float | None = None  # a Go duration or seconds; <0: stay loaded
     think: bool | Literal["low", "medium", "high"] | None = None
     stream: bool | None = None
     context: list[int] | None = None
     logprobs: bool | None = None  # each line then carries its tokens' log probabilities
     top_logprobs: int | None = Field(default=None, ge=0, le=20)  # alternatives per token
+
+    @field_validator("keep_alive", mode="plain")
+    @classmethod
+    def _check_keep_alive(cls, value: object) -> str | int | float | None:
+        return None if value is None else _keep_alive(value)
+
+    @field_validator("think", mode="plain")
+    @classmethod
+    def _check_think(cls, value: object) -> bool | str | None:
+        return None if value is None else _think(value)
+
+    @field_validator("format", mode="plain")
+    @classmethod
+    def _check_format(cls, value: object) -> str | dict[str, Any] | None:
+        return None if value is None else _format(value)
