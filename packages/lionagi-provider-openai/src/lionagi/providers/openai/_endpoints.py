@@ -51,18 +51,8 @@ RESPONSES_TOKEN_KEYS = ("input", "instructions", "tools")
 instructions (sent to the model beside the input) and the tool definitions."""
 
 
-def _one_shot_stream_options(payload: Mapping[str, Any], stream: bool) -> None:
-    """Refuse ``stream_options`` on a one-shot request, as the API does (HTTP 400)."""
-    if not stream and payload.get("stream_options") is not None:
-        raise EndpointConfigurationError(
-            "stream_options",
-            "is only accepted with a stream (the API refuses it without stream=true): use "
-            "stream(), or drop it for invoke()/call()",
-        )
-
-
-class OpenAIChatCompletionsEndpoint(OpenAIChatEndpoint):
-    """``POST /v1/chat/completions`` (streams ask for usage via ``stream_options``)."""
+class _StreamOptionsOnlyWhenStreaming(Endpoint):
+    """Both text rows: ``stream_options`` on a one-shot request is refused, as the API does."""
 
     def request_target(
         self, payload: Mapping[str, Any], *, stream: bool
@@ -70,17 +60,27 @@ class OpenAIChatCompletionsEndpoint(OpenAIChatEndpoint):
         """The base's target; ``stream_options`` on a one-shot call is refused.
 
         Raises:
-            EndpointConfigurationError: ``field="stream_options"`` on a one-shot request.
+            EndpointConfigurationError: ``field="stream_options"`` on a one-shot request
+                (HTTP 400 at the API otherwise).
         """
-        _one_shot_stream_options(payload, stream)
+        if not stream and payload.get("stream_options") is not None:
+            raise EndpointConfigurationError(
+                "stream_options",
+                "is only accepted with a stream (the API refuses it without stream=true): use "
+                "stream(), or drop it for invoke()/call()",
+            )
         return super().request_target(payload, stream=stream)
+
+
+class OpenAIChatCompletionsEndpoint(_StreamOptionsOnlyWhenStreaming, OpenAIChatEndpoint):
+    """``POST /v1/chat/completions`` (streams ask for usage via ``stream_options``)."""
 
 
 class OpenAIEmbeddingsAPIEndpoint(OpenAIEmbeddingsEndpoint):
     """``POST /v1/embeddings``: one-shot only; ``stream()`` is refused before any request."""
 
 
-class OpenAIResponsesEndpoint(Endpoint):
+class OpenAIResponsesEndpoint(_StreamOptionsOnlyWhenStreaming):
     """``POST /v1/responses``: the Responses API, streamed as named SSE events.
 
     Usage always arrives on ``response.completed``, so a stream adds nothing beyond ``stream``.
@@ -99,17 +99,6 @@ class OpenAIResponsesEndpoint(Endpoint):
         definitions are input tokens too; the default estimate measured ``input`` only.
         """
         return estimate_tokens(payload, RESPONSES_TOKEN_KEYS)
-
-    def request_target(
-        self, payload: Mapping[str, Any], *, stream: bool
-    ) -> tuple[str | None, Mapping[str, Any]]:
-        """The base's target; ``stream_options`` on a one-shot call is refused.
-
-        Raises:
-            EndpointConfigurationError: ``field="stream_options"`` on a one-shot request.
-        """
-        _one_shot_stream_options(payload, stream)
-        return super().request_target(payload, stream=stream)
 
     def check_response(self, body: Any, response: httpx.Response) -> Any:
         """``body`` when it is a response a caller can use; else what its stream would raise.
