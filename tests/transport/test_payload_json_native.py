@@ -49,7 +49,7 @@ OPENAI_REQUESTS: list[dict[str, Any]] = [
     {"messages": [{"role": "user", "content": "hi"}]},
     {"messages": [], "temperature": 0.5, "max_tokens": 10, "stop": ["a", "b"]},
     {"messages": [{"role": "user", "content": None}], "temperature": None, "seed": 7},
-    {"messages": [], "temperature": "0.25", "n": "2", "logprobs": "true"},  # lax coercion
+    {"messages": [], "temperature": 1, "n": 2, "logprobs": True},  # an int is a float
     {"messages": [], "tool_choice": {"type": "function"}, "metadata": {"k": "v"}},
     {"messages": [], "reasoning_effort": "low", "logit_bias": {"50256": -100}},
     {"messages": [{"role": "user", "content": [{"type": "text", "text": "x"}]}], "top_p": 1},
@@ -89,6 +89,11 @@ def test_fast_path_still_refuses_bad_values_and_unknown_keys() -> None:
     with pytest.raises(EndpointConfigurationError) as unknown:
         ep.create_payload({"messages": [], "temprature": 0.1})
     assert unknown.value.field == "temprature"
+    # Scalars are strict on the fast path too: nothing the caller did not write is sent.
+    for field, value in (("temperature", "0.25"), ("n", "2"), ("logprobs", "true")):
+        with pytest.raises(EndpointConfigurationError) as coerced:
+            ep.create_payload({"messages": [], field: value})
+        assert coerced.value.field == field
 
 
 class Color(Enum):

@@ -36,26 +36,15 @@ Bool = Annotated[bool, Strict()]
 
 
 class OpenAIChatRequest(OpenAIChatCompletionsRequest):
-    """OpenAI's chat request: core's shared dialect with strict scalars and OpenAI's ranges.
+    """OpenAI's chat request: core's shared dialect (strict scalars) with OpenAI's ranges.
 
-    The fields are core's :class:`OpenAIChatCompletionsRequest` (other services speaking the
-    dialect keep its lax parsing); OpenAI's row re-declares the numeric and boolean ones strict,
-    caps ``top_logprobs`` at 20 and refuses it without ``logprobs=True``, as the API does.
+    The fields are core's :class:`OpenAIChatCompletionsRequest`; OpenAI's row caps
+    ``top_logprobs`` at 20, bounds ``logit_bias`` values to -100..100 and refuses
+    ``top_logprobs`` without ``logprobs=True``, as the API does.
     """
 
-    temperature: Float | None = Field(default=None, ge=0, le=2)
-    top_p: Float | None = Field(default=None, ge=0, le=1)
-    n: Int | None = Field(default=None, ge=1)
-    max_tokens: Int | None = Field(default=None, ge=1)
-    max_completion_tokens: Int | None = Field(default=None, ge=1)
-    presence_penalty: Float | None = Field(default=None, ge=-2, le=2)
-    frequency_penalty: Float | None = Field(default=None, ge=-2, le=2)
     logit_bias: dict[str, Annotated[Int, Field(ge=-100, le=100)]] | None = None
-    logprobs: Bool | None = None
     top_logprobs: Int | None = Field(default=None, ge=0, le=20)
-    parallel_tool_calls: Bool | None = None
-    seed: Int | None = None
-    store: Bool | None = None
 
     @field_validator("top_logprobs")
     @classmethod
