@@ -175,8 +175,7 @@ class AnthropicMessagesEndpoint(Endpoint):
             )
         kind = body.get("type")
         if kind == "error":
-            (chunk,) = AnthropicMessagesProjector().error_chunk(body.get("error") or body)
-            raise self.stream_error(chunk)
+            raise self.error_object_error(body.get("error") or body)
         if kind is not None and kind != "message":
             # Server text: redacted (the endpoint's key included) and bounded before it is shown.
             label = excerpt(kind, self._secrets(), 40) if isinstance(kind, str) else kind
@@ -190,16 +189,12 @@ class AnthropicMessagesEndpoint(Endpoint):
 
 
 def _cut_tool_call(name: object) -> StreamChunk:
-    """The error chunk for a one-shot message whose last tool call ``max_tokens`` cut short."""
+    """The error chunk for a one-shot message whose last tool call ``max_tokens`` cut short.
+
+    The stream's own (:meth:`ProjectorBase.cut_short`): an input cut anywhere leaves at most
+    an unfinished object, which ``"{"`` stands for.
+    """
     label = name if isinstance(name, str) else None
-    (chunk,) = AnthropicMessagesProjector().error_chunk(
-        {
-            "message": (
-                "the model reached its output token limit ('max_tokens') while writing the "
-                f"input of tool call {label!r}, which is cut short; raise the request's "
-                "max_tokens and retry"
-            ),
-            "code": "max_tokens",
-        }
-    )
+    chunk = AnthropicMessagesProjector().cut_short(label, "{", "max_tokens")
+    assert chunk is not None  # "{" never parses
     return chunk

@@ -160,15 +160,12 @@ class GeminiGenerateContent(Endpoint):
                 f"(got JSON {json_kind(body)})"
             )
         if "error" in body:
-            (chunk,) = GeminiStreamProjector(self._secrets()).error_chunk(body["error"])
-            raise self.stream_error(chunk)
+            raise self.error_object_error(body["error"])
         candidates = body.get("candidates")
         if candidates is None or candidates == []:
             feedback = body.get("promptFeedback")
             if isinstance(feedback, dict) and feedback.get("blockReason"):
-                blocked = blocked_prompt_error(feedback)
-                (chunk,) = GeminiStreamProjector(self._secrets()).error_chunk(blocked)
-                raise self.stream_error(chunk)
+                raise self.error_object_error(blocked_prompt_error(feedback))
             raise ProviderProtocolError(
                 f"{where}: the answer has no candidate and no promptFeedback.blockReason saying why"
             )

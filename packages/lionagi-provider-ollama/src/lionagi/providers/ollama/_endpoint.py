@@ -120,8 +120,7 @@ class OllamaGenerate(Endpoint):
                 f"the one-shot answer is not a JSON object (got JSON {json_kind(body)})"
             )
         if "error" in body:
-            (chunk,) = projector.error_chunk(body["error"])
-            raise self.stream_error(chunk)
+            raise self.error_object_error(body["error"])
         if body.get("done") is not True:
             raise projector.protocol_error(
                 "the one-shot answer is not finished ('done' is not true)", body

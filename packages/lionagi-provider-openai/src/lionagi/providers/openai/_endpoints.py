@@ -15,7 +15,7 @@ carries an ``error``), a Responses function call cut by ``max_output_tokens``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import httpx
@@ -25,7 +25,6 @@ from lionagi.service import (
     EndpointConfigurationError,
     ProviderError,
     ProviderProtocolError,
-    StreamChunk,
 )
 from lionagi.service.http import (
     HTTPErrorInfo,
@@ -126,8 +125,7 @@ class OpenAIResponsesEndpoint(_StreamOptionsOnlyWhenStreaming):
         error = body.get("error")
         if status == "failed" or error:
             failed = error or {"message": "response failed"}
-            projector = ResponsesProjector(self._secrets())
-            raise self.stream_error(_first_error(projector.error_chunk(failed)))
+            raise self.error_object_error(failed)
         if status not in ("completed", "incomplete"):
             return body
         projector = ResponsesProjector(self._secrets())
@@ -137,11 +135,7 @@ class OpenAIResponsesEndpoint(_StreamOptionsOnlyWhenStreaming):
                 event = {"type": "response.output_item.done", "item": item, "output_index": index}
                 projector.feed(event)
         chunks = projector.feed({"type": f"response.{status}", "response": body})
-        if any(chunk.type == "error" for chunk in chunks):
-            raise self.stream_error(_first_error(chunks))
+        cut = next((chunk for chunk in chunks if chunk.type == "error"), None)
+        if cut is not None:
+            raise self.stream_error(cut)
         return body
-
-
-def _first_error(chunks: Iterable[StreamChunk]) -> StreamChunk:
-    """The error chunk among a projection's chunks (the caller checked there is one)."""
-    return next(chunk for chunk in chunks if chunk.type == "error")

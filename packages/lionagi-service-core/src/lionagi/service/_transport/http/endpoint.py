@@ -63,7 +63,7 @@ from .client import ClientState, new_client
 from .framing import DONE, NDJSONFramer, SSEFramer, forced_framer, framer_for_content_type
 from .payload import build_payload
 from .pinning import pin, unpin
-from .projection import StreamProjector
+from .projection import ProjectorBase, StreamProjector
 from .reads import ReadControl, SupervisedStream
 from .ssrf import Resolver, SSRFGuard
 from .status import HTTPErrorInfo, describe_url, error_info, excerpt, read_bounded, status_error
@@ -871,6 +871,24 @@ class Endpoint:
         secrets = self._secrets()
         content = redact(chunk.content, secrets) if chunk.content else chunk.content
         return replace(chunk, content=content, metadata=redact_value(chunk.metadata, secrets))
+
+    def error_object_error(self, error: Any) -> ProviderStreamError:
+        """The typed error this endpoint's stream raises for the provider error object ``error``.
+
+        For :meth:`check_response`: a 2xx one-shot body carrying the vendor's error object is
+        classified exactly as the same object in a stream (the declared projector's error
+        chunk, redacted, then :meth:`stream_error`), so ``invoke()`` and ``stream()`` fail with
+        the same class and ``code``.
+
+        Raises:
+            TypeError: the endpoint's projector is not a :class:`ProjectorBase` (it has no
+                ``error_chunk`` to build the chunk with).
+        """
+        projector = self._projector_class()(self._secrets())
+        if not isinstance(projector, ProjectorBase):
+            raise TypeError(f"{type(projector).__name__} is not a ProjectorBase")
+        chunk = next(c for c in projector.error_chunk(error) if c.type == "error")
+        return self.stream_error(chunk)
 
     def stream_error(self, chunk: StreamChunk) -> ProviderStreamError:
         """The typed error a provider error chunk from this endpoint raises.

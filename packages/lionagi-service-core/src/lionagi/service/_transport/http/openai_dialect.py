@@ -103,8 +103,7 @@ class OpenAIChatEndpoint(Endpoint):
         if type(body) is dict and (
             body.get("error") or ("error" in body and body.get("choices") is None)
         ):
-            chunks = ChatCompletionsProjector(self._secrets()).feed(body)
-            raise self.stream_error(next(c for c in chunks if c.type == "error"))
+            raise self.error_object_error(body["error"] or body)
         return body
 
 
