@@ -34,9 +34,7 @@ async def main(url: str, key: str, mode: str, n: int, a: float, b: float) -> Non
         backend = SharedAdmission(url=url, key=key)
     else:
         config = AdmissionConfig(concurrency_limit=limit)
-        ttl = b if mode == "park" else 5.0
-        # op_timeout must leave renewals room inside the TTL (renew_every + 3 * op_timeout).
-        backend = SharedAdmission(url=url, key=key, lease_ttl=ttl, op_timeout=ttl / 5)
+        backend = SharedAdmission(url=url, key=key, lease_ttl=b if mode == "park" else 5.0)
     admission = build_admission(config, backend)
     out: list[object] = []
     try:

@@ -111,8 +111,7 @@ def test_a_killed_holders_permit_returns_within_its_ttl(redis_server: RedisServe
         assert holder.stdout.readline().strip() == "held"
 
         async def main() -> float:
-            admission = controller(redis_server.url, "kill", concurrency_limit=1, lease_ttl=ttl,
-                                   op_timeout=ttl / 5)  # fmt: skip
+            admission = controller(redis_server.url, "kill", concurrency_limit=1, lease_ttl=ttl)
             try:
                 # Held (and renewed) while the holder lives: a short wait is refused.
                 with pytest.raises(RequestDeadlineExceeded) as info:
@@ -234,8 +233,7 @@ def silent_server() -> Iterator[str]:
 
 @pytest.mark.anyio
 async def test_the_deadline_bounds_a_redis_round_trip(silent_server: str) -> None:
-    # A TTL long enough for a 30 s op_timeout (renew_every + 3 * op_timeout < lease_ttl).
-    admission = controller(silent_server, "rt", limit_requests=5, op_timeout=30, lease_ttl=600)
+    admission = controller(silent_server, "rt", limit_requests=5, op_timeout=30)
     try:
         start = time.monotonic()
         with pytest.raises(RequestDeadlineExceeded):
@@ -419,8 +417,7 @@ async def test_a_grant_arriving_after_close_began_ends_with_admission_closed(
 ) -> None:
     from lionagi.service import AdmissionClosed
 
-    admission = controller(redis_server.url, "late", concurrency_limit=2, op_timeout=60,
-                           lease_ttl=600)  # fmt: skip
+    admission = controller(redis_server.url, "late", concurrency_limit=2, op_timeout=60)
     client = redis.Redis.from_url(redis_server.url)
     outcome: list[object] = []
 

@@ -17,8 +17,7 @@ the Redis server, so every process and machine using the same ``key`` draws from
 - **Failure**: a Redis error or timeout refuses the call with
   :class:`AdmissionBackendUnavailable` (fail closed), or, with ``on_unavailable="local"``, admits
   it under a local copy of the limits. The next call asks Redis again, so admission recovers as
-  soon as the server is back. One warning per outage says so (not one per call), and one note
-  when Redis answers again (:class:`~.redis_keeper.OutageLog`, shared with the permit keeper).
+  soon as the server is back.
 - **Deadline**: every wait, Redis round trips included, ends at the request deadline; a round
   trip is capped at ``min(op_timeout, remaining)``.
 
@@ -28,6 +27,7 @@ Requires an asyncio event loop (redis-py's asyncio client).
 from __future__ import annotations
 
 import contextlib
+import logging
 import uuid
 from typing import Any
 
@@ -55,11 +55,13 @@ from .clock import Clock, Sleep, default_clock, default_sleep
 from .config import AdmissionConfig
 from .deadline import DeadlineReached, run_before
 from .lease import AdmissionLease
-from .redis_keeper import OutageLog, PermitKeeper, describe_failure
+from .redis_keeper import PermitKeeper
 from .redis_scripts import ACQUIRE
 from .shared_config import SharedAdmission
 
 __all__ = ["RedisAdmissionController", "shared_keys"]
+
+logger = logging.getLogger("lionagi.service")
 
 _BACKEND = "redis"
 
@@ -102,11 +104,6 @@ def _client_for(backend: SharedAdmission) -> aioredis.Redis:
 class _Unavailable(Exception):
     """Internal: one Redis round trip failed; the caller decides fail-closed or fallback."""
 
-    def __init__(self, text: str, *, unreachable: bool) -> None:
-        super().__init__(text)
-        self.text = text
-        self.unreachable = unreachable
-
 
 class RedisAdmissionController:
     """Grants :class:`AdmissionLease` objects under limits shared through Redis."""
@@ -147,12 +144,6 @@ class RedisAdmissionController:
         ]
         self._concurrency = config.concurrency_limit
         self._ttl_ms = max(1, int(backend.lease_ttl * 1000))
-        self._outage = OutageLog(
-            f"Redis for shared limit {backend.key!r} at {backend.redacted_url}",
-            lease_ttl=backend.lease_ttl,
-            op_timeout=backend.op_timeout,
-            on_unavailable=backend.on_unavailable,
-        )
         self._keeper = (
             PermitKeeper(
                 backend.url,
@@ -161,7 +152,6 @@ class RedisAdmissionController:
                 every=backend.renew_every,
                 op_timeout=backend.op_timeout,
                 coalesce=backend.poll_interval,
-                outage=self._outage,
             )
             if config.concurrency_limit is not None
             else None
@@ -175,6 +165,7 @@ class RedisAdmissionController:
         self._closed = False
         self._drained: anyio.Event | None = None
         self._shut = False
+        self._degraded = False
 
     @property
     def config(self) -> AdmissionConfig:
@@ -357,16 +348,17 @@ class RedisAdmissionController:
                 reply = await self._round_trip(args, budget, call_id, phase)
             except _Unavailable as exc:
                 if keeper is not None:
-                    # The script may have run before the reply was lost.
-                    keeper.release(holder, granted=False)
+                    keeper.release(holder)  # the script may have run before the reply was lost
                 return await self._unavailable(call, call_id, budget, exc)
             except BaseException:
                 if keeper is not None:
-                    keeper.release(holder, granted=False)
+                    keeper.release(holder)
                 raise
             if dropping:
                 keeper.dropped(dropping)  # type: ignore[union-attr]
-            self._outage.answered()
+            if self._degraded:
+                self._degraded = False
+                logger.warning("shared admission: %s is reachable again", self._backend.key)
             granted, wait_ms, reason = (int(x) for x in reply)
             if granted:
                 if keeper is not None:
@@ -405,26 +397,30 @@ class RedisAdmissionController:
         except TimeoutError as exc:
             if deadline_wins:
                 raise RequestDeadlineExceeded(call_id, phase) from None
-            text = f"no reply within op_timeout ({self._backend.op_timeout:g} s)"
-            raise _Unavailable(text, unreachable=True) from exc
-        except (redis.RedisError, OSError) as exc:
-            text, unreachable = describe_failure(exc)
-            raise _Unavailable(text, unreachable=unreachable) from exc
+            raise _Unavailable(f"no reply within {self._backend.op_timeout:g} s") from exc
+        except redis.RedisError as exc:
+            raise _Unavailable(f"{type(exc).__name__}: {redact(str(exc))}") from exc
+        except OSError as exc:
+            raise _Unavailable(f"{type(exc).__name__}: {redact(str(exc))}") from exc
         if not isinstance(reply, list) or len(reply) != 3:
-            text = f"unexpected script reply {redact(repr(reply))}"
-            raise _Unavailable(text, unreachable=False)
+            raise _Unavailable(f"unexpected script reply {reply!r}")
         return reply
 
     async def _unavailable(
         self, call: AdmissionCall, call_id: str, budget: RequestBudget, exc: _Unavailable
     ) -> AdmissionLease:
-        self._outage.failed(exc.text, unreachable=exc.unreachable, call=True)
+        where = f"shared limit {self._backend.key!r} at {self._backend.redacted_url}"
         if self._fallback is None:
-            where = f"shared limit {self._backend.key!r} at {self._backend.redacted_url}"
-            what = "is unreachable" if exc.unreachable else "answered with an error"
             raise AdmissionBackendUnavailable(
-                _BACKEND, f"{where} {what} ({exc.text}); call {call_id} was not admitted"
+                _BACKEND, f"{where} is unreachable ({exc}); call {call_id} was not admitted"
             ) from None
+        if not self._degraded:
+            self._degraded = True
+            logger.warning(
+                "shared admission: %s is unreachable (%s); admitting under local limits only",
+                where,
+                exc,
+            )
         return await self._fallback._acquire_as(call, call_id, budget)
 
     # -- leaving ----------------------------------------------------------------------------------

@@ -71,22 +71,19 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local ttl = tonumber(ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-local gone = {}
+local kept = 0
 for i = 2, #ARGV do
   if redis.call('ZSCORE', KEYS[1], ARGV[i]) then
     redis.call('ZADD', KEYS[1], 'XX', now + ttl, ARGV[i])
-  else
-    gone[#gone + 1] = ARGV[i]
+    kept = kept + 1
   end
 end
-if #gone < #ARGV - 1 then
+if kept > 0 then
   redis.call('PEXPIRE', KEYS[1], ttl * 2)
 end
-return gone
+return kept
 """
 """Push held permits' expiry to ``now + ttl``; an expired one is pruned first, never revived.
 
-ARGV: TTL ms, then holder ids. Returns the holder ids that were no longer in the set (they
-expired before this renewal, or the server lost them in a restart or failover); the rest were
-renewed.
+ARGV: TTL ms, then holder ids. Returns how many were still held (and renewed).
 """

@@ -44,30 +44,16 @@ class SharedAdmission:
         key: Names the shared limit, normally the provider key's *name* (for example
             ``"openai-prod"``), never the key itself. Processes with the same key share limits.
         lease_ttl: Seconds a concurrency permit lives without renewal: how long a crashed
-            holder's permit stays taken at most. From 0.001 s (the scripts count whole
-            milliseconds) to 86400 s (one day: far longer values overflow the keeper's waits
-            and the expiries Redis accepts, so every call would fail after the model built).
-        renew_interval: Seconds between renewals of held permits; default ``lease_ttl / 3``
-            (read as :attr:`renew_every`). Must be shorter than ``lease_ttl``.
+            holder's permit stays taken at most.
+        renew_interval: Seconds between renewals of held permits; default ``lease_ttl / 3``.
+            Must be shorter than ``lease_ttl``.
         poll_interval: Seconds the head of the local queue waits before asking Redis again when
-            the shared concurrency limit is reached (a local release wakes it at once). Released
-            permits are also returned to Redis in batches up to this long, so it must be shorter
-            than ``lease_ttl`` (a longer one would let every released permit expire before it
-            was returned, and other processes would wait out each TTL).
+            the shared concurrency limit is reached (a local release wakes it at once).
         op_timeout: Cap in seconds on one Redis round trip (and on connecting); the request
-            deadline, when shorter, bounds it instead. It must leave held permits time to be
-            renewed: ``renew_every + 3 * op_timeout < lease_ttl``. A renewal can land that long
-            after Redis last set the permit's expiry: the reply that reported the grant or the
-            previous renewal may arrive one ``op_timeout`` after the script ran, and the
-            renewal itself may need one ``op_timeout`` to connect and one more to reach Redis.
-            With a larger ``op_timeout`` a permit could expire while its call runs and its
-            renewal is still on the way, and other processes would then be admitted over the
-            concurrency limit with no error anywhere. (The defaults leave 14 s of margin.)
+            deadline, when shorter, bounds it instead.
         on_unavailable: ``"fail"`` (default): a Redis failure refuses the call with
             ``AdmissionBackendUnavailable``. ``"local"``: the call is admitted under this
             process's own copy of the limits instead (the shared limit is then not enforced).
-            Either way one warning is logged when Redis stops answering and one note when it
-            answers again, however many calls fail in between (see :mod:`.redis_keeper`).
 
     Raises:
         AdmissionConfigError: A value is invalid; ``field`` names it.
@@ -89,7 +75,7 @@ class SharedAdmission:
                 "must be 1-200 characters of letters, digits and _.:/@+=- (a name for the "
                 f"shared limit, not a secret), got {self.key!r}",
             )
-        _check_lease_ttl(self.lease_ttl)
+        check_positive_seconds("lease_ttl", self.lease_ttl)
         if self.renew_interval is not None:
             check_positive_seconds("renew_interval", self.renew_interval)
             if self.renew_interval >= self.lease_ttl:
@@ -99,15 +85,7 @@ class SharedAdmission:
                     f"got {self.renew_interval!r}",
                 )
         check_positive_seconds("poll_interval", self.poll_interval)
-        if self.poll_interval >= self.lease_ttl:
-            raise AdmissionConfigError(
-                "poll_interval",
-                f"must be shorter than lease_ttl ({self.lease_ttl:g} s): released permits are "
-                "returned to Redis in batches up to poll_interval long, so each would expire "
-                f"before it was returned; got {self.poll_interval!r}",
-            )
         check_positive_seconds("op_timeout", self.op_timeout)
-        _check_renewal_fits(self.lease_ttl, self.renew_every, self.op_timeout)
         if self.on_unavailable not in ("fail", "local"):
             raise AdmissionConfigError(
                 "on_unavailable", f"must be 'fail' or 'local', got {self.on_unavailable!r}"
@@ -115,7 +93,7 @@ class SharedAdmission:
 
     @property
     def renew_every(self) -> float:
-        """Seconds between permit renewals: ``renew_interval``, else ``lease_ttl / 3``."""
+        """Seconds between permit renewals."""
         return self.renew_interval if self.renew_interval is not None else self.lease_ttl / 3
 
     @property
@@ -180,38 +158,3 @@ def _check_url(url: object) -> None:
 
 
 _OWNED_OPTIONS = frozenset({"socket_timeout", "socket_connect_timeout"})
-
-MIN_LEASE_TTL = 0.001
-"""Shortest ``lease_ttl``: the scripts count permit expiry in whole milliseconds."""
-
-MAX_LEASE_TTL = 86_400.0
-"""Longest ``lease_ttl`` (one day). Much longer values overflow what the keeper thread can wait
-and what Redis accepts as an expiry (the model builds, then every call fails)."""
-
-
-def _check_lease_ttl(ttl: float) -> None:
-    check_positive_seconds("lease_ttl", ttl)
-    if not MIN_LEASE_TTL <= ttl <= MAX_LEASE_TTL:
-        raise AdmissionConfigError(
-            "lease_ttl",
-            f"must be between {MIN_LEASE_TTL:g} s (permits expire in whole milliseconds) and "
-            f"{MAX_LEASE_TTL:g} s (one day), got {ttl!r}",
-        )
-
-
-def _check_renewal_fits(ttl: float, every: float, op_timeout: float) -> None:
-    """Refuse an ``op_timeout`` that lets a held permit expire before its renewal lands.
-
-    The worst case is ``every + 3 * op_timeout`` after Redis last set the expiry (see
-    :class:`SharedAdmission`, ``op_timeout``); it must stay strictly inside ``ttl``.
-    """
-    if every + 3 * op_timeout < ttl:
-        return
-    bound = (ttl - every) / 3
-    raise AdmissionConfigError(
-        "op_timeout",
-        f"is too long for lease_ttl ({ttl:g} s) with renewals every {every:g} s: a renewal can "
-        "land up to renew_every + 3 * op_timeout after the permit's expiry was set, which must "
-        f"be shorter than lease_ttl, so op_timeout must be below {bound:.4g} s, got "
-        f"{op_timeout!r}; lower op_timeout or renew_interval, or raise lease_ttl",
-    )
