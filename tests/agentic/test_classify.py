@@ -257,6 +257,7 @@ def test_pattern_order_is_the_documented_precedence() -> None:
         "unsupported_model",
         "stream_disconnect",
         "permission",
+        "content_filter",
     ]
 
 

@@ -15,6 +15,7 @@ from lionagi.service import (
     ProviderAuthError,
     ProviderCapacityError,
     ProviderConnectionError,
+    ProviderContentFilterError,
     ProviderContextError,
     ProviderDisconnectError,
     ProviderError,
@@ -22,6 +23,7 @@ from lionagi.service import (
     ProviderQuotaError,
     ProviderStreamAuthError,
     ProviderStreamCapacityError,
+    ProviderStreamContentFilterError,
     ProviderStreamContextError,
     ProviderStreamDisconnectError,
     ProviderStreamError,
@@ -43,6 +45,7 @@ TWINS = [
     (ProviderStreamUnsupportedModelError, ProviderUnsupportedModelError),
     (ProviderStreamPermissionError, ProviderPermissionError),
     (ProviderStreamDisconnectError, ProviderDisconnectError),
+    (ProviderStreamContentFilterError, ProviderContentFilterError),
 ]
 
 

@@ -18,6 +18,7 @@ from lionagi.service import (
     EventStatus,
     ProviderProtocolError,
     ProviderStreamCapacityError,
+    ProviderStreamContentFilterError,
     ProviderStreamError,
     iModel,
 )
@@ -78,7 +79,8 @@ async def test_a_blocked_prompt_fails_the_call_typed_not_an_empty_success() -> N
     call, requests = await invoke(BLOCKED)
     assert call.status is EventStatus.FAILED
     error = call.exception
-    assert type(error) is ProviderStreamError
+    # The caller's content, not the provider's health: neutral for the circuit, never retried.
+    assert type(error) is ProviderStreamContentFilterError
     assert error.code == "SAFETY"
     assert error.provider == "gemini"
     assert "the prompt was blocked (SAFETY)" in str(error)

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from ._base.errors import ProviderCatalogError as ProviderCatalogError
     from ._base.errors import ProviderClientError as ProviderClientError
     from ._base.errors import ProviderConnectionError as ProviderConnectionError
+    from ._base.errors import ProviderContentFilterError as ProviderContentFilterError
     from ._base.errors import ProviderContextError as ProviderContextError
     from ._base.errors import ProviderDisconnectError as ProviderDisconnectError
     from ._base.errors import ProviderError as ProviderError
@@ -59,6 +60,9 @@ if TYPE_CHECKING:
     from ._base.errors import ProviderStatusError as ProviderStatusError
     from ._base.errors import ProviderStreamAuthError as ProviderStreamAuthError
     from ._base.errors import ProviderStreamCapacityError as ProviderStreamCapacityError
+    from ._base.errors import (
+        ProviderStreamContentFilterError as ProviderStreamContentFilterError,
+    )
     from ._base.errors import ProviderStreamContextError as ProviderStreamContextError
     from ._base.errors import ProviderStreamDisconnectError as ProviderStreamDisconnectError
     from ._base.errors import ProviderStreamError as ProviderStreamError
@@ -201,6 +205,7 @@ _LAZY: dict[str, str] = {
     "ProviderCatalogItem": "._catalog.projection",
     "ProviderClientError": "._base.errors",
     "ProviderConnectionError": "._base.errors",
+    "ProviderContentFilterError": "._base.errors",
     "ProviderContextError": "._base.errors",
     "ProviderStatusContextError": "._base.errors",
     "ProviderDiagnostic": "._base.diagnostics",
@@ -222,6 +227,7 @@ _LAZY: dict[str, str] = {
     "ProviderStatusError": "._base.errors",
     "ProviderStreamAuthError": "._base.errors",
     "ProviderStreamCapacityError": "._base.errors",
+    "ProviderStreamContentFilterError": "._base.errors",
     "ProviderStreamContextError": "._base.errors",
     "ProviderStreamDisconnectError": "._base.errors",
     "ProviderStreamError": "._base.errors",

@@ -12,7 +12,9 @@ taken out of the body and put in the path. The key travels in the ``x-goog-api-k
 so it cannot end up in a logged URL. A one-shot body is checked before it is returned
 (:meth:`GeminiGenerateContent.checked_response`): a prompt refused outright (HTTP 200 with
 ``promptFeedback.blockReason`` and no candidate) or an error object answered with a 200 fails
-the call with the error the stream raises for the same content, never an empty success.
+the call with the error the stream raises for the same content, never an empty success. A
+blocked prompt is a :class:`~lionagi.service.ProviderStreamContentFilterError` either way
+(:meth:`GeminiGenerateContent.stream_error`).
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from lionagi.service import (
     EndpointConfigurationError,
     ProviderError,
     ProviderProtocolError,
+    ProviderStreamError,
+    StreamChunk,
 )
 from lionagi.service.http import (
     HTTPErrorInfo,
@@ -35,7 +39,7 @@ from lionagi.service.http import (
     json_kind,
 )
 
-from ._errors import gemini_status_error
+from ._errors import BLOCKED_PROMPT_TYPE, as_content_filter_error, gemini_status_error
 from ._projector import GeminiStreamProjector, blocked_prompt_error
 from ._requests import model_path_segment
 
@@ -124,6 +128,20 @@ class GeminiGenerateContent(Endpoint):
         """Gemini's ``google.rpc.Status`` body, then the base's mapping."""
         return gemini_status_error(info) or super().map_status_error(info)
 
+    def stream_error(self, chunk: StreamChunk) -> ProviderStreamError:
+        """Core's classification, except that a blocked prompt is a content-filter refusal.
+
+        The projector reports ``promptFeedback.blockReason`` as an error chunk of ``type``
+        ``prompt_blocked``; classified by its text alone it was a plain
+        :class:`ProviderStreamError`, which the circuit breaker counts, so a burst of blocked
+        prompts from one caller opened the circuit for every other. The one-shot path
+        (:meth:`checked_response`) comes through here too, so both raise the same class.
+        """
+        error = super().stream_error(chunk)
+        if chunk.metadata.get("type") == BLOCKED_PROMPT_TYPE:
+            return as_content_filter_error(error)
+        return error
+
     def estimate_tokens(self, payload: Mapping[str, Any]) -> int | None:
         """Core's estimate over ``contents`` and ``systemInstruction``, where this API keeps text.
 
@@ -145,11 +163,12 @@ class GeminiGenerateContent(Endpoint):
         read.
 
         Raises:
-            ProviderStreamError: the prompt was refused outright (``promptFeedback
-                .blockReason`` and no candidate; ``code`` is the block reason, the message
-                names the blocking categories), or the body is a Google error object
-                answered with a 200 (classified like the stream's error event). Neither is
-                retried: the same request is refused the same way.
+            ProviderStreamContentFilterError: the prompt was refused outright
+                (``promptFeedback.blockReason`` and no candidate; ``code`` is the block
+                reason, the message names the blocking categories). Not retried, and neutral
+                for the circuit: the same content is refused the same way.
+            ProviderStreamError: the body is a Google error object answered with a 200
+                (classified like the stream's error event); not retried.
             ProviderProtocolError: the body is not a JSON object, its ``candidates`` is not
                 a list, or it holds no candidate and no block reason.
         """

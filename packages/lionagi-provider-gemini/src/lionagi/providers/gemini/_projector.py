@@ -31,7 +31,8 @@ Projection:
   sources of every chunk, in order); with ``responseLogprobs``, a chunk's ``logprobsResult``
   rides on its text chunk as ``metadata["logprobs"]``;
 - an ``{"error": {...}}`` event, or a prompt refused outright (``promptFeedback.blockReason``
-  with no candidate), -> one ``error`` chunk, ending the stream;
+  with no candidate), -> one ``error`` chunk, ending the stream (the endpoint raises a blocked
+  prompt as :class:`~lionagi.service.ProviderStreamContentFilterError`);
 - a candidate other than the first tags its chunks with ``metadata["candidate"]``;
 - anything else that could carry content (an unknown part field, inline or file data in the
   answer, which no chunk type can hold) -> :class:`ProviderProtocolError`.
@@ -44,6 +45,8 @@ from typing import Any
 
 from lionagi.service import StreamChunk
 from lionagi.service.http import NO_CHUNKS, ProjectorBase, excerpt
+
+from ._errors import BLOCKED_PROMPT_TYPE
 
 __all__ = ["GeminiStreamProjector", "blocked_prompt_error"]
 
@@ -84,7 +87,8 @@ def blocked_prompt_error(feedback: Mapping[str, Any]) -> dict[str, Any]:
 
     Shared by the stream (one error chunk) and the one-shot answer (the same typed error), so
     both say the same: ``code`` is the block reason (``SAFETY``, ``PROHIBITED_CONTENT``, ...),
-    and the message names the reason, the harm categories whose rating says ``blocked: true``
+    ``type`` is :data:`BLOCKED_PROMPT_TYPE` (what the endpoint types the refusal by), and the
+    message names the reason, the harm categories whose rating says ``blocked: true``
     (which filter to look at, or to relax in ``safetySettings``), and ``blockReasonMessage``
     when the API gave one. Callers redact it (``error_chunk`` does).
     """
@@ -103,7 +107,7 @@ def blocked_prompt_error(feedback: Mapping[str, Any]) -> dict[str, Any]:
     detail = feedback.get("blockReasonMessage")
     if isinstance(detail, str) and detail:
         message = f"{message}: {detail}"
-    return {"message": message, "code": reason, "type": "prompt_blocked"}
+    return {"message": message, "code": reason, "type": BLOCKED_PROMPT_TYPE}
 
 
 class GeminiStreamProjector(ProjectorBase):

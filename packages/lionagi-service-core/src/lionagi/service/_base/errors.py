@@ -15,6 +15,7 @@ Tree::
     ├── ProviderCapacityError                    retryable: the model is at capacity right now
     ├── ProviderUnsupportedModelError            the provider refuses the requested model
     ├── ProviderPermissionError                  a tool/action was auto-denied by the agent's policy
+    ├── ProviderContentFilterError               the provider's content filter refused the request
     ├── ProviderStatusError                      HTTP status other than 2xx: .status, .body_excerpt,
     │                                              .retry_after (429 and 5xx)
     │   ├── ProviderClientError                  4xx
@@ -39,6 +40,7 @@ Tree::
     │   ├── ProviderStreamCapacityError          also a ProviderCapacityError
     │   ├── ProviderStreamUnsupportedModelError  also a ProviderUnsupportedModelError
     │   ├── ProviderStreamPermissionError        also a ProviderPermissionError
+    │   ├── ProviderStreamContentFilterError     also a ProviderContentFilterError
     │   └── ProviderStreamDisconnectError        also a ProviderDisconnectError
     ├── CircuitOpenError                         the circuit refused to attempt
     └── UnsafeURLError                           SSRF guard refused a destination
@@ -95,6 +97,7 @@ __all__ = [
     "ProviderCatalogError",
     "ProviderClientError",
     "ProviderConnectionError",
+    "ProviderContentFilterError",
     "ProviderContextError",
     "ProviderDisconnectError",
     "ProviderError",
@@ -108,6 +111,7 @@ __all__ = [
     "ProviderStatusError",
     "ProviderStreamAuthError",
     "ProviderStreamCapacityError",
+    "ProviderStreamContentFilterError",
     "ProviderStreamContextError",
     "ProviderStreamDisconnectError",
     "ProviderStreamError",
@@ -241,6 +245,21 @@ class ProviderUnsupportedModelError(ProviderError):
 
 class ProviderPermissionError(ProviderError):
     """The agent's permission policy auto-denied an action it needed; not retried."""
+
+
+class ProviderContentFilterError(ProviderError):
+    """The provider's content filter refused the request (a blocked prompt); not retried.
+
+    A safety, policy or blocklist refusal is caused by what the caller sent, as an over-long
+    prompt is: the same content is refused the same way, so it is never retried and never
+    counts against the provider's health, or a burst of blocked prompts from one user would
+    open the circuit for every other caller. A content-policy HTTP 4xx stays a
+    :class:`ProviderClientError` (its ``status`` and ``body_excerpt`` say why, and it is
+    already neither retried nor counted); this family is what the same refusal raises when it
+    arrives another way: an error chunk in a stream, a 2xx body reporting a blocked prompt, a
+    CLI's error text. An answer that completed with a finish reason saying its output was
+    filtered is not an error at all: the caller reads that finish reason.
+    """
 
 
 class ProviderStatusError(ProviderError):
@@ -430,6 +449,10 @@ class ProviderStreamUnsupportedModelError(ProviderStreamError, ProviderUnsupport
 
 class ProviderStreamPermissionError(ProviderStreamError, ProviderPermissionError):
     """An error chunk reporting an action the agent's permission policy denied."""
+
+
+class ProviderStreamContentFilterError(ProviderStreamError, ProviderContentFilterError):
+    """An error chunk (or a 2xx body) reporting that the content filter refused the request."""
 
 
 class ProviderStreamDisconnectError(ProviderStreamError, ProviderDisconnectError):

@@ -18,6 +18,7 @@ from .._base.errors import (
     ProviderAuthError,
     ProviderClientError,
     ProviderConnectionError,
+    ProviderContentFilterError,
     ProviderContextError,
     ProviderError,
     ProviderPermissionError,
@@ -35,6 +36,7 @@ __all__ = ["backoff_delay", "counts_as_circuit_failure", "is_retryable", "retry_
 _NEVER_RETRIED = (
     CircuitOpenError,
     ProviderAuthError,
+    ProviderContentFilterError,
     ProviderContextError,
     ProviderProtocolError,
     ProviderQuotaExhaustedError,
@@ -49,8 +51,8 @@ def is_retryable(exc: BaseException, policy: AttemptPolicy) -> bool:
     Retried: connection failures and transport timeouts (:class:`ProviderConnectionError`),
     statuses in ``retry_statuses`` (429 by default), statuses >= 500 when
     ``retry_server_errors``, and other provider errors whose classification marked them
-    ``retryable`` (quota/capacity text from a CLI). Never: other 4xx, auth, context, protocol
-    and stream errors, billing quota exhaustion (whatever its status),
+    ``retryable`` (quota/capacity text from a CLI). Never: other 4xx, auth, context, content
+    filter, protocol and stream errors, billing quota exhaustion (whatever its status),
     circuit-open, SSRF refusals, non-provider exceptions, cancellation.
     """
     if not isinstance(exc, ProviderError) or isinstance(exc, _NEVER_RETRIED):
@@ -66,12 +68,14 @@ def is_retryable(exc: BaseException, policy: AttemptPolicy) -> bool:
 
 
 # Failure families an HTTP API reports with a 4xx the caller caused (401/403, a context length,
-# an unknown model): neutral for the circuit from any transport. Quota is not among them.
+# an unknown model, a prompt its content filter refused): neutral for the circuit from any
+# transport. Quota is not among them.
 _CALLER_FAMILIES = (
     ProviderAuthError,
     ProviderContextError,
     ProviderUnsupportedModelError,
     ProviderPermissionError,
+    ProviderContentFilterError,
 )
 
 
@@ -83,7 +87,8 @@ def counts_as_circuit_failure(exc: BaseException, policy: AttemptPolicy) -> bool
     own or under an async library it cannot run on), circuit-open and caller-side control
     flow (cancellation, admission and deadline errors) are neutral: they neither open nor close
     the circuit. The same families reported inside a stream (an auth, context-length,
-    unsupported-model or permission error chunk) are neutral too, as their HTTP statuses are.
+    unsupported-model, permission or content-filter error chunk, or a 2xx body reporting a
+    blocked prompt) are neutral too, as their HTTP statuses are.
     Every other exception counts as a failure.
     """
     if not isinstance(exc, Exception) or isinstance(

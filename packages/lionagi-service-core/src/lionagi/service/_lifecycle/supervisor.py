@@ -549,7 +549,11 @@ class CallSupervisor:
                         for chunk in item:
                             if chunk.type == "error":
                                 ended = True  # the provider reported failure: nothing more is read
-                                opened.failed()
+                                # The circuit hears the classified error, as invoke()'s does: an
+                                # auth, context-length or content-filter chunk is the caller's.
+                                opened.failed(
+                                    call.endpoint.stream_error(call.endpoint.redacted_error(chunk))
+                                )
                                 if hooked:  # the hook is caller code: it sees what callers see
                                     chunk = call.endpoint.redacted_error(chunk)
                                 failure = chunk

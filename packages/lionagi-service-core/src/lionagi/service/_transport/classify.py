@@ -25,6 +25,7 @@ from typing import Any
 from .._base.errors import (
     ProviderAuthError,
     ProviderCapacityError,
+    ProviderContentFilterError,
     ProviderContextError,
     ProviderDisconnectError,
     ProviderError,
@@ -35,6 +36,7 @@ from .._base.errors import (
     ProviderStatusError,
     ProviderStreamAuthError,
     ProviderStreamCapacityError,
+    ProviderStreamContentFilterError,
     ProviderStreamContextError,
     ProviderStreamDisconnectError,
     ProviderStreamError,
@@ -200,6 +202,21 @@ DEFAULT_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
         r"|requested permissions? to [^\n]{0,200}?haven'?t granted it",
         summary="action auto-denied by the permission policy",
     ),
+    ProviderErrorPattern(
+        "content_filter",
+        ProviderContentFilterError,
+        # Codes, each only as the whole code/type label (a line of its own): Azure OpenAI's
+        # ``content_filter`` (its 400 for a filtered prompt, also relayed in a stream's error
+        # chunk) and OpenAI's ``content_policy_violation`` (also OpenRouter's 403 code).
+        r"(?:^|\n)(?:content_filter|content_policy_violation)(?:\n|$)"
+        # Azure's inner error code, which gateways relay inside the message text, and its text.
+        r"|\bResponsibleAIPolicyViolation\b"
+        r"|triggering [^\n]{0,60}?content management policy"
+        # OpenAI's safety-system refusal and Anthropic's filtered output (seen through claude).
+        r"|rejected as a result of our safety system"
+        r"|blocked by content filtering policy",
+        summary="refused by the content filter",
+    ),
 )
 
 # The ProviderStream* twin of each family class; a vendor's own subclass maps through its family.
@@ -210,6 +227,7 @@ STREAM_ERROR_CLASSES: Mapping[type[ProviderError], type[ProviderStreamError]] = 
     ProviderCapacityError: ProviderStreamCapacityError,
     ProviderUnsupportedModelError: ProviderStreamUnsupportedModelError,
     ProviderPermissionError: ProviderStreamPermissionError,
+    ProviderContentFilterError: ProviderStreamContentFilterError,
     ProviderDisconnectError: ProviderStreamDisconnectError,
 }
 
