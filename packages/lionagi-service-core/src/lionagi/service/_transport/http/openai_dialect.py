@@ -11,15 +11,17 @@ an exhausted billing quota an HTTP 429 that must not be retried).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..._base.chunk import StreamChunk
 from ..._base.errors import (
     ProviderError,
     ProviderQuotaExhaustedError,
     ProviderStatusContextError,
 )
 from .endpoint import Endpoint
-from .projection import ChatCompletionsProjector, StreamProjector
+from .projection import ChatCompletionsProjector, PendingToolCall, StreamProjector
 from .status import HTTPErrorInfo
 
 if TYPE_CHECKING:
@@ -90,21 +92,65 @@ class OpenAIChatEndpoint(Endpoint):
         return openai_status_error(info) or super().map_status_error(info)
 
     def check_response(self, body: Any, response: httpx.Response) -> Any:
-        """``body``, unless it is the error object a stream of this dialect would end with.
+        """``body``, unless its stream would end with an error chunk for the same content.
 
         OpenAI's edge, gateways and compatible servers answer some failures with a 200 whose
-        body is ``{"error": {...}}`` (beside ``choices`` or instead of them); returned as it
-        is, ``invoke()`` completed on a failure its stream reports as an error chunk.
+        body is ``{"error": {...}}`` (beside ``choices`` or instead of them); and a choice
+        that stopped at ``finish_reason: "length"`` while writing a tool call's arguments
+        hands over arguments no tool can run. Returned as it is, ``invoke()`` completed on
+        what its stream reports as an error chunk. A text answer cut at ``"length"`` is
+        still an answer (the caller reads the finish reason), as in the stream.
 
         Raises:
             ProviderStreamError: classified as the stream's error chunk for the same object
-                (``code`` the error's code or type).
+                (``code`` the error's code or type), or for the cut tool call (``code``
+                ``"length"``, not retried: the same request stops in the same place).
         """
-        if type(body) is dict and (
-            body.get("error") or ("error" in body and body.get("choices") is None)
-        ):
+        if type(body) is not dict:
+            return body
+        if body.get("error") or ("error" in body and body.get("choices") is None):
             raise self.error_object_error(body["error"] or body)
+        cut = self._length_cut(body)
+        if cut is not None:
+            raise self.stream_error(cut)
         return body
+
+    def _length_cut(self, body: dict[str, Any]) -> StreamChunk | None:
+        """The stream's error chunk for a tool call the output token limit cut, else None.
+
+        Each tool call of a choice that stopped at ``"length"`` goes through the projector's
+        own check (:meth:`ChatCompletionsProjector.cut_at_length`), in the stream's order, so
+        the one-shot call fails exactly when, and as, the stream of the same answer does.
+        """
+        projector: ChatCompletionsProjector | None = None
+        for calls in _tool_calls_cut_at_length(body):
+            projector = projector or self._chat_projector()
+            last = len(calls) - 1
+            for position, call in enumerate(calls):
+                pending = PendingToolCall.of_message(call)
+                cut = projector.cut_at_length(pending, last=position == last)
+                if cut is not None:
+                    return cut
+        return None
+
+    def _chat_projector(self) -> ChatCompletionsProjector:
+        """The declared projector if it is a chat one (a vendor's own rule holds), else core's."""
+        declared = type(self).projector
+        if isinstance(declared, type) and issubclass(declared, ChatCompletionsProjector):
+            return declared(self._secrets())
+        return ChatCompletionsProjector(self._secrets())
+
+
+def _tool_calls_cut_at_length(body: dict[str, Any]) -> Iterator[list[Any]]:
+    """The ``message.tool_calls`` list of each choice whose ``finish_reason`` is ``"length"``."""
+    choices = body.get("choices")
+    for choice in choices if isinstance(choices, list) else ():
+        if not isinstance(choice, dict) or choice.get("finish_reason") != "length":
+            continue
+        message = choice.get("message")
+        calls = message.get("tool_calls") if isinstance(message, dict) else None
+        if isinstance(calls, list) and calls:
+            yield calls
 
 
 class OpenAIEmbeddingsEndpoint(Endpoint):

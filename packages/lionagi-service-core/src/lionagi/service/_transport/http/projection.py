@@ -304,6 +304,26 @@ class PendingToolCall:
         # signature a later turn must send back), merged as they arrive.
         self.extra: dict[str, Any] = {}
 
+    @classmethod
+    def of_message(cls, call: Any) -> PendingToolCall:
+        """A one-shot ``message.tool_calls`` entry, read as the stream assembles its fragments.
+
+        So a check shared with the stream (:meth:`ChatCompletionsProjector.cut_at_length`) sees
+        the same name and argument text for the same call; a malformed entry reads as a call
+        with neither.
+        """
+        entry = call if isinstance(call, dict) else {}
+        function = entry.get("function")
+        if not isinstance(function, dict):
+            function = {}
+        tool_id, name = entry.get("id"), function.get("name")
+        pending = cls(
+            tool_id if isinstance(tool_id, str) else None,
+            name if isinstance(name, str) and name else None,
+        )
+        pending.add(function.get("arguments"))
+        return pending
+
     def add(self, fragment: Any) -> None:
         """Append one argument fragment (a non-string fragment is JSON-encoded first)."""
         if fragment:
@@ -474,18 +494,27 @@ class ChatCompletionsProjector(ProjectorBase):
                 # turn without its thought signature); kept as the vendor wrote it.
                 meta["extra_content"] = acc.extra
             if self._finish_reason == "length":
-                arguments = acc.arguments
-                if position == last and not arguments.strip():
-                    # The limit can cut only the last call, and a complete call sends at least
-                    # "{}": with no argument text it was cut right after its name, and
-                    # delivering it as a call with no input would run the tool on a guess.
-                    arguments = "{"
-                cut = self.cut_short(acc.name, arguments, "length")
+                cut = self.cut_at_length(acc, last=position == last)
                 if cut is not None:
                     out.append(cut)  # an error chunk ends the stream: nothing after it
                     self._tools.clear()
                     return
             out.append(self.tool_use_chunk(acc.id, acc.name, acc.arguments, meta))
+
+    def cut_at_length(self, call: PendingToolCall, *, last: bool) -> StreamChunk | None:
+        """:meth:`cut_short`'s error chunk for a call ``finish_reason: "length"`` cut, else None.
+
+        The one decision for the stream (at the finish reason) and the one-shot body
+        (``OpenAIChatEndpoint.check_response``), so ``invoke()`` and ``stream()`` fail alike on
+        the same answer. ``last`` says ``call`` is its choice's last: the limit can cut only
+        the last call, and a complete call sends at least ``"{}"``, so the last one with no
+        argument text was cut right after its name (delivered with no input, the tool would
+        run on a guess). Arguments that parse are left to the caller.
+        """
+        arguments = call.arguments
+        if last and not arguments.strip():
+            arguments = "{"
+        return self.cut_short(call.name, arguments, "length")
 
     def end(self, *, eof: bool) -> Sequence[StreamChunk]:
         """``[DONE]`` always completes; EOF completes only after a ``finish_reason``."""
