@@ -108,3 +108,24 @@ def test_an_http_first_call_loads_no_agentic_subprocess_or_error_path_module(
     )
     assert "lionagi.providers.openai._endpoints" in loaded
     assert sorted(m for m in loaded if m.startswith(unwanted)) == []
+
+
+def test_an_http_vendor_reaches_its_error_pattern_type_without_the_subprocess_stack() -> None:
+    # ``Endpoint.error_patterns`` holds ProviderErrorPattern rows; an HTTP vendor that declares
+    # some must not have to import lionagi.service.agentic (and with it the subprocess
+    # transport) for the type, or every first call of that vendor pays for a CLI stack.
+    code = (
+        "import json, sys\n"
+        "from lionagi.service.http import ProviderErrorPattern\n"
+        "from lionagi.service import Endpoint, ProviderError\n"
+        "class E(Endpoint):\n"
+        "    error_patterns = (ProviderErrorPattern('x', ProviderError, r'boom'),)\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    loaded = json.loads(_run(code))
+    stack = ("lionagi.service._transport.agentic", "lionagi.service._transport.subprocess")
+    assert [m for m in loaded if m.startswith(stack)] == []
+    from lionagi.service.agentic import ProviderErrorPattern as agentic_pattern
+    from lionagi.service.http import ProviderErrorPattern as http_pattern
+
+    assert http_pattern is agentic_pattern  # one type, two doors

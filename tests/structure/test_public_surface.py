@@ -116,6 +116,8 @@ HTTP_ADAPTER_NAMES = [
     "openai_status_error", "openai_compatible_specs", "excerpt",
     # SSRF: the guard and the connection pin, for adapters that send their own request (NLIP)
     "SSRFGuard", "Approval", "PinnedTransport", "pinned",
+    # the row type of Endpoint.error_patterns, an HTTP endpoint's own classification rules
+    "ProviderErrorPattern",
 ]  # fmt: skip
 
 

@@ -5,7 +5,8 @@ distributions and for tests that inject a resolver. A vendor endpoint subclasses
 :class:`~lionagi.service.Endpoint` (or :class:`OpenAIChatEndpoint` /
 :class:`OpenAIEmbeddingsEndpoint` for the shared dialect) and declares its stream dialect as
 ``projector``; a vendor projector subclasses :class:`ProjectorBase`; a vendor error vocabulary
-overrides ``Endpoint.map_status_error`` (reading :class:`HTTPErrorInfo`); a thin
+overrides ``Endpoint.map_status_error`` (reading :class:`HTTPErrorInfo`) and classifies its error
+chunks' text with ``Endpoint.error_patterns`` (:class:`ProviderErrorPattern` rows); a thin
 OpenAI-compatible vendor declares its rows with :func:`openai_compatible_specs`.
 
 An adapter that sends its own HTTP request outside an ``Endpoint`` (a remote agent) checks the
@@ -14,6 +15,7 @@ inside :func:`pinned`, so it connects to exactly the addresses the guard checked
 """
 
 from ._catalog.compatible_specs import openai_compatible_specs as openai_compatible_specs
+from ._transport.classify import ProviderErrorPattern as ProviderErrorPattern
 from ._transport.http.client import ClientState as ClientState
 from ._transport.http.client import StatelessClient as StatelessClient
 from ._transport.http.endpoint import StreamFraming as StreamFraming
@@ -52,6 +54,7 @@ __all__ = [
     "PendingToolCall",
     "PinnedTransport",
     "ProjectorBase",
+    "ProviderErrorPattern",
     "Resolver",
     "SSRFGuard",
     "StatelessClient",
