@@ -12,6 +12,13 @@ resolutions, function-response scheduling) are literals; settings the API refuse
 Nested objects a vendor extends often (JSON schemas, search, maps, speech and image options)
 stay plain mappings.
 
+A ``functionCallingConfig`` that forces a function the request does not declare is refused on
+``toolConfig`` (the API answers it with a 400): ``allowedFunctionNames`` naming a function no
+``functionDeclarations`` entry declares, and ``mode: ANY`` or ``allowedFunctionNames`` with no
+declarations at all (the API's "Function calling config is set without function_declarations").
+``AUTO``, ``NONE`` and ``VALIDATED`` without names are left to the API. With ``cachedContent`` the
+declarations may live in the cache, so the request alone cannot tell and nothing is refused.
+
 ``model`` is a request field (the catalog's ``model`` default lands there) but not a body field:
 the native endpoint puts it in the URL path (``models/{model}:generateContent``), so it is
 checked here to be one path segment.
@@ -315,22 +322,57 @@ class GeminiSafetySetting(_Strict):
     ]
 
 
+def _declared_names(tools: list[GeminiTool] | None) -> list[str]:
+    """Every function the tools declare: the names ``allowedFunctionNames`` may use."""
+    return [
+        declaration.name for tool in tools or () for declaration in tool.functionDeclarations or ()
+    ]
+
+
 class GeminiGenerateContentRequest(_Strict):
     """A ``models/{model}:generateContent`` request; ``model`` goes in the path, not the body."""
 
     model: str
     contents: list[GeminiContent] = Field(min_length=1)
     systemInstruction: GeminiContent | None = None
+    # Before tools and toolConfig: a cache can hold the declarations a config names.
+    cachedContent: str | None = None
     tools: list[GeminiTool] | None = None
     toolConfig: GeminiToolConfig | None = None
     generationConfig: GeminiGenerationConfig | None = None
     safetySettings: list[GeminiSafetySetting] | None = None
-    cachedContent: str | None = None
 
     @field_validator("model")
     @classmethod
     def _model_id(cls, value: str) -> str:
         return model_path_segment(value)
+
+    @field_validator("toolConfig")
+    @classmethod
+    def _calls_declared_functions(
+        cls, value: GeminiToolConfig | None, info: ValidationInfo
+    ) -> GeminiToolConfig | None:
+        """Refuse a config forcing a function the request does not declare (a sure 400)."""
+        calling = value.functionCallingConfig if value is not None else None
+        if calling is None or info.data.get("cachedContent") is not None:
+            return value
+        allowed = calling.allowedFunctionNames or []
+        if calling.mode != "ANY" and not allowed:
+            return value
+        declared = _declared_names(info.data.get("tools"))
+        if not declared:
+            raise ValueError(
+                "functionCallingConfig forces a function call, but no tool has "
+                "functionDeclarations (the API refuses a calling config without them)"
+            )
+        missing = [name for name in allowed if name not in declared]
+        if missing:
+            listed = ", ".join(repr(name) for name in declared[:20])
+            raise ValueError(
+                f"functionCallingConfig.allowedFunctionNames names {len(missing)} function(s) "
+                f"no functionDeclarations entry declares (declared: {listed})"
+            )
+        return value
 
 
 class GeminiCompatThinkingConfig(_Strict):

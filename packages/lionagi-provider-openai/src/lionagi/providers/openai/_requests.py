@@ -15,6 +15,12 @@ documents as refused are refused here, on the later field of the pair, before an
 ``top_logprobs`` without ``logprobs=True`` (chat), ``conversation`` with
 ``previous_response_id`` and ``background=True`` with ``store=False`` (Responses).
 ``stream_options`` on a one-shot call is refused by the endpoints (only a stream may carry it).
+
+A ``tool_choice`` forcing a tool the request does not offer is refused too, naming
+``tool_choice``: chat's rule is core's (every compatible vendor shares it); Responses' grammar is
+OpenAI's own (``{"type": "function", "name": ...}``), so its rule is here. Only what the request
+shows is judged: with a stored ``prompt`` (which can carry tools) or a ``namespace`` /
+``tool_search`` tool (functions not listed at the top level) the choice is the server's to judge.
 """
 
 from __future__ import annotations
@@ -33,6 +39,31 @@ ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
 Int = Annotated[int, Strict()]
 Float = Annotated[float, Strict()]  # strict float still takes an int (2 -> 2.0), never a bool
 Bool = Annotated[bool, Strict()]
+
+
+# Tools whose functions are not all listed by name at the top of ``tools``: a namespace nests
+# them, tool search loads them during the response.
+_FUNCTION_HOLDERS = frozenset({"namespace", "tool_search"})
+
+
+def _responses_forced_function(choice: Any) -> str | None:
+    """The name a Responses ``{"type": "function", "name": ...}`` choice forces, else None."""
+    if not isinstance(choice, dict) or choice.get("type") != "function":
+        return None
+    name = choice.get("name")
+    return name if isinstance(name, str) else None
+
+
+def _responses_function_names(tools: list[Any]) -> list[str] | None:
+    """The top-level function tools' names; None when some function may not be listed there."""
+    names: list[str] = []
+    for tool in tools:
+        kind = tool.get("type") if isinstance(tool, dict) else None
+        if kind in _FUNCTION_HOLDERS:
+            return None
+        if kind == "function" and isinstance(name := tool.get("name"), str):
+            names.append(name)
+    return names
 
 
 class OpenAIChatRequest(OpenAIChatCompletionsRequest):
@@ -88,6 +119,8 @@ class OpenAIResponsesRequest(BaseModel):
     model: str
     input: str | list[dict[str, Any]]
     instructions: str | None = None
+    # Before tools and tool_choice: a stored prompt can supply the tools a choice names.
+    prompt: dict[str, Any] | None = None
     tools: list[dict[str, Any]] | None = None
     tool_choice: str | dict[str, Any] | None = None
     parallel_tool_calls: Bool | None = None
@@ -102,7 +135,6 @@ class OpenAIResponsesRequest(BaseModel):
     background: Bool | None = None
     previous_response_id: str | None = None
     conversation: str | dict[str, Any] | None = None
-    prompt: dict[str, Any] | None = None
     metadata: dict[str, str] | None = None
     stream: Bool | None = None
     stream_options: ResponsesStreamOptions | None = None
@@ -112,6 +144,25 @@ class OpenAIResponsesRequest(BaseModel):
     include: list[str] | None = None
     prompt_cache_key: str | None = None
     safety_identifier: str | None = None
+
+    @field_validator("tool_choice")
+    @classmethod
+    def _choice_among_tools(cls, value: Any, info: ValidationInfo) -> Any:
+        """Refuse a choice that forces a tool this request does not offer (a sure 400).
+
+        With a stored ``prompt`` the tools may come from it, so the request alone cannot tell.
+        """
+        forced = _responses_forced_function(value)
+        if (value != "required" and forced is None) or info.data.get("prompt") is not None:
+            return value
+        tools = info.data.get("tools")
+        if not tools:
+            raise ValueError("forces tool use, but the request offers no tools")
+        names = _responses_function_names(tools)
+        if forced is not None and names is not None and forced not in names:
+            offered = ", ".join(repr(name) for name in names[:20]) or "none"
+            raise ValueError(f"names no function tool of this request (functions: {offered})")
+        return value
 
     @field_validator("background")
     @classmethod

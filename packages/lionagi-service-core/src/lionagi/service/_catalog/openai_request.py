@@ -6,13 +6,20 @@ Scalars are strict: ``max_tokens=True``, ``temperature="0.5"`` or ``stream=1`` a
 the field instead of being sent as ``1``, ``0.5`` or ``true``, values the caller never wrote (an
 integer is still a valid float). A service with extra parameters can pass a subclass as
 ``request_options``.
+
+A ``tool_choice`` that forces a tool the request cannot offer is refused on ``tool_choice``
+before any request (the service answers it with a 400 after a round trip): ``"required"`` or a
+named function (``{"type": "function", "function": {"name": ...}}``) with no ``tools``, and a
+named function that is no ``tools`` entry of type ``function``. ``"auto"``, ``"none"`` and any
+other shape (``allowed_tools``, a vendor's own) are the service's to judge and pass unchanged.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, Strict
+from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 __all__ = ["OpenAIChatCompletionsRequest", "OpenAIEmbeddingsRequest"]
 
@@ -20,6 +27,62 @@ __all__ = ["OpenAIChatCompletionsRequest", "OpenAIEmbeddingsRequest"]
 _Int = Annotated[int, Strict()]
 _Float = Annotated[float, Strict()]  # strict float still takes an int (2 -> 2.0), never a bool
 _Bool = Annotated[bool, Strict()]
+
+
+def _forced_function(choice: Any) -> str | None:
+    """The function name a named-function ``tool_choice`` forces, or None for any other shape.
+
+    Only the documented shape is read; a malformed or unknown one is left for the service to
+    judge rather than guessed at.
+    """
+    if not isinstance(choice, dict) or choice.get("type") != "function":
+        return None
+    function = choice.get("function")
+    name = function.get("name") if isinstance(function, dict) else None
+    return name if isinstance(name, str) else None
+
+
+def _function_names(tools: list[dict[str, Any]]) -> list[str]:
+    """The names of the ``tools`` entries of type ``function``: the ones a choice can force.
+
+    Entries of other types (``custom``, a vendor's built-ins) cannot be named by a function
+    choice, and a malformed entry names nothing; neither is an error here.
+    """
+    names: list[str] = []
+    for tool in tools:
+        if tool.get("type") == "function":
+            function = tool.get("function")
+            name = function.get("name") if isinstance(function, dict) else None
+            if isinstance(name, str):
+                names.append(name)
+    return names
+
+
+def _unoffered_choice(choice: Any, tools: list[dict[str, Any]] | None) -> str | None:
+    """Why ``choice`` forces a tool that ``tools`` does not offer, or None when it does not."""
+    forced = _forced_function(choice)
+    if choice != "required" and forced is None:
+        return None
+    if not tools:
+        return "forces tool use, but the request offers no tools"
+    names = _function_names(tools)
+    if forced is not None and forced not in names:
+        offered = ", ".join(repr(name) for name in names[:20]) or "none"
+        return f"names no function tool of this request (functions: {offered})"
+    return None
+
+
+def _refuse_tool_choice(message: str) -> ValidationError:
+    """A validation error located at ``tool_choice``, for the rule that reads ``tools`` too.
+
+    Raised after validation, where a plain ``ValueError`` would be located at the model (core
+    would report the field as ``request``); the input is not kept, so it is never shown.
+    """
+    error = PydanticCustomError("tool_choice_not_offered", message)
+    return ValidationError.from_exception_data(
+        "OpenAIChatCompletionsRequest",
+        [InitErrorDetails(type=error, loc=("tool_choice",), input=None)],
+    )
 
 
 class OpenAIChatCompletionsRequest(BaseModel):
@@ -60,6 +123,17 @@ class OpenAIChatCompletionsRequest(BaseModel):
     verbosity: Literal["low", "medium", "high"] | None = None
     prompt_cache_key: str | None = None
     safety_identifier: str | None = None
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Refuse a ``tool_choice`` forcing a tool this request does not offer (a sure 400).
+
+        Checked after validation rather than by a field validator: a validator would make the
+        model's fields non-plain and cost every compatible vendor the payload fast path
+        (``json_field_order``). A subclass that overrides this calls ``super()``.
+        """
+        problem = _unoffered_choice(self.tool_choice, self.tools)
+        if problem is not None:
+            raise _refuse_tool_choice(problem)
 
 
 class OpenAIEmbeddingsRequest(BaseModel):
