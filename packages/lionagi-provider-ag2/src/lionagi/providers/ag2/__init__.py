@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from lionagi.service import EndpointType, ProviderEndpointSpec, lazy_exports
 
-from ._static import AG2_REQUIREMENT, IN_PROCESS, INSTALL_LINE, REMOTE
+from ._static import AG2_REQUIREMENT, IN_PROCESS, INSTALL_LINE, NLIP_TIMEOUT, REMOTE
 
 if TYPE_CHECKING:
     from ._agent import AG2AgentConfig, AG2AgentRequest, AG2BetaEndpoint
@@ -75,5 +75,6 @@ PROVIDER_SPECS: tuple[ProviderEndpointSpec, ...] = (
         endpoint_class=f"{__name__}._nlip:AG2NlipEndpoint",
         request_options=f"{__name__}._nlip:AG2NlipRequest",
         program=REMOTE,
+        timeout=NLIP_TIMEOUT,
     ),
 )

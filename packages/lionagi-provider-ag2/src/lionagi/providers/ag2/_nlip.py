@@ -58,6 +58,7 @@ from lionagi.service.http import (
     read_bounded,
 )
 
+from ._static import NLIP_TIMEOUT
 from ._validation import TypedModel
 
 __all__ = [
@@ -69,9 +70,6 @@ __all__ = [
     "nlip_result",
 ]
 
-NLIP_TIMEOUT = 60.0
-"""Local transport cap in seconds (inherited, ADR-0030 D5); applied inside the caller deadline."""
-
 NLIP_CONFIG: Mapping[str, Any] = {
     "name": "ag2-nlip",
     "provider": "ag2",
@@ -82,7 +80,6 @@ NLIP_CONFIG: Mapping[str, Any] = {
 
 _ERROR_BODY_LIMIT = 64 * 1024  # head of a non-2xx body kept for its excerpt (core's bound)
 _URL_LIMIT = 300
-_GENERIC_AGENTIC_TIMEOUT = 3600.0  # what the catalog gives every agentic row (TABLES.md)
 # One request per client (the client lives for one attempt): nothing to pool or keep alive.
 _ONE_REQUEST = httpx.Limits(max_connections=1, max_keepalive_connections=0)
 
@@ -189,7 +186,9 @@ class AG2NlipEndpoint(AgenticEndpoint):
     Args:
         config: Endpoint config; defaults to :data:`NLIP_CONFIG` (60 s local cap, 3 attempts).
             ``base_url`` is the default server, ``allow_local_network`` the opt-in for
-            loopback/private servers.
+            loopback/private servers. A config (or mapping) that sets no ``timeout``, with none
+            in ``overrides`` either, gets :data:`NLIP_TIMEOUT`, not ``EndpointConfig``'s
+            generic default.
         resolver: Host-name resolver for the SSRF guard (tests); default: the system's.
         transport: An httpx transport for the per-request client (e.g. ``ASGITransport`` to
             serve an NLIP app in-process); the guard then only checks the URL. Default: a
@@ -223,7 +222,14 @@ class AG2NlipEndpoint(AgenticEndpoint):
         transport: httpx.AsyncBaseTransport | None = None,
         **overrides: Any,
     ) -> None:
-        super().__init__(NLIP_CONFIG if config is None else config, **overrides)
+        if config is None:
+            config = NLIP_CONFIG
+        elif "timeout" not in overrides and not _sets_timeout(config):
+            # Decided here, while "not given" can still be seen: the merge with ``overrides``
+            # builds a config whose every field counts as set, and the supervisor reads the
+            # run's cap from ``config.timeout``, so the config must hold the cap it applies.
+            overrides = {**overrides, "timeout": NLIP_TIMEOUT}
+        super().__init__(config, **overrides)
         if self.config.client_kwargs:
             # Each attempt builds its own one-request client (pinned to the approved address);
             # settings meant for a shared httpx client would otherwise be dropped unseen.
@@ -273,13 +279,14 @@ class AG2NlipEndpoint(AgenticEndpoint):
         return other
 
     def transport_cap(self) -> float:
-        """The local cap: ``config.timeout``, or :data:`NLIP_TIMEOUT` for the catalog default.
+        """The local cap: ``config.timeout`` as given.
 
-        The catalog gives every agentic row the generic agentic cap; for NLIP that value means
-        "unset", so the inherited 60 s applies.
+        No value stands for "unset": the catalog row declares :data:`NLIP_TIMEOUT` as its
+        ``timeout`` and a config built without one gets it in ``__init__``, so a caller who asks
+        for any cap (3600 s, the generic agentic value, included) gets exactly that. The
+        endpoint used to read 3600 as "the catalog's default" and silently applied 60 s.
         """
-        timeout = self.config.timeout
-        return NLIP_TIMEOUT if timeout == _GENERIC_AGENTIC_TIMEOUT else timeout
+        return self.config.timeout
 
     def target(self, request: AG2NlipRequest) -> str:
         """The message URL: ``/nlip/`` joined onto the base URL's path, its query kept.
@@ -321,7 +328,10 @@ class AG2NlipEndpoint(AgenticEndpoint):
         transport, approval = await self._route(url)
         refuse_credentials(url, "url", AgenticRequestValidationError)
         message = {"format": "text", "subformat": request.language, "content": request.prompt}
-        timeout = min(self.transport_cap(), local_timeout or NLIP_TIMEOUT)
+        # The supervisor passes min(cap, caller's remaining time); a direct stream() passes
+        # none, and then the configured cap applies (not a second, fixed 60 s).
+        cap = self.transport_cap()
+        timeout = cap if local_timeout is None else min(cap, local_timeout)
         client = StatelessClient(
             timeout=timeout, follow_redirects=False, trust_env=False, transport=transport
         )
@@ -362,6 +372,18 @@ class AG2NlipEndpoint(AgenticEndpoint):
             yield StreamChunk(type="text", content=result["content"])
         if result["content"] or result["context"] is not None or result["input_required"]:
             yield StreamChunk(type="result", metadata={"nlip": result})
+
+
+def _sets_timeout(config: EndpointConfig | Mapping[str, Any]) -> bool:
+    """True when ``config`` gives a ``timeout`` of its own (an invalid ``config`` counts as one).
+
+    An ``EndpointConfig`` built without one still has the model's generic default, so what was
+    *given* is read from ``model_fields_set``; anything neither a config nor a mapping is left
+    to the base class's typed error.
+    """
+    if isinstance(config, EndpointConfig):
+        return "timeout" in config.model_fields_set
+    return not isinstance(config, Mapping) or "timeout" in config
 
 
 def nlip_url(base: str | None, field: str, error: Callable[[str, str], Exception]) -> str:

@@ -21,3 +21,10 @@ and read by the endpoint classes (``required_modules``, ``install_hint``)."""
 
 REMOTE = AgenticProgram()
 """The NLIP endpoint talks to a remote server: nothing to install beyond this distribution."""
+
+NLIP_TIMEOUT = 60.0
+"""The NLIP endpoint's local transport cap in seconds (inherited, ADR-0030 D5).
+
+Declared on the ``nlip`` catalog row (its ``timeout``), so a config the catalog builds starts
+from it instead of the generic agentic 3600 s, and a caller's ``timeout=`` (3600 included) is
+kept as given. The endpoint also falls back to it for a config built without a timeout."""

@@ -60,6 +60,14 @@ class ProviderEndpointSpec:
     first use. This is what keeps a vendor's pydantic models out of every command that does not
     use that vendor. ``program`` (agentic rows only) declares what the adapter needs installed,
     so availability reports need not import the class either (:class:`AgenticProgram`).
+
+    ``timeout`` is the row's own local transport cap in seconds (a finite number > 0), the
+    ``EndpointConfig.timeout`` every config built from the row starts with; a caller's
+    ``timeout=`` still replaces it. None (the default) keeps the endpoint type's cap (600 s for
+    an API row, 3600 s for an agentic one). Why on the row: an endpoint whose right cap differs
+    from its type's (a remote agent answering in seconds) otherwise got the generic value, and
+    could only guess whether that value was the catalog's or a caller's who asked for the same
+    number.
     """
 
     provider: str
@@ -75,6 +83,7 @@ class ProviderEndpointSpec:
     api_key_env: str | None = None
     request_defaults: Mapping[str, Any] = field(default_factory=dict)
     program: AgenticProgram | None = None
+    timeout: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

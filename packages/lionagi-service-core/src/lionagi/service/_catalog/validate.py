@@ -8,6 +8,7 @@ uniqueness rules live in :mod:`.collisions`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -155,6 +156,7 @@ def _check_spec(
     else:
         _check_class(ctx, spec, owner, where)
         _check_program(ctx, spec, owner, where)
+    _check_timeout(ctx, spec.timeout, owner, where)
 
     request_model = _resolve_request_options(ctx, spec, owner, where)
     if request_model is None and isinstance(spec.endpoint_class, type):
@@ -188,6 +190,7 @@ def _check_spec(
         content_type=spec.content_type,
         api_key_env=spec.api_key_env,
         request_defaults=copy_defaults(spec.request_defaults),
+        timeout=None if spec.timeout is None else float(spec.timeout),
     )
     try:
         meta.check_config()  # dry run: a bad auth_type or base_url fails the build, not a call
@@ -307,6 +310,25 @@ def _check_program(
         mismatch = _program_mismatch(cls, program)
         if mismatch is not None:
             ctx.add(diagnostic("invalid_endpoint_class", owner, mismatch, key="program", **where))
+
+
+def _check_timeout(ctx: _Ctx, timeout: object, owner: str, where: dict[str, Any]) -> None:
+    """The row's own local cap: None, or a finite number of seconds greater than 0.
+
+    Checked here, in the row's terms, rather than left to the config dry run: the dry run only
+    runs for a row with no other problem, and a row's bad cap is reported with the rest. A bool
+    is refused although Python counts it as an int (``timeout=True`` is a one-second cap nobody
+    meant), as ``EndpointConfig`` refuses it.
+    """
+    if timeout is None:
+        return
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float):
+        problem = f"timeout must be a number of seconds or None, got {type(timeout).__name__}"
+    elif not math.isfinite(timeout) or timeout <= 0:
+        problem = f"timeout must be a finite number of seconds greater than 0, got {timeout!r}"
+    else:
+        return
+    ctx.add(diagnostic("invalid_endpoint_config", owner, problem, key="timeout", **where))
 
 
 def _program_problem(program: object, endpoint_type: EndpointType) -> str | None:

@@ -28,7 +28,11 @@ AGENTIC_TIMEOUT = 3600.0
 
 @dataclass(frozen=True, slots=True)
 class EndpointMeta:
-    """What the catalog knows about one registered endpoint class."""
+    """What the catalog knows about one registered endpoint class.
+
+    ``timeout`` is the registration's own local cap (its row's ``timeout``); None means the
+    endpoint type's cap, :data:`REGISTERED_API_TIMEOUT` or :data:`AGENTIC_TIMEOUT`.
+    """
 
     provider: str
     endpoint: str
@@ -41,6 +45,7 @@ class EndpointMeta:
     content_type: str | None = "application/json"
     api_key_env: str | None = None
     request_defaults: Mapping[str, Any] = field(default_factory=dict)
+    timeout: float | None = None
 
     def create_config(self, **overrides: Any) -> EndpointConfig:
         """Build a validated config from the registration plus caller overrides."""
@@ -59,13 +64,16 @@ class EndpointMeta:
 
     def _config_data(self, overrides: dict[str, Any]) -> dict[str, Any]:
         agentic = self.endpoint_type is EndpointType.AGENTIC
+        timeout = self.timeout
+        if timeout is None:
+            timeout = AGENTIC_TIMEOUT if agentic else REGISTERED_API_TIMEOUT
         data: dict[str, Any] = {
             "name": f"{self.provider}_{self.endpoint}",
             "provider": self.provider,
             "endpoint": self.endpoint,
             "base_url": self.base_url,
             "request_options": self.options,
-            "timeout": AGENTIC_TIMEOUT if agentic else REGISTERED_API_TIMEOUT,
+            "timeout": timeout,
             "auth_type": self.auth_type or ("none" if agentic else "bearer"),
             "content_type": self.content_type,
             "api_key_env": self.api_key_env,
