@@ -3,10 +3,12 @@
 Every model is ``extra="forbid"``: a misspelled top-level field is refused by core with a "did
 you mean", a misspelled nested one with the path of the bad key. Fields newer than this model go
 through core's explicit ``extra_body`` mapping. Values the server can vary often (server tool
-definitions, document and image ``source`` objects, tool result content lists, the server tool
-blocks of an earlier answer sent back verbatim) stay mappings or open models, so a new server
-tool version does not need a release here; the shapes a caller writes by hand every day
-(messages, content blocks, tools, tool choice, thinking, cache control) are typed.
+definitions, tool result content lists, the server tool blocks of an earlier answer sent back
+verbatim) stay mappings or open models, so a new server tool version does not need a release
+here; the shapes a caller writes by hand every day (messages, content blocks, image and document
+``source`` objects, tools, tool choice, thinking, cache control) are typed. A failure never
+repeats its input, not even through pydantic's own text (``hide_input_in_errors``): a base64
+image or PDF would put a fragment of its data, and a prompt its words, into a log.
 
 Numbers and flags are strict: ``max_tokens=True`` or ``temperature="0.5"`` is refused naming the
 field instead of being coerced into a value the caller did not write. A block whose ``type`` has
@@ -38,6 +40,7 @@ from typing import Annotated, Any, ClassVar, Literal, Self
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Discriminator,
     Field,
@@ -52,15 +55,20 @@ from ._static import DEFAULT_MAX_TOKENS as DEFAULT_MAX_TOKENS
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",
+    "AnthropicBase64ImageSource",
+    "AnthropicBase64PDFSource",
     "AnthropicCacheControl",
     "AnthropicContainerUploadBlock",
+    "AnthropicContentSource",
     "AnthropicCustomTool",
     "AnthropicDocumentBlock",
+    "AnthropicFileSource",
     "AnthropicImageBlock",
     "AnthropicMCPServer",
     "AnthropicMessage",
     "AnthropicMessagesRequest",
     "AnthropicMetadata",
+    "AnthropicPlainTextSource",
     "AnthropicRedactedThinkingBlock",
     "AnthropicSearchResultBlock",
     "AnthropicServerTool",
@@ -72,10 +80,14 @@ __all__ = [
     "AnthropicToolChoice",
     "AnthropicToolResultBlock",
     "AnthropicToolUseBlock",
+    "AnthropicURLSource",
 ]
 
 
-_STRICT = ConfigDict(extra="forbid", defer_build=True)
+# hide_input_in_errors: pydantic's own text (``str()`` of a ValidationError raised by a model built
+# directly) repeats the input, truncated from the middle: the head and tail of a base64 image, of
+# a prompt. The outermost model's setting decides, so every strict model carries it.
+_STRICT = ConfigDict(extra="forbid", defer_build=True, hide_input_in_errors=True)
 # Blocks an earlier answer carried and the caller sends back as they came: the server adds
 # fields to them with new tool versions, and the API checks them itself.
 _VERBATIM = ConfigDict(extra="allow", defer_build=True)
@@ -136,18 +148,181 @@ class AnthropicTextBlock(_Block, _OneType):
     citations: list[dict[str, Any]] | None = None
 
 
+# -- image and document sources ------------------------------------------------------------------
+
+
+class _Source(BaseModel):
+    """An image or document ``source``: checked here, sent in field order as every block is.
+
+    It was an open mapping, so a malformed source (an unlisted ``media_type``, a missing
+    ``data``, a misspelled ``type``) went out and came back as a 400 after the upload.
+    """
+
+    model_config = _STRICT
+
+
+class AnthropicBase64ImageSource(_Source):
+    """``{"type": "base64", "media_type": ..., "data": ...}``: an image in the request.
+
+    The API reads JPEG, PNG, GIF and WebP only; another ``media_type`` is refused here rather
+    than after the upload.
+    """
+
+    type: Literal["base64"]
+    media_type: Literal["image/jpeg", "image/png", "image/gif", "image/webp"]
+    data: str
+
+
+class AnthropicBase64PDFSource(_Source):
+    """``{"type": "base64", "media_type": "application/pdf", "data": ...}``: a PDF document."""
+
+    type: Literal["base64"]
+    media_type: Literal["application/pdf"]
+    data: str
+
+
+class AnthropicPlainTextSource(_Source):
+    """``{"type": "text", "media_type": "text/plain", "data": ...}``: a plain-text document."""
+
+    type: Literal["text"]
+    media_type: Literal["text/plain"]
+    data: str
+
+
+class AnthropicURLSource(_Source):
+    """``{"type": "url", "url": ...}``: an image or a PDF the API fetches itself."""
+
+    type: Literal["url"]
+    url: str
+
+
+class AnthropicFileSource(_Source):
+    """``{"type": "file", "file_id": ...}``: an image or a document uploaded with the Files API.
+
+    The Files API is a beta: the request needs its ``anthropic-beta`` header
+    (``default_headers``), which is the caller's to send.
+    """
+
+    type: Literal["file"]
+    file_id: str
+
+
+def _kind(value: Any) -> Any:
+    """A block's or a source's ``type``, read from a mapping or a model."""
+    return value.get("type") if isinstance(value, dict) else getattr(value, "type", None)
+
+
+def _known_source(what: str, kinds: tuple[str, ...]) -> BeforeValidator:
+    """Refuse a source object whose ``type`` is missing or none of ``kinds``, at its ``type``.
+
+    The discriminated union alone would report an unknown type at the source itself; naming
+    ``source.type`` says which key to change. Anything that is not an object is left to the
+    union's own error.
+    """
+    said = f"{', '.join(kinds[:-1])} or {kinds[-1]}"
+
+    def check(value: Any) -> Any:
+        if isinstance(value, dict | _Source):
+            kind = _kind(value)
+            if kind is None:
+                raise _refuse(("type",), f"Field required: the {what} source's type ({said})", None)
+            if kind not in kinds:
+                raise _refuse(("type",), f"unknown {what} source type; expected {said}", kind)
+        return value
+
+    return BeforeValidator(check)
+
+
+_IMAGE_SOURCES = ("base64", "url", "file")
+_DOCUMENT_SOURCES = ("base64", "text", "content", "url", "file")
+
+
+def _image_source_tag(value: Any) -> str | None:
+    kind = _kind(value)
+    return kind if kind in _IMAGE_SOURCES else None
+
+
+def _document_source_tag(value: Any) -> str | None:
+    kind = _kind(value)
+    return kind if kind in _DOCUMENT_SOURCES else None
+
+
+ImageSource = Annotated[
+    Annotated[AnthropicBase64ImageSource, Tag("base64")]
+    | Annotated[AnthropicURLSource, Tag("url")]
+    | Annotated[AnthropicFileSource, Tag("file")],
+    Discriminator(
+        _image_source_tag,
+        custom_error_type="image_source",
+        custom_error_message="expected an image source object {type: base64 | url | file, ...}",
+    ),
+    _known_source("image", _IMAGE_SOURCES),
+]
+
+
 class AnthropicImageBlock(_Block):
     """An image: ``source`` is ``{"type": "base64" | "url" | "file", ...}``."""
 
     type: Literal["image"]
-    source: dict[str, Any]
+    source: ImageSource
+
+
+def _content_tag(value: Any) -> str:
+    return "text" if isinstance(value, str) else "blocks"
+
+
+def _source_block_tag(value: Any) -> str | None:
+    kind = _kind(value)
+    return kind if kind in ("text", "image") else None
+
+
+# The blocks a ``content`` document source is made of: text and images, as in a message.
+SourceBlock = Annotated[
+    Annotated[AnthropicTextBlock, Tag("text")] | Annotated[AnthropicImageBlock, Tag("image")],
+    Discriminator(
+        _source_block_tag,
+        custom_error_type="content_block_type",
+        custom_error_message="a content document source holds text and image blocks only",
+    ),
+]
+SourceContent = Annotated[
+    Annotated[str, Tag("text")] | Annotated[list[SourceBlock], Tag("blocks")],
+    Discriminator(_content_tag),
+]
+
+
+class AnthropicContentSource(_Source):
+    """``{"type": "content", "content": str | [text or image block]}``: a document in chunks.
+
+    Citations then point at the blocks the caller chose instead of sentences the API found.
+    """
+
+    type: Literal["content"]
+    content: SourceContent
+
+
+DocumentSource = Annotated[
+    Annotated[AnthropicBase64PDFSource, Tag("base64")]
+    | Annotated[AnthropicPlainTextSource, Tag("text")]
+    | Annotated[AnthropicContentSource, Tag("content")]
+    | Annotated[AnthropicURLSource, Tag("url")]
+    | Annotated[AnthropicFileSource, Tag("file")],
+    Discriminator(
+        _document_source_tag,
+        custom_error_type="document_source",
+        custom_error_message=(
+            "expected a document source object {type: base64 | text | content | url | file, ...}"
+        ),
+    ),
+    _known_source("document", _DOCUMENT_SOURCES),
+]
 
 
 class AnthropicDocumentBlock(_Block):
-    """A document (PDF, plain text, content blocks) given as ``source``."""
+    """A document: ``source`` is a PDF (``base64``, ``url``, ``file``), ``text`` or ``content``."""
 
     type: Literal["document"]
-    source: dict[str, Any]
+    source: DocumentSource
     title: str | None = None
     context: str | None = None
     citations: dict[str, Any] | None = None
@@ -292,10 +467,6 @@ ContentBlock = Annotated[
         custom_error_message=f"unknown content block type; expected {_BLOCK_TYPES_SAID}",
     ),
 ]
-
-
-def _content_tag(value: Any) -> str:
-    return "text" if isinstance(value, str) else "blocks"
 
 
 # A string, or a list of blocks: chosen by shape, so a bad block is reported as a bad block
