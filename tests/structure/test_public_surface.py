@@ -126,7 +126,8 @@ def test_http_adapter_module_exports_what_vendor_packages_build_on() -> None:
     missing = [n for n in HTTP_ADAPTER_NAMES if n not in http.__all__]
     assert missing == []
     for name in ("OpenAIEmbeddingsRequest", "ProviderQuotaExhaustedError",
-                 "ProviderStatusContextError", "ProviderStatusCapacityError"):  # fmt: skip
+                 "ProviderStatusContextError", "ProviderStatusCapacityError",
+                 "ProviderStatusContentFilterError"):  # fmt: skip
         assert name in service.__all__, name
 
 

@@ -56,6 +56,9 @@ if TYPE_CHECKING:
     from ._base.errors import ProviderRateLimitError as ProviderRateLimitError
     from ._base.errors import ProviderServerError as ProviderServerError
     from ._base.errors import ProviderStatusCapacityError as ProviderStatusCapacityError
+    from ._base.errors import (
+        ProviderStatusContentFilterError as ProviderStatusContentFilterError,
+    )
     from ._base.errors import ProviderStatusContextError as ProviderStatusContextError
     from ._base.errors import ProviderStatusError as ProviderStatusError
     from ._base.errors import ProviderStreamAuthError as ProviderStreamAuthError
@@ -208,6 +211,7 @@ _LAZY: dict[str, str] = {
     "ProviderContentFilterError": "._base.errors",
     "ProviderContextError": "._base.errors",
     "ProviderStatusContextError": "._base.errors",
+    "ProviderStatusContentFilterError": "._base.errors",
     "ProviderDiagnostic": "._base.diagnostics",
     "ProviderDisconnectError": "._base.errors",
     "ProviderEndpointSpec": "._catalog.specs",

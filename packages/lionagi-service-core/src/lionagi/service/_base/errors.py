@@ -23,6 +23,7 @@ Tree::
     │   │   ├── ProviderQuotaExhaustedError      billing quota used up, also a ProviderQuotaError;
     │   │   │                                      never retried
     │   │   ├── ProviderStatusContextError       also a ProviderContextError
+    │   │   ├── ProviderStatusContentFilterError also a ProviderContentFilterError
     │   │   └── ProviderUnauthorizedError        401/403, also a ProviderAuthError
     │   └── ProviderServerError                  5xx
     │       └── ProviderStatusCapacityError      also a ProviderCapacityError (e.g. HTTP 529)
@@ -70,7 +71,7 @@ pass through :func:`lionagi.service._base.secrets.redact` before they get here.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from .diagnostics import ProviderDiagnostic
@@ -108,6 +109,7 @@ __all__ = [
     "ProviderQuotaError",
     "ProviderRateLimitError",
     "ProviderServerError",
+    "ProviderStatusContentFilterError",
     "ProviderStatusError",
     "ProviderStreamAuthError",
     "ProviderStreamCapacityError",
@@ -253,12 +255,12 @@ class ProviderContentFilterError(ProviderError):
     A safety, policy or blocklist refusal is caused by what the caller sent, as an over-long
     prompt is: the same content is refused the same way, so it is never retried and never
     counts against the provider's health, or a burst of blocked prompts from one user would
-    open the circuit for every other caller. A content-policy HTTP 4xx stays a
-    :class:`ProviderClientError` (its ``status`` and ``body_excerpt`` say why, and it is
-    already neither retried nor counted); this family is what the same refusal raises when it
-    arrives another way: an error chunk in a stream, a 2xx body reporting a blocked prompt, a
-    CLI's error text. An answer that completed with a finish reason saying its output was
-    filtered is not an error at all: the caller reads that finish reason.
+    open the circuit for every other caller. However the refusal arrives it is this family: a
+    content-policy HTTP 4xx is :class:`ProviderStatusContentFilterError` (also a
+    :class:`ProviderClientError`, with its ``status`` and ``body_excerpt``), an error chunk in
+    a stream or a 2xx body reporting a blocked prompt :class:`ProviderStreamContentFilterError`,
+    a CLI's error text this class itself. An answer that completed with a finish reason saying
+    its output was filtered is not an error at all: the caller reads that finish reason.
     """
 
 
@@ -281,6 +283,22 @@ class ProviderStatusError(ProviderError):
         self.body_excerpt = body_excerpt
         self.retry_after = retry_after
         super().__init__(message, raw=body_excerpt)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle as the message plus the instance's fields, without calling ``__init__``.
+
+        An exception's default pickling rebuilds it as ``cls(*args)``, and ``status`` is a
+        required keyword here, so unpickling failed with a TypeError for every status error
+        but ``ProviderRateLimitError`` (whose ``status`` has a default): an error could not
+        cross a process boundary (a worker pool, a task queue) or be deep-copied. Rebuilding
+        without the constructor also holds for a vendor subclass with a signature of its own.
+        """
+        return (_restore_status_error, (type(self), self.args), self.__dict__)
+
+
+def _restore_status_error(cls: type[ProviderStatusError], args: tuple[Any, ...]) -> Any:
+    """An instance of ``cls`` with ``args`` and no fields yet; pickle then restores them."""
+    return cls.__new__(cls, *args)
 
 
 class ProviderClientError(ProviderStatusError):
@@ -327,6 +345,18 @@ class ProviderStatusContextError(ProviderClientError, ProviderContextError):
     Anthropic "prompt is too long"): a vendor's error hook or, failing that, the body text
     decides the family, so ``except ProviderContextError`` catches it on HTTP as it does for CLI
     and stream errors.
+    """
+
+
+class ProviderStatusContentFilterError(ProviderClientError, ProviderContentFilterError):
+    """A 4xx response saying the provider's content filter refused the request; not retried.
+
+    The commonest form of the refusal: OpenAI answers ``content_policy_violation`` and Azure
+    OpenAI ``content_filter`` (inner code ``ResponsibleAIPolicyViolation``) with an HTTP 400,
+    OpenAI-compatible gateways with a 400 or 403. As a plain :class:`ProviderClientError`,
+    ``except ProviderContentFilterError`` caught the stream, 2xx and CLI forms but not this
+    one; the dual class keeps ``status``, ``body_excerpt`` and ``except ProviderClientError``.
+    A 429 or 5xx is never given this type: its status decides retrying and the circuit.
     """
 
 

@@ -5,19 +5,21 @@ speak it, so it is written once here. A vendor with a dialect of its own (Respon
 native Gemini or Ollama) ships its endpoint and projector in its distribution.
 
 Errors: :func:`openai_status_error` reads the ``{"error": {"code", "type", "message"}}`` body the
-dialect returns and types what the status alone cannot say (a context overflow is an HTTP 400,
-an exhausted billing quota an HTTP 429 that must not be retried).
+dialect returns and types what the status alone cannot say (a context overflow or a
+content-filter refusal is an HTTP 400, an exhausted billing quota an HTTP 429 that must not be
+retried).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..._base.chunk import StreamChunk
 from ..._base.errors import (
     ProviderError,
     ProviderQuotaExhaustedError,
+    ProviderStatusContentFilterError,
     ProviderStatusContextError,
 )
 from .endpoint import Endpoint
@@ -31,14 +33,23 @@ __all__ = ["OpenAIChatEndpoint", "OpenAIEmbeddingsEndpoint", "openai_status_erro
 
 _CONTEXT_CODES = frozenset({"context_length_exceeded", "string_above_max_length"})
 _QUOTA_CODES = frozenset({"insufficient_quota", "billing_hard_limit_reached"})
+# Azure OpenAI's code for a filtered prompt and OpenAI's for a refused one (image generation,
+# moderation; compatible gateways relay it, some with a 403). Whole values only: the same words
+# inside other codes ("content_filter_error") name no refusal.
+_CONTENT_FILTER_CODES = frozenset({"content_filter", "content_policy_violation"})
+# Azure's inner error code for the same refusal (``error.innererror.code``).
+_CONTENT_FILTER_INNER_CODE = "ResponsibleAIPolicyViolation"
 
 
 def openai_status_error(info: HTTPErrorInfo) -> ProviderError | None:
     """The typed error an OpenAI-dialect error body names, or None for the status mapping.
 
     ``code`` (else ``type``) ``context_length_exceeded`` -> :class:`ProviderStatusContextError`;
-    ``insufficient_quota`` or HTTP 402 -> :class:`ProviderQuotaExhaustedError` (billing: never
-    retried).
+    on a 4xx other than 429, ``content_filter`` or ``content_policy_violation`` (or Azure's
+    ``innererror.code`` ``ResponsibleAIPolicyViolation``) ->
+    :class:`ProviderStatusContentFilterError`, a 403 included: the code says the content was
+    refused, not the key; ``insufficient_quota`` or HTTP 402 ->
+    :class:`ProviderQuotaExhaustedError` (billing: never retried).
     Messages carry only the redacted excerpt.
     """
     error = info.error
@@ -52,6 +63,15 @@ def openai_status_error(info: HTTPErrorInfo) -> ProviderError | None:
             status=info.status,
             body_excerpt=info.excerpt,
         )
+    # A 429 or 5xx keeps its status mapping: those decide retrying and the circuit.
+    if 400 <= info.status < 500 and info.status != 429 and _names_content_filter(error, names):
+        return ProviderStatusContentFilterError(
+            f"{info.where} refused the request: the provider's content filter blocked it "
+            f"(HTTP {info.status}; the same content is refused again, so it is not retried)"
+            f"{info.suffix}",
+            status=info.status,
+            body_excerpt=info.excerpt,
+        )
     # HTTP 402 Payment Required is how several compatible services (credits, prepaid balance)
     # say what insufficient_quota says.
     if names & _QUOTA_CODES or info.status == 402:
@@ -62,6 +82,14 @@ def openai_status_error(info: HTTPErrorInfo) -> ProviderError | None:
             body_excerpt=info.excerpt,
         )
     return None
+
+
+def _names_content_filter(error: Mapping[str, object], names: set[str]) -> bool:
+    """Whether the error object's code or type, or Azure's inner code, is a content refusal."""
+    if names & _CONTENT_FILTER_CODES:
+        return True
+    inner = error.get("innererror")
+    return isinstance(inner, dict) and inner.get("code") == _CONTENT_FILTER_INNER_CODE
 
 
 class OpenAIChatEndpoint(Endpoint):

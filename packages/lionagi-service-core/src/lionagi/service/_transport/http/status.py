@@ -20,6 +20,7 @@ from ..._base.errors import (
     ProviderProtocolError,
     ProviderRateLimitError,
     ProviderServerError,
+    ProviderStatusContentFilterError,
     ProviderStatusContextError,
     ProviderStatusError,
     ProviderUnauthorizedError,
@@ -43,9 +44,15 @@ __all__ = [
 ERROR_BODY_READ_LIMIT = 64 * 1024
 EXCERPT_LIMIT = 2048
 _SECONDS = re.compile(r"\d+(?:\.\d+)?")
-# The one family a plain 4xx body decides: an over-long prompt is a 400 at every provider, and
-# callers must tell it from other refused requests (trim the prompt vs. fix the request).
+# The families a plain 4xx body decides, each with the rule the CLI and stream classification
+# use (one compiled rule, so the three paths cannot drift apart). An over-long prompt is a 400 at
+# every provider, and callers must tell it from other refused requests (trim the prompt vs. fix
+# the request). A content-filter refusal is a 400 too (Azure OpenAI, OpenAI), and the rule only
+# holds specific, cited evidence (Azure's ResponsibleAIPolicyViolation and "content management
+# policy", OpenAI's safety-system text, Anthropic's "blocked by content filtering policy"), so a
+# match names the refusal whichever vendor's endpoint read the body.
 _CONTEXT = next(rule for rule in DEFAULT_ERROR_PATTERNS if rule.kind == "context")
+_CONTENT_FILTER = next(rule for rule in DEFAULT_ERROR_PATTERNS if rule.kind == "content_filter")
 
 
 def describe_url(url: httpx.URL, secrets: Iterable[str] = ()) -> str:
@@ -197,6 +204,16 @@ def status_error(
         return ProviderStatusContextError(
             f"{where} refused the request: HTTP {status}, the prompt exceeds the model's "
             f"context window{suffix}",
+            status=status,
+            body_excerpt=text,
+        )
+    if 400 <= status < 500 and _CONTENT_FILTER.search(text, None):
+        # After 401/403: body text does not outweigh what the status itself says (an endpoint
+        # whose vendor answers a refusal with a 403 maps its code in its own hook, as the
+        # OpenAI dialect does), and a 429 was typed above, so it is still retried.
+        return ProviderStatusContentFilterError(
+            f"{where} refused the request: HTTP {status}, the provider's content filter "
+            f"blocked it{suffix}",
             status=status,
             body_excerpt=text,
         )
