@@ -1,17 +1,24 @@
 """OpenRouter's chat-completions deltas: model fallbacks, provider routing, reasoning, usage.
 
 OpenRouter speaks the shared dialect; what it adds is request data. Reasoning arrives as
-``delta.reasoning``, which core's chat projector already maps to ``thinking``.
+``delta.reasoning``, which core's chat projector already maps to ``thinking``. One status is its
+own: a 403 whose ``error.metadata`` names the flagged input and the reasons is a moderation
+refusal (:class:`~lionagi.service.ProviderStatusContentFilterError`), not a rejected key.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from lionagi.service import OpenAIChatCompletionsRequest
-from lionagi.service.http import OpenAIChatEndpoint
+from lionagi.service import (
+    OpenAIChatCompletionsRequest,
+    ProviderError,
+    ProviderStatusContentFilterError,
+)
+from lionagi.service.http import HTTPErrorInfo, OpenAIChatEndpoint
 
 __all__ = [
     "OpenRouterChat",
@@ -71,3 +78,28 @@ class OpenRouterChatRequest(OpenAIChatCompletionsRequest):
 
 class OpenRouterChat(OpenAIChatEndpoint):
     """OpenRouter chat completions (``https://openrouter.ai/api/v1/chat/completions``)."""
+
+    def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
+        """A moderation refusal first, then the shared dialect's codes.
+
+        OpenRouter answers a prompt a model's required moderation flagged with HTTP 403 and
+        ``error.metadata`` holding ``reasons`` and ``flagged_input`` (its documented moderation
+        error). Read by its status alone that was an auth error telling the caller to check a
+        key that works; it is the caller's content, refused again if resent, so it is the
+        content-filter family: never retried, neutral for the circuit.
+        """
+        if info.status == 403 and _is_moderation(info.error):
+            return ProviderStatusContentFilterError(
+                f"{info.where} refused the request: OpenRouter's moderation flagged the input "
+                f"(HTTP 403; the same content is refused again, so it is not retried)"
+                f"{info.suffix}",
+                status=info.status,
+                body_excerpt=info.excerpt,
+            )
+        return super().map_status_error(info)
+
+
+def _is_moderation(error: Mapping[str, object]) -> bool:
+    """True for OpenRouter's moderation error object (its metadata names what was flagged)."""
+    metadata = error.get("metadata")
+    return isinstance(metadata, dict) and ("flagged_input" in metadata or "reasons" in metadata)
