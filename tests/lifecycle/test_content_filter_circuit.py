@@ -227,3 +227,26 @@ async def test_a_200_content_filter_body_is_neutral_for_the_circuit_on_invoke() 
     assert requests == 2  # neither retried nor refused by an open circuit
     assert state == "closed"
     assert all(isinstance(c.exception, service.ProviderContentFilterError) for c in calls)
+
+
+def test_a_caller_caused_4xx_stays_neutral_when_its_status_is_retried() -> None:
+    # A caller may retry 403 or 400 for reasons of their own (a flaky gateway); a refused prompt
+    # or an over-long one at that status is still never retried, so counting it against the
+    # provider opened the circuit on errors no retry could change.
+    from lionagi.service import (
+        ProviderClientError,
+        ProviderStatusContentFilterError,
+        ProviderStatusContextError,
+    )
+
+    policy = AttemptPolicy(retry_statuses=frozenset({400, 403, 429}))
+    for refused in (
+        ProviderStatusContentFilterError("blocked", status=403, body_excerpt=""),
+        ProviderStatusContextError("too long", status=400, body_excerpt=""),
+    ):
+        assert is_retryable(refused, policy) is False, type(refused).__name__
+        assert counts_as_circuit_failure(refused, policy) is False, type(refused).__name__
+    # A plain client error at a retried status still counts, as the policy asks.
+    assert counts_as_circuit_failure(
+        ProviderClientError("flaky", status=403, body_excerpt=""), policy
+    )

@@ -101,14 +101,16 @@ def counts_as_circuit_failure(exc: BaseException, policy: AttemptPolicy) -> bool
         ),
     ):
         return False
-    if isinstance(exc, ProviderClientError):
-        return exc.status in policy.retry_statuses
     if isinstance(exc, _CALLER_FAMILIES):
         # A stream's error chunk (a CLI, an in-stream error event) reporting what an HTTP API
         # answers with a 4xx: the same cause, so the same verdict. Counted, a burst of
         # over-long prompts through a CLI opened the circuit for every other caller, while the
-        # identical failures over HTTP (a 400 context error) left it closed.
+        # identical failures over HTTP (a 400 context error) left it closed. Checked before the
+        # status: a caller who retries 400 or 403 for other reasons still never has a refused
+        # prompt (never retried, whatever its status) counted against the provider.
         return False
+    if isinstance(exc, ProviderClientError):
+        return exc.status in policy.retry_statuses
     return not isinstance(exc, AdmissionError)
 
 
