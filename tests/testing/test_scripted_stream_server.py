@@ -23,3 +23,16 @@ async def test_each_piece_arrives_as_its_own_read_and_requests_are_counted() -> 
                 # event boundaries, not one coalesced body.
                 assert reads == writes
                 assert server.requests == expected_requests
+
+
+async def test_an_error_status_and_its_body_are_served_and_request_lines_kept() -> None:
+    # A vendor's error body, as it sends it, for an error no fake-server scenario renders.
+    body = b'{"error": {"code": 403, "message": "flagged"}}'
+    served = scripted_stream_server([body], content_type="application/json", status=403)
+    async with served as server, httpx.AsyncClient() as client:
+        response = await client.post(server.url + "/chat/completions", json={"a": 1})
+    assert response.status_code == 403
+    assert response.reason_phrase == "Forbidden"
+    assert response.headers["content-type"] == "application/json"
+    assert response.content == body
+    assert server.request_lines == ["POST /v1/chat/completions HTTP/1.1"]

@@ -1,11 +1,11 @@
-"""The HTTP conformance kit against both Gemini endpoints, built from the catalog rows."""
+"""The HTTP conformance kit against every Gemini endpoint, built from the catalog rows."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from lionagi.service import Endpoint, match_endpoint
-from lionagi.service_testing.conformance import HTTPChatConformance
+from lionagi.service_testing.conformance import HTTPChatConformance, HTTPEmbeddingsConformance
 
 
 class TestGeminiChatConformance(HTTPChatConformance):
@@ -47,3 +47,18 @@ class TestGeminiGenerateContentConformance(HTTPChatConformance):
             "model": "gemini-2.5-flash",
             "contents": [{"role": "user", "parts": [{"text": "hello"}]}],
         }
+
+
+class TestGeminiEmbeddingsConformance(HTTPEmbeddingsConformance):
+    """``embeddings`` through the compatibility layer (the OpenAI embeddings dialect)."""
+
+    def base_path(self) -> str:
+        return "/v1beta/openai"
+
+    def make_endpoint(self, base_url: str, api_key: str) -> Endpoint:
+        return match_endpoint(
+            "gemini", "embed", base_url=base_url, api_key=api_key, allow_local_network=True
+        )
+
+    def valid_request(self) -> dict[str, Any]:
+        return {"model": "gemini-embedding-001", "input": ["alpha", "beta gamma"]}

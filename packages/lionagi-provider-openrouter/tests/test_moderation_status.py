@@ -5,10 +5,7 @@ Served over loopback as OpenRouter documents it; a 403 without that metadata sta
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 from lionagi.service import (
@@ -19,6 +16,7 @@ from lionagi.service import (
     ProviderUnauthorizedError,
     iModel,
 )
+from lionagi.service_testing import scripted_stream_server
 
 MODERATION: dict[str, Any] = {
     "error": {
@@ -34,37 +32,6 @@ MODERATION: dict[str, Any] = {
     }
 }
 BAD_KEY: dict[str, Any] = {"error": {"code": 403, "message": "Key is disabled"}}
-
-
-@asynccontextmanager
-async def answering(status: int, body: dict[str, Any]) -> AsyncIterator[tuple[str, list[int]]]:
-    """A loopback server answering every POST with ``status`` and ``body``; counts requests."""
-    payload = json.dumps(body).encode()
-    seen: list[int] = []
-
-    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        head = await reader.readuntil(b"\r\n\r\n")
-        length = next(
-            int(line.split(b":", 1)[1])
-            for line in head.split(b"\r\n")
-            if line.lower().startswith(b"content-length:")
-        )
-        await reader.readexactly(length)
-        seen.append(status)
-        writer.write(
-            b"HTTP/1.1 %d Forbidden\r\nContent-Type: application/json\r\n"
-            b"Content-Length: %d\r\nConnection: close\r\n\r\n" % (status, len(payload)) + payload
-        )
-        await writer.drain()
-        writer.close()
-
-    server = await asyncio.start_server(handle, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}/api/v1", seen
-    finally:
-        server.close()
-        await server.wait_closed()
 
 
 async def _invoke_twice(base_url: str) -> tuple[list[BaseException | None], str]:
@@ -84,8 +51,12 @@ async def _invoke_twice(base_url: str) -> tuple[list[BaseException | None], str]
 
 
 async def test_a_moderation_403_is_a_content_filter_refusal_not_a_bad_key() -> None:
-    async with answering(403, MODERATION) as (url, seen):
-        errors, state = await _invoke_twice(url)
+    served = scripted_stream_server(
+        [json.dumps(MODERATION).encode()], path="/api/v1", content_type="application/json",
+        status=403,
+    )  # fmt: skip
+    async with served as server:
+        errors, state = await _invoke_twice(server.url)
     assert all(type(error) is ProviderStatusContentFilterError for error in errors)
     error = errors[0]
     assert isinstance(error, ProviderContentFilterError)
@@ -93,11 +64,15 @@ async def test_a_moderation_403_is_a_content_filter_refusal_not_a_bad_key() -> N
     assert "moderation flagged the input" in str(error)
     assert "sk-or-moderation" not in str(error)
     # Never retried, and the circuit (threshold 1) stayed closed for the second caller.
-    assert seen == [403, 403]
+    assert server.requests == 2
     assert state == "closed"
 
 
 async def test_a_403_without_moderation_metadata_is_still_a_rejected_key() -> None:
-    async with answering(403, BAD_KEY) as (url, _seen):
-        errors, _state = await _invoke_twice(url)
+    served = scripted_stream_server(
+        [json.dumps(BAD_KEY).encode()], path="/api/v1", content_type="application/json",
+        status=403,
+    )  # fmt: skip
+    async with served as server:
+        errors, _state = await _invoke_twice(server.url)
     assert type(errors[0]) is ProviderUnauthorizedError

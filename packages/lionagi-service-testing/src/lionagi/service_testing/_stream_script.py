@@ -13,17 +13,23 @@ import asyncio
 import socket
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from http import HTTPStatus
 
 __all__ = ["ScriptedStream", "scripted_stream_server"]
 
 
 @dataclass(slots=True)
 class ScriptedStream:
-    """The running server: ``url`` (with the path prefix) and how many requests it answered."""
+    """The running server: its ``url`` (with the path prefix) and the requests it answered.
+
+    ``request_lines`` holds each request's first line (``"POST /v1/chat/completions
+    HTTP/1.1"``), so a test can check the path a call went to.
+    """
 
     url: str
     requests: int = 0
+    request_lines: list[str] = field(default_factory=list)
 
 
 def _content_length(head: bytes) -> int:
@@ -41,23 +47,28 @@ async def scripted_stream_server(
     path: str = "/v1",
     pause: float = 0.002,
     content_type: str = "text/event-stream",
+    status: int = 200,
 ) -> AsyncIterator[ScriptedStream]:
-    """Serve ``writes`` to every POST: HTTP/1.1 200, chunked, one chunk per network write.
+    """Serve ``writes`` to every POST: HTTP/1.1 ``status``, chunked, one chunk per network write.
 
     ``TCP_NODELAY`` and a ``pause`` (seconds) between writes keep each piece its own segment.
     The request body is read and ignored; the connection closes after the stream. Use
-    ``ScriptedStream.requests`` to check that a failure was not retried.
+    ``ScriptedStream.requests`` to check that a failure was not retried. ``status`` (with
+    ``content_type="application/json"``) serves a vendor's error body as it sends it, for an
+    error no fake-server scenario renders.
     """
     state = ScriptedStream(url="")
+    status_line = b"HTTP/1.1 %d %s\r\n" % (status, HTTPStatus(status).phrase.encode())
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         state.requests += 1
         writer.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         try:
             head = await reader.readuntil(b"\r\n\r\n")
+            state.request_lines.append(head.split(b"\r\n", 1)[0].decode("latin-1"))
             await reader.readexactly(_content_length(head))
             writer.write(
-                b"HTTP/1.1 200 OK\r\nContent-Type: %s\r\n"
+                status_line + b"Content-Type: %s\r\n"
                 b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n" % content_type.encode()
             )
             for piece in writes:

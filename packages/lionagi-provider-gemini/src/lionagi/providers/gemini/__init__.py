@@ -1,11 +1,12 @@
 """Google Gemini API provider for lionagi-service.
 
-Two endpoints under provider ``gemini`` (alias ``gemini-api``), both keyed by ``GEMINI_API_KEY``:
-``chat/completions`` (alias ``chat``) through Gemini's OpenAI-compatible layer, and
-``generate_content`` (alias ``generate``) on the native ``generateContent`` API. Model strings
-take no effort suffix (``gemini/gemini-2.5-flash``); thinking is set in the request
-(``reasoning_effort`` / ``google.thinking_config`` on chat, ``generationConfig.thinkingConfig``
-natively). The rows name their classes by reference and the classes below load on first use.
+Three endpoints under provider ``gemini`` (alias ``gemini-api``), all keyed by ``GEMINI_API_KEY``:
+``chat/completions`` (alias ``chat``) and ``embeddings`` (alias ``embed``) through Gemini's
+OpenAI-compatible layer, and ``generate_content`` (alias ``generate``) on the native
+``generateContent`` API. Model strings take no effort suffix (``gemini/gemini-2.5-flash``);
+thinking is set in the request (``reasoning_effort`` / ``google.thinking_config`` on chat,
+``generationConfig.thinkingConfig`` natively). The rows name their classes by reference and the
+classes below load on first use.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from lionagi.service import EndpointType, ProviderEndpointSpec, ProviderModelPol
 from lionagi.service.http import openai_compatible_specs
 
 if TYPE_CHECKING:
-    from ._endpoints import GeminiChat, GeminiGenerateContent
+    from ._endpoints import GeminiChat, GeminiEmbeddings, GeminiGenerateContent
     from ._projector import GeminiStreamProjector
     from ._requests import GeminiChatRequest, GeminiGenerateContentRequest
 
@@ -28,6 +29,7 @@ __all__ = [
     "PROVIDER_SPECS",
     "GeminiChat",
     "GeminiChatRequest",
+    "GeminiEmbeddings",
     "GeminiGenerateContent",
     "GeminiGenerateContentRequest",
     "GeminiStreamProjector",
@@ -36,7 +38,7 @@ __all__ = [
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "._endpoints": ("GeminiChat", "GeminiGenerateContent"),
+        "._endpoints": ("GeminiChat", "GeminiEmbeddings", "GeminiGenerateContent"),
         "._projector": ("GeminiStreamProjector",),
         "._requests": ("GeminiChatRequest", "GeminiGenerateContentRequest"),
     },
@@ -55,6 +57,8 @@ PROVIDER_SPECS = (
         api_key_env=API_KEY_ENV,
         chat_class=f"{__name__}._endpoints:GeminiChat",
         chat_request=f"{__name__}._requests:GeminiChatRequest",
+        # Core's OpenAIEmbeddingsRequest, by reference; no default model (chat sets none either).
+        embeddings_class=f"{__name__}._endpoints:GeminiEmbeddings",
     ),
     ProviderEndpointSpec(
         provider="gemini",

@@ -4,6 +4,9 @@
 :class:`OpenAIChatEndpoint`); it adds Gemini's error objects and nests the typed ``google``
 options under the literal ``extra_body`` key the layer reads.
 
+``GeminiEmbeddings`` is the layer's ``.../v1beta/openai/embeddings`` (core's
+:class:`OpenAIEmbeddingsEndpoint`, one-shot only), with the same error reading as chat.
+
 ``GeminiGenerateContent`` speaks the native API. Its URL names the model and differs for
 streams (``models/{model}:generateContent`` one-shot, ``models/{model}:streamGenerateContent
 ?alt=sse`` streamed), so it routes each request itself (:meth:`request_target`): the model is
@@ -33,6 +36,7 @@ from lionagi.service import (
 from lionagi.service.http import (
     HTTPErrorInfo,
     OpenAIChatEndpoint,
+    OpenAIEmbeddingsEndpoint,
     StreamFraming,
     StreamProjector,
     estimate_tokens,
@@ -46,7 +50,7 @@ from ._requests import model_path_segment
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["GeminiChat", "GeminiGenerateContent"]
+__all__ = ["GeminiChat", "GeminiEmbeddings", "GeminiGenerateContent"]
 
 
 class GeminiChat(OpenAIChatEndpoint):
@@ -91,6 +95,14 @@ class GeminiChat(OpenAIChatEndpoint):
 
     def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
         """OpenAI-dialect codes first, then Gemini's ``google.rpc.Status`` body."""
+        return super().map_status_error(info) or gemini_status_error(info)
+
+
+class GeminiEmbeddings(OpenAIEmbeddingsEndpoint):
+    """``POST .../v1beta/openai/embeddings`` (bearer key); ``stream()`` is refused."""
+
+    def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
+        """As chat: OpenAI-dialect codes first, then Gemini's ``google.rpc.Status`` body."""
         return super().map_status_error(info) or gemini_status_error(info)
 
 
