@@ -244,3 +244,18 @@ async def test_the_responses_token_estimate_counts_instructions_and_tools():
         estimate = endpoint.estimate_tokens(tooled)
         assert estimate is not None
         assert estimate > 10
+
+
+async def test_a_stored_prompt_needs_no_input(server):
+    # ``input`` is optional on POST /v1/responses: a stored prompt (a template with its own
+    # messages) is a whole request. Requiring it refused a documented call before sending.
+    async with iModel(model="openai/gpt-5", endpoint="responses", **options(server)) as model:
+        payload, _ = model.endpoint.create_payload(
+            {"model": "gpt-5", "prompt": {"id": "pmpt_123", "variables": {"city": "Paris"}}}
+        )
+        assert "input" not in payload
+        assert payload["prompt"] == {"id": "pmpt_123", "variables": {"city": "Paris"}}
+        call = await model.invoke(model="gpt-5", prompt={"id": "pmpt_123"})
+    assert call.status.value == "completed", call.exception
+    [request] = server.requests
+    assert request.json == {"model": "gpt-5", "prompt": {"id": "pmpt_123"}}

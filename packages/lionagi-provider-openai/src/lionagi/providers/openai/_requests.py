@@ -117,7 +117,10 @@ class OpenAIResponsesRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     model: str
-    input: str | list[dict[str, Any]]
+    # Optional, as the API documents it: a stored ``prompt`` can carry the whole input, and a
+    # turn can continue a ``previous_response_id`` or ``conversation``; the service judges a
+    # request that names no input at all.
+    input: str | list[dict[str, Any]] | None = None
     instructions: str | None = None
     # Before tools and tool_choice: a stored prompt can supply the tools a choice names.
     prompt: dict[str, Any] | None = None
