@@ -178,7 +178,11 @@ def test_providers_json_lists_exactly_gemini_and_scripted(user_env: Path) -> Non
     assert sorted(p["provider"] for p in catalog["providers"]) == ["gemini", "scripted"]
     [gemini] = [p for p in catalog["providers"] if p["provider"] == "gemini"]
     assert gemini["distribution"] == "lionagi-provider-gemini"
-    assert [e["endpoint"] for e in gemini["endpoints"]] == ["chat/completions", "generate_content"]
+    assert [e["endpoint"] for e in gemini["endpoints"]] == [
+        "chat/completions",
+        "embeddings",
+        "generate_content",
+    ]
 
 
 def test_imodel_streams_and_invokes_from_the_installed_wheels(

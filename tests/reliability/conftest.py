@@ -95,6 +95,7 @@ ROWS: tuple[Row, ...] = (
     Row("exa", "findSimilar", "json", "", _fixed({"url": "https://e.com/a"}), text=False),
     Row("exa", "search", "json", "", _fixed({"query": "q", "numResults": 2}), text=False),
     Row("gemini", "chat/completions", "openai_chat", "/v1beta/openai", _chat("gemini-2.5-flash")),
+    Row("gemini", "embeddings", "openai_embeddings", "/v1beta/openai", _EMBED, text=False),
     Row(
         "gemini",
         "generate_content",
