@@ -25,17 +25,24 @@ from lionagi.service import (
     ProviderAuthError,
     ProviderClientError,
     ProviderConnectionError,
+    ProviderContentFilterError,
     ProviderContextError,
     ProviderError,
     ProviderProtocolError,
     ProviderQuotaError,
     ProviderRateLimitError,
     ProviderServerError,
+    ProviderStreamError,
     ProviderUnauthorizedError,
     StreamChunk,
     match_endpoint,
 )
-from lionagi.service.http import NO_CHUNKS, ChatCompletionsProjector, OpenAIChatEndpoint
+from lionagi.service.http import (
+    NO_CHUNKS,
+    ChatCompletionsProjector,
+    HTTPErrorInfo,
+    OpenAIChatEndpoint,
+)
 from lionagi.service_testing import TOOL_COMMAND
 from lionagi.service_testing.conformance import (
     HTTPChatConformance,
@@ -136,6 +143,69 @@ class ContextAsPlainClientError(OpenAIChatEndpoint):
             return await super().call(request, **kwargs)
         except ProviderContextError as exc:
             raise ProviderClientError(str(exc), status=400) from None
+
+
+class ContentFilterAsClientError(OpenAIChatEndpoint):
+    """A status mapping that knows the 400 is refused but not why: a plain client error."""
+
+    def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
+        mapped = super().map_status_error(info)
+        if isinstance(mapped, ProviderContentFilterError):
+            return ProviderClientError(str(mapped), status=info.status, body_excerpt=info.excerpt)
+        return mapped
+
+
+class ContentFilterAsProviderError(OpenAIChatEndpoint):
+    """A status mapping that wraps the refusal in the root class (counted by the circuit)."""
+
+    def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
+        mapped = super().map_status_error(info)
+        if isinstance(mapped, ProviderContentFilterError):
+            return ProviderError(str(mapped))
+        return mapped
+
+
+class ContentFilterWithoutStatus(OpenAIChatEndpoint):
+    """Keeps the family but builds the CLI-form class, losing the HTTP status."""
+
+    def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
+        mapped = super().map_status_error(info)
+        if isinstance(mapped, ProviderContentFilterError):
+            return ProviderContentFilterError(str(mapped))
+        return mapped
+
+
+class RetriesContentFilterItself(OpenAIChatEndpoint):
+    """Treats a refusal as a fluke and sends the same prompt twice more."""
+
+    async def call(self, request: Any, **kwargs: Any) -> Any:
+        for _ in range(2):
+            try:
+                return await super().call(request, **kwargs)
+            except ProviderContentFilterError:
+                await anyio.lowlevel.checkpoint()
+        return await super().call(request, **kwargs)
+
+
+class StreamContentFilterAsStreamError(OpenAIChatEndpoint):
+    """A ``stream_error`` override that drops the classified family (a plain stream error)."""
+
+    def stream_error(self, chunk: StreamChunk) -> ProviderStreamError:
+        error = super().stream_error(chunk)
+        if isinstance(error, ProviderContentFilterError):
+            return ProviderStreamError(str(error), status=error.status, code=error.code)
+        return error
+
+
+class KeyOnTheRefusal(OpenAIChatEndpoint):
+    """Attaches the request headers (with the bearer token) to a refusal, "for debugging"."""
+
+    async def call(self, request: Any, **kwargs: Any) -> Any:
+        try:
+            return await super().call(request, **kwargs)
+        except ProviderContentFilterError as exc:
+            exc.sent_headers = dict(kwargs.get("extra_headers") or {})  # type: ignore[attr-defined]
+            raise
 
 
 class QuotaAsServerError(OpenAIChatEndpoint):
@@ -588,6 +658,8 @@ class JSON(HTTPJSONConformance):
         return {"input": "alpha"}
 
 
+_CONTENT_FILTER = "test_content_filter_is_typed_not_retried_circuit_neutral"
+
 # (kit, defect, case, what the failure says)
 DETECTS: list[tuple[type[Any], type[Endpoint], str, str]] = [
     (Chat, TruncatesText, "test_one_shot_text", "invoke\\(\\) text"),
@@ -608,6 +680,13 @@ DETECTS: list[tuple[type[Any], type[Endpoint], str, str]] = [
         "test_context_length_is_context_error_not_retried",
         "ProviderContextError",
     ),
+    (Chat, ContentFilterAsClientError, _CONTENT_FILTER, "expected ProviderContentFilterError"),
+    (Chat, ContentFilterAsProviderError, _CONTENT_FILTER, "opened the circuit"),
+    (Chat, ContentFilterWithoutStatus, _CONTENT_FILTER, "has status None"),
+    (Chat, RetriesContentFilterItself, _CONTENT_FILTER, "attempted 3 times"),
+    (Chat, StreamContentFilterAsStreamError, _CONTENT_FILTER, "opened the circuit"),
+    (Chat, SwallowsErrorEvents, _CONTENT_FILTER, "StreamContentFilterError, got NoneType"),
+    (Chat, KeyOnTheRefusal, _CONTENT_FILTER, "vars\\(ProviderStatusContentFilterError\\)"),
     (Chat, QuotaAsServerError, "test_quota_is_quota_error", "ProviderQuotaError"),
     (Chat, OverloadAsQuota, "test_overloaded_is_capacity_or_server_error", "CapacityError or"),
     (Chat, SwallowsMalformedBody, "test_malformed_body_is_protocol_error_not_retried", "FAILED"),

@@ -652,6 +652,49 @@ async def test_stream_error_in_each_vendor_grammar(client: httpx.AsyncClient, ss
     assert r.status_code == 500
 
 
+async def test_content_filter_chat_one_shot_is_azures_400(client: httpx.AsyncClient) -> None:
+    """One-shot: HTTP 400 with Azure OpenAI's filtered-prompt error object, inner code included."""
+    headers = {"x-fake-behaviour": "content_filter"}
+    r = await client.post(CHAT, json=chat(stream=False), headers=headers)
+    assert r.status_code == 400
+    error = r.json()["error"]
+    assert error["code"] == "content_filter"
+    assert error["param"] == "prompt"
+    assert error["status"] == 400
+    assert "content management policy" in error["message"]
+    assert error["innererror"]["code"] == "ResponsibleAIPolicyViolation"
+    verdicts = error["innererror"]["content_filter_result"]
+    assert [name for name, v in verdicts.items() if v["filtered"]] == ["violence"]
+
+
+async def test_content_filter_chat_stream_relays_the_same_error_object(
+    client: httpx.AsyncClient, sse: Sse
+) -> None:
+    """Streamed: a 200 whose only events are the role frame and the refusal object, no [DONE]."""
+    headers = {"x-fake-behaviour": "content_filter"}
+    one_shot = (await client.post(CHAT, json=chat(stream=False), headers=headers)).json()
+    r = await client.post(CHAT, json=chat(), headers=headers)
+    assert r.status_code == 200
+    parsed = sse(r.text)
+    events = [data for _, data in parsed]
+    assert len(events) == 2
+    assert events[0]["choices"][0]["delta"] == {"role": "assistant", "content": ""}
+    assert chat_deltas(parsed[:1], "content") == ""
+    assert events[1] == one_shot
+
+
+async def test_content_filter_is_refused_outside_chat_completions(
+    client: httpx.AsyncClient,
+) -> None:
+    """No invented shapes: a route without a documented refusal error answers a 400 naming it."""
+    headers = {"x-fake-behaviour": "content_filter"}
+    for stream in (True, False):
+        for path, body in vendor_calls(stream)[1:]:
+            r = await client.post(path, json=body, headers=headers)
+            assert r.status_code == 400, (path, stream)
+            assert "content_filter is rendered for chat completions only" in r.text, path
+
+
 async def test_every_behaviour_is_served_on_every_route(server: FakeProviderServer) -> None:
     """A smoke pass: no behaviour/route pair makes the server itself fail.
 

@@ -3,7 +3,9 @@
 Thinking travels as ``delta.reasoning_content`` (the DeepSeek/vLLM convention that pi and most
 OpenAI-compatible clients read); tool calls as ``delta.tool_calls`` fragments with the id and
 name in the first and the arguments split across the rest. An answer cut at the output token
-limit (``token_limit``) ends with ``finish_reason: "length"``.
+limit (``token_limit``) ends with ``finish_reason: "length"``. A refused prompt
+(``content_filter``) is Azure OpenAI's 400 one-shot and the same error object as an in-stream
+error event when streamed.
 """
 
 from __future__ import annotations
@@ -74,8 +76,21 @@ def chat_json(script: Script, seq: int, facts: RequestFacts) -> bytes:
     )
 
 
-def chat_stream(script: Script, seq: int, facts: RequestFacts, *, fail: bool = False) -> Rendered:
-    """``chat.completion.chunk`` SSE frames; ``fail`` ends with an in-stream error object."""
+def chat_stream(
+    script: Script,
+    seq: int,
+    facts: RequestFacts,
+    *,
+    fail: bool = False,
+    refused: bool = False,
+) -> Rendered:
+    """``chat.completion.chunk`` SSE frames; ``fail`` ends with an in-stream error object.
+
+    ``refused``: the opening role frame, then Azure's content-filter refusal object
+    (:func:`openai_error` ``"content_filter"``) as the stream's error event and nothing after
+    it, the way a gateway relays a refusal that reached it once its own 200 stream had begun.
+    No answer text: the prompt itself was refused.
+    """
     chunk_id = f"chatcmpl-fake-{seq}"
     head = (
         b'{"id":' + js(chunk_id) + b',"object":"chat.completion.chunk","created":'
@@ -85,6 +100,9 @@ def chat_stream(script: Script, seq: int, facts: RequestFacts, *, fail: bool = F
     open_tail = b',"logprobs":null,"finish_reason":null}]}'
 
     frames = [sse_data(head + b'{"role":"assistant","content":""}' + open_tail)]
+    if refused:
+        frames.append(sse_data(dumps(openai_error("content_filter"))))
+        return Rendered(frames, first_output=1)
     for piece in script.thinking:
         frames.append(sse_data(head + b'{"reasoning_content":' + js(piece) + b"}" + open_tail))
     for piece in script.chunks:

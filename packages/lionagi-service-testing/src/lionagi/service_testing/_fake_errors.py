@@ -19,6 +19,7 @@ from typing import Any, Literal
 from ._fake_wire import dumps
 
 __all__ = [
+    "CONTENT_FILTER_MESSAGE",
     "ERROR_KINDS",
     "Vendor",
     "anthropic_error",
@@ -53,6 +54,9 @@ _STATUS = {
     "quota": 429,
     "overloaded": 503,
     "retry_after_date": 429,
+    # Not an ERROR_KINDS member: a streamed request gets the refusal inside a 200 stream (see
+    # ``_fake_chat.chat_stream``); only the one-shot answer is this status.
+    "content_filter": 400,
 }
 _VENDOR_STATUS: dict[tuple[Vendor, str], int] = {
     ("anthropic", "overloaded"): 529,
@@ -117,11 +121,53 @@ _OPENAI: dict[str, tuple[str, str, str | None]] = {
 }
 
 
+# Azure OpenAI's filtered-prompt refusal, as its chat completions answer it (HTTP 400) and as
+# users report it verbatim (e.g. compl-ai/compl-ai#20, stanford-crfm/helm#3327): top-level
+# ``code: "content_filter"``, ``innererror.code: "ResponsibleAIPolicyViolation"`` and the
+# per-category ``content_filter_result`` (one category filtered).
+CONTENT_FILTER_MESSAGE = (
+    "The response was filtered due to the prompt triggering Azure OpenAI's content management "
+    "policy. Please modify your prompt and retry. To learn more about our content filtering "
+    "policies please read our documentation: https://go.microsoft.com/fwlink/?linkid=2198766"
+)
+_CONTENT_FILTER_RESULT: dict[str, dict[str, Any]] = {
+    "hate": {"filtered": False, "severity": "safe"},
+    "jailbreak": {"filtered": False, "detected": False},
+    "self_harm": {"filtered": False, "severity": "safe"},
+    "sexual": {"filtered": False, "severity": "safe"},
+    "violence": {"filtered": True, "severity": "medium"},
+}
+
+
+def _content_filter_error(message: str | None) -> dict[str, Any]:
+    """Azure's refusal object; a new dict each time (renderers may add fields to it)."""
+    result = {name: dict(verdict) for name, verdict in _CONTENT_FILTER_RESULT.items()}
+    return {
+        "error": {
+            "message": message or CONTENT_FILTER_MESSAGE,
+            "type": None,
+            "param": "prompt",
+            "code": "content_filter",
+            "status": 400,
+            "innererror": {
+                "code": "ResponsibleAIPolicyViolation",
+                "content_filter_result": result,
+            },
+        }
+    }
+
+
 def openai_error(
     kind: str | int, credential: str = "", message: str | None = None, **_: Any
 ) -> dict[str, Any]:
-    """The ``{"error": {...}}`` object OpenAI-compatible APIs return."""
+    """The ``{"error": {...}}`` object OpenAI-compatible APIs return.
+
+    ``content_filter`` is Azure OpenAI's refusal object (``innererror`` included), the shape
+    OpenAI-compatible clients meet for a filtered prompt.
+    """
     name = _kind_of(kind)
+    if name == "content_filter":
+        return _content_filter_error(message)
     text, kind_, code = _OPENAI.get(name, ("Invalid request.", "invalid_request_error", None))
     if name == "401":
         text, code = f"Incorrect API key provided: {_echo(credential)}.", "invalid_api_key"

@@ -320,6 +320,16 @@ class FakeApp:
                     f"scenario {script.scenario!r}: /api/generate has no tool calls; "
                     "use /api/chat for the tool behaviour"
                 )
+            if script.behaviour == "content_filter" and route is not _CHAT:
+                # Refused loudly rather than answered with an invented shape: only chat
+                # completions' refusal (Azure OpenAI's 400) is rendered. Anthropic reports a
+                # refusal as stop_reason "refusal"; Gemini's blocked prompt is a 200 body
+                # (promptFeedback.blockReason), a shape of its own not scripted here.
+                raise ScriptError(
+                    f"scenario {script.scenario!r}: content_filter is rendered for chat "
+                    f"completions only; the {route.kind} route has no documented "
+                    "content-filter error shape"
+                )
         except ScriptError as exc:
             return _error(route.vendor, 400, message=str(exc))
         return self._answer(route, script, seq, facts, body)
@@ -385,9 +395,15 @@ class FakeApp:
             return HttpReply(200, html, headers, delay=script.delay, content_type=_HTML_TYPE)
         if behaviour == "stream_error" and not (facts.stream and route.stream is not None):
             return cls._failure(route, replace(script, error="500"), seq, headers)
-        if facts.stream and route.stream is not None:
+        if behaviour == "content_filter":
+            # Only the chat route gets here (``_handle`` refuses the others): Azure's 400
+            # one-shot, the same object as the stream's error event.
+            if not (facts.stream and route.stream is not None):
+                return cls._failure(route, replace(script, error="content_filter"), seq, headers)
+            rendered: Rendered = route.stream(script, seq, facts, refused=True)
+        elif facts.stream and route.stream is not None:
             fail = behaviour == "stream_error"
-            rendered: Rendered = route.stream(script, seq, facts, fail=fail)
+            rendered = route.stream(script, seq, facts, fail=fail)
         else:
             rendered = Rendered([route.json(script, seq, facts, body)], stream=False)
         if script.extra_fields:

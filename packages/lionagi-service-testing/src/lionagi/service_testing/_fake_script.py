@@ -86,6 +86,9 @@ OUTCOME_BEHAVIOURS: tuple[str, ...] = (
     "oversized",
     "malformed",
     "stream_error",
+    # The provider's content filter refused the prompt: chat completions only (Azure OpenAI's
+    # HTTP 400 one-shot, the same error object as an in-stream error event when streamed).
+    "content_filter",
     "non_json_200",
     "invalid_utf8",
     "hostile_content_type",

@@ -128,8 +128,16 @@ class HTTPCase:
         assert not endpoint.is_agentic, "the HTTP kit tests HTTP endpoints; use the agentic kit"
         return endpoint
 
-    def model(self, *, max_attempts: int | None = None) -> iModel:
-        """An ``iModel`` over a new endpoint with the kit's fast attempt policy."""
+    def model(
+        self, *, max_attempts: int | None = None, failure_threshold: int | None = None
+    ) -> iModel:
+        """An ``iModel`` over a new endpoint with the kit's fast attempt policy.
+
+        ``failure_threshold``: the circuit's, for a case about the circuit itself (1 opens it
+        on the first failed call, so a second call reaching the server proves the first was
+        neutral). Otherwise the circuit never opens during a case: attempt counts must
+        reflect the attempt policy only.
+        """
         attempts = self.kit.max_attempts if max_attempts is None else max_attempts
         policy = AttemptPolicy(
             max_attempts=attempts,
@@ -137,8 +145,8 @@ class HTTPCase:
             max_delay=self.kit.max_retry_delay,
             jitter_factor=0.0,
         )
-        # A circuit that never opens during a case: attempt counts must reflect the policy only.
-        circuit = CircuitPolicy(failure_threshold=1000)
+        threshold = 1000 if failure_threshold is None else failure_threshold
+        circuit = CircuitPolicy(failure_threshold=threshold)
         model = iModel(endpoint=self.endpoint(), attempt_policy=policy, circuit_policy=circuit)
         self.models.append(model)
         return model

@@ -8,10 +8,13 @@ import anyio
 import pytest
 
 from lionagi.service import (
+    CircuitOpenError,
     EventStatus,
     ProviderConnectionError,
+    ProviderContentFilterError,
     ProviderError,
     ProviderProtocolError,
+    ProviderStreamContentFilterError,
     ProviderStreamError,
     RequestDeadlineExceeded,
     StreamChunk,
@@ -21,8 +24,8 @@ from .._fake_script import DEFAULT_TEXT, THINKING_TEXT, TOOL_COMMAND
 from .._fake_unknown import UNKNOWN_FIELD_VALUE
 from .._fake_wire import USAGE_INPUT, USAGE_OUTPUT
 from ._http import HTTPCase, StreamOutcome, http_case
-from ._http_cases_common import OneShotCases, numbers_in
-from ._http_dialects import TOOL_NAME, is_limit_reason
+from ._http_cases_common import OneShotCases, numbers_in, raised
+from ._http_dialects import CONTENT_FILTER_DIALECTS, TOOL_NAME, is_limit_reason
 
 __all__ = ["HTTPChatConformance"]
 
@@ -84,6 +87,38 @@ def _shown(chunk: StreamChunk) -> str:
 
 def _unknown_shown(out: StreamOutcome) -> list[str]:
     return [c.type for c in out.chunks if UNKNOWN_FIELD_VALUE in _shown(c)]
+
+
+async def _circuit_stayed_closed(
+    case: HTTPCase, model: Any, refusal: BaseException | None, what: str
+) -> None:
+    """The next call on ``model`` (a circuit opening at one failure) reaches the server.
+
+    Checked before the refusal's class, so a refusal reported as anything the circuit counts
+    (a plain ``ProviderError`` or ``ProviderStreamError``, a protocol error) fails here, with
+    what the adapter raised in the message.
+    """
+    raised_as = f"{type(refusal).__name__}: {refusal}" if refusal is not None else "no error"
+    before = case.attempts
+    try:
+        call = await case.invoke(model, "text", text=_TEXT)
+    except CircuitOpenError as exc:
+        error: BaseException | None = exc
+        status = EventStatus.FAILED
+    else:
+        error, status = call.execution.exception, call.execution.status
+    reached = case.attempts - before
+    after = f"after a content-filter refusal ({what} raised {raised_as}) the next call"
+    why = (
+        "a refused prompt is the caller's content, not the provider's health, and must be a "
+        "ProviderContentFilterError, which the circuit leaves closed"
+    )
+    assert reached, (
+        f"{after} never reached the server: the refusal opened the circuit "
+        f"(failure_threshold=1); {why}"
+    )
+    assert reached == 1, f"{after} made {reached} requests ({error!r})"
+    assert status is EventStatus.COMPLETED, f"{after} ended {status}: {error!r}"
 
 
 class HTTPChatConformance(OneShotCases):
@@ -392,6 +427,80 @@ class HTTPChatConformance(OneShotCases):
                 f"tool_use chunks with unknown fields are {uses!r}; expected "
                 f"[({TOOL_NAME!r}, {_EXPECTED_INPUT!r})]"
             )
+
+    # -- refusals --------------------------------------------------------------------------
+
+    @http_case
+    async def test_content_filter_is_typed_not_retried_circuit_neutral(
+        self, case: HTTPCase
+    ) -> None:
+        """A prompt the content filter refused is a ``ProviderContentFilterError``, sent once.
+
+        The server answers Azure OpenAI's filtered-prompt refusal (``content_filter``): one-shot
+        an HTTP 400 whose error object has ``code: "content_filter"`` and
+        ``innererror.code: "ResponsibleAIPolicyViolation"``; streamed, the same object as the
+        stream's error event, as gateways relay it. What a caller depends on:
+
+        - ``invoke()`` fails with a ``ProviderContentFilterError`` that keeps its ``status``
+          (400; core's ``ProviderStatusContentFilterError``), after exactly one request: the
+          same content is refused the same way, so a retry only spends quota;
+        - the circuit stays closed: on a model whose circuit opens at one failure, the next
+          call still reaches the server (counted, a burst of blocked prompts from one user
+          would cut every other caller off);
+        - with ``streams``, ``stream()`` yields exactly one ``error`` chunk and nothing else
+          (the prompt was refused, so there is no answer), then raises
+          ``ProviderStreamContentFilterError`` after one request, the circuit closed again;
+        - the key appears in no error (every case scans for it; the request must carry it).
+
+        Applies to the dialects the fake server renders a refusal error for
+        (``openai_chat``); others are skipped with the reason.
+
+        Troubleshooting: ``except ProviderContentFilterError`` is how callers tell "change the
+        prompt" from a broken request. A ``map_status_error`` hook must fall back to
+        ``super().map_status_error(info)`` (the OpenAI dialect's ``openai_status_error`` reads
+        ``code``/``type`` and Azure's ``innererror.code``), never turn the 400 into a plain
+        ``ProviderClientError``/``ProviderError`` or a status-less class; a ``stream_error``
+        override must keep the family core's ``classify_stream_error`` found (a plain
+        ``ProviderStreamError`` counts against the circuit); never retry inside ``call``, and
+        never attach the request's headers to the error.
+        """
+        if self.dialect not in CONTENT_FILTER_DIALECTS:
+            pytest.skip(
+                f"the fake server renders no content-filter refusal error in the {self.dialect} "
+                f"dialect (only {', '.join(sorted(CONTENT_FILTER_DIALECTS))})"
+            )
+        model = case.model(failure_threshold=1)
+        before = case.attempts
+        call = await case.invoke(model, "content_filter")
+        sent = case.attempts - before
+        await _circuit_stayed_closed(case, model, call.execution.exception, "invoke()")
+        exc = raised(call, ProviderContentFilterError, "a content-filter refusal (HTTP 400)")
+        status = getattr(exc, "status", None)
+        assert status == 400, (
+            f"the refusal {type(exc).__name__} has status {status!r}; the server answered "
+            "HTTP 400, which callers read from the error (keep core's "
+            "ProviderStatusContentFilterError)"
+        )
+        assert sent == 1, f"a content-filter refusal was attempted {sent} times, expected 1"
+        case.assert_key_sent(model)
+        if not self.streams:
+            return
+        before = case.attempts
+        out = await case.stream(model, "content_filter")
+        sent = case.attempts - before
+        await _circuit_stayed_closed(case, model, out.error, "stream()")
+        assert isinstance(out.error, ProviderStreamContentFilterError), (
+            "a content-filter refusal in a stream: expected ProviderStreamContentFilterError, "
+            f"got {type(out.error).__name__}: {out.error}"
+        )
+        kinds = [c.type for c in out.chunks]
+        assert kinds == ["error"], (
+            f"a refused stream must yield exactly one error chunk and nothing else; got {kinds}"
+        )
+        assert out.call.execution.status is EventStatus.FAILED, (
+            f"a refused stream ended {out.call.execution.status}"
+        )
+        assert sent == 1, f"a refused stream was attempted {sent} times, expected 1"
 
     # -- stream failures -------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 __all__ = [
+    "CONTENT_FILTER_DIALECTS",
     "DIALECTS",
     "LIMIT_FINISH_REASONS",
     "TOOL_NAME",
@@ -49,6 +50,15 @@ DIALECTS: tuple[str, ...] = (
     "openai_embeddings",
     "json",
 )
+
+# The dialects whose content-filter refusal the fake server renders (its ``content_filter``
+# behaviour): chat completions, whose refusal is an HTTP *error* (Azure OpenAI's 400
+# ``content_filter`` / ``ResponsibleAIPolicyViolation``), which the case checks with its status.
+# Not rendered: Anthropic reports a refusal as ``stop_reason: "refusal"`` (a finish reason);
+# Gemini a blocked prompt as a 200 body (``promptFeedback.blockReason``, no candidates), another
+# shape with no HTTP status, which the gemini distribution's own tests cover; Responses and
+# Ollama document no refusal error.
+CONTENT_FILTER_DIALECTS = frozenset({"openai_chat"})
 
 TOOL_NAME = "shell"
 # One string ``command`` property: the fake server fills it with TOOL_COMMAND, so the kit knows
