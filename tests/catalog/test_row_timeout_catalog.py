@@ -34,13 +34,13 @@ def _failing(dists: Dists) -> tuple[ProviderDiagnostic, ...]:
 @pytest.mark.parametrize(
     ("value", "said"),
     [
-        ("0", "greater than 0, got 0"),
-        ("0.0", "greater than 0, got 0.0"),
-        ("-1", "greater than 0, got -1"),
-        ("float('nan')", "greater than 0, got nan"),
-        ("float('inf')", "greater than 0, got inf"),
-        ("True", "a number of seconds or None, got bool"),
-        ("'60'", "a number of seconds or None, got str"),
+        ("0", "got 0: Input should be a finite number greater than 0"),
+        ("0.0", "got 0.0: Input should be a finite number greater than 0"),
+        ("-1", "got -1: Input should be a finite number greater than 0"),
+        ("float('nan')", "got nan: Input should be a finite number greater than 0"),
+        ("float('inf')", "got inf: Input should be a finite number greater than 0"),
+        ("True", "got True: Input should be a valid number"),
+        ("'60'", "got '60': Input should be a valid number"),
     ],
 )
 @pytest.mark.parametrize("row", ["api", "agentic"])

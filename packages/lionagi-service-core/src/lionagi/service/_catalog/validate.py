@@ -8,7 +8,6 @@ uniqueness rules live in :mod:`.collisions`.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -17,6 +16,7 @@ from pydantic import BaseModel
 from .._base.diagnostics import CatalogDiagnosticCode, ProviderDiagnostic
 from .._base.errors import EndpointConfigurationError
 from .._transport.agentic import is_agentic_class
+from .._transport.config import positive_timeout
 from .._transport.http.endpoint import Endpoint
 from .._transport.meta import EndpointType
 from .catalog_meta import CatalogEndpointMeta
@@ -313,22 +313,19 @@ def _check_program(
 
 
 def _check_timeout(ctx: _Ctx, timeout: object, owner: str, where: dict[str, Any]) -> None:
-    """The row's own local cap: None, or a finite number of seconds greater than 0.
+    """The row's own local cap: None, or what ``EndpointConfig`` accepts as ``timeout``.
 
-    Checked here, in the row's terms, rather than left to the config dry run: the dry run only
-    runs for a row with no other problem, and a row's bad cap is reported with the rest. A bool
-    is refused although Python counts it as an int (``timeout=True`` is a one-second cap nobody
-    meant), as ``EndpointConfig`` refuses it.
+    Checked here rather than left to the config dry run: the dry run only runs for a row with
+    no other problem, and a row's bad cap is reported with the rest. The rule is the config's
+    own (:func:`positive_timeout`: a finite number above 0, never a bool).
     """
     if timeout is None:
         return
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float):
-        problem = f"timeout must be a number of seconds or None, got {type(timeout).__name__}"
-    elif not math.isfinite(timeout) or timeout <= 0:
-        problem = f"timeout must be a finite number of seconds greater than 0, got {timeout!r}"
-    else:
-        return
-    ctx.add(diagnostic("invalid_endpoint_config", owner, problem, key="timeout", **where))
+    try:
+        positive_timeout(timeout)
+    except ValueError as exc:
+        problem = f"timeout must be a number of seconds or None, got {timeout!r}: {exc}"
+        ctx.add(diagnostic("invalid_endpoint_config", owner, problem, key="timeout", **where))
 
 
 def _program_problem(program: object, endpoint_type: EndpointType) -> str | None:

@@ -545,17 +545,18 @@ class CallSupervisor:
                     lease.pause(on_parked_abort)
                     # The provider's error chunk, once one came (the batch ends with it).
                     failure: StreamChunk | None = None
+                    raised: Exception | None = None  # failure's typed error
                     try:
                         for chunk in item:
                             if chunk.type == "error":
                                 ended = True  # the provider reported failure: nothing more is read
-                                # The circuit hears the classified error, as invoke()'s does: an
-                                # auth, context-length or content-filter chunk is the caller's.
-                                opened.failed(
-                                    call.endpoint.stream_error(call.endpoint.redacted_error(chunk))
-                                )
-                                if hooked:  # the hook is caller code: it sees what callers see
-                                    chunk = call.endpoint.redacted_error(chunk)
+                                # Redacted before a hook (caller code), the trace or the consumer
+                                # sees it, and classified once: the circuit hears the typed
+                                # error, as invoke()'s does (an auth, context-length or
+                                # content-filter chunk is the caller's, not the provider's).
+                                chunk = call.endpoint.redacted_error(chunk)
+                                raised = call.endpoint.stream_error(chunk)
+                                opened.failed(raised)
                                 failure = chunk
                             if hooked:
                                 lease.resume()
@@ -566,7 +567,7 @@ class CallSupervisor:
                                 trace.chunk(chunk)
                             if chunk.type == "error" or failure is not None:
                                 lease.resume()
-                                chunk, error = self._error_chunk(call, chunk, failure)
+                                chunk, error = self._error_chunk(call, chunk, failure, raised)
                                 yield chunk
                                 raise error
                             # Closed while the consumer paused between chunks: nothing more leaves.
@@ -672,28 +673,28 @@ class CallSupervisor:
 
     @staticmethod
     def _error_chunk(
-        call: APICalling, chunk: StreamChunk, failure: StreamChunk | None = None
+        call: APICalling,
+        chunk: StreamChunk,
+        failure: StreamChunk | None,
+        raised: Exception | None,
     ) -> tuple[StreamChunk, Exception]:
         """An error chunk as the consumer sees it, and the error raised after it.
 
-        Provider text (HTTP or CLI) on the one error path is redacted before it reaches the
-        caller, the exception or a command line; the error is classified like ``invoke()``'s
-        (the family twin, fields from the chunk). The call is FAILED here.
-
-        ``failure`` is the provider's own error chunk when ``chunk`` is what the chunk hook made
-        of it: a hook decides what the consumer is shown, but cannot turn the provider's failure
-        into a clean end (the call would be COMPLETED on truncated output, with the circuit
-        already told it failed), so a chunk it rewrote as another type is yielded and the
-        provider's error is raised after it.
+        ``failure`` is the provider's own error chunk (already redacted) and ``raised`` its
+        typed error, classified like ``invoke()``'s when it arrived. ``chunk`` is what the chunk
+        hook made of it: a hook decides what the consumer is shown, but cannot turn the
+        provider's failure into a clean end (the call would be COMPLETED on truncated output,
+        with the circuit already told it failed), so a chunk it rewrote as another type is
+        yielded and the provider's error raised after it. An error chunk the hook wrote itself
+        is redacted and classified as the provider's would be. The call is FAILED here.
         """
-        endpoint = call.endpoint
-        if chunk.type == "error":
+        if chunk.type == "error" and chunk is not failure:
+            endpoint = call.endpoint
             chunk = endpoint.redacted_error(chunk)
-            source = chunk
+            error: Exception = endpoint.stream_error(chunk)
         else:
-            assert failure is not None  # only a provider error chunk gets here as another type
-            source = failure
-        error = endpoint.stream_error(source)
+            assert raised is not None  # only the provider's error chunk gets here otherwise
+            error = raised
         call.terminate(EventStatus.FAILED, error=error)
         return chunk, error
 

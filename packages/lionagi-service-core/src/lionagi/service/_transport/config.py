@@ -49,6 +49,7 @@ __all__ = [
     "AuthType",
     "EndpointConfig",
     "check_config_fields",
+    "positive_timeout",
 ]
 
 AuthType = Literal["bearer", "x-api-key", "none"]
@@ -473,7 +474,8 @@ def _auth_type(value: object) -> None:
         raise ValueError(f"Input should be one of {allowed}")
 
 
-def _positive_timeout(value: object) -> None:
+def positive_timeout(value: object) -> None:
+    """``EndpointConfig.timeout``'s rule (a catalog row's own ``timeout`` is held to it too)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ValueError("Input should be a valid number")
     if not math.isfinite(value) or value <= 0:
@@ -506,7 +508,7 @@ _STATIC_CHECKS: Mapping[str, Callable[[object], object]] = {
     "content_type": _optional_str,
     "api_key_env": _optional_str,
     "request_options": _request_options,
-    "timeout": _positive_timeout,
+    "timeout": positive_timeout,
     "request_defaults": _a_dict,
 }
 """The fields a catalog registration fills, each with the rule ``EndpointConfig`` applies."""
