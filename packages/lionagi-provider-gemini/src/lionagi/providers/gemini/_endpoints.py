@@ -16,8 +16,8 @@ so it cannot end up in a logged URL. A one-shot body is checked before it is ret
 (:meth:`GeminiGenerateContent.checked_response`): a prompt refused outright (HTTP 200 with
 ``promptFeedback.blockReason`` and no candidate) or an error object answered with a 200 fails
 the call with the error the stream raises for the same content, never an empty success. A
-blocked prompt is a :class:`~lionagi.service.ProviderStreamContentFilterError` either way
-(:meth:`GeminiGenerateContent.stream_error`).
+blocked prompt is a :class:`~lionagi.service.ProviderStreamContentFilterError` either way (the
+endpoint's ``error_patterns``).
 """
 
 from __future__ import annotations
@@ -28,22 +28,22 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from lionagi.service import (
     Endpoint,
     EndpointConfigurationError,
+    ProviderContentFilterError,
     ProviderError,
     ProviderProtocolError,
-    ProviderStreamError,
-    StreamChunk,
 )
 from lionagi.service.http import (
     HTTPErrorInfo,
     OpenAIChatEndpoint,
     OpenAIEmbeddingsEndpoint,
+    ProviderErrorPattern,
     StreamFraming,
     StreamProjector,
     estimate_tokens,
     json_kind,
 )
 
-from ._errors import BLOCKED_PROMPT_TYPE, as_content_filter_error, gemini_status_error
+from ._errors import BLOCKED_PROMPT_TYPE, gemini_status_error
 from ._projector import GeminiStreamProjector, blocked_prompt_error
 from ._requests import model_path_segment
 
@@ -113,6 +113,18 @@ class GeminiGenerateContent(Endpoint):
     stream_framing: ClassVar[StreamFraming | None] = "sse"
     stream_flag: ClassVar[str | None] = None  # a stream is a different method, not a flag
     api_key_header: ClassVar[str] = "x-goog-api-key"
+    # A blocked prompt: the projector's error object of type ``prompt_blocked`` (the block
+    # reason is its code). Every reason (SAFETY, OTHER, BLOCKLIST, ...) is the caller's content
+    # refused, so it is the content-filter family: never retried, neutral for the circuit. The
+    # type, not the reason, is matched: the reasons are words too common to search for.
+    error_patterns: ClassVar[tuple[ProviderErrorPattern, ...]] = (
+        ProviderErrorPattern(
+            "content_filter",
+            ProviderContentFilterError,
+            rf"(?:^|\n){BLOCKED_PROMPT_TYPE}(?:\n|$)",
+            summary="the prompt was blocked",
+        ),
+    )
 
     def request_target(
         self, payload: Mapping[str, Any], *, stream: bool
@@ -139,20 +151,6 @@ class GeminiGenerateContent(Endpoint):
     def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
         """Gemini's ``google.rpc.Status`` body, then the base's mapping."""
         return gemini_status_error(info) or super().map_status_error(info)
-
-    def stream_error(self, chunk: StreamChunk) -> ProviderStreamError:
-        """Core's classification, except that a blocked prompt is a content-filter refusal.
-
-        The projector reports ``promptFeedback.blockReason`` as an error chunk of ``type``
-        ``prompt_blocked``; classified by its text alone it was a plain
-        :class:`ProviderStreamError`, which the circuit breaker counts, so a burst of blocked
-        prompts from one caller opened the circuit for every other. The one-shot path
-        (:meth:`checked_response`) comes through here too, so both raise the same class.
-        """
-        error = super().stream_error(chunk)
-        if chunk.metadata.get("type") == BLOCKED_PROMPT_TYPE:
-            return as_content_filter_error(error)
-        return error
 
     def estimate_tokens(self, payload: Mapping[str, Any]) -> int | None:
         """Core's estimate over ``contents`` and ``systemInstruction``, where this API keeps text.

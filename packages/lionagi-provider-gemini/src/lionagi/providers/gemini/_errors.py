@@ -19,9 +19,9 @@ Google APIs answer ``{"error": {"code", "message", "status", "details"}}``; the 
 
 A prompt the API refuses outright is no error status: ``generateContent`` answers HTTP 200 with
 ``promptFeedback.blockReason`` and no candidate. The projector turns it into an error object of
-``type`` ``prompt_blocked`` (:data:`BLOCKED_PROMPT_TYPE`), and :func:`as_content_filter_error`
-makes the classified error a :class:`ProviderStreamContentFilterError`: the caller's content was
-refused, so it is neither retried nor counted against the circuit.
+``type`` ``prompt_blocked`` (:data:`BLOCKED_PROMPT_TYPE`), which the endpoint's
+``error_patterns`` classify as a :class:`ProviderStreamContentFilterError`: the caller's content
+was refused, so it is neither retried nor counted against the circuit.
 
 The compatibility layer (``/v1beta/openai``) sends the same object, sometimes wrapped in a
 one-element list; both shapes are read. Messages carry only the redacted excerpt.
@@ -40,15 +40,12 @@ from lionagi.service import (
     ProviderRateLimitError,
     ProviderStatusCapacityError,
     ProviderStatusContextError,
-    ProviderStreamContentFilterError,
-    ProviderStreamError,
     ProviderUnauthorizedError,
 )
 from lionagi.service.http import HTTPErrorInfo
 
 __all__ = [
     "BLOCKED_PROMPT_TYPE",
-    "as_content_filter_error",
     "gemini_error_object",
     "gemini_status_error",
     "retry_delay_seconds",
@@ -174,26 +171,3 @@ def gemini_status_error(info: HTTPErrorInfo) -> ProviderError | None:
             retry_after=info.retry_after,
         )
     return None
-
-
-def as_content_filter_error(error: ProviderStreamError) -> ProviderStreamContentFilterError:
-    """``error`` (a blocked prompt's classified error) as a content-filter refusal, fields kept.
-
-    The block reason is the error's ``code`` (``SAFETY``, ``OTHER``, ``BLOCKLIST``,
-    ``PROHIBITED_CONTENT``, ``IMAGE_SAFETY``, ...): words too common for core's generic
-    patterns to search for, but here the API itself said the prompt was blocked, whatever the
-    reason. Every reason is the caller's content (``OTHER`` included: Google names the prompt's
-    language or other harmful content), so the same prompt is refused the same way.
-    """
-    if isinstance(error, ProviderStreamContentFilterError):
-        return error
-    return ProviderStreamContentFilterError(
-        str(error),
-        stderr_tail=error.stderr_tail,
-        raw=error.raw,
-        status=error.status,
-        code=error.code,
-        retry_after=error.retry_after,
-        provider=error.provider,
-        kind="content_filter",
-    )
