@@ -21,6 +21,7 @@ from __future__ import annotations
 from abc import ABCMeta, abstractmethod
 from collections.abc import AsyncGenerator, Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
+from itertools import chain
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
@@ -34,7 +35,9 @@ from ..subprocess import (
     ErrorClassifier,
     JsonEventStream,
     PromptMode,
-    json_events_from_process,
+    SubprocessSpec,
+    json_events,
+    projected_events,
     resolve_workspace,
 )
 from .batches import ChunkBatches
@@ -173,25 +176,35 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
         return cwd
 
     def launch(self, request: Any, cwd: Path | None) -> JsonEventStream:
-        """The one place the CLI starts: argv vector, the prompt handed to core, core's teardown.
+        """One run's events, started as :meth:`launch_spec` describes (core's teardown).
+
+        An adapter may override this (to start the CLI its own way); the run loop then reads
+        the stream it returns. Otherwise the loop runs :meth:`launch_spec` through core's reader
+        directly.
+        """
+        return json_events(self.launch_spec(request, cwd))
+
+    def launch_spec(self, request: Any, cwd: Path | None) -> SubprocessSpec:
+        """The one place a run's process is described: argv, the prompt handed to core, env.
 
         The deployment's binary, env, config home and secrets come from :meth:`launch_settings`;
-        stdin is /dev/null unless ``prompt_mode`` puts the prompt there.
+        stdin is /dev/null unless ``prompt_mode`` puts the prompt there. Runs
+        :meth:`prepare_launch` (the run is about to start).
         """
         prompt = self._cli_request(request).prompt
         launch = self.launch_settings()
         argv = self.command(request, program=launch.program, extra=launch.args)
         self.prepare_launch(request, launch)
         cls = type(self)
-        return json_events_from_process(
-            argv,
+        return SubprocessSpec(
+            argv=argv,
             cwd=cwd,
             env={**cls.baseline_env, **launch.env},
-            inherit_env=launch.inherit_env,
-            secrets=launch.secrets,
-            label=cls.process_label or cls.cli_binary or cls.__name__,
+            inherit_env=tuple(launch.inherit_env),
             install_hint=cls.install_hint or "",
+            label=cls.process_label or cls.cli_binary or cls.__name__,
             classify=self.stderr_classifier(),
+            secrets=tuple(launch.secrets),
             terminate_grace=self.terminate_grace,
             prompt=prompt,
             prompt_mode=cls.prompt_mode,
@@ -235,50 +248,59 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
 
         return self._run_batches(open_run, runtime_args)
 
-    async def _run_batches(
+    def _run_batches(
         self,
         open_run: Callable[[], tuple[BaseModel, ContractCheck | None]],
         runtime_args: dict[str, Any],
     ) -> AsyncGenerator[list[StreamChunk], None]:
         """The run loop: each pipe read's events through the parser, as lists of chunks.
 
-        One list per :data:`_BATCH_EVENTS` events of a read (a short read: one list).
-        ``open_run()`` runs first and gives the validated request and, from
-        :meth:`_guarded_batches`, the contract check: at a violation the chunks before it are
-        passed on, then ProviderProtocolError is raised (before any parser failure of the same
-        batch, as the generic guard does).
+        The parsing is done inside core's process reader (:func:`projected_events`, see
+        :class:`_RunProjection`), so a chunk leaves the pipe through one generator. At its first
+        iteration ``open_run()`` gives the validated request and, from :meth:`_guarded_batches`,
+        the contract check; the process starts after both. An adapter that overrides
+        :meth:`launch` has its own stream read instead, through one generator more.
         """
+        if type(self).launch is not SubprocessCliEndpoint.launch:
+            return self._launched_batches(open_run, runtime_args)
+
+        def start() -> tuple[SubprocessSpec, _RunProjection]:
+            request, cwd, projection = self._open_projection(open_run, runtime_args)
+            # The launch's secrets, not only the settings': in user mode they also hold the
+            # caller's own inherited keys, which an error event must not echo either.
+            spec = self.launch_spec(request, cwd)
+            projection.secrets = spec.secrets
+            return spec, projection
+
+        return projected_events(start)
+
+    async def _launched_batches(
+        self,
+        open_run: Callable[[], tuple[BaseModel, ContractCheck | None]],
+        runtime_args: dict[str, Any],
+    ) -> AsyncGenerator[list[StreamChunk], None]:
+        """:meth:`_run_batches` over the stream an overridden :meth:`launch` returns."""
+        request, cwd, projection = self._open_projection(open_run, runtime_args)
+        async with self.launch(request, cwd) as events:
+            projection.secrets = events.spec.secrets
+            async for block in events.blocks():
+                for batch in projection.project(block):
+                    yield batch
+                if projection.ended:
+                    return  # leaving the block tears the process down
+            for batch in projection.finish():
+                yield batch
+
+    def _open_projection(
+        self,
+        open_run: Callable[[], tuple[BaseModel, ContractCheck | None]],
+        runtime_args: dict[str, Any],
+    ) -> tuple[BaseModel, Path | None, _RunProjection]:
+        """What a run needs before its process starts: the request, its directory, the parser."""
         request, check = open_run()
         cwd = self.working_directory(self._cli_request(request))
         on_text = self._runtime_handlers(runtime_args).get("on_text")
-        parser = self.event_parser(request)
-        feed = parser.feed
-        async with self.launch(request, cwd) as events:
-            # The launch's secrets, not only the settings': in user mode they also hold the
-            # caller's own inherited keys, which an error event must not echo either.
-            secrets = events.spec.secrets
-            async for block in events.blocks():
-                for start in range(0, len(block), _BATCH_EVENTS):
-                    part = block[start : start + _BATCH_EVENTS]
-                    batch, failure, ended = _project(map(feed, part), on_text, secrets)
-                    violation = check.check_batch(batch) if check is not None else None
-                    if batch:
-                        yield batch
-                    if violation is not None:
-                        raise violation
-                    if failure is not None:
-                        raise failure
-                    if ended:
-                        return  # one error chunk, nothing after it; leaving the block tears down
-            # stdout ended and the process exited cleanly: a buffered outcome is known only now.
-            batch, failure, _ = _project(_finished(parser), None, secrets)
-            violation = check.check_batch(batch) if check is not None else None
-            if batch:
-                yield batch
-            if violation is not None:
-                raise violation
-            if failure is not None:
-                raise failure
+        return request, cwd, _RunProjection(self.event_parser(request), on_text, check)
 
     def _cli_request(self, request: object) -> CliRequest:
         if not isinstance(request, CliRequest):
@@ -299,33 +321,86 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
 _BATCH_EVENTS = 128
 
 
-def _project(
-    groups: Iterable[Iterable[StreamChunk]],
-    on_text: Callable[[str], object] | None,
-    secrets: Sequence[str],
-) -> tuple[list[StreamChunk], Exception | None, bool]:
-    """One batch from the parser's chunks for a read's events; stops after an error chunk.
+class _RunProjection:
+    """A run's events to chunk lists, called by the process reader for each pipe read.
 
-    Returns the batch, the exception the parser (or ``on_text``) raised part-way, and whether
-    an error chunk ended the run. The chunks before a failure are kept so they are delivered
-    before it is raised, as they were when each chunk was handed up on its own.
+    One list per :data:`_BATCH_EVENTS` events of a read (a short read: one list). At a contract
+    violation the chunks before it are handed over, then ProviderProtocolError is raised (before
+    any parser failure of the same list, as the generic guard does); an error chunk ends the
+    run (:attr:`ended`).
     """
-    batch: list[StreamChunk] = []
-    append = batch.append
-    try:
-        for chunks in groups:
-            for chunk in chunks:
+
+    __slots__ = ("_check", "_feed", "_on_text", "_parser", "ended", "secrets")
+
+    def __init__(
+        self,
+        parser: CliEventParser,
+        on_text: Callable[[str], object] | None,
+        check: ContractCheck | None,
+    ) -> None:
+        self._parser = parser
+        self._feed = parser.feed
+        self._on_text = on_text
+        self._check = check
+        self.secrets: Sequence[str] = ()  # the launch's, set once the run's spec is known
+        self.ended = False
+
+    def project(self, events: list[dict[str, Any]]) -> Iterable[list[StreamChunk]]:
+        if len(events) > _BATCH_EVENTS:
+            return self._parts(events)
+        # A paced run's read (one event) takes this path: no generator of its own (issue 15).
+        return self._lists(map(self._feed, events), self._on_text)
+
+    def finish(self) -> Iterable[list[StreamChunk]]:
+        # Called once stdout ended and the process exited cleanly: a buffered outcome.
+        return self._lists(_finished(self._parser), None)
+
+    def _parts(self, events: list[dict[str, Any]]) -> Iterator[list[StreamChunk]]:
+        feed, size, on_text = self._feed, _BATCH_EVENTS, self._on_text
+        for i in range(0, len(events), size):
+            yield from self._lists(map(feed, events[i : i + size]), on_text)
+            if self.ended:
+                return
+
+    def _lists(
+        self, groups: Iterable[Iterable[StreamChunk]], on_text: Callable[[str], object] | None
+    ) -> Iterable[list[StreamChunk]]:
+        """The one checked list of the parser's chunks for ``groups`` (a read's events).
+
+        Stops after an error chunk (:attr:`ended`). The chunks before a parser (or
+        ``on_text``) failure or a contract violation are handed over before it is raised, as
+        they were when each chunk was handed up on its own; a violation is raised first.
+        """
+        batch: list[StreamChunk] = []
+        append = batch.append
+        failure: Exception | None = None
+        try:
+            for chunk in chain.from_iterable(groups):
                 if chunk.type == "error":
                     # A CLI quotes the API's error body, and a gateway may echo the key it
                     # was sent: neither the consumer nor the raised error sees it.
-                    append(redact_chunk(chunk, secrets))
-                    return batch, None, True
+                    append(redact_chunk(chunk, self.secrets))
+                    self.ended = True  # one error chunk, nothing after it
+                    break
                 if on_text is not None and chunk.type == "text" and chunk.content:
                     on_text(chunk.content)
                 append(chunk)
-    except Exception as exc:
-        return batch, exc, False
-    return batch, None, False
+        except Exception as exc:
+            failure = exc
+        check = self._check
+        violation = check.check_batch(batch) if check is not None else None
+        if violation is not None:
+            return _then_raise(batch, violation)
+        if failure is not None:
+            return _then_raise(batch, failure)
+        return (batch,) if batch else ()
+
+
+def _then_raise(batch: list[StreamChunk], error: Exception) -> Iterator[list[StreamChunk]]:
+    """``batch`` handed over (if not empty), then ``error`` raised: the run fails after it."""
+    if batch:
+        yield batch
+    raise error
 
 
 def _unchecked(request: BaseModel) -> tuple[BaseModel, None]:
@@ -334,7 +409,7 @@ def _unchecked(request: BaseModel) -> tuple[BaseModel, None]:
 
 
 def _finished(parser: CliEventParser) -> Iterator[Iterable[StreamChunk]]:
-    """The parser's end-of-run chunks as the one group :func:`_project` reads (called lazily)."""
+    """The parser's end-of-run chunks as the one group a projection reads (called lazily)."""
     yield parser.finish()
 
 

@@ -18,9 +18,11 @@ from .flags import build_flag_args as build_flag_args
 from .framing import JsonFramer as JsonFramer
 from .framing import TailRepair as TailRepair
 from .framing import repair_tail as repair_tail
+from .process import BlockProjector as BlockProjector
 from .process import JsonEventStream as JsonEventStream
 from .process import json_events as json_events
 from .process import json_events_from_process as json_events_from_process
+from .process import projected_events as projected_events
 from .process import terminate_process_group as terminate_process_group
 from .spec import PORTABLE_INHERIT_ENV as PORTABLE_INHERIT_ENV
 from .spec import PROCESS_TERMINATE_GRACE as PROCESS_TERMINATE_GRACE
@@ -44,6 +46,7 @@ __all__ = [
     "STDERR_CAPTURE_LIMIT",
     "STDERR_DRAIN_TIMEOUT",
     "STDOUT_BUFFER_LIMIT",
+    "BlockProjector",
     "CliProbe",
     "ErrorClassifier",
     "JsonEventStream",
@@ -59,6 +62,7 @@ __all__ = [
     "discover_cli",
     "json_events",
     "json_events_from_process",
+    "projected_events",
     "probe_cli",
     "repair_tail",
     "require_executable",

@@ -38,12 +38,12 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import AsyncGenerator, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import anyio
 
@@ -81,7 +81,16 @@ if TYPE_CHECKING:
     from .pipes import ChildProtocol
     from .tree import CallTree
 
-__all__ = ["JsonEventStream", "json_events", "json_events_from_process", "terminate_process_group"]
+__all__ = [
+    "BlockProjector",
+    "JsonEventStream",
+    "json_events",
+    "json_events_from_process",
+    "projected_events",
+    "terminate_process_group",
+]
+
+T = TypeVar("T")
 
 logger = logging.getLogger("lionagi.service.subprocess")
 
@@ -175,7 +184,46 @@ def json_events(spec: SubprocessSpec) -> JsonEventStream:
         AgenticRequestValidationError: ``cwd`` is not an existing directory.
     """
     launch = _prepare(spec)
-    return JsonEventStream(spec, _run(spec, launch))
+    return JsonEventStream(spec, _run(lambda: (spec, launch, None)))
+
+
+class BlockProjector(Protocol[T]):
+    """Work the process reader does on each read's events (see :func:`projected_events`).
+
+    A consumer that turns events into its own items (the agentic run loop: chunks) would
+    otherwise read the events through a generator of its own: one more generator step on
+    every wake-up, which on a paced CLI run (one event per read) cost more than the projection
+    itself (issue 15). The reader calls the projector instead and hands its lists on.
+    """
+
+    @property
+    def ended(self) -> bool:
+        """True once an item ended the run: nothing more is read, the process is torn down."""
+
+    def project(self, events: list[dict[str, Any]]) -> Iterable[list[T]]:
+        """Non-empty lists for one read's events; raising after the last one fails the run."""
+
+    def finish(self) -> Iterable[list[T]]:
+        """Lists once stdout ended and the process exited cleanly; may raise the same way."""
+
+
+def projected_events(
+    start: Callable[[], tuple[SubprocessSpec, BlockProjector[T]]],
+) -> AsyncGenerator[list[T], None]:
+    """A run whose pipe reads go through a projector, in the reader's own generator.
+
+    ``start()`` runs at the first iteration and gives the spec and the projector: whatever it
+    validates or refuses happens before anything is launched, as does :func:`json_events`'s
+    check of the executable and the working directory. Teardown, errors and the deadline rule
+    are :func:`json_events`'s; an exception the projector raises ends the run like a framing
+    error (after the lists it already handed over).
+    """
+
+    def begin() -> tuple[SubprocessSpec, _Launch, BlockProjector[T]]:
+        spec, projector = start()
+        return spec, _prepare(spec), projector
+
+    return _run(begin)
 
 
 def json_events_from_process(
@@ -353,7 +401,10 @@ def _async_library() -> str:
     return "an event loop other than asyncio"
 
 
-async def _run(spec: SubprocessSpec, launch: _Launch) -> AsyncGenerator[list[dict[str, Any]], None]:
+async def _run(
+    begin: Callable[[], tuple[SubprocessSpec, _Launch, BlockProjector[Any] | None]],
+) -> AsyncGenerator[list[Any], None]:
+    """The reader: events (or, with a projector, its lists) one pipe read at a time."""
     import asyncio
 
     from .pipes import ChildProtocol
@@ -362,6 +413,7 @@ async def _run(spec: SubprocessSpec, launch: _Launch) -> AsyncGenerator[list[dic
         loop = asyncio.get_running_loop()
     except RuntimeError:
         raise EventLoopUnsupportedError("running a CLI subprocess", _async_library()) from None
+    spec, launch, projector = begin()
     from .tree import open_call_tree
 
     proto = ChildProtocol(
@@ -391,30 +443,29 @@ async def _run(spec: SubprocessSpec, launch: _Launch) -> AsyncGenerator[list[dic
         framer = JsonFramer(max_value_chars=spec.max_value_chars)
         read = proto.read
         feed = framer.feed_into
-        # One list per pipe read: the events a read completed are handed over together.
+        project = _as_is if projector is None else projector.project
+        # One list per pipe read: the events a read completed are handed over together (or
+        # the projector's lists for them). Events before a framing error come before it.
         while data := await read():
             block, failure = _framed(partial(feed, data))
             if block:
-                yield block
+                for item in project(block):
+                    yield item
+                if projector is not None and projector.ended:
+                    return  # leaving tears the process down
             if failure is not None:
                 raise failure
         block, failure = _framed(framer.close_into)
+        tail_error: ProviderProtocolError | None = None
+        if failure is None:
+            tail_error = _end_of_output(framer, spec.tail_repair, block)
         if block:
-            yield block
+            for item in project(block):
+                yield item
+            if projector is not None and projector.ended:
+                return
         if failure is not None:
             raise failure
-        tail_error: ProviderProtocolError | None = None
-        if framer.cut_character:  # invalid UTF-8 is refused, never repaired (utf8 policy)
-            tail_error = ProviderProtocolError(
-                "stdout ended inside a multi-byte UTF-8 character; provider output must be UTF-8"
-            )
-        elif framer.tail:
-            try:
-                repaired = repair_tail(framer.tail, spec.tail_repair)
-            except ProviderProtocolError as exc:
-                tail_error = exc
-            else:
-                yield [repaired]
         # A CLI that closed stdout but hangs on must not outlive the run's limit (interrupt).
         await proto.wait_exited()
         returncode = transport.get_returncode()
@@ -426,6 +477,9 @@ async def _run(spec: SubprocessSpec, launch: _Launch) -> AsyncGenerator[list[dic
             raise _classified(spec, returncode, proto.stderr) from tail_error
         if tail_error is not None:
             raise tail_error
+        if projector is not None:
+            for item in projector.finish():
+                yield item
     except GeneratorExit:
         raise  # consumer close: the normal early-exit path, not a failure
     except BaseException as exc:
@@ -438,6 +492,30 @@ async def _run(spec: SubprocessSpec, launch: _Launch) -> AsyncGenerator[list[dic
                 deadline = min(deadline, control.deadline)
         grace = _bounded_grace(spec.terminate_grace, deadline, anyio.current_time())
         await _teardown(transport, proto, spec, primary, tree=tree, grace=grace)
+
+
+def _as_is(block: list[dict[str, Any]]) -> tuple[list[dict[str, Any]]]:
+    """A read's events as the one list the reader hands over (no projector)."""
+    return (block,)
+
+
+def _end_of_output(
+    framer: JsonFramer, tail_repair: TailRepair | None, block: list[dict[str, Any]]
+) -> ProviderProtocolError | None:
+    """At EOF: append the repaired incomplete tail to ``block``, or return why it cannot be.
+
+    The error is raised only after the exit status is known (a failed CLI's own error wins).
+    """
+    if framer.cut_character:  # invalid UTF-8 is refused, never repaired (utf8 policy)
+        return ProviderProtocolError(
+            "stdout ended inside a multi-byte UTF-8 character; provider output must be UTF-8"
+        )
+    if framer.tail:
+        try:
+            block.append(repair_tail(framer.tail, tail_repair))
+        except ProviderProtocolError as exc:
+            return exc
+    return None
 
 
 def _framed(
