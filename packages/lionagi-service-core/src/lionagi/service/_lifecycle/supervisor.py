@@ -42,7 +42,11 @@ from .._base.hooks import DEFAULT_HOOK_CAPS, HookPhase
 from .._transport.api_calling import APICalling
 from .._transport.http.endpoint import Endpoint
 from .._transport.http.reads import ReadControl
-from .._transport.run_control import RunControl
+from .._transport.run_control import (
+    RunControl,
+    reset_current_run_control,
+    set_current_run_control,
+)
 from . import telemetry as _telemetry
 from .admission import Admission
 from .attempts import AttemptOptions, OpenedStream, call_with_attempts, open_stream_with_attempts
@@ -542,7 +546,7 @@ class CallSupervisor:
                     # Parked for the whole batch: between two of its chunks nothing awaits, so
                     # a close can only land while a chunk is with the consumer. A chunk hook
                     # and the error chunk run unparked, as the reads do.
-                    lease.pause(on_parked_abort)
+                    lease.parked = on_parked_abort
                     # The provider's error chunk, once one came (the batch ends with it).
                     failure: StreamChunk | None = None
                     raised: Exception | None = None  # failure's typed error
@@ -559,14 +563,14 @@ class CallSupervisor:
                                 opened.failed(raised)
                                 failure = chunk
                             if hooked:
-                                lease.resume()
+                                lease.parked = None
                                 with lease.abort_scope():
                                     chunk = await self._chunk_hook(call, chunk, budget)
-                                lease.pause(on_parked_abort)
+                                lease.parked = on_parked_abort
                             if trace is not None:
                                 trace.chunk(chunk)
                             if chunk.type == "error" or failure is not None:
-                                lease.resume()
+                                lease.parked = None
                                 chunk, error = self._error_chunk(call, chunk, failure, raised)
                                 yield chunk
                                 raise error
@@ -575,21 +579,22 @@ class CallSupervisor:
                                 raise self._closed_error(call)
                             yield chunk
                     finally:
-                        lease.resume()
+                        lease.parked = None
                     if ended or iterator is None:
                         break
-                    self._check_not_aborted(lease, call)
+                    if lease.aborted:  # closed while the consumer held the last chunk
+                        raise self._closed_error(call)
                     try:
                         if not fast:
                             item = await self._bounded_read(iterator, lease, until)
                         elif run_control is None:  # the connection bounds this read
                             item = await iterator.__anext__()
                         else:  # the process reader bounds its pipe reads
-                            token = run_control.enter()
+                            token = set_current_run_control(run_control)
                             try:
                                 item = await iterator.__anext__()
                             finally:
-                                RunControl.leave(token)
+                                reset_current_run_control(token)
                     except StopAsyncIteration:
                         self._check_not_aborted(lease, call)
                         if limit is not None and run_control is not None and run_control.expired:
