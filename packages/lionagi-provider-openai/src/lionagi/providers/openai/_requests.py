@@ -27,7 +27,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationInfo, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    ValidationInfo,
+    field_validator,
+)
 
 from lionagi.service import OpenAIChatCompletionsRequest
 
@@ -35,10 +44,8 @@ __all__ = ["OpenAIChatRequest", "OpenAIResponsesRequest", "ResponsesReasoning", 
 
 ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
 
-# Strict scalars: a bool is not an int, a string is not a number, 1 is not True.
-Int = Annotated[int, Strict()]
-Float = Annotated[float, Strict()]  # strict float still takes an int (2 -> 2.0), never a bool
-Bool = Annotated[bool, Strict()]
+# Strict scalars (pydantic's): a bool is not an int, a string is not a number, 1 is not True;
+# a strict float still takes an int (2 -> 2.0), never a bool.
 
 
 # Tools whose functions are not all listed by name at the top of ``tools``: a namespace nests
@@ -74,8 +81,8 @@ class OpenAIChatRequest(OpenAIChatCompletionsRequest):
     ``top_logprobs`` without ``logprobs=True``, as the API does.
     """
 
-    logit_bias: dict[str, Annotated[Int, Field(ge=-100, le=100)]] | None = None
-    top_logprobs: Int | None = Field(default=None, ge=0, le=20)
+    logit_bias: dict[str, Annotated[StrictInt, Field(ge=-100, le=100)]] | None = None
+    top_logprobs: StrictInt | None = Field(default=None, ge=0, le=20)
 
     @field_validator("top_logprobs")
     @classmethod
@@ -108,7 +115,7 @@ class ResponsesStreamOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
-    include_obfuscation: Bool | None = None
+    include_obfuscation: StrictBool | None = None
 
 
 class OpenAIResponsesRequest(BaseModel):
@@ -126,20 +133,20 @@ class OpenAIResponsesRequest(BaseModel):
     prompt: dict[str, Any] | None = None
     tools: list[dict[str, Any]] | None = None
     tool_choice: str | dict[str, Any] | None = None
-    parallel_tool_calls: Bool | None = None
-    max_tool_calls: Int | None = Field(default=None, ge=1)
+    parallel_tool_calls: StrictBool | None = None
+    max_tool_calls: StrictInt | None = Field(default=None, ge=1)
     reasoning: ResponsesReasoning | None = None
     text: ResponsesText | None = None
-    max_output_tokens: Int | None = Field(default=None, ge=1)
-    temperature: Float | None = Field(default=None, ge=0, le=2)
-    top_p: Float | None = Field(default=None, ge=0, le=1)
-    top_logprobs: Int | None = Field(default=None, ge=0, le=20)
-    store: Bool | None = None
-    background: Bool | None = None
+    max_output_tokens: StrictInt | None = Field(default=None, ge=1)
+    temperature: StrictFloat | None = Field(default=None, ge=0, le=2)
+    top_p: StrictFloat | None = Field(default=None, ge=0, le=1)
+    top_logprobs: StrictInt | None = Field(default=None, ge=0, le=20)
+    store: StrictBool | None = None
+    background: StrictBool | None = None
     previous_response_id: str | None = None
     conversation: str | dict[str, Any] | None = None
     metadata: dict[str, str] | None = None
-    stream: Bool | None = None
+    stream: StrictBool | None = None
     stream_options: ResponsesStreamOptions | None = None
     truncation: Literal["auto", "disabled"] | None = None
     user: str | None = None

@@ -16,17 +16,23 @@ other shape (``allowed_tools``, a vendor's own) are the service's to judge and p
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    ValidationError,
+)
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 __all__ = ["OpenAIChatCompletionsRequest", "OpenAIEmbeddingsRequest"]
 
-# Strict scalars: a bool is not an int, a string is not a number, 1 is not True.
-_Int = Annotated[int, Strict()]
-_Float = Annotated[float, Strict()]  # strict float still takes an int (2 -> 2.0), never a bool
-_Bool = Annotated[bool, Strict()]
+# Strict scalars (pydantic's): a bool is not an int, a string is not a number, 1 is not True;
+# a strict float still takes an int (2 -> 2.0), never a bool.
 
 
 def _forced_function(choice: Any) -> str | None:
@@ -93,28 +99,28 @@ class OpenAIChatCompletionsRequest(BaseModel):
 
     model: str
     messages: list[dict[str, Any]]
-    temperature: _Float | None = Field(default=None, ge=0, le=2)
-    top_p: _Float | None = Field(default=None, ge=0, le=1)
-    n: _Int | None = Field(default=None, ge=1)
-    max_tokens: _Int | None = Field(default=None, ge=1)
-    max_completion_tokens: _Int | None = Field(default=None, ge=1)
-    stream: _Bool | None = None
+    temperature: StrictFloat | None = Field(default=None, ge=0, le=2)
+    top_p: StrictFloat | None = Field(default=None, ge=0, le=1)
+    n: StrictInt | None = Field(default=None, ge=1)
+    max_tokens: StrictInt | None = Field(default=None, ge=1)
+    max_completion_tokens: StrictInt | None = Field(default=None, ge=1)
+    stream: StrictBool | None = None
     stream_options: dict[str, Any] | None = None
     stop: str | list[str] | None = None
-    presence_penalty: _Float | None = Field(default=None, ge=-2, le=2)
-    frequency_penalty: _Float | None = Field(default=None, ge=-2, le=2)
-    logit_bias: dict[str, _Int] | None = None
-    logprobs: _Bool | None = None
-    top_logprobs: _Int | None = Field(default=None, ge=0)
+    presence_penalty: StrictFloat | None = Field(default=None, ge=-2, le=2)
+    frequency_penalty: StrictFloat | None = Field(default=None, ge=-2, le=2)
+    logit_bias: dict[str, StrictInt] | None = None
+    logprobs: StrictBool | None = None
+    top_logprobs: StrictInt | None = Field(default=None, ge=0)
     tools: list[dict[str, Any]] | None = None
     tool_choice: str | dict[str, Any] | None = None
-    parallel_tool_calls: _Bool | None = None
+    parallel_tool_calls: StrictBool | None = None
     response_format: dict[str, Any] | None = None
-    seed: _Int | None = None
+    seed: StrictInt | None = None
     user: str | None = None
     reasoning_effort: Literal["none", "minimal", "low", "medium", "high", "xhigh"] | None = None
     service_tier: str | None = None
-    store: _Bool | None = None
+    store: StrictBool | None = None
     metadata: dict[str, str] | None = None
     modalities: list[str] | None = None
     audio: dict[str, Any] | None = None
@@ -145,5 +151,5 @@ class OpenAIEmbeddingsRequest(BaseModel):
     model: str
     input: str | list[str] | list[int] | list[list[int]]
     encoding_format: Literal["float", "base64"] | None = None
-    dimensions: _Int | None = Field(default=None, ge=1)
+    dimensions: StrictInt | None = Field(default=None, ge=1)
     user: str | None = None
