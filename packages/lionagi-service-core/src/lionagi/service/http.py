@@ -15,6 +15,7 @@ inside :func:`pinned`, so it connects to exactly the addresses the guard checked
 """
 
 from ._catalog.compatible_specs import openai_compatible_specs as openai_compatible_specs
+from ._catalog.tool_choice import unoffered_tool_choice as unoffered_tool_choice
 from ._transport.classify import ProviderErrorPattern as ProviderErrorPattern
 from ._transport.http.client import ClientState as ClientState
 from ._transport.http.client import StatelessClient as StatelessClient
@@ -69,5 +70,6 @@ __all__ = [
     "openai_status_error",
     "pinned",
     "read_bounded",
+    "unoffered_tool_choice",
     "url_origin",
 ]

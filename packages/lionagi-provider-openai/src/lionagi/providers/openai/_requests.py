@@ -39,6 +39,7 @@ from pydantic import (
 )
 
 from lionagi.service import OpenAIChatCompletionsRequest
+from lionagi.service.http import unoffered_tool_choice
 
 __all__ = ["OpenAIChatRequest", "OpenAIResponsesRequest", "ResponsesReasoning", "ResponsesText"]
 
@@ -162,16 +163,16 @@ class OpenAIResponsesRequest(BaseModel):
 
         With a stored ``prompt`` the tools may come from it, so the request alone cannot tell.
         """
-        forced = _responses_forced_function(value)
-        if (value != "required" and forced is None) or info.data.get("prompt") is not None:
+        if info.data.get("prompt") is not None:
             return value
-        tools = info.data.get("tools")
-        if not tools:
-            raise ValueError("forces tool use, but the request offers no tools")
-        names = _responses_function_names(tools)
-        if forced is not None and names is not None and forced not in names:
-            offered = ", ".join(repr(name) for name in names[:20]) or "none"
-            raise ValueError(f"names no function tool of this request (functions: {offered})")
+        problem = unoffered_tool_choice(
+            value,
+            info.data.get("tools"),
+            forced=_responses_forced_function,
+            names=_responses_function_names,
+        )
+        if problem is not None:
+            raise ValueError(problem)
         return value
 
     @field_validator("background")

@@ -29,6 +29,8 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from .tool_choice import unoffered_tool_choice
+
 __all__ = ["OpenAIChatCompletionsRequest", "OpenAIEmbeddingsRequest"]
 
 # Strict scalars (pydantic's): a bool is not an int, a string is not a number, 1 is not True;
@@ -62,20 +64,6 @@ def _function_names(tools: list[dict[str, Any]]) -> list[str]:
             if isinstance(name, str):
                 names.append(name)
     return names
-
-
-def _unoffered_choice(choice: Any, tools: list[dict[str, Any]] | None) -> str | None:
-    """Why ``choice`` forces a tool that ``tools`` does not offer, or None when it does not."""
-    forced = _forced_function(choice)
-    if choice != "required" and forced is None:
-        return None
-    if not tools:
-        return "forces tool use, but the request offers no tools"
-    names = _function_names(tools)
-    if forced is not None and forced not in names:
-        offered = ", ".join(repr(name) for name in names[:20]) or "none"
-        return f"names no function tool of this request (functions: {offered})"
-    return None
 
 
 def _refuse_tool_choice(message: str) -> ValidationError:
@@ -137,7 +125,9 @@ class OpenAIChatCompletionsRequest(BaseModel):
         model's fields non-plain and cost every compatible vendor the payload fast path
         (``json_field_order``). A subclass that overrides this calls ``super()``.
         """
-        problem = _unoffered_choice(self.tool_choice, self.tools)
+        problem = unoffered_tool_choice(
+            self.tool_choice, self.tools, forced=_forced_function, names=_function_names
+        )
         if problem is not None:
             raise _refuse_tool_choice(problem)
 
