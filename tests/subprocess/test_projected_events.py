@@ -17,7 +17,7 @@ import anyio
 import pytest
 
 from lionagi.service import ProviderProcessError
-from lionagi.service._transport.subprocess import SubprocessSpec, projected_events
+from lionagi.service.agentic import SubprocessSpec, projected_events
 
 HANG_GUARD = 30.0  # seconds; only a reader that kept waiting on the child can exceed this
 

@@ -20,6 +20,7 @@ from ._transport.classify import DEFAULT_ERROR_PATTERNS as DEFAULT_ERROR_PATTERN
 from ._transport.classify import ProviderErrorPattern as ProviderErrorPattern
 from ._transport.subprocess import PORTABLE_INHERIT_ENV as PORTABLE_INHERIT_ENV
 from ._transport.subprocess import PROCESS_TERMINATE_GRACE as PROCESS_TERMINATE_GRACE
+from ._transport.subprocess import BlockProjector as BlockProjector
 from ._transport.subprocess import CliProbe as CliProbe
 from ._transport.subprocess import ErrorClassifier as ErrorClassifier
 from ._transport.subprocess import JsonEventStream as JsonEventStream
@@ -35,6 +36,7 @@ from ._transport.subprocess import discover_cli as discover_cli
 from ._transport.subprocess import json_events as json_events
 from ._transport.subprocess import json_events_from_process as json_events_from_process
 from ._transport.subprocess import probe_cli as probe_cli
+from ._transport.subprocess import projected_events as projected_events
 from ._transport.subprocess import repair_tail as repair_tail
 from ._transport.subprocess import require_executable as require_executable
 from ._transport.subprocess import resolve_workspace as resolve_workspace
@@ -50,6 +52,7 @@ __all__ = [
     "CliRequest",
     "DEFAULT_ERROR_PATTERNS",
     "ErrorClassifier",
+    "BlockProjector",
     "JsonEventStream",
     "JsonFramer",
     "PORTABLE_INHERIT_ENV",
@@ -66,6 +69,7 @@ __all__ = [
     "enforce_agentic_contract",
     "json_events",
     "json_events_from_process",
+    "projected_events",
     "probe_cli",
     "redact_chunk",
     "repair_tail",

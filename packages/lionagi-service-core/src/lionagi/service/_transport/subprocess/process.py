@@ -1,9 +1,11 @@
 """Run a CLI and iterate its JSON events with deterministic teardown (ADR-0030 D4).
 
 One entry point, :func:`json_events_from_process`, returns a :class:`JsonEventStream`: iterate
-it directly or use it as an async context manager. When the stream ends (EOF, error,
-cancellation or deadline while waiting for an event, ``aclose()``, or leaving the ``async with``
-for any reason) every descendant is terminated and the child reaped before control returns:
+it directly or use it as an async context manager. (:func:`projected_events` runs the same
+reader with a :class:`BlockProjector` called on each read's events inside it: the agentic run
+loop.) When the stream ends (EOF, error, cancellation or deadline while waiting for an event,
+``aclose()``, or leaving the ``async with`` for any reason) every descendant is terminated and
+the child reaped before control returns:
 
 1. SIGTERM to the process group (and to the child directly if it left the group) and, on
    Linux with per-call cgroups (:mod:`.tree`), to every member of the run's cgroup;
