@@ -121,7 +121,7 @@ async def test_the_end_step_waits_for_a_clean_exit() -> None:
 
 
 async def test_a_repaired_tail_goes_through_the_projector() -> None:
-    child = "import os; os.write(1, b'{\"n\": \"a\"}\\n{\"n\": \"t')"
+    child = 'import os; os.write(1, b\'{"n": "a"}\\n{"n": "t\')'
     repaired = SubprocessSpec(
         argv=[sys.executable, "-c", child], tail_repair=lambda tail: {"n": "tail"}
     )

@@ -411,11 +411,12 @@ async def _run(
 
     from .pipes import ChildProtocol
 
+    # The caller's checks first (a projected run validates its request here), then the loop's.
+    spec, launch, projector = begin()
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:
         raise EventLoopUnsupportedError("running a CLI subprocess", _async_library()) from None
-    spec, launch, projector = begin()
     from .tree import open_call_tree
 
     proto = ChildProtocol(
