@@ -17,7 +17,12 @@ import sys
 import anyio
 import pytest
 
-from lionagi.service import EventLoopUnsupportedError, EventStatus, iModel
+from lionagi.service import (
+    EventLoopUnsupportedError,
+    EventStatus,
+    ProviderExecutableNotFound,
+    iModel,
+)
 from lionagi.service_testing.reference_cli import ReferenceCliEndpoint
 
 if os.environ.get("LIONAGI_REQUIRE_TRIO") != "1":
@@ -72,3 +77,17 @@ def test_an_agentic_cli_under_trio_fails_with_the_typed_error_and_starts_nothing
         assert "asyncio" in str(error)
     assert breaker is None or "closed" in breaker.lower()
     assert not os.path.exists(marker)  # refused before any process started
+
+
+def test_under_trio_a_missing_cli_is_still_reported_as_missing() -> None:
+    # The run's own checks (the request, the executable, the directory) come before the event
+    # loop's: what the caller must fix first is named first, on any backend.
+    argv = ("/nonexistent/lionagi-test-cli",)
+
+    async def main() -> BaseException | None:
+        async with iModel(endpoint=ReferenceCliEndpoint(argv=argv)) as model:
+            call = await model.invoke(prompt="hi", timeout=30)
+            return call.exception
+
+    error = anyio.run(main, backend="trio")
+    assert isinstance(error, ProviderExecutableNotFound), repr(error)
