@@ -45,10 +45,6 @@ __all__ = ["OpenAIChatRequest", "OpenAIResponsesRequest", "ResponsesReasoning", 
 
 ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
 
-# Strict scalars (pydantic's): a bool is not an int, a string is not a number, 1 is not True;
-# a strict float still takes an int (2 -> 2.0), never a bool.
-
-
 # Tools whose functions are not all listed by name at the top of ``tools``: a namespace nests
 # them, tool search loads them during the response.
 _FUNCTION_HOLDERS = frozenset({"namespace", "tool_search"})

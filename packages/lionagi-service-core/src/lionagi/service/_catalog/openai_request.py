@@ -33,9 +33,6 @@ from .tool_choice import unoffered_tool_choice
 
 __all__ = ["OpenAIChatCompletionsRequest", "OpenAIEmbeddingsRequest"]
 
-# Strict scalars (pydantic's): a bool is not an int, a string is not a number, 1 is not True;
-# a strict float still takes an int (2 -> 2.0), never a bool.
-
 
 def _forced_function(choice: Any) -> str | None:
     """The function name a named-function ``tool_choice`` forces, or None for any other shape.

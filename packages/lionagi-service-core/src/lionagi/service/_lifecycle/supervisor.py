@@ -399,7 +399,7 @@ class CallSupervisor:
         )
         control = RunControl(limit.until) if is_native_clock(self._clock) else None
         opened: OpenedStream[Any] = OpenedStream(inner, None, None, _NO_RETRY)
-        token = control.enter() if control is not None else None
+        token = set_current_run_control(control) if control is not None else None
         try:
             opened.first = await self._bounded_read(inner, lease, limit.until)
         except StopAsyncIteration:
@@ -412,7 +412,7 @@ class CallSupervisor:
             raise
         finally:
             if token is not None:
-                RunControl.leave(token)
+                reset_current_run_control(token)
         return opened, control, limit
 
     @staticmethod
@@ -423,13 +423,6 @@ class CallSupervisor:
                 f"admission controller closed while call {call.id} waited on its consumer"
             ),
         )
-
-    @staticmethod
-    def _check_not_aborted(lease: AdmissionLease, call: APICalling) -> None:
-        # No abort scope is open while the consumer holds a chunk, so a close that happened
-        # meanwhile is noticed here rather than letting buffered output slip out after it.
-        if lease.aborted:
-            raise AdmissionClosed(f"admission controller closed; active call {call.id} was aborted")
 
     # -- invoke -----------------------------------------------------------------------------------
 
@@ -582,7 +575,9 @@ class CallSupervisor:
                         lease.parked = None
                     if ended or iterator is None:
                         break
-                    if lease.aborted:  # closed while the consumer held the last chunk
+                    # No abort scope is open while the consumer holds a chunk, so a close that
+                    # happened meanwhile is noticed here, before buffered output slips out.
+                    if lease.aborted:
                         raise self._closed_error(call)
                     try:
                         if not fast:
@@ -596,7 +591,8 @@ class CallSupervisor:
                             finally:
                                 reset_current_run_control(token)
                     except StopAsyncIteration:
-                        self._check_not_aborted(lease, call)
+                        if lease.aborted:
+                            raise self._closed_error(call) from None
                         if limit is not None and run_control is not None and run_control.expired:
                             expired = limit.exceeded(key, "stream")  # the adapter swallowed it
                             opened.failed(expired)

@@ -66,16 +66,6 @@ class ContractCheck:
         """
         plain = self.plain
         resumable = self.resumable
-        if len(batch) == 1:  # a paced run's read: one event, one chunk (issue 15)
-            item = batch[0]
-            if (
-                type(item) is StreamChunk
-                and item.type in plain
-                and not item.is_error
-                and (resumable or "session_id" not in item.metadata)
-            ):
-                self.index += 1
-                return None
         first = self.index + 1
         for pos, item in enumerate(batch):
             if (

@@ -266,11 +266,8 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
 
         def start() -> tuple[SubprocessSpec, _RunProjection]:
             request, cwd, projection = self._open_projection(open_run, runtime_args)
-            # The launch's secrets, not only the settings': in user mode they also hold the
-            # caller's own inherited keys, which an error event must not echo either.
             spec = self.launch_spec(request, cwd)
-            projection.secrets = spec.secrets
-            return spec, projection
+            return spec, projection(spec.secrets)
 
         return projected_events(start)
 
@@ -280,9 +277,9 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
         runtime_args: dict[str, Any],
     ) -> AsyncGenerator[list[StreamChunk], None]:
         """:meth:`_run_batches` over the stream an overridden :meth:`launch` returns."""
-        request, cwd, projection = self._open_projection(open_run, runtime_args)
+        request, cwd, make_projection = self._open_projection(open_run, runtime_args)
         async with self.launch(request, cwd) as events:
-            projection.secrets = events.spec.secrets
+            projection = make_projection(events.spec.secrets)
             async for block in events.blocks():
                 for batch in projection.project(block):
                     yield batch
@@ -295,12 +292,17 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
         self,
         open_run: Callable[[], tuple[BaseModel, ContractCheck | None]],
         runtime_args: dict[str, Any],
-    ) -> tuple[BaseModel, Path | None, _RunProjection]:
-        """What a run needs before its process starts: the request, its directory, the parser."""
+    ) -> tuple[BaseModel, Path | None, Callable[[Sequence[str]], _RunProjection]]:
+        """What a run needs before its process starts: the request, its directory, the parser.
+
+        The projection is completed with the launch's secrets once the process is described:
+        in user mode they also hold the caller's own inherited keys, which an error event must
+        not echo either.
+        """
         request, check = open_run()
         cwd = self.working_directory(self._cli_request(request))
         on_text = self._runtime_handlers(runtime_args).get("on_text")
-        return request, cwd, _RunProjection(self.event_parser(request), on_text, check)
+        return request, cwd, partial(_RunProjection, self.event_parser(request), on_text, check)
 
     def _cli_request(self, request: object) -> CliRequest:
         if not isinstance(request, CliRequest):
@@ -330,19 +332,20 @@ class _RunProjection:
     run (:attr:`ended`).
     """
 
-    __slots__ = ("_check", "_feed", "_on_text", "_parser", "ended", "secrets")
+    __slots__ = ("_check", "_feed", "_on_text", "_parser", "_secrets", "ended")
 
     def __init__(
         self,
         parser: CliEventParser,
         on_text: Callable[[str], object] | None,
         check: ContractCheck | None,
+        secrets: Sequence[str],
     ) -> None:
         self._parser = parser
         self._feed = parser.feed
         self._on_text = on_text
         self._check = check
-        self.secrets: Sequence[str] = ()  # the launch's, set once the run's spec is known
+        self._secrets = secrets
         self.ended = False
 
     def project(self, events: list[dict[str, Any]]) -> Iterable[list[StreamChunk]]:
@@ -379,7 +382,7 @@ class _RunProjection:
                 if chunk.type == "error":
                     # A CLI quotes the API's error body, and a gateway may echo the key it
                     # was sent: neither the consumer nor the raised error sees it.
-                    append(redact_chunk(chunk, self.secrets))
+                    append(redact_chunk(chunk, self._secrets))
                     self.ended = True  # one error chunk, nothing after it
                     break
                 if on_text is not None and chunk.type == "text" and chunk.content:
