@@ -145,6 +145,19 @@ async def test_a_violation_inside_a_batch_cuts_it_there() -> None:
     assert seen == ["text", "text", "result"]
 
 
+async def test_a_violation_after_earlier_reads_names_its_place_in_the_run(replay: Any) -> None:
+    """Plain batches pass on the cheap test, yet still count toward the chunk number reported."""
+    events = [*texts(4), {"type": "result"}, {"type": "text", "content": "late"}]
+    replay.write(events=events, event_pause=0.01)  # one event per pipe read: one batch each
+    endpoint = ReferenceCliEndpoint(argv=replay.argv)
+    sizes: list[int] = []
+    with anyio.fail_after(BOUND):
+        with pytest.raises(ProviderProtocolError, match="at chunk 5: text chunk after the result"):
+            async for batch in endpoint.stream_batches({"prompt": "go"}):
+                sizes.append(len(batch))
+    assert sum(sizes) == 5 and len(sizes) > 1
+
+
 async def test_a_parse_error_inside_a_batch_comes_after_the_chunks_before_it() -> None:
     lines = [*texts(2), {"type": "banner", "content": "?"}, *texts(2)]
     seen: list[str | None] = []

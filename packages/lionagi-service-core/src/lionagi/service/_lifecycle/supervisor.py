@@ -388,8 +388,8 @@ class CallSupervisor:
         does, so a hung CLI cannot hold its permit past the cap. With anyio's own clock the
         run gets a :class:`RunControl`: the process reader picks it up and the limit becomes one
         timer for the run, which interrupts the pipe read (or the exit wait) in progress, so
-        later events are read with no scope of their own; an adapter whose reader does not
-        attach it keeps one scope per event. Expiry
+        events are read with no scope of their own while a reader holds it; a read made while
+        none does (before a process started, after it ended) gets one scope. Expiry
         before the first chunk is phase ``transport``, after it ``stream`` (as for HTTP).
         """
         limit = _AgenticLimit(budget, local_cap, self._clock)
@@ -523,73 +523,85 @@ class CallSupervisor:
                     raise self._closed_error(call)
                 if trace is not None:
                     trace.stream_opened()
+                # HTTP: a read control the connection took bounds every read (``fast``). Agentic:
+                # the run control bounds the reads while a process reader holds it (``live``).
                 fast = control is not None and control.attached
                 run_control = control if isinstance(control, RunControl) else None
-                if fast:
+                if fast or run_control is not None:
                     assert control is not None
                     lease.on_abort(control.abort)
                 registry = call.hook_registry
                 hooked = registry is not None and registry.has(HookPhase.ON_CHUNK)
+                # A chunk hook or a trace sees every chunk: then each takes the watched path
+                # below, as an error chunk does; any other chunk goes straight to the consumer.
+                watched = hooked or trace is not None
                 on_parked_abort = partial(self._abort_parked, call)
                 iterator, item = opened.iterator, opened.first
                 # Each read yields a batch: one network read (HTTP) or one pipe read (a CLI).
                 until = budget.deadline if limit is None else limit.until
                 while item is not None:
-                    ended = False
                     # Parked for the whole batch: between two of its chunks nothing awaits, so
                     # a close can only land while a chunk is with the consumer. A chunk hook
                     # and the error chunk run unparked, as the reads do.
                     lease.parked = on_parked_abort
-                    # The provider's error chunk, once one came (the batch ends with it).
-                    failure: StreamChunk | None = None
-                    raised: Exception | None = None  # failure's typed error
                     try:
                         for chunk in item:
-                            if chunk.type == "error":
-                                ended = True  # the provider reported failure: nothing more is read
-                                # Redacted before a hook (caller code), the trace or the consumer
-                                # sees it, and classified once: the circuit hears the typed
-                                # error, as invoke()'s does (an auth, context-length or
-                                # content-filter chunk is the caller's, not the provider's).
-                                chunk = call.endpoint.redacted_error(chunk)
-                                raised = call.endpoint.stream_error(chunk)
-                                opened.failed(raised)
-                                failure = chunk
-                            if hooked:
-                                lease.parked = None
-                                with lease.abort_scope():
-                                    chunk = await self._chunk_hook(call, chunk, budget)
-                                lease.parked = on_parked_abort
-                            if trace is not None:
-                                trace.chunk(chunk)
-                            if chunk.type == "error" or failure is not None:
-                                lease.parked = None
-                                chunk, error = self._error_chunk(call, chunk, failure, raised)
-                                yield chunk
-                                raise error
+                            if watched or chunk.type == "error":
+                                # The provider's error chunk and its typed error, if this is one.
+                                failure: StreamChunk | None = None
+                                raised: Exception | None = None
+                                if chunk.type == "error":
+                                    # Redacted before a hook (caller code), the trace or the
+                                    # consumer sees it, and classified once: the circuit hears
+                                    # the typed error, as invoke()'s does (an auth,
+                                    # context-length or content-filter chunk is the caller's,
+                                    # not the provider's).
+                                    chunk = call.endpoint.redacted_error(chunk)
+                                    raised = call.endpoint.stream_error(chunk)
+                                    opened.failed(raised)
+                                    failure = chunk
+                                if hooked:
+                                    lease.parked = None
+                                    with lease.abort_scope():
+                                        chunk = await self._chunk_hook(call, chunk, budget)
+                                    lease.parked = on_parked_abort
+                                if trace is not None:
+                                    trace.chunk(chunk)
+                                if chunk.type == "error" or failure is not None:
+                                    # The provider reported failure (or the hook wrote an
+                                    # error): the batch ends here and nothing more is read.
+                                    lease.parked = None
+                                    chunk, error = self._error_chunk(call, chunk, failure, raised)
+                                    yield chunk
+                                    raise error
                             # Closed while the consumer paused between chunks: nothing more leaves.
                             if lease.aborted:
                                 raise self._closed_error(call)
                             yield chunk
                     finally:
                         lease.parked = None
-                    if ended or iterator is None:
+                    if iterator is None:
                         break
                     # No abort scope is open while the consumer holds a chunk, so a close that
                     # happened meanwhile is noticed here, before buffered output slips out.
                     if lease.aborted:
                         raise self._closed_error(call)
                     try:
-                        if not fast:
-                            item = await self._bounded_read(iterator, lease, until)
-                        elif run_control is None:  # the connection bounds this read
-                            item = await iterator.__anext__()
-                        else:  # the process reader bounds its pipe reads
-                            token = set_current_run_control(run_control)
-                            try:
+                        if run_control is not None:
+                            if run_control.live:  # the process reader bounds its pipe reads
                                 item = await iterator.__anext__()
-                            finally:
-                                reset_current_run_control(token)
+                            else:
+                                # No reader holds the limit (none started yet, or the last one
+                                # ended): bounded here, and offered to a process started now.
+                                token = set_current_run_control(run_control)
+                                try:
+                                    item = await self._bounded_read(iterator, lease, until)
+                                finally:
+                                    reset_current_run_control(token)
+                        elif fast:  # the connection bounds this read
+                            item = await iterator.__anext__()
+                        else:
+                            item = await self._bounded_read(iterator, lease, until)
                     except StopAsyncIteration:
                         if lease.aborted:
                             raise self._closed_error(call) from None

@@ -63,26 +63,29 @@ class ContractCheck:
 
         The chunks before a violation are still delivered (as a per-chunk guard delivers them
         before raising); the caller raises the returned error after passing the cut batch on.
+        A batch of plain chunks (almost every batch of a run) passes on the cheap test alone;
+        any other batch is walked through the full :meth:`check`, chunk by chunk.
         """
         plain = self.plain
         resumable = self.resumable
-        first = self.index + 1
-        for pos, item in enumerate(batch):
+        for item in batch:
             if (
-                type(item) is StreamChunk
-                and item.type in plain
-                and not item.is_error
-                and (resumable or "session_id" not in item.metadata)
+                type(item) is not StreamChunk
+                or item.type not in plain
+                or item.is_error
+                or (not resumable and "session_id" in item.metadata)
             ):
-                continue
-            self.index = first + pos - 1
+                return self._check_each(batch)
+        self.index += len(batch)
+        return None
+
+    def _check_each(self, batch: list[Any]) -> ProviderProtocolError | None:
+        for pos, item in enumerate(batch):
             try:
                 self.check(item)
             except ProviderProtocolError as exc:
                 del batch[pos:]
                 return exc
-            plain = self.plain
-        self.index = first + len(batch) - 1
         return None
 
     def check(self, item: object) -> StreamChunk:
