@@ -34,7 +34,9 @@ async def main(url: str, key: str, mode: str, n: int, a: float, b: float) -> Non
         backend = SharedAdmission(url=url, key=key)
     else:
         config = AdmissionConfig(concurrency_limit=limit)
-        backend = SharedAdmission(url=url, key=key, lease_ttl=b if mode == "park" else 5.0)
+        # A parked holder renews a short TTL; its round-trip cap must fit inside it.
+        ttl = b if mode == "park" else 5.0
+        backend = SharedAdmission(url=url, key=key, lease_ttl=ttl, op_timeout=min(2.0, ttl / 2))
     admission = build_admission(config, backend)
     out: list[object] = []
     try:

@@ -111,7 +111,9 @@ def test_a_killed_holders_permit_returns_within_its_ttl(redis_server: RedisServe
         assert holder.stdout.readline().strip() == "held"
 
         async def main() -> float:
-            admission = controller(redis_server.url, "kill", concurrency_limit=1, lease_ttl=ttl)
+            admission = controller(
+                redis_server.url, "kill", concurrency_limit=1, lease_ttl=ttl, op_timeout=0.5
+            )
             try:
                 # Held (and renewed) while the holder lives: a short wait is refused.
                 with pytest.raises(RequestDeadlineExceeded) as info:
@@ -233,7 +235,7 @@ def silent_server() -> Iterator[str]:
 
 @pytest.mark.anyio
 async def test_the_deadline_bounds_a_redis_round_trip(silent_server: str) -> None:
-    admission = controller(silent_server, "rt", limit_requests=5, op_timeout=30)
+    admission = controller(silent_server, "rt", limit_requests=5, op_timeout=30, lease_ttl=300)
     try:
         start = time.monotonic()
         with pytest.raises(RequestDeadlineExceeded):
@@ -417,7 +419,9 @@ async def test_a_grant_arriving_after_close_began_ends_with_admission_closed(
 ) -> None:
     from lionagi.service import AdmissionClosed
 
-    admission = controller(redis_server.url, "late", concurrency_limit=2, op_timeout=60)
+    admission = controller(
+        redis_server.url, "late", concurrency_limit=2, op_timeout=60, lease_ttl=300
+    )
     client = redis.Redis.from_url(redis_server.url)
     outcome: list[object] = []
 

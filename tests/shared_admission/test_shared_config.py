@@ -28,6 +28,10 @@ URL = "redis://:hunter2-secret-pw@127.0.0.1:6390/0"
         ({"renew_interval": 30.0}, "renew_interval"),
         ({"poll_interval": -1}, "poll_interval"),
         ({"op_timeout": 0}, "op_timeout"),
+        # 30 s TTL renewed every 10 s: a renewal taking 20 s or more could land after expiry.
+        ({"op_timeout": 20.0}, "op_timeout"),
+        ({"lease_ttl": 1.0}, "op_timeout"),  # the default 2 s cap outlives a 1 s permit
+        ({"lease_ttl": 6.0, "renew_interval": 5.0, "op_timeout": 1.0}, "op_timeout"),
         ({"on_unavailable": "ignore"}, "on_unavailable"),
     ],
 )
@@ -37,6 +41,13 @@ def test_invalid_settings_name_the_field(kwargs: dict[str, object], field: str) 
     with pytest.raises(AdmissionConfigError) as info:
         SharedAdmission(**values)  # type: ignore[arg-type]
     assert info.value.field == field
+
+
+def test_a_round_trip_cap_shorter_than_the_renewal_margin_is_accepted() -> None:
+    base = {"url": "redis://127.0.0.1:6379/0", "key": "prod-key"}
+    assert SharedAdmission(**base, op_timeout=19.5).op_timeout == 19.5  # type: ignore[arg-type]
+    short = SharedAdmission(**base, lease_ttl=1.0, op_timeout=0.5)  # type: ignore[arg-type]
+    assert short.renew_every + short.op_timeout < short.lease_ttl
 
 
 @pytest.mark.parametrize("option", ["socket_timeout=30", "socket_connect_timeout=1&db=2"])

@@ -50,7 +50,9 @@ class SharedAdmission:
         poll_interval: Seconds the head of the local queue waits before asking Redis again when
             the shared concurrency limit is reached (a local release wakes it at once).
         op_timeout: Cap in seconds on one Redis round trip (and on connecting); the request
-            deadline, when shorter, bounds it instead.
+            deadline, when shorter, bounds it instead. Must be shorter than ``lease_ttl`` minus
+            the renewal interval, so a renewal that takes its whole cap still lands before the
+            permit it renews expires.
         on_unavailable: ``"fail"`` (default): a Redis failure refuses the call with
             ``AdmissionBackendUnavailable``. ``"local"``: the call is admitted under this
             process's own copy of the limits instead (the shared limit is then not enforced).
@@ -86,6 +88,17 @@ class SharedAdmission:
                 )
         check_positive_seconds("poll_interval", self.poll_interval)
         check_positive_seconds("op_timeout", self.op_timeout)
+        # A renewal starts up to renew_every after the last one and may take op_timeout: with
+        # the two adding up to the TTL a healthy holder's permit could lapse and be granted
+        # to another process, so the shared concurrency limit would no longer hold.
+        margin = self.lease_ttl - self.renew_every
+        if self.op_timeout >= margin:
+            raise AdmissionConfigError(
+                "op_timeout",
+                f"must be shorter than lease_ttl minus the renewal interval ({self.lease_ttl:g} "
+                f"- {self.renew_every:g} = {margin:g} s), so a slow renewal still lands before "
+                f"the permit expires; got {self.op_timeout!r} (raise lease_ttl or lower it)",
+            )
         if self.on_unavailable not in ("fail", "local"):
             raise AdmissionConfigError(
                 "on_unavailable", f"must be 'fail' or 'local', got {self.on_unavailable!r}"
