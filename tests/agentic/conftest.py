@@ -3,6 +3,9 @@
 - ``replay``: writes a plan for the ``replay`` fake CLI and returns a :class:`Replay` with the
   argv prefix for :class:`ReferenceCliEndpoint`, a stand-alone executable wrapper (for the
   ``binary`` setting) and the launch log the fake writes.
+- ``count_scopes``: ``count_scopes(patch)`` counts the cancel scopes entered while ``patch`` is
+  active (a read bounded by a scope of its own shows up here, one bounded by the run control
+  does not).
 - ``reference_catalog``: points ``EndpointRegistry`` (``match_endpoint``, ``iModel``) at a
   catalog whose only provider is ``reference`` (the reference adapter), as a vendor package
   would register it.
@@ -16,10 +19,11 @@ import os
 import sys
 import textwrap
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from lionagi.service import EndpointRegistry, ProviderCatalog, ProviderModuleSpec
@@ -35,6 +39,24 @@ TEXT_EVENTS: list[dict[str, Any]] = [
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+def _count_scopes(patch: pytest.MonkeyPatch) -> list[int]:
+    backend_scope = type(anyio.CancelScope())
+    original = backend_scope.__enter__
+    entered = [0]
+
+    def counting(self: Any) -> Any:
+        entered[0] += 1
+        return original(self)
+
+    patch.setattr(backend_scope, "__enter__", counting)
+    return entered
+
+
+@pytest.fixture
+def count_scopes() -> Callable[[pytest.MonkeyPatch], list[int]]:
+    return _count_scopes
 
 
 class Replay:

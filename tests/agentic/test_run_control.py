@@ -120,27 +120,16 @@ async def test_events_are_read_with_no_scope_per_event(replay: Any) -> None:
     assert entered < 100, entered  # a scope per event would be >= 300
 
 
-def _count_scopes(patch: pytest.MonkeyPatch) -> list[int]:
-    backend_scope = type(anyio.CancelScope())
-    original = backend_scope.__enter__
-    entered = [0]
-
-    def counting(self: Any) -> Any:
-        entered[0] += 1
-        return original(self)
-
-    patch.setattr(backend_scope, "__enter__", counting)
-    return entered
-
-
-async def test_events_written_one_per_pipe_read_enter_no_scope_per_read(replay: Any) -> None:
+async def test_events_written_one_per_pipe_read_enter_no_scope_per_read(
+    replay: Any, count_scopes: Any
+) -> None:
     """A real CLI writes one event per write: the bound must not cost a scope per pipe read."""
     events = [{"type": "text", "content": f"t{i}"} for i in range(120)]
     replay.write(events=events, event_pause=0.002)  # the reader keeps up: one event per read
     model = iModel(endpoint=ReferenceCliEndpoint(argv=replay.argv))
     async with model:
         with pytest.MonkeyPatch.context() as patch:
-            entered = _count_scopes(patch)
+            entered = count_scopes(patch)
             texts = [c async for c in model.stream(prompt="go", timeout=30) if c.type == "text"]
     assert len(texts) == 120
     assert entered[0] < 40, entered  # a scope per read would be >= 120

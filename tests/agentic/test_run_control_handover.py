@@ -59,28 +59,15 @@ class _Lingering(ReferenceCliEndpoint):
         yield StreamChunk("text", "never")  # pragma: no cover - the limit ends the wait
 
 
-def _count_scopes(patch: pytest.MonkeyPatch) -> list[int]:
-    backend_scope = type(anyio.CancelScope())
-    original = backend_scope.__enter__
-    entered = [0]
-
-    def counting(self: Any) -> Any:
-        entered[0] += 1
-        return original(self)
-
-    patch.setattr(backend_scope, "__enter__", counting)
-    return entered
-
-
 async def test_a_process_started_after_the_first_chunk_still_takes_the_limit(
-    replay: Any,
+    replay: Any, count_scopes: Any
 ) -> None:
     events = [{"type": "text", "content": f"t{i}"} for i in range(120)]
     replay.write(events=events, event_pause=0.002)  # one event per pipe read
     model = iModel(endpoint=_Preamble(argv=replay.argv))
     async with model:
         with pytest.MonkeyPatch.context() as patch:
-            entered = _count_scopes(patch)
+            entered = count_scopes(patch)
             chunks = [c async for c in model.stream(prompt="go", timeout=30)]
     assert chunks[0].type == "system"
     assert [c.content for c in chunks if c.type == "text"] == [f"t{i}" for i in range(120)]
