@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 from collections.abc import Iterator
@@ -131,7 +132,11 @@ def test_a_deadline_after_refused_connections_names_the_last_attempt() -> None:
     assert done.returncode == 3, done.stderr
     (line,) = lines(done.stderr)
     assert line.startswith("error: RequestDeadlineExceeded: ")
-    assert "during retry_delay (last attempt: ProviderConnectionError: " in line, line
+    # The deadline lands in a retry delay almost always, during the next connect attempt when
+    # a delay happens to end just before it; the refused connection is named either way.
+    assert re.search(
+        r"during (retry_delay|transport) \(last attempt: ProviderConnectionError: ", line
+    ), line
     assert f"127.0.0.1:{port}" in line and line.endswith(")")
 
 

@@ -272,6 +272,51 @@ async def test_deadline_cuts_off_a_hanging_attempt(auto_clock: Any) -> None:
     assert seen == [5.0]
 
 
+async def test_a_deadline_during_a_later_attempt_keeps_the_failure_before_it(
+    auto_clock: Any,
+) -> None:
+    # Where the deadline lands (a delay, or the next attempt) is timing; why the attempts
+    # failed is not: the refused connection stays the cause either way.
+    refused = ProviderConnectionError("connection refused")
+    attempts: list[float | None] = []
+
+    async def refuse_then_hang(limit: float | None) -> str:
+        attempts.append(limit)
+        if len(attempts) == 1:
+            raise refused
+        await anyio.sleep_forever()
+        return "never"
+
+    with pytest.raises(RequestDeadlineExceeded) as info:
+        await call_with_attempts(
+            refuse_then_hang,
+            call_id="c1",
+            policy=NO_JITTER,
+            budget=RequestBudget(auto_clock.now + 5),
+            clock=auto_clock,
+            sleep=auto_clock.sleep,
+        )
+    assert info.value.phase == "transport"
+    assert info.value.__cause__ is refused
+    assert len(attempts) == 2
+
+
+async def test_a_deadline_during_the_first_attempt_has_no_cause(auto_clock: Any) -> None:
+    async def hang(limit: float | None) -> str:
+        await anyio.sleep_forever()
+        return "never"
+
+    with pytest.raises(RequestDeadlineExceeded) as info:
+        await call_with_attempts(
+            hang,
+            call_id="c1",
+            budget=RequestBudget(auto_clock.now + 1),
+            clock=auto_clock,
+            sleep=auto_clock.sleep,
+        )
+    assert info.value.__cause__ is None and info.value.__suppress_context__
+
+
 async def test_cancellation_is_not_retried_and_is_neutral(clock: Any) -> None:
     calls = 0
     started = anyio.Event()
@@ -521,6 +566,18 @@ async def test_stream_deadline_phases(auto_clock: Any) -> None:
     assert info.value.phase == "stream"
     assert opener.timeouts == [3.0]
     assert opener.closed == [0]
+
+
+async def test_a_stream_deadline_during_a_later_open_keeps_the_failure_before_it(
+    auto_clock: Any,
+) -> None:
+    refused = ProviderConnectionError("connection refused")
+    opener = Opener([refused], ["hang"])
+    with pytest.raises(RequestDeadlineExceeded) as info:
+        await collect(stream(opener, auto_clock, budget=RequestBudget(auto_clock.now + 5)))
+    assert info.value.phase == "transport"
+    assert info.value.__cause__ is refused
+    assert opener.opens == 2 and opener.closed == [0, 1]
 
 
 async def test_stream_past_deadline_opens_nothing(auto_clock: Any) -> None:

@@ -162,7 +162,9 @@ async def call_with_attempts(
         CircuitOpenError: The circuit refused; no attempt was made.
         RequestDeadlineExceeded: ``phase="transport"`` when the deadline had passed before an
             attempt or passed during one; ``phase="retry_delay"`` when it passed while waiting
-            to retry (the last provider error is the ``__cause__``).
+            to retry. Either way, once an attempt had failed, the last provider error is the
+            ``__cause__``: where the deadline ran out depends on timing, why the attempts
+            failed does not (a refused connection must not read like a slow server).
         Exception: The last attempt's error when it is not retryable, attempts are exhausted,
             or the server's Retry-After does not fit before the deadline.
     """
@@ -175,6 +177,7 @@ async def call_with_attempts(
         raise RequestDeadlineExceeded(call_id, "transport")
     deadline = budget.deadline
     permit = _acquire_permit(breaker, trace)
+    last: Exception | None = None  # the latest failed attempt's error
     try:
         failures = 0
         while True:
@@ -192,7 +195,7 @@ async def call_with_attempts(
             except DeadlineReached:
                 expired = RequestDeadlineExceeded(call_id, "transport")
                 _end_attempt(trace, token, expired)
-                raise expired from None
+                raise expired from last
             except Exception as exc:
                 _end_attempt(trace, token, exc)
                 failures += 1
@@ -296,7 +299,8 @@ async def open_stream_with_attempts(
     Raises:
         CircuitOpenError: The circuit refused; no stream was opened.
         RequestDeadlineExceeded: ``phase="transport"`` before the first item,
-            ``"retry_delay"`` while waiting to retry.
+            ``"retry_delay"`` while waiting to retry; the last failed attempt's error, if any,
+            is the ``__cause__`` (as for :func:`call_with_attempts`).
         Exception: The provider's error, as for :func:`call_with_attempts`.
     """
     policy = policy if policy is not None else _DEFAULT_POLICY
@@ -309,11 +313,12 @@ async def open_stream_with_attempts(
         raise RequestDeadlineExceeded(call_id, "transport")
     permit = _acquire_permit(breaker, trace)
     iterator: AsyncIterator[T] | None = None
+    last: Exception | None = None  # the latest failed attempt's error
     try:
         failures = 0
         while True:  # before the replay boundary: failures may be retried
             if budget.expired(clock):
-                raise RequestDeadlineExceeded(call_id, "transport")
+                raise RequestDeadlineExceeded(call_id, "transport") from last
             timeout = budget.cap(local_cap, clock)
             token = trace.attempt_started() if trace is not None else None
             try:
@@ -329,7 +334,7 @@ async def open_stream_with_attempts(
             except DeadlineReached:
                 expired = RequestDeadlineExceeded(call_id, "transport")
                 _end_attempt(trace, token, expired)
-                raise expired from None
+                raise expired from last
             except Exception as exc:
                 _end_attempt(trace, token, exc)
                 failures += 1

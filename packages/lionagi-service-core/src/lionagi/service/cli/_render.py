@@ -149,11 +149,12 @@ def _write_line(line: str, err: IO[str] | None = None) -> None:
 
 
 def last_attempt(exc: BaseException) -> BaseException | None:
-    """The failure behind a deadline that expired while waiting to retry, else None.
+    """The failed attempt behind a deadline that expired after it, else None.
 
-    ``RequestDeadlineExceeded`` alone says only where the deadline ran out (``retry_delay``);
-    why the attempts failed (connection refused, HTTP 500) is its ``__cause__``, and without it
-    a wrong port reads like a slow server.
+    ``RequestDeadlineExceeded`` alone says only where the deadline ran out (``retry_delay``, or
+    ``transport`` when it passed during the next attempt); why the attempts failed (connection
+    refused, HTTP 500) is its ``__cause__``, and without it a wrong port reads like a slow
+    server.
     """
     cause = exc.__cause__
     if isinstance(exc, RequestDeadlineExceeded) and isinstance(cause, Exception):
