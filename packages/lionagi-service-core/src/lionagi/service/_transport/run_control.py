@@ -7,12 +7,11 @@ is a read: the scope then cost half as much again as reading and parsing the eve
 the waiting happens: the process reader (``json_events_from_process``) picks up the control in
 force when it starts (a context variable the supervisor sets around each read it makes while no
 reader holds the control) and hands it an interrupt (:meth:`RunControl.attach`). The run's limit
-is then one
-event-loop timer, armed once; when it fires, or when an abort lands, the interrupt stops the pipe
-read in progress (or the next one) with :class:`~lionagi.service.ProviderConnectionError`, and
-the reader tears the process group down as for any failure. The control records ``expired``
-or ``aborted`` so the supervisor raises the typed deadline or admission error whatever the
-adapter made of the transport error.
+is then one event-loop timer, armed once; when it fires, or when an abort lands, the interrupt
+stops the pipe read in progress (or the next one) with
+:class:`~lionagi.service.ProviderConnectionError`, and the reader tears the process group down
+as for any failure. The control records ``expired`` or ``aborted`` so the supervisor raises the
+typed deadline or admission error whatever the adapter made of the transport error.
 """
 
 from __future__ import annotations
