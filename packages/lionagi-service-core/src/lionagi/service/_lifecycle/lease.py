@@ -28,8 +28,12 @@ class AdmissionLease:
         aborted: True once the controller closed while this lease was active (set by the
             controller only; read, never written, by the holder).
         parked: What the controller's close runs while the holder is parked outside any abort
-            scope (see :meth:`pause`); None while it runs. A stream assigns it around each chunk
-            it hands out, where two method calls per chunk were a measurable share (issue 15).
+            scope (a stream waiting on its consumer); None while it runs. If the controller
+            closes meanwhile, it runs and the permit is released at once: the parked holder
+            cannot run its own cleanup until its consumer resumes it, and the close must not
+            wait on a consumer that may be the very task calling it. A stream assigns it around
+            each batch it hands out (an attribute, not a method pair: two calls per chunk were a
+            measurable share of a paced stream's cost, issue 15).
     """
 
     __slots__ = (
@@ -83,15 +87,6 @@ class AdmissionLease:
         """
         return LeaseAbortScope(self, deadline)
 
-    def pause(self, on_abort: Callable[[], None]) -> None:
-        """Mark the holder as parked outside any abort scope (a stream waiting on its consumer).
-
-        If the controller closes meanwhile, ``on_abort`` runs and the permit is released at once:
-        the parked holder cannot run its own cleanup until its consumer resumes it, and the
-        close must not wait on a consumer that may be the very task calling it.
-        """
-        self.parked = on_abort
-
     def on_abort(self, stop: Callable[[], None] | None) -> None:
         """Run ``stop`` (synchronous) when the controller closes; None removes it.
 
@@ -103,10 +98,6 @@ class AdmissionLease:
         self._on_abort = stop
         if stop is not None and self.aborted:
             stop()
-
-    def resume(self) -> None:
-        """The holder is running again; a close now cancels its abort scopes as usual."""
-        self.parked = None
 
     def _abort(self) -> None:
         """Cancel every open abort scope of this lease; only the controller's close calls it."""
