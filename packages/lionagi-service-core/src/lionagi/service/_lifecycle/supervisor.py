@@ -400,13 +400,24 @@ class CallSupervisor:
         control = RunControl(limit.until) if is_native_clock(self._clock) else None
         opened: OpenedStream[Any] = OpenedStream(inner, None, None, _NO_RETRY)
         token = set_current_run_control(control) if control is not None else None
+        # The first read has two bounds with the same deadline: its scope and, once a process
+        # reader took the control, the run's timer. Whichever fires first, the limit passed
+        # is the outcome (the timer's interrupt reaches the adapter as a transport error, which
+        # it may raise or swallow).
         try:
             opened.first = await self._bounded_read(inner, lease, limit.until)
         except StopAsyncIteration:
-            pass
+            if control is not None and control.expired:
+                await opened.aclose()
+                raise limit.exceeded(str(call.id), "transport") from None
         except DeadlineReached:
             await opened.aclose()
             raise limit.exceeded(str(call.id), "transport") from None
+        except Exception:
+            await opened.aclose()
+            if control is not None and control.expired:
+                raise limit.exceeded(str(call.id), "transport") from None
+            raise
         except BaseException:
             await opened.aclose()
             raise

@@ -7,8 +7,9 @@ is a read: the scope then cost half as much again as reading and parsing the eve
 the waiting happens: the process reader (``json_events_from_process``) picks up the control in
 force when it starts (a context variable the supervisor sets around each read it makes while no
 reader holds the control) and hands it an interrupt (:meth:`RunControl.attach`). The run's limit
-is then one event-loop timer, armed once; when it fires, or when an abort lands, the interrupt
-stops the pipe read in progress (or the next one) with
+is then one timer, armed once (on Linux a kernel timer, which unlike a pending event-loop timer
+costs the loop nothing per iteration: :mod:`.kernel_timer`); when it fires, or when an abort
+lands, the interrupt stops the pipe read in progress (or the next one) with
 :class:`~lionagi.service.ProviderConnectionError`, and the reader tears the process group down
 as for any failure. The control records ``expired`` or ``aborted`` so the supervisor raises the
 typed deadline or admission error whatever the adapter made of the transport error.
@@ -21,7 +22,7 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    import asyncio
+    from .kernel_timer import Cancellable
 
 __all__ = [
     "RunControl",
@@ -68,17 +69,21 @@ class RunControl:
         self.aborted = False
         self.expired = False
         self._readers: list[Callable[[str], None]] = []
-        self._timer: asyncio.TimerHandle | None = None
+        self._timer: Cancellable | None = None
 
     def attach(self, interrupt: Callable[[str], None]) -> None:
         """Bound the reader that calls this: ``interrupt(reason)`` stops its reads from now on.
 
         Called by a reader running on asyncio (the subprocess reader's only backend), where
-        anyio's clock is the event loop's: the limit is one ``call_at`` timer, armed while any
-        reader is attached (an adapter may run more than one process in a run). An abort that
-        landed before the reader started, or a limit already passed, interrupts it at once.
+        anyio's clock is the event loop's: the limit is one timer, armed while any reader is
+        attached (an adapter may run more than one process in a run), kept by the kernel where
+        it can be (:mod:`.kernel_timer`: a pending loop timer taxes every loop iteration). An
+        abort that landed before the reader started, or a limit already passed, interrupts it
+        at once.
         """
         import asyncio
+
+        from .kernel_timer import call_later
 
         self.attached = True
         self.live = True
@@ -86,7 +91,8 @@ class RunControl:
             interrupt(ABORTED if self.aborted else EXPIRED)
         self._readers.append(interrupt)
         if self._timer is None and self.deadline is not None and not self.expired:
-            self._timer = asyncio.get_running_loop().call_at(self.deadline, self._expire)
+            loop = asyncio.get_running_loop()
+            self._timer = call_later(loop, self.deadline - loop.time(), self._expire)
 
     def detach(self, interrupt: Callable[[str], None]) -> None:
         """That reader is done; the last one to leave disarms the timer."""
