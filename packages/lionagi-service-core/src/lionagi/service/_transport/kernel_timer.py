@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
@@ -31,9 +32,9 @@ __all__ = ["Cancellable", "call_later"]
 
 logger = logging.getLogger("lionagi.service.subprocess")
 
-_CLOCK_MONOTONIC = 1
-_TFD_CLOEXEC = 0o2000000
-_TFD_NONBLOCK = 0o4000
+# Linux defines TFD_CLOEXEC and TFD_NONBLOCK as O_CLOEXEC and O_NONBLOCK (whose values differ
+# between architectures), and the clock is time.monotonic()'s; read lazily, off Linux they may
+# not exist.
 
 
 class Cancellable(Protocol):
@@ -52,10 +53,10 @@ def _from_os() -> _MakeTimer | None:
     settime = getattr(os, "timerfd_settime", None)
     if create is None or settime is None:
         return None
-    flags = os.TFD_NONBLOCK | os.TFD_CLOEXEC  # type: ignore[attr-defined, unused-ignore]
+    flags = os.O_NONBLOCK | os.O_CLOEXEC
 
     def make(delay: float) -> int:
-        fd: int = create(_CLOCK_MONOTONIC, flags=flags)
+        fd: int = create(time.CLOCK_MONOTONIC, flags=flags)
         try:
             settime(fd, initial=delay)
         except BaseException:
@@ -90,8 +91,10 @@ def _from_libc() -> _MakeTimer | None:
     settime.argtypes = (ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
     settime.restype = ctypes.c_int
 
+    flags = os.O_NONBLOCK | os.O_CLOEXEC
+
     def make(delay: float) -> int:
-        fd: int = create(_CLOCK_MONOTONIC, _TFD_NONBLOCK | _TFD_CLOEXEC)
+        fd: int = create(time.CLOCK_MONOTONIC, flags)
         if fd < 0:
             err = ctypes.get_errno()
             raise OSError(err, os.strerror(err))
