@@ -6,6 +6,8 @@
 - ``count_scopes``: ``count_scopes(patch)`` counts the cancel scopes entered while ``patch`` is
   active (a read bounded by a scope of its own shows up here, one bounded by the run control
   does not).
+- ``taken_controls``: ``taken_controls(on_take=None)`` records every ``RunControl`` a process
+  reader picks up (proof the reader-bound path ran), calling ``on_take`` on each as it is taken.
 - ``reference_catalog``: points ``EndpointRegistry`` (``match_endpoint``, ``iModel``) at a
   catalog whose only provider is ``reference`` (the reference adapter), as a vendor package
   would register it.
@@ -57,6 +59,33 @@ def _count_scopes(patch: pytest.MonkeyPatch) -> list[int]:
 @pytest.fixture
 def count_scopes() -> Callable[[pytest.MonkeyPatch], list[int]]:
     return _count_scopes
+
+
+@pytest.fixture
+def taken_controls(
+    monkeypatch: pytest.MonkeyPatch,
+) -> Callable[[Callable[[Any], object] | None], list[Any]]:
+    from lionagi.service._transport import run_control as module
+
+    original = module.current_run_control
+
+    def install(on_take: Callable[[Any], object] | None = None) -> list[Any]:
+        seen: list[Any] = []
+
+        def spy() -> Any:
+            found = original()
+            if found is not None:
+                seen.append(found)
+                if on_take is not None:
+                    on_take(found)
+            return found
+
+        monkeypatch.setattr(
+            "lionagi.service._transport.subprocess.process.current_run_control", spy
+        )
+        return seen
+
+    return install
 
 
 class Replay:

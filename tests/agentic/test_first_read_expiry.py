@@ -10,7 +10,7 @@ not the transport error and not an empty successful stream.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anyio
@@ -46,22 +46,9 @@ class _Quiet(ReferenceCliEndpoint):
 
 
 @pytest.fixture
-def timer_first(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+def timer_first(taken_controls: Callable[..., list[Any]]) -> list[Any]:
     """The run's timer fires as soon as a reader takes the control, long before the scope's."""
-    from lionagi.service._transport import run_control as module
-
-    taken: list[Any] = []
-    original = module.current_run_control
-
-    def early() -> Any:
-        control = original()
-        if control is not None:
-            taken.append(control)
-            asyncio.get_running_loop().call_soon(control._expire)
-        return control
-
-    monkeypatch.setattr("lionagi.service._transport.subprocess.process.current_run_control", early)
-    return taken
+    return taken_controls(lambda control: asyncio.get_running_loop().call_soon(control._expire))
 
 
 @pytest.mark.parametrize("endpoint_type", [ReferenceCliEndpoint, _Quiet])

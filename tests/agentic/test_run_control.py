@@ -10,6 +10,7 @@ close, the process group reaped, the permit released.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -22,21 +23,9 @@ BOUND = 10.0  # "did not hang / fired near its time" only; generous for a loaded
 
 
 @pytest.fixture
-def attached(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+def attached(taken_controls: Callable[..., list[Any]]) -> list[Any]:
     """Every RunControl a process reader picked up (proves the per-block path ran)."""
-    from lionagi.service._transport import run_control as module
-
-    seen: list[Any] = []
-    original = module.current_run_control
-
-    def spy() -> Any:
-        found = original()
-        if found is not None:
-            seen.append(found)
-        return found
-
-    monkeypatch.setattr("lionagi.service._transport.subprocess.process.current_run_control", spy)
-    return seen
+    return taken_controls()
 
 
 def stalled(replay: Any) -> iModel:
