@@ -9,6 +9,7 @@ is the loop's own timer, with the same behaviour.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import os
 import sys
@@ -28,7 +29,12 @@ linux_only = pytest.mark.skipif(
 
 
 def _open_fds() -> int:
-    return len(os.listdir("/proc/self/fd"))
+    """Timer descriptors this process holds (other descriptors may come and go meanwhile)."""
+    count = 0
+    for name in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):  # closed since the listing
+            count += os.readlink(f"/proc/self/fd/{name}") == "anon_inode:[timerfd]"
+    return count
 
 
 @pytest.fixture
@@ -62,7 +68,7 @@ async def test_a_kernel_timer_fires_once_at_its_time_and_frees_its_descriptor(
     timer = call_later(loop, 0.1, fire)
     assert _open_fds() == before + 1
     await anyio.sleep(0.4)
-    assert len(fired) == 1 and 0.09 <= fired[0] < 0.4
+    assert len(fired) == 1 and fired[0] >= 0.09  # not before its time
     assert fire not in loop_timers  # nothing on the loop's heap while it was pending
     assert _open_fds() == before
     timer.cancel()  # after firing: harmless
