@@ -8,6 +8,8 @@
   does not).
 - ``taken_controls``: ``taken_controls(on_take=None)`` records every ``RunControl`` a process
   reader picks up (proof the reader-bound path ran), calling ``on_take`` on each as it is taken.
+- ``timer_descriptors``: ``timer_descriptors()`` counts the kernel timers (timerfd) this process
+  holds (a run's limit is one while its process runs; none may outlive the run).
 - ``reference_catalog``: points ``EndpointRegistry`` (``match_endpoint``, ``iModel``) at a
   catalog whose only provider is ``reference`` (the reference adapter), as a vendor package
   would register it.
@@ -15,6 +17,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import os
@@ -59,6 +62,19 @@ def _count_scopes(patch: pytest.MonkeyPatch) -> list[int]:
 @pytest.fixture
 def count_scopes() -> Callable[[pytest.MonkeyPatch], list[int]]:
     return _count_scopes
+
+
+def _timer_descriptors() -> int:
+    count = 0
+    for name in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):  # closed since the listing
+            count += os.readlink(f"/proc/self/fd/{name}") == "anon_inode:[timerfd]"
+    return count
+
+
+@pytest.fixture
+def timer_descriptors() -> Callable[[], int]:
+    return _timer_descriptors
 
 
 @pytest.fixture

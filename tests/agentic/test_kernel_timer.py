@@ -9,11 +9,10 @@ is the loop's own timer, with the same behaviour.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import errno
-import os
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -26,15 +25,6 @@ from lionagi.service._transport.run_control import RunControl
 linux_only = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="timerfd is a Linux facility"
 )
-
-
-def _open_fds() -> int:
-    """Timer descriptors this process holds (other descriptors may come and go meanwhile)."""
-    count = 0
-    for name in os.listdir("/proc/self/fd"):
-        with contextlib.suppress(OSError):  # closed since the listing
-            count += os.readlink(f"/proc/self/fd/{name}") == "anon_inode:[timerfd]"
-    return count
 
 
 @pytest.fixture
@@ -55,10 +45,11 @@ async def loop_timers(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 
 @linux_only
 async def test_a_kernel_timer_fires_once_at_its_time_and_frees_its_descriptor(
+    timer_descriptors: Callable[[], int],
     loop_timers: list[Any],
 ) -> None:
     loop = asyncio.get_running_loop()
-    before = _open_fds()
+    before = timer_descriptors()
     fired: list[float] = []
     started = time.monotonic()
 
@@ -66,24 +57,26 @@ async def test_a_kernel_timer_fires_once_at_its_time_and_frees_its_descriptor(
         fired.append(time.monotonic() - started)
 
     timer = call_later(loop, 0.1, fire)
-    assert _open_fds() == before + 1
+    assert timer_descriptors() == before + 1
     await anyio.sleep(0.4)
     assert len(fired) == 1 and fired[0] >= 0.09  # not before its time
     assert fire not in loop_timers  # nothing on the loop's heap while it was pending
-    assert _open_fds() == before
+    assert timer_descriptors() == before
     timer.cancel()  # after firing: harmless
     assert len(fired) == 1
 
 
 @linux_only
-async def test_a_cancelled_kernel_timer_never_fires_and_frees_its_descriptor() -> None:
+async def test_a_cancelled_kernel_timer_never_fires_and_frees_its_descriptor(
+    timer_descriptors: Callable[[], int],
+) -> None:
     loop = asyncio.get_running_loop()
-    before = _open_fds()
+    before = timer_descriptors()
     fired: list[bool] = []
     timer = call_later(loop, 0.05, lambda: fired.append(True))
     timer.cancel()
     timer.cancel()
-    assert _open_fds() == before
+    assert timer_descriptors() == before
     await anyio.sleep(0.2)
     assert fired == []
 
@@ -140,12 +133,14 @@ async def test_a_run_limit_an_hour_away_puts_nothing_on_the_loops_heap(
 
 
 @linux_only
-async def test_a_run_limit_on_the_kernel_timer_interrupts_its_reader() -> None:
-    before = _open_fds()
+async def test_a_run_limit_on_the_kernel_timer_interrupts_its_reader(
+    timer_descriptors: Callable[[], int],
+) -> None:
+    before = timer_descriptors()
     control = RunControl(anyio.current_time() + 0.05)
     seen: list[str] = []
     control.attach(seen.append)
     await anyio.sleep(0.3)
     assert seen == ["the run's time limit passed"] and control.expired
     control.detach(seen.append)
-    assert _open_fds() == before
+    assert timer_descriptors() == before

@@ -427,6 +427,18 @@ class CallSupervisor:
         return opened, control, limit
 
     @staticmethod
+    def _settle(control: RunControl, call: APICalling) -> None:
+        """End a read in which the last process ended; raise if the limit or an abort cut it.
+
+        Runs in the read's ``finally``: the error raised replaces the cancellation the control
+        sent (taken back by :meth:`RunControl.settle`), and is handled like any failed read.
+        """
+        if control.settle():
+            if control.aborted:
+                raise CallSupervisor._closed_error(call) from None
+            raise DeadlineReached from None
+
+    @staticmethod
     def _abort_parked(call: APICalling) -> None:
         call.terminate(
             EventStatus.ABORTED,
@@ -600,7 +612,15 @@ class CallSupervisor:
                     try:
                         if run_control is not None:
                             if run_control.live:  # the process reader bounds its pipe reads
-                                item = await iterator.__anext__()
+                                # Recorded so a process ending inside this read leaves the
+                                # rest of it bounded too (RunControl.lingering).
+                                run_control.reading = run_control.current_task()
+                                try:
+                                    item = await iterator.__anext__()
+                                finally:
+                                    run_control.reading = None
+                                    if run_control.lingering:
+                                        self._settle(run_control, call)
                             else:
                                 # No reader holds the limit (none started yet, or the last one
                                 # ended): bounded here, and offered to a process started now.

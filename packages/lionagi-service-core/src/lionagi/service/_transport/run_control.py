@@ -19,9 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextvars import ContextVar
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import asyncio
+
     from .kernel_timer import Cancellable
 
 __all__ = [
@@ -46,6 +48,10 @@ set_current_run_control = _current.set
 reset_current_run_control = _current.reset
 
 
+def _no_task() -> asyncio.Task[Any] | None:
+    return None  # until a reader attached there is no direct read to record
+
+
 def current_run_control() -> RunControl | None:
     """The control the supervisor set for the read in progress, if any."""
     return _current.get()
@@ -58,9 +64,29 @@ class RunControl:
     once a process reader took the control; ``live`` while one holds it. The supervisor bounds
     a read itself (one cancel scope) whenever no reader is live: before the first process
     starts, and after the last one ended, when an adapter may still await other work.
+
+    A read the supervisor makes directly (a reader was live when it began) records its task in
+    ``reading``. If the last process ends inside such a read, the adapter goes on in it with no
+    reader left to interrupt: once that reader's teardown is done, the control arms its timer
+    for the rest of the read (``lingering``, :meth:`linger`) and, should the limit pass or an
+    abort land before the read returns, cancels the reading task, as ``asyncio.timeout`` does;
+    the supervisor's :meth:`settle` after the read takes that cancellation back and names the
+    outcome.
     """
 
-    __slots__ = ("_readers", "_timer", "aborted", "attached", "deadline", "expired", "live")
+    __slots__ = (
+        "_cut",
+        "_readers",
+        "_timer",
+        "aborted",
+        "attached",
+        "current_task",
+        "deadline",
+        "expired",
+        "lingering",
+        "live",
+        "reading",
+    )
 
     def __init__(self, deadline: float | None) -> None:
         self.deadline = deadline
@@ -68,8 +94,14 @@ class RunControl:
         self.live = False
         self.aborted = False
         self.expired = False
+        self.lingering = False
+        self.reading: asyncio.Task[Any] | None = None
+        # asyncio.current_task once a reader attached (the supervisor reads it to fill
+        # ``reading`` without importing asyncio itself).
+        self.current_task: Callable[[], asyncio.Task[Any] | None] = _no_task
         self._readers: list[Callable[[str], None]] = []
         self._timer: Cancellable | None = None
+        self._cut: asyncio.Task[Any] | None = None
 
     def attach(self, interrupt: Callable[[str], None]) -> None:
         """Bound the reader that calls this: ``interrupt(reason)`` stops its reads from now on.
@@ -87,6 +119,8 @@ class RunControl:
 
         self.attached = True
         self.live = True
+        self.lingering = False  # a process started in the same read: it carries the limit
+        self.current_task = asyncio.current_task
         if self.aborted or self.expired:
             interrupt(ABORTED if self.aborted else EXPIRED)
         self._readers.append(interrupt)
@@ -104,11 +138,62 @@ class RunControl:
             self._timer.cancel()
             self._timer = None
 
+    def linger(self) -> None:
+        """A reader finished its teardown: bound what its read does next, if it goes on.
+
+        Called by the process reader after its teardown, unless a cancellation ends it. If no
+        other reader holds the control and the read was one the supervisor made directly, in
+        this task, the adapter continues that read with nothing bounding it: the timer is armed
+        again until the read ends (:meth:`settle`). Never during the teardown itself, which a
+        cancellation must not cut short.
+        """
+        import asyncio
+
+        from .kernel_timer import call_later
+
+        task = self.reading
+        if (
+            self._readers
+            or task is None
+            or task is not asyncio.current_task()
+            or self.aborted
+            or self.expired
+        ):
+            return
+        self.lingering = True  # an abort reaches the read even when the run has no limit
+        if self._timer is None and self.deadline is not None:
+            loop = asyncio.get_running_loop()
+            self._timer = call_later(loop, self.deadline - loop.time(), self._expire)
+
     def abort(self) -> None:
         """Stop the run now: the pipe reads in progress (or the next ones) are interrupted."""
         self.aborted = True
         for interrupt in tuple(self._readers):
             interrupt(ABORTED)
+        self._cut_lingering_read()
+
+    def settle(self) -> bool:
+        """After a lingering read returned or raised: disarm; True if the limit or an abort cut it.
+
+        The cancellation this control sent is taken back (``Task.uncancel``). False when it
+        sent none, or when another cancellation is pending on the task too: that one then keeps
+        propagating, as it would have without the run's limit.
+        """
+        self.lingering = False
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        task, self._cut = self._cut, None
+        return task is not None and task.uncancel() == 0
+
+    def _cut_lingering_read(self) -> None:
+        task = self.reading
+        if not self.lingering or task is None or self._readers or self._cut is not None:
+            return
+        if task.cancelling():
+            return  # already being cancelled: the read ends anyway, and that cancel names why
+        self._cut = task
+        task.cancel(ABORTED if self.aborted else EXPIRED)
 
     def _expire(self) -> None:
         self._timer = None
@@ -117,3 +202,4 @@ class RunControl:
         self.expired = True
         for interrupt in tuple(self._readers):
             interrupt(EXPIRED)
+        self._cut_lingering_read()

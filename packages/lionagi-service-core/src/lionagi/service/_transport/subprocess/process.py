@@ -495,6 +495,8 @@ async def _run(
                 deadline = min(deadline, control.deadline)
         grace = _bounded_grace(spec.terminate_grace, deadline, anyio.current_time())
         await _teardown(transport, proto, spec, primary, tree=tree, grace=grace)
+        if control is not None and (primary is None or isinstance(primary, Exception)):
+            control.linger()  # the adapter may go on in this read: the limit stays on it
 
 
 def _as_is(block: list[dict[str, Any]]) -> tuple[list[dict[str, Any]]]:
