@@ -562,6 +562,7 @@ class CallSupervisor:
                 iterator, item = opened.iterator, opened.first
                 # Each read yields a batch: one network read (HTTP) or one pipe read (a CLI).
                 until = budget.deadline if limit is None else limit.until
+                reading_task: Any = None  # the task of the direct reads (RunControl.reading)
                 while item is not None:
                     # Parked for the whole batch: between two of its chunks nothing awaits, so
                     # a close can only land while a chunk is with the consumer. A chunk hook
@@ -613,8 +614,12 @@ class CallSupervisor:
                         if run_control is not None:
                             if run_control.live:  # the process reader bounds its pipe reads
                                 # Recorded so a process ending inside this read leaves the
-                                # rest of it bounded too (RunControl.lingering).
-                                run_control.reading = run_control.current_task()
+                                # rest of it bounded too (RunControl.lingering). Looked up once:
+                                # if the consumer moves to another task, the control sees the
+                                # mismatch and does not linger.
+                                if reading_task is None:
+                                    reading_task = run_control.current_task()
+                                run_control.reading = reading_task
                                 try:
                                     item = await iterator.__anext__()
                                 finally:
