@@ -10,6 +10,9 @@
   reader picks up (proof the reader-bound path ran), calling ``on_take`` on each as it is taken.
 - ``timer_descriptors``: ``timer_descriptors()`` counts the kernel timers (timerfd) this process
   holds (a run's limit is one while its process runs; none may outlive the run).
+- ``closed_after_two_chunks``: ``await closed_after_two_chunks(model, stream, pause)`` consumes
+  ``stream`` in a task, closes ``model`` ``pause`` seconds after the second chunk, and returns
+  the ``AdmissionClosed`` errors the consumer saw.
 - ``reference_catalog``: points ``EndpointRegistry`` (``match_endpoint``, ``iModel``) at a
   catalog whose only provider is ``reference`` (the reference adapter), as a vendor package
   would register it.
@@ -24,14 +27,14 @@ import os
 import sys
 import textwrap
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
-from lionagi.service import EndpointRegistry, ProviderCatalog, ProviderModuleSpec
+from lionagi.service import AdmissionClosed, EndpointRegistry, ProviderCatalog, ProviderModuleSpec
 from lionagi.service_testing.fake_clis import fake_cli_argv, script_path
 
 TEXT_EVENTS: list[dict[str, Any]] = [
@@ -62,6 +65,36 @@ def _count_scopes(patch: pytest.MonkeyPatch) -> list[int]:
 @pytest.fixture
 def count_scopes() -> Callable[[pytest.MonkeyPatch], list[int]]:
     return _count_scopes
+
+
+async def _closed_after_two_chunks(
+    model: Any, stream: AsyncIterator[Any], pause: float
+) -> list[BaseException]:
+    raised: list[BaseException] = []
+    two = anyio.Event()
+
+    async def consume() -> None:
+        seen = 0
+        try:
+            async for _ in stream:
+                seen += 1
+                if seen == 2:
+                    two.set()
+        except AdmissionClosed as exc:
+            raised.append(exc)
+
+    with anyio.fail_after(10.0):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(consume)
+            await two.wait()
+            await anyio.sleep(pause)
+            await model.close()
+    return raised
+
+
+@pytest.fixture
+def closed_after_two_chunks() -> Callable[..., Any]:
+    return _closed_after_two_chunks
 
 
 def _timer_descriptors() -> int:

@@ -16,7 +16,7 @@ from typing import Any
 import anyio
 import pytest
 
-from lionagi.service import AdmissionClosed, EventStatus, RequestDeadlineExceeded, iModel
+from lionagi.service import EventStatus, RequestDeadlineExceeded, iModel
 from lionagi.service_testing.reference_cli import ReferenceCliEndpoint
 
 BOUND = 10.0  # "did not hang / fired near its time" only; generous for a loaded machine
@@ -57,29 +57,12 @@ async def test_deadline_mid_run_raises_the_typed_error_and_reaps(
 
 
 async def test_close_aborts_a_run_blocked_in_a_pipe_read(
-    replay: Any, alive: Any, attached: list[Any]
+    replay: Any, alive: Any, attached: list[Any], closed_after_two_chunks: Any
 ) -> None:
     model = stalled(replay)
     call = model.create_api_calling(prompt="keep going")
-    raised: list[BaseException] = []
-    two = anyio.Event()
-
-    async def consume() -> None:
-        seen = 0
-        try:
-            async for _ in model.stream(call):  # no deadline: only the close ends it
-                seen += 1
-                if seen == 2:
-                    two.set()
-        except AdmissionClosed as exc:
-            raised.append(exc)
-
-    with anyio.fail_after(BOUND):
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(consume)
-            await two.wait()
-            await anyio.sleep(0.05)  # the consumer is parked in the stalled pipe read
-            await model.close()
+    # No deadline: only the close ends it; the consumer is parked in the stalled pipe read.
+    raised = await closed_after_two_chunks(model, model.stream(call), 0.05)
 
     assert len(raised) == 1
     assert call.status is EventStatus.ABORTED

@@ -20,7 +20,7 @@ import anyio
 import pytest
 from pydantic import BaseModel
 
-from lionagi.service import AdmissionClosed, RequestDeadlineExceeded, StreamChunk, iModel
+from lionagi.service import RequestDeadlineExceeded, StreamChunk, iModel
 from lionagi.service_testing.reference_cli import ReferenceCliEndpoint
 
 BOUND = 10.0  # "did not hang / fired near its time" only; generous for a loaded machine
@@ -40,12 +40,8 @@ class _Preamble(ReferenceCliEndpoint):
             yield chunk
 
 
-class _Lingering(ReferenceCliEndpoint):
-    """After its process ended, reports it, then waits on follow-up work that never comes.
-
-    The wait is in a read of its own (after the notice): a read made while no reader holds
-    the control, which the supervisor bounds with a scope.
-    """
+class _AfterItsProcess(ReferenceCliEndpoint):
+    """Runs the reference CLI, then does the work of :meth:`after` in the same stream."""
 
     async def _stream_agentic(
         self, request: BaseModel, *, runtime_args: dict[str, Any], local_timeout: float | None
@@ -55,12 +51,29 @@ class _Lingering(ReferenceCliEndpoint):
         )
         async for chunk in run:
             yield chunk
+        async for chunk in self.after():
+            yield chunk
+
+    async def after(self) -> AsyncIterator[StreamChunk]:
+        """Nothing here: each test adapter says what it does after its process."""
+        return
+        yield  # pragma: no cover - makes this an async generator
+
+
+class _Lingering(_AfterItsProcess):
+    """After its process ended, reports it, then waits on follow-up work that never comes.
+
+    The wait is in a read of its own (after the notice): a read made while no reader holds
+    the control, which the supervisor bounds with a scope.
+    """
+
+    async def after(self) -> AsyncIterator[StreamChunk]:
         yield StreamChunk("system", metadata={"note": "process ended"})
         await anyio.sleep_forever()
         yield StreamChunk("text", "never")  # pragma: no cover - the limit ends the wait
 
 
-class _HangsAfterItsProcess(ReferenceCliEndpoint):
+class _HangsAfterItsProcess(_AfterItsProcess):
     """Waits on follow-up work in the very read in which its process ended (no yield between).
 
     ``settled`` is set once the follow-up wait ended (by cancellation), so a test can tell the
@@ -69,14 +82,7 @@ class _HangsAfterItsProcess(ReferenceCliEndpoint):
 
     settled: anyio.Event | None = None
 
-    async def _stream_agentic(
-        self, request: BaseModel, *, runtime_args: dict[str, Any], local_timeout: float | None
-    ) -> AsyncIterator[StreamChunk]:
-        run = super()._stream_agentic(
-            request, runtime_args=runtime_args, local_timeout=local_timeout
-        )
-        async for chunk in run:
-            yield chunk
+    async def after(self) -> AsyncIterator[StreamChunk]:
         try:
             await anyio.sleep_forever()
         finally:
@@ -115,31 +121,16 @@ async def test_work_in_the_read_that_ended_the_process_is_bounded_by_the_run_lim
     assert not alive(replay.launch()["launched"])
 
 
-async def test_a_close_reaches_work_in_the_read_that_ended_the_process(replay: Any) -> None:
+async def test_a_close_reaches_work_in_the_read_that_ended_the_process(
+    replay: Any, closed_after_two_chunks: Any
+) -> None:
     model = _hanging(replay)
     settled = anyio.Event()
     endpoint = model.endpoint
     assert isinstance(endpoint, _HangsAfterItsProcess)
     endpoint.settled = settled
-    raised: list[BaseException] = []
-    two = anyio.Event()
-
-    async def consume() -> None:
-        seen = 0
-        try:
-            async for _ in model.stream(prompt="go"):  # no deadline: only the close ends it
-                seen += 1
-                if seen == 2:
-                    two.set()
-        except AdmissionClosed as exc:
-            raised.append(exc)
-
-    with anyio.fail_after(BOUND):
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(consume)
-            await two.wait()
-            await anyio.sleep(0.3)  # the process has ended; the adapter waits in that read
-            await model.close()
+    # The process has ended by then; the adapter waits in that read.
+    raised = await closed_after_two_chunks(model, model.stream(prompt="go"), 0.3)
     assert len(raised) == 1
     assert settled.is_set()
 
