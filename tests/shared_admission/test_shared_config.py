@@ -27,6 +27,9 @@ URL = "redis://:hunter2-secret-pw@127.0.0.1:6390/0"
         ({"lease_ttl": float("nan")}, "lease_ttl"),
         ({"renew_interval": 30.0}, "renew_interval"),
         ({"poll_interval": -1}, "poll_interval"),
+        # Re-asked and handed back only every 30 s: permits would return only by expiring.
+        ({"poll_interval": 30.0}, "poll_interval"),
+        ({"lease_ttl": 1.0, "op_timeout": 0.5, "poll_interval": 2.0}, "poll_interval"),
         ({"op_timeout": 0}, "op_timeout"),
         # 30 s TTL renewed every 10 s: a renewal taking 20 s or more could land after expiry.
         ({"op_timeout": 20.0}, "op_timeout"),

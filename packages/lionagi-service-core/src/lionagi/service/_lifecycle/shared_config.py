@@ -48,7 +48,9 @@ class SharedAdmission:
         renew_interval: Seconds between renewals of held permits; default ``lease_ttl / 3``.
             Must be shorter than ``lease_ttl``.
         poll_interval: Seconds the head of the local queue waits before asking Redis again when
-            the shared concurrency limit is reached (a local release wakes it at once).
+            the shared concurrency limit is reached (a local release wakes it at once), and the
+            longest a released permit waits to be handed back with others. Must be shorter
+            than ``lease_ttl``.
         op_timeout: Cap in seconds on one Redis round trip (and on connecting); the request
             deadline, when shorter, bounds it instead. Must be shorter than ``lease_ttl`` minus
             the renewal interval, so a renewal that takes its whole cap still lands before the
@@ -87,6 +89,15 @@ class SharedAdmission:
                     f"got {self.renew_interval!r}",
                 )
         check_positive_seconds("poll_interval", self.poll_interval)
+        if self.poll_interval >= self.lease_ttl:
+            # Waiters ask Redis again only this often and a released permit is handed back up
+            # to this late: at the TTL or beyond, permits would in effect return only by expiry.
+            raise AdmissionConfigError(
+                "poll_interval",
+                f"must be shorter than lease_ttl ({self.lease_ttl:g} s): waiters re-ask Redis "
+                "and released permits are handed back at most this often, so at the TTL a "
+                f"permit would come back only by expiring; got {self.poll_interval!r}",
+            )
         check_positive_seconds("op_timeout", self.op_timeout)
         # A renewal starts up to renew_every after the last one and may take op_timeout: with
         # the two adding up to the TTL a healthy holder's permit could lapse and be granted
