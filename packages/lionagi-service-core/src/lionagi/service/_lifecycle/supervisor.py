@@ -58,6 +58,8 @@ from .lease import AdmissionLease
 from .policy import AttemptPolicy
 
 if TYPE_CHECKING:
+    import asyncio
+
     from .telemetry import CallTrace
 
 __all__ = ["CallSupervisor", "HookTimeout", "outcome_status"]
@@ -404,26 +406,24 @@ class CallSupervisor:
         # reader took the control, the run's timer. Whichever fires first, the limit passed
         # is the outcome (the timer's interrupt reaches the adapter as a transport error, which
         # it may raise or swallow).
+        expired = False
         try:
             opened.first = await self._bounded_read(inner, lease, limit.until)
         except StopAsyncIteration:
-            if control is not None and control.expired:
-                await opened.aclose()
+            expired = control is not None and control.expired  # ended quietly on the interrupt
+        except BaseException as exc:
+            await opened.aclose()
+            if isinstance(exc, DeadlineReached) or (
+                isinstance(exc, Exception) and control is not None and control.expired
+            ):
                 raise limit.exceeded(str(call.id), "transport") from None
-        except DeadlineReached:
-            await opened.aclose()
-            raise limit.exceeded(str(call.id), "transport") from None
-        except Exception:
-            await opened.aclose()
-            if control is not None and control.expired:
-                raise limit.exceeded(str(call.id), "transport") from None
-            raise
-        except BaseException:
-            await opened.aclose()
             raise
         finally:
             if token is not None:
                 reset_current_run_control(token)
+        if expired:
+            await opened.aclose()
+            raise limit.exceeded(str(call.id), "transport")
         return opened, control, limit
 
     @staticmethod
@@ -562,7 +562,7 @@ class CallSupervisor:
                 iterator, item = opened.iterator, opened.first
                 # Each read yields a batch: one network read (HTTP) or one pipe read (a CLI).
                 until = budget.deadline if limit is None else limit.until
-                reading_task: Any = None  # the task of the direct reads (RunControl.reading)
+                reading_task: asyncio.Task[Any] | None = None  # RunControl.reading
                 while item is not None:
                     # Parked for the whole batch: between two of its chunks nothing awaits, so
                     # a close can only land while a chunk is with the consumer. A chunk hook

@@ -18,6 +18,7 @@ clock at arming, so a loop whose ``time()`` has another origin (uvloop) is still
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import sys
@@ -32,10 +33,6 @@ __all__ = ["Cancellable", "call_later"]
 
 logger = logging.getLogger("lionagi.service.subprocess")
 
-# Linux defines TFD_CLOEXEC and TFD_NONBLOCK as O_CLOEXEC and O_NONBLOCK (whose values differ
-# between architectures), and the clock is time.monotonic()'s; read lazily, off Linux they may
-# not exist.
-
 
 class Cancellable(Protocol):
     """What :func:`call_later` returns: ``cancel()`` stops a timer that has not fired yet."""
@@ -47,13 +44,12 @@ class Cancellable(Protocol):
 _MakeTimer = Callable[[float], int]
 
 
-def _from_os() -> _MakeTimer | None:
+def _from_os(flags: int) -> _MakeTimer | None:
     """Python 3.13+'s own timerfd functions, when this build has them."""
     create = getattr(os, "timerfd_create", None)
     settime = getattr(os, "timerfd_settime", None)
     if create is None or settime is None:
         return None
-    flags = os.O_NONBLOCK | os.O_CLOEXEC
 
     def make(delay: float) -> int:
         fd: int = create(time.CLOCK_MONOTONIC, flags=flags)
@@ -67,7 +63,7 @@ def _from_os() -> _MakeTimer | None:
     return make
 
 
-def _from_libc() -> _MakeTimer | None:
+def _from_libc(flags: int) -> _MakeTimer | None:
     """The same two calls through libc (Linux, Python 3.11 and 3.12)."""
     try:
         import ctypes
@@ -91,8 +87,6 @@ def _from_libc() -> _MakeTimer | None:
     settime.argtypes = (ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
     settime.restype = ctypes.c_int
 
-    flags = os.O_NONBLOCK | os.O_CLOEXEC
-
     def make(delay: float) -> int:
         fd: int = create(time.CLOCK_MONOTONIC, flags)
         if fd < 0:
@@ -111,23 +105,15 @@ def _from_libc() -> _MakeTimer | None:
     return make
 
 
-def _choose() -> _MakeTimer | None:
-    if not sys.platform.startswith("linux"):
-        return None
-    return _from_os() or _from_libc()
-
-
-_make: _MakeTimer | None = None
-_chosen = False
-
-
+@functools.cache
 def _maker() -> _MakeTimer | None:
     """The timerfd factory, looked up once per process (ctypes is imported only here)."""
-    global _make, _chosen
-    if not _chosen:
-        _make = _choose()
-        _chosen = True
-    return _make
+    if not sys.platform.startswith("linux"):
+        return None
+    # Linux defines TFD_NONBLOCK and TFD_CLOEXEC as O_NONBLOCK and O_CLOEXEC (whose values
+    # differ between architectures); the clock is time.monotonic()'s, the loop's.
+    flags = os.O_NONBLOCK | os.O_CLOEXEC
+    return _from_os(flags) or _from_libc(flags)
 
 
 class _FdTimer:

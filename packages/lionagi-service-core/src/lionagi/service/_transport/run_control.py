@@ -115,8 +115,6 @@ class RunControl:
         """
         import asyncio
 
-        from .kernel_timer import call_later
-
         self.attached = True
         self.live = True
         self.lingering = False  # a process started in the same read: it carries the limit
@@ -124,9 +122,8 @@ class RunControl:
         if self.aborted or self.expired:
             interrupt(ABORTED if self.aborted else EXPIRED)
         self._readers.append(interrupt)
-        if self._timer is None and self.deadline is not None and not self.expired:
-            loop = asyncio.get_running_loop()
-            self._timer = call_later(loop, self.deadline - loop.time(), self._expire)
+        if not self.expired:
+            self._arm()
 
     def detach(self, interrupt: Callable[[str], None]) -> None:
         """That reader is done; the last one to leave disarms the timer."""
@@ -149,8 +146,6 @@ class RunControl:
         """
         import asyncio
 
-        from .kernel_timer import call_later
-
         task = self.reading
         if (
             self._readers
@@ -161,9 +156,18 @@ class RunControl:
         ):
             return
         self.lingering = True  # an abort reaches the read even when the run has no limit
-        if self._timer is None and self.deadline is not None:
-            loop = asyncio.get_running_loop()
-            self._timer = call_later(loop, self.deadline - loop.time(), self._expire)
+        self._arm()
+
+    def _arm(self) -> None:
+        """Arm the limit's one timer, unless it is armed already or the run has no limit."""
+        if self._timer is not None or self.deadline is None:
+            return
+        import asyncio
+
+        from .kernel_timer import call_later
+
+        loop = asyncio.get_running_loop()
+        self._timer = call_later(loop, self.deadline - loop.time(), self._expire)
 
     def abort(self) -> None:
         """Stop the run now: the pipe reads in progress (or the next ones) are interrupted."""
