@@ -7,24 +7,28 @@ circuit for HTTP, terminal state before removal). Nothing here knows a vendor.
 
 from __future__ import annotations
 
-import dataclasses
-import sys
 import time
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Mapping
 from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
-from uuid import UUID, uuid4
+from uuid import UUID
 
 from .._base.errors import (
     AdmissionClosed,
-    AdmissionConfigError,
     EndpointConfigurationError,
     EventLoopMismatchError,
     RequestDeadlineExceeded,
 )
 from .._base.loops import running_asyncio_loop
-from .._base.secrets import REDACTED
+from .agentic_view import as_agentic, inject_resume
+from .arguments import (
+    coerce_hooks,
+    coerce_id,
+    default_attempt_policy,
+    effective_admission,
+    explicit_policy,
+)
 from .streams import ModelStream, StreamRegistry
 
 # Everything below is imported where it is first needed (construction, a call, serialization):
@@ -43,78 +47,12 @@ if TYPE_CHECKING:
     from .._lifecycle.policy import AttemptPolicy, CircuitPolicy
     from .._lifecycle.shared_config import SharedAdmission
     from .._lifecycle.supervisor import CallSupervisor
-    from .._transport.agentic.endpoint import AgenticEndpoint
     from .._transport.agentic.settings import AgenticSettings
     from .._transport.api_calling import APICalling
     from .._transport.http.endpoint import Endpoint
+    from .serialized import ApiKeyResolver
 
 __all__ = ["iModel"]
-
-ApiKeyResolver = Callable[[str], str | None]
-
-# Config fields a serialized iModel restores on top of the freshly resolved registration: every
-# field to_dict() writes except the selection (provider, endpoint, openai_compatible), the request
-# defaults and the request model, which from_dict handles itself. ``name``, ``method``,
-# ``content_type`` and ``endpoint_params`` are accepted iModel overrides too; leaving them out
-# rebuilt a model that sent another method or content type than the one serialized.
-_RESTORED_FIELDS = (
-    "name",
-    "method",
-    "content_type",
-    "endpoint_params",
-    "base_url",
-    "timeout",
-    "max_retries",
-    "max_response_bytes",
-    "allow_local_network",
-    "default_headers",
-    "params",
-    "client_kwargs",
-    "auth_type",
-    "api_key_env",
-    "context_window",
-    "requires_tokens",
-    "serialize_by_alias",
-)
-
-_ADMISSION_FIELDS = (
-    "queue_capacity",
-    "capacity_refresh_time",
-    "interval",
-    "limit_requests",
-    "limit_tokens",
-    "concurrency_limit",
-)
-
-
-# Every top-level key to_dict() writes; anything else in the data is refused, naming it.
-_SERIALIZED_KEYS = frozenset(
-    {
-        "id",
-        "created_at",
-        "provider",
-        "endpoint",
-        "endpoint_class",
-        "config",
-        "admission",
-        "admission_backend",
-        "attempt_policy",
-        "circuit_policy",
-        "session_id",
-        "agentic_settings",
-    }
-)
-
-# The keys AgenticSettings.public_dict() writes.
-_PUBLIC_SETTINGS_KEYS = frozenset(
-    {"binary", "gateway_url", "cwd", "config_home", "env_names", "gateway_api_key_set"}
-)
-
-_AGENTIC_MODULE = "lionagi.service._transport.agentic.endpoint"
-
-
-def _class_path(cls: type) -> str:
-    return f"{cls.__module__}:{cls.__qualname__}"
 
 
 class iModel:
@@ -197,13 +135,13 @@ class iModel:
         from .._lifecycle.policy import CircuitPolicy
         from .._transport.http.endpoint import Endpoint
 
-        self._id = _coerce_id(id)
+        self._id = coerce_id(id)
         if created_at is not None and not isinstance(created_at, int | float):
             raise EndpointConfigurationError("created_at", "must be a float timestamp")
         self._created_at = float(created_at) if created_at is not None else time.time()
         self._clock = clock or default_clock
         self._sleep = sleep or default_sleep
-        self._hooks = _coerce_hooks(hook_registry)
+        self._hooks = coerce_hooks(hook_registry)
         self._closed = False
         self._loop: Any | None = None  # the asyncio loop of the calls so far (see _check_open)
         self._streams = StreamRegistry()
@@ -257,7 +195,7 @@ class iModel:
                 agentic_settings=agentic_settings,
             )
 
-        self._admission_config = _admission_config(
+        self._admission_config = effective_admission(
             self._endpoint,
             admission,
             queue_capacity=queue_capacity,
@@ -271,10 +209,10 @@ class iModel:
         agentic = self._endpoint.is_agentic
         from .._lifecycle.policy import AttemptPolicy
 
-        attempt = _explicit_policy("attempt_policy", attempt_policy, AttemptPolicy, self._endpoint)
-        circuit = _explicit_policy("circuit_policy", circuit_policy, CircuitPolicy, self._endpoint)
+        attempt = explicit_policy("attempt_policy", attempt_policy, AttemptPolicy, self._endpoint)
+        circuit = explicit_policy("circuit_policy", circuit_policy, CircuitPolicy, self._endpoint)
         self._attempt_policy = (
-            attempt if attempt is not None else _default_attempt_policy(self._endpoint)
+            attempt if attempt is not None else default_attempt_policy(self._endpoint)
         )
         self._circuit_policy = (
             circuit if circuit is not None else (None if agentic else CircuitPolicy())
@@ -451,7 +389,7 @@ class iModel:
     @property
     def provider_session_id(self) -> str | None:
         """The last confirmed provider session id (resumable agentic endpoints only)."""
-        ep = _as_agentic(self._endpoint)
+        ep = as_agentic(self._endpoint)
         return ep.provider_session_id if ep is not None else None
 
     def admission_snapshot(self) -> AdmissionSnapshot:
@@ -479,11 +417,11 @@ class iModel:
         ep = self._endpoint
         runtime: dict[str, Any] = {}
         request = dict(kwargs)
-        agentic = _as_agentic(ep)
+        agentic = as_agentic(ep)
         if agentic is not None:
             request, runtime = agentic.split_runtime_args(request)
             agentic.validate_runtime_args(runtime)
-            _inject_resume(agentic, request)
+            inject_resume(agentic, request)
         payload, headers = ep.create_payload(request)
         # create_payload validated both and returns new containers, so the event takes them.
         return APICalling._from_validated(ep, payload, headers, runtime, self._hooks)
@@ -584,7 +522,7 @@ class iModel:
         """
         self._check_open()
         budget = self._budget(request_budget, timeout)
-        agentic = _as_agentic(self._endpoint)
+        agentic = as_agentic(self._endpoint)
         if agentic is not None:
             agentic.ensure_invoke_supported()
         call = await self._event_for(api_call, budget, kwargs)
@@ -641,7 +579,7 @@ class iModel:
             clock=self._clock,
             sleep=self._sleep,
         )
-        source, target = _as_agentic(self._endpoint), _as_agentic(twin._endpoint)
+        source, target = as_agentic(self._endpoint), as_agentic(twin._endpoint)
         if share_session and source is not None:
             assert target is not None
             caps = type(source).capabilities
@@ -651,36 +589,18 @@ class iModel:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready description that never contains a secret or a callable."""
-        ep = self._endpoint
-        out: dict[str, Any] = {
-            "id": str(self._id),
-            "created_at": self._created_at,
-            "provider": ep.config.provider,
-            "endpoint": ep.config.endpoint,
-            "endpoint_class": _class_path(type(ep)),
-            "config": ep.config.to_dict(),
-            "admission": dataclasses.asdict(self._admission_config),
-        }
-        if self._admission_backend is not None:
-            out["admission_backend"] = self._admission_backend.public_dict()  # URL redacted
-        if self._attempt_policy is not None:
-            policy = dataclasses.asdict(self._attempt_policy)
-            policy["retry_statuses"] = sorted(self._attempt_policy.retry_statuses)
-            out["attempt_policy"] = policy
-        if self._circuit_policy is not None:
-            out["circuit_policy"] = dataclasses.asdict(self._circuit_policy)
-        sid = self.provider_session_id
-        caps = getattr(type(ep), "capabilities", None)
-        if sid and caps is not None and caps.resumable:
-            out["session_id"] = sid
-        agentic = _as_agentic(ep)
-        if agentic is not None:
-            # Secrets are never written: env values and the gateway key appear only as names /
-            # a flag, so from_dict can insist that the caller supplies them again.
-            settings = agentic.settings.public_dict()
-            if settings:
-                out["agentic_settings"] = settings
-        return out
+        from .serialized import describe
+
+        return describe(
+            id=self._id,
+            created_at=self._created_at,
+            endpoint=self._endpoint,
+            admission=self._admission_config,
+            admission_backend=self._admission_backend,
+            attempt_policy=self._attempt_policy,
+            circuit_policy=self._circuit_policy,
+            session_id=self.provider_session_id,
+        )
 
     @classmethod
     def from_dict(
@@ -726,98 +646,21 @@ class iModel:
             AdmissionConfigError: an invalid admission, attempt or circuit value.
             EndpointNotFound: the provider or endpoint is not installed.
         """
-        from .._catalog.registry import EndpointRegistry
-        from .._lifecycle.config import AdmissionConfig
-        from .._lifecycle.policy import AttemptPolicy, CircuitPolicy
-        from .._transport.config import EndpointConfig
+        from .serialized import restore
 
-        if not isinstance(data, Mapping):
-            raise EndpointConfigurationError(
-                "data", f"must be the mapping to_dict() wrote, got {type(data).__name__}"
-            )
-        _refuse_unknown("", data, _SERIALIZED_KEYS)
-        if data.get("admission_backend") is not None and admission_backend is None:
-            raise EndpointConfigurationError(
-                "admission_backend",
-                "the serialized model shared its admission limits; its URL is never serialized "
-                "with a password, so pass from_dict(..., admission_backend=SharedAdmission(...))",
-            )
-        provider = _required_str(data, "provider")
-        endpoint = _required_str(data, "endpoint")
-        # ``api_key`` is a field but never written: a tampered document's key is ignored below.
-        config = _section(data, "config", EndpointConfig.model_fields)
-        if config is None:
-            raise EndpointConfigurationError("config", "missing from serialized iModel")
-        # Every section is checked before an endpoint is built.
-        admission_data = _section(data, "admission", _ADMISSION_FIELDS) or {}
-        attempt = _section(data, "attempt_policy", _field_names(AttemptPolicy))
-        circuit = _section(data, "circuit_policy", _field_names(CircuitPolicy))
-        sid = data.get("session_id")
-        if sid is not None and not isinstance(sid, str):
-            raise EndpointConfigurationError("session_id", "must be a string in serialized data")
-        key = api_key
-        if key is None and api_key_resolver is not None:
-            key = api_key_resolver(provider)
-        compatible = bool(config.get("openai_compatible", False))
-        # An OpenAI-compatible endpoint's name is fixed (and is what to_dict wrote).
-        skipped = {"name"} if compatible else set()
-        overrides = {
-            name: config[name]
-            for name in _RESTORED_FIELDS
-            if name in config and name not in skipped
-        }
-        _restore_redacted(overrides, default_headers, client_kwargs, params)
-        request_model = config.get("request_options")
-        if "request_options" in config and request_model is None:
-            overrides["request_options"] = None  # a deliberately schema-less endpoint stays so
-        elif request_model is not None and not isinstance(request_model, str):
-            raise EndpointConfigurationError(
-                "config.request_options", "must be a 'module:qualname' string or null"
-            )
-        if key is not None:
-            overrides["api_key"] = key
-        settings = _restored_settings(data.get("agentic_settings"), agentic_settings)
-        restored = EndpointRegistry.match(
-            provider,
-            endpoint,
-            openai_compatible=compatible,
-            request_defaults=config.get("request_defaults") or None,
-            agentic_settings=settings,
-            **overrides,
-        )
-        recorded = data.get("endpoint_class")
-        if recorded is not None and recorded != _class_path(type(restored)):
-            raise EndpointConfigurationError(
-                "endpoint_class",
-                f"serialized {recorded} but the catalog now resolves {_class_path(type(restored))}",
-            )
-        resolved_model = restored.config.request_options
-        if isinstance(request_model, str) and (
-            resolved_model is None or request_model != _class_path(resolved_model)
-        ):
-            # A class is never imported from data; a different one would validate requests
-            # against another schema than the serialized model did.
-            now = _class_path(resolved_model) if resolved_model is not None else None
-            raise EndpointConfigurationError(
-                "config.request_options",
-                f"serialized {request_model} but the catalog now resolves {now}",
-            )
-        model = cls(
-            endpoint=restored,
-            admission=AdmissionConfig(**admission_data),
-            admission_backend=admission_backend,
-            # The policies validate their own values (retry_statuses from the JSON list too).
-            attempt_policy=AttemptPolicy(**attempt) if attempt is not None else None,
-            circuit_policy=CircuitPolicy(**circuit) if circuit is not None else None,
-            id=data.get("id"),
-            created_at=data.get("created_at"),
+        return restore(
+            cls,
+            data,
+            api_key=api_key,
+            api_key_resolver=api_key_resolver,
             clock=clock,
             sleep=sleep,
+            agentic_settings=agentic_settings,
+            admission_backend=admission_backend,
+            default_headers=default_headers,
+            client_kwargs=client_kwargs,
+            params=params,
         )
-        agentic = _as_agentic(restored)
-        if sid and agentic is not None:
-            agentic.confirm_session(sid)
-        return model
 
     async def close(self) -> None:
         """Abort queued and active calls, reap their work, close the endpoint. Idempotent.
@@ -844,293 +687,3 @@ class iModel:
         tb: TracebackType | None,
     ) -> None:
         await self.close()
-
-
-def _refuse_unknown(prefix: str, data: Mapping[Any, Any], allowed: Collection[str]) -> None:
-    """Refuse a key ``to_dict`` never writes, naming it (``prefix.key``).
-
-    A misspelt or foreign key used to be ignored, so a corrupted document rebuilt a model with
-    that setting silently at its default.
-    """
-    unknown = sorted(str(k) for k in data if k not in allowed)
-    if unknown:
-        raise EndpointConfigurationError(
-            f"{prefix}.{unknown[0]}" if prefix else unknown[0],
-            "is not a field iModel.to_dict() writes (corrupted or foreign data)",
-        )
-
-
-def _section(
-    data: Mapping[str, Any], field: str, allowed: Collection[str]
-) -> dict[str, Any] | None:
-    """``data[field]`` as a dict, None when absent or null; typed errors name what is wrong.
-
-    Without this a non-mapping section raised a bare TypeError, or (a list for ``admission``)
-    was read as empty and the model came back with default limits.
-    """
-    value = data.get(field)
-    if value is None:
-        return None
-    if not isinstance(value, Mapping):
-        raise EndpointConfigurationError(
-            field, f"must be a mapping in serialized data, got {type(value).__name__}"
-        )
-    _refuse_unknown(field, value, allowed)
-    return dict(value)
-
-
-def _required_str(data: Mapping[str, Any], field: str) -> str:
-    value = data.get(field)
-    if value is None:
-        raise EndpointConfigurationError(field, "missing from serialized iModel")
-    if not isinstance(value, str):
-        # str(None) used to select a provider called "none".
-        raise EndpointConfigurationError(
-            field, f"must be a string in serialized data, got {type(value).__name__}"
-        )
-    return value
-
-
-def _field_names(cls: type[Any]) -> frozenset[str]:
-    return frozenset(f.name for f in dataclasses.fields(cls))
-
-
-def _restored_settings(
-    recorded: object, given: AgenticSettings | Mapping[str, Any] | None
-) -> AgenticSettings | None:
-    """Serialized non-secret settings merged with the caller's; missing secrets refused."""
-    from .._transport.agentic.settings import AgenticSettings, coerce_agentic_settings
-
-    explicit = coerce_agentic_settings(given) if given is not None else None
-    if recorded is None:
-        return explicit
-    if not isinstance(recorded, Mapping):
-        raise EndpointConfigurationError("agentic_settings", "must be a mapping in serialized data")
-    _refuse_unknown("agentic_settings", recorded, _PUBLIC_SETTINGS_KEYS)
-    base = AgenticSettings.from_public_dict(recorded)
-    merged = base.merged(explicit) if explicit is not None else base
-    names = recorded.get("env_names") or []
-    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-        # Read as "no names" before, which skipped the check that the env values are given.
-        raise EndpointConfigurationError(
-            "agentic_settings.env_names", "must be a list of variable names in serialized data"
-        )
-    if merged.gateway_url is not None and REDACTED in merged.gateway_url:
-        raise EndpointConfigurationError(
-            "agentic_settings.gateway_url",
-            "was serialized with its query values redacted; pass the real URL again: "
-            "from_dict(..., agentic_settings={'gateway_url': ...})",
-        )
-    missing = sorted(n for n in names if n not in merged.env)
-    if missing:
-        raise EndpointConfigurationError(
-            "agentic_settings.env",
-            f"the serialized model set {', '.join(missing)}; values are never serialized, so "
-            "pass them again: from_dict(..., agentic_settings={'env': {...}})",
-        )
-    if recorded.get("gateway_api_key_set") and merged.gateway_api_key is None:
-        raise EndpointConfigurationError(
-            "agentic_settings.gateway_api_key",
-            "the serialized model had a gateway key; it is never serialized, so pass it again",
-        )
-    return merged
-
-
-def _coerce_id(value: UUID | str | None) -> UUID:
-    if value is None:
-        return uuid4()
-    if isinstance(value, UUID):
-        return value
-    try:
-        return UUID(str(value))
-    except ValueError:
-        raise EndpointConfigurationError("id", "must be a UUID or its string form") from None
-
-
-def _coerce_hooks(value: HookRegistry | Mapping[str, Any] | None) -> HookRegistry | None:
-    if value is None:
-        return None
-    from .._base.hooks import HookRegistry
-
-    if isinstance(value, HookRegistry):
-        return value
-    if isinstance(value, Mapping):
-        try:
-            return HookRegistry.from_mapping(dict(value))
-        except TypeError as exc:
-            raise EndpointConfigurationError("hook_registry", str(exc)) from None
-    raise EndpointConfigurationError(
-        "hook_registry", f"expected HookRegistry or a mapping, got {type(value).__name__}"
-    )
-
-
-def _explicit_policy(field: str, value: Any, cls: type[Any], endpoint: Endpoint) -> Any:
-    """``value`` if it is a policy ``endpoint`` applies, else a typed error naming ``field``.
-
-    Checked here, at construction: a wrong type used to surface on every call as an untyped
-    AttributeError (and in ``to_dict()`` as a TypeError), and a policy on an agentic endpoint
-    that runs each call exactly once was accepted and silently never applied. A mapping is
-    refused too (``cls(**mapping)`` builds the policy): the policies have no mapping form of
-    their own, and ``from_dict`` reads the serialized form, not a caller's mapping.
-    """
-    if value is None:
-        return None
-    if not isinstance(value, cls):
-        hint = (
-            f"; build one from a mapping with {cls.__name__}(**mapping)"
-            if isinstance(value, Mapping)
-            else ""
-        )
-        article = "an" if cls.__name__[0] in "AEIOU" else "a"
-        raise AdmissionConfigError(
-            field, f"must be None or {article} {cls.__name__}, got {type(value).__name__}{hint}"
-        )
-    if endpoint.is_agentic and getattr(endpoint, "attempt_policy_options", None) is None:
-        # Same rule as the supervisor: only an adapter with attempt_policy_options is retried
-        # (and only then is a circuit consulted); every other agentic run is one attempt.
-        raise AdmissionConfigError(
-            field,
-            f"{type(endpoint).__name__} runs each agentic call exactly once (no retries, no "
-            "circuit: re-running an agent repeats its side effects), so this policy would "
-            "never apply; leave it unset",
-        )
-    return value
-
-
-def _admission_config(
-    endpoint: Endpoint, base: AdmissionConfig | None, **fields: Any
-) -> AdmissionConfig:
-    from .._lifecycle.config import AdmissionConfig
-
-    if base is not None and not isinstance(base, AdmissionConfig):
-        # Refused here, naming the argument the caller wrote: the controller's own check names
-        # its parameter ("config"), and dataclasses.replace() raised a bare TypeError.
-        hint = (
-            "; build one with AdmissionConfig(**mapping) or pass the limits as keywords "
-            "(limit_requests=...)"
-            if isinstance(base, Mapping)
-            else ""
-        )
-        raise AdmissionConfigError(
-            "admission", f"must be None or an AdmissionConfig, got {type(base).__name__}{hint}"
-        )
-    if base is None:
-        agentic = _as_agentic(endpoint)
-        if agentic is not None:
-            base = AdmissionConfig(
-                queue_capacity=type(agentic).DEFAULT_QUEUE_CAPACITY,
-                concurrency_limit=type(agentic).DEFAULT_CONCURRENCY_LIMIT,
-            )
-        else:
-            base = AdmissionConfig.for_family("api")
-    changes = {name: value for name, value in fields.items() if value is not None}
-    return dataclasses.replace(base, **changes) if changes else base
-
-
-def _as_agentic(endpoint: Endpoint) -> AgenticEndpoint | None:
-    """``endpoint`` as an :class:`AgenticEndpoint`, or None, without importing the agentic room.
-
-    An agentic endpoint can only exist once its module was imported, so when the module is not
-    in ``sys.modules`` the answer is None and an HTTP-only program never loads subprocess code.
-    """
-    if _AGENTIC_MODULE not in sys.modules:
-        return None
-    from .._transport.agentic.endpoint import AgenticEndpoint
-
-    return endpoint if isinstance(endpoint, AgenticEndpoint) else None
-
-
-def _inject_resume(endpoint: AgenticEndpoint, request: dict[str, Any]) -> None:
-    caps = type(endpoint).capabilities
-    field = type(endpoint).resume_field
-    sid = endpoint.provider_session_id
-    if caps is None or not caps.resumable or not field or not sid:
-        return
-    if field in request or "session_id" in request:
-        return  # an explicit caller value wins
-    request[field] = sid
-
-
-def _restore_redacted(
-    overrides: dict[str, Any],
-    headers: Mapping[str, str] | None,
-    client_kwargs: Mapping[str, Any] | None,
-    params: Mapping[str, str] | None = None,
-) -> None:
-    """Put back what ``to_dict()`` redacted from the caller's arguments, or refuse.
-
-    Credentials are never restored from data. A redacted header or ``client_kwargs`` value the
-    caller does not give again is an error naming it (before, it was dropped: the rebuilt model
-    sent no ``Authorization``/``api-key`` header, or no proxy credentials, and said nothing); a
-    ``base_url`` whose userinfo or query was redacted cannot be rebuilt either. ``params``
-    values (they fill the request path) follow the header rule, names compared exactly.
-    """
-    base_url = overrides.get("base_url")
-    if isinstance(base_url, str) and REDACTED in base_url:
-        raise EndpointConfigurationError(
-            "base_url",
-            "was serialized with its credentials (userinfo or query values) redacted; "
-            "replace config['base_url'] in the data with the real URL before from_dict()",
-        )
-    recorded = overrides.get("default_headers")
-    if headers is not None or isinstance(recorded, Mapping):
-        given = dict(headers or {})
-        names = {str(name).lower() for name in given}
-        merged = {
-            k: v
-            for k, v in (recorded.items() if isinstance(recorded, Mapping) else ())
-            if str(k).lower() not in names
-        }
-        merged.update(given)
-        _refuse_redacted("default_headers", merged)
-        overrides["default_headers"] = merged
-    kwargs = overrides.get("client_kwargs")
-    if client_kwargs is not None or isinstance(kwargs, Mapping):
-        merged_kwargs = {**(kwargs if isinstance(kwargs, Mapping) else {}), **(client_kwargs or {})}
-        for key, value in merged_kwargs.items():
-            inner = value.items() if isinstance(value, Mapping) else ()
-            redacted = [f"{key}.{k}" for k, v in inner if v == REDACTED]
-            if value == REDACTED:
-                redacted.insert(0, str(key))
-            if redacted:
-                raise EndpointConfigurationError(
-                    f"config.client_kwargs.{redacted[0]}",
-                    "was serialized redacted; pass it again: "
-                    f"from_dict(..., client_kwargs={{{str(key)!r}: ...}})",
-                )
-        overrides["client_kwargs"] = merged_kwargs
-    if params is not None and not isinstance(params, Mapping):
-        raise EndpointConfigurationError(
-            "params", f"must be a mapping of path parameter values, got {type(params).__name__}"
-        )
-    recorded_params = overrides.get("params")
-    if params is not None or isinstance(recorded_params, Mapping):
-        merged_params = {
-            **(recorded_params if isinstance(recorded_params, Mapping) else {}),
-            **(params or {}),
-        }
-        _refuse_redacted("params", merged_params)
-        overrides["params"] = merged_params
-
-
-def _refuse_redacted(section: str, values: Mapping[Any, Any]) -> None:
-    """A value of ``section`` still ``[REDACTED]`` after the caller's: an error naming it."""
-    for name, value in values.items():
-        if value == REDACTED:
-            raise EndpointConfigurationError(
-                f"config.{section}.{name}",
-                f"was serialized redacted; pass it again: from_dict(..., {section}="
-                f"{{{str(name)!r}: ...}})",
-            )
-
-
-def _default_attempt_policy(endpoint: Endpoint) -> AttemptPolicy | None:
-    """HTTP: ``config.max_retries`` attempts. Agentic: none unless the adapter opts in."""
-    from .._lifecycle.policy import AttemptPolicy
-
-    if not endpoint.is_agentic:
-        return AttemptPolicy(max_attempts=endpoint.config.max_retries)
-    options = getattr(endpoint, "attempt_policy_options", None)
-    if options is None:
-        return None
-    return AttemptPolicy(max_attempts=endpoint.config.max_retries, **options)

@@ -1,0 +1,133 @@
+"""The constructor's arguments checked and completed, each refusal naming the argument.
+
+``iModel(...)`` takes its id, hooks, admission limits and policies in several forms (a UUID or
+its string, a registry or a mapping, a config plus keyword overrides); these turn each into the
+one form the facade keeps, or raise a typed error that names what the caller wrote.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+from uuid import UUID, uuid4
+
+from .._base.errors import AdmissionConfigError, EndpointConfigurationError
+from .agentic_view import as_agentic
+
+if TYPE_CHECKING:
+    from .._base.hooks import HookRegistry
+    from .._lifecycle.config import AdmissionConfig
+    from .._lifecycle.policy import AttemptPolicy
+    from .._transport.http.endpoint import Endpoint
+
+__all__ = [
+    "effective_admission",
+    "coerce_hooks",
+    "coerce_id",
+    "default_attempt_policy",
+    "explicit_policy",
+]
+
+
+def coerce_id(value: UUID | str | None) -> UUID:
+    if value is None:
+        return uuid4()
+    if isinstance(value, UUID):
+        return value
+    try:
+        return UUID(str(value))
+    except ValueError:
+        raise EndpointConfigurationError("id", "must be a UUID or its string form") from None
+
+
+def coerce_hooks(value: HookRegistry | Mapping[str, Any] | None) -> HookRegistry | None:
+    if value is None:
+        return None
+    from .._base.hooks import HookRegistry
+
+    if isinstance(value, HookRegistry):
+        return value
+    if isinstance(value, Mapping):
+        try:
+            return HookRegistry.from_mapping(dict(value))
+        except TypeError as exc:
+            raise EndpointConfigurationError("hook_registry", str(exc)) from None
+    raise EndpointConfigurationError(
+        "hook_registry", f"expected HookRegistry or a mapping, got {type(value).__name__}"
+    )
+
+
+def explicit_policy(field: str, value: Any, cls: type[Any], endpoint: Endpoint) -> Any:
+    """``value`` if it is a policy ``endpoint`` applies, else a typed error naming ``field``.
+
+    Checked here, at construction: a wrong type used to surface on every call as an untyped
+    AttributeError (and in ``to_dict()`` as a TypeError), and a policy on an agentic endpoint
+    that runs each call exactly once was accepted and silently never applied. A mapping is
+    refused too (``cls(**mapping)`` builds the policy): the policies have no mapping form of
+    their own, and ``from_dict`` reads the serialized form, not a caller's mapping.
+    """
+    if value is None:
+        return None
+    if not isinstance(value, cls):
+        hint = (
+            f"; build one from a mapping with {cls.__name__}(**mapping)"
+            if isinstance(value, Mapping)
+            else ""
+        )
+        article = "an" if cls.__name__[0] in "AEIOU" else "a"
+        raise AdmissionConfigError(
+            field, f"must be None or {article} {cls.__name__}, got {type(value).__name__}{hint}"
+        )
+    if endpoint.is_agentic and getattr(endpoint, "attempt_policy_options", None) is None:
+        # Same rule as the supervisor: only an adapter with attempt_policy_options is retried
+        # (and only then is a circuit consulted); every other agentic run is one attempt.
+        raise AdmissionConfigError(
+            field,
+            f"{type(endpoint).__name__} runs each agentic call exactly once (no retries, no "
+            "circuit: re-running an agent repeats its side effects), so this policy would "
+            "never apply; leave it unset",
+        )
+    return value
+
+
+def effective_admission(
+    endpoint: Endpoint, base: AdmissionConfig | None, **fields: Any
+) -> AdmissionConfig:
+    from .._lifecycle.config import AdmissionConfig
+
+    if base is not None and not isinstance(base, AdmissionConfig):
+        # Refused here, naming the argument the caller wrote: the controller's own check names
+        # its parameter ("config"), and dataclasses.replace() raised a bare TypeError.
+        hint = (
+            "; build one with AdmissionConfig(**mapping) or pass the limits as keywords "
+            "(limit_requests=...)"
+            if isinstance(base, Mapping)
+            else ""
+        )
+        raise AdmissionConfigError(
+            "admission", f"must be None or an AdmissionConfig, got {type(base).__name__}{hint}"
+        )
+    if base is None:
+        agentic = as_agentic(endpoint)
+        if agentic is not None:
+            base = AdmissionConfig(
+                queue_capacity=type(agentic).DEFAULT_QUEUE_CAPACITY,
+                concurrency_limit=type(agentic).DEFAULT_CONCURRENCY_LIMIT,
+            )
+        else:
+            base = AdmissionConfig.for_family("api")
+    changes = {name: value for name, value in fields.items() if value is not None}
+    return dataclasses.replace(base, **changes) if changes else base
+
+
+def default_attempt_policy(endpoint: Endpoint) -> AttemptPolicy | None:
+    """HTTP: ``config.max_retries`` attempts. Agentic: none unless the adapter opts in."""
+    from .._lifecycle.policy import AttemptPolicy
+
+    if not endpoint.is_agentic:
+        return AttemptPolicy(max_attempts=endpoint.config.max_retries)
+    options = getattr(endpoint, "attempt_policy_options", None)
+    if options is None:
+        return None
+    return AttemptPolicy(max_attempts=endpoint.config.max_retries, **options)
