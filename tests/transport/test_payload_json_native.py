@@ -21,7 +21,7 @@ from pydantic import (
 
 from lionagi.service import Endpoint, EndpointConfigurationError
 from lionagi.service._catalog.openai_request import OpenAIChatCompletionsRequest
-from lionagi.service._transport.http.endpoint import _encode_json
+from lionagi.service._transport.http.encoding import encode_json
 from lionagi.service._transport.http.json_native import json_field_order
 
 
@@ -69,7 +69,7 @@ def test_fast_path_payload_equals_the_json_dump_in_value_order_and_bytes(
     expected = dumped(OpenAIChatCompletionsRequest, {"model": "m1", **request_data})
     assert payload == expected
     assert list(payload) == list(expected)
-    assert _encode_json(payload) == _encode_json(expected)
+    assert encode_json(payload) == encode_json(expected)
 
 
 def test_any_values_are_encoded_the_way_json_mode_dumps_them() -> None:
@@ -78,7 +78,7 @@ def test_any_values_are_encoded_the_way_json_mode_dumps_them() -> None:
     request = {"messages": [{"role": "user", "content": content}]}
     payload, _ = ep.create_payload(request)
     expected = dumped(OpenAIChatCompletionsRequest, {"model": "m1", **request})
-    assert json.loads(_encode_json(payload)) == expected
+    assert json.loads(encode_json(payload)) == expected
 
 
 def test_fast_path_still_refuses_bad_values_and_unknown_keys() -> None:

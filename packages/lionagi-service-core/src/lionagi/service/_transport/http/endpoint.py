@@ -28,7 +28,6 @@ from collections.abc import (
     AsyncIterator,
     Callable,
     Iterable,
-    Iterator,
     Mapping,
     Sequence,
 )
@@ -39,7 +38,6 @@ from typing import Any, ClassVar, Literal
 import anyio
 import httpx
 from pydantic import BaseModel
-from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from ..._base.aio import aclose_shielded, one_per_batch
 from ..._base.chunk import StreamChunk
@@ -60,6 +58,7 @@ from ..meta import EndpointMeta
 from ..utf8 import Utf8Decoder, decode_utf8, invalid_utf8
 from .auth import build_headers
 from .client import ClientState, new_client
+from .encoding import EncodedPayload, encode_json, encode_params
 from .framing import DONE, NDJSONFramer, SSEFramer, forced_framer, framer_for_content_type
 from .payload import build_payload
 from .pinning import pin, unpin
@@ -69,7 +68,7 @@ from .ssrf import Resolver, SSRFGuard
 from .status import HTTPErrorInfo, describe_url, error_info, excerpt, read_bounded, status_error
 from .token_estimate import estimate_tokens
 
-__all__ = ["ClientState", "EncodedPayload", "Endpoint", "StreamFraming", "url_origin"]
+__all__ = ["ClientState", "Endpoint", "StreamFraming", "url_origin"]
 
 StreamFraming = Literal["sse", "ndjson"]
 """A framing an endpoint class may force for its streams (``Endpoint.stream_framing``)."""
@@ -80,106 +79,6 @@ logger = logging.getLogger("lionagi.service.transport")
 # instead of being dropped; bounded in bytes and time so a server that keeps talking costs little.
 _DRAIN_BYTES = 64 * 1024
 _DRAIN_SECONDS = 0.5
-
-
-def _json_default(value: Any) -> Any:
-    """Encode what ``json`` cannot the way pydantic's JSON mode does (dates, UUIDs, sets, ...)."""
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json", exclude_none=True)
-    try:
-        return to_jsonable_python(value)
-    except PydanticSerializationError:
-        raise TypeError(f"value of type {type(value).__name__} is not JSON serializable") from None
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(
-        value, separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_json_default
-    )
-
-
-# What encoding a caller's value can raise: no JSON form (TypeError), NaN or a circular
-# reference (ValueError), or nesting deeper than the interpreter recurses (RecursionError).
-_ENCODE_ERRORS = (TypeError, ValueError, RecursionError)
-
-
-def _encode_json(payload: Mapping[str, Any]) -> bytes:
-    """The payload's JSON body, in one pass.
-
-    Raises:
-        EndpointConfigurationError: a value has no JSON form; ``field`` is the top-level key
-            holding it (found by encoding key by key, on this failure path only).
-    """
-    try:
-        return _dumps(payload).encode("utf-8")
-    except _ENCODE_ERRORS as exc:
-        raise _encoding_error(payload, exc) from None
-
-
-def _encoding_error(payload: Mapping[str, Any], exc: BaseException) -> EndpointConfigurationError:
-    field, cause = "request", exc
-    for key, value in payload.items():
-        try:
-            _dumps(value)
-        except _ENCODE_ERRORS as failed:
-            field, cause = str(key), failed
-            break
-    if isinstance(cause, RecursionError):
-        detail = "nested too deeply to encode as JSON"
-    else:
-        detail = f"cannot be encoded as JSON: {cause}"
-    return EndpointConfigurationError(field, detail)
-
-
-def _encode_params(payload: Mapping[str, Any]) -> httpx.QueryParams:
-    """The payload as query parameters (GET/DELETE); a value with no query form is refused."""
-    try:
-        return httpx.QueryParams(dict(payload))
-    except TypeError:
-        for key, value in payload.items():
-            try:
-                httpx.QueryParams({key: value})
-            except TypeError:
-                raise EndpointConfigurationError(
-                    str(key),
-                    f"a {type(value).__name__} cannot be sent as a query parameter",
-                ) from None
-        raise EndpointConfigurationError("request", "cannot be sent as query parameters") from None
-
-
-class EncodedPayload(Mapping[str, Any]):
-    """A payload together with its wire form, encoded once per call before any attempt.
-
-    Made by :meth:`Endpoint.encode_payload`. The supervisor encodes when the call starts, before
-    the circuit permit, so a payload with no JSON form is the caller's error at once, never an
-    attempt that counts against the provider's circuit; retries then send the same bytes
-    without encoding again. A read-only mapping view of the payload, so code that expects
-    request data still reads it; it cannot be changed after encoding.
-    """
-
-    __slots__ = ("content", "params", "path", "payload")
-
-    def __init__(
-        self,
-        payload: Mapping[str, Any],
-        *,
-        content: bytes | None = None,
-        params: httpx.QueryParams | None = None,
-        path: str | None = None,
-    ) -> None:
-        self.payload = payload
-        self.content = content
-        self.params = params
-        self.path = path
-
-    def __getitem__(self, key: str) -> Any:
-        return self.payload[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.payload)
-
-    def __len__(self) -> int:
-        return len(self.payload)
 
 
 class Endpoint:
@@ -343,8 +242,8 @@ class Endpoint:
             payload = self._streaming(dict(payload))
         path, body = self.request_target(payload, stream=stream)
         if self.__config.method in ("GET", "DELETE"):
-            return EncodedPayload(payload, params=_encode_params(body), path=path)
-        return EncodedPayload(payload, content=_encode_json(body), path=path)
+            return EncodedPayload(payload, params=encode_params(body), path=path)
+        return EncodedPayload(payload, content=encode_json(body), path=path)
 
     def _payload_and_headers(
         self,
@@ -753,7 +652,7 @@ class Endpoint:
             if config.method in ("GET", "DELETE"):
                 params = encoded.params if encoded is not None else None
                 if params is None:
-                    params = _encode_params(body)
+                    params = encode_params(body)
                 if url.query:  # httpx replaces the URL's query; base_url's is kept, payload wins
                     params = url.params.merge(params)
                 return client.build_request(
@@ -764,7 +663,7 @@ class Endpoint:
                 config.method,
                 url,
                 headers=headers,
-                content=content if content is not None else _encode_json(body),
+                content=content if content is not None else encode_json(body),
                 timeout=timeout,
             )
         except httpx.InvalidURL as exc:
