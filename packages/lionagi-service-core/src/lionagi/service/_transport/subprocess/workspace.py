@@ -14,6 +14,7 @@ is outside what a parent process can prevent.
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
@@ -79,10 +80,9 @@ def contained_path(
         raise AgenticRequestValidationError(
             field, f"{text!r} contains '..'; give a path inside the repository {root}"
         )
-    candidate = root / text
     try:
-        resolved = candidate.resolve(strict=False)
-    except (OSError, RuntimeError) as exc:  # symlink loop
+        resolved = _resolve_existing_prefix(root / text)
+    except (OSError, RuntimeError) as exc:  # a symlink loop
         raise AgenticRequestValidationError(field, f"{text!r} cannot be resolved ({exc})") from None
     if not resolved.is_relative_to(root):
         raise AgenticRequestValidationError(
@@ -91,6 +91,23 @@ def contained_path(
     if must_exist and not resolved.exists():
         raise AgenticRequestValidationError(field, f"{text!r} does not exist under {root}")
     return resolved
+
+
+def _resolve_existing_prefix(path: Path) -> Path:
+    """``path.resolve(strict=False)``, except that a symlink loop raises on every Python.
+
+    A path that does not exist yet is allowed (a file the CLI is to create), so resolution is
+    not strict. But Python 3.13 stopped raising on a symlink loop in non-strict mode: it
+    returns the unresolved path, which then passed the containment check and failed only when
+    the CLI opened it. Strict resolution still reports the loop (``ELOOP``; ``RuntimeError``
+    before 3.13), so it is tried first and only a missing component falls back.
+    """
+    try:
+        return path.resolve(strict=True)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise
+        return path.resolve(strict=False)
 
 
 def resolve_workspace(
