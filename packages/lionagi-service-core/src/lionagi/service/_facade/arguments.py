@@ -31,6 +31,7 @@ __all__ = [
 
 
 def coerce_id(value: UUID | str | None) -> UUID:
+    """A new id for None, else the UUID given (or parsed from its string form)."""
     if value is None:
         return uuid4()
     if isinstance(value, UUID):
@@ -42,6 +43,7 @@ def coerce_id(value: UUID | str | None) -> UUID:
 
 
 def coerce_hooks(value: HookRegistry | Mapping[str, Any] | None) -> HookRegistry | None:
+    """The registry given, or one built from a ``{phase: hook}`` mapping."""
     if value is None:
         return None
     from .._base.hooks import HookRegistry
@@ -94,6 +96,7 @@ def explicit_policy(field: str, value: Any, cls: type[Any], endpoint: Endpoint) 
 def effective_admission(
     endpoint: Endpoint, base: AdmissionConfig | None, **fields: Any
 ) -> AdmissionConfig:
+    """``base`` (else the endpoint family's defaults) with the limit keywords that were given."""
     from .._lifecycle.config import AdmissionConfig
 
     if base is not None and not isinstance(base, AdmissionConfig):

@@ -112,14 +112,13 @@ def describe(
     session_id: str | None,
 ) -> dict[str, Any]:
     """A model's JSON-ready description (:meth:`iModel.to_dict`): no secret, no callable."""
-    ep = endpoint
     out: dict[str, Any] = {
         "id": str(id),
         "created_at": created_at,
-        "provider": ep.config.provider,
-        "endpoint": ep.config.endpoint,
-        "endpoint_class": _class_path(type(ep)),
-        "config": ep.config.to_dict(),
+        "provider": endpoint.config.provider,
+        "endpoint": endpoint.config.endpoint,
+        "endpoint_class": _class_path(type(endpoint)),
+        "config": endpoint.config.to_dict(),
         "admission": dataclasses.asdict(admission),
     }
     if admission_backend is not None:
@@ -130,11 +129,10 @@ def describe(
         out["attempt_policy"] = policy
     if circuit_policy is not None:
         out["circuit_policy"] = dataclasses.asdict(circuit_policy)
-    sid = session_id
-    caps = getattr(type(ep), "capabilities", None)
-    if sid and caps is not None and caps.resumable:
-        out["session_id"] = sid
-    agentic = as_agentic(ep)
+    caps = getattr(type(endpoint), "capabilities", None)
+    if session_id and caps is not None and caps.resumable:
+        out["session_id"] = session_id
+    agentic = as_agentic(endpoint)
     if agentic is not None:
         # Secrets are never written: env values and the gateway key appear only as names /
         # a flag, so from_dict can insist that the caller supplies them again.

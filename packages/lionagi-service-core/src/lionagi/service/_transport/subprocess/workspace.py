@@ -81,7 +81,7 @@ def contained_path(
             field, f"{text!r} contains '..'; give a path inside the repository {root}"
         )
     try:
-        resolved = _resolve_existing_prefix(root / text)
+        resolved = _resolve_refusing_loops(root / text)
     except (OSError, RuntimeError) as exc:  # a symlink loop
         raise AgenticRequestValidationError(field, f"{text!r} cannot be resolved ({exc})") from None
     if not resolved.is_relative_to(root):
@@ -93,14 +93,15 @@ def contained_path(
     return resolved
 
 
-def _resolve_existing_prefix(path: Path) -> Path:
+def _resolve_refusing_loops(path: Path) -> Path:
     """``path.resolve(strict=False)``, except that a symlink loop raises on every Python.
 
     A path that does not exist yet is allowed (a file the CLI is to create), so resolution is
     not strict. But Python 3.13 stopped raising on a symlink loop in non-strict mode: it
-    returns the unresolved path, which then passed the containment check and failed only when
-    the CLI opened it. Strict resolution still reports the loop (``ELOOP``; ``RuntimeError``
-    before 3.13), so it is tried first and only a missing component falls back.
+    returns a path with the loop left in, which then passed the containment check and failed
+    only when the CLI opened it. Strict resolution still reports the loop (``ELOOP``;
+    ``RuntimeError`` before 3.13), so it is tried first; any other failure (a component missing
+    or not a directory) falls back to the non-strict result, as before.
     """
     try:
         return path.resolve(strict=True)
