@@ -210,7 +210,9 @@ class AdmissionController:
         await checkpoint_if_cancelled()
         if budget is None:
             budget = NO_DEADLINE
-        tokens = self._admit_check(call, call_id, budget)
+        tokens = admit_check(
+            call, call_id, budget, self._closed, self._ids, self._limit_tokens, self._clock
+        )
         limit_c = self._concurrency_limit
         if (
             not self._rate_limited
@@ -278,40 +280,6 @@ class AdmissionController:
         )
 
     # -- validation -------------------------------------------------------------------------------
-
-    def _admit_check(self, call: AdmissionCall, call_id: str, budget: RequestBudget) -> int:
-        """Refuse a call admission can never grant; returns the tokens it reserves."""
-        if self._closed:
-            raise AdmissionClosed("admission is closed; no new calls are admitted")
-        if call.is_terminal:
-            raise AdmissionConflict(f"call {call_id} is already terminal; create a new call")
-        if call_id in self._ids:
-            raise AdmissionConflict(f"call {call_id} is already queued or active")
-        limit = self._limit_tokens
-        # The estimate is read only when a token limit exists: estimating serializes the prompt.
-        tokens = call.required_tokens if limit is not None else 0
-        if tokens is not None and (
-            not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 0
-        ):
-            raise AdmissionConfigError(
-                "required_tokens", f"must be None or an int >= 0, got {tokens!r}"
-            )
-        if limit is None:
-            tokens = 0
-        elif tokens is None:
-            raise TokenEstimateUnavailable(
-                f"call {call_id}: limit_tokens={limit} is configured but the call has no "
-                "token estimate: pass requires_tokens=True to the model (four characters per "
-                "token of its messages or input), set token_estimate on a call from "
-                "create_api_calling(), or remove the token limit"
-            )
-        elif tokens > limit:
-            raise RequestExceedsTokenWindow(
-                f"call {call_id} needs {tokens} tokens but one window grants only {limit}"
-            )
-        if budget.deadline is not None and self._clock() >= budget.deadline:
-            raise RequestDeadlineExceeded(call_id, "enqueue")
-        return tokens
 
     # -- waiting ----------------------------------------------------------------------------------
 
@@ -478,3 +446,51 @@ class AdmissionController:
     def _check_drained(self) -> None:
         if self._drained is not None and not self._ids:
             self._drained.set()
+
+
+def admit_check(
+    call: AdmissionCall,
+    call_id: str,
+    budget: RequestBudget,
+    closed: bool,
+    ids: set[str],
+    limit_tokens: int | None,
+    clock: Clock,
+) -> int:
+    """Refuse a call no admission controller could grant; returns the tokens it reserves.
+
+    One definition for the in-process and the shared controller, so both refuse the same calls
+    with the same errors in the same order: closed, terminal, duplicate id, a bad or missing
+    token estimate, more tokens than a window grants, a deadline already passed.
+    """
+    if closed:
+        raise AdmissionClosed("admission is closed; no new calls are admitted")
+    if call.is_terminal:
+        raise AdmissionConflict(f"call {call_id} is already terminal; create a new call")
+    if call_id in ids:
+        raise AdmissionConflict(f"call {call_id} is already queued or active")
+    # The estimate is read only when a token limit exists: estimating serializes the prompt.
+    tokens = 0
+    if limit_tokens is not None:
+        estimate = call.required_tokens
+        if estimate is not None and (
+            not isinstance(estimate, int) or isinstance(estimate, bool) or estimate < 0
+        ):
+            raise AdmissionConfigError(
+                "required_tokens", f"must be None or an int >= 0, got {estimate!r}"
+            )
+        if estimate is None:
+            raise TokenEstimateUnavailable(
+                f"call {call_id}: limit_tokens={limit_tokens} is configured but the call has no "
+                "token estimate: pass requires_tokens=True to the model (four characters per "
+                "token of its messages or input), set token_estimate on a call from "
+                "create_api_calling(), or remove the token limit"
+            )
+        if estimate > limit_tokens:
+            raise RequestExceedsTokenWindow(
+                f"call {call_id} needs {estimate} tokens but one window grants only {limit_tokens}"
+            )
+        tokens = estimate
+    if budget.deadline is not None and clock() >= budget.deadline:
+        raise RequestDeadlineExceeded(call_id, "enqueue")
+    return tokens

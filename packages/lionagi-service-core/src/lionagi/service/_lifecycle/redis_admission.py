@@ -42,14 +42,11 @@ from .._base.errors import (
     AdmissionBackendUnavailable,
     AdmissionClosed,
     AdmissionConfigError,
-    AdmissionConflict,
     DeadlinePhase,
     RequestDeadlineExceeded,
-    RequestExceedsTokenWindow,
-    TokenEstimateUnavailable,
 )
 from .._base.secrets import redact
-from .admission import AdmissionCall, AdmissionController, AdmissionSnapshot
+from .admission import AdmissionCall, AdmissionController, AdmissionSnapshot, admit_check
 from .budget import NO_DEADLINE, RequestBudget
 from .clock import Clock, Sleep, default_clock, default_sleep
 from .config import AdmissionConfig
@@ -202,7 +199,9 @@ class RedisAdmissionController:
         await checkpoint_if_cancelled()
         if budget is None:
             budget = NO_DEADLINE
-        tokens = self._admit_check(call, call_id, budget)
+        tokens = admit_check(
+            call, call_id, budget, self._closed, self._ids, self._config.limit_tokens, self._clock
+        )
         self._ids.add(call_id)
         try:
             turn = await self._gate._acquire_as(call, call_id, budget)
@@ -283,38 +282,6 @@ class RedisAdmissionController:
             closed=self._closed,
             producers_waiting=gate.producers_waiting,
         )
-
-    # -- validation -------------------------------------------------------------------------------
-
-    def _admit_check(self, call: AdmissionCall, call_id: str, budget: RequestBudget) -> int:
-        if self._closed:
-            raise AdmissionClosed("admission is closed; no new calls are admitted")
-        if call.is_terminal:
-            raise AdmissionConflict(f"call {call_id} is already terminal; create a new call")
-        if call_id in self._ids:
-            raise AdmissionConflict(f"call {call_id} is already queued or active")
-        limit = self._config.limit_tokens
-        if limit is None:
-            return 0
-        tokens = call.required_tokens
-        if tokens is None:
-            raise TokenEstimateUnavailable(
-                f"call {call_id}: limit_tokens={limit} is configured but the call has no "
-                "token estimate: pass requires_tokens=True to the model (four characters per "
-                "token of its messages or input), set token_estimate on a call from "
-                "create_api_calling(), or remove the token limit"
-            )
-        if not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 0:
-            raise AdmissionConfigError(
-                "required_tokens", f"must be None or an int >= 0, got {tokens!r}"
-            )
-        if tokens > limit:
-            raise RequestExceedsTokenWindow(
-                f"call {call_id} needs {tokens} tokens but one window grants only {limit}"
-            )
-        if budget.expired(self._clock):
-            raise RequestDeadlineExceeded(call_id, "enqueue")
-        return tokens
 
     # -- the shared reservation -------------------------------------------------------------------
 
