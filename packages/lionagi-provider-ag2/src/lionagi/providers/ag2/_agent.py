@@ -46,7 +46,6 @@ from pydantic import (
 
 from lionagi.service import (
     AgenticCapabilities,
-    AgenticEndpoint,
     AgenticRequestValidationError,
     EndpointConfig,
     EndpointConfigurationError,
@@ -58,7 +57,7 @@ from lionagi.service.agentic import validation_failure
 from lionagi.service.http import excerpt
 
 from ._deps import require_modules
-from ._static import IN_PROCESS
+from ._in_process import InProcessEndpoint
 from ._validation import TypedModel
 
 if TYPE_CHECKING:
@@ -179,7 +178,7 @@ class AG2AgentRequest(TypedModel):
 StreamFactory = Callable[[], "MemoryStream"]
 
 
-class AG2BetaEndpoint(AgenticEndpoint):
+class AG2BetaEndpoint(InProcessEndpoint):
     """In-process AG2 beta agent; serial (queue 3, concurrency 1): agents hold mutable state.
 
     Args:
@@ -196,11 +195,6 @@ class AG2BetaEndpoint(AgenticEndpoint):
         transport="in_process", resumable=False, emits_tool_events=True, reports_usage=True
     )
     request_type: ClassVar[type[BaseModel] | None] = AG2AgentRequest
-    supports_invoke: ClassVar[bool] = False
-    install_hint: ClassVar[str | None] = IN_PROCESS.install_hint
-    required_modules: ClassVar[tuple[str, ...]] = IN_PROCESS.modules
-    DEFAULT_CONCURRENCY_LIMIT: ClassVar[int] = 1
-    DEFAULT_QUEUE_CAPACITY: ClassVar[int] = 3
 
     def __init__(
         self,

@@ -34,7 +34,6 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from lionagi.service import (
     AgenticCapabilities,
-    AgenticEndpoint,
     AgenticRequestValidationError,
     EndpointConfig,
     EndpointConfigurationError,
@@ -44,7 +43,7 @@ from lionagi.service.http import excerpt
 
 from ._agent import _cancel_and_await, _checked_defaults, _is_instance, _task_failure
 from ._deps import require_modules
-from ._static import IN_PROCESS
+from ._in_process import InProcessEndpoint
 from ._validation import TypedModel
 
 __all__ = ["DEFAULT_MAX_ROUND", "GROUPCHAT_CONFIG", "AG2GroupChatEndpoint", "AG2GroupChatRequest"]
@@ -124,7 +123,7 @@ class _ChatStream:
 _DONE = object()
 
 
-class AG2GroupChatEndpoint(AgenticEndpoint):
+class AG2GroupChatEndpoint(InProcessEndpoint):
     """In-process AG2 group chat; serial (queue 3, concurrency 1).
 
     Args:
@@ -136,11 +135,6 @@ class AG2GroupChatEndpoint(AgenticEndpoint):
         transport="in_process", resumable=False, emits_tool_events=True, reports_usage=False
     )
     request_type: ClassVar[type[BaseModel] | None] = AG2GroupChatRequest
-    supports_invoke: ClassVar[bool] = False
-    install_hint: ClassVar[str | None] = IN_PROCESS.install_hint
-    required_modules: ClassVar[tuple[str, ...]] = IN_PROCESS.modules
-    DEFAULT_CONCURRENCY_LIMIT: ClassVar[int] = 1
-    DEFAULT_QUEUE_CAPACITY: ClassVar[int] = 3
 
     def __init__(
         self,
