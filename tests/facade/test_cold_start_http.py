@@ -1,5 +1,7 @@
 """An HTTP-only program never loads the agentic or subprocess transports (issue 15, cold start).
 
+Nor does a call that succeeds compile the redaction pattern, which only error paths use.
+
 The facade used to import the agentic endpoint class just to ask ``isinstance``; now it asks only
 once that module is loaded (an agentic endpoint cannot exist before). Run in a fresh interpreter
 against the fake provider server, with an endpoint built directly (no catalog, which loads the
@@ -33,7 +35,10 @@ async def main(base):
 status, streamed, provider = asyncio.run(main(sys.argv[1]))
 ours = sorted(m for m in sys.modules if m.startswith("lionagi.service._transport.")
               and m.split(".")[3] in ("agentic", "subprocess"))
-print(json.dumps({"status": status, "streamed": streamed, "provider": provider, "loaded": ours}))
+from lionagi.service._base.secrets import shapes
+redaction = shapes.cache_info().currsize  # the credential pattern is compiled on an error path only
+print(json.dumps({"status": status, "streamed": streamed, "provider": provider, "loaded": ours,
+                  "redaction_compiled": redaction}))
 """
 
 
@@ -49,4 +54,10 @@ def test_http_calls_load_no_agentic_or_subprocess_transport(
     )
     assert out.returncode == 0, out.stderr[-3000:]
     result = json.loads(out.stdout)
-    assert result == {"status": "completed", "streamed": True, "provider": "cold", "loaded": []}
+    assert result == {
+        "status": "completed",
+        "streamed": True,
+        "provider": "cold",
+        "loaded": [],
+        "redaction_compiled": 0,
+    }

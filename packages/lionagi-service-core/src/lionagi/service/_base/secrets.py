@@ -9,7 +9,7 @@
    cut short is caught too: any run of at least :data:`FRAGMENT` leading characters of a known
    value of at least :data:`MIN_FRAGMENTED` characters (a server that quotes "the first 64
    characters of the key you sent" still leaks most of it).
-2. **Shapes**: one compiled pattern of widely used key formats (see :data:`SHAPES`), URL userinfo,
+2. **Shapes**: one compiled pattern of widely used key formats (see :func:`shapes`), URL userinfo,
    URL query values, ``Authorization``-style scheme values and ``name=value`` / ``name: value``
    pairs whose name says credential.
 
@@ -19,6 +19,7 @@ never per chunk of a healthy stream.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import threading
@@ -33,7 +34,6 @@ __all__ = [
     "MIN_ENV_SECRET",
     "MIN_FRAGMENTED",
     "REDACTED",
-    "SHAPES",
     "bounded",
     "is_harmless_header",
     "redact",
@@ -41,6 +41,7 @@ __all__ = [
     "redact_url",
     "redact_value",
     "remember_secret",
+    "shapes",
 ]
 
 REDACTED = "[REDACTED]"
@@ -81,7 +82,7 @@ _CREDENTIAL_WORDS = r"key|token|sig|auth|pass|pwd"
 _HARMLESS_QUERY = frozenset({"api-version", "alt", "version"})
 _SCHEMES = r"(?:bearer|basic|token|digest|apikey|key)\s{1,4}"
 
-SHAPES = re.compile(
+_SHAPES_SOURCE = (
     # A name-value pair: keep the name and separator, drop the value (and an auth scheme's token).
     r"(?P<pk>(?<![A-Za-z0-9])(?i:" + _CREDENTIAL_NAMES + r")[\"']?\s{0,4}[=:]\s{0,4}[\"']?"
     r"(?i:" + _SCHEMES + r")?)(?!\[REDACTED\])[^\s\"'&,;<>()\[\]{}]{4,}"
@@ -95,7 +96,18 @@ SHAPES = re.compile(
     r"[A-Za-z0-9_.\-\[\]%]{1,64}=)(?!\[REDACTED\])[^&#\s\"'<>]+"
     r"|" + "|".join(_KEY_FORMATS)
 )
-"""Every shape :func:`redact` removes, as one compiled pattern (documented in decisions.md)."""
+
+
+@functools.cache
+def shapes() -> re.Pattern[str]:
+    """Every shape :func:`redact` removes, as one pattern (documented in decisions.md).
+
+    Compiled on first use, not at import: it is one of the larger patterns in the library
+    (about 2 ms to compile), and redaction runs only on error paths, so a program whose calls
+    succeed never pays for it (the cold first call, issue 15).
+    """
+    return re.compile(_SHAPES_SOURCE)
+
 
 HARMLESS_QUERY = _HARMLESS_QUERY
 """Query parameter names whose values are shown (API version and response format selectors)."""
@@ -159,7 +171,7 @@ def redact_url(url: str) -> str:
     """
     if "@" in url:
         url = _redact_userinfo(url)
-    return SHAPES.sub(_keep_prefix, url) if ("@" in url or "?" in url or "=" in url) else url
+    return shapes().sub(_keep_prefix, url) if ("@" in url or "?" in url or "=" in url) else url
 
 
 def _redact_userinfo(url: str) -> str:
@@ -310,7 +322,7 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
     own = _Heads.of(explicit)
     if own is not None:
         text = own.sub(text)
-    return SHAPES.sub(_keep_prefix, text)
+    return shapes().sub(_keep_prefix, text)
 
 
 def redact_value(value: Any, secrets: Iterable[str] = ()) -> Any:
