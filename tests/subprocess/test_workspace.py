@@ -95,6 +95,25 @@ def test_symlink_loop_is_rejected(repo: Path) -> None:
         contained_path(repo, "loop/x", field="files")
 
 
+def test_symlink_loop_is_rejected_where_lenient_resolve_keeps_it(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Python 3.13's non-strict resolve() returns a path with the loop left in instead of
+    # raising; CI runs 3.11, so model that here and check the loop is still refused.
+    resolve = Path.resolve
+
+    def lenient(self: Path, strict: bool = False) -> Path:
+        return resolve(self, strict=True) if strict else Path(os.path.abspath(self))
+
+    monkeypatch.setattr(Path, "resolve", lenient)
+    (repo / "loop").symlink_to(repo / "loop")
+    with pytest.raises(AgenticRequestValidationError, match="cannot be resolved") as info:
+        contained_path(repo, "loop/x", field="files")
+    assert info.value.field == "files"
+    # A path that does not exist yet is still accepted.
+    assert contained_path(repo, "new/file.md", field="files") == repo / "new/file.md"
+
+
 def test_contained_path_for_file_fields(repo: Path) -> None:
     assert contained_path(repo, "file.txt", field="files") == (repo / "file.txt").resolve()
     assert contained_path(repo, "new/file.md", field="files") == (repo / "new/file.md").resolve()
