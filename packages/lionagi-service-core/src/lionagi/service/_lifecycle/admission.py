@@ -279,8 +279,6 @@ class AdmissionController:
             producers_waiting=len(self._pending),
         )
 
-    # -- validation -------------------------------------------------------------------------------
-
     # -- waiting ----------------------------------------------------------------------------------
 
     async def _wait(self, waiter: _Waiter, budget: RequestBudget) -> None:
