@@ -164,11 +164,14 @@ class Replay:
         path.chmod(0o755)
         return str(path)
 
-    def launches(self) -> list[dict[str, Any]]:
+    def records(self) -> list[dict[str, Any]]:
+        """Every line the fake logged (launches, signals it recorded, children)."""
         if not self.log.exists():
             return []
-        records = [json.loads(line) for line in self.log.read_text().splitlines()]
-        return [r for r in records if "launched" in r]
+        return [json.loads(line) for line in self.log.read_text().splitlines()]
+
+    def launches(self) -> list[dict[str, Any]]:
+        return [r for r in self.records() if "launched" in r]
 
     def launch(self) -> dict[str, Any]:
         found = self.launches()

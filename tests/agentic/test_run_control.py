@@ -127,6 +127,39 @@ async def test_deadline_passing_while_the_consumer_holds_a_chunk_stops_the_next_
     assert len(texts) < 50
 
 
+@pytest.mark.parametrize("ignore_term", [False, True], ids=["exits-on-sigterm", "ignores-sigterm"])
+async def test_the_cli_is_stopped_at_the_limit_while_the_consumer_holds_a_chunk(
+    replay: Any, alive: Any, attached: list[Any], ignore_term: bool
+) -> None:
+    """The limit stops the CLI itself, not only the consumer's next read.
+
+    A consumer busy with a chunk past the deadline must not leave the CLI acting on its
+    behalf: SIGTERM at the deadline, SIGKILL half a second after it, even with the configured
+    grace far longer and the reader parked until the consumer asks again.
+    """
+    replay.write(events=[{"type": "text", "content": "a"}], stall=True, ignore_term=ignore_term)
+    model = iModel(endpoint=ReferenceCliEndpoint(argv=replay.argv, terminate_grace=30.0))
+    held_until_gone: float | None = None
+    async with model:
+        with pytest.raises(RequestDeadlineExceeded):
+            started = time.monotonic()
+            async for _ in model.stream(prompt="go", timeout=0.5):
+                pid = replay.launch()["launched"]
+                # The deadline (0.5 s) plus the SIGKILL grace (0.5 s), with room for a busy host;
+                # before the fix the CLI lived until this loop gave up and the stream was read.
+                with anyio.move_on_after(4.0):
+                    while alive(pid):  # noqa: ASYNC110 - polling another process's state
+                        await anyio.sleep(0.02)
+                if not alive(pid):
+                    held_until_gone = time.monotonic() - started
+        assert len(attached) == 1 and attached[0].expired
+        assert model.admission_snapshot().active == 0
+    assert held_until_gone is not None, "the CLI outlived its deadline while a chunk was held"
+    assert held_until_gone >= 0.45  # not before the deadline
+    terms = [r for r in replay.records() if r.get("signal") == "TERM"]
+    assert bool(terms) is ignore_term  # the ignoring CLI got SIGTERM first, then SIGKILL
+
+
 async def test_a_run_that_closed_stdout_but_hangs_on_is_stopped_at_its_limit(
     tmp_path: Any, alive: Any, attached: list[Any]
 ) -> None:

@@ -11,8 +11,10 @@ is then one timer, armed once (on Linux a kernel timer, which unlike a pending e
 costs the loop nothing per iteration: :mod:`.kernel_timer`); when it fires, or when an abort
 lands, the interrupt stops the pipe read in progress (or the next one) with
 :class:`~lionagi.service.ProviderConnectionError`, and the reader tears the process group down
-as for any failure. The control records ``expired`` or ``aborted`` so the supervisor raises the
-typed deadline or admission error whatever the adapter made of the transport error.
+as for any failure. The limit also signals the CLI at once (SIGTERM, then SIGKILL after the
+deadline's grace), so a consumer holding a chunk past the deadline leaves nothing acting for
+it. The control records ``expired`` or ``aborted`` so the supervisor raises the typed deadline
+or admission error whatever the adapter made of the transport error.
 """
 
 from __future__ import annotations

@@ -58,7 +58,7 @@ from ..._base.errors import (
     ProviderTransportError,
 )
 from ..._base.secrets import redact
-from ..run_control import current_run_control
+from ..run_control import EXPIRED, current_run_control
 from .discover import forget_executable, require_executable
 from .framing import JsonFramer, TailRepair, repair_tail
 from .spec import (
@@ -435,11 +435,15 @@ async def _run(
     primary: BaseException | None = None
     control = current_run_control()  # a supervisor bounding this run, if any
     if control is not None:
-        # Its limit and abort reach the reads through the protocol: no scope per read.
+        # Its limit and abort reach the reads through the protocol: no scope per read. The
+        # limit also stops the CLI itself at once (``_LimitStop``), read in progress or not.
         what = spec.display_name
+        stop = _LimitStop(loop, transport, proto, tree, what)
 
         def interrupt(reason: str) -> None:
             proto.interrupt(f"{what} was stopped: {reason}")
+            if reason == EXPIRED:
+                stop.start()
 
         control.attach(interrupt)
     try:
@@ -491,6 +495,7 @@ async def _run(
     finally:
         if control is not None:
             control.detach(interrupt)
+            stop.cancel()  # the teardown below escalates from here, within the same bound
             if control.deadline is not None:
                 deadline = min(deadline, control.deadline)
         grace = _bounded_grace(spec.terminate_grace, deadline, anyio.current_time())
@@ -643,6 +648,65 @@ def _send(
             pass
         except Exception as exc:
             errors.append(exc)
+
+
+class _LimitStop:
+    """Signals a run's process when its time limit passes, not when its reader next reads.
+
+    The limit's interrupt reaches a pipe read in progress at once. A reader parked at its
+    ``yield`` (the consumer is holding a chunk) sees it only when the consumer asks for the next
+    one, and until then the CLI would go on acting (editing files, running tools) past the
+    call's deadline, against the teardown promise: SIGTERM at the deadline, SIGKILL at most
+    ``DEADLINE_TERMINATE_GRACE`` after it. So expiry sends SIGTERM from the event loop's
+    callback that reports it, and a loop timer sends SIGKILL that much later; both are plain
+    signals (no task), and the reader's own teardown, when it runs, reaps what is left.
+    """
+
+    __slots__ = ("_kill", "_loop", "_proto", "_transport", "_tree", "_what")
+
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        transport: asyncio.SubprocessTransport,
+        proto: ChildProtocol,
+        tree: CallTree | None,
+        what: str,
+    ) -> None:
+        self._loop = loop
+        self._transport = transport
+        self._proto = proto
+        self._tree = tree
+        self._what = what
+        self._kill: asyncio.TimerHandle | None = None
+
+    def start(self) -> None:
+        """SIGTERM now, SIGKILL after the deadline's grace (once; nothing if already ended)."""
+        if self._kill is not None or self._proto.finished.is_set():
+            return
+        self._signal(signal.SIGTERM)
+        self._kill = self._loop.call_later(DEADLINE_TERMINATE_GRACE, self._signal, signal.SIGKILL)
+
+    def cancel(self) -> None:
+        """The reader's teardown took over: drop the pending SIGKILL."""
+        if self._kill is not None:
+            self._kill.cancel()
+
+    def _signal(self, sig: int) -> None:
+        errors: list[BaseException] = []
+        proto = self._proto
+        if proto.finished.is_set():
+            return  # reaped and its pipes closed: the pid may not be this child's any more
+        transport = self._transport
+        _send(
+            transport,
+            transport.get_pid(),
+            sig,
+            child_alive=not proto.exited.is_set(),
+            errors=errors,
+            tree=self._tree,
+        )
+        for exc in errors:  # the reader's teardown signals again and reports what it finds
+            logger.warning("%s: signalling at the time limit failed", self._what, exc_info=exc)
 
 
 async def terminate_process_group(
