@@ -95,3 +95,50 @@ async def test_a_finished_stream_is_forgotten(replay: Any) -> None:
         texts = [chunk.content async for chunk in model.stream(prompt="hi")]
         assert texts[:2] == ["first", " second"]
         assert model._streams._live == {}
+
+
+def slow_to_stop(replay: Any) -> iModel:
+    """A run that ignores SIGTERM, with a grace long enough to watch a close() in progress."""
+    replay.write(events=[{"type": "text", "content": "a"}], stall=True, ignore_term=True)
+    return iModel(endpoint=ReferenceCliEndpoint(argv=replay.argv, terminate_grace=1.5))
+
+
+async def test_a_second_close_waits_for_the_first(replay: Any, alive: Any) -> None:
+    """close() promises the work is gone when it returns, to every caller, not only the first."""
+    model = slow_to_stop(replay)
+    stream = model.stream(prompt="keep going")
+    await stream.__anext__()
+    pid = replay.launch()["launched"]
+    with anyio.fail_after(HANG_GUARD):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(model.close)  # e.g. a shutdown handler
+            await anyio.sleep(0.2)  # the first close is waiting out the CLI's grace
+            assert alive(pid)
+            await model.close()  # the application's own `async with` exit, say
+            assert not alive(pid)
+    await stream.aclose()
+
+
+async def test_a_close_cut_short_is_finished_by_the_next(replay: Any, alive: Any) -> None:
+    """A close() cancelled partway (a shutdown's per-model timeout) leaves the next one work."""
+    model = slow_to_stop(replay)
+    started = anyio.Event()
+    pid: int | None = None
+
+    async def consume() -> None:
+        nonlocal pid
+        with pytest.raises(AdmissionClosed):
+            async for _ in model.stream(prompt="keep going"):
+                pid = replay.launch()["launched"]
+                started.set()
+
+    with anyio.fail_after(HANG_GUARD):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(consume)
+            await started.wait()
+            with anyio.move_on_after(0.2):
+                await model.close()
+            assert pid is not None and alive(pid)  # the cut-short close left it running
+            await model.close()
+            assert not alive(pid)
+            assert model.admission_snapshot().active == 0

@@ -36,6 +36,7 @@ from .streams import ModelStream, StreamRegistry
 # the agentic machinery (issue 15, cold start). Python caches each module after its first import,
 # so a function-level import costs one `sys.modules` lookup per call.
 if TYPE_CHECKING:
+    import anyio
     from pydantic import SecretStr
 
     from .._base.hooks import HookRegistry
@@ -142,7 +143,9 @@ class iModel:
         self._clock = clock or default_clock
         self._sleep = sleep or default_sleep
         self._hooks = coerce_hooks(hook_registry)
-        self._closed = False
+        self._closed = False  # refuses new calls; set by the first close() at once
+        self._shut = False  # every step of a close() has completed
+        self._closing: anyio.Event | None = None  # set when the close() in progress ends
         self._loop: Any | None = None  # the asyncio loop of the calls so far (see _check_open)
         self._streams = StreamRegistry()
 
@@ -667,15 +670,33 @@ class iModel:
 
         Streams parked at their consumer or dropped without ``aclose()`` are closed here too, so
         every process, task and client this facade's calls started is gone when it returns.
+        That holds for every caller: a close() that finds another one running waits for it,
+        and one that finds an earlier close() cut short (cancelled, or timed out by
+        ``iModelManager.shutdown``) runs the steps again instead of returning at once.
         """
-        if self._closed:
-            return
         self._closed = True
+        while not self._shut:
+            running = self._closing
+            if running is None:
+                await self._shut_down()
+            else:
+                await running.wait()
+
+    async def _shut_down(self) -> None:
+        """close()'s steps, run by one caller at a time; ``_shut`` once all of them ran."""
+        import anyio
+
+        self._closing = done = anyio.Event()
         try:
-            await self._supervisor.admission.close()
-            await self._streams.close_all(f"{self!r} is closed")
+            try:
+                await self._supervisor.admission.close()
+                await self._streams.close_all(f"{self!r} is closed")
+            finally:
+                await self._endpoint.aclose()
+            self._shut = True
         finally:
-            await self._endpoint.aclose()
+            self._closing = None
+            done.set()
 
     async def __aenter__(self) -> Self:
         return self
