@@ -134,3 +134,31 @@ def test_a_missing_directory_is_named_by_where_it_came_from(tmp_path: Path) -> N
     with pytest.raises(AgenticRequestValidationError) as info:
         endpoint.working_directory(ReferenceCliRequest(prompt="hi", repo=absent))
     assert info.value.field == "repo"
+
+
+@pytest.mark.parametrize(
+    ("cls", "fields", "named"),
+    [
+        (ReferenceCliEndpoint, {"prompt": "first\x00second"}, "prompt"),
+        (ReferenceCliEndpoint, {"prompt": "go", "model": "m\x00"}, "model"),
+        (ClaudeCodeEndpoint, {"prompt": "go", "add_dirs": ["ok", "b\x00d"]}, "add_dirs[1]"),
+    ],
+    ids=["prompt", "model", "list-item"],
+)
+async def test_a_nul_in_request_text_is_refused_before_anything_runs(
+    replay: Any, cls: type[SubprocessCliEndpoint], fields: dict[str, Any], named: str
+) -> None:
+    """No argument can carry NUL: a typed error naming the field, no admission, no process."""
+    from lionagi.service import AgenticRequestValidationError, iModel
+
+    model = iModel(endpoint=cls(argv=replay.argv))
+    async with model:
+        with pytest.raises(AgenticRequestValidationError) as info:
+            await model.invoke(**fields)
+        assert info.value.field == named
+        assert "\x00" not in str(info.value)
+        with pytest.raises(AgenticRequestValidationError):
+            async for _ in model.stream(**fields):
+                pass
+        assert model.admission_snapshot().active == 0
+    assert replay.launches() == []

@@ -28,7 +28,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 from pydantic import BaseModel
 
 from ..._base.chunk import StreamChunk
-from ..._base.errors import EndpointConfigurationError
+from ..._base.errors import AgenticRequestValidationError, EndpointConfigurationError
 from ..config import EndpointConfig
 from ..subprocess import (
     PROCESS_TERMINATE_GRACE,
@@ -43,6 +43,7 @@ from ..subprocess import (
 from .batches import ChunkBatches
 from .endpoint import AgenticEndpoint
 from .output import ContractCheck
+from .records import AgenticPayload
 from .settings import AgenticLaunch
 
 __all__ = ["REDACTED", "CliEventParser", "CliRequest", "SubprocessCliEndpoint", "redact_chunk"]
@@ -154,6 +155,27 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
         """Hook run right before the process starts (e.g. write a per-run models file)."""
 
     # -- shared mechanics -------------------------------------------------------------------------
+
+    # The envelope is a TypedDict, as in AgenticEndpoint.create_payload (see the note there).
+    def create_payload(  # type: ignore[override]
+        self,
+        request: Mapping[str, Any] | BaseModel,
+        extra_headers: Mapping[str, str] | None = None,
+        **kwargs: Any,
+    ) -> tuple[AgenticPayload, dict[str, str]]:
+        """The base's validation, then no NUL character in any text of the request.
+
+        Request text ends up in the CLI's arguments, environment or files; no argument can
+        carry a NUL (``execve`` would refuse it at spawn, after admission, as a bare
+        ``ValueError``), so it is refused here, with the field named, before anything runs.
+
+        Raises:
+            AgenticRequestValidationError: as the base's, and a NUL in a string of the request
+                (``field`` names it, with the list index or mapping key, e.g. ``add_dirs[1]``).
+        """
+        payload, headers = super().create_payload(request, extra_headers, **kwargs)
+        _refuse_nul(payload["request"], "")
+        return payload, headers
 
     def command(
         self, request: Any, *, program: str | None = None, extra: Sequence[str] = ()
@@ -430,3 +452,26 @@ def redact_chunk(chunk: StreamChunk, secrets: Sequence[str]) -> StreamChunk:
     meta = {k: scrub(v) if isinstance(v, str) else v for k, v in chunk.metadata.items()}
     content = scrub(chunk.content) if chunk.content is not None else None
     return StreamChunk(chunk.type, content, is_error=chunk.is_error, metadata=meta)
+
+
+def _refuse_nul(model: BaseModel, prefix: str) -> None:
+    """Raise for the first string of ``model`` (nested models, lists and mappings too) with NUL."""
+    for name in type(model).model_fields:
+        _refuse_nul_in(getattr(model, name), f"{prefix}{name}")
+
+
+def _refuse_nul_in(value: object, where: str) -> None:
+    if isinstance(value, str):
+        if "\x00" in value:
+            raise AgenticRequestValidationError(
+                where, "contains a NUL character, which no command-line program can be given"
+            )
+    elif isinstance(value, BaseModel):
+        _refuse_nul(value, f"{where}.")
+    elif isinstance(value, list | tuple | set | frozenset):
+        for index, item in enumerate(value):
+            _refuse_nul_in(item, f"{where}[{index}]")
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            _refuse_nul_in(key, where)
+            _refuse_nul_in(item, f"{where}.{key}")
