@@ -52,6 +52,10 @@ def test_all_lists_exactly_the_public_names() -> None:
     public -= {"annotations", "importlib", "TYPE_CHECKING", "Any"}
     assert public <= set(service.__all__)
     assert len(service.__all__) == len(set(service.__all__))
+    # dir() (what completion offers) shows the same public names, not the module's own imports.
+    shown = {name for name in dir(service) if not name.startswith("_")}
+    loaded = {n for n, v in vars(service).items() if isinstance(v, ModuleType)} - {"importlib"}
+    assert shown - loaded == set(service.__all__)
 
 
 def test_every_adr_name_is_exported() -> None:

@@ -275,5 +275,9 @@ def __getattr__(name: str) -> Any:
     return value
 
 
+# This module's own imports are not part of its surface (``dir()`` drives completion).
+_IMPORTS = frozenset({"Any", "TYPE_CHECKING", "annotations", "importlib"})
+
+
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted((set(globals()) - _IMPORTS) | set(_LAZY))
