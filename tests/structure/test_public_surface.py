@@ -145,3 +145,19 @@ def test_no_dialect_is_guessed_from_a_path_or_the_first_event() -> None:
         assert not hasattr(importlib.import_module("lionagi.service.http"), gone), gone
     assert Endpoint.projector is None
     assert not hasattr(Endpoint, "stream_format")
+
+
+def test_type_checkers_see_every_exported_name() -> None:
+    """The names load lazily; the TYPE_CHECKING imports are what mypy, IDEs and griffe read."""
+    import ast
+    from pathlib import Path
+
+    assert service.__file__ is not None
+    tree = ast.parse(Path(service.__file__).read_text(encoding="utf-8"))
+    seen: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            for stmt in ast.walk(node):
+                if isinstance(stmt, ast.ImportFrom):
+                    seen.update(alias.asname or alias.name for alias in stmt.names)
+    assert sorted(set(service.__all__) - seen) == []

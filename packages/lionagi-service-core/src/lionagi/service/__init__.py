@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from ._base.chunk import StreamChunk as StreamChunk
     from ._base.diagnostics import CatalogDiagnosticCode as CatalogDiagnosticCode
     from ._base.diagnostics import ProviderDiagnostic as ProviderDiagnostic
+    from ._base.errors import AdmissionBackendUnavailable as AdmissionBackendUnavailable
     from ._base.errors import AdmissionClosed as AdmissionClosed
     from ._base.errors import AdmissionConfigError as AdmissionConfigError
     from ._base.errors import AdmissionConflict as AdmissionConflict

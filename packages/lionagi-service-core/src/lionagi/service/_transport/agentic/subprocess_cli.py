@@ -87,7 +87,8 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
             ``binary`` setting replaces ``argv[0]``. Defaults to ``(cli_binary,)``; tests point
             it at a fake CLI.
         terminate_grace: Seconds between SIGTERM and SIGKILL at teardown.
-        settings: Deployment settings (:class:`~lionagi.service.AgenticSettings`).
+        **overrides: What :class:`AgenticEndpoint` takes besides the config, such as
+            ``settings`` (deployment settings, :class:`~lionagi.service.AgenticSettings`).
 
     Raises:
         EndpointConfigurationError: ``argv`` is empty, or neither ``argv`` nor ``cli_binary``

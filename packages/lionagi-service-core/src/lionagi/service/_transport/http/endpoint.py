@@ -167,7 +167,7 @@ class Endpoint:
 
     @property
     def config(self) -> EndpointConfig:
-        """The validated configuration (read-only; use ``with_config`` to change it)."""
+        """The validated configuration (read-only: build a new endpoint to change it)."""
         return self.__config
 
     @property
@@ -428,11 +428,14 @@ class Endpoint:
         """Make one streaming request and yield normalized chunks.
 
         An async generator: argument errors surface on the first iteration. Closing it (or
-        cancelling its consumer) closes the HTTP response, so no connection is leaked.
+        cancelling its consumer) closes the HTTP response, so no connection is leaked. It
+        raises what :meth:`call` raises for the same request, and more:
 
         Raises:
-            The errors of :meth:`call`, and ``ProviderProtocolError`` for an event that breaks
-            the grammar or a stream that ends before its terminal event.
+            ProviderProtocolError: an event breaks the dialect's grammar, or the stream ends
+                before its terminal event.
+            ProviderStreamError: the provider declared an error in the stream (raised after
+                the error chunk).
         """
         batches = self._stream_batches(
             request,
