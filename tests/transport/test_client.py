@@ -18,9 +18,13 @@ CONFIG = {
 }
 
 
+# A chat answer: the chat endpoint below refuses a 200 body that is none.
+ANSWER = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}}]}
+
+
 class TrackingTransport(httpx.MockTransport):
     def __init__(self) -> None:
-        super().__init__(lambda request: httpx.Response(200, json={"ok": True}))
+        super().__init__(lambda request: httpx.Response(200, json=ANSWER))
         self.closed = 0
 
     async def aclose(self) -> None:
@@ -31,7 +35,7 @@ async def test_client_is_lazy_closed_once_and_never_reopened() -> None:
     transport = TrackingTransport()
     ep = OpenAIChatEndpoint(CONFIG, transport=transport)
     assert ep.client_state is ClientState.UNOPENED
-    assert await ep.call({}) == {"ok": True}
+    assert await ep.call({}) == ANSWER
     assert ep.client_state is ClientState.OPENED
     await ep.aclose()
     await ep.aclose()

@@ -165,8 +165,9 @@ class AnthropicMessagesEndpoint(Endpoint):
                 ``max_tokens`` and whose last block is a tool call: the limit cut the call's
                 input short (Anthropic's own guidance is to retry with a higher
                 ``max_tokens``), ``code="max_tokens"``, not retried.
-            ProviderProtocolError: the body is not a JSON object, or names another ``type``
-                than ``message``.
+            ProviderProtocolError: the body is not a JSON object, names another ``type``
+                than ``message``, or has no ``content`` list (``{}`` is no answer: every
+                message carries its content blocks, an empty list included).
         """
         where = f"{self.config.provider} {self.config.endpoint}"
         if not isinstance(body, dict):
@@ -180,9 +181,16 @@ class AnthropicMessagesEndpoint(Endpoint):
             # Server text: redacted (the endpoint's key included) and bounded before it is shown.
             label = excerpt(kind, self._secrets(), 40) if isinstance(kind, str) else kind
             raise ProviderProtocolError(f"{where}: the answer's type is {label!r}, not 'message'")
+        content = body.get("content")
+        if type(content) is not list:
+            got = (
+                "no 'content' list"
+                if content is None
+                else f"'content' is JSON {json_kind(content)}, not a list"
+            )
+            raise ProviderProtocolError(f"{where}: the answer is not a message object ({got})")
         if body.get("stop_reason") == "max_tokens":
-            content = body.get("content")
-            last = content[-1] if isinstance(content, list) and content else None
+            last = content[-1] if content else None
             if isinstance(last, dict) and last.get("type") in TOOL_BLOCKS:
                 raise self.stream_error(_cut_tool_call(last.get("name")))
         return body

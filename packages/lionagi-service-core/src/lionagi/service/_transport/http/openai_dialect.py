@@ -18,13 +18,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ..._base.chunk import StreamChunk
 from ..._base.errors import (
     ProviderError,
+    ProviderProtocolError,
     ProviderQuotaExhaustedError,
     ProviderStatusContentFilterError,
     ProviderStatusContextError,
 )
 from .endpoint import Endpoint
 from .projection import ChatCompletionsProjector, PendingToolCall, StreamProjector
-from .status import HTTPErrorInfo
+from .status import HTTPErrorInfo, json_kind
 
 if TYPE_CHECKING:
     import httpx
@@ -120,28 +121,64 @@ class OpenAIChatEndpoint(Endpoint):
         return openai_status_error(info) or super().map_status_error(info)
 
     def check_response(self, body: Any, response: httpx.Response) -> Any:
-        """``body``, unless its stream would end with an error chunk for the same content.
+        """``body`` when it is a chat answer, unless its stream would end with an error chunk.
 
         OpenAI's edge, gateways and compatible servers answer some failures with a 200 whose
         body is ``{"error": {...}}`` (beside ``choices`` or instead of them); and a choice
         that stopped at ``finish_reason: "length"`` while writing a tool call's arguments
         hands over arguments no tool can run. Returned as it is, ``invoke()`` completed on
         what its stream reports as an error chunk. A text answer cut at ``"length"`` is
-        still an answer (the caller reads the finish reason), as in the stream.
+        still an answer (the caller reads the finish reason), as in the stream. A body that
+        is no answer at all (``null``, a list, a string, an object without a ``choices``
+        list, an empty 204) is refused, as the stream refuses an event without ``choices``.
 
         Raises:
             ProviderStreamError: classified as the stream's error chunk for the same object
                 (``code`` the error's code or type), or for the cut tool call (``code``
                 ``"length"``, not retried: the same request stops in the same place).
+            ProviderProtocolError: the body is not a JSON object, has no ``choices`` list, or
+                a choice is not a JSON object (not retried: the server answered, with no
+                answer).
         """
         if type(body) is not dict:
-            return body
+            raise self._not_an_answer(body, response)
         if body.get("error") or ("error" in body and body.get("choices") is None):
             raise self.error_object_error(body["error"] or body)
+        choices = body.get("choices")
+        if type(choices) is not list:
+            got = (
+                "no 'choices' list"
+                if choices is None
+                else f"'choices' is JSON {json_kind(choices)}, not a list"
+            )
+            raise self._not_an_answer(body, response, got)
+        for position, choice in enumerate(choices):
+            if type(choice) is not dict:
+                raise self._not_an_answer(
+                    body, response, f"choice {position} is JSON {json_kind(choice)}, not an object"
+                )
         cut = self._length_cut(body)
         if cut is not None:
             raise self.stream_error(cut)
         return body
+
+    def _not_an_answer(
+        self, body: Any, response: httpx.Response, what: str | None = None
+    ) -> ProviderProtocolError:
+        """The error for a one-shot body that is no chat answer, naming what is wrong with it.
+
+        ``what`` says it for a JSON object; otherwise the body's JSON type is named (never its
+        text: it may hold anything), and ``None`` from an empty 202/204 says so.
+        """
+        if what is None:
+            if body is None and response.status_code in (202, 204):
+                what = f"HTTP {response.status_code} with no body"
+            else:
+                what = f"JSON {json_kind(body)}"
+        where = f"{self.config.provider} {self.config.endpoint}"
+        return ProviderProtocolError(
+            f"{where}: the answer is not a chat completion object ({what})"
+        )
 
     def _length_cut(self, body: dict[str, Any]) -> StreamChunk | None:
         """The stream's error chunk for a tool call the output token limit cut, else None.

@@ -13,7 +13,9 @@ vendor distributions, built on :class:`ProjectorBase`.
 Contract every projector keeps:
 
 - text deltas -> ``text`` (``is_delta=True``); reasoning deltas -> ``thinking``; a chat
-  choice's ``logprobs`` (asked for with ``logprobs=True``) -> ``metadata["logprobs"]`` of the
+  ``content``/``refusal``/reasoning field is a str or a list of text parts, anything else (a
+  part of another type included) raises :class:`ProviderProtocolError`; a chat choice's
+  ``logprobs`` (asked for with ``logprobs=True``) -> ``metadata["logprobs"]`` of the
   text chunk of the same event;
 - tool calls are accumulated and emitted once, complete, as ``tool_use`` with a parsed dict input
   (arguments that are not a JSON object raise :class:`ProviderProtocolError`);
@@ -38,7 +40,7 @@ from typing import Any, ClassVar, Protocol
 
 from ..._base.chunk import StreamChunk
 from ..._base.errors import ProviderProtocolError
-from .status import excerpt
+from .status import excerpt, json_kind
 
 __all__ = [
     "NO_CHUNKS",
@@ -420,9 +422,9 @@ class ChatCompletionsProjector(ProjectorBase):
 
     def _delta(self, index: int, delta: Any, is_delta: bool, out: list[StreamChunk]) -> None:
         content = delta.get("content")
-        if content is not None and len(delta) == 1:
+        if content is not None and len(delta) == 1 and isinstance(content, str):
             # The common shape, one text delta per event: every other lookup would be None.
-            if content and isinstance(content, str):
+            if content:
                 out.append(
                     StreamChunk(
                         type="text",
@@ -432,8 +434,17 @@ class ChatCompletionsProjector(ProjectorBase):
                     )
                 )
             return
-        reasoning = delta.get("reasoning_content") or delta.get("reasoning")
-        if reasoning and isinstance(reasoning, str):
+        # Text arrives as a str; anything else non-null (a list of content parts, as Mistral's
+        # and other compatible servers send) goes through the slow path, which reads text parts
+        # and refuses the rest: text is never dropped for a shape this projector does not know.
+        reasoning_content = delta.get("reasoning_content")
+        reasoning_other = delta.get("reasoning")
+        reasoning = reasoning_content or reasoning_other
+        if not isinstance(reasoning, str) and (
+            reasoning_content is not None or reasoning_other is not None
+        ):
+            reasoning = self._reasoning_text(reasoning_content, reasoning_other)
+        if reasoning:
             out.append(
                 StreamChunk(
                     type="thinking",
@@ -442,7 +453,9 @@ class ChatCompletionsProjector(ProjectorBase):
                     metadata={"index": index} if index else {},
                 )
             )
-        if content and isinstance(content, str):
+        if content is not None and not isinstance(content, str):
+            content = self._parts_text("content", content)
+        if content:
             out.append(
                 StreamChunk(
                     type="text",
@@ -452,7 +465,9 @@ class ChatCompletionsProjector(ProjectorBase):
                 )
             )
         refusal = delta.get("refusal")
-        if refusal and isinstance(refusal, str):
+        if refusal is not None and not isinstance(refusal, str):
+            refusal = self._parts_text("refusal", refusal)
+        if refusal:
             meta: dict[str, Any] = {"index": index, "refusal": True} if index else {"refusal": True}
             out.append(StreamChunk(type="text", content=refusal, is_delta=is_delta, metadata=meta))
         calls = delta.get("tool_calls")
@@ -480,6 +495,48 @@ class ChatCompletionsProjector(ProjectorBase):
                 extra = call.get("extra_content")
                 if extra and isinstance(extra, dict):
                     acc.extra.update(extra)
+
+    def _reasoning_text(self, reasoning_content: Any, reasoning: Any) -> str | None:
+        """The reasoning text when either field is not a str: both are checked, the first wins.
+
+        The same precedence as the str case (``reasoning_content`` unless it is empty), each
+        field read by :meth:`_parts_text` when it is neither a str nor null.
+        """
+        first: str | None = reasoning_content
+        if first is not None and not isinstance(first, str):
+            first = self._parts_text("reasoning_content", first)
+        second: str | None = reasoning
+        if second is not None and not isinstance(second, str):
+            second = self._parts_text("reasoning", second)
+        return first or second
+
+    def _parts_text(self, field: str, value: Any) -> str:
+        """The text of ``value``, a list of text parts (``{"type": "text", "text": "..."}``).
+
+        Some OpenAI-compatible servers (Mistral's among them) send a choice's ``content`` as a
+        list of parts rather than a string; their texts, joined in order, are the text the
+        string would carry. Any other value, or a part of another type, is refused: content
+        this projector does not understand is an error, never dropped.
+
+        Raises:
+            ProviderProtocolError: ``value`` is not a list, or holds a part that is not a text
+                part with a str ``text``; the message names ``field``.
+        """
+        if type(value) is not list:
+            raise self.protocol_error(
+                f"a choice's {field!r} is JSON {json_kind(value)}, not text or a list of text "
+                "parts",
+                value,
+            )
+        texts: list[str] = []
+        for part in value:
+            text = part.get("text") if type(part) is dict and part.get("type") == "text" else None
+            if not isinstance(text, str):
+                raise self.protocol_error(
+                    f"a choice's {field!r} holds a part that is not a text part", part
+                )
+            texts.append(text)
+        return "".join(texts)
 
     def _flush_tools(self, index: int | None, out: list[StreamChunk]) -> None:
         if not self._tools:
