@@ -39,6 +39,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictStr,
     ValidationError,
     ValidatorFunctionWrapHandler,
     field_validator,
@@ -93,13 +94,15 @@ class AG2AgentConfig(TypedModel):
     Attributes:
         name: The agent's name (an identifier).
         system_prompt: System prompt lines, in order; a single string is one line.
+
+    Strings are strict (``StrictStr``): pydantic's lax mode decoded ``b"..."`` as text.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     typed_error: ClassVar[Callable[[str, str], Exception]] = EndpointConfigurationError
 
-    name: str = "assistant"
-    system_prompt: tuple[str, ...] = ()
+    name: StrictStr = "assistant"
+    system_prompt: tuple[StrictStr, ...] = ()
 
     @field_validator("name")
     @classmethod
@@ -147,12 +150,15 @@ class AG2AgentRequest(TypedModel):
         config: Builds the agent when ``agent`` is absent (needs ``llm`` too); with ``llm``, it
             wins over the endpoint's default ``agent``.
         llm: The ``autogen.beta`` ``ModelConfig`` for a built agent (``TestConfig`` offline).
+
+    ``prompt`` is a strict string (``b"..."`` is refused, not decoded); ``config`` still takes a
+    mapping, validated as :class:`AG2AgentConfig`.
     """
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, defer_build=True)
     typed_error: ClassVar[Callable[[str, str], Exception]] = AgenticRequestValidationError
 
-    prompt: str = Field(min_length=1)
+    prompt: StrictStr = Field(min_length=1)
     agent: Any | None = None
     config: AG2AgentConfig | None = None
     llm: Any | None = None

@@ -30,7 +30,7 @@ import json
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator
 
 from lionagi.service import (
     AgenticCapabilities,
@@ -69,15 +69,19 @@ class AG2GroupChatRequest(TypedModel):
             ``agents``.
         agents: ``ConversableAgent`` participants, spoken in round-robin from the first.
         max_round: Upper bound on rounds (AG2's ``max_rounds``), > 0.
+
+    Types are strict, so a wrong-typed value is refused naming the field instead of being
+    coerced: in pydantic's lax mode ``max_round=True`` ran one round, ``max_round="5"`` or
+    ``5.0`` five, and a ``b"..."`` prompt was decoded as text. ``max_round`` is an ``int``.
     """
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, defer_build=True)
     typed_error: ClassVar[Callable[[str, str], Exception]] = AgenticRequestValidationError
 
-    prompt: str = Field(min_length=1)
+    prompt: StrictStr = Field(min_length=1)
     pattern: Any | None = None
     agents: tuple[Any, ...] | None = None
-    max_round: int = Field(default=DEFAULT_MAX_ROUND, gt=0)
+    max_round: int = Field(default=DEFAULT_MAX_ROUND, gt=0, strict=True)
 
     @field_validator("pattern")
     @classmethod

@@ -34,7 +34,7 @@ from typing import Any, ClassVar
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
 from lionagi.service import (
     AgenticCapabilities,
@@ -95,14 +95,16 @@ class AG2NlipRequest(TypedModel):
         url: The NLIP server's base URL (``/nlip/`` is joined onto its path, its query kept);
             default: ``config.base_url``. Credentials and a ``#fragment`` are refused.
         language: NLIP ``subformat`` of the text message.
+
+    Strings are strict (``StrictStr``): pydantic's lax mode decoded ``b"..."`` as text.
     """
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
     typed_error: ClassVar[Callable[[str, str], Exception]] = AgenticRequestValidationError
 
-    prompt: str = Field(min_length=1)
-    url: str | None = Field(default=None, min_length=1)
-    language: str = Field(default="english", min_length=1)
+    prompt: StrictStr = Field(min_length=1)
+    url: StrictStr | None = Field(default=None, min_length=1)
+    language: StrictStr = Field(default="english", min_length=1)
 
 
 class AG2NlipRedirectError(ProviderClientError):

@@ -11,7 +11,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictStr,
+    ValidationInfo,
+    field_validator,
+)
 
 from lionagi.service.agentic import build_flag_args
 
@@ -85,31 +93,40 @@ class ClaudeCodeRequest(BaseModel):
         max_budget_usd: ``--max-budget-usd`` spending cap.
         no_session_persistence: do not save the session (it cannot be resumed then).
         repo / workspace: working directory (``workspace`` is contained in ``repo``).
+
+    Every field is strict about its type, so a wrong-typed value is refused naming the field
+    instead of being coerced: in pydantic's lax mode ``no_session_persistence="1"`` sent
+    ``--no-session-persistence``, ``max_budget_usd=True`` a budget of 1 and ``"3"`` a budget of
+    3, and ``b"..."`` was decoded as text. Flags take ``True``/``False`` only; the budget takes
+    a finite number (an ``int`` such as ``3`` is a valid amount), never a bool or a string.
+    The strictness is per field rather than ``strict=True`` on the model, which would also
+    refuse a list for the tuple fields (``allowed_tools=["Read"]``, as the docs write them);
+    their items are strict strings.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
-    prompt: str = Field(min_length=1)
-    model: str | None = Field(default=None, min_length=1)
-    fallback_model: str | None = Field(default=None, min_length=1)
+    prompt: StrictStr = Field(min_length=1)
+    model: StrictStr | None = Field(default=None, min_length=1)
+    fallback_model: StrictStr | None = Field(default=None, min_length=1)
     effort: EffortLevel | None = None
     permission_mode: PermissionMode | None = None
-    resume: str | None = Field(default=None, min_length=1)
-    fork_session: bool = False
-    session_id: str | None = Field(
+    resume: StrictStr | None = Field(default=None, min_length=1)
+    fork_session: StrictBool = False
+    session_id: StrictStr | None = Field(
         default=None,
         pattern=r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
         r"[0-9a-fA-F]{12}$",
     )
-    system_prompt: str | None = None
-    append_system_prompt: str | None = None
-    allowed_tools: tuple[str, ...] = ()
-    disallowed_tools: tuple[str, ...] = ()
-    add_dirs: tuple[str, ...] = ()
-    max_budget_usd: float | None = Field(default=None, gt=0)
-    no_session_persistence: bool = False
-    repo: str | None = None
-    workspace: str | None = None
+    system_prompt: StrictStr | None = None
+    append_system_prompt: StrictStr | None = None
+    allowed_tools: tuple[StrictStr, ...] = ()
+    disallowed_tools: tuple[StrictStr, ...] = ()
+    add_dirs: tuple[StrictStr, ...] = ()
+    max_budget_usd: float | None = Field(default=None, gt=0, strict=True, allow_inf_nan=False)
+    no_session_persistence: StrictBool = False
+    repo: StrictStr | None = None
+    workspace: StrictStr | None = None
 
     @field_validator("model", "fallback_model", "resume")
     @classmethod

@@ -50,9 +50,15 @@ class CodexRequest(BaseModel):
         ephemeral: ``--ephemeral`` (default): no session files are written.
         repo: Working directory of the run (default: the settings' ``cwd``).
         workspace: A directory inside ``repo`` to run in instead (containment enforced).
+
+    Every field is strict (``strict=True`` on the model: each field is a string, a literal or a
+    flag, and none needs a conversion): a value of the wrong type is refused naming the field
+    instead of being coerced. In pydantic's lax mode ``bypass_approvals="yes"`` (or ``"on"``,
+    or ``1``) turned on ``--dangerously-bypass-approvals-and-sandbox``, ``ephemeral="no"``
+    dropped ``--ephemeral`` and ``b"..."`` was decoded as text; a flag is ``True``/``False``.
     """
 
-    model_config = ConfigDict(extra="forbid", defer_build=True)
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
     prompt: str = Field(min_length=1)
     model: str = DEFAULT_MODEL

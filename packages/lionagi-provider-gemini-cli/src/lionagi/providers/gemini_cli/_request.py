@@ -43,9 +43,15 @@ class GeminiCodeRequest(BaseModel):
         yolo: Shorthand for ``approval_mode="yolo"`` (the catalog's yolo/bypass permission mode).
         repo: Working directory of the run (default: the deployment's ``cwd``).
         workspace: A directory inside ``repo`` to run in; escaping ``repo`` is refused.
+
+    Every field is strict (``strict=True`` on the model: each field is a string, a literal or a
+    flag, and none needs a conversion): a value of the wrong type is refused naming the field
+    instead of being coerced. In pydantic's lax mode ``yolo="yes"`` (or ``"on"``, or ``1``)
+    sent ``--approval-mode yolo`` and ``b"..."`` was decoded as text; a flag is
+    ``True``/``False``.
     """
 
-    model_config = ConfigDict(extra="forbid", defer_build=True)
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
     prompt: str = Field(min_length=1)
     model: str = DEFAULT_MODEL

@@ -12,7 +12,15 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictStr,
+    field_validator,
+    model_validator,
+)
 
 from ._static import DEFAULT_MODEL as DEFAULT_MODEL
 from ._static import THINKING_LEVELS as THINKING_LEVELS
@@ -47,24 +55,33 @@ class PiRequest(BaseModel):
         ephemeral: ``--no-session``: save nothing; the run's id is then not resumable.
         repo: Working directory (default: the deployment ``cwd``).
         workspace: A directory inside ``repo`` to run in (containment-checked).
+
+    Every field is strict about its type, so a wrong-typed value is refused naming the field
+    instead of being coerced: in pydantic's lax mode ``no_tools="yes"`` (or ``"on"``, or ``1``)
+    sent ``--no-tools``, ``ephemeral="no"`` was ``False`` and ``b"..."`` was decoded as text.
+    Flags take ``True``/``False`` only. The strictness is per field rather than ``strict=True``
+    on the model, which would also refuse a tuple for the list fields (``tools=("read",)``);
+    their items are strict strings.
     """
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
-    prompt: str = Field(min_length=1)
-    model: str | None = Field(default=None, min_length=1, pattern=_NAME)
-    provider: str | None = Field(default=None, min_length=1, pattern=_NAME)
+    prompt: StrictStr = Field(min_length=1)
+    model: StrictStr | None = Field(default=None, min_length=1, pattern=_NAME)
+    provider: StrictStr | None = Field(default=None, min_length=1, pattern=_NAME)
     thinking: ThinkingLevel | None = None
-    tools: list[str] | None = None
-    no_tools: bool = False
-    system_prompt: str | None = None
-    append_system_prompt: list[str] = Field(default_factory=list)
-    no_context_files: bool = False
-    no_extensions: bool = False
-    resume: str | None = Field(default=None, min_length=1, max_length=128, pattern=_SESSION_ID)
-    ephemeral: bool = False
-    repo: str | None = None
-    workspace: str | None = None
+    tools: list[StrictStr] | None = None
+    no_tools: StrictBool = False
+    system_prompt: StrictStr | None = None
+    append_system_prompt: list[StrictStr] = Field(default_factory=list)
+    no_context_files: StrictBool = False
+    no_extensions: StrictBool = False
+    resume: StrictStr | None = Field(
+        default=None, min_length=1, max_length=128, pattern=_SESSION_ID
+    )
+    ephemeral: StrictBool = False
+    repo: StrictStr | None = None
+    workspace: StrictStr | None = None
 
     @field_validator("tools")
     @classmethod
