@@ -255,7 +255,27 @@ def test_user_string_content_and_auth_status_without_error_are_not_output() -> N
     mapper = ClaudeEventMapper()
     assert mapper.feed({"type": "user", "message": {"role": "user", "content": "hi"}}) == []
     assert mapper.feed({"type": "auth_status", "isAuthenticating": True, "output": []}) == []
+    assert kinds(mapper.feed(_result())) == ["result"]  # no failure was held for the result
     assert mapper.finish() == []
+
+
+def test_events_without_a_result_are_a_protocol_error_at_end_of_stream() -> None:
+    mapper = ClaudeEventMapper()
+    mapper.feed({"type": "system", "subtype": "init", "session_id": "s", "model": "m"})
+    mapper.feed(_assistant({"type": "text", "text": "half an ans"}))
+    with pytest.raises(ProviderProtocolError, match=r"claude: .*without a result event"):
+        mapper.finish()
+
+
+def test_telemetry_alone_without_a_result_ends_empty() -> None:
+    """No semantic output and no error: ADR-0030's normal empty EOF, not a cut-off answer."""
+    mapper = ClaudeEventMapper()
+    assert mapper.feed({"type": "system", "subtype": "thinking_tokens"}) == []
+    assert mapper.finish() == []
+
+
+def test_a_stream_without_events_ends_empty() -> None:
+    assert ClaudeEventMapper().finish() == []
 
 
 def test_auth_status_error_is_one_error_at_the_result() -> None:

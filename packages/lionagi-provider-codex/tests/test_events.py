@@ -34,6 +34,12 @@ def _replay(events: Iterable[Mapping[str, Any]], model: str | None = "m") -> lis
     return chunks + parser.finish()
 
 
+def _project(events: Iterable[Mapping[str, Any]]) -> list[StreamChunk]:
+    """The chunks the events give, without the end of stream (a fragment of a run's grammar)."""
+    parser = CodexEventParser()
+    return [chunk for event in events for chunk in parser.feed(event)]
+
+
 def _capture(name: str) -> list[dict[str, Any]]:
     lines = (CAPTURES / name).read_text().splitlines()
     return [json.loads(line) for line in lines if line.strip()]
@@ -182,6 +188,27 @@ def test_error_without_terminal_event_fails_at_end_of_stream() -> None:
     assert chunks[-1].content == "boom"
 
 
+def test_events_without_a_terminal_event_are_a_protocol_error_at_end_of_stream() -> None:
+    parser = CodexEventParser()
+    parser.feed({"type": "thread.started", "thread_id": "t"})
+    parser.feed({"type": "turn.started"})
+    parser.feed(_item("item.completed", id="i1", type="agent_message", text="half an ans"))
+    with pytest.raises(ProviderProtocolError, match=r"codex: .*turn\.completed or turn\.failed"):
+        parser.finish()
+
+
+def test_a_stream_without_events_ends_empty() -> None:
+    assert CodexEventParser().finish() == []
+
+
+def test_nothing_is_owed_after_a_terminal_event() -> None:
+    for terminal in ({"type": "turn.completed", "usage": {}}, {"type": "turn.failed", "error": {}}):
+        parser = CodexEventParser()
+        parser.feed({"type": "thread.started", "thread_id": "t"})
+        parser.feed(terminal)
+        assert parser.finish() == []
+
+
 def test_turn_failed_without_message_still_has_text() -> None:
     chunks = _replay([{"type": "turn.failed", "error": {}}])
     assert chunks[-1].type == "error"
@@ -272,7 +299,7 @@ def test_turn_failed_without_message_still_has_text() -> None:
 def test_tool_items_completed_without_start_give_use_then_result(
     item: dict[str, Any], name: str, tool_input: dict[str, Any], output: Any, is_error: bool
 ) -> None:
-    chunks = _replay([_item("item.completed", id="x1", **item)])
+    chunks = _project([_item("item.completed", id="x1", **item)])
     use, result = chunks
     assert (use.type, use.tool_name, use.tool_id, use.tool_input) == (
         "tool_use",
@@ -290,7 +317,7 @@ def test_tool_items_completed_without_start_give_use_then_result(
 
 def test_item_updated_never_repeats_the_tool_use() -> None:
     start = {"id": "c", "type": "command_execution", "command": "ls", "aggregated_output": ""}
-    chunks = _replay(
+    chunks = _project(
         [
             _item("item.started", **start, exit_code=None, status="in_progress"),
             _item("item.updated", **start, exit_code=None, status="in_progress"),
@@ -307,7 +334,7 @@ def test_item_updated_never_repeats_the_tool_use() -> None:
 
 def test_todo_list_and_plan_items() -> None:
     todo = [{"text": "step", "completed": False}]
-    chunks = _replay(
+    chunks = _project(
         [
             _item("item.started", id="t", type="todo_list", items=todo),
             {"type": "item.plan.delta", "item_id": "p", "delta": "1. do "},
@@ -323,11 +350,11 @@ def test_todo_list_and_plan_items() -> None:
 
 
 def test_started_messages_wait_for_completion() -> None:
-    assert _replay([_item("item.started", id="m", type="agent_message", text="")]) == []
+    assert _project([_item("item.started", id="m", type="agent_message", text="")]) == []
 
 
 def test_request_user_input_is_a_tool_call() -> None:
-    (chunk,) = _replay(
+    (chunk,) = _project(
         [{"type": "request_user_input", "id": "turn", "call_id": "call_1", "questions": [{"q": 1}]}]
     )
     assert (chunk.type, chunk.tool_name, chunk.tool_id) == (
@@ -359,3 +386,11 @@ def test_events_after_the_terminal_event_are_protocol_errors() -> None:
     parser.feed({"type": "turn.completed", "usage": {}})
     with pytest.raises(ProviderProtocolError):
         parser.feed(_item("item.completed", id="late", type="agent_message", text="late"))
+
+
+def test_a_run_with_no_semantic_output_ends_empty() -> None:
+    """``thread.started`` and ``turn.started`` alone are ADR-0030's normal empty EOF."""
+    parser = CodexEventParser()
+    parser.feed({"type": "thread.started", "thread_id": "t"})
+    parser.feed({"type": "turn.started"})
+    assert parser.finish() == []

@@ -25,6 +25,14 @@ Top-level ``tool_progress``, ``rate_limit_event``, ``prompt_suggestion``, ``keep
 
 One failure yields exactly one error chunk, even when the CLI reports it twice (an assistant
 error message and then an ``is_error`` result): errors are buffered until the terminal event.
+
+``result`` is the only terminal event: a run that produced semantic output (an ``assistant``
+or ``user`` message) and reached end of stream (the CLI exited 0) without one is cut short. The
+failure it reported, when there is one, becomes the error chunk; otherwise
+:meth:`ClaudeEventMapper.finish` raises :class:`ProviderProtocolError` instead of completing
+with the partial text as the answer. A run with no semantic output (nothing, or only ``system``
+events and telemetry) completes empty, as ADR-0030's "normal empty EOF" says; a non-zero exit is
+core's process error before ``finish`` runs.
 """
 
 from __future__ import annotations
@@ -96,6 +104,7 @@ class ClaudeEventMapper:
         self._failure: _Failure | None = None
         self._model: str | None = None
         self._finished = False
+        self._started = False
 
     @property
     def finished(self) -> bool:
@@ -113,8 +122,10 @@ class ClaudeEventMapper:
         if kind == "system":
             return self._system(event)
         if kind == "assistant":
+            self._started = True  # semantic output: from here on the run must reach its result
             return self._assistant(event)
         if kind == "user":
+            self._started = True
             return self._user(event)
         if kind == "result":
             return [self._result(event)]
@@ -128,8 +139,17 @@ class ClaudeEventMapper:
         raise ProviderProtocolError(f"claude: unknown stream-json event type {kind!r}")
 
     def finish(self) -> list[StreamChunk]:
-        """Chunks owed at end of stream: a reported failure that no result event followed."""
-        if self._finished or self._failure is None:
+        """Chunks owed at end of stream: a reported failure that no result event followed.
+
+        Raises:
+            ProviderProtocolError: the run produced messages but no ``result`` (and reported
+                no failure): its text may be cut short, so it is not a completion.
+        """
+        if self._finished:
+            return []
+        if self._failure is None:
+            if self._started:
+                raise ProviderProtocolError("claude: the stream ended without a result event")
             return []
         self._finished = True
         failure = self._failure

@@ -26,6 +26,14 @@ Anything else is a :class:`ProviderProtocolError`: an unknown event may carry th
 Why buffer: a failing turn reports its error twice (an ``error`` event, then ``turn.failed``
 with the same text), and a retry exhausts itself through several; the consumer gets exactly one
 error chunk, built at the terminal event (or at end of stream when no terminal came).
+
+How a run ends: only ``turn.completed`` (success) or ``turn.failed`` (failure) decides it. A
+run that produced semantic output (an item, a plan delta, a question) and reached end of stream
+(the process exited 0) without either is cut short: the buffered error when one came, else a
+:class:`ProviderProtocolError`, never a completion with the partial text as the answer. A run
+with no semantic output (nothing, or only ``thread.started``/``turn.started``) completes empty,
+as ADR-0030's "normal empty EOF" says. A non-zero exit is core's process error before
+:meth:`CodexEventParser.finish` runs, as before.
 """
 
 from __future__ import annotations
@@ -65,6 +73,7 @@ class CodexEventParser:
         self.retry_notices = 0
         self.warnings: list[str] = []
         self.terminal: str | None = None
+        self.started = False
         self._started_tools: set[str] = set()
         self._streamed_plans: set[str] = set()
 
@@ -96,14 +105,17 @@ class CodexEventParser:
             message = _optional_text(error, "message") if isinstance(error, Mapping) else None
             return [self._failure(message)]
         if kind in _ITEM_EVENTS:
+            self.started = True  # semantic output: from here on the run must reach its end
             item = event.get("item")
             if not isinstance(item, Mapping):
                 raise ProviderProtocolError(f"codex: {kind} event without an item object")
             return self._item(str(kind), item)
         if kind == "item.plan.delta":
+            self.started = True
             self._streamed_plans.add(_text(event, "item_id"))
             return [StreamChunk("text", _text(event, "delta"), is_delta=True)]
         if kind == "request_user_input":
+            self.started = True
             questions = event.get("questions")
             return [
                 StreamChunk(
@@ -116,10 +128,22 @@ class CodexEventParser:
         raise ProviderProtocolError(f"codex: unknown event type {kind!r}")
 
     def finish(self) -> list[StreamChunk]:
-        """At end of stream: the buffered failure when no terminal event came, else nothing."""
-        if self.terminal is None and self.errors:
+        """At end of stream: the buffered failure when no terminal event came, else nothing.
+
+        Raises:
+            ProviderProtocolError: the run produced semantic output but neither
+                ``turn.completed`` nor ``turn.failed`` (and no error to report): its text may
+                be cut short.
+        """
+        if self.terminal is not None:
+            return []
+        if self.errors:
             self.terminal = "end of stream"
             return [self._failure(None)]
+        if self.started:
+            raise ProviderProtocolError(
+                "codex: the stream ended without a turn.completed or turn.failed event"
+            )
         return []
 
     # -- events -----------------------------------------------------------------------------------
