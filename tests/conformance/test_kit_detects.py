@@ -383,6 +383,9 @@ CLI_MODULE = textwrap.dedent(
 
     class Base(SubprocessAgenticConformance):
         endpoint_type = ReferenceCliEndpoint
+        inapplicable_scenarios = {
+            Scenario.CUT_SHORT: "the reference grammar has no terminal event",
+        }
 
         def make_cli_endpoint(self, argv_prefix, *, terminate_grace, settings=None, timeout=None):
             config = {"timeout": timeout} if timeout is not None else {}

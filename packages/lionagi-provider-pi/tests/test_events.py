@@ -20,7 +20,15 @@ def capture(name: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in lines if line.strip()]
 
 
+AGENT_END: dict[str, Any] = {"type": "agent_end", "messages": []}
+_LOOP_EVENTS = frozenset({"agent_start", "agent_end", "auto_retry_start"})
+
+
 def project(events: list[dict[str, Any]]) -> list[StreamChunk]:
+    """A whole run: grammar fragments get the ``agent_end`` a finished run ends its loop with."""
+    loops = [e["type"] for e in events if e.get("type") in _LOOP_EVENTS]
+    if not loops or loops[-1] != "agent_end":
+        events = [*events, AGENT_END]
     projector = PiEventProjector()
     out: list[StreamChunk] = []
     for event in events:
@@ -143,7 +151,6 @@ def test_telemetry_allowlist_is_explicit() -> None:
     assert (
         frozenset(
             {
-                "agent_start",
                 "turn_end",
                 "queue_update",
                 "session_info_changed",
@@ -316,3 +323,42 @@ def test_content_index_kind_change_is_a_protocol_error() -> None:
     projector.feed(update("text_start", 0))
     with pytest.raises(ProviderProtocolError, match="changed from text to thinking"):
         projector.feed(update("thinking_delta", 0, delta="x"))
+
+
+# -- a run cut short ------------------------------------------------------------------------------
+
+ANSWER = {"type": "message_end", "message": assistant([{"type": "text", "text": "half an ans"}])}
+
+
+def fed(events: list[dict[str, Any]]) -> PiEventProjector:
+    projector = PiEventProjector()
+    for event in events:
+        projector.feed(event)
+    return projector
+
+
+def test_an_answer_whose_loop_never_ended_is_a_protocol_error() -> None:
+    projector = fed([{"type": "agent_start"}, ANSWER])
+    with pytest.raises(ProviderProtocolError, match="without an agent_end event"):
+        projector.finish()
+
+
+def test_a_retry_that_never_ended_is_cut_short_too() -> None:
+    retry = {"type": "auto_retry_start", "attempt": 1, "errorMessage": "503"}
+    projector = fed([{"type": "agent_start"}, ANSWER, AGENT_END, retry, ANSWER])
+    with pytest.raises(ProviderProtocolError, match="without an agent_end event"):
+        projector.finish()
+    projector = fed([{"type": "agent_start"}, ANSWER, AGENT_END, {"type": "agent_start"}])
+    with pytest.raises(ProviderProtocolError, match="without an agent_end event"):
+        projector.finish()
+
+
+def test_a_noted_failure_stays_the_one_error_when_the_loop_never_ended() -> None:
+    failed = assistant([], stop="error", errorMessage="401 Incorrect API key provided")
+    projector = fed([{"type": "agent_start"}, {"type": "message_end", "message": failed}])
+    assert kinds(projector.finish()) == ["error"]
+
+
+def test_a_run_without_an_answer_still_ends_empty_without_agent_end() -> None:
+    projector = fed([{"type": "session", "id": "s1", "cwd": "/w"}, {"type": "agent_start"}])
+    assert projector.finish() == []

@@ -23,11 +23,16 @@ class TestAcmeChat(CatalogRow, HTTPChatConformance):
 
 
 EVENTS: dict[Scenario, list[dict[str, Any]]] = {
-    Scenario.TEXT: [{"type": "progress"}, {"type": "text", "content": "hello from acme"}],
+    Scenario.TEXT: [
+        {"type": "progress"},
+        {"type": "text", "content": "hello from acme"},
+        {"type": "result"},
+    ],
     Scenario.TOOL: [
         {"type": "tool_use", "id": "t1", "name": "shell", "input": {"command": "ls"}},
         {"type": "tool_result", "id": "t1", "output": "README.md"},
         {"type": "text", "content": "There is a README."},
+        {"type": "result"},
     ],
     Scenario.USAGE: [
         {"type": "text", "content": "counted"},

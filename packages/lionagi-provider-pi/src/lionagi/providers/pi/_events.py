@@ -19,6 +19,11 @@ Rules the projection keeps:
   ``message_end``, ``turn_end``, ``agent_end``, a retry end) and ``agent_end`` is not final
   while it retries, so nothing is decided before end of stdout: then exactly one error chunk,
   or one result chunk with the usage summed over the run's assistant messages.
+* A run that answered (an assistant message) must end its last agent loop: ``agent_end`` closes
+  a loop, ``agent_start`` and ``auto_retry_start`` open one. At end of stdout with a loop still
+  open (or none ever closed) and no failure noted, the run was cut short: ``finish`` raises
+  :class:`ProviderProtocolError` rather than handing out the partial answer as a result. A run
+  with no assistant message completes empty (ADR-0030's normal empty EOF).
 * The session header's id is the resumable ``session_id`` when the run is saved; an
   ``--no-session`` run's id is only observed and published as ``provider_session_id``.
 * Any event type, assistant sub-event or message role not listed here raises
@@ -38,7 +43,6 @@ __all__ = ["TELEMETRY_EVENTS", "PiEventProjector"]
 
 TELEMETRY_EVENTS: frozenset[str] = frozenset(
     {
-        "agent_start",
         "turn_end",  # repeats the assistant message already projected at message_end
         "queue_update",
         "session_info_changed",
@@ -81,6 +85,7 @@ class PiEventProjector:
         self._failure: tuple[str, dict[str, Any]] | None = None
         self._session_id: str | None = None
         self._agent_ended = False
+        self._loop_open = False  # between agent_start (or a retry's start) and agent_end
 
     # -- events -----------------------------------------------------------------------------------
 
@@ -89,6 +94,9 @@ class PiEventProjector:
         kind = event.get("type")
         if not isinstance(kind, str):
             raise ProviderProtocolError("pi: an event without a string 'type'")
+        if kind == "agent_start":
+            self._loop_open = True
+            return []
         if kind in TELEMETRY_EVENTS:
             return []
         if kind == "session":
@@ -104,9 +112,11 @@ class PiEventProjector:
             return [self._tool_end(event)]
         if kind == "agent_end":
             self._agent_ended = True
+            self._loop_open = False
             return []
         if kind == "auto_retry_start":
             self._failure = None  # a new attempt follows; its own outcome decides
+            self._loop_open = True
             meta = {
                 "retry_notice": _str(event, "errorMessage") or "retrying",
                 "attempt": event.get("attempt"),
@@ -130,12 +140,19 @@ class PiEventProjector:
         raise ProviderProtocolError(f"pi: unknown event type {kind!r}")
 
     def finish(self) -> list[StreamChunk]:
-        """At end of stdout: one error chunk for a failed run, else one result (if any output)."""
+        """At end of stdout: one error chunk for a failed run, else one result (if any output).
+
+        Raises:
+            ProviderProtocolError: the run answered but its last agent loop never ended (no
+                ``agent_end`` after the last ``agent_start`` or retry): it was cut short.
+        """
         if self._failure is not None:
             text, meta = self._failure
             return [StreamChunk("error", text, is_error=True, metadata=_error_meta(text, meta))]
         if not self._assistant_messages:
             return []  # nothing answered (no result is synthesized for an empty run)
+        if self._loop_open or not self._agent_ended:
+            raise ProviderProtocolError("pi: the stream ended without an agent_end event")
         usage: dict[str, Any] = {k: _whole(v) for k, v in self._usage.items()}
         if usage:
             usage["cost"] = self._cost

@@ -41,6 +41,8 @@ class Scenario(StrEnum):
     ``ERROR_MESSAGE``        an assistant message the provider flags as an error: one error
                              chunk, never text.
     ``RETRY_NOTICE``         a retry/reconnecting notice, then a normal answer: a completion.
+    ``CUT_SHORT``            (subprocess kits) a normal answer's events without its terminal
+                             event, then exit 0: a run cut off, never a completion.
     """
 
     TEXT = "text"
@@ -54,10 +56,16 @@ class Scenario(StrEnum):
     RESULT_REPEATS_TEXT = "result_repeats_text"
     ERROR_MESSAGE = "error_message"
     RETRY_NOTICE = "retry_notice"
+    CUT_SHORT = "cut_short"
 
 
 VENDOR_GRAMMAR_SCENARIOS = frozenset(
-    {Scenario.RESULT_REPEATS_TEXT, Scenario.ERROR_MESSAGE, Scenario.RETRY_NOTICE}
+    {
+        Scenario.RESULT_REPEATS_TEXT,
+        Scenario.ERROR_MESSAGE,
+        Scenario.RETRY_NOTICE,
+        Scenario.CUT_SHORT,
+    }
 )
 
 

@@ -166,6 +166,15 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
         """Exit status after ``scenario``'s events (default 0)."""
         return 0
 
+    def cut_short_events(self) -> Sequence[Mapping[str, Any]]:
+        """``CUT_SHORT``'s events: TEXT's without its terminal event (by default the last one).
+
+        Override when your TEXT run ends with more than one closing event; declare the
+        scenario in ``inapplicable_scenarios`` when your grammar has no terminal event at all
+        (a run then ends at end of stream).
+        """
+        return list(self.cli_events(Scenario.TEXT))[:-1]
+
     def workspace_request(self, repo: Path, workspace: str) -> dict[str, Any] | None:
         """Request fields running the CLI in ``repo`` with ``workspace``; None skips the cases."""
         return None
@@ -182,6 +191,8 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
         """The replay plan producing ``scenario``."""
         if scenario is Scenario.STALL:
             return {"events": list(self.cli_events(Scenario.TEXT)), "stall": True}
+        if scenario is Scenario.CUT_SHORT:
+            return {"events": list(self.cut_short_events()), "exit_code": 0}
         if scenario is Scenario.TRANSPORT_ERROR:
             return {
                 "events": [],
@@ -253,6 +264,28 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
             chunks, exc = await self.collect(endpoint.stream(self.valid_request()))
         assert exc is None, repr(exc)
         return [c.to_dict() for c in chunks]
+
+    @sync_case
+    async def test_output_cut_short_before_its_terminal_event_fails(self) -> None:
+        """A run that answered partway and exited 0 without its terminal event fails.
+
+        The fixture (``CUT_SHORT``) is TEXT's events without the terminal event, then exit 0:
+        what a CLI killed by something outside the run, or crashing after flushing, leaves. The
+        exit status is not the outcome: the stream must raise ``ProviderProtocolError``, the
+        event end FAILED, and no result chunk may present the partial text as the answer. (A run
+        with no semantic output at all is the EMPTY scenario, which completes.)
+
+        Troubleshooting: remember in your parser that semantic output arrived, and in
+        ``finish()`` raise ``ProviderProtocolError`` naming the missing terminal event when
+        none came and no failure was reported; a failure the CLI did report stays the one
+        error chunk.
+        """
+        self.skip_inapplicable(Scenario.CUT_SHORT)
+        endpoint, model, call, chunks, exc = await self.stream_scenario(Scenario.CUT_SHORT)
+        assert isinstance(exc, ProviderProtocolError), repr(exc)
+        assert call.status is EventStatus.FAILED
+        assert not [c for c in chunks if c.type == "result"], "a cut-off run yielded a result"
+        await self.assert_invoke_fails(endpoint, model, like=exc)
 
     # -- D4: framing and pipes --------------------------------------------------------------------
 

@@ -13,7 +13,9 @@ Event grammar (one JSON object per line)::
     {"type": "error", "message": "...", "kind": "auth"}     -> error
     {"type": "progress", ...}                               ignored
 
-Any other type is a ``ProviderProtocolError``: an unknown event might carry content.
+Any other type is a ``ProviderProtocolError``: an unknown event might carry content. A run that
+answered ends with ``result`` (or ``error``); one that exits without it was cut short, and
+``finish`` raises ``ProviderProtocolError`` instead of passing the partial answer off as whole.
 """
 
 from __future__ import annotations
@@ -77,12 +79,16 @@ class AcmeEventParser:
 
     def __init__(self) -> None:
         self._streamed: list[str] = []
+        self._answered = False  # content arrived: the run must reach ``result`` or ``error``
+        self._ended = False
 
     def feed(self, event: Mapping[str, Any]) -> list[StreamChunk]:
         """The chunk for ``event`` (none for progress)."""
         kind = event.get("type")
         if kind == "progress":
             return []
+        if kind in ("text", "tool_use", "tool_result"):
+            self._answered = True
         if kind == "text":
             text = str(event.get("content") or "")
             self._streamed.append(text)
@@ -106,6 +112,7 @@ class AcmeEventParser:
                 )
             ]
         if kind == "result":
+            self._ended = True
             content = event.get("content")
             streamed = "".join(self._streamed)
             if isinstance(content, str) and content.strip() and content.strip() in streamed:
@@ -113,11 +120,14 @@ class AcmeEventParser:
             meta = {"usage": dict(event["usage"])} if event.get("usage") else {}
             return [StreamChunk("result", content, metadata=meta)]
         if kind == "error":
+            self._ended = True
             meta = {"type": str(event["kind"])} if event.get("kind") else {}
             message = str(event.get("message") or "acme reported an error")
             return [StreamChunk("error", message, is_error=True, metadata=meta)]
         raise ProviderProtocolError(f"acme: unknown event type {kind!r}")
 
     def finish(self) -> list[StreamChunk]:
-        """Nothing is buffered: a failure is its own event."""
+        """Nothing is buffered (a failure is its own event); a run cut short is refused."""
+        if self._answered and not self._ended:
+            raise ProviderProtocolError("acme: the stream ended without a result event")
         return []
