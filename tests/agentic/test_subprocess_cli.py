@@ -162,3 +162,50 @@ async def test_a_nul_in_request_text_is_refused_before_anything_runs(
                 pass
         assert model.admission_snapshot().active == 0
     assert replay.launches() == []
+
+
+class _KeyErrorParser:
+    """A parser written against a field the provider's event does not carry."""
+
+    def feed(self, event: dict[str, Any]) -> list[StreamChunk]:
+        return [StreamChunk("text", event["missing-field"])]
+
+    def finish(self) -> list[StreamChunk]:
+        return []
+
+
+class _KeyErrorCli(ReferenceCliEndpoint):
+    def event_parser(self, request: Any) -> Any:
+        return _KeyErrorParser()
+
+
+async def test_a_parser_failing_on_an_event_is_a_typed_protocol_error(replay: Any) -> None:
+    """A bare KeyError from adapter code reading provider output reaches no caller."""
+    from lionagi.service import EventStatus, ProviderProtocolError, iModel
+
+    replay.write(events=[{"type": "text", "content": "a"}])
+    model = iModel(endpoint=_KeyErrorCli(argv=replay.argv))
+    async with model:
+        with pytest.raises(ProviderProtocolError, match="_KeyErrorParser") as info:
+            async for _ in model.stream(prompt="go"):
+                pass
+        assert isinstance(info.value.__cause__, KeyError)
+        call = await model.invoke(prompt="go")
+        assert call.status is EventStatus.FAILED
+        assert isinstance(call.exception, ProviderProtocolError)
+
+
+async def test_a_failing_text_handler_is_raised_as_it_is(replay: Any) -> None:
+    """The caller's own on_text handler is not the provider's output: its error is its own."""
+    from lionagi.service import iModel
+
+    replay.write(events=[{"type": "text", "content": "a"}])
+
+    def on_text(text: str) -> None:
+        raise LookupError("the handler's own failure")
+
+    model = iModel(endpoint=ReferenceCliEndpoint(argv=replay.argv))
+    async with model:
+        with pytest.raises(LookupError, match="the handler's own failure"):
+            async for _ in model.stream(prompt="go", on_text=on_text):
+                pass

@@ -40,6 +40,7 @@ from ..subprocess import (
     projected_events,
     resolve_workspace,
 )
+from ..wire_errors import typed_wire_error
 from .batches import ChunkBatches
 from .endpoint import AgenticEndpoint
 from .output import ContractCheck
@@ -409,10 +410,16 @@ class _RunProjection:
                     self.ended = True  # one error chunk, nothing after it
                     break
                 if on_text is not None and chunk.type == "text" and chunk.content:
-                    on_text(chunk.content)
+                    try:
+                        on_text(chunk.content)
+                    except Exception as exc:  # the caller's handler: raised as it is
+                        failure = exc
+                        break
                 append(chunk)
         except Exception as exc:
-            failure = exc
+            # The parser's own failure on an event it could not read (a KeyError on a missing
+            # field, say) is the provider's output at fault: typed, never a bare Python error.
+            failure = typed_wire_error(type(self._parser).__name__, exc, self._secrets)
         check = self._check
         violation = check.check_batch(batch) if check is not None else None
         if violation is not None:

@@ -44,7 +44,6 @@ from ..._base.chunk import StreamChunk
 from ..._base.errors import (
     EndpointConfigurationError,
     EventLoopMismatchError,
-    ProviderCatalogError,
     ProviderConnectionError,
     ProviderError,
     ProviderProtocolError,
@@ -56,6 +55,7 @@ from ..classify import ProviderErrorPattern, classify_stream_error
 from ..config import EndpointConfig, coerce_config
 from ..meta import EndpointMeta
 from ..utf8 import Utf8Decoder, decode_utf8, invalid_utf8
+from ..wire_errors import typed_wire_error
 from .auth import build_headers
 from .client import ClientState, new_client
 from .encoding import EncodedPayload, encode_json, encode_params
@@ -954,22 +954,9 @@ def _project_end(projector: StreamProjector) -> Sequence[StreamChunk]:
 
 
 def _typed_projection_error(projector: StreamProjector, exc: Exception) -> Exception:
-    """``exc`` when it is one of the service's errors, else a ``ProviderProtocolError``.
-
-    A projector reads provider JSON; a value of an unexpected shape (``"choices": [null]``, a
-    list where an object belongs) must end the stream as a protocol error, not escape to the
-    caller as a ``TypeError``/``AttributeError`` from inside the dialect. The original exception
-    is kept as the cause, so a genuine projector bug still shows where it happened.
-    """
-    if isinstance(exc, ProviderError | ProviderCatalogError):
-        return exc
+    """``exc`` typed by :func:`typed_wire_error`, named by the projector's class."""
     secrets = tuple(getattr(projector, "secrets", ()) or ())
-    error = ProviderProtocolError(
-        f"stream event of an unexpected shape ({type(projector).__name__}): "
-        f"{type(exc).__name__}: {excerpt(str(exc), secrets, 200)}"
-    )
-    error.__cause__ = exc
-    return error
+    return typed_wire_error(type(projector).__name__, exc, secrets)
 
 
 async def _drain(blocks: AsyncIterator[Any]) -> None:
