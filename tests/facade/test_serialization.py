@@ -22,15 +22,16 @@ KEY_ENV = "LIONAGI_FACADE_TEST_KEY"
 
 
 async def test_scripted_round_trip():
+    hooks = {"pre_invocation": lambda event: None}
     model = iModel(
         model="scripted/demo",
         concurrency_limit=2,
         limit_requests=7,
-        hook_registry={"pre_invocation": lambda event: None},
+        hook_registry=hooks,
     )
     data = json.loads(json.dumps(model.to_dict()))  # JSON-ready: no callables, no classes
 
-    restored = iModel.from_dict(data)
+    restored = iModel.from_dict(data, hook_registry=hooks)
 
     assert restored.id == model.id
     assert restored.created_at == model.created_at
@@ -43,6 +44,30 @@ async def test_scripted_round_trip():
     assert event.execution.response["model"] == "demo"
     await model.close()
     await restored.close()
+
+
+async def test_hooks_are_asked_for_again_never_dropped_unnoticed():
+    """Hooks cannot be serialized; a model that had them is not rebuilt silently without."""
+    from lionagi.service import HookRegistry
+
+    seen: list[str] = []
+    model = iModel(model="scripted/demo", hook_registry={"pre_invocation": seen.append})
+    data = json.loads(json.dumps(model.to_dict()))
+    assert data["hooks"] is True
+
+    with pytest.raises(EndpointConfigurationError) as info:
+        iModel.from_dict(data)
+    assert info.value.field == "hook_registry"
+
+    again = iModel.from_dict(data, hook_registry={"pre_invocation": lambda e: seen.append("again")})
+    await again.invoke(prompt="hello")
+    assert seen == ["again"]
+    on_purpose = iModel.from_dict(data, hook_registry=HookRegistry())  # dropped deliberately
+    assert "hooks" not in on_purpose.to_dict()
+    assert "hooks" not in iModel(model="scripted/demo").to_dict()
+    await model.close()
+    await again.close()
+    await on_purpose.close()
 
 
 @pytest.fixture

@@ -592,6 +592,7 @@ class iModel:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready description that never contains a secret or a callable."""
+        from .._base.hooks import HookPhase
         from .serialized import describe
 
         return describe(
@@ -603,6 +604,7 @@ class iModel:
             attempt_policy=self._attempt_policy,
             circuit_policy=self._circuit_policy,
             session_id=self.provider_session_id,
+            has_hooks=self._hooks is not None and any(map(self._hooks.has, HookPhase)),
         )
 
     @classmethod
@@ -619,6 +621,7 @@ class iModel:
         default_headers: Mapping[str, str] | None = None,
         client_kwargs: Mapping[str, Any] | None = None,
         params: Mapping[str, str] | None = None,
+        hook_registry: HookRegistry | None = None,
     ) -> iModel:
         """Rebuild from :meth:`to_dict` output by resolving the endpoint in today's catalog.
 
@@ -629,6 +632,9 @@ class iModel:
         (``EndpointConfigurationError`` otherwise, rather than launching without them).
         A model serialized with shared admission needs ``admission_backend`` again (its URL is
         stored redacted); rebuilding it without one would silently drop the shared limits.
+        Hooks are callables and never serialized: a model that had a ``hook_registry`` needs
+        one again (pass an empty ``HookRegistry()`` to restore it without hooks on purpose),
+        so an audit or redaction hook is never dropped unnoticed.
         A ``gateway_url`` whose query values were redacted needs the real URL in
         ``agentic_settings`` again.
 
@@ -663,6 +669,7 @@ class iModel:
             default_headers=default_headers,
             client_kwargs=client_kwargs,
             params=params,
+            hook_registry=hook_registry,
         )
 
     async def close(self) -> None:

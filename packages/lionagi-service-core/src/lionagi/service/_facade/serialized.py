@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     from pydantic import SecretStr
 
+    from .._base.hooks import HookRegistry
     from .._lifecycle.clock import Clock, Sleep
     from .._lifecycle.config import AdmissionConfig
     from .._lifecycle.policy import AttemptPolicy, CircuitPolicy
@@ -85,6 +86,7 @@ _SERIALIZED_KEYS = frozenset(
         "circuit_policy",
         "session_id",
         "agentic_settings",
+        "hooks",
     }
 )
 
@@ -110,8 +112,13 @@ def describe(
     attempt_policy: AttemptPolicy | None,
     circuit_policy: CircuitPolicy | None,
     session_id: str | None,
+    has_hooks: bool = False,
 ) -> dict[str, Any]:
-    """A model's JSON-ready description (:meth:`iModel.to_dict`): no secret, no callable."""
+    """A model's JSON-ready description (:meth:`iModel.to_dict`): no secret, no callable.
+
+    Hooks are callables, so only the fact that the model had them is written (``"hooks":
+    true``): :func:`restore` then asks for a registry instead of dropping them.
+    """
     out: dict[str, Any] = {
         "id": str(id),
         "created_at": created_at,
@@ -129,6 +136,8 @@ def describe(
         out["attempt_policy"] = policy
     if circuit_policy is not None:
         out["circuit_policy"] = dataclasses.asdict(circuit_policy)
+    if has_hooks:
+        out["hooks"] = True
     caps = getattr(type(endpoint), "capabilities", None)
     if session_id and caps is not None and caps.resumable:
         out["session_id"] = session_id
@@ -155,6 +164,7 @@ def restore(
     default_headers: Mapping[str, str] | None = None,
     client_kwargs: Mapping[str, Any] | None = None,
     params: Mapping[str, str] | None = None,
+    hook_registry: HookRegistry | None = None,
 ) -> _Model:
     """:meth:`iModel.from_dict`: the endpoint resolved again, the secrets from the caller.
 
@@ -176,6 +186,16 @@ def restore(
             "admission_backend",
             "the serialized model shared its admission limits; its URL is never serialized "
             "with a password, so pass from_dict(..., admission_backend=SharedAdmission(...))",
+        )
+    hooks = data.get("hooks")
+    if hooks is not None and type(hooks) is not bool:
+        raise EndpointConfigurationError("hooks", "must be true or absent in serialized data")
+    if hooks and hook_registry is None:
+        raise EndpointConfigurationError(
+            "hook_registry",
+            "the serialized model had hooks, which are never serialized; pass "
+            "from_dict(..., hook_registry=...) again, or an empty HookRegistry() to restore "
+            "it without them on purpose",
         )
     provider = _required_str(data, "provider")
     endpoint = _required_str(data, "endpoint")
@@ -246,6 +266,7 @@ def restore(
         created_at=data.get("created_at"),
         clock=clock,
         sleep=sleep,
+        hook_registry=hook_registry,
     )
     agentic = as_agentic(restored)
     if sid and agentic is not None:
