@@ -7,7 +7,9 @@ and descriptor checks are skipped):
 - processes: this process has no new descendant at any depth (a reaped child disappears from
   ``/proc``; an unreaped zombie still counts), and every pid registered with
   :meth:`LeakCheck.track` (``setsid`` grandchildren reparented away, which are not ours to reap)
-  is gone or a zombie;
+  is gone or a zombie; nor is any process left that inherited this process's environment
+  during the case (:data:`CASE_TAG_ENV`), which finds a helper the adapter's own code started
+  and detached (``setsid`` and a double fork leave no parent link to follow);
 - threads: every thread started since the baseline has ended, except the idle workers of the
   bounded thread pools (anyio's and asyncio's), which are reused, not leaked;
 - descriptors: the number of open file descriptors is back to the baseline;
@@ -20,7 +22,9 @@ and descriptor checks are skipped):
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import signal
 import threading
 import time
 from collections.abc import Iterable
@@ -31,11 +35,13 @@ from typing import Any
 import anyio
 
 __all__ = [
+    "CASE_TAG_ENV",
     "LeakCheck",
     "ResourceCounts",
     "alive",
     "child_pids",
     "descendant_pids",
+    "environ_tagged_pids",
     "model_leaks",
     "open_fd_count",
     "pool_connections",
@@ -49,6 +55,10 @@ __all__ = [
 _POOL_THREAD_PREFIXES = ("AnyIO worker thread", "asyncio_", "ThreadPoolExecutor-")
 
 _PROC = Path("/proc")
+
+CASE_TAG_ENV = "LIONAGI_CONFORMANCE_CASE"
+"""Set in this process's environment for the duration of a case (:meth:`LeakCheck.start`):
+every process started from here inherits it, wherever it is reparented to."""
 
 
 def proc_available() -> bool:
@@ -210,6 +220,30 @@ def tagged_pids(tag: str) -> list[int]:
     return found
 
 
+def environ_tagged_pids(name: str, value: str) -> dict[int, str]:
+    """``{pid: command}`` of live processes but this one whose environment has ``name=value``.
+
+    ``/proc/<pid>/environ`` is the environment the process started with, so this finds what
+    inherited it however it was detached. Processes of other users are unreadable and skipped.
+    """
+    found: dict[int, str] = {}
+    if not proc_available():
+        return found
+    needle = f"{name}={value}".encode()
+    for entry in os.listdir(_PROC):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            environ = (_PROC / entry / "environ").read_bytes().split(b"\0")
+            if needle not in environ or not alive(int(entry)):
+                continue
+            argv = (_PROC / entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        found[int(entry)] = b" ".join(argv).decode("utf-8", "replace").strip()
+    return found
+
+
 def open_fd_count() -> int:
     """Open file descriptors of this process (0 when it cannot be observed)."""
     try:
@@ -249,13 +283,20 @@ class LeakCheck:
         self._fds = 0
         self._children: dict[int, str] = {}
         self._threads: set[int] = set()
+        self._tag = ""
 
     def start(self) -> None:
-        """Record the baseline (call from a coroutine running on the case's event loop)."""
+        """Record the baseline (call from a coroutine running on the case's event loop).
+
+        Also sets :data:`CASE_TAG_ENV` to a value of this case's own in this process's
+        environment, until :meth:`verify`.
+        """
         self._tasks = set(asyncio.all_tasks())
         self._fds = open_fd_count()
         self._children = descendant_pids()
         self._threads = thread_idents()
+        self._tag = f"{os.getpid()}-{time.monotonic_ns()}"
+        os.environ[CASE_TAG_ENV] = self._tag
 
     def track(self, *pids: int) -> None:
         """Also require these pids (grandchildren) to be gone at :meth:`verify`."""
@@ -288,6 +329,8 @@ class LeakCheck:
 
     async def verify(self) -> None:
         """Fail with an AssertionError naming whatever the case left behind."""
+        if os.environ.get(CASE_TAG_ENV) == self._tag:
+            del os.environ[CASE_TAG_ENV]  # processes started from here on are not the case's
         with anyio.move_on_after(self.settle):
             while self.new_tasks():  # noqa: ASYNC110 - tasks offer no completion event to await
                 await anyio.sleep(0.005)
@@ -305,6 +348,7 @@ class LeakCheck:
             await anyio.sleep(0.01)  # polling /proc: a grandchild's death has no event to await
         survivors = sorted(pid for pid in self.tracked if alive(pid))
         assert not survivors, f"grandchildren survived the process group: {survivors}"
+        await self._no_detached_processes()
         deadline = time.monotonic() + self.settle
         while self.new_threads() and time.monotonic() < deadline:  # noqa: ASYNC110
             await anyio.sleep(0.01)  # a thread's end has no event to await from the loop
@@ -312,6 +356,26 @@ class LeakCheck:
         assert not threads, f"threads left running: {_thread_names(threads)}"
         fds = open_fd_count()
         assert fds <= self._fds, f"file descriptors leaked: {fds} open, {self._fds} before"
+
+    async def _no_detached_processes(self) -> None:
+        """No process that inherited the case's environment tag is still running.
+
+        Found ones are killed after they are named, so one failing case does not leave
+        processes behind for the rest of the run.
+        """
+        if not self._tag:
+            return
+        deadline = time.monotonic() + self.settle
+        while environ_tagged_pids(CASE_TAG_ENV, self._tag) and time.monotonic() < deadline:  # noqa: ASYNC110
+            await anyio.sleep(0.01)  # polling /proc: an unrelated process's end has no event
+        left = environ_tagged_pids(CASE_TAG_ENV, self._tag)
+        for pid in left:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        assert not left, (
+            f"processes started during the case are still running (pid: command): {left}; a "
+            "helper the adapter started (and detached) was never stopped"
+        )
 
 
 def _thread_names(idents: set[int]) -> list[str]:
