@@ -30,6 +30,12 @@ def _tree(root: Path, *, top_init: bool) -> Path:
     service.mkdir(parents=True)
     if top_init:
         (root / "lionagi" / "__init__.py").write_text("from . import service\n")
+        # The published lionagi's metadata: its RECORD is how core's check tells it apart from
+        # a provider wheel, or a source tree, that has a lionagi/__init__.py too.
+        info = root / "lionagi-0.36.0.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text("Metadata-Version: 2.1\nName: lionagi\nVersion: 0.36.0\n")
+        (info / "RECORD").write_text("lionagi/__init__.py,,\nlionagi/service/__init__.py,,\n")
     (service / "__init__.py").write_text(FOREIGN)
     (service / "_base").symlink_to(Path(core_base.__file__).parent, target_is_directory=True)
     return root

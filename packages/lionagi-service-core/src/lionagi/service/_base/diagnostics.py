@@ -23,6 +23,8 @@ CatalogDiagnosticCode = Literal[
     "invalid_model_policy",
     # Added by the catalog hardening (issue 9, item 14); see docs/decisions.md.
     "duplicate_provider_module",
+    # Added for provider-author mistakes in the module contract; see docs/decisions.md.
+    "invalid_provider_module",
 ]
 
 DiagnosticDict = dict[str, str | list[str] | None]

@@ -12,6 +12,15 @@ and the repair, instead of the confusing import or attribute errors that would f
 The check reads two module attributes already in :data:`sys.modules`: it costs nothing at
 import time and touches no metadata unless it is about to raise.
 
+A ``lionagi/__init__.py`` need not be the published ``lionagi``'s: a provider wheel built with a
+tool that adds ``__init__.py`` files to every directory ships one too, and a ``lionagi`` source
+tree on ``sys.path`` (the current directory) has one that nothing installed. So, about to raise,
+the check asks :mod:`importlib.metadata` which installed distribution lists that very file in its
+``RECORD`` and names it with the repair that fits: today's text for ``lionagi``; for any other
+owner, that it ships a file the namespace must not have and should be fixed or uninstalled; for
+no owner, the file's path. Uninstalling ``lionagi`` and core would leave another owner's file in
+place and remove core.
+
 One state is invisible from here: ``lionagi`` installed *after* core leaves lionagi's
 ``lionagi/service/__init__.py`` where core's was, so none of core's modules runs on a plain
 ``from lionagi.service import iModel``. Core's wheel therefore also installs a start-up guard
@@ -21,6 +30,7 @@ imports this layer instead, so the same error is raised there too.
 
 from __future__ import annotations
 
+import os
 import sys
 
 from .errors import InstallationConflictError
@@ -41,18 +51,84 @@ def _legacy_version() -> str:
         return ""
 
 
-def check_installation() -> None:
-    """Raise :class:`InstallationConflictError` when core's ``lionagi`` files are not intact."""
-    namespace = sys.modules.get("lionagi")
-    if namespace is not None and getattr(namespace, "__file__", None) is not None:
-        raise InstallationConflictError(
+def _owners(path: str) -> list[str]:
+    """Installed distributions whose ``RECORD`` lists ``path`` as their ``lionagi/__init__.py``.
+
+    Error path only: it reads every distribution's file list. An editable install or a source
+    tree lists no such file, so the answer can be empty.
+    """
+    from importlib import metadata  # only on the error path
+
+    try:
+        target = os.path.realpath(path)
+    except (OSError, ValueError):
+        return []
+    found: set[str] = set()
+    for dist in metadata.distributions():
+        try:
+            files = dist.files or ()
+            for file in files:
+                if file.parts[-2:] != ("lionagi", "__init__.py"):
+                    continue
+                if os.path.realpath(str(dist.locate_file(file))) == target:
+                    name: object = dist.name  # None when the metadata has no Name
+                    if isinstance(name, str) and name:
+                        found.add(name)
+        except Exception:  # one distribution's unreadable metadata must not hide the others
+            continue
+    return sorted(found)
+
+
+def _namespace_conflict(path: str) -> InstallationConflictError:
+    """The error for a ``lionagi/__init__.py`` at ``path``, naming whoever installed it."""
+    owners = _owners(path)
+    if LEGACY_DISTRIBUTION in owners:
+        return InstallationConflictError(
             f"the '{LEGACY_DISTRIBUTION}'{_legacy_version()} distribution is installed in the "
-            f"same environment as '{CORE_DISTRIBUTION}': it ships {namespace.__file__} and its "
+            f"same environment as '{CORE_DISTRIBUTION}': it ships {path} and its "
             f"own lionagi/service, and the two overwrite each other's files. Fix: use separate "
             f"virtual environments, or run 'pip uninstall -y {LEGACY_DISTRIBUTION} "
             f"{CORE_DISTRIBUTION}' then 'pip install {CORE_DISTRIBUTION}' (see {_GUIDE})",
             distribution=LEGACY_DISTRIBUTION,
         )
+    namespace = (
+        f"the PEP 420 namespace 'lionagi' must not have: '{CORE_DISTRIBUTION}' and every "
+        "lionagi-provider-* distribution share it, and an __init__.py makes it a regular package"
+    )
+    if owners:
+        named = " and ".join(f"'{name}'" for name in owners)
+        return InstallationConflictError(
+            f"{named} (not the published '{LEGACY_DISTRIBUTION}') installed {path}, a file "
+            f"{namespace}. That package is built wrongly: its wheel must leave out "
+            f"lionagi/__init__.py and lionagi/providers/__init__.py. Fix: "
+            f"run 'pip uninstall -y {' '.join(owners)}' (that removes the file; "
+            f"'{CORE_DISTRIBUTION}' needs no reinstall), and install a release of it built "
+            f"without that file (or have its author fix it)",
+            distribution=owners[0],
+        )
+    legacy = _legacy_version()
+    installed = (
+        f"; the '{LEGACY_DISTRIBUTION}'{legacy} distribution is installed, perhaps in editable "
+        f"mode from that directory (then run 'pip uninstall -y {LEGACY_DISTRIBUTION} "
+        f"{CORE_DISTRIBUTION}' then 'pip install {CORE_DISTRIBUTION}', see {_GUIDE})"
+        if legacy
+        else ""
+    )
+    return InstallationConflictError(
+        f"no installed distribution claims {path}, a file {namespace}. It is a leftover of an "
+        f"uninstalled package, or a 'lionagi' source "
+        f"directory on sys.path (the current directory, PYTHONPATH). Fix: delete or move that "
+        f"file, or run from another directory / take that directory off PYTHONPATH{installed}",
+        distribution=LEGACY_DISTRIBUTION if legacy else "",
+    )
+
+
+def check_installation() -> None:
+    """Raise :class:`InstallationConflictError` when core's ``lionagi`` files are not intact."""
+    namespace = sys.modules.get("lionagi")
+    path = getattr(namespace, "__file__", None) if namespace is not None else None
+    if path is not None:
+        raise _namespace_conflict(str(path))
     package = sys.modules.get("lionagi.service")
     if package is not None and getattr(package, "__file__", None) is None:
         raise InstallationConflictError(

@@ -26,16 +26,26 @@ class and request model as ``"package.module:Name"`` references (a deferred row,
 names with ``lazy_exports``, import vendor SDKs lazily inside endpoint methods and never call the
 registry at import time.
 
-Failure rules. Any ``Exception`` raised while importing the module or reading those attributes,
-a missing or empty ``PROVIDER_SPECS``, or a value that is not a tuple (or list) of the record
-type, becomes one ``import_error`` diagnostic: that provider is *unavailable*, the others still
+Either attribute may be a tuple or any other sequence (a list) of the record type; the catalog
+keeps a tuple copy.
+
+Failure rules. Any ``Exception`` raised while importing the module or reading those attributes
+becomes one ``import_error`` diagnostic: that provider is *unavailable*, the others still
 publish, and selecting it raises ``ProviderUnavailable``. So do ``SystemExit`` (a module calling
 ``sys.exit(n)`` at import must not end every command with status ``n``) and ``GeneratorExit``:
 neither is control flow of the process doing the import. Only ``KeyboardInterrupt`` and
 cancellation (``asyncio.CancelledError``, ``trio.Cancelled``) propagate: those are requests from
-the user or the event loop to stop, which the catalog has no right to absorb. Once records are
-obtained, any invalid record or key collision fails the *whole* catalog
-(``CatalogValidationError``): serving a subset could silently move an alias to another owner.
+the user or the event loop to stop, which the catalog has no right to absorb.
+
+A module that imports but breaks the contract is the author's mistake, not a broken install, and
+is treated like any other invalid record: a missing (or misspelled), ``None`` or empty
+``PROVIDER_SPECS``, a value that is not a sequence of ``ProviderEndpointSpec`` (a bare spec
+without the tuple around it), or an entry point value written as ``module:object`` is an
+``invalid_provider_module`` diagnostic; a ``MODEL_POLICIES`` that is not a sequence of
+``ProviderModelPolicy`` is ``invalid_model_policy``. Each names the module and, in ``fix``, the
+change to make there. Once records are obtained, any invalid record or key collision fails the
+*whole* catalog (``CatalogValidationError``): serving a subset could silently move an alias to
+another owner.
 
 Each inventory row carries the distribution that declared it, so two distributions shipping the
 same module (or the same provider key) are two rows and a collision, never one merged row.
@@ -45,11 +55,11 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from .._base.diagnostics import ProviderDiagnostic
+from .._base.diagnostics import CatalogDiagnosticCode, ProviderDiagnostic
 from .._base.pydantic_plugins import PYDANTIC_PLUGIN_GROUP, record_scan
 from .diagnose import describe_exception, diagnostic
 from .entry_scan import ScannedEntryPoint, scan_groups
@@ -76,7 +86,11 @@ InventorySource = Callable[[], Iterable[ProviderModuleSpec]]
 
 @dataclass(frozen=True, slots=True)
 class CollectedModule:
-    """What one inventory row produced: its records, or the diagnostic that made it unavailable."""
+    """What one inventory row produced: its records, or the diagnostic that stopped it.
+
+    An ``import_error`` makes the provider unavailable; any other code (an author's mistake in
+    the module contract) fails the whole catalog like any invalid record.
+    """
 
     row: ProviderModuleSpec
     specs: tuple[ProviderEndpointSpec, ...] = ()
@@ -142,6 +156,12 @@ def collect_modules(
     return tuple(CollectedModule(row=row) if row in skip else _collect(row) for row in rows)
 
 
+_SPECS = "PROVIDER_SPECS"
+_POLICIES = "MODEL_POLICIES"
+_MISSING: Any = object()
+_SPEC_EXAMPLE = "PROVIDER_SPECS = (ProviderEndpointSpec(...),)"
+
+
 def _collect(row: ProviderModuleSpec) -> CollectedModule:
     provider = canonical_provider_key(row.provider)
 
@@ -149,14 +169,30 @@ def _collect(row: ProviderModuleSpec) -> CollectedModule:
         diag = diagnostic("import_error", provider, message, module=row.module, cause_type=cause)
         return CollectedModule(row=row, error=diag)
 
+    def invalid(
+        message: str,
+        change: str,
+        code: CatalogDiagnosticCode = "invalid_provider_module",
+        where: str | None = None,
+    ) -> CollectedModule:
+        # An author's mistake: the fix says what to change, not to reinstall (that changes
+        # nothing); the whole catalog fails, like any other invalid record.
+        fix = _author_fix(row, change, where)
+        diag = diagnostic(code, provider, message, module=row.module, fix=fix)
+        return CollectedModule(row=row, error=diag)
+
     if ":" in row.module:
-        return unavailable(
-            f"entry point value {row.module!r} must be a module path, not 'module:object'", None
+        module_path = row.module.partition(":")[0].strip()
+        return invalid(
+            f"entry point value {row.module!r} must be a module path, not 'module:object'",
+            f"declare the entry point as {row.provider} = {module_path!r} (a module path, "
+            "no ':object') under [project.entry-points.\"lionagi.providers\"]",
+            where=f"{row.distribution or 'the distribution'}'s pyproject.toml",
         )
     try:
         module = importlib.import_module(row.module)
-        raw_specs = getattr(module, "PROVIDER_SPECS", None)
-        raw_policies = getattr(module, "MODEL_POLICIES", ())
+        raw_specs = getattr(module, _SPECS, _MISSING)
+        raw_policies = getattr(module, _POLICIES, ())
     except Exception as exc:
         return unavailable(
             f"importing {row.module} failed: {describe_exception(exc)}", type(exc).__name__
@@ -173,25 +209,62 @@ def _collect(row: ProviderModuleSpec) -> CollectedModule:
         return unavailable(
             f"importing {row.module} raised {describe_exception(exc)}", type(exc).__name__
         )
-    if raw_specs is None:
-        return unavailable(f"module {row.module} does not define PROVIDER_SPECS", "AttributeError")
+    if raw_specs is _MISSING:
+        near = _near_names(module, _SPECS)
+        hint = f" (it defines {', '.join(near)}: a misspelling?)" if near else ""
+        rename = f"rename {near[0]} to {_SPECS}, or " if len(near) == 1 else ""
+        return invalid(
+            f"module {row.module} does not define {_SPECS}{hint}",
+            f"{rename}define {_SPEC_EXAMPLE}",
+        )
     specs = _records(raw_specs, ProviderEndpointSpec)
     if specs is None:
-        return unavailable(
-            f"{row.module}.PROVIDER_SPECS must be a tuple of ProviderEndpointSpec, "
-            f"got {_describe(raw_specs)}",
-            "TypeError",
+        bare = isinstance(raw_specs, ProviderEndpointSpec)
+        return invalid(
+            f"{row.module}.{_SPECS} must be a tuple (or another sequence) of "
+            f"ProviderEndpointSpec, got {_describe(raw_specs)}",
+            "put the spec in a tuple (mind the trailing comma): " + _SPEC_EXAMPLE
+            if bare
+            else f"make it a tuple of ProviderEndpointSpec records: {_SPEC_EXAMPLE}",
         )
     if not specs:
-        return unavailable(f"{row.module}.PROVIDER_SPECS declares no endpoints", None)
+        return invalid(
+            f"{row.module}.{_SPECS} is empty: a provider module declares at least one endpoint",
+            f"declare the provider's endpoints: {_SPEC_EXAMPLE}",
+        )
     policies = _records(raw_policies, ProviderModelPolicy)
     if policies is None:
-        return unavailable(
-            f"{row.module}.MODEL_POLICIES must be a tuple of ProviderModelPolicy, "
-            f"got {_describe(raw_policies)}",
-            "TypeError",
+        return invalid(
+            f"{row.module}.{_POLICIES} must be a tuple (or another sequence) of "
+            f"ProviderModelPolicy, got {_describe(raw_policies)}",
+            f"set {_POLICIES} = (ProviderModelPolicy(provider={provider!r}, ...),), or remove it",
+            "invalid_model_policy",
         )
     return CollectedModule(row=row, specs=specs, policies=policies)
+
+
+def _author_fix(row: ProviderModuleSpec, change: str, where: str | None) -> str:
+    """What the provider's author changes, and what a user does until a release has it."""
+    fix = f"in {where or row.module}, {change}"
+    if row.distribution is None:
+        return fix
+    return (
+        f"{fix} (a defect of {row.distribution}, not of the installation: reinstalling does "
+        f"not help; until a release fixes it, pip uninstall {row.distribution})"
+    )
+
+
+def _near_names(module: object, wanted: str) -> list[str]:
+    """The module's attributes spelled like ``wanted`` (``PROVIDER_SPEC``); error path only."""
+    import difflib  # deferred: only a module that breaks the contract gets here
+
+    try:
+        names = [name for name in vars(module) if isinstance(name, str)]
+    except Exception:  # an object without __dict__ standing in for a module: no hint
+        return []
+    by_fold = {name.casefold(): name for name in names if name != wanted}
+    close = difflib.get_close_matches(wanted.casefold(), by_fold, n=3, cutoff=0.8)
+    return [by_fold[name] for name in close]
 
 
 def is_stop_request(exc: BaseException) -> bool:
@@ -210,11 +283,16 @@ def is_stop_request(exc: BaseException) -> bool:
 
 
 def _records(value: Any, record: type[_T]) -> tuple[_T, ...] | None:
-    if not isinstance(value, tuple | list):
+    """``value`` as a tuple when it is a sequence (not a string) of ``record``; else ``None``."""
+    if not isinstance(value, Sequence) or isinstance(value, str | bytes | bytearray):
         return None
-    if not all(isinstance(item, record) for item in value):
+    try:
+        items = tuple(value)
+    except Exception:  # a sequence type whose iteration fails is not a usable declaration
         return None
-    return tuple(value)
+    if not all(isinstance(item, record) for item in items):
+        return None
+    return items
 
 
 def _describe(value: object) -> str:

@@ -91,10 +91,7 @@ def resolve(
             shown_e,
             keys,
             suggestion=_suggest(p, [*snapshot.provider_index, *snapshot.unavailable]),
-            reason=(
-                f"unknown provider {p!r} (install its lionagi-provider-* distribution, or pass "
-                "openai_compatible=True with base_url for a custom OpenAI-compatible service)"
-            ),
+            reason=_unknown_provider(p),
         )
     entry = snapshot.provider(canonical)  # imports a deferred provider's classes, once
     key = entry.endpoint_index.get(e)
@@ -216,6 +213,54 @@ def _check_defaults(defaults: Mapping[str, Any] | None, model: object) -> None:
         key, problem = problems[0]
         field = f"request_defaults.{key}" if key else "request_defaults"
         raise EndpointConfigurationError(field, problem)
+
+
+def _unknown_provider(provider: str) -> str:
+    """Why ``provider`` is unknown, naming a ``lionagi-provider-<key>`` the catalog cannot see."""
+    hidden = _undeclared_distribution(provider)
+    if hidden is not None:
+        return f"unknown provider {provider!r}: {hidden}"
+    return (
+        f"unknown provider {provider!r} (install its lionagi-provider-* distribution, or pass "
+        "openai_compatible=True with base_url for a custom OpenAI-compatible service)"
+    )
+
+
+def _undeclared_distribution(provider: str) -> str | None:
+    """An installed ``lionagi-provider-<provider>`` that declares no entry point for it, or None.
+
+    Error path only (one metadata lookup by name). Only that exact distribution name is tried:
+    it is what the layout the guide prescribes produces, and a guess must not blame a package
+    that merely looks similar.
+    """
+    import re  # error path only, like the rest of this lookup
+    from importlib import metadata
+
+    from .discovery import ENTRY_POINT_GROUP
+
+    if not re.fullmatch(r"[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?", provider):
+        return None  # not a spelling a distribution name can have
+    try:
+        dist = metadata.distribution(f"lionagi-provider-{provider}")
+        declared = sorted({ep.name for ep in dist.entry_points if ep.group == ENTRY_POINT_GROUP})
+        name = dist.name or f"lionagi-provider-{provider}"
+    except Exception:  # not installed, or unreadable metadata: nothing reliable to say
+        return None
+    if any(canonical_provider_key(key) == provider for key in declared):
+        return None  # declared, yet absent from this catalog: not this mistake
+    module = f"lionagi.providers.{provider.replace('-', '_').replace('.', '_')}"
+    if declared:
+        return (
+            f"the installed distribution {name!r} declares the {ENTRY_POINT_GROUP!r} entry "
+            f"point(s) {', '.join(repr(key) for key in declared)}, not {provider!r}; use that "
+            f"key, or rename the entry point in its pyproject.toml and reinstall it"
+        )
+    return (
+        f"the installed distribution {name!r} declares no {ENTRY_POINT_GROUP!r} entry point, "
+        "so the catalog does not see it; add one to its pyproject.toml "
+        f'([project.entry-points."{ENTRY_POINT_GROUP}"] {provider} = "{module}", the module '
+        "defining PROVIDER_SPECS) and reinstall it (an editable install too)"
+    )
 
 
 def _suggest(requested: str, candidates: Iterable[str]) -> str | None:

@@ -21,6 +21,7 @@ from lionagi.service import (
     EndpointRegistry,
     EndpointType,
 )
+from lionagi.service.agentic import CliRequest, SubprocessCliEndpoint
 
 __all__ = [
     "RegisteredAgenticEndpoint",
@@ -30,6 +31,11 @@ __all__ = [
 ]
 
 _TRANSPORTS = frozenset(get_args(AgenticTransport))
+# What SubprocessCliEndpoint's run loop reads from every request: the properties of core's
+# CliRequest protocol (prompt, repo, workspace), read from it so the two cannot drift.
+_CLI_REQUEST_FIELDS = tuple(
+    sorted(name for name, value in vars(CliRequest).items() if isinstance(value, property))
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +131,7 @@ def static_conformance_problems(
             f"catalog request_options {getattr(request_options, '__name__', request_options)} "
             f"is not {name}.request_type {model.__name__}"
         )
+    problems += _cli_request_problems(endpoint_class, model)
     problems += _resume_problems(endpoint_class, caps, model)
     problems += _runtime_problems(endpoint_class, model)
     if not isinstance(endpoint_class.supports_invoke, bool):
@@ -132,6 +139,31 @@ def static_conformance_problems(
     if endpoint_class._stream_agentic is AgenticEndpoint._stream_agentic:
         problems.append(f"{name} does not implement _stream_agentic()")
     return problems
+
+
+def _cli_request_problems(
+    endpoint_class: type[AgenticEndpoint], model: type[BaseModel] | None
+) -> list[str]:
+    """A ``SubprocessCliEndpoint`` whose request model lacks what its run loop reads.
+
+    Without this check the catalog builds and the mistake shows at the first call
+    (``EndpointConfigurationError: request_type: ...needs prompt, repo and workspace fields``).
+    """
+    if model is None or not issubclass(endpoint_class, SubprocessCliEndpoint):
+        return []
+    missing = [
+        field
+        for field in _CLI_REQUEST_FIELDS
+        if field not in model.model_fields and not hasattr(model, field)
+    ]
+    if not missing:
+        return []
+    return [
+        f"{endpoint_class.__name__}.request_type {model.__name__} has no "
+        f"{', '.join(missing)} field{'s' if len(missing) > 1 else ''}: SubprocessCliEndpoint "
+        f"reads {', '.join(_CLI_REQUEST_FIELDS)} from every request (CliRequest); declare "
+        "them (prompt: str, repo: str | None = None, workspace: str | None = None)"
+    ]
 
 
 def _resume_problems(
