@@ -658,8 +658,9 @@ class InstallationConflictError(ImportError):
     Raised on first import of core's machinery when another distribution ships
     ``lionagi/__init__.py`` (the published ``lionagi``, which also ships its own
     ``lionagi/service``), or when core's ``lionagi/service/__init__.py`` was removed by
-    uninstalling such a distribution. ``distribution`` names the other distribution; the message
-    says how to repair the environment. An ``ImportError`` because it fails an import, and
+    uninstalling such a distribution. ``distribution`` names the other distribution (the one
+    whose RECORD lists the stray file; ``""`` when no installed distribution claims it); the
+    message says how to repair the environment. An ``ImportError`` because it fails an import, and
     catching ``ImportError`` around optional imports should see it.
     """
 
