@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from lionagi.providers.claude_code import ClaudeCodeEndpoint
+from lionagi.service import ProviderStreamAuthError
 from lionagi.service_testing.conformance import Scenario, SubprocessCliConformance
 
 SESSION_ID = "5b1f3c7e-claude-conformance-session"
@@ -134,6 +135,7 @@ EVENTS: dict[Scenario, list[dict[str, Any]]] = {
 
 
 class TestClaudeCodeConformance(SubprocessCliConformance):
+    provider_error_class = ProviderStreamAuthError  # the fixture's refused key (401)
     cli_endpoint_type = ClaudeCodeEndpoint
     resume_flag = "--resume"
 

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from lionagi.providers.codex import CodexCliEndpoint
+from lionagi.service import ProviderStreamAuthError
 from lionagi.service_testing.conformance import Scenario, SubprocessCliConformance
 
 THREAD = {"type": "thread.started", "thread_id": "019a0000-0000-7000-8000-00000000c0de"}
@@ -95,6 +96,7 @@ EVENTS: dict[Scenario, list[dict[str, Any]]] = {
 
 
 class TestCodexConformance(SubprocessCliConformance):
+    provider_error_class = ProviderStreamAuthError  # the fixture's refused key (401)
     cli_endpoint_type = CodexCliEndpoint
     inapplicable_scenarios: ClassVar[Mapping[Scenario, str]] = {
         Scenario.RESULT_REPEATS_TEXT: (

@@ -105,6 +105,7 @@ EVENTS: dict[Scenario, list[dict[str, Any]]] = {
 
 
 class TestGeminiCliConformance(SubprocessCliConformance):
+    provider_error_class = ProviderStreamAuthError  # the fixture's refused key (401)
     cli_endpoint_type = GeminiCodeEndpoint
     resume_flag = "--resume"
     inapplicable_scenarios: ClassVar[Mapping[Scenario, str]] = {

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from lionagi.providers.pi import PiCliEndpoint
+from lionagi.service import ProviderStreamAuthError
 from lionagi.service_testing.conformance import Scenario, SubprocessCliConformance
 
 SESSION = {"type": "session", "version": 3, "id": "01a2-conformance", "cwd": "/w"}
@@ -146,6 +147,7 @@ EVENTS: dict[Scenario, list[dict[str, Any]]] = {
 
 
 class TestPiConformance(SubprocessCliConformance):
+    provider_error_class = ProviderStreamAuthError  # the fixture's refused key (401)
     cli_endpoint_type = PiCliEndpoint
     resume_flag = "--session"
 

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from lionagi.providers.acme import AcmeCli
+from lionagi.service import ProviderStreamAuthError
 from lionagi.service_testing.conformance import (
     CatalogRow,
     HTTPChatConformance,
@@ -40,7 +41,7 @@ EVENTS: dict[Scenario, list[dict[str, Any]]] = {
     ],
     Scenario.PROVIDER_ERROR: [
         {"type": "text", "content": "working"},
-        {"type": "error", "message": "acme refused the key", "kind": "auth"},
+        {"type": "error", "message": "acme refused the key", "kind": "auth", "status": 401},
     ],
     Scenario.EMPTY: [{"type": "progress"}],
     Scenario.RESULT_REPEATS_TEXT: [
@@ -56,6 +57,7 @@ class TestAcmeCli(SubprocessCliConformance):
 
     cli_endpoint_type = AcmeCli
     resume_flag = None
+    provider_error_class = ProviderStreamAuthError  # the fixture's refused key (status 401)
     inapplicable_scenarios = {  # noqa: RUF012 - the kit reads a plain mapping
         Scenario.ERROR_MESSAGE: "acme reports failures only as error events",
         Scenario.RETRY_NOTICE: "acme does not retry inside a run",

@@ -99,6 +99,10 @@ class AgenticEndpointConformance(ABC):
             ``ERROR_MESSAGE``, ``RETRY_NOTICE``) your provider's grammar cannot produce, each
             mapped to the reason; their cases are skipped with it. Any other scenario is
             required of every adapter.
+        provider_error_class: the exact class your ``PROVIDER_ERROR`` fixture must raise (e.g.
+            ``ProviderStreamAuthError`` for a refused key); by default any
+            ``ProviderStreamError`` the chunk classifies as passes, so a parser that drops the
+            status or code the classifier reads goes unnoticed.
         cancel_delay / deadline: seconds before cancelling or timing out a stalled stream.
         case_timeout: hang guard for each case; settle_timeout: wait for tasks to finish.
 
@@ -111,6 +115,7 @@ class AgenticEndpointConformance(ABC):
     unknown_field: ClassVar[str] = "lionagi_conformance_unknown_field"
     accepts_extra_headers: ClassVar[bool] = False
     inapplicable_scenarios: ClassVar[Mapping[Scenario, str]] = {}
+    provider_error_class: ClassVar[type[ProviderStreamError] | None] = None
     cancel_delay: ClassVar[float] = 0.2
     deadline: ClassVar[float] = 0.5
     case_timeout: ClassVar[float] = 10.0
@@ -595,6 +600,13 @@ class AgenticEndpointConformance(ABC):
         assert call.status is EventStatus.FAILED
         assert call.exception is exc
         assert type(exc) is type(endpoint.stream_error(chunks[-1])), repr(exc)
+        expected = self.provider_error_class
+        if expected is not None:
+            assert type(exc) is expected, (
+                f"the PROVIDER_ERROR fixture raised {type(exc).__name__}, not "
+                f"{expected.__name__}: does the error chunk keep the status/code/type the "
+                "classifier reads?"
+            )
         await self.assert_invoke_fails(endpoint, model, like=exc)
 
     @sync_case

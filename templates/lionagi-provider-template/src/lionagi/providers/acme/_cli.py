@@ -10,7 +10,7 @@ Event grammar (one JSON object per line)::
     {"type": "tool_use", "id": "t1", "name": "...", "input": {...}} -> tool_use
     {"type": "tool_result", "id": "t1", "output": ...}      -> tool_result
     {"type": "result", "content": "...", "usage": {...}}    -> result (repeated text dropped)
-    {"type": "error", "message": "...", "kind": "auth"}     -> error
+    {"type": "error", "message": "...", "kind": "...", "status": 401} -> error
     {"type": "progress", ...}                               ignored
 
 Any other type is a ``ProviderProtocolError``: an unknown event might carry content. A run that
@@ -121,7 +121,10 @@ class AcmeEventParser:
             return [StreamChunk("result", content, metadata=meta)]
         if kind == "error":
             self._ended = True
-            meta = {"type": str(event["kind"])} if event.get("kind") else {}
+            # What core's classifier reads: the vendor's kind as ``type``, the HTTP status.
+            meta: dict[str, Any] = {"type": str(event["kind"])} if event.get("kind") else {}
+            if isinstance(event.get("status"), int):
+                meta["status"] = event["status"]
             message = str(event.get("message") or "acme reported an error")
             return [StreamChunk("error", message, is_error=True, metadata=meta)]
         raise ProviderProtocolError(f"acme: unknown event type {kind!r}")
