@@ -98,10 +98,33 @@ async def test_reasoning_parts_are_delivered_as_thinking(serve, wire, field: str
     assert [chunk.content for chunk in _of(chunks, "text")] == ["Done."]
 
 
+async def test_mistral_thinking_parts_are_delivered_as_thinking_in_order(serve, wire) -> None:
+    """Mistral's reasoning models: thinking parts (their own list of text parts), then text."""
+    thinking = {"type": "thinking", "thinking": [_text("Let me "), _text("think.")]}
+    deltas = (
+        {"role": "assistant", "content": [thinking]},
+        {"content": [{"type": "thinking", "thinking": "More."}, _text("THE ")]},
+        {"content": [_text("ANSWER")]},
+    )
+    chunks, error = await _stream(serve, wire, _frames(*deltas))
+    assert error is None
+    kinds = [(c.type, c.content) for c in chunks if c.type in ("thinking", "text")]
+    assert kinds == [
+        ("thinking", "Let me think."),
+        ("thinking", "More."),
+        ("text", "THE "),
+        ("text", "ANSWER"),
+    ]
+
+
 REFUSED = {
     "an image part": (
         {"content": [_text("a"), {"type": "image_url", "image_url": {"url": "x"}}]},
-        "'content' holds a part that is not a text part",
+        "'content' holds a part that is not a text or thinking part",
+    ),
+    "a thinking part of another shape": (
+        {"content": [{"type": "thinking", "thinking": {"text": "t"}}]},
+        "'thinking' is JSON object",
     ),
     "a part without text": ({"content": [{"type": "text"}]}, "'content' holds a part"),
     "a part that is a string": ({"content": ["plain"]}, "'content' holds a part"),

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Literal, Protocol
 
 from ..._base.chunk import StreamChunk
 from ..._base.errors import ProviderProtocolError
@@ -454,7 +454,8 @@ class ChatCompletionsProjector(ProjectorBase):
                 )
             )
         if content is not None and not isinstance(content, str):
-            content = self._parts_text("content", content)
+            self._content_parts(content, index, is_delta, out)
+            content = None
         if content:
             out.append(
                 StreamChunk(
@@ -509,6 +510,42 @@ class ChatCompletionsProjector(ProjectorBase):
         if second is not None and not isinstance(second, str):
             second = self._parts_text("reasoning", second)
         return first or second
+
+    def _content_parts(
+        self, value: Any, index: int, is_delta: bool, out: list[StreamChunk]
+    ) -> None:
+        """A ``content`` list of parts, in order: text parts as text, thinking parts as thinking.
+
+        Mistral's reasoning models send ``[{"type": "thinking", "thinking": [<text parts>]},
+        {"type": "text", "text": "..."}]``; other compatible servers send text parts only.
+        Consecutive parts of one kind make one chunk. Any other part is refused (see
+        :meth:`_parts_text`).
+        """
+        if type(value) is not list:
+            self._parts_text("content", value)  # raises, naming the field
+        meta = {"index": index} if index else {}
+        kind: Literal["text", "thinking"] = "text"
+        texts: list[str] = []
+        for part in value:
+            ptype = part.get("type") if type(part) is dict else None
+            part_kind: Literal["text", "thinking"]
+            if ptype == "text" and isinstance(part.get("text"), str):
+                part_kind, text = "text", part["text"]
+            elif ptype == "thinking":
+                inner = part.get("thinking")
+                part_kind = "thinking"
+                text = inner if isinstance(inner, str) else self._parts_text("thinking", inner)
+            else:
+                raise self.protocol_error(
+                    "a choice's 'content' holds a part that is not a text or thinking part", part
+                )
+            if part_kind != kind and texts:
+                _append_text(out, kind, "".join(texts), is_delta, meta)
+                texts = []
+            kind = part_kind
+            texts.append(text)
+        if texts:
+            _append_text(out, kind, "".join(texts), is_delta, meta)
 
     def _parts_text(self, field: str, value: Any) -> str:
         """The text of ``value``, a list of text parts (``{"type": "text", "text": "..."}``).
@@ -589,3 +626,15 @@ class ChatCompletionsProjector(ProjectorBase):
             result.metadata.update(self._fields)
         out.append(result)
         return out
+
+
+def _append_text(
+    out: list[StreamChunk],
+    kind: Literal["text", "thinking"],
+    text: str,
+    is_delta: bool,
+    meta: dict[str, Any],
+) -> None:
+    """One text or thinking chunk of a content list's run of parts, unless it is empty."""
+    if text:
+        out.append(StreamChunk(type=kind, content=text, is_delta=is_delta, metadata=dict(meta)))
