@@ -9,16 +9,13 @@ that records every launch.
 
 from __future__ import annotations
 
-import json
-import shlex
-import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from lionagi.service import AgenticRequestValidationError, EventStatus, iModel
+from lionagi.service_testing.fake_clis import RecordingCli
 
 SESSION_ID = "5b1f3c7e-0000-4000-8000-00000000c1a0"
 EVENTS = [
@@ -42,27 +39,11 @@ EVENTS = [
 
 
 class FakeClaude:
-    """An executable ``claude`` that appends its argv to a file, then answers with ``EVENTS``."""
+    """A fake ``claude`` (core's recording fake CLI) answering with ``EVENTS``; launches kept."""
 
     def __init__(self, directory: Path) -> None:
-        self.record = directory / "launches.jsonl"
-        script = directory / "fake_claude.py"
-        script.write_text(
-            textwrap.dedent(
-                f"""
-                import json, sys
-                with open({str(self.record)!r}, "a") as out:
-                    out.write(json.dumps(sys.argv[1:]) + "\\n")
-                for event in json.loads({json.dumps(EVENTS)!r}):
-                    print(json.dumps(event), flush=True)
-                """
-            )
-        )
-        self.binary = directory / "claude"
-        self.binary.write_text(
-            f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -I -S {shlex.quote(str(script))} "$@"\n'
-        )
-        self.binary.chmod(0o755)
+        self.cli = RecordingCli(directory, "claude", EVENTS)
+        self.binary = self.cli.binary
         self.directory = directory
 
     def model(self) -> iModel:
@@ -76,9 +57,7 @@ class FakeClaude:
         )
 
     def launches(self) -> list[list[str]]:
-        if not self.record.exists():
-            return []
-        return [json.loads(line) for line in self.record.read_text().splitlines()]
+        return self.cli.launches()
 
 
 @pytest.fixture

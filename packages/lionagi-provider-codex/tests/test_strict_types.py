@@ -9,16 +9,13 @@ goes through the path a caller takes (``iModel(model="codex/...")``, then ``invo
 
 from __future__ import annotations
 
-import json
-import shlex
-import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from lionagi.service import AgenticRequestValidationError, EventStatus, iModel
+from lionagi.service_testing.fake_clis import RecordingCli
 
 EVENTS = [
     {"type": "thread.started", "thread_id": "019a0000-0000-7000-8000-00000000c0de"},
@@ -28,27 +25,11 @@ EVENTS = [
 
 
 class FakeCodex:
-    """An executable ``codex`` that appends its argv to a file, then answers with ``EVENTS``."""
+    """A fake ``codex`` (core's recording fake CLI) answering with ``EVENTS``; launches kept."""
 
     def __init__(self, directory: Path) -> None:
-        self.record = directory / "launches.jsonl"
-        script = directory / "fake_codex.py"
-        script.write_text(
-            textwrap.dedent(
-                f"""
-                import json, sys
-                with open({str(self.record)!r}, "a") as out:
-                    out.write(json.dumps(sys.argv[1:]) + "\\n")
-                for event in json.loads({json.dumps(EVENTS)!r}):
-                    print(json.dumps(event), flush=True)
-                """
-            )
-        )
-        self.binary = directory / "codex"
-        self.binary.write_text(
-            f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -I -S {shlex.quote(str(script))} "$@"\n'
-        )
-        self.binary.chmod(0o755)
+        self.cli = RecordingCli(directory, "codex", EVENTS)
+        self.binary = self.cli.binary
         self.directory = directory
 
     def model(self) -> iModel:
@@ -62,9 +43,7 @@ class FakeCodex:
         )
 
     def launches(self) -> list[list[str]]:
-        if not self.record.exists():
-            return []
-        return [json.loads(line) for line in self.record.read_text().splitlines()]
+        return self.cli.launches()
 
 
 @pytest.fixture

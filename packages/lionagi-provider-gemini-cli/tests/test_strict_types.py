@@ -8,16 +8,13 @@ against a fake ``gemini`` that records every launch.
 
 from __future__ import annotations
 
-import json
-import shlex
-import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from lionagi.service import AgenticRequestValidationError, EventStatus, iModel
+from lionagi.service_testing.fake_clis import RecordingCli
 
 TS = "2026-11-29T21:12:21.313Z"
 STATS = {"total_tokens": 2, "input_tokens": 1, "output_tokens": 1, "duration_ms": 5}
@@ -35,29 +32,11 @@ EVENTS = [
 
 
 class FakeGemini:
-    """An executable ``gemini`` that appends its argv to a file, reads the prompt from stdin,
-    then answers with ``EVENTS``."""
+    """A fake ``gemini`` (core's recording fake CLI) answering with ``EVENTS``; launches kept."""
 
     def __init__(self, directory: Path) -> None:
-        self.record = directory / "launches.jsonl"
-        script = directory / "fake_gemini.py"
-        script.write_text(
-            textwrap.dedent(
-                f"""
-                import json, sys
-                with open({str(self.record)!r}, "a") as out:
-                    out.write(json.dumps(sys.argv[1:]) + "\\n")
-                sys.stdin.buffer.read()
-                for event in json.loads({json.dumps(EVENTS)!r}):
-                    print(json.dumps(event), flush=True)
-                """
-            )
-        )
-        self.binary = directory / "gemini"
-        self.binary.write_text(
-            f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -I -S {shlex.quote(str(script))} "$@"\n'
-        )
-        self.binary.chmod(0o755)
+        self.cli = RecordingCli(directory, "gemini", EVENTS)
+        self.binary = self.cli.binary
         self.directory = directory
 
     def model(self) -> iModel:
@@ -71,9 +50,7 @@ class FakeGemini:
         )
 
     def launches(self) -> list[list[str]]:
-        if not self.record.exists():
-            return []
-        return [json.loads(line) for line in self.record.read_text().splitlines()]
+        return self.cli.launches()
 
 
 @pytest.fixture

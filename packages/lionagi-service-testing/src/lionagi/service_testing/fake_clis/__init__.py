@@ -31,10 +31,15 @@ Scripts (names for :func:`script_path` / :func:`fake_cli_argv`):
 
 from __future__ import annotations
 
+import json
+import os
+import shlex
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
-__all__ = ["SCRIPTS", "fake_cli_argv", "script_path"]
+__all__ = ["SCRIPTS", "RecordingCli", "fake_cli_argv", "script_path"]
 
 SCRIPTS: tuple[str, ...] = (
     "echo",
@@ -64,3 +69,43 @@ def fake_cli_argv(name: str, *args: str, python: str | None = None) -> list[str]
     scripts use the standard library only.
     """
     return [python or sys.executable, "-I", "-S", str(script_path(name)), *args]
+
+
+class RecordingCli:
+    """A stand-alone fake CLI for the ``binary`` setting: records each launch, replays ``events``.
+
+    Writes, under ``directory``, a plan for the ``replay`` script and an executable named
+    ``name`` that runs ``record`` on it. Point an adapter's ``binary`` setting at
+    :attr:`binary`, then read what the adapter passed with :meth:`launches` (or that it never
+    launched: an empty list). For tests of the path a caller takes, ``iModel(model=...)`` with
+    ``agentic_settings={"binary": ...}``, where an ``argv`` prefix cannot be injected.
+    """
+
+    def __init__(
+        self,
+        directory: str | os.PathLike[str],
+        name: str,
+        events: Sequence[Mapping[str, Any]],
+        *,
+        exit_code: int = 0,
+    ) -> None:
+        root = Path(directory)
+        self.record = root / f"{name}.launches.jsonl"
+        plan = root / f"{name}.plan.json"
+        plan.write_text(
+            json.dumps({"events": list(events), "exit_code": exit_code}), encoding="utf-8"
+        )
+        command = " ".join(
+            shlex.quote(part)
+            for part in fake_cli_argv("record", "--record", str(self.record), str(plan))
+        )
+        self.binary = root / name
+        self.binary.write_text(f'#!/bin/sh\nexec {command} "$@"\n', encoding="utf-8")
+        self.binary.chmod(0o755)
+
+    def launches(self) -> list[list[str]]:
+        """The arguments the adapter passed, one list per launch, in order."""
+        if not self.record.exists():
+            return []
+        lines = self.record.read_text(encoding="utf-8").splitlines()
+        return [list(json.loads(line)["args"]) for line in lines if line.strip()]
