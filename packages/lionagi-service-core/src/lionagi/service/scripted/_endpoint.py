@@ -29,7 +29,9 @@ class ScriptedRequest(BaseModel):
     prompt: str | None = None
     messages: list[dict[str, Any]] | None = None
     model: str = "scripted-demo"
-    pace: float = Field(default=0.0, ge=0, le=10, description="seconds between text deltas")
+    pace: float = Field(
+        default=0.0, ge=0, le=10, strict=True, description="seconds between text deltas"
+    )
 
     @model_validator(mode="after")
     def _needs_input(self) -> ScriptedRequest:

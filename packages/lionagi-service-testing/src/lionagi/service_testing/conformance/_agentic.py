@@ -13,7 +13,8 @@ import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
-from typing import Any, ClassVar
+from types import NoneType, UnionType
+from typing import Any, ClassVar, Union, get_args, get_origin
 
 import anyio
 import pytest
@@ -378,6 +379,38 @@ class AgenticEndpointConformance(ABC):
             assert chunks == []
             _, via_model = await self.collect(self.model(endpoint).stream(**request))
             assert isinstance(via_model, AgenticRequestValidationError), repr(via_model)
+        assert not self.work_started(endpoint)
+
+    @sync_case
+    async def test_wrong_typed_request_values_are_refused_before_work(self) -> None:
+        """A flag given ``"yes"``, a number given text or a bool: refused naming the field.
+
+        The kit reads your request model: every field typed ``bool``, ``int`` or ``float``
+        (optional or not) is given a value of the wrong type. pydantic's lax mode would turn
+        ``"yes"`` into ``True``, and for an agentic CLI a flag is a permission (a sandbox
+        bypass, an approval mode). Nothing may start.
+
+        Troubleshooting: make the fields strict (``StrictBool``, ``Field(strict=True)``, or
+        ``ConfigDict(strict=True)`` on a model whose fields all allow it; an ``int`` for a
+        ``float`` stays accepted).
+        """
+        endpoint = self.endpoint(Scenario.TEXT)
+        model_type = type(endpoint).request_type or endpoint.config.request_options
+        assert model_type is not None, "the adapter declares no request model"
+        model = self.model(endpoint)
+        lax: list[str] = []
+        misnamed: list[str] = []
+        for field, value in wrong_typed_values(model_type):
+            request = {**self.valid_request(), field: value}
+            try:
+                model.create_api_calling(**request)
+            except AgenticRequestValidationError as exc:
+                if (exc.field or "").split(".")[0] != field:
+                    misnamed.append(f"{field}={value!r} named {exc.field!r}")
+            else:
+                lax.append(f"{field}={value!r}")
+        assert not lax, f"wrong-typed values accepted (coerced): {', '.join(lax)}"
+        assert not misnamed, f"refused without naming the field: {', '.join(misnamed)}"
         assert not self.work_started(endpoint)
 
     def test_callable_request_value_is_refused(self) -> None:
@@ -928,3 +961,24 @@ class AgenticEndpointConformance(ABC):
                 done = await model.invoke(**self.valid_request())
             assert done.status is EventStatus.COMPLETED, done.execution.error
             assert done.execution.response["result"]
+
+
+def wrong_typed_values(model_type: type[BaseModel]) -> list[tuple[str, object]]:
+    """``(field, value)`` pairs of the wrong type for the model's bool, int and float fields.
+
+    Optional fields count by their non-None type; other fields (text, literals, models,
+    collections) are left to their own cases.
+    """
+    found: list[tuple[str, object]] = []
+    for name, info in model_type.model_fields.items():
+        kinds = {a for a in (get_args(info.annotation) or (info.annotation,)) if a is not NoneType}
+        if get_origin(info.annotation) not in (None, Union, UnionType) or len(kinds) != 1:
+            continue
+        (kind,) = kinds
+        if kind is bool:
+            found += [(name, "yes"), (name, 1)]
+        elif kind is int:
+            found += [(name, "3"), (name, True), (name, 3.5)]
+        elif kind is float:
+            found += [(name, "3.5"), (name, True)]
+    return found
