@@ -52,6 +52,34 @@ def budget(seconds: float) -> RequestBudget:
     return RequestBudget(anyio.current_time() + seconds)
 
 
+async def clear_of_window_edge(interval: float, margin: float = 8.0) -> None:
+    """Wait until the current rate window has ``margin`` seconds left.
+
+    Windows are aligned to the clock (multiples of ``interval``), so a test that fills one and
+    expects the next call refused fails when a boundary passes in between, which a 60 s window
+    does about once a minute of test time.
+    """
+    left = interval - time.time() % interval
+    if left < margin:
+        await anyio.sleep(left + 0.05)
+
+
+async def refused(
+    admission: RedisAdmissionController, call: Call, seconds: float
+) -> RequestDeadlineExceeded:
+    """The deadline error ``acquire`` must raise; a lease it grants instead is released first.
+
+    A granted lease left unreleased would keep ``close()`` waiting for it: the test would hang
+    instead of failing.
+    """
+    try:
+        lease = await admission.acquire(call, budget=budget(seconds))
+    except RequestDeadlineExceeded as exc:
+        return exc
+    lease.release()
+    raise AssertionError("the call was admitted; it should have been refused")
+
+
 def controller(url: str, key: str, **limits: object) -> RedisAdmissionController:
     extra = {k: limits.pop(k) for k in ("lease_ttl", "on_unavailable", "op_timeout") if k in limits}
     admission = build_admission(
@@ -146,12 +174,12 @@ async def test_reservation_is_both_or_neither(redis_server: RedisServer) -> None
     admission = controller(
         redis_server.url, "bon", limit_requests=10, limit_tokens=100, interval=60
     )
+    await clear_of_window_edge(60)
     try:
         first = await admission.acquire(Call(80), budget=budget(5))
         first.release()
-        with pytest.raises(RequestDeadlineExceeded) as info:
-            await admission.acquire(Call(30), budget=budget(1))
-        assert info.value.phase == "rate"
+        error = await refused(admission, Call(30), 1)
+        assert error.phase == "rate"
         client = redis.Redis.from_url(redis_server.url)
         rate = client.hgetall(shared_keys("bon")[0])
         client.close()
@@ -185,20 +213,19 @@ async def test_local_calls_are_admitted_in_arrival_order(redis_server: RedisServ
 async def test_the_deadline_bounds_rate_and_concurrency_waits(redis_server: RedisServer) -> None:
     admission = controller(redis_server.url, "dl", concurrency_limit=1, limit_requests=2,
                            interval=60)  # fmt: skip
+    await clear_of_window_edge(60)
     try:
         held = await admission.acquire(Call(), budget=budget(5))
         start = time.monotonic()
-        with pytest.raises(RequestDeadlineExceeded) as info:
-            await admission.acquire(Call(), budget=budget(0.5))
-        assert info.value.phase == "concurrency"
+        error = await refused(admission, Call(), 0.5)
+        assert error.phase == "concurrency"
         assert 0.3 <= time.monotonic() - start <= 3.0
         held.release()
         (await admission.acquire(Call(), budget=budget(5))).release()
         # The window (60 s) opens only after this 1 s deadline: refused at once, not waited out.
         start = time.monotonic()
-        with pytest.raises(RequestDeadlineExceeded) as info:
-            await admission.acquire(Call(), budget=budget(1))
-        assert info.value.phase == "rate"
+        error = await refused(admission, Call(), 1)
+        assert error.phase == "rate"
         assert time.monotonic() - start < 0.9
     finally:
         await admission.close()
@@ -460,8 +487,11 @@ async def test_close_wakes_a_call_waiting_under_the_local_fallback(
 ) -> None:
     from lionagi.service import AdmissionClosed
 
-    admission = controller(redis_server.url, "fbclose", concurrency_limit=1, op_timeout=0.5,
-                           on_unavailable="local")  # fmt: skip
+    # The queued call waits inside the fallback for its rate window (a call waiting for a
+    # concurrency permit waits before the fallback, counting Redis's permits too: see
+    # test_fallback_holds_the_per_process_limit.py).
+    admission = controller(redis_server.url, "fbclose", limit_requests=1, interval=60,
+                           op_timeout=0.5, on_unavailable="local")  # fmt: skip
     redis_server.stop()
     active = await admission.acquire(Call(), budget=budget(5))  # under the local copy
     waited: list[BaseException] = []

@@ -17,17 +17,23 @@ the Redis server, so every process and machine using the same ``key`` draws from
 - **Failure**: a Redis error or timeout refuses the call with
   :class:`AdmissionBackendUnavailable` (fail closed), or, with ``on_unavailable="local"``, admits
   it under a local copy of the limits. The next call asks Redis again, so admission recovers as
-  soon as the server is back.
+  soon as the server is back. The concurrency limit is also held per process across both ways
+  in: permits this process holds, granted by Redis or by the fallback, count together (see
+  :meth:`RedisAdmissionController._reserve`).
 - **Deadline**: every wait, Redis round trips included, ends at the request deadline; a round
   trip is capped at ``min(op_timeout, remaining)``.
 
-Requires an asyncio event loop (redis-py's asyncio client).
+Requires an asyncio event loop (redis-py's asyncio client). The client's pooled connections
+belong to the loop they were opened on: another loop that is still running is refused with
+:class:`EventLoopMismatchError`; once that loop has closed (sequential ``asyncio.run`` calls),
+the next loop gets a fresh client and the old one's sockets are freed without its loop.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import time
 import uuid
 from typing import Any
 
@@ -43,8 +49,10 @@ from .._base.errors import (
     AdmissionClosed,
     AdmissionConfigError,
     DeadlinePhase,
+    EventLoopMismatchError,
     RequestDeadlineExceeded,
 )
+from .._base.loops import running_asyncio_loop
 from .._base.secrets import redact
 from .admission import AdmissionCall, AdmissionController, AdmissionSnapshot, admit_check
 from .budget import NO_DEADLINE, RequestBudget
@@ -69,6 +77,15 @@ def shared_keys(key: str) -> tuple[str, str]:
     return f"{base}:rate", f"{base}:permits"
 
 
+def _options(backend: SharedAdmission) -> dict[str, Any]:
+    return {"socket_timeout": backend.op_timeout, "socket_connect_timeout": backend.op_timeout}
+
+
+def _new_client(backend: SharedAdmission) -> aioredis.Redis:
+    """An unconnected asyncio client of ``backend.url`` (no retries: one try per round trip)."""
+    return aioredis.Redis.from_url(backend.url, retry=Retry(NoBackoff(), 0), **_options(backend))
+
+
 def _client_for(backend: SharedAdmission) -> aioredis.Redis:
     """The asyncio client of ``backend.url``, its connection options checked before any I/O.
 
@@ -77,25 +94,55 @@ def _client_for(backend: SharedAdmission) -> aioredis.Redis:
     ``TypeError`` inside the first call, and in the permit keeper's thread (which then dies and
     stops renewing). Building one unconnected connection of each client here (the asyncio one for
     reservations, the blocking one the keeper uses) turns them, and malformed option values
-    (``ValueError``), into :class:`AdmissionConfigError` naming ``url`` when the model is built.
+    (``ValueError``, or redis-py's own error for a value it checks itself, such as
+    ``?protocol=9``), into :class:`AdmissionConfigError` naming ``url`` when the model is built.
     """
-    options: dict[str, Any] = {
-        "socket_timeout": backend.op_timeout,
-        "socket_connect_timeout": backend.op_timeout,
-    }
     try:
-        client = aioredis.Redis.from_url(backend.url, retry=Retry(NoBackoff(), 0), **options)
+        client = _new_client(backend)
         pool = client.connection_pool
         pool.connection_class(**pool.connection_kwargs)
-        blocking = redis.Redis.from_url(backend.url, **options).connection_pool
+        blocking = redis.Redis.from_url(backend.url, **_options(backend)).connection_pool
         blocking.connection_class(**blocking.connection_kwargs)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, redis.RedisError) as exc:
         raise AdmissionConfigError(
             "url",
             f"has a connection option redis-py does not accept ({redact(str(exc))}): "
             f"{backend.redacted_url!r}",
         ) from None
     return client
+
+
+def _free_sockets(client: aioredis.Redis) -> None:
+    """Close ``client``'s pooled sockets now, without awaiting; best effort, never raises.
+
+    For a client whose event loop has closed (or is being dropped on its own loop after a
+    failure): redis-py's ``aclose()`` awaits on the connections' loop, and on a closed one it
+    raises "Event loop is closed". Aborting a transport marks it closing; on a live loop that is
+    all it takes, on a closed one the last step (run by that loop otherwise) is run here, so the
+    socket is closed now rather than by the garbage collector with a ``ResourceWarning``. Must
+    run in the thread of the client's loop, or after that loop has closed.
+    """
+    pool = client.connection_pool  # redis-py 5-7 keep a pool's connections in these two
+    connections = [
+        *getattr(pool, "_available_connections", ()),
+        *getattr(pool, "_in_use_connections", ()),
+    ]
+    for connection in connections:
+        writer = getattr(connection, "_writer", None)
+        with contextlib.suppress(Exception):
+            connection._reader = connection._writer = None  # redis-py's "not connected"
+        if writer is None:
+            continue
+        transport = writer.transport
+        try:
+            transport.abort()
+        except RuntimeError:  # its loop has closed: nothing will run the transport's last step
+            lost = getattr(transport, "_call_connection_lost", None)
+            if lost is not None:
+                with contextlib.suppress(Exception):
+                    lost(None)  # closes the socket (in a finally) and detaches the protocol
+        except Exception:  # best effort: the garbage collector closes whatever is left
+            continue
 
 
 class _Unavailable(Exception):
@@ -126,12 +173,16 @@ class RedisAdmissionController:
             clock=self._clock,
             sleep=self._sleep,
         )
+        # The local copy of the limits while Redis is unreachable. Its concurrency limit is
+        # only a backstop: _reserve admits into it only while this process holds fewer permits
+        # than the limit, the ones Redis granted included.
         self._fallback = (
             AdmissionController(config, clock=self._clock, sleep=self._sleep)
             if backend.on_unavailable == "local"
             else None
         )
         self._client = _client_for(backend)
+        self._client_loop: Any | None = None  # the asyncio loop of the client's connections
         self._script = self._client.register_script(ACQUIRE)
         self._keys = list(shared_keys(backend.key))
         limits = (config.limit_requests, config.limit_tokens, config.concurrency_limit)
@@ -155,8 +206,17 @@ class RedisAdmissionController:
         )
         self._prefix = uuid.uuid4().hex[:12]  # holder ids: unique per process and call
         self._leases: dict[str, AdmissionLease] = {}
-        self._holders: dict[str, str] = {}
-        self._fallback_leases: dict[str, AdmissionLease] = {}
+        self._holders: dict[str, str] = {}  # call id -> holder of a permit Redis granted
+        self._fallback_leases: dict[str, AdmissionLease] = {}  # admitted by the fallback
+        # Holders of reservations whose reply never came: the script may have run. One cut short
+        # by the deadline or a cancellation goes to the keeper at once (Redis may be healthy:
+        # it returns the permit, if any, promptly) and is noted in _cut. Once a round trip
+        # fails (Redis unreachable), such holders, and the failed one's, are this controller's
+        # instead (_unconfirmed): each later reservation drops them in its script and close()
+        # tries once more, so the keeper's "could not return N permit(s)" while Redis is down
+        # counts permits Redis granted, not every call that tried.
+        self._cut: set[str] = set()
+        self._unconfirmed: dict[str, float] = {}  # holder -> time.monotonic() of the failure
         self._ids: set[str] = set()
         self._released = anyio.Event()  # set (and replaced) when a local lease is released
         self._closed = False
@@ -202,11 +262,12 @@ class RedisAdmissionController:
         tokens = admit_check(
             call, call_id, budget, self._closed, self._ids, self._config.limit_tokens, self._clock
         )
+        self._own_loop()
         self._ids.add(call_id)
         try:
             turn = await self._gate._acquire_as(call, call_id, budget)
             try:
-                inner = await self._reserve(call, call_id, tokens, budget)
+                await self._reserve(call, call_id, tokens, budget)
             finally:
                 turn.release()  # the next local call may ask Redis now
             if self._closed:
@@ -214,16 +275,12 @@ class RedisAdmissionController:
                 # in the local fallback): the call was queued when close() began, so it ends
                 # with AdmissionClosed like every other queued call rather than running after
                 # close() aborted the active ones. What it was granted goes straight back.
-                self._give_back(call_id, inner)
-                raise AdmissionClosed(
-                    f"admission closed while call {call_id} was waiting; it was aborted"
-                )
+                self._give_back(call_id)
+                raise _closed_while_waiting(call_id)
         except BaseException:
             self._forget(call_id)
             raise
         lease = AdmissionLease(call_id, self._release)
-        if inner is not None:  # admitted under the local fallback limits
-            self._fallback_leases[call_id] = inner
         self._leases[call_id] = lease
         return lease
 
@@ -256,14 +313,18 @@ class RedisAdmissionController:
         if not self._shut:
             self._shut = True
             try:
-                if self._keeper is not None:
-                    with anyio.CancelScope(shield=True):
-                        await anyio.to_thread.run_sync(
-                            self._keeper.stop, self._backend.op_timeout * 2
-                        )
+                with anyio.CancelScope(shield=True):
+                    async with anyio.create_task_group() as tg:
+                        if self._keeper is not None:
+                            tg.start_soon(
+                                anyio.to_thread.run_sync,
+                                self._keeper.stop,
+                                self._backend.op_timeout * 2,
+                            )
+                        tg.start_soon(self._drop_unconfirmed)
             finally:
                 with anyio.CancelScope(shield=True):
-                    await self._client.aclose()
+                    await self._disconnect()
 
     def snapshot(self) -> AdmissionSnapshot:
         """This process's counters; the shared window's remaining units are not read here.
@@ -287,42 +348,76 @@ class RedisAdmissionController:
 
     async def _reserve(
         self, call: AdmissionCall, call_id: str, tokens: int, budget: RequestBudget
-    ) -> AdmissionLease | None:
+    ) -> None:
         """Ask Redis until it grants, the deadline passes or close; holds this process's turn.
 
-        Returns None once Redis granted (the holder is registered with the keeper), or the
-        local fallback's lease when Redis failed and ``on_unavailable="local"``.
+        On return the call holds a permit: Redis's (its holder registered with the keeper, in
+        ``_holders``) or, when Redis failed and ``on_unavailable="local"``, the local fallback's
+        (in ``_fallback_leases``).
+
+        With a concurrency limit, the permits this process holds are counted here first, both
+        kinds together, and while they reach the limit nothing is asked of anyone: a fallback
+        admission must not add to the calls Redis admitted before it became unreachable (the
+        fallback's own count starts at zero), and a call the fallback admitted still counts
+        after Redis answers again, against this process's further Redis admissions. Redis does
+        not learn of the fallback's calls: adding them there afterwards could only exceed the
+        shared limit (other processes may have taken those permits meanwhile) or abort work that
+        is already running, so across processes the shared limit can be exceeded by what the
+        fallback admitted, for as long as those calls run (as after a Redis restart). Within
+        this process the limit holds throughout.
         """
         keeper = self._keeper
+        limit = self._concurrency
         holder = f"{self._prefix}:{call_id}"
         deadline = budget.deadline
         phase: DeadlinePhase = "rate"
         while True:
             if self._closed:
-                raise AdmissionClosed(
-                    f"admission closed while call {call_id} was waiting; it was aborted"
-                )
+                raise _closed_while_waiting(call_id)
             if budget.expired(self._clock):
                 raise RequestDeadlineExceeded(call_id, phase)
             released = self._released
+            if limit is not None and len(self._holders) + len(self._fallback_leases) >= limit:
+                # This process alone holds every permit: only a local release frees one.
+                phase = "concurrency"
+                with contextlib.suppress(DeadlineReached):
+                    await run_before(released.wait, deadline, clock=self._clock, sleep=self._sleep)
+                continue
             args: list[Any] = [*self._args_head, tokens, self._concurrency_arg(), holder]
             args.append(self._ttl_ms)
             dropping: tuple[str, ...] = ()
+            unconfirmed: tuple[str, ...] = ()
             if keeper is not None:
                 dropping = keeper.pending_releases()
+                self._cut.intersection_update(dropping)  # the others the keeper returned
+                unconfirmed = self._unconfirmed_holders()
                 args.extend(dropping)
+                args.extend(unconfirmed)
             try:
                 reply = await self._round_trip(args, budget, call_id, phase)
-            except _Unavailable as exc:
+            except BaseException as exc:
                 if keeper is not None:
-                    keeper.release(holder)  # the script may have run before the reply was lost
-                return await self._unavailable(call, call_id, budget, exc)
-            except BaseException:
-                if keeper is not None:
-                    keeper.release(holder)
+                    if isinstance(exc, _Unavailable):
+                        # The script may have run before the reply was lost, but Redis is
+                        # failing: the keeper's retries would fail alike and be reported as
+                        # permits Redis may never have granted (see _cut).
+                        self._take_back(keeper, dropping, holder)
+                    else:
+                        keeper.release(holder)  # the script may have run
+                        self._cut.add(holder)
+                if self._closed and isinstance(exc, (_Unavailable, RequestDeadlineExceeded)):
+                    # close() began while this round trip was in flight: the call was queued
+                    # then, so it ends like every other queued call, not with how Redis failed.
+                    raise _closed_while_waiting(call_id) from None
+                if isinstance(exc, _Unavailable):
+                    await self._unavailable(call, call_id, budget, exc)
+                    return
                 raise
             if dropping:
                 keeper.dropped(dropping)  # type: ignore[union-attr]
+                self._cut.difference_update(dropping)
+            for dropped in unconfirmed:
+                self._unconfirmed.pop(dropped, None)
             if self._degraded:
                 self._degraded = False
                 logger.warning("shared admission: %s is reachable again", self._backend.key)
@@ -331,7 +426,7 @@ class RedisAdmissionController:
                 if keeper is not None:
                     keeper.hold(holder)
                     self._holders[call_id] = holder
-                return None
+                return
             now = self._clock()
             wait = max(wait_ms, 1) / 1000
             if reason == 1:
@@ -351,6 +446,25 @@ class RedisAdmissionController:
     def _concurrency_arg(self) -> int:
         return -1 if self._concurrency is None else self._concurrency
 
+    def _take_back(self, keeper: PermitKeeper, pending: tuple[str, ...], holder: str) -> None:
+        """A round trip failed: ``holder`` and the cut holders the keeper still has are ours."""
+        now = time.monotonic()
+        cut = tuple(h for h in pending if h in self._cut)
+        if cut:
+            keeper.dropped(cut)  # not returned by the keeper any more: by our next reservation
+            self._cut.difference_update(cut)
+        for unsure in (*cut, holder):
+            self._unconfirmed.setdefault(unsure, now)
+
+    def _unconfirmed_holders(self) -> tuple[str, ...]:
+        """Holders of failed reservations still worth dropping (younger than one lease TTL)."""
+        if not self._unconfirmed:
+            return ()
+        oldest = time.monotonic() - self._backend.lease_ttl
+        for holder in [h for h, since in self._unconfirmed.items() if since <= oldest]:
+            del self._unconfirmed[holder]  # had the script run, its permit has expired by now
+        return tuple(self._unconfirmed)
+
     async def _round_trip(
         self, args: list[Any], budget: RequestBudget, call_id: str, phase: DeadlinePhase
     ) -> list[Any]:
@@ -369,13 +483,19 @@ class RedisAdmissionController:
             raise _Unavailable(f"{type(exc).__name__}: {redact(str(exc))}") from exc
         except OSError as exc:
             raise _Unavailable(f"{type(exc).__name__}: {redact(str(exc))}") from exc
+        except RuntimeError as exc:
+            # Not Redis's failure but asyncio's or the client's ("Event loop is closed", a
+            # future of another loop): the pooled connections are unusable. The call is treated
+            # like any failed round trip, and the next one starts from a fresh client.
+            self._replace_client(self._client_loop)
+            raise _Unavailable(f"{type(exc).__name__}: {redact(str(exc))}") from exc
         if not isinstance(reply, list) or len(reply) != 3:
             raise _Unavailable(f"unexpected script reply {reply!r}")
         return reply
 
     async def _unavailable(
         self, call: AdmissionCall, call_id: str, budget: RequestBudget, exc: _Unavailable
-    ) -> AdmissionLease:
+    ) -> None:
         where = f"shared limit {self._backend.key!r} at {self._backend.redacted_url}"
         if self._fallback is None:
             raise AdmissionBackendUnavailable(
@@ -388,7 +508,65 @@ class RedisAdmissionController:
                 where,
                 exc,
             )
-        return await self._fallback._acquire_as(call, call_id, budget)
+        self._fallback_leases[call_id] = await self._fallback._acquire_as(call, call_id, budget)
+
+    # -- the event loop ---------------------------------------------------------------------------
+
+    def _own_loop(self) -> None:
+        """Bind the client to the running loop, or replace it once its own loop has closed.
+
+        Raises:
+            EventLoopMismatchError: The client's loop is another one, still open.
+        """
+        loop = running_asyncio_loop()
+        bound = self._client_loop
+        if loop is bound or loop is None:
+            return
+        if bound is None:
+            self._client_loop = loop
+            return
+        if not bound.is_closed():
+            raise EventLoopMismatchError(
+                f"SharedAdmission(key={self._backend.key!r})",
+                loop_closed=False,
+                resource="Redis connections",
+            )
+        # Sequential asyncio.run: this loop takes over. The wake-up event may have been
+        # awaited (and so bound) on the old loop; nothing of that loop waits on it any more.
+        self._released = anyio.Event()
+        self._replace_client(loop)
+
+    def _replace_client(self, loop: Any | None) -> None:
+        """A fresh client for ``loop``; the old one's sockets are freed now, never awaited."""
+        old = self._client
+        self._client = _new_client(self._backend)  # its options were checked at construction
+        self._script = self._client.register_script(ACQUIRE)
+        self._client_loop = loop
+        _free_sockets(old)
+
+    async def _disconnect(self) -> None:
+        """close()'s last step: disconnect on the client's loop, or free it from here."""
+        bound = self._client_loop
+        if bound is None or bound is running_asyncio_loop():
+            await self._client.aclose()
+        elif bound.is_running():  # close() is never refused: that loop frees them, in its thread
+            try:
+                bound.call_soon_threadsafe(_free_sockets, self._client)
+            except RuntimeError:  # it has closed since
+                _free_sockets(self._client)
+        else:  # closed, or open but idle: nothing else touches them now
+            _free_sockets(self._client)
+
+    async def _drop_unconfirmed(self) -> None:
+        """close(): one last try to drop the holders of failed reservations; silent, bounded."""
+        holders = self._unconfirmed_holders()
+        self._unconfirmed.clear()
+        bound = self._client_loop
+        if not holders or (bound is not None and bound is not running_asyncio_loop()):
+            return  # nothing to drop, or no client usable here: they expire by TTL
+        with anyio.move_on_after(self._backend.op_timeout):
+            with contextlib.suppress(redis.RedisError, OSError, RuntimeError):
+                await self._client.zrem(self._keys[1], *holders)
 
     # -- leaving ----------------------------------------------------------------------------------
 
@@ -397,13 +575,14 @@ class RedisAdmissionController:
         if self._leases.get(call_id) is not lease:
             return
         del self._leases[call_id]
-        self._give_back(call_id, self._fallback_leases.pop(call_id, None))
+        self._give_back(call_id)
         self._forget(call_id)
         self._wake_local()
 
-    def _give_back(self, call_id: str, inner: AdmissionLease | None) -> None:
-        """Return what a call was granted but will not use (its lease was never handed out)."""
+    def _give_back(self, call_id: str) -> None:
+        """Return the permit a call holds, Redis's or the local fallback's."""
         holder = self._holders.pop(call_id, None)
+        inner = self._fallback_leases.pop(call_id, None)
         if inner is not None:
             inner.release()
         elif holder is not None and self._keeper is not None:
@@ -420,3 +599,7 @@ class RedisAdmissionController:
     def _check_drained(self) -> None:
         if self._drained is not None and not self._ids:
             self._drained.set()
+
+
+def _closed_while_waiting(call_id: str) -> AdmissionClosed:
+    return AdmissionClosed(f"admission closed while call {call_id} was waiting; it was aborted")
