@@ -209,3 +209,20 @@ async def test_a_failing_text_handler_is_raised_as_it_is(replay: Any) -> None:
         with pytest.raises(LookupError, match="the handler's own failure"):
             async for _ in model.stream(prompt="go", on_text=on_text):
                 pass
+
+
+async def test_invoke_raises_a_workspace_refused_at_launch(replay: Any, tmp_path: Path) -> None:
+    """A request error found only when the run starts is raised, as at creation, not recorded."""
+    from lionagi.service import AgenticRequestValidationError, EventStatus, iModel
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    model = iModel(endpoint=ReferenceCliEndpoint(argv=replay.argv))
+    async with model:
+        call = model.create_api_calling(prompt="go", repo=str(repo), workspace="../outside")
+        with pytest.raises(AgenticRequestValidationError) as info:
+            await model.invoke(call)
+        assert info.value.field == "workspace"
+        assert call.status is EventStatus.FAILED
+        assert model.admission_snapshot().active == 0
+    assert replay.launches() == []

@@ -112,10 +112,10 @@ async def test_combinations_the_api_refuses_are_refused(row, fields, named):
 async def test_stream_options_only_with_a_stream(server, row, stream_options):
     model_name = BASES[row]["model"]
     async with iModel(model=f"openai/{model_name}", endpoint=row, **options(server)) as model:
-        event = await model.invoke(**BASES[row], stream_options=stream_options)
-        # Refused when the payload is encoded, so invoke() records it on the event.
-        assert isinstance(event.exception, EndpointConfigurationError), event.exception
-        assert event.exception.field == "stream_options"
+        # Refused when the payload is encoded; raised, as the request's other field errors are.
+        with pytest.raises(EndpointConfigurationError) as refused:
+            await model.invoke(**BASES[row], stream_options=stream_options)
+        assert refused.value.field == "stream_options"
         assert server.requests == []
         chunks = [c async for c in model.stream(**BASES[row], stream_options=stream_options)]
         assert chunks[-1].type == "result"

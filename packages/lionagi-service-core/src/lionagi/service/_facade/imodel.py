@@ -520,8 +520,10 @@ class iModel:
         """Run one call to a terminal state and return it.
 
         Provider and hook failures are recorded on the returned event (status FAILED,
-        ``exception`` typed). Admission refusals, the deadline (``RequestDeadlineExceeded``) and
-        cancellation are raised; the event is terminal either way.
+        ``exception`` typed). Admission refusals, the deadline (``RequestDeadlineExceeded``),
+        cancellation and the caller's own request errors (``EndpointConfigurationError``,
+        ``AgenticRequestValidationError``, also when found only as the call runs) are raised;
+        the event is terminal either way.
         """
         self._check_open()
         budget = self._budget(request_budget, timeout)

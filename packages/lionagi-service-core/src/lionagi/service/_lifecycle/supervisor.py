@@ -10,6 +10,9 @@ the event leaves ownership, and the first terminal outcome wins:
 - caller cancellation   -> CANCELLED, the cancellation re-raised
 - consumer ``aclose()`` -> CANCELLED, nothing raised
 - provider/hook failure -> FAILED;    ``invoke`` returns the event, ``stream`` raises the error
+- request error found   -> FAILED,    raised by both (a request field the endpoint refuses only
+  when the call runs          when it encodes or launches: ``EndpointConfigurationError``,
+                              ``AgenticRequestValidationError``, as at creation)
 - provider error chunk  -> FAILED,    the chunk yielded once, then ``ProviderStreamError`` raised
                                       (the classified twin, e.g. ``ProviderStreamAuthError``)
 """
@@ -34,7 +37,9 @@ from .._base.errors import (
     AdmissionClosed,
     AdmissionConflict,
     AdmissionError,
+    AgenticRequestValidationError,
     DeadlinePhase,
+    EndpointConfigurationError,
     RequestDeadlineExceeded,
 )
 from .._base.events import EventStatus
@@ -86,8 +91,16 @@ def outcome_status(exc: BaseException) -> EventStatus:
 
 
 def _is_control_flow(exc: BaseException) -> bool:
-    """Errors ``invoke()`` raises instead of recording: admission, deadline, cancellation."""
-    return isinstance(exc, AdmissionError) or not isinstance(exc, Exception)
+    """Errors ``invoke()`` raises instead of recording: admission, deadline, cancellation.
+
+    And the caller's own request errors found only when the call runs (``stream_options`` on a
+    one-shot call, a workspace path refused at launch): the same errors raise when they are
+    found at creation, and a caller's mistake is not a provider failure to be read off the
+    returned event.
+    """
+    return isinstance(
+        exc, AdmissionError | EndpointConfigurationError | AgenticRequestValidationError
+    ) or not isinstance(exc, Exception)
 
 
 class HookTimeout(TimeoutError):
@@ -450,7 +463,10 @@ class CallSupervisor:
     # -- invoke -----------------------------------------------------------------------------------
 
     async def invoke(self, call: APICalling, *, budget: RequestBudget | None = None) -> APICalling:
-        """Run ``call`` once; returns it terminal. Provider and hook failures are recorded."""
+        """Run ``call`` once; returns it terminal. Provider and hook failures are recorded.
+
+        Admission, the deadline, cancellation and the caller's request errors are raised.
+        """
         budget = budget or NO_DEADLINE
         key = self._own(call)
         telemetry = _telemetry.ACTIVE  # the one check per call while telemetry is off
