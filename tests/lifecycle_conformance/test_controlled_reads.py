@@ -9,6 +9,7 @@ timeout and an abort shuts the socket down. The contract must be the same either
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import Any
 
@@ -186,3 +187,80 @@ async def test_a_stream_enters_no_cancel_scope_per_read(server, probe, chat, mon
         # Opening, hooks and cleanup cost a handful; per read would add >= ``chunks``.
         assert supervised - bare < 20, (timeout, supervised, bare)
     await probe.finish()
+
+
+async def test_the_connection_closes_at_the_deadline_while_a_chunk_is_held(attached):
+    """The provider stops sending (and billing) at the deadline, not when the consumer resumes.
+
+    With no read pending, the per-read timeout cannot fire; the control's timer shuts the
+    connection at the deadline. The server here streams an event every 50 ms and notes when
+    the client's side of the connection closes.
+    """
+    import asyncio
+    import json
+
+    closed_at: list[float] = []
+    started = time.monotonic()
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n")
+        writer.write(b"transfer-encoding: chunked\r\n\r\n")
+
+        async def watch() -> None:
+            await reader.read()  # EOF or a reset: the client closed its side
+            closed_at.append(time.monotonic() - started)
+
+        watcher = asyncio.ensure_future(watch())
+        try:
+            for i in range(100):
+                if watcher.done():
+                    break
+                delta = {"index": 0, "delta": {"content": f"t{i} "}, "finish_reason": None}
+                event = {"id": "c", "object": "chat.completion.chunk", "choices": [delta]}
+                data = f"data: {json.dumps(event)}\n\n".encode()
+                writer.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+                with contextlib.suppress(ConnectionError):
+                    await writer.drain()
+                await asyncio.sleep(0.05)
+        finally:
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError, ConnectionError):
+                await watcher
+            writer.close()
+
+    server = await asyncio.start_server(handle, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        cls = type("OwnClientEndpoint", (Endpoint,), {"projector": ChatCompletionsProjector})
+        endpoint = cls(
+            {
+                "name": "held",
+                "provider": "held",
+                "endpoint": "chat/completions",
+                "base_url": f"http://127.0.0.1:{port}/v1",
+                "api_key": SECRET,
+                "allow_local_network": True,
+                "request_options": OpenAIChatCompletionsRequest,
+            }
+        )
+        async with iModel(endpoint=endpoint) as model:
+            stream = model.stream(
+                model="m", messages=[{"role": "user", "content": "hi"}], timeout=0.5
+            )
+            first = await anext(stream)
+            assert first.type == "text"
+            with anyio.move_on_after(0.5 + BOUND):
+                while not closed_at:  # noqa: ASYNC110 - the server's note is a plain list
+                    await anyio.sleep(0.02)
+            held_until = time.monotonic() - started
+            with pytest.raises(RequestDeadlineExceeded) as info:
+                await anext(stream)
+            assert info.value.phase == "stream"
+            assert model.admission_snapshot().active == 0
+    finally:
+        server.close()
+        await server.wait_closed()
+    assert closed_at, f"the connection was still open {held_until:.1f} s in, deadline 0.5 s"
+    assert 0.4 <= closed_at[0] < held_until
+    assert len(attached) == 1 and attached[0].expired

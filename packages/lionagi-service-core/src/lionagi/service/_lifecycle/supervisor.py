@@ -387,7 +387,7 @@ class CallSupervisor:
             open_batches, call_id=str(call.id), **self._attempt_options(budget, local_cap, trace)
         )
         if control is not None:
-            control.deadline = budget.deadline
+            control.arm(budget.deadline)
         return opened, control, None
 
     async def _open_agentic(

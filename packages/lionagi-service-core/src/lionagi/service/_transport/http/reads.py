@@ -10,7 +10,11 @@ it each read's timeout becomes ``min(transport read timeout, deadline - now)``. 
   deadline ends with httpcore's ``ReadTimeout`` and the control records ``expired``;
 - an abort (admission close) shuts the socket down, synchronously, from whatever code runs the
   abort: a pending read wakes at once with an error (or EOF) and the control records
-  ``aborted``; the connection is broken, so it is never returned to the pool.
+  ``aborted``; the connection is broken, so it is never returned to the pool;
+- the deadline also shuts the socket down when it passes with no read pending (the consumer is
+  holding a chunk): one timer per stream (:meth:`ReadControl.arm`), kept by the kernel where
+  it can be, so the server stops sending, and the provider stops billing, at the deadline
+  rather than whenever the consumer asks for the next chunk.
 
 The supervisor reads both flags after a failed read to raise the typed error (deadline or
 admission close) instead of the transport error the read produced. Only HTTP/1.1 connections
@@ -23,10 +27,15 @@ from __future__ import annotations
 import contextlib
 import select
 import socket
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import httpcore
+
+from ..._base.loops import running_asyncio_loop
+
+if TYPE_CHECKING:
+    from ..kernel_timer import Cancellable
 
 __all__ = ["ReadControl", "SupervisedStream"]
 
@@ -42,7 +51,7 @@ class ReadControl:
     connection; when False, nothing here is enforced and the supervisor must bound reads itself.
     """
 
-    __slots__ = ("_stream", "aborted", "attached", "deadline", "expired")
+    __slots__ = ("_stream", "_timer", "aborted", "attached", "deadline", "expired")
 
     def __init__(self, deadline: float | None) -> None:
         self.deadline = deadline
@@ -50,6 +59,24 @@ class ReadControl:
         self.aborted = False
         self.expired = False
         self._stream: SupervisedStream | None = None
+        self._timer: Cancellable | None = None
+
+    def arm(self, deadline: float | None) -> None:
+        """Bound the open stream's reads by ``deadline``, and stop it when the deadline passes.
+
+        A read pending then ends with the transport's timeout; with none pending (a consumer
+        holding a chunk) the timer shuts the connection down, so the next read fails and the
+        supervisor raises the deadline error. Only on an asyncio loop, with a stream attached.
+        """
+        self.deadline = deadline
+        if deadline is None or self._stream is None or self._timer is not None:
+            return
+        loop = running_asyncio_loop()
+        if loop is None:
+            return  # another event loop: reads are still bounded by their own timeout
+        from ..kernel_timer import call_later
+
+        self._timer = call_later(loop, deadline - anyio.current_time(), self._expire)
 
     def attach(self, stream: SupervisedStream) -> None:
         """Govern ``stream``'s reads until :meth:`detach` (the endpoint calls both)."""
@@ -61,6 +88,9 @@ class ReadControl:
 
     def detach(self) -> None:
         """Stop governing the connection (before it may go back to the pool)."""
+        timer, self._timer = self._timer, None
+        if timer is not None:
+            timer.cancel()
         stream, self._stream = self._stream, None
         if stream is not None and stream.control is self:
             stream.control = None
@@ -71,6 +101,13 @@ class ReadControl:
         stream = self._stream
         if stream is not None:
             stream.shutdown()
+
+    def _expire(self) -> None:
+        self._timer = None
+        if self.aborted or self._stream is None:
+            return
+        self.expired = True
+        self._stream.shutdown()
 
     async def read(
         self,
