@@ -48,11 +48,20 @@ class ContractCheck:
     rejects it or applies the rules that remain).
     """
 
-    __slots__ = ("index", "on_session", "plain", "resumable", "seen_error", "seen_result")
+    __slots__ = (
+        "index",
+        "on_session",
+        "pending_session",
+        "plain",
+        "resumable",
+        "seen_error",
+        "seen_result",
+    )
 
     def __init__(self, resumable: bool, on_session: Callable[[str], None] | None = None) -> None:
         self.resumable = resumable
         self.on_session = on_session if resumable else None
+        self.pending_session: str | None = None
         self.index = -1
         self.seen_error = False
         self.seen_result = False
@@ -121,12 +130,25 @@ class ContractCheck:
                 "metadata 'session_id' from a non-resumable adapter; "
                 "publish an observed id as 'provider_session_id'"
             )
-        on_session = self.on_session
-        if on_session is not None and (kind == "system" or kind == "result"):
+        if self.on_session is not None and (kind == "system" or kind == "result"):
             session_id = chunk.metadata.get("session_id")
             if isinstance(session_id, str):
-                on_session(session_id)  # a confirmed id, stored before the chunk is passed on
+                self.pending_session = session_id  # stored if the run completes (commit)
         return chunk
+
+    def commit(self) -> None:
+        """The run completed: store the session id it announced (``on_session``).
+
+        Only then: a CLI announces its session when a run starts (pi's header) or reports one
+        for a run that went wrong (Gemini CLI's loop detection), and a run cut off by the
+        deadline, a failure or the consumer may never have saved it. Stored anyway, that id made
+        every later call of the model fail to resume ("No session found"); not stored, the
+        model keeps the id of its last completed run.
+        """
+        session_id, self.pending_session = self.pending_session, None
+        on_session = self.on_session
+        if session_id is not None and on_session is not None and not self.seen_error:
+            on_session(session_id)
 
     def _fail(self, reason: str) -> NoReturn:
         raise ProviderProtocolError(
@@ -170,8 +192,9 @@ async def enforce_agentic_contract_batches(
     :class:`ChunkBatches` is read a batch at a time (a CLI run: up to 128 events of one pipe
     read each), any other iterator one chunk per list. Every chunk gets the same D3 check; at a
     violation the chunks before it are passed on, then ProviderProtocolError is raised.
-    ``on_session`` receives each ``session_id`` a resumable adapter confirms on a system or
-    result chunk that passed the check. The inner iterator is closed on every path, as by
+    ``on_session`` receives the ``session_id`` a resumable adapter confirmed on a system or
+    result chunk that passed the check, once the run has completed
+    (:meth:`ContractCheck.commit`). The inner iterator is closed on every path, as by
     :func:`enforce_agentic_contract`.
     """
     chunks, capabilities = open_run()
@@ -188,6 +211,7 @@ async def enforce_agentic_contract_batches(
         else:
             async for item in chunks:
                 yield [check.check(item)]
+        check.commit()
     except GeneratorExit:
         raise
     except BaseException as exc:

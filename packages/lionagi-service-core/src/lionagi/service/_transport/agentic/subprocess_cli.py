@@ -380,7 +380,11 @@ class _RunProjection:
 
     def finish(self) -> Iterable[list[StreamChunk]]:
         # Called once stdout ended and the process exited cleanly: a buffered outcome.
-        return self._lists(_finished(self._parser), None)
+        lists = self._lists(_finished(self._parser), None)
+        check = self._check
+        if check is not None and not self.ended and type(lists) is tuple:
+            check.commit()  # completed: no error chunk, no failure (a failure is a generator)
+        return lists
 
     def _parts(self, events: list[dict[str, Any]]) -> Iterator[list[StreamChunk]]:
         feed, size, on_text = self._feed, _BATCH_EVENTS, self._on_text
