@@ -572,7 +572,8 @@ class iModel:
         """A new facade with a fresh id, admission controller, circuit and endpoint client.
 
         ``share_session=True`` carries the confirmed session id over, only for resumable
-        adapters; handlers are copied (the callables themselves are shared).
+        adapters, and with it the isolated config home the session was saved in (removed when
+        the last of the two closes); handlers are copied (the callables themselves are shared).
         """
         twin = iModel(
             endpoint=self._endpoint.copy(),
@@ -590,6 +591,7 @@ class iModel:
             caps = type(source).capabilities
             if caps is not None and caps.resumable:
                 target.confirm_session(source.provider_session_id)
+                source.share_home_with(target)  # the session lives in the CLI's home
         return twin
 
     def to_dict(self) -> dict[str, Any]:

@@ -251,13 +251,28 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
         return self.__home.path if self.__home is not None else None
 
     async def aclose(self) -> None:
-        """Remove the isolated config home (if any); the endpoint stays closed. Idempotent."""
-        if self.__home is not None:
-            self.__home.remove()
-        else:
-            self.__home = IsolatedHome()
-            self.__home.remove()  # a launch after close refuses instead of creating a new home
+        """Remove the isolated config home (if any); the endpoint stays closed. Idempotent.
+
+        A home shared with a session-sharing copy is deleted when the last of them closes.
+        """
+        home, self.__home = self.__home, IsolatedHome()
+        self.__home.remove()  # a launch after close refuses instead of creating a new home
+        if home is not None:
+            home.remove()
         await super().aclose()
+
+    def share_home_with(self, other: AgenticEndpoint) -> None:
+        """Let ``other`` run in this endpoint's isolated config home (created when first used).
+
+        For a copy that resumes this endpoint's session: a CLI saves its sessions in its home,
+        so a copy with a private one of its own could never find the session it was given. The
+        directory lives until the last endpoint sharing it closes. Nothing happens once this
+        endpoint is closed.
+        """
+        if self.__home is None:
+            self.__home = IsolatedHome()
+        if not self.__home.removed:
+            other.__home = self.__home.share()
 
     @property
     def provider_session_id(self) -> str | None:

@@ -49,13 +49,28 @@ def _remove_tree(path: Path) -> None:
 class IsolatedHome:
     """A lazily created private home directory; see the module docstring."""
 
-    __slots__ = ("__weakref__", "_finalizer", "_path", "_prefix", "_removed")
+    __slots__ = ("__weakref__", "_finalizer", "_holders", "_path", "_prefix", "_removed")
 
     def __init__(self, prefix: str = "lionagi-home-") -> None:
         self._prefix = prefix
         self._path: Path | None = None
         self._finalizer: weakref.finalize[Any, Any] | None = None
         self._removed = False
+        self._holders = 1
+
+    @property
+    def removed(self) -> bool:
+        """True once the last holder removed it."""
+        return self._removed
+
+    def share(self) -> IsolatedHome:
+        """One more holder (an endpoint sharing a session): :meth:`remove` deletes at the last.
+
+        A CLI keeps its sessions in its home, so a copy that resumes the original's session
+        must run in the same one.
+        """
+        self._holders += 1
+        return self
 
     @property
     def path(self) -> Path | None:
@@ -85,7 +100,15 @@ class IsolatedHome:
         return path
 
     def remove(self) -> None:
-        """Delete the directory (idempotent); later :meth:`ensure` calls refuse."""
+        """One holder is done; the last one deletes the directory, and later ensures refuse.
+
+        Each holder calls it once (an endpoint's ``aclose`` drops its reference after it).
+        """
+        if self._removed:
+            return
+        self._holders -= 1
+        if self._holders > 0:
+            return
         self._removed = True
         self._path = None
         if self._finalizer is not None:
