@@ -20,7 +20,14 @@ from lionagi.service import EndpointConfigurationError, EventStatus, iModel
 from lionagi.service.agentic import CONFIG_HOME_ENV
 from lionagi.service_testing.reference_cli import ReferenceCliEndpoint
 
-HOME_NAMES = ["HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"]
+HOME_NAMES = [
+    "HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_DATA_HOME",
+    "XDG_STATE_HOME",
+    "TMPDIR",  # CLIs' error reports (Gemini CLI's hold the conversation) stay in the home
+]
 
 
 async def run_once(endpoint: ReferenceCliEndpoint, model: iModel | None = None) -> None:
@@ -39,6 +46,7 @@ async def test_isolated_home_is_private_seeded_and_removed_on_close(replay: Any)
         env = replay.launch()["env"]
         assert env["HOME"] == os.fspath(home)
         assert env["XDG_CONFIG_HOME"] == os.fspath(home / ".config")
+        assert Path(env["TMPDIR"]).is_dir()  # a CLI can write its reports there
         assert all(Path(env[name]).is_relative_to(home) for name in HOME_NAMES)
         seeded = json.loads((home / ".reference-cli" / "settings.json").read_text())
         assert seeded == {"retries": 0, "telemetry": False, "trust_workspace": True}

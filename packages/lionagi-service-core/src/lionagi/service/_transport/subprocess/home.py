@@ -32,8 +32,14 @@ def user_home() -> str:
 
 
 def isolated_home_env(home: Path) -> dict[str, str]:
-    """``HOME`` and the XDG base directories, all inside ``home``."""
+    """``HOME``, the XDG base directories and the temporary directory, all inside ``home``.
+
+    ``TMPDIR`` too: a CLI writes crash and error reports there (Gemini CLI dumps the whole
+    conversation and the API's error body, mode 0644, on every API error), and in the shared
+    ``/tmp`` they outlived the run and were readable by every user.
+    """
     return {
+        "TMPDIR": os.fspath(home / "tmp"),
         "HOME": os.fspath(home),
         "XDG_CONFIG_HOME": os.fspath(home / ".config"),
         "XDG_CACHE_HOME": os.fspath(home / ".cache"),
@@ -90,7 +96,7 @@ class IsolatedHome:
         path = Path(tempfile.mkdtemp(prefix=self._prefix))
         self._finalizer = weakref.finalize(self, _remove_tree, path)
         try:
-            for sub in (".config", ".cache", ".local/share", ".local/state"):
+            for sub in (".config", ".cache", ".local/share", ".local/state", "tmp"):
                 (path / sub).mkdir(parents=True, exist_ok=True)
             seed(path)
         except BaseException:
