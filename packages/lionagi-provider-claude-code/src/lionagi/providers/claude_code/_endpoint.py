@@ -26,6 +26,7 @@ from pydantic import BaseModel
 from lionagi.service import (
     AgenticCapabilities,
     AgenticSettings,
+    ProviderDisconnectError,
     ProviderError,
     ProviderPermissionError,
     ProviderQuotaError,
@@ -95,6 +96,13 @@ CLAUDE_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
         ProviderQuotaError,
         r"\brate_limit\b|\bbilling_error\b",
         summary="quota or rate limit exhausted",
+    ),
+    # The API's stream cut off mid-answer: "Connection to the API was lost (ECONNRESET)".
+    ProviderErrorPattern(
+        "stream_disconnect",
+        ProviderDisconnectError,
+        r"connection to the api was lost|\bECONNRESET\b",
+        summary="stream disconnected before completion",
     ),
 )
 

@@ -101,7 +101,11 @@ _RULES = (
         "connection",
         ProviderDisconnectError,
         "could not reach the model API",
-        text=r"fetch failed|\bECONNREFUSED\b|\bENOTFOUND\b|\bECONNRESET\b|socket hang up",
+        # "[API Error: terminated]": the model's stream cut off mid-answer (undici's abort).
+        text=(
+            r"fetch failed|\bECONNREFUSED\b|\bENOTFOUND\b|\bECONNRESET\b|socket hang up"
+            r"|\[API Error: terminated\]"
+        ),
     ),
     _rule(
         "quota", ProviderQuotaError, "quota or rate limit exhausted", codes=frozenset({_http(429)})

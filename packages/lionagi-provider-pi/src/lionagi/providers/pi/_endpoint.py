@@ -22,6 +22,7 @@ from lionagi.service import (
     AgenticRequestValidationError,
     AgenticSettings,
     EndpointConfigurationError,
+    ProviderDisconnectError,
 )
 from lionagi.service.agentic import (
     AgenticLaunch,
@@ -109,7 +110,15 @@ class PiCliEndpoint(SubprocessCliEndpoint):
     install_hint: ClassVar[str | None] = PROGRAM.install_hint
     auth_hint: ClassVar[str | None] = PROGRAM.auth_hint
     user_inherit_env: ClassVar[tuple[str, ...]] = USER_ENV
-    error_patterns: ClassVar[tuple[ProviderErrorPattern, ...]] = ()
+    error_patterns: ClassVar[tuple[ProviderErrorPattern, ...]] = (
+        # pi's whole message when the model's stream was cut off mid-answer (undici's abort).
+        ProviderErrorPattern(
+            "stream_disconnect",
+            ProviderDisconnectError,
+            r"\A\s*terminated\s*\Z",
+            summary="stream disconnected before completion",
+        ),
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         """See :class:`~lionagi.service.agentic.SubprocessCliEndpoint` (same arguments)."""
