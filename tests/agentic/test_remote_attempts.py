@@ -81,3 +81,36 @@ async def test_other_agentic_adapters_keep_one_attempt() -> None:
     with pytest.raises(ProviderConnectionError):
         [c async for c in iModel(endpoint=endpoint).stream(prompt="x")]
     assert endpoint.attempts == 1
+
+
+class _Trickling(_Retried):
+    """Answers at once, then keeps sending a little, forever: no single read ever times out."""
+
+    async def _stream_agentic(
+        self, request: BaseModel, *, runtime_args: dict[str, Any], local_timeout: float | None
+    ) -> AsyncIterator[StreamChunk]:
+        import anyio
+
+        self.attempts += 1
+        while True:
+            yield StreamChunk(type="text", content=".")
+            await anyio.sleep(0.1)
+
+
+async def test_the_local_cap_ends_an_opted_in_run_as_a_whole() -> None:
+    """The endpoint's timeout bounds the whole remote run, as it does a local one's."""
+    import time
+
+    import anyio
+
+    from lionagi.service import RequestDeadlineExceeded
+
+    endpoint_cap = 1.0
+    model = iModel(endpoint=_Trickling(0, timeout=endpoint_cap))
+    started = time.monotonic()
+    with anyio.fail_after(15), pytest.raises(RequestDeadlineExceeded) as info:
+        async for _ in model.stream(prompt="x"):
+            pass
+    assert info.value.local_cap == endpoint_cap
+    assert time.monotonic() - started < endpoint_cap + 3.0
+    await model.close()

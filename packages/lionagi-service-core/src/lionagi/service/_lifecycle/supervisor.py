@@ -356,7 +356,11 @@ class CallSupervisor:
         if endpoint.is_agentic:
             # An adapter that opted into an attempt policy (a remote agentic endpoint): its
             # run is retried before its first chunk exactly like an HTTP stream's setup, and
-            # each later read is bounded by the abort and the deadline in one scope.
+            # each later read is bounded by the abort and the run's limit in one scope: the
+            # local cap ends the run as a whole, as it ends any agentic run (a server trickling
+            # bytes would otherwise pass every per-read timeout of its transport forever).
+            run_limit = _AgenticLimit(budget, local_cap, self._clock)
+
             def open_run(limit: float | None) -> AsyncIterator[list[StreamChunk]]:
                 return endpoint.stream_batches(
                     call.payload, extra_headers=call.headers, timeout=limit, **call.call_kwargs
@@ -365,7 +369,7 @@ class CallSupervisor:
             remote = await open_stream_with_attempts(
                 open_run, call_id=str(call.id), **self._attempt_options(budget, local_cap, trace)
             )
-            return remote, None, None
+            return remote, None, run_limit
 
         payload: Mapping[str, Any] = call.payload
         if type(endpoint).stream is Endpoint.stream:  # encoded once, before the circuit permit
