@@ -525,3 +525,12 @@ async def test_stream_factory_returning_another_type_is_a_configuration_error() 
     with pytest.raises(EndpointConfigurationError) as info:
         [c async for c in endpoint.stream({"prompt": "x"})]
     assert info.value.field == "ag2.stream_factory"
+
+
+async def test_group_chat_where_no_agent_spoke_returns_no_prompt_as_result() -> None:
+    """max_round=1: AG2 counts the opening message, no agent speaks; the prompt is not echoed."""
+    endpoint = AG2GroupChatEndpoint(agents=[speaker("alice", "a1"), speaker("bob", "b1")])
+    chunks = [c async for c in iModel(endpoint=endpoint).stream(prompt="start", max_round=1)]
+    assert [c for c in chunks if c.type == "result"] == []
+    assert all(c.content != "start" for c in chunks)
+    assert all(c.metadata.get("summary") != "start" for c in chunks)

@@ -40,6 +40,7 @@ from ._transport.http.status import HTTPErrorInfo as HTTPErrorInfo
 from ._transport.http.status import excerpt as excerpt
 from ._transport.http.status import json_kind as json_kind
 from ._transport.http.status import read_bounded as read_bounded
+from ._transport.http.status import status_error as status_error
 from ._transport.http.token_estimate import TOKEN_TEXT_KEYS as TOKEN_TEXT_KEYS
 from ._transport.http.token_estimate import estimate_tokens as estimate_tokens
 
@@ -70,6 +71,7 @@ __all__ = [
     "openai_status_error",
     "pinned",
     "read_bounded",
+    "status_error",
     "unoffered_tool_choice",
     "url_origin",
 ]

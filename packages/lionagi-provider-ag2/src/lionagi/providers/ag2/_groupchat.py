@@ -207,7 +207,10 @@ class AG2GroupChatEndpoint(InProcessEndpoint):
                 )
             finally:
                 queue.put_nowait(_DONE)
-            queue.put_nowait({"summary": result.summary, "last_speaker": last.name})
+            if last.name in speakers:
+                queue.put_nowait({"summary": result.summary, "last_speaker": last.name})
+            # else no agent spoke (``max_round=1``: AG2 counts the opening message as a round):
+            # its "summary" would be the caller's own prompt, from a speaker outside the chat.
 
         projector = GroupChatProjector(speakers)
         # The task copies the context here, so AG2 inside it sees our stream as the default.
@@ -228,6 +231,8 @@ class AG2GroupChatEndpoint(InProcessEndpoint):
             while not queue.empty():
                 item = queue.get_nowait()
                 if isinstance(item, dict):
+                    # No result is made up for a chat that ended on an empty message (ADR-0030,
+                    # "normal empty EOF": no synthetic result to make the stream non-empty).
                     if item.get("summary"):
                         yield from_summary(item)
                 else:

@@ -45,7 +45,6 @@ from lionagi.service import (
     ProviderClientError,
     ProviderConnectionError,
     ProviderProtocolError,
-    ProviderServerError,
     StreamChunk,
 )
 from lionagi.service.http import (
@@ -56,6 +55,7 @@ from lionagi.service.http import (
     excerpt,
     pinned,
     read_bounded,
+    status_error,
 )
 
 from ._static import NLIP_TIMEOUT
@@ -400,6 +400,7 @@ def nlip_url(base: str | None, field: str, error: Callable[[str, str], Exception
     try:
         parts = urlsplit(base)
         host = parts.hostname
+        parts.port  # noqa: B018 - read to refuse an out-of-range or non-numeric port here
     except ValueError:
         raise error(field, "is not a valid URL") from None
     if parts.scheme not in ("http", "https") or not host:
@@ -469,27 +470,29 @@ def _parse(response: httpx.Response, raw: bytes, where: str, field: str) -> Any:
     advice.
 
     Raises:
-        ProviderProtocolError: a 2xx body that is not JSON.
+        ProviderProtocolError: a 2xx body that is not JSON (malformed, nested past the
+            recursion limit, or an integer over the digit limit).
         AG2NlipRedirectError: a 3xx status (never followed, not retried).
-        ProviderClientError: a 4xx status.
-        ProviderServerError: a 5xx status.
+        ProviderStatusError: any other status, typed by core's ``status_error``
+            (``ProviderUnauthorizedError`` for 401/403, ``ProviderRateLimitError`` for 429,
+            ``ProviderServerError`` for 5xx, with ``retry_after`` from ``Retry-After``).
     """
     body_text = raw.decode("utf-8", errors="replace")
     status = response.status_code
     if 300 <= status < 400:
         raise _redirect_error(response, where, field, excerpt(body_text))
-    if 400 <= status < 500:
-        raise ProviderClientError(
-            f"NLIP server answered {status}", status=status, body_excerpt=excerpt(body_text)
-        )
     if not 200 <= status < 300:
-        cls = ProviderServerError if status >= 500 else ProviderClientError
-        raise cls(f"NLIP server answered {status}", status=status, body_excerpt=excerpt(body_text))
+        # Core's mapping: 401/403 unauthorized, 429 rate limit and 5xx with Retry-After, the
+        # URL without userinfo or query, the body excerpt redacted.
+        raise status_error(response, raw)
     try:
         body = json.loads(body_text)
-    except json.JSONDecodeError as exc:
+    except (ValueError, RecursionError) as exc:
+        # JSONDecodeError is a ValueError; so is an integer over Python's digit limit. A deeply
+        # nested array exhausts the recursion limit. Each is the server's malformed answer.
         raise ProviderProtocolError(
-            f"NLIP response is not JSON: {excerpt(body_text)}", raw=excerpt(body_text)
+            f"NLIP response from {where} is not JSON ({type(exc).__name__}): {excerpt(body_text)}",
+            raw=excerpt(body_text),
         ) from exc
     return body if isinstance(body, dict) else nlip_result(body)
 

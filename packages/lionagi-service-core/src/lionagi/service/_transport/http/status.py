@@ -172,7 +172,14 @@ def error_info(
 def status_error(
     response: httpx.Response, body: bytes, *, secrets: Iterable[str] = ()
 ) -> ProviderStatusError | ProviderProtocolError:
-    """The typed error for a non-2xx ``response`` whose (bounded) body is ``body``."""
+    """The typed error for a non-2xx ``response`` whose (bounded) body is ``body``.
+
+    The mapping core's endpoints use (401/403 refused credentials, 429 rate limit with
+    ``retry_after``, 5xx server errors, context-length and content-filter codes), for an
+    adapter that sends its own request outside :class:`Endpoint` (a remote agent). The message
+    names the method and URL (credentials and query values redacted) and a bounded, redacted
+    excerpt of the body; ``secrets`` are redacted too.
+    """
     secrets = tuple(secrets)
     status = response.status_code
     where = f"{response.request.method} {describe_url(response.request.url, secrets)}"
