@@ -189,6 +189,9 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit code."""
+    from ._render import tolerate_unencodable_output
+
+    tolerate_unencodable_output()
     args = _parser().parse_args(list(argv) if argv is not None else None)
     try:
         if args.command == "demo":

@@ -18,9 +18,12 @@ raised after it is not printed again.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import sys
 import time
+from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from .._base.chunk import StreamChunk
@@ -49,6 +52,7 @@ __all__ = [
     "exception_line",
     "last_attempt",
     "renderer_for",
+    "tolerate_unencodable_output",
 ]
 
 
@@ -136,6 +140,30 @@ def exception_line(prefix: str, exc: BaseException) -> str:
     else:
         body = redact(text)
     return " ".join(f"{redact(prefix)}{body}".split())
+
+
+def tolerate_unencodable_output() -> None:
+    """Make stdout and stderr replace what their encoding cannot carry instead of raising.
+
+    Under ``LC_ALL=C`` (or ``PYTHONIOENCODING=ascii``) stdout is ASCII with ``errors="strict"``,
+    so one character the terminal cannot show (a tool marker, a word of the model's answer)
+    would end the run with ``UnicodeEncodeError``. Only a strict stream is changed; an encoding
+    that can carry the text writes the same bytes as before (``--json`` is ASCII anyway).
+    """
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+            with contextlib.suppress(ValueError, OSError):  # a closed or odd stream
+                stream.reconfigure(errors="replace")
+
+
+def _can_encode(stream: IO[str], text: str) -> bool:
+    """True when ``stream``'s encoding (UTF-8 if it names none) carries ``text``."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        text.encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
 
 
 def _stderr_line(text: str, err: IO[str] | None = None) -> None:
@@ -246,9 +274,18 @@ class PlainRenderer:
         self._mode: str | None = None
         self._tools = _ToolNames()
         self._error_chunk = False
+        # Markers an ASCII (``LC_ALL=C``) stdout can carry, else the arrows.
+        self._unicode = _can_encode(self._out, "→←·")
+        self._call_marker, self._result_marker = ("→", "←") if self._unicode else ("->", "<-")
 
     def _print(self, text: str, end: str = "\n") -> None:
-        self._out.write(text + end)
+        line = text + end
+        try:
+            self._out.write(line)
+        except UnicodeEncodeError:
+            # A strict stream that cannot carry the model's text: degrade it, don't crash.
+            encoding = getattr(self._out, "encoding", None) or "ascii"
+            self._out.write(line.encode(encoding, "replace").decode(encoding))
         self._out.flush()
 
     def _switch(self, mode: str) -> None:
@@ -268,19 +305,21 @@ class PlainRenderer:
             self._switch("tool")
             self._tools.called(chunk)
             args = json.dumps(chunk.tool_input or {}, default=str)
-            self._print(f"→ {chunk.tool_name}({args})")
+            self._print(f"{self._call_marker} {chunk.tool_name}({args})")
             self._mode = None
         elif chunk.type == "tool_result":
             self._switch("tool")
             failed = " (failed)" if chunk.is_error else ""
             output = _tool_output_text(chunk.tool_output)
-            self._print(f"← {self._tools.label(chunk)}{failed}: {output}")
+            self._print(f"{self._result_marker} {self._tools.label(chunk)}{failed}: {output}")
             self._mode = None
         elif chunk.type == "result":
             self._switch("result")
             if chunk.content:
                 self._print(chunk.content)
             line = usage_line(chunk.metadata, latency=None)
+            if line and not self._unicode:
+                line = line.replace(" · ", " - ")
             if line:
                 self._print(line)
             self._mode = None
@@ -382,6 +421,18 @@ class _ToolNames:
         return "tool"
 
 
+class _LazyView:
+    """A renderable that builds the live view when rich draws a frame, not when state changes."""
+
+    __slots__ = ("_build",)
+
+    def __init__(self, build: Callable[[], RenderableType]) -> None:
+        self._build = build
+
+    def __rich__(self) -> RenderableType:
+        return self._build()
+
+
 class LiveRenderer:
     """The terminal view: spinner, live markdown, dimmed thinking, tool panels, usage line.
 
@@ -434,18 +485,23 @@ class LiveRenderer:
         return Group(*parts)
 
     def _refresh(self) -> None:
+        """Start the live view; once it runs, rich's own refresh rate redraws it.
+
+        The live display holds a lazy renderable that builds the view when rich draws a frame,
+        so a chunk only updates state: neither the markdown nor a frame is built per chunk
+        (redrawing the whole answer on every chunk made time and output grow with the square
+        of the answer's length). ``_stop`` draws the final frame.
+        """
         if self._live is None:
             from rich.live import Live
 
             self._live = Live(
-                self._view(),
+                _LazyView(self._view),
                 console=self._console,
                 refresh_per_second=12,
                 vertical_overflow="visible",
             )
             self._live.start(refresh=True)
-        else:
-            self._live.update(self._view(), refresh=True)
 
     def start(self) -> None:
         """Show the spinner before the request is sent."""
@@ -453,10 +509,22 @@ class LiveRenderer:
         self._refresh()
 
     def chunk(self, chunk: StreamChunk) -> None:
-        """Fold one chunk into the view."""
+        """Fold one chunk into the view.
+
+        A chunk that changes what the view shows (the first thinking or answer text, a tool
+        panel) is drawn at once, so a short-lived state is seen; more text for
+        the thinking or the answer waits for rich's next frame (``refresh_per_second``).
+        """
         from rich.panel import Panel
         from rich.text import Text
 
+        changes_view = chunk.type in ("tool_use", "tool_result") or (
+            bool(chunk.content)
+            and (
+                (chunk.type == "text" and not self._answer)
+                or (chunk.type == "thinking" and not self._thinking)
+            )
+        )
         if chunk.type in ("text", "thinking", "tool_use", "tool_result") and self._first is None:
             self._first = time.monotonic() - self._started
         if chunk.type == "text" and chunk.content:
@@ -492,13 +560,14 @@ class LiveRenderer:
             _stderr_line(_provider_error_text(chunk), self._err)
             return
         self._refresh()
+        if changes_view and self._live is not None:
+            self._live.refresh()
 
     def _stop(self) -> None:
         if self._live is not None:
             if self._first is None:
                 self._first = time.monotonic() - self._started
-            self._live.update(self._view(), refresh=True)
-            self._live.stop()
+            self._live.stop()  # draws the final frame once, the whole of it
             self._live = None
 
     def error(self, exc: BaseException) -> None:
