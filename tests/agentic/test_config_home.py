@@ -46,7 +46,8 @@ async def test_isolated_home_is_private_seeded_and_removed_on_close(replay: Any)
         env = replay.launch()["env"]
         assert env["HOME"] == os.fspath(home)
         assert env["XDG_CONFIG_HOME"] == os.fspath(home / ".config")
-        assert Path(env["TMPDIR"]).is_dir()  # a CLI can write its reports there
+        assert env["TMPDIR"] == os.fspath(home / "tmp")
+        assert (home / "tmp").is_dir()  # a CLI can write its reports there
         assert all(Path(env[name]).is_relative_to(home) for name in HOME_NAMES)
         seeded = json.loads((home / ".reference-cli" / "settings.json").read_text())
         assert seeded == {"retries": 0, "telemetry": False, "trust_workspace": True}
