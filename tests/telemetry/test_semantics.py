@@ -128,13 +128,18 @@ async def test_histograms_advise_the_semantic_conventions_buckets(otel, server, 
 
 
 async def test_content_capture_of_an_unencodable_payload_leaves_the_call_typed(otel, server, http):
-    # Without telemetry the call fails with the typed encoding error; capture must not turn
-    # that into a bare TypeError raised out of invoke() (and the call left owned).
+    # Without telemetry invoke() raises the typed encoding error (a caller's request error)
+    # and the call ends FAILED; capture must not turn that into a bare TypeError (and the
+    # call left owned).
+    from lionagi.service import EndpointConfigurationError
+
     otel.on(capture_content=True)
     model = http(server)
     part = {"type": "text", "text": "hi PROMPTMARK", "extra": {(1, 2): "tuple key"}}
     chat = {"model": "fake-model", "messages": [{"role": "user", "content": [part]}]}
-    first = await model.invoke(**chat)
+    first = model.create_api_calling(**chat)
+    with pytest.raises(EndpointConfigurationError):
+        await model.invoke(first)
     assert first.status is EventStatus.FAILED
     assert type(first.exception).__name__ == "EndpointConfigurationError"
 
