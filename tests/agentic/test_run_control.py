@@ -127,6 +127,42 @@ async def test_deadline_passing_while_the_consumer_holds_a_chunk_stops_the_next_
     assert len(texts) < 50
 
 
+async def test_a_held_chunk_past_the_limit_ends_the_call_and_frees_its_permit(
+    replay: Any, alive: Any, attached: list[Any]
+) -> None:
+    """The run ends at its limit, not when its consumer next asks for a chunk.
+
+    With one permit, a second run must be admitted once the first run's limit passed, while
+    its consumer still holds a chunk and has not read again.
+    """
+    replay.write(events=[{"type": "text", "content": "a"}], stall=True)
+    model = iModel(
+        endpoint=ReferenceCliEndpoint(argv=replay.argv, terminate_grace=0.5), concurrency_limit=1
+    )
+    async with model:
+        call = model.create_api_calling(prompt="go")
+        stream = model.stream(call, timeout=0.4)
+        assert (await anext(stream)).content == "a"
+        assert model.admission_snapshot().active == 1
+        with anyio.fail_after(BOUND):  # the limit passes with no read pending
+            while model.admission_snapshot().active:  # noqa: ASYNC110 - watching the permit
+                await anyio.sleep(0.02)
+        assert call.status is EventStatus.ABORTED
+        assert isinstance(call.execution.exception, RequestDeadlineExceeded)
+
+        second = model.create_api_calling(prompt="again")
+        with anyio.fail_after(BOUND):  # admitted while the first consumer holds its chunk
+            other = model.stream(second, timeout=5)
+            assert (await anext(other)).content == "a"
+        await other.aclose()
+
+        with pytest.raises(RequestDeadlineExceeded) as info:
+            await anext(stream)
+        assert info.value.phase == "stream"
+        assert len(attached) == 2 and attached[0].expired
+        assert model.admission_snapshot().active == 0
+
+
 @pytest.mark.parametrize("ignore_term", [False, True], ids=["exits-on-sigterm", "ignores-sigterm"])
 async def test_the_cli_is_stopped_at_the_limit_while_the_consumer_holds_a_chunk(
     replay: Any, alive: Any, attached: list[Any], ignore_term: bool

@@ -33,7 +33,12 @@ BOUND = 3.0  # "fired near its time" bound: generous for a loaded 2-core machine
 
 
 def _own_client_model(
-    server: FakeProviderServer, probe: Any, *, headers: dict[str, str], timeout: float = 10.0
+    server: FakeProviderServer,
+    probe: Any,
+    *,
+    headers: dict[str, str],
+    timeout: float = 10.0,
+    **imodel_kw: Any,
 ) -> iModel:
     cls = type("OwnClientEndpoint", (Endpoint,), {"projector": ChatCompletionsProjector})
     endpoint = cls(
@@ -49,7 +54,7 @@ def _own_client_model(
             "default_headers": headers,
         }
     )
-    return probe.watch(iModel(endpoint=endpoint))
+    return probe.watch(iModel(endpoint=endpoint, **imodel_kw))
 
 
 @pytest.fixture
@@ -100,6 +105,41 @@ async def test_deadline_passing_while_the_consumer_holds_a_chunk(server, probe, 
     assert info.value.phase == "stream"
     assert len(attached) == 1
     probe.left(call, EventStatus.ABORTED, RequestDeadlineExceeded)
+    await probe.finish()
+
+
+async def test_a_held_chunk_past_the_deadline_ends_the_call_and_frees_its_permit(
+    server, probe, chat, attached
+):
+    """The call ends at its deadline, not when its consumer next asks for a chunk.
+
+    With one permit, a second caller must get it once the first call's deadline passed, while
+    the first consumer is still holding a chunk and has not read again.
+    """
+    model = _own_client_model(
+        server, probe, headers={"x-fake-behaviour": "stall"}, concurrency_limit=1
+    )
+    call = model.create_api_calling(**chat)
+    stream = model.stream(call, timeout=0.3)
+    assert (await anext(stream)).type == "text"
+    assert model.admission_snapshot().active == 1
+
+    with anyio.fail_after(BOUND):  # the deadline passes with no read pending
+        while model.admission_snapshot().active:  # noqa: ASYNC110 - watching the permit
+            await anyio.sleep(0.02)
+    assert call.status is EventStatus.ABORTED
+    assert isinstance(call.execution.exception, RequestDeadlineExceeded)
+    second = model.create_api_calling(**chat)
+    with anyio.fail_after(BOUND):  # admitted while the first consumer still holds its chunk
+        waiting = model.stream(second, timeout=5)
+        assert (await anext(waiting)).type == "text"
+    await waiting.aclose()
+
+    with pytest.raises(RequestDeadlineExceeded) as info:
+        await anext(stream)  # the consumer resumes: the same typed error
+    assert info.value.phase == "stream"
+    probe.left(call, EventStatus.ABORTED, RequestDeadlineExceeded)
+    probe.left(second, EventStatus.CANCELLED)
     await probe.finish()
 
 

@@ -30,6 +30,7 @@ from lionagi.service import (
     AdmissionConfig,
     AdmissionConfigError,
     AdmissionLease,
+    Endpoint,
     RequestBudget,
     RequestDeadlineExceeded,
     SharedAdmission,
@@ -518,3 +519,46 @@ async def test_close_wakes_a_call_waiting_under_the_local_fallback(
             await wait_until(lambda: fallback.snapshot().queued >= 1)  # waits in the fallback
             await admission.close()
     assert len(waited) == 1
+
+
+async def test_a_stream_past_its_deadline_gives_its_shared_permit_back_while_its_chunk_is_held(
+    redis_server: RedisServer,
+) -> None:
+    """The deadline's timer releases the shared permit from an event-loop callback.
+
+    A consumer holding a chunk past the deadline must not keep the shared permit (and every
+    process's queue behind it) until it reads again; the release reaches Redis from the timer.
+    """
+    from lionagi.service import EventStatus, OpenAIChatCompletionsRequest, iModel
+    from lionagi.service.http import ChatCompletionsProjector
+    from lionagi.service_testing import FakeProviderServer
+
+    cls = type("HeldStreamEndpoint", (Endpoint,), {"projector": ChatCompletionsProjector})
+    client = redis.Redis.from_url(redis_server.url)
+    permits = shared_keys("held")[1]
+    async with FakeProviderServer() as server:
+        endpoint = cls(
+            {
+                "name": "fake_chat",
+                "provider": "fakeopenai",
+                "endpoint": "chat/completions",
+                "base_url": server.base_url + "/v1",
+                "api_key": "sk-test-held-ZZ42",
+                "allow_local_network": True,
+                "request_options": OpenAIChatCompletionsRequest,
+                "default_headers": {"x-fake-behaviour": "stall"},
+            }
+        )
+        backend = SharedAdmission(url=redis_server.url, key="held")
+        async with iModel(endpoint=endpoint, admission_backend=backend, concurrency_limit=1) as m:
+            request = {"model": "fake-model", "messages": [{"role": "user", "content": "hi"}]}
+            call = m.create_api_calling(**request)
+            async with aclosing(m.stream(call, timeout=0.3)) as stream:
+                assert (await anext(stream)).type == "text"
+                assert client.zcard(permits) == 1
+                with anyio.fail_after(10):  # no read pending: only the timer can give it back
+                    await wait_until(lambda: client.zcard(permits) == 0)
+                assert call.status is EventStatus.ABORTED
+                with pytest.raises(RequestDeadlineExceeded):
+                    await anext(stream)
+    client.close()

@@ -456,6 +456,31 @@ class CallSupervisor:
             raise DeadlineReached from None
 
     @staticmethod
+    def _expire_parked(
+        call: APICalling, lease: AdmissionLease, key: str, limit: _AgenticLimit | None
+    ) -> None:
+        """The stream's limit passed: if the consumer is holding a chunk, the call ends now.
+
+        The control's timer has already stopped the work (shut the connection down, or
+        signalled the CLI), but with no read in progress the stream's own failure path runs
+        only when the consumer asks for the next chunk, which may be much later or never. Until
+        then the call would show as running and hold its concurrency permit, keeping an
+        admitted caller waiting on work that no longer exists. So the call is terminated with
+        the deadline error here, and the permit released; the next read raises the same typed
+        error. With a read in progress (or a chunk hook running) nothing is done here: that
+        read fails at once and its path ends the call.
+        """
+        if lease.parked is None:
+            return
+        error = (
+            RequestDeadlineExceeded(key, "stream")
+            if limit is None
+            else limit.exceeded(key, "stream")
+        )
+        call.terminate(outcome_status(error), error=error)
+        lease.release()
+
+    @staticmethod
     def _abort_parked(call: APICalling) -> None:
         call.terminate(
             EventStatus.ABORTED,
@@ -555,6 +580,7 @@ class CallSupervisor:
         trace = telemetry.start(call, True) if telemetry is not None else None
         lease: AdmissionLease | None = None
         opened: OpenedStream[Any] | None = None  # batches (HTTP) or chunks (agentic)
+        timed: ReadControl | RunControl | None = None  # a control whose timer ends the call
         try:
             lease = await self._acquire(call, key, budget, trace)
             call.mark_processing()
@@ -573,6 +599,8 @@ class CallSupervisor:
                 if fast or run_control is not None:
                     assert control is not None
                     lease.on_abort(control.abort)
+                    timed = control
+                    control.on_expire = partial(self._expire_parked, call, lease, key, limit)
                 registry = call.hook_registry
                 hooked = registry is not None and registry.has(HookPhase.ON_CHUNK)
                 # A chunk hook or a trace sees every chunk: then each takes the watched path
@@ -689,6 +717,8 @@ class CallSupervisor:
                 raise
             finally:
                 lease.on_abort(None)
+                if timed is not None:
+                    timed.on_expire = None
                 if opened is not None:
                     await opened.aclose()
             try:

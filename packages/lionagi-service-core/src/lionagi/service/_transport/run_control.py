@@ -87,6 +87,7 @@ class RunControl:
         "expired",
         "lingering",
         "live",
+        "on_expire",
         "reading",
     )
 
@@ -104,6 +105,9 @@ class RunControl:
         self._readers: list[Callable[[str], None]] = []
         self._timer: Cancellable | None = None
         self._cut: asyncio.Task[Any] | None = None
+        # Run (synchronously, on the loop) once the limit's timer fired and the readers were
+        # interrupted: the supervisor ends a call whose consumer is holding a chunk there.
+        self.on_expire: Callable[[], None] | None = None
 
     def attach(self, interrupt: Callable[[str], None]) -> None:
         """Bound the reader that calls this: ``interrupt(reason)`` stops its reads from now on.
@@ -209,3 +213,5 @@ class RunControl:
         for interrupt in tuple(self._readers):
             interrupt(EXPIRED)
         self._cut_lingering_read()
+        if self.on_expire is not None:
+            self.on_expire()

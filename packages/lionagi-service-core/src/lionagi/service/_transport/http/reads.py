@@ -35,6 +35,8 @@ import httpcore
 from ..._base.loops import running_asyncio_loop
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..kernel_timer import Cancellable
 
 __all__ = ["ReadControl", "SupervisedStream"]
@@ -51,13 +53,16 @@ class ReadControl:
     connection; when False, nothing here is enforced and the supervisor must bound reads itself.
     """
 
-    __slots__ = ("_stream", "_timer", "aborted", "attached", "deadline", "expired")
+    __slots__ = ("_stream", "_timer", "aborted", "attached", "deadline", "expired", "on_expire")
 
     def __init__(self, deadline: float | None) -> None:
         self.deadline = deadline
         self.attached = False
         self.aborted = False
         self.expired = False
+        # Run (synchronously, on the loop) when the armed deadline shut the connection: the
+        # supervisor ends a call whose consumer is holding a chunk there and then.
+        self.on_expire: Callable[[], None] | None = None
         self._stream: SupervisedStream | None = None
         self._timer: Cancellable | None = None
 
@@ -108,6 +113,8 @@ class ReadControl:
             return
         self.expired = True
         self._stream.shutdown()
+        if self.on_expire is not None:
+            self.on_expire()
 
     async def read(
         self,
