@@ -136,6 +136,9 @@ async def test_auth_statuses_are_unauthorized(status: int) -> None:
     assert SECRET not in str(info.value)
     assert SECRET not in info.value.body_excerpt
     assert "127.0.0.1:9/agent/nlip/" in str(info.value)
+    # The endpoint sends no key, so the message must not send the caller looking for one.
+    assert "API key" not in str(info.value)
+    assert "sends no credential" in str(info.value)
     assert transport.calls == 1
 
 

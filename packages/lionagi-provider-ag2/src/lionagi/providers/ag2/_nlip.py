@@ -411,6 +411,13 @@ def nlip_url(base: str | None, field: str, error: Callable[[str, str], Exception
     return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
 
 
+# What a 401/403 message advises: the endpoint has no API key to check (see refuse_credentials).
+_NO_CREDENTIAL = (
+    "the NLIP endpoint sends no credential; put an authenticating gateway in front of the NLIP "
+    "server, or let the server accept this client"
+)
+
+
 def refuse_credentials(url: str, field: str, error: Callable[[str, str], Exception]) -> None:
     """Refuse ``url`` when it carries credentials (``user:password@``), without repeating them.
 
@@ -484,7 +491,7 @@ def _parse(response: httpx.Response, raw: bytes, where: str, field: str) -> Any:
     if not 200 <= status < 300:
         # Core's mapping: 401/403 unauthorized, 429 rate limit and 5xx with Retry-After, the
         # URL without userinfo or query, the body excerpt redacted.
-        raise status_error(response, raw)
+        raise status_error(response, raw, unauthorized_hint=_NO_CREDENTIAL)
     try:
         body = json.loads(body_text)
     except (ValueError, RecursionError) as exc:

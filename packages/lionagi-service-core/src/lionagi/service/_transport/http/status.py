@@ -170,7 +170,11 @@ def error_info(
 
 
 def status_error(
-    response: httpx.Response, body: bytes, *, secrets: Iterable[str] = ()
+    response: httpx.Response,
+    body: bytes,
+    *,
+    secrets: Iterable[str] = (),
+    unauthorized_hint: str = "check the API key",
 ) -> ProviderStatusError | ProviderProtocolError:
     """The typed error for a non-2xx ``response`` whose (bounded) body is ``body``.
 
@@ -178,7 +182,8 @@ def status_error(
     ``retry_after``, 5xx server errors, context-length and content-filter codes), for an
     adapter that sends its own request outside :class:`Endpoint` (a remote agent). The message
     names the method and URL (credentials and query values redacted) and a bounded, redacted
-    excerpt of the body; ``secrets`` are redacted too.
+    excerpt of the body; ``secrets`` are redacted too. ``unauthorized_hint`` is the advice a
+    401/403 message gives: an adapter that sends no API key says what the caller can do instead.
     """
     secrets = tuple(secrets)
     status = response.status_code
@@ -203,7 +208,7 @@ def status_error(
         )
     if status in (401, 403):
         return ProviderUnauthorizedError(
-            f"{where} refused the credentials (HTTP {status}); check the API key{suffix}",
+            f"{where} refused the credentials (HTTP {status}); {unauthorized_hint}{suffix}",
             status=status,
             body_excerpt=text,
         )
