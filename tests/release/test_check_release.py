@@ -31,7 +31,7 @@ def _copy(dest: Path) -> Path:
             continue
         target = dest / "packages" / package.name
         target.mkdir(parents=True)
-        for name in ("pyproject.toml", "CHANGELOG.md", "LICENSE"):
+        for name in ("pyproject.toml", "CHANGELOG.md", "LICENSE", "README.md"):
             if (package / name).exists():
                 shutil.copy(package / name, target / name)
         data = tomllib.loads((package / "pyproject.toml").read_text(encoding="utf-8"))
@@ -127,6 +127,12 @@ def _runtime_version_behind(root: Path) -> None:
     _edit(core / "CHANGELOG.md", "\n## 0.1.0", "\n## 0.1.1\n\n- Fixed.\n\n## 0.1.0")
 
 
+def _relative_readme_link(root: Path) -> None:
+    path = root / "packages/lionagi-provider-groq/README.md"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text + "\nSee [the guide](../../docs/providers/groq.md).\n", encoding="utf-8")
+
+
 CASES: dict[str, tuple[Callable[[Path], None], list[str]]] = {
     "core bumped past the providers' ranges": (
         _bump_core_past_the_ranges,
@@ -173,6 +179,11 @@ CASES: dict[str, tuple[Callable[[Path], None], list[str]]] = {
         _runtime_version_behind,
         ["lionagi-service-core: __version__ = '0.1.0' in src/lionagi/service/__init__.py differs "
          "from project.version '0.1.1'"],
+    ),
+    "published README links relatively (dead on PyPI)": (
+        _relative_readme_link,
+        ["lionagi-provider-groq: README.md links to '../../docs/providers/groq.md', a relative "
+         "link"],
     ),
     "license copy differs": (
         _license_text_differs,
