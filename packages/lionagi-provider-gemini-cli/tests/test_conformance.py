@@ -97,7 +97,14 @@ EVENTS: dict[Scenario, list[dict[str, Any]]] = {
     Scenario.RETRY_NOTICE: [
         init(),
         user(),
-        {"type": "error", "timestamp": TS, "severity": "warning", "message": "Loop detected"},
+        # A warning the CLI continues after. Not "Loop detected": that one stops the turn
+        # unsaved and is a failure (test_loop_detection.py).
+        {
+            "type": "error",
+            "timestamp": TS,
+            "severity": "warning",
+            "message": "Agent execution blocked: the BeforeAgent hook refused the prompt",
+        },
         say("answered after the notice"),
         result(),
     ],

@@ -202,17 +202,18 @@ def test_content_after_the_result_is_a_protocol_error() -> None:
         projector.project({"type": "message", "role": "assistant", "content": "late"})
 
 
+BLOCKED = "Agent execution blocked: the BeforeAgent hook refused the prompt"
+"""A warning the CLI continues after (AgentExecutionBlocked), unlike loop detection."""
+
+
 def test_warning_notice_is_metadata_not_failure() -> None:
     chunks = project_all(
-        {"type": "error", "severity": "warning", "message": "Loop detected, stopping execution"},
+        {"type": "error", "severity": "warning", "message": BLOCKED},
         {"type": "message", "role": "assistant", "content": "still fine", "delta": True},
         {"type": "result", "status": "success", "stats": {}},
     )
     assert [c.type for c in chunks] == ["system", "text", "result"]
-    assert chunks[0].metadata == {
-        "notice": "Loop detected, stopping execution",
-        "severity": "warning",
-    }
+    assert chunks[0].metadata == {"notice": BLOCKED, "severity": "warning"}
     assert not chunks[0].is_error
 
 

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
         GeminiTurnLimitError,
         GeminiUntrustedWorkspaceError,
     )
-    from ._events import IGNORED_EVENTS, GeminiEventProjector
+    from ._events import IGNORED_EVENTS, LOOP_DETECTED_CODE, GeminiEventProjector
     from ._request import GeminiCodeRequest
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
     "GEMINI_EXIT_PATTERNS",
     "HEADLESS_SETTINGS",
     "IGNORED_EVENTS",
+    "LOOP_DETECTED_CODE",
     "MODEL_POLICIES",
     "PROVIDER_SPECS",
     "GeminiCancelledError",
@@ -63,7 +64,7 @@ __getattr__, __dir__ = lazy_exports(
             "GeminiTurnLimitError",
             "GeminiUntrustedWorkspaceError",
         ),
-        "._events": ("IGNORED_EVENTS", "GeminiEventProjector"),
+        "._events": ("IGNORED_EVENTS", "LOOP_DETECTED_CODE", "GeminiEventProjector"),
         "._request": ("GeminiCodeRequest",),
     },
 )

@@ -9,6 +9,9 @@ The grammar (gemini-cli 0.61, ``JsonStreamEventType``), one JSON object per line
     {"type":"tool_result","tool_id":"..","status":"success"|"error","output":"..",
      "error":{"type":"..","message":".."}}                          -> tool_result
     {"type":"error","severity":"warning"|"error","message":".."}    -> system (notice), remembered
+    {"type":"error","severity":"warning","message":"Loop detected, stopping execution"}
+                                                                    -> system (notice); the run's
+                                                                       result becomes an error
     {"type":"result","status":"success","stats":{..}}               -> system (session_id
                                                                        confirmed), result
     {"type":"result","status":"error","error":{"type":"..","message":".."},"stats":{..}}
@@ -18,6 +21,15 @@ The session id is *confirmed* (canonical ``session_id``, which core stores for t
 ``resume``) only by a successful result: gemini saves a session once a turn completes, and an
 id from a run that failed before that is refused by ``--resume`` (exit 42, "No previous sessions
 found"). The ``init`` event's id is passed on early as ``provider_session_id``.
+
+Loop detection is the exception to "success is the result's status". When the CLI's loop
+detector fires it emits ``{"type":"error","severity":"warning","message":"Loop detected,
+stopping execution"}``, stops the turn and still ends with ``{"type":"result","status":
+"success"}`` (exit 0), but saves no session. Confirming that id made every later turn fail to
+resume, so a run with that notice ends on one error chunk (code :data:`LOOP_DETECTED_CODE`,
+the CLI's own name for it) instead of a result: no ``session_id`` is confirmed, core keeps the
+model's previous session, and the caller learns why the turn stopped (``ProviderStreamError``
+with ``code == "LOOP_DETECTED"``; not retryable, the same prompt may loop again).
 
 Every assistant ``message`` is a delta (``delta: true``) and no event marks where one assistant
 message ends, so the projection draws the line itself: the first text after the start of the
@@ -50,10 +62,17 @@ from typing import Any
 
 from lionagi.service import ProviderProtocolError, StreamChunk
 
-__all__ = ["IGNORED_EVENTS", "GeminiEventProjector", "usage_of"]
+__all__ = ["IGNORED_EVENTS", "LOOP_DETECTED_CODE", "GeminiEventProjector", "usage_of"]
 
 IGNORED_EVENTS: frozenset[tuple[str, str | None]] = frozenset({("message", "user")})
 """``(type, role)`` pairs that carry nothing for the consumer (the CLI's echo of the prompt)."""
+
+LOOP_DETECTED_CODE = "LOOP_DETECTED"
+"""``code`` of the error a loop-detected run ends on (the name Gemini CLI gives the condition)."""
+
+_LOOP_NOTICE = "loop detected"
+"""How the CLI's loop notice starts (``"Loop detected, stopping execution"`` in 0.61), matched
+case-insensitively: the event carries no code, so the text is the only evidence."""
 
 _USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens", "cached")
 
@@ -76,10 +95,15 @@ class GeminiEventProjector:
     """
 
     def __init__(self) -> None:
-        """Start a run: no session, no notices, no message streaming, no terminal event yet."""
+        """Start a run: no session, no notices, no loop, no message streaming, no terminal event.
+
+        ``loop_notice`` keeps the CLI's loop-detection text: a run that had one cannot confirm
+        its session, whatever the result event's status says.
+        """
         self.session_id: str | None = None
         self.model: str | None = None
         self.notices: list[str] = []
+        self.loop_notice: str | None = None
         self.finished = False
         self._in_message = False
 
@@ -186,6 +210,8 @@ class GeminiEventProjector:
             raise ProviderProtocolError(f"gemini: error event with unknown severity {severity!r}")
         if severity == "error":
             self.notices.append(message)
+        elif message.strip().lower().startswith(_LOOP_NOTICE):
+            self.loop_notice = message.strip()  # the run stops here; its result must not commit
         return StreamChunk("system", metadata={"notice": message, "severity": severity})
 
     def _result(self, event: Mapping[str, Any]) -> StreamChunk:
@@ -193,6 +219,8 @@ class GeminiEventProjector:
         status = event.get("status")
         stats = event.get("stats")
         stats = stats if isinstance(stats, Mapping) else {}
+        if status == "success" and self.loop_notice is not None:
+            return self._loop_failure(self.loop_notice)
         if status == "success":
             meta: dict[str, Any] = {}
             usage = usage_of(stats)
@@ -211,6 +239,21 @@ class GeminiEventProjector:
         if status == "error":
             return self._failure(event)
         raise ProviderProtocolError(f"gemini: result with unknown status {status!r}")
+
+    @staticmethod
+    def _loop_failure(notice: str) -> StreamChunk:
+        """The error a loop-detected "success" becomes: the CLI stopped and saved no session.
+
+        An error chunk, not a result, so core's contract check commits no ``session_id`` (the
+        next turn keeps the model's previous session instead of resuming one gemini never
+        wrote) and ``invoke``/``stream`` raise :class:`ProviderStreamError` with
+        ``code == LOOP_DETECTED_CODE``. The text streamed before the loop was already delivered.
+        """
+        message = (
+            f"gemini: {notice} (the CLI's loop detection ended the turn early and saved no "
+            "session, so this turn is not resumed)"
+        )
+        return StreamChunk("error", message, is_error=True, metadata={"code": LOOP_DETECTED_CODE})
 
     def _failure(self, event: Mapping[str, Any]) -> StreamChunk:
         error = event.get("error")
