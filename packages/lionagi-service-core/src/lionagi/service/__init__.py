@@ -1,6 +1,6 @@
-"""lionagi.service: one model-facing ``iModel`` over HTTP APIs, agentic CLIs and agents.
+"""lionagi.service: one model-facing `iModel` over HTTP APIs, agentic CLIs and agents.
 
-The public surface is what this module re-exports; everything under ``_``-prefixed packages is
+The public surface is what this module re-exports; everything under `_`-prefixed packages is
 private and may move between releases.
 """
 

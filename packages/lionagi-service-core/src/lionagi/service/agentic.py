@@ -1,7 +1,7 @@
 """Tools for agentic adapter authors: subprocess support, output contract, error patterns.
 
 Core's shared mechanics for ADR-0030 adapters. Vendor packages import from here; applications
-normally need only :mod:`lionagi.service`.
+normally need only `lionagi.service`.
 """
 
 from ._base.chunk import CHUNK_TYPES as CHUNK_TYPES

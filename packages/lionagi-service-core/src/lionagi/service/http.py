@@ -1,17 +1,17 @@
 """HTTP adapter-author surface: endpoints, dialects, projectors, error mapping, the SSRF guard.
 
-Applications normally need only :mod:`lionagi.service`; this module is for provider
+Applications normally need only `lionagi.service`; this module is for provider
 distributions and for tests that inject a resolver. A vendor endpoint subclasses
-:class:`~lionagi.service.Endpoint` (or :class:`OpenAIChatEndpoint` /
-:class:`OpenAIEmbeddingsEndpoint` for the shared dialect) and declares its stream dialect as
-``projector``; a vendor projector subclasses :class:`ProjectorBase`; a vendor error vocabulary
-overrides ``Endpoint.map_status_error`` (reading :class:`HTTPErrorInfo`) and classifies its error
-chunks' text with ``Endpoint.error_patterns`` (:class:`ProviderErrorPattern` rows); a thin
-OpenAI-compatible vendor declares its rows with :func:`openai_compatible_specs`.
+`Endpoint` (or `OpenAIChatEndpoint` /
+`OpenAIEmbeddingsEndpoint` for the shared dialect) and declares its stream dialect as
+`projector`; a vendor projector subclasses `ProjectorBase`; a vendor error vocabulary
+overrides `Endpoint.map_status_error` (reading `HTTPErrorInfo`) and classifies its error
+chunks' text with `Endpoint.error_patterns` (`ProviderErrorPattern` rows); a thin
+OpenAI-compatible vendor declares its rows with `openai_compatible_specs`.
 
-An adapter that sends its own HTTP request outside an ``Endpoint`` (a remote agent) checks the
-URL with :meth:`SSRFGuard.approve` and sends through a client built on :class:`PinnedTransport`
-inside :func:`pinned`, so it connects to exactly the addresses the guard checked.
+An adapter that sends its own HTTP request outside an `Endpoint` (a remote agent) checks the
+URL with `SSRFGuard.approve` and sends through a client built on `PinnedTransport`
+inside `pinned`, so it connects to exactly the addresses the guard checked.
 """
 
 from ._catalog.compatible_specs import openai_compatible_specs as openai_compatible_specs

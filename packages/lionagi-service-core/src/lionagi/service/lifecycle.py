@@ -1,7 +1,7 @@
-"""Lower-level lifecycle primitives (ADR-0029) behind ``iModel``.
+"""Lower-level lifecycle primitives (ADR-0029) behind `iModel`.
 
 For adapter authors and advanced callers composing their own supervision: attempts, circuit
-breaker, clock seam, admission internals. ``iModel`` wires all of them already.
+breaker, clock seam, admission internals. `iModel` wires all of them already.
 """
 
 from ._lifecycle.admission import Admission as Admission

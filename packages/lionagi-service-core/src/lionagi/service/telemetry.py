@@ -1,6 +1,6 @@
-"""OpenTelemetry tracing and metrics for ``iModel`` calls (``lionagi-service-core[otel]``).
+"""OpenTelemetry tracing and metrics for `iModel` calls (`lionagi-service-core[otel]`).
 
-Off until :func:`instrument` is called; importing this module imports no ``opentelemetry``
+Off until `instrument` is called; importing this module imports no `opentelemetry`
 module. See docs/production.md, "Tracing and metrics", for what is recorded.
 """
 

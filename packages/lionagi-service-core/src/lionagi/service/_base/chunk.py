@@ -28,9 +28,9 @@ CHUNK_TYPES: frozenset[str] = frozenset(get_args(ChunkType))
 class StreamChunk:
     """One normalized piece of provider output.
 
-    ``is_delta=True`` means ``content`` continues the previous chunk of the same type; ``False``
-    means it is a complete unit. ``is_error`` and ``type == "error"`` always agree for
-    provider-declared failures; a failed tool result sets ``is_error`` on a ``tool_result``.
+    `is_delta=True` means `content` continues the previous chunk of the same type; `False`
+    means it is a complete unit. `is_error` and `type == "error"` always agree for
+    provider-declared failures; a failed tool result sets `is_error` on a `tool_result`.
     """
 
     type: ChunkType

@@ -35,9 +35,9 @@ DiagnosticDict = dict[str, str | list[str] | None]
 class ProviderDiagnostic:
     """One catalog problem, tied to the provider, endpoint, module and key it concerns.
 
-    ``distributions`` names the installed distribution(s) the problem comes from (sorted; empty
-    only for hand-built inventory rows) and ``fix`` says what to do about it, e.g. which
-    distribution to ``pip uninstall`` or reinstall: a provider key alone does not tell a user
+    `distributions` names the installed distribution(s) the problem comes from (sorted; empty
+    only for hand-built inventory rows) and `fix` says what to do about it, e.g. which
+    distribution to `pip uninstall` or reinstall: a provider key alone does not tell a user
     which package put it there.
     """
 

@@ -53,14 +53,14 @@ class Execution:
     """The execution record of one event.
 
     A slotted dataclass rather than a model: status changes happen on every call and must be
-    plain attribute writes. Only ``status``, ``duration``, ``response`` and ``error`` serialize;
+    plain attribute writes. Only `status`, `duration`, `response` and `error` serialize;
     the typed exception, start time and completion signal are runtime state.
 
-    ``duration`` is seconds from PROCESSING (the call was admitted) to the terminal status: the
+    `duration` is seconds from PROCESSING (the call was admitted) to the terminal status: the
     provider's share, hooks and retries included, the wait in the admission queue not. An event
     that ended before it was admitted (timed out, cancelled or aborted while queued) has None:
     it never ran, and its wait is what the admission-wait metric and the deadline error's
-    ``phase`` report.
+    `phase` report.
     """
 
     status: EventStatus = EventStatus.PENDING
@@ -84,8 +84,8 @@ class Execution:
 class Event(BaseModel):
     """Base of every call event.
 
-    Subclasses implement :meth:`_invoke` and/or :meth:`_stream`. :meth:`invoke` records ordinary
-    exceptions on the event (the caller inspects ``status``/``exception``); :meth:`stream`
+    A subclass supplies the work itself, one-shot and/or streamed. `invoke` records ordinary
+    exceptions on the event (the caller inspects `status`/`exception`); `stream`
     records them *and* re-raises, so a failing stream never looks like a clean end of output.
     Cancellation is recorded as CANCELLED and always re-raised.
     """
@@ -115,7 +115,7 @@ class Event(BaseModel):
 
     @property
     def exception(self) -> BaseException | None:
-        """The exception that ended the event, if any (kept typed; ``execution.error`` is text)."""
+        """The exception that ended the event, if any (kept typed; `execution.error` is text)."""
         return self.execution.exception
 
     def mark_processing(self) -> None:

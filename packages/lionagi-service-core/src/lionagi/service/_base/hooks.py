@@ -74,8 +74,8 @@ class HookRegistry:
     """Holds at most one callable per hook point. Sync or async callables are both accepted.
 
     A sync hook runs on the event loop's thread, so neither its cap nor the deadline nor a
-    cancellation can interrupt it; under an ``iModel`` one that returns past its limit ends the
-    call as an async hook cut off there would (``HookTimeout`` or the deadline error).
+    cancellation can interrupt it; under an `iModel` one that returns past its limit ends the
+    call as an async hook cut off there would (`HookTimeout` or the deadline error).
     """
 
     __slots__ = ("_chunk", "_create", "_post", "_pre")
@@ -103,7 +103,7 @@ class HookRegistry:
 
     @classmethod
     def from_mapping(cls, hooks: dict[str, Any]) -> HookRegistry:
-        """Build from ``{"pre_invocation": fn, ...}``; an unknown key is an error, not ignored."""
+        """Build from `{"pre_invocation": fn, ...}`; an unknown key is an error, not ignored."""
         known = {p.value for p in HookPhase}
         # Sorted as text: keys of mixed types (``{1: f, "pre": g}``) would otherwise fail the
         # sort itself and the caller would see Python's comparison error, not the bad key.
@@ -113,17 +113,17 @@ class HookRegistry:
         return cls(**hooks)
 
     def has(self, phase: HookPhase) -> bool:
-        """True when a callable is registered for ``phase``."""
+        """True when a callable is registered for `phase`."""
         return getattr(self, _SLOTS[phase]) is not None
 
     async def pre_event_create(
         self, event_type: type[Event], kwargs: MutableMapping[str, Any]
     ) -> None:
-        """Run the pre-create hook; it may edit ``kwargs`` in place or raise to refuse.
+        """Run the pre-create hook; it may edit `kwargs` in place or raise to refuse.
 
         Raises:
-            TypeError: the hook returned a value other than None or ``kwargs`` itself. A hook
-                written to return new kwargs (``return {**kwargs, "temperature": 0}``) would
+            TypeError: the hook returned a value other than None or `kwargs` itself. A hook
+                written to return new kwargs (`return {**kwargs, "temperature": 0}`) would
                 otherwise have its change dropped without a word.
         """
         if self._create is not None:
@@ -158,14 +158,14 @@ class HookRegistry:
 class HookedEvent(Event):
     """An event whose provider work is wrapped by pre/post invocation hooks.
 
-    Standalone :meth:`invoke`/:meth:`stream` apply the default hook caps; under an ``iModel`` the
+    Standalone `invoke`/`stream` apply the default hook caps; under an `iModel` the
     lifecycle supervisor runs the same hooks with caps clipped to the request budget.
     """
 
     hook_registry: HookRegistry | None = Field(default=None, exclude=True)
 
     async def run_hook(self, phase: HookPhase, cap: float | None = None) -> None:
-        """Run one invocation hook under ``cap`` seconds (None: no local cap)."""
+        """Run one invocation hook under `cap` seconds (None: no local cap)."""
         registry = self.hook_registry
         if registry is None:
             return

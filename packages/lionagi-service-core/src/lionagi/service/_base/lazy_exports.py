@@ -20,18 +20,18 @@ __all__ = ["lazy_exports"]
 def lazy_exports(
     package: str, exports: Mapping[str, tuple[str, ...]]
 ) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
-    """Return ``(__getattr__, __dir__)`` serving ``exports`` lazily for module ``package``.
+    """Return `(__getattr__, __dir__)` serving `exports` lazily for module `package`.
 
     Args:
-        package: the package's ``__name__``.
-        exports: relative submodule (``"._endpoint"``) to the public names it defines.
+        package: the package's `__name__`.
+        exports: relative submodule (`"._endpoint"`) to the public names it defines.
 
-    Usage, in a provider's ``__init__.py`` (keep the names in ``__all__`` and import them under
-    ``TYPE_CHECKING`` so type checkers see them)::
+    Usage, in a provider's `__init__.py` (keep the names in `__all__` and import them under
+    `TYPE_CHECKING` so type checkers see them):
 
         __getattr__, __dir__ = lazy_exports(__name__, {"._endpoint": ("GroqChat",)})
 
-    An unknown name raises ``AttributeError`` as a plain module would; an import failure of the
+    An unknown name raises `AttributeError` as a plain module would; an import failure of the
     submodule propagates unchanged (the catalog turns it into its typed error on first match).
     """
     owners = {name: module for module, names in exports.items() for name in names}

@@ -22,11 +22,11 @@ _PREFIXES = ("Value error, ", "Assertion failed, ")
 def first_error(
     exc: ValidationError, default_field: str, model: type[BaseModel] | None = None
 ) -> tuple[str, str]:
-    """The first error's dotted location (``default_field`` when it has none) and message.
+    """The first error's dotted location (`default_field` when it has none) and message.
 
-    An unknown nested field (pydantic's ``extra_forbidden``) reads like the unknown top-level
+    An unknown nested field (pydantic's `extra_forbidden`) reads like the unknown top-level
     ones the callers report themselves: "unknown field", with the closest field of the nested
-    model when ``model`` (the validated model) lets us find it.
+    model when `model` (the validated model) lets us find it.
     """
     first = exc.errors(include_input=False, include_url=False, include_context=False)[0]
     field = ".".join(str(part) for part in first["loc"]) or default_field

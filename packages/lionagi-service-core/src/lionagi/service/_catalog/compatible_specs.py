@@ -61,36 +61,36 @@ def openai_compatible_specs(
     embeddings_aliases: tuple[str, ...] = ("embed",),
     embeddings_defaults: Mapping[str, Any] | None = None,
 ) -> tuple[ProviderEndpointSpec, ...]:
-    """The chat row (and, with ``embeddings_class``, the embeddings row) of a thin vendor.
+    """The chat row (and, with `embeddings_class`, the embeddings row) of a thin vendor.
 
     Args:
-        provider: the provider key (``"groq"``).
+        provider: the provider key (`"groq"`).
         provider_aliases: extra spellings of the key, given on every row.
-        base_url: the vendor's API root (``"https://api.groq.com/openai/v1"``).
+        base_url: the vendor's API root (`"https://api.groq.com/openai/v1"`).
         api_key_env: the environment variable holding the key (None: no key, e.g. a local
             server).
-        chat_class: the vendor's own :class:`OpenAIChatEndpoint` subclass (one per vendor), or
-            its ``"module:Name"`` reference: a deferred row, imported on the provider's first
-            use and checked then (:mod:`.deferred`), which keeps the vendor's models out of
+        chat_class: the vendor's own `OpenAIChatEndpoint` subclass (one per vendor), or
+            its `"module:Name"` reference: a deferred row, imported on the provider's first
+            use and checked then (`deferred`), which keeps the vendor's models out of
             commands that do not use it.
         chat_request: the request model, usually a subclass of
-            :class:`OpenAIChatCompletionsRequest` adding the vendor's parameters (or a factory,
-            or a ``"module:Name"`` reference). None (the default):
-            :class:`OpenAIChatCompletionsRequest`, by reference when ``chat_class`` is one.
+            `OpenAIChatCompletionsRequest` adding the vendor's parameters (or a factory,
+            or a `"module:Name"` reference). None (the default):
+            `OpenAIChatCompletionsRequest`, by reference when `chat_class` is one.
         chat_endpoint: the chat row's path and endpoint key.
         chat_aliases: the chat row's alias keys.
         chat_defaults: the chat row's payload defaults.
-        embeddings_class: the vendor's :class:`OpenAIEmbeddingsEndpoint` subclass (or its
+        embeddings_class: the vendor's `OpenAIEmbeddingsEndpoint` subclass (or its
             reference); None (the default) declares no embeddings row.
         embeddings_request: the embeddings row's request model (or factory, or reference);
-            None: :class:`OpenAIEmbeddingsRequest`, by reference when the class is one.
+            None: `OpenAIEmbeddingsRequest`, by reference when the class is one.
         embeddings_endpoint: the embeddings row's path and endpoint key.
         embeddings_aliases: the embeddings row's alias keys.
         embeddings_defaults: the embeddings row's payload defaults.
 
     Raises:
         EndpointConfigurationError: a class argument is not a subclass of the dialect's
-            endpoint (``field`` names the argument); a reference is checked on first use.
+            endpoint (`field` names the argument); a reference is checked on first use.
     """
     if not isinstance(chat_class, str) and not (
         isinstance(chat_class, type) and issubclass(chat_class, OpenAIChatEndpoint)

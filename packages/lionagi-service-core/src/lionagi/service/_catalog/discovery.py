@@ -99,10 +99,11 @@ class CollectedModule:
 
 
 def entry_point_inventory(group: str = ENTRY_POINT_GROUP) -> tuple[ProviderModuleSpec, ...]:
-    """Read ``(provider, module, distribution)`` rows from installed metadata; import nothing.
+    """Read `(provider, module, distribution)` rows from installed metadata; import nothing.
 
-    The metadata is read by :func:`.entry_scan.scan_groups` (a direct walk of ``sys.path``) and,
-    for a layout it does not model, by ``importlib.metadata``; both give the same rows.
+    The metadata is read by a direct walk of the `*.dist-info` directories on `sys.path`
+    and, for a layout that walk does not model, by `importlib.metadata`; both give the same
+    rows.
 
     Only rows equal in all three fields are merged (a repeated line in one distribution's
     metadata); the same module or key from two distributions stays two rows for validation.

@@ -116,11 +116,11 @@ class OpenAIChatCompletionsRequest(BaseModel):
     safety_identifier: str | None = None
 
     def model_post_init(self, context: Any, /) -> None:
-        """Refuse a ``tool_choice`` forcing a tool this request does not offer (a sure 400).
+        """Refuse a `tool_choice` forcing a tool this request does not offer (a sure 400).
 
         Checked after validation rather than by a field validator: a validator would make the
         model's fields non-plain and cost every compatible vendor the payload fast path
-        (``json_field_order``). A subclass that overrides this calls ``super()``.
+        (`json_field_order`). A subclass that overrides this calls `super()`.
         """
         problem = unoffered_tool_choice(
             self.tool_choice, self.tools, forced=_forced_function, names=_function_names

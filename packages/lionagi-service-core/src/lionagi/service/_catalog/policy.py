@@ -14,10 +14,10 @@ from typing import Any, Literal
 __all__ = ["EFFORT_LEVELS", "EffortMode", "ModelSpec", "ProviderModelPolicy"]
 
 EffortMode = Literal["none", "kwarg", "model_name", "passthrough"]
-"""``kwarg``: effort goes to ``effort_kwarg``; ``model_name``: the suffix stays in the model
-name; ``none``: the provider has no effort and a suffix is an error; ``passthrough``: the
-provider has no effort suffix and the model name is sent as written, a trailing ``-max`` or
-``-high`` included (OpenAI's ``gpt-5.1-codex-max`` is a model, not an effort), as for a
+"""`kwarg`: effort goes to `effort_kwarg`; `model_name`: the suffix stays in the model
+name; `none`: the provider has no effort and a suffix is an error; `passthrough`: the
+provider has no effort suffix and the model name is sent as written, a trailing `-max` or
+`-high` included (OpenAI's `gpt-5.1-codex-max` is a model, not an effort), as for a
 provider with no policy at all."""
 
 EFFORT_LEVELS: tuple[str, ...] = (
@@ -30,21 +30,21 @@ EFFORT_LEVELS: tuple[str, ...] = (
     "max",
     "ultra",
 )
-"""Every effort spelling a model spec may end in (``-<level>``, case-insensitive)."""
+"""Every effort spelling a model spec may end in (`-<level>`, case-insensitive)."""
 
 
 @dataclass(frozen=True, slots=True)
 class ProviderModelPolicy:
     """How one provider's model strings are parsed and which kwargs each mode adds.
 
-    ``model_aliases`` maps a bare name to ``"<provider>/<model>"`` in the provider's declared
-    spelling. An empty ``effort_levels`` with an effort mode other than ``none`` accepts every
-    level in :data:`EFFORT_LEVELS`. ``yolo_kwargs`` and ``bypass_kwargs`` are declared together or
-    not at all; ``fast_kwargs`` is independent. ``default_endpoint`` (a key or alias of one of
+    `model_aliases` maps a bare name to `"<provider>/<model>"` in the provider's declared
+    spelling. An empty `effort_levels` with an effort mode other than `none` accepts every
+    level in `EFFORT_LEVELS`. `yolo_kwargs` and `bypass_kwargs` are declared together or
+    not at all; `fast_kwargs` is independent. `default_endpoint` (a key or alias of one of
     the provider's endpoints) is the endpoint a lookup that names none selects when the provider
-    has several, e.g. ``iModel(model="acme/some-model")``; None keeps "name one". A provider
+    has several, e.g. `iModel(model="acme/some-model")`; None keeps "name one". A provider
     that publishes a policy only for its aliases or default endpoint, and whose model names may
-    end in an effort word, declares ``effort_mode="passthrough"``.
+    end in an effort word, declares `effort_mode="passthrough"`.
     """
 
     provider: str
@@ -63,10 +63,10 @@ class ProviderModelPolicy:
 class ModelSpec:
     """A parsed model string.
 
-    ``model`` is ``"<provider>/<model>"`` with any kwarg-mode effort suffix removed (a
-    ``model_name``-mode suffix stays); ``effort`` is the lower-case level or None. ``provider`` is
+    `model` is `"<provider>/<model>"` with any kwarg-mode effort suffix removed (a
+    `model_name`-mode suffix stays); `effort` is the lower-case level or None. `provider` is
     the canonical catalog provider (or the canonical prefix when the catalog does not know it) and
-    ``kwargs`` holds the effort and mode kwargs the facade passes to the request.
+    `kwargs` holds the effort and mode kwargs the facade passes to the request.
     """
 
     model: str
@@ -76,7 +76,7 @@ class ModelSpec:
 
     @property
     def model_name(self) -> str:
-        """The part after the provider prefix: what the provider's ``model`` field receives."""
+        """The part after the provider prefix: what the provider's `model` field receives."""
         return self.model.split("/", 1)[1] if "/" in self.model else self.model
 
     def __str__(self) -> str:

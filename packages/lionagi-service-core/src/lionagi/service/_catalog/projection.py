@@ -57,7 +57,7 @@ class ProviderCatalogItem(TypedDict):
 
 
 class CatalogReport(TypedDict):
-    """``ProviderCatalog.inspect()``: the ``providers --json`` document."""
+    """`ProviderCatalog.inspect()`: the `providers --json` document."""
 
     valid: bool
     providers: list[ProviderCatalogItem]

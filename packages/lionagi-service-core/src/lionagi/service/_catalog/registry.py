@@ -78,7 +78,7 @@ class ProviderCatalog:
             return self._build(self._source)
 
     def refresh(self, *, inventory: Iterable[ProviderModuleSpec] | None = None) -> CatalogSnapshot:
-        """Rebuild from ``inventory`` (or the source) and publish; keep the old one on failure."""
+        """Rebuild from `inventory` (or the source) and publish; keep the old one on failure."""
         self._refuse_reentry()
         with self._lock:
             if inventory is None:
@@ -143,7 +143,7 @@ class ProviderCatalog:
         agentic_settings: AgenticSettings | Mapping[str, Any] | None = None,
         **config_overrides: Any,
     ) -> Endpoint:
-        """Resolve and construct an endpoint (see :func:`match_endpoint`)."""
+        """Resolve and construct an endpoint (see `match_endpoint`)."""
         return match_in(
             self.snapshot(),
             provider,
@@ -160,9 +160,9 @@ class ProviderCatalog:
         return project(self.snapshot())
 
     def inspect(self) -> CatalogReport:
-        """What is installed and whether it validates; never raises ``CatalogValidationError``.
+        """What is installed and whether it validates; never raises `CatalogValidationError`.
 
-        A valid catalog reports :meth:`list_providers`. An invalid one still lists every
+        A valid catalog reports `list_providers`. An invalid one still lists every
         installed inventory row (with its distribution and the diagnostics that concern it), so
         a user can see what to uninstall; nothing in it is selectable.
         """
@@ -196,7 +196,7 @@ class EndpointRegistry:
 
     @classmethod
     def catalog(cls) -> ProviderCatalog:
-        """The process-wide :class:`ProviderCatalog`."""
+        """The process-wide `ProviderCatalog`."""
         return cls._catalog
 
     @classmethod
@@ -225,7 +225,7 @@ class EndpointRegistry:
         agentic_settings: AgenticSettings | Mapping[str, Any] | None = None,
         **config_overrides: Any,
     ) -> Endpoint:
-        """Resolve and construct an endpoint (see :func:`match_endpoint`)."""
+        """Resolve and construct an endpoint (see `match_endpoint`)."""
         return cls._catalog.match(
             provider,
             endpoint,
@@ -262,19 +262,19 @@ def match_endpoint(
     agentic_settings: AgenticSettings | Mapping[str, Any] | None = None,
     **config_overrides: Any,
 ) -> Endpoint:
-    """Return a new endpoint instance for ``provider``/``endpoint`` from the installed catalog.
+    """Return a new endpoint instance for `provider`/`endpoint` from the installed catalog.
 
-    ``config_overrides`` accepts only :class:`EndpointConfig` fields; ``request_defaults`` only
-    fields of the selected request model. ``openai_compatible=True`` authorizes a marked generic
-    Chat Completions endpoint (``base_url`` required) when no registration matches; it never
-    replaces a registered endpoint and never masks ``ProviderUnavailable``. ``agentic_settings``
-    (an :class:`AgenticSettings` or its mapping) deploys a subprocess agentic endpoint: binary,
+    `config_overrides` accepts only `EndpointConfig` fields; `request_defaults` only
+    fields of the selected request model. `openai_compatible=True` authorizes a marked generic
+    Chat Completions endpoint (`base_url` required) when no registration matches; it never
+    replaces a registered endpoint and never masks `ProviderUnavailable`. `agentic_settings`
+    (an `AgenticSettings` or its mapping) deploys a subprocess agentic endpoint: binary,
     gateway, env, cwd, config home; any other endpoint refuses it, naming the field.
 
     Raises:
         ProviderUnavailable: the provider is installed but failed to load.
         EndpointNotFound: no registration matches and fallback was not requested.
-        EndpointConfigurationError: an override, request default or ``base_url`` is invalid.
+        EndpointConfigurationError: an override, request default or `base_url` is invalid.
         CatalogValidationError: the installed catalog does not validate.
     """
     return EndpointRegistry.match(
@@ -290,12 +290,12 @@ def match_endpoint(
 def parse_model_spec(
     spec: str, *, yolo: bool = False, bypass: bool = False, fast: bool = False
 ) -> ModelSpec:
-    """Parse ``alias[-effort]`` or ``provider/model[-effort]`` against the installed catalog.
+    """Parse `alias[-effort]` or `provider/model[-effort]` against the installed catalog.
 
     Raises:
-        EndpointConfigurationError: ``model`` names no provider, or its effort suffix is not
-            accepted; ``yolo``/``bypass``/``fast`` when the provider has no such mode.
-        ProviderUnavailable: ``spec`` is the bare name of an installed provider whose module
+        EndpointConfigurationError: `model` names no provider, or its effort suffix is not
+            accepted; `yolo`/`bypass`/`fast` when the provider has no such mode.
+        ProviderUnavailable: `spec` is the bare name of an installed provider whose module
             failed to load.
     """
     return EndpointRegistry.parse_model_spec(spec, yolo=yolo, bypass=bypass, fast=fast)

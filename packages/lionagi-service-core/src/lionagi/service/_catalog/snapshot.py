@@ -87,9 +87,9 @@ class ModelAlias:
 class CatalogSnapshot:
     """The validated catalog.
 
-    ``provider_index`` maps every canonical provider key and alias to its canonical provider.
-    ``unavailable`` maps an installed provider whose module failed to its ``import_error``
-    diagnostic. ``diagnostics`` is sorted; a published snapshot only ever holds import errors.
+    `provider_index` maps every canonical provider key and alias to its canonical provider.
+    `unavailable` maps an installed provider whose module failed to its `import_error`
+    diagnostic. `diagnostics` is sorted; a published snapshot only ever holds import errors.
     """
 
     inventory: tuple[ProviderModuleSpec, ...]
@@ -103,10 +103,10 @@ class CatalogSnapshot:
     )
 
     def provider(self, key: str) -> CatalogProvider:
-        """The available provider ``key`` (canonical) with its classes imported and checked.
+        """The available provider `key` (canonical) with its classes imported and checked.
 
         Raises:
-            KeyError: ``key`` is not an available provider.
+            KeyError: `key` is not an available provider.
             ProviderUnavailable / CatalogValidationError: its deferred rows failed on first use.
         """
         if self.deferred.pending(key):

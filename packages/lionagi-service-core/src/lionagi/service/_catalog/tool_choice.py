@@ -19,12 +19,12 @@ def unoffered_tool_choice(
     forced: Callable[[Any], str | None],
     names: Callable[[list[Any]], list[str] | None],
 ) -> str | None:
-    """Why ``choice`` forces a tool that ``tools`` does not offer, or None when it does not.
+    """Why `choice` forces a tool that `tools` does not offer, or None when it does not.
 
-    The rule every OpenAI-shaped request shares (a sure 400 otherwise): ``"required"`` or a
+    The rule every OpenAI-shaped request shares (a sure 400 otherwise): `"required"` or a
     named function needs tools, and a named function must be among them. The dialect's grammar
-    is passed in: ``forced(choice)`` reads the function name a choice forces (None for any other
-    shape), ``names(tools)`` the function names the tools offer (None when some may not be
+    is passed in: `forced(choice)` reads the function name a choice forces (None for any other
+    shape), `names(tools)` the function names the tools offer (None when some may not be
     listed there, which skips the name check).
     """
     name = forced(choice)

@@ -60,45 +60,45 @@ class iModel:
     """A model service facade over one endpoint.
 
     Args:
-        provider: Catalog provider key or alias. Optional when ``model`` carries it.
-        base_url: Endpoint base URL override (required for ``openai_compatible=True``).
-        endpoint: Endpoint key/alias, or a constructed :class:`Endpoint`. None (the default)
+        provider: Catalog provider key or alias. Optional when `model` carries it.
+        base_url: Endpoint base URL override (required for `openai_compatible=True`).
+        endpoint: Endpoint key/alias, or a constructed `Endpoint`. None (the default)
             selects the provider's only endpoint; a provider with several needs one named.
         api_key: Explicit API key; otherwise the endpoint's declared env var is read.
-        model: ``"provider/model[-effort]"`` or a catalog model alias; the model name becomes
-            the ``model`` request default and effort/mode kwargs join the request defaults.
+        model: `"provider/model[-effort]"` or a catalog model alias; the model name becomes
+            the `model` request default and effort/mode kwargs join the request defaults.
         openai_compatible: Allow a marked generic Chat Completions endpoint when the catalog has
-            no registration for ``provider``/``endpoint``.
+            no registration for `provider`/`endpoint`.
         request_defaults: Provider payload defaults (validated against the request model). A
-            key that ``model=`` or a mode also sets must agree with it (an
-            :class:`EndpointConfigurationError` naming ``request_defaults.<key>`` otherwise).
-        admission: Full admission config (an :class:`AdmissionConfig`; anything else raises
-            :class:`AdmissionConfigError` naming ``admission``); the individual limit keywords
+            key that `model=` or a mode also sets must agree with it (an
+            `EndpointConfigurationError` naming `request_defaults.<key>` otherwise).
+        admission: Full admission config (an `AdmissionConfig`; anything else raises
+            `AdmissionConfigError` naming `admission`); the individual limit keywords
             override its fields.
         admission_backend: Where the limits are counted: None (default) in this process only;
-            a :class:`SharedAdmission` shares them through Redis with every process using the
-            same key (the ``redis`` extra).
-        attempt_policy: HTTP attempt policy (default: ``max_attempts=config.max_retries``).
-            Must be an :class:`AttemptPolicy` or None. An agentic endpoint runs each call once
-            unless its adapter opts into retries (``attempt_policy_options``, e.g. NLIP), so
-            there an explicit policy raises :class:`AdmissionConfigError` rather than being
+            a `SharedAdmission` shares them through Redis with every process using the
+            same key (the `redis` extra).
+        attempt_policy: HTTP attempt policy (default: `max_attempts=config.max_retries`).
+            Must be an `AttemptPolicy` or None. An agentic endpoint runs each call once
+            unless its adapter opts into retries (`attempt_policy_options`, e.g. NLIP), so
+            there an explicit policy raises `AdmissionConfigError` rather than being
             ignored.
-        circuit_policy: HTTP circuit policy (default :class:`CircuitPolicy`); agentic endpoints
-            get no circuit by default. Must be a :class:`CircuitPolicy` or None; refused, like
-            ``attempt_policy``, on an agentic endpoint that does not opt into retries, since
+        circuit_policy: HTTP circuit policy (default `CircuitPolicy`); agentic endpoints
+            get no circuit by default. Must be a `CircuitPolicy` or None; refused, like
+            `attempt_policy`, on an agentic endpoint that does not opt into retries, since
             nothing would ever trip it.
-        hook_registry: Hooks, or a mapping ``{"pre_invocation": fn, ...}``.
-        yolo: Provider permission mode from the catalog's model policy. ``yolo``, ``bypass``,
-            ``fast`` and ``openai_compatible`` act while an endpoint is selected, so each is
-            refused (naming it) next to an :class:`Endpoint` instance.
+        hook_registry: Hooks, or a mapping `{"pre_invocation": fn, ...}`.
+        yolo: Provider permission mode from the catalog's model policy. `yolo`, `bypass`,
+            `fast` and `openai_compatible` act while an endpoint is selected, so each is
+            refused (naming it) next to an `Endpoint` instance.
         bypass: Provider permission mode from the catalog's model policy.
         fast: Provider speed mode from the catalog's model policy.
         clock: Injected time source for deterministic tests.
-        sleep: Injected sleep, paired with ``clock``.
+        sleep: Injected sleep, paired with `clock`.
         agentic_settings: Deployment settings of a subprocess agentic endpoint (binary, gateway
-            URL and key, env, cwd, config home): an :class:`AgenticSettings` or its mapping.
-        **config_overrides: Further :class:`EndpointConfig` fields; an unknown key raises
-            :class:`EndpointConfigurationError` naming it.
+            URL and key, env, cwd, config home): an `AgenticSettings` or its mapping.
+        **config_overrides: Further `EndpointConfig` fields; an unknown key raises
+            `EndpointConfigurationError` naming it.
     """
 
     def __init__(
@@ -355,7 +355,7 @@ class iModel:
 
     @property
     def model_name(self) -> str | None:
-        """The configured ``model`` request default, if any."""
+        """The configured `model` request default, if any."""
         value = self._endpoint.config.request_defaults.get("model")
         return value if isinstance(value, str) else None
 
@@ -386,7 +386,7 @@ class iModel:
 
     @property
     def closed(self) -> bool:
-        """True once :meth:`close` ran."""
+        """True once `close` ran."""
         return self._closed
 
     @property
@@ -409,11 +409,11 @@ class iModel:
     # -- call construction ------------------------------------------------------------------------
 
     def create_api_calling(self, **kwargs: Any) -> APICalling:
-        """Validate ``kwargs`` into an :class:`APICalling` without running it.
+        """Validate `kwargs` into an `APICalling` without running it.
 
-        For agentic endpoints, declared runtime keys (handlers) move to ``call_kwargs`` and the
-        stored session id is injected into ``resume_field`` when the adapter is resumable and the
-        caller gave neither it nor ``session_id``.
+        For agentic endpoints, declared runtime keys (handlers) move to `call_kwargs` and the
+        stored session id is injected into `resume_field` when the adapter is resumable and the
+        caller gave neither it nor `session_id`.
         """
         from .._transport.api_calling import APICalling
 
@@ -520,9 +520,9 @@ class iModel:
         """Run one call to a terminal state and return it.
 
         Provider and hook failures are recorded on the returned event (status FAILED,
-        ``exception`` typed). Admission refusals, the deadline (``RequestDeadlineExceeded``),
-        cancellation and the caller's own request errors (``EndpointConfigurationError``,
-        ``AgenticRequestValidationError``, also when found only as the call runs) are raised;
+        `exception` typed). Admission refusals, the deadline (`RequestDeadlineExceeded`),
+        cancellation and the caller's own request errors (`EndpointConfigurationError`,
+        `AgenticRequestValidationError`, also when found only as the call runs) are raised;
         the event is terminal either way.
         """
         self._check_open()
@@ -543,11 +543,11 @@ class iModel:
     ) -> ModelStream:
         """Yield normalized chunks of one call under admission and one deadline.
 
-        A provider error chunk is yielded once, then ``ProviderStreamError`` is raised; transport
-        and protocol failures raise their typed error; ``aclose()`` cancels and cleans up.
-        Pass a prepared ``api_call`` to inspect its status afterwards. Nothing runs before the
-        first iteration. A stream dropped without ``aclose()`` is reaped by the facade (soon
-        after it is collected, at the latest by :meth:`close`).
+        A provider error chunk is yielded once, then `ProviderStreamError` is raised; transport
+        and protocol failures raise their typed error; `aclose()` cancels and cleans up.
+        Pass a prepared `api_call` to inspect its status afterwards. Nothing runs before the
+        first iteration. A stream dropped without `aclose()` is reaped by the facade (soon
+        after it is collected, at the latest by `close`).
         """
         prepare = partial(self._stream_call, api_call, request_budget, timeout, kwargs)
         supervisor = self._supervisor
@@ -571,7 +571,7 @@ class iModel:
     def copy(self, share_session: bool = False) -> iModel:
         """A new facade with a fresh id, admission controller, circuit and endpoint client.
 
-        ``share_session=True`` carries the confirmed session id over, only for resumable
+        `share_session=True` carries the confirmed session id over, only for resumable
         adapters, and with it the isolated config home the session was saved in (removed when
         the last of the two closes); handlers are copied (the callables themselves are shared).
         """
@@ -627,34 +627,34 @@ class iModel:
         params: Mapping[str, str] | None = None,
         hook_registry: HookRegistry | None = None,
     ) -> iModel:
-        """Rebuild from :meth:`to_dict` output by resolving the endpoint in today's catalog.
+        """Rebuild from `to_dict` output by resolving the endpoint in today's catalog.
 
-        The key comes from ``api_key``, else ``api_key_resolver(provider)``, else the endpoint's
-        declared environment variable; it is never read from ``data``. Serialized agentic
-        settings are restored without their secrets: every fields set in ``agentic_settings``
-        wins, and the ``env`` / ``gateway_api_key`` the original had must be given there again
-        (``EndpointConfigurationError`` otherwise, rather than launching without them).
-        A model serialized with shared admission needs ``admission_backend`` again (its URL is
+        The key comes from `api_key`, else `api_key_resolver(provider)`, else the endpoint's
+        declared environment variable; it is never read from `data`. Serialized agentic
+        settings are restored without their secrets: every fields set in `agentic_settings`
+        wins, and the `env` / `gateway_api_key` the original had must be given there again
+        (`EndpointConfigurationError` otherwise, rather than launching without them).
+        A model serialized with shared admission needs `admission_backend` again (its URL is
         stored redacted); rebuilding it without one would silently drop the shared limits.
-        Hooks are callables and never serialized: a model that had a ``hook_registry`` needs
-        one again (pass an empty ``HookRegistry()`` to restore it without hooks on purpose),
+        Hooks are callables and never serialized: a model that had a `hook_registry` needs
+        one again (pass an empty `HookRegistry()` to restore it without hooks on purpose),
         so an audit or redaction hook is never dropped unnoticed.
-        A ``gateway_url`` whose query values were redacted needs the real URL in
-        ``agentic_settings`` again.
+        A `gateway_url` whose query values were redacted needs the real URL in
+        `agentic_settings` again.
 
-        Every config field ``to_dict`` wrote is restored. Header, ``params`` and
-        ``client_kwargs`` values it redacted (credentials, any header not on the harmless list,
-        every path parameter but ``api-version``/``alt``/``version``) must be given again in
-        ``default_headers`` / ``params`` / ``client_kwargs`` (merged over the data's, header
-        names compared case-insensitively): a model restored without its ``Authorization`` or
-        ``api-key`` header, or its tenant in the path, would fail every call, or reach the wrong
+        Every config field `to_dict` wrote is restored. Header, `params` and
+        `client_kwargs` values it redacted (credentials, any header not on the harmless list,
+        every path parameter but `api-version`/`alt`/`version`) must be given again in
+        `default_headers` / `params` / `client_kwargs` (merged over the data's, header
+        names compared case-insensitively): a model restored without its `Authorization` or
+        `api-key` header, or its tenant in the path, would fail every call, or reach the wrong
         tenant. A request model is never imported from the data: it must be the one the
         catalog resolves, or null.
 
         Raises:
-            EndpointConfigurationError: ``data`` is not a mapping; a key ``to_dict`` never
+            EndpointConfigurationError: `data` is not a mapping; a key `to_dict` never
                 writes, a section that is not a mapping, or a missing or non-string
-                ``provider``/``endpoint`` (``field`` names it, e.g. ``config.bogus``); a
+                `provider`/`endpoint` (`field` names it, e.g. `config.bogus`); a
                 missing secret; a changed endpoint class or request model.
             AdmissionConfigError: an invalid admission, attempt or circuit value.
             EndpointNotFound: the provider or endpoint is not installed.
@@ -679,11 +679,11 @@ class iModel:
     async def close(self) -> None:
         """Abort queued and active calls, reap their work, close the endpoint. Idempotent.
 
-        Streams parked at their consumer or dropped without ``aclose()`` are closed here too, so
+        Streams parked at their consumer or dropped without `aclose()` are closed here too, so
         every process, task and client this facade's calls started is gone when it returns.
         That holds for every caller: a close() that finds another one running waits for it,
         and one that finds an earlier close() cut short (cancelled, or timed out by
-        ``iModelManager.shutdown``) runs the steps again instead of returning at once.
+        `iModelManager.shutdown`) runs the steps again instead of returning at once.
         """
         self._closed = True
         while not self._shut:

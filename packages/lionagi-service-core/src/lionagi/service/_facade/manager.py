@@ -40,9 +40,9 @@ class ModelNameConflict(KeyError):
 
 
 class iModelManager:
-    """A string-keyed registry of iModels with two conventional names, ``chat`` and ``parse``.
+    """A string-keyed registry of iModels with two conventional names, `chat` and `parse`.
 
-    Positional models register as ``chat`` then ``parse``; keyword models under their keyword.
+    Positional models register as `chat` then `parse`; keyword models under their keyword.
     """
 
     def __init__(self, *models: iModel, **named: iModel) -> None:
@@ -57,16 +57,16 @@ class iModelManager:
 
     @property
     def chat(self) -> iModel | None:
-        """The model registered as ``chat``."""
+        """The model registered as `chat`."""
         return self._models.get(CHAT)
 
     @property
     def parse(self) -> iModel | None:
-        """The model registered as ``parse``."""
+        """The model registered as `parse`."""
         return self._models.get(PARSE)
 
     def register(self, name: str, model: iModel) -> None:
-        """Register ``model`` under ``name``; an existing name raises ModelNameConflict."""
+        """Register `model` under `name`; an existing name raises ModelNameConflict."""
         _check_model(model)
         _check_name(name)
         if name in self._models:
@@ -78,13 +78,13 @@ class iModelManager:
     async def replace(
         self, name: str, model: iModel, *, close_timeout: float = 10.0
     ) -> iModel | None:
-        """Swap the model under ``name``; the displaced one is closed (bounded) and returned.
+        """Swap the model under `name`; the displaced one is closed (bounded) and returned.
 
-        The displaced model is left open when another name still holds it (see :meth:`_holds`).
+        The displaced model is left open when another name still holds it.
 
-        ``name`` and ``close_timeout`` are checked as :meth:`register` and :meth:`shutdown`
-        check them, before anything changes: otherwise ``replace`` would register a name
-        ``register`` refuses, or leave the displaced model unclosed behind an invalid timeout.
+        `name` and `close_timeout` are checked as `register` and `shutdown`
+        check them, before anything changes: otherwise `replace` would register a name
+        `register` refuses, or leave the displaced model unclosed behind an invalid timeout.
         """
         _check_model(model)
         _check_name(name)
@@ -96,9 +96,9 @@ class iModelManager:
         return old
 
     async def remove(self, name: str, *, close_timeout: float = 10.0) -> iModel:
-        """Unregister ``name`` and close its model (bounded).
+        """Unregister `name` and close its model (bounded).
 
-        A model still registered under another name is not closed (see :meth:`_holds`).
+        A model still registered under another name is not closed.
         """
         _check_timeout("close_timeout", close_timeout)
         model = self._models.pop(name)
@@ -116,7 +116,7 @@ class iModelManager:
         return any(held is model for held in self._models.values())
 
     def get(self, name: str) -> iModel | None:
-        """The model under ``name``, or None."""
+        """The model under `name`, or None."""
         return self._models.get(name)
 
     def __getitem__(self, name: str) -> iModel:
@@ -142,9 +142,9 @@ class iModelManager:
         One failure never stops the others. Returns each name's outcome; failures are logged.
 
         Raises:
-            EndpointConfigurationError: ``per_model_timeout`` is not a finite number of seconds
-                > 0 (field ``per_model_timeout``; also a ValueError). Checked first, because a
-                NaN passed a plain ``<= 0`` test and then made every close fail unclosed.
+            EndpointConfigurationError: `per_model_timeout` is not a finite number of seconds
+                > 0 (field `per_model_timeout`; also a ValueError). Checked first, because a
+                NaN passed a plain `<= 0` test and then made every close fail unclosed.
         """
         _check_timeout("per_model_timeout", per_model_timeout)
         outcomes: dict[str, ShutdownOutcome] = {}

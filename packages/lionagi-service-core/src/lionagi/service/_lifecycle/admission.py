@@ -59,9 +59,9 @@ class AdmissionCall(Protocol):
 class AdmissionSnapshot:
     """Counters only: no payloads, headers, keys or prompts.
 
-    ``queued`` counts calls holding a queue slot (waiting for the rate window or a concurrency
-    permit) and never exceeds ``queue_capacity``; ``producers_waiting`` counts callers blocked
-    because the queue is full; ``active`` counts granted, unreleased leases.
+    `queued` counts calls holding a queue slot (waiting for the rate window or a concurrency
+    permit) and never exceeds `queue_capacity`; `producers_waiting` counts callers blocked
+    because the queue is full; `active` counts granted, unreleased leases.
     """
 
     queued: int
@@ -77,8 +77,8 @@ class AdmissionSnapshot:
 class Admission(Protocol):
     """What the call supervisor needs from an admission controller.
 
-    :class:`AdmissionController` (in-process, the default) and the Redis-shared controller of
-    ``SharedAdmission`` both provide it; the supervisor never knows which one it holds.
+    `AdmissionController` (in-process, the default) and the Redis-shared controller of
+    `SharedAdmission` both provide it; the supervisor never knows which one it holds.
     """
 
     @property
@@ -127,7 +127,7 @@ class _Waiter:
 
 
 class AdmissionController:
-    """Grants :class:`AdmissionLease` objects under one model's admission limits."""
+    """Grants `AdmissionLease` objects under one model's admission limits."""
 
     def __init__(
         self,
@@ -136,12 +136,12 @@ class AdmissionController:
         clock: Clock | None = None,
         sleep: Sleep | None = None,
     ) -> None:
-        """Create a controller; nothing starts until the first :meth:`acquire`.
+        """Create a controller; nothing starts until the first `acquire`.
 
         Args:
             config: Limits; defaults to the API family (queue 100, unlimited otherwise).
             clock: Monotonic clock the budgets' deadlines are measured on.
-            sleep: Sleep on the same timeline as ``clock``.
+            sleep: Sleep on the same timeline as `clock`.
         """
         cfg = config if config is not None else AdmissionConfig()
         if not isinstance(cfg, AdmissionConfig):
@@ -179,7 +179,7 @@ class AdmissionController:
 
     @property
     def closed(self) -> bool:
-        """True once :meth:`close` was called."""
+        """True once `close` was called."""
         return self._closed
 
     # -- public API -------------------------------------------------------------------------------
@@ -187,15 +187,15 @@ class AdmissionController:
     async def acquire(
         self, call: AdmissionCall, *, budget: RequestBudget | None = None
     ) -> AdmissionLease:
-        """Wait, in arrival order and under ``budget`` (None: no deadline), for a lease.
+        """Wait, in arrival order and under `budget` (None: no deadline), for a lease.
 
         Raises:
             AdmissionClosed: The controller is (or became) closed.
             AdmissionConflict: The call id is already queued/active, or the call is terminal.
             TokenEstimateUnavailable: A token limit is set and the call has no estimate.
             RequestExceedsTokenWindow: The call needs more tokens than one window grants.
-            RequestDeadlineExceeded: The deadline passed while waiting; ``phase`` is
-                ``enqueue``, ``rate`` or ``concurrency``. Raised at once when the next rate
+            RequestDeadlineExceeded: The deadline passed while waiting; `phase` is
+                `enqueue`, `rate` or `concurrency`. Raised at once when the next rate
                 window opens only at or after the deadline.
 
         Cancellation or expiry while waiting leaves no queue item and no debit.

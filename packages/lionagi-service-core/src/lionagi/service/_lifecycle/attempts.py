@@ -153,17 +153,17 @@ async def call_with_attempts(
     rng: random.Random | None = None,
     trace: CallTrace | None = None,
 ) -> T:
-    """Call ``attempt(timeout)`` until it succeeds, fails permanently or the budget runs out.
+    """Call `attempt(timeout)` until it succeeds, fails permanently or the budget runs out.
 
-    Each attempt gets ``timeout = min(local_cap, remaining)`` and is also cut off at the deadline.
+    Each attempt gets `timeout = min(local_cap, remaining)` and is also cut off at the deadline.
     The circuit counts the whole call once: success, or one failure after exhausted retries.
 
     Raises:
         CircuitOpenError: The circuit refused; no attempt was made.
-        RequestDeadlineExceeded: ``phase="transport"`` when the deadline had passed before an
-            attempt or passed during one; ``phase="retry_delay"`` when it passed while waiting
+        RequestDeadlineExceeded: `phase="transport"` when the deadline had passed before an
+            attempt or passed during one; `phase="retry_delay"` when it passed while waiting
             to retry. Either way, once an attempt had failed, the last provider error is the
-            ``__cause__``: where the deadline ran out depends on timing, why the attempts
+            `__cause__`: where the deadline ran out depends on timing, why the attempts
             failed does not (a refused connection must not read like a slow server).
         Exception: The last attempt's error when it is not retryable, attempts are exhausted,
             or the server's Retry-After does not fit before the deadline.
@@ -448,8 +448,19 @@ def stream_with_attempts(
 ) -> AsyncGenerator[StreamChunk, None]:
     """Yield a provider stream, retrying only failures raised before its first chunk.
 
-    See :func:`_items_with_attempts` for the full contract; an error chunk counts as a circuit
-    failure and ends the stream after it is yielded.
+    `open_stream(timeout)` gets `min(local_cap, remaining)`. A retryable failure before the
+    first chunk closes that iterator and opens a new one under the policy and deadline; once a
+    chunk has been yielded there is no replay: a failure propagates and counts against the
+    circuit. EOF, even with no chunks, is a success; an error chunk counts as a circuit failure
+    and ends the stream after it is yielded. Every opened iterator is closed on every path,
+    including the consumer's `aclose()` and cancellation.
+
+    Raises:
+        CircuitOpenError: The circuit refused; no stream was opened.
+        RequestDeadlineExceeded: `phase="transport"` before the first chunk, `"retry_delay"`
+            while waiting to retry (the last failed attempt's error, if any, is the
+            `__cause__`, as for `call_with_attempts`), and `phase="stream"` after it.
+        Exception: The provider's error, as for `call_with_attempts`.
     """
     return _items_with_attempts(open_stream, _is_error_chunk, call_id=call_id, **options)
 

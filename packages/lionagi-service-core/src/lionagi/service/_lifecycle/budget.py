@@ -20,8 +20,8 @@ class RequestBudget:
     """The request's deadline as an absolute time on the injected clock; None means none.
 
     Raises:
-        AdmissionConfigError: ``deadline`` is not a number, or is NaN or infinite (field
-            ``deadline``).
+        AdmissionConfigError: `deadline` is not a number, or is NaN or infinite (field
+            `deadline`).
     """
 
     deadline: float | None = None
@@ -45,7 +45,7 @@ class RequestBudget:
         return self.deadline is not None and clock() >= self.deadline
 
     def cap(self, local_cap: float | None, clock: Clock = default_clock) -> float | None:
-        """The time a stage may use: ``min(local_cap, remaining)``; None when both are None."""
+        """The time a stage may use: `min(local_cap, remaining)`; None when both are None."""
         left = self.remaining(clock)
         if left is None:
             return local_cap
@@ -63,14 +63,14 @@ def request_budget_from_timeout(
 ) -> RequestBudget:
     """Convert a relative timeout into a budget, once, at the outermost caller.
 
-    ``None`` and ``0`` mean "no deadline", as ADR-0029 D1 keeps the legacy spelling; ``+inf``
+    `None` and `0` mean "no deadline", as ADR-0029 D1 keeps the legacy spelling; `+inf`
     is also no deadline (it never expires). A negative timeout is refused rather than read as
-    "no deadline": a caller passing ``deadline - now`` is negative exactly when it is already
-    late, and must not get an unbounded call for it. NaN and ``-inf`` are refused with it.
+    "no deadline": a caller passing `deadline - now` is negative exactly when it is already
+    late, and must not get an unbounded call for it. NaN and `-inf` are refused with it.
 
     Raises:
-        AdmissionConfigError: ``timeout`` is not a number, NaN or negative (``-inf`` included)
-            (field ``timeout``).
+        AdmissionConfigError: `timeout` is not a number, NaN or negative (`-inf` included)
+            (field `timeout`).
     """
     if timeout is None:
         return NO_DEADLINE

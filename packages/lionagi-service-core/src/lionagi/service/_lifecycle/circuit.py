@@ -33,12 +33,12 @@ class CircuitState(StrEnum):
 class CircuitBreaker:
     """Tracks one provider's health across logical requests.
 
-    Closed → (``failure_threshold`` consecutive failures) → open → (``recovery_time``) →
+    Closed → (`failure_threshold` consecutive failures) → open → (`recovery_time`) →
     half-open → (probe success) closed, or (probe failure) open again.
     """
 
     def __init__(self, policy: CircuitPolicy | None = None, *, clock: Clock | None = None) -> None:
-        """Create a closed breaker; ``clock`` times the recovery period."""
+        """Create a closed breaker; `clock` times the recovery period."""
         self._policy = policy if policy is not None else CircuitPolicy()
         self._clock: Clock = clock if clock is not None else default_clock
         self._state = CircuitState.CLOSED
@@ -100,7 +100,7 @@ class CircuitBreaker:
         return CircuitPermit(self, self._generation, probe=False)
 
     def permit(self) -> CircuitPermit:
-        """Alias of :meth:`acquire` for ``with breaker.permit() as p:`` / ``async with``."""
+        """Alias of `acquire` for `with breaker.permit() as p:` / `async with`."""
         return self.acquire()
 
     # -- outcomes (called by CircuitPermit) -------------------------------------------------------
@@ -136,10 +136,10 @@ class CircuitBreaker:
 class CircuitPermit:
     """One logical request's right to attempt; settle it exactly once (later calls do nothing).
 
-    As a context manager: a clean exit records success, an ``Exception`` records failure, and
+    As a context manager: a clean exit records success, an `Exception` records failure, and
     anything else (cancellation, generator close) releases the permit without an outcome.
-    Callers that need finer rules call :meth:`record_success`/:meth:`record_failure` then
-    :meth:`release`.
+    Callers that need finer rules call `record_success`/`record_failure` then
+    `release`.
     """
 
     __slots__ = ("_breaker", "_settled", "generation", "probe", "trace")

@@ -17,7 +17,7 @@ Clock = Callable[[], float]
 """Returns the current monotonic time in seconds; deadlines are absolute values on it."""
 
 Sleep = Callable[[float], Awaitable[None]]
-"""Waits the given number of seconds on the same timeline as the paired :data:`Clock`."""
+"""Waits the given number of seconds on the same timeline as the paired `Clock`."""
 
 default_clock: Clock = anyio.current_time
 default_sleep: Sleep = anyio.sleep

@@ -34,15 +34,15 @@ class AdmissionConfig:
     Attributes:
         queue_capacity: How many calls may wait (queued, rate-waiting or concurrency-waiting).
             Producers beyond it wait for a slot; nothing is dropped.
-        capacity_refresh_time: Fixed-window length in seconds when ``interval`` is None.
-        interval: Explicit window length; overrides ``capacity_refresh_time``.
+        capacity_refresh_time: Fixed-window length in seconds when `interval` is None.
+        interval: Explicit window length; overrides `capacity_refresh_time`.
         limit_requests: Requests admitted per window; None is unlimited.
         limit_tokens: Tokens admitted per window; None is unlimited. When set, every call must
             carry a token estimate.
         concurrency_limit: Leases held at once; None is unlimited.
 
     Raises:
-        AdmissionConfigError: A value is out of range; ``field`` names it.
+        AdmissionConfigError: A value is out of range; `field` names it.
     """
 
     queue_capacity: int = 100
@@ -63,7 +63,7 @@ class AdmissionConfig:
 
     @property
     def window(self) -> float:
-        """Seconds between counter resets: ``interval or capacity_refresh_time``."""
+        """Seconds between counter resets: `interval or capacity_refresh_time`."""
         return self.interval if self.interval is not None else self.capacity_refresh_time
 
     @property
@@ -73,10 +73,10 @@ class AdmissionConfig:
 
     @classmethod
     def for_family(cls, family: AdmissionFamily) -> AdmissionConfig:
-        """The inherited defaults for an endpoint family; adjust with ``dataclasses.replace``.
+        """The inherited defaults for an endpoint family; adjust with `dataclasses.replace`.
 
         Raises:
-            AdmissionConfigError: ``family`` is unknown (field ``family``).
+            AdmissionConfigError: `family` is unknown (field `family`).
         """
         try:
             return ADMISSION_FAMILY_DEFAULTS[family]

@@ -18,7 +18,7 @@ __all__ = ["AdmissionLease", "LeaseAbortScope"]
 
 
 class AdmissionLease:
-    """Holds one call's concurrency permit until :meth:`release` (idempotent).
+    """Holds one call's concurrency permit until `release` (idempotent).
 
     Request and token units were consumed when the lease was granted; releasing returns only the
     concurrency permit. As an async context manager it releases on exit and never suppresses
@@ -68,7 +68,7 @@ class AdmissionLease:
     def release(self) -> None:
         """Return the concurrency permit; later calls do nothing.
 
-        Synchronous so it is safe in ``finally`` blocks even while the task is being cancelled.
+        Synchronous so it is safe in `finally` blocks even while the task is being cancelled.
         """
         if self._released:
             return
@@ -80,20 +80,20 @@ class AdmissionLease:
     def abort_scope(self, deadline: float | None = None) -> LeaseAbortScope:
         """A cancel scope the controller cancels on close; run provider work inside it.
 
-        On exit after such an abort the scope raises :class:`AdmissionClosed`. Entering it after
-        the abort cancels the body at its first checkpoint. ``deadline`` (anyio's clock) also
-        ends the body then, quietly: the scope's ``cancelled_caught`` tells the caller, so one
+        On exit after such an abort the scope raises `AdmissionClosed`. Entering it after
+        the abort cancels the body at its first checkpoint. `deadline` (anyio's clock) also
+        ends the body then, quietly: the scope's `cancelled_caught` tells the caller, so one
         scope bounds a step by both the close and a deadline.
         """
         return LeaseAbortScope(self, deadline)
 
     def on_abort(self, stop: Callable[[], None] | None) -> None:
-        """Run ``stop`` (synchronous) when the controller closes; None removes it.
+        """Run `stop` (synchronous) when the controller closes; None removes it.
 
         For work that is stopped without a cancel scope: a stream whose reads are bounded by
         the connection itself registers the function that shuts its connection down, so the
         close reaches a read in progress without a scope entered around every read. If the
-        lease was already aborted, ``stop`` runs at once.
+        lease was already aborted, `stop` runs at once.
         """
         self._on_abort = stop
         if stop is not None and self.aborted:

@@ -36,15 +36,15 @@ class AttemptPolicy:
         max_attempts: Total attempts including the first (>= 1; 1 disables retries).
         base_delay: Delay before the second attempt, in seconds.
         max_delay: Ceiling for the computed backoff and for a server's Retry-After: a call
-            told to wait longer ends at once with the ``ProviderRateLimitError`` (its
-            ``retry_after`` says when to come back) instead of sleeping on its permit.
+            told to wait longer ends at once with the `ProviderRateLimitError` (its
+            `retry_after` says when to come back) instead of sleeping on its permit.
         backoff_factor: Growth per attempt (>= 1).
         jitter_factor: Relative spread applied to each delay, in [0, 1].
         retry_statuses: HTTP statuses retried below 500 (429 by default).
         retry_server_errors: Retry any status >= 500.
 
     Raises:
-        AdmissionConfigError: A value is out of range; ``field`` names it.
+        AdmissionConfigError: A value is out of range; `field` names it.
     """
 
     max_attempts: int = 3
@@ -100,7 +100,7 @@ class CircuitPolicy:
         half_open_max_calls: Probe requests allowed at once while half-open.
 
     Raises:
-        AdmissionConfigError: A value is out of range; ``field`` names it.
+        AdmissionConfigError: A value is out of range; `field` names it.
     """
 
     failure_threshold: int = 5

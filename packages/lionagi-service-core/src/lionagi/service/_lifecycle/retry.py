@@ -46,12 +46,12 @@ _NEVER_RETRIED = (
 
 
 def is_retryable(exc: BaseException, policy: AttemptPolicy) -> bool:
-    """True if ``exc``, raised before any output, may be retried under ``policy``.
+    """True if `exc`, raised before any output, may be retried under `policy`.
 
-    Retried: connection failures and transport timeouts (:class:`ProviderConnectionError`),
-    statuses in ``retry_statuses`` (429 by default), statuses >= 500 when
-    ``retry_server_errors``, and other provider errors whose classification marked them
-    ``retryable`` (quota/capacity text from a CLI). Never: other 4xx, auth, context, content
+    Retried: connection failures and transport timeouts (`ProviderConnectionError`),
+    statuses in `retry_statuses` (429 by default), statuses >= 500 when
+    `retry_server_errors`, and other provider errors whose classification marked them
+    `retryable` (quota/capacity text from a CLI). Never: other 4xx, auth, context, content
     filter, protocol and stream errors, billing quota exhaustion (whatever its status),
     circuit-open, SSRF refusals, non-provider exceptions, cancellation.
     """

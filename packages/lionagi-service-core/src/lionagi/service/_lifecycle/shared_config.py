@@ -31,36 +31,36 @@ _KEY = re.compile(r"[A-Za-z0-9_.:/@+=-]{1,200}")
 class SharedAdmission:
     """Share one provider key's rpm/tpm windows and concurrency limit through Redis.
 
-    Every process (on any machine) that builds its ``iModel`` with the same ``url`` and ``key``
-    and the same :class:`AdmissionConfig` limits draws from one set of counters, reserved
-    atomically on the Redis server. Pass it as ``iModel(..., admission_backend=SharedAdmission(
-    url=..., key=...))``; needs the ``lionagi-service-core[redis]`` extra.
+    Every process (on any machine) that builds its `iModel` with the same `url` and `key`
+    and the same `AdmissionConfig` limits draws from one set of counters, reserved
+    atomically on the Redis server. Pass it as `iModel(..., admission_backend=SharedAdmission(
+    url=..., key=...))`; needs the `lionagi-service-core[redis]` extra.
 
     Attributes:
-        url: ``redis://``, ``rediss://`` or ``unix://`` URL of a Redis primary. A password in it
+        url: `redis://`, `rediss://` or `unix://` URL of a Redis primary. A password in it
             is never shown in any text this library produces. Its query options go to redis-py;
-            one redis-py refuses raises ``AdmissionConfigError`` (``field="url"``) when the
+            one redis-py refuses raises `AdmissionConfigError` (`field="url"`) when the
             model is built, before any call.
         key: Names the shared limit, normally the provider key's *name* (for example
-            ``"openai-prod"``), never the key itself. Processes with the same key share limits.
+            `"openai-prod"`), never the key itself. Processes with the same key share limits.
         lease_ttl: Seconds a concurrency permit lives without renewal: how long a crashed
             holder's permit stays taken at most.
-        renew_interval: Seconds between renewals of held permits; default ``lease_ttl / 3``.
-            Must be shorter than ``lease_ttl``.
+        renew_interval: Seconds between renewals of held permits; default `lease_ttl / 3`.
+            Must be shorter than `lease_ttl`.
         poll_interval: Seconds the head of the local queue waits before asking Redis again when
             the shared concurrency limit is reached (a local release wakes it at once), and the
             longest a released permit waits to be handed back with others. Must be shorter
-            than ``lease_ttl``.
+            than `lease_ttl`.
         op_timeout: Cap in seconds on one Redis round trip (and on connecting); the request
-            deadline, when shorter, bounds it instead. Must be shorter than ``lease_ttl`` minus
+            deadline, when shorter, bounds it instead. Must be shorter than `lease_ttl` minus
             the renewal interval, so a renewal that takes its whole cap still lands before the
             permit it renews expires.
-        on_unavailable: ``"fail"`` (default): a Redis failure refuses the call with
-            ``AdmissionBackendUnavailable``. ``"local"``: the call is admitted under this
+        on_unavailable: `"fail"` (default): a Redis failure refuses the call with
+            `AdmissionBackendUnavailable`. `"local"`: the call is admitted under this
             process's own copy of the limits instead (the shared limit is then not enforced).
 
     Raises:
-        AdmissionConfigError: A value is invalid; ``field`` names it.
+        AdmissionConfigError: A value is invalid; `field` names it.
     """
 
     url: str = field(repr=False)

@@ -136,7 +136,23 @@ class _AgenticLimit:
 
 
 class CallSupervisor:
-    """Owns calls from creation to removal for one ``iModel``.
+    """Owns calls from creation to removal for one `iModel`.
+
+    One lifecycle for `invoke` and `stream`: own the event, admission lease, pre-hook, provider
+    work, post-hook, terminal status, cleanup, release, disown. Every exit path sets a terminal
+    status before the event leaves ownership, and the first terminal outcome wins:
+
+    - deadline expiry: ABORTED, `RequestDeadlineExceeded(phase)` raised;
+    - controller close: ABORTED, `AdmissionClosed` raised;
+    - admission refusal: ABORTED, the typed admission error raised;
+    - caller cancellation: CANCELLED, the cancellation re-raised;
+    - consumer `aclose()`: CANCELLED, nothing raised;
+    - provider or hook failure: FAILED; `invoke` returns the event, `stream` raises the error;
+    - a request error found when the call runs (a request field the endpoint refuses only when
+      it encodes or launches: `EndpointConfigurationError`, `AgenticRequestValidationError`,
+      as at creation): FAILED, raised by both;
+    - provider error chunk: FAILED, the chunk yielded once, then `ProviderStreamError` raised
+      (the classified twin, e.g. `ProviderStreamAuthError`).
 
     HTTP endpoints get the attempt policy and circuit breaker (setup only, never observed
     output); agentic endpoints get exactly one attempt, because re-running an agent repeats
@@ -492,7 +508,7 @@ class CallSupervisor:
     # -- invoke -----------------------------------------------------------------------------------
 
     async def invoke(self, call: APICalling, *, budget: RequestBudget | None = None) -> APICalling:
-        """Run ``call`` once; returns it terminal. Provider and hook failures are recorded.
+        """Run `call` once; returns it terminal. Provider and hook failures are recorded.
 
         Admission, the deadline, cancellation and the caller's request errors are raised.
         """
@@ -532,7 +548,7 @@ class CallSupervisor:
     def stream(
         self, call: APICalling, *, budget: RequestBudget | None = None
     ) -> AsyncGenerator[StreamChunk, None]:
-        """Yield ``call``'s chunks under admission and the deadline; see the module docstring.
+        """Yield `call`'s chunks under admission and the deadline; outcomes as on the class.
 
         An async generator: nothing runs before the first iteration.
         """
@@ -549,12 +565,12 @@ class CallSupervisor:
         *,
         done: Callable[[], None] | None = None,
     ) -> AsyncGenerator[StreamChunk, None]:
-        """:meth:`stream` for a call built on the first iteration by ``prepare()``.
+        """`stream` for a call built on the first iteration by `prepare()`.
 
         For a facade whose call creation (validation, the pre-event hook) belongs to the
         stream's first step: the facade hands out this generator itself instead of wrapping
-        :meth:`stream` in a generator of its own, so a chunk crosses one generator, not two.
-        ``done`` runs once the generator ends, on every path (a raise from ``prepare`` too).
+        `stream` in a generator of its own, so a chunk crosses one generator, not two.
+        `done` runs once the generator ends, on every path (a raise from `prepare` too).
         """
         return self._stream(prepare, done)
 

@@ -76,12 +76,12 @@ class ProviderErrorPattern:
     """One classification rule: a case-insensitive regex and/or exit codes mapped to an error type.
 
     Args:
-        kind: Short label of the failure family (``"quota"``, ``"auth"``, ...).
+        kind: Short label of the failure family (`"quota"`, `"auth"`, ...).
         error_type: ProviderError subclass raised on a match; it must accept
-            ``(message, stderr_tail=, raw=)``.
+            `(message, stderr_tail=, raw=)`.
         pattern: Regular expression searched case-insensitively in the redacted text.
         returncodes: Exit codes that match regardless of text (vendor exit-code grammars).
-        summary: Human phrase used in the message; defaults to ``kind``.
+        summary: Human phrase used in the message; defaults to `kind`.
     """
 
     kind: str
@@ -263,10 +263,10 @@ def classify_provider_error(
 ) -> ProviderError:
     """Return (not raise) the most specific ProviderError for a provider's error text.
 
-    ``extra_patterns`` are tried first, then :data:`DEFAULT_ERROR_PATTERNS`, each over the
-    redacted tail of ``text`` followed by ``stderr_tail``. With no match the result is
-    :class:`ProviderProcessError` when ``returncode`` is given, else the base
-    :class:`ProviderError`. A matched error still records ``returncode``.
+    `extra_patterns` are tried first, then `DEFAULT_ERROR_PATTERNS`, each over the
+    redacted tail of `text` followed by `stderr_tail`. With no match the result is
+    `ProviderProcessError` when `returncode` is given, else the base
+    `ProviderError`. A matched error still records `returncode`.
 
     Args:
         text: Provider error text (an error event's message, or stderr itself).
@@ -315,18 +315,18 @@ def classify_stream_error(
 ) -> ProviderStreamError:
     """Return (not raise) the ProviderStreamError for a provider-declared error chunk.
 
-    The chunk's text and its ``code`` and ``type`` metadata are searched with ``extra_patterns``
-    then :data:`DEFAULT_ERROR_PATTERNS` (the rules stderr is classified with); when none matches,
-    an HTTP ``status`` in :data:`STREAM_STATUS_FAMILIES` decides. A classified error is the
-    family's twin from :data:`STREAM_ERROR_CLASSES` (e.g. :class:`ProviderStreamAuthError`, also
-    a :class:`ProviderAuthError`); otherwise it is :class:`ProviderStreamError` itself. The
-    message is the redacted, bounded chunk text; ``status``, ``code``, ``retry_after`` (seconds),
-    ``provider`` and ``kind`` are set from the chunk where it carries them.
+    The chunk's text and its `code` and `type` metadata are searched with `extra_patterns`
+    then `DEFAULT_ERROR_PATTERNS` (the rules stderr is classified with); when none matches,
+    a reported HTTP `status` decides (401/403 auth, 429 quota, 503/529 capacity). A classified
+    error is the family's stream twin (e.g. `ProviderStreamAuthError`, also a
+    `ProviderAuthError`); otherwise it is `ProviderStreamError` itself. The
+    message is the redacted, bounded chunk text; `status`, `code`, `retry_after` (seconds),
+    `provider` and `kind` are set from the chunk where it carries them.
 
     Args:
         message: The error chunk's content.
-        metadata: The error chunk's metadata; ``status``, ``code``, ``type`` and
-            ``retry_after`` are read, anything else is ignored.
+        metadata: The error chunk's metadata; `status`, `code`, `type` and
+            `retry_after` are read, anything else is ignored.
         provider: Provider key recorded on the error.
         extra_patterns: Vendor rules, checked before the generic ones.
         secrets: Known secret values (e.g. the endpoint's key) to redact verbatim.

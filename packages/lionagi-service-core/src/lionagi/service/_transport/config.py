@@ -73,8 +73,8 @@ hostile server, and buffering it would cost several times its size once decoded 
 class EndpointConfig(BaseModel):
     """Settings for one endpoint. Construct with keywords; every key must be a declared field.
 
-    ``max_response_bytes`` caps a successful one-shot (:meth:`Endpoint.call`) body, counted after
-    content decoding; a larger body (or a larger ``Content-Length``) is a ProviderProtocolError.
+    `max_response_bytes` caps a successful one-shot (`Endpoint.call`) body, counted after
+    content decoding; a larger body (or a larger `Content-Length`) is a ProviderProtocolError.
     Error bodies (64 KiB) and stream events (16 MiB) have their own fixed bounds.
     """
 
@@ -156,12 +156,12 @@ class EndpointConfig(BaseModel):
         return self
 
     def sends_authorization(self) -> bool:
-        """True when requests carry an ``Authorization`` of this config's own making.
+        """True when requests carry an `Authorization` of this config's own making.
 
-        ``auth_type="bearer"`` (the key as a bearer token: with no key such a call fails anyway,
+        `auth_type="bearer"` (the key as a bearer token: with no key such a call fails anyway,
         and the answer must not depend on whether a key variable happens to be set), an
-        ``Authorization`` default header, or a client ``auth`` / ``Authorization`` header in
-        ``client_kwargs``.
+        `Authorization` default header, or a client `auth` / `Authorization` header in
+        `client_kwargs`.
         """
         if self.auth_type == "bearer":
             return True
@@ -221,9 +221,9 @@ class EndpointConfig(BaseModel):
 
     @property
     def full_url(self) -> str:
-        """``base_url`` joined with ``endpoint``, format parameters filled from ``params``.
+        """`base_url` joined with `endpoint`, format parameters filled from `params`.
 
-        A query string on ``base_url`` (Azure's ``?api-version=...``) is kept and placed after
+        A query string on `base_url` (Azure's `?api-version=...`) is kept and placed after
         the joined path, merged with any query the endpoint path carries; a GET/DELETE request
         adds its payload parameters to it.
         """
@@ -241,10 +241,10 @@ class EndpointConfig(BaseModel):
         return self.url_for(path)
 
     def url_for(self, path: str) -> str:
-        """``base_url`` joined with ``path`` (a path relative to it, query allowed).
+        """`base_url` joined with `path` (a path relative to it, query allowed).
 
-        The join :attr:`full_url` makes, for a path an endpoint chose per request
-        (``Endpoint.request_target``): ``base_url``'s own query is kept after the path's.
+        The join `full_url` makes, for a path an endpoint chose per request
+        (`Endpoint.request_target`): `base_url`'s own query is kept after the path's.
         """
         base = self.base_url
         if not base:
@@ -260,17 +260,17 @@ class EndpointConfig(BaseModel):
         return self.api_key.get_secret_value() if self.api_key is not None else None
 
     def param_secrets(self) -> tuple[str, ...]:
-        """The ``params`` values treated as secrets: all but ``api-version``/``alt``/``version``.
+        """The `params` values treated as secrets: all but `api-version`/`alt`/`version`.
 
-        They fill the request path, so error text naming the URL redacts them
-        (``Endpoint._secrets``), as it leaves out ``base_url``'s query.
+        They fill the request path, so the endpoint's error text naming the URL redacts them,
+        as it leaves out `base_url`'s query.
         """
         if not self.params:
             return ()
         return tuple(v for k, v in self.params.items() if v and k.lower() not in HARMLESS_QUERY)
 
     def with_updates(self, **changes: Any) -> EndpointConfig:
-        """Return a validated copy with ``changes`` applied (same unknown-key rule)."""
+        """Return a validated copy with `changes` applied (same unknown-key rule)."""
         data = self._constructor_data()
         data.update(changes)
         return EndpointConfig(**data)
@@ -289,8 +289,8 @@ class EndpointConfig(BaseModel):
         """JSON-ready projection without secrets; the request model is named, not dumped.
 
         The API key is left out; header values (except allow-listed harmless ones), URL userinfo
-        and query values, ``params`` values (except the harmless query names) and
-        ``client_kwargs`` credentials are ``[REDACTED]`` (the field serializers apply to every
+        and query values, `params` values (except the harmless query names) and
+        `client_kwargs` credentials are `[REDACTED]` (the field serializers apply to every
         dump).
         """
         out = self.model_dump(exclude={"api_key", "request_options"})

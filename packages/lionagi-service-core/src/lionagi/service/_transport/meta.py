@@ -30,8 +30,8 @@ AGENTIC_TIMEOUT = 3600.0
 class EndpointMeta:
     """What the catalog knows about one registered endpoint class.
 
-    ``timeout`` is the registration's own local cap (its row's ``timeout``); None means the
-    endpoint type's cap, :data:`REGISTERED_API_TIMEOUT` or :data:`AGENTIC_TIMEOUT`.
+    `timeout` is the registration's own local cap (its row's `timeout`); None means the
+    endpoint type's cap: 600 s for a registered API, 3600 s for an agentic endpoint.
     """
 
     provider: str
@@ -52,10 +52,10 @@ class EndpointMeta:
         return EndpointConfig(**self._config_data(overrides))
 
     def check_config(self) -> None:
-        """Validate the registration's own config without building ``EndpointConfig``'s schema.
+        """Validate the registration's own config without building `EndpointConfig`'s schema.
 
-        The catalog's dry run: the same fields :meth:`create_config` passes, checked by
-        :func:`.config.check_config_fields`.
+        The catalog's dry run: the same fields `create_config` passes, checked by the rules
+        `EndpointConfig` applies to them.
 
         Raises:
             EndpointConfigurationError: naming the first invalid field.

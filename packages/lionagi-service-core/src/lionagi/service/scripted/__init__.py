@@ -1,6 +1,6 @@
 """The scripted provider: deterministic, keyless, in-process; registered like any vendor.
 
-Core's own ``lionagi.providers`` entry point names this module, so it goes through the same
+Core's own `lionagi.providers` entry point names this module, so it goes through the same
 discovery and validation path as an installed vendor distribution. Like a vendor's, its row names
 the endpoint class and request model by reference, and the public names load on first access:
 the catalog build imports this package for every command, the endpoint only a scripted call.

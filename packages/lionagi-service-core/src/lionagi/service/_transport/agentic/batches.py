@@ -31,13 +31,13 @@ class ChunkBatches(AsyncIterator[StreamChunk]):
 
     Each list is handed over: the producer neither keeps nor reuses it, so a consumer may
     shorten it (the contract guard cuts a list at a violation). Take the lists with
-    :meth:`batches` or the chunks by iterating, not both. :meth:`aclose` closes the producer.
+    `batches` or the chunks by iterating, not both. `aclose` closes the producer.
     """
 
     __slots__ = ("_agen", "_pending")
 
     def __init__(self, batches: AsyncGenerator[list[StreamChunk], None]) -> None:
-        """Wrap ``batches`` (not started yet)."""
+        """Wrap `batches` (not started yet)."""
         self._agen = batches
         self._pending: Iterator[StreamChunk] = _UNSTARTED
 

@@ -78,16 +78,17 @@ _ISOLATED_HOME_INHERIT = tuple(name for name in PORTABLE_INHERIT_ENV if name != 
 class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
     """Base for agentic adapters.
 
-    ``is_cli`` is a deprecated alias kept True for every agentic endpoint; route on
-    ``is_agentic`` and read ``capabilities.transport`` for transport-specific behaviour.
+    `is_cli` is a deprecated alias kept True for every agentic endpoint; route on
+    `is_agentic` and read `capabilities.transport` for transport-specific behaviour.
 
-    Adapters declare ``capabilities``, ``request_type`` (a strict pydantic model) and
-    ``runtime_arg_keys``, implement :meth:`_stream_agentic`, and set ``supports_invoke = False``
-    when they are stream-only. Handlers passed as ``handlers=`` are validated at construction.
+    Adapters declare `capabilities`, `request_type` (a strict pydantic model) and
+    `runtime_arg_keys`, implement the adapter hook `_stream_agentic`, and set
+    `supports_invoke = False` when they are stream-only. Handlers passed as `handlers=` are
+    validated at construction.
 
-    Deployment settings (``settings=``, an :class:`AgenticSettings`) are accepted by subprocess
-    adapters only; a subprocess adapter builds each launch from :meth:`launch_settings` and maps
-    the gateway through :meth:`gateway_env` / :meth:`gateway_args` (``supports_gateway``).
+    Deployment settings (`settings=`, an `AgenticSettings`) are accepted by subprocess
+    adapters only; a subprocess adapter builds each launch from `launch_settings` and maps
+    the gateway through `gateway_env` / `gateway_args` (`supports_gateway`).
     """
 
     is_agentic: ClassVar[bool] = True
@@ -106,19 +107,19 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
     auth_hint: ClassVar[str | None] = None
     attempt_policy_options: ClassVar[Mapping[str, Any] | None] = None
     """None: one attempt per run (the agentic default). A mapping: iModel's default attempt
-    policy is ``AttemptPolicy(max_attempts=config.max_retries, **options)`` and the run is
+    policy is `AttemptPolicy(max_attempts=config.max_retries, **options)` and the run is
     retried under it before its first chunk only, as an HTTP stream is (ADR-0029) - for remote
     adapters whose setup can fail transiently; the adapter itself never loops."""
     user_inherit_env: ClassVar[tuple[str, ...]] = ()
     """Variables the adapter's CLI reads for its credentials, endpoint and config location when
-    a person runs it by hand (``ANTHROPIC_API_KEY``, ``CODEX_HOME``, ...). ``config_home="user"``
+    a person runs it by hand (`ANTHROPIC_API_KEY`, `CODEX_HOME`, ...). `config_home="user"`
     promises exactly that run, so those names are inherited from this process in user mode
     (never in isolated mode, whose environment stays the deployment's alone). Which names a CLI
     reads is the vendor's grammar: core declares none. Values of credential-looking names are
     redacted from the run's errors like a gateway key."""
     required_modules: ClassVar[tuple[str, ...]] = ()
     """Top-level Python modules an in-process adapter needs; availability reports check them
-    with ``importlib.util.find_spec`` (nothing is imported) and show ``install_hint``."""
+    with `importlib.util.find_spec` (nothing is imported) and show `install_hint`."""
     DEFAULT_CONCURRENCY_LIMIT: ClassVar[int] = 3
     DEFAULT_QUEUE_CAPACITY: ClassVar[int] = 10
 
@@ -171,11 +172,11 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
             self.gateway_args(settings)
 
     def gateway_env(self, settings: AgenticSettings) -> dict[str, str]:
-        """Adapter hook: environment that points the CLI at ``settings.gateway_url`` (and key).
+        """Adapter hook: environment that points the CLI at `settings.gateway_url` (and key).
 
-        Called only when ``supports_gateway`` is True and a gateway is set (also once at
+        Called only when `supports_gateway` is True and a gateway is set (also once at
         construction, so a mapping problem raises before any launch). Example: Claude Code
-        reads ``ANTHROPIC_BASE_URL``; Gemini ``GOOGLE_GEMINI_BASE_URL``.
+        reads `ANTHROPIC_BASE_URL`; Gemini `GOOGLE_GEMINI_BASE_URL`.
         """
         return {}
 
@@ -184,15 +185,15 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
         return []
 
     def isolated_home_env(self, home: Path) -> dict[str, str]:
-        """Adapter hook: extra variables pointing the CLI's own config dir into ``home``.
+        """Adapter hook: extra variables pointing the CLI's own config dir into `home`.
 
-        ``HOME`` and the XDG base directories are set by core; a CLI with its own variable
-        (``CODEX_HOME``, ``CLAUDE_CONFIG_DIR``) names it here.
+        `HOME` and the XDG base directories are set by core; a CLI with its own variable
+        (`CODEX_HOME`, `CLAUDE_CONFIG_DIR`) names it here.
         """
         return {}
 
     def seed_isolated_home(self, home: Path) -> None:
-        """Adapter hook: write the CLI's headless settings into a new isolated ``home``.
+        """Adapter hook: write the CLI's headless settings into a new isolated `home`.
 
         Runs once, when the home is created. Typical content: fail-fast retries, telemetry and
         auto-update off, the workspace marked trusted, so a run never waits on a prompt.
@@ -204,10 +205,10 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
         return (*super()._secrets(), *self.__settings.secret_values())
 
     def launch_settings(self) -> AgenticLaunch:
-        """What the settings resolve to for one subprocess launch (see :class:`AgenticLaunch`).
+        """What the settings resolve to for one subprocess launch (see `AgenticLaunch`).
 
         Raises:
-            EndpointConfigurationError: ``$LIONAGI_SERVICE_CONFIG_HOME`` is invalid.
+            EndpointConfigurationError: `$LIONAGI_SERVICE_CONFIG_HOME` is invalid.
             RuntimeError: an isolated home is needed but the endpoint is closed.
         """
         settings = self.__settings
@@ -262,7 +263,7 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
         await super().aclose()
 
     def share_home_with(self, other: AgenticEndpoint) -> None:
-        """Let ``other`` run in this endpoint's isolated config home (created when first used).
+        """Let `other` run in this endpoint's isolated config home (created when first used).
 
         For a copy that resumes this endpoint's session: a CLI saves its sessions in its home,
         so a copy with a private one of its own could never find the session it was given. The
@@ -281,7 +282,7 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
 
     @property
     def session_id(self) -> str | None:
-        """Alias of :attr:`provider_session_id`."""
+        """Alias of `provider_session_id`."""
         return self.__session_id
 
     def confirm_session(self, session_id: str | None) -> None:
@@ -303,7 +304,7 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
 
     @classmethod
     def invoke_supported(cls) -> bool:
-        """True when one-shot ``call()`` is available; False for stream-only adapters."""
+        """True when one-shot `call()` is available; False for stream-only adapters."""
         return cls.supports_invoke
 
     def ensure_invoke_supported(self) -> None:
@@ -330,12 +331,12 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
         extra_headers: Mapping[str, str] | None = None,
         **kwargs: Any,
     ) -> tuple[AgenticPayload, dict[str, str]]:
-        """Validate ``request`` into ``({"request": <request_type instance>}, {})``.
+        """Validate `request` into `({"request": <request_type instance>}, {})`.
 
-        ``request_defaults`` < ``request`` < ``kwargs``. Runtime keys, callables, unknown fields
+        `request_defaults` < `request` < `kwargs`. Runtime keys, callables, unknown fields
         and invalid values raise AgenticRequestValidationError naming the field (never echoing
         its value), before any process, task or connection exists. Split runtime keys off first
-        with :meth:`split_runtime_args`.
+        with `split_runtime_args`.
         """
         self._refuse_extra_headers(extra_headers)
         model_type = self._request_model_type()
@@ -428,11 +429,11 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
     ) -> AsyncIterator[StreamChunk]:
         """Validate, then yield the adapter's chunks through the D3 contract guard.
 
-        Validation runs at the first iteration, before :meth:`_stream_agentic` is called, so an
-        invalid request never starts a process, task or connection. A confirmed ``session_id``
-        from a resumable adapter is stored via :meth:`confirm_session`. The result is a
-        :class:`~lionagi.service.agentic.ChunkBatches`: iterate it per chunk, or read the
-        adapter's batches through :meth:`stream_batches`.
+        Validation runs at the first iteration, before `_stream_agentic` is called, so an
+        invalid request never starts a process, task or connection. A confirmed `session_id`
+        from a resumable adapter is stored via `confirm_session`. The result is a
+        `ChunkBatches`: iterate it per chunk, or read the
+        adapter's batches through `stream_batches`.
         """
         return ChunkBatches(self._guarded_batches(request, extra_headers, timeout, runtime_args))
 
@@ -446,14 +447,14 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
         read_control: ReadControl | None = None,
         **runtime_args: Any,
     ) -> AsyncGenerator[list[StreamChunk], None]:
-        """:meth:`stream` as non-empty lists: the adapter's batches (a CLI: <= 128 events each).
+        """`stream` as non-empty lists: the adapter's batches (a CLI: <= 128 events each).
 
         The supervisor reads this form, so a chunk crosses the endpoint's layers once per
         batch. The two HTTP keywords have no agentic meaning: a request envelope is recognised
-        without ``skip_payload_creation``, and ``read_control`` is never attached (the agentic
+        without `skip_payload_creation`, and `read_control` is never attached (the agentic
         run is bounded by the supervisor's run control instead), which
         tells the caller to bound the reads itself, as the HTTP contract says. A subclass that
-        overrides :meth:`stream` gets one chunk per list, so its own stream is honoured.
+        overrides `stream` gets one chunk per list, so its own stream is honoured.
         """
         if type(self).stream is not AgenticEndpoint.stream:
             return one_per_batch(

@@ -24,9 +24,9 @@ Handler = Callable[..., Any]
 class AgenticHandlersMixin:
     """Validates, stores, copies and merges runtime handlers once for every agentic adapter.
 
-    Subclasses declare ``runtime_arg_keys``; ``_handler_params`` narrows which of those must be
-    callables (None: all of them). Configured handlers live on the endpoint; per-call values
-    override them for one call, and a per-call ``None`` disables a configured handler for that call.
+    Subclasses declare `runtime_arg_keys`; those must be callables (a subclass may narrow the
+    set, see `handler_names`). Configured handlers live on the endpoint; per-call values
+    override them for one call, and a per-call `None` disables a configured handler for that call.
     """
 
     runtime_arg_keys: ClassVar[frozenset[str]] = frozenset()
@@ -38,7 +38,7 @@ class AgenticHandlersMixin:
 
     @classmethod
     def handler_names(cls) -> frozenset[str]:
-        """Names accepted as handlers: ``_handler_params`` or, when unset, ``runtime_arg_keys``."""
+        """Names accepted as handlers: `runtime_arg_keys`, or a subclass's narrower set."""
         if cls._handler_params is None:
             return cls.runtime_arg_keys
         names = frozenset(cls._handler_params)
@@ -54,7 +54,7 @@ class AgenticHandlersMixin:
     def split_runtime_args(
         cls, mapping: Mapping[str, Any]
     ) -> tuple[dict[str, Any], dict[str, Any]]:
-        """Split call keywords into ``(request_fields, runtime_args)``; both are new dicts.
+        """Split call keywords into `(request_fields, runtime_args)`; both are new dicts.
 
         Declared runtime keys are removed first, so a callback never reaches request validation
         or the payload. Everything else is a request-field candidate for the provider model.
@@ -114,7 +114,7 @@ class AgenticHandlersMixin:
         return MappingProxyType(dict(self._handler_store()))
 
     def update_handlers(self, **kwargs: Handler | None) -> None:
-        """Configure handlers by name; ``None`` removes one. All-or-nothing on a bad entry."""
+        """Configure handlers by name; `None` removes one. All-or-nothing on a bad entry."""
         self._validate_handlers(kwargs)
         store = self._handler_store()
         for name, value in kwargs.items():
@@ -128,11 +128,11 @@ class AgenticHandlersMixin:
         self._agentic_handlers = {k: v for k, v in handlers.items() if v is not None}
 
     def copy_runtime_state_to(self, other: object) -> None:
-        """Give ``other`` a copy of the handler mapping; the callables themselves are shared.
+        """Give `other` a copy of the handler mapping; the callables themselves are shared.
 
         Raises:
-            AgenticHandlerError: ``other`` does not accept one of the configured names.
-            TypeError: handlers are configured but ``other`` cannot hold any.
+            AgenticHandlerError: `other` does not accept one of the configured names.
+            TypeError: handlers are configured but `other` cannot hold any.
         """
         store = self._handler_store()
         if isinstance(other, AgenticHandlersMixin):

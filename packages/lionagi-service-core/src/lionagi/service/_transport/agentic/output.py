@@ -162,7 +162,7 @@ async def enforce_agentic_contract(
     """Pass chunks through unchanged, raising ProviderProtocolError on the first D3 violation.
 
     The inner iterator is closed on every path (EOF, violation, provider error, cancellation,
-    consumer ``aclose``), and nothing is yielded during cleanup. A failure while closing the
+    consumer `aclose`), and nothing is yielded during cleanup. A failure while closing the
     inner iterator is logged, not raised, when another exception is already propagating.
     """
     check = ContractCheck(capabilities.resumable)
@@ -241,14 +241,14 @@ async def collect_call_result(
 ) -> AgenticCallResult:
     """Fold a normalized chunk stream into the one-shot mapping.
 
-    Text chunks are joined in order: ``is_delta`` chunks continue the current unit, a complete
+    Text chunks are joined in order: `is_delta` chunks continue the current unit, a complete
     chunk starts a new one, and units are separated by a blank line; the result chunk's content
-    (terminal text not already emitted) is appended as the last unit. ``session_id``, ``model``
-    and ``usage`` come from result metadata, falling back to system metadata. An error chunk
+    (terminal text not already emitted) is appended as the last unit. `session_id`, `model`
+    and `usage` come from result metadata, falling back to system metadata. An error chunk
     raises ProviderStreamError so a failed run never looks like a successful empty result: the
-    error ``stream_error`` builds from the chunk (an endpoint passes its
-    :meth:`~lionagi.service.Endpoint.stream_error`, the one ``stream()`` raises too), else
-    :func:`~lionagi.service.classify_stream_error` with the default patterns. The iterator is
+    error `stream_error` builds from the chunk (an endpoint passes its
+    `stream_error`, the one `stream()` raises too), else
+    `classify_stream_error` with the default patterns. The iterator is
     closed before returning or raising.
     """
     units: list[str] = []

@@ -32,7 +32,7 @@ class AgenticCallResult(TypedDict):
     """One-shot result of an agentic call; every key is always present.
 
     Unavailable values are None or an empty mapping, never a missing key, so consumers need no
-    per-provider ``.get`` chains.
+    per-provider `.get` chains.
     """
 
     result: str
@@ -43,7 +43,7 @@ class AgenticCallResult(TypedDict):
 
 
 class AgenticResultMetadata(TypedDict, total=False):
-    """Metadata a terminal ``result`` chunk may carry: only fields the provider reported."""
+    """Metadata a terminal `result` chunk may carry: only fields the provider reported."""
 
     session_id: str
     model: str

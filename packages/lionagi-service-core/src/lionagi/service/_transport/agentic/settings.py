@@ -55,14 +55,18 @@ class AgenticSettings(BaseModel):
     """How an agentic endpoint is deployed; immutable, unknown fields refused.
 
     Attributes:
-        binary: Program to run instead of the adapter's default (a name on ``PATH`` or a path).
-        gateway_url: Base URL of the model gateway the CLI should use (``http``/``https``); the
+        binary: Program to run instead of the adapter's default (a name on `PATH` or a path).
+        gateway_url: Base URL of the model gateway the CLI should use (`http`/`https`); the
             adapter maps it to its CLI (an environment variable, a flag, a models file).
         gateway_api_key: Key for that gateway; never serialized, redacted from stderr.
         env: Extra environment variables for the child. Values are treated as secrets: they
-            are masked in ``repr``, never serialized, and redacted from captured stderr.
+            are masked in `repr`, never serialized, and redacted from captured stderr.
         cwd: Working directory of the CLI when the request names none.
-        config_home: ``"user"``, ``"isolated"`` or None (see the module docstring).
+        config_home: `"user"`: the CLI reads the user's own login and config, as a person
+            running it by hand expects. `"isolated"`: a throwaway home owned by the endpoint,
+            created at the first launch, seeded with the adapter's headless settings and
+            removed when the endpoint closes. None: the deployment default,
+            `$LIONAGI_SERVICE_CONFIG_HOME` (`user` or `isolated`), else `"user"`.
     """
 
     # defer_build: the validator is built on first use, not at import (cold start).
@@ -107,7 +111,7 @@ class AgenticSettings(BaseModel):
         return value
 
     def env_values(self) -> dict[str, str]:
-        """``env`` in clear text, for the child's environment only."""
+        """`env` in clear text, for the child's environment only."""
         return {name: secret.get_secret_value() for name, secret in self.env.items()}
 
     def secret_values(self) -> tuple[str, ...]:
@@ -118,10 +122,10 @@ class AgenticSettings(BaseModel):
         return tuple(v for v in found if v)
 
     def resolved_config_home(self, environ: Mapping[str, str] | None = None) -> ConfigHomeMode:
-        """``config_home``, or the deployment default when it is None.
+        """`config_home`, or the deployment default when it is None.
 
         Raises:
-            EndpointConfigurationError: ``$LIONAGI_SERVICE_CONFIG_HOME`` holds another value.
+            EndpointConfigurationError: `$LIONAGI_SERVICE_CONFIG_HOME` holds another value.
         """
         if self.config_home is not None:
             return self.config_home
@@ -147,8 +151,8 @@ class AgenticSettings(BaseModel):
     def public_dict(self) -> dict[str, Any]:
         """The serializable part: no key, no env values (only their names), JSON types.
 
-        ``gateway_url`` is written as ``base_url`` is (:func:`redact_url`: query values such
-        as ``?key=...`` replaced, ``api-version`` kept): a gateway token in its query was
+        `gateway_url` is written as `base_url` is (redacted: query values such
+        as `?key=...` replaced, `api-version` kept): a gateway token in its query was
         written in clear text before. Restoring such a URL needs the real one again.
         """
         out: dict[str, Any] = {}
@@ -168,12 +172,12 @@ class AgenticSettings(BaseModel):
 
     @classmethod
     def from_public_dict(cls, data: Mapping[str, Any]) -> AgenticSettings:
-        """Rebuild the non-secret fields :meth:`public_dict` wrote (name-only keys skipped)."""
+        """Rebuild the non-secret fields `public_dict` wrote (name-only keys skipped)."""
         fields = {k: data[k] for k in ("binary", "gateway_url", "cwd", "config_home") if k in data}
         return coerce_agentic_settings(fields)
 
     def merged(self, other: AgenticSettings) -> AgenticSettings:
-        """These settings with every field ``other`` set explicitly taking precedence."""
+        """These settings with every field `other` set explicitly taking precedence."""
         if not other.model_fields_set:
             return self
         update = {name: getattr(other, name) for name in other.model_fields_set}
@@ -182,16 +186,16 @@ class AgenticSettings(BaseModel):
 
 @dataclass(frozen=True, slots=True)
 class AgenticLaunch:
-    """Settings resolved for one subprocess launch (``AgenticEndpoint.launch_settings()``).
+    """Settings resolved for one subprocess launch (`AgenticEndpoint.launch_settings()`).
 
     Attributes:
-        program: ``binary`` from the settings, or None for the adapter's default program.
-        args: Gateway arguments from the adapter's ``gateway_args`` hook, placed before the
+        program: `binary` from the settings, or None for the adapter's default program.
+        args: Gateway arguments from the adapter's `gateway_args` hook, placed before the
             prompt by the adapter.
-        env: ``HOME`` (user or isolated), the adapter's home and gateway variables, then the
-            settings' ``env`` (which wins); pass as ``SubprocessSpec.env``.
+        env: `HOME` (user or isolated), the adapter's home and gateway variables, then the
+            settings' `env` (which wins); pass as `SubprocessSpec.env`.
         inherit_env: Names to copy from this process: locale and user; in user mode also the
-            XDG dirs, proxies and CA bundles, and the adapter's ``user_inherit_env``.
+            XDG dirs, proxies and CA bundles, and the adapter's `user_inherit_env`.
         cwd: The settings' working directory, used when the request names none.
         secrets: Values to redact from the child's stderr and error events: the settings'
             secrets and, in user mode, the inherited values of credential-looking names.

@@ -58,15 +58,15 @@ class CliRequest(Protocol):
 
     @property
     def prompt(self) -> str:
-        """The user turn, handed to core (after ``--`` or on stdin), never built into argv."""
+        """The user turn, handed to core (after `--` or on stdin), never built into argv."""
 
     @property
     def repo(self) -> str | None:
-        """Working directory of the run; None means the settings' ``cwd`` (or the caller's)."""
+        """Working directory of the run; None means the settings' `cwd` (or the caller's)."""
 
     @property
     def workspace(self) -> str | None:
-        """A directory inside ``repo`` to run in instead (containment is core's)."""
+        """A directory inside `repo` to run in instead (containment is core's)."""
 
 
 class CliEventParser(Protocol):
@@ -83,16 +83,16 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
     """Base for adapters that run a CLI printing one JSON event per line.
 
     Args:
-        config: Endpoint config; defaults to the class's ``default_config``.
+        config: Endpoint config; defaults to the class's `default_config`.
         argv: Program (and leading arguments) to run; the vendor's flags are appended. The
-            ``binary`` setting replaces ``argv[0]``. Defaults to ``(cli_binary,)``; tests point
+            `binary` setting replaces `argv[0]`. Defaults to `(cli_binary,)`; tests point
             it at a fake CLI.
         terminate_grace: Seconds between SIGTERM and SIGKILL at teardown.
-        **overrides: What :class:`AgenticEndpoint` takes besides the config, such as
-            ``settings`` (deployment settings, :class:`~lionagi.service.AgenticSettings`).
+        **overrides: What `AgenticEndpoint` takes besides the config, such as
+            `settings` (deployment settings, `AgenticSettings`).
 
     Raises:
-        EndpointConfigurationError: ``argv`` is empty, or neither ``argv`` nor ``cli_binary``
+        EndpointConfigurationError: `argv` is empty, or neither `argv` nor `cli_binary`
             names a program.
     """
 
@@ -141,13 +141,13 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
     def cli_arguments(self, request: Any, *, extra: Sequence[str] = ()) -> list[str]:
         """The vendor's argv after the program prefix, without the prompt.
 
-        ``extra`` is what ``gateway_args`` returned for this deployment; the vendor places it
+        `extra` is what `gateway_args` returned for this deployment; the vendor places it
         where its CLI reads it. Every flag and every value is its own element.
         """
 
     @abstractmethod
     def event_parser(self, request: Any) -> CliEventParser:
-        """A new parser of the vendor's events for one run of ``request``."""
+        """A new parser of the vendor's events for one run of `request`."""
 
     def stderr_classifier(self) -> ErrorClassifier | None:
         """How a failed run's stderr and exit code become an error (None: core's patterns)."""
@@ -168,12 +168,12 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
         """The base's validation, then no NUL character in any text of the request.
 
         Request text ends up in the CLI's arguments, environment or files; no argument can
-        carry a NUL (``execve`` would refuse it at spawn, after admission, as a bare
-        ``ValueError``), so it is refused here, with the field named, before anything runs.
+        carry a NUL (`execve` would refuse it at spawn, after admission, as a bare
+        `ValueError`), so it is refused here, with the field named, before anything runs.
 
         Raises:
             AgenticRequestValidationError: as the base's, and a NUL in a string of the request
-                (``field`` names it, with the list index or mapping key, e.g. ``add_dirs[1]``).
+                (`field` names it, with the list index or mapping key, e.g. `add_dirs[1]`).
         """
         payload, headers = super().create_payload(request, extra_headers, **kwargs)
         _refuse_nul(payload["request"], "")
@@ -184,13 +184,13 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
     ) -> list[str]:
         """The argv of one run before the prompt.
 
-        ``program`` replaces ``argv[0]`` (default: the ``binary`` setting, else ``argv[0]``).
+        `program` replaces `argv[0]` (default: the `binary` setting, else `argv[0]`).
         """
         head = program or self.settings.binary or self.argv[0]
         return [head, *self.argv[1:], *self.cli_arguments(request, extra=extra)]
 
     def working_directory(self, request: CliRequest) -> Path | None:
-        """``repo`` (else the settings' ``cwd``) with ``workspace`` contained in it, or None."""
+        """`repo` (else the settings' `cwd`) with `workspace` contained in it, or None."""
         cwd = self.settings.cwd
         repo = request.repo if request.repo is not None else cwd
         if repo is not None or request.workspace:
@@ -200,10 +200,10 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
         return cwd
 
     def launch(self, request: Any, cwd: Path | None) -> JsonEventStream:
-        """One run's events, started as :meth:`launch_spec` describes (core's teardown).
+        """One run's events, started as `launch_spec` describes (core's teardown).
 
         An adapter may override this (to start the CLI its own way); the run loop then reads
-        the stream it returns. Otherwise the loop runs :meth:`launch_spec` through core's reader
+        the stream it returns. Otherwise the loop runs `launch_spec` through core's reader
         directly.
         """
         return json_events(self.launch_spec(request, cwd))
@@ -211,9 +211,9 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
     def launch_spec(self, request: Any, cwd: Path | None) -> SubprocessSpec:
         """The one place a run's process is described: argv, the prompt handed to core, env.
 
-        The deployment's binary, env, config home and secrets come from :meth:`launch_settings`;
-        stdin is /dev/null unless ``prompt_mode`` puts the prompt there. Runs
-        :meth:`prepare_launch` (the run is about to start).
+        The deployment's binary, env, config home and secrets come from `launch_settings`;
+        stdin is /dev/null unless `prompt_mode` puts the prompt there. Runs
+        `prepare_launch` (the run is about to start).
         """
         prompt = self._cli_request(request).prompt
         launch = self.launch_settings()
@@ -451,7 +451,7 @@ def _finished(parser: CliEventParser) -> Iterator[Iterable[StreamChunk]]:
 
 
 def redact_chunk(chunk: StreamChunk, secrets: Sequence[str]) -> StreamChunk:
-    """``chunk`` with every non-empty secret in its text and string metadata replaced."""
+    """`chunk` with every non-empty secret in its text and string metadata replaced."""
     values = [s for s in secrets if s]
     if not values:
         return chunk

@@ -77,10 +77,10 @@ class _NoCookies(httpx.Cookies):
 class StatelessClient(httpx.AsyncClient):
     """httpx's client with no cookie jar carried from one request to the next.
 
-    An endpoint's pooled client serves every caller of its ``iModel``; a cookie one response
+    An endpoint's pooled client serves every caller of its `iModel`; a cookie one response
     sets would otherwise ride along on everybody's later requests, and extracting cookies from
     every response is the most expensive client step on a keep-alive call. Pass
-    ``client_kwargs={"cookies": ...}`` to get httpx's stateful jar instead.
+    `client_kwargs={"cookies": ...}` to get httpx's stateful jar instead.
     """
 
     def __init__(self, **kwargs: Any) -> None:

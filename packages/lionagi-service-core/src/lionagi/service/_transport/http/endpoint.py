@@ -71,7 +71,7 @@ from .token_estimate import estimate_tokens
 __all__ = ["ClientState", "Endpoint", "StreamFraming", "url_origin"]
 
 StreamFraming = Literal["sse", "ndjson"]
-"""A framing an endpoint class may force for its streams (``Endpoint.stream_framing``)."""
+"""A framing an endpoint class may force for its streams (`Endpoint.stream_framing`)."""
 
 logger = logging.getLogger("lionagi.service.transport")
 
@@ -82,24 +82,24 @@ _DRAIN_SECONDS = 0.5
 
 
 class Endpoint:
-    """Base endpoint. HTTP adapters subclass it; the catalog binds ``_ENDPOINT_META``.
+    """Base endpoint. HTTP adapters subclass it; the catalog binds the row's `EndpointMeta`.
 
-    Each class declares its stream dialect: ``projector`` is the :class:`StreamProjector` class
-    :meth:`stream` constructs per stream as ``projector(secrets)``. Nothing is guessed from the
-    path or the first event; the base declares none, and :meth:`stream` on a class without one
-    raises ``EndpointConfigurationError(field="stream")`` before any request is built or sent.
-    ``stream_framing`` forces ``"sse"`` or ``"ndjson"`` framing for a dialect whose server
+    Each class declares its stream dialect: `projector` is the `StreamProjector` class
+    `stream` constructs per stream as `projector(secrets)`. Nothing is guessed from the
+    path or the first event; the base declares none, and `stream` on a class without one
+    raises `EndpointConfigurationError(field="stream")` before any request is built or sent.
+    `stream_framing` forces `"sse"` or `"ndjson"` framing for a dialect whose server
     labels its stream wrongly; None (the default) picks the framing from the response
-    ``Content-Type`` (framing is a wire fact, the dialect is the class's).
-    ``stream_flag`` is the payload key set to true for a streaming request (None: the provider
-    streams without one). ``error_patterns`` are the adapter's own classification rules for its
-    error chunks, checked before the generic ones (see :meth:`stream_error`); a non-2xx response
-    goes through :meth:`map_status_error` before the generic status mapping.
-    ``local_origins`` names the exact origins (``scheme://host:port``) of a local server's
-    documented default that requests may reach without ``allow_local_network``; any other
-    local or private destination still needs the explicit opt-in (see :meth:`allows_local`).
-    ``api_key_header`` names the header ``auth_type="x-api-key"`` puts the key in, and
-    :meth:`request_target` lets a dialect choose the path and body per request.
+    `Content-Type` (framing is a wire fact, the dialect is the class's).
+    `stream_flag` is the payload key set to true for a streaming request (None: the provider
+    streams without one). `error_patterns` are the adapter's own classification rules for its
+    error chunks, checked before the generic ones (see `stream_error`); a non-2xx response
+    goes through `map_status_error` before the generic status mapping.
+    `local_origins` names the exact origins (`scheme://host:port`) of a local server's
+    documented default that requests may reach without `allow_local_network`; any other
+    local or private destination still needs the explicit opt-in (see `allows_local`).
+    `api_key_header` names the header `auth_type="x-api-key"` puts the key in, and
+    `request_target` lets a dialect choose the path and body per request.
     """
 
     is_agentic: ClassVar[bool] = False
@@ -120,14 +120,14 @@ class Endpoint:
         resolver: Resolver | None = None,
         **overrides: Any,
     ) -> None:
-        """Bind a config; ``transport``/``resolver`` replace the network for tests.
+        """Bind a config; `transport`/`resolver` replace the network for tests.
 
         Args:
             config: the endpoint config, a mapping of its fields, or None for a catalog-bound
-                class (``overrides`` then update the registered defaults).
-            transport: an httpx transport for the owned client (e.g. ``httpx.MockTransport``);
+                class (`overrides` then update the registered defaults).
+            transport: an httpx transport for the owned client (e.g. `httpx.MockTransport`);
                 the endpoint closes it with the client.
-            resolver: ``async (host, port) -> [address, ...]`` used by the SSRF guard; requests
+            resolver: `async (host, port) -> [address, ...]` used by the SSRF guard; requests
                 connect to the addresses it answered and the guard approved, nothing else.
             **overrides: config fields to change.
         """
@@ -198,23 +198,23 @@ class Endpoint:
         extra_headers: Mapping[str, str] | None = None,
         **kwargs: Any,
     ) -> tuple[dict[str, Any], dict[str, str]]:
-        """Build ``(payload, headers)`` for one request.
+        """Build `(payload, headers)` for one request.
 
-        The payload is ``request_defaults`` < ``request`` < ``kwargs``, validated and dumped by
-        ``request_options`` when declared (unknown keys raise; None values are dropped). Headers
-        are content type, auth, ``default_headers``, then ``extra_headers``. Both dicts are new
-        on every call and belong to the caller (``iModel`` stores them in the call event as they
+        The payload is `request_defaults` < `request` < `kwargs`, validated and dumped by
+        `request_options` when declared (unknown keys raise; None values are dropped). Headers
+        are content type, auth, `default_headers`, then `extra_headers`. Both dicts are new
+        on every call and belong to the caller (`iModel` stores them in the call event as they
         are); an override must keep that.
 
-        The transport-control key ``stream_flag`` (``stream`` by default) is refused in request
-        data and ``request_defaults``: :meth:`call` and :meth:`stream` decide it, and a
-        ``stream=True`` smuggled into a one-shot call would get an event stream where JSON is
+        The transport-control key `stream_flag` (`stream` by default) is refused in request
+        data and `request_defaults`: `call` and `stream` decide it, and a
+        `stream=True` smuggled into a one-shot call would get an event stream where JSON is
         expected.
 
         Raises:
-            EndpointConfigurationError: an unknown or invalid request field (``field`` names it),
-                the ``stream_flag`` key (``field`` is that key), or a missing API key
-                (``field == "api_key"``).
+            EndpointConfigurationError: an unknown or invalid request field (`field` names it),
+                the `stream_flag` key (`field` is that key), or a missing API key
+                (`field == "api_key"`).
         """
         payload = build_payload(self.__config, request, kwargs)
         flag = self.stream_flag
@@ -230,13 +230,13 @@ class Endpoint:
     def encode_payload(self, payload: Mapping[str, Any], *, stream: bool = False) -> EncodedPayload:
         """Encode a created payload for the wire once, ahead of the attempts that send it.
 
-        ``stream=True`` adds ``stream_flag`` first, as :meth:`stream` would. Pass the result to
-        :meth:`call` or :meth:`stream_batches` with ``skip_payload_creation=True``: every attempt
+        `stream=True` adds `stream_flag` first, as `stream` would. Pass the result to
+        `call` or `stream_batches` with `skip_payload_creation=True`: every attempt
         then sends these bytes (or query parameters, for GET/DELETE) without encoding again.
 
         Raises:
-            EndpointConfigurationError: a value has no JSON (or query) form; ``field`` is the
-                top-level key that failed, e.g. ``messages``.
+            EndpointConfigurationError: a value has no JSON (or query) form; `field` is the
+                top-level key that failed, e.g. `messages`.
         """
         if stream:
             payload = self._streaming(dict(payload))
@@ -286,9 +286,9 @@ class Endpoint:
         return self.stream_payload(payload)
 
     def stream_payload(self, payload: dict[str, Any]) -> dict[str, Any]:
-        """The payload a streaming request sends, after ``stream_flag`` was set.
+        """The payload a streaming request sends, after `stream_flag` was set.
 
-        A dialect hook (e.g. to ask for the usage record); ``payload`` is the caller's own
+        A dialect hook (e.g. to ask for the usage record); `payload` is the caller's own
         copy, so changing it in place is fine. The base returns it unchanged.
         """
         return payload
@@ -296,21 +296,21 @@ class Endpoint:
     def request_target(
         self, payload: Mapping[str, Any], *, stream: bool
     ) -> tuple[str | None, Mapping[str, Any]]:
-        """Where one request goes and what its body holds: ``(path, body)``.
+        """Where one request goes and what its body holds: `(path, body)`.
 
         The hook for a dialect whose URL depends on the request (a model named in the path,
         a different path for streams) or whose wire body is not the validated payload as it
-        is (a field the path carries, a field the vendor nests). ``path`` is relative to
-        ``base_url`` and joined the way ``config.full_url`` joins ``config.endpoint`` (a query
-        is allowed; ``base_url``'s own query is kept); None sends to ``config.full_url``.
-        ``body`` is what is encoded (for GET/DELETE, the query parameters); the payload itself
+        is (a field the path carries, a field the vendor nests). `path` is relative to
+        `base_url` and joined the way `config.full_url` joins `config.endpoint` (a query
+        is allowed; `base_url`'s own query is kept); None sends to `config.full_url`.
+        `body` is what is encoded (for GET/DELETE, the query parameters); the payload itself
         stays what the call event recorded. Called once per encoding, after
-        :meth:`stream_payload`; it must not change ``payload``. The base returns
-        ``(None, payload)``.
+        `stream_payload`; it must not change `payload`. The base returns
+        `(None, payload)`.
 
         Raises:
             EndpointConfigurationError: an override refuses a payload it cannot route
-                (``field`` names the request field).
+                (`field` names the request field).
         """
         return None, payload
 
@@ -333,8 +333,8 @@ class Endpoint:
             ProviderStatusError: a non-2xx status (typed by status family).
             ProviderConnectionError: connect/read failure or timeout.
             ProviderProtocolError: a 2xx body that is not UTF-8 JSON, or one larger than
-                ``config.max_response_bytes``.
-            ProviderError: whatever :meth:`check_response` raises for the decoded body.
+                `config.max_response_bytes`.
+            ProviderError: whatever `check_response` raises for the decoded body.
         """
         _reject_runtime_args(runtime_args)
         payload, headers = self._payload_and_headers(request, extra_headers, skip_payload_creation)
@@ -352,25 +352,25 @@ class Endpoint:
         return self.check_response(self._decode_json(response, body), response)
 
     def estimate_tokens(self, payload: Mapping[str, Any]) -> int | None:
-        """Adapter hook: the token estimate of a created payload, for ``limit_tokens``.
+        """Adapter hook: the token estimate of a created payload, for `limit_tokens`.
 
-        Four characters per token of the members :data:`TOKEN_TEXT_KEYS` names (chat messages,
+        Four characters per token of the members `TOKEN_TEXT_KEYS` names (chat messages,
         Responses or embeddings input, a prompt); None when it has none, so admission refuses a
         token-limited call rather than guess. A vendor whose request keeps its text elsewhere
-        overrides this with :func:`estimate_tokens` and its own keys (Gemini's ``contents`` and
-        ``systemInstruction``, Anthropic's ``system`` beside ``messages``).
+        overrides this with `estimate_tokens` and its own keys (Gemini's `contents` and
+        `systemInstruction`, Anthropic's `system` beside `messages`).
         """
         return estimate_tokens(payload)
 
     def check_response(self, body: Any, response: httpx.Response) -> Any:
-        """Adapter hook: the decoded 2xx one-shot body as :meth:`call` returns it, or an error.
+        """Adapter hook: the decoded 2xx one-shot body as `call` returns it, or an error.
 
         Some APIs answer a failure with a 2xx status (an error object in the body), or a reply
         their stream would report as a failure (a tool call cut by the token limit, an answer
         blocked before any candidate). A vendor overrides this to raise the typed error its
-        stream raises for the same content, so ``invoke()`` and ``stream()`` fail alike;
-        overriding :meth:`call` instead would take the endpoint off the supervisor's path that
-        encodes a payload once. The default returns ``body`` unchanged.
+        stream raises for the same content, so `invoke()` and `stream()` fail alike;
+        overriding `call` instead would take the endpoint off the supervisor's path that
+        encodes a payload once. The default returns `body` unchanged.
         """
         return body
 
@@ -429,7 +429,7 @@ class Endpoint:
 
         An async generator: argument errors surface on the first iteration. Closing it (or
         cancelling its consumer) closes the HTTP response, so no connection is leaked. It
-        raises what :meth:`call` raises for the same request, and more:
+        raises what `call` raises for the same request, and more:
 
         Raises:
             ProviderProtocolError: an event breaks the dialect's grammar, or the stream ends
@@ -461,14 +461,15 @@ class Endpoint:
         read_control: ReadControl | None = None,
         **runtime_args: Any,
     ) -> AsyncGenerator[list[StreamChunk], None]:
-        """:meth:`stream` grouped into non-empty lists, one per network read where possible.
+        """`stream` grouped into non-empty lists, one per network read where possible.
 
         Supervisors bound each step of a stream; per read instead of per chunk keeps that cost
-        off the hot path. ``read_control`` lets the supervisor bound and abort the reads through
-        the connection itself (see :mod:`.reads`): when the endpoint can attach it to the
-        response's connection it sets ``read_control.attached``; otherwise the caller must bound
-        the reads itself. A subclass that overrides :meth:`stream` gets one chunk per batch, so
-        its own projection is always honoured (and the control is never attached).
+        off the hot path. `read_control` lets the supervisor bound and abort the reads through
+        the connection itself (the deadline caps each read's own timeout, an abort shuts the
+        connection down): when the endpoint can attach it to the response's connection it sets
+        `read_control.attached`; otherwise the caller must bound the reads itself. A subclass
+        that overrides `stream` gets one chunk per batch, so its own projection is always
+        honoured (and the control is never attached).
         """
         if type(self).stream is Endpoint.stream:
             return self._stream_batches(
@@ -707,12 +708,12 @@ class Endpoint:
         raise status_error(response, body, secrets=secrets)
 
     def allows_local(self, url: httpx.URL) -> bool:
-        """Whether the SSRF guard may let ``url`` reach a local or private address.
+        """Whether the SSRF guard may let `url` reach a local or private address.
 
-        True when the config opts in (``allow_local_network``) or when ``url``'s origin is one
-        of the class's ``local_origins``, compared exactly after normalising case and the
+        True when the config opts in (`allow_local_network`) or when `url`'s origin is one
+        of the class's `local_origins`, compared exactly after normalising case and the
         default port. That is how a local server's catalog default (Ollama's
-        ``http://localhost:11434``) works out of the box while a caller's ``base_url`` naming
+        `http://localhost:11434`) works out of the box while a caller's `base_url` naming
         another local address, or the same host on another port, still needs the opt-in.
         """
         if self.__config.allow_local_network:
@@ -724,11 +725,11 @@ class Endpoint:
     def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
         """The typed error for a non-2xx response, or None for the generic status mapping.
 
-        The hook for a dialect's error vocabulary: ``info`` carries the status, the parsed JSON
+        The hook for a dialect's error vocabulary: `info` carries the status, the parsed JSON
         body (None when the body is not JSON), the redacted excerpt and Retry-After. Checked
-        before :func:`status_error`. Build messages from ``info.where`` and ``info.excerpt``
+        before `status_error`. Build messages from `info.where` and `info.excerpt`
         (already redacted), never from the raw body. A subclass adds its mappings and falls back
-        to ``super().map_status_error(info)``. The base maps nothing.
+        to `super().map_status_error(info)`. The base maps nothing.
         """
         return None
 
@@ -764,7 +765,7 @@ class Endpoint:
         return (*found, *config.param_secrets()) if config.params else found
 
     def redacted_error(self, chunk: StreamChunk) -> StreamChunk:
-        """``chunk`` (an error chunk) with its provider text redacted, as the consumer sees it.
+        """`chunk` (an error chunk) with its provider text redacted, as the consumer sees it.
 
         The shared credential shapes plus this endpoint's own secrets (its key and, for agentic
         endpoints, the deployment's gateway key and env values). A copy: the adapter's chunk is
@@ -775,16 +776,16 @@ class Endpoint:
         return replace(chunk, content=content, metadata=redact_value(chunk.metadata, secrets))
 
     def error_object_error(self, error: Any) -> ProviderStreamError:
-        """The typed error this endpoint's stream raises for the provider error object ``error``.
+        """The typed error this endpoint's stream raises for the provider error object `error`.
 
-        For :meth:`check_response`: a 2xx one-shot body carrying the vendor's error object is
+        For `check_response`: a 2xx one-shot body carrying the vendor's error object is
         classified exactly as the same object in a stream (the declared projector's error
-        chunk, redacted, then :meth:`stream_error`), so ``invoke()`` and ``stream()`` fail with
-        the same class and ``code``.
+        chunk, redacted, then `stream_error`), so `invoke()` and `stream()` fail with
+        the same class and `code`.
 
         Raises:
-            TypeError: the endpoint's projector is not a :class:`ProjectorBase` (it has no
-                ``error_chunk`` to build the chunk with).
+            TypeError: the endpoint's projector is not a `ProjectorBase` (it has no
+                `error_chunk` to build the chunk with).
         """
         projector = self._projector_class()(self._secrets())
         if not isinstance(projector, ProjectorBase):
@@ -795,8 +796,8 @@ class Endpoint:
     def stream_error(self, chunk: StreamChunk) -> ProviderStreamError:
         """The typed error a provider error chunk from this endpoint raises.
 
-        One classification for ``stream()`` and ``invoke()``: :func:`classify_stream_error` over
-        the chunk's text and metadata with this class's ``error_patterns``, this endpoint's
+        One classification for `stream()` and `invoke()`: `classify_stream_error` over
+        the chunk's text and metadata with this class's `error_patterns`, this endpoint's
         provider key, and its key redacted.
         """
         return classify_stream_error(
@@ -812,7 +813,7 @@ class Endpoint:
 
         On another loop than the client's: if that loop has ended, nothing can run there any
         more, so the client is dropped (its sockets are freed with that loop's transports);
-        if it is still open, :class:`~lionagi.service.EventLoopMismatchError` is raised and
+        if it is still open, `EventLoopMismatchError` is raised and
         the endpoint stays open, to be closed on its own loop.
         """
         if self.__state is ClientState.CLOSED:
@@ -880,7 +881,7 @@ _json_loads = json.JSONDecoder().decode
 
 
 def url_origin(url: httpx.URL | str) -> str:
-    """``scheme://host:port`` of ``url``: lower case, the scheme's default port made explicit."""
+    """`scheme://host:port` of `url`: lower case, the scheme's default port made explicit."""
     parsed = url if isinstance(url, httpx.URL) else httpx.URL(url)
     port = parsed.port or (443 if parsed.scheme == "https" else 80)
     host = parsed.raw_host.decode("ascii").lower()

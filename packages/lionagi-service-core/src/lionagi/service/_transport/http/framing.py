@@ -43,7 +43,7 @@ class _Done:
 
 
 DONE: Final = _Done()
-"""The ``data: [DONE]`` end-of-stream marker (OpenAI-compatible chat streams)."""
+"""The `data: [DONE]` end-of-stream marker (OpenAI-compatible chat streams)."""
 
 _NDJSON_TYPES = frozenset(
     {

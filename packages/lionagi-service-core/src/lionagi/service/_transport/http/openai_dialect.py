@@ -45,12 +45,12 @@ _CONTENT_FILTER_INNER_CODE = "ResponsibleAIPolicyViolation"
 def openai_status_error(info: HTTPErrorInfo) -> ProviderError | None:
     """The typed error an OpenAI-dialect error body names, or None for the status mapping.
 
-    ``code`` (else ``type``) ``context_length_exceeded`` -> :class:`ProviderStatusContextError`;
-    on a 4xx other than 429, ``content_filter`` or ``content_policy_violation`` (or Azure's
-    ``innererror.code`` ``ResponsibleAIPolicyViolation``) ->
-    :class:`ProviderStatusContentFilterError`, a 403 included: the code says the content was
-    refused, not the key; ``insufficient_quota`` or HTTP 402 ->
-    :class:`ProviderQuotaExhaustedError` (billing: never retried).
+    `code` (else `type`) `context_length_exceeded` -> `ProviderStatusContextError`;
+    on a 4xx other than 429, `content_filter` or `content_policy_violation` (or Azure's
+    `innererror.code` `ResponsibleAIPolicyViolation`) ->
+    `ProviderStatusContentFilterError`, a 403 included: the code says the content was
+    refused, not the key; `insufficient_quota` or HTTP 402 ->
+    `ProviderQuotaExhaustedError` (billing: never retried).
     Messages carry only the redacted excerpt.
     """
     error = info.error
@@ -94,13 +94,13 @@ def _names_content_filter(error: Mapping[str, object], names: set[str]) -> bool:
 
 
 class OpenAIChatEndpoint(Endpoint):
-    """An endpoint speaking the chat-completions dialect (``POST .../chat/completions``).
+    """An endpoint speaking the chat-completions dialect (`POST .../chat/completions`).
 
-    Streams are projected by :class:`ChatCompletionsProjector`. A streaming request asks for
-    the usage record (``stream_options={"include_usage": True}``) when the request model has a
-    ``stream_options`` field and the caller did not set it, so the result chunk carries usage.
+    Streams are projected by `ChatCompletionsProjector`. A streaming request asks for
+    the usage record (`stream_options={"include_usage": True}`) when the request model has a
+    `stream_options` field and the caller did not set it, so the result chunk carries usage.
     Subclass it per provider (the catalog wants one class per row); add vendor error codes by
-    overriding :meth:`map_status_error` and calling ``super()``.
+    overriding `map_status_error` and calling `super()`.
     """
 
     projector: ClassVar[type[StreamProjector] | None] = ChatCompletionsProjector
@@ -117,26 +117,26 @@ class OpenAIChatEndpoint(Endpoint):
         return payload
 
     def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
-        """The dialect's error codes (:func:`openai_status_error`), then the base's."""
+        """The dialect's error codes (`openai_status_error`), then the base's."""
         return openai_status_error(info) or super().map_status_error(info)
 
     def check_response(self, body: Any, response: httpx.Response) -> Any:
-        """``body`` when it is a chat answer, unless its stream would end with an error chunk.
+        """`body` when it is a chat answer, unless its stream would end with an error chunk.
 
         OpenAI's edge, gateways and compatible servers answer some failures with a 200 whose
-        body is ``{"error": {...}}`` (beside ``choices`` or instead of them); and a choice
-        that stopped at ``finish_reason: "length"`` while writing a tool call's arguments
-        hands over arguments no tool can run. Returned as it is, ``invoke()`` completed on
-        what its stream reports as an error chunk. A text answer cut at ``"length"`` is
+        body is `{"error": {...}}` (beside `choices` or instead of them); and a choice
+        that stopped at `finish_reason: "length"` while writing a tool call's arguments
+        hands over arguments no tool can run. Returned as it is, `invoke()` completed on
+        what its stream reports as an error chunk. A text answer cut at `"length"` is
         still an answer (the caller reads the finish reason), as in the stream. A body that
-        is no answer at all (``null``, a list, a string, an object without a ``choices``
-        list, an empty 204) is refused, as the stream refuses an event without ``choices``.
+        is no answer at all (`null`, a list, a string, an object without a `choices`
+        list, an empty 204) is refused, as the stream refuses an event without `choices`.
 
         Raises:
             ProviderStreamError: classified as the stream's error chunk for the same object
-                (``code`` the error's code or type), or for the cut tool call (``code``
-                ``"length"``, not retried: the same request stops in the same place).
-            ProviderProtocolError: the body is not a JSON object, has no ``choices`` list, or
+                (`code` the error's code or type), or for the cut tool call (`code`
+                `"length"`, not retried: the same request stops in the same place).
+            ProviderProtocolError: the body is not a JSON object, has no `choices` list, or
                 a choice is not a JSON object (not retried: the server answered, with no
                 answer).
         """
@@ -219,9 +219,9 @@ def _tool_calls_cut_at_length(body: dict[str, Any]) -> Iterator[list[Any]]:
 
 
 class OpenAIEmbeddingsEndpoint(Endpoint):
-    """``POST .../embeddings``: one-shot only, so it declares no stream dialect.
+    """`POST .../embeddings`: one-shot only, so it declares no stream dialect.
 
-    ``stream()`` is refused with ``EndpointConfigurationError(field="stream")`` before any
+    `stream()` is refused with `EndpointConfigurationError(field="stream")` before any
     request; no stream flag is ever added to its payload.
     """
 
@@ -229,5 +229,5 @@ class OpenAIEmbeddingsEndpoint(Endpoint):
     stream_flag: ClassVar[str | None] = None
 
     def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
-        """The dialect's error codes (:func:`openai_status_error`), then the base's."""
+        """The dialect's error codes (`openai_status_error`), then the base's."""
         return openai_status_error(info) or super().map_status_error(info)

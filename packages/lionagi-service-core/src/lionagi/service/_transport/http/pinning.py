@@ -62,15 +62,15 @@ def unpin(token: Token[Approval | None]) -> None:
 
 @contextmanager
 def pinned(approval: Approval) -> Iterator[Approval]:
-    """Connect requests sent inside this block to ``approval``'s addresses, and nowhere else.
+    """Connect requests sent inside this block to `approval`'s addresses, and nowhere else.
 
-    The adapter-facing form of :func:`pin`/:func:`unpin`, for a client whose transport is a
-    :class:`PinnedTransport`: the approval cannot be left set by a forgotten reset, whatever
-    ends the block (error or cancellation included). Wrap only the
-    send (``await client.post(...)``), in the task that sends it; a ``yield`` of an async
+    For a client whose transport is a `PinnedTransport`. The approval is set for the block
+    and reset when it ends, whatever ends it (error or cancellation included), so it cannot
+    be left set by a forgotten reset. Wrap only the
+    send (`await client.post(...)`), in the task that sends it; a `yield` of an async
     generator inside the block would leave the context it was entered in. A connection the
     transport opens inside the block for another host, or outside any block, is refused with
-    :class:`~lionagi.service.UnsafeURLError`.
+    `UnsafeURLError`.
     """
     token = pin(approval)
     try:
@@ -146,14 +146,14 @@ class PinnedBackend(httpcore.AsyncNetworkBackend):
 
 
 class PinnedTransport(httpx.AsyncHTTPTransport):
-    """httpx's HTTP transport over a connection pool that uses :class:`PinnedBackend`.
+    """httpx's HTTP transport whose connections go only to the addresses `pinned` approved.
 
     httpx offers no public way to hand its transport a network backend, so this builds httpx's
-    transport and then replaces its ``_pool`` with an httpcore pool made with the same settings
-    plus the backend (a :class:`~.pool.SingleAssignmentPool`, whose assignment pass hands an idle
-    connection to one request at a time). ``_pool`` is the one private name touched (httpx
-    0.27-0.28 use it for every request and for ``aclose``); construction fails loudly if it
-    changes, and a test pins it.
+    transport and then replaces its `_pool` with an httpcore pool made with the same settings
+    plus a backend that connects only to the approved addresses (and whose assignment pass
+    hands an idle connection to one request at a time). `_pool` is the one private name of
+    httpx touched (httpx 0.27-0.28 use it for every request and for `aclose`); construction
+    fails loudly if it changes, and a test pins it.
     """
 
     def __init__(
@@ -167,10 +167,10 @@ class PinnedTransport(httpx.AsyncHTTPTransport):
         limits: httpx.Limits,
         tls: Callable[[], ssl.SSLContext] | None = None,
     ) -> None:
-        """Build the transport; ``tls`` defers the TLS context to the first https connection.
+        """Build the transport; `tls` defers the TLS context to the first https connection.
 
-        With ``tls`` (core's shared default context), ``verify``, ``cert`` and ``trust_env``
-        are not read: the pool calls ``tls()`` when it first connects to an https origin.
+        With `tls` (core's shared default context), `verify`, `cert` and `trust_env`
+        are not read: the pool calls `tls()` when it first connects to an https origin.
         """
         ssl_context = (
             None

@@ -51,11 +51,11 @@ __all__ = [
 ]
 
 NO_CHUNKS: tuple[StreamChunk, ...] = ()
-"""What ``feed``/``end`` return when an event carries nothing (shared, immutable)."""
+"""What `feed`/`end` return when an event carries nothing (shared, immutable)."""
 
 
 class StreamProjector(Protocol):
-    """What the stream loop drives: ``feed`` per event, ``end`` at ``[DONE]`` or EOF."""
+    """What the stream loop drives: `feed` per event, `end` at `[DONE]` or EOF."""
 
     @property
     def done(self) -> bool:
@@ -67,7 +67,7 @@ class StreamProjector(Protocol):
         ...
 
     def end(self, *, eof: bool) -> Sequence[StreamChunk]:
-        """Chunks owed at ``[DONE]`` (``eof=False``) or EOF; raises if the stream was cut."""
+        """Chunks owed at `[DONE]` (`eof=False`) or EOF; raises if the stream was cut."""
         ...
 
 
@@ -82,27 +82,27 @@ def _dump(event: Any, secrets: tuple[str, ...]) -> str:
 class ProjectorBase:
     """Base for a projector: the state and helpers every dialect shares.
 
-    Subclass it for a vendor dialect and implement ``feed``; override ``end`` only when the
-    dialect's truncation rule differs. Set ``grammar`` to the name errors should show. The
+    Subclass it for a vendor dialect and implement `feed`; override `end` only when the
+    dialect's truncation rule differs. Set `grammar` to the name errors should show. The
     endpoint constructs one instance per stream with the endpoint's secrets
-    (``projector_class(secrets)``), so every excerpt a helper builds is redacted.
+    (`projector_class(secrets)`), so every excerpt a helper builds is redacted.
 
-    State: ``started`` (an event was fed; set it in ``feed``) and ``done`` (the terminal or an
+    State: `started` (an event was fed; set it in `feed`) and `done` (the terminal or an
     error event was projected; the stream loop stops reading then).
 
     Helpers, so a vendor projector does not re-implement the contract:
 
-    - :meth:`protocol_error`: the :class:`ProviderProtocolError` for an event that breaks the
+    - `protocol_error`: the `ProviderProtocolError` for an event that breaks the
       grammar, with a redacted excerpt of the event;
-    - :meth:`error_chunk`: the one ``error`` chunk for a provider error object (ends the stream);
-    - :meth:`tool_input` / :meth:`tool_use_chunk`: a complete tool call with its arguments parsed
-      to a dict (a non-object is a protocol error); :class:`PendingToolCall` accumulates
+    - `error_chunk`: the one `error` chunk for a provider error object (ends the stream);
+    - `tool_input` / `tool_use_chunk`: a complete tool call with its arguments parsed
+      to a dict (a non-object is a protocol error); `PendingToolCall` accumulates
       streamed argument fragments until the call is complete;
-    - :meth:`result_chunk`: the one ``result`` chunk with ``usage``/``model``/``finish_reason``;
-    - :meth:`cut_short`, :meth:`hold_unparsed` / :meth:`release_held`: a tool call the output
+    - `result_chunk`: the one `result` chunk with `usage`/`model`/`finish_reason`;
+    - `cut_short`, `hold_unparsed` / `release_held`: a tool call the output
       token limit cut off ends the stream with an error chunk naming it; a dialect that closes
-      the cut call before its stop reason arrives holds it until then (``held``);
-    - :meth:`end` / :meth:`truncated`: the truncation policy (a started stream must reach its
+      the cut call before its stop reason arrives holds it until then (`held`);
+    - `end` / `truncated`: the truncation policy (a started stream must reach its
       terminal event; an empty input ends empty; a held call's protocol error outranks both).
     """
 
@@ -123,16 +123,16 @@ class ProjectorBase:
         return self._secrets
 
     def protocol_error(self, what: str, event: Any = None) -> ProviderProtocolError:
-        """``ProviderProtocolError("<grammar>: <what>: <event excerpt>")``, returned to raise."""
+        """`ProviderProtocolError("<grammar>: <what>: <event excerpt>")`, returned to raise."""
         detail = f": {_dump(event, self._secrets)}" if event is not None else ""
         return ProviderProtocolError(f"{self.grammar}: {what}{detail}")
 
     def error_chunk(self, error: Any) -> tuple[StreamChunk, ...]:
-        """One error chunk carrying what error classification reads (``code``/``type``/``status``).
+        """One error chunk carrying what error classification reads (`code`/`type`/`status`).
 
-        ``code`` is the vendor's code, else its type; ``type`` is added when it says more (OpenAI
-        sends both; Gemini's string ``status`` such as ``UNAUTHENTICATED`` is its type);
-        ``status`` is the HTTP status a vendor puts in the object (Gemini's integer ``code``).
+        `code` is the vendor's code, else its type; `type` is added when it says more (OpenAI
+        sends both; Gemini's string `status` such as `UNAUTHENTICATED` is its type);
+        `status` is the HTTP status a vendor puts in the object (Gemini's integer `code`).
         Marks the projection done.
         """
         message: Any = error
@@ -163,7 +163,7 @@ class ProjectorBase:
         )
 
     def tool_input(self, name: str | None, raw: str | dict[str, Any]) -> dict[str, Any]:
-        """Tool-call arguments as a dict: a dict as is, JSON text parsed, blank text ``{}``.
+        """Tool-call arguments as a dict: a dict as is, JSON text parsed, blank text `{}`.
 
         Raises:
             ProviderProtocolError: the text is not JSON, or not a JSON object.
@@ -190,7 +190,7 @@ class ProjectorBase:
         arguments: str | dict[str, Any],
         metadata: dict[str, Any] | None = None,
     ) -> StreamChunk:
-        """The one complete ``tool_use`` chunk for a call, input parsed by :meth:`tool_input`."""
+        """The one complete `tool_use` chunk for a call, input parsed by `tool_input`."""
         return StreamChunk(
             type="tool_use",
             tool_id=tool_id,
@@ -204,12 +204,12 @@ class ProjectorBase:
     ) -> StreamChunk | None:
         """The error chunk for a tool call the output token limit cut off, else None.
 
-        A model that reaches ``max_tokens`` while writing a call's arguments stops mid-JSON
-        (chat ``finish_reason: "length"``, Anthropic ``stop_reason: "max_tokens"``). Parsing
+        A model that reaches `max_tokens` while writing a call's arguments stops mid-JSON
+        (chat `finish_reason: "length"`, Anthropic `stop_reason: "max_tokens"`). Parsing
         them then failed as a protocol error ("arguments are not valid JSON"), which blames the
         server and hides the cause and its fix; the stream now ends with an error chunk that
-        names both (a ``ProviderStreamError``, not retried: the same request stops in the same
-        place). Arguments that do parse are left to :meth:`tool_use_chunk`.
+        names both (a `ProviderStreamError`, not retried: the same request stops in the same
+        place). Arguments that do parse are left to `tool_use_chunk`.
         """
         if not arguments.strip():
             return None
@@ -239,7 +239,7 @@ class ProjectorBase:
 
         Anthropic and the Responses API close a block before saying why the model stopped, so
         only the terminal event tells a call the output token limit cut (an error chunk naming
-        it, :meth:`release_held`) from a malformed one (``error``). A cut is the last thing a
+        it, `release_held`) from a malformed one (`error`). A cut is the last thing a
         model writes: a second unparsed call while one is held means the first was malformed,
         and its error is raised.
         """
@@ -248,10 +248,10 @@ class ProjectorBase:
         self.held = (name, arguments, error)
 
     def release_held(self, limit: str | None, usage: Any = None) -> StreamChunk:
-        """The held call's end at the stop reason: :meth:`cut_short`'s chunk, or its error.
+        """The held call's end at the stop reason: `cut_short`'s chunk, or its error.
 
-        ``limit`` is the stop reason when it is the output token limit (``max_tokens``,
-        ``max_output_tokens``), else None; the arguments must also be a cut prefix of an object.
+        `limit` is the stop reason when it is the output token limit (`max_tokens`,
+        `max_output_tokens`), else None; the arguments must also be a cut prefix of an object.
         """
         assert self.held is not None
         name, arguments, error = self.held
@@ -268,8 +268,8 @@ class ProjectorBase:
     def end(self, *, eof: bool) -> Sequence[StreamChunk]:
         """Only the grammar's terminal event (or an error) completes a stream that started.
 
-        The default for dialects whose terminal event is explicit (set ``done`` when it is fed);
-        OpenAI chat overrides this because ``[DONE]`` may be missing.
+        The default for dialects whose terminal event is explicit (set `done` when it is fed);
+        OpenAI chat overrides this because `[DONE]` may be missing.
         """
         if self.done:
             return NO_CHUNKS
@@ -282,7 +282,7 @@ class ProjectorBase:
 
     @staticmethod
     def result_chunk(usage: Any, model: Any, finish_reason: Any) -> StreamChunk:
-        """The one ``result`` chunk a successful stream ends with."""
+        """The one `result` chunk a successful stream ends with."""
         return StreamChunk(
             type="result",
             metadata={"usage": usage, "model": model, "finish_reason": finish_reason},
@@ -290,9 +290,9 @@ class ProjectorBase:
 
 
 class PendingToolCall:
-    """A streamed tool call being assembled: ``id``/``name`` as they arrive, argument fragments.
+    """A streamed tool call being assembled: `id`/`name` as they arrive, argument fragments.
 
-    ``arguments`` joins the fragments; hand it to :meth:`ProjectorBase.tool_use_chunk` once the
+    `arguments` joins the fragments; hand it to `ProjectorBase.tool_use_chunk` once the
     dialect says the call is complete.
     """
 
@@ -308,9 +308,9 @@ class PendingToolCall:
 
     @classmethod
     def of_message(cls, call: Any) -> PendingToolCall:
-        """A one-shot ``message.tool_calls`` entry, read as the stream assembles its fragments.
+        """A one-shot `message.tool_calls` entry, read as the stream assembles its fragments.
 
-        So a check shared with the stream (:meth:`ChatCompletionsProjector.cut_at_length`) sees
+        So a check shared with the stream (`ChatCompletionsProjector.cut_at_length`) sees
         the same name and argument text for the same call; a malformed entry reads as a call
         with neither.
         """
@@ -341,10 +341,10 @@ class PendingToolCall:
 
 
 class ChatCompletionsProjector(ProjectorBase):
-    """``chat.completion.chunk`` objects; also accepts a whole ``chat.completion`` (one line).
+    """`chat.completion.chunk` objects; also accepts a whole `chat.completion` (one line).
 
-    ``result_fields`` names top-level chunk fields a vendor adds beside ``choices`` that belong
-    to the answer as a whole (Perplexity's ``citations`` and ``search_results``): a subclass
+    `result_fields` names top-level chunk fields a vendor adds beside `choices` that belong
+    to the answer as a whole (Perplexity's `citations` and `search_results`): a subclass
     lists them, the last value seen for each is kept and put into the result chunk's metadata
     under the same key, so a stream keeps what the one-shot body carries.
     """
@@ -596,12 +596,12 @@ class ChatCompletionsProjector(ProjectorBase):
             out.append(self.tool_use_chunk(acc.id, acc.name, acc.arguments, meta))
 
     def cut_at_length(self, call: PendingToolCall, *, last: bool) -> StreamChunk | None:
-        """:meth:`cut_short`'s error chunk for a call ``finish_reason: "length"`` cut, else None.
+        """`cut_short`'s error chunk for a call `finish_reason: "length"` cut, else None.
 
         The one decision for the stream (at the finish reason) and the one-shot body
-        (``OpenAIChatEndpoint.check_response``), so ``invoke()`` and ``stream()`` fail alike on
-        the same answer. ``last`` says ``call`` is its choice's last: the limit can cut only
-        the last call, and a complete call sends at least ``"{}"``, so the last one with no
+        (`OpenAIChatEndpoint.check_response`), so `invoke()` and `stream()` fail alike on
+        the same answer. `last` says `call` is its choice's last: the limit can cut only
+        the last call, and a complete call sends at least `"{}"`, so the last one with no
         argument text was cut right after its name (delivered with no input, the tool would
         run on a guess). Arguments that parse are left to the caller.
         """
@@ -611,7 +611,7 @@ class ChatCompletionsProjector(ProjectorBase):
         return self.cut_short(call.name, arguments, "length")
 
     def end(self, *, eof: bool) -> Sequence[StreamChunk]:
-        """``[DONE]`` always completes; EOF completes only after a ``finish_reason``."""
+        """`[DONE]` always completes; EOF completes only after a `finish_reason`."""
         if self.done:
             return NO_CHUNKS
         self.done = True

@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 Resolver = Callable[[str, int], Awaitable[list[str]]]
-"""``async (host, port) -> [address, ...]``: every address the host name resolves to."""
+"""`async (host, port) -> [address, ...]`: every address the host name resolves to."""
 
 ALLOWED_SCHEMES = frozenset({"http", "https"})
 
@@ -212,8 +212,8 @@ def _as_url(url: str | httpx.URL) -> httpx.URL:
 class Approval:
     """The addresses the guard checked for one request's host: the only ones it may reach.
 
-    ``host`` is the URL's host as the connection layer names it (lower case, IPv6 without
-    brackets); ``addresses`` are canonical IP address strings, in resolver order, without
+    `host` is the URL's host as the connection layer names it (lower case, IPv6 without
+    brackets); `addresses` are canonical IP address strings, in resolver order, without
     duplicates.
     """
 
@@ -225,7 +225,7 @@ class SSRFGuard:
     """Checks one URL before each request; holds the resolver, never a DNS answer.
 
     The approval of the last numeric host is remembered: it is a pure function of the host text
-    and ``allow_local_network``, and parsing every legacy IPv4 spelling costs more per request
+    and `allow_local_network`, and parsing every legacy IPv4 spelling costs more per request
     than the rest of the check.
     """
 
@@ -241,10 +241,10 @@ class SSRFGuard:
         return self._resolver
 
     async def check(self, url: str | httpx.URL, *, allow_local_network: bool = False) -> None:
-        """Raise unless ``url`` is an http(s) URL whose every resolved address is public.
+        """Raise unless `url` is an http(s) URL whose every resolved address is public.
 
-        With ``allow_local_network=True`` only the scheme and host are checked and nothing is
-        resolved; :meth:`approve` is the variant that also says where a request may connect.
+        With `allow_local_network=True` only the scheme and host are checked and nothing is
+        resolved; `approve` is the variant that also says where a request may connect.
 
         Raises:
             UnsafeURLError: bad scheme, unparsable URL, or a non-public address.
@@ -256,10 +256,10 @@ class SSRFGuard:
         await self.approve(url)
 
     async def approve(self, url: str | httpx.URL, *, allow_local_network: bool = False) -> Approval:
-        """Check ``url`` and return the addresses a request to it may connect to.
+        """Check `url` and return the addresses a request to it may connect to.
 
         The host is resolved once (a numeric host not at all); every answer must be public
-        unless ``allow_local_network=True``, which skips only the address check: the answers are
+        unless `allow_local_network=True`, which skips only the address check: the answers are
         still pinned, so a local destination is reached at the address that was resolved here.
 
         Raises:
@@ -332,5 +332,5 @@ async def check_url_safe(
     allow_local_network: bool = False,
     resolver: Resolver | None = None,
 ) -> None:
-    """Check one URL with a fresh :class:`SSRFGuard`; raises :class:`UnsafeURLError`."""
+    """Check one URL with a fresh `SSRFGuard`; raises `UnsafeURLError`."""
     await SSRFGuard(resolver).check(url, allow_local_network=allow_local_network)

@@ -76,7 +76,7 @@ def excerpt(body: bytes | str, secrets: Iterable[str] = (), limit: int = EXCERPT
 
 
 async def read_bounded(response: httpx.Response, limit: int = ERROR_BODY_READ_LIMIT) -> bytes:
-    """Read at most ``limit`` bytes of a streamed response body (the caller closes it)."""
+    """Read at most `limit` bytes of a streamed response body (the caller closes it)."""
     parts: list[bytes] = []
     size = 0
     async for block in response.aiter_bytes():
@@ -116,12 +116,12 @@ def parse_retry_after(
 
 @dataclass(frozen=True, slots=True)
 class HTTPErrorInfo:
-    """What :meth:`Endpoint.map_status_error` reads about one non-2xx response.
+    """What `Endpoint.map_status_error` reads about one non-2xx response.
 
-    ``where`` is ``"METHOD scheme://host[:port]/path"`` (no userinfo, no query); ``body`` the
+    `where` is `"METHOD scheme://host[:port]/path"` (no userinfo, no query); `body` the
     parsed JSON error body (None when the body is empty or not JSON; parsed from the first
-    ``ERROR_BODY_READ_LIMIT`` bytes); ``excerpt`` the bounded, redacted body text to put in a
-    message; ``retry_after`` the server's Retry-After in seconds, else None; ``headers`` the
+    `ERROR_BODY_READ_LIMIT` bytes); `excerpt` the bounded, redacted body text to put in a
+    message; `retry_after` the server's Retry-After in seconds, else None; `headers` the
     response headers, for vendor-specific retry hints.
     """
 
@@ -134,7 +134,7 @@ class HTTPErrorInfo:
 
     @property
     def error(self) -> Mapping[str, object]:
-        """The ``error`` object of an ``{"error": {...}}`` body, else ``{}``."""
+        """The `error` object of an `{"error": {...}}` body, else `{}`."""
         body = self.body
         if isinstance(body, dict):
             inner = body.get("error")
@@ -144,7 +144,7 @@ class HTTPErrorInfo:
 
     @property
     def suffix(self) -> str:
-        """``": <excerpt>"``, or ``""`` for an empty body: the tail generic messages use."""
+        """`": <excerpt>"`, or `""` for an empty body: the tail generic messages use."""
         return f": {self.excerpt}" if self.excerpt else ""
 
 
@@ -176,13 +176,13 @@ def status_error(
     secrets: Iterable[str] = (),
     unauthorized_hint: str = "check the API key",
 ) -> ProviderStatusError | ProviderProtocolError:
-    """The typed error for a non-2xx ``response`` whose (bounded) body is ``body``.
+    """The typed error for a non-2xx `response` whose (bounded) body is `body`.
 
     The mapping core's endpoints use (401/403 refused credentials, 429 rate limit with
-    ``retry_after``, 5xx server errors, context-length and content-filter codes), for an
-    adapter that sends its own request outside :class:`Endpoint` (a remote agent). The message
+    `retry_after`, 5xx server errors, context-length and content-filter codes), for an
+    adapter that sends its own request outside `Endpoint` (a remote agent). The message
     names the method and URL (credentials and query values redacted) and a bounded, redacted
-    excerpt of the body; ``secrets`` are redacted too. ``unauthorized_hint`` is the advice a
+    excerpt of the body; `secrets` are redacted too. `unauthorized_hint` is the advice a
     401/403 message gives: an adapter that sends no API key says what the caller can do instead.
     """
     secrets = tuple(secrets)
@@ -246,7 +246,7 @@ def status_error(
 
 
 def json_kind(value: object) -> str:
-    """The JSON type of a decoded value (``"object"``, ``"array"``, ...), never its text.
+    """The JSON type of a decoded value (`"object"`, `"array"`, ...), never its text.
 
     For messages about a body of the wrong shape: the body may hold anything, a secret or a
     prompt included, so a message names what it is, not what it says.

@@ -16,22 +16,22 @@ from ..._base.errors import EndpointConfigurationError
 __all__ = ["TOKEN_TEXT_KEYS", "estimate_tokens"]
 
 TOKEN_TEXT_KEYS = ("messages", "input", "prompt")
-"""The payload members :meth:`Endpoint.estimate_tokens` measures by default."""
+"""The payload members `Endpoint.estimate_tokens` measures by default."""
 
 
 def estimate_tokens(
     payload: Mapping[str, Any], keys: Sequence[str] = TOKEN_TEXT_KEYS
 ) -> int | None:
-    """Rough token count (4 characters per token) of the payload members named in ``keys``.
+    """Rough token count (4 characters per token) of the payload members named in `keys`.
 
     The default members are chat messages, Responses input, embeddings input and a prompt; a
-    vendor whose request keeps its text elsewhere (Gemini's ``contents``, Anthropic's top-level
-    ``system``) names its own through :meth:`Endpoint.estimate_tokens`. Every member present is
+    vendor whose request keeps its text elsewhere (Gemini's `contents`, Anthropic's top-level
+    `system`) names its own through `Endpoint.estimate_tokens`. Every member present is
     counted. Returns None when the payload has none of them, so admission can refuse a
     token-limited call honestly instead of guessing.
 
     Raises:
-        EndpointConfigurationError: the value is nested too deeply to measure (``field`` is its
+        EndpointConfigurationError: the value is nested too deeply to measure (`field` is its
             key); the same payload could not be encoded for sending either.
     """
     total: int | None = None

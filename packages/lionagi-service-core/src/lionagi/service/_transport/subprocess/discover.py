@@ -95,7 +95,18 @@ def require_executable(
     path: str | None = None,
     cwd: str | os.PathLike[str] | None = None,
 ) -> str:
-    """Like :func:`resolve_executable` but raise ProviderExecutableNotFound when missing."""
+    """Return the absolute path exec would run for `binary`; raise when there is none.
+
+    Args:
+        binary: A bare name searched on `path`, or a path (containing a separator) checked
+            directly; a relative path is taken relative to `cwd` as exec does.
+        install_hint: Advice for the error message; a generic hint when empty.
+        path: The child's PATH; None means this process's PATH (or `os.defpath`).
+        cwd: The child's working directory, for relative binary paths.
+
+    Raises:
+        ProviderExecutableNotFound: `binary` resolves to no executable file.
+    """
     found = resolve_executable(binary, path=path, cwd=cwd)
     if found is None:
         raise ProviderExecutableNotFound(binary, install_hint or _default_hint(binary))
@@ -103,7 +114,7 @@ def require_executable(
 
 
 def discover_cli(binary: str) -> tuple[bool, str | None]:
-    """Availability probe for diagnostics: ``(found, absolute path or None)`` on this PATH."""
+    """Availability probe for diagnostics: `(found, absolute path or None)` on this PATH."""
     found = resolve_executable(binary)
     return found is not None, found
 
@@ -114,12 +125,12 @@ def _is_executable(candidate: Path) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class CliProbe:
-    """What :func:`probe_cli` learned about one binary.
+    """What `probe_cli` learned about one binary.
 
     Attributes:
         binary: The name or path asked about.
         path: Absolute path exec would run, or None when not found.
-        version: The version token (``"1.2.3"``), or None with the reason in ``detail``.
+        version: The version token (`"1.2.3"`), or None with the reason in `detail`.
         detail: Empty on success; otherwise why no version was read (timeout, exit status,
             no version-looking text), for diagnostics output.
     """
@@ -142,13 +153,13 @@ def probe_cli(
     timeout: float = VERSION_PROBE_TIMEOUT,
     path: str | None = None,
 ) -> CliProbe:
-    """Find ``binary`` and read its version (blocking; use a worker thread from async code).
+    """Find `binary` and read its version (blocking; use a worker thread from async code).
 
     The probe runs in its own session with stdin closed and is killed, with anything it
-    started in its process group, when ``timeout`` seconds pass.
+    started in its process group, when `timeout` seconds pass.
 
     Raises:
-        ValueError: ``timeout`` is not a positive number.
+        ValueError: `timeout` is not a positive number.
     """
     if not isinstance(timeout, int | float) or timeout <= 0:
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")

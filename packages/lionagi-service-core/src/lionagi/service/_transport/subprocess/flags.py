@@ -16,14 +16,14 @@ __all__ = ["build_flag_args"]
 
 
 def build_flag_args(model: BaseModel, flags: Mapping[str, str]) -> list[str]:
-    """Render ``model``'s fields as CLI flags, in the order of ``flags``.
+    """Render `model`'s fields as CLI flags, in the order of `flags`.
 
-    ``None`` and ``False`` omit the flag; ``True`` emits it alone; a list or tuple repeats it
-    once per item; anything else emits the flag then ``str(value)`` (enums by value, paths as
+    `None` and `False` omit the flag; `True` emits it alone; a list or tuple repeats it
+    once per item; anything else emits the flag then `str(value)` (enums by value, paths as
     paths). Each flag and value is its own argv element, so values are never shell-parsed.
 
     Raises:
-        AttributeError: ``flags`` names a field the model does not have.
+        AttributeError: `flags` names a field the model does not have.
         TypeError: A value is a mapping or another type with no argv spelling.
     """
     args: list[str] = []

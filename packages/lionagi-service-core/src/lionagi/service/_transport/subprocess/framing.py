@@ -53,9 +53,9 @@ _EXCERPT = 200
 class JsonFramer:
     """Turns byte blocks into JSON objects; one instance per stream.
 
-    :meth:`feed` and :meth:`close` scan their block at once and return an iterator over its
+    `feed` and `close` scan their block at once and return an iterator over its
     objects; a protocol error found after some objects is raised by that iterator once they are
-    taken (found before any, by the call itself). :meth:`feed_into` and :meth:`close_into` are
+    taken (found before any, by the call itself). `feed_into` and `close_into` are
     the same steps appending to a list, for a reader that hands a block's objects on together.
     """
 
@@ -84,12 +84,12 @@ class JsonFramer:
 
     @property
     def tail(self) -> str:
-        """Text left unparsed at EOF (set by :meth:`close`; empty when the stream ended cleanly)."""
+        """Text left unparsed at EOF (set by `close`; empty when the stream ended cleanly)."""
         return self._tail
 
     @property
     def cut_character(self) -> bool:
-        """The stream ended inside a multi-byte character (set by :meth:`close`)."""
+        """The stream ended inside a multi-byte character (set by `close`)."""
         return self._cut
 
     def feed(self, data: bytes) -> Iterator[dict[str, Any]]:
@@ -97,15 +97,15 @@ class JsonFramer:
         return _replay(partial(self.feed_into, data))
 
     def close(self) -> Iterator[dict[str, Any]]:
-        """Signal EOF: yield the objects still buffered; the remainder goes to :attr:`tail`."""
+        """Signal EOF: yield the objects still buffered; the remainder goes to `tail`."""
         return _replay(self.close_into)
 
     def feed_into(self, data: bytes, out: list[dict[str, Any]]) -> None:
-        """:meth:`feed` for a reader that takes a block's objects at once: append them to ``out``.
+        """`feed` for a reader that takes a block's objects at once: append them to `out`.
 
         The per-block form the process reader uses: one list per pipe read instead of one
         generator step per object. On a protocol error the objects before the bad value are
-        already in ``out`` when the error is raised, so a caller delivers them first.
+        already in `out` when the error is raised, so a caller delivers them first.
         """
         text = self._decoder.decode(data)  # ProviderProtocolError on invalid UTF-8
         if self._parts:
@@ -122,7 +122,7 @@ class JsonFramer:
         self._scan(buf, out, final=False)
 
     def close_into(self, out: list[dict[str, Any]]) -> None:
-        """:meth:`close` appending the objects to ``out`` (see :meth:`feed_into`)."""
+        """`close` appending the objects to `out` (see `feed_into`)."""
         try:
             self._decoder.finish()
             text = ""

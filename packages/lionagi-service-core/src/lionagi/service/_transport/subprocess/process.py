@@ -100,11 +100,11 @@ logger = logging.getLogger("lionagi.service.subprocess")
 class JsonEventStream:
     """The events of one CLI run: an async iterator that is also an async context manager.
 
-    Prefer ``async with json_events_from_process(...) as events: async for event in events:``:
+    Prefer `async with json_events_from_process(...) as events: async for event in events:`:
     teardown then completes before the block exits, whatever ends it, including an exception
-    or cancellation raised in the loop body while the stream is suspended. Plain ``async for``
-    tears down when the stream ends, fails, is cancelled inside ``__anext__`` or is closed with
-    :meth:`aclose`; if the loop body abandons it instead, teardown is left to the event loop's
+    or cancellation raised in the loop body while the stream is suspended. Plain `async for`
+    tears down when the stream ends, fails, is cancelled inside `__anext__` or is closed with
+    `aclose`; if the loop body abandons it instead, teardown is left to the event loop's
     async-generator finalizer (it still runs, but after control has moved on).
     """
 
@@ -113,7 +113,7 @@ class JsonEventStream:
     def __init__(
         self, spec: SubprocessSpec, agen: AsyncGenerator[list[dict[str, Any]], None]
     ) -> None:
-        """Wrap the generator running ``spec`` (use :func:`json_events` to create one)."""
+        """Wrap the generator running `spec` (use `json_events` to create one)."""
         self.spec = spec
         self._agen = agen
         self._pending: Iterator[dict[str, Any]] = _UNSTARTED
@@ -179,18 +179,18 @@ _UNSTARTED: Iterator[dict[str, Any]] = iter(())  # shared and exhausted: no even
 
 
 def json_events(spec: SubprocessSpec) -> JsonEventStream:
-    """Start iterating ``spec``'s JSON events (the process starts on the first iteration).
+    """Start iterating `spec`'s JSON events (the process starts on the first iteration).
 
     Raises (immediately, before any process exists):
-        ProviderExecutableNotFound: ``argv[0]`` is not found on the child's PATH.
-        AgenticRequestValidationError: ``cwd`` is not an existing directory.
+        ProviderExecutableNotFound: `argv[0]` is not found on the child's PATH.
+        AgenticRequestValidationError: `cwd` is not an existing directory.
     """
     launch = _prepare(spec)
     return JsonEventStream(spec, _run(lambda: (spec, launch, None)))
 
 
 class BlockProjector(Protocol[T]):
-    """Work the process reader does on each read's events (see :func:`projected_events`).
+    """Work the process reader does on each read's events (see `projected_events`).
 
     A consumer that turns events into its own items (the agentic run loop: chunks) would
     otherwise read the events through a generator of its own: one more generator step on
@@ -214,10 +214,10 @@ def projected_events(
 ) -> AsyncGenerator[list[T], None]:
     """A run whose pipe reads go through a projector, in the reader's own generator.
 
-    ``start()`` runs at the first iteration and gives the spec and the projector: whatever it
-    validates or refuses happens before anything is launched, as does :func:`json_events`'s
+    `start()` runs at the first iteration and gives the spec and the projector: whatever it
+    validates or refuses happens before anything is launched, as does `json_events`'s
     check of the executable and the working directory. Teardown, errors and the deadline rule
-    are :func:`json_events`'s; an exception the projector raises ends the run like a framing
+    are `json_events`'s; an exception the projector raises ends the run like a framing
     error (after the lists it already handed over).
     """
 
@@ -247,20 +247,20 @@ def json_events_from_process(
     prompt: str | None = None,
     prompt_mode: PromptMode = "after_separator",
 ) -> JsonEventStream:
-    """Launch ``argv`` (no shell) and yield each JSON object it prints on stdout.
+    """Launch `argv` (no shell) and yield each JSON object it prints on stdout.
 
-    Arguments are the fields of :class:`SubprocessSpec`. Events already yielded stay observed
+    Arguments are the fields of `SubprocessSpec`. Events already yielded stay observed
     when the run later fails.
 
     Raises:
-        TypeError: ``argv`` is a string (shell command) or holds non-string items.
-        ValueError: ``argv``, ``env`` or a limit is malformed.
-        ProviderExecutableNotFound: ``argv[0]`` is missing (before any process is created).
+        TypeError: `argv` is a string (shell command) or holds non-string items.
+        ValueError: `argv`, `env` or a limit is malformed.
+        ProviderExecutableNotFound: `argv[0]` is missing (before any process is created).
         ProviderProtocolError: stdout broke the JSON framing (a non-object value, malformed
             text, or an unrepaired incomplete tail).
-        ProviderProcessError: non-zero exit; or the more specific ``ProviderQuotaError`` /
-            ``ProviderAuthError`` / ``ProviderContextError`` the stderr classifies as. The
-            bounded, redacted stderr is on ``stderr_tail``.
+        ProviderProcessError: non-zero exit; or the more specific `ProviderQuotaError` /
+            `ProviderAuthError` / `ProviderContextError` the stderr classifies as. The
+            bounded, redacted stderr is on `stderr_tail`.
     """
     spec = SubprocessSpec(
         argv=argv,

@@ -89,34 +89,49 @@ class ErrorClassifier(Protocol):
     def __call__(
         self, text: str, *, returncode: int | None = None, stderr_tail: str = ""
     ) -> ProviderError:
-        """Classify ``text`` (the captured, redacted stderr) of a process that exited."""
+        """Classify `text` (the captured, redacted stderr) of a process that exited."""
         ...
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SubprocessSpec:
-    """One CLI invocation; see the module docstring for the environment and stdin rules.
+    """One CLI invocation, checked when built so a bad argv or environment never reaches `exec`.
+
+    The child's environment is exactly: `PATH` copied from this process (`os.defpath` if
+    unset) unless `env` sets `PATH`; each name in `inherit_env` that is set in this process,
+    copied verbatim; every entry of `env` (which wins over both). Nothing else is inherited (no
+    `HOME`, no API keys, no `PYTHON*`); an adapter that needs the usual user context opts in
+    with `inherit_env=PORTABLE_INHERIT_ENV`.
+
+    Stdin: `"devnull"` (default) gives the child an empty stdin, so a CLI that reads stdin to
+    EOF cannot block on the parent's terminal; bytes are written to a pipe which is then
+    closed; `"inherit"` shares the parent's stdin, for interactive input.
+
+    The prompt goes in `prompt`, never inside `argv`: a prompt in argv next to flags is read
+    as an option when it starts with `-`. `prompt_mode="after_separator"` (default) appends
+    `"--", prompt` so the CLI's parser treats it as an operand; `"stdin"` writes it to the
+    child's stdin, then closes it.
 
     Attributes:
         argv: Program and arguments as separate elements; a shell string is rejected.
-        cwd: Working directory (normally from :func:`resolve_workspace`); None keeps ours.
+        cwd: Working directory (normally from `resolve_workspace`); None keeps ours.
         env: Variables the adapter passes explicitly.
         inherit_env: Names copied from this process's environment when set.
-        stdin: ``"devnull"``, ``"inherit"`` or bytes written then closed.
-        install_hint: Shown by ProviderExecutableNotFound when ``argv[0]`` is missing.
-        label: Provider name used in error messages; defaults to ``argv[0]``'s basename.
+        stdin: `"devnull"`, `"inherit"` or bytes written then closed.
+        install_hint: Shown by ProviderExecutableNotFound when `argv[0]` is missing.
+        label: Provider name used in error messages; defaults to `argv[0]`'s basename.
         tail_repair: Turns an incomplete final JSON value into a mapping (Claude Code).
-        classify: Stderr classifier; None uses ``classify_provider_error``.
-        secrets: Extra values to redact from captured stderr (values of ``env`` whose names
+        classify: Stderr classifier; None uses `classify_provider_error`.
+        secrets: Extra values to redact from captured stderr (values of `env` whose names
             look like credentials are redacted automatically).
         terminate_grace: Seconds between SIGTERM and SIGKILL at teardown.
         drain_timeout: Seconds to wait for stderr EOF before classifying a non-zero exit.
         stderr_limit: Leading stderr bytes retained; the rest is drained and discarded.
         stdout_buffer_limit: Unconsumed stdout bytes buffered before reading pauses.
         max_value_chars: Largest single JSON value accepted while incomplete.
-        prompt: The user's prompt, placed by ``prompt_mode`` (see the module docstring); after
-            construction it is part of ``argv`` or ``stdin``.
-        prompt_mode: ``"after_separator"`` or ``"stdin"``.
+        prompt: The user's prompt, placed by `prompt_mode`; after construction it is part of
+            `argv` or `stdin`.
+        prompt_mode: `"after_separator"` or `"stdin"`.
     """
 
     argv: Sequence[str]
@@ -188,16 +203,16 @@ class SubprocessSpec:
 
     @property
     def program(self) -> str:
-        """``argv[0]``: the binary looked up on the child's PATH."""
+        """`argv[0]`: the binary looked up on the child's PATH."""
         return self.argv[0]
 
     @property
     def display_name(self) -> str:
-        """Label for messages: ``label`` or the program's basename."""
+        """Label for messages: `label` or the program's basename."""
         return self.label or os.path.basename(self.program) or self.program
 
     def child_env(self, environ: Mapping[str, str] | None = None) -> dict[str, str]:
-        """The complete environment the child receives (see the module docstring)."""
+        """The complete environment the child receives, by the rule on the class."""
         source = os.environ if environ is None else environ
         result: dict[str, str] = {}
         if "PATH" not in self.env:
@@ -210,7 +225,7 @@ class SubprocessSpec:
         return result
 
     def secret_values(self) -> tuple[str, ...]:
-        """Values to redact: explicit ``secrets`` plus credential-looking ``env`` entries."""
+        """Values to redact: explicit `secrets` plus credential-looking `env` entries."""
         found = [v for k, v in self.env.items() if v and _SECRET_NAME.search(k)]
         return (*self.secrets, *found)
 

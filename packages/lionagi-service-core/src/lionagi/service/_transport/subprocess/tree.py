@@ -101,7 +101,7 @@ def cgroup_root() -> str | None:
 
 
 def contains_setsid_descendants() -> bool:
-    """True when each CLI run gets its own cgroup, so teardown reaches ``setsid()`` descendants.
+    """True when each CLI run gets its own cgroup, so teardown reaches `setsid()` descendants.
 
     False means process-group teardown only (not Linux, cgroup v1, or no delegated cgroup v2
     subtree): a descendant that left the group survives, the documented limit. Conformance

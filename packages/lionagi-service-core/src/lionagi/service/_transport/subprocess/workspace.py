@@ -45,18 +45,18 @@ def contained_path(
     must_exist: bool = False,
     repo_field: str = "repo",
 ) -> Path:
-    """Resolve ``value`` relative to ``repo`` and prove it stays inside.
+    """Resolve `value` relative to `repo` and prove it stays inside.
 
     Args:
         repo: Repository root; None means the current directory.
         value: The relative path from a request field.
         field: Request field name, used in the error so the caller knows what to fix.
         must_exist: Also require the path to exist.
-        repo_field: The name an error about ``repo`` itself carries (where ``repo`` came from).
+        repo_field: The name an error about `repo` itself carries (where `repo` came from).
 
     Raises:
-        AgenticRequestValidationError: ``value`` is empty, absolute, contains ``..``, escapes
-            through a symlink, or (with ``must_exist``) does not exist. ``.field`` is ``field``.
+        AgenticRequestValidationError: `value` is empty, absolute, contains `..`, escapes
+            through a symlink, or (with `must_exist`) does not exist. `.field` is `field`.
     """
     root = resolve_repo(repo, field=repo_field)
     text = os.fspath(value)
@@ -118,11 +118,11 @@ def resolve_workspace(
     field: str = "workspace",
     repo_field: str = "repo",
 ) -> Path:
-    """The CLI's working directory: ``repo`` (or the cwd) itself, or a contained subdirectory.
+    """The CLI's working directory: `repo` (or the cwd) itself, or a contained subdirectory.
 
-    An absent or empty ``workspace`` returns the resolved repository. Otherwise the rules of
-    :func:`contained_path` apply and the result must be an existing directory. An error about
-    ``repo`` names ``repo_field`` (``cwd`` when the directory came from the deployment's
+    An absent or empty `workspace` returns the resolved repository. Otherwise the rules of
+    `contained_path` apply and the result must be an existing directory. An error about
+    `repo` names `repo_field` (`cwd` when the directory came from the deployment's
     settings rather than the request).
     """
     if not workspace:
