@@ -1,22 +1,22 @@
-"""The ``lionagi-service`` command line: demo, chat, providers, models, doctor, fake-server.
+"""The `lionagi-service` command line: demo, chat, providers, models, doctor, fake-server.
 
 Exit codes (one per error family, so scripts can branch without parsing text):
 
 ====  =========================================================================
 0     success
-1     the provider failed (``ProviderError``: status, transport, stream error chunk)
+1     the provider failed (`ProviderError`: status, transport, stream error chunk)
 2     bad usage or configuration (unknown model/provider/endpoint, invalid field)
-3     the request deadline expired (``RequestDeadlineExceeded``)
+3     the request deadline expired (`RequestDeadlineExceeded`)
 4     admission refused the call (closed, conflict, token window)
 5     the provider catalog does not validate
 130   interrupted (Ctrl-C, SIGINT)
-143   terminated (SIGTERM: ``timeout``, systemd, Kubernetes)
+143   terminated (SIGTERM: `timeout`, systemd, Kubernetes)
 ====  =========================================================================
 
 Both signals cancel the run, so its teardown runs (an agentic CLI's process group is killed and
 its isolated home removed) before the partial line is ended and the code returned.
 
-Every error is one line on stderr (``--json`` also writes it as the last NDJSON record), so a
+Every error is one line on stderr (`--json` also writes it as the last NDJSON record), so a
 script reads data from stdout and the reason from stderr.
 """
 
@@ -39,17 +39,17 @@ class _Parser(argparse.ArgumentParser):
     """argparse with the command line's error contract: one line on stderr, exit 2.
 
     The stock parser prints the whole usage block before the message; a script reading stderr
-    then gets several lines for one mistake. The usage stays one ``--help`` away.
+    then gets several lines for one mistake. The usage stays one `--help` away.
     """
 
     def error(self, message: str) -> NoReturn:
-        """Print ``prog: error: message (see --help)`` on one line and exit 2."""
+        """Print `prog: error: message (see --help)` on one line and exit 2."""
         line = " ".join(f"{self.prog}: error: {message} (see {self.prog} --help)".split())
         self.exit(2, line + "\n")
 
 
 def _timeout(text: str) -> float:
-    """``--timeout``: a finite number of seconds; anything else is bad usage (exit 2)."""
+    """`--timeout`: a finite number of seconds; anything else is bad usage (exit 2)."""
     try:
         value = float(text)
     except ValueError:
@@ -62,7 +62,7 @@ def _timeout(text: str) -> float:
 
 
 def _setting(text: str) -> tuple[str, str]:
-    """``--endpoint-setting K=V``: split once; the value is parsed later (JSON, else text)."""
+    """`--endpoint-setting K=V`: split once; the value is parsed later (JSON, else text)."""
     key, sep, value = text.partition("=")
     if not sep or not key.strip():
         raise argparse.ArgumentTypeError(f"{text!r}: write KEY=VALUE (e.g. max_retries=5)")
@@ -189,6 +189,33 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit code."""
+    try:
+        return _run(argv)
+    except ImportError as exc:
+        return _import_failed(exc, argv)
+
+
+def _import_failed(exc: ImportError, argv: Sequence[str] | None) -> int:
+    """Core's own modules did not import: one line on stderr and exit 2, not a traceback.
+
+    Reached when the installation is damaged, e.g. core's ``lionagi/service/__init__.py``
+    removed by uninstalling the published ``lionagi`` (core raises
+    ``InstallationConflictError``, whose message says how to repair it). Every other import
+    this command line makes is optional and handled where it is made, so whatever gets here is
+    the environment's fault: a configuration error, exit 2, with ``--json``'s final record too.
+    """
+    import json
+
+    name, message = type(exc).__name__, " ".join(str(exc).split())
+    args = list(argv) if argv is not None else sys.argv[1:]
+    if "--json" in args:
+        record = {"type": "exception", "error": name, "message": message}
+        print(json.dumps(record), flush=True)
+    print(f"error: {name}: {message}", file=sys.stderr)
+    return 2
+
+
+def _run(argv: Sequence[str] | None) -> int:
     from ._render import tolerate_unencodable_output
 
     tolerate_unencodable_output()
