@@ -67,7 +67,9 @@ def _chat(spoken: list[str]) -> iModel:
     return iModel(endpoint=AG2GroupChatEndpoint(agents=agents))
 
 
-@pytest.mark.parametrize("value", [True, "5", 5.0, b"5"])
+# The conformance kit sends max_round "3", True and 3.5 (``wrong_typed_values``); lax mode
+# refuses 3.5 too, so an integral float (and bytes) still needs this case.
+@pytest.mark.parametrize("value", [5.0, b"5"])
 async def test_group_chat_refuses_a_max_round_that_is_not_an_int(value: Any) -> None:
     spoken: list[str] = []
     with pytest.raises(AgenticRequestValidationError) as info:

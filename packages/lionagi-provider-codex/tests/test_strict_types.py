@@ -1,10 +1,10 @@
-"""A request value of the wrong type is refused naming the field, and codex never starts.
+"""Request types through the path a caller takes: ``iModel(model="codex/...")`` and a fake codex.
 
-Regression: pydantic's lax mode coerced it, so ``bypass_approvals="yes"`` (or ``"on"``, or
-``1``) started codex with ``--dangerously-bypass-approvals-and-sandbox``, ``full_auto="y"``
-with ``--sandbox workspace-write``, and ``ephemeral="no"`` without ``--ephemeral``. Each case
-goes through the path a caller takes (``iModel(model="codex/...")``, then ``invoke`` or
-``stream``) against a fake ``codex`` that records every launch.
+The conformance kit (``test_wrong_typed_request_values_are_refused_before_work``) refuses every
+wrong-typed flag before any launch. Here: bytes for text, refused on ``invoke`` and ``stream``
+before codex starts, and real bools still reaching codex as their flags. (Regression: lax
+coercion once started codex with ``--dangerously-bypass-approvals-and-sandbox`` for
+``bypass_approvals="yes"``.)
 """
 
 from __future__ import annotations
@@ -17,95 +17,34 @@ import pytest
 from lionagi.service import AgenticRequestValidationError, EventStatus, iModel
 from lionagi.service_testing.fake_clis import RecordingCli
 
-EVENTS = [
+EVENTS: list[dict[str, Any]] = [
     {"type": "thread.started", "thread_id": "019a0000-0000-7000-8000-00000000c0de"},
     {"type": "item.completed", "item": {"id": "item_1", "type": "agent_message", "text": "ok"}},
     {"type": "turn.completed", "usage": {"input_tokens": 1, "output_tokens": 1}},
 ]
 
 
-class FakeCodex:
-    """A fake ``codex`` (core's recording fake CLI) answering with ``EVENTS``; launches kept."""
-
-    def __init__(self, directory: Path) -> None:
-        self.cli = RecordingCli(directory, "codex", EVENTS)
-        self.binary = self.cli.binary
-        self.directory = directory
-
-    def model(self) -> iModel:
-        return iModel(
-            model="codex/gpt-5.2-codex",
-            agentic_settings={
-                "binary": str(self.binary),
-                "config_home": "isolated",
-                "cwd": str(self.directory),
-            },
-        )
-
-    def launches(self) -> list[list[str]]:
-        return self.cli.launches()
+def _fake(tmp_path: Path) -> tuple[RecordingCli, iModel]:
+    """A fake ``codex`` answering with ``EVENTS`` (its launches kept), and a model running it."""
+    cli = RecordingCli(tmp_path, "codex", EVENTS)
+    settings = {"binary": str(cli.binary), "config_home": "isolated", "cwd": str(tmp_path)}
+    return cli, iModel(model="codex/gpt-5.2-codex", agentic_settings=settings)
 
 
-@pytest.fixture
-def codex(tmp_path: Path) -> FakeCodex:
-    return FakeCodex(tmp_path)
-
-
-WRONG_TYPES = [
-    ("bypass_approvals", "yes"),
-    ("bypass_approvals", "on"),
-    ("bypass_approvals", 1),
-    ("bypass_approvals", "true"),
-    ("full_auto", "y"),
-    ("full_auto", 1),
-    ("ephemeral", "no"),
-    ("ephemeral", 0),
-    ("skip_git_repo_check", 1.0),
-    ("skip_git_repo_check", "1"),
-    ("fast_mode", "on"),
-    ("model", b"gpt-5.2-codex"),
-    ("prompt", b"hello"),
-]
-
-
-@pytest.mark.parametrize(("field", "value"), WRONG_TYPES)
-async def test_invoke_refuses_a_wrong_typed_value_before_any_launch(
-    codex: FakeCodex, field: str, value: Any
+@pytest.mark.parametrize("call", ["invoke", "stream"])
+@pytest.mark.parametrize(("field", "value"), [("model", b"gpt-5.2-codex"), ("prompt", b"hello")])
+async def test_bytes_for_text_are_refused_before_any_launch(
+    tmp_path: Path, call: str, field: str, value: bytes
 ) -> None:
-    model = codex.model()
-    fields: dict[str, Any] = {"prompt": "hi", field: value}
-    try:
+    request: dict[str, Any] = {"prompt": "hi", "timeout": 30, field: value}
+    codex, model = _fake(tmp_path)
+    async with model:
+        run = model.invoke(**request) if call == "invoke" else anext(model.stream(**request))
         with pytest.raises(AgenticRequestValidationError) as info:
-            await model.invoke(timeout=30, **fields)
-    finally:
-        await model.close()
+            await run
     assert info.value.field == field
+    assert str(info.value) == f"{field}: Input should be a valid string"
     assert codex.launches() == []
-
-
-@pytest.mark.parametrize(("field", "value"), [("bypass_approvals", "yes"), ("ephemeral", "no")])
-async def test_stream_refuses_a_wrong_typed_value_before_any_launch(
-    codex: FakeCodex, field: str, value: Any
-) -> None:
-    model = codex.model()
-    stream = model.stream(prompt="hi", timeout=30, **{field: value})
-    try:
-        with pytest.raises(AgenticRequestValidationError) as info:
-            async for _ in stream:
-                pass
-    finally:
-        await stream.aclose()
-        await model.close()
-    assert info.value.field == field
-    assert codex.launches() == []
-
-
-def test_request_creation_refuses_a_wrong_typed_value(codex: FakeCodex) -> None:
-    model = codex.model()
-    with pytest.raises(AgenticRequestValidationError) as info:
-        model.create_api_calling(prompt="hi", bypass_approvals="yes")
-    assert info.value.field == "bypass_approvals"
-    assert str(info.value) == "bypass_approvals: Input should be a valid boolean"
 
 
 @pytest.mark.parametrize(
@@ -122,13 +61,11 @@ def test_request_creation_refuses_a_wrong_typed_value(codex: FakeCodex) -> None:
     ],
 )
 async def test_real_bools_still_run_with_their_flags(
-    codex: FakeCodex, fields: dict[str, Any], present: list[str], absent: list[str]
+    tmp_path: Path, fields: dict[str, Any], present: list[str], absent: list[str]
 ) -> None:
-    model = codex.model()
-    try:
+    codex, model = _fake(tmp_path)
+    async with model:
         call = await model.invoke(prompt="hi", timeout=30, **fields)
-    finally:
-        await model.close()
     assert call.status == EventStatus.COMPLETED, call.exception
     (argv,) = codex.launches()
     for flag in present:

@@ -1,9 +1,10 @@
-"""A request value of the wrong type is refused naming the field, and gemini never starts.
+"""Request types through the path a caller takes: ``iModel(model="gemini_code/...")``, fake gemini.
 
-Regression: pydantic's lax mode coerced it, so ``yolo="yes"`` (or ``"on"``, or ``1``) started
-Gemini CLI with ``--approval-mode yolo``: every tool call approved. Each case goes through the
-path a caller takes (``iModel(model="gemini_code/...")``, then ``invoke`` or ``stream``)
-against a fake ``gemini`` that records every launch.
+The conformance kit (``test_wrong_typed_request_values_are_refused_before_work``) refuses a
+wrong-typed ``yolo`` before any launch. Here: bytes for text, refused on ``invoke`` and
+``stream`` before gemini starts, and real bools still reaching gemini as their flags.
+(Regression: lax coercion once started Gemini CLI with ``--approval-mode yolo`` for
+``yolo="yes"``: every tool call approved.)
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from lionagi.service_testing.fake_clis import RecordingCli
 
 TS = "2026-11-29T21:12:21.313Z"
 STATS = {"total_tokens": 2, "input_tokens": 1, "output_tokens": 1, "duration_ms": 5}
-EVENTS = [
+EVENTS: list[dict[str, Any]] = [
     {
         "type": "init",
         "timestamp": TS,
@@ -31,78 +32,30 @@ EVENTS = [
 ]
 
 
-class FakeGemini:
-    """A fake ``gemini`` (core's recording fake CLI) answering with ``EVENTS``; launches kept."""
-
-    def __init__(self, directory: Path) -> None:
-        self.cli = RecordingCli(directory, "gemini", EVENTS)
-        self.binary = self.cli.binary
-        self.directory = directory
-
-    def model(self) -> iModel:
-        return iModel(
-            model="gemini_code/gemini-2.5-flash",
-            agentic_settings={
-                "binary": str(self.binary),
-                "config_home": "isolated",
-                "cwd": str(self.directory),
-            },
-        )
-
-    def launches(self) -> list[list[str]]:
-        return self.cli.launches()
+def _fake(tmp_path: Path) -> tuple[RecordingCli, iModel]:
+    """A fake ``gemini`` answering with ``EVENTS`` (its launches kept), and a model running it."""
+    cli = RecordingCli(tmp_path, "gemini", EVENTS)
+    settings = {"binary": str(cli.binary), "config_home": "isolated", "cwd": str(tmp_path)}
+    return cli, iModel(model="gemini_code/gemini-2.5-flash", agentic_settings=settings)
 
 
-@pytest.fixture
-def gemini(tmp_path: Path) -> FakeGemini:
-    return FakeGemini(tmp_path)
-
-
-WRONG_TYPES = [
-    ("yolo", "yes"),
-    ("yolo", "on"),
-    ("yolo", 1),
-    ("yolo", 1.0),
-    ("yolo", "false"),
-    ("resume", b"latest"),
-    ("model", b"gemini-2.5-pro"),
-    ("prompt", b"hello"),
-]
-
-
-@pytest.mark.parametrize(("field", "value"), WRONG_TYPES)
-async def test_invoke_refuses_a_wrong_typed_value_before_any_launch(
-    gemini: FakeGemini, field: str, value: Any
+@pytest.mark.parametrize("call", ["invoke", "stream"])
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("resume", b"latest"), ("model", b"gemini-2.5-pro"), ("prompt", b"hello")],
+)
+async def test_bytes_for_text_are_refused_before_any_launch(
+    tmp_path: Path, call: str, field: str, value: bytes
 ) -> None:
-    model = gemini.model()
-    fields: dict[str, Any] = {"prompt": "hi", field: value}
-    try:
+    request: dict[str, Any] = {"prompt": "hi", "timeout": 30, field: value}
+    gemini, model = _fake(tmp_path)
+    async with model:
+        run = model.invoke(**request) if call == "invoke" else anext(model.stream(**request))
         with pytest.raises(AgenticRequestValidationError) as info:
-            await model.invoke(timeout=30, **fields)
-    finally:
-        await model.close()
+            await run
     assert info.value.field == field
+    assert str(info.value) == f"{field}: Input should be a valid string"
     assert gemini.launches() == []
-
-
-async def test_stream_refuses_a_wrong_typed_value_before_any_launch(gemini: FakeGemini) -> None:
-    model = gemini.model()
-    stream = model.stream(prompt="hi", timeout=30, yolo="yes")
-    try:
-        with pytest.raises(AgenticRequestValidationError) as info:
-            async for _ in stream:
-                pass
-    finally:
-        await stream.aclose()
-        await model.close()
-    assert info.value.field == "yolo"
-    assert gemini.launches() == []
-
-
-def test_request_creation_refuses_a_wrong_typed_value(gemini: FakeGemini) -> None:
-    with pytest.raises(AgenticRequestValidationError) as info:
-        gemini.model().create_api_calling(prompt="hi", yolo="yes")
-    assert str(info.value) == "yolo: Input should be a valid boolean"
 
 
 @pytest.mark.parametrize(
@@ -114,13 +67,11 @@ def test_request_creation_refuses_a_wrong_typed_value(gemini: FakeGemini) -> Non
     ],
 )
 async def test_real_bools_still_run(
-    gemini: FakeGemini, fields: dict[str, Any], expected: list[str]
+    tmp_path: Path, fields: dict[str, Any], expected: list[str]
 ) -> None:
-    model = gemini.model()
-    try:
+    gemini, model = _fake(tmp_path)
+    async with model:
         call = await model.invoke(prompt="hi", timeout=30, **fields)
-    finally:
-        await model.close()
     assert call.status == EventStatus.COMPLETED, call.exception
     (argv,) = gemini.launches()
     if expected:
