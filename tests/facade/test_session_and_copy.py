@@ -12,6 +12,7 @@ import anyio
 import pytest
 
 from lionagi.service import (
+    Endpoint,
     EventStatus,
     ProviderConnectionError,
     ProviderProtocolError,
@@ -144,13 +145,45 @@ async def test_copy_gets_its_own_http_client_and_admission(http_kwargs, chat):
     assert twin.endpoint.client_state is ClientState.UNOPENED  # its own, not yet opened client
     assert (await twin.invoke(**chat)).status is EventStatus.COMPLETED
     assert twin.endpoint._http_client() is not model.endpoint._http_client()
-    assert twin.circuit_breaker is not model.circuit_breaker
+    # The provider's health is shared (ADR-0027: the breaker is passed to the copy).
+    assert twin.circuit_breaker is model.circuit_breaker
 
     await model.close()
     assert not twin.closed  # closing the original leaves the copy's client open
     assert twin.endpoint.client_state is ClientState.OPENED
     assert not twin.endpoint._http_client().is_closed
     await twin.close()
+
+
+async def test_editing_a_copys_config_never_changes_the_original(http_kwargs, chat):
+    """ADR-0027: a copy's endpoint config is its own, nested request defaults included."""
+    model = iModel(
+        **http_kwargs,
+        default_headers={"X-Tenant": "mine"},
+        request_defaults={"metadata": {"tier": "gold"}},
+    )
+    twin = model.copy()
+    twin.endpoint.config.request_defaults["metadata"]["tier"] = "free"
+    twin.endpoint.config.request_defaults["model"] = "other-model"
+    twin.endpoint.config.default_headers["X-Tenant"] = "theirs"
+
+    call = model.create_api_calling(**chat)
+    assert call.payload["metadata"] == {"tier": "gold"}
+    assert call.payload["model"] == chat["model"]
+    assert call.headers["X-Tenant"] == "mine"
+    await model.close()
+    await twin.close()
+
+
+async def test_an_endpoint_built_from_a_callers_config_does_not_share_it(http_kwargs):
+    """A config object passed in stays the caller's: later edits to it reach no endpoint."""
+    config = iModel(**http_kwargs, request_defaults={"stop": ["a"]}).endpoint.config
+    endpoint = Endpoint(config)
+    assert endpoint.config is not config
+    config.request_defaults["stop"].append("b")
+    config.default_headers["X-Late"] = "1"
+    assert endpoint.config.request_defaults == {"stop": ["a"]}
+    assert "X-Late" not in endpoint.config.default_headers
 
 
 async def test_copy_keeps_hooks_and_handlers(resumable):

@@ -244,6 +244,29 @@ async def test_open_circuit_makes_no_attempt(server, http, chat, probe, helpers,
     await probe.finish()
 
 
+async def test_a_copy_shares_the_open_circuit(server, http, chat, probe, helpers, mode):
+    """A copy calls the same provider: the circuit its original opened refuses it too."""
+    model = http(
+        server,
+        then="500",
+        attempt_policy=policy(1),
+        circuit_policy=CircuitPolicy(failure_threshold=1, recovery_time=60.0),
+    )
+    twin = probe.watch(model.copy())
+    assert twin.circuit_breaker is model.circuit_breaker
+    first = await model.invoke(**chat)
+    assert isinstance(first.exception, ProviderServerError)
+    sent = len(server.requests)
+
+    call = twin.create_api_calling(**chat)
+    with pytest.raises(CircuitOpenError):
+        await helpers.run(twin, mode, call)
+
+    probe.left(call, EventStatus.FAILED, CircuitOpenError)
+    assert len(server.requests) == sent  # the copy sent nothing to the failing provider
+    await probe.finish()
+
+
 async def test_every_http_failure_is_typed(server, http, chat, probe, helpers, mode):
     """No generic wrapping: each wire failure surfaces as its ProviderError subclass."""
     cases = {

@@ -569,7 +569,11 @@ class iModel:
     # -- copy / serialize / close -----------------------------------------------------------------
 
     def copy(self, share_session: bool = False) -> iModel:
-        """A new facade with a fresh id, admission controller, circuit and endpoint client.
+        """A new facade with a fresh id, admission controller and endpoint client.
+
+        The circuit breaker is shared: the copy calls the same provider, so a circuit the
+        original opened refuses the copy's calls too, and failures through either count once.
+        The endpoint's configuration is the copy's own (editing one never changes the other).
 
         `share_session=True` carries the confirmed session id over, only for resumable
         adapters, and with it the isolated config home the session was saved in (removed when
@@ -585,6 +589,7 @@ class iModel:
             clock=self._clock,
             sleep=self._sleep,
         )
+        twin._supervisor.share_breaker(self._supervisor.breaker)
         source, target = as_agentic(self._endpoint), as_agentic(twin._endpoint)
         if share_session and source is not None:
             assert target is not None

@@ -8,6 +8,7 @@ outcome, so a stream probe holds it to EOF.
 
 from __future__ import annotations
 
+import threading
 from enum import StrEnum
 from types import TracebackType
 from typing import TYPE_CHECKING
@@ -49,6 +50,9 @@ class CircuitBreaker:
         # Why the circuit is open: a failed recovery probe reopens it after one failure, so the
         # refusal must not claim failure_threshold failed requests opened it this time.
         self._reopened = False
+        # Copies of a model share its breaker and may run on other threads' loops: the state
+        # changes (probe counts above all) must not interleave. Never held across an await.
+        self._lock = threading.Lock()
 
     @property
     def policy(self) -> CircuitPolicy:
@@ -62,6 +66,11 @@ class CircuitBreaker:
         Outside the event loop (a synchronous health check) the loop's clock has no reading:
         an open circuit then reads open until the loop next looks at it.
         """
+        with self._lock:
+            return self._current_state()
+
+    def _current_state(self) -> CircuitState:
+        """`state`, for a caller holding the lock."""
         if self._state is CircuitState.OPEN:
             now = time_or_none(self._clock)
             if now is not None and now - self._opened_at >= self._policy.recovery_time:
@@ -81,7 +90,12 @@ class CircuitBreaker:
         """
         if self._state is CircuitState.CLOSED:  # the common case, without the state property
             return CircuitPermit(self, self._generation, probe=False)
-        state = self.state
+        with self._lock:
+            return self._acquire_slow()
+
+    def _acquire_slow(self) -> CircuitPermit:
+        """`acquire` while the circuit is not closed, for a caller holding the lock."""
+        state = self._current_state()
         if state is CircuitState.OPEN:
             wait = self._policy.recovery_time - (self._clock() - self._opened_at)
             cause = (
@@ -117,6 +131,10 @@ class CircuitBreaker:
             self._failures = 0
 
     def _settle(self, permit: CircuitPermit, outcome: bool | None) -> None:
+        with self._lock:
+            self._settle_locked(permit, outcome)
+
+    def _settle_locked(self, permit: CircuitPermit, outcome: bool | None) -> None:
         current = permit.generation == self._generation
         if permit.probe and current:
             self._probes -= 1

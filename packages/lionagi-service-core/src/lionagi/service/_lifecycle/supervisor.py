@@ -189,6 +189,15 @@ class CallSupervisor:
         """The circuit breaker for HTTP attempts, if any."""
         return self._breaker
 
+    def share_breaker(self, breaker: CircuitBreaker | None) -> None:
+        """Use `breaker` from now on: a copy of a model shares its provider's health record.
+
+        A copy talks to the same provider as its original, so a circuit the original opened
+        must refuse the copy's calls too (ADR-0027: the circuit breaker is passed to the copy),
+        instead of letting it send fresh traffic to a provider known to be failing.
+        """
+        self._breaker = breaker
+
     @property
     def owned(self) -> Mapping[str, APICalling]:
         """Calls currently owned (queued or running), by id; a read-only view."""
