@@ -209,3 +209,15 @@ async def test_replace_and_remove_refuse_a_bad_close_timeout_before_changing_any
     assert not chat.closed
     await manager.shutdown()
     await other.close()
+
+
+def test_a_request_field_given_as_a_model_keyword_says_where_it_belongs() -> None:
+    """Legacy lionagi took `iModel(..., temperature=0.2)`; the refusal names the fix."""
+    with pytest.raises(EndpointConfigurationError) as info:
+        iModel(model="openai/gpt-4.1", api_key="sk-test-legacy-kw", temperature=0.2)
+    assert info.value.field == "temperature"
+    assert "request_defaults={'temperature': ...}" in str(info.value)
+    assert "field of OpenAIChatRequest" in str(info.value)
+    with pytest.raises(EndpointConfigurationError) as typo:
+        iModel(model="openai/gpt-4.1", api_key="sk-test-legacy-kw", temprature=0.2)
+    assert "unknown endpoint configuration field" in str(typo.value)

@@ -14,6 +14,7 @@ secrets, so an echo of one is redacted from error text even where this config is
 from __future__ import annotations
 
 import base64
+import copy
 import math
 import os
 from collections.abc import Callable, Mapping
@@ -114,7 +115,7 @@ class EndpointConfig(BaseModel):
     def __init__(self, **data: Any) -> None:
         unknown = sorted(set(data) - set(type(self).model_fields))
         if unknown:
-            raise _unknown_field(unknown[0])
+            raise _unknown_field(unknown[0], data.get("request_options"))
         from_env = False
         if data.get("api_key") is None and data.get("api_key_env"):
             env_value = os.environ.get(str(data["api_key_env"]))
@@ -270,7 +271,13 @@ class EndpointConfig(BaseModel):
         return tuple(v for k, v in self.params.items() if v and k.lower() not in HARMLESS_QUERY)
 
     def with_updates(self, **changes: Any) -> EndpointConfig:
-        """Return a validated copy with `changes` applied (same unknown-key rule)."""
+        """Return a validated copy with `changes` applied (same unknown-key rule).
+
+        The copy shares no container with this config: `request_defaults` (JSON values, so
+        nested lists and objects too), `params`, `default_headers` and `endpoint_params` are
+        copied; `client_kwargs` one level deep, since its values may be live objects (an
+        `httpx.Auth`, an SSL context) that must not be duplicated.
+        """
         data = self._constructor_data()
         data.update(changes)
         return EndpointConfig(**data)
@@ -279,7 +286,7 @@ class EndpointConfig(BaseModel):
         data = {name: getattr(self, name) for name in type(self).model_fields}
         data["params"] = dict(self.params)
         data["default_headers"] = dict(self.default_headers)
-        data["request_defaults"] = dict(self.request_defaults)
+        data["request_defaults"] = copy.deepcopy(self.request_defaults)
         data["client_kwargs"] = dict(self.client_kwargs)
         if self.endpoint_params is not None:
             data["endpoint_params"] = list(self.endpoint_params)
@@ -587,7 +594,21 @@ def _check_client_kwargs(value: object) -> None:
             raise EndpointConfigurationError(f"client_kwargs.{key}", FORBIDDEN_CLIENT_KWARGS[key])
 
 
-def _unknown_field(name: str) -> EndpointConfigurationError:
+def _unknown_field(name: str, request_options: object = None) -> EndpointConfigurationError:
+    """The error for a constructor key that is no config field.
+
+    A key the endpoint's request model declares (`temperature` given to `iModel(...)`, as
+    legacy lionagi accepted) is a request field in the wrong place: the message says where it
+    goes instead of only that it is unknown.
+    """
+    fields = getattr(request_options, "model_fields", None)
+    if isinstance(fields, Mapping) and name in fields:
+        model = getattr(request_options, "__name__", "the request model")
+        return EndpointConfigurationError(
+            name,
+            f"is a field of {model}, not of the endpoint configuration: pass it per call, or "
+            f"as a default for every call with request_defaults={{{name!r}: ...}}",
+        )
     known = sorted(EndpointConfig.model_fields)
     import difflib  # error path only: keeps it off the first call
 

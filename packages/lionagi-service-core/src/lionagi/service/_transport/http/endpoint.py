@@ -143,8 +143,11 @@ class Endpoint:
                 )
             self.__config = meta.create_config(**overrides)
         else:
-            base = coerce_config(config)
-            self.__config = base.with_updates(**overrides) if overrides else base
+            # Always a config of the endpoint's own, even with no overrides: a caller's
+            # `EndpointConfig` (or the one `copy()` passes) is mutable, and sharing it let an
+            # edit through one endpoint, or by the caller later, change another's requests
+            # without the checks a config gets when it is built (ADR-0027: deep-copied).
+            self.__config = coerce_config(config).with_updates(**overrides)
         self.__transport = transport
         self.__guard = SSRFGuard(resolver)
         self.__client: httpx.AsyncClient | None = None
