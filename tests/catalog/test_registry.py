@@ -30,9 +30,11 @@ PROVIDER_SPECS = (
 """
 
 
-def test_refresh_failure_keeps_the_previous_snapshot(dists: Dists) -> None:
+def test_refresh_failure_keeps_the_previous_snapshot(
+    dists: Dists, default_catalog: ProviderCatalog
+) -> None:
     module = dists.provider("acme", ACME)
-    catalog = dists.catalog()
+    catalog = default_catalog  # the process-wide catalog: the one that binds class metadata
     before = catalog.snapshot()
     chat_cls = type(catalog.match("acme", "chat"))
 
@@ -173,7 +175,9 @@ def test_provider_module_calling_the_registry_at_import_is_diagnosed(
     assert match_endpoint("acme", "chat").config.provider == "acme"
 
 
-def test_meta_is_bound_at_publication_and_cleared_when_removed(dists: Dists) -> None:
+def test_meta_is_bound_at_publication_and_cleared_when_removed(
+    dists: Dists, monkeypatch: pytest.MonkeyPatch
+) -> None:
     acme = dists.module("acme", ACME)
     beta = dists.module("beta", "PROVIDER_SPECS = (api('beta', 'chat'),)\n")
     rows = [
@@ -181,6 +185,7 @@ def test_meta_is_bound_at_publication_and_cleared_when_removed(dists: Dists) -> 
         ProviderModuleSpec(provider="beta", module=beta),
     ]
     catalog = ProviderCatalog(lambda: rows)
+    monkeypatch.setattr(EndpointRegistry, "_catalog", catalog)  # only it binds class metadata
     snapshot = catalog.snapshot()
     beta_cls = snapshot.providers["beta"].endpoints["chat"].endpoint_class
     meta = beta_cls._ENDPOINT_META

@@ -69,11 +69,8 @@ def _materialize(collected: CollectedModule) -> CatalogProvider | ProviderCatalo
     diag = mini.unavailable.get(provider)
     if diag is not None:
         return ProviderUnavailable(provider, diag)
-    entry = mini.providers[provider]
-    for endpoint in entry.endpoints.values():
-        if endpoint.endpoint_class is not None:
-            endpoint.endpoint_class._ENDPOINT_META = endpoint.meta
-    return entry
+    # Class-bound metadata is the publishing catalog's to write (DeferredProviders.on_resolved).
+    return mini.providers[provider]
 
 
 def _index(

@@ -104,6 +104,20 @@ class DeferredProviders(Generic[_R]):
         self._rebuild = rebuild
         self._lock = threading.Lock()
         self._outcomes: dict[str, _R | ProviderCatalogError] = {}
+        self._on_resolved: Callable[[_R], None] | None = None
+
+    def on_resolved(self, callback: Callable[[_R], None]) -> None:
+        """Call ``callback`` with every provider resolved so far and each one resolved later.
+
+        The catalog that owns class-bound metadata (the process-wide one) registers here, so a
+        deferred class gets ``_ENDPOINT_META`` when it is imported; a private catalog does not,
+        and so never writes to a class another catalog serves.
+        """
+        with self._lock:
+            self._on_resolved = callback
+            done = [o for o in self._outcomes.values() if not isinstance(o, Exception)]
+        for outcome in done:
+            callback(outcome)
 
     @property
     def providers(self) -> tuple[str, ...]:
@@ -132,6 +146,8 @@ class DeferredProviders(Generic[_R]):
             if outcome is None:
                 outcome = self._resolve(provider)
                 self._outcomes[provider] = outcome
+                if self._on_resolved is not None and not isinstance(outcome, Exception):
+                    self._on_resolved(outcome)
         if isinstance(outcome, Exception):
             raise outcome.with_traceback(None)
         return outcome

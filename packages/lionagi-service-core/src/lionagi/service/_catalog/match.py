@@ -10,6 +10,10 @@
            ├─ endpoint empty, exactly one endpoint ─> that endpoint
            └─ miss ─────────── openai_compatible? ──> marked generic endpoint | EndpointNotFound
 
+Without ``openai_compatible``, an unknown spelling is still answered with ``ProviderUnavailable``
+when it is the distribution spelling (``lionagi-provider-<spelling>``) of exactly one installed
+key that failed to import; any other unknown-provider error lists the unavailable providers and
+their import errors, since a failed module's aliases cannot be known (:mod:`.unavailable_hint`).
 The compatible path needs a non-empty ``base_url``. Every endpoint instance gets freshly copied
 payload defaults; an unknown config override or request default is an
 :class:`EndpointConfigurationError` naming it, raised before the endpoint is constructed. A
@@ -61,7 +65,8 @@ def resolve(
 
     Raises:
         ProviderUnavailable: the provider is installed but its module (or, for a deferred row,
-            the module its references name) failed to load.
+            the module its references name) failed to load; also when ``provider`` is unknown
+            but its ``lionagi-provider-<provider>`` distribution declares exactly one such key.
         CatalogValidationError: a deferred row's class or request model is invalid.
         EndpointNotFound: nothing matches and compatible fallback was not requested.
         EndpointConfigurationError: ``provider`` or ``endpoint`` is not a usable string.
@@ -91,7 +96,7 @@ def resolve(
             shown_e,
             keys,
             suggestion=_suggest(p, [*snapshot.provider_index, *snapshot.unavailable]),
-            reason=_unknown_provider(p),
+            reason=_unknown_provider(snapshot, p),
         )
     entry = snapshot.provider(canonical)  # imports a deferred provider's classes, once
     key = entry.endpoint_index.get(e)
@@ -215,14 +220,27 @@ def _check_defaults(defaults: Mapping[str, Any] | None, model: object) -> None:
         raise EndpointConfigurationError(field, problem)
 
 
-def _unknown_provider(provider: str) -> str:
-    """Why ``provider`` is unknown, naming a ``lionagi-provider-<key>`` the catalog cannot see."""
+def _unknown_provider(snapshot: CatalogSnapshot, provider: str) -> str:
+    """Why ``provider`` is unknown, naming a ``lionagi-provider-<key>`` the catalog cannot see.
+
+    Raises:
+        ProviderUnavailable: ``provider`` is the distribution spelling of exactly one key that is
+            installed but failed to import (``claude-code`` for ``claude_code``): its aliases
+            live in the module that failed, so the import error is the answer, not "unknown".
+    """
+    # Error path only, like the rest of this lookup.
+    from .unavailable_hint import unavailable_note, unavailable_owner
+
+    owner = unavailable_owner(snapshot, provider)
+    if owner is not None:
+        raise owner
+    note = unavailable_note(snapshot)
     hidden = _undeclared_distribution(provider)
     if hidden is not None:
-        return f"unknown provider {provider!r}: {hidden}"
+        return f"unknown provider {provider!r}: {hidden}{note}"
     return (
         f"unknown provider {provider!r} (install its lionagi-provider-* distribution, or pass "
-        "openai_compatible=True with base_url for a custom OpenAI-compatible service)"
+        f"openai_compatible=True with base_url for a custom OpenAI-compatible service){note}"
     )
 
 
@@ -233,19 +251,13 @@ def _undeclared_distribution(provider: str) -> str | None:
     it is what the layout the guide prescribes produces, and a guess must not blame a package
     that merely looks similar.
     """
-    import re  # error path only, like the rest of this lookup
-    from importlib import metadata
-
     from .discovery import ENTRY_POINT_GROUP
+    from .unavailable_hint import declared_keys
 
-    if not re.fullmatch(r"[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?", provider):
-        return None  # not a spelling a distribution name can have
-    try:
-        dist = metadata.distribution(f"lionagi-provider-{provider}")
-        declared = sorted({ep.name for ep in dist.entry_points if ep.group == ENTRY_POINT_GROUP})
-        name = dist.name or f"lionagi-provider-{provider}"
-    except Exception:  # not installed, or unreadable metadata: nothing reliable to say
+    found = declared_keys(provider)
+    if found is None:
         return None
+    name, declared = found
     if any(canonical_provider_key(key) == provider for key in declared):
         return None  # declared, yet absent from this catalog: not this mistake
     module = f"lionagi.providers.{provider.replace('-', '_').replace('.', '_')}"

@@ -5,7 +5,9 @@ Grammar: ``<alias>[-<effort>]`` or ``<provider>/<model>[-<effort>]``. The effort
 (``openrouter/meta-llama/llama-3-max`` keeps its name). Only providers that publish a
 :class:`ProviderModelPolicy` with an effort mode other than ``passthrough`` interpret a suffix;
 for any other provider the string passes through unchanged. There is no implicit default
-provider: a bare name that is not a model alias is a typed error naming ``model``.
+provider: a bare name that is not a model alias is a typed error naming ``model`` (listing the
+installed providers that failed to import, whose aliases cannot be known). Surrounding
+whitespace is dropped around the spec and around each side of its first ``/``.
 """
 
 from __future__ import annotations
@@ -85,12 +87,16 @@ def _parse(
     if alias is not None:
         text = alias.target
     prefix, _, model_part = text.partition("/")
+    # Surrounding whitespace of either part is dropped, as it is around the whole spec, the
+    # provider prefix (a canonical key) and a model alias: ' openai / gpt-4.1 ' sent the model
+    # ' gpt-4.1', a name no provider has. Inner spelling and case are the caller's.
+    prefix, model_part = prefix.strip(), model_part.strip()
     provider_key = canonical_provider_key(prefix)
     if not provider_key:
         raise EndpointConfigurationError(
             "model", f"{spec!r} has an empty provider prefix; write '<provider>/<model>'"
         )
-    if not model_part.strip():
+    if not model_part:
         raise EndpointConfigurationError(
             "model", f"{spec!r} names provider {prefix!r} but no model; write '{prefix}/<model>'"
         )
@@ -202,6 +208,14 @@ def _no_provider(
         # Installed but broken: a model name would only meet this same error (ADR-0028 D4).
         return ProviderUnavailable(key, diag)
     provider = snapshot.provider_index.get(key)
+    if provider is None and snapshot.unavailable:
+        # Error path only: a failed module's aliases are unknown, but its distribution's name
+        # may still say which key this spelling meant (.unavailable_hint).
+        from .unavailable_hint import unavailable_owner
+
+        owner = unavailable_owner(snapshot, key)
+        if owner is not None:
+            return owner
     if provider is not None and not provider_takes_model(snapshot, provider):
         # A provider whose requests take no model: writing one would only meet the next error.
         endpoints = ", ".join(snapshot.providers[provider].endpoint_keys)
@@ -223,6 +237,11 @@ def _no_provider(
     hint = f"write '<provider>/{text}' (providers: {providers})"
     if aliases:
         hint += f" or use a model alias ({aliases})"
+    if snapshot.unavailable:
+        # The alias may belong to a provider whose module (where its aliases live) failed.
+        from .unavailable_hint import unavailable_note
+
+        hint += unavailable_note(snapshot)
     return EndpointConfigurationError(
         "model", f"{text!r} names no provider and is not a model alias; {hint}"
     )

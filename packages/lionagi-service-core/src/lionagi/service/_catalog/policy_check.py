@@ -18,7 +18,12 @@ Rules, each an ``invalid_model_policy`` diagnostic unless noted:
   ``fast_kwargs`` is independent. Every kwarg value is JSON-serializable.
 * Field check: ``effort_kwarg`` and every yolo/bypass/fast key is a field of the request model of
   each of the provider's agentic endpoints that declares one, and the effort kwarg is not also set
-  by a mode table.
+  by a mode table. For API endpoints (ADR-0028 D1: an unknown request-default key fails the build
+  when a request model exists), each key is a field of the request model of the provider's
+  ``default_endpoint`` when that is an API endpoint, otherwise of at least one API endpoint's
+  request model. A schema-less API endpoint (no request model) takes any key, as it does at call
+  time; a row whose request model is still a deferred reference is checked when it resolves
+  (the same check runs over the resolved row, :mod:`.deferred`), never guessed before.
 * ``default_endpoint``: None, or a key or alias of one of the provider's own endpoints
   (canonicalized to the endpoint's canonical key).
 """
@@ -49,6 +54,10 @@ __all__ = ["CheckedPolicies", "validate_policies"]
 
 _MODES: tuple[str, ...] = get_args(EffortMode)
 _MODE_TABLES = ("yolo_kwargs", "bypass_kwargs", "fast_kwargs")
+_DEFERRED = "deferred"
+"""Marks an API row whose request model is still a ``module:attr`` reference."""
+_ApiModel = type[BaseModel] | str | None
+"""An API endpoint's request model, ``None`` (schema-less) or :data:`_DEFERRED`."""
 
 
 class CheckedPolicies(NamedTuple):
@@ -74,12 +83,19 @@ def validate_policies(
         if collected.row.distribution is not None:
             dists_of[canonical_provider_key(collected.row.provider)].add(collected.row.distribution)
     request_models: dict[str, list[type[BaseModel]]] = defaultdict(list)
+    api_models: dict[str, dict[str, _ApiModel]] = defaultdict(dict)
     endpoint_keys: dict[str, dict[str, str]] = defaultdict(dict)
     for item in specs:
         for name in (item.key, *item.endpoint_aliases):
             endpoint_keys[item.provider][canonical_endpoint_key(name)] = item.key
-        if item.spec.endpoint_type is EndpointType.AGENTIC and item.request_model is not None:
-            request_models[item.provider].append(item.request_model)
+        if item.spec.endpoint_type is EndpointType.AGENTIC:
+            if item.request_model is not None:
+                request_models[item.provider].append(item.request_model)
+        elif item.request_model is not None:
+            api_models[item.provider][item.key] = item.request_model
+        else:
+            deferred = isinstance(item.spec.request_options, str)
+            api_models[item.provider][item.key] = _DEFERRED if deferred else None
 
     diags: list[ProviderDiagnostic] = []
     frozen: dict[str, ProviderModelPolicy] = {}
@@ -89,7 +105,9 @@ def validate_policies(
         for policy in collected.policies:
             checker = _PolicyCheck(policy, collected.row.module, row_provider, owners)
             result = checker.run(
-                request_models.get(checker.provider, []), endpoint_keys.get(checker.provider, {})
+                request_models.get(checker.provider, []),
+                endpoint_keys.get(checker.provider, {}),
+                api_models.get(checker.provider, {}),
             )
             diags.extend(checker.diags)
             if result is None:
@@ -194,7 +212,10 @@ class _PolicyCheck:
         return self.owners.get(key) == {self.provider}
 
     def run(
-        self, request_models: list[type[BaseModel]], endpoints: Mapping[str, str]
+        self,
+        request_models: list[type[BaseModel]],
+        endpoints: Mapping[str, str],
+        api_models: Mapping[str, _ApiModel],
     ) -> ProviderModelPolicy | None:
         p = self.policy
         if not self.provider:
@@ -222,8 +243,9 @@ class _PolicyCheck:
                 f"kwargs but no {missing}; permission modes come together",
                 key=missing,
             )
-        self._fields(p, tables, request_models)
         default_endpoint = self._default_endpoint(p.default_endpoint, endpoints)
+        used = self._fields(p, tables, request_models)
+        self._api_fields(used, api_models, default_endpoint)
         if self.diags:
             return None
         frozen = ProviderModelPolicy(
@@ -348,7 +370,8 @@ class _PolicyCheck:
         p: ProviderModelPolicy,
         tables: Mapping[str, Mapping[str, Any]],
         request_models: list[type[BaseModel]],
-    ) -> None:
+    ) -> list[tuple[str, str]]:
+        """Check the keys against the agentic request models; return ``(table, key)`` pairs."""
         kwarg = (
             p.effort_kwarg if p.effort_mode == "kwarg" and isinstance(p.effort_kwarg, str) else None
         )
@@ -363,6 +386,36 @@ class _PolicyCheck:
             for name, key in used:
                 if key not in allowed:
                     self.fail(f"{name} key {key!r} is not a field of {model.__qualname__}", key=key)
+        return used
+
+    def _api_fields(
+        self,
+        used: list[tuple[str, str]],
+        api_models: Mapping[str, _ApiModel],
+        default_endpoint: str | None,
+    ) -> None:
+        """The API half of the field check (see the module docstring for the rule).
+
+        Why: a mis-keyed ``effort_kwarg`` on an HTTP provider used to publish and then fail on
+        every user's ``model='acme/x-high'`` as an unknown request default, far from its cause.
+        """
+        if not used or not api_models:
+            return
+        if default_endpoint is not None and default_endpoint in api_models:
+            targets = [api_models[default_endpoint]]
+        else:
+            targets = list(api_models.values())
+        models = [m for m in targets if isinstance(m, type)]
+        if len(models) != len(targets):
+            return  # a schema-less row takes any key; a deferred one is checked on resolution
+        for name, key in used:
+            if any(key in request_fields(model) for model in models):
+                continue
+            if len(models) == 1:
+                where = models[0].__qualname__
+            else:
+                where = "any of " + ", ".join(sorted(m.__qualname__ for m in models))
+            self.fail(f"{name} key {key!r} is not a field of {where}", key=key)
 
     def _model_aliases(self, aliases: object, policy: ProviderModelPolicy) -> dict[str, str]:
         if not isinstance(aliases, Mapping):

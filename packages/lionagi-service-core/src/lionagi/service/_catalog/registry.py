@@ -11,6 +11,7 @@ remembered, so a broken module is not re-imported on every lookup; ``refresh()``
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -19,12 +20,13 @@ from .._base.diagnostics import ProviderDiagnostic
 from .._base.errors import CatalogValidationError, ProviderCatalogError
 from .._transport.http.endpoint import Endpoint
 from .._transport.http.openai_dialect import OpenAIChatEndpoint
+from .catalog_meta import CatalogEndpointMeta
 from .discovery import InventorySource, entry_point_inventory
 from .match import match_in
 from .model_parse import parse_in
 from .policy import ModelSpec
 from .projection import CatalogReport, ProviderCatalogItem, project, project_inventory
-from .snapshot import CatalogSnapshot
+from .snapshot import CatalogProvider, CatalogSnapshot
 from .specs import ProviderModuleSpec
 
 if TYPE_CHECKING:
@@ -118,17 +120,30 @@ class ProviderCatalog:
         return snapshot
 
     def _publish(self, snapshot: CatalogSnapshot) -> None:
+        """Make ``snapshot`` the one readers see; the process-wide catalog also binds classes.
+
+        ``_ENDPOINT_META`` is one slot per class, shared by the whole process, while the same
+        class can be served by any number of catalogs. Only the catalog behind
+        :class:`EndpointRegistry` (what ``SomeEndpoint()`` with no config means by "the
+        catalog", ADR-0028 D1) writes it, and a refresh clears only the metadata objects its
+        previous snapshot bound, by identity. So a private catalog's refresh can no longer wipe,
+        or its build overwrite, the metadata of a class the global catalog still serves; a
+        private catalog hands its endpoints their config through ``match`` and needs none.
+        """
         previous = self._snapshot
-        for entry in snapshot.endpoints():
-            if entry.endpoint_class is not None:  # a deferred row's is set when it is resolved
-                entry.endpoint_class._ENDPOINT_META = entry.meta
+        if self is EndpointRegistry._catalog:
+            for entry in snapshot.endpoints():
+                if entry.endpoint_class is not None:  # a deferred row's is bound on resolution
+                    entry.endpoint_class._ENDPOINT_META = entry.meta
+            snapshot.deferred.on_resolved(_bind)
+            if previous is not None:
+                _resolve_again(previous, snapshot)
         self._snapshot = snapshot  # the single assignment readers observe
         self._failure = None
         self._failed_inventory = ()
         if previous is not None:
-            current = {id(e.endpoint_class) for e in snapshot.endpoints()}
-            for cls in _classes(previous):
-                if id(cls) not in current:
+            for cls, meta in _bound(previous):
+                if cls._ENDPOINT_META is meta:  # still ours: the new snapshot did not rebind it
                     cls._ENDPOINT_META = None
 
     # -- lookups ----------------------------------------------------------------------------------
@@ -296,14 +311,35 @@ def parse_model_spec(
         EndpointConfigurationError: `model` names no provider, or its effort suffix is not
             accepted; `yolo`/`bypass`/`fast` when the provider has no such mode.
         ProviderUnavailable: `spec` is the bare name of an installed provider whose module
-            failed to load.
+            failed to load (or the `lionagi-provider-<name>` spelling of exactly one).
     """
     return EndpointRegistry.parse_model_spec(spec, yolo=yolo, bypass=bypass, fast=fast)
 
 
-def _classes(snapshot: CatalogSnapshot) -> list[type[Endpoint]]:
-    """Every endpoint class ``snapshot`` bound metadata to, its resolved deferred rows included."""
+def _bind(provider: CatalogProvider) -> None:
+    """Bind a resolved deferred provider's classes (the process-wide catalog only)."""
+    for entry in provider.endpoints.values():
+        if entry.endpoint_class is not None:
+            entry.endpoint_class._ENDPOINT_META = entry.meta
+
+
+def _resolve_again(previous: CatalogSnapshot, snapshot: CatalogSnapshot) -> None:
+    """Resolve, in ``snapshot``, the deferred providers ``previous`` had resolved.
+
+    Their classes are imported already and still served; without this a refresh left them
+    without ``_ENDPOINT_META`` until their next lookup. A failure is cached in ``snapshot`` and
+    raised by that lookup, exactly as if the resolution had waited for it.
+    """
+    for provider in previous.deferred.resolved():
+        if snapshot.deferred.pending(provider.provider):
+            # A failure is cached; the class is then cleared with previous's other bindings.
+            with contextlib.suppress(ProviderCatalogError):
+                snapshot.provider(provider.provider)
+
+
+def _bound(snapshot: CatalogSnapshot) -> list[tuple[type[Endpoint], CatalogEndpointMeta]]:
+    """Every (class, metadata) ``snapshot`` may have bound, its resolved deferred rows included."""
     entries = [*snapshot.endpoints()]
     for provider in snapshot.deferred.resolved():
         entries.extend(provider.endpoints.values())
-    return [e.endpoint_class for e in entries if e.endpoint_class is not None]
+    return [(e.endpoint_class, e.meta) for e in entries if e.endpoint_class is not None]
