@@ -117,6 +117,32 @@ def test_model_alias_claude_is_sonnet() -> None:
     assert (spec.provider, spec.model_name, spec.effort) == ("claude_code", "sonnet", None)
 
 
+# Legacy lionagi's bare model strings (its BACKENDS table); ADR-0028 D5 keeps them accepted.
+LEGACY_BARE_MODELS = ("claude-code", "claude_code")
+
+
+@pytest.mark.parametrize("legacy", LEGACY_BARE_MODELS)
+def test_legacy_bare_spelling_selects_what_claude_selects(legacy: str) -> None:
+    canonical = EndpointRegistry.parse_model_spec("claude")
+    spec = EndpointRegistry.parse_model_spec(legacy)
+    assert (spec.model, spec.provider, spec.effort) == (
+        canonical.model,
+        canonical.provider,
+        canonical.effort,
+    )
+    assert spec.model == "claude_code/sonnet"
+    with_effort = EndpointRegistry.parse_model_spec(f"{legacy}-high", yolo=True)
+    assert dict(with_effort.kwargs) == dict(
+        EndpointRegistry.parse_model_spec("claude-high", yolo=True).kwargs
+    )
+    model = iModel(model=legacy)
+    assert isinstance(model.endpoint, ClaudeCodeEndpoint)
+    assert (
+        model.endpoint.config.request_defaults
+        == iModel(model="claude").endpoint.config.request_defaults
+    )
+
+
 def test_effort_suffix_becomes_the_effort_field() -> None:
     spec = EndpointRegistry.parse_model_spec("claude_code/opus-xhigh")
     assert spec.model_name == "opus"

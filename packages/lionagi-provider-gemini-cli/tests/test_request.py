@@ -132,6 +132,19 @@ def test_model_alias_expands_to_the_default_model() -> None:
     assert model.endpoint.config.request_defaults == {"model": DEFAULT_MODEL}
 
 
+# Legacy lionagi's bare model strings (its BACKENDS table); ADR-0028 D5 keeps them accepted.
+LEGACY_BARE_MODELS = ("gemini_cli", "gemini-code", "gemini_code")
+
+
+@pytest.mark.parametrize("legacy", LEGACY_BARE_MODELS)
+def test_legacy_bare_spelling_selects_what_gemini_cli_selects(legacy: str) -> None:
+    canonical = iModel(model="gemini-cli")
+    model = iModel(model=legacy, yolo=True)
+    assert type(model.endpoint) is type(canonical.endpoint) is GeminiCodeEndpoint
+    assert model.endpoint.config.provider == canonical.endpoint.config.provider
+    assert model.endpoint.config.request_defaults == {"model": DEFAULT_MODEL, "yolo": True}
+
+
 def test_effort_is_folded_into_the_model_name() -> None:
     model = iModel(model="gemini_code/gemini-2.5-pro-high")
     assert model.endpoint.config.request_defaults == {"model": "gemini-2.5-pro-high"}

@@ -1,10 +1,11 @@
 """Claude Code (``claude -p``) as a lionagi-service agentic provider.
 
 Published through the ``lionagi.providers`` entry point ``claude_code``: one agentic endpoint
-(``query_cli``, aliases ``cli`` and ``code``) and the provider's model policy (model alias
-``claude`` -> ``claude_code/sonnet``, effort as the ``effort`` request field, ``yolo``/``bypass``
--> ``permission_mode="bypassPermissions"``). The row names its classes by reference and the
-other names load on first use, so other providers' commands never import this adapter.
+(``query_cli``, aliases ``cli`` and ``code``) and the provider's model policy (model aliases
+``claude``, ``claude-code`` and ``claude_code`` -> ``claude_code/sonnet``, effort as the
+``effort`` request field, ``yolo``/``bypass`` -> ``permission_mode="bypassPermissions"``). The
+row names its classes by reference and the other names load on first use, so other providers'
+commands never import this adapter.
 """
 
 from typing import TYPE_CHECKING
@@ -56,7 +57,13 @@ MODEL_POLICIES: tuple[ProviderModelPolicy, ...] = (
     ProviderModelPolicy(
         provider="claude_code",
         provider_aliases=("claude-code", "claude"),
-        model_aliases={"claude": "claude_code/sonnet"},
+        # Legacy lionagi's BACKENDS accepted every provider spelling as a bare model string
+        # (ADR-0028 D5: the move keeps accepted public spellings), all meaning sonnet.
+        model_aliases={
+            "claude": "claude_code/sonnet",
+            "claude-code": "claude_code/sonnet",
+            "claude_code": "claude_code/sonnet",
+        },
         effort_mode="kwarg",
         effort_kwarg="effort",
         effort_levels=EFFORT_LEVELS,

@@ -25,6 +25,7 @@ from pydantic import BaseModel
 
 from lionagi.service import (
     AgenticCapabilities,
+    AgenticRequestValidationError,
     AgenticSettings,
     ProviderDisconnectError,
     ProviderError,
@@ -32,7 +33,12 @@ from lionagi.service import (
     ProviderQuotaError,
     classify_provider_error,
 )
-from lionagi.service.agentic import ErrorClassifier, ProviderErrorPattern, SubprocessCliEndpoint
+from lionagi.service.agentic import (
+    ErrorClassifier,
+    ProviderErrorPattern,
+    SubprocessCliEndpoint,
+    contained_path,
+)
 
 from ._events import ClaudeEventMapper
 from ._request import ClaudeCodeRequest, command_flags
@@ -166,8 +172,47 @@ class ClaudeCodeEndpoint(SubprocessCliEndpoint):
     # -- one run ----------------------------------------------------------------------------------
 
     def cli_arguments(self, request: ClaudeCodeRequest, *, extra: Sequence[str] = ()) -> list[str]:
-        """The flags before ``--`` and the prompt: each flag and value its own element."""
+        """The flags before ``--`` and the prompt: each flag and value its own element.
+
+        ``add_dirs`` reaches argv only as the contained, resolved paths of
+        :meth:`contained_add_dirs`, so no argv this endpoint builds (the launched one included)
+        can carry an unchecked ``--add-dir``.
+        """
+        add_dirs = self.contained_add_dirs(request)
+        if add_dirs != request.add_dirs:
+            request = request.model_copy(update={"add_dirs": add_dirs})
         return [*extra, *command_flags(request)]
+
+    def contained_add_dirs(self, request: ClaudeCodeRequest) -> tuple[str, ...]:
+        """Each ``add_dirs`` item as an existing directory inside the repository, resolved.
+
+        ``--add-dir`` widens what the agent's file tools may read and write, so an item gets
+        the same containment as ``workspace`` (ADR-0030 D4): the repository is ``repo``, else
+        the settings' ``cwd``, else our working directory (the one the child inherits). Items
+        are relative to that repository, not to ``workspace``: a sibling of the workspace is
+        then reachable without ``..``, which containment refuses. The CLI gets the resolved
+        absolute path (what was checked), so its meaning does not depend on the CLI's own
+        working directory; a symlink swapped in after the check is outside what a parent
+        process can prevent, as for ``workspace``.
+
+        Raises:
+            AgenticRequestValidationError: an item is absolute, starts with ``~``, contains
+                ``..``, resolves (through a symlink) outside the repository, or is not an
+                existing directory; ``field`` is ``add_dirs.<index>``. An unusable repository
+                itself names ``repo`` (or ``cwd`` when it came from the settings).
+        """
+        if not request.add_dirs:
+            return ()
+        repo = request.repo if request.repo is not None else self.settings.cwd
+        origin = "repo" if request.repo is not None else "cwd"
+        resolved: list[str] = []
+        for index, item in enumerate(request.add_dirs):
+            field = f"add_dirs.{index}"
+            path = contained_path(repo, item, field=field, must_exist=True, repo_field=origin)
+            if not path.is_dir():
+                raise AgenticRequestValidationError(field, f"{item!r} is not a directory")
+            resolved.append(str(path))
+        return tuple(resolved)
 
     def event_parser(self, request: ClaudeCodeRequest) -> ClaudeEventMapper:
         """A new mapper of Claude's stream-json for one run."""

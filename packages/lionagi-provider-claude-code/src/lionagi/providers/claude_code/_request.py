@@ -89,7 +89,9 @@ class ClaudeCodeRequest(BaseModel):
         session_id: ``--session-id``: the UUID a new session gets.
         system_prompt / append_system_prompt: replace / extend the default system prompt.
         allowed_tools / disallowed_tools: tool rules (``"Bash(git *)"``, ``"Edit"``).
-        add_dirs: extra directories tools may access.
+        add_dirs: extra directories tools may access (``--add-dir``), relative to the
+            repository and contained in it like ``workspace``; the endpoint checks and resolves
+            them before building argv (``ClaudeCodeEndpoint.contained_add_dirs``).
         max_budget_usd: ``--max-budget-usd`` spending cap.
         no_session_persistence: do not save the session (it cannot be resumed then).
         repo / workspace: working directory (``workspace`` is contained in ``repo``).

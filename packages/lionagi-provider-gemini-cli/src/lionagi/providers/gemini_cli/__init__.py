@@ -2,7 +2,8 @@
 
 Provider ``gemini_code`` (aliases ``gemini-code``, ``gemini_cli``, ``gemini-cli``), endpoint
 ``query_cli`` (alias ``cli``): a headless ``gemini --output-format stream-json`` run with the
-prompt on stdin, resumable through the typed ``resume`` field. Model ``gemini-cli`` is
+prompt on stdin, resumable through the typed ``resume`` field. Models ``gemini-cli``,
+``gemini_cli``, ``gemini-code`` and ``gemini_code`` (legacy lionagi's bare spellings) are
 ``gemini_code/gemini-2.5-flash``; an effort suffix stays in the model name; the yolo and bypass
 permission modes set ``yolo=True`` (``--approval-mode yolo``). The row names its classes by
 reference and the names below load on first use.
@@ -86,7 +87,12 @@ MODEL_POLICIES: tuple[ProviderModelPolicy, ...] = (
     ProviderModelPolicy(
         provider="gemini_code",
         provider_aliases=("gemini-code", "gemini_cli", "gemini-cli"),
-        model_aliases={"gemini-cli": f"gemini_code/{DEFAULT_MODEL}"},
+        # Legacy lionagi's BACKENDS accepted every provider spelling as a bare model string
+        # (ADR-0028 D5: the move keeps accepted public spellings), all meaning the default model.
+        model_aliases={
+            alias: f"gemini_code/{DEFAULT_MODEL}"
+            for alias in ("gemini-cli", "gemini_cli", "gemini-code", "gemini_code")
+        },
         effort_mode="model_name",
         yolo_kwargs={"yolo": True},
         bypass_kwargs={"yolo": True},
