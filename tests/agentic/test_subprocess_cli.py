@@ -141,7 +141,7 @@ def test_a_missing_directory_is_named_by_where_it_came_from(tmp_path: Path) -> N
     [
         (ReferenceCliEndpoint, {"prompt": "first\x00second"}, "prompt"),
         (ReferenceCliEndpoint, {"prompt": "go", "model": "m\x00"}, "model"),
-        (ClaudeCodeEndpoint, {"prompt": "go", "add_dirs": ["ok", "b\x00d"]}, "add_dirs[1]"),
+        (ClaudeCodeEndpoint, {"prompt": "go", "add_dirs": ["ok", "b\x00d"]}, "add_dirs.1"),
     ],
     ids=["prompt", "model", "list-item"],
 )

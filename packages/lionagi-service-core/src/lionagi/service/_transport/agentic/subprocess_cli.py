@@ -482,7 +482,7 @@ def _refuse_nul_in(value: object, where: str) -> None:
         _refuse_nul(value, f"{where}.")
     elif isinstance(value, list | tuple | set | frozenset):
         for index, item in enumerate(value):
-            _refuse_nul_in(item, f"{where}[{index}]")
+            _refuse_nul_in(item, f"{where}.{index}")  # as pydantic names an item
     elif isinstance(value, Mapping):
         for key, item in value.items():
             _refuse_nul_in(key, where)
