@@ -8,6 +8,7 @@ carries a marker variable so survivors, tool shells included, are found in ``/pr
 from __future__ import annotations
 
 import json
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -250,3 +251,67 @@ async def test_deadline_mid_tool_leaves_no_process(
     assert time.monotonic() - started < deadline + 5
     assert mid_tool.is_set(), "the deadline passed before the tool shell started"
     assert await survivors_after(real_cli_marker, 15.0) == []
+
+
+async def test_system_prompt_paths_are_sent_as_text_never_read(
+    pi_binary: Path,
+    fake_provider_server: FakeProviderServer,
+    real_cli_marker: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """pi reads an existing path given to --system-prompt; the adapter must send the text."""
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))  # where the run's prompt files go
+    work = tmp_path / "work"
+    work.mkdir()
+    secret = tmp_path / "id_rsa"
+    secret.write_text("ABSOLUTE-FILE-CONTENT-7f3a", encoding="utf-8")
+    (work / "notes.md").write_text("RELATIVE-FILE-CONTENT-9c1d", encoding="utf-8")
+    literal = "literal append text -v --help"
+    model = model_for(pi_binary, fake_provider_server.base_url, real_cli_marker, cwd=work)
+    try:
+        call = await model.invoke(
+            prompt="hi",
+            system_prompt=str(secret),
+            append_system_prompt=["notes.md", literal],
+            timeout=CALL_DEADLINE,
+        )
+    finally:
+        await model.close()
+    assert call.status is EventStatus.COMPLETED, call.execution.error
+    sent = json.dumps(fake_provider_server.requests[-1].json)
+    assert "ABSOLUTE-FILE-CONTENT-7f3a" not in sent
+    assert "RELATIVE-FILE-CONTENT-9c1d" not in sent
+    for text in (str(secret), "notes.md", literal):
+        assert json.dumps(text)[1:-1] in sent  # the caller's text reached the model as text
+    assert list(temp.glob("lionagi-pi-prompt-*")) == []
+    assert await survivors_after(real_cli_marker, 15.0) == []
+
+
+async def test_ephemeral_turn_between_saved_turns(
+    pi_binary: Path, fake_provider_server: FakeProviderServer, real_cli_marker: str, tmp_path: Path
+) -> None:
+    """Turn 2 (ephemeral) neither resumes nor replaces turn 1's session; turn 3 resumes it."""
+    model = model_for(pi_binary, fake_provider_server.base_url, real_cli_marker, cwd=tmp_path)
+    try:
+        first = await model.invoke(prompt="turn one marker-A", timeout=CALL_DEADLINE)
+        assert first.status is EventStatus.COMPLETED, first.execution.error
+        sid = model.provider_session_id
+        assert sid
+        second = await model.invoke(
+            prompt="turn two marker-B", ephemeral=True, timeout=CALL_DEADLINE
+        )
+        assert second.status is EventStatus.COMPLETED, second.execution.error
+        assert second.payload["request"].resume is None
+        assert "marker-A" not in fake_provider_server.requests[-1].conversation_text()
+        assert model.provider_session_id == sid
+        third = await model.invoke(prompt="turn three", timeout=CALL_DEADLINE)
+        assert third.status is EventStatus.COMPLETED, third.execution.error
+    finally:
+        await model.close()
+    seen = fake_provider_server.requests[-1].conversation_text()
+    assert "turn one marker-A" in seen
+    assert "marker-B" not in seen
+    assert third.execution.response["session_id"] == sid

@@ -8,7 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from lionagi.providers.pi import MODEL_POLICIES, PROVIDER_SPECS, PiCliEndpoint, PiRequest
+from lionagi.providers.pi import (
+    DEFAULT_MODEL,
+    MODEL_POLICIES,
+    PROVIDER_SPECS,
+    PiCliEndpoint,
+    PiRequest,
+)
 from lionagi.providers.pi._home import GATEWAY_KEY_ENV, GATEWAY_PROVIDER
 from lionagi.service import (
     AgenticRequestValidationError,
@@ -34,8 +40,6 @@ def test_argv_has_every_flag_as_its_own_element_and_no_prompt() -> None:
             resume="01a2-abc",
             thinking="high",
             tools=["read", "grep"],
-            system_prompt="-be terse",
-            append_system_prompt=["one", "two"],
             no_context_files=True,
             no_extensions=True,
         )
@@ -48,14 +52,12 @@ def test_argv_has_every_flag_as_its_own_element_and_no_prompt() -> None:
         "--model", "claude-sonnet-4-5",
         "--thinking", "high",
         "--tools", "read,grep",
-        "--system-prompt", "-be terse",
-        "--append-system-prompt", "one",
-        "--append-system-prompt", "two",
         "--no-context-files",
         "--no-extensions", "--no-skills", "--no-prompt-templates",
     ]  # fmt: skip
     assert "hi" not in argv
     assert "--" not in argv  # pi has no separator: the prompt goes to stdin
+    # System prompts are files a launch writes (test_system_prompt_files.py), never argv text.
 
 
 def test_defaults_and_thinking_none_is_off_and_no_tools_wins() -> None:
@@ -175,14 +177,18 @@ def test_catalog_rows_aliases_and_thinking_effort() -> None:
     assert PiCliEndpoint.resume_field == "resume"
 
 
-@pytest.mark.parametrize("spelling", ["pi", "pi-code/m1-high", "pi_code/m1-high"])
+BARE_ALIASES = ("pi", "pi-code", "pi_code")  # legacy lionagi's bare names for pi's default
+
+
+@pytest.mark.parametrize("spelling", [*BARE_ALIASES, "pi-code/m1-high", "pi_code/m1-high"])
 def test_model_strings_resolve_through_the_catalog(spelling: str) -> None:
     model = iModel(model=spelling)
     assert isinstance(model.endpoint, PiCliEndpoint)
     call = model.create_api_calling(prompt="hi")
     sent = call.payload["request"]
-    if spelling == "pi":
-        assert sent.model == "gemini-3.1-pro-preview"
+    if spelling in BARE_ALIASES:
+        assert (model.endpoint.config.provider, model.model_name) == ("pi", DEFAULT_MODEL)
+        assert sent.model == DEFAULT_MODEL == "gemini-3.1-pro-preview"
     else:
         assert (sent.model, sent.thinking) == ("m1", "high")
 

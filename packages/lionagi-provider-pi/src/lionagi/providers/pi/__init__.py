@@ -47,7 +47,12 @@ MODEL_POLICIES: tuple[ProviderModelPolicy, ...] = (
     ProviderModelPolicy(
         provider="pi",
         provider_aliases=("pi-code", "pi_code"),
-        model_aliases={"pi": f"pi/{DEFAULT_MODEL}"},
+        # Bare model strings legacy lionagi accepted for pi's default model (its BACKENDS).
+        model_aliases={
+            "pi": f"pi/{DEFAULT_MODEL}",
+            "pi-code": f"pi/{DEFAULT_MODEL}",
+            "pi_code": f"pi/{DEFAULT_MODEL}",
+        },
         effort_mode="kwarg",
         effort_kwarg="thinking",
         # pi's --thinking levels; "none" is sent as "off". max/ultra have no pi spelling.

@@ -7,11 +7,17 @@ tool shells included), workspace containment, deployment settings and the isolat
 Prompt: on stdin (``prompt_mode="stdin"``). pi has no ``--`` separator and reads a word that
 starts with ``-`` as an option; piped stdin is read to EOF and becomes the message (pi trims
 leading and trailing whitespace from it).
+
+System prompts: pi reads a ``--system-prompt`` / ``--append-system-prompt`` value as a file path
+whenever that file exists, so the caller's text is written to files the run owns
+(:meth:`PiCliEndpoint.run_resources`, ``_prompt_files``), the argv names them, and they are
+removed when the run ends.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -33,6 +39,7 @@ from lionagi.service.agentic import (
 
 from ._events import PiEventProjector
 from ._home import GATEWAY_KEY_ENV, GATEWAY_PROVIDER, agent_dir, write_models_file, write_settings
+from ._prompt_files import PromptFiles
 from ._request import DEFAULT_MODEL, PiRequest, pi_arguments
 from ._static import PROGRAM, TESTED_VERSION
 
@@ -124,6 +131,9 @@ class PiCliEndpoint(SubprocessCliEndpoint):
         """See :class:`~lionagi.service.agentic.SubprocessCliEndpoint` (same arguments)."""
         super().__init__(*args, **kwargs)
         self._gateway_models: set[str] = set()
+        # The prompt files of each run in progress, by its request's identity (the object
+        # core hands to run_resources is the one cli_arguments receives for that run).
+        self._prompt_files: dict[int, tuple[PiRequest, PromptFiles]] = {}
 
     # -- deployment -------------------------------------------------------------------------------
 
@@ -167,8 +177,11 @@ class PiCliEndpoint(SubprocessCliEndpoint):
         """The flags after the program (the prompt goes to stdin): every flag its own element.
 
         ``extra`` holds the gateway flags (``--provider lionagi-gateway``); a request naming
-        its own ``provider`` then conflicts and is refused.
+        its own ``provider`` then conflicts and is refused. System-prompt text is passed as the
+        paths of the files :meth:`run_resources` wrote for this run; called outside a run with
+        such text, it raises ValueError rather than put the text where pi reads it as a path.
         """
+        files = self._run_prompt_files(request)
         provider: str | None = None
         if extra:
             if request.provider is not None:
@@ -178,7 +191,42 @@ class PiCliEndpoint(SubprocessCliEndpoint):
                 )
             provider = GATEWAY_PROVIDER
             request = request.model_copy(update={"model": request.model or DEFAULT_MODEL})
-        return pi_arguments(request, provider=provider)
+        return pi_arguments(request, provider=provider, prompt_files=files)
+
+    @contextmanager
+    def run_resources(self, request: PiRequest) -> Iterator[None]:
+        """The run's system prompts in private files, removed once the run is torn down.
+
+        Core enters this before the process starts and exits it after the process group is
+        reaped, on every path (success, provider error, cancellation, deadline, a launch that
+        fails before any process exists). A run without system prompts writes nothing.
+        """
+        if request.system_prompt is None and not request.append_system_prompt:
+            yield
+            return
+        files = PromptFiles.write(request.system_prompt, request.append_system_prompt)
+        self._prompt_files[id(request)] = (request, files)
+        try:
+            yield
+        finally:
+            self._prompt_files.pop(id(request), None)
+            files.remove()
+
+    def _run_prompt_files(self, request: PiRequest) -> PromptFiles | None:
+        """The files :meth:`run_resources` wrote for this very request object, if any."""
+        entry = self._prompt_files.get(id(request))
+        return entry[1] if entry is not None and entry[0] is request else None
+
+    def injects_resume(self, request: Mapping[str, Any]) -> bool:
+        """No stored session for an ephemeral run: it saves none, so it continues none.
+
+        ``ephemeral`` is read as validation will see it (the call's value over the configured
+        ``request_defaults``). The stored session is left as it was: an ephemeral run only
+        observes its id, so the next normal call resumes the last saved session.
+        """
+        defaults = self.config.request_defaults or {}
+        ephemeral = request.get("ephemeral", defaults.get("ephemeral", False))
+        return ephemeral is not True
 
     def event_parser(self, request: PiRequest) -> PiEventProjector:
         """A projector for one run; an ephemeral run confirms no session."""

@@ -3,6 +3,10 @@
 Sessions: a run is saved (pi's default) so its id can be resumed with ``--session <id>``;
 ``ephemeral=True`` adds ``--no-session`` and the id is then only observed.
 
+System prompts: pi reads the value of ``--system-prompt`` / ``--append-system-prompt`` as a file
+path whenever that path exists, so the caller's text never goes into argv; the endpoint writes it
+to run-owned files (see ``_prompt_files``) and the argv names those.
+
 pi's option parser has no ``--`` separator (``--`` is read as an unknown extension flag that
 swallows the next word) and treats any word starting with ``-`` as an option, so the prompt
 never goes into argv: the endpoint writes it to stdin, which pi reads to EOF in print mode.
@@ -10,7 +14,7 @@ never goes into argv: the endpoint writes it to stdin, which pi reads to EOF in 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import (
     BaseModel,
@@ -24,6 +28,9 @@ from pydantic import (
 
 from ._static import DEFAULT_MODEL as DEFAULT_MODEL
 from ._static import THINKING_LEVELS as THINKING_LEVELS
+
+if TYPE_CHECKING:
+    from ._prompt_files import PromptFiles
 
 __all__ = ["DEFAULT_MODEL", "THINKING_LEVELS", "PiRequest", "ThinkingLevel", "pi_arguments"]
 
@@ -45,8 +52,11 @@ class PiRequest(BaseModel):
         thinking: ``--thinking`` level; ``none`` is sent as ``off``.
         tools: ``--tools`` allowlist (comma-joined), e.g. ``["read", "grep"]`` for read-only.
         no_tools: ``--no-tools``: offer the model no tools at all.
-        system_prompt: ``--system-prompt`` (replaces pi's coding-assistant prompt).
-        append_system_prompt: one ``--append-system-prompt`` per item.
+        system_prompt: ``--system-prompt`` (replaces pi's coding-assistant prompt). Always
+            text: pi is given a run-owned file holding it, never the value itself, which pi
+            would read as a path to upload whenever a file of that name exists.
+        append_system_prompt: one ``--append-system-prompt`` per item, text like
+            ``system_prompt``.
         no_context_files: ``--no-context-files``: skip AGENTS.md / CLAUDE.md discovery.
         no_extensions: ``--no-extensions --no-skills --no-prompt-templates``: load nothing the
             agent dir or the repository would add.
@@ -93,6 +103,20 @@ class PiRequest(BaseModel):
                 raise ValueError("each tool name is one non-empty word without ',' or a leading -")
         return value
 
+    @field_validator("system_prompt", "append_system_prompt")
+    @classmethod
+    def _utf8_text(cls, value: str | list[str] | None) -> str | list[str] | None:
+        # The text is written to a UTF-8 file for pi; a lone surrogate cannot be, and would
+        # otherwise fail at launch as a bare UnicodeEncodeError instead of naming the field.
+        for text in [value] if isinstance(value, str) else value or ():
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ValueError(
+                    "must be text that UTF-8 can encode (no lone surrogates)"
+                ) from None
+        return value
+
     @model_validator(mode="after")
     def _resume_needs_a_saved_session(self) -> PiRequest:
         if self.ephemeral and self.resume is not None:
@@ -100,11 +124,18 @@ class PiRequest(BaseModel):
         return self
 
 
-def pi_arguments(request: PiRequest, *, provider: str | None) -> list[str]:
+def pi_arguments(
+    request: PiRequest, *, provider: str | None, prompt_files: PromptFiles | None = None
+) -> list[str]:
     """The flags after the program for ``request``; ``provider`` overrides ``request.provider``.
 
     Every valued flag used here consumes its next word unconditionally in pi's parser, so a
     value starting with ``-`` stays a value; model and provider names are pattern-checked anyway.
+    The system-prompt flags name ``prompt_files`` (written from this request), never the text.
+
+    Raises:
+        ValueError: the request has system-prompt text but ``prompt_files`` does not hold it
+            (the endpoint writes them for each run; argv alone cannot carry the text safely).
     """
     argv = ["--mode", "json"]
     if request.ephemeral:
@@ -122,12 +153,27 @@ def pi_arguments(request: PiRequest, *, provider: str | None) -> list[str]:
         argv.append("--no-tools")
     elif request.tools is not None:
         argv += ["--tools", ",".join(request.tools)]
-    if request.system_prompt is not None:
-        argv += ["--system-prompt", request.system_prompt]
-    for text in request.append_system_prompt:
-        argv += ["--append-system-prompt", text]
+    argv += _system_prompt_arguments(request, prompt_files)
     if request.no_context_files:
         argv.append("--no-context-files")
     if request.no_extensions:
         argv += ["--no-extensions", "--no-skills", "--no-prompt-templates"]
+    return argv
+
+
+def _system_prompt_arguments(request: PiRequest, files: PromptFiles | None) -> list[str]:
+    """``--system-prompt``/``--append-system-prompt`` naming the files that hold the text."""
+    wanted = (request.system_prompt is not None, len(request.append_system_prompt))
+    if not any(wanted):
+        return []
+    if files is None or ((files.system is not None), len(files.append)) != wanted:
+        raise ValueError(
+            "pi reads a system-prompt value as a file path when one exists, so its text is "
+            "passed only through run-owned files; run the request through the endpoint"
+        )
+    argv: list[str] = []
+    if files.system is not None:
+        argv += ["--system-prompt", str(files.system)]
+    for path in files.append:
+        argv += ["--append-system-prompt", str(path)]
     return argv

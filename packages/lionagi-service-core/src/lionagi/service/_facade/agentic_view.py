@@ -38,7 +38,10 @@ def inject_resume(endpoint: AgenticEndpoint, request: dict[str, Any]) -> None:
     """Continue the confirmed session: its id set as the adapter's resume field, unless given.
 
     Only a resumable adapter with a confirmed session is touched; a caller's own resume field
-    (or ``session_id``) wins, so a call can still start or pick another session.
+    (or ``session_id``) wins, so a call can still start or pick another session. The adapter
+    has the last word (:meth:`AgenticEndpoint.injects_resume`): a request that by its own
+    fields continues no session (pi's ``ephemeral=True``) is left as the caller wrote it, so
+    a value the caller never passed cannot make it invalid.
     """
     caps = type(endpoint).capabilities
     field = type(endpoint).resume_field
@@ -47,4 +50,6 @@ def inject_resume(endpoint: AgenticEndpoint, request: dict[str, Any]) -> None:
         return
     if field in request or "session_id" in request:
         return  # an explicit caller value wins
+    if not endpoint.injects_resume(request):
+        return
     request[field] = sid

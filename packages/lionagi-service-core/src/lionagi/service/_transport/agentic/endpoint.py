@@ -14,6 +14,7 @@ import copy
 import difflib
 import os
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from contextlib import AbstractContextManager, aclosing, nullcontext
 from pathlib import Path
 from typing import Any, ClassVar, NoReturn
 
@@ -22,6 +23,7 @@ from pydantic import AliasChoices, AliasPath, BaseModel, ValidationError
 from ..._base.aio import one_per_batch
 from ..._base.chunk import StreamChunk
 from ..._base.errors import (
+    AgenticHandlerError,
     AgenticOperationUnsupported,
     AgenticRequestValidationError,
     EndpointConfigurationError,
@@ -294,6 +296,17 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
         """Forget the stored session id."""
         self.__session_id = None
 
+    def injects_resume(self, request: Mapping[str, Any]) -> bool:
+        """Adapter hook: may iModel continue the stored session in this call? Default: yes.
+
+        ``request`` is the caller's request fields (runtime keys already split off; no resume
+        field and no ``session_id``, which would have won). iModel injects the stored id
+        before validation, so a request that by its own fields starts no resumable run (pi's
+        ``ephemeral=True``) would be refused for a resume the caller never passed; such an
+        adapter returns False for it. Called only for a resumable adapter with a stored id.
+        """
+        return True
+
     def copy(self) -> AgenticEndpoint:
         """Same class, config and settings, handlers copied; no session, home or process."""
         other = type(self)(self.config, settings=self.__settings)
@@ -333,16 +346,19 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
     ) -> tuple[AgenticPayload, dict[str, str]]:
         """Validate `request` into `({"request": <request_type instance>}, {})`.
 
-        `request_defaults` < `request` < `kwargs`. Runtime keys, callables, unknown fields
-        and invalid values raise AgenticRequestValidationError naming the field (never echoing
-        its value), before any process, task or connection exists. Split runtime keys off first
-        with `split_runtime_args`.
+        `request_defaults` < `request` < `kwargs`. Runtime keys, callables in request fields,
+        unknown fields and invalid values raise AgenticRequestValidationError naming the field
+        (never echoing its value), before any process, task or connection exists. A callable
+        under a name that is no request field is a handler this adapter does not declare and
+        raises AgenticHandlerError naming it (ADR-0030 D2). Split runtime keys off first with
+        `split_runtime_args`.
         """
         self._refuse_extra_headers(extra_headers)
         model_type = self._request_model_type()
         data = _fresh(self.config.request_defaults)
         data.update(_request_data(request, model_type))
         data.update(kwargs)
+        keys = accepted_keys(model_type)
         for key, value in data.items():
             if key in self.runtime_arg_keys:
                 raise AgenticRequestValidationError(
@@ -351,10 +367,7 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
                     "(split_runtime_args), not as request data",
                 )
             if callable(value) and not isinstance(value, (type, BaseModel)):
-                raise AgenticRequestValidationError(
-                    key, "callables are runtime arguments and never enter the request payload"
-                )
-        keys = accepted_keys(model_type)
+                self._refuse_callable(key, model_type, keys)
         if keys is not None:
             for key in data:
                 if key not in keys:
@@ -365,6 +378,23 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
             # Location and message only: the input value may be a prompt or a secret.
             raise AgenticRequestValidationError(*first_error(exc, "request", model_type)) from None
         return AgenticPayload(request=validated), {}
+
+    def _refuse_callable(
+        self, key: str, model_type: type[BaseModel], keys: frozenset[str] | None
+    ) -> NoReturn:
+        """Raise for a callable in the request data, by what its name says it was meant to be.
+
+        Under a request field it is a wrong value for that field; under any other name the
+        caller meant a handler the adapter does not declare (codex's ``on_thinking``, an
+        ``on_text`` for an adapter with none), which ADR-0030 D2 types as AgenticHandlerError,
+        so a caller can tell "no such callback" from "bad request".
+        """
+        fields = keys if keys is not None else frozenset(model_type.model_fields)
+        if key not in fields:
+            raise AgenticHandlerError(key, self._unknown_message(key, "handler"))
+        raise AgenticRequestValidationError(
+            key, "callables are runtime arguments and never enter the request payload"
+        )
 
     def _request_model_type(self) -> type[BaseModel]:
         model_type = type(self).request_type or self.config.request_options
@@ -435,7 +465,7 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
         `ChunkBatches`: iterate it per chunk, or read the
         adapter's batches through `stream_batches`.
         """
-        return ChunkBatches(self._guarded_batches(request, extra_headers, timeout, runtime_args))
+        return ChunkBatches(self._run_batches_of(request, extra_headers, timeout, runtime_args))
 
     def stream_batches(
         self,
@@ -460,7 +490,59 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
             return one_per_batch(
                 self.stream(request, extra_headers=extra_headers, timeout=timeout, **runtime_args)
             )
-        return self._guarded_batches(request, extra_headers, timeout, runtime_args)
+        return self._run_batches_of(request, extra_headers, timeout, runtime_args)
+
+    def run_resources(self, request: Any) -> AbstractContextManager[object] | None:
+        """Adapter hook: what one run holds from before its transport starts until after teardown.
+
+        Called once per run, at its first iteration, with the validated request (a refused
+        request acquires nothing). The context is exited once the adapter's stream is closed
+        (for a CLI: its process group reaped) on every path: completion, a provider error,
+        cancellation, a deadline, a launch that fails before any process exists. That same
+        request object is what the run's other hooks receive (a CLI's ``cli_arguments``,
+        ``prepare_launch``), so an adapter can find what it acquired for it. Example: pi writes
+        the caller's system prompts to files whose paths its argv names, removed at exit.
+
+        Default: None. Only an adapter that overrides this hook runs through the extra layer
+        that holds the context; every other adapter's stream is unchanged.
+        """
+        return None
+
+    def _run_batches_of(
+        self,
+        request: Mapping[str, Any] | BaseModel,
+        extra_headers: Mapping[str, str] | None,
+        local_timeout: float | None,
+        runtime_args: dict[str, Any],
+    ) -> AsyncGenerator[list[StreamChunk], None]:
+        """The guarded run, inside the adapter's :meth:`run_resources` when it declares any."""
+        if type(self).run_resources is AgenticEndpoint.run_resources:
+            return self._guarded_batches(request, extra_headers, local_timeout, runtime_args)
+        return self._resourced_batches(request, extra_headers, local_timeout, runtime_args)
+
+    async def _resourced_batches(
+        self,
+        request: Mapping[str, Any] | BaseModel,
+        extra_headers: Mapping[str, str] | None,
+        local_timeout: float | None,
+        runtime_args: dict[str, Any],
+    ) -> AsyncGenerator[list[StreamChunk], None]:
+        """Validate, acquire the run's resources, run; release them after the run is closed.
+
+        The validated request goes on as an envelope, which the guarded run accepts without
+        validating again, so the adapter's hooks see the very object ``run_resources`` saw. It
+        is a copy of its own: an envelope passed to two concurrent runs would otherwise give
+        both the same object, and what one run acquired for it could be found by the other.
+        """
+        validated, _ = self._validated_run(request, extra_headers, runtime_args)
+        validated = validated.model_copy()
+        held = self.run_resources(validated)
+        envelope = AgenticPayload(request=validated)
+        with held if held is not None else nullcontext():
+            run = self._guarded_batches(envelope, None, local_timeout, runtime_args)
+            async with aclosing(run) as batches:
+                async for batch in batches:
+                    yield batch
 
     def _guarded_batches(
         self,
