@@ -299,10 +299,10 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
     def injects_resume(self, request: Mapping[str, Any]) -> bool:
         """Adapter hook: may iModel continue the stored session in this call? Default: yes.
 
-        ``request`` is the caller's request fields (runtime keys already split off; no resume
-        field and no ``session_id``, which would have won). iModel injects the stored id
+        `request` is the caller's request fields (runtime keys already split off; no resume
+        field and no `session_id`, which would have won). iModel injects the stored id
         before validation, so a request that by its own fields starts no resumable run (pi's
-        ``ephemeral=True``) would be refused for a resume the caller never passed; such an
+        `ephemeral=True`) would be refused for a resume the caller never passed; such an
         adapter returns False for it. Called only for a resumable adapter with a stored id.
         """
         return True
@@ -499,8 +499,8 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
         request acquires nothing). The context is exited once the adapter's stream is closed
         (for a CLI: its process group reaped) on every path: completion, a provider error,
         cancellation, a deadline, a launch that fails before any process exists. That same
-        request object is what the run's other hooks receive (a CLI's ``cli_arguments``,
-        ``prepare_launch``), so an adapter can find what it acquired for it. Example: pi writes
+        request object is what the run's other hooks receive (a CLI's `cli_arguments`,
+        `prepare_launch`), so an adapter can find what it acquired for it. Example: pi writes
         the caller's system prompts to files whose paths its argv names, removed at exit.
 
         Default: None. Only an adapter that overrides this hook runs through the extra layer
