@@ -32,7 +32,7 @@ from .._base.errors import EndpointConfigurationError, EndpointNotFound, Provide
 from .._base.pydantic_plugins import answer_from_scan
 from .._base.secrets import REDACTED
 from .._transport.agentic import is_agentic_class
-from .._transport.config import EndpointConfig
+from .._transport.config import EndpointConfig, handed_over
 from .._transport.http.endpoint import Endpoint
 from .._transport.http.openai_dialect import OpenAIChatEndpoint
 from .defaults import copy_defaults, request_default_problems
@@ -145,18 +145,20 @@ def match_in(
     if isinstance(target, str):
         _refuse_settings(agentic_settings, compatible_class)
         config = compatible_config(target, endpoint, request_defaults, config_overrides)
-        return compatible_class(config=config)
+        with handed_over(config):
+            return compatible_class(config=config)
     endpoint_class = target.resolved_class
     _refuse_settings(agentic_settings, endpoint_class)
     model = config_overrides.get("request_options", target.request_options)
     _check_defaults(request_defaults, model)
     # create_config deep-copies both the snapshot's and the caller's defaults.
     config = target.meta.create_config(request_defaults=request_defaults, **config_overrides)
-    if agentic_settings is not None:
-        cls: Any = endpoint_class
-        endpoint_instance: Endpoint = cls(config=config, settings=agentic_settings)
-        return endpoint_instance
-    return endpoint_class(config=config)
+    with handed_over(config):
+        if agentic_settings is not None:
+            cls: Any = endpoint_class
+            endpoint_instance: Endpoint = cls(config=config, settings=agentic_settings)
+            return endpoint_instance
+        return endpoint_class(config=config)
 
 
 def _refuse_settings(settings: object, cls: type[Endpoint]) -> None:

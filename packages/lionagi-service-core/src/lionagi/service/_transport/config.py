@@ -14,10 +14,11 @@ secrets, so an echo of one is redacted from error text even where this config is
 from __future__ import annotations
 
 import base64
+import contextlib
 import copy
 import math
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Literal, cast, get_args
 from urllib.parse import parse_qsl, unquote, urlsplit
 
@@ -269,6 +270,25 @@ class EndpointConfig(BaseModel):
         if not self.params:
             return ()
         return tuple(v for k, v in self.params.items() if v and k.lower() not in HARMLESS_QUERY)
+
+    def detached(self) -> EndpointConfig:
+        """A copy sharing no container with this config, without validating again.
+
+        The values are this config's, already validated; only the containers are new:
+        `request_defaults` deep (JSON values), `params`, `default_headers` and
+        `endpoint_params` one level, `client_kwargs` one level (its values may be live objects
+        such as an `httpx.Auth`, which must not be duplicated).
+        """
+        endpoint_params = self.endpoint_params
+        return self.model_copy(
+            update={
+                "request_defaults": copy.deepcopy(self.request_defaults),
+                "params": dict(self.params),
+                "default_headers": dict(self.default_headers),
+                "client_kwargs": dict(self.client_kwargs),
+                "endpoint_params": None if endpoint_params is None else list(endpoint_params),
+            }
+        )
 
     def with_updates(self, **changes: Any) -> EndpointConfig:
         """Return a validated copy with `changes` applied (same unknown-key rule).
@@ -628,6 +648,35 @@ def _from_validation(exc: ValidationError) -> EndpointConfigurationError:
     if isinstance(original, EndpointConfigurationError):  # a cross-field rule names its field
         return original
     return EndpointConfigurationError(*first_error(exc, "config"))
+
+
+# Configs built for exactly one endpoint, by id, while that endpoint is being constructed
+# (`handed_over`); the dict holds the object, so its id cannot be reused meanwhile.
+_HANDED_OVER: dict[int, EndpointConfig] = {}
+
+
+@contextlib.contextmanager
+def handed_over(config: EndpointConfig) -> Iterator[EndpointConfig]:
+    """Let the endpoint constructed inside the block take `config` itself, not a copy.
+
+    The catalog builds a fresh config for every endpoint it hands out, held by nobody else;
+    copying it again in the endpoint's constructor (a deep copy and a model copy) made
+    `match_endpoint` cost half as much again. Only the first endpoint given the config inside
+    the block takes it (`take_handed_over`); any other copies it, as it copies any config.
+    """
+    _HANDED_OVER[id(config)] = config
+    try:
+        yield config
+    finally:
+        _HANDED_OVER.pop(id(config), None)
+
+
+def take_handed_over(config: EndpointConfig) -> bool:
+    """True, once, when `config` was handed over for the endpoint now being constructed."""
+    if _HANDED_OVER.get(id(config)) is config:
+        del _HANDED_OVER[id(config)]
+        return True
+    return False
 
 
 def coerce_config(value: EndpointConfig | Mapping[str, Any]) -> EndpointConfig:

@@ -52,7 +52,7 @@ from ..._base.errors import (
 from ..._base.loops import running_asyncio_loop
 from ..._base.secrets import REDACTED, redact, redact_value
 from ..classify import ProviderErrorPattern, classify_stream_error
-from ..config import EndpointConfig, coerce_config
+from ..config import EndpointConfig, coerce_config, take_handed_over
 from ..meta import EndpointMeta
 from ..utf8 import Utf8Decoder, decode_utf8, invalid_utf8
 from ..wire_errors import typed_wire_error
@@ -147,7 +147,13 @@ class Endpoint:
             # `EndpointConfig` (or the one `copy()` passes) is mutable, and sharing it let an
             # edit through one endpoint, or by the caller later, change another's requests
             # without the checks a config gets when it is built (ADR-0027: deep-copied).
-            self.__config = coerce_config(config).with_updates(**overrides)
+            base = coerce_config(config)
+            if overrides:
+                self.__config = base.with_updates(**overrides)
+            elif take_handed_over(base):  # built for this endpoint alone (the catalog's)
+                self.__config = base
+            else:
+                self.__config = base.detached()
         self.__transport = transport
         self.__guard = SSRFGuard(resolver)
         self.__client: httpx.AsyncClient | None = None
