@@ -142,13 +142,16 @@ def test_a_missing_directory_is_named_by_where_it_came_from(tmp_path: Path) -> N
         (ReferenceCliEndpoint, {"prompt": "first\x00second"}, "prompt"),
         (ReferenceCliEndpoint, {"prompt": "go", "model": "m\x00"}, "model"),
         (ClaudeCodeEndpoint, {"prompt": "go", "add_dirs": ["ok", "b\x00d"]}, "add_dirs.1"),
+        (ReferenceCliEndpoint, {"prompt": "lone \ud800 surrogate"}, "prompt"),
+        (ClaudeCodeEndpoint, {"prompt": "go", "system_prompt": "be \udc80"}, "system_prompt"),
     ],
-    ids=["prompt", "model", "list-item"],
+    ids=["prompt", "model", "list-item", "surrogate", "surrogate-in-flag"],
 )
 async def test_a_nul_in_request_text_is_refused_before_anything_runs(
     replay: Any, cls: type[SubprocessCliEndpoint], fields: dict[str, Any], named: str
 ) -> None:
-    """No argument can carry NUL: a typed error naming the field, no admission, no process."""
+    """No argument can carry NUL or a lone surrogate: a typed error naming the field, no
+    admission, no process, and the value not echoed."""
     from lionagi.service import AgenticRequestValidationError, iModel
 
     model = iModel(endpoint=cls(argv=replay.argv))
@@ -156,7 +159,7 @@ async def test_a_nul_in_request_text_is_refused_before_anything_runs(
         with pytest.raises(AgenticRequestValidationError) as info:
             await model.invoke(**fields)
         assert info.value.field == named
-        assert "\x00" not in str(info.value)
+        assert not any(c == "\x00" or "\ud800" <= c <= "\udfff" for c in str(info.value))
         with pytest.raises(AgenticRequestValidationError):
             async for _ in model.stream(**fields):
                 pass

@@ -203,8 +203,7 @@ class ClaudeCodeEndpoint(SubprocessCliEndpoint):
         """
         if not request.add_dirs:
             return ()
-        repo = request.repo if request.repo is not None else self.settings.cwd
-        origin = "repo" if request.repo is not None else "cwd"
+        repo, origin = self.repository(request)
         resolved: list[str] = []
         for index, item in enumerate(request.add_dirs):
             field = f"add_dirs.{index}"

@@ -103,20 +103,6 @@ class PiRequest(BaseModel):
                 raise ValueError("each tool name is one non-empty word without ',' or a leading -")
         return value
 
-    @field_validator("system_prompt", "append_system_prompt")
-    @classmethod
-    def _utf8_text(cls, value: str | list[str] | None) -> str | list[str] | None:
-        # The text is written to a UTF-8 file for pi; a lone surrogate cannot be, and would
-        # otherwise fail at launch as a bare UnicodeEncodeError instead of naming the field.
-        for text in [value] if isinstance(value, str) else value or ():
-            try:
-                text.encode("utf-8")
-            except UnicodeEncodeError:
-                raise ValueError(
-                    "must be text that UTF-8 can encode (no lone surrogates)"
-                ) from None
-        return value
-
     @model_validator(mode="after")
     def _resume_needs_a_saved_session(self) -> PiRequest:
         if self.ephemeral and self.resume is not None:

@@ -274,43 +274,37 @@ class EndpointConfig(BaseModel):
     def detached(self) -> EndpointConfig:
         """A copy sharing no container with this config, without validating again.
 
-        The values are this config's, already validated; only the containers are new:
-        `request_defaults` deep (JSON values), `params`, `default_headers` and
-        `endpoint_params` one level, `client_kwargs` one level (its values may be live objects
-        such as an `httpx.Auth`, which must not be duplicated).
+        The values are this config's, already validated; only the containers are new
+        (`_fresh_containers`).
         """
-        endpoint_params = self.endpoint_params
-        return self.model_copy(
-            update={
-                "request_defaults": copy.deepcopy(self.request_defaults),
-                "params": dict(self.params),
-                "default_headers": dict(self.default_headers),
-                "client_kwargs": dict(self.client_kwargs),
-                "endpoint_params": None if endpoint_params is None else list(endpoint_params),
-            }
-        )
+        return self.model_copy(update=self._fresh_containers())
 
     def with_updates(self, **changes: Any) -> EndpointConfig:
         """Return a validated copy with `changes` applied (same unknown-key rule).
 
-        The copy shares no container with this config: `request_defaults` (JSON values, so
-        nested lists and objects too), `params`, `default_headers` and `endpoint_params` are
-        copied; `client_kwargs` one level deep, since its values may be live objects (an
-        `httpx.Auth`, an SSL context) that must not be duplicated.
+        Like `detached`, the copy shares no container with this config.
         """
-        data = self._constructor_data()
+        data = {name: getattr(self, name) for name in type(self).model_fields}
+        data.update(self._fresh_containers())
         data.update(changes)
         return EndpointConfig(**data)
 
-    def _constructor_data(self) -> dict[str, Any]:
-        data = {name: getattr(self, name) for name in type(self).model_fields}
-        data["params"] = dict(self.params)
-        data["default_headers"] = dict(self.default_headers)
-        data["request_defaults"] = copy.deepcopy(self.request_defaults)
-        data["client_kwargs"] = dict(self.client_kwargs)
-        if self.endpoint_params is not None:
-            data["endpoint_params"] = list(self.endpoint_params)
-        return data
+    def _fresh_containers(self) -> dict[str, Any]:
+        """New copies of the mutable fields: what makes a copy independent of this config.
+
+        `request_defaults` deep (JSON values, so nested lists and objects too); `params`,
+        `default_headers` and `endpoint_params` one level (their items are strings);
+        `client_kwargs` one level only, since its values may be live objects (an `httpx.Auth`,
+        an SSL context) that must not be duplicated.
+        """
+        endpoint_params = self.endpoint_params
+        return {
+            "request_defaults": copy.deepcopy(self.request_defaults),
+            "params": dict(self.params),
+            "default_headers": dict(self.default_headers),
+            "client_kwargs": dict(self.client_kwargs),
+            "endpoint_params": None if endpoint_params is None else list(endpoint_params),
+        }
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready projection without secrets; the request model is named, not dumped.

@@ -165,15 +165,18 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
         extra_headers: Mapping[str, str] | None = None,
         **kwargs: Any,
     ) -> tuple[AgenticPayload, dict[str, str]]:
-        """The base's validation, then no NUL character in any text of the request.
+        """The base's validation, then no text in the request a CLI cannot be given.
 
-        Request text ends up in the CLI's arguments, environment or files; no argument can
-        carry a NUL (`execve` would refuse it at spawn, after admission, as a bare
-        `ValueError`), so it is refused here, with the field named, before anything runs.
+        Request text ends up in the CLI's arguments, stdin, environment or files; no argument
+        can carry a NUL (`execve` would refuse it at spawn, after admission, as a bare
+        `ValueError`), and a lone surrogate has no UTF-8 form (the launch would fail with a bare
+        `UnicodeEncodeError`), so either is refused here, with the field named, before anything
+        runs.
 
         Raises:
-            AgenticRequestValidationError: as the base's, and a NUL in a string of the request
-                (`field` names it, with the list index or mapping key, e.g. `add_dirs[1]`).
+            AgenticRequestValidationError: as the base's, and a NUL or a lone surrogate in a
+                string of the request (`field` names it, with the list index or mapping key,
+                e.g. `add_dirs.1`).
         """
         payload, headers = super().create_payload(request, extra_headers, **kwargs)
         _refuse_nul(payload["request"], "")
@@ -189,15 +192,23 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
         head = program or self.settings.binary or self.argv[0]
         return [head, *self.argv[1:], *self.cli_arguments(request, extra=extra)]
 
+    def repository(self, request: CliRequest) -> tuple[Path | str | None, str]:
+        """The run's containment root and the field it came from: `repo`, else the `cwd` setting.
+
+        A directory the settings gave is the deployment's `cwd`, not a request's `repo`, so an
+        error about it names `cwd`. Every path field an adapter contains (`workspace` here, a
+        vendor's own directory fields) is checked against this one root.
+        """
+        if request.repo is not None:
+            return request.repo, "repo"
+        return self.settings.cwd, "cwd"
+
     def working_directory(self, request: CliRequest) -> Path | None:
         """`repo` (else the settings' `cwd`) with `workspace` contained in it, or None."""
-        cwd = self.settings.cwd
-        repo = request.repo if request.repo is not None else cwd
+        repo, origin = self.repository(request)
         if repo is not None or request.workspace:
-            # A directory the settings gave is the deployment's ``cwd``, not a request's ``repo``.
-            origin = "repo" if request.repo is not None else "cwd"
             return resolve_workspace(repo, request.workspace, repo_field=origin)
-        return cwd
+        return self.settings.cwd
 
     def launch(self, request: Any, cwd: Path | None) -> JsonEventStream:
         """One run's events, started as `launch_spec` describes (core's teardown).
@@ -478,6 +489,14 @@ def _refuse_nul_in(value: object, where: str) -> None:
             raise AgenticRequestValidationError(
                 where, "contains a NUL character, which no command-line program can be given"
             )
+        if not value.isascii():  # ASCII always encodes: the common case costs one flag test
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise AgenticRequestValidationError(
+                    where,
+                    "contains a lone surrogate, which UTF-8 (so no argument or pipe) can carry",
+                ) from None
     elif isinstance(value, BaseModel):
         _refuse_nul(value, f"{where}.")
     elif isinstance(value, list | tuple | set | frozenset):
