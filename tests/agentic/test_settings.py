@@ -8,8 +8,10 @@ reports its argv, cwd and environment.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +55,26 @@ def test_settings_are_typed_frozen_and_strict() -> None:
     with pytest.raises(EndpointConfigurationError) as info:
         ReferenceCliEndpoint(settings={"env": {"BAD NAME": "v"}})
     assert info.value.field == "agentic_settings.env"
+
+
+def test_env_is_read_only_so_copies_and_endpoints_without_settings_cannot_share_a_write() -> None:
+    given = {"A": "1"}
+    settings = AgenticSettings(env=given)
+    given["B"] = "2"  # the caller's dict is not the settings' mapping
+    assert sorted(settings.env) == ["A"]
+    with pytest.raises(TypeError):
+        settings.env["B"] = SecretStr("2")  # type: ignore[index]
+    bare = ReferenceCliEndpoint()
+    with pytest.raises(TypeError):
+        bare.settings.env["LEAK"] = SecretStr("x")  # type: ignore[index]
+    assert dict(ReferenceCliEndpoint().settings.env) == {}
+    # A read-only mapping still dumps, copies deeply and pickles like the dict it replaced.
+    assert settings.model_dump()["env"] == {"A": SecretStr("1")}
+    assert json.loads(settings.model_dump_json())["env"] == {"A": "**********"}
+    assert copy.deepcopy(settings) == settings
+    assert settings.model_copy(deep=True).env["A"].get_secret_value() == "1"
+    assert pickle.loads(pickle.dumps(settings)) == settings
+    assert AgenticSettings(env=settings.env) == settings
 
 
 def test_secrets_never_show_in_repr_or_errors() -> None:

@@ -24,14 +24,22 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_serializer,
+    field_validator,
+)
 
 from ..._base.errors import EndpointConfigurationError
 from ..._base.secrets import redact_url
@@ -51,6 +59,36 @@ CONFIG_HOME_ENV = "LIONAGI_SERVICE_CONFIG_HOME"
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
+class _ReadOnlyEnv(Mapping[str, SecretStr]):
+    """`AgenticSettings.env` as stored: read-only, so a frozen record is frozen all the way down.
+
+    With a plain dict, `settings.env["X"] = ...` changed every copy of a model and, through the
+    shared empty settings, every endpoint built without settings. `types.MappingProxyType` would
+    refuse the write too, but it cannot be pickled or deep-copied, which `copy.deepcopy` and
+    `model_copy(deep=True)` of a settings record need; this mapping can.
+    """
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: Mapping[str, SecretStr]) -> None:
+        self._data = dict(data)
+
+    def __getitem__(self, key: str) -> SecretStr:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __repr__(self) -> str:
+        return repr(self._data)
+
+    def __reduce__(self) -> tuple[type[_ReadOnlyEnv], tuple[dict[str, SecretStr]]]:
+        return (_ReadOnlyEnv, (self._data,))
+
+
 class AgenticSettings(BaseModel):
     """How an agentic endpoint is deployed; immutable, unknown fields refused.
 
@@ -59,8 +97,9 @@ class AgenticSettings(BaseModel):
         gateway_url: Base URL of the model gateway the CLI should use (`http`/`https`); the
             adapter maps it to its CLI (an environment variable, a flag, a models file).
         gateway_api_key: Key for that gateway; never serialized, redacted from stderr.
-        env: Extra environment variables for the child. Values are treated as secrets: they
-            are masked in `repr`, never serialized, and redacted from captured stderr.
+        env: Extra environment variables for the child, as a read-only mapping. Values are
+            treated as secrets: they are masked in `repr`, never serialized, and redacted from
+            captured stderr.
         cwd: Working directory of the CLI when the request names none.
         config_home: `"user"`: the CLI reads the user's own login and config, as a person
             running it by hand expects. `"isolated"`: a throwaway home owned by the endpoint,
@@ -77,7 +116,7 @@ class AgenticSettings(BaseModel):
     binary: str | None = None
     gateway_url: str | None = None
     gateway_api_key: SecretStr | None = None
-    env: dict[str, SecretStr] = {}
+    env: Mapping[str, SecretStr] = Field(default_factory=lambda: _ReadOnlyEnv({}))
     cwd: Path | None = None
     config_home: ConfigHomeMode | None = None
 
@@ -102,13 +141,18 @@ class AgenticSettings(BaseModel):
 
     @field_validator("env")
     @classmethod
-    def _env(cls, value: dict[str, SecretStr]) -> dict[str, SecretStr]:
+    def _env(cls, value: Mapping[str, SecretStr]) -> Mapping[str, SecretStr]:
         for name, secret in value.items():
             if not _ENV_NAME.match(name):
                 raise ValueError(f"invalid variable name {name!r}")
             if "\x00" in secret.get_secret_value():
                 raise ValueError(f"value of {name} contains a NUL byte")
-        return value
+        return _ReadOnlyEnv(value)
+
+    @field_serializer("env")
+    def _dump_env(self, value: Mapping[str, SecretStr]) -> dict[str, SecretStr]:
+        # A dump is a plain dict (values stay SecretStr, masked), as before env became read-only.
+        return dict(value)
 
     def env_values(self) -> dict[str, str]:
         """`env` in clear text, for the child's environment only."""
