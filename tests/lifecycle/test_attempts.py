@@ -29,6 +29,7 @@ from lionagi.service import (
     ProviderQuotaError,
     ProviderRateLimitError,
     ProviderServerError,
+    ProviderStatusCapacityError,
     ProviderStatusError,
     ProviderUnauthorizedError,
     RequestBudget,
@@ -121,6 +122,10 @@ def test_never_retried(exc: BaseException) -> None:
 def test_classifier_follows_policy_statuses() -> None:
     assert not is_retryable(rate_limited(), AttemptPolicy(retry_statuses=frozenset()))
     assert not is_retryable(server_error(), AttemptPolicy(retry_server_errors=False))
+    # A vendor's own capacity status below 500 (mapped by its adapter) follows the 5xx switch.
+    capacity = ProviderStatusCapacityError("no capacity", status=498)
+    assert is_retryable(capacity, AttemptPolicy())
+    assert not is_retryable(capacity, AttemptPolicy(retry_server_errors=False))
     with_408 = AttemptPolicy(retry_statuses=frozenset({408, 429}))
     assert is_retryable(ProviderClientError("timeout", status=408), with_408)
     assert is_retryable(ProviderStatusError("odd", status=520), AttemptPolicy())

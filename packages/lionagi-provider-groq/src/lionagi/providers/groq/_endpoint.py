@@ -2,6 +2,10 @@
 
 With ``reasoning_format="parsed"`` Groq streams reasoning as ``delta.reasoning``, which core's
 chat projector maps to ``thinking``; ``"raw"`` leaves it inside the text between think tags.
+
+Groq's flex tier answers "no capacity right now" with its own status, HTTP 498 and error code
+``capacity_exceeded``, and asks for backoff and retries; read by status alone that was a
+client error blaming the request. :class:`GroqChat` maps it to the capacity family instead.
 """
 
 from __future__ import annotations
@@ -10,10 +14,17 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from lionagi.service import OpenAIChatCompletionsRequest
-from lionagi.service.http import OpenAIChatEndpoint
+from lionagi.service import (
+    OpenAIChatCompletionsRequest,
+    ProviderError,
+    ProviderStatusCapacityError,
+)
+from lionagi.service.http import HTTPErrorInfo, OpenAIChatEndpoint
 
-__all__ = ["GroqChat", "GroqChatRequest", "GroqSearchSettings"]
+__all__ = ["FLEX_CAPACITY_STATUS", "GroqChat", "GroqChatRequest", "GroqSearchSettings"]
+
+FLEX_CAPACITY_STATUS = 498
+"""Groq's status for a flex-tier request refused for lack of capacity (temporary)."""
 
 
 class GroqSearchSettings(BaseModel):
@@ -39,3 +50,15 @@ class GroqChatRequest(OpenAIChatCompletionsRequest):
 
 class GroqChat(OpenAIChatEndpoint):
     """Groq chat completions (``https://api.groq.com/openai/v1/chat/completions``)."""
+
+    def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
+        """Groq's 498 (flex capacity) as a retryable capacity error, then the dialect's codes."""
+        if info.status == FLEX_CAPACITY_STATUS or info.error.get("code") == "capacity_exceeded":
+            return ProviderStatusCapacityError(
+                f"{info.where}: no flex-tier capacity right now (HTTP {info.status}; temporary, "
+                f"retried){info.suffix}",
+                status=info.status,
+                body_excerpt=info.excerpt,
+                retry_after=info.retry_after,
+            )
+        return super().map_status_error(info)

@@ -370,7 +370,10 @@ class ProviderServerError(ProviderStatusError):
 
 
 class ProviderStatusCapacityError(ProviderServerError, ProviderCapacityError):
-    """A 5xx response saying the model is at capacity (e.g. HTTP 529 overloaded); retryable."""
+    """The service is at capacity; retryable, after the server's Retry-After if any.
+
+    A 5xx such as HTTP 529 (overloaded), or a vendor's own capacity status its adapter maps here.
+    """
 
 
 class ProviderTransportError(ProviderError):

@@ -24,6 +24,7 @@ from .._base.errors import (
     ProviderPermissionError,
     ProviderProtocolError,
     ProviderQuotaExhaustedError,
+    ProviderStatusCapacityError,
     ProviderStatusError,
     ProviderStreamError,
     ProviderUnsupportedModelError,
@@ -49,11 +50,13 @@ def is_retryable(exc: BaseException, policy: AttemptPolicy) -> bool:
     """True if `exc`, raised before any output, may be retried under `policy`.
 
     Retried: connection failures and transport timeouts (`ProviderConnectionError`),
-    statuses in `retry_statuses` (429 by default), statuses >= 500 when
-    `retry_server_errors`, and other provider errors whose classification marked them
-    `retryable` (quota/capacity text from a CLI). Never: other 4xx, auth, context, content
-    filter, protocol and stream errors, billing quota exhaustion (whatever its status),
-    circuit-open, SSRF refusals, non-provider exceptions, cancellation.
+    statuses in `retry_statuses` (429 by default), statuses >= 500 and the capacity errors an
+    adapter mapped from its vendor's own status (`ProviderStatusCapacityError`, e.g. a 4xx
+    meaning "no capacity, retry") when `retry_server_errors`, and other provider errors
+    whose classification marked them `retryable` (quota/capacity text from a CLI). Never:
+    other 4xx, auth, context, content filter, protocol and stream errors, billing quota
+    exhaustion (whatever its status), circuit-open, SSRF refusals, non-provider exceptions,
+    cancellation.
     """
     if not isinstance(exc, ProviderError) or isinstance(exc, _NEVER_RETRIED):
         return False
@@ -61,6 +64,8 @@ def is_retryable(exc: BaseException, policy: AttemptPolicy) -> bool:
         status = exc.status
         if status in policy.retry_statuses:
             return True
+        if isinstance(exc, ProviderStatusCapacityError):
+            return policy.retry_server_errors  # the server's condition, whatever its code
         return status >= 500 and policy.retry_server_errors
     if isinstance(exc, ProviderConnectionError):
         return True
