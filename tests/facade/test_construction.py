@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
 import pytest
 
 from lionagi.service import (
@@ -202,6 +203,23 @@ async def test_close_is_idempotent_and_async_with_closes(http_kwargs, chat):
         await model.invoke(**chat)
     with pytest.raises(AdmissionClosed):
         await anext(model.stream(**chat))
+
+
+async def test_a_prepared_call_refused_by_a_closed_model_ends_aborted(http_kwargs, chat):
+    model = iModel(**http_kwargs)
+    for_invoke = model.create_api_calling(**chat)
+    for_stream = model.create_api_calling(**chat)
+    await model.close()
+    with pytest.raises(AdmissionClosed) as refused:
+        await model.invoke(for_invoke)
+    with pytest.raises(AdmissionClosed):
+        await anext(model.stream(for_stream))
+    for call in (for_invoke, for_stream):
+        assert call.status is EventStatus.ABORTED
+        assert call.exception is not None
+        with anyio.fail_after(1):
+            await call.wait_terminal()  # returns: the event ended, it is not left PENDING
+    assert for_invoke.exception is refused.value
 
 
 async def test_close_of_an_unused_model_opens_nothing(http_kwargs):

@@ -482,9 +482,20 @@ class iModel:
             )
         return api_call
 
-    def _check_open(self) -> None:
+    def _check_open(self, api_call: APICalling | None = None) -> None:
+        """Refuse a call on a closed model; a prepared `api_call` then ends ABORTED.
+
+        The refusal is an admission refusal like any other, so the caller's event ends as one
+        refused by a controller that closed while it queued: without that it stayed PENDING,
+        and a `wait_terminal()` on it never returned.
+        """
         if self._closed:
-            raise AdmissionClosed(f"{self!r} is closed")
+            error = AdmissionClosed(f"{self!r} is closed")
+            if api_call is not None:
+                from .._base.events import EventStatus
+
+                api_call.terminate(EventStatus.ABORTED, error=error)  # no-op once terminal
+            raise error
         loop = running_asyncio_loop()
         if loop is not self._loop:
             self._bind_loop(loop)
@@ -525,7 +536,7 @@ class iModel:
         `AgenticRequestValidationError`, also when found only as the call runs) are raised;
         the event is terminal either way.
         """
-        self._check_open()
+        self._check_open(api_call)
         budget = self._budget(request_budget, timeout)
         agentic = as_agentic(self._endpoint)
         if agentic is not None:
@@ -561,7 +572,7 @@ class iModel:
         kwargs: dict[str, Any],
     ) -> tuple[APICalling, RequestBudget]:
         """A stream's call and budget, built on its first iteration (the supervisor awaits it)."""
-        self._check_open()
+        self._check_open(api_call)
         budget = self._budget(request_budget, timeout)
         call = await self._event_for(api_call, budget, kwargs)
         return call, budget
