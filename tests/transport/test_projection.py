@@ -96,6 +96,55 @@ def test_chat_logprobs_ride_on_the_text_they_score() -> None:
     ]
 
 
+def test_chat_audio_and_annotations_are_kept_as_the_one_shot_message_keeps_them() -> None:
+    # An audio answer (modalities=["text", "audio"]) and a web search's citations arrive as
+    # delta.audio and delta.annotations; they were dropped, so stream() lost the spoken answer's
+    # transcript and every citation that invoke() returned in the body.
+    citation = {
+        "type": "url_citation",
+        "url_citation": {"url": "https://example.com", "title": "Ex", "start_index": 0},
+    }
+    chunks = run(
+        ChatCompletionsProjector,
+        [
+            chat({"role": "assistant", "audio": {"id": "audio_1", "transcript": "Hello"}}),
+            chat({"audio": {"transcript": " there", "data": "UklGRg=="}}),
+            chat({"audio": {"expires_at": 1700000000}}),
+            chat({"content": "See it", "annotations": [citation]}),
+            chat({}, finish="stop"),
+            DONE,
+        ],
+    )
+    assert [(c.type, c.content, c.metadata) for c in chunks[:-1]] == [
+        ("text", "Hello", {"audio": {"id": "audio_1"}}),
+        ("text", " there", {"audio": {"data": "UklGRg=="}}),
+        ("text", "", {"audio": {"expires_at": 1700000000}}),
+        ("text", "See it", {}),
+        ("text", "", {"annotation": citation}),
+    ]
+    with pytest.raises(ProviderProtocolError, match="delta.annotations"):
+        run(ChatCompletionsProjector, [chat({"annotations": {"not": "a list"}})])
+    with pytest.raises(ProviderProtocolError, match="delta.audio"):
+        run(ChatCompletionsProjector, [chat({"audio": "UklGRg=="})])
+
+
+def test_chat_vendor_delta_fields_ride_on_a_chunk_of_their_own() -> None:
+    class Routed(ChatCompletionsProjector):
+        delta_fields = (("reasoning_details", "thinking"),)
+
+    details = [{"type": "reasoning.encrypted", "data": "opaque"}]
+    chunks = run(
+        Routed,
+        [chat({"reasoning": "hmm", "reasoning_details": details}), chat({}, "stop"), DONE],
+    )
+    assert [(c.type, c.content, c.metadata) for c in chunks[:-1]] == [
+        ("thinking", "hmm", {}),
+        ("thinking", "", {"reasoning_details": details}),
+    ]
+    plain = run(ChatCompletionsProjector, [chat({"reasoning_details": details}), DONE])
+    assert [c.type for c in plain] == ["result"]  # not declared: tolerated, as vendors add fields
+
+
 def test_chat_tool_call_deltas_become_one_tool_use() -> None:
     def tc(index: int, args: str, **fn: Any) -> Any:
         call: dict[str, Any] = {"index": index, "function": {"arguments": args, **fn}}

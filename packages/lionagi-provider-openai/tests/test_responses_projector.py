@@ -97,6 +97,43 @@ def test_text_reasoning_tool_call_and_one_result_with_usage() -> None:
     assert len(chunks) == 6
 
 
+def test_citations_and_the_response_id_are_kept_as_the_one_shot_body_keeps_them() -> None:
+    # Both were dropped: a web search's url_citation annotations, and the id the next turn's
+    # previous_response_id names, reached invoke()'s body but no stream chunk.
+    citation = {"type": "url_citation", "start_index": 4, "end_index": 15, "url": "https://e.x"}
+    chunks = run(
+        [
+            {"type": "response.output_text.delta", "item_id": "msg_1", "delta": "See e.x"},
+            {
+                "type": "response.output_text.annotation.added",
+                "item_id": "msg_1",
+                "annotation_index": 0,
+                "annotation": citation,
+            },
+            {
+                "type": "response.completed",
+                "response": {"id": "resp_9", "status": "completed", "model": "gpt-r"},
+            },
+        ]
+    )
+    assert [(c.type, c.content, c.metadata) for c in chunks] == [
+        ("text", "See e.x", {}),
+        ("text", "", {"annotation": citation}),
+        (
+            "result",
+            None,
+            {
+                "usage": None,
+                "model": "gpt-r",
+                "finish_reason": "completed",
+                "response_id": "resp_9",
+            },
+        ),
+    ]
+    with pytest.raises(ProviderProtocolError, match="annotation"):
+        run([{"type": "response.output_text.annotation.added", "annotation": "e.x"}])
+
+
 def test_custom_tool_input_is_carried_as_text() -> None:
     item = {"type": "custom_tool_call", "call_id": "c1", "name": "grammar", "input": "a+b"}
     chunks = run([{"type": "response.output_item.done", "item": item}], eof=False)
@@ -230,6 +267,7 @@ def test_every_sdk_event_type_is_handled_ignored_or_refused_on_purpose() -> None
         "response.reasoning_summary_text.delta",
         "response.reasoning_text.delta",
         "response.refusal.delta",
+        "response.output_text.annotation.added",
         "response.output_item.done",
         "response.completed",
         "response.incomplete",

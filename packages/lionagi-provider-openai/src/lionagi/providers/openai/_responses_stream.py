@@ -48,7 +48,6 @@ RESPONSES_IGNORED_EVENTS = frozenset(
         "response.content_part.added",
         "response.content_part.done",
         "response.output_text.done",
-        "response.output_text.annotation.added",
         "response.refusal.done",
         "response.reasoning_summary_part.added",
         "response.reasoning_summary_part.done",
@@ -149,6 +148,18 @@ class ResponsesProjector(ProjectorBase):
             if logprobs:  # asked for with include=["message.output_text.logprobs"]
                 chunk.metadata["logprobs"] = logprobs
             return (chunk,)
+        if kind == "response.output_text.annotation.added":
+            # A citation (web/file search) or file path in the text: the one-shot body lists it
+            # in the output text's `annotations`, so the stream keeps it, in order, on a text
+            # chunk with no text (the chat projector's shape for `delta.annotations`).
+            annotation = event.get("annotation")
+            if type(annotation) is not dict:
+                raise self.protocol_error("annotation event without an annotation object", event)
+            return (
+                StreamChunk(
+                    type="text", content="", is_delta=True, metadata={"annotation": annotation}
+                ),
+            )
         if kind in _THINKING_DELTAS:
             return (StreamChunk(type="thinking", content=event.get("delta") or "", is_delta=True),)
         if kind in _CALL_EVENTS:
@@ -221,7 +232,12 @@ class ResponsesProjector(ProjectorBase):
                     return out
             out.append(self.tool_use_chunk(call.id, call.name, call.arguments))
         self.done = True
-        out.append(self.result_chunk(usage, response.get("model"), status))
+        result = self.result_chunk(usage, response.get("model"), status)
+        response_id = response.get("id")
+        if response_id:
+            # What the next turn's `previous_response_id` names; the one-shot body has it too.
+            result.metadata["response_id"] = response_id
+        out.append(result)
         return out
 
     def _item_done(self, item: Any, output_index: Any) -> Sequence[StreamChunk]:

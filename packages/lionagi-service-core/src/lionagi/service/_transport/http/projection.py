@@ -38,7 +38,7 @@ import json
 from collections.abc import Sequence
 from typing import Any, ClassVar, Literal, Protocol
 
-from ..._base.chunk import StreamChunk
+from ..._base.chunk import ChunkType, StreamChunk
 from ..._base.errors import ProviderProtocolError
 from .status import excerpt, json_kind
 
@@ -346,13 +346,19 @@ class ChatCompletionsProjector(ProjectorBase):
     `result_fields` names top-level chunk fields a vendor adds beside `choices` that belong
     to the answer as a whole (Perplexity's `citations` and `search_results`): a subclass
     lists them, the last value seen for each is kept and put into the result chunk's metadata
-    under the same key, so a stream keeps what the one-shot body carries.
+    under the same key, so a stream keeps what the one-shot body carries. `delta_fields`
+    does the same for a vendor's own members of a choice's `delta` (OpenRouter's
+    `reasoning_details`), as `(name, chunk type)` pairs: each non-empty value goes out at
+    once, on a chunk of that type with no text, as `metadata[<name>]`. OpenAI's own
+    `delta.audio` and `delta.annotations` are read here (see `_audio`, `_annotations`); other
+    unknown members are tolerated, as vendors add fields without notice.
     """
 
     __slots__ = ("_fields", "_finish_reason", "_model", "_slots", "_tools", "_usage")
 
     grammar = "OpenAI chat stream"
     result_fields: ClassVar[tuple[str, ...]] = ()
+    delta_fields: ClassVar[tuple[tuple[str, ChunkType], ...]] = ()
 
     def __init__(self, secrets: tuple[str, ...] = ()) -> None:
         super().__init__(secrets)
@@ -471,6 +477,17 @@ class ChatCompletionsProjector(ProjectorBase):
         if refusal:
             meta: dict[str, Any] = {"index": index, "refusal": True} if index else {"refusal": True}
             out.append(StreamChunk(type="text", content=refusal, is_delta=is_delta, metadata=meta))
+        audio = delta.get("audio")
+        if audio:
+            self._audio(audio, index, is_delta, out)
+        annotations = delta.get("annotations")
+        if annotations:
+            self._annotations(annotations, index, is_delta, out)
+        for name, kind in self.delta_fields:
+            value = delta.get(name)
+            if value:
+                meta = {"index": index, name: value} if index else {name: value}
+                out.append(StreamChunk(type=kind, content="", is_delta=is_delta, metadata=meta))
         calls = delta.get("tool_calls")
         if calls:
             for position, call in enumerate(calls):
@@ -496,6 +513,43 @@ class ChatCompletionsProjector(ProjectorBase):
                 extra = call.get("extra_content")
                 if extra and isinstance(extra, dict):
                     acc.extra.update(extra)
+
+    def _audio(self, audio: Any, index: int, is_delta: bool, out: list[StreamChunk]) -> None:
+        """An audio answer's piece (`modalities=["text", "audio"]`): its transcript is the text.
+
+        The transcript goes out as text, the rest of the object (`id`, base64 `data`,
+        `expires_at`, which a later turn names by `id`) as the chunk's `metadata["audio"]`,
+        so a stream keeps what the one-shot `message.audio` carries.
+        """
+        if type(audio) is not dict:
+            raise self.protocol_error("delta.audio is not a JSON object", audio)
+        transcript = audio.get("transcript")
+        if transcript is not None and not isinstance(transcript, str):
+            raise self.protocol_error("delta.audio.transcript is not a string", audio)
+        rest = {key: value for key, value in audio.items() if key != "transcript"}
+        meta: dict[str, Any] = {"index": index} if index else {}
+        if rest:
+            meta["audio"] = rest
+        if transcript or rest:
+            out.append(
+                StreamChunk(type="text", content=transcript or "", is_delta=is_delta, metadata=meta)
+            )
+
+    def _annotations(
+        self, annotations: Any, index: int, is_delta: bool, out: list[StreamChunk]
+    ) -> None:
+        """Each annotation (a web search's `url_citation`, ...) on a text chunk with no text.
+
+        In stream order, as the one-shot `message.annotations` lists them; the chunk's
+        `metadata["annotation"]` is the object as sent.
+        """
+        if type(annotations) is not list:
+            raise self.protocol_error("delta.annotations is not a list", annotations)
+        for annotation in annotations:
+            meta = (
+                {"index": index, "annotation": annotation} if index else {"annotation": annotation}
+            )
+            out.append(StreamChunk(type="text", content="", is_delta=is_delta, metadata=meta))
 
     def _reasoning_text(self, reasoning_content: Any, reasoning: Any) -> str | None:
         """The reasoning text when either field is not a str: both are checked, the first wins.
