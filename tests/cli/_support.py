@@ -17,7 +17,7 @@ def command() -> list[str]:
     return [
         sys.executable,
         "-c",
-        "import sys; from lionagi.service.cli import main; sys.exit(main())",
+        "import sys; from _lionagi_service_cli import main; sys.exit(main())",
     ]
 
 

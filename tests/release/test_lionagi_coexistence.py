@@ -114,6 +114,16 @@ def _assert_conflict(done: subprocess.CompletedProcess[str], *fix: str) -> None:
         assert words in last, last
 
 
+def _assert_cli_conflict(done: subprocess.CompletedProcess[str], *fix: str) -> None:
+    """The command line reports the refusal as any configuration error: one line, exit 2."""
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert "Traceback" not in done.stderr
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith("error: InstallationConflictError: "), line
+    for words in fix:
+        assert words in line, line
+
+
 LEGACY_FIX = "pip uninstall -y lionagi lionagi-service-core"
 DAMAGED_FIX = "pip install --force-reinstall --no-deps lionagi-service-core"
 
@@ -138,7 +148,7 @@ def test_lionagi_installed_after_core_fails_at_core_use(
     assert list((env / "lib").glob("python*/site-packages/lionagi_service_core_guard.pth"))
     _assert_conflict(_run(python, "-c", IMPORT_IMODEL), LEGACY_FIX)
     _assert_conflict(_run(python, "-c", "import lionagi.service"), LEGACY_FIX)
-    _assert_conflict(_run(env / "bin" / "lionagi-service", "providers"), LEGACY_FIX)
+    _assert_cli_conflict(_run(env / "bin" / "lionagi-service", "providers"), LEGACY_FIX)
     _assert_conflict(_run(python, "-c", "import lionagi.service.http"), LEGACY_FIX)
     _assert_conflict(_run(python, "-c", "import lionagi.service.agentic"), LEGACY_FIX)
     # The fix the message names restores a working core.
@@ -155,7 +165,7 @@ def test_core_installed_after_lionagi_fails_at_import(
     python = env / "bin" / "python"
     _assert_conflict(_run(python, "-c", IMPORT_IMODEL), LEGACY_FIX)
     _assert_conflict(_run(python, "-c", "import lionagi.service"), LEGACY_FIX)
-    _assert_conflict(_run(env / "bin" / "lionagi-service", "providers"), LEGACY_FIX)
+    _assert_cli_conflict(_run(env / "bin" / "lionagi-service", "providers"), LEGACY_FIX)
     # Uninstalling lionagi now takes core's lionagi/service/__init__.py with it (the file is in
     # both RECORDs); pip check sees nothing wrong, core says what happened and how to repair.
     _pip(env, "uninstall", "-y", "lionagi")
@@ -163,7 +173,7 @@ def test_core_installed_after_lionagi_fails_at_import(
     _assert_conflict(_run(python, "-c", IMPORT_IMODEL.replace("from lionagi.service import iModel",
                                                               "import lionagi.service.http")),
                      DAMAGED_FIX)  # fmt: skip
-    _assert_conflict(_run(env / "bin" / "lionagi-service", "providers"), DAMAGED_FIX)
+    _assert_cli_conflict(_run(env / "bin" / "lionagi-service", "providers"), DAMAGED_FIX)
     _pip(env, "install", "--force-reinstall", "--no-deps", core_wheel)
     _assert_core_works(env)
 
@@ -176,7 +186,7 @@ def test_uninstalling_lionagi_installed_over_core_is_reported(
     _pip(env, "uninstall", "-y", "lionagi")
     python = env / "bin" / "python"
     assert _run(python, "-m", "pip", "check").returncode == 0
-    _assert_conflict(_run(env / "bin" / "lionagi-service", "providers"), DAMAGED_FIX)
+    _assert_cli_conflict(_run(env / "bin" / "lionagi-service", "providers"), DAMAGED_FIX)
     _assert_conflict(_run(python, "-c", "import lionagi.service.lifecycle"), DAMAGED_FIX)
     # With no lionagi/service/__init__.py left, the guard reports the damage at the plain import
     # too, instead of the "cannot import name 'iModel' ... (unknown location)" Python would say.

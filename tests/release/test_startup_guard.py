@@ -92,6 +92,14 @@ def test_cores_wheel_installs_the_guard_beside_the_packages(tmp_path: Path) -> N
     [wheel] = tmp_path.glob("lionagi_service_core-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     data = [n.split("/", 2)[-1] for n in names if ".data/purelib/" in n and not n.endswith("/")]
-    assert sorted(data) == ["_lionagi_service_guard.py", "lionagi_service_core_guard.pth"]
+    assert sorted(data) == [
+        "_lionagi_service_cli.py",
+        "_lionagi_service_guard.py",
+        "lionagi_service_core_guard.pth",
+    ]
+    # The console script enters through the top-level wrapper, which can report the guard's
+    # refusal; entering at lionagi.service.cli let that refusal escape as a traceback.
+    entry = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith("entry_points.txt")))
+    assert b"lionagi-service = _lionagi_service_cli:main" in entry
     line = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith("_guard.pth")))
     assert line == b"import _lionagi_service_guard\n"

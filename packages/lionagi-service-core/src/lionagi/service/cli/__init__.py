@@ -278,6 +278,27 @@ def _run(argv: Sequence[str] | None) -> int:
         # The reader went away (e.g. `| head`); stop quietly like other Unix tools.
         sys.stderr.close()
         return 0
+    except OSError as exc:
+        return _os_failed(exc)
+
+
+def _os_failed(exc: OSError) -> int:
+    """An operating-system failure (stdout on a full disk, a port in use): one line, exit 1.
+
+    It escaped as a traceback before. When it was stdout that failed, the bytes still buffered
+    there would fail again as the interpreter flushes it at exit and print a second report, so
+    stdout is pointed at the null device first (the `signal` module's recipe for a broken pipe).
+    """
+    import os
+
+    try:
+        sys.stdout.flush()
+    except OSError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
+    return 1
 
 
 def _fake_server(port: int) -> int:
