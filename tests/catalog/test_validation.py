@@ -238,7 +238,10 @@ def test_request_options_factory_runs_once_per_build_and_never_on_lookup(dists: 
 @pytest.mark.parametrize(
     ("defaults", "key", "fragment"),
     [
-        ("{'temprature': 0.2}", "temprature", "not a field of ChatRequest"),
+        ("{'temprature': 0.2}", "temprature", "not a field of ChatRequest; did you mean"),
+        # The value is checked against the field's type too, not only the key.
+        ("{'temperature': 'ZZhotQQ'}", "temperature", "valid number"),
+        ("{'messages': ['ZZhiQQ']}", "messages.0", "valid dictionary"),
         ("{'temperature': object()}", "temperature", "not JSON-serializable"),
         ("{'temperature': float('nan')}", "temperature", "not JSON-serializable"),
         ("{1: 2}", "1", "non-empty strings"),
@@ -256,6 +259,7 @@ def test_invalid_request_default(
     (diag,) = failing(dists)
     assert (diag.code, diag.key) == ("invalid_request_default", key)
     assert fragment in diag.message
+    assert "ZZ" not in diag.message  # a default's value is never echoed
 
 
 def test_request_default_value_is_never_echoed(dists: Dists) -> None:
