@@ -268,6 +268,18 @@ def test_a_credential_named_config_error_keeps_every_word(capsys, monkeypatch):
     assert f"error: EndpointConfigurationError: {line}" in err, err
     assert json.loads(out.splitlines()[-1])["message"] == line
 
+    # Set to the empty string is another mistake with another fix: said so, not "not set".
+    monkeypatch.setenv("CORE12_UNSET_VAR", "")
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "$CORE12_UNSET_VAR is set but empty" in err, err
+
+
+def test_a_pace_that_is_not_a_finite_number_says_so(capsys):
+    assert main(["demo", "--pace", "nan", "hi"]) == 2
+    err = capsys.readouterr().err
+    assert "pace: Input should be a finite number" in err, err
+
 
 def test_a_secret_inside_a_config_error_is_still_redacted():
     from lionagi.service import (

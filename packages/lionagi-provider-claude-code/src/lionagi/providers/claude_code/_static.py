@@ -16,7 +16,8 @@ PROGRAM = AgenticProgram(
     install_hint="npm install -g @anthropic-ai/claude-code@2.1.197",
     auth_hint=(
         "uses your own Claude Code login: run `claude` once and /login, or set "
-        "ANTHROPIC_API_KEY; with a gateway, agentic_settings gateway_url + gateway_api_key"
+        "ANTHROPIC_API_KEY; or deploy a gateway (--gateway-url with --gateway-key-env; in "
+        "Python agentic_settings gateway_url and gateway_api_key)"
     ),
 )
 """The CLI program the adapter runs: the catalog row declares it (so ``providers`` reports it

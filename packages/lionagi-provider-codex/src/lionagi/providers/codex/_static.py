@@ -24,8 +24,9 @@ PROGRAM = AgenticProgram(
     tested_version="0.171.0",
     install_hint="npm install -g @openai/codex@0.171.0",
     auth_hint=(
-        "run `codex login` (ChatGPT sign-in) or set OPENAI_API_KEY; or deploy with "
-        "agentic_settings gateway_url/gateway_api_key"
+        "run `codex login` (ChatGPT sign-in) or set OPENAI_API_KEY; or deploy a gateway "
+        "(--gateway-url with --gateway-key-env; in Python agentic_settings gateway_url and "
+        "gateway_api_key)"
     ),
 )
 """The CLI program the adapter runs: the catalog row declares it (so ``providers`` reports it

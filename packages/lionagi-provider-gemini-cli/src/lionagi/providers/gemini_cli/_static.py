@@ -18,7 +18,8 @@ PROGRAM = AgenticProgram(
     install_hint="npm install -g @google/gemini-cli@0.61.0",
     auth_hint=(
         "run `gemini` once and sign in, or set GEMINI_API_KEY; isolated mode needs "
-        "GEMINI_API_KEY (env) or agentic_settings gateway_url/gateway_api_key"
+        "GEMINI_API_KEY (env) or a gateway (--gateway-url with --gateway-key-env; in Python "
+        "agentic_settings gateway_url and gateway_api_key)"
     ),
 )
 """The CLI program the adapter runs: the catalog row declares it (so ``providers`` reports it

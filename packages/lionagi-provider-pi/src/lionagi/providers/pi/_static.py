@@ -23,8 +23,9 @@ PROGRAM = AgenticProgram(
     install_hint=f"npm install -g @mariozechner/pi-coding-agent@{TESTED_VERSION}",
     auth_hint=(
         "uses your own pi login: run `pi` and `/login`, or set the provider's key "
-        "(e.g. ANTHROPIC_API_KEY, GEMINI_API_KEY); or deploy a gateway "
-        "(agentic_settings gateway_url + gateway_api_key, isolated config home)"
+        "(e.g. ANTHROPIC_API_KEY, GEMINI_API_KEY); or deploy a gateway in an isolated config "
+        "home (--gateway-url with --gateway-key-env and --config-home isolated; in Python "
+        "agentic_settings gateway_url, gateway_api_key and config_home)"
     ),
 )
 """The CLI program the adapter runs: the catalog row declares it (so ``providers`` reports it

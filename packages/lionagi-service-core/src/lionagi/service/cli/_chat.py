@@ -63,6 +63,11 @@ def exit_code_for(exc: BaseException) -> int:
     raise exc
 
 
+def _unset(value: str | None) -> str:
+    """Why a named variable gives no key: unset, or set to the empty string (a different fix)."""
+    return "is not set" if value is None else "is set but empty"
+
+
 def agentic_settings_from_flags(
     *,
     binary: str | None,
@@ -88,7 +93,7 @@ def agentic_settings_from_flags(
         key = source.get(gateway_key_env)
         if not key:
             raise EndpointConfigurationError(
-                "gateway_api_key", f"--gateway-key-env: ${gateway_key_env} is not set"
+                "gateway_api_key", f"--gateway-key-env: ${gateway_key_env} {_unset(key)}"
             )
         fields["gateway_api_key"] = key
     if env:
@@ -135,7 +140,9 @@ def http_options_from_flags(
     if api_key_env is not None:
         key = source.get(api_key_env)
         if not key:
-            raise EndpointConfigurationError("api_key", f"--api-key-env: ${api_key_env} is not set")
+            raise EndpointConfigurationError(
+                "api_key", f"--api-key-env: ${api_key_env} {_unset(key)}"
+            )
         options["api_key"] = key
     return options
 

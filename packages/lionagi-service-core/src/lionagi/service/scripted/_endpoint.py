@@ -30,7 +30,12 @@ class ScriptedRequest(BaseModel):
     messages: list[dict[str, Any]] | None = None
     model: str = "scripted-demo"
     pace: float = Field(
-        default=0.0, ge=0, le=10, strict=True, description="seconds between text deltas"
+        default=0.0,
+        ge=0,
+        le=10,
+        strict=True,
+        allow_inf_nan=False,
+        description="seconds between text deltas",
     )
 
     @model_validator(mode="after")
