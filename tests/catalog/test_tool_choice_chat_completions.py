@@ -87,8 +87,10 @@ def test_a_choice_forcing_a_tool_not_offered_is_refused_naming_tool_choice(
         },
         {"tool_choice": {"type": "custom", "custom": {"name": "grammar"}}, "tools": [GRAMMAR]},
         {"tool_choice": {"type": "vendor_tool"}},
-        # entries that are not function tools (or are malformed) name nothing, quietly
-        {"tool_choice": _named("lookup"), "tools": [{"type": "function"}, {"x": 1}, LOOKUP]},
+        # entries that are not function tools (a vendor's built-in) name nothing, quietly; a
+        # malformed entry ({"type": "function"} with no function, one with no type) is refused
+        # by the nested shapes now (tests/catalog/test_openai_chat_shapes.py)
+        {"tool_choice": _named("lookup"), "tools": [{"type": "vendor_search"}, LOOKUP]},
     ],
 )
 def test_a_choice_the_service_may_accept_is_sent_as_written(fields: dict[str, Any]) -> None:

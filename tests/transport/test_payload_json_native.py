@@ -48,9 +48,28 @@ def dumped(options: type[BaseModel], payload: dict[str, Any], by_alias: bool = F
 OPENAI_REQUESTS: list[dict[str, Any]] = [
     {"messages": [{"role": "user", "content": "hi"}]},
     {"messages": [], "temperature": 0.5, "max_tokens": 10, "stop": ["a", "b"]},
-    {"messages": [{"role": "user", "content": None}], "temperature": None, "seed": 7},
+    {
+        "messages": [
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+                ],
+            }
+        ],
+        "temperature": None,
+        "seed": 7,
+    },
     {"messages": [], "temperature": 1, "n": 2, "logprobs": True},  # an int is a float
-    {"messages": [], "tool_choice": {"type": "function"}, "metadata": {"k": "v"}},
+    {
+        "messages": [],
+        "tool_choice": {
+            "type": "allowed_tools",
+            "allowed_tools": {"mode": "auto", "tools": [{"type": "function", "function": {}}]},
+        },
+        "metadata": {"k": "v"},
+    },
     {"messages": [], "reasoning_effort": "low", "logit_bias": {"50256": -100}},
     {"messages": [{"role": "user", "content": [{"type": "text", "text": "x"}]}], "top_p": 1},
 ]
@@ -74,8 +93,9 @@ def test_fast_path_payload_equals_the_json_dump_in_value_order_and_bytes(
 
 def test_any_values_are_encoded_the_way_json_mode_dumps_them() -> None:
     ep = endpoint(OpenAIChatCompletionsRequest)
-    content = {"when": dt.datetime(2026, 1, 2, 3, 4, 5), "id": uuid.UUID(int=5), "tags": ("a",)}
-    request = {"messages": [{"role": "user", "content": content}]}
+    schema = {"when": dt.datetime(2026, 1, 2, 3, 4, 5), "id": uuid.UUID(int=5), "tags": ("a",)}
+    tool = {"type": "function", "function": {"name": "f", "parameters": schema}}
+    request = {"messages": [{"role": "user", "content": "hi"}], "tools": [tool]}
     payload, _ = ep.create_payload(request)
     expected = dumped(OpenAIChatCompletionsRequest, {"model": "m1", **request})
     assert json.loads(encode_json(payload)) == expected

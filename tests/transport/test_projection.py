@@ -122,9 +122,9 @@ def test_chat_audio_and_annotations_are_kept_as_the_one_shot_message_keeps_them(
         ("text", "See it", {}),
         ("text", "", {"annotation": citation}),
     ]
-    with pytest.raises(ProviderProtocolError, match="delta.annotations"):
+    with pytest.raises(ProviderProtocolError, match=r"delta\.annotations"):
         run(ChatCompletionsProjector, [chat({"annotations": {"not": "a list"}})])
-    with pytest.raises(ProviderProtocolError, match="delta.audio"):
+    with pytest.raises(ProviderProtocolError, match=r"delta\.audio"):
         run(ChatCompletionsProjector, [chat({"audio": "UklGRg=="})])
 
 

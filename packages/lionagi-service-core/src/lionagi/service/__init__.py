@@ -95,6 +95,7 @@ if TYPE_CHECKING:
     from ._catalog.discovery import entry_point_inventory as entry_point_inventory
     from ._catalog.keys import canonical_endpoint_key as canonical_endpoint_key
     from ._catalog.keys import canonical_provider_key as canonical_provider_key
+    from ._catalog.openai_chat_types import openai_chat_shapes as openai_chat_shapes
     from ._catalog.openai_request import (
         OpenAIChatCompletionsRequest as OpenAIChatCompletionsRequest,
     )
@@ -202,6 +203,7 @@ _LAZY: dict[str, str] = {
     "ModelSpec": "._catalog.policy",
     "OpenAIChatCompletionsRequest": "._catalog.openai_request",
     "OpenAIEmbeddingsRequest": "._catalog.openai_request",
+    "openai_chat_shapes": "._catalog.openai_chat_types",
     "ProviderAuthError": "._base.errors",
     "ProviderCapacityError": "._base.errors",
     "ProviderCatalog": "._catalog.registry",

@@ -78,7 +78,8 @@ def _value_problem(model: type[BaseModel], key: str, value: object) -> tuple[str
 
     answer_from_scan()  # the first validator may be built here, before the first config's
     try:
-        TypeAdapter(Annotated[info.annotation, info]).validate_python(value)
+        field_type: Any = Annotated[info.annotation, info]  # the field's type and constraints
+        TypeAdapter(field_type).validate_python(value)
     except ValidationError as exc:
         where, message = first_error(exc, "")
         return (f"{key}.{where}" if where else key, message)

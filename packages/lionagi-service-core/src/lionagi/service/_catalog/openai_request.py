@@ -1,7 +1,16 @@
 """The request models of the OpenAI-compatible dialect (ADR-0028 D4): chat and embeddings.
 
-Typed enough that a misspelled payload default is refused (``extra="forbid"``), permissive enough
-for the many services that speak the Chat Completions dialect: nested objects stay plain mappings.
+Every field is typed and unknown fields are refused (``extra="forbid"``), a misspelled payload
+default included. The nested objects (``messages`` and their content parts, ``tools``,
+``tool_choice``, ``response_format``, ``stream_options``, ``audio``, ``prediction``,
+``web_search_options``) are checked too, after the fields, against the shapes OpenAI documents
+(``openai_chat_types``): an unknown key is refused with its path and a "did you mean"
+(``messages.0.contnet``, ``tools.0.function.paramters``), an unknown message role or content part
+type likewise. They are only checked: the fields stay plain, so the body sends them exactly as
+the caller wrote them (no ``null`` added, no key reordered) through the payload fast path. Tool
+and ``tool_choice`` objects of a type this model does not type (a vendor's built-in tool) pass
+unchanged unless the type is a near-miss of ``function`` or ``custom``. A vendor that documents
+more message or content-part fields sets ``shapes`` to its ``openai_chat_shapes(...)``.
 Scalars are strict: ``max_tokens=True``, ``temperature="0.5"`` or ``stream=1`` are refused naming
 the field instead of being sent as ``1``, ``0.5`` or ``true``, values the caller never wrote (an
 integer is still a valid float). A service with extra parameters can pass a subclass as
@@ -16,7 +25,7 @@ other shape (``allowed_tools``, a vendor's own) are the service's to judge and p
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -76,6 +85,55 @@ def _refuse_tool_choice(message: str) -> ValidationError:
     )
 
 
+_CHECKED: dict[type[BaseModel], tuple[type[BaseModel], tuple[str, ...]]] = {}
+
+
+def _shapes_of(cls: type[OpenAIChatCompletionsRequest]) -> tuple[type[BaseModel], tuple[str, ...]]:
+    """``cls``'s shapes model and the fields it checks: those ``cls`` keeps as core declares them.
+
+    A vendor that retypes a field (Perplexity's ``web_search_options`` model) validates it
+    with that type; checking it again against the shapes would judge a model as a mapping.
+    The shapes module is imported here, on the first request, not with this one (cold start).
+    """
+    found = _CHECKED.get(cls)
+    if found is None:
+        from .openai_chat_types import openai_chat_shapes
+
+        shapes = cls.shapes or openai_chat_shapes()
+        core = OpenAIChatCompletionsRequest.model_fields
+        own = cls.model_fields
+        fields = tuple(
+            name
+            for name in shapes.model_fields
+            if name in own and name in core and own[name].annotation == core[name].annotation
+        )
+        found = _CHECKED[cls] = (shapes, fields)
+    return found
+
+
+# Roles whose message is valid as ``{"role": ..., "content": "<text>"}`` in every shapes model
+# (`openai_chat_shapes` only adds optional fields).
+_TEXT_ROLES = frozenset({"system", "developer", "user", "assistant"})
+_TEXT_KEYS = frozenset({"role", "content"})
+
+
+def _plain_text_chat(checked: dict[str, Any]) -> bool:
+    """True for a request whose only nested field is messages of plain text (most requests).
+
+    Those are valid whatever the shapes model, so the check is skipped, and so is building its
+    validator on the first call (cold start).
+    """
+    if len(checked) != 1 or "messages" not in checked:
+        return False
+    return all(
+        type(message) is dict
+        and message.keys() == _TEXT_KEYS
+        and type(message["content"]) is str
+        and message["role"] in _TEXT_ROLES
+        for message in checked["messages"]
+    )
+
+
 class OpenAIChatCompletionsRequest(BaseModel):
     """A Chat Completions request body."""
 
@@ -115,13 +173,26 @@ class OpenAIChatCompletionsRequest(BaseModel):
     prompt_cache_key: str | None = None
     safety_identifier: str | None = None
 
-    def model_post_init(self, context: Any, /) -> None:
-        """Refuse a `tool_choice` forcing a tool this request does not offer (a sure 400).
+    shapes: ClassVar[type[BaseModel] | None] = None
+    """What checks the nested fields (messages, tools, ...): None for the dialect as OpenAI
+    documents it, or a vendor's `openai_chat_shapes(...)` adding the fields it documents."""
 
-        Checked after validation rather than by a field validator: a validator would make the
-        model's fields non-plain and cost every compatible vendor the payload fast path
-        (`json_field_order`). A subclass that overrides this calls `super()`.
+    def model_post_init(self, context: Any, /) -> None:
+        """Check the nested fields' shapes, then refuse an unoffered forced `tool_choice`.
+
+        Both are checked after validation rather than by field types or validators: either
+        would make the model's fields non-plain and cost every compatible vendor the payload
+        fast path (`json_field_order`), and a nested model would send its own dump (keys in
+        declaration order, `null`s dropped) instead of the values as the caller wrote them. A
+        subclass that overrides this calls `super()`.
         """
+        shapes, fields = _shapes_of(type(self))
+        values = self.__dict__
+        checked = {name: values[name] for name in fields if values[name] is not None}
+        if checked and not _plain_text_chat(checked):
+            from .openai_chat_types import check_shapes
+
+            check_shapes(shapes, checked)
         problem = unoffered_tool_choice(
             self.tool_choice, self.tools, forced=_forced_function, names=_function_names
         )

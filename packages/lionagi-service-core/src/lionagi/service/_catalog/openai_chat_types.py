@@ -1,0 +1,798 @@
+"""The nested shapes of a Chat Completions request: messages, tools, tool choice, formats.
+
+These models only *check* a request; they never build the body. ``OpenAIChatCompletionsRequest``
+keeps its nested fields plain (so the payload fast path, ``json_field_order``, still sends the
+caller's values exactly as written: no ``null`` added, no key reordered, ADR-0027) and validates
+them against a shapes model (:func:`openai_chat_shapes`) after the fields themselves.
+
+Every object is ``extra="forbid"``: a misspelled key is refused with the path of the key and the
+closest field name. Lists of objects with a kind (a message's ``role``, a content part's or a
+tool's ``type``) are chosen by that kind, and an unknown kind is refused naming the kind's key
+with the closest known value. A failure never repeats its input (``hide_input_in_errors``; the
+messages are built here without values): a prompt or a base64 image never reaches a log.
+
+What is typed and what is passed through:
+
+- messages: ``system``, ``developer``, ``user``, ``assistant``, ``tool`` and the deprecated
+  ``function`` role, each with the fields OpenAI documents; content is a string or a list of
+  content parts (``text``, ``image_url``, ``input_audio``, ``file`` for users; ``text`` and
+  ``refusal`` for an assistant; ``text`` elsewhere).
+- tools: ``function`` and ``custom`` tools are typed. A tool of any other ``type`` (a vendor's
+  built-in, such as a search or code tool, or an OpenAI type newer than this module) is passed
+  through for the service to judge, unless its type is a near-miss of ``function`` or
+  ``custom`` (a typo, refused with a "did you mean").
+- tool_choice: ``none``, ``auto``, ``required``, a named ``function`` or ``custom`` tool and
+  ``allowed_tools`` are typed; another object type passes through as for tools.
+- response_format (``text``, ``json_object``, ``json_schema``), stream_options, audio,
+  prediction and web_search_options are typed; ``json_schema.name`` may be omitted (some
+  compatible services document it optional; OpenAI answers its own 400).
+
+A vendor adds the fields it documents on messages, content parts or tool calls (and content part
+types of its own) with :func:`openai_chat_shapes`, in its own package, and sets the result as its
+request class's ``shapes``. A request whose only nested field is plain text messages
+(``{"role": ..., "content": "..."}``) is valid in every such model and is not re-checked (nor is
+the validator built for it: cold start).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from functools import cache
+from types import NoneType, UnionType
+from typing import Annotated, Any, Literal, Optional, Union, get_args, get_origin
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    StrictBool,
+    Tag,
+    ValidationError,
+    create_model,
+)
+from pydantic_core import InitErrorDetails, PydanticCustomError
+
+__all__ = ["OpenAIChatShapes", "check_shapes", "openai_chat_shapes"]
+
+# hide_input_in_errors: the outermost model's setting decides what pydantic's own text shows.
+_STRICT = ConfigDict(extra="forbid", defer_build=True, hide_input_in_errors=True)
+_UNKNOWN = "chat_unknown_"  # + the kind's key: the custom error type of an unknown kind
+_TYPO = "chat_kind_typo"  # a pass-through object whose type is a near-miss of a typed one
+
+
+class _Strict(BaseModel):
+    model_config = _STRICT
+
+
+# -- content parts --------------------------------------------------------------------------------
+
+
+class OpenAIChatTextPart(_Strict):
+    """``{"type": "text", "text": ...}``."""
+
+    type: Literal["text"]
+    text: str
+
+
+class OpenAIChatImageURL(_Strict):
+    """``image_url``: a URL or a ``data:`` URL, with the detail level."""
+
+    url: str
+    detail: Literal["auto", "low", "high"] | None = None
+
+
+class OpenAIChatImagePart(_Strict):
+    """``{"type": "image_url", "image_url": {"url": ..., "detail": ...}}``."""
+
+    type: Literal["image_url"]
+    image_url: OpenAIChatImageURL
+
+
+class OpenAIChatInputAudio(_Strict):
+    """``input_audio``: base64 audio data and its format."""
+
+    data: str
+    format: Literal["wav", "mp3"]
+
+
+class OpenAIChatAudioPart(_Strict):
+    """``{"type": "input_audio", "input_audio": {"data": ..., "format": ...}}``."""
+
+    type: Literal["input_audio"]
+    input_audio: OpenAIChatInputAudio
+
+
+class OpenAIChatFile(_Strict):
+    """``file``: inline data (``file_data``) or an uploaded file (``file_id``)."""
+
+    file_data: str | None = None
+    file_id: str | None = None
+    filename: str | None = None
+
+
+class OpenAIChatFilePart(_Strict):
+    """``{"type": "file", "file": {...}}``."""
+
+    type: Literal["file"]
+    file: OpenAIChatFile
+
+
+class OpenAIChatRefusalPart(_Strict):
+    """``{"type": "refusal", "refusal": ...}``: an earlier assistant refusal sent back."""
+
+    type: Literal["refusal"]
+    refusal: str
+
+
+_PARTS: dict[str, type[BaseModel]] = {
+    "text": OpenAIChatTextPart,
+    "image_url": OpenAIChatImagePart,
+    "input_audio": OpenAIChatAudioPart,
+    "file": OpenAIChatFilePart,
+    "refusal": OpenAIChatRefusalPart,
+}
+_USER_PARTS = ("text", "image_url", "input_audio", "file")
+_ASSISTANT_PARTS = ("text", "refusal")
+_TEXT_PARTS = ("text",)
+
+
+# -- tool calls and tools -------------------------------------------------------------------------
+
+
+class OpenAIChatFunctionCall(_Strict):
+    """``function`` of a tool call: the name and the JSON-encoded arguments."""
+
+    name: str
+    arguments: str
+
+
+class OpenAIChatFunctionToolCall(_Strict):
+    """An earlier assistant tool call: ``{"id", "type": "function", "function": {...}}``."""
+
+    id: str
+    type: Literal["function"]
+    function: OpenAIChatFunctionCall
+
+
+class OpenAIChatCustomCall(_Strict):
+    """``custom`` of a custom tool call: the name and the free-form input."""
+
+    name: str
+    input: str
+
+
+class OpenAIChatCustomToolCall(_Strict):
+    """An earlier assistant call of a custom tool: ``{"id", "type": "custom", "custom"}``."""
+
+    id: str
+    type: Literal["custom"]
+    custom: OpenAIChatCustomCall
+
+
+class OpenAIChatAssistantAudio(_Strict):
+    """``audio`` of an earlier assistant turn: the id of the audio response."""
+
+    id: str
+
+
+class OpenAIChatFunctionDefinition(_Strict):
+    """``function`` of a function tool: name, description, JSON Schema parameters, strict."""
+
+    name: str
+    description: str | None = None
+    parameters: dict[str, Any] | None = None
+    strict: StrictBool | None = None
+
+
+class OpenAIChatFunctionTool(_Strict):
+    """``{"type": "function", "function": {...}}``."""
+
+    type: Literal["function"]
+    function: OpenAIChatFunctionDefinition
+
+
+class OpenAIChatCustomDefinition(_Strict):
+    """``custom`` of a custom tool: name, description and the input ``format``."""
+
+    name: str
+    description: str | None = None
+    format: dict[str, Any] | None = None
+
+
+class OpenAIChatCustomTool(_Strict):
+    """``{"type": "custom", "custom": {...}}``."""
+
+    type: Literal["custom"]
+    custom: OpenAIChatCustomDefinition
+
+
+class OpenAIChatNamedFunction(_Strict):
+    """``function`` of a named ``tool_choice``."""
+
+    name: str
+
+
+class OpenAIChatFunctionChoice(_Strict):
+    """``{"type": "function", "function": {"name": ...}}``: force one function."""
+
+    type: Literal["function"]
+    function: OpenAIChatNamedFunction
+
+
+class OpenAIChatCustomChoice(_Strict):
+    """``{"type": "custom", "custom": {"name": ...}}``: force one custom tool."""
+
+    type: Literal["custom"]
+    custom: OpenAIChatNamedFunction
+
+
+class OpenAIChatAllowedTools(_Strict):
+    """``allowed_tools``: a subset of ``tools`` the model may use (or must, ``required``)."""
+
+    mode: Literal["auto", "required"]
+    tools: list[dict[str, Any]]
+
+
+class OpenAIChatAllowedToolsChoice(_Strict):
+    """``{"type": "allowed_tools", "allowed_tools": {...}}``."""
+
+    type: Literal["allowed_tools"]
+    allowed_tools: OpenAIChatAllowedTools
+
+
+# -- response format and the other options --------------------------------------------------------
+
+
+class OpenAIChatTextFormat(_Strict):
+    """``{"type": "text"}``."""
+
+    type: Literal["text"]
+
+
+class OpenAIChatJSONObjectFormat(_Strict):
+    """``{"type": "json_object"}``."""
+
+    type: Literal["json_object"]
+
+
+class OpenAIChatJSONSchema(_Strict):
+    """``json_schema``: the schema (``schema``), its name, description and strictness."""
+
+    name: str | None = None
+    description: str | None = None
+    schema_: dict[str, Any] | None = Field(default=None, alias="schema")
+    strict: StrictBool | None = None
+
+
+class OpenAIChatJSONSchemaFormat(_Strict):
+    """``{"type": "json_schema", "json_schema": {...}}``."""
+
+    type: Literal["json_schema"]
+    json_schema: OpenAIChatJSONSchema
+
+
+class OpenAIChatStreamOptions(_Strict):
+    """``stream_options``: usage on the last chunk, and obfuscation padding."""
+
+    include_usage: StrictBool | None = None
+    include_obfuscation: StrictBool | None = None
+
+
+class OpenAIChatAudioOutput(_Strict):
+    """``audio``: the voice and format of an audio answer (``modalities`` with ``audio``)."""
+
+    voice: str | dict[str, Any]
+    format: Literal["wav", "aac", "mp3", "flac", "opus", "pcm16"]
+
+
+class OpenAIChatPrediction(_Strict):
+    """``prediction``: predicted output content (``{"type": "content", "content": ...}``)."""
+
+    type: Literal["content"]
+    content: str | list[OpenAIChatTextPart]
+
+
+class OpenAIChatApproximateLocation(_Strict):
+    """``approximate`` of a web search user location."""
+
+    city: str | None = None
+    country: str | None = None
+    region: str | None = None
+    timezone: str | None = None
+
+
+class OpenAIChatUserLocation(_Strict):
+    """``user_location`` of the web search options."""
+
+    type: Literal["approximate"]
+    approximate: OpenAIChatApproximateLocation
+
+
+class OpenAIChatWebSearchOptions(_Strict):
+    """``web_search_options``: the search context size and the user's location."""
+
+    search_context_size: Literal["low", "medium", "high"] | None = None
+    user_location: OpenAIChatUserLocation | None = None
+
+
+# -- messages -------------------------------------------------------------------------------------
+
+
+class _SystemMessage(_Strict):
+    role: Literal["system"]
+    name: str | None = None
+
+
+class _DeveloperMessage(_Strict):
+    role: Literal["developer"]
+    name: str | None = None
+
+
+class _UserMessage(_Strict):
+    role: Literal["user"]
+    name: str | None = None
+
+
+class _AssistantMessage(_Strict):
+    role: Literal["assistant"]
+    name: str | None = None
+    refusal: str | None = None
+    audio: OpenAIChatAssistantAudio | None = None
+    function_call: OpenAIChatFunctionCall | None = None
+
+
+class _ToolMessage(_Strict):
+    role: Literal["tool"]
+    tool_call_id: str
+
+
+class _FunctionMessage(_Strict):
+    role: Literal["function"]
+    name: str
+    content: str | None
+
+
+# -- discriminated unions -------------------------------------------------------------------------
+
+
+def _kind_of(key: str, value: Any) -> Any:
+    return value.get(key) if isinstance(value, dict) else getattr(value, key, None)
+
+
+def _by_kind(key: str, what: str, members: Mapping[str, Any], *, other: Any = None) -> Any:
+    """A union of ``members`` chosen by ``value[key]``; an unknown kind is refused at ``key``.
+
+    With ``other``, an object whose kind is any other string is validated by ``other`` instead
+    (a pass-through for kinds this module does not type).
+    """
+    tags = tuple(members)
+    choices = [Annotated[model, Tag(tag)] for tag, model in members.items()]
+    if other is not None:
+        choices.append(Annotated[other, Tag("other")])
+
+    def tag(value: Any) -> str | None:
+        kind = _kind_of(key, value)
+        if not isinstance(kind, str):
+            return None
+        if kind in tags:
+            return kind
+        return "other" if other is not None else None
+
+    expected = ", ".join(tags) + (" or another (passed through)" if other is not None else "")
+    union = Union[tuple(choices)]  # type: ignore[valid-type]  # noqa: UP007  # a runtime tuple
+    return Annotated[
+        union,
+        Discriminator(
+            tag,
+            custom_error_type=f"{_UNKNOWN}{key}",
+            custom_error_message=f"unknown {what} {key}; expected {expected}",
+        ),
+    ]
+
+
+def _shape_tag(value: Any) -> str | None:
+    if isinstance(value, str):
+        return "text"
+    return "parts" if isinstance(value, list) else None
+
+
+def _content(parts: Any, *, nullable: bool = False) -> Any:
+    """A message ``content``: a string or a list of ``parts``, chosen by shape."""
+    union = Union[Annotated[str, Tag("text")], Annotated[list[parts], Tag("parts")]]  # noqa: UP007
+    content = Annotated[
+        union,
+        Discriminator(
+            _shape_tag,
+            custom_error_type="chat_content",
+            custom_error_message="expected a string or a list of content parts",
+        ),
+    ]
+    return Optional[content] if nullable else content  # noqa: UP045
+
+
+def _not_a_near_miss(known: tuple[str, ...]) -> AfterValidator:
+    """Refuse a pass-through object whose ``type`` is a near-miss of a typed one (a typo)."""
+
+    def check(value: dict[str, Any]) -> dict[str, Any]:
+        import difflib  # error path and pass-through kinds only
+
+        kind = value.get("type")
+        close = difflib.get_close_matches(kind, known, n=1, cutoff=0.75) if kind else []
+        if close:
+            raise PydanticCustomError(
+                _TYPO, "unknown type; did you mean {close}?", {"close": repr(close[0])}
+            )
+        return value
+
+    return AfterValidator(check)
+
+
+def _extend(name: str, base: type[BaseModel], fields: Mapping[str, Any] | None) -> type[BaseModel]:
+    """``base`` with optional ``fields`` (name -> type) added, or ``base`` itself."""
+    if not fields:
+        return base
+    added: dict[str, Any] = {key: (Optional[kind], None) for key, kind in fields.items()}  # noqa: UP045
+    return create_model(name, __base__=base, __module__=base.__module__, **added)
+
+
+def _message(
+    name: str, base: type[BaseModel], fields: dict[str, Any], extra: Mapping[str, Any] | None
+) -> type[BaseModel]:
+    added: dict[str, Any] = dict(fields)
+    for key, kind in (extra or {}).items():
+        added[key] = (Optional[kind], None)  # noqa: UP045
+    return create_model(name, __base__=base, __module__=base.__module__, **added)
+
+
+_ROLES = ("system", "developer", "user", "assistant", "tool", "function")
+
+
+class OpenAIChatShapes(_Strict):
+    """The nested fields of a Chat Completions request, as OpenAI documents them.
+
+    A check only: the request body keeps the caller's values. Every field is optional here;
+    whether ``messages`` is required is the request model's business.
+    """
+
+    messages: list[Any] | None = None
+    tools: list[Any] | None = None
+    tool_choice: Any = None
+    response_format: Any = None
+    stream_options: OpenAIChatStreamOptions | None = None
+    audio: OpenAIChatAudioOutput | None = None
+    prediction: OpenAIChatPrediction | None = None
+    web_search_options: OpenAIChatWebSearchOptions | None = None
+
+
+_TOOL_CALLS: dict[str, type[BaseModel]] = {
+    "function": OpenAIChatFunctionToolCall,
+    "custom": OpenAIChatCustomToolCall,
+}
+_TOOL = _by_kind(
+    "type",
+    "tool",
+    {"function": OpenAIChatFunctionTool, "custom": OpenAIChatCustomTool},
+    other=Annotated[dict[str, Any], _not_a_near_miss(("function", "custom"))],
+)
+_TOOL_CHOICE_OBJECT = _by_kind(
+    "type",
+    "tool_choice",
+    {
+        "function": OpenAIChatFunctionChoice,
+        "custom": OpenAIChatCustomChoice,
+        "allowed_tools": OpenAIChatAllowedToolsChoice,
+    },
+    other=Annotated[dict[str, Any], _not_a_near_miss(("function", "custom", "allowed_tools"))],
+)
+
+
+def _choice_tag(value: Any) -> str:
+    return "mode" if isinstance(value, str) else "object"
+
+
+_TOOL_CHOICE = Annotated[
+    Union[  # noqa: UP007
+        Annotated[Literal["none", "auto", "required"], Tag("mode")],
+        Annotated[_TOOL_CHOICE_OBJECT, Tag("object")],  # type: ignore[valid-type]
+    ],
+    Discriminator(_choice_tag),
+]
+_RESPONSE_FORMAT = _by_kind(
+    "type",
+    "response_format",
+    {
+        "text": OpenAIChatTextFormat,
+        "json_object": OpenAIChatJSONObjectFormat,
+        "json_schema": OpenAIChatJSONSchemaFormat,
+    },
+)
+
+
+@cache
+def _cached_shapes(
+    prefix: str,
+    roles: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...],
+    parts: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...],
+    user_parts: tuple[tuple[str, type[BaseModel]], ...],
+    calls: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...],
+) -> type[OpenAIChatShapes]:
+    role_fields = {role: dict(fields) for role, fields in roles}
+    call_fields = {kind: dict(fields) for kind, fields in calls}
+    tool_call = _by_kind(
+        "type",
+        "tool call",
+        {
+            kind: _extend(
+                f"{prefix}{base.__name__.removeprefix('OpenAIChat')}", base, call_fields.get(kind)
+            )
+            for kind, base in _TOOL_CALLS.items()
+        },
+    )
+    part_fields = {kind: dict(fields) for kind, fields in parts}
+    part = {
+        kind: _extend(
+            f"{prefix}{base.__name__.removeprefix('OpenAIChat')}", base, part_fields.get(kind)
+        )
+        for kind, base in _PARTS.items()
+    }
+    part.update(user_parts)
+    user_kinds = (*_USER_PARTS, *(kind for kind, _ in user_parts))
+
+    def union(kinds: tuple[str, ...]) -> Any:
+        return _by_kind("type", "content part", {kind: part[kind] for kind in kinds})
+
+    text_only = _content(union(_TEXT_PARTS))
+    messages = {
+        "system": _message(
+            f"{prefix}SystemMessage",
+            _SystemMessage,
+            {"content": (text_only, ...)},
+            role_fields.get("system"),
+        ),
+        "developer": _message(
+            f"{prefix}DeveloperMessage",
+            _DeveloperMessage,
+            {"content": (text_only, ...)},
+            role_fields.get("developer"),
+        ),
+        "user": _message(
+            f"{prefix}UserMessage",
+            _UserMessage,
+            {"content": (_content(union(user_kinds)), ...)},
+            role_fields.get("user"),
+        ),
+        "assistant": _message(
+            f"{prefix}AssistantMessage",
+            _AssistantMessage,
+            {
+                "content": (_content(union(_ASSISTANT_PARTS), nullable=True), None),
+                "tool_calls": (Optional[list[tool_call]], None),  # type: ignore[valid-type]  # noqa: UP045
+            },
+            role_fields.get("assistant"),
+        ),
+        "tool": _message(
+            f"{prefix}ToolMessage",
+            _ToolMessage,
+            {"content": (text_only, ...)},
+            role_fields.get("tool"),
+        ),
+        "function": _message(
+            f"{prefix}FunctionMessage", _FunctionMessage, {}, role_fields.get("function")
+        ),
+    }
+    message = _by_kind("role", "message", messages)
+    return create_model(
+        f"{prefix}Shapes",
+        __base__=OpenAIChatShapes,
+        __module__=OpenAIChatShapes.__module__,
+        messages=(Optional[list[message]], None),  # type: ignore[valid-type]  # noqa: UP045
+        tools=(Optional[list[_TOOL]], None),  # type: ignore[valid-type]  # noqa: UP045
+        tool_choice=(Optional[_TOOL_CHOICE], None),  # noqa: UP045
+        response_format=(Optional[_RESPONSE_FORMAT], None),  # noqa: UP045
+    )
+
+
+def _frozen(spec: Mapping[str, Mapping[str, Any]] | None, known: Sequence[str], what: str) -> Any:
+    if not spec:
+        return ()
+    for key in spec:
+        if key not in known:
+            raise ValueError(f"unknown {what} {key!r}; expected one of {', '.join(known)}")
+    return tuple(sorted((key, tuple(fields.items())) for key, fields in spec.items()))
+
+
+def openai_chat_shapes(
+    prefix: str = "OpenAIChat",
+    *,
+    roles: Mapping[str, Mapping[str, Any]] | None = None,
+    parts: Mapping[str, Mapping[str, Any]] | None = None,
+    user_parts: Mapping[str, type[BaseModel]] | None = None,
+    tool_calls: Mapping[str, Mapping[str, Any]] | None = None,
+) -> type[BaseModel]:
+    """The shapes model that checks a Chat Completions request's nested fields.
+
+    With no arguments: the fields OpenAI documents (core's `OpenAIChatCompletionsRequest` uses
+    it). A vendor that documents more fields on a message or a content part passes them as
+    optional additions, `{name: type}` per role (`system`, `developer`, `user`, `assistant`,
+    `tool`, `function`) or per content part type (`text`, `image_url`, `input_audio`, `file`,
+    `refusal`, wherever that part may appear), and sets the result as its request class's
+    `shapes`. Content part types OpenAI does not have, which a vendor documents for user
+    messages, are passed as `user_parts` (`{type: model}`, each model `extra="forbid"` with a
+    `type` literal). Fields a vendor documents on an assistant message's tool calls go in
+    `tool_calls`, per call type (`function`, `custom`). For example:
+
+    ```python
+    class AcmeChatRequest(OpenAIChatCompletionsRequest):
+        shapes = openai_chat_shapes("AcmeChat", roles={"assistant": {"prefix": StrictBool}})
+    ```
+
+    The additions are checked like the documented fields (an unknown key is still refused);
+    `prefix` names the generated models (`AcmeChatAssistantMessage`), which errors show. The
+    models are built on first use; the same arguments return the same model.
+    """
+    return _cached_shapes(
+        prefix,
+        _frozen(roles, _ROLES, "role"),
+        _frozen(parts, tuple(_PARTS), "content part type"),
+        _new_parts(user_parts),
+        _frozen(tool_calls, tuple(_TOOL_CALLS), "tool call type"),
+    )
+
+
+def _new_parts(
+    parts: Mapping[str, type[BaseModel]] | None,
+) -> tuple[tuple[str, type[BaseModel]], ...]:
+    for kind in parts or ():
+        if kind in _PARTS:
+            raise ValueError(f"content part type {kind!r} is typed already; extend it with parts=")
+    return tuple(sorted((parts or {}).items()))
+
+
+# -- errors ---------------------------------------------------------------------------------------
+
+
+def _tagged(annotation: Any) -> bool:
+    """True for a union whose members carry ``Tag``s (its ``Discriminator`` may be on the field)."""
+    return any(
+        get_origin(arg) is Annotated and any(isinstance(meta, Tag) for meta in get_args(arg)[1:])
+        for arg in get_args(annotation)
+    )
+
+
+def _unwrap(annotation: Any) -> tuple[Any, bool]:
+    """``annotation`` without ``Annotated``/``Optional``, and whether it is a tagged union."""
+    while True:
+        origin = get_origin(annotation)
+        if origin is Annotated:
+            annotation = get_args(annotation)[0]
+            continue
+        if origin in (Union, UnionType):
+            if _tagged(annotation):
+                return annotation, True
+            members = [arg for arg in get_args(annotation) if arg is not NoneType]
+            if len(members) == 1:
+                annotation = members[0]
+                continue
+        return annotation, False
+
+
+def _member(annotation: Any, tag: str) -> Any:
+    for arg in get_args(annotation):
+        if get_origin(arg) is Annotated and any(
+            isinstance(meta, Tag) and meta.tag == tag for meta in get_args(arg)[1:]
+        ):
+            return arg
+    return None
+
+
+def _fields_by_key(model: type[BaseModel]) -> dict[str, Any]:
+    return {info.alias or name: info.annotation for name, info in model.model_fields.items()}
+
+
+def _walk(model: type[BaseModel], loc: Sequence[int | str]) -> tuple[list[int | str], Any, Any]:
+    """The location without union tags, the model holding its last part, and the union there.
+
+    pydantic puts the tag of a tagged union's chosen member into an error's location
+    (``messages.0.user.contnet``); the caller wrote ``messages.0.contnet``.
+    """
+    clean: list[int | str] = []
+    owner: Any = None
+    annotation: Any = model
+    union: Any = None
+    parts = list(loc)
+    while parts:
+        current, tagged = _unwrap(annotation)
+        if tagged:
+            member = _member(current, str(parts[0]))
+            if member is None:
+                break
+            union, annotation = current, member
+            parts.pop(0)
+            continue
+        part = parts.pop(0)
+        clean.append(part)
+        origin = get_origin(current)
+        if isinstance(current, type) and issubclass(current, BaseModel):
+            owner, annotation = current, _fields_by_key(current).get(str(part))
+        elif origin in (list, dict):
+            annotation = get_args(current)[-1] if get_args(current) else Any
+        else:
+            annotation = Any
+        union = None
+    clean.extend(parts)
+    final, tagged = _unwrap(annotation)
+    return clean, owner, final if tagged else union
+
+
+def _at(data: Any, loc: Sequence[int | str]) -> Any:
+    for part in loc:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
+
+
+def _suggest(word: Any, names: Sequence[str]) -> str:
+    if not isinstance(word, str):
+        return ""
+    import difflib  # error path only
+
+    close = difflib.get_close_matches(word, list(names), n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def refused_shape(exc: ValidationError, shapes: type[BaseModel], data: Any) -> ValidationError:
+    """The first error of checking ``data`` against ``shapes``, as the caller wrote the path.
+
+    Union tags are dropped from the location; an unknown key gets its model's closest field,
+    an unknown kind (role, type) its closest known value, located at the kind's key. The input
+    is never kept.
+    """
+    errors = exc.errors(include_input=False, include_url=False)
+    # An unknown key first: a misspelled key also reads as its correct one missing.
+    first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
+    kind: str = first["type"]
+    clean, owner, union = _walk(shapes, first["loc"])
+    message: str = first["msg"]
+    if kind == "extra_forbidden":
+        names = list(_fields_by_key(owner)) if owner is not None else []
+        name = owner.__name__.lstrip("_") if owner is not None else "the request"
+        message = f"unknown field of {name}{_suggest(clean[-1] if clean else None, names)}"
+    elif kind.startswith(_UNKNOWN):
+        key = kind.removeprefix(_UNKNOWN)
+        value = _at(data, clean)
+        if isinstance(value, dict):
+            known = [
+                t.tag for arg in get_args(union) for t in get_args(arg)[1:] if isinstance(t, Tag)
+            ]
+            known = [tag for tag in known if tag != "other"]
+            if key not in value:
+                message = f"Field required ({message.split('; ', 1)[-1]})"
+            else:
+                message += _suggest(value[key], known)
+            clean.append(key)
+        else:
+            message = f"expected an object ({message.split('; ', 1)[-1]})"
+    elif kind == _TYPO:
+        clean.append("type")
+    elif kind == "literal_error":
+        expected = re.findall(r"'([^']*)'", str((first.get("ctx") or {}).get("expected", "")))
+        message += _suggest(_at(data, clean), expected)
+    for prefix in ("Value error, ", "Assertion failed, "):
+        message = message.removeprefix(prefix)
+    error = PydanticCustomError("chat_request_shape", message)
+    return ValidationError.from_exception_data(
+        shapes.__name__, [InitErrorDetails(type=error, loc=tuple(clean), input=None)]
+    )
+
+
+def check_shapes(shapes: type[BaseModel], data: Mapping[str, Any]) -> None:
+    """Validate ``data`` (field name -> value as written) against ``shapes``; raise located."""
+    try:
+        shapes.__pydantic_validator__.validate_python(data)
+    except ValidationError as exc:
+        raise refused_shape(exc, shapes, data) from None
