@@ -19,6 +19,10 @@ declarations at all (the API's "Function calling config is set without function_
 ``AUTO``, ``NONE`` and ``VALIDATED`` without names are left to the API. With ``cachedContent`` the
 declarations may live in the cache, so the request alone cannot tell and nothing is refused.
 
+The chat request's messages are checked as core checks the dialect's, plus the field Gemini
+documents on an assistant message's tool calls: ``extra_content.google.thought_signature``, the
+signature a thinking model returned with a function call, which must be sent back with it.
+
 ``model`` is a request field (the catalog's ``model`` default lands there) but not a body field:
 the native endpoint puts it in the URL path (``models/{model}:generateContent``), so it is
 checked here to be one path segment.
@@ -38,12 +42,13 @@ from pydantic import (
     model_validator,
 )
 
-from lionagi.service import OpenAIChatCompletionsRequest
+from lionagi.service import OpenAIChatCompletionsRequest, openai_chat_shapes
 
 __all__ = [
     "GeminiBlob",
     "GeminiChatRequest",
     "GeminiCompatGoogle",
+    "GeminiCompatToolCallExtra",
     "GeminiContent",
     "GeminiFileData",
     "GeminiFunctionCall",
@@ -395,6 +400,18 @@ class GeminiCompatGoogle(_Strict):
     cached_content: str | None = None
 
 
+class GeminiCompatThoughtSignature(_Strict):
+    """``google`` of a tool call's ``extra_content``: the call's thought signature."""
+
+    thought_signature: str
+
+
+class GeminiCompatToolCallExtra(_Strict):
+    """``extra_content`` of an assistant tool call, sent back as the layer returned it."""
+
+    google: GeminiCompatThoughtSignature
+
+
 class GeminiChatRequest(OpenAIChatCompletionsRequest):
     """Chat Completions through Gemini's compatibility layer.
 
@@ -405,6 +422,10 @@ class GeminiChatRequest(OpenAIChatCompletionsRequest):
     ``reasoning_effort`` together with a ``thinking_config`` budget or level (they set the
     same thing), so that pair is refused here; ``include_thoughts`` goes with either.
     """
+
+    shapes = openai_chat_shapes(
+        "GeminiChat", tool_calls={"function": {"extra_content": GeminiCompatToolCallExtra}}
+    )
 
     google: GeminiCompatGoogle | None = None
 

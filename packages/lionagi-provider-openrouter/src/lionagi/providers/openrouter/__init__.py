@@ -10,6 +10,7 @@ from lionagi.service.http import openai_compatible_specs
 
 if TYPE_CHECKING:
     from ._endpoint import (
+        OpenRouterCacheControl,
         OpenRouterChat,
         OpenRouterChatRequest,
         OpenRouterProviderPreferences,
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MODEL_POLICIES",
     "PROVIDER_SPECS",
+    "OpenRouterCacheControl",
     "OpenRouterChat",
     "OpenRouterChatRequest",
     "OpenRouterProviderPreferences",
@@ -31,6 +33,7 @@ __getattr__, __dir__ = lazy_exports(
     __name__,
     {
         "._endpoint": (
+            "OpenRouterCacheControl",
             "OpenRouterChat",
             "OpenRouterChatRequest",
             "OpenRouterProviderPreferences",

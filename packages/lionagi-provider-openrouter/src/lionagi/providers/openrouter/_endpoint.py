@@ -4,12 +4,17 @@ OpenRouter speaks the shared dialect; what it adds is request data. Reasoning ar
 ``delta.reasoning``, which core's chat projector already maps to ``thinking``. One status is its
 own: a 403 whose ``error.metadata`` names the flagged input and the reasons is a moderation
 refusal (:class:`~lionagi.service.ProviderStatusContentFilterError`), not a rejected key.
+
+Messages are checked as core checks the dialect's, plus what OpenRouter documents on them: a
+``cache_control`` breakpoint on a text content part (prompt caching for the upstreams that take
+one) and an earlier assistant turn's ``reasoning`` and ``reasoning_details`` sent back
+(preserving reasoning across a tool-calling conversation).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -17,10 +22,12 @@ from lionagi.service import (
     OpenAIChatCompletionsRequest,
     ProviderError,
     ProviderStatusContentFilterError,
+    openai_chat_shapes,
 )
 from lionagi.service.http import HTTPErrorInfo, OpenAIChatEndpoint
 
 __all__ = [
+    "OpenRouterCacheControl",
     "OpenRouterChat",
     "OpenRouterChatRequest",
     "OpenRouterProviderPreferences",
@@ -65,8 +72,23 @@ class OpenRouterUsage(BaseModel):
     include: bool | None = None
 
 
+class OpenRouterCacheControl(BaseModel):
+    """``cache_control`` of a text content part: a prompt-cache breakpoint."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True, hide_input_in_errors=True)
+
+    type: Literal["ephemeral"]
+    ttl: Literal["5m", "1h"] | None = None
+
+
 class OpenRouterChatRequest(OpenAIChatCompletionsRequest):
     """OpenRouter's chat request: the OpenAI fields plus its routing and reasoning settings."""
+
+    shapes = openai_chat_shapes(
+        "OpenRouterChat",
+        roles={"assistant": {"reasoning": str, "reasoning_details": list[dict[str, Any]]}},
+        parts={"text": {"cache_control": OpenRouterCacheControl}},
+    )
 
     models: list[str] | None = None
     route: Literal["fallback"] | None = None

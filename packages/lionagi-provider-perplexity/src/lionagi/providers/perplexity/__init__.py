@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from ._endpoint import (
         PerplexityChat,
         PerplexityChatRequest,
+        PerplexityFilePart,
         PerplexityProjector,
         PerplexityWebSearchOptions,
     )
@@ -21,6 +22,7 @@ __all__ = [
     "PROVIDER_SPECS",
     "PerplexityChat",
     "PerplexityChatRequest",
+    "PerplexityFilePart",
     "PerplexityProjector",
     "PerplexityWebSearchOptions",
 ]
@@ -31,6 +33,7 @@ __getattr__, __dir__ = lazy_exports(
         "._endpoint": (
             "PerplexityChat",
             "PerplexityChatRequest",
+            "PerplexityFilePart",
             "PerplexityProjector",
             "PerplexityWebSearchOptions",
         )

@@ -4,6 +4,10 @@ Perplexity answers with top-level ``citations``, ``search_results`` (and, when a
 ``images`` and ``related_questions``) beside ``choices``. A one-shot body keeps them as sent;
 on a stream :class:`PerplexityProjector` copies the last value of each onto the result chunk's
 metadata, so ``stream()`` loses nothing ``invoke()`` has.
+
+Messages are checked as core checks the dialect's, plus the content part Perplexity documents
+for a user message's attachments: ``{"type": "file_url", "file_url": {"url": ...} | "...",
+"file_name": ...}`` (a document by URL or as base64).
 """
 
 from __future__ import annotations
@@ -12,12 +16,13 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from lionagi.service import OpenAIChatCompletionsRequest
+from lionagi.service import OpenAIChatCompletionsRequest, openai_chat_shapes
 from lionagi.service.http import ChatCompletionsProjector, OpenAIChatEndpoint, StreamProjector
 
 __all__ = [
     "PerplexityChat",
     "PerplexityChatRequest",
+    "PerplexityFilePart",
     "PerplexityProjector",
     "PerplexityWebSearchOptions",
 ]
@@ -35,8 +40,28 @@ class PerplexityWebSearchOptions(BaseModel):
     image_search_relevance_enhanced: bool | None = None
 
 
+class PerplexityFileURL(BaseModel):
+    """``file_url`` of a file part, as an object: the document's URL (or base64 data)."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True, hide_input_in_errors=True)
+
+    url: str
+
+
+class PerplexityFilePart(BaseModel):
+    """A document attached to a user message: ``{"type": "file_url", "file_url": ...}``."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True, hide_input_in_errors=True)
+
+    type: Literal["file_url"]
+    file_url: PerplexityFileURL | str
+    file_name: str | None = None
+
+
 class PerplexityChatRequest(OpenAIChatCompletionsRequest):
     """Perplexity's chat request: the OpenAI fields plus its search controls."""
+
+    shapes = openai_chat_shapes("PerplexityChat", user_parts={"file_url": PerplexityFilePart})
 
     search_mode: Literal["web", "academic", "sec"] | None = None
     search_domain_filter: list[str] | None = None
