@@ -36,3 +36,21 @@ def test_reasoning_delta_is_thinking() -> None:
     projector = ChatCompletionsProjector()
     [chunk] = projector.feed({"choices": [{"index": 0, "delta": {"reasoning": "mull"}}]})
     assert (chunk.type, chunk.content) == ("thinking", "mull")
+
+
+def test_a_stream_keeps_reasoning_details_as_the_one_shot_message_does() -> None:
+    from lionagi.providers.openrouter import OpenRouterChat, OpenRouterProjector
+
+    details = [{"type": "reasoning.encrypted", "data": "opaque", "format": "anthropic-claude-v1"}]
+    projector = OpenRouterProjector()
+    chunks = [
+        *projector.feed({"model": "m", "choices": [{"index": 0, "delta": {"reasoning": "hmm"}}]}),
+        *projector.feed(
+            {"model": "m", "choices": [{"index": 0, "delta": {"reasoning_details": details}}]}
+        ),
+    ]
+    assert [(c.type, c.content, c.metadata) for c in chunks] == [
+        ("thinking", "hmm", {}),
+        ("thinking", "", {"reasoning_details": details}),
+    ]
+    assert OpenRouterChat.projector is OpenRouterProjector

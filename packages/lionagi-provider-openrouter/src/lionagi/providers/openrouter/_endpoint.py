@@ -14,7 +14,7 @@ one) and an earlier assistant turn's ``reasoning`` and ``reasoning_details`` sen
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -24,11 +24,17 @@ from lionagi.service import (
     ProviderStatusContentFilterError,
     openai_chat_shapes,
 )
-from lionagi.service.http import HTTPErrorInfo, OpenAIChatEndpoint
+from lionagi.service.http import (
+    ChatCompletionsProjector,
+    HTTPErrorInfo,
+    OpenAIChatEndpoint,
+    StreamProjector,
+)
 
 __all__ = [
     "OpenRouterCacheControl",
     "OpenRouterChat",
+    "OpenRouterProjector",
     "OpenRouterChatRequest",
     "OpenRouterProviderPreferences",
     "OpenRouterReasoning",
@@ -98,8 +104,22 @@ class OpenRouterChatRequest(OpenAIChatCompletionsRequest):
     usage: OpenRouterUsage | None = None
 
 
+class OpenRouterProjector(ChatCompletionsProjector):
+    """The shared chat stream, keeping OpenRouter's ``delta.reasoning_details``.
+
+    Those blocks (reasoning text, summaries, encrypted reasoning, each with its format and
+    signature) are what a later turn sends back on the assistant message to keep the model's
+    reasoning across tool calls; the one-shot ``message.reasoning_details`` carries them, so a
+    stream keeps them too, each delta's list on a ``thinking`` chunk with no text.
+    """
+
+    delta_fields = (("reasoning_details", "thinking"),)
+
+
 class OpenRouterChat(OpenAIChatEndpoint):
     """OpenRouter chat completions (``https://openrouter.ai/api/v1/chat/completions``)."""
+
+    projector: ClassVar[type[StreamProjector] | None] = OpenRouterProjector
 
     def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
         """A moderation refusal first, then the shared dialect's codes.
