@@ -383,3 +383,12 @@ def test_shapes_are_built_once_per_argument_set_and_validate_unknown_arguments()
         openai_chat_shapes("X", roles={"robot": {"a": str}})
     with pytest.raises(ValueError, match="typed already"):
         openai_chat_shapes("X", user_parts={"text": _Prefix})
+
+
+def test_the_request_checks_exactly_the_fields_the_shapes_model_declares() -> None:
+    # The request names its nested fields itself, so a plain-text call never imports the
+    # shapes module; the two lists must not drift apart.
+    from lionagi.service._catalog.openai_chat_types import OpenAIChatShapes
+    from lionagi.service._catalog.openai_request import NESTED_FIELDS
+
+    assert set(NESTED_FIELDS) == set(OpenAIChatShapes.model_fields)

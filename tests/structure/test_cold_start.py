@@ -105,6 +105,9 @@ def test_an_http_first_call_loads_no_agentic_subprocess_or_error_path_module(
         "lionagi.service._lifecycle.shared_config",
         "lionagi.service.scripted._endpoint",
         "difflib",
+        # The nested-shapes check: a plain-text chat never needs it (it cost the first call of
+        # the catalog's `openai` row some 50 ms when it was imported for every request).
+        "lionagi.service._catalog.openai_chat_types",
     )
     assert "lionagi.providers.openai._endpoints" in loaded
     assert sorted(m for m in loaded if m.startswith(unwanted)) == []

@@ -85,29 +85,35 @@ def _refuse_tool_choice(message: str) -> ValidationError:
     )
 
 
-_CHECKED: dict[type[BaseModel], tuple[type[BaseModel], tuple[str, ...]]] = {}
+# The nested fields the shapes check (`OpenAIChatShapes`'s fields; a test keeps the two equal).
+NESTED_FIELDS = (
+    "messages",
+    "tools",
+    "tool_choice",
+    "response_format",
+    "stream_options",
+    "audio",
+    "prediction",
+    "web_search_options",
+)
+_CHECKED: dict[type[BaseModel], tuple[str, ...]] = {}
 
 
-def _shapes_of(cls: type[OpenAIChatCompletionsRequest]) -> tuple[type[BaseModel], tuple[str, ...]]:
-    """``cls``'s shapes model and the fields it checks: those ``cls`` keeps as core declares them.
+def _checked_fields(cls: type[OpenAIChatCompletionsRequest]) -> tuple[str, ...]:
+    """The nested fields ``cls`` keeps as core declares them: the ones its shapes check.
 
     A vendor that retypes a field (Perplexity's ``web_search_options`` model) validates it
     with that type; checking it again against the shapes would judge a model as a mapping.
-    The shapes module is imported here, on the first request, not with this one (cold start).
     """
     found = _CHECKED.get(cls)
     if found is None:
-        from .openai_chat_types import openai_chat_shapes
-
-        shapes = cls.shapes or openai_chat_shapes()
         core = OpenAIChatCompletionsRequest.model_fields
         own = cls.model_fields
-        fields = tuple(
+        found = _CHECKED[cls] = tuple(
             name
-            for name in shapes.model_fields
-            if name in own and name in core and own[name].annotation == core[name].annotation
+            for name in NESTED_FIELDS
+            if name in own and own[name].annotation == core[name].annotation
         )
-        found = _CHECKED[cls] = (shapes, fields)
     return found
 
 
@@ -186,13 +192,16 @@ class OpenAIChatCompletionsRequest(BaseModel):
         declaration order, `null`s dropped) instead of the values as the caller wrote them. A
         subclass that overrides this calls `super()`.
         """
-        shapes, fields = _shapes_of(type(self))
         values = self.__dict__
-        checked = {name: values[name] for name in fields if values[name] is not None}
+        checked = {
+            name: values[name] for name in _checked_fields(type(self)) if values[name] is not None
+        }
         if checked and not _plain_text_chat(checked):
-            from .openai_chat_types import check_shapes
+            # Imported and built here, on the first request with more than plain-text messages,
+            # not with this module or for the common plain-text call (cold start).
+            from .openai_chat_types import check_shapes, openai_chat_shapes
 
-            check_shapes(shapes, checked)
+            check_shapes(type(self).shapes or openai_chat_shapes(), checked)
         problem = unoffered_tool_choice(
             self.tool_choice, self.tools, forced=_forced_function, names=_function_names
         )
