@@ -295,6 +295,11 @@ def _deep_list(depth: int) -> list[Any]:
     return value
 
 
+# The encoder's and the token estimate's own refusals are under test here, so the endpoint takes
+# no request model: a typed chat model refuses such content earlier, by its shape.
+_SCHEMALESS = {"request_options": None}
+
+
 def _unencodable_messages() -> list[list[dict[str, Any]]]:
     return [
         [{"role": "user", "content": object()}],  # no JSON form at all
@@ -306,7 +311,12 @@ async def test_payloads_that_cannot_be_encoded_never_touch_the_circuit(
     server, http, chat, probe, helpers, mode
 ):
     # Five such calls used to open the circuit although the provider saw no request.
-    model = http(server, attempts=3, circuit_policy=CircuitPolicy(failure_threshold=5))
+    model = http(
+        server,
+        attempts=3,
+        circuit_policy=CircuitPolicy(failure_threshold=5),
+        endpoint_config=_SCHEMALESS,
+    )
     bad_calls = 0
     for _ in range(3):
         for messages in _unencodable_messages():
@@ -332,7 +342,8 @@ async def test_payloads_that_cannot_be_encoded_never_touch_the_circuit(
 async def test_a_payload_too_deep_to_estimate_is_a_typed_error_at_admission(
     server, http, chat, probe, helpers, mode
 ):
-    model = http(server, limit_tokens=1_000_000)  # admission measures the messages
+    # admission measures the messages
+    model = http(server, limit_tokens=1_000_000, endpoint_config=_SCHEMALESS)
     call = model.create_api_calling(**{**chat, "messages": _unencodable_messages()[1]})
     with pytest.raises(EndpointConfigurationError) as info:
         await helpers.run(model, mode, call)
@@ -345,7 +356,12 @@ async def test_a_payload_too_deep_to_estimate_is_a_typed_error_at_admission(
 async def test_an_unencodable_payload_is_refused_even_while_the_circuit_is_open(
     server, http, chat, probe, helpers, mode
 ):
-    model = http(server, plan=["503"], circuit_policy=CircuitPolicy(failure_threshold=1))
+    model = http(
+        server,
+        plan=["503"],
+        circuit_policy=CircuitPolicy(failure_threshold=1),
+        endpoint_config=_SCHEMALESS,
+    )
     with pytest.raises(ProviderServerError):
         await helpers.run(model, mode, model.create_api_calling(**chat))
     assert model.circuit_breaker.state is CircuitState.OPEN

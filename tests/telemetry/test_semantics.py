@@ -135,8 +135,14 @@ async def test_content_capture_of_an_unencodable_payload_leaves_the_call_typed(o
 
     otel.on(capture_content=True)
     model = http(server)
-    part = {"type": "text", "text": "hi PROMPTMARK", "extra": {(1, 2): "tuple key"}}
-    chat = {"model": "fake-model", "messages": [{"role": "user", "content": [part]}]}
+    # A value with no JSON form where the chat shapes take any value (a tool's parameters): the
+    # request model accepts it and the encoder refuses it.
+    tool = {"type": "function", "function": {"name": "f", "parameters": {"x": object()}}}
+    chat = {
+        "model": "fake-model",
+        "messages": [{"role": "user", "content": "hi PROMPTMARK"}],
+        "tools": [tool],
+    }
     first = model.create_api_calling(**chat)
     with pytest.raises(EndpointConfigurationError):
         await model.invoke(first)
