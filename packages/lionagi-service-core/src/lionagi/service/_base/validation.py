@@ -14,6 +14,8 @@ from typing import Any, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
+from .suggest import did_you_mean
+
 __all__ = ["first_error"]
 
 _PREFIXES = ("Value error, ", "Assertion failed, ")
@@ -44,12 +46,7 @@ def _unknown_nested(loc: Sequence[int | str], model: type[BaseModel] | None) -> 
     owner = _model_at(model, loc[:-1]) if model is not None else None
     if owner is None:
         return "unknown field"
-    import difflib  # error path only
-
-    names = sorted(owner.model_fields)
-    close = difflib.get_close_matches(str(loc[-1]), names, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    return f"unknown field of {owner.__name__}{hint}"
+    return f"unknown field of {owner.__name__}{did_you_mean(str(loc[-1]), owner.model_fields)}"
 
 
 def _model_at(model: type[BaseModel], path: Sequence[int | str]) -> type[BaseModel] | None:

@@ -8,9 +8,15 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Mapping
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel
+
+from .._base.suggest import did_you_mean
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 __all__ = ["copy_defaults", "request_default_problems", "request_fields"]
 
@@ -40,7 +46,8 @@ def request_default_problems(
             continue
         # ``extra_body`` is the payload's documented escape hatch for newer vendor fields.
         if model is not None and allowed is not None and key not in allowed and key != "extra_body":
-            problems.append((key, f"is not a field of {model.__qualname__}{_hint(key, allowed)}"))
+            hint = did_you_mean(key, allowed)
+            problems.append((key, f"is not a field of {model.__qualname__}{hint}"))
             continue
         try:
             json.dumps(value, allow_nan=False)
@@ -57,41 +64,47 @@ def request_default_problems(
 def _value_problem(model: type[BaseModel], key: str, value: object) -> tuple[str, str] | None:
     """A default's value checked against its field's type, as the call would check it.
 
-    Only the key was checked before, so `request_defaults={"messages": [{"role": "usr"}]}` or
-    `{"temperature": "hot"}` passed the catalog build and failed on every call instead.
-    Model-level rules (a `tool_choice` naming no offered tool) need the whole request and are
-    left to the call. The location is `<key>.<path>` and the message never holds the value.
+    Only the key was checked before, so `{"temperature": "hot"}` passed the catalog build and
+    failed on every call instead. Model-level rules (a `tool_choice` naming no offered tool, the
+    nested shapes a Chat Completions request checks after validation) need the whole request
+    and are left to the call. The location is `<key>.<path>` and the message never holds the value.
     """
-    info = model.model_fields.get(key)
-    if info is None:
-        info = next(
-            (f for f in model.model_fields.values() if key in (f.alias, f.validation_alias)), None
-        )
-    if info is None:  # `extra_body`
-        return None
-    from typing import Annotated
+    from pydantic import ValidationError
 
-    from pydantic import TypeAdapter, ValidationError
-
-    from .._base.pydantic_plugins import answer_from_scan
     from .._base.validation import first_error
 
-    answer_from_scan()  # the first validator may be built here, before the first config's
+    adapter = _field_adapter(model, key)
+    if adapter is None:  # `extra_body`
+        return None
     try:
-        field_type: Any = Annotated[info.annotation, info]  # the field's type and constraints
-        TypeAdapter(field_type).validate_python(value)
+        adapter.validate_python(value)
     except ValidationError as exc:
         where, message = first_error(exc, "")
         return (f"{key}.{where}" if where else key, message)
     return None
 
 
-def _hint(key: str, allowed: frozenset[str]) -> str:
-    """The "did you mean" a misspelled request field gets, as it does at call time."""
-    import difflib  # error path only
+@cache
+def _field_adapter(model: type[BaseModel], key: str) -> TypeAdapter[Any] | None:
+    """The validator of ``model``'s field named (or aliased) ``key``; built once per field.
 
-    close = difflib.get_close_matches(key, sorted(allowed), n=1)
-    return f"; did you mean {close[0]!r}?" if close else ""
+    A model is built per endpoint and its defaults are checked at every construction, so the
+    adapter is kept rather than rebuilt each time.
+    """
+    info = model.model_fields.get(key)
+    if info is None:
+        info = next(
+            (f for f in model.model_fields.values() if key in (f.alias, f.validation_alias)), None
+        )
+    if info is None:
+        return None
+    from pydantic import TypeAdapter
+
+    from .._base.pydantic_plugins import answer_from_scan
+
+    answer_from_scan()  # the first validator may be built here, before the first config's
+    field_type: Any = Annotated[info.annotation, info]  # the field's type and constraints
+    return TypeAdapter(field_type)
 
 
 _IMMUTABLE = frozenset({str, int, float, bool, type(None)})

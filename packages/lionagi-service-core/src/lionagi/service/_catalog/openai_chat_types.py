@@ -55,6 +55,8 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from .._base.suggest import did_you_mean
+
 __all__ = ["OpenAIChatShapes", "check_shapes", "openai_chat_shapes"]
 
 # hide_input_in_errors: the outermost model's setting decides what pydantic's own text shows.
@@ -430,21 +432,19 @@ def _not_a_near_miss(known: tuple[str, ...]) -> AfterValidator:
     return AfterValidator(check)
 
 
-def _extend(name: str, base: type[BaseModel], fields: Mapping[str, Any] | None) -> type[BaseModel]:
-    """``base`` with optional ``fields`` (name -> type) added, or ``base`` itself."""
-    if not fields:
-        return base
-    added: dict[str, Any] = {key: (Optional[kind], None) for key, kind in fields.items()}  # noqa: UP045
-    return create_model(name, __base__=base, __module__=base.__module__, **added)
-
-
 def _message(
     name: str, base: type[BaseModel], fields: dict[str, Any], extra: Mapping[str, Any] | None
 ) -> type[BaseModel]:
+    """``base`` with ``fields`` (pydantic field definitions) and optional ``extra`` types added."""
     added: dict[str, Any] = dict(fields)
     for key, kind in (extra or {}).items():
         added[key] = (Optional[kind], None)  # noqa: UP045
     return create_model(name, __base__=base, __module__=base.__module__, **added)
+
+
+def _extend(name: str, base: type[BaseModel], extra: Mapping[str, Any] | None) -> type[BaseModel]:
+    """``base`` with optional ``extra`` fields (name -> type) added, or ``base`` itself."""
+    return _message(name, base, {}, extra) if extra else base
 
 
 _ROLES = ("system", "developer", "user", "assistant", "tool", "function")
@@ -736,15 +736,6 @@ def _at(data: Any, loc: Sequence[int | str]) -> Any:
     return data
 
 
-def _suggest(word: Any, names: Sequence[str]) -> str:
-    if not isinstance(word, str):
-        return ""
-    import difflib  # error path only
-
-    close = difflib.get_close_matches(word, list(names), n=1)
-    return f"; did you mean {close[0]!r}?" if close else ""
-
-
 def refused_shape(exc: ValidationError, shapes: type[BaseModel], data: Any) -> ValidationError:
     """The first error of checking ``data`` against ``shapes``, as the caller wrote the path.
 
@@ -761,7 +752,7 @@ def refused_shape(exc: ValidationError, shapes: type[BaseModel], data: Any) -> V
     if kind == "extra_forbidden":
         names = list(_fields_by_key(owner)) if owner is not None else []
         name = owner.__name__.lstrip("_") if owner is not None else "the request"
-        message = f"unknown field of {name}{_suggest(clean[-1] if clean else None, names)}"
+        message = f"unknown field of {name}{did_you_mean(clean[-1] if clean else None, names)}"
     elif kind.startswith(_UNKNOWN):
         key = kind.removeprefix(_UNKNOWN)
         value = _at(data, clean)
@@ -773,7 +764,7 @@ def refused_shape(exc: ValidationError, shapes: type[BaseModel], data: Any) -> V
             if key not in value:
                 message = f"Field required ({message.split('; ', 1)[-1]})"
             else:
-                message += _suggest(value[key], known)
+                message += did_you_mean(value[key], known)
             clean.append(key)
         else:
             message = f"expected an object ({message.split('; ', 1)[-1]})"
@@ -781,7 +772,7 @@ def refused_shape(exc: ValidationError, shapes: type[BaseModel], data: Any) -> V
         clean.append("type")
     elif kind == "literal_error":
         expected = re.findall(r"'([^']*)'", str((first.get("ctx") or {}).get("expected", "")))
-        message += _suggest(_at(data, clean), expected)
+        message += did_you_mean(_at(data, clean), expected)
     for prefix in ("Value error, ", "Assertion failed, "):
         message = message.removeprefix(prefix)
     error = PydanticCustomError("chat_request_shape", message)

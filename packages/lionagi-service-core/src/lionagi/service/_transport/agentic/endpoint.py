@@ -11,7 +11,6 @@ contract guard. An adapter implements :meth:`AgenticEndpoint._stream_agentic` on
 from __future__ import annotations
 
 import copy
-import difflib
 import os
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from contextlib import AbstractContextManager, aclosing, nullcontext
@@ -29,6 +28,7 @@ from ..._base.errors import (
     EndpointConfigurationError,
 )
 from ..._base.secrets import CREDENTIAL_ENV_NAME, MIN_ENV_SECRET
+from ..._base.suggest import did_you_mean
 from ..._base.validation import first_error
 from ..config import EndpointConfig
 from ..http.endpoint import Endpoint
@@ -676,7 +676,8 @@ def _input_key(model_type: type[BaseModel], name: str) -> str:
 
 
 def _unknown_field(key: str, model_type: type[BaseModel], keys: frozenset[str]) -> str:
-    close = difflib.get_close_matches(key, sorted(keys), n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
     listed = ", ".join(sorted(keys)[:40])
-    return f"unknown request field for {model_type.__name__}{hint} (accepted: {listed})"
+    return (
+        f"unknown request field for {model_type.__name__}{did_you_mean(key, keys)} "
+        f"(accepted: {listed})"
+    )

@@ -7,7 +7,6 @@ runtime-only; handlers are the callable subset, by default all of them.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, ClassVar
@@ -15,6 +14,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from ..._base.errors import AgenticHandlerError
+from ..._base.suggest import did_you_mean
 
 __all__ = ["AgenticHandlersMixin", "Handler"]
 
@@ -94,8 +94,7 @@ class AgenticHandlersMixin:
     @classmethod
     def _unknown_message(cls, name: str, what: str) -> str:
         accepted = sorted(cls.handler_names() if what == "handler" else cls.runtime_arg_keys)
-        close = difflib.get_close_matches(name, accepted, n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
+        hint = did_you_mean(name, accepted)
         listed = ", ".join(accepted) if accepted else "none"
         return f"unknown {what} for {cls.__name__} (accepted: {listed}){hint}"
 

@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import AliasChoices, AliasPath, BaseModel, ValidationError
 
 from ..._base.errors import EndpointConfigurationError
+from ..._base.suggest import did_you_mean
 from ..._base.validation import first_error
 from ..config import EndpointConfig
 from .json_native import json_field_order
@@ -60,11 +61,8 @@ def accepted_keys(model: type[BaseModel]) -> frozenset[str] | None:
 
 
 def _unknown_key(key: str, model: type[BaseModel], keys: frozenset[str]) -> Exception:
-    import difflib  # error path only: keeps it off the first call
-
-    close = difflib.get_close_matches(key, sorted(keys), n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
     listed = ", ".join(sorted(keys)[:40])
+    hint = did_you_mean(key, keys)
     return EndpointConfigurationError(
         key, f"unknown request field for {model.__name__}{hint} (accepted: {listed})"
     )
