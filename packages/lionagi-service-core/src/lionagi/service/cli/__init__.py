@@ -297,7 +297,9 @@ def _os_failed(exc: OSError) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
-    print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
+    from ._render import exception_line  # redacted as every other error line
+
+    print(exception_line(f"error: {type(exc).__name__}: ", exc), file=sys.stderr)
     return 1
 
 
