@@ -244,7 +244,10 @@ def test_chat_refuses_loopback_without_allow_local_network_and_unset_key_env():
             "CORE12_UNSET_VAR",
         )
     no_traceback(refused.stderr, unset.stderr)
-    assert refused.returncode == 1  # UnsafeURLError: a provider error
+    # UnsafeURLError is a ProviderError in Python, but nothing was sent and the fix is a flag:
+    # bad usage or configuration, exit 2, with the flag named.
+    assert refused.returncode == 2, refused.stderr
+    assert "UnsafeURLError" in refused.stderr and "--allow-local-network" in refused.stderr
     assert unset.returncode == 2 and "CORE12_UNSET_VAR" in unset.stderr
 
 

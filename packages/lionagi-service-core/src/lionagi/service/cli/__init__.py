@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 from collections.abc import Sequence
 from importlib import metadata
-from typing import NoReturn
+from typing import Any, NoReturn
 
 __all__ = ["main"]
 
@@ -41,6 +42,26 @@ class _Parser(argparse.ArgumentParser):
     The stock parser prints the whole usage block before the message; a script reading stderr
     then gets several lines for one mistake. The usage stays one `--help` away.
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # No abbreviated long options, on every sub-command (add_parser builds this class too):
+        # with them `--api-key SECRET` was taken as `--api-key-env SECRET`, and the "is not set"
+        # error then printed the secret back. A flag is spelled out or refused.
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+    def parse_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> argparse.Namespace:
+        """Parse as argparse does, but name an unrecognized argument by its flag only.
+
+        The stock message repeats every leftover word, so `--api-key SECRET` (a flag that does
+        not exist) printed the secret. Values, and anything after `=`, are counted, not shown.
+        """
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            self.error(_unrecognized(extras))
+        return parsed
 
     def error(self, message: str) -> NoReturn:
         """Print `prog: error: message (see --help)` on one line and exit 2."""
@@ -59,6 +80,38 @@ def _timeout(text: str) -> float:
             f"{text!r}: give a finite number of seconds >= 0 (0 means no deadline)"
         )
     return value
+
+
+def _unrecognized(extras: Sequence[str]) -> str:
+    """The unrecognized-arguments message: flag names shown, every value only counted."""
+    flags = [word.partition("=")[0] for word in extras if word.startswith("-")]
+    hidden = sum(1 for word in extras if not word.startswith("-") or "=" in word)
+    message = f"unrecognized arguments: {' '.join(flags)}" if flags else "unrecognized arguments"
+    if hidden:
+        message += f" ({hidden} value{'s' if hidden > 1 else ''} not shown)"
+    if any("key" in flag.lower() or "token" in flag.lower() for flag in flags):
+        message += (
+            "; a key is never a flag: put it in an environment variable and pass "
+            "--api-key-env NAME (a CLI's gateway key: --gateway-key-env NAME)"
+        )
+    return message
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _env_name(text: str) -> str:
+    """`--api-key-env` / `--gateway-key-env`: a variable's name, refused without echoing it.
+
+    A value that is not a name is most likely the key itself, typed where its variable's name
+    belongs; repeating it in the error would put the secret on stderr and in CI logs.
+    """
+    if _ENV_NAME.fullmatch(text) is None:
+        raise argparse.ArgumentTypeError(
+            "takes the NAME of an environment variable (letters, digits and _, not starting "
+            "with a digit); the value given is not one and is not shown, in case it is a key"
+        )
+    return text
 
 
 def _setting(text: str) -> tuple[str, str]:
@@ -137,6 +190,7 @@ def _parser() -> argparse.ArgumentParser:
     http.add_argument(
         "--api-key-env",
         metavar="NAME",
+        type=_env_name,
         help="read the API key from this environment variable (never pass it as a flag)",
     )
     http.add_argument(
@@ -152,6 +206,7 @@ def _parser() -> argparse.ArgumentParser:
     agent.add_argument(
         "--gateway-key-env",
         metavar="NAME",
+        type=_env_name,
         help="read the gateway key from this environment variable (never pass it as a flag)",
     )
     agent.add_argument(

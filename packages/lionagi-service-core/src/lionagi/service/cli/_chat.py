@@ -23,6 +23,7 @@ from .._base.errors import (
     ProviderError,
     ProviderStreamError,
     RequestDeadlineExceeded,
+    UnsafeURLError,
 )
 from .._facade.imodel import iModel
 from .._transport.http.payload import accepted_keys
@@ -56,7 +57,9 @@ def exit_code_for(exc: BaseException) -> int:
         return 4
     if isinstance(exc, CatalogValidationError):
         return 5
-    if isinstance(exc, ProviderCatalogError | ValueError):
+    if isinstance(exc, ProviderCatalogError | ValueError | UnsafeURLError):
+        # A refused destination is a ProviderError in Python, but nothing was sent: the fix is
+        # the command line's own (--base-url or --allow-local-network), so it is bad usage.
         return 2
     if isinstance(exc, ProviderError):
         return 1
@@ -100,6 +103,14 @@ def agentic_settings_from_flags(
         values: dict[str, str] = {}
         for item in env:
             name, sep, value = item.partition("=")
+            if not sep and not name.isidentifier():
+                # Not a variable name: likely a secret typed where NAME=VALUE belongs. The
+                # settings model refuses bad names too, but its message would repeat this one.
+                raise EndpointConfigurationError(
+                    "env",
+                    "--env takes NAME=VALUE or a bare NAME to copy from this environment; the "
+                    "word given is neither and is not shown, in case it is a secret",
+                )
             if not sep:
                 found = source.get(name)
                 if found is None:
