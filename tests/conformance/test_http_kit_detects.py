@@ -34,6 +34,7 @@ from lionagi.service import (
     ProviderServerError,
     ProviderStreamError,
     ProviderUnauthorizedError,
+    ProviderUnsupportedModelError,
     StreamChunk,
     match_endpoint,
 )
@@ -206,6 +207,59 @@ class KeyOnTheRefusal(OpenAIChatEndpoint):
         except ProviderContentFilterError as exc:
             exc.sent_headers = dict(kwargs.get("extra_headers") or {})  # type: ignore[attr-defined]
             raise
+
+
+class UnsupportedModelAsClientError(OpenAIChatEndpoint):
+    """A status mapping that knows the 404 is refused but not why: a plain client error."""
+
+    def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
+        mapped = super().map_status_error(info)
+        if isinstance(mapped, ProviderUnsupportedModelError):
+            return ProviderClientError(str(mapped), status=info.status, body_excerpt=info.excerpt)
+        return mapped
+
+
+class UnsupportedModelAsProviderError(OpenAIChatEndpoint):
+    """A status mapping that wraps the refusal in the root class (counted by the circuit)."""
+
+    def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
+        mapped = super().map_status_error(info)
+        if isinstance(mapped, ProviderUnsupportedModelError):
+            return ProviderError(str(mapped))
+        return mapped
+
+
+class UnsupportedModelWithoutStatus(OpenAIChatEndpoint):
+    """Keeps the family but builds the CLI-form class, losing the HTTP status."""
+
+    def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
+        mapped = super().map_status_error(info)
+        if isinstance(mapped, ProviderUnsupportedModelError):
+            return ProviderUnsupportedModelError(str(mapped))
+        return mapped
+
+
+class RetriesUnsupportedModelItself(OpenAIChatEndpoint):
+    """Hopes the model appears and sends the request twice more."""
+
+    async def call(self, request: Any, **kwargs: Any) -> Any:
+        for _ in range(2):
+            try:
+                return await super().call(request, **kwargs)
+            except ProviderUnsupportedModelError:
+                await anyio.lowlevel.checkpoint()
+        return await super().call(request, **kwargs)
+
+
+class StreamUnsupportedModelAsProtocolError(OpenAIChatEndpoint):
+    """Re-raises the refused stream as a protocol error (counted by the circuit)."""
+
+    async def stream(self, request: Any, **kwargs: Any) -> AsyncIterator[StreamChunk]:
+        try:
+            async for chunk in super().stream(request, **kwargs):
+                yield chunk
+        except ProviderUnsupportedModelError as exc:
+            raise ProviderProtocolError(str(exc)) from None
 
 
 class QuotaAsServerError(OpenAIChatEndpoint):
@@ -667,6 +721,7 @@ class JSON(HTTPJSONConformance):
 
 
 _CONTENT_FILTER = "test_content_filter_is_typed_not_retried_circuit_neutral"
+_UNSUPPORTED_MODEL = "test_unsupported_model_is_typed_not_retried_circuit_neutral"
 
 # (kit, defect, case, what the failure says)
 DETECTS: list[tuple[type[Any], type[Endpoint], str, str]] = [
@@ -695,6 +750,22 @@ DETECTS: list[tuple[type[Any], type[Endpoint], str, str]] = [
     (Chat, StreamContentFilterAsStreamError, _CONTENT_FILTER, "opened the circuit"),
     (Chat, SwallowsErrorEvents, _CONTENT_FILTER, "StreamContentFilterError, got NoneType"),
     (Chat, KeyOnTheRefusal, _CONTENT_FILTER, "vars\\(ProviderStatusContentFilterError\\)"),
+    (
+        Chat,
+        UnsupportedModelAsClientError,
+        _UNSUPPORTED_MODEL,
+        "expected ProviderUnsupportedModelError, got ProviderClientError",
+    ),
+    (Chat, UnsupportedModelAsProviderError, _UNSUPPORTED_MODEL, "opened the circuit"),
+    (Chat, UnsupportedModelWithoutStatus, _UNSUPPORTED_MODEL, "has status None"),
+    (Chat, RetriesUnsupportedModelItself, _UNSUPPORTED_MODEL, "attempted 3 times"),
+    (
+        Chat,
+        StreamUnsupportedModelAsProtocolError,
+        _UNSUPPORTED_MODEL,
+        "after an unsupported model \\(HTTP 404\\) \\(stream\\(\\) raised "
+        "ProviderProtocolError.*opened the circuit",
+    ),
     (Chat, QuotaAsServerError, "test_quota_is_quota_error", "ProviderQuotaError"),
     (Chat, OverloadAsQuota, "test_overloaded_is_capacity_or_server_error", "CapacityError or"),
     (Chat, SwallowsMalformedBody, "test_malformed_body_is_protocol_error_not_retried", "FAILED"),

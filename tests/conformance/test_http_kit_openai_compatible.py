@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from lionagi.service import Endpoint, match_endpoint
 from lionagi.service_testing.conformance import (
     HTTPChatConformance,
@@ -91,3 +93,9 @@ class TestPlainGeminiOneShot(HTTPChatConformance):
 
     def valid_request(self) -> dict[str, Any]:
         return {"contents": [{"role": "user", "parts": [{"text": "hello"}]}]}
+
+    def test_unsupported_model_is_typed_not_retried_circuit_neutral(self) -> None:
+        # Gemini says "unknown model" in its own words (a 404 NOT_FOUND naming "models/<name>"),
+        # which only the gemini distribution's hook reads: core names no vendor, and a plain
+        # Endpoint has no vendor vocabulary. The gemini package runs this case on its rows.
+        pytest.skip("a plain core Endpoint has no Gemini error vocabulary (see the gemini package)")

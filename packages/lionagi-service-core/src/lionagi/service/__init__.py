@@ -62,6 +62,9 @@ if TYPE_CHECKING:
     )
     from ._base.errors import ProviderStatusContextError as ProviderStatusContextError
     from ._base.errors import ProviderStatusError as ProviderStatusError
+    from ._base.errors import (
+        ProviderStatusUnsupportedModelError as ProviderStatusUnsupportedModelError,
+    )
     from ._base.errors import ProviderStreamAuthError as ProviderStreamAuthError
     from ._base.errors import ProviderStreamCapacityError as ProviderStreamCapacityError
     from ._base.errors import (
@@ -215,6 +218,7 @@ _LAZY: dict[str, str] = {
     "ProviderContextError": "._base.errors",
     "ProviderStatusContextError": "._base.errors",
     "ProviderStatusContentFilterError": "._base.errors",
+    "ProviderStatusUnsupportedModelError": "._base.errors",
     "ProviderDiagnostic": "._base.diagnostics",
     "ProviderDisconnectError": "._base.errors",
     "ProviderEndpointSpec": "._catalog.specs",

@@ -3,8 +3,9 @@
 An error *kind* (``"401"``, ``"context_length"``, ``"quota"``, ...) is vendor-neutral; this module
 maps it to what that vendor really answers, so one scripted scenario reads true on every wire:
 ``overloaded`` is Anthropic's 529 but a 503 elsewhere, ``quota`` is OpenAI's 429
-``insufficient_quota`` but Anthropic's 400 "credit balance is too low", and a Gemini 429 carries
-its ``google.rpc.RetryInfo`` in ``error.details``.
+``insufficient_quota`` but Anthropic's 400 "credit balance is too low", a Gemini 429 carries
+its ``google.rpc.RetryInfo`` in ``error.details``, and ``model_not_found`` is each vendor's 404
+for a model it does not serve (named :data:`UNKNOWN_MODEL` in the text).
 
 A 401 body deliberately echoes the credential the client sent (at most 64 characters), the way
 OpenAI's "Incorrect API key provided: ..." does, so client tests can prove that error messages
@@ -21,6 +22,7 @@ from ._fake_wire import dumps
 __all__ = [
     "CONTENT_FILTER_MESSAGE",
     "ERROR_KINDS",
+    "UNKNOWN_MODEL",
     "Vendor",
     "anthropic_error",
     "error_body",
@@ -42,7 +44,10 @@ ERROR_KINDS: tuple[str, ...] = (
     "quota",
     "overloaded",
     "retry_after_date",
+    "model_not_found",
 )
+# The model a ``model_not_found`` reply names: a fixed name, so the reply stays one template.
+UNKNOWN_MODEL = "fake-unknown-model"
 _ECHO_LIMIT = 64
 _STATUS = {
     "401": 401,
@@ -54,6 +59,7 @@ _STATUS = {
     "quota": 429,
     "overloaded": 503,
     "retry_after_date": 429,
+    "model_not_found": 404,
     # Not an ERROR_KINDS member: a streamed request gets the refusal inside a 200 stream (see
     # ``_fake_chat.chat_stream``); only the one-shot answer is this status.
     "content_filter": 400,
@@ -118,6 +124,11 @@ _OPENAI: dict[str, tuple[str, str, str | None]] = {
         None,
     ),
     "404": ("Not found.", "invalid_request_error", "not_found"),
+    "model_not_found": (
+        f"The model `{UNKNOWN_MODEL}` does not exist or you do not have access to it.",
+        "invalid_request_error",
+        "model_not_found",
+    ),
 }
 
 
@@ -182,6 +193,7 @@ _ANTHROPIC: dict[str, tuple[str, str]] = {
         "Your API key does not have permission to use the specified resource.",
     ),
     "404": ("not_found_error", "Not found."),
+    "model_not_found": ("not_found_error", f"model: {UNKNOWN_MODEL}"),
     "429": ("rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit"),
     "retry_after_date": (
         "rate_limit_error",
@@ -218,6 +230,12 @@ _GEMINI: dict[str, tuple[str, str]] = {
     "400": ("INVALID_ARGUMENT", "Request contains an invalid argument."),
     "403": ("PERMISSION_DENIED", "The caller does not have permission"),
     "404": ("NOT_FOUND", "Requested entity was not found."),
+    "model_not_found": (
+        "NOT_FOUND",
+        f"models/{UNKNOWN_MODEL} is not found for API version v1beta, or is not supported for "
+        "generateContent. Call ListModels to see the list of available models and their "
+        "supported methods.",
+    ),
     "429": ("RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota)."),
     "retry_after_date": ("RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota)."),
     "quota": (
@@ -287,6 +305,7 @@ _OLLAMA: dict[str, str] = {
     "401": "unauthorized",
     "403": "forbidden",
     "404": "model not found, try pulling it first",
+    "model_not_found": f'model "{UNKNOWN_MODEL}" not found, try pulling it first',
     "429": "too many requests, please try again later",
     "retry_after_date": "too many requests, please try again later",
     "quota": "you have reached your usage limit, please upgrade to continue",
@@ -313,6 +332,7 @@ _JSON_TAGS: dict[str, str] = {
     "401": "INVALID_API_KEY",
     "403": "ACCESS_DENIED",
     "404": "NOT_FOUND",
+    "model_not_found": "NOT_FOUND",
     "429": "RATE_LIMIT_EXCEEDED",
     "retry_after_date": "RATE_LIMIT_EXCEEDED",
     "quota": "NO_MORE_CREDITS",

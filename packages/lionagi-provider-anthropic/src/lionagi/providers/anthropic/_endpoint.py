@@ -2,17 +2,19 @@
 
 Anthropic answers every request with an ``{"type": "error", "error": {"type", "message"}}``
 body; the status alone cannot tell a context overflow or an empty credit balance (both HTTP 400)
-from any other refused request, so :func:`anthropic_status_error` reads the error type and text:
+from any other refused request, nor an unknown model from a wrong path (both HTTP 404), so
+:func:`anthropic_status_error` reads the error type and text:
 
-========================================  =========================================  ===========
-body                                      typed error                                retried
-========================================  =========================================  ===========
-``overloaded_error`` / HTTP 529           :class:`ProviderStatusCapacityError`       yes
-"prompt is too long", "exceed context"    :class:`ProviderStatusContextError`        no
-"credit balance is too low", billing      :class:`ProviderQuotaExhaustedError`       no
-``rate_limit_error`` / HTTP 429           :class:`ProviderRateLimitError` (base)     yes
-HTTP 401 / 403                            :class:`ProviderUnauthorizedError` (base)  no
-========================================  =========================================  ===========
+=======================================  ============================================  ===========
+body                                     typed error                                   retried
+=======================================  ============================================  ===========
+``overloaded_error`` / HTTP 529          :class:`ProviderStatusCapacityError`          yes
+"prompt is too long", "exceed context"   :class:`ProviderStatusContextError`           no
+"credit balance is too low", billing     :class:`ProviderQuotaExhaustedError`          no
+HTTP 404 ``not_found_error`` "model: x"  :class:`ProviderStatusUnsupportedModelError`  no
+``rate_limit_error`` / HTTP 429          :class:`ProviderRateLimitError` (base)        yes
+HTTP 401 / 403                           :class:`ProviderUnauthorizedError` (base)     no
+=======================================  ============================================  ===========
 
 Messages carry only the bounded, redacted body excerpt core prepared.
 
@@ -37,6 +39,7 @@ from lionagi.service import (
     ProviderQuotaExhaustedError,
     ProviderStatusCapacityError,
     ProviderStatusContextError,
+    ProviderStatusUnsupportedModelError,
     StreamChunk,
 )
 from lionagi.service.http import (
@@ -64,6 +67,10 @@ ANTHROPIC_VERSION = "2023-06-01"
 _OVERLOADED = 529
 _CONTEXT_PHRASES = ("prompt is too long", "exceed context limit", "exceeds the context window")
 _CREDIT_PHRASES = ("credit balance is too low",)
+# A model the API does not serve: HTTP 404, ``not_found_error``, message ``model: <name>``. The
+# same type with another message (an unknown path or resource) is no statement about the model.
+_NOT_FOUND = "not_found_error"
+_MODEL_PREFIX = "model:"
 
 
 def _text(value: object) -> str:
@@ -86,6 +93,14 @@ def anthropic_status_error(info: HTTPErrorInfo) -> ProviderError | None:
         return ProviderStatusContextError(
             f"{info.where} refused the request: it does not fit the model's context window "
             f"(HTTP {info.status}){info.suffix}",
+            status=info.status,
+            body_excerpt=info.excerpt,
+        )
+    if info.status == 404 and kind == _NOT_FOUND and message.lstrip().startswith(_MODEL_PREFIX):
+        return ProviderStatusUnsupportedModelError(
+            f"{info.where} refused the request: the provider does not serve the requested model "
+            f"(HTTP {info.status}; the same model is refused again, so it is not retried)"
+            f"{info.suffix}",
             status=info.status,
             body_excerpt=info.excerpt,
         )

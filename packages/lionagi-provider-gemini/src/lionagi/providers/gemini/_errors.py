@@ -16,6 +16,10 @@ Google APIs answer ``{"error": {"code", "message", "status", "details"}}``; the 
   :class:`ProviderUnauthorizedError`; an invalid key is a 400 ``INVALID_ARGUMENT`` with reason
   ``API_KEY_INVALID`` on this API, mapped the same way.
 - ``UNAVAILABLE`` (503, "The model is overloaded") -> :class:`ProviderStatusCapacityError`.
+- ``NOT_FOUND`` (404) whose message names the model (``models/<name> is not found for API
+  version v1beta, or is not supported for generateContent ...``) ->
+  :class:`ProviderStatusUnsupportedModelError`, never retried: the same name is refused again.
+  A 404 naming anything else (a wrong path, a file) stays a plain client error.
 
 A prompt the API refuses outright is no error status: ``generateContent`` answers HTTP 200 with
 ``promptFeedback.blockReason`` and no candidate. The projector turns it into an error object of
@@ -40,6 +44,7 @@ from lionagi.service import (
     ProviderRateLimitError,
     ProviderStatusCapacityError,
     ProviderStatusContextError,
+    ProviderStatusUnsupportedModelError,
     ProviderUnauthorizedError,
 )
 from lionagi.service.http import HTTPErrorInfo
@@ -62,6 +67,8 @@ _DURATION = re.compile(r"\s*(\d+(?:\.\d+)?)s\s*")
 # The token-limit wording: "The input token count (N) exceeds the maximum number of tokens
 # allowed (M)", and the older "... exceeds the maximum ... token limit".
 _CONTEXT_TEXT = re.compile(r"token count.*exceeds|exceeds the maximum.*tokens?", re.IGNORECASE)
+# "models/<name> is not found for API version v1beta, or is not supported for generateContent."
+_UNKNOWN_MODEL_TEXT = re.compile(r"\s*models/\S+ is not found\b")
 _AUTH_STATUSES = frozenset({"UNAUTHENTICATED", "PERMISSION_DENIED"})
 _AUTH_REASONS = frozenset({"API_KEY_INVALID", "API_KEY_SERVICE_BLOCKED", "API_KEY_EXPIRED"})
 
@@ -160,6 +167,14 @@ def gemini_status_error(info: HTTPErrorInfo) -> ProviderError | None:
         return ProviderStatusContextError(
             f"{where} refused the request: it does not fit the model's context window "
             f"(HTTP {info.status}){suffix}",
+            status=info.status,
+            body_excerpt=info.excerpt,
+        )
+    if info.status == 404 and status == "NOT_FOUND" and _UNKNOWN_MODEL_TEXT.match(text):
+        return ProviderStatusUnsupportedModelError(
+            f"{where} refused the request: the provider does not serve the requested model "
+            f"(HTTP {info.status} NOT_FOUND; the same model is refused again, so it is not "
+            f"retried){suffix}",
             status=info.status,
             body_excerpt=info.excerpt,
         )

@@ -4,10 +4,18 @@ A local server: no key, and its documented default origin ``http://localhost:114
 one local destination these classes reach without ``allow_local_network`` (core's
 ``Endpoint.local_origins``). A caller's ``base_url`` naming any other local or private address
 still needs ``allow_local_network=True``.
+
+A model the server has not pulled is an HTTP 404 whose error text names it (``model "x" not
+found, try pulling it first``; newer servers ``model 'x' not found``): flat (``{"error":
+"..."}``) on the native API, inside an OpenAI-shaped error object (``type``
+``not_found_error``, no code) on ``/v1``. Every class reads it as
+:class:`~lionagi.service.ProviderStatusUnsupportedModelError` (never retried); a 404 with
+other text (a wrong path) stays a plain client error.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -19,6 +27,7 @@ from lionagi.service import (
     ProviderError,
     ProviderQuotaExhaustedError,
     ProviderStatusContextError,
+    ProviderStatusUnsupportedModelError,
 )
 from lionagi.service.http import (
     HTTPErrorInfo,
@@ -42,9 +51,32 @@ _LOCAL: frozenset[str] = frozenset({DEFAULT_ORIGIN})
 _USAGE_LIMIT = "usage limit"
 # "the input length exceeds the context length" (a request with truncation off).
 _CONTEXT = "exceeds the context length"
+# 'model "x" not found, try pulling it first' (and newer servers' "model 'x' not found").
+_UNKNOWN_MODEL = re.compile(r"""\s*model (["']).*?\1 not found\b""", re.IGNORECASE)
 # The members of a generate request the model reads as text: the prompt, the system prompt that
 # replaces the Modelfile's, and the text after the insertion point (fill-in-the-middle).
 _GENERATE_TEXT = ("prompt", "system", "suffix")
+
+
+def _unknown_model_error(info: HTTPErrorInfo) -> ProviderError | None:
+    """The unsupported-model error for Ollama's "model not found" 404, else None.
+
+    The text is read from either body shape: the native ``{"error": "<text>"}`` or the
+    ``/v1`` layer's ``{"error": {"message": "<text>", ...}}``.
+    """
+    if info.status != 404 or not isinstance(info.body, dict):
+        return None
+    error = info.body.get("error")
+    text = error.get("message") if isinstance(error, dict) else error
+    if not isinstance(text, str) or not _UNKNOWN_MODEL.match(text):
+        return None
+    return ProviderStatusUnsupportedModelError(
+        f"{info.where} refused the request: the provider does not serve the requested model "
+        f"(HTTP {info.status}; pull it first: the same model is refused again, so it is not "
+        f"retried){info.suffix}",
+        status=info.status,
+        body_excerpt=info.excerpt,
+    )
 
 
 class OllamaChat(OpenAIChatEndpoint):
@@ -52,11 +84,19 @@ class OllamaChat(OpenAIChatEndpoint):
 
     local_origins: ClassVar[frozenset[str]] = _LOCAL
 
+    def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
+        """A model the server has not pulled, then the OpenAI dialect's codes."""
+        return _unknown_model_error(info) or super().map_status_error(info)
+
 
 class OllamaEmbeddings(OpenAIEmbeddingsEndpoint):
     """Embeddings on Ollama's OpenAI-compatible API (``/v1/embeddings``)."""
 
     local_origins: ClassVar[frozenset[str]] = _LOCAL
+
+    def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
+        """A model the server has not pulled, then the OpenAI dialect's codes."""
+        return _unknown_model_error(info) or super().map_status_error(info)
 
 
 class OllamaGenerate(Endpoint):
@@ -130,8 +170,12 @@ class OllamaGenerate(Endpoint):
     def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
         """Type Ollama's flat ``{"error": "<text>"}`` bodies, which carry no codes.
 
-        A used-up plan is a quota (not a rate limit), an over-long input a context error.
+        A used-up plan is a quota (not a rate limit), an over-long input a context error, a
+        model the server has not pulled an unsupported model.
         """
+        unknown = _unknown_model_error(info)
+        if unknown is not None:
+            return unknown
         body = info.body
         text = body.get("error") if isinstance(body, dict) else None
         if info.status == 429 and isinstance(text, str) and _USAGE_LIMIT in text.lower():

@@ -24,6 +24,8 @@ Tree::
     │   │   │                                      never retried
     │   │   ├── ProviderStatusContextError       also a ProviderContextError
     │   │   ├── ProviderStatusContentFilterError also a ProviderContentFilterError
+    │   │   ├── ProviderStatusUnsupportedModelError
+    │   │   │                                    also a ProviderUnsupportedModelError
     │   │   └── ProviderUnauthorizedError        401/403, also a ProviderAuthError
     │   └── ProviderServerError                  5xx
     │       └── ProviderStatusCapacityError      also a ProviderCapacityError (e.g. HTTP 529)
@@ -114,6 +116,7 @@ __all__ = [
     "ProviderStatusContentFilterError",
     "ProviderStatusContextError",
     "ProviderStatusError",
+    "ProviderStatusUnsupportedModelError",
     "ProviderStreamAuthError",
     "ProviderStreamCapacityError",
     "ProviderStreamContentFilterError",
@@ -245,7 +248,14 @@ class ProviderCapacityError(ProviderError):
 
 
 class ProviderUnsupportedModelError(ProviderError):
-    """The provider does not serve the requested model for these credentials; not retried."""
+    """The provider does not serve the requested model for these credentials; not retried.
+
+    A wrong or unavailable model name is the caller's to fix: the same name is refused the same
+    way, so it is never retried and never counts against the provider's health. An HTTP 4xx
+    whose body says so is :class:`ProviderStatusUnsupportedModelError` (also a
+    :class:`ProviderClientError`), an error chunk :class:`ProviderStreamUnsupportedModelError`,
+    a CLI's error text this class itself.
+    """
 
 
 class ProviderPermissionError(ProviderError):
@@ -360,6 +370,19 @@ class ProviderStatusContentFilterError(ProviderClientError, ProviderContentFilte
     ``except ProviderContentFilterError`` caught the stream, 2xx and CLI forms but not this
     one; the dual class keeps ``status``, ``body_excerpt`` and ``except ProviderClientError``.
     A 429 or 5xx is never given this type: its status decides retrying and the circuit.
+    """
+
+
+class ProviderStatusUnsupportedModelError(ProviderClientError, ProviderUnsupportedModelError):
+    """A 4xx response saying the provider does not serve the requested model; not retried.
+
+    Providers answer a wrong model name with an HTTP 404 whose body names the model (OpenAI and
+    the services relaying it: code ``model_not_found``; other vendors in their own words, which
+    their adapters read). As a plain :class:`ProviderClientError`, ``except
+    ProviderUnsupportedModelError`` caught the stream and CLI forms but not this one; the dual
+    class keeps ``status``, ``body_excerpt`` and ``except ProviderClientError``. Only a body that
+    names the model gets this type: a 404 for anything else (a wrong path) stays a plain client
+    error, and a 429 or 5xx is never given it.
     """
 
 

@@ -42,6 +42,7 @@ _NEVER_RETRIED = (
     ProviderProtocolError,
     ProviderQuotaExhaustedError,
     ProviderStreamError,
+    ProviderUnsupportedModelError,
     UnsafeURLError,
 )
 
@@ -54,9 +55,9 @@ def is_retryable(exc: BaseException, policy: AttemptPolicy) -> bool:
     adapter mapped from its vendor's own status (`ProviderStatusCapacityError`, e.g. a 4xx
     meaning "no capacity, retry") when `retry_server_errors`, and other provider errors
     whose classification marked them `retryable` (quota/capacity text from a CLI). Never:
-    other 4xx, auth, context, content filter, protocol and stream errors, billing quota
-    exhaustion (whatever its status), circuit-open, SSRF refusals, non-provider exceptions,
-    cancellation.
+    other 4xx; auth, context, content filter, unsupported model, protocol and stream errors
+    and billing quota exhaustion, whatever their status; circuit-open, SSRF refusals,
+    non-provider exceptions, cancellation.
     """
     if not isinstance(exc, ProviderError) or isinstance(exc, _NEVER_RETRIED):
         return False

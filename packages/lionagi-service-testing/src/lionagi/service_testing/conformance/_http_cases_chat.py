@@ -16,6 +16,7 @@ from lionagi.service import (
     ProviderProtocolError,
     ProviderStreamContentFilterError,
     ProviderStreamError,
+    ProviderUnsupportedModelError,
     RequestDeadlineExceeded,
     StreamChunk,
 )
@@ -89,14 +90,31 @@ def _unknown_shown(out: StreamOutcome) -> list[str]:
     return [c.type for c in out.chunks if UNKNOWN_FIELD_VALUE in _shown(c)]
 
 
+_CONTENT_FILTER_WHY = (
+    "a refused prompt is the caller's content, not the provider's health, and must be a "
+    "ProviderContentFilterError, which the circuit leaves closed"
+)
+_UNSUPPORTED_MODEL_WHY = (
+    "a model name the provider does not serve is the caller's mistake, not the provider's "
+    "health, and must be a ProviderUnsupportedModelError, which the circuit leaves closed"
+)
+
+
 async def _circuit_stayed_closed(
-    case: HTTPCase, model: Any, refusal: BaseException | None, what: str
+    case: HTTPCase,
+    model: Any,
+    refusal: BaseException | None,
+    what: str,
+    *,
+    refused: str = "a content-filter refusal",
+    why: str = _CONTENT_FILTER_WHY,
 ) -> None:
     """The next call on ``model`` (a circuit opening at one failure) reaches the server.
 
     Checked before the refusal's class, so a refusal reported as anything the circuit counts
     (a plain ``ProviderError`` or ``ProviderStreamError``, a protocol error) fails here, with
-    what the adapter raised in the message.
+    what the adapter raised in the message. ``refused`` names the refusal, ``why`` says why it
+    must leave the circuit closed.
     """
     raised_as = f"{type(refusal).__name__}: {refusal}" if refusal is not None else "no error"
     before = case.attempts
@@ -108,11 +126,7 @@ async def _circuit_stayed_closed(
     else:
         error, status = call.execution.exception, call.execution.status
     reached = case.attempts - before
-    after = f"after a content-filter refusal ({what} raised {raised_as}) the next call"
-    why = (
-        "a refused prompt is the caller's content, not the provider's health, and must be a "
-        "ProviderContentFilterError, which the circuit leaves closed"
-    )
+    after = f"after {refused} ({what} raised {raised_as}) the next call"
     assert reached, (
         f"{after} never reached the server: the refusal opened the circuit "
         f"(failure_threshold=1); {why}"
@@ -500,6 +514,75 @@ class HTTPChatConformance(OneShotCases):
         assert out.call.execution.status is EventStatus.FAILED, (
             f"a refused stream ended {out.call.execution.status}"
         )
+        assert sent == 1, f"a refused stream was attempted {sent} times, expected 1"
+
+    @http_case
+    async def test_unsupported_model_is_typed_not_retried_circuit_neutral(
+        self, case: HTTPCase
+    ) -> None:
+        """A model the provider does not serve is a ``ProviderUnsupportedModelError``, sent once.
+
+        The server answers its dialect's HTTP 404 for an unknown model: OpenAI's
+        ``code: "model_not_found"`` (chat completions, Responses), Anthropic's
+        ``not_found_error`` "model: <name>", Gemini's ``NOT_FOUND`` "models/<name> is not
+        found ...", Ollama's ``model "<name>" not found, try pulling it first``. What a caller
+        depends on:
+
+        - ``invoke()`` fails with a ``ProviderUnsupportedModelError`` that keeps its ``status``
+          (404; core's ``ProviderStatusUnsupportedModelError``, also a ``ProviderClientError``),
+          after exactly one request: the same name is refused the same way, so a retry only
+          spends time;
+        - the circuit stays closed: on a model whose circuit opens at one failure, the next
+          call still reaches the server (counted, one caller's typo would cut every other
+          caller off);
+        - with ``streams``, ``stream()`` raises the same family after one request, the
+          circuit closed again;
+        - the key appears in no error (every case scans for it).
+
+        Troubleshooting: ``except ProviderUnsupportedModelError`` is how callers tell "fix the
+        model name" from a broken request. The OpenAI dialect's ``openai_status_error`` reads
+        ``model_not_found``; a vendor whose 404 says it in its own words maps that body in its
+        ``map_status_error`` to ``ProviderStatusUnsupportedModelError`` (only when the body
+        names the model: a 404 for a wrong path stays a plain client error) and falls back to
+        ``super().map_status_error(info)``; never turn it into a plain ``ProviderClientError``
+        / ``ProviderError`` or a status-less class, never retry inside ``call``.
+        """
+        model = case.model(failure_threshold=1)
+        before = case.attempts
+        call = await case.invoke(model, "model_not_found")
+        sent = case.attempts - before
+        refused = "an unsupported model (HTTP 404)"
+        await _circuit_stayed_closed(
+            case,
+            model,
+            call.execution.exception,
+            "invoke()",
+            refused=refused,
+            why=_UNSUPPORTED_MODEL_WHY,
+        )
+        exc = raised(call, ProviderUnsupportedModelError, refused)
+        status = getattr(exc, "status", None)
+        assert status == 404, (
+            f"the refusal {type(exc).__name__} has status {status!r}; the server answered "
+            "HTTP 404, which callers read from the error (keep core's "
+            "ProviderStatusUnsupportedModelError)"
+        )
+        assert sent == 1, f"an unsupported model was attempted {sent} times, expected 1"
+        case.assert_key_sent(model)
+        if not self.streams:
+            return
+        before = case.attempts
+        out = await case.stream(model, "model_not_found")
+        sent = case.attempts - before
+        await _circuit_stayed_closed(
+            case, model, out.error, "stream()", refused=refused, why=_UNSUPPORTED_MODEL_WHY
+        )
+        assert isinstance(out.error, ProviderUnsupportedModelError), (
+            "an unsupported model in a stream: expected ProviderUnsupportedModelError, got "
+            f"{type(out.error).__name__}: {out.error}"
+        )
+        shown = [c.type for c in out.chunks if c.type in ("text", "tool_use", "result")]
+        assert shown == [], f"a refused stream yielded output chunks: {shown}"
         assert sent == 1, f"a refused stream was attempted {sent} times, expected 1"
 
     # -- stream failures -------------------------------------------------------------------

@@ -6,8 +6,8 @@ native Gemini or Ollama) ships its endpoint and projector in its distribution.
 
 Errors: :func:`openai_status_error` reads the ``{"error": {"code", "type", "message"}}`` body the
 dialect returns and types what the status alone cannot say (a context overflow or a
-content-filter refusal is an HTTP 400, an exhausted billing quota an HTTP 429 that must not be
-retried).
+content-filter refusal is an HTTP 400, an unknown model an HTTP 404 like a wrong path, an
+exhausted billing quota an HTTP 429 that must not be retried).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from ..._base.errors import (
     ProviderQuotaExhaustedError,
     ProviderStatusContentFilterError,
     ProviderStatusContextError,
+    ProviderStatusUnsupportedModelError,
 )
 from .endpoint import Endpoint
 from .projection import ChatCompletionsProjector, PendingToolCall, StreamProjector
@@ -40,6 +41,9 @@ _QUOTA_CODES = frozenset({"insufficient_quota", "billing_hard_limit_reached"})
 _CONTENT_FILTER_CODES = frozenset({"content_filter", "content_policy_violation"})
 # Azure's inner error code for the same refusal (``error.innererror.code``).
 _CONTENT_FILTER_INNER_CODE = "ResponsibleAIPolicyViolation"
+# The code of "The model `x` does not exist or you do not have access to it." (HTTP 404), which
+# compatible services relay as it is.
+_UNSUPPORTED_MODEL_CODES = frozenset({"model_not_found"})
 
 
 def openai_status_error(info: HTTPErrorInfo) -> ProviderError | None:
@@ -49,8 +53,10 @@ def openai_status_error(info: HTTPErrorInfo) -> ProviderError | None:
     on a 4xx other than 429, `content_filter` or `content_policy_violation` (or Azure's
     `innererror.code` `ResponsibleAIPolicyViolation`) ->
     `ProviderStatusContentFilterError`, a 403 included: the code says the content was
-    refused, not the key; `insufficient_quota` or HTTP 402 ->
-    `ProviderQuotaExhaustedError` (billing: never retried).
+    refused, not the key; on a 4xx other than 429, `model_not_found` ->
+    `ProviderStatusUnsupportedModelError` (the provider does not serve that model; a 404
+    without the code, a wrong path, stays a plain client error); `insufficient_quota` or
+    HTTP 402 -> `ProviderQuotaExhaustedError` (billing: never retried).
     Messages carry only the redacted excerpt.
     """
     error = info.error
@@ -69,6 +75,14 @@ def openai_status_error(info: HTTPErrorInfo) -> ProviderError | None:
         return ProviderStatusContentFilterError(
             f"{info.where} refused the request: the provider's content filter blocked it "
             f"(HTTP {info.status}; the same content is refused again, so it is not retried)"
+            f"{info.suffix}",
+            status=info.status,
+            body_excerpt=info.excerpt,
+        )
+    if 400 <= info.status < 500 and info.status != 429 and names & _UNSUPPORTED_MODEL_CODES:
+        return ProviderStatusUnsupportedModelError(
+            f"{info.where} refused the request: the provider does not serve the requested model "
+            f"(HTTP {info.status}; the same model is refused again, so it is not retried)"
             f"{info.suffix}",
             status=info.status,
             body_excerpt=info.excerpt,
