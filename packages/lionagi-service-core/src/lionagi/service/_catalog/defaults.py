@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import copy
 import json
+import sys
 from collections.abc import Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from .._base.suggest import did_you_mean
 
@@ -19,6 +20,8 @@ if TYPE_CHECKING:
     from pydantic import TypeAdapter
 
 __all__ = ["copy_defaults", "request_default_problems", "request_fields"]
+
+_CHAT_REQUEST_MODULE = f"{__package__}.openai_request"
 
 
 def request_fields(model: type[BaseModel]) -> frozenset[str]:
@@ -40,6 +43,7 @@ def request_default_problems(
         return [(None, f"must be a mapping, got {type(defaults).__name__}")]
     problems: list[tuple[str | None, str]] = []
     allowed = request_fields(model) if model is not None else None
+    valid: dict[str, Any] = {}  # the defaults whose own field type took them
     for key, value in defaults.items():
         if not isinstance(key, str) or not key:
             problems.append((repr(key)[:80], "keys must be non-empty strings"))
@@ -58,6 +62,12 @@ def request_default_problems(
             problem = _value_problem(model, key, value)
             if problem is not None:
                 problems.append(problem)
+            else:
+                valid[key] = value
+    if model is not None and valid:
+        problem = _shape_problem(model, valid)
+        if problem is not None:
+            problems.append(problem)
     return problems
 
 
@@ -65,12 +75,10 @@ def _value_problem(model: type[BaseModel], key: str, value: object) -> tuple[str
     """A default's value checked against its field's type, as the call would check it.
 
     Only the key was checked before, so `{"temperature": "hot"}` passed the catalog build and
-    failed on every call instead. Model-level rules (a `tool_choice` naming no offered tool, the
-    nested shapes a Chat Completions request checks after validation) need the whole request
-    and are left to the call. The location is `<key>.<path>` and the message never holds the value.
+    failed on every call instead. The nested shapes a Chat Completions request checks after
+    validation are checked next, by `_shape_problem`. The location is `<key>.<path>` and the
+    message never holds the value.
     """
-    from pydantic import ValidationError
-
     from .._base.validation import first_error
 
     adapter = _field_adapter(model, key)
@@ -81,6 +89,36 @@ def _value_problem(model: type[BaseModel], key: str, value: object) -> tuple[str
     except ValidationError as exc:
         where, message = first_error(exc, "")
         return (f"{key}.{where}" if where else key, message)
+    return None
+
+
+def _shape_problem(model: type[BaseModel], values: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The nested shapes of a Chat Completions request's defaults, checked as the call checks them.
+
+    ``OpenAIChatCompletionsRequest`` (and every vendor's subclass) checks ``messages``, ``tools``,
+    ``stream_options`` and its other nested fields after validation, so a field type alone let
+    ``{"stream_options": {"include_usgae": True}}`` build and fail on every call. The same
+    function the call runs (``openai_request.check_nested``) runs here, so the location
+    (``stream_options.include_usgae``) and message ("did you mean ...") are the call's. Rules
+    that read the whole request (a ``tool_choice`` naming a tool the defaults do not offer) stay
+    with the call, which may bring the tools.
+
+    No other model has these shapes, and a subclass of that request exists only once its module
+    is imported: an endpoint of another kind neither imports it here nor pays for the check. The
+    shapes themselves load only for defaults with more than plain-text messages (cold start).
+    """
+    if _CHAT_REQUEST_MODULE not in sys.modules:
+        return None
+    from .openai_request import OpenAIChatCompletionsRequest, check_nested
+
+    if not issubclass(model, OpenAIChatCompletionsRequest):
+        return None
+    try:
+        check_nested(model, values)
+    except ValidationError as exc:
+        from .._base.validation import first_error  # error path only
+
+        return first_error(exc, "")
     return None
 
 

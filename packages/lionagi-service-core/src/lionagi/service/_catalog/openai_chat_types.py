@@ -39,8 +39,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from functools import cache
-from types import NoneType, UnionType
-from typing import Annotated, Any, Literal, Optional, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import (
     AfterValidator,
@@ -56,6 +55,7 @@ from pydantic import (
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from .._base.suggest import did_you_mean
+from .._base.validation import locate
 
 __all__ = ["OpenAIChatShapes", "check_shapes", "openai_chat_shapes"]
 
@@ -654,79 +654,6 @@ def _new_parts(
 # -- errors ---------------------------------------------------------------------------------------
 
 
-def _tagged(annotation: Any) -> bool:
-    """True for a union whose members carry ``Tag``s (its ``Discriminator`` may be on the field)."""
-    return any(
-        get_origin(arg) is Annotated and any(isinstance(meta, Tag) for meta in get_args(arg)[1:])
-        for arg in get_args(annotation)
-    )
-
-
-def _unwrap(annotation: Any) -> tuple[Any, bool]:
-    """``annotation`` without ``Annotated``/``Optional``, and whether it is a tagged union."""
-    while True:
-        origin = get_origin(annotation)
-        if origin is Annotated:
-            annotation = get_args(annotation)[0]
-            continue
-        if origin in (Union, UnionType):
-            if _tagged(annotation):
-                return annotation, True
-            members = [arg for arg in get_args(annotation) if arg is not NoneType]
-            if len(members) == 1:
-                annotation = members[0]
-                continue
-        return annotation, False
-
-
-def _member(annotation: Any, tag: str) -> Any:
-    for arg in get_args(annotation):
-        if get_origin(arg) is Annotated and any(
-            isinstance(meta, Tag) and meta.tag == tag for meta in get_args(arg)[1:]
-        ):
-            return arg
-    return None
-
-
-def _fields_by_key(model: type[BaseModel]) -> dict[str, Any]:
-    return {info.alias or name: info.annotation for name, info in model.model_fields.items()}
-
-
-def _walk(model: type[BaseModel], loc: Sequence[int | str]) -> tuple[list[int | str], Any, Any]:
-    """The location without union tags, the model holding its last part, and the union there.
-
-    pydantic puts the tag of a tagged union's chosen member into an error's location
-    (``messages.0.user.contnet``); the caller wrote ``messages.0.contnet``.
-    """
-    clean: list[int | str] = []
-    owner: Any = None
-    annotation: Any = model
-    union: Any = None
-    parts = list(loc)
-    while parts:
-        current, tagged = _unwrap(annotation)
-        if tagged:
-            member = _member(current, str(parts[0]))
-            if member is None:
-                break
-            union, annotation = current, member
-            parts.pop(0)
-            continue
-        part = parts.pop(0)
-        clean.append(part)
-        origin = get_origin(current)
-        if isinstance(current, type) and issubclass(current, BaseModel):
-            owner, annotation = current, _fields_by_key(current).get(str(part))
-        elif origin in (list, dict):
-            annotation = get_args(current)[-1] if get_args(current) else Any
-        else:
-            annotation = Any
-        union = None
-    clean.extend(parts)
-    final, tagged = _unwrap(annotation)
-    return clean, owner, final if tagged else union
-
-
 def _at(data: Any, loc: Sequence[int | str]) -> Any:
     for part in loc:
         try:
@@ -739,28 +666,23 @@ def _at(data: Any, loc: Sequence[int | str]) -> Any:
 def refused_shape(exc: ValidationError, shapes: type[BaseModel], data: Any) -> ValidationError:
     """The first error of checking ``data`` against ``shapes``, as the caller wrote the path.
 
-    Union tags are dropped from the location; an unknown key gets its model's closest field,
-    an unknown kind (role, type) its closest known value, located at the kind's key. The input
-    is never kept.
+    The location (union tags dropped) and an unknown key's message (its model's closest field)
+    are read by ``locate``, as every request model's errors are; this adds the words only the
+    shapes have: an unknown kind (role, type) gets its closest known value, located at the
+    kind's key, and a literal its closest allowed value. The input is never kept.
     """
     errors = exc.errors(include_input=False, include_url=False)
     # An unknown key first: a misspelled key also reads as its correct one missing.
     first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
     kind: str = first["type"]
-    clean, owner, union = _walk(shapes, first["loc"])
-    message: str = first["msg"]
-    if kind == "extra_forbidden":
-        names = list(_fields_by_key(owner)) if owner is not None else []
-        name = owner.__name__.lstrip("_") if owner is not None else "the request"
-        message = f"unknown field of {name}{did_you_mean(clean[-1] if clean else None, names)}"
-    elif kind.startswith(_UNKNOWN):
+    found = locate(first, shapes, drop_union_tags=True)
+    clean = list(found.loc)
+    message = found.message
+    if kind.startswith(_UNKNOWN):
         key = kind.removeprefix(_UNKNOWN)
         value = _at(data, clean)
         if isinstance(value, dict):
-            known = [
-                t.tag for arg in get_args(union) for t in get_args(arg)[1:] if isinstance(t, Tag)
-            ]
-            known = [tag for tag in known if tag != "other"]
+            known = [tag for tag in found.tags if tag != "other"]
             if key not in value:
                 message = f"Field required ({message.split('; ', 1)[-1]})"
             else:
@@ -773,8 +695,6 @@ def refused_shape(exc: ValidationError, shapes: type[BaseModel], data: Any) -> V
     elif kind == "literal_error":
         expected = re.findall(r"'([^']*)'", str((first.get("ctx") or {}).get("expected", "")))
         message += did_you_mean(_at(data, clean), expected)
-    for prefix in ("Value error, ", "Assertion failed, "):
-        message = message.removeprefix(prefix)
     error = PydanticCustomError("chat_request_shape", message)
     return ValidationError.from_exception_data(
         shapes.__name__, [InitErrorDetails(type=error, loc=tuple(clean), input=None)]

@@ -25,6 +25,7 @@ other shape (``allowed_tools``, a vendor's own) are the service's to judge and p
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
 from pydantic import (
@@ -40,7 +41,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from .tool_choice import unoffered_tool_choice
 
-__all__ = ["OpenAIChatCompletionsRequest", "OpenAIEmbeddingsRequest"]
+__all__ = ["OpenAIChatCompletionsRequest", "OpenAIEmbeddingsRequest", "check_nested"]
 
 
 def _forced_function(choice: Any) -> str | None:
@@ -192,21 +193,36 @@ class OpenAIChatCompletionsRequest(BaseModel):
         declaration order, `null`s dropped) instead of the values as the caller wrote them. A
         subclass that overrides this calls `super()`.
         """
-        values = self.__dict__
-        checked = {
-            name: values[name] for name in _checked_fields(type(self)) if values[name] is not None
-        }
-        if checked and not _plain_text_chat(checked):
-            # Imported and built here, on the first request with more than plain-text messages,
-            # not with this module or for the common plain-text call (cold start).
-            from .openai_chat_types import check_shapes, openai_chat_shapes
-
-            check_shapes(type(self).shapes or openai_chat_shapes(), checked)
+        check_nested(type(self), self.__dict__)
         problem = unoffered_tool_choice(
             self.tool_choice, self.tools, forced=_forced_function, names=_function_names
         )
         if problem is not None:
             raise _refuse_tool_choice(problem)
+
+
+def check_nested(request: type[OpenAIChatCompletionsRequest], values: Mapping[str, Any]) -> None:
+    """Check the nested fields among ``values`` against ``request``'s shapes; raise located.
+
+    The one check of the shapes, for a request after its fields are validated
+    (``model_post_init``) and for an endpoint's ``request_defaults`` when it is built
+    (``defaults.request_default_problems``): a misspelled default is refused at construction
+    with the error its first call would give, not found at that call. ``values`` are field
+    values that passed their own field types; the fields the shapes check and that are None or
+    absent are skipped.
+
+    Raises:
+        ValidationError: located at the path the caller wrote (``messages.0.contnet``).
+    """
+    checked = {
+        name: value for name in _checked_fields(request) if (value := values.get(name)) is not None
+    }
+    if checked and not _plain_text_chat(checked):
+        # Imported and built here, on the first request (or default) with more than plain-text
+        # messages, not with this module or for the common plain-text call (cold start).
+        from .openai_chat_types import check_shapes, openai_chat_shapes
+
+        check_shapes(request.shapes or openai_chat_shapes(), checked)
 
 
 class OpenAIEmbeddingsRequest(BaseModel):
