@@ -39,7 +39,6 @@ from lionagi.service import (
     ProviderQuotaExhaustedError,
     ProviderStatusCapacityError,
     ProviderStatusContextError,
-    ProviderStatusUnsupportedModelError,
     StreamChunk,
 )
 from lionagi.service.http import (
@@ -97,13 +96,7 @@ def anthropic_status_error(info: HTTPErrorInfo) -> ProviderError | None:
             body_excerpt=info.excerpt,
         )
     if info.status == 404 and kind == _NOT_FOUND and message.lstrip().startswith(_MODEL_PREFIX):
-        return ProviderStatusUnsupportedModelError(
-            f"{info.where} refused the request: the provider does not serve the requested model "
-            f"(HTTP {info.status}; the same model is refused again, so it is not retried)"
-            f"{info.suffix}",
-            status=info.status,
-            body_excerpt=info.excerpt,
-        )
+        return info.unsupported_model()
     if kind == "billing_error" or any(p in message for p in _CREDIT_PHRASES):
         return ProviderQuotaExhaustedError(
             f"{info.where}: the account's credit balance is exhausted (HTTP {info.status}; "

@@ -44,7 +44,6 @@ from lionagi.service import (
     ProviderRateLimitError,
     ProviderStatusCapacityError,
     ProviderStatusContextError,
-    ProviderStatusUnsupportedModelError,
     ProviderUnauthorizedError,
 )
 from lionagi.service.http import HTTPErrorInfo
@@ -171,13 +170,7 @@ def gemini_status_error(info: HTTPErrorInfo) -> ProviderError | None:
             body_excerpt=info.excerpt,
         )
     if info.status == 404 and status == "NOT_FOUND" and _UNKNOWN_MODEL_TEXT.match(text):
-        return ProviderStatusUnsupportedModelError(
-            f"{where} refused the request: the provider does not serve the requested model "
-            f"(HTTP {info.status} NOT_FOUND; the same model is refused again, so it is not "
-            f"retried){suffix}",
-            status=info.status,
-            body_excerpt=info.excerpt,
-        )
+        return info.unsupported_model("NOT_FOUND")
     if status == "UNAVAILABLE" and info.status >= 500:
         return ProviderStatusCapacityError(
             f"{where} is at capacity (HTTP {info.status} UNAVAILABLE){suffix}",

@@ -27,7 +27,6 @@ from lionagi.service import (
     ProviderError,
     ProviderQuotaExhaustedError,
     ProviderStatusContextError,
-    ProviderStatusUnsupportedModelError,
 )
 from lionagi.service.http import (
     HTTPErrorInfo,
@@ -70,13 +69,7 @@ def _unknown_model_error(info: HTTPErrorInfo) -> ProviderError | None:
     text = error.get("message") if isinstance(error, dict) else error
     if not isinstance(text, str) or not _UNKNOWN_MODEL.match(text):
         return None
-    return ProviderStatusUnsupportedModelError(
-        f"{info.where} refused the request: the provider does not serve the requested model "
-        f"(HTTP {info.status}; pull it first: the same model is refused again, so it is not "
-        f"retried){info.suffix}",
-        status=info.status,
-        body_excerpt=info.excerpt,
-    )
+    return info.unsupported_model("pull it first")
 
 
 class OllamaChat(OpenAIChatEndpoint):

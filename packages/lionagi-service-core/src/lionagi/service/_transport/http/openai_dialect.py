@@ -22,7 +22,6 @@ from ..._base.errors import (
     ProviderQuotaExhaustedError,
     ProviderStatusContentFilterError,
     ProviderStatusContextError,
-    ProviderStatusUnsupportedModelError,
 )
 from .endpoint import Endpoint
 from .projection import ChatCompletionsProjector, PendingToolCall, StreamProjector
@@ -80,13 +79,7 @@ def openai_status_error(info: HTTPErrorInfo) -> ProviderError | None:
             body_excerpt=info.excerpt,
         )
     if 400 <= info.status < 500 and info.status != 429 and names & _UNSUPPORTED_MODEL_CODES:
-        return ProviderStatusUnsupportedModelError(
-            f"{info.where} refused the request: the provider does not serve the requested model "
-            f"(HTTP {info.status}; the same model is refused again, so it is not retried)"
-            f"{info.suffix}",
-            status=info.status,
-            body_excerpt=info.excerpt,
-        )
+        return info.unsupported_model()
     # HTTP 402 Payment Required is how several compatible services (credits, prepaid balance)
     # say what insufficient_quota says.
     if names & _QUOTA_CODES or info.status == 402:

@@ -23,6 +23,7 @@ from ..._base.errors import (
     ProviderStatusContentFilterError,
     ProviderStatusContextError,
     ProviderStatusError,
+    ProviderStatusUnsupportedModelError,
     ProviderUnauthorizedError,
 )
 from ..._base.secrets import REDACTED, bounded, redact
@@ -146,6 +147,22 @@ class HTTPErrorInfo:
     def suffix(self) -> str:
         """`": <excerpt>"`, or `""` for an empty body: the tail generic messages use."""
         return f": {self.excerpt}" if self.excerpt else ""
+
+    def unsupported_model(self, hint: str = "") -> ProviderStatusUnsupportedModelError:
+        """The typed error for this response, read as "the provider does not serve the model".
+
+        Each dialect or vendor hook decides from its own body that the refusal names the model;
+        the wording of the error is one, here. ``hint`` (what fixes it, e.g. pulling the model)
+        goes inside the parenthesis, before why it is not retried.
+        """
+        lead = f"{hint}; " if hint else ""
+        return ProviderStatusUnsupportedModelError(
+            f"{self.where} refused the request: the provider does not serve the requested model "
+            f"(HTTP {self.status}; {lead}the same model is refused again, so it is not retried)"
+            f"{self.suffix}",
+            status=self.status,
+            body_excerpt=self.excerpt,
+        )
 
 
 def error_info(
