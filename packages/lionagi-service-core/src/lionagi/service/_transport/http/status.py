@@ -152,7 +152,7 @@ class HTTPErrorInfo:
         """The typed error for this response, read as "the provider does not serve the model".
 
         Each dialect or vendor hook decides from its own body that the refusal names the model;
-        the wording of the error is one, here. ``hint`` (what fixes it, e.g. pulling the model)
+        the wording of the error is one, here. `hint` (what fixes it, e.g. pulling the model)
         goes inside the parenthesis, before why it is not retried.
         """
         lead = f"{hint}; " if hint else ""
