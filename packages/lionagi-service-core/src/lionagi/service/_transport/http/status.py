@@ -224,10 +224,17 @@ def status_error(
             retry_after=retry_after,
         )
     if status in (401, 403):
+        # One class for both (the error tables type a 403 as auth), but not one sentence: a 403
+        # accepted the key and refused what it asked for (a model, a project, a region), so
+        # "refused the credentials" would send the caller to rotate a key that works.
+        refused = (
+            "refused the credentials (HTTP 401)"
+            if status == 401
+            else "refused the request for these credentials (HTTP 403: the key may lack access "
+            "to this model, project or region)"
+        )
         return ProviderUnauthorizedError(
-            f"{where} refused the credentials (HTTP {status}); {unauthorized_hint}{suffix}",
-            status=status,
-            body_excerpt=text,
+            f"{where} {refused}; {unauthorized_hint}{suffix}", status=status, body_excerpt=text
         )
     if 400 <= status < 500 and _CONTEXT.search(text, None):
         return ProviderStatusContextError(
