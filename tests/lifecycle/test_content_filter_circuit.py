@@ -69,6 +69,18 @@ REFUSALS = [
         {},
         id="relayed-azure",
     ),
+    # A CLI printing the refused response's body: the code as a JSON value, or in a Python
+    # dict's repr (an SDK-based gateway's message), with a message of the gateway's own.
+    pytest.param(
+        'unexpected status 400: {"error": {"message": "refused", "code": "content_filter"}}',
+        {},
+        id="json-code-in-text",
+    ),
+    pytest.param(
+        "Error code: 403 - {'error': {'message': 'nope', 'code': 'content_policy_violation'}}",
+        {},
+        id="repr-code-in-text",
+    ),
     # Anthropic's filtered output, as Claude Code relays it (anthropics/claude-code#17389).
     pytest.param(
         "Output blocked by content filtering policy",
@@ -117,6 +129,9 @@ def test_a_cli_printing_a_content_policy_refusal_is_neutral_for_the_circuit() ->
         ("content_filter_results could not be computed", {"status": 500}),
         ("the content filter service is unavailable", {"code": "content_filter_error"}),
         ("Invalid value for safety_settings", {"code": "SAFETY"}),
+        # The codes as other keys' values, or inside a longer code, name no refusal.
+        ('{"error": {"param": "content_filter", "code": "invalid_value"}}', {}),
+        ('{"error": {"code": "content_filter_error"}}', {"status": 500}),
         ("upstream failed", {"status": 500}),
     ],
 )

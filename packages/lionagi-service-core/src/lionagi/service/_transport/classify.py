@@ -209,6 +209,9 @@ DEFAULT_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
         # ``content_filter`` (its 400 for a filtered prompt, also relayed in a stream's error
         # chunk) and OpenAI's ``content_policy_violation`` (also OpenRouter's 403 code).
         r"(?:^|\n)(?:content_filter|content_policy_violation)(?:\n|$)"
+        # The same codes as the value of a relayed error object's ``code`` (JSON, or a Python
+        # dict's repr as SDK-based gateways print it), where a CLI prints the response body.
+        r"""|["']code["']\s*:\s*["'](?:content_filter|content_policy_violation)["']"""
         # Azure's inner error code, which gateways relay inside the message text, and its text.
         r"|\bResponsibleAIPolicyViolation\b"
         r"|triggering [^\n]{0,60}?content management policy"
