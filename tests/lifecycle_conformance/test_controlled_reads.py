@@ -304,3 +304,49 @@ async def test_the_connection_closes_at_the_deadline_while_a_chunk_is_held(attac
     assert closed_at, f"the connection was still open {held_until:.1f} s in, deadline 0.5 s"
     assert 0.4 <= closed_at[0] < held_until
     assert len(attached) == 1 and attached[0].expired
+
+
+async def test_a_batch_read_before_the_deadline_is_not_handed_out_after_it(
+    server, probe, chat, attached
+):
+    """The whole answer in one network read: chunks already read stop at the deadline too.
+
+    The fake server writes the stream in one write, so every chunk arrives in the first batch.
+    The call ends (ABORTED) when its deadline passes while the consumer holds the first chunk;
+    the rest of that batch used to be handed out after it, the stream then ending as if it had
+    succeeded, while the call itself said ABORTED.
+    """
+    model = _own_client_model(server, probe, headers={})
+    call = model.create_api_calling(**chat)
+    stream = model.stream(call, timeout=0.3)
+    first = await anext(stream)
+    assert first.type == "text"
+    with anyio.fail_after(BOUND):
+        while call.status is not EventStatus.ABORTED:  # noqa: ASYNC110 - the timer ends it
+            await anyio.sleep(0.02)
+    with pytest.raises(RequestDeadlineExceeded) as info:
+        await anext(stream)  # nothing more of the batch leaves
+
+    assert info.value.phase == "stream"
+    assert info.value is call.execution.exception  # the error the call recorded
+    assert len(attached) == 1
+    probe.left(call, EventStatus.ABORTED, RequestDeadlineExceeded)
+    await probe.finish()
+
+
+async def test_a_read_past_the_deadline_fails_even_when_the_source_never_awaits():
+    """In-process output answered without a checkpoint still meets the deadline.
+
+    A cancel scope whose deadline has passed fires only at a checkpoint; the scripted
+    provider hands its non-text chunks out without one, so a consumer that held the first
+    chunk past the deadline used to get the next three before the error.
+    """
+    async with iModel(model="scripted/demo") as model:
+        stream = model.stream(prompt="a b c d e f g h", pace=0.01, timeout=0.3)
+        first = await anext(stream)
+        assert first.type == "system"
+        await anyio.sleep(0.5)  # the deadline passes while the consumer holds the chunk
+        with pytest.raises(RequestDeadlineExceeded) as info:
+            await anext(stream)
+        assert info.value.phase == "stream"
+        await stream.aclose()

@@ -34,6 +34,10 @@ class AdmissionLease:
             wait on a consumer that may be the very task calling it. A stream assigns it around
             each batch it hands out (an attribute, not a method pair: two calls per chunk were a
             measurable share of a paced stream's cost, issue 15).
+        ended_parked: True once the holder's own deadline ended the call while it was parked
+            (set by the holder's timer, which also releases the permit). Checked with
+            `aborted` before each chunk leaves, so a batch read before the deadline is not
+            handed out after it, by a call that already ended.
     """
 
     __slots__ = (
@@ -43,6 +47,7 @@ class AdmissionLease:
         "_released",
         "_scopes",
         "aborted",
+        "ended_parked",
         "parked",
     )
 
@@ -51,6 +56,7 @@ class AdmissionLease:
         self._on_release: Callable[[AdmissionLease], None] | None = on_release
         self._released = False
         self.aborted = False
+        self.ended_parked = False
         self._scopes: set[anyio.CancelScope] = set()
         self.parked: Callable[[], None] | None = None
         self._on_abort: Callable[[], None] | None = None

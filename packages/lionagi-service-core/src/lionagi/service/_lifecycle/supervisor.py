@@ -503,7 +503,18 @@ class CallSupervisor:
             else limit.exceeded(key, "stream")
         )
         call.terminate(outcome_status(error), error=error)
+        lease.ended_parked = True
         lease.release()
+
+    @classmethod
+    def _parked_end(cls, call: APICalling) -> Exception:
+        """What the consumer gets after its call ended while it held a chunk: that call's error.
+
+        A close records `AdmissionClosed` on the call (or has not yet, if it landed between two
+        chunks of one batch); the deadline records the typed deadline error.
+        """
+        recorded = call.exception
+        return recorded if isinstance(recorded, Exception) else cls._closed_error(call)
 
     @staticmethod
     def _abort_parked(call: APICalling) -> None:
@@ -671,18 +682,20 @@ class CallSupervisor:
                                     chunk, error = self._error_chunk(call, chunk, failure, raised)
                                     yield chunk
                                     raise error
-                            # Closed while the consumer paused between chunks: nothing more leaves.
-                            if lease.aborted:
-                                raise self._closed_error(call)
+                            # Closed, or past the deadline, while the consumer paused between
+                            # chunks (the call already ended): nothing more of the batch leaves.
+                            if lease.aborted or lease.ended_parked:
+                                raise self._parked_end(call)
                             yield chunk
                     finally:
                         lease.parked = None
                     if iterator is None:
                         break
-                    # No abort scope is open while the consumer holds a chunk, so a close that
-                    # happened meanwhile is noticed here, before buffered output slips out.
-                    if lease.aborted:
-                        raise self._closed_error(call)
+                    # No abort scope is open while the consumer holds a chunk, so a close (or the
+                    # deadline, which ended the call) that happened meanwhile is noticed here,
+                    # before buffered output slips out or a finished read reports success.
+                    if lease.aborted or lease.ended_parked:
+                        raise self._parked_end(call)
                     try:
                         if run_control is not None:
                             if run_control.live:  # the process reader bounds its pipe reads
@@ -783,6 +796,11 @@ class CallSupervisor:
             DeadlineReached: ``until`` passed first (the caller raises the typed error).
             AdmissionClosed: the controller closed meanwhile.
         """
+        if until is not None and self._clock() >= until:
+            # A cancel scope whose deadline has passed fires only at a checkpoint, and a read
+            # the source answers from output it already holds never reaches one: the consumer
+            # that held a chunk past the deadline got the rest of the stream before the error.
+            raise DeadlineReached
         if until is None or is_native_clock(self._clock):
             with lease.abort_scope(until):
                 return await iterator.__anext__()
