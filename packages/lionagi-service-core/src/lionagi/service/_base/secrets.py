@@ -87,6 +87,10 @@ _SHAPES_SOURCE = (
     r"(?P<pk>(?<![A-Za-z0-9])(?i:" + _CREDENTIAL_NAMES + r")[\"']?\s{0,4}[=:]\s{0,4}[\"']?"
     r"(?i:" + _SCHEMES + r")?)(?!\[REDACTED\])[^\s\"'&,;<>()\[\]{}]{4,}"
     r"|(?P<pw>(?<![A-Za-z0-9])(?i:" + _CREDENTIAL_WORDS + r")=)(?!\[REDACTED\])[^\s\"'&,;<>]{4,}"
+    # A pair whose name was itself a known secret and is already replaced (a password that is
+    # the word ``password``): ``[REDACTED]=value`` or ``"[REDACTED]": "value"``. The literal
+    # pass runs first, so without this the name's own pattern no longer sees the pair.
+    r"|(?P<pr>\[REDACTED\](?:=|\"\s{0,4}:\s{0,4}\"))(?!\[REDACTED\])[^\s\"'&,;<>]{4,}"
     # An auth scheme followed by its credential, anywhere (``Bearer …``, ``Basic …``).
     r"|(?P<ps>(?<![A-Za-z0-9])(?i:bearer|basic|digest)\s{1,4})[A-Za-z0-9._~+/=\-]{8,}"
     # URL userinfo: ``scheme://user:pass@host`` keeps the scheme and host.
@@ -300,6 +304,7 @@ def _keep_prefix(match: re.Match[str]) -> str:
     prefix = (
         match.group("pk")
         or match.group("pw")
+        or match.group("pr")
         or match.group("ps")
         or match.group("pq")
         or match.group("pu")
