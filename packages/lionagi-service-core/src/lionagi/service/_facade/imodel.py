@@ -96,7 +96,8 @@ class iModel:
         clock: Injected time source for deterministic tests.
         sleep: Injected sleep, paired with `clock`.
         agentic_settings: Deployment settings of a subprocess agentic endpoint (binary, gateway
-            URL and key, env, cwd, config home): an `AgenticSettings` or its mapping.
+            URL and key, env, containment root, cwd, config home): an `AgenticSettings` or its
+            mapping.
         **config_overrides: Further `EndpointConfig` fields; an unknown key raises
             `EndpointConfigurationError` naming it.
     """

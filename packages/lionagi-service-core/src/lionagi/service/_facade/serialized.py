@@ -92,7 +92,7 @@ _SERIALIZED_KEYS = frozenset(
 
 # The keys AgenticSettings.public_dict() writes.
 _PUBLIC_SETTINGS_KEYS = frozenset(
-    {"binary", "gateway_url", "cwd", "config_home", "env_names", "gateway_api_key_set"}
+    {"binary", "gateway_url", "root", "cwd", "config_home", "env_names", "gateway_api_key_set"}
 )
 
 _AGENTIC_MODULE = "lionagi.service._transport.agentic.endpoint"

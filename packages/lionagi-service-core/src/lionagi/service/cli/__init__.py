@@ -218,6 +218,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     agent.add_argument("--cwd", metavar="DIR", help="working directory of the CLI")
     agent.add_argument(
+        "--root",
+        metavar="DIR",
+        help="absolute directory every run (its repo, --cwd, workspace) must stay inside",
+    )
+    agent.add_argument(
         "--config-home",
         choices=("user", "isolated"),
         help="the user's own CLI login/config (default) or a throwaway isolated home",
@@ -311,6 +316,7 @@ def _run(argv: Sequence[str] | None) -> int:
                     env=args.env,
                     cwd=args.cwd,
                     config_home=args.config_home,
+                    root=args.root,
                 ),
             )
         if args.command == "providers":

@@ -80,6 +80,7 @@ def agentic_settings_from_flags(
     cwd: str | None,
     config_home: str | None,
     environ: Mapping[str, str] | None = None,
+    root: str | None = None,
 ) -> dict[str, Any] | None:
     """The ``AgenticSettings`` fields the ``chat`` flags give; None when no flag was used.
 
@@ -122,6 +123,8 @@ def agentic_settings_from_flags(
                 value = found
             values[name] = value
         fields["env"] = values
+    if root is not None:
+        fields["root"] = root
     if cwd is not None:
         fields["cwd"] = cwd
     if config_home is not None:

@@ -146,7 +146,7 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
 
     @property
     def settings(self) -> AgenticSettings:
-        """The deployment settings (binary, gateway, env, cwd, config home)."""
+        """The deployment settings (binary, gateway, env, root, cwd, config home)."""
         return self.__settings
 
     def _check_settings(self, settings: AgenticSettings) -> None:
@@ -244,7 +244,7 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
             args=args,
             env=env,
             inherit_env=inherit,
-            cwd=settings.cwd,
+            cwd=settings.default_directory(),
             secrets=secrets,
         )
 

@@ -18,6 +18,11 @@ Config home (``config_home``):
                 the adapter's headless settings and removed when the endpoint closes;
 ``None``        the deployment default: ``$LIONAGI_SERVICE_CONFIG_HOME`` (``user`` or
                 ``isolated``), else ``"user"``. Test suites set ``isolated`` there.
+
+Containment root (``root``): without it, a run's repository (its working directory, and the
+boundary its ``workspace`` and vendor path fields are contained in) is whatever the request's
+``repo`` says, so a server passing requests through cannot keep an agent out of ``/``. With it,
+every repository is itself contained in ``root`` (see ``SubprocessCliEndpoint.repository``).
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from pydantic import (
     Field,
     SecretStr,
     ValidationError,
+    ValidationInfo,
     field_serializer,
     field_validator,
 )
@@ -100,7 +106,14 @@ class AgenticSettings(BaseModel):
         env: Extra environment variables for the child, as a read-only mapping. Values are
             treated as secrets: they are masked in `repr`, never serialized, and redacted from
             captured stderr.
-        cwd: Working directory of the CLI when the request names none.
+        root: Opt-in containment boundary of every run (an absolute path). When set, the
+            request's `repo` must resolve (symlinks followed) inside it, a relative `repo` is
+            taken relative to it, and an absent `repo` means `cwd`, else `root` itself; so
+            `workspace` and every vendor path field contained in the repository stay inside
+            it too. A run that would escape fails before launch. None: the repository is the
+            request's `repo` as given, as before.
+        cwd: Working directory of the CLI when the request names none. With `root` set it
+            must be inside `root` (a relative `cwd` is taken relative to it), checked here.
         config_home: `"user"`: the CLI reads the user's own login and config, as a person
             running it by hand expects. `"isolated"`: a throwaway home owned by the endpoint,
             created at the first launch, seeded with the adapter's headless settings and
@@ -117,6 +130,8 @@ class AgenticSettings(BaseModel):
     gateway_url: str | None = None
     gateway_api_key: SecretStr | None = None
     env: Mapping[str, SecretStr] = Field(default_factory=lambda: _ReadOnlyEnv({}))
+    # Declared before ``cwd``: the ``cwd`` validator reads the validated ``root``.
+    root: Path | None = None
     cwd: Path | None = None
     config_home: ConfigHomeMode | None = None
 
@@ -148,6 +163,29 @@ class AgenticSettings(BaseModel):
             if "\x00" in secret.get_secret_value():
                 raise ValueError(f"value of {name} contains a NUL byte")
         return _ReadOnlyEnv(value)
+
+    @field_validator("root")
+    @classmethod
+    def _root(cls, value: Path | None) -> Path | None:
+        if value is None:
+            return None
+        if "\x00" in os.fspath(value):
+            raise ValueError("must be a directory path without NUL bytes")
+        if not value.is_absolute():
+            # Relative to what? The process's working directory can change under a server;
+            # a boundary that moves with it is no boundary.
+            raise ValueError("must be an absolute path (the boundary must not depend on the cwd)")
+        return value
+
+    @field_validator("cwd")
+    @classmethod
+    def _cwd(cls, value: Path | None, info: ValidationInfo) -> Path | None:
+        root = info.data.get("root")
+        if value is not None and root is not None:
+            problem = _cwd_outside_root(root, value)
+            if problem is not None:
+                raise ValueError(problem)
+        return value
 
     @field_serializer("env")
     def _dump_env(self, value: Mapping[str, SecretStr]) -> dict[str, SecretStr]:
@@ -204,6 +242,8 @@ class AgenticSettings(BaseModel):
             out["binary"] = self.binary
         if self.gateway_url is not None:
             out["gateway_url"] = redact_url(self.gateway_url)
+        if self.root is not None:
+            out["root"] = os.fspath(self.root)
         if self.cwd is not None:
             out["cwd"] = os.fspath(self.cwd)
         if self.config_home is not None:
@@ -217,15 +257,38 @@ class AgenticSettings(BaseModel):
     @classmethod
     def from_public_dict(cls, data: Mapping[str, Any]) -> AgenticSettings:
         """Rebuild the non-secret fields `public_dict` wrote (name-only keys skipped)."""
-        fields = {k: data[k] for k in ("binary", "gateway_url", "cwd", "config_home") if k in data}
+        keys = ("binary", "gateway_url", "root", "cwd", "config_home")
+        fields = {k: data[k] for k in keys if k in data}
         return coerce_agentic_settings(fields)
 
+    def default_directory(self) -> Path | None:
+        """Where a run works when its request names no `repo`, before resolution.
+
+        `cwd` (under `root` when `cwd` is relative and `root` is set), else `root`, else None
+        (this process's working directory).
+        """
+        if self.cwd is None:
+            return self.root
+        if self.root is not None and not self.cwd.is_absolute():
+            return self.root / self.cwd
+        return self.cwd
+
     def merged(self, other: AgenticSettings) -> AgenticSettings:
-        """These settings with every field `other` set explicitly taking precedence."""
+        """These settings with every field `other` set explicitly taking precedence.
+
+        Raises:
+            EndpointConfigurationError: the merged `cwd` is outside the merged `root` (field
+                `agentic_settings.cwd`), which neither record alone may show.
+        """
         if not other.model_fields_set:
             return self
         update = {name: getattr(other, name) for name in other.model_fields_set}
-        return self.model_copy(update=update)
+        merged = self.model_copy(update=update)  # no validation: check the one cross-field rule
+        if merged.root is not None and merged.cwd is not None:
+            problem = _cwd_outside_root(merged.root, merged.cwd)
+            if problem is not None:
+                raise EndpointConfigurationError("agentic_settings.cwd", problem)
+        return merged
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,7 +303,8 @@ class AgenticLaunch:
             settings' `env` (which wins); pass as `SubprocessSpec.env`.
         inherit_env: Names to copy from this process: locale and user; in user mode also the
             XDG dirs, proxies and CA bundles, and the adapter's `user_inherit_env`.
-        cwd: The settings' working directory, used when the request names none.
+        cwd: The settings' working directory (`default_directory()`: `cwd`, else `root`),
+            used when the request names none.
         secrets: Values to redact from the child's stderr and error events: the settings'
             secrets and, in user mode, the inherited values of credential-looking names.
     """
@@ -274,6 +338,32 @@ def coerce_agentic_settings(
     except ValidationError as exc:
         loc, message = first_error(exc, "")
         raise EndpointConfigurationError(f"{field}.{loc}" if loc else field, message) from None
+
+
+def _cwd_outside_root(root: Path, cwd: Path) -> str | None:
+    """Why `cwd` is not inside `root`, or None when it is.
+
+    Symlinks are resolved where they exist, but neither directory has to exist yet (a missing
+    `cwd` is a launch error, as without `root`); each launch checks again, strictly. A
+    relative `cwd` is taken relative to `root` under the rules of a relative request path
+    (`contained_path`): no `..` component and no leading `~`.
+    """
+    text = os.fspath(cwd)
+    if "\x00" in text:
+        return "must be a directory path without NUL bytes"
+    if cwd.is_absolute():
+        candidate = cwd
+    else:
+        if text.startswith("~"):
+            return f"{text!r} starts with '~'; give a path inside root {root}"
+        if ".." in cwd.parts:
+            return f"{text!r} contains '..'; give a path inside root {root}"
+        candidate = root / cwd
+    real_root = Path(os.path.realpath(root))
+    real = Path(os.path.realpath(candidate))
+    if not real.is_relative_to(real_root):
+        return f"{text!r} resolves to {real}, outside root {real_root}"
+    return None
 
 
 @cache

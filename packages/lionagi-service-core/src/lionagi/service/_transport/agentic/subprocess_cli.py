@@ -38,6 +38,8 @@ from ..subprocess import (
     SubprocessSpec,
     json_events,
     projected_events,
+    resolve_repo,
+    resolve_within,
     resolve_workspace,
 )
 from ..wire_errors import typed_wire_error
@@ -62,7 +64,10 @@ class CliRequest(Protocol):
 
     @property
     def repo(self) -> str | None:
-        """Working directory of the run; None means the settings' `cwd` (or the caller's)."""
+        """Working directory of the run; None means the settings' `cwd` (or the caller's).
+
+        With the settings' `root`, it must be inside `root` (relative: taken from `root`).
+        """
 
     @property
     def workspace(self) -> str | None:
@@ -198,10 +203,27 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
         A directory the settings gave is the deployment's `cwd`, not a request's `repo`, so an
         error about it names `cwd`. Every path field an adapter contains (`workspace` here, a
         vendor's own directory fields) is checked against this one root.
+
+        With the `root` setting the repository is itself confined (`resolve_within`): it is
+        returned resolved, inside `root` (a relative `repo` or `cwd` is taken relative to it,
+        neither given means `root`, named `root`), so everything contained in it is inside
+        `root` too. Without it, `repo` is returned as given (None: this process's directory).
+
+        Raises:
+            AgenticRequestValidationError: with `root` set, the repository escapes it or is not
+                an existing directory inside it (`field` is `repo`, or `cwd`), or `root` itself
+                is not an existing directory (`field` is `root`).
         """
+        root = self.settings.root
+        if root is None:
+            if request.repo is not None:
+                return request.repo, "repo"
+            return self.settings.cwd, "cwd"
         if request.repo is not None:
-            return request.repo, "repo"
-        return self.settings.cwd, "cwd"
+            return resolve_within(root, request.repo, field="repo"), "repo"
+        if self.settings.cwd is not None:
+            return resolve_within(root, self.settings.cwd, field="cwd"), "cwd"
+        return resolve_repo(root, field="root"), "root"
 
     def working_directory(self, request: CliRequest) -> Path | None:
         """`repo` (else the settings' `cwd`) with `workspace` contained in it, or None."""

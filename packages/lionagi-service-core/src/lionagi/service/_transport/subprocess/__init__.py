@@ -37,6 +37,7 @@ from .spec import SubprocessSpec as SubprocessSpec
 from .tree import contains_setsid_descendants as contains_setsid_descendants
 from .workspace import contained_path as contained_path
 from .workspace import resolve_repo as resolve_repo
+from .workspace import resolve_within as resolve_within
 from .workspace import resolve_workspace as resolve_workspace
 
 __all__ = [
@@ -68,6 +69,7 @@ __all__ = [
     "require_executable",
     "resolve_executable",
     "resolve_repo",
+    "resolve_within",
     "resolve_workspace",
     "terminate_process_group",
 ]

@@ -8,6 +8,10 @@ names a directory or file is an escape route unless it is contained. Checks run 
 * any ``..`` component is rejected lexically, even when it would land back inside;
 * after resolving symlinks the path must still be inside the resolved repository.
 
+A deployment may also pin the repository itself (``AgenticSettings.root``): then
+:func:`resolve_within` resolves the repository inside that root, and every path contained in the
+repository is inside the root too.
+
 Symlinks are resolved at check time; a symlink swapped between the check and the CLI's own use
 is outside what a parent process can prevent.
 """
@@ -20,7 +24,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from ..._base.errors import AgenticRequestValidationError
 
-__all__ = ["contained_path", "resolve_repo", "resolve_workspace"]
+__all__ = ["contained_path", "resolve_repo", "resolve_within", "resolve_workspace"]
 
 
 def resolve_repo(repo: str | os.PathLike[str] | None, *, field: str = "repo") -> Path:
@@ -44,6 +48,7 @@ def contained_path(
     field: str,
     must_exist: bool = False,
     repo_field: str = "repo",
+    boundary: str = "the repository",
 ) -> Path:
     """Resolve `value` relative to `repo` and prove it stays inside.
 
@@ -53,6 +58,7 @@ def contained_path(
         field: Request field name, used in the error so the caller knows what to fix.
         must_exist: Also require the path to exist.
         repo_field: The name an error about `repo` itself carries (where `repo` came from).
+        boundary: What `repo` is, in an error's words ("the repository").
 
     Raises:
         AgenticRequestValidationError: `value` is empty, absolute, contains `..`, escapes
@@ -73,12 +79,12 @@ def contained_path(
         or text.startswith(("\\", "~"))
     ):
         raise AgenticRequestValidationError(
-            field, f"{text!r} is absolute; give a path relative to the repository {root}"
+            field, f"{text!r} is absolute; give a path relative to {boundary} {root}"
         )
     parts = text.replace("\\", "/").split("/")
     if ".." in parts:
         raise AgenticRequestValidationError(
-            field, f"{text!r} contains '..'; give a path inside the repository {root}"
+            field, f"{text!r} contains '..'; give a path inside {boundary} {root}"
         )
     try:
         resolved = _resolve_refusing_loops(root / text)
@@ -86,10 +92,71 @@ def contained_path(
         raise AgenticRequestValidationError(field, f"{text!r} cannot be resolved ({exc})") from None
     if not resolved.is_relative_to(root):
         raise AgenticRequestValidationError(
-            field, f"{text!r} resolves to {resolved}, outside the repository {root} (symlink)"
+            field, f"{text!r} resolves to {resolved}, outside {boundary} {root} (symlink)"
         )
     if must_exist and not resolved.exists():
         raise AgenticRequestValidationError(field, f"{text!r} does not exist under {root}")
+    return resolved
+
+
+def resolve_within(
+    root: str | os.PathLike[str],
+    repo: str | os.PathLike[str] | None,
+    *,
+    field: str = "repo",
+    root_field: str = "root",
+) -> Path:
+    """The repository of a run confined to a deployment's `root`: an existing directory inside.
+
+    None is `root` itself. A relative `repo` is taken relative to `root` under the rules of
+    `contained_path` (no `..` component, no leading `~`, symlinks followed). An absolute one
+    must resolve, symlinks followed, inside `root`. Containment is checked before existence,
+    so an error does not tell whether a path outside `root` exists (nor, for an absolute
+    path, where it resolves to).
+
+    Args:
+        root: The deployment's boundary (`AgenticSettings.root`).
+        repo: The repository asked for (a request's `repo`, or the settings' `cwd`).
+        field: The name an error about `repo` carries (`repo`, or `cwd`).
+        root_field: The name an error about `root` itself carries.
+
+    Raises:
+        AgenticRequestValidationError: `root` does not exist or is not a directory (`.field`
+            is `root_field`); `repo` is empty, escapes `root`, does not exist there or is not a
+            directory (`.field` is `field`).
+    """
+    base = resolve_repo(root, field=root_field)
+    if repo is None:
+        return base
+    text = os.fspath(repo)
+    if not isinstance(text, str):
+        raise AgenticRequestValidationError(field, "must be a text path")
+    if "\x00" not in text and Path(text).is_absolute():
+        try:
+            resolved = _resolve_refusing_loops(Path(text))
+        except (OSError, RuntimeError) as exc:  # a symlink loop
+            raise AgenticRequestValidationError(
+                field, f"{text!r} cannot be resolved ({exc})"
+            ) from None
+        if not resolved.is_relative_to(base):
+            # Checked before existence and without the resolved path: an error must not tell
+            # a request what exists outside the root, or where a symlink there points.
+            raise AgenticRequestValidationError(
+                field, f"{text!r} is outside the deployment's root {base}"
+            )
+        if not resolved.exists():
+            raise AgenticRequestValidationError(field, f"{text!r} does not exist under {base}")
+    else:
+        resolved = contained_path(
+            base,
+            text,
+            field=field,
+            must_exist=True,
+            repo_field=root_field,
+            boundary="the deployment's root",
+        )
+    if not resolved.is_dir():
+        raise AgenticRequestValidationError(field, f"{text!r} is not a directory")
     return resolved
 
 
