@@ -106,12 +106,35 @@ def run_workers(server: RedisServer, key: str, mode: str, n: int, a: float, b: f
 # -- several processes share one limit --------------------------------------------------------
 
 
+# How late a worker may note a grant after Redis made it: its clock is read after the reply,
+# and on a loaded 2-core runner that reply can come well after the server's TIME.
+OBSERVATION_LAG = 0.1
+
+
+def _windows_of(times: list[float], window: float, limit: int) -> Counter[int]:
+    """Grants per window, each noted at most ``OBSERVATION_LAG`` after the server made it.
+
+    A worker writes ``time.time()`` once ``acquire`` has returned, so a grant made at the end
+    of window ``k`` can be noted early in ``k + 1``. Counting by the noted time alone then
+    shows ``limit + 1`` in a window no process exceeded (seen in CI under load). A grant noted
+    within the lag after a boundary is given to the earlier window while that one has room:
+    the test fails only when no placement within the lag keeps every window at its limit.
+    """
+    counts: Counter[int] = Counter()
+    for t in times:  # ascending, so an earlier window's room is known when a later grant comes
+        index = int(t // window)
+        if t - index * window < OBSERVATION_LAG and counts[index - 1] < limit:
+            index -= 1
+        counts[index] += 1
+    return counts
+
+
 def test_processes_sharing_one_window_never_exceed_it(redis_server: RedisServer) -> None:
     limit, window = 5, 0.5
     grants = run_workers(redis_server, "win", "window", 6, limit, window)
     times = [float(t) for worker in grants for t in worker]  # type: ignore[arg-type]
     assert len(times) == 24
-    per_window = Counter(int(t * 1000) // int(window * 1000) for t in times)
+    per_window = _windows_of(sorted(times), window, limit)
     assert max(per_window.values()) <= limit, per_window
     assert len(per_window) >= 24 // limit  # several windows were used, each at most full
     assert sum(1 for c in per_window.values() if c == limit) >= 2  # and windows did fill up
