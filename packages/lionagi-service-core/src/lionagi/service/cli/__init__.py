@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import re
 import sys
 from collections.abc import Sequence
 from importlib import metadata
@@ -97,16 +96,15 @@ def _unrecognized(extras: Sequence[str]) -> str:
     return message
 
 
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
 def _env_name(text: str) -> str:
     """`--api-key-env` / `--gateway-key-env`: a variable's name, refused without echoing it.
 
     A value that is not a name is most likely the key itself, typed where its variable's name
     belongs; repeating it in the error would put the secret on stderr and in CI logs.
     """
-    if _ENV_NAME.fullmatch(text) is None:
+    from .._transport.agentic.settings import is_env_name  # the settings' own rule
+
+    if not is_env_name(text):
         raise argparse.ArgumentTypeError(
             "takes the NAME of an environment variable (letters, digits and _, not starting "
             "with a digit); the value given is not one and is not shown, in case it is a key"

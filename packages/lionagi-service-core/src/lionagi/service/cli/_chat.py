@@ -26,6 +26,7 @@ from .._base.errors import (
     UnsafeURLError,
 )
 from .._facade.imodel import iModel
+from .._transport.agentic.settings import is_env_name
 from .._transport.http.payload import accepted_keys
 from ._render import LiveRenderer, renderer_for
 
@@ -104,7 +105,7 @@ def agentic_settings_from_flags(
         values: dict[str, str] = {}
         for item in env:
             name, sep, value = item.partition("=")
-            if not sep and not name.isidentifier():
+            if not sep and not is_env_name(name):
                 # Not a variable name: likely a secret typed where NAME=VALUE belongs. The
                 # settings model refuses bad names too, but its message would repeat this one.
                 raise EndpointConfigurationError(

@@ -65,6 +65,15 @@ CONFIG_HOME_ENV = "LIONAGI_SERVICE_CONFIG_HOME"
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
+def is_env_name(name: str) -> bool:
+    """Whether ``name`` is a portable environment variable name (letters, digits, ``_``).
+
+    The one rule for names a deployment or the command line hands over: settings' ``env``
+    keys, and the command line's ``--api-key-env``/``--gateway-key-env``/``--env`` names.
+    """
+    return _ENV_NAME.match(name) is not None
+
+
 class _ReadOnlyEnv(Mapping[str, SecretStr]):
     """`AgenticSettings.env` as stored: read-only, so a frozen record is frozen all the way down.
 
@@ -158,7 +167,7 @@ class AgenticSettings(BaseModel):
     @classmethod
     def _env(cls, value: Mapping[str, SecretStr]) -> Mapping[str, SecretStr]:
         for name, secret in value.items():
-            if not _ENV_NAME.match(name):
+            if not is_env_name(name):
                 raise ValueError(f"invalid variable name {name!r}")
             if "\x00" in secret.get_secret_value():
                 raise ValueError(f"value of {name} contains a NUL byte")
