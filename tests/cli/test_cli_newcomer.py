@@ -10,6 +10,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import textwrap
 import uuid
 from pathlib import Path
@@ -40,12 +41,40 @@ def error_lines(text: str) -> list[str]:
 # -- --version ------------------------------------------------------------------------------------
 
 
-def test_version_prints_the_core_distribution_version():
+def test_version_prints_core_and_every_installed_provider_distribution():
     from importlib import metadata
 
     done = run("--version")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == f"lionagi-service-core {metadata.version('lionagi-service-core')}"
+    lines = done.stdout.splitlines()
+    assert lines[0] == f"lionagi-service-core {metadata.version('lionagi-service-core')}: scripted"
+    expected = {
+        f"{ep.dist.name} {ep.dist.version}: {ep.name}"
+        for ep in metadata.entry_points(group="lionagi.providers")
+        if ep.dist is not None and ep.dist.name != "lionagi-service-core"
+    }
+    assert expected, "the workspace installs provider distributions"
+    assert expected <= set(lines)
+    assert f"lionagi-service {metadata.version('lionagi-service')}" in lines
+
+
+def test_version_imports_no_provider_module():
+    """A broken provider must not break --version: only distribution metadata is read."""
+    code = (
+        "import sys\n"
+        "from lionagi.service.cli._version import version_text\n"
+        "assert 'lionagi-provider-openai' in version_text()\n"
+        "print(sorted(m for m in sys.modules if m.startswith('lionagi.providers')))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
 
 
 # -- errors: stderr, one line ---------------------------------------------------------------------

@@ -26,8 +26,9 @@ import argparse
 import math
 import sys
 from collections.abc import Sequence
-from importlib import metadata
 from typing import Any, NoReturn
+
+from ._version import VersionAction
 
 __all__ = ["main"]
 
@@ -120,13 +121,6 @@ def _setting(text: str) -> tuple[str, str]:
     return key.strip(), value
 
 
-def _version() -> str:
-    try:
-        return metadata.version("lionagi-service-core")
-    except metadata.PackageNotFoundError:  # pragma: no cover - running from a bare source tree
-        return "unknown (lionagi-service-core is not installed as a distribution)"
-
-
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="lionagi-service",
@@ -137,7 +131,7 @@ def _parser() -> argparse.ArgumentParser:
             "143 terminated (SIGTERM)"
         ),
     )
-    parser.add_argument("--version", action="version", version=f"lionagi-service-core {_version()}")
+    parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     demo = sub.add_parser("demo", help="stream a scripted answer (no key, no network)")
