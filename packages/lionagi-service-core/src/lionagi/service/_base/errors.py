@@ -199,8 +199,12 @@ class EndpointConfigurationError(ProviderCatalogError, ValueError):
     """A configuration value is unknown or invalid; ``field`` names it."""
 
     def __init__(self, field: str, message: str) -> None:
-        self.field = field
-        super().__init__(f"{field}: {message}")
+        # The field path can hold caller data (a mapping key, an unknown keyword): a credential
+        # pasted there is redacted like any other text an error shows.
+        from .secrets import redact
+
+        self.field = redact(field)
+        super().__init__(f"{self.field}: {redact(message)}")
 
 
 # --- provider ------------------------------------------------------------------------------------
@@ -547,8 +551,12 @@ class AdmissionConfigError(AdmissionError, ValueError):
     """
 
     def __init__(self, field: str, message: str) -> None:
-        self.field = field
-        super().__init__(f"{field}: {message}")
+        # The field path can hold caller data (a mapping key, an unknown keyword): a credential
+        # pasted there is redacted like any other text an error shows.
+        from .secrets import redact
+
+        self.field = redact(field)
+        super().__init__(f"{self.field}: {redact(message)}")
 
 
 class AdmissionClosed(AdmissionError):
@@ -606,8 +614,12 @@ class AgenticRequestValidationError(ValueError):
     """An agentic request field is unknown or invalid; ``field`` names it."""
 
     def __init__(self, field: str, message: str) -> None:
-        self.field = field
-        super().__init__(f"{field}: {message}")
+        # The field path can hold caller data (a mapping key, an unknown keyword): a credential
+        # pasted there is redacted like any other text an error shows.
+        from .secrets import redact
+
+        self.field = redact(field)
+        super().__init__(f"{self.field}: {redact(message)}")
 
 
 class AgenticHandlerError(ValueError):

@@ -35,6 +35,7 @@ __all__ = [
     "MIN_FRAGMENTED",
     "REDACTED",
     "bounded",
+    "is_env_name",
     "is_harmless_header",
     "redact",
     "redact_headers",
@@ -118,6 +119,20 @@ HARMLESS_QUERY = _HARMLESS_QUERY
 
 CREDENTIAL_ENV_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH", re.I)
 """An environment variable whose name matches holds a credential (its value is redacted)."""
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def is_env_name(name: str) -> bool:
+    """Whether ``name`` is a portable environment variable name (letters, digits, ``_``).
+
+    The one rule for every name a caller hands over in place of a secret: ``api_key_env``,
+    agentic settings' ``env`` keys, the command line's ``--api-key-env``/``--gateway-key-env``/
+    ``--env``. Anything else is most likely the secret itself, typed where its name belongs, so
+    callers refuse it without repeating it.
+    """
+    return _ENV_NAME.fullmatch(name) is not None
+
 
 MIN_ENV_SECRET = 8
 """Shortest environment or configured value treated as a secret (shorter ones are too common)."""

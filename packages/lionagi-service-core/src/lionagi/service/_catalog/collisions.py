@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 
 from .._base.diagnostics import ProviderDiagnostic
 from .diagnose import diagnostic
-from .discovery import CollectedModule
+from .discovery import CollectedModule, is_module_path
 from .keys import canonical_endpoint_key, canonical_provider_key
 from .specs import ProviderModuleSpec
 
@@ -45,10 +45,14 @@ def _shown(row: ProviderModuleSpec) -> str:
 
 
 def _module_groups(rows: Iterable[ProviderModuleSpec]) -> dict[str, list[ProviderModuleSpec]]:
-    """Modules shipped by more than one distribution (hand-built rows name no distribution)."""
+    """Modules shipped by more than one distribution (hand-built rows name no distribution).
+
+    A value that is no module path (empty, relative) names no files two distributions could
+    share: each row is reported as the malformed declaration it is, not as a collision.
+    """
     groups: dict[str, list[ProviderModuleSpec]] = defaultdict(list)
     for row in rows:
-        if row.distribution is not None:
+        if row.distribution is not None and is_module_path(row.module.partition(":")[0]):
             groups[row.module].append(row)
     return {m: rs for m, rs in groups.items() if len({r.distribution for r in rs}) > 1}
 

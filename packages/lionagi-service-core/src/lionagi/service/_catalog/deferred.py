@@ -103,6 +103,7 @@ class DeferredProviders(Generic[_R]):
         self._modules = dict(modules or {})
         self._rebuild = rebuild
         self._lock = threading.Lock()
+        self._resolver: int | None = None  # the thread importing a provider's references
         self._outcomes: dict[str, _R | ProviderCatalogError] = {}
         self._on_resolved: Callable[[_R], None] | None = None
 
@@ -140,11 +141,24 @@ class DeferredProviders(Generic[_R]):
             ProviderUnavailable: a referenced module failed to import.
             CatalogValidationError: a referenced object is not a valid record (the build's
                 diagnostics for that row).
+            ProviderCatalogError: a referenced module, while being imported, resolved a
+                deferred provider (the lock is not reentrant: waiting would hang forever).
         """
+        if self._resolver == threading.get_ident():
+            # Raised inside the import, so it becomes that row's import_error, as the build
+            # reports a provider module calling the registry at import time.
+            raise ProviderCatalogError(
+                f"resolving provider {provider!r} while a provider's endpoint module was being "
+                "imported; provider modules must not call the registry at import time"
+            )
         with self._lock:
             outcome = self._outcomes.get(provider)
             if outcome is None:
-                outcome = self._resolve(provider)
+                self._resolver = threading.get_ident()
+                try:
+                    outcome = self._resolve(provider)
+                finally:
+                    self._resolver = None
                 self._outcomes[provider] = outcome
                 if self._on_resolved is not None and not isinstance(outcome, Exception):
                     self._on_resolved(outcome)

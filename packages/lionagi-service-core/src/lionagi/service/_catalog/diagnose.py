@@ -67,13 +67,17 @@ def diagnostic(
     distributions: tuple[str, ...] = (),
     fix: str | None = None,
 ) -> ProviderDiagnostic:
-    """Build a diagnostic; ``message`` and ``fix`` are redacted and bounded as a last guard."""
+    """Build a diagnostic; ``message``, ``key`` and ``fix`` are redacted as a last guard.
+
+    ``key`` names the offending spelling, which for a request default is a mapping key the
+    author wrote: a credential pasted there (``{"sk-...": 1}``) is as secret as a value.
+    """
     return ProviderDiagnostic(
         code=code,
         provider=provider,
         endpoint=endpoint,
         module=module,
-        key=key,
+        key=None if key is None else redact(key),
         message=bounded(redact(message), MESSAGE_LIMIT * 2),
         cause_type=cause_type,
         distributions=tuple(sorted(set(distributions))),

@@ -73,6 +73,7 @@ __all__ = [
     "InventorySource",
     "collect_modules",
     "entry_point_inventory",
+    "is_module_path",
     "is_stop_request",
 ]
 
@@ -179,7 +180,10 @@ def _collect(row: ProviderModuleSpec) -> CollectedModule:
         # An author's mistake: the fix says what to change, not to reinstall (that changes
         # nothing); the whole catalog fails, like any other invalid record.
         fix = _author_fix(row, change, where)
-        diag = diagnostic(code, provider, message, module=row.module, fix=fix)
+        # This row's own distribution: attribution by module would also blame every other
+        # distribution declaring the same malformed value ('').
+        dists = () if row.distribution is None else (row.distribution,)
+        diag = diagnostic(code, provider, message, module=row.module, fix=fix, distributions=dists)
         return CollectedModule(row=row, error=diag)
 
     if ":" in row.module:
@@ -188,6 +192,16 @@ def _collect(row: ProviderModuleSpec) -> CollectedModule:
             f"entry point value {row.module!r} must be a module path, not 'module:object'",
             f"declare the entry point as {row.provider} = {module_path!r} (a module path, "
             "no ':object') under [project.entry-points.\"lionagi.providers\"]",
+            where=f"{row.distribution or 'the distribution'}'s pyproject.toml",
+        )
+    if not is_module_path(row.module):
+        # Empty, relative ('.acme'), or with extras ('pkg.mod [extra]'): the declaration is
+        # wrong, so reinstalling (the import_error fix) would change nothing.
+        return invalid(
+            f"entry point value {row.module!r} is not an absolute module path "
+            "(dotted identifiers, e.g. 'lionagi.providers.acme')",
+            f"declare the entry point as {row.provider} = '<package>.<module>' (the module "
+            'defining PROVIDER_SPECS) under [project.entry-points."lionagi.providers"]',
             where=f"{row.distribution or 'the distribution'}'s pyproject.toml",
         )
     try:
@@ -266,6 +280,11 @@ def _near_names(module: object, wanted: str) -> list[str]:
     by_fold = {name.casefold(): name for name in names if name != wanted}
     close = difflib.get_close_matches(wanted.casefold(), by_fold, n=3, cutoff=0.8)
     return [by_fold[name] for name in close]
+
+
+def is_module_path(value: str) -> bool:
+    """Whether ``value`` is an absolute dotted module path ``importlib`` can import by name."""
+    return bool(value) and all(part.isidentifier() for part in value.split("."))
 
 
 def is_stop_request(exc: BaseException) -> bool:

@@ -108,6 +108,8 @@ def _check_spec(
 
     if not provider:
         ctx.add(diagnostic("empty_key", owner, "provider name is empty", key="provider", **where))
+    elif "/" in provider:
+        ctx.add(_slash_in_provider_key("provider", provider, owner, where))
     elif row_provider and provider != row_provider:
         ctx.add(
             diagnostic(
@@ -220,6 +222,20 @@ def _check_spec(
     )
 
 
+def _slash_in_provider_key(
+    field: str, key: str, owner: str, where: dict[str, Any]
+) -> ProviderDiagnostic:
+    """A provider key with '/' could never be named: ``a/b/m`` parses as provider ``a``."""
+    return diagnostic(
+        "invalid_endpoint_config",
+        owner,
+        f"{field} {key!r} contains '/', which separates provider from model in a model string "
+        "('provider/model'), so no model string could name it; remove the '/'",
+        key=field,
+        **where,
+    )
+
+
 def _aliases(
     ctx: _Ctx,
     aliases: object,
@@ -252,6 +268,8 @@ def _aliases(
                     "empty_key", owner, f"{field} contains an empty alias", key=field, **where
                 )
             )
+        elif field == "provider_aliases" and "/" in key:
+            ctx.add(_slash_in_provider_key(field, key, owner, where))
         elif name and key == name:
             ctx.add(
                 diagnostic(

@@ -37,6 +37,7 @@ from .._base.errors import EndpointConfigurationError
 from .._base.secrets import (
     HARMLESS_QUERY,
     REDACTED,
+    is_env_name,
     is_harmless_header,
     redact_headers,
     redact_url,
@@ -117,6 +118,10 @@ class EndpointConfig(BaseModel):
         unknown = sorted(set(data) - set(type(self).model_fields))
         if unknown:
             raise _unknown_field(unknown[0], data.get("request_options"))
+        try:
+            _env_name(data.get("api_key_env"))
+        except ValueError as exc:
+            raise EndpointConfigurationError("api_key_env", str(exc)) from None
         from_env = False
         if data.get("api_key") is None and data.get("api_key_env"):
             env_value = os.environ.get(str(data["api_key_env"]))
@@ -478,6 +483,19 @@ def _optional_str(value: object) -> None:
         raise ValueError("Input should be a valid string")
 
 
+_NOT_AN_ENV_NAME = (
+    "takes the NAME of an environment variable (letters, digits and _, not starting with a "
+    "digit); the value given is not one and is not shown, in case it is the key itself "
+    "(pass a key as api_key)"
+)
+
+
+def _env_name(value: object) -> None:
+    _optional_str(value)
+    if isinstance(value, str) and not is_env_name(value):
+        raise ValueError(_NOT_AN_ENV_NAME)
+
+
 def _base_url(value: object) -> None:
     _optional_str(value)
     _http_base_url(cast("str | None", value))
@@ -527,7 +545,7 @@ _STATIC_CHECKS: Mapping[str, Callable[[object], object]] = {
     "method": _method,
     "auth_type": _auth_type,
     "content_type": _optional_str,
-    "api_key_env": _optional_str,
+    "api_key_env": _env_name,
     "request_options": _request_options,
     "timeout": positive_timeout,
     "request_defaults": _a_dict,
