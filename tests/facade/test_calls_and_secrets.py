@@ -75,12 +75,16 @@ async def test_the_stream_flag_is_refused_as_request_data(server, http_kwargs, c
 
 
 async def test_the_stream_flag_is_refused_in_request_defaults(server, http_kwargs, chat):
-    model = iModel(**http_kwargs, request_defaults={"stream": True})
+    # Refused where it was written, when the model is built: every call would fail otherwise.
+    with pytest.raises(EndpointConfigurationError) as info:
+        iModel(**http_kwargs, request_defaults={"stream": True})
+    assert info.value.field == "request_defaults.stream"
+    assert server.requests == []
+    model = iModel(**http_kwargs)
     try:
         with pytest.raises(EndpointConfigurationError) as info:
-            await model.invoke(**chat)
-        assert info.value.field == "stream"
-        assert server.requests == []
+            await model.invoke(**chat, stream=True)
+        assert info.value.field == "stream"  # in request data, still refused per call
     finally:
         await model.close()
 

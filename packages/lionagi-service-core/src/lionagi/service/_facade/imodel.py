@@ -7,6 +7,7 @@ circuit for HTTP, terminal state before removal). Nothing here knows a vendor.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Mapping
 from functools import partial
@@ -16,6 +17,7 @@ from uuid import UUID
 
 from .._base.errors import (
     AdmissionClosed,
+    AdmissionConfigError,
     EndpointConfigurationError,
     EventLoopMismatchError,
     RequestDeadlineExceeded,
@@ -54,6 +56,22 @@ if TYPE_CHECKING:
     from .serialized import ApiKeyResolver
 
 __all__ = ["iModel"]
+
+
+def _endpoint_hint(value: object) -> str:
+    """What to write instead of a non-string, non-`Endpoint` ``endpoint=`` value."""
+    if isinstance(value, type):
+        return (
+            f"must be an endpoint name or an Endpoint instance, got the class "
+            f"{value.__name__}; pass an instance, e.g. endpoint={value.__name__}(config)"
+        )
+    kind = type(value).__name__
+    if kind == "EndpointConfig" or isinstance(value, Mapping):
+        return (
+            f"must be an endpoint name or an Endpoint instance, got {kind}; wrap a config in "
+            "its endpoint class: endpoint=Endpoint(config)"
+        )
+    return f"must be an endpoint name or an Endpoint instance, got {kind}"
 
 
 class iModel:
@@ -138,8 +156,18 @@ class iModel:
         from .._transport.http.endpoint import Endpoint
 
         self._id = coerce_id(id)
-        if created_at is not None and not isinstance(created_at, int | float):
-            raise EndpointConfigurationError("created_at", "must be a float timestamp")
+        if created_at is not None and (
+            isinstance(created_at, bool)
+            or not isinstance(created_at, int | float)
+            or not math.isfinite(created_at)
+        ):
+            # A bool is an int and NaN a float: both were stored, and NaN then written by
+            # to_dict() as a bare `NaN` that strict JSON readers refuse.
+            number = isinstance(created_at, int | float)
+            shown = repr(created_at) if number else type(created_at).__name__
+            raise EndpointConfigurationError(
+                "created_at", f"must be a finite float timestamp, got {shown}"
+            )
         self._created_at = float(created_at) if created_at is not None else time.time()
         self._clock = clock or default_clock
         self._sleep = sleep or default_sleep
@@ -242,10 +270,23 @@ class iModel:
         from .._catalog.registry import EndpointRegistry
 
         defaults: dict[str, Any] = {}
+        if endpoint is not None and not isinstance(endpoint, str):
+            # Checked first: an EndpointConfig, a mapping or an endpoint class here was
+            # reported as a missing `provider`, a field the caller had no reason to give.
+            raise EndpointConfigurationError("endpoint", _endpoint_hint(endpoint))
         if provider is not None and (not isinstance(provider, str) or not provider.strip()):
             # Checked before provider and model are joined: a blank provider with model= was
             # reported as model '/gpt-4o', a string the caller never wrote.
             raise EndpointConfigurationError("provider", "must be a non-empty string")
+        if provider is not None and "/" in provider:
+            # provider= and model= are joined as "provider/model" and split at the first "/":
+            # provider="my/llm", model="foo" became model "llm/foo", and provider="openai/gpt-4o"
+            # was looked up as a provider (the value is not echoed: it may be a pasted secret).
+            raise EndpointConfigurationError(
+                "provider",
+                "must be a provider key without '/'; a 'provider/name' spec goes in model= "
+                "(iModel(model='provider/name'))",
+            )
         if model is not None:
             if not isinstance(model, str) or not model.strip():
                 raise EndpointConfigurationError("model", "must be a non-empty string")
@@ -261,6 +302,11 @@ class iModel:
             raise EndpointConfigurationError(
                 "provider",
                 "give provider= or model='provider/name' (see `lionagi-service providers`)",
+            )
+        if request_defaults is not None and not isinstance(request_defaults, Mapping):
+            # Refused before it is read: a list or a string raised a bare AttributeError.
+            raise EndpointConfigurationError(
+                "request_defaults", f"must be a mapping, got {type(request_defaults).__name__}"
             )
         for key, value in (request_defaults or {}).items():
             if key in defaults and defaults[key] != value:
@@ -466,6 +512,15 @@ class iModel:
                 "timeout", "give either timeout= or request_budget=, not both"
             )
         if request_budget is not None:
+            from .._lifecycle.budget import RequestBudget
+
+            if not isinstance(request_budget, RequestBudget):
+                # Refused here, naming the argument: it failed later as a bare AttributeError.
+                raise AdmissionConfigError(
+                    "request_budget",
+                    f"must be a RequestBudget or None, got {type(request_budget).__name__}; "
+                    "for a number of seconds pass timeout= instead",
+                )
             return request_budget
         from .._lifecycle.budget import request_budget_from_timeout
 
@@ -482,6 +537,31 @@ class iModel:
                 next(iter(kwargs)), "request fields cannot be combined with api_call="
             )
         return api_call
+
+    def _check_call(self, api_call: object) -> None:
+        """Refuse a prepared call that is not an `APICalling` of this model's endpoint.
+
+        Checked before anything else: ``invoke("hello")`` raised a bare AttributeError, and a
+        call another iModel built ran on *that* model's endpoint (its provider, URL, key and
+        client) under this model's admission and circuit, while this model reported itself
+        as the one that made it.
+        """
+        from .._transport.api_calling import APICalling
+
+        if not isinstance(api_call, APICalling):
+            raise EndpointConfigurationError(
+                "api_call",
+                f"must be an APICalling from create_api_calling() or None, got "
+                f"{type(api_call).__name__}; pass request fields as keywords instead, e.g. "
+                "invoke(messages=[...]) or invoke(prompt=...)",
+            )
+        if api_call.endpoint is not self._endpoint:
+            raise EndpointConfigurationError(
+                "api_call",
+                f"was built for another endpoint ({api_call.endpoint!r}), not this model's "
+                f"({self._endpoint!r}); build it with this model's create_api_calling(), or "
+                "run it on the model that built it",
+            )
 
     def _check_open(self, api_call: APICalling | None = None) -> None:
         """Refuse a call on a closed model; a prepared `api_call` then ends ABORTED.
@@ -537,6 +617,8 @@ class iModel:
         `AgenticRequestValidationError`, also when found only as the call runs) are raised;
         the event is terminal either way.
         """
+        if api_call is not None:
+            self._check_call(api_call)
         self._check_open(api_call)
         budget = self._budget(request_budget, timeout)
         agentic = as_agentic(self._endpoint)
@@ -573,6 +655,8 @@ class iModel:
         kwargs: dict[str, Any],
     ) -> tuple[APICalling, RequestBudget]:
         """A stream's call and budget, built on its first iteration (the supervisor awaits it)."""
+        if api_call is not None:
+            self._check_call(api_call)
         self._check_open(api_call)
         budget = self._budget(request_budget, timeout)
         call = await self._event_for(api_call, budget, kwargs)

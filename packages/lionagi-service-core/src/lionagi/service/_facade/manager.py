@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import math
+import sys
 from collections.abc import Iterator, Mapping
 from typing import Literal
 
@@ -203,7 +204,32 @@ async def _close_one(name: str, model: iModel, limit: float) -> ShutdownOutcome:
     except Exception:
         logger.warning("closing model %r failed", name, exc_info=True)
         return "error"
+    except anyio.get_cancelled_exc_class():
+        if _cancel_requested():
+            raise  # the caller (or shutdown's own timeout) stops us: not this model's outcome
+        # A close() that lets a CancelledError escape nobody asked for (an awaited inner task
+        # that was cancelled) is that model's failure: without this its name was missing from
+        # the outcomes, nothing was logged, and shutdown() returned as if all went well.
+        logger.warning("closing model %r ended in an unrequested cancellation", name, exc_info=True)
+        return "error"
     if scope.cancelled_caught:
         logger.warning("closing model %r timed out after %g s", name, limit)
         return "timeout"
     return "closed"
+
+
+def _cancel_requested() -> bool:
+    """True when the running task was asked to stop, not merely handed a stray CancelledError.
+
+    Under asyncio a cancel scope or ``task.cancel()`` counts on the task (``cancelling()``); a
+    CancelledError raised without that request is some inner task's, re-raised. Trio's
+    ``Cancelled`` only ever comes from a cancel scope, so outside asyncio it always counts.
+    """
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:
+        return True
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # no asyncio loop running (trio)
+        return True
+    return task is None or task.cancelling() > 0

@@ -154,6 +154,14 @@ class Endpoint:
                 self.__config = base
             else:
                 self.__config = base.detached()
+        flag = self.stream_flag
+        if flag is not None and flag in self.__config.request_defaults:
+            # Refused here, where it was written: every call would refuse it otherwise.
+            raise EndpointConfigurationError(
+                f"request_defaults.{flag}",
+                "is set by the transport on each call (stream() sends it, invoke()/call() do "
+                "not); remove it from request_defaults",
+            )
         self.__transport = transport
         self.__guard = SSRFGuard(resolver)
         self.__client: httpx.AsyncClient | None = None
@@ -216,7 +224,8 @@ class Endpoint:
         are); an override must keep that.
 
         The transport-control key `stream_flag` (`stream` by default) is refused in request
-        data and `request_defaults`: `call` and `stream` decide it, and a
+        data (and in `request_defaults`, when the endpoint is built): `call` and `stream` decide
+        it, and a
         `stream=True` smuggled into a one-shot call would get an event stream where JSON is
         expected.
 
