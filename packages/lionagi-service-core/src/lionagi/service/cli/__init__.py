@@ -103,7 +103,7 @@ def _env_name(text: str) -> str:
     A value that is not a name is most likely the key itself, typed where its variable's name
     belongs; repeating it in the error would put the secret on stderr and in CI logs.
     """
-    from .._transport.agentic.settings import is_env_name  # the settings' own rule
+    from .._base.secrets import is_env_name  # the one rule for names handed over
 
     if not is_env_name(text):
         raise argparse.ArgumentTypeError(
@@ -219,6 +219,11 @@ def _parser() -> argparse.ArgumentParser:
         choices=("user", "isolated"),
         help="the user's own CLI login/config (default) or a throwaway isolated home",
     )
+    agent.add_argument(
+        "--terminate-grace",
+        metavar="SECONDS",
+        help="seconds the CLI gets between SIGTERM and SIGKILL on Ctrl-C or error (default 5)",
+    )
 
     providers = sub.add_parser("providers", help="list the installed provider catalog")
     providers.add_argument("--json", action="store_true", help="print JSON")
@@ -309,6 +314,7 @@ def _run(argv: Sequence[str] | None) -> int:
                     cwd=args.cwd,
                     config_home=args.config_home,
                     root=args.root,
+                    terminate_grace=args.terminate_grace,
                 ),
             )
         if args.command == "providers":

@@ -25,8 +25,8 @@ from .._base.errors import (
     RequestDeadlineExceeded,
     UnsafeURLError,
 )
+from .._base.secrets import is_env_name
 from .._facade.imodel import iModel
-from .._transport.agentic.settings import is_env_name
 from .._transport.http.payload import accepted_keys
 from ._render import LiveRenderer, renderer_for
 
@@ -82,6 +82,7 @@ def agentic_settings_from_flags(
     config_home: str | None,
     environ: Mapping[str, str] | None = None,
     root: str | None = None,
+    terminate_grace: str | None = None,
 ) -> dict[str, Any] | None:
     """The ``AgenticSettings`` fields the ``chat`` flags give; None when no flag was used.
 
@@ -130,6 +131,8 @@ def agentic_settings_from_flags(
         fields["cwd"] = cwd
     if config_home is not None:
         fields["config_home"] = config_home
+    if terminate_grace is not None:
+        fields["terminate_grace"] = terminate_grace  # parsed and bounded by the settings model
     return fields or None
 
 

@@ -11,6 +11,7 @@ contract guard. An adapter implements :meth:`AgenticEndpoint._stream_agentic` on
 from __future__ import annotations
 
 import copy
+import logging
 import os
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from contextlib import AbstractContextManager, aclosing, nullcontext
@@ -43,6 +44,8 @@ from .records import AgenticCallResult, AgenticCapabilities, AgenticPayload
 from .settings import AgenticLaunch, AgenticSettings, coerce_agentic_settings
 
 __all__ = ["AgenticEndpoint"]
+
+logger = logging.getLogger("lionagi.service")
 
 # The network a person's own shell gives every program: proxies (both spellings, since curl,
 # Node and Rust clients each read a different one) and extra CA bundles. Without them a CLI
@@ -538,11 +541,21 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
         validated = validated.model_copy()
         held = self.run_resources(validated)
         envelope = AgenticPayload(request=validated)
-        with held if held is not None else nullcontext():
+        resources = held if held is not None else nullcontext()
+        resources.__enter__()
+        primary: BaseException | None = None
+        try:
             run = self._guarded_batches(envelope, None, local_timeout, runtime_args)
             async with aclosing(run) as batches:
                 async for batch in batches:
                     yield batch
+        except GeneratorExit:
+            raise  # consumer close: released as after a completed run
+        except BaseException as exc:
+            primary = exc
+            raise
+        finally:
+            _release(resources, primary, type(self).__name__)
 
     def _guarded_batches(
         self,
@@ -613,6 +626,31 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
     async def _send(self, *args: Any, **kwargs: Any) -> NoReturn:
         """Refused: agentic endpoints send no HTTP requests."""
         self._no_http("_send")
+
+
+def _release(
+    resources: AbstractContextManager[object], primary: BaseException | None, owner: str
+) -> None:
+    """Exit a run's :meth:`AgenticEndpoint.run_resources` context after its run is closed.
+
+    A release failure while the run's own error or cancellation propagates is logged, never
+    raised in its place (ADR-0030 D4: cleanup never masks the primary exception); with nothing
+    propagating it is raised. The context cannot swallow the run's error: its return value is
+    ignored.
+    """
+    if primary is None:
+        resources.__exit__(None, None, None)
+        return
+    try:
+        resources.__exit__(type(primary), primary, primary.__traceback__)
+    except Exception:
+        logger.warning(
+            "releasing %s's run resources failed while %s was propagating; keeping the "
+            "original error",
+            owner,
+            type(primary).__name__,
+            exc_info=True,
+        )
 
 
 def _inherited_secrets(names: tuple[str, ...], explicit: Mapping[str, str]) -> tuple[str, ...]:

@@ -28,7 +28,6 @@ every repository is itself contained in ``root`` (see ``SubprocessCliEndpoint.re
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -48,7 +47,7 @@ from pydantic import (
 )
 
 from ..._base.errors import EndpointConfigurationError
-from ..._base.secrets import redact_url
+from ..._base.secrets import is_env_name, redact_url
 from ..._base.validation import first_error
 
 __all__ = [
@@ -62,16 +61,6 @@ __all__ = [
 ConfigHomeMode = Literal["user", "isolated"]
 CONFIG_HOME_ENV = "LIONAGI_SERVICE_CONFIG_HOME"
 
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
-def is_env_name(name: str) -> bool:
-    """Whether ``name`` is a portable environment variable name (letters, digits, ``_``).
-
-    The one rule for names a deployment or the command line hands over: settings' ``env``
-    keys, and the command line's ``--api-key-env``/``--gateway-key-env``/``--env`` names.
-    """
-    return _ENV_NAME.match(name) is not None
 
 
 class _ReadOnlyEnv(Mapping[str, SecretStr]):
@@ -128,6 +117,10 @@ class AgenticSettings(BaseModel):
             created at the first launch, seeded with the adapter's headless settings and
             removed when the endpoint closes. None: the deployment default,
             `$LIONAGI_SERVICE_CONFIG_HOME` (`user` or `isolated`), else `"user"`.
+        terminate_grace: Seconds a CLI gets between SIGTERM and SIGKILL when its run is torn
+            down (0 to 600). None: the adapter's own (5 s by default). A CLI that ignores
+            SIGTERM keeps a cancellation (Ctrl-C, an outer timeout) waiting this long; a run's
+            deadline already cuts it to about one second.
     """
 
     # defer_build: the validator is built on first use, not at import (cold start).
@@ -143,6 +136,7 @@ class AgenticSettings(BaseModel):
     root: Path | None = None
     cwd: Path | None = None
     config_home: ConfigHomeMode | None = None
+    terminate_grace: float | None = Field(default=None, ge=0, le=600, allow_inf_nan=False)
 
     @field_validator("binary")
     @classmethod

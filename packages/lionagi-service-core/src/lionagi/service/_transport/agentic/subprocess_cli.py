@@ -28,7 +28,11 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 from pydantic import BaseModel
 
 from ..._base.chunk import StreamChunk
-from ..._base.errors import AgenticRequestValidationError, EndpointConfigurationError
+from ..._base.errors import (
+    AgenticRequestValidationError,
+    EndpointConfigurationError,
+    ProviderError,
+)
 from ..config import EndpointConfig
 from ..subprocess import (
     PROCESS_TERMINATE_GRACE,
@@ -38,6 +42,7 @@ from ..subprocess import (
     SubprocessSpec,
     json_events,
     projected_events,
+    redact_error,
     resolve_repo,
     resolve_within,
     resolve_workspace,
@@ -128,6 +133,16 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
             raise EndpointConfigurationError("argv", "needs at least the program, as a sequence")
         self.argv: tuple[str, ...] = tuple(argv)
         self.terminate_grace = terminate_grace
+
+    def teardown_grace(self) -> float:
+        """Seconds between SIGTERM and SIGKILL at teardown: the deployment's, else this one's.
+
+        ``AgenticSettings.terminate_grace`` wins over the constructor's ``terminate_grace``, so
+        a deployment can shorten the wait a CLI that ignores SIGTERM imposes on every
+        cancellation without knowing how each adapter is constructed.
+        """
+        configured = self.settings.terminate_grace
+        return self.terminate_grace if configured is None else configured
 
     def copy(self) -> SubprocessCliEndpoint:
         """Same class, config, command, grace and settings; handlers copied; no session or home."""
@@ -262,7 +277,7 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
             label=cls.process_label or cls.cli_binary or cls.__name__,
             classify=self.stderr_classifier(),
             secrets=tuple(launch.secrets),
-            terminate_grace=self.terminate_grace,
+            terminate_grace=self.teardown_grace(),
             prompt=prompt,
             prompt_mode=cls.prompt_mode,
         )
@@ -457,6 +472,9 @@ class _RunProjection:
             # The parser's own failure on an event it could not read (a KeyError on a missing
             # field, say) is the provider's output at fault: typed, never a bare Python error.
             failure = typed_wire_error(type(self._parser).__name__, exc, self._secrets)
+            if isinstance(failure, ProviderError):
+                # A vendor's own error quotes the event, which may echo a run's secret.
+                redact_error(failure, self._secrets)
         check = self._check
         violation = check.check_batch(batch) if check is not None else None
         if violation is not None:

@@ -23,6 +23,7 @@ from .process import JsonEventStream as JsonEventStream
 from .process import json_events as json_events
 from .process import json_events_from_process as json_events_from_process
 from .process import projected_events as projected_events
+from .process import redact_error as redact_error
 from .process import terminate_process_group as terminate_process_group
 from .spec import PORTABLE_INHERIT_ENV as PORTABLE_INHERIT_ENV
 from .spec import PROCESS_TERMINATE_GRACE as PROCESS_TERMINATE_GRACE
@@ -65,6 +66,7 @@ __all__ = [
     "json_events_from_process",
     "projected_events",
     "probe_cli",
+    "redact_error",
     "repair_tail",
     "require_executable",
     "resolve_executable",

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from ..._base.secrets import REDACTED
+
 __all__ = ["OVERFLOW_TAIL", "StderrCapture"]
 
 # Bytes of the discarded stderr excess still kept: CLIs print the fatal line last.
@@ -39,12 +43,46 @@ class StderrCapture:
             self.discarded += len(data)
             self._tail = (self._tail + data)[-OVERFLOW_TAIL:]
 
-    def text(self) -> str:
-        """The capture decoded with replacement, marking where excess was dropped."""
+    def text(self, secrets: Sequence[str] = ()) -> str:
+        """The capture decoded with replacement, marking where excess was dropped.
+
+        Where bytes were dropped, the head's end and the tail's start can each hold the part of
+        a secret whose rest was cut off; redacting whole secrets afterwards cannot see such a
+        part, so a part of one of ``secrets`` found at a cut is replaced here.
+        """
         text = self._head.decode("utf-8", "replace")
         if self.discarded:
+            tail = self._tail.decode("utf-8", "replace")
             omitted = self.discarded - len(self._tail)
             if omitted:
+                text = _cut_end(text, secrets)
                 text += f"\n[... {omitted} bytes of stderr discarded ...]\n"
-            text += self._tail.decode("utf-8", "replace")
+                tail = _cut_start(tail, secrets)
+            text += tail
         return text
+
+
+# Shortest part of a secret treated as one at a cut (as ``redact`` ignores shorter secrets).
+_MIN_PART = 4
+
+
+def _cut_end(text: str, secrets: Sequence[str]) -> str:
+    """``text`` with the longest leading part of a secret it ends with replaced."""
+    longest = 0
+    for secret in secrets:
+        for size in range(len(secret), _MIN_PART - 1, -1):
+            if size > longest and text.endswith(secret[:size]):
+                longest = size
+                break
+    return text[: len(text) - longest] + REDACTED if longest else text
+
+
+def _cut_start(text: str, secrets: Sequence[str]) -> str:
+    """``text`` with the longest trailing part of a secret it starts with replaced."""
+    longest = 0
+    for secret in secrets:
+        for size in range(len(secret), _MIN_PART - 1, -1):
+            if size > longest and text.startswith(secret[-size:]):
+                longest = size
+                break
+    return REDACTED + text[longest:] if longest else text

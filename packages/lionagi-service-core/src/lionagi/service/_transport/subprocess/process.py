@@ -89,6 +89,7 @@ __all__ = [
     "json_events",
     "json_events_from_process",
     "projected_events",
+    "redact_error",
     "terminate_process_group",
 ]
 
@@ -491,6 +492,10 @@ async def _run(
         raise  # consumer close: the normal early-exit path, not a failure
     except BaseException as exc:
         primary = exc
+        if isinstance(exc, ProviderError):
+            # A framing or parser error quotes stdout, which may echo the deployment's env
+            # values or gateway key: they are redacted from it as from stderr.
+            redact_error(exc, spec.secret_values())
         raise
     finally:
         if control is not None:
@@ -574,9 +579,23 @@ def _raise_if_vanished(spec: SubprocessSpec, executable: str) -> None:
         )
 
 
+def redact_error(error: ProviderError, secrets: Sequence[str]) -> None:
+    """Redact ``secrets`` (and every known secret or key shape) from ``error`` in place.
+
+    Its message, ``raw`` and ``stderr_tail``: the text of a protocol error raised while reading
+    a run (an excerpt of stdout, a vendor parser's message) is the CLI's output, which can hold
+    a credential the run was given. Already redacted text is left as it is.
+    """
+    error.args = tuple(redact(a, secrets) if isinstance(a, str) else a for a in error.args)
+    if error.raw:
+        error.raw = redact(error.raw, secrets)
+    if error.stderr_tail:
+        error.stderr_tail = redact(error.stderr_tail, secrets)
+
+
 def _classified(spec: SubprocessSpec, returncode: int, capture: StderrCapture) -> ProviderError:
     secrets = spec.secret_values()
-    text = redact(capture.text(), secrets)
+    text = redact(capture.text(secrets), secrets)
     classify = spec.classify
     if classify is None:
         # Lazy: the pattern table is only compiled when a process actually fails.
