@@ -63,6 +63,8 @@ SCENARIO_PREFIX = "/scenario/"
 _CHUNK_CHARS = 7
 _MAX_CHUNKS = 100_000
 _MAX_DELAY_MS = 60_000.0
+# A year: every delay a test asks for, and still an HTTP-date the platform can format.
+_MAX_RETRY_AFTER = 31_536_000.0
 
 CONTENT_BEHAVIOURS: tuple[str, ...] = (
     "text",
@@ -217,6 +219,26 @@ def _delay(headers: Mapping[str, str]) -> float:
     return value / 1000.0
 
 
+def _retry_after(headers: Mapping[str, str]) -> str:
+    """``x-fake-retry-after`` as sent (default ``1``), once it is a delay the server can state.
+
+    The value is echoed as the ``Retry-After`` seconds and turned into an HTTP-date and
+    Gemini's ``retryDelay``; a negative, non-finite or non-numeric one would reach the client as
+    a header no real provider sends (or fail the date rendering with a 500), so it is refused.
+    """
+    raw = headers.get("x-fake-retry-after", "1").strip() or "1"
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not (math.isfinite(value) and 0.0 <= value <= _MAX_RETRY_AFTER):
+        raise ScriptError(
+            f"x-fake-retry-after: expected seconds from 0 to {_MAX_RETRY_AFTER:g}; got "
+            f"{headers['x-fake-retry-after']!r}"
+        )
+    return raw
+
+
 def _json_type(prop: Mapping[str, Any]) -> str:
     kind = prop.get("type", "string")
     if isinstance(kind, list):
@@ -311,7 +333,7 @@ def build_script(
     main = next((n for n in ("tool", "thinking", "usage") if n in names), "text")
     delay = _delay(headers)
     count = _int_header(headers, "x-fake-chunks", _MAX_CHUNKS)
-    retry_after = headers.get("x-fake-retry-after", "1").strip() or "1"
+    retry_after = _retry_after(headers)
     retry_format = headers.get("x-fake-retry-after-format", "seconds").strip().lower()
     if retry_format not in ("seconds", "date"):
         raise ScriptError(

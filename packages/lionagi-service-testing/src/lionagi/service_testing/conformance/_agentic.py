@@ -692,7 +692,11 @@ class AgenticEndpointConformance(ABC):
             chunks, late, cancelled = await self.cancel_after_first_chunk(
                 model.stream(api_call=call)
             )
-        assert cancelled, "the stalled stream ended on its own; STALL must wait until cancelled"
+        assert cancelled, (
+            "the stalled stream ended on its own: the cancellation never reached the consumer. "
+            "Either the adapter swallowed it (caught CancelledError in _stream_agentic and "
+            "returned; re-raise it) or the STALL fixture does not wait until cancelled"
+        )
         assert late == [], f"chunks yielded while cancelling: {late}"
         assert all(c.type != "error" for c in chunks), chunks
         assert call.status is EventStatus.CANCELLED

@@ -185,10 +185,17 @@ class HTTPCase:
         request: Mapping[str, Any] | None = None,
         *,
         timeout: float | None = None,  # noqa: ASYNC109 - passed to iModel.invoke as its budget
+        local_cap: float | None = None,
         **knobs: str,
     ) -> APICalling:
-        """``model.invoke`` one call; provider errors stay on the returned event."""
+        """``model.invoke`` one call; provider errors stay on the returned event.
+
+        ``local_cap``: the call's own local cap (``APICalling.timeout``, which overrides
+        ``EndpointConfig.timeout``); the supervisor hands it to ``Endpoint.call`` as
+        ``timeout=``.
+        """
         call = self.prepared(model, behaviour, request, **knobs)
+        call.timeout = local_cap
         try:
             done = await model.invoke(api_call=call, timeout=timeout)
         except Exception as exc:
@@ -208,13 +215,16 @@ class HTTPCase:
         *,
         timeout: float | None = None,  # noqa: ASYNC109 - passed to iModel.stream as its budget
         stop_after: int | None = None,
+        local_cap: float | None = None,
         **knobs: str,
     ) -> StreamOutcome:
         """Consume ``model.stream`` for one call; its error is returned, not raised.
 
-        ``stop_after``: close the stream (``aclose()``) after that many chunks.
+        ``stop_after``: close the stream (``aclose()``) after that many chunks. ``local_cap``:
+        the call's own local cap, as for :meth:`invoke`.
         """
         call = self.prepared(model, behaviour, request, **knobs)
+        call.timeout = local_cap
         chunks: list[StreamChunk] = []
         error: BaseException | None = None
         stream = model.stream(api_call=call, timeout=timeout)
@@ -418,8 +428,9 @@ async def _case(
                 assert not held, "; ".join(held)
                 await case.close_models()
         assert not hang.cancelled_caught, (
-            f"the case did not finish within case_timeout={kit.case_timeout} s (a call ignored "
-            "cancellation, or close() hung)"
+            f"the case did not finish within case_timeout={kit.case_timeout} s: a call or stream "
+            "never ended (a stream that waits after its last event instead of returning, a "
+            "read with no timeout), a call ignored cancellation, or close() hung"
         )
         await leaks.verify()
         assert case is not None, "the fake provider server did not start"

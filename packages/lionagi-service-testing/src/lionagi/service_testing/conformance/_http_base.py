@@ -62,6 +62,9 @@ class HTTPConformanceBase(ABC):
     # (the case also counts the attempt), short enough to keep the kit quick.
     deadline: ClassVar[float] = 2.0
     deadline_grace: ClassVar[float] = 2.5
+    # The call's own local cap for the no-deadline half of the deadline cases: with no caller
+    # deadline only the endpoint's ``timeout=`` bounds an attempt (ADR-0029 D2).
+    local_cap: ClassVar[float] = 0.5
     case_timeout: ClassVar[float] = 30.0
     settle_timeout: ClassVar[float] = 2.0
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from typing import Any, ClassVar
 
 import anyio
@@ -50,12 +52,49 @@ def _completed(out: StreamOutcome, what: str) -> None:
     assert out.chunks[-1] is results[0], f"{what}: the result chunk is not last; got {kinds}"
 
 
+# How usage fields name the two directions, across the dialects' own words (``prompt_tokens``,
+# ``input_tokens``, ``promptTokenCount``, ``prompt_eval_count``; ``completion_tokens``,
+# ``output_tokens``, ``candidatesTokenCount``, Ollama's bare ``eval_count``).
+_INPUT_NAME = re.compile(r"prompt|input", re.IGNORECASE)
+_OUTPUT_NAME = re.compile(r"completion|output|candidates|generated|^eval_count$", re.IGNORECASE)
+
+
+def _named_counts(value: Any, key: str = "") -> Iterator[tuple[str, int]]:
+    """``(field name, count)`` for every int in a nested usage record."""
+    if isinstance(value, bool):
+        return
+    if isinstance(value, int):
+        yield key, value
+    elif isinstance(value, dict):
+        for name, item in value.items():
+            yield from _named_counts(item, str(name))
+    elif isinstance(value, list):
+        for item in value:
+            yield from _named_counts(item, key)
+
+
+def _misnamed(usage: Any) -> list[str]:
+    """Fields whose name says the other direction than the server's count they hold."""
+    wrong: list[str] = []
+    for name, count in _named_counts(usage):
+        if count == USAGE_OUTPUT and _INPUT_NAME.search(name) and not _OUTPUT_NAME.search(name):
+            wrong.append(f"{name}={count} (the server's output count under an input field)")
+        if count == USAGE_INPUT and _OUTPUT_NAME.search(name) and not _INPUT_NAME.search(name):
+            wrong.append(f"{name}={count} (the server's input count under an output field)")
+    return wrong
+
+
 def _check_usage(usage: Any, where: str) -> None:
     numbers = set(numbers_in(usage))
     assert isinstance(usage, dict), f"{where}: no usage record (got {usage!r})"
     assert usage, f"{where}: no usage record (got an empty one)"
     assert {USAGE_INPUT, USAGE_OUTPUT} <= numbers, (
         f"{where}: usage {usage!r} lacks the server's counts ({USAGE_INPUT} in, {USAGE_OUTPUT} out)"
+    )
+    wrong = _misnamed(usage)
+    assert not wrong, (
+        f"{where}: usage {usage!r} has input and output mis-mapped: {'; '.join(wrong)}; the "
+        f"server sent {USAGE_INPUT} input and {USAGE_OUTPUT} output tokens"
     )
 
 
@@ -699,8 +738,14 @@ class HTTPChatConformance(OneShotCases):
 
         The error is ``RequestDeadlineExceeded(phase="stream")``, within a generous bound.
 
+        Without a caller deadline the local cap (``local_cap``, 0.5 s, as the call's
+        ``APICalling.timeout``) bounds each read instead: the stall ends in a
+        ``ProviderConnectionError`` after the first chunk, with no second request.
+
         Troubleshooting: do not shield reads from cancellation or wait on an unbounded timer;
-        the supervisor cancels the read at the deadline.
+        the supervisor cancels the read at the deadline. "past its local cap": the adapter's
+        ``stream`` drops or replaces the ``timeout=`` it is given, which is what bounds each
+        read when the caller set no deadline; pass it on to ``super().stream(...)`` untouched.
         """
         _need(self.streams, "streams")
         model = case.model()
@@ -715,6 +760,24 @@ class HTTPChatConformance(OneShotCases):
             f"a {self.deadline}s deadline returned after {elapsed:.2f}s"
         )
         assert case.attempts == 1
+        model = case.model(max_attempts=1)
+        before = case.attempts
+        bound = self.local_cap + self.deadline_grace
+        capped: StreamOutcome | None = None
+        with anyio.move_on_after(bound):
+            capped = await case.stream(model, "stall", local_cap=self.local_cap)
+        assert capped is not None, (
+            f"with no deadline, a stream stalled past its local cap ({self.local_cap}s, given "
+            f"to stream() as timeout=) was still reading after {bound}s: the endpoint does not "
+            "bound its reads by the timeout= it is given"
+        )
+        assert capped.chunks, "no chunk arrived before the stall"
+        assert isinstance(capped.error, ProviderConnectionError), (
+            f"a stream stalled past its {self.local_cap}s cap: expected ProviderConnectionError, "
+            f"got {type(capped.error).__name__}: {capped.error}"
+        )
+        sent = case.attempts - before
+        assert sent == 1, f"the capped stream was requested {sent} times, expected 1"
 
     @http_case
     async def test_stream_cancellation(self, case: HTTPCase) -> None:

@@ -13,6 +13,7 @@ import anyio
 import pytest
 
 from lionagi.service import (
+    Endpoint,
     EventStatus,
     ProviderAuthError,
     ProviderCapacityError,
@@ -165,14 +166,33 @@ class OneShotCases(HTTPConformanceBase):
 
     @http_case
     async def test_quota_is_quota_error(self, case: HTTPCase) -> None:
-        """An exhausted quota is a ``ProviderQuotaError``.
+        """An exhausted quota is a ``ProviderQuotaError``, sent once.
+
+        The server answers its dialect's used-up billing or daily quota (OpenAI's 429
+        ``insufficient_quota``, Anthropic's "credit balance is too low", Gemini's
+        ``RESOURCE_EXHAUSTED`` naming a per-day quota, Ollama's usage limit, a JSON API's
+        ``NO_MORE_CREDITS``): the account is out, not rate-limited, so the error is
+        ``ProviderQuotaExhaustedError`` (never retried) and exactly one request reaches the
+        server. A plain core ``Endpoint`` (no class of the adapter's own, so no vendor
+        vocabulary) is held to the family only.
 
         Troubleshooting: callers catch ``ProviderQuotaError`` to stop and alert ("buy
-        credits"); an adapter must not report it as a server or generic client error.
+        credits"); an adapter must not report it as a server or generic client error. "was
+        attempted N times": the adapter typed a used-up quota as a retryable
+        ``ProviderRateLimitError`` (the status 429 alone says rate limit); map the vendor's
+        billing code or text to ``ProviderQuotaExhaustedError`` in ``map_status_error``
+        (falling back to ``super()``), or keep the class core's dialect mapping chose.
         """
         model = case.model()
         call = await case.invoke(model, "quota", retry_after=self.retry_after)
-        raised(call, ProviderQuotaError, "an exhausted quota")
+        exc = raised(call, ProviderQuotaError, "an exhausted quota")
+        if type(model.endpoint) is Endpoint:
+            return
+        assert case.attempts == 1, (
+            f"an exhausted quota was attempted {case.attempts} times, expected 1: it was typed "
+            f"{type(exc).__name__} (retryable={getattr(exc, 'retryable', None)}), but the "
+            "account is out of quota, which no retry fixes (ProviderQuotaExhaustedError)"
+        )
 
     @http_case
     async def test_overloaded_is_capacity_or_server_error(self, case: HTTPCase) -> None:
@@ -229,9 +249,16 @@ class OneShotCases(HTTPConformanceBase):
     async def test_deadline_bounds_a_stalled_call(self, case: HTTPCase) -> None:
         """A call whose response stalls ends at the deadline with ``RequestDeadlineExceeded``.
 
+        Without a caller deadline the local cap bounds it instead (``EndpointConfig.timeout``,
+        or the call's own ``APICalling.timeout``): the supervisor passes it to ``call()`` as
+        ``timeout=``, and with no deadline nothing else ends the attempt. A stall past
+        ``local_cap`` (0.5 s) must end as a ``ProviderConnectionError`` after one request.
+
         Troubleshooting: the deadline is enforced by cancelling the attempt; an adapter that
         shields its I/O from cancellation, or waits on its own unbounded timer, holds the
-        caller past the deadline (and its admission permit with it).
+        caller past the deadline (and its admission permit with it). "past its local cap": the
+        adapter's ``call`` drops or replaces the ``timeout=`` it is given (a long default of its
+        own, a client-level timeout); pass it on to ``super().call(...)`` untouched.
         """
         model = case.model()
         started = anyio.current_time()
@@ -243,6 +270,19 @@ class OneShotCases(HTTPConformanceBase):
             f"a {self.deadline}s deadline returned after {elapsed:.2f}s"
         )
         assert case.attempts == 1, f"the stalled call was attempted {case.attempts} times"
+        model = case.model(max_attempts=1)
+        before = case.attempts
+        bound = self.local_cap + self.deadline_grace
+        with anyio.move_on_after(bound) as held:
+            call = await case.invoke(model, "stall", local_cap=self.local_cap)
+        assert not held.cancelled_caught, (
+            f"with no deadline, a call stalled past its local cap ({self.local_cap}s, given to "
+            f"call() as timeout=) was still running after {bound}s: the endpoint does not "
+            "bound the attempt by the timeout= it is given"
+        )
+        raised(call, ProviderConnectionError, f"a call stalled past its {self.local_cap}s cap")
+        sent = case.attempts - before
+        assert sent == 1, f"the capped call was attempted {sent} times, expected 1"
 
     @http_case
     async def test_api_key_never_leaks(self, case: HTTPCase) -> None:

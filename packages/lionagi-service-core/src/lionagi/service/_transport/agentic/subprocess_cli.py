@@ -137,7 +137,7 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
     def teardown_grace(self) -> float:
         """Seconds between SIGTERM and SIGKILL at teardown: the deployment's, else this one's.
 
-        ``AgenticSettings.terminate_grace`` wins over the constructor's ``terminate_grace``, so
+        `AgenticSettings.terminate_grace` wins over the constructor's `terminate_grace`, so
         a deployment can shorten the wait a CLI that ignores SIGTERM imposes on every
         cancellation without knowing how each adapter is constructed.
         """
