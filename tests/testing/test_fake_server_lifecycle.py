@@ -361,3 +361,26 @@ def test_main_serves_until_signalled(signum: int) -> None:
         for pipe in (proc.stdout, proc.stderr):
             if pipe is not None:
                 pipe.close()
+
+
+@pytest.mark.parametrize("knob", [{"x-fake-delay-ms": "5"}, {"x-fake-behavior": "drip"}])
+def test_slow_replies_work_under_plain_asyncio_run(knob: dict[str, str]) -> None:
+    """A paced or dripped reply is started from a protocol callback, outside any task.
+
+    There anyio cannot tell which loop runs it under plain ``asyncio.run`` (no anyio runner):
+    the reply used to fail and the client saw "Server disconnected without sending a response".
+    """
+    from lionagi.service_testing import FakeProviderServer
+
+    async def main() -> tuple[int, str]:
+        async with FakeProviderServer() as server, httpx.AsyncClient() as client:
+            reply = await client.post(
+                f"{server.base_url}/v1/chat/completions",
+                json={"model": "m", "messages": [{"role": "user", "content": "hi"}]},
+                headers={"authorization": "Bearer k", **knob},
+            )
+            return reply.status_code, reply.text
+
+    status, text = asyncio.run(main())
+    assert status == 200, text
+    assert '"chat.completion"' in text

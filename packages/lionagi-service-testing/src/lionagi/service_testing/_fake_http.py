@@ -18,10 +18,12 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
+import math
 import socket
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from http import HTTPStatus
+from typing import Any
 
 import anyio
 import h11
@@ -308,9 +310,7 @@ class _Connection(asyncio.Protocol):
             size = reply.drip
             pieces = [data[i : i + size] for i in range(0, len(data), size)]
             self._busy = True
-            self._hub.task_group.start_soon(
-                self._respond_slowly, [head, *pieces], reply.delay, keep_alive
-            )
+            self._hub.start_soon(self._respond_slowly, [head, *pieces], reply.delay, keep_alive)
             return False
         if reply.delay > 0 and (len(rendered.frames) > 1 or not rendered.stream):
             self._busy = True
@@ -320,7 +320,7 @@ class _Connection(asyncio.Protocol):
                 writes[-1] += end
             else:
                 writes = [b"", head + body]  # the pause comes before the whole reply
-            self._hub.task_group.start_soon(self._respond_slowly, writes, reply.delay, keep_alive)
+            self._hub.start_soon(self._respond_slowly, writes, reply.delay, keep_alive)
             return False
         if rendered.stream:
             self._write(head + frame(b"".join(rendered.frames)) + end)
@@ -372,6 +372,25 @@ class ConnectionHub:
         self.handler = handler
         self.task_group = task_group
         self.connections: set[_Connection] = set()
+        # Work a connection starts from a protocol callback. Such a callback runs outside any
+        # task, where anyio cannot tell which event loop it is on (plain ``asyncio.run``), so
+        # ``task_group.start_soon`` there fails; a task of the group starts it instead.
+        self._work_in, self._work_out = anyio.create_memory_object_stream[
+            tuple[Callable[..., Awaitable[None]], tuple[Any, ...]]
+        ](math.inf)
+
+    def start_soon(self, func: Callable[..., Awaitable[None]], *args: Any) -> None:
+        """Start ``func(*args)`` in the server's task group; callable from a protocol callback."""
+        try:
+            self._work_in.send_nowait((func, args))
+        except anyio.ClosedResourceError:
+            pass  # the server is stopping: every connection is being aborted, this one too
+
+    async def work_loop(self) -> None:
+        """Start each piece of work handed over by :meth:`start_soon`, until cancelled."""
+        async with self._work_out:
+            async for func, args in self._work_out:
+                self.task_group.start_soon(func, *args)
 
     async def accept_loop(self, sock: socket.socket) -> None:
         """Accept until cancelled; owns ``sock`` and closes it on the way out."""
@@ -400,6 +419,7 @@ class ConnectionHub:
             sock.close()
 
     def abort_all(self) -> None:
-        """Drop every open connection, stalled or not."""
+        """Drop every open connection, stalled or not, and take no more work."""
+        self._work_in.close()
         for connection in list(self.connections):
             connection.abort()

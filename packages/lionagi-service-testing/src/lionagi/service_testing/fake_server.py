@@ -159,6 +159,7 @@ class FakeProviderServer:
             sock.close()
             raise
         self._hub = ConnectionHub(self._app, task_group)
+        task_group.start_soon(self._hub.work_loop)
         task_group.start_soon(self._hub.accept_loop, sock)
         self._task_group = task_group
         self._state = _State.OPEN
