@@ -16,11 +16,12 @@ stays open until the client or the server closes it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import enum
 import logging
 import math
 import socket
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
@@ -376,15 +377,14 @@ class ConnectionHub:
         # task, where anyio cannot tell which event loop it is on (plain ``asyncio.run``), so
         # ``task_group.start_soon`` there fails; a task of the group starts it instead.
         self._work_in, self._work_out = anyio.create_memory_object_stream[
-            tuple[Callable[..., Awaitable[None]], tuple[Any, ...]]
+            tuple[Callable[..., Coroutine[Any, Any, None]], tuple[Any, ...]]
         ](math.inf)
 
-    def start_soon(self, func: Callable[..., Awaitable[None]], *args: Any) -> None:
+    def start_soon(self, func: Callable[..., Coroutine[Any, Any, None]], *args: Any) -> None:
         """Start ``func(*args)`` in the server's task group; callable from a protocol callback."""
-        try:
+        # Closed: the server is stopping, and every connection is being aborted, this one too.
+        with contextlib.suppress(anyio.ClosedResourceError):
             self._work_in.send_nowait((func, args))
-        except anyio.ClosedResourceError:
-            pass  # the server is stopping: every connection is being aborted, this one too
 
     async def work_loop(self) -> None:
         """Start each piece of work handed over by :meth:`start_soon`, until cancelled."""
