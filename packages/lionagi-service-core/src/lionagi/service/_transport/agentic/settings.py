@@ -62,7 +62,6 @@ ConfigHomeMode = Literal["user", "isolated"]
 CONFIG_HOME_ENV = "LIONAGI_SERVICE_CONFIG_HOME"
 
 
-
 class _ReadOnlyEnv(Mapping[str, SecretStr]):
     """`AgenticSettings.env` as stored: read-only, so a frozen record is frozen all the way down.
 

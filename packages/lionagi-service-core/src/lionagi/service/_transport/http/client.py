@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 from ..._base.errors import EndpointConfigurationError
 from ..config import FORBIDDEN_CLIENT_KWARGS as _FORBIDDEN_CLIENT_KWARGS
 from ..config import EndpointConfig
+from .content_coding import ACCEPT_ENCODING
 from .logs import install_log_redaction
 from .pinning import PinnedTransport
 
@@ -161,6 +162,11 @@ def new_client(
     client_type = httpx.AsyncClient if "cookies" in kwargs else StatelessClient
     try:
         kwargs["transport"] = transport if transport is not None else _pinned_transport(kwargs, tls)
-        return client_type(**kwargs)
+        client = client_type(**kwargs)
     except TypeError as exc:
         raise EndpointConfigurationError("client_kwargs", str(exc)) from None
+    if "accept-encoding" not in httpx.Headers(kwargs.get("headers")):
+        # Only what the endpoint decodes with a bound (``content_coding``), whatever optional
+        # decoders httpx found installed; a caller's own header is kept.
+        client.headers["Accept-Encoding"] = ACCEPT_ENCODING
+    return client

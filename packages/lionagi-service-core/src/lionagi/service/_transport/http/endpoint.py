@@ -58,6 +58,7 @@ from ..utf8 import Utf8Decoder, decode_utf8, invalid_utf8
 from ..wire_errors import typed_wire_error
 from .auth import build_headers
 from .client import ClientState, new_client
+from .content_coding import decoded_body
 from .encoding import EncodedPayload, encode_json, encode_params
 from .framing import DONE, NDJSONFramer, SSEFramer, forced_framer, framer_for_content_type
 from .payload import build_payload
@@ -65,7 +66,15 @@ from .pinning import pin, unpin
 from .projection import ProjectorBase, StreamProjector
 from .reads import ReadControl, SupervisedStream
 from .ssrf import Resolver, SSRFGuard
-from .status import HTTPErrorInfo, describe_url, error_info, excerpt, read_bounded, status_error
+from .status import (
+    BAD_JSON,
+    HTTPErrorInfo,
+    describe_url,
+    error_info,
+    excerpt,
+    read_bounded,
+    status_error,
+)
 from .token_estimate import estimate_tokens
 
 __all__ = ["ClientState", "Endpoint", "StreamFraming", "url_origin"]
@@ -155,7 +164,7 @@ class Endpoint:
             else:
                 self.__config = base.detached()
         flag = self.stream_flag
-        if flag is not None and flag in self.__config.request_defaults:
+        if flag is not None and not self.is_agentic and flag in self.__config.request_defaults:
             # Refused here, where it was written: every call would refuse it otherwise.
             raise EndpointConfigurationError(
                 f"request_defaults.{flag}",
@@ -406,7 +415,7 @@ class Endpoint:
             )
         parts: list[bytes] = []
         size = 0
-        async for block in response.aiter_bytes():
+        async for block in decoded_body(response):
             size += len(block)
             if size > cap:
                 raise _body_too_large(response, cap, f"sent more than {cap} bytes", self._secrets())
@@ -424,7 +433,7 @@ class Endpoint:
             raise invalid_utf8(where, exc, note) from None
         try:
             return _json_loads(text)
-        except ValueError:
+        except BAD_JSON:
             secrets = self._secrets()
             raise ProviderProtocolError(
                 f"{describe_url(response.request.url, secrets)} answered HTTP "
@@ -546,7 +555,7 @@ class Endpoint:
             # Bytes, decoded here as strict UTF-8: ``aiter_text`` would trust the declared charset.
             decoder = Utf8Decoder(describe_url(url, secrets), _charset_note(content_type))
             decode = decoder.decode
-            blocks = response.aiter_bytes()
+            blocks = decoded_body(response)
             tail: Sequence[StreamChunk] = ()
             try:
                 async for block in blocks:

@@ -23,7 +23,7 @@ from typing import Any, Final
 from httpx_sse._decoders import SSELineDecoder
 
 from ..._base.errors import ProviderProtocolError
-from .status import excerpt
+from .status import BAD_JSON, excerpt
 
 __all__ = [
     "DONE",
@@ -113,7 +113,7 @@ class SSEFramer:
                             continue
                         try:
                             obj = _json_decode(text)
-                        except ValueError:
+                        except BAD_JSON:
                             raise _bad_json("SSE data", text, self._secrets) from None
                         if kind and kind != "message" and type(obj) is dict and "type" not in obj:
                             obj["type"] = kind
@@ -180,7 +180,7 @@ class NDJSONFramer:
                 continue
             try:
                 out.append(_json_decode(line))
-            except ValueError:
+            except BAD_JSON:
                 raise _bad_json("NDJSON line", line, self._secrets) from None
 
     def feed(self, text: str) -> list[Any]:

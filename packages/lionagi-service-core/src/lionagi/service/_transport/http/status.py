@@ -28,8 +28,10 @@ from ..._base.errors import (
 )
 from ..._base.secrets import REDACTED, bounded, redact
 from ..classify import DEFAULT_ERROR_PATTERNS
+from .content_coding import decoded_body
 
 __all__ = [
+    "BAD_JSON",
     "ERROR_BODY_READ_LIMIT",
     "EXCERPT_LIMIT",
     "HTTPErrorInfo",
@@ -44,7 +46,11 @@ __all__ = [
 
 ERROR_BODY_READ_LIMIT = 64 * 1024
 EXCERPT_LIMIT = 2048
-_SECONDS = re.compile(r"\d+(?:\.\d+)?")
+# HTTP delta-seconds are ASCII digits (RFC 9110 §10.2.3); `\d` also matches other scripts' digits.
+_SECONDS = re.compile(r"[0-9]+(?:\.[0-9]+)?")
+BAD_JSON = (ValueError, RecursionError)
+"""What decoding provider JSON can raise: bad JSON, or nesting deeper than the interpreter
+recurses (``[[[[...`` costs the server one byte per level, so any body or event can do it)."""
 # The families a plain 4xx body decides, each with the rule the CLI and stream classification
 # use (one compiled rule, so the three paths cannot drift apart). An over-long prompt is a 400 at
 # every provider, and callers must tell it from other refused requests (trim the prompt vs. fix
@@ -77,10 +83,14 @@ def excerpt(body: bytes | str, secrets: Iterable[str] = (), limit: int = EXCERPT
 
 
 async def read_bounded(response: httpx.Response, limit: int = ERROR_BODY_READ_LIMIT) -> bytes:
-    """Read at most `limit` bytes of a streamed response body (the caller closes it)."""
+    """Read at most `limit` bytes of a streamed response body (the caller closes it).
+
+    Decoded with a bound per step (`decoded_body`), so a compressed body cannot inflate far
+    past `limit` before the count stops it.
+    """
     parts: list[bytes] = []
     size = 0
-    async for block in response.aiter_bytes():
+    async for block in decoded_body(response):
         parts.append(block)
         size += len(block)
         if size >= limit:
@@ -107,7 +117,8 @@ def parse_retry_after(
         return float(value)
     try:
         when = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
+    except (TypeError, ValueError, IndexError, OverflowError):
+        # OverflowError: a zone offset too large for the platform, e.g. ``+99999999999999999999``.
         return None
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
@@ -174,7 +185,7 @@ def error_info(
     if body.strip():
         try:
             parsed = json.loads(body.decode("utf-8", "replace"))
-        except ValueError:
+        except BAD_JSON:
             parsed = None
     return HTTPErrorInfo(
         status=response.status_code,
