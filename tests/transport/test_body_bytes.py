@@ -21,16 +21,10 @@ from lionagi.service import (
 )
 from lionagi.service._transport.config import EndpointConfig
 
+from ._chunks import delta
+
 HANG_GUARD = 20.0  # seconds; only a hang can exceed this
 TEXT = "héllo → wörld ✓ 😀"
-
-
-def delta(text: str, finish: str | None = None) -> dict[str, Any]:
-    return {
-        "object": "chat.completion.chunk",
-        "model": "m1",
-        "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": finish}],
-    }
 
 
 def sse(obj: Any) -> bytes:

@@ -38,17 +38,11 @@ from lionagi.service import (
 from lionagi.service._transport.http.content_coding import DECODE_STEP
 from lionagi.service._transport.http.status import parse_retry_after
 
+from ._chunks import delta
+
 HANG_GUARD = 30.0  # seconds; only a hang can exceed this
 DEEP = b"[" * 100_000 + b"]" * 100_000
 MiB = 1024 * 1024
-
-
-def delta(text: str, finish: str | None = None) -> dict[str, Any]:
-    return {
-        "object": "chat.completion.chunk",
-        "model": "m1",
-        "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": finish}],
-    }
 
 
 def sse(obj: Any) -> bytes:

@@ -23,13 +23,7 @@ from lionagi.service import (
 from lionagi.service._transport.http.framing import DONE, NDJSONFramer, SSEFramer
 from lionagi.service.http import ChatCompletionsProjector
 
-
-def delta(text: str, finish: str | None = None) -> dict[str, Any]:
-    return {
-        "object": "chat.completion.chunk",
-        "model": "m1",
-        "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": finish}],
-    }
+from ._chunks import delta
 
 
 def sse(obj: Any) -> str:
