@@ -170,7 +170,16 @@ DEFAULT_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
         # OpenAI (codex, pi), Gemini and OpenAI-compatible servers.
         r"|exceeds the context window"
         r"|input token count[^\n]{0,80}?exceeds the maximum"
-        r"|maximum context length is \d+",
+        r"|maximum context length is \d+"
+        # Anthropic's 400 when the prompt plus ``max_tokens`` does not fit ("input length and
+        # `max_tokens` exceed context limit: 193125 + 21333 > 200000"), relayed verbatim by
+        # Claude Code, pi and gateways; vLLM-style servers' "is longer than the model's context
+        # length".
+        r"|exceeds? context limit"
+        r"|longer than the model'?s context length"
+        # Ollama's 400 (its OpenAI-compatible routes too): "the input length exceeds the context
+        # length", older servers "input length exceeds maximum context length".
+        r"|input length exceeds (?:the|maximum) context length",
         summary="context window exceeded",
     ),
     ProviderErrorPattern(
@@ -185,7 +194,17 @@ DEFAULT_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
     ProviderErrorPattern(
         "unsupported_model",
         ProviderUnsupportedModelError,
-        r"model is not supported",
+        r"model is not supported"
+        # OpenAI's 404 code for a model it does not serve, only as the whole code (a line of its
+        # own, or the quoted value of a relayed body's ``code``: JSON or a Python dict's repr),
+        # and its message; Claude Code's text for the same 404; Google's NOT_FOUND message
+        # (relayed by gemini and pi); Ollama's and Anthropic's ``model "x" not found``.
+        r"|(?:^|\n)model_not_found(?:\n|$)"
+        r"""|["']code["']\s*:\s*["']model_not_found["']"""
+        r"|\bthe model [^\n]{0,120}?does not exist or you do not have access to it"
+        r"|issue with the selected model"
+        r"|\bmodels/\S+ is not found for API version"
+        r"""|\bmodel ["'][^"'\n]{1,200}["'] not found""",
         summary="model not supported",
     ),
     ProviderErrorPattern(
