@@ -119,3 +119,21 @@ async def test_a_secret_cut_by_the_stderr_capture_leaves_no_part_behind() -> Non
     assert "bytes of stderr discarded" in error.raw  # both cuts happened
     for text in (str(error), error.raw, error.stderr_tail):
         assert _fragments(text, KEY, 8) == [], text
+
+
+class _KeyErrorParser(ReferenceCliEndpoint):
+    """A vendor projection that fails with a bare KeyError quoting the event it read."""
+
+    def project(self, event: Any) -> Any:
+        raise KeyError(event["type"])
+
+
+async def test_a_bare_parser_errors_cause_keeps_no_secret_in_a_traceback() -> None:
+    import traceback
+
+    endpoint = _KeyErrorParser(argv=_argv(STDOUT["parser error"]), settings=SETTINGS)
+    error = await _failure(endpoint)
+    assert isinstance(error.__cause__, KeyError)  # the adapter's own failure is kept, for where
+    printed = "".join(traceback.format_exception(error))
+    assert "KeyError" in printed
+    assert ENV_SECRET not in printed and GATEWAY_KEY not in printed

@@ -72,14 +72,17 @@ async def _calls(status: int, body: Any, times: int = 1) -> tuple[list[Any], int
         return errors, server.requests, state
 
 
-def test_the_hook_reads_the_model_not_found_body() -> None:
+@pytest.mark.parametrize("message", ["model: bogus", "model 'bogus' not found"])
+def test_the_hook_reads_the_model_not_found_body(message: str) -> None:
+    """Both wordings: ``model: <name>``, and the newer ``model '<name>' not found``."""
     from lionagi.service import ProviderStatusUnsupportedModelError
 
-    mapped = anthropic_status_error(_info(404, UNKNOWN_MODEL))
+    body = {"type": "error", "error": {"type": "not_found_error", "message": message}}
+    mapped = anthropic_status_error(_info(404, body))
     assert type(mapped) is ProviderStatusUnsupportedModelError
     assert mapped.status == 404
     assert "does not serve the requested model" in str(mapped)
-    assert "model: bogus" in str(mapped)
+    assert message in str(mapped)
 
 
 async def test_an_unknown_model_is_typed_not_retried_and_circuit_neutral() -> None:

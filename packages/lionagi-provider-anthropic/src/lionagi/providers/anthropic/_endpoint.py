@@ -66,10 +66,11 @@ ANTHROPIC_VERSION = "2023-06-01"
 _OVERLOADED = 529
 _CONTEXT_PHRASES = ("prompt is too long", "exceed context limit", "exceeds the context window")
 _CREDIT_PHRASES = ("credit balance is too low",)
-# A model the API does not serve: HTTP 404, ``not_found_error``, message ``model: <name>``. The
-# same type with another message (an unknown path or resource) is no statement about the model.
+# A model the API does not serve: HTTP 404, ``not_found_error``, message ``model: <name>`` or,
+# in newer answers, ``model '<name>' not found``. The same type with another message (an unknown
+# path or resource) is no statement about the model.
 _NOT_FOUND = "not_found_error"
-_MODEL_PREFIX = "model:"
+_MODEL_PREFIXES = ("model:", "model '", 'model "')
 
 
 def _text(value: object) -> str:
@@ -95,7 +96,7 @@ def anthropic_status_error(info: HTTPErrorInfo) -> ProviderError | None:
             status=info.status,
             body_excerpt=info.excerpt,
         )
-    if info.status == 404 and kind == _NOT_FOUND and message.lstrip().startswith(_MODEL_PREFIX):
+    if info.status == 404 and kind == _NOT_FOUND and message.lstrip().startswith(_MODEL_PREFIXES):
         return info.unsupported_model()
     if kind == "billing_error" or any(p in message for p in _CREDIT_PHRASES):
         return ProviderQuotaExhaustedError(

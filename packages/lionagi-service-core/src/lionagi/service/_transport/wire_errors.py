@@ -26,9 +26,14 @@ def typed_wire_error(source: str, exc: Exception, secrets: Iterable[str] = ()) -
     """
     if isinstance(exc, ProviderError | ProviderCatalogError):
         return exc
-    detail = bounded(redact(str(exc), tuple(secrets)), 200)
+    known = tuple(secrets)
+    detail = bounded(redact(str(exc), known), 200)
     error = ProviderProtocolError(
         f"provider output of an unexpected shape ({source}): {type(exc).__name__}: {detail}"
     )
+    # The cause keeps its traceback (where the adapter's code failed) but not its text in
+    # clear: a parser's ``KeyError('<value>')`` quotes the provider's output, which can echo a
+    # secret, and a formatted traceback prints the cause's arguments.
+    exc.args = tuple(redact(arg, known) if isinstance(arg, str) else arg for arg in exc.args)
     error.__cause__ = exc
     return error
