@@ -122,6 +122,18 @@ async def test_redirect_is_not_followed(serve, make_endpoint, wire):
     assert len(server.requests) == 1
 
 
+async def test_a_3xx_without_location_says_so_not_redirecting_to_nothing(
+    serve, make_endpoint, wire
+):
+    server = await serve(lambda req: wire.full(304, ""))
+    ep = make_endpoint(server.base_url)
+    with pytest.raises(ProviderClientError) as info:
+        await ep.call({"model": "m"})
+    assert info.value.status == 304
+    assert "no Location" in str(info.value)
+    assert "redirecting" not in str(info.value)
+
+
 async def test_error_body_excerpt_is_bounded(serve, make_endpoint, wire):
     body = "E" * 500_000
     server = await serve(lambda req: wire.full(500, body, content_type="text/plain"))

@@ -219,7 +219,16 @@ def status_error(
     text = excerpt(body, secrets)
     suffix = f": {text}" if text else ""
     if 300 <= status < 400:
-        location = excerpt(response.headers.get("location", "?"), secrets, 300)
+        raw_location = response.headers.get("location")
+        if raw_location is None:
+            # 304 Not Modified (or a 3xx without a target): nothing to follow, and no answer.
+            return ProviderClientError(
+                f"{where} answered HTTP {status} with no Location and no answer (a cache "
+                f"validator sent by a client header, or a proxy in the way){suffix}",
+                status=status,
+                body_excerpt=text,
+            )
+        location = excerpt(raw_location, secrets, 300)
         return ProviderClientError(
             f"{where} answered HTTP {status} redirecting to {location}; redirects are not "
             "followed (each hop would need its own SSRF check): set base_url to the final URL",
