@@ -550,7 +550,14 @@ class AnthropicMessage(BaseModel):
 
 
 class AnthropicCustomTool(BaseModel):
-    """A tool the caller runs: name, description and a JSON Schema for its input."""
+    """A tool the caller runs: name, description and a JSON Schema for its input.
+
+    With the options Anthropic documents on a custom tool: ``strict`` (inputs guaranteed to
+    match the schema), ``input_examples``, ``defer_loading`` (loaded through tool search),
+    ``allowed_callers`` (programmatic calls from code execution) and
+    ``eager_input_streaming``. They sit inside ``tools``, where ``extra_body`` cannot reach,
+    so a tool using one was refused with no way to send it.
+    """
 
     model_config = _STRICT
 
@@ -559,6 +566,13 @@ class AnthropicCustomTool(BaseModel):
     description: str | None = None
     input_schema: dict[str, Any]
     cache_control: AnthropicCacheControl | None = None
+    strict: bool | None = Field(default=None, strict=True)
+    input_examples: list[dict[str, Any]] | None = None
+    defer_loading: bool | None = Field(default=None, strict=True)
+    # Versioned caller names ("direct", "code_execution_20250825", ...): new versions arrive
+    # with new code execution tools, so they are not enumerated.
+    allowed_callers: list[str] | None = None
+    eager_input_streaming: bool | None = Field(default=None, strict=True)
 
 
 class AnthropicServerTool(BaseModel):

@@ -43,7 +43,9 @@ from lionagi.service.http import unoffered_tool_choice
 
 __all__ = ["OpenAIChatRequest", "OpenAIResponsesRequest", "ResponsesReasoning", "ResponsesText"]
 
-ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
+# OpenAI's documented levels; not every model accepts every level (the API judges that).
+ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"]
+ReasoningSummary = Literal["auto", "concise", "detailed"]
 
 # Tools whose functions are not all listed by name at the top of ``tools``: a namespace nests
 # them, tool search loads them during the response.
@@ -90,12 +92,21 @@ class OpenAIChatRequest(OpenAIChatCompletionsRequest):
 
 
 class ResponsesReasoning(BaseModel):
-    """``reasoning``: how much a reasoning model thinks and whether it summarizes it."""
+    """``reasoning``: how much a reasoning model thinks, whether it summarizes it, and more.
+
+    Every key OpenAI documents: ``effort``, ``summary`` (and its deprecated spelling
+    ``generate_summary``), ``context`` (which earlier reasoning items the model sees again) and
+    ``mode`` (the execution mode, an open string). A nested key cannot go through
+    ``extra_body``, so one missing here could not be sent at all.
+    """
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     effort: ReasoningEffort | None = None
-    summary: Literal["auto", "concise", "detailed"] | None = None
+    summary: ReasoningSummary | None = None
+    generate_summary: ReasoningSummary | None = None
+    context: Literal["auto", "current_turn", "all_turns"] | None = None
+    mode: str | None = None
 
 
 class ResponsesText(BaseModel):
@@ -147,7 +158,9 @@ class OpenAIResponsesRequest(BaseModel):
     stream_options: ResponsesStreamOptions | None = None
     truncation: Literal["auto", "disabled"] | None = None
     user: str | None = None
-    service_tier: Literal["auto", "default", "flex", "scale", "priority"] | None = None
+    service_tier: (
+        Literal["auto", "default", "flex", "scale", "priority", "fast", "ultrafast"] | None
+    ) = None
     include: list[str] | None = None
     prompt_cache_key: str | None = None
     safety_identifier: str | None = None

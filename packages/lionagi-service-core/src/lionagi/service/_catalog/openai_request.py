@@ -141,6 +141,9 @@ def _plain_text_chat(checked: dict[str, Any]) -> bool:
     )
 
 
+ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"]
+
+
 class OpenAIChatCompletionsRequest(BaseModel):
     """A Chat Completions request body."""
 
@@ -168,7 +171,8 @@ class OpenAIChatCompletionsRequest(BaseModel):
     response_format: dict[str, Any] | None = None
     seed: StrictInt | None = None
     user: str | None = None
-    reasoning_effort: Literal["none", "minimal", "low", "medium", "high", "xhigh"] | None = None
+    # OpenAI's documented levels; whether a model takes one is the API's call.
+    reasoning_effort: ReasoningEffort | None = None
     service_tier: str | None = None
     store: StrictBool | None = None
     metadata: dict[str, str] | None = None
