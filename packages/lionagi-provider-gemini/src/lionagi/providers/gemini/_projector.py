@@ -17,6 +17,10 @@ Projection:
   ``functionResponse.id`` (the API never issued it);
 - ``executableCode`` -> ``tool_use`` named ``code_execution``; ``codeExecutionResult`` ->
   ``tool_result`` (``is_error`` unless the outcome is ``OUTCOME_OK``);
+- ``toolCall`` / ``toolResponse`` (a built-in tool the API ran itself, sent with
+  ``toolConfig.includeServerSideToolInvocations``) -> ``tool_use`` / ``tool_result`` named by
+  the ``toolType``, ``id`` kept, marked ``metadata["server_tool"] = True`` (not the caller's to
+  run; the part goes back as it came in the next turn);
 - a ``thoughtSignature`` rides on the chunk of its part (``metadata["thought_signature"]``), so
   it can be sent back with the turn;
 - one ``result`` chunk at the end: ``usage`` (the ``usageMetadata`` object: prompt, candidates,
@@ -27,9 +31,10 @@ Projection:
   (``MAX_TOKENS`` never cuts a function call: its part arrives whole or not at all);
 - what the one-shot body says about the answer as a whole stays on the result chunk:
   ``grounding_metadata`` (Google Search grounding), ``url_context_metadata``,
-  ``safety_ratings``, ``avg_logprobs`` (last value seen) and ``citation_metadata`` (the
-  sources of every chunk, in order); with ``responseLogprobs``, a chunk's ``logprobsResult``
-  rides on its text chunk as ``metadata["logprobs"]``;
+  ``safety_ratings``, ``avg_logprobs``, ``continuation_token`` and ``model_status`` (the
+  response's ``modelStatus``: the model's stage and retirement time; last value seen) and
+  ``citation_metadata`` (the sources of every chunk, in order); with ``responseLogprobs``, a
+  chunk's ``logprobsResult`` rides on its text chunk as ``metadata["logprobs"]``;
 - an ``{"error": {...}}`` event, or a prompt refused outright (``promptFeedback.blockReason``
   with no candidate), -> one ``error`` chunk, ending the stream (the endpoint raises a blocked
   prompt as :class:`~lionagi.service.ProviderStreamContentFilterError`);
@@ -64,6 +69,7 @@ _CANDIDATE_QUIET = frozenset(
         "logprobsResult",
         "tokenCount",
         "finishMessage",
+        "continuationToken",
     }
 )
 # Candidate fields the one-shot body carries for the answer as a whole: the stream keeps them on
@@ -74,10 +80,19 @@ _RESULT_FIELDS = (
     ("urlContextMetadata", "url_context_metadata"),
     ("safetyRatings", "safety_ratings"),
     ("avgLogprobs", "avg_logprobs"),
+    ("continuationToken", "continuation_token"),
 )
 # Top-level fields of a chunk with no content of their own.
 _EVENT_KNOWN = frozenset(
-    {"candidates", "usageMetadata", "modelVersion", "responseId", "promptFeedback", "createTime"}
+    {
+        "candidates",
+        "usageMetadata",
+        "modelVersion",
+        "modelStatus",
+        "responseId",
+        "promptFeedback",
+        "createTime",
+    }
 )
 _PART_META = frozenset({"thought", "thoughtSignature", "videoMetadata", "partMetadata"})
 
@@ -153,6 +168,9 @@ class GeminiStreamProjector(ProjectorBase):
         model = event.get("modelVersion")
         if model:
             self._model = model
+        status = event.get("modelStatus")
+        if status:  # the model's stage and retirement time: kept as the one-shot body has it
+            self._kept["model_status"] = status
         if event.get("responseId"):
             self._response_id = event["responseId"]
         candidates = event.get("candidates")
@@ -246,6 +264,26 @@ class GeminiStreamProjector(ProjectorBase):
                 self.tool_use_chunk(call_id, call["name"], args if args is not None else {}, meta)
             )
             return
+        if "toolCall" in part:
+            call = part["toolCall"]
+            if type(call) is not dict:
+                raise self.protocol_error("a toolCall part is not an object", part)
+            out.append(self._server_tool_use(call, meta))
+            return
+        if "toolResponse" in part:
+            answer = part["toolResponse"]
+            if type(answer) is not dict:
+                raise self.protocol_error("a toolResponse part is not an object", part)
+            out.append(
+                StreamChunk(
+                    type="tool_result",
+                    tool_name=answer.get("toolType"),
+                    tool_id=answer.get("id"),
+                    tool_output=answer.get("response"),
+                    metadata={**meta, "server_tool": True},
+                )
+            )
+            return
         if "executableCode" in part:
             code = part["executableCode"]
             if type(code) is not dict:
@@ -278,6 +316,26 @@ class GeminiStreamProjector(ProjectorBase):
         if data is None:
             return  # only markers (an empty thought with no signature): nothing to project
         raise self.protocol_error(f"unrecognized part field {data!r}", part)
+
+    def _server_tool_use(self, call: dict[str, Any], meta: dict[str, Any]) -> StreamChunk:
+        """A ``toolCall`` the API ran itself: a ``tool_use`` marked ``server_tool``.
+
+        Its ``toolType`` is the name, ``args`` the input; the caller does not run it, but sends
+        the part back (with its ``thoughtSignature``) in the next turn.
+        """
+        call_id = call.get("id")
+        tool_meta = {**meta, "server_tool": True}
+        if not call_id:
+            call_id = self._next_call_id()
+            tool_meta["synthetic_id"] = True
+        name = call.get("toolType")
+        args = call.get("args")
+        return self.tool_use_chunk(
+            call_id,
+            name if isinstance(name, str) else None,
+            args if args is not None else {},
+            tool_meta,
+        )
 
     def _next_call_id(self) -> str:
         call_id = f"gemini-call-{self._calls}"

@@ -60,7 +60,9 @@ __all__ = [
     "GeminiSafetySetting",
     "GeminiThinkingConfig",
     "GeminiTool",
+    "GeminiToolCall",
     "GeminiToolConfig",
+    "GeminiToolResponse",
     "model_path_segment",
 ]
 
@@ -138,6 +140,27 @@ class GeminiFunctionResponse(_Strict):
     parts: list[dict[str, Any]] | None = None
 
 
+class GeminiToolCall(_Strict):
+    """A model turn's ``toolCall``: a built-in tool the API ran itself, sent back as it came.
+
+    With ``toolConfig.includeServerSideToolInvocations`` the answer shows each server-side
+    call (``toolType`` such as ``GOOGLE_SEARCH_WEB``) and its ``toolResponse``; the next turn
+    carries both parts back unchanged, with their ``thoughtSignature``.
+    """
+
+    id: str | None = None
+    toolType: str | None = None
+    args: dict[str, Any] | None = None
+
+
+class GeminiToolResponse(_Strict):
+    """A model turn's ``toolResponse``: the output of a server-side ``toolCall`` (same ``id``)."""
+
+    id: str | None = None
+    toolType: str | None = None
+    response: dict[str, Any] | None = None
+
+
 _PART_DATA = (
     "text",
     "inlineData",
@@ -146,6 +169,8 @@ _PART_DATA = (
     "functionResponse",
     "executableCode",
     "codeExecutionResult",
+    "toolCall",
+    "toolResponse",
 )
 
 
@@ -165,6 +190,8 @@ class GeminiPart(_Strict):
     functionResponse: GeminiFunctionResponse | None = None
     executableCode: dict[str, Any] | None = None
     codeExecutionResult: dict[str, Any] | None = None
+    toolCall: GeminiToolCall | None = None
+    toolResponse: GeminiToolResponse | None = None
     thought: bool | None = None
     thoughtSignature: str | None = None
     videoMetadata: dict[str, Any] | None = None
@@ -238,10 +265,16 @@ class GeminiFunctionCallingConfig(_Strict):
 
 
 class GeminiToolConfig(_Strict):
-    """``toolConfig``: function calling, and ``retrievalConfig`` (location for Maps/Search)."""
+    """``toolConfig``: function calling, ``retrievalConfig``, server-side tool invocations.
+
+    ``retrievalConfig`` is the location for Maps/Search; ``includeServerSideToolInvocations``
+    shows the built-in tools' calls and responses as ``toolCall`` / ``toolResponse`` parts of
+    the answer.
+    """
 
     functionCallingConfig: GeminiFunctionCallingConfig | None = None
     retrievalConfig: dict[str, Any] | None = None
+    includeServerSideToolInvocations: bool | None = None
 
 
 ThinkingLevel = Literal["minimal", "low", "medium", "high", "MINIMAL", "LOW", "MEDIUM", "HIGH"]

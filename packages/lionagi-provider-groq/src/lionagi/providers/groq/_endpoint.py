@@ -10,7 +10,7 @@ client error blaming the request. :class:`GroqChat` maps it to the capacity fami
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -39,13 +39,23 @@ class GroqSearchSettings(BaseModel):
 
 
 class GroqChatRequest(OpenAIChatCompletionsRequest):
-    """Groq's chat request: the OpenAI fields with Groq's own vocabularies."""
+    """Groq's chat request: the OpenAI fields with Groq's own vocabularies.
+
+    ``documents`` (context the model may cite, with ``citation_options``) and
+    ``compound_custom`` (the models and built-in tools of a Compound system) stay plain
+    mappings: Groq extends them often. ``disable_tool_validation`` returns called tools without
+    checking them against ``tools``.
+    """
 
     reasoning_format: Literal["hidden", "raw", "parsed"] | None = None
     reasoning_effort: Literal["none", "default", "low", "medium", "high"] | None = None  # type: ignore[assignment]
     include_reasoning: bool | None = None
     service_tier: Literal["auto", "on_demand", "flex", "performance"] | None = None
     search_settings: GroqSearchSettings | None = None
+    citation_options: Literal["enabled", "disabled"] | None = None
+    compound_custom: dict[str, Any] | None = None
+    disable_tool_validation: bool | None = None
+    documents: list[dict[str, Any]] | None = None
 
 
 class GroqChat(OpenAIChatEndpoint):

@@ -83,7 +83,7 @@ class OllamaOptions(BaseModel):
     num_gpu: int | None = None
     num_thread: int | None = Field(default=None, ge=1)
     seed: int | None = None
-    stop: list[str] | None = None
+    stop: str | list[str] | None = None  # one stop sequence, or several (Ollama takes both)
     repeat_last_n: int | None = None
     repeat_penalty: float | None = None
     presence_penalty: float | None = None

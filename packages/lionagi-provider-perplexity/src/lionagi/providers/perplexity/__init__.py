@@ -52,6 +52,6 @@ MODEL_POLICIES = (
         provider="perplexity",
         effort_mode="kwarg",
         effort_kwarg="reasoning_effort",
-        effort_levels=("low", "medium", "high"),
+        effort_levels=("minimal", "low", "medium", "high"),
     ),
 )

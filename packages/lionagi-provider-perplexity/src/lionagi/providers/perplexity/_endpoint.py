@@ -36,7 +36,10 @@ class PerplexityWebSearchOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     search_context_size: Literal["low", "medium", "high"] | None = None
+    search_type: Literal["fast", "pro", "auto"] | None = None
     user_location: dict[str, str | float] | None = None
+    # The API reference's name, and the older one its SDKs and examples still send.
+    image_results_enhanced_relevance: bool | None = None
     image_search_relevance_enhanced: bool | None = None
 
 
@@ -59,19 +62,32 @@ class PerplexityFilePart(BaseModel):
 
 
 class PerplexityChatRequest(OpenAIChatCompletionsRequest):
-    """Perplexity's chat request: the OpenAI fields plus its search controls."""
+    """Perplexity's chat request: the OpenAI fields plus its search controls.
+
+    The fields of Perplexity's chat-completions reference. ``stream_mode`` is left out: its
+    ``"concise"`` stream has chunk types (``chat.reasoning``, ``chat.completion.done``) this
+    projector does not read, so it is refused until the projector reads them.
+    """
 
     shapes = openai_chat_shapes("PerplexityChat", user_parts={"file_url": PerplexityFilePart})
 
     search_mode: Literal["web", "academic", "sec"] | None = None
+    disable_search: bool | None = None
+    enable_search_classifier: bool | None = None
     search_domain_filter: list[str] | None = None
+    search_language_filter: list[str] | None = None  # ISO 639-1 codes
     search_recency_filter: Literal["hour", "day", "week", "month", "year"] | None = None
     search_after_date_filter: str | None = Field(default=None, pattern=_DATE)
     search_before_date_filter: str | None = Field(default=None, pattern=_DATE)
+    last_updated_after_filter: str | None = Field(default=None, pattern=_DATE)
+    last_updated_before_filter: str | None = Field(default=None, pattern=_DATE)
     return_images: bool | None = None
+    image_format_filter: list[str] | None = None
+    image_domain_filter: list[str] | None = None
     return_related_questions: bool | None = None
     web_search_options: PerplexityWebSearchOptions | None = None  # type: ignore[assignment]
-    reasoning_effort: Literal["low", "medium", "high"] | None = None
+    reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = None
+    language_preference: str | None = None  # ISO 639-1 code of the answer's language
 
 
 class PerplexityProjector(ChatCompletionsProjector):
