@@ -245,9 +245,15 @@ def test_client_executed_tool_items_become_one_tool_use(kind: str, field: str) -
     assert chunks[0].metadata == {"item_type": kind}
 
 
-def test_server_side_tool_items_carry_no_chunk() -> None:
+def test_a_server_side_tool_item_is_one_tool_result_with_the_whole_item() -> None:
+    # OpenAI ran it: the search's query and sources exist only on the closed item, which the
+    # one-shot body's output lists too; the stream used to drop it.
     item = {"type": "web_search_call", "id": "ws_1", "status": "completed", "action": {}}
-    assert run([{"type": "response.output_item.done", "item": item}], eof=False) == []
+    (chunk,) = run([{"type": "response.output_item.done", "item": item}], eof=False)
+    assert chunk.type == "tool_result"
+    assert (chunk.tool_id, chunk.tool_name, chunk.tool_output) == ("ws_1", "web_search_call", item)
+    assert chunk.metadata == {"server_tool": True, "item_type": "web_search_call"}
+    assert chunk.is_error is False
 
 
 def test_every_sdk_event_type_is_handled_ignored_or_refused_on_purpose() -> None:

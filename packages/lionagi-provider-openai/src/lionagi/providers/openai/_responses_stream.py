@@ -99,6 +99,23 @@ _CLIENT_TOOL_ITEMS = {
     "apply_patch_call": "operation",
 }
 
+# Output items of tools OpenAI ran itself: each is the call and its outcome in one (a web
+# search's query and sources, the generated image, an MCP call's output). Their progress events
+# carry nothing, so the closed item is the only place the stream has what the one-shot body's
+# ``output`` lists: one ``tool_result`` each, the item whole as its output.
+_SERVER_TOOL_ITEMS = frozenset(
+    {
+        "web_search_call",
+        "file_search_call",
+        "code_interpreter_call",
+        "image_generation_call",
+        "mcp_call",
+        "mcp_list_tools",
+        "tool_search_call",
+        "tool_search_output",
+    }
+)
+
 _THINKING_DELTAS = frozenset(
     {"response.reasoning_summary_text.delta", "response.reasoning_text.delta"}
 )
@@ -264,12 +281,29 @@ class ResponsesProjector(ProjectorBase):
             if not isinstance(request, dict):
                 raise self.protocol_error(f"{kind} item without an {field!r} object", item)
             return (self.tool_use_chunk(tool_id, kind, request, {"item_type": kind}),)
+        if kind in _SERVER_TOOL_ITEMS:
+            failed = item.get("status") == "failed" or bool(item.get("error"))
+            return (
+                StreamChunk(
+                    type="tool_result",
+                    tool_id=item.get("id"),
+                    tool_name=kind,
+                    tool_output=item,
+                    is_error=failed,
+                    metadata={"server_tool": True, "item_type": kind},
+                ),
+            )
+        if kind == "mcp_approval_request":
+            # The caller must answer (an ``mcp_approval_response`` naming this id) before the
+            # MCP call runs: a stream that dropped it ended "completed" with nothing to act on.
+            request = {key: item.get(key) for key in ("server_label", "name", "arguments")}
+            return (self.tool_use_chunk(item.get("id"), kind, request, {"item_type": kind}),)
         if kind == "reasoning" and item.get("encrypted_content"):
             # Asked for with include=["reasoning.encrypted_content"] (stateless, store=false):
             # the whole item must go back in the next request's input, so it is kept.
             meta = {"reasoning_item": item}
             return (StreamChunk(type="thinking", content="", is_delta=True, metadata=meta),)
-        # message / reasoning / server-side tool items: their content already streamed as deltas.
+        # message / reasoning items: their content already streamed as deltas.
         return NO_CHUNKS
 
 
