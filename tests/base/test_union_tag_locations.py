@@ -76,8 +76,32 @@ def test_without_the_flag_the_location_stays_pydantics() -> None:
     # Vendors whose documented error fields name the member (Anthropic's
     # `content.blocks.0.image.source.base64.data`) keep them: dropping is asked for.
     exc = _failure({"pets": [{"kind": "dog", "brks": True}]})
-    field, _ = validation_failure(exc, "request", Household)
+    field, message = validation_failure(exc, "request", Household)
     assert field == "pets.0.dog.brks"
+    # The kept tag still selects the member, so the misspelled key gets its suggestion.
+    assert message == "unknown field of Dog; did you mean 'barks'?"
+
+
+class Owner(_Strict):
+    name: str
+    pets: list[Pet] = []
+
+
+def test_a_misspelled_required_field_is_reported_as_the_misspelling() -> None:
+    # pydantic lists `name: Field required` first; the unknown `nmae` beside it is the typo.
+    with pytest.raises(ValidationError) as info:
+        Owner.model_validate({"nmae": "Ann"})
+    assert [e["type"] for e in info.value.errors()] == ["missing", "extra_forbidden"]
+    field, message = validation_failure(info.value, "request", Owner)
+    assert field == "nmae"
+    assert message == "unknown field of Owner; did you mean 'name'?"
+
+
+def test_a_missing_field_alone_is_still_reported_as_missing() -> None:
+    with pytest.raises(ValidationError) as info:
+        Owner.model_validate({"pets": [{"kind": "cat", "mews": True}]})
+    field, message = validation_failure(info.value, "request", Owner)
+    assert (field, message) == ("name", "Field required")  # the typo is in another object
 
 
 def test_a_text_only_content_part_is_located_as_written() -> None:

@@ -63,9 +63,22 @@ def first_error(
     `model`), the tag pydantic inserts for a tagged union's chosen member is left out of the
     location, which then is the path the caller wrote.
     """
-    first = exc.errors(include_input=False, include_url=False, include_context=False)[0]
-    found = locate(first, model, drop_union_tags=drop_union_tags)
+    errors = exc.errors(include_input=False, include_url=False, include_context=False)
+    found = locate(_telling(errors), model, drop_union_tags=drop_union_tags)
     return ".".join(str(part) for part in found.loc) or default_field, found.message
+
+
+def _telling(errors: Sequence[ErrorDetails]) -> ErrorDetails:
+    """The error that says what the caller got wrong: the first, unless it is a missing field
+    beside an unknown one in the same object, which is most likely that field misspelled
+    (``{"contnet": ...}`` reported as ``content: Field required`` never named the typo)."""
+    first = errors[0]
+    if first["type"] == "missing":
+        parent = tuple(first["loc"][:-1])
+        for error in errors[1:]:
+            if error["type"] == "extra_forbidden" and tuple(error["loc"][:-1]) == parent:
+                return error
+    return first
 
 
 def locate(
@@ -105,10 +118,10 @@ def _walk(
     """``loc`` followed through ``model``'s annotations: the location, its owner, its tags.
 
     List indexes and mapping keys step into the item type; a model's field (by its key as
-    written) into the field's type. With ``drop_tags``, a part that is a tag of the tagged
-    union there selects that member and is left out. A part the annotations do not explain
-    (a tag when tags are kept, a smart union's member label) is kept, and what follows has no
-    known owner. The tags are those of the tagged union the location ends at (or ended on).
+    written) into the field's type. A part that is a tag of the tagged union there selects that
+    member, and is left out of the location with ``drop_tags``. A part the annotations do not
+    explain (a smart union's member label) is kept, and what follows has no known owner. The
+    tags are those of the tagged union the location ends at (or ended on).
     """
     clean: list[int | str] = []
     owner: type[BaseModel] | None = None
@@ -117,12 +130,16 @@ def _walk(
     parts = list(loc)
     while parts:
         current, choices = _unwrap(annotation)
-        if choices is not None and drop_tags:
+        if choices is not None:
             member = choices.get(str(parts[0]))
             if member is None:
                 break
+            # The tag selects the member either way, so what follows keeps a known owner (and
+            # a misspelled key inside it its "did you mean"); only the shown path differs.
             tags, annotation = tuple(choices), member
-            parts.pop(0)
+            tag = parts.pop(0)
+            if not drop_tags:
+                clean.append(tag)
             continue
         part = parts.pop(0)
         clean.append(part)
