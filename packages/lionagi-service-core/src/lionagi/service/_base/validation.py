@@ -69,9 +69,12 @@ def first_error(
 
 
 def _telling(errors: Sequence[ErrorDetails]) -> ErrorDetails:
-    """The error that says what the caller got wrong: the first, unless it is a missing field
-    beside an unknown one in the same object, which is most likely that field misspelled
-    (``{"contnet": ...}`` reported as ``content: Field required`` never named the typo)."""
+    """The error that says what the caller got wrong.
+
+    The first, unless it is a missing field beside an unknown one in the same object, which is
+    most likely that field misspelled (``{"contnet": ...}`` reported as ``content: Field
+    required`` never named the typo).
+    """
     first = errors[0]
     if first["type"] == "missing":
         parent = tuple(first["loc"][:-1])
