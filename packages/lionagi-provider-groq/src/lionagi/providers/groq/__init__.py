@@ -11,12 +11,20 @@ from lionagi.service import ProviderModelPolicy, lazy_exports
 from lionagi.service.http import openai_compatible_specs
 
 if TYPE_CHECKING:
-    from ._endpoint import GroqChat, GroqChatRequest, GroqSearchSettings
+    from ._endpoint import GroqChat, GroqChatRequest, GroqProjector, GroqSearchSettings
 
-__all__ = ["MODEL_POLICIES", "PROVIDER_SPECS", "GroqChat", "GroqChatRequest", "GroqSearchSettings"]
+__all__ = [
+    "MODEL_POLICIES",
+    "PROVIDER_SPECS",
+    "GroqChat",
+    "GroqChatRequest",
+    "GroqProjector",
+    "GroqSearchSettings",
+]
 
 __getattr__, __dir__ = lazy_exports(
-    __name__, {"._endpoint": ("GroqChat", "GroqChatRequest", "GroqSearchSettings")}
+    __name__,
+    {"._endpoint": ("GroqChat", "GroqChatRequest", "GroqProjector", "GroqSearchSettings")},
 )
 
 PROVIDER_SPECS = openai_compatible_specs(

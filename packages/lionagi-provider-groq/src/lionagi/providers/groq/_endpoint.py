@@ -6,11 +6,16 @@ chat projector maps to ``thinking``; ``"raw"`` leaves it inside the text between
 Groq's flex tier answers "no capacity right now" with its own status, HTTP 498 and error code
 ``capacity_exceeded``, and asks for backoff and retries; read by status alone that was a
 client error blaming the request. :class:`GroqChat` maps it to the capacity family instead.
+
+A stream's usage arrives on its last chunk under Groq's own ``x_groq.usage``, not the top-level
+``usage`` OpenAI's chunk has; :class:`GroqProjector` reads it there, so a stream's result chunk
+carries the token counts the one-shot body does.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Sequence
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -18,10 +23,22 @@ from lionagi.service import (
     OpenAIChatCompletionsRequest,
     ProviderError,
     ProviderStatusCapacityError,
+    StreamChunk,
 )
-from lionagi.service.http import HTTPErrorInfo, OpenAIChatEndpoint
+from lionagi.service.http import (
+    ChatCompletionsProjector,
+    HTTPErrorInfo,
+    OpenAIChatEndpoint,
+    StreamProjector,
+)
 
-__all__ = ["FLEX_CAPACITY_STATUS", "GroqChat", "GroqChatRequest", "GroqSearchSettings"]
+__all__ = [
+    "FLEX_CAPACITY_STATUS",
+    "GroqChat",
+    "GroqChatRequest",
+    "GroqProjector",
+    "GroqSearchSettings",
+]
 
 FLEX_CAPACITY_STATUS = 498
 """Groq's status for a flex-tier request refused for lack of capacity (temporary)."""
@@ -58,8 +75,26 @@ class GroqChatRequest(OpenAIChatCompletionsRequest):
     documents: list[dict[str, Any]] | None = None
 
 
+class GroqProjector(ChatCompletionsProjector):
+    """The chat stream, with the usage Groq puts under ``x_groq`` on the last chunk."""
+
+    __slots__ = ()
+
+    grammar = "Groq chat stream"
+
+    def feed(self, event: Any) -> Sequence[StreamChunk]:
+        """Project one chunk, its ``x_groq.usage`` read as the chunk's usage when it has none."""
+        if type(event) is dict and not event.get("usage"):
+            extra = event.get("x_groq")
+            if type(extra) is dict and extra.get("usage"):
+                event = {**event, "usage": extra["usage"]}
+        return super().feed(event)
+
+
 class GroqChat(OpenAIChatEndpoint):
     """Groq chat completions (``https://api.groq.com/openai/v1/chat/completions``)."""
+
+    projector: ClassVar[type[StreamProjector] | None] = GroqProjector
 
     def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
         """Groq's 498 (flex capacity) as a retryable capacity error, then the dialect's codes."""
