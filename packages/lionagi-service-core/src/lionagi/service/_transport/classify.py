@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+import signal
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -321,10 +322,21 @@ def classify_provider_error(
 
     excerpt = _excerpt(searched, None)
     if returncode is not None:
-        message = f"{label}: process exited with code {returncode}"
+        message = f"{label}: {_ended(returncode)}"
         message += f": {excerpt}" if excerpt else ""
         return ProviderProcessError(message, returncode=returncode, stderr_tail=tail, raw=raw)
     return ProviderError(f"{label}: {excerpt or 'failed without an error message'}", raw=raw)
+
+
+def _ended(returncode: int) -> str:
+    """How the process ended: a negative return code is the signal that killed it (asyncio)."""
+    if returncode >= 0:
+        return f"process exited with code {returncode}"
+    try:
+        name = signal.Signals(-returncode).name
+    except ValueError:
+        name = f"signal {-returncode}"
+    return f"process was killed by {name} (return code {returncode})"
 
 
 def classify_stream_error(
