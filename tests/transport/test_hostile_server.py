@@ -250,3 +250,30 @@ async def test_a_cut_compressed_call_body_is_a_protocol_error(serve, make_endpoi
 async def test_an_empty_body_labelled_gzip_is_still_empty(serve, make_endpoint):
     server = await serve(lambda r: compressed(200, b"", "gzip", "text/event-stream"))
     assert await collect(make_endpoint(server.base_url)) == []
+
+
+async def test_an_error_event_frame_is_the_providers_classified_failure() -> None:
+    """``event: error`` whose data is the error object itself (no ``error`` key, no choices)."""
+    from lionagi.service import ProviderStreamCapacityError, iModel
+    from lionagi.service_testing import scripted_stream_server
+
+    frames = [
+        b"data: " + json.dumps(delta("par")).encode() + b"\n\n",
+        b'event: error\ndata: {"message": "the model is overloaded", "code": "overloaded"}\n\n',
+    ]
+    async with scripted_stream_server(frames) as server:
+        model = iModel(
+            provider="acme",
+            model="m1",
+            openai_compatible=True,
+            base_url=server.url,
+            api_key="sk-test-0123456789abcdefghij",
+            allow_local_network=True,
+        )
+        async with model:
+            seen = []
+            with pytest.raises(ProviderStreamCapacityError):
+                async for chunk in model.stream(messages=[{"role": "user", "content": "hi"}]):
+                    seen.append(chunk)
+    assert [c.type for c in seen] == ["text", "error"]
+    assert "overloaded" in (seen[-1].content or "")

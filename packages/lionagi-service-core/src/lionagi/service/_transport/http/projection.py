@@ -391,6 +391,10 @@ class ChatCompletionsProjector(ProjectorBase):
         if choices is None:
             if "error" in event:
                 return self.error_chunk(error)
+            if event.get("type") == "error":
+                # An ``event: error`` SSE frame whose data is the error object itself (the
+                # framer names such data by its event): the provider's failure, classified.
+                return self.error_chunk({k: v for k, v in event.items() if k != "type"})
             raise self.protocol_error("unrecognized event (no 'choices')", event)
         model = event.get("model")
         if model:
