@@ -146,6 +146,21 @@ class ClaudeCodeRequest(BaseModel):
             raise ValueError("needs resume (the session to fork)")
         return value
 
+    @field_validator("session_id")
+    @classmethod
+    def _session_id_with_resume_needs_fork(
+        cls, value: str | None, info: ValidationInfo
+    ) -> str | None:
+        # Claude 2.1.197 exits 1 before any event ("--session-id can only be used with
+        # --continue or --resume if --fork-session is also specified"): refuse it here, typed.
+        resumed = info.data.get("resume") is not None
+        if value is not None and resumed and not info.data.get("fork_session"):
+            raise ValueError(
+                "conflicts with resume: the CLI takes a new session id for a resumed "
+                "conversation only with fork_session=True; set fork_session or drop one"
+            )
+        return value
+
     @field_validator("allowed_tools", "disallowed_tools", "add_dirs")
     @classmethod
     def _items(cls, value: tuple[str, ...]) -> tuple[str, ...]:
