@@ -198,7 +198,10 @@ class AG2GroupChatEndpoint(InProcessEndpoint):
         from autogen.io.base import IOStream
 
         queue: asyncio.Queue[Any] = asyncio.Queue()
-        speakers = frozenset(agent.name for agent in pattern.agents)
+        # A pattern's ``user_agent`` takes turns like the others (AG2 adds it to the chat), so
+        # its messages are output too; it also sends the opening message, which is input.
+        participants = [*pattern.agents, getattr(pattern, "user_agent", None)]
+        speakers = frozenset(agent.name for agent in participants if agent is not None)
 
         async def run() -> None:
             try:
@@ -209,8 +212,7 @@ class AG2GroupChatEndpoint(InProcessEndpoint):
                 queue.put_nowait(_DONE)
             if last.name in speakers:
                 queue.put_nowait({"summary": result.summary, "last_speaker": last.name})
-            # else no agent spoke (``max_round=1``: AG2 counts the opening message as a round):
-            # its "summary" would be the caller's own prompt, from a speaker outside the chat.
+            # else the last message is not a participant's (a tool executor's).
 
         projector = GroupChatProjector(speakers)
         # The task copies the context here, so AG2 inside it sees our stream as the default.
@@ -231,6 +233,10 @@ class AG2GroupChatEndpoint(InProcessEndpoint):
             while not queue.empty():
                 item = queue.get_nowait()
                 if isinstance(item, dict):
+                    if not projector.started:
+                        # No agent spoke (``max_round=1``: AG2 counts the opening message as a
+                        # round): the "summary" would be the caller's own prompt.
+                        continue
                     # No result is made up for a chat that ended on an empty message (ADR-0030,
                     # "normal empty EOF": no synthetic result to make the stream non-empty).
                     if item.get("summary"):
@@ -258,6 +264,9 @@ class GroupChatProjector:
 
     def __init__(self, speakers: frozenset[str]) -> None:
         self._speakers = speakers
+        self.started = False
+        """True once a speaker was selected: messages before that are the opening input (sent
+        by the pattern's ``user_agent``, a participant, when it has one)."""
         self._names: dict[str, str] = {}  # tool call id -> tool name
         self._outcomes: dict[str | None, tuple[str, bool]] = {}  # call id -> (name, failed)
         self._function_failed: dict[str, bool] = {}  # legacy function_call: name -> failed
@@ -268,6 +277,7 @@ class GroupChatProjector:
         content = getattr(event, "content", None)
         if kind == "group_chat_run_chat":
             speaker = getattr(content, "speaker", None)
+            self.started = True
             return [StreamChunk(type="system", metadata={"event": "speaker", "speaker": speaker})]
         if kind == "executed_function":
             self._executed(content)
@@ -282,7 +292,7 @@ class GroupChatProjector:
         if kind == "function_response":
             name = getattr(content, "name", None)
             return [self._result(None, name, getattr(content, "content", None), sender)]
-        if sender not in self._speakers:
+        if sender not in self._speakers or not self.started:
             return []  # the caller's opening message and manager echoes are input
         if kind == "text":
             return _text(getattr(content, "content", None), sender)
