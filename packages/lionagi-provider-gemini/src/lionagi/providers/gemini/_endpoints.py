@@ -40,6 +40,7 @@ from lionagi.service.http import (
     StreamFraming,
     StreamProjector,
     estimate_tokens,
+    first_count,
     json_kind,
 )
 
@@ -108,6 +109,19 @@ class GeminiEmbeddings(OpenAIEmbeddingsEndpoint):
 
 class GeminiGenerateContent(Endpoint):
     """``POST .../v1beta/models/{model}:generateContent`` (and ``:streamGenerateContent``)."""
+
+    def token_counts(self, usage: Mapping[str, Any]) -> tuple[int | None, int | None]:
+        """Gemini's ``usageMetadata`` (a stream's result usage, or inside a one-shot body).
+
+        Output is ``candidatesTokenCount`` plus ``thoughtsTokenCount``: Gemini bills a thinking
+        model's thoughts as output tokens, and counts them apart from the answer's.
+        """
+        nested = usage.get("usageMetadata")
+        record = nested if isinstance(nested, Mapping) else usage
+        answer = first_count(record, "candidatesTokenCount")
+        thoughts = first_count(record, "thoughtsTokenCount")
+        output = None if answer is None and thoughts is None else (answer or 0) + (thoughts or 0)
+        return first_count(record, "promptTokenCount"), output
 
     projector: ClassVar[type[StreamProjector] | None] = GeminiStreamProjector
     stream_framing: ClassVar[StreamFraming | None] = "sse"

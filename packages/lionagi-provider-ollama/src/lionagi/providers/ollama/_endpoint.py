@@ -35,6 +35,7 @@ from lionagi.service.http import (
     StreamFraming,
     StreamProjector,
     estimate_tokens,
+    first_count,
     json_kind,
 )
 
@@ -98,6 +99,10 @@ class OllamaGenerate(Endpoint):
     Ollama streams unless the request says ``"stream": false``, so a one-shot call sends it
     explicitly (:meth:`create_payload`); ``stream()`` sets it to true as for every dialect.
     """
+
+    def token_counts(self, usage: Mapping[str, Any]) -> tuple[int | None, int | None]:
+        """Ollama's ``prompt_eval_count`` and ``eval_count`` (the result's usage, or the body)."""
+        return first_count(usage, "prompt_eval_count"), first_count(usage, "eval_count")
 
     projector: ClassVar[type[StreamProjector] | None] = OllamaGenerateProjector
     stream_framing: ClassVar[StreamFraming | None] = "ndjson"

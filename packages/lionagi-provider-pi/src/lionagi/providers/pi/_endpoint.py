@@ -35,6 +35,7 @@ from lionagi.service.agentic import (
     PromptMode,
     ProviderErrorPattern,
     SubprocessCliEndpoint,
+    first_count,
 )
 
 from ._events import PiEventProjector
@@ -99,6 +100,10 @@ class PiCliEndpoint(SubprocessCliEndpoint):
         terminate_grace: Seconds between SIGTERM and SIGKILL at teardown.
         settings: Deployment settings (:class:`~lionagi.service.AgenticSettings`).
     """
+
+    def token_counts(self, usage: Mapping[str, Any]) -> tuple[int | None, int | None]:
+        """Pi's own ``input`` and ``output`` counts, summed over the run's assistant messages."""
+        return first_count(usage, "input"), first_count(usage, "output")
 
     default_config: ClassVar[Mapping[str, Any] | None] = PI_CONFIG
     prompt_mode: ClassVar[PromptMode] = "stdin"

@@ -33,6 +33,8 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from .._transport.usage import default_token_counts
+
 if TYPE_CHECKING:
     from .._base.chunk import StreamChunk
     from .._transport.api_calling import APICalling
@@ -218,12 +220,17 @@ def _input_messages(call: APICalling) -> str:
     return _as_json(messages if messages is not None else request)
 
 
-def _token_count(usage: Mapping[str, Any], *names: str) -> int | None:
-    for name in names:
-        value = usage.get(name)
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-    return None
+def _counts_of(endpoint: Any, usage: Mapping[str, Any]) -> tuple[int | None, int | None]:
+    """Input and output token counts, as the endpoint reads its vendor's usage record.
+
+    An endpoint without the hook (a test double) is read with the default names. A count that
+    is not a whole number is left out rather than recorded wrong.
+    """
+    reader = getattr(endpoint, "token_counts", None)
+    counts = reader(usage) if callable(reader) else default_token_counts(usage)
+    return tuple(  # type: ignore[return-value]
+        c if isinstance(c, int) and not isinstance(c, bool) else None for c in counts
+    )
 
 
 def _clip(text: str) -> str:
@@ -506,6 +513,10 @@ class CallTrace:
         usage = meta.get("usage")
         if isinstance(usage, Mapping):
             self._usage = usage
+        elif self._usage is None:
+            # A one-shot body whose vendor keeps its counts elsewhere (Gemini's usageMetadata,
+            # Ollama's top-level eval counts): the endpoint's token_counts reads it whole.
+            self._usage = meta
         model = meta.get("model")
         if isinstance(model, str):
             self._response_model = model
@@ -604,11 +615,8 @@ class CallTrace:
             attrs["error.type"] = type(exc).__qualname__
         usage = self._usage
         if isinstance(usage, Mapping):
-            for kind, names in (
-                ("input", ("input_tokens", "prompt_tokens")),
-                ("output", ("output_tokens", "completion_tokens")),
-            ):
-                count = _token_count(usage, *names)
+            counts = _counts_of(call.endpoint, usage)
+            for kind, count in zip(("input", "output"), counts, strict=True):
                 if count is not None:
                     span.set_attribute(f"gen_ai.usage.{kind}_tokens", count)
                     telemetry.tokens.record(count, {**attrs, "gen_ai.token.type": kind})

@@ -54,6 +54,7 @@ from ..._base.secrets import REDACTED, redact, redact_value
 from ..classify import ProviderErrorPattern, classify_stream_error
 from ..config import EndpointConfig, coerce_config, take_handed_over
 from ..meta import EndpointMeta
+from ..usage import default_token_counts
 from ..utf8 import Utf8Decoder, decode_utf8, invalid_utf8
 from ..wire_errors import typed_wire_error
 from .auth import build_headers
@@ -179,6 +180,16 @@ class Endpoint:
         # The last full URL and its parsed form: parsing a URL string costs more per request
         # than anything else the endpoint adds. Keyed by the text, so a changed config re-parses.
         self.__url_cache: tuple[str, httpx.URL] | None = None
+
+    def token_counts(self, usage: Mapping[str, Any]) -> tuple[int | None, int | None]:
+        """Input and output token counts of a usage record, for telemetry's `gen_ai.usage.*`.
+
+        `usage` is a result chunk's `usage` metadata, or a one-shot body that has no `usage`
+        mapping of its own. The default reads `input_tokens`/`prompt_tokens` and
+        `output_tokens`/`completion_tokens`; an adapter whose vendor names its counts otherwise
+        overrides this, or those calls record no token usage.
+        """
+        return default_token_counts(usage)
 
     def copy(self) -> Endpoint:
         """A new endpoint of the same class and config with its own, unopened client.
