@@ -19,22 +19,27 @@ def public_exceptions() -> dict[str, type[BaseException]]:
     }
 
 
+def public_bases(cls: type) -> list[type]:
+    """``cls``'s bases a user can name: a private mixin (``_NamesField``) is no part of the tree."""
+    return [base for base in cls.__bases__ if not base.__name__.startswith("_")]
+
+
 def expected_tree() -> list[str]:
     """Each class under its first parent, its other parents named, builtins as roots."""
     classes = public_exceptions()
     children: dict[str, list[str]] = {}
     for name, cls in classes.items():
-        children.setdefault(cls.__bases__[0].__name__, []).append(name)
+        children.setdefault(public_bases(cls)[0].__name__, []).append(name)
     lines: list[str] = []
 
     def show(name: str, depth: int) -> None:
-        others = [b.__name__ for b in classes[name].__bases__[1:]]
+        others = [b.__name__ for b in public_bases(classes[name])[1:]]
         extra = f"  (also {', '.join(others)})" if others else ""
         lines.append("    " * depth + name + extra)
         for child in sorted(children.get(name, [])):
             show(child, depth + 1)
 
-    roots = sorted({c.__bases__[0].__name__ for c in classes.values()} - set(classes))
+    roots = sorted({public_bases(c)[0].__name__ for c in classes.values()} - set(classes))
     for root in roots:
         lines.append(root)
         for name in sorted(children[root]):

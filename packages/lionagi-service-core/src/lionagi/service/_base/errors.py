@@ -140,6 +140,22 @@ __all__ = [
 # --- catalog -------------------------------------------------------------------------------------
 
 
+class _NamesField(Exception):
+    """An error about one field: ``field`` names it, the message starts with it.
+
+    Both are redacted: a field path can hold caller data (a mapping key, an unknown keyword),
+    and a credential pasted there must not come back in the error.
+    """
+
+    field: str
+
+    def __init__(self, field: str, message: str) -> None:
+        from .secrets import redact  # secrets imports nothing from here; kept off import time
+
+        self.field = redact(field)
+        super().__init__(f"{self.field}: {redact(message)}")
+
+
 class ProviderCatalogError(RuntimeError):
     """Selecting or configuring a provider endpoint failed."""
 
@@ -195,16 +211,8 @@ class EndpointNotFound(ProviderCatalogError):
         super().__init__(msg)
 
 
-class EndpointConfigurationError(ProviderCatalogError, ValueError):
+class EndpointConfigurationError(_NamesField, ProviderCatalogError, ValueError):
     """A configuration value is unknown or invalid; ``field`` names it."""
-
-    def __init__(self, field: str, message: str) -> None:
-        # The field path can hold caller data (a mapping key, an unknown keyword): a credential
-        # pasted there is redacted like any other text an error shows.
-        from .secrets import redact
-
-        self.field = redact(field)
-        super().__init__(f"{self.field}: {redact(message)}")
 
 
 # --- provider ------------------------------------------------------------------------------------
@@ -544,19 +552,11 @@ class AdmissionError(RuntimeError):
     """Admission could not grant a lease."""
 
 
-class AdmissionConfigError(AdmissionError, ValueError):
+class AdmissionConfigError(_NamesField, AdmissionError, ValueError):
     """A lifecycle setting (admission, deadline, attempt or circuit policy) is invalid.
 
     ``field`` names the setting so the message says exactly what to fix.
     """
-
-    def __init__(self, field: str, message: str) -> None:
-        # The field path can hold caller data (a mapping key, an unknown keyword): a credential
-        # pasted there is redacted like any other text an error shows.
-        from .secrets import redact
-
-        self.field = redact(field)
-        super().__init__(f"{self.field}: {redact(message)}")
 
 
 class AdmissionClosed(AdmissionError):
@@ -610,16 +610,8 @@ class RequestDeadlineExceeded(AdmissionError, TimeoutError):
 # --- agentic input -------------------------------------------------------------------------------
 
 
-class AgenticRequestValidationError(ValueError):
+class AgenticRequestValidationError(_NamesField, ValueError):
     """An agentic request field is unknown or invalid; ``field`` names it."""
-
-    def __init__(self, field: str, message: str) -> None:
-        # The field path can hold caller data (a mapping key, an unknown keyword): a credential
-        # pasted there is redacted like any other text an error shows.
-        from .secrets import redact
-
-        self.field = redact(field)
-        super().__init__(f"{self.field}: {redact(message)}")
 
 
 class AgenticHandlerError(ValueError):

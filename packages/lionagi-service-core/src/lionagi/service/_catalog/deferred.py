@@ -24,7 +24,7 @@ from typing import Any, Generic, TypeVar
 
 from .._base.errors import ProviderCatalogError
 from .diagnose import describe_exception, diagnostic
-from .discovery import CollectedModule, is_stop_request
+from .discovery import DOTTED_NAME, CollectedModule, is_stop_request
 from .keys import canonical_provider_key
 from .specs import ProviderEndpointSpec
 
@@ -32,8 +32,7 @@ _R = TypeVar("_R")
 
 __all__ = ["DeferredProviders", "is_deferred", "load_ref", "ref_problem", "resolve_row"]
 
-_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
-_REF = re.compile(rf"{_NAME}(?:\.{_NAME})*:{_NAME}(?:\.{_NAME})*")
+_REF = re.compile(rf"{DOTTED_NAME.pattern}:{DOTTED_NAME.pattern}")
 
 
 def ref_problem(ref: str, field: str, expected: str) -> str | None:

@@ -54,6 +54,7 @@ same module (or the same provider key) are two rows and a collision, never one m
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
@@ -68,6 +69,7 @@ from .policy import ProviderModelPolicy
 from .specs import ProviderEndpointSpec, ProviderModuleSpec
 
 __all__ = [
+    "DOTTED_NAME",
     "ENTRY_POINT_GROUP",
     "CollectedModule",
     "InventorySource",
@@ -282,9 +284,13 @@ def _near_names(module: object, wanted: str) -> list[str]:
     return [by_fold[name] for name in close]
 
 
+DOTTED_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+"""An absolute dotted name: a module path, or the attribute path after a reference's ``:``."""
+
+
 def is_module_path(value: str) -> bool:
     """Whether ``value`` is an absolute dotted module path ``importlib`` can import by name."""
-    return bool(value) and all(part.isidentifier() for part in value.split("."))
+    return DOTTED_NAME.fullmatch(value) is not None
 
 
 def is_stop_request(exc: BaseException) -> bool:

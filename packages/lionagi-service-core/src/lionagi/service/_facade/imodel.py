@@ -65,8 +65,10 @@ def _endpoint_hint(value: object) -> str:
             f"must be an endpoint name or an Endpoint instance, got the class "
             f"{value.__name__}; pass an instance, e.g. endpoint={value.__name__}(config)"
         )
+    from .._transport.config import EndpointConfig  # an error path: kept off the cold start
+
     kind = type(value).__name__
-    if kind == "EndpointConfig" or isinstance(value, Mapping):
+    if isinstance(value, EndpointConfig | Mapping):
         return (
             f"must be an endpoint name or an Endpoint instance, got {kind}; wrap a config in "
             "its endpoint class: endpoint=Endpoint(config)"

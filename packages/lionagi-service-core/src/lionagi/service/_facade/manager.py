@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import logging
 import math
-import sys
 from collections.abc import Iterator, Mapping
 from typing import Literal
 
 import anyio
 
 from .._base.errors import EndpointConfigurationError
+from .._base.loops import running_asyncio_loop
 from .imodel import iModel
 
 __all__ = ["ModelNameConflict", "ShutdownOutcome", "iModelManager"]
@@ -225,11 +225,9 @@ def _cancel_requested() -> bool:
     CancelledError raised without that request is some inner task's, re-raised. Trio's
     ``Cancelled`` only ever comes from a cancel scope, so outside asyncio it always counts.
     """
-    asyncio = sys.modules.get("asyncio")
-    if asyncio is None:
+    if running_asyncio_loop() is None:  # trio
         return True
-    try:
-        task = asyncio.current_task()
-    except RuntimeError:  # no asyncio loop running (trio)
-        return True
+    import asyncio  # loaded already: a loop of it is running
+
+    task = asyncio.current_task()
     return task is None or task.cancelling() > 0

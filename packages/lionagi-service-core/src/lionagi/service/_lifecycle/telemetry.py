@@ -33,8 +33,6 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .._transport.usage import default_token_counts
-
 if TYPE_CHECKING:
     from .._base.chunk import StreamChunk
     from .._transport.api_calling import APICalling
@@ -218,19 +216,6 @@ def _input_messages(call: APICalling) -> str:
         request = request.model_dump(mode="json", exclude_none=True)
     messages = request.get("messages") if isinstance(request, Mapping) else None
     return _as_json(messages if messages is not None else request)
-
-
-def _counts_of(endpoint: Any, usage: Mapping[str, Any]) -> tuple[int | None, int | None]:
-    """Input and output token counts, as the endpoint reads its vendor's usage record.
-
-    An endpoint without the hook (a test double) is read with the default names. A count that
-    is not a whole number is left out rather than recorded wrong.
-    """
-    reader = getattr(endpoint, "token_counts", None)
-    counts = reader(usage) if callable(reader) else default_token_counts(usage)
-    return tuple(  # type: ignore[return-value]
-        c if isinstance(c, int) and not isinstance(c, bool) else None for c in counts
-    )
 
 
 def _clip(text: str) -> str:
@@ -615,7 +600,8 @@ class CallTrace:
             attrs["error.type"] = type(exc).__qualname__
         usage = self._usage
         if isinstance(usage, Mapping):
-            counts = _counts_of(call.endpoint, usage)
+            # The endpoint reads its vendor's count names (Endpoint.token_counts).
+            counts = call.endpoint.token_counts(usage)
             for kind, count in zip(("input", "output"), counts, strict=True):
                 if count is not None:
                     span.set_attribute(f"gen_ai.usage.{kind}_tokens", count)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from importlib import metadata
 from typing import Any, NoReturn
 
 __all__ = ["VersionAction", "version_text"]
@@ -23,6 +22,8 @@ _GROUP = "lionagi.providers"
 
 
 def _installed(name: str) -> str | None:
+    from importlib import metadata
+
     try:
         return metadata.version(name)
     except metadata.PackageNotFoundError:
@@ -35,6 +36,10 @@ def version_text() -> str:
     Each provider line is ``<distribution> <version>: <provider names>``, sorted by
     distribution; core's own scripted provider is named on core's line.
     """
+    # Imported here: every other command builds this parser, and the catalog's own scan avoids
+    # importlib.metadata for its import cost (_catalog/entry_scan.py).
+    from importlib import metadata
+
     names: dict[str, list[str]] = {}
     for entry in metadata.entry_points(group=_GROUP):
         dist = entry.dist

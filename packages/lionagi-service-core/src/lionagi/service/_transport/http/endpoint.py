@@ -54,7 +54,7 @@ from ..._base.secrets import REDACTED, redact, redact_value
 from ..classify import ProviderErrorPattern, classify_stream_error
 from ..config import EndpointConfig, coerce_config, take_handed_over
 from ..meta import EndpointMeta
-from ..usage import default_token_counts
+from ..usage import first_count
 from ..utf8 import Utf8Decoder, decode_utf8, invalid_utf8
 from ..wire_errors import typed_wire_error
 from .auth import build_headers
@@ -189,7 +189,10 @@ class Endpoint:
         `output_tokens`/`completion_tokens`; an adapter whose vendor names its counts otherwise
         overrides this, or those calls record no token usage.
         """
-        return default_token_counts(usage)
+        return (
+            first_count(usage, "input_tokens", "prompt_tokens"),
+            first_count(usage, "output_tokens", "completion_tokens"),
+        )
 
     def copy(self) -> Endpoint:
         """A new endpoint of the same class and config with its own, unopened client.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..._base.secrets import REDACTED
 
@@ -68,21 +68,22 @@ _MIN_PART = 4
 
 def _cut_end(text: str, secrets: Sequence[str]) -> str:
     """``text`` with the longest leading part of a secret it ends with replaced."""
-    longest = 0
-    for secret in secrets:
-        for size in range(len(secret), _MIN_PART - 1, -1):
-            if size > longest and text.endswith(secret[:size]):
-                longest = size
-                break
-    return text[: len(text) - longest] + REDACTED if longest else text
+    size = _longest_part(secrets, lambda secret, n: text.endswith(secret[:n]))
+    return text[: len(text) - size] + REDACTED if size else text
 
 
 def _cut_start(text: str, secrets: Sequence[str]) -> str:
     """``text`` with the longest trailing part of a secret it starts with replaced."""
+    size = _longest_part(secrets, lambda secret, n: text.startswith(secret[-n:]))
+    return REDACTED + text[size:] if size else text
+
+
+def _longest_part(secrets: Sequence[str], found: Callable[[str, int], bool]) -> int:
+    """The longest size ``n`` >= ``_MIN_PART`` for which ``found(secret, n)`` holds, else 0."""
     longest = 0
     for secret in secrets:
-        for size in range(len(secret), _MIN_PART - 1, -1):
-            if size > longest and text.startswith(secret[-size:]):
+        for size in range(len(secret), max(longest, _MIN_PART - 1), -1):
+            if found(secret, size):
                 longest = size
                 break
-    return REDACTED + text[longest:] if longest else text
+    return longest
