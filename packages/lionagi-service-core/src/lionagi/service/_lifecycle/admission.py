@@ -243,6 +243,15 @@ class AdmissionController:
 
         Waits until every queued caller has left and every active lease has been released (its
         cleanup done). Idempotent; concurrent callers all wait for the same drain.
+
+        The wait has no limit of its own (ADR-0029 D2: close waits for cleanup). Aborting a
+        lease cancels only work inside its `AdmissionLease.abort_scope()`, so a holder working
+        outside one, or one that never releases (the calling task's own lease, say), keeps this
+        waiting until it does. Bound it from outside, as `iModelManager.shutdown` does per
+        model: `with anyio.move_on_after(10): await controller.close()`. A close cut short that
+        way has still refused new calls, woken every queued caller and aborted every lease;
+        `snapshot().active` counts the leases still held, and a later `close()` waits again and
+        returns once the last is released.
         """
         if not self._closed:
             self._closed = True

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any, Generic, TypedDict, TypeVar, Unpack
 
 from .._base.aio import aclose_shielded
 from .._base.chunk import StreamChunk
-from .._base.errors import CircuitOpenError, RequestDeadlineExceeded
+from .._base.errors import CircuitOpenError, DeadlinePhase, RequestDeadlineExceeded
+from .._base.secrets import bounded, redact
 from .budget import NO_DEADLINE, RequestBudget
 from .circuit import CircuitBreaker, CircuitPermit
 from .clock import Clock, Sleep, default_clock, default_sleep
@@ -69,6 +70,28 @@ def _retry_delay(
     if retry_after is not None:
         delay = max(delay, retry_after)
     return delay
+
+
+# How much of the last attempt's message a deadline error repeats: enough for a status line
+# and a body excerpt, not a whole error page.
+_LAST_ATTEMPT_LIMIT = 512
+
+
+def _deadline_after(
+    call_id: str, phase: DeadlinePhase, last: Exception | None
+) -> RequestDeadlineExceeded:
+    """``RequestDeadlineExceeded(phase)`` whose text also says why the last attempt failed.
+
+    The failed attempt stays the ``__cause__`` (the caller raises ``from last``), but a service
+    that logs ``str(err)`` sees only the message: "exceeded its deadline during retry_delay"
+    alone makes a refused connection or an HTTP 500 read like a slow server. The message is
+    redacted and folded onto one line, in the command line's ``(last attempt: ...)`` form.
+    """
+    error = RequestDeadlineExceeded(call_id, phase)
+    if last is not None:
+        reason = bounded(" ".join(redact(str(last)).split()), _LAST_ATTEMPT_LIMIT)
+        error.args = (f"{error} (last attempt: {type(last).__name__}: {reason})",)
+    return error
 
 
 def _settle_failure(
@@ -137,7 +160,7 @@ async def _wait_to_retry(
     await sleep(delay)
     if budget.expired(clock):
         _settle_failure(permit, exc, policy)
-        raise RequestDeadlineExceeded(call_id, "retry_delay") from exc
+        raise _deadline_after(call_id, "retry_delay", exc) from exc
 
 
 async def call_with_attempts(
@@ -163,8 +186,9 @@ async def call_with_attempts(
         RequestDeadlineExceeded: `phase="transport"` when the deadline had passed before an
             attempt or passed during one; `phase="retry_delay"` when it passed while waiting
             to retry. Either way, once an attempt had failed, the last provider error is the
-            `__cause__`: where the deadline ran out depends on timing, why the attempts
-            failed does not (a refused connection must not read like a slow server).
+            `__cause__` and its redacted text ends the message (`(last attempt: ...)`):
+            where the deadline ran out depends on timing, why the attempts failed does not
+            (a refused connection must not read like a slow server).
         Exception: The last attempt's error when it is not retryable, attempts are exhausted,
             or the server's Retry-After does not fit before the deadline.
     """
@@ -193,7 +217,7 @@ async def call_with_attempts(
                         sleep=sleep,
                     )
             except DeadlineReached:
-                expired = RequestDeadlineExceeded(call_id, "transport")
+                expired = _deadline_after(call_id, "transport", last)
                 _end_attempt(trace, token, expired)
                 raise expired from last
             except Exception as exc:
@@ -318,7 +342,7 @@ async def open_stream_with_attempts(
         failures = 0
         while True:  # before the replay boundary: failures may be retried
             if budget.expired(clock):
-                raise RequestDeadlineExceeded(call_id, "transport") from last
+                raise _deadline_after(call_id, "transport", last) from last
             timeout = budget.cap(local_cap, clock)
             token = trace.attempt_started() if trace is not None else None
             try:
@@ -332,7 +356,7 @@ async def open_stream_with_attempts(
                 iterator = permit = None
                 return opened
             except DeadlineReached:
-                expired = RequestDeadlineExceeded(call_id, "transport")
+                expired = _deadline_after(call_id, "transport", last)
                 _end_attempt(trace, token, expired)
                 raise expired from last
             except Exception as exc:

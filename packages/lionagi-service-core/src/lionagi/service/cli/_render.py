@@ -193,7 +193,8 @@ def last_attempt(exc: BaseException) -> BaseException | None:
 def _exception_line(exc: BaseException) -> str:
     line = exception_line(f"error: {type(exc).__name__}: ", exc)
     cause = last_attempt(exc)
-    if cause is not None:
+    # The retry loop already ends the deadline's message with its last attempt; say it once.
+    if cause is not None and "(last attempt: " not in str(exc):
         line += " " + exception_line(f"(last attempt: {type(cause).__name__}: ", cause) + ")"
     return line
 
