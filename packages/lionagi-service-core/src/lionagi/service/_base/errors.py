@@ -137,10 +137,43 @@ __all__ = [
 ]
 
 
+class _Restorable:
+    """Pickles an error as its ``args`` plus its fields, without calling its ``__init__``.
+
+    An exception's default pickling rebuilds it as ``cls(*args)``, but most errors here take
+    their fields as constructor arguments and keep only the composed message in ``args``
+    (``RequestDeadlineExceeded(call_id, phase)``, ``ProviderProcessError(returncode=...)``):
+    rebuilt that way they raised a TypeError, or, worse, took the message for a field. An error
+    must cross a process boundary (a worker pool, a task queue) and survive ``copy.deepcopy``
+    with its message and fields intact, a vendor subclass with a signature of its own too.
+    """
+
+    __slots__ = ()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_restore, (type(self), self.args), self.__dict__)  # type: ignore[attr-defined]
+
+
+def _restore(cls: type[BaseException], args: tuple[Any, ...]) -> BaseException:
+    """An instance of ``cls`` holding ``args`` and no fields yet; pickle then restores them.
+
+    ``__new__`` is taken from the built-in exception that lays the instance out (the chain of
+    ``__base__``): for an error that is also a ``TimeoutError`` that is ``OSError``'s, and
+    ``RuntimeError.__new__`` would refuse to build it. ``args`` is set afterwards because
+    ``OSError.__new__`` leaves it to an ``__init__`` of a subclass that has its own.
+    """
+    native: type[BaseException] = cls
+    while native.__module__ != "builtins":
+        native = native.__base__  # type: ignore[assignment]
+    error = native.__new__(cls, *args)
+    error.args = args
+    return error
+
+
 # --- catalog -------------------------------------------------------------------------------------
 
 
-class _NamesField(Exception):
+class _NamesField(_Restorable, Exception):
     """An error about one field: ``field`` names it, the message starts with it.
 
     Both are redacted: a field path can hold caller data (a mapping key, an unknown keyword),
@@ -156,7 +189,7 @@ class _NamesField(Exception):
         super().__init__(f"{self.field}: {redact(message)}")
 
 
-class ProviderCatalogError(RuntimeError):
+class ProviderCatalogError(_Restorable, RuntimeError):
     """Selecting or configuring a provider endpoint failed."""
 
 
@@ -218,7 +251,7 @@ class EndpointConfigurationError(_NamesField, ProviderCatalogError, ValueError):
 # --- provider ------------------------------------------------------------------------------------
 
 
-class ProviderError(RuntimeError):
+class ProviderError(_Restorable, RuntimeError):
     """The provider, or the transport reaching it, failed.
 
     ``stderr_tail`` holds a bounded, redacted tail of a CLI's stderr (empty for HTTP);
@@ -308,22 +341,6 @@ class ProviderStatusError(ProviderError):
         self.body_excerpt = body_excerpt
         self.retry_after = retry_after
         super().__init__(message, raw=body_excerpt)
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        """Pickle as the message plus the instance's fields, without calling ``__init__``.
-
-        An exception's default pickling rebuilds it as ``cls(*args)``, and ``status`` is a
-        required keyword here, so unpickling failed with a TypeError for every status error
-        but ``ProviderRateLimitError`` (whose ``status`` has a default): an error could not
-        cross a process boundary (a worker pool, a task queue) or be deep-copied. Rebuilding
-        without the constructor also holds for a vendor subclass with a signature of its own.
-        """
-        return (_restore_status_error, (type(self), self.args), self.__dict__)
-
-
-def _restore_status_error(cls: type[ProviderStatusError], args: tuple[Any, ...]) -> Any:
-    """An instance of ``cls`` with ``args`` and no fields yet; pickle then restores them."""
-    return cls.__new__(cls, *args)
 
 
 class ProviderClientError(ProviderStatusError):
@@ -548,7 +565,7 @@ DeadlinePhase = Literal[
 ]
 
 
-class AdmissionError(RuntimeError):
+class AdmissionError(_Restorable, RuntimeError):
     """Admission could not grant a lease."""
 
 
@@ -614,7 +631,7 @@ class AgenticRequestValidationError(_NamesField, ValueError):
     """An agentic request field is unknown or invalid; ``field`` names it."""
 
 
-class AgenticHandlerError(ValueError):
+class AgenticHandlerError(_Restorable, ValueError):
     """A runtime handler is unknown or not callable; ``handler`` names it."""
 
     def __init__(self, handler: str, message: str) -> None:
@@ -622,7 +639,7 @@ class AgenticHandlerError(ValueError):
         super().__init__(f"{handler}: {message}")
 
 
-class AgenticOperationUnsupported(RuntimeError):
+class AgenticOperationUnsupported(_Restorable, RuntimeError):
     """The endpoint does not support ``operation`` (e.g. one-shot invoke on a stream-only agent)."""
 
     def __init__(self, operation: str, endpoint: str) -> None:
@@ -633,7 +650,7 @@ class AgenticOperationUnsupported(RuntimeError):
 # --- event loops ---------------------------------------------------------------------------------
 
 
-class EventLoopMismatchError(RuntimeError):
+class EventLoopMismatchError(_Restorable, RuntimeError):
     """A model or endpoint was used on another event loop than its own.
 
     An httpx client's pooled connections belong to the asyncio loop they were opened on; on any
@@ -660,7 +677,7 @@ class EventLoopMismatchError(RuntimeError):
         )
 
 
-class EventLoopUnsupportedError(RuntimeError):
+class EventLoopUnsupportedError(_Restorable, RuntimeError):
     """A feature that needs asyncio was used under another async library (anyio's trio backend).
 
     Agentic CLIs are driven through asyncio's subprocess transport (the pipes and the process
@@ -682,7 +699,7 @@ class EventLoopUnsupportedError(RuntimeError):
 # --- installation --------------------------------------------------------------------------------
 
 
-class InstallationConflictError(ImportError):
+class InstallationConflictError(_Restorable, ImportError):
     """The environment's ``lionagi`` package is not the one lionagi-service-core installed.
 
     Raised on first import of core's machinery when another distribution ships

@@ -14,7 +14,7 @@ from typing import Literal
 
 import anyio
 
-from .._base.errors import EndpointConfigurationError
+from .._base.errors import EndpointConfigurationError, _Restorable
 from .._base.loops import running_asyncio_loop
 from .imodel import iModel
 
@@ -28,7 +28,7 @@ CHAT = "chat"
 PARSE = "parse"
 
 
-class ModelNameConflict(KeyError):
+class ModelNameConflict(_Restorable, KeyError):
     """A name is already registered; ``name`` says which. Use ``replace()`` to swap it."""
 
     def __init__(self, name: str) -> None:

@@ -41,6 +41,7 @@ from .._base.errors import (
     DeadlinePhase,
     EndpointConfigurationError,
     RequestDeadlineExceeded,
+    _Restorable,
 )
 from .._base.events import EventStatus
 from .._base.hooks import DEFAULT_HOOK_CAPS, HookPhase
@@ -103,7 +104,7 @@ def _is_control_flow(exc: BaseException) -> bool:
     ) or not isinstance(exc, Exception)
 
 
-class HookTimeout(TimeoutError):
+class HookTimeout(_Restorable, TimeoutError):
     """A hook ran past its own local cap while the request deadline still had time left."""
 
     def __init__(self, phase: HookPhase, cap: float) -> None:
