@@ -26,9 +26,13 @@ local need = tonumber(ARGV[4])
 local lc = tonumber(ARGV[5])
 local holder = ARGV[6]
 local ttl = tonumber(ARGV[7])
--- This process's released holders the keeper has not removed yet (idempotent ZREM).
-if lc >= 0 and #ARGV > 7 then
-  redis.call('ZREM', KEYS[2], unpack(ARGV, 8, #ARGV))
+-- This process's released holders the keeper has not removed yet (idempotent ZREM), in
+-- batches: unpack() of more values than Lua's C stack holds (about 8000) raises, and an outage
+-- can leave that many unconfirmed holders to drop (the first call after it carries them all).
+if lc >= 0 then
+  for i = 8, #ARGV, 1000 do
+    redis.call('ZREM', KEYS[2], unpack(ARGV, i, math.min(i + 999, #ARGV)))
+  end
 end
 local rated = lr >= 0 or lt >= 0
 local idx = math.floor(now / wms)
