@@ -100,4 +100,4 @@ def test_pi_reads_its_own_count_names() -> None:
     from lionagi.providers.pi import PiCliEndpoint
 
     usage = {"input": 120, "output": 30, "cacheRead": 8, "totalTokens": 158, "cost": 0.01}
-    assert PiCliEndpoint().token_counts(usage) == (120, 30)
+    assert PiCliEndpoint().token_counts(usage) == (128, 30)

@@ -40,7 +40,9 @@ from ._transport.subprocess import projected_events as projected_events
 from ._transport.subprocess import repair_tail as repair_tail
 from ._transport.subprocess import require_executable as require_executable
 from ._transport.subprocess import resolve_workspace as resolve_workspace
+from ._transport.usage import TokenCounts as TokenCounts
 from ._transport.usage import first_count as first_count
+from ._transport.usage import sum_counts as sum_counts
 
 __all__ = [
     "CHUNK_TYPES",
@@ -68,7 +70,9 @@ __all__ = [
     "contains_setsid_descendants",
     "discover_cli",
     "enforce_agentic_contract",
+    "TokenCounts",
     "first_count",
+    "sum_counts",
     "json_events",
     "json_events_from_process",
     "projected_events",

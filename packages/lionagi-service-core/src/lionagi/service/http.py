@@ -43,7 +43,9 @@ from ._transport.http.status import read_bounded as read_bounded
 from ._transport.http.status import status_error as status_error
 from ._transport.http.token_estimate import TOKEN_TEXT_KEYS as TOKEN_TEXT_KEYS
 from ._transport.http.token_estimate import estimate_tokens as estimate_tokens
+from ._transport.usage import TokenCounts as TokenCounts
 from ._transport.usage import first_count as first_count
+from ._transport.usage import sum_counts as sum_counts
 
 __all__ = [
     "DONE",
@@ -67,7 +69,9 @@ __all__ = [
     "check_url_safe",
     "estimate_tokens",
     "excerpt",
+    "TokenCounts",
     "first_count",
+    "sum_counts",
     "json_kind",
     "openai_compatible_specs",
     "openai_status_error",

@@ -39,9 +39,11 @@ from lionagi.service.http import (
     ProviderErrorPattern,
     StreamFraming,
     StreamProjector,
+    TokenCounts,
     estimate_tokens,
     first_count,
     json_kind,
+    sum_counts,
 )
 
 from ._errors import BLOCKED_PROMPT_TYPE, gemini_status_error
@@ -114,14 +116,20 @@ class GeminiGenerateContent(Endpoint):
         """Gemini's ``usageMetadata`` (a stream's result usage, or inside a one-shot body).
 
         Output is ``candidatesTokenCount`` plus ``thoughtsTokenCount``: Gemini bills a thinking
-        model's thoughts as output tokens, and counts them apart from the answer's.
+        model's thoughts as output tokens, and counts them apart from the answer's. The prompt
+        count already includes a cached context's tokens, which ``cachedContentTokenCount``
+        breaks out (the cache read).
         """
         nested = usage.get("usageMetadata")
         record = nested if isinstance(nested, Mapping) else usage
-        answer = first_count(record, "candidatesTokenCount")
-        thoughts = first_count(record, "thoughtsTokenCount")
-        output = None if answer is None and thoughts is None else (answer or 0) + (thoughts or 0)
-        return first_count(record, "promptTokenCount"), output
+        output = sum_counts(
+            first_count(record, "candidatesTokenCount"), first_count(record, "thoughtsTokenCount")
+        )
+        return TokenCounts(
+            first_count(record, "promptTokenCount"),
+            output,
+            cache_read=first_count(record, "cachedContentTokenCount"),
+        )
 
     projector: ClassVar[type[StreamProjector] | None] = GeminiStreamProjector
     stream_framing: ClassVar[StreamFraming | None] = "sse"

@@ -35,7 +35,9 @@ from lionagi.service.agentic import (
     PromptMode,
     ProviderErrorPattern,
     SubprocessCliEndpoint,
+    TokenCounts,
     first_count,
+    sum_counts,
 )
 
 from ._events import PiEventProjector
@@ -102,8 +104,20 @@ class PiCliEndpoint(SubprocessCliEndpoint):
     """
 
     def token_counts(self, usage: Mapping[str, Any]) -> tuple[int | None, int | None]:
-        """Pi's own ``input`` and ``output`` counts, summed over the run's assistant messages."""
-        return first_count(usage, "input"), first_count(usage, "output")
+        """Pi's own counts, summed over the run's assistant messages; input adds the cache.
+
+        Pi's ``input`` leaves out ``cacheRead`` and ``cacheWrite`` (whatever the model's
+        vendor reports); the GenAI conventions' input count includes them, and they are
+        recorded on their own as well (:class:`TokenCounts`).
+        """
+        read = first_count(usage, "cacheRead")
+        written = first_count(usage, "cacheWrite")
+        return TokenCounts(
+            sum_counts(first_count(usage, "input"), read, written),
+            first_count(usage, "output"),
+            cache_read=read,
+            cache_creation=written,
+        )
 
     default_config: ClassVar[Mapping[str, Any] | None] = PI_CONFIG
     prompt_mode: ClassVar[PromptMode] = "stdin"

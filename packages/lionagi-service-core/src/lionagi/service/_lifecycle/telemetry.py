@@ -10,8 +10,10 @@ What is recorded follows the GenAI semantic conventions where they apply: one ``
 logical call (``{operation} {model}``) with children for the admission wait, each attempt and the
 stream; events for retries, Retry-After waits and circuit transitions; histograms for operation
 duration, time to first chunk, token usage and admission wait, and an up-down counter for the
-admission queue depth. No prompt, payload, header or key is recorded unless ``capture_content``
-is on, and then only the request's messages and the response's text (never headers).
+admission queue depth. Token counts come from the endpoint (``Endpoint.token_counts``), the
+cache reads and writes among the input tokens too when it reports them (``TokenCounts``). No
+prompt, payload, header or key is recorded unless ``capture_content`` is on, and then only the
+request's messages and the response's text (never headers).
 
 A tracer, span, meter or context of the application's that raises never fails or changes a
 call: the call's first such failure is logged once as a warning and turns the rest of that
@@ -32,6 +34,8 @@ import os
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
+
+from .._transport.usage import TokenCounts
 
 if TYPE_CHECKING:
     from .._base.chunk import StreamChunk
@@ -606,6 +610,15 @@ class CallTrace:
                 if count is not None:
                     span.set_attribute(f"gen_ai.usage.{kind}_tokens", count)
                     telemetry.tokens.record(count, {**attrs, "gen_ai.token.type": kind})
+            if isinstance(counts, TokenCounts):
+                # Span attributes only: the conventions count them inside the input tokens,
+                # so a token-usage point of their own would count them twice.
+                for name, cached in (
+                    ("cache_read", counts.cache_read),
+                    ("cache_creation", counts.cache_creation),
+                ):
+                    if cached is not None:
+                        span.set_attribute(f"gen_ai.usage.{name}.input_tokens", cached)
         if self._output:
             span.set_attribute("gen_ai.output.messages", _clip("".join(self._output)))
         telemetry.duration.record(time.perf_counter() - self._start, attrs)

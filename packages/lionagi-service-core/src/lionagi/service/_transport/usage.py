@@ -5,6 +5,12 @@ Why a hook and not one table in telemetry: each vendor names its counts its own 
 ``prompt_eval_count``, pi's ``input``), and core names no vendor: ``Endpoint.token_counts``
 reads the OpenAI and Anthropic spellings, and an endpoint whose vendor spells them otherwise
 overrides it, reading with :func:`first_count`.
+
+Cache counts ride on the same hook: it may return a :class:`TokenCounts`, still the
+``(input, output)`` pair every caller unpacks, carrying the cache reads and writes beside it.
+The GenAI conventions count cached tokens inside ``gen_ai.usage.input_tokens``; Anthropic's
+records (and pi's) report them apart from their input count, so those counts add them back
+with :func:`sum_counts`.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["first_count"]
+__all__ = ["TokenCounts", "default_token_counts", "first_count", "sum_counts"]
 
 
 def first_count(record: Mapping[str, Any], *names: str) -> int | None:
@@ -22,3 +28,75 @@ def first_count(record: Mapping[str, Any], *names: str) -> int | None:
         if isinstance(value, int) and not isinstance(value, bool):
             return value
     return None
+
+
+def sum_counts(*counts: int | None) -> int | None:
+    """The sum of the counts present; None when none is (no count is not a count of 0)."""
+    present = [count for count in counts if count is not None]
+    return sum(present) if present else None
+
+
+class TokenCounts(tuple[int | None, int | None]):
+    """`(input, output)` token counts, with the cache counts `input` includes.
+
+    A tuple subclass, so it is what `Endpoint.token_counts` promises (`input, output =`
+    and comparison with a pair still work) and an endpoint that knows no cache counts keeps
+    returning a plain pair. `cache_read` are input tokens served from a provider-managed
+    cache, `cache_creation` input tokens written to one (telemetry's
+    `gen_ai.usage.cache_read.input_tokens` / `gen_ai.usage.cache_creation.input_tokens`);
+    None when the record does not report them.
+    """
+
+    cache_read: int | None
+    cache_creation: int | None
+
+    def __new__(
+        cls,
+        input_tokens: int | None,
+        output_tokens: int | None,
+        *,
+        cache_read: int | None = None,
+        cache_creation: int | None = None,
+    ) -> TokenCounts:
+        counts = super().__new__(cls, (input_tokens, output_tokens))
+        counts.cache_read = cache_read
+        counts.cache_creation = cache_creation
+        return counts
+
+    def __getnewargs_ex__(self) -> tuple[tuple[int | None, int | None], dict[str, int | None]]:
+        """What copy and pickle pass back to `__new__` (the cache counts are keywords)."""
+        kwargs = {"cache_read": self.cache_read, "cache_creation": self.cache_creation}
+        return (self[0], self[1]), kwargs
+
+    def __repr__(self) -> str:
+        return (
+            f"TokenCounts({self[0]!r}, {self[1]!r}, cache_read={self.cache_read!r}, "
+            f"cache_creation={self.cache_creation!r})"
+        )
+
+
+def default_token_counts(usage: Mapping[str, Any]) -> TokenCounts:
+    """The counts of a usage record in the OpenAI or Anthropic spelling, cache counts included.
+
+    Both spellings are shared by several adapters (every OpenAI-compatible vendor; the Messages
+    API and Claude Code), so they are read once here. Anthropic reports the cache reads and
+    writes beside an `input_tokens` that leaves them out, and they are added back; OpenAI's
+    `prompt_tokens` (chat) and `input_tokens` (Responses) already include the cached part,
+    which their `*_tokens_details` break out.
+    """
+    read = first_count(usage, "cache_read_input_tokens")
+    written = first_count(usage, "cache_creation_input_tokens")
+    output = first_count(usage, "output_tokens", "completion_tokens")
+    if read is not None or written is not None:
+        counted = sum_counts(first_count(usage, "input_tokens"), read, written)
+        return TokenCounts(counted, output, cache_read=read, cache_creation=written)
+    details = usage.get("prompt_tokens_details", usage.get("input_tokens_details"))
+    if isinstance(details, Mapping):
+        read = first_count(details, "cached_tokens")
+        written = first_count(details, "cache_write_tokens")
+    return TokenCounts(
+        first_count(usage, "input_tokens", "prompt_tokens"),
+        output,
+        cache_read=read,
+        cache_creation=written,
+    )

@@ -54,7 +54,7 @@ from ..._base.secrets import REDACTED, redact, redact_value
 from ..classify import ProviderErrorPattern, classify_stream_error
 from ..config import EndpointConfig, coerce_config, take_handed_over
 from ..meta import EndpointMeta
-from ..usage import first_count
+from ..usage import default_token_counts
 from ..utf8 import Utf8Decoder, decode_utf8, invalid_utf8
 from ..wire_errors import typed_wire_error
 from .auth import build_headers
@@ -186,13 +186,11 @@ class Endpoint:
 
         `usage` is a result chunk's `usage` metadata, or a one-shot body that has no `usage`
         mapping of its own. The default reads `input_tokens`/`prompt_tokens` and
-        `output_tokens`/`completion_tokens`; an adapter whose vendor names its counts otherwise
+        `output_tokens`/`completion_tokens`, with the prompt-cache counts of the OpenAI and
+        Anthropic records (`TokenCounts`); an adapter whose vendor names its counts otherwise
         overrides this, or those calls record no token usage.
         """
-        return (
-            first_count(usage, "input_tokens", "prompt_tokens"),
-            first_count(usage, "output_tokens", "completion_tokens"),
-        )
+        return default_token_counts(usage)
 
     def copy(self) -> Endpoint:
         """A new endpoint of the same class and config with its own, unopened client.
