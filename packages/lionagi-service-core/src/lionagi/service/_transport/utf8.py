@@ -53,16 +53,19 @@ class Utf8Decoder:
     """Bytes to text, block by block; raises ProviderProtocolError on invalid UTF-8.
 
     ``source`` names the stream in the error (e.g. ``"stdout"`` or a redacted URL); ``note`` is
-    appended to it (the HTTP path says which charset the response declared).
+    appended to it (the HTTP path says which charset the response declared). After a block is
+    refused, ``valid_prefix`` holds the text it decoded to before the invalid bytes, so a
+    framer can still deliver the complete events that came ahead of them in the same read.
     """
 
-    __slots__ = ("_note", "_pending", "_source", "_start")
+    __slots__ = ("_note", "_pending", "_source", "_start", "valid_prefix")
 
     def __init__(self, source: str, note: str = "") -> None:
         self._source = source
         self._note = note
         self._pending = b""  # the start of a character cut by the previous block
         self._start = True  # no byte decoded yet: a leading BOM may still come
+        self.valid_prefix = ""  # set only when a block is refused (see the class docstring)
 
     def decode(self, data: bytes, final: bool = False) -> str:
         """The text ``data`` completes; with ``final``, a pending partial character is an error."""
@@ -79,6 +82,7 @@ class Utf8Decoder:
         try:
             text, used = _utf8_decode(data, "strict", final)
         except UnicodeDecodeError as exc:
+            self.valid_prefix = exc.object[: exc.start].decode("utf-8")
             raise invalid_utf8(self._source, exc, self._note) from None
         if used != len(data):
             self._pending = data[used:]

@@ -19,6 +19,8 @@ Rules:
   or the pending text doubling. One huge single-line event therefore costs linear time, not
   quadratic; the price is that a huge value followed, in the same read and without a newline,
   by the start of the next one is yielded with the next block rather than at once.
+* Invalid UTF-8 is a protocol error too, raised after the complete values that came before the
+  bad bytes in the same block (only that failure path decodes the valid prefix again).
 * At EOF whatever could not be parsed is the *tail*, handed to the adapter's repair callback
   via :func:`repair_tail`; it is never dropped silently. A stream that stopped inside a
   multi-byte character sets :attr:`JsonFramer.cut_character`: its tail (which ends in a visible
@@ -107,7 +109,11 @@ class JsonFramer:
         generator step per object. On a protocol error the objects before the bad value are
         already in `out` when the error is raised, so a caller delivers them first.
         """
-        text = self._decoder.decode(data)  # ProviderProtocolError on invalid UTF-8
+        try:
+            text = self._decoder.decode(data)
+        except ProviderProtocolError:
+            self._scan_before_invalid(out)
+            raise
         if self._parts:
             size = self._pending + len(text)
             if not self._may_complete(text, size):
@@ -133,6 +139,18 @@ class JsonFramer:
             self._cut = True
         self._parts.append(text)
         self._scan("".join(self._parts), out, final=True)
+
+    def _scan_before_invalid(self, out: list[dict[str, Any]]) -> None:
+        """Frame the valid text a block held before its invalid UTF-8; the caller re-raises.
+
+        The decoder refuses the whole block, yet the complete events ahead of the bad bytes
+        (often the same read) were valid output and are delivered before the error, like the
+        events before a malformed value. Only this failure path pays for it: the decoder keeps
+        that text (with any character cut by the previous read, without a BOM).
+        """
+        if self._decoder.valid_prefix:
+            self._parts.append(self._decoder.valid_prefix)
+            self._scan("".join(self._parts), out, final=False)
 
     def _may_complete(self, text: str, size: int) -> bool:
         if "\n" in text or size >= self._retry_at:
