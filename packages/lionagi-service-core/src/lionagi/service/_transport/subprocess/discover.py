@@ -44,6 +44,8 @@ VERSION_PROBE_TIMEOUT = 15.0
 _VERSION = re.compile(r"\bv?(\d+\.\d+(?:\.\d+)?(?:[-+][0-9A-Za-z.-]+)?)")
 # What a version probe may see of this environment: enough to find a config and a runtime.
 _PROBE_ENV = ("PATH", "HOME", "USER", "LANG", "LC_ALL", "TMPDIR")
+# After the kill, how long the probe's output may still take to reach EOF (see `_release`).
+_AFTER_KILL = 1.0
 
 
 def _default_hint(binary: str) -> str:
@@ -188,7 +190,7 @@ def probe_cli(
         out, err = child.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         _kill_group(child.pid)
-        child.communicate()
+        _release(child)
         return CliProbe(binary, found, None, f"no answer to --version within {timeout:g} s")
     for stream in (out, err):
         match = _VERSION.search(stream.decode("utf-8", "replace"))
@@ -203,3 +205,23 @@ def probe_cli(
 def _kill_group(pgid: int) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(pgid, signal.SIGKILL)
+
+
+def _release(child: subprocess.Popen[bytes]) -> None:
+    """Reap a probe killed at its timeout, without waiting on its pipes beyond `_AFTER_KILL`.
+
+    A descendant that left the process group (``setsid()``, as a detached update checker
+    does) survives the group kill and can hold the pipes open for as long as it runs; reading
+    them to EOF made a 1 s probe take as long as that descendant lived. So the pipes are
+    closed after the short bound, and the child itself (killed directly too, in case it left
+    its own group) is reaped.
+    """
+    with contextlib.suppress(ProcessLookupError):
+        child.kill()
+    try:
+        child.communicate(timeout=_AFTER_KILL)
+    except subprocess.TimeoutExpired:
+        for pipe in (child.stdout, child.stderr):
+            if pipe is not None:
+                pipe.close()
+        child.wait()
