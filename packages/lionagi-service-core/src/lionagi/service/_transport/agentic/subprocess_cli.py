@@ -18,6 +18,8 @@ to be made five times. This base owns them once; a vendor keeps only its grammar
 
 from __future__ import annotations
 
+import os
+import sys
 from abc import ABCMeta, abstractmethod
 from collections.abc import AsyncGenerator, Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
@@ -191,15 +193,19 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
         can carry a NUL (`execve` would refuse it at spawn, after admission, as a bare
         `ValueError`), and a lone surrogate has no UTF-8 form (the launch would fail with a bare
         `UnicodeEncodeError`), so either is refused here, with the field named, before anything
-        runs.
+        runs. So is a prompt placed in argv (`prompt_mode="after_separator"`) that is longer
+        than one argument may be on Linux (`MAX_ARG_STRLEN`, 128 KiB with 4 KiB pages):
+        `execve` fails with E2BIG, reported as the gate shell failing to start.
 
         Raises:
             AgenticRequestValidationError: as the base's, and a NUL or a lone surrogate in a
                 string of the request (`field` names it, with the list index or mapping key,
-                e.g. `add_dirs.1`).
+                e.g. `add_dirs.1`), or a prompt too long for one argument (`prompt`).
         """
         payload, headers = super().create_payload(request, extra_headers, **kwargs)
         _refuse_nul(payload["request"], "")
+        if type(self).prompt_mode == "after_separator":
+            _refuse_long_argument(getattr(payload["request"], "prompt", None))
         return payload, headers
 
     def command(
@@ -515,6 +521,25 @@ def redact_chunk(chunk: StreamChunk, secrets: Sequence[str]) -> StreamChunk:
     meta = {k: scrub(v) if isinstance(v, str) else v for k, v in chunk.metadata.items()}
     content = scrub(chunk.content) if chunk.content is not None else None
     return StreamChunk(chunk.type, content, is_error=chunk.is_error, metadata=meta)
+
+
+# Linux refuses any single exec argument of MAX_ARG_STRLEN (32 pages) bytes or more, its NUL
+# terminator included; other systems bound only the total (ARG_MAX), which exec reports itself.
+_MAX_ARG_BYTES = 32 * os.sysconf("SC_PAGE_SIZE") - 1 if sys.platform.startswith("linux") else None
+
+
+def _refuse_long_argument(prompt: object) -> None:
+    """Raise when ``prompt``, as one argv element, is longer than exec accepts."""
+    limit = _MAX_ARG_BYTES
+    if limit is None or not isinstance(prompt, str) or len(prompt) * 4 <= limit:
+        return  # a string of n characters is at most 4n bytes: the common case encodes nothing
+    size = len(prompt.encode("utf-8"))
+    if size > limit:
+        raise AgenticRequestValidationError(
+            "prompt",
+            f"is {size} bytes; this CLI takes the prompt as one command-line argument, which "
+            f"Linux limits to {limit} bytes",
+        )
 
 
 def _refuse_nul(model: BaseModel, prefix: str) -> None:

@@ -353,7 +353,10 @@ async def _spawn(
             spec.program, spec.install_hint or f"install {spec.program!r} ({exc.strerror})"
         ) from exc
     except OSError as exc:
-        raise ProviderTransportError(f"{spec.display_name}: could not start: {exc}") from exc
+        # Behind the gate exec's file name is the gate shell's: name the CLI instead.
+        raise ProviderTransportError(
+            f"{spec.display_name}: could not start {spec.program!r}: {exc.strerror or exc}"
+        ) from exc
     if tree is not None:
         pid = transport.get_pid()
         try:
