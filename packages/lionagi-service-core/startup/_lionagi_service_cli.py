@@ -33,7 +33,8 @@ def _report(exc: ImportError, args: "list[str]") -> int:
     import json
 
     name, message = type(exc).__name__, " ".join(str(exc).split())
-    if "--json" in args:
+    if "--json" in args and sys.stdout is not None:
         print(json.dumps({"type": "exception", "error": name, "message": message}), flush=True)
-    print(f"error: {name}: {message}", file=sys.stderr)
+    if sys.stderr is not None:  # closed (2>&-): print() would write the line to stdout instead
+        print(f"error: {name}: {message}", file=sys.stderr)
     return 2

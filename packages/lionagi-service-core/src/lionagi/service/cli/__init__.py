@@ -246,10 +246,37 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit code."""
+    if not _standard_streams_usable():
+        return 1
     try:
         return _run(argv)
     except ImportError as exc:
         return _import_failed(exc, argv)
+
+
+def _standard_streams_usable() -> bool:
+    """Give a closed stderr the null device; False (after its line) when stdout is closed.
+
+    Python sets ``sys.stdout`` / ``sys.stderr`` to None when the process starts with that
+    descriptor closed (``>&-``, ``2>&-``, some supervisors). Every write then failed with
+    ``AttributeError``: a traceback instead of the error line, exit 1 whatever the family, and
+    ``print(..., file=sys.stderr)`` silently wrote to stdout. With stderr closed the error
+    lines are dropped, as any write to a closed descriptor is, and the exit code still says
+    what happened. With stdout closed the command's output has nowhere to go: that is the
+    documented "the operating system refused writing its output", one line and exit 1, found
+    before anything is sent to a provider.
+    """
+    import os
+
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - lives as stderr
+    if sys.stdout is None:
+        print(
+            "error: OSError: [Errno 9] Bad file descriptor: standard output is closed",
+            file=sys.stderr,
+        )
+        return False
+    return True
 
 
 def _import_failed(exc: ImportError, argv: Sequence[str] | None) -> int:
@@ -276,8 +303,10 @@ def _run(argv: Sequence[str] | None) -> int:
     from ._render import tolerate_unencodable_output
 
     tolerate_unencodable_output()
-    args = _parser().parse_args(list(argv) if argv is not None else None)
     try:
+        # Parsed inside the handlers: `--version` writes to stdout while parsing, and a full
+        # disk or a reader gone away escaped from there as a traceback.
+        args = _parser().parse_args(list(argv) if argv is not None else None)
         if args.command == "demo":
             from ._chat import run_chat
 
@@ -348,18 +377,30 @@ def _os_failed(exc: OSError) -> int:
     there would fail again as the interpreter flushes it at exit and print a second report, so
     stdout is pointed at the null device first (the `signal` module's recipe for a broken pipe).
     """
-    import os
-
     try:
         sys.stdout.flush()
     except OSError:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
+        _discard_stdout()
     from ._render import exception_line  # redacted as every other error line
 
     print(exception_line(f"error: {type(exc).__name__}: ", exc), file=sys.stderr)
     return 1
+
+
+def _discard_stdout() -> None:
+    """Point stdout's descriptor at the null device, so its last flush at exit succeeds.
+
+    A stdout without a descriptor (an embedding program's stream object) is left as it is.
+    """
+    import os
+
+    try:
+        fileno = sys.stdout.fileno()
+    except (OSError, ValueError):  # io.UnsupportedOperation is both
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fileno)
+    os.close(devnull)
 
 
 def _fake_server(port: int) -> int:

@@ -24,6 +24,16 @@ def table_console() -> Console:
     """A console that wraps tables only when a person is looking at a terminal."""
     from rich.console import Console
 
+    class _TableConsole(Console):
+        def on_broken_pipe(self) -> None:
+            """Raise the broken pipe to the command line's own handler (quiet, exit 0).
+
+            rich's default exits 1 here, so ``providers | head -1`` failed a ``pipefail``
+            script while ``providers --json | head -1`` and ``demo | head -1`` exited 0.
+            """
+            self.quiet = True
+            raise BrokenPipeError
+
     if sys.stdout.isatty():
-        return Console(soft_wrap=True)
-    return Console(soft_wrap=True, width=_UNBOUNDED, color_system=None)
+        return _TableConsole(soft_wrap=True)
+    return _TableConsole(soft_wrap=True, width=_UNBOUNDED, color_system=None)
