@@ -571,7 +571,15 @@ class Endpoint:
             tail: Sequence[StreamChunk] = ()
             try:
                 async for block in blocks:
-                    text = decode(block)
+                    try:
+                        text = decode(block)
+                    except ProviderProtocolError as invalid:
+                        # The events ahead of the bad bytes in this block were valid output:
+                        # delivered first, as the events before a malformed one are.
+                        ready, _, error = _project(projector, framer.feed(decoder.valid_prefix))
+                        if ready:
+                            yield ready
+                        raise error or invalid from None
                     if not text:  # the block held only the start of a multi-byte character
                         continue
                     ready, tail, error = _project(projector, framer.feed(text))
