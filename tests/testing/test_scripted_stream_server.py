@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import httpx
 import pytest
 
@@ -36,3 +38,25 @@ async def test_an_error_status_and_its_body_are_served_and_request_lines_kept() 
     assert response.headers["content-type"] == "application/json"
     assert response.content == body
     assert server.request_lines == ["POST /v1/chat/completions HTTP/1.1"]
+
+
+async def test_leaving_the_server_ends_a_handler_still_writing() -> None:
+    # A client that stopped reading leaves the handler between writes. It used to outlive the
+    # server, to be cancelled only when the event loop ended, which Python 3.11 reports as
+    # "Exception in callback" noise in the user's test output.
+    pieces = [b"data: %d\n\n" % i for i in range(50)]
+    async with scripted_stream_server(pieces, pause=0.05) as server:
+        host, port = server.url.split("//")[1].split("/")[0].split(":")
+        reader, writer = await asyncio.open_connection(host, int(port))
+        writer.write(b"POST /v1/x HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+        await reader.readuntil(b"\r\n\r\n")  # the head: the handler is now writing pieces
+    try:
+        left = [
+            task
+            for task in asyncio.all_tasks()
+            if task is not asyncio.current_task() and not task.done()
+            and "scripted_stream_server" in getattr(task.get_coro(), "__qualname__", "")
+        ]  # fmt: skip
+        assert left == []
+    finally:
+        writer.close()

@@ -60,7 +60,23 @@ async def scripted_stream_server(
     state = ScriptedStream(url="")
     status_line = b"HTTP/1.1 %d %s\r\n" % (status, HTTPStatus(status).phrase.encode())
 
+    handlers: set[asyncio.Task[None]] = set()
+
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None  # a connection handler always runs as a task
+        handlers.add(task)
+        try:
+            await _serve(reader, writer)
+        except asyncio.CancelledError:
+            # The server is closing (below). On Python 3.11 a handler task that ends cancelled
+            # is reported by asyncio's stream protocol as "Exception in callback", so it ends
+            # normally instead: its cancellation is this server's own shutdown, not a caller's.
+            pass
+        finally:
+            handlers.discard(task)
+
+    async def _serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         state.requests += 1
         writer.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         try:
@@ -89,4 +105,10 @@ async def scripted_stream_server(
         yield state
     finally:
         server.close()
+        # A handler still writing (a client that stopped reading, a long pause) would outlive
+        # the server and be cancelled only when the event loop ends.
+        pending = list(handlers)
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending)
         await server.wait_closed()
