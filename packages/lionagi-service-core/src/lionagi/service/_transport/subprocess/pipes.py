@@ -4,7 +4,10 @@ This is an ``asyncio.SubprocessProtocol`` rather than anyio's pull streams on pu
 loop drains stderr from its reader callback, so no background task is needed to keep a chatty
 child from blocking on a full stderr pipe. Without a task there is no task group, and without a
 task group the event iterator can be a plain async generator that is safe to nest, abandon or
-close from another task (a task group held across ``yield`` breaks cancel-scope nesting).
+close from another task while it waits at a ``yield`` (a task group held across ``yield``
+breaks cancel-scope nesting). Like any async generator it cannot be closed while a read of it is
+still pending (``aclose()`` then raises ``RuntimeError``); to stop a pending read, cancel the
+task that is reading.
 """
 
 from __future__ import annotations
