@@ -288,6 +288,12 @@ VENDOR_RECORDS = [
         (125, 7, 100, None),
     ),
     (
+        "lionagi.providers.deepseek:DeepSeekChat",
+        {"prompt_tokens": 125, "completion_tokens": 7, "prompt_cache_hit_tokens": 100,
+         "prompt_cache_miss_tokens": 25},
+        (125, 7, 100, None),
+    ),
+    (
         "lionagi.providers.gemini:GeminiGenerateContent",
         {"usageMetadata": {"promptTokenCount": 125, "candidatesTokenCount": 5,
                            "thoughtsTokenCount": 2, "cachedContentTokenCount": 100}},
