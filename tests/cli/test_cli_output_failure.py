@@ -15,7 +15,7 @@ pytestmark = pytest.mark.skipif(not os.path.exists(FULL), reason="needs Linux's 
 
 
 @pytest.mark.parametrize(
-    "args", [["providers"], ["models", "scripted"], ["demo"], ["demo", "--json"]]
+    "args", [["providers"], ["models", "scripted"], ["demo"], ["demo", "--json"], ["--version"]]
 )
 def test_a_stdout_that_cannot_be_written_is_one_error_line_and_exit_1(args: list[str]) -> None:
     with open(FULL, "w") as full:
