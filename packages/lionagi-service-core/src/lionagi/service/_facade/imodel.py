@@ -733,7 +733,10 @@ class iModel:
         """Rebuild from `to_dict` output by resolving the endpoint in today's catalog.
 
         The key comes from `api_key`, else `api_key_resolver(provider)`, else the endpoint's
-        declared environment variable; it is never read from `data`. Serialized agentic
+        declared environment variable; it is never read from `data`. The document does say
+        where the key is sent (`config.base_url`) and which environment variable holds it
+        (`config.api_key_env`), as a round trip needs: restore only documents you wrote, or
+        check those two fields (and pass `api_key=`) before restoring one. Serialized agentic
         settings are restored without their secrets: every fields set in `agentic_settings`
         wins, and the `env` / `gateway_api_key` the original had must be given there again
         (`EndpointConfigurationError` otherwise, rather than launching without them).

@@ -9,6 +9,7 @@ endpoint is resolved in today's catalog, never imported from the data.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -125,7 +126,7 @@ def describe(
         "provider": endpoint.config.provider,
         "endpoint": endpoint.config.endpoint,
         "endpoint_class": _class_path(type(endpoint)),
-        "config": endpoint.config.to_dict(),
+        "config": _json_ready_config(endpoint.config.to_dict()),
         "admission": dataclasses.asdict(admission),
     }
     if admission_backend is not None:
@@ -149,6 +150,33 @@ def describe(
         if settings:
             out["agentic_settings"] = settings
     return out
+
+
+def _json_ready(value: object) -> bool:
+    """True when ``json.dumps`` writes ``value`` as strict JSON (no object, no NaN)."""
+    if value is None or isinstance(value, bool | int | str):
+        return True
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, list | tuple):
+        return all(_json_ready(item) for item in value)
+    if isinstance(value, Mapping):
+        return all(isinstance(k, str) and _json_ready(v) for k, v in value.items())
+    return False
+
+
+def _json_ready_config(config: dict[str, Any]) -> dict[str, Any]:
+    """``config`` with every ``client_kwargs`` value JSON cannot hold written as redacted.
+
+    ``client_kwargs`` go to the HTTP client as they are, so they may be live objects (an
+    ``ssl.SSLContext`` for ``verify``, ``httpx.Limits``, ``event_hooks`` callables): written
+    as they were, the "JSON-ready" form made ``json.dumps`` fail and carried callables. Redacted,
+    :func:`restore` asks for them again by name, as it does for credentials.
+    """
+    kwargs = config.get("client_kwargs")
+    if isinstance(kwargs, Mapping) and not _json_ready(kwargs):
+        config["client_kwargs"] = {k: v if _json_ready(v) else REDACTED for k, v in kwargs.items()}
+    return config
 
 
 def restore(
@@ -210,6 +238,7 @@ def restore(
     sid = data.get("session_id")
     if sid is not None and not isinstance(sid, str):
         raise EndpointConfigurationError("session_id", "must be a string in serialized data")
+    _check_restored_selection(config, provider, endpoint)
     key = api_key
     if key is None and api_key_resolver is not None:
         key = api_key_resolver(provider)
@@ -272,6 +301,35 @@ def restore(
     if sid and agentic is not None:
         agentic.confirm_session(sid)
     return model
+
+
+def _check_restored_selection(config: Mapping[str, Any], provider: str, endpoint: str) -> None:
+    """Refuse config fields :func:`restore` reads itself when to_dict() could not have written them.
+
+    These skip ``EndpointConfig`` validation: ``openai_compatible`` was read with ``bool()``
+    (the string ``"false"`` selected the compatible fallback, a null was reported as an unknown
+    provider), a ``request_defaults`` list was read as no defaults, and a ``config.provider``
+    or ``config.endpoint`` other than the top-level selection was ignored without a word.
+    """
+    compatible = config.get("openai_compatible", False)
+    if type(compatible) is not bool:
+        raise EndpointConfigurationError(
+            "config.openai_compatible",
+            f"must be true or false in serialized data, got {type(compatible).__name__}",
+        )
+    defaults = config.get("request_defaults")
+    if defaults is not None and not isinstance(defaults, Mapping):
+        raise EndpointConfigurationError(
+            "config.request_defaults",
+            f"must be a mapping or null in serialized data, got {type(defaults).__name__}",
+        )
+    for name, selected in (("provider", provider), ("endpoint", endpoint)):
+        if name in config and config[name] != selected:
+            raise EndpointConfigurationError(
+                f"config.{name}",
+                f"differs from the serialized {name!r} (corrupted or foreign data); to_dict() "
+                "writes the same value in both places",
+            )
 
 
 def _refuse_unknown(prefix: str, data: Mapping[Any, Any], allowed: Collection[str]) -> None:

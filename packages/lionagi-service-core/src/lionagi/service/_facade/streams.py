@@ -56,30 +56,44 @@ class ModelStream(AsyncIterator[StreamChunk]):
     """An ``iModel.stream()`` result: an async generator the facade can reap on close.
 
     It delegates ``__anext__``, ``asend``, ``athrow`` and ``aclose`` to the call's generator;
-    after :meth:`iModel.close` reaped it, reads raise ``AdmissionClosed``.
+    after :meth:`iModel.close` reaped it, reads raise ``AdmissionClosed``. A stream never read
+    before the close is not reaped: its first read refuses the call as a stream started on the
+    closed model would (a prepared call ends ABORTED rather than staying PENDING).
     """
 
-    __slots__ = ("__weakref__", "_agen", "_reaped")
+    __slots__ = ("__weakref__", "_agen", "_reaped", "_running")
 
     def __init__(self) -> None:
         self._agen: _Gen | None = None
         self._reaped: str | None = None
+        # The generator once read and not reaped: the one check a chunk pays.
+        self._running: _Gen | None = None
 
     def __aiter__(self) -> ModelStream:
         return self
 
     def __anext__(self) -> Coroutine[Any, Any, StreamChunk]:
+        agen = self._running
+        if agen is None:
+            agen = self._first_read()
+            if agen is None:
+                return _raise(AdmissionClosed(self._reaped or ""))
+        return agen.__anext__()
+
+    def _first_read(self) -> _Gen | None:
+        """The generator for a first read, or None once reaped."""
         if self._reaped is not None:
-            return _raise(AdmissionClosed(self._reaped))
+            return None
         assert self._agen is not None
-        return self._agen.__anext__()
+        self._running = self._agen
+        return self._agen
 
     def asend(self, value: None) -> Coroutine[Any, Any, StreamChunk]:
         """Delegate to the underlying generator (``asend(None)`` is ``__anext__``)."""
-        if self._reaped is not None:
-            return _raise(AdmissionClosed(self._reaped))
-        assert self._agen is not None
-        return self._agen.asend(value)
+        agen = self._running or self._first_read()
+        if agen is None:
+            return _raise(AdmissionClosed(self._reaped or ""))
+        return agen.asend(value)
 
     def athrow(self, exc: BaseException) -> Coroutine[Any, Any, StreamChunk]:
         """Delegate to the underlying generator."""
@@ -174,7 +188,13 @@ class StreamRegistry:
         for ref, agen in list(self._live.items()):
             handle = ref()
             if handle is not None:
+                if handle._running is None and handle._reaped is None:
+                    # Never read: it owns nothing, and its first read goes through the closed
+                    # model's refusal, which ends a prepared call ABORTED. Marked reaped, that
+                    # read raised without touching the call, left PENDING for good.
+                    continue
                 handle._reaped = reason
+                handle._running = None
             if not _is_running(agen):  # a running one was cancelled by admission close
                 await _close_quietly(agen)
         self._live.clear()
