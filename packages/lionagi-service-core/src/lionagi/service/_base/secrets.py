@@ -3,8 +3,8 @@
 :func:`redact` removes three kinds of secret from a string:
 
 1. **Known values**: the secrets a caller passes, every value the process configured as a
-   credential (:func:`remember_secret`: API keys, non-harmless header values, URL userinfo and
-   query values), and the values of credential-looking environment variables
+   credential (:func:`remember_secret`: API keys, credential header values (:func:`header_secrets`),
+   URL userinfo and query values), and the values of credential-looking environment variables
    (:data:`CREDENTIAL_ENV_NAME`, values of at least :data:`MIN_ENV_SECRET` characters). An echo
    cut short is caught too: any run of at least :data:`FRAGMENT` leading characters of a known
    value of at least :data:`MIN_FRAGMENTED` characters (a server that quotes "the first 64
@@ -35,6 +35,8 @@ __all__ = [
     "MIN_FRAGMENTED",
     "REDACTED",
     "bounded",
+    "header_secrets",
+    "is_credential_header",
     "is_env_name",
     "is_harmless_header",
     "redact",
@@ -89,9 +91,13 @@ _SHAPES_SOURCE = (
     r"(?i:" + _SCHEMES + r")?)(?!\[REDACTED\])[^\s\"'&,;<>()\[\]{}]{4,}"
     r"|(?P<pw>(?<![A-Za-z0-9])(?i:" + _CREDENTIAL_WORDS + r")=)(?!\[REDACTED\])[^\s\"'&,;<>]{4,}"
     # A pair whose name was itself a known secret and is already replaced (a password that is
-    # the word ``password``): ``[REDACTED]=value`` or ``"[REDACTED]": "value"``. The literal
-    # pass runs first, so without this the name's own pattern no longer sees the pair.
-    r"|(?P<pr>\[REDACTED\](?:=|\"\s{0,4}:\s{0,4}\"))(?!\[REDACTED\])[^\s\"'&,;<>]{4,}"
+    # the word ``password``): ``[REDACTED]=value``, a quoted name (``"[REDACTED]": "value"``,
+    # ``'[REDACTED]': 'value'``) or a colon and a space (``[REDACTED]: value``, as YAML and
+    # logs write it). The literal pass runs first, so without this the name's own pattern no
+    # longer sees the pair. A bare colon with no space is left (``models/[REDACTED]:generate``
+    # is a path, not a pair).
+    r"|(?P<pr>\[REDACTED\](?:=|[\"']\s{0,4}[=:]\s{0,4}[\"']?|:\s{1,4}[\"']?))"
+    r"(?!\[REDACTED\])[^\s\"'&,;<>]{4,}"
     # An auth scheme followed by its credential, anywhere (``Bearer …``, ``Basic …``).
     r"|(?P<ps>(?<![A-Za-z0-9])(?i:bearer|basic|digest)\s{1,4})[A-Za-z0-9._~+/=\-]{8,}"
     # URL userinfo: ``scheme://user:pass@host`` keeps the scheme and host.
@@ -173,6 +179,61 @@ def is_harmless_header(name: str) -> bool:
     return lowered in HARMLESS_HEADERS or lowered.endswith(("-version", "-beta"))
 
 
+_CREDENTIAL_HEADER = re.compile(
+    r"auth|cookie|key|token|secret|passw|pwd|credential|signature|session|jwt|bearer|private",
+    re.IGNORECASE,
+)
+# A value shaped like a generated credential: one run of 16+ visible characters holding both a
+# letter and a digit (keys, tokens, ids), unlike a word, a phrase or a URL of words.
+_GENERATED = re.compile(r"(?=\S*[A-Za-z])(?=\S*[0-9])\S{16,}")
+# An ``Authorization``-style value: an auth scheme, whitespace, one credential (RFC 9110 11.4).
+_SCHEMED = re.compile(r"[A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]{0,31}[ \t]+(\S+)")
+
+
+def is_credential_header(name: str) -> bool:
+    """True when a header's name says its value is a credential.
+
+    ``Authorization``, ``Proxy-Authorization``, ``Cookie`` and any name containing ``auth``,
+    ``key``, ``token``, ``secret``, ``passw``, ``pwd``, ``credential``, ``signature``,
+    ``session``, ``jwt``, ``bearer`` or ``private`` (``x-api-key``, ``x-goog-api-key``,
+    ``Ocp-Apim-Subscription-Key``, ``X-Auth-Token``, ``Helicone-Auth``), case-insensitively.
+    """
+    return _CREDENTIAL_HEADER.search(name) is not None
+
+
+def header_secrets(headers: Mapping[str, Any]) -> list[str]:
+    """The configured header values :func:`remember_secret` keeps for every later redaction.
+
+    Why not every value :func:`redact_headers` hides: a remembered value is replaced in every
+    error text of the process, so a harmless one (``x-fake-behaviour: context_length``, an app
+    name) would blank that word out of unrelated provider messages
+    (``"code": "[REDACTED]_exceeded"``). Kept: the value of a credential-named header
+    (:func:`is_credential_header`), and, since no list of names is complete, any other
+    non-allow-listed value shaped like a generated credential (16+ characters without
+    whitespace, with a letter and a digit). Dumps still hide every non-allow-listed value.
+
+    A value written ``<scheme> <credential>`` (``Bearer abc…``) yields its credential too:
+    a provider echoes the token it was sent without the scheme (``Incorrect API key provided:
+    abc…``), and the whole value would not match that echo.
+    """
+    found: list[str] = []
+    for name, value in headers.items():
+        text, key = str(value).strip(), str(name)
+        if is_harmless_header(key):
+            continue
+        schemed = _SCHEMED.fullmatch(text)
+        credential = schemed.group(1) if schemed else None
+        if (
+            is_credential_header(key)
+            or _GENERATED.fullmatch(text)
+            or (credential is not None and _GENERATED.fullmatch(credential))
+        ):
+            found.append(text)
+            if credential is not None:
+                found.append(credential)
+    return found
+
+
 def redact_headers(headers: Mapping[str, Any]) -> dict[str, Any]:
     """A copy of ``headers`` with every value not on the allow-list replaced by ``[REDACTED]``."""
     return {k: v if is_harmless_header(str(k)) else REDACTED for k, v in headers.items()}
@@ -238,7 +299,9 @@ class _Known:
     def compiled(self) -> tuple[re.Pattern[str] | None, _Heads | None]:
         key = (self.version, self.env_values())
         if key != self.key:
-            values = sorted({*key[1], *self.remembered}, key=len, reverse=True)
+            with self.lock:  # remember_secret may be changing the dict in another thread
+                remembered = tuple(self.remembered)
+            values = sorted({*key[1], *remembered}, key=len, reverse=True)
             pattern = re.compile("|".join(map(re.escape, values))) if values else None
             heads = _Heads.of(values)
             with self.lock:
@@ -301,14 +364,19 @@ _REMEMBER_LIMIT = 512
 def remember_secret(value: str | None) -> None:
     """Treat ``value`` as a secret in every later :func:`redact` of this process.
 
-    Configuration calls this for API keys, header values, URL userinfo and query values, so a
-    provider that echoes one back is redacted even where the configured key is not at hand (a
-    diagnostic, an unrelated command's error). Short values and the oldest beyond a bound are
-    not kept.
+    Configuration calls this for API keys, credential header values (:func:`header_secrets`),
+    URL userinfo and query values, so a provider that echoes one back is redacted even where the
+    configured key is not at hand (a diagnostic, an unrelated command's error). Short values are
+    not kept, nor, beyond a bound, those configured least recently.
     """
-    if not value or len(value) < MIN_ENV_SECRET or value in _KNOWN.remembered:
+    if not value or len(value) < MIN_ENV_SECRET:
         return
     with _KNOWN.lock:
+        if value in _KNOWN.remembered:
+            # Configured again, so among the most recent: the bound drops older values first
+            # (the set is unchanged, so the compiled pattern stays).
+            _KNOWN.remembered[value] = _KNOWN.remembered.pop(value)
+            return
         _KNOWN.remembered[value] = None
         while len(_KNOWN.remembered) > _REMEMBER_LIMIT:
             del _KNOWN.remembered[next(iter(_KNOWN.remembered))]

@@ -7,8 +7,9 @@ place a credential can hide is redacted in ``repr``, ``model_dump``, ``model_dum
 :meth:`EndpointConfig.to_dict`: header values not on the harmless allow-list, ``base_url``
 userinfo and query values, ``params`` values (the rule of ``base_url`` query values: they fill
 the request path, which may carry a tenant or a token), and ``client_kwargs``
-``auth``/``cookies``/``headers``/``params`` and proxy URLs. Those values are also remembered as
-secrets, so an echo of one is redacted from error text even where this config is not at hand.
+``auth``/``cookies``/``headers``/``params`` and proxy URLs. Those values (of headers, only the
+credential ones: :func:`header_secrets`) are also remembered as secrets, so an echo of one is
+redacted from error text even where this config is not at hand.
 """
 
 from __future__ import annotations
@@ -37,8 +38,8 @@ from .._base.errors import EndpointConfigurationError
 from .._base.secrets import (
     HARMLESS_QUERY,
     REDACTED,
+    header_secrets,
     is_env_name,
-    is_harmless_header,
     redact_headers,
     redact_url,
     remember_secret,
@@ -197,9 +198,8 @@ class EndpointConfig(BaseModel):
     def _remember_credentials(self) -> EndpointConfig:
         # Values a provider might echo back; remembered so redact() finds them everywhere.
         remember_secret(self.secret_value())
-        for name, value in self.default_headers.items():
-            if not is_harmless_header(name):
-                remember_secret(value)
+        for value in header_secrets(self.default_headers):
+            remember_secret(value)
         for value in _url_secrets(self.base_url):
             remember_secret(value)
         for value in self.param_secrets():
@@ -434,7 +434,7 @@ def _client_kwargs_secrets(kwargs: Mapping[str, Any]) -> list[str]:
             found.append(basic_credential(str(auth[0]), str(auth[1])))
     headers = kwargs.get("headers")
     if isinstance(headers, Mapping):
-        found += [str(v) for k, v in headers.items() if not is_harmless_header(str(k))]
+        found += header_secrets(headers)
     params = kwargs.get("params")
     if isinstance(params, Mapping):
         found += [str(v) for v in params.values()]
@@ -659,7 +659,16 @@ def _from_validation(exc: ValidationError) -> EndpointConfigurationError:
     original = first.get("ctx", {}).get("error")
     if isinstance(original, EndpointConfigurationError):  # a cross-field rule names its field
         return original
-    return EndpointConfigurationError(*first_error(exc, "config"))
+    field, message = first_error(exc, "config")
+    if first["loc"] == ("max_retries",) and first["type"] == "greater_than_equal":
+        message = _MAX_RETRIES_AT_LEAST_ONE  # pydantic's ">= 1" does not say what 1 means
+    return EndpointConfigurationError(field, message)
+
+
+_MAX_RETRIES_AT_LEAST_ONE = (
+    "must be at least 1: it counts attempts, the first one included, so max_retries=1 makes "
+    "one attempt and never retries (there is no value for zero attempts)"
+)
 
 
 # Configs built for exactly one endpoint, by id, while that endpoint is being constructed

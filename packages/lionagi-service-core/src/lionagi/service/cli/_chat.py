@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import threading
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -25,7 +24,7 @@ from .._base.errors import (
     RequestDeadlineExceeded,
     UnsafeURLError,
 )
-from .._base.secrets import is_env_name
+from .._base.secrets import is_credential_header, is_env_name
 from .._facade.imodel import iModel
 from .._transport.http.payload import accepted_keys
 from ._render import LiveRenderer, renderer_for
@@ -195,16 +194,13 @@ _KEY_ON_ARGV = (
     "and pass --api-key-env NAME (an agentic CLI's gateway key: --gateway-key-env NAME)"
 )
 
-# Header names that carry a credential: Authorization, Cookie, and the vendors' key headers
-# (x-api-key, api-key, x-goog-api-key, X-Auth-Token, ...). X-Org, x-fake-behaviour pass.
-_CREDENTIAL_HEADER = re.compile(
-    r"(?:proxy-)?authorization|cookie|.*(?:key|token|secret|password|passwd|credentials?)",
-    re.IGNORECASE,
-)
-
 
 def _refuse_credential(key: str, value: object) -> None:
-    """Refuse an ``--endpoint-setting`` that would put a credential on the command line."""
+    """Refuse an ``--endpoint-setting`` that would put a credential on the command line.
+
+    A header is a credential when redaction calls its name one (`is_credential_header`:
+    Authorization, Cookie, x-api-key, Helicone-Auth, ...); X-Org, x-fake-behaviour pass.
+    """
     if key in ("api_key", "gateway_api_key"):
         raise EndpointConfigurationError(key, f"--endpoint-setting {key}: {_KEY_ON_ARGV}")
     headers: object = None
@@ -221,7 +217,7 @@ def _refuse_credential(key: str, value: object) -> None:
         where = "client_kwargs.headers"
     if isinstance(headers, Mapping):
         for name in headers:
-            if isinstance(name, str) and _CREDENTIAL_HEADER.fullmatch(name.strip()):
+            if isinstance(name, str) and is_credential_header(name.strip()):
                 raise EndpointConfigurationError(
                     f"{where}.{name}",
                     f"--endpoint-setting {key}: this header carries a credential; " + _KEY_ON_ARGV,

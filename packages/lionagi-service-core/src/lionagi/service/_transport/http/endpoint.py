@@ -50,7 +50,7 @@ from ..._base.errors import (
     ProviderStreamError,
 )
 from ..._base.loops import running_asyncio_loop
-from ..._base.secrets import REDACTED, redact, redact_value
+from ..._base.secrets import REDACTED, header_secrets, redact, redact_value
 from ..classify import ProviderErrorPattern, classify_stream_error
 from ..config import EndpointConfig, coerce_config, take_handed_over
 from ..meta import EndpointMeta
@@ -551,6 +551,8 @@ class Endpoint:
         http_request = self._build_request(client, payload, headers, limit, stream=True)
         url = http_request.url
         secrets = self._secrets()
+        if extra_headers:  # a per-call credential, which a stream's error event may echo
+            secrets = (*secrets, *header_secrets(extra_headers))
         blocks: AsyncIterator[Any] | None = None
         with _TransportCap(self, url, limit):
             response = await self._send(client, http_request)
@@ -748,7 +750,9 @@ class Endpoint:
         finally:
             with anyio.CancelScope(shield=True):
                 await response.aclose()
-        secrets = self._secrets()
+        # The request's own headers too: a per-call credential (``extra_headers``, a call's
+        # ``headers``) is remembered nowhere, and a provider echoes what it was sent.
+        secrets = (*self._secrets(), *header_secrets(request.headers))
         mapped = self.map_status_error(error_info(response, body, secrets=secrets))
         if mapped is not None:
             raise mapped
