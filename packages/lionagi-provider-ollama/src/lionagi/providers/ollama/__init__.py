@@ -13,13 +13,14 @@ from ._static import DEFAULT_ORIGIN
 if TYPE_CHECKING:
     from ._endpoint import OllamaChat, OllamaEmbeddings, OllamaGenerate
     from ._projector import OllamaGenerateProjector
-    from ._request import OllamaGenerateRequest, OllamaOptions
+    from ._request import OllamaChatRequest, OllamaGenerateRequest, OllamaOptions
 
 __all__ = [
     "DEFAULT_ORIGIN",
     "MODEL_POLICIES",
     "PROVIDER_SPECS",
     "OllamaChat",
+    "OllamaChatRequest",
     "OllamaEmbeddings",
     "OllamaGenerate",
     "OllamaGenerateProjector",
@@ -32,11 +33,10 @@ __getattr__, __dir__ = lazy_exports(
     {
         "._endpoint": ("OllamaChat", "OllamaEmbeddings", "OllamaGenerate"),
         "._projector": ("OllamaGenerateProjector",),
-        "._request": ("OllamaGenerateRequest", "OllamaOptions"),
+        "._request": ("OllamaChatRequest", "OllamaGenerateRequest", "OllamaOptions"),
     },
 )
 
-_CORE_CHAT_REQUEST = "lionagi.service:OpenAIChatCompletionsRequest"
 _CORE_EMBEDDINGS_REQUEST = "lionagi.service:OpenAIEmbeddingsRequest"
 
 
@@ -55,9 +55,16 @@ def _row(endpoint: str, alias: str, cls: str, request: str, path: str) -> Provid
 
 
 PROVIDER_SPECS = (
-    # Core's request models by reference too: building them at catalog build would cost every
-    # command, not only the ones that talk to Ollama.
-    _row("chat/completions", "chat", "OllamaChat", _CORE_CHAT_REQUEST, "/v1"),
+    # Request models by reference too: building them at catalog build would cost every
+    # command, not only the ones that talk to Ollama. Chat is core's dialect plus the message
+    # fields Ollama's own answers carry (``OllamaChatRequest``).
+    _row(
+        "chat/completions",
+        "chat",
+        "OllamaChat",
+        f"{__name__}._request:OllamaChatRequest",
+        "/v1",
+    ),
     _row("embeddings", "embed", "OllamaEmbeddings", _CORE_EMBEDDINGS_REQUEST, "/v1"),
     _row(
         "generate",

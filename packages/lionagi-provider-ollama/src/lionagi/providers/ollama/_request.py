@@ -1,4 +1,11 @@
-"""The typed request of Ollama's native ``POST /api/generate``.
+"""The typed requests of Ollama's native ``POST /api/generate`` and its OpenAI-compatible chat.
+
+``OllamaChatRequest`` is core's chat dialect plus the message fields Ollama writes on its own
+answers and reads back: a tool call's ``index`` (every ``tool_calls`` entry of a one-shot
+``message`` carries one), an assistant's ``reasoning`` (a thinking model's thinking) and a tool
+message's ``name`` (the tool, else looked up by ``tool_call_id``). Without them an assistant
+turn sent back as Ollama returned it was refused (``messages.1.tool_calls.0.index``).
+
 
 Both models forbid unknown fields (a misspelled key, ``options`` included, is refused with a
 "did you mean") and are strict about types: a value of the wrong JSON type is refused naming the
@@ -15,9 +22,11 @@ import math
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
-__all__ = ["OllamaGenerateRequest", "OllamaOptions"]
+from lionagi.service import OpenAIChatCompletionsRequest, openai_chat_shapes
+
+__all__ = ["OllamaChatRequest", "OllamaGenerateRequest", "OllamaOptions"]
 
 THINK_LEVELS = ("low", "medium", "high")
 """The levels ``think`` names for models that take one (``true``/``false`` for the others)."""
@@ -140,3 +149,18 @@ class OllamaGenerateRequest(BaseModel):
     @classmethod
     def _check_format(cls, value: object) -> str | dict[str, Any] | None:
         return None if value is None else _format(value)
+
+
+class OllamaChatRequest(OpenAIChatCompletionsRequest):
+    """Chat through ``/v1/chat/completions``: the dialect, with Ollama's own message fields.
+
+    Ollama's ``ToolCall`` always carries ``index`` (one-shot answers too), its assistant
+    message ``reasoning``, and its server parses both (and a tool message's ``name``) back from
+    a request: the assistant turn of an answer is sent back as it came.
+    """
+
+    shapes = openai_chat_shapes(
+        "OllamaChat",
+        roles={"assistant": {"reasoning": str}, "tool": {"name": str}},
+        tool_calls={"function": {"index": StrictInt}},
+    )

@@ -16,6 +16,11 @@ documents as refused are refused here, on the later field of the pair, before an
 ``previous_response_id`` and ``background=True`` with ``store=False`` (Responses).
 ``stream_options`` on a one-shot call is refused by the endpoints (only a stream may carry it).
 
+``text.format`` (structured output) is checked against the three formats OpenAI documents
+(``text``, ``json_object``, ``json_schema`` with ``name`` and ``schema`` beside ``type``) and
+sent exactly as written: a malformed one, such as Chat Completions' nested ``json_schema``
+object, is refused at its key (``text.format.json_schema``) instead of answered with a 400.
+
 A ``tool_choice`` forcing a tool the request does not offer is refused too, naming
 ``tool_choice``: chat's rule is core's (every compatible vendor shares it); Responses' grammar is
 OpenAI's own (``{"type": "function", "name": ...}``), so its rule is here. Only what the request
@@ -34,9 +39,11 @@ from pydantic import (
     StrictBool,
     StrictFloat,
     StrictInt,
+    ValidationError,
     ValidationInfo,
     field_validator,
 )
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from lionagi.service import OpenAIChatCompletionsRequest
 from lionagi.service.http import unoffered_tool_choice
@@ -109,13 +116,105 @@ class ResponsesReasoning(BaseModel):
     mode: str | None = None
 
 
+# Only *checks* ``text.format``; the caller's mapping is what is sent (no key reordered, no
+# ``null`` dropped, ``schema`` not renamed by a Python attribute).
+_FORMAT_CONFIG = ConfigDict(extra="forbid", defer_build=True, hide_input_in_errors=True)
+
+
+class _PlainTextFormat(BaseModel):
+    model_config = _FORMAT_CONFIG
+
+    type: Literal["text"]
+
+
+class _JSONObjectFormat(BaseModel):
+    model_config = _FORMAT_CONFIG
+
+    type: Literal["json_object"]
+
+
+class _JSONSchemaFormat(BaseModel):
+    """``{"type": "json_schema", "name", "schema", ...}``: flat, unlike chat's nested object."""
+
+    model_config = _FORMAT_CONFIG
+
+    type: Literal["json_schema"]
+    name: str
+    schema_: dict[str, Any] = Field(alias="schema")
+    description: str | None = None
+    strict: StrictBool | None = None
+
+
+_TEXT_FORMATS: dict[str, type[BaseModel]] = {
+    "text": _PlainTextFormat,
+    "json_object": _JSONObjectFormat,
+    "json_schema": _JSONSchemaFormat,
+}
+_FORMAT_KEYS = {
+    kind: [info.alias or name for name, info in model.model_fields.items()]
+    for kind, model in _TEXT_FORMATS.items()
+}
+# The Chat Completions spelling, nested one level deeper: the likeliest mistake when moving a
+# request from chat to Responses, so it is named as such.
+_CHAT_FORMAT_HINT = (
+    "is the Chat Completions response_format shape; on Responses name, schema, description "
+    "and strict sit directly in text.format"
+)
+
+
+def _refuse_format(loc: tuple[str, ...], message: str) -> ValidationError:
+    """A validation error at ``loc`` inside ``format`` (core reports ``text.format.<loc>``)."""
+    error = PydanticCustomError("responses_text_format", message)
+    return ValidationError.from_exception_data(
+        "ResponsesText", [InitErrorDetails(type=error, loc=loc, input=None)]
+    )
+
+
+def _hint(word: str, choices: list[str]) -> str:
+    import difflib  # the refusal path only: a valid request never pays for the import
+
+    close = difflib.get_close_matches(word, choices, n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
 class ResponsesText(BaseModel):
-    """``text``: the output format (plain text, JSON object, JSON schema) and verbosity."""
+    """``text``: the output format (plain text, JSON object, JSON schema) and verbosity.
+
+    ``format`` stays the caller's mapping (sent as written); it is checked against the
+    documented formats: an unknown ``type``, an unknown key, a missing ``name`` or ``schema``
+    (``json_schema``) or a value of the wrong type is refused at its key.
+    """
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     format: dict[str, Any] | None = None
     verbosity: Literal["low", "medium", "high"] | None = None
+
+    @field_validator("format")
+    @classmethod
+    def _documented_format(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is None:
+            return value
+        kind = value.get("type")
+        if not isinstance(kind, str) or kind not in _TEXT_FORMATS:
+            known = list(_TEXT_FORMATS)
+            said = _hint(kind, known) if isinstance(kind, str) else ""
+            what = "unknown" if "type" in value else "missing"
+            raise _refuse_format(
+                ("type",), f"{what} format type; expected {', '.join(known)}{said}"
+            )
+        model = _TEXT_FORMATS[kind]
+        keys = _FORMAT_KEYS[kind]
+        for key in value:
+            if key not in keys:
+                message = (
+                    _CHAT_FORMAT_HINT
+                    if key == "json_schema" and kind == "json_schema"
+                    else f"unknown key of a {kind} format{_hint(key, keys)}"
+                )
+                raise _refuse_format((key,), message)
+        model.model_validate(value)  # a missing or mistyped value, located at its key
+        return value
 
 
 class ResponsesStreamOptions(BaseModel):
