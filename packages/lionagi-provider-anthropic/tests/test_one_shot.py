@@ -146,9 +146,9 @@ async def test_invoke_sends_the_version_the_callers_beta_header_and_extra_body(
     async with model:
         # A field newer than the typed request, through extra_body: checking the answer must
         # not make the call validate its created payload again (which would refuse the field).
-        call = await model.invoke(messages=HI, extra_body={"output_config": {"effort": "low"}})
+        call = await model.invoke(messages=HI, extra_body={"context_management": {"edits": []}})
     assert call.status is EventStatus.COMPLETED, call.exception
     [seen] = fake.requests
     assert seen.headers["anthropic-version"] == "2023-06-01"
     assert seen.headers["anthropic-beta"] == "context-1m-2025-08-07"
-    assert seen.json["output_config"] == {"effort": "low"}
+    assert seen.json["context_management"] == {"edits": []}

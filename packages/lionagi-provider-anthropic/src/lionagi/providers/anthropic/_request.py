@@ -64,16 +64,19 @@ __all__ = [
     "AnthropicDocumentBlock",
     "AnthropicFileSource",
     "AnthropicImageBlock",
+    "AnthropicJSONOutputFormat",
     "AnthropicMCPServer",
     "AnthropicMessage",
     "AnthropicMessagesRequest",
     "AnthropicMetadata",
+    "AnthropicOutputConfig",
     "AnthropicPlainTextSource",
     "AnthropicRedactedThinkingBlock",
     "AnthropicSearchResultBlock",
     "AnthropicServerTool",
     "AnthropicServerToolResultBlock",
     "AnthropicServerToolUseBlock",
+    "AnthropicTaskBudget",
     "AnthropicTextBlock",
     "AnthropicThinking",
     "AnthropicThinkingBlock",
@@ -678,6 +681,39 @@ class AnthropicMCPServer(_OneType):
     tool_configuration: dict[str, Any] | None = None
 
 
+class AnthropicJSONOutputFormat(BaseModel):
+    """``output_config.format``: structured output, ``{"type": "json_schema", "schema": {...}}``."""
+
+    model_config = _STRICT
+
+    type: Literal["json_schema"]
+    schema_: dict[str, Any] = Field(alias="schema")
+
+
+class AnthropicTaskBudget(BaseModel):
+    """``output_config.task_budget`` (beta): an advisory token budget for an agentic turn."""
+
+    model_config = _STRICT
+
+    type: Literal["tokens"]
+    total: int = Field(ge=1, strict=True)
+    remaining: int | None = Field(default=None, ge=0, strict=True)
+
+
+class AnthropicOutputConfig(BaseModel):
+    """``output_config``: the effort level, a structured output format, a task budget.
+
+    Used to check the caller's mapping, which is sent as written (``schema`` is a Python
+    attribute of every model, so the typed form would have to be dumped by alias).
+    """
+
+    model_config = _STRICT
+
+    effort: Literal["low", "medium", "high", "xhigh", "max"] | None = None
+    format: AnthropicJSONOutputFormat | None = None
+    task_budget: AnthropicTaskBudget | None = None
+
+
 # The lowest top_p the API accepts while thinking is enabled.
 _THINKING_MIN_TOP_P = 0.95
 
@@ -703,6 +739,14 @@ class AnthropicMessagesRequest(BaseModel):
     service_tier: Literal["auto", "standard_only"] | None = None
     container: str | dict[str, Any] | None = None
     mcp_servers: list[AnthropicMCPServer] | None = None
+    output_config: dict[str, Any] | None = None
+
+    @field_validator("output_config")
+    @classmethod
+    def _documented_output_config(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is not None:
+            AnthropicOutputConfig.model_validate(value)  # a check: the mapping is what is sent
+        return value
 
     @model_validator(mode="after")
     def _rules_across_fields(self) -> Self:
