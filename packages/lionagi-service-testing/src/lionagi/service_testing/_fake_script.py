@@ -299,7 +299,9 @@ def _tool_call(facts: RequestFacts) -> ToolCall:
         name=tool.name if tool else "shell",
         arguments=args,
         arguments_json=arguments_json,
-        fragments=split_text(arguments_json, 3),
+        # Never padded: split_text repeats a text shorter than its parts, and "{}" in three
+        # pieces became "{} {}", arguments no client can parse.
+        fragments=split_text(arguments_json, min(3, len(arguments_json))),
     )
 
 
