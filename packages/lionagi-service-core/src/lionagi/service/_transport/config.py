@@ -28,6 +28,7 @@ from pydantic import (
     ConfigDict,
     Field,
     SecretStr,
+    StrictBool,
     ValidationError,
     field_serializer,
     field_validator,
@@ -104,16 +105,16 @@ class EndpointConfig(BaseModel):
     request_options: type[BaseModel] | None = None
     api_key: SecretStr | None = Field(default=None, exclude=True, repr=False)
     api_key_env: str | None = None
-    timeout: float = Field(default=300.0, gt=0, allow_inf_nan=False)
+    timeout: float = Field(default=300.0, gt=0, allow_inf_nan=False, strict=True)
     max_response_bytes: int = Field(default=DEFAULT_MAX_RESPONSE_BYTES, gt=0, strict=True)
-    max_retries: int = Field(default=3, ge=1)
-    openai_compatible: bool = False
-    requires_tokens: bool = False
-    context_window: int | None = Field(default=None, gt=0)
+    max_retries: int = Field(default=3, ge=1, strict=True)
+    openai_compatible: StrictBool = False
+    requires_tokens: StrictBool = False
+    context_window: int | None = Field(default=None, gt=0, strict=True)
     request_defaults: dict[str, Any] = Field(default_factory=dict)
     client_kwargs: dict[str, Any] = Field(default_factory=dict)
-    allow_local_network: bool = False
-    serialize_by_alias: bool = False
+    allow_local_network: StrictBool = False
+    serialize_by_alias: StrictBool = False
 
     def __init__(self, **data: Any) -> None:
         unknown = sorted(set(data) - set(type(self).model_fields))
