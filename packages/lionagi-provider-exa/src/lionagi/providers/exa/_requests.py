@@ -4,6 +4,7 @@ Field names are Exa's wire names (camelCase), so a request reads the same as Exa
 and nothing is renamed on the way out. Every model refuses unknown fields (``extra="forbid"``):
 ``numresults`` is an :class:`~lionagi.service.EndpointConfigurationError` with a "did you mean",
 never silently dropped; ``extra_body`` is the escape hatch for a field newer than these models.
+Every flag is a ``StrictBool``: ``"yes"`` or ``1`` is refused naming the field, not sent as true.
 Dates are ISO 8601 strings as Exa takes them (``"2024-01-31"`` or ``"2024-01-31T00:00:00.000Z"``).
 """
 
@@ -46,7 +47,7 @@ class ExaTextOptions(_Strict):
     """``text``: the page text, bounded, optionally with its HTML tags."""
 
     maxCharacters: int | None = Field(default=None, ge=1)
-    includeHtmlTags: bool | None = None
+    includeHtmlTags: StrictBool | None = None
 
 
 class ExaHighlightsOptions(_Strict):
@@ -125,7 +126,7 @@ class _Filters(_Strict):
     category: Category | None = None
     contents: ExaContentsOptions | None = None
     context: ExaContextOptions | StrictBool | None = None
-    moderation: bool | None = None
+    moderation: StrictBool | None = None
 
 
 class ExaSearchRequest(_Filters):
@@ -133,7 +134,7 @@ class ExaSearchRequest(_Filters):
 
     query: str = Field(min_length=1)
     type: Literal["auto", "neural", "keyword", "fast", "deep"] | None = None
-    useAutoprompt: bool | None = None
+    useAutoprompt: StrictBool | None = None
     userLocation: str | None = None
 
 
@@ -141,7 +142,7 @@ class ExaFindSimilarRequest(_Filters):
     """``POST /findSimilar``: pages like the one at ``url``."""
 
     url: str = Field(min_length=1)
-    excludeSourceDomain: bool | None = None
+    excludeSourceDomain: StrictBool | None = None
 
 
 class ExaContentsRequest(_ContentFields):
