@@ -14,6 +14,7 @@ URL with `SSRFGuard.approve` and sends through a client built on `PinnedTranspor
 inside `pinned`, so it connects to exactly the addresses the guard checked.
 """
 
+from ._base.suggest import did_you_mean as did_you_mean
 from ._catalog.compatible_specs import openai_compatible_specs as openai_compatible_specs
 from ._catalog.tool_choice import unoffered_tool_choice as unoffered_tool_choice
 from ._transport.classify import ProviderErrorPattern as ProviderErrorPattern
@@ -70,6 +71,7 @@ __all__ = [
     "estimate_tokens",
     "excerpt",
     "TokenCounts",
+    "did_you_mean",
     "first_count",
     "sum_counts",
     "json_kind",

@@ -46,7 +46,7 @@ from pydantic import (
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from lionagi.service import OpenAIChatCompletionsRequest
-from lionagi.service.http import unoffered_tool_choice
+from lionagi.service.http import did_you_mean, unoffered_tool_choice
 
 __all__ = ["OpenAIChatRequest", "OpenAIResponsesRequest", "ResponsesReasoning", "ResponsesText"]
 
@@ -170,13 +170,6 @@ def _refuse_format(loc: tuple[str, ...], message: str) -> ValidationError:
     )
 
 
-def _hint(word: str, choices: list[str]) -> str:
-    import difflib  # the refusal path only: a valid request never pays for the import
-
-    close = difflib.get_close_matches(word, choices, n=1)
-    return f"; did you mean {close[0]!r}?" if close else ""
-
-
 class ResponsesText(BaseModel):
     """``text``: the output format (plain text, JSON object, JSON schema) and verbosity.
 
@@ -198,7 +191,7 @@ class ResponsesText(BaseModel):
         kind = value.get("type")
         if not isinstance(kind, str) or kind not in _TEXT_FORMATS:
             known = list(_TEXT_FORMATS)
-            said = _hint(kind, known) if isinstance(kind, str) else ""
+            said = did_you_mean(kind, known)
             what = "unknown" if "type" in value else "missing"
             raise _refuse_format(
                 ("type",), f"{what} format type; expected {', '.join(known)}{said}"
@@ -210,7 +203,7 @@ class ResponsesText(BaseModel):
                 message = (
                     _CHAT_FORMAT_HINT
                     if key == "json_schema" and kind == "json_schema"
-                    else f"unknown key of a {kind} format{_hint(key, keys)}"
+                    else f"unknown key of a {kind} format{did_you_mean(key, keys)}"
                 )
                 raise _refuse_format((key,), message)
         model.model_validate(value)  # a missing or mistyped value, located at its key

@@ -15,7 +15,11 @@ __all__ = ["did_you_mean"]
 
 
 def did_you_mean(word: object, names: Iterable[str]) -> str:
-    """``"; did you mean 'name'?"`` for the accepted name closest to ``word``, else ``""``."""
+    """`"; did you mean 'name'?"` for the accepted name closest to `word`, else `""`.
+
+    Public for adapter authors (`lionagi.service.http`), so a vendor's own refusal of a
+    misspelled key reads like core's.
+    """
     if not isinstance(word, str):
         return ""
     import difflib
