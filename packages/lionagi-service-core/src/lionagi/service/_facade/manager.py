@@ -3,6 +3,10 @@
 Re-registering a name is refused by default (:class:`ModelNameConflict`), because silently
 replacing a model would strand its open connections, processes and queued calls. Use
 :meth:`iModelManager.replace`, which closes the displaced model before returning.
+
+Every other bad argument is an :class:`EndpointConfigurationError` naming it in ``field``, as
+the rest of the facade raises. The ones raised as a builtin before keep that builtin too (a
+private subclass each): ``except TypeError`` / ``except KeyError`` around the manager still work.
 """
 
 from __future__ import annotations
@@ -40,20 +44,47 @@ class ModelNameConflict(_Restorable, KeyError):
         return str(self.args[0])
 
 
+class _NotAModel(EndpointConfigurationError, TypeError):
+    """A model argument that is no `iModel`, or one positional model too many.
+
+    Also a TypeError, which the manager raised for these before it raised typed errors.
+    """
+
+
+class _NotRegistered(EndpointConfigurationError, KeyError):
+    """`remove()` of a name nothing is registered under; also the KeyError it raised before."""
+
+    def __str__(self) -> str:
+        # KeyError's own str() is the repr of its argument, which wrapped the sentence in quotes.
+        return str(self.args[0])
+
+
 class iModelManager:
     """A string-keyed registry of iModels with two conventional names, `chat` and `parse`.
 
     Positional models register as `chat` then `parse`; keyword models under their keyword.
+
+    Raises:
+        EndpointConfigurationError: a model is not an `iModel` (field: its keyword, or `chat` /
+            `parse` for a positional one; also a TypeError), more than two models are positional
+            (field `models`; also a TypeError), or a keyword is blank (field `name`).
+        ModelNameConflict: a positional model and a keyword claim the same name.
     """
 
     def __init__(self, *models: iModel, **named: iModel) -> None:
         self._models: dict[str, iModel] = {}
         defaults = (CHAT, PARSE)
         if len(models) > len(defaults):
-            raise TypeError("at most two positional models (chat, parse); name the others")
-        for name, model in zip(defaults, models, strict=False):
-            self.register(name, model)
-        for name, model in named.items():
+            raise _NotAModel(
+                "models",
+                f"at most two positional models (chat, parse), got {len(models)}; name the "
+                "others, e.g. iModelManager(chat, parse, extra=model)",
+            )
+        for name, model in (*zip(defaults, models, strict=False), *named.items()):
+            # Checked here under the name the caller wrote: `iModelManager(api_key=...)` was
+            # reported as a bad `model`, an argument the caller never gave.
+            _check_name(name)
+            _check_model(model, field=name)
             self.register(name, model)
 
     @property
@@ -67,7 +98,13 @@ class iModelManager:
         return self._models.get(PARSE)
 
     def register(self, name: str, model: iModel) -> None:
-        """Register `model` under `name`; an existing name raises ModelNameConflict."""
+        """Register `model` under `name`.
+
+        Raises:
+            EndpointConfigurationError: `model` is not an `iModel` (field `model`; also a
+                TypeError), or `name` is not a non-blank string (field `name`).
+            ModelNameConflict: `name` is already registered; `replace()` swaps it.
+        """
         _check_model(model)
         _check_name(name)
         if name in self._models:
@@ -86,6 +123,11 @@ class iModelManager:
         `name` and `close_timeout` are checked as `register` and `shutdown`
         check them, before anything changes: otherwise `replace` would register a name
         `register` refuses, or leave the displaced model unclosed behind an invalid timeout.
+
+        Raises:
+            EndpointConfigurationError: `model` is not an `iModel` (field `model`; also a
+                TypeError), `name` is not a non-blank string (field `name`), or `close_timeout`
+                is not a finite number of seconds > 0 (field `close_timeout`).
         """
         _check_model(model)
         _check_name(name)
@@ -100,12 +142,26 @@ class iModelManager:
         """Unregister `name` and close its model (bounded).
 
         A model still registered under another name is not closed.
+
+        Raises:
+            EndpointConfigurationError: nothing is registered under `name` (field `name`; also
+                a KeyError), or `close_timeout` is not a finite number of seconds > 0 (field
+                `close_timeout`). Nothing is removed then.
         """
         _check_timeout("close_timeout", close_timeout)
+        if not isinstance(name, str) or name not in self._models:
+            # A bare KeyError('name') said neither what was wrong nor which argument, and
+            # echoed the value whole (a key pasted here by mistake came back in the error).
+            raise _NotRegistered(
+                "name", f"no model is registered under {_shown(name)}; registered: {self._list()}"
+            )
         model = self._models.pop(name)
         if not self._holds(model):
             await _close_one(name, model, close_timeout)
         return model
+
+    def _list(self) -> str:
+        return ", ".join(map(repr, self._models)) or "none"
 
     def _holds(self, model: iModel) -> bool:
         """True when ``model`` is still registered under some name.
@@ -172,15 +228,21 @@ class iModelManager:
         return outcomes
 
 
-def _check_model(model: object) -> None:
+def _check_model(model: object, field: str = "model") -> None:
+    """Refuse anything but an `iModel`; only its type is shown (it may be a pasted key)."""
     if not isinstance(model, iModel):
-        raise TypeError(f"model: expected iModel, got {type(model).__name__}")
+        raise _NotAModel(field, f"expected an iModel, got {type(model).__name__}")
 
 
 def _check_name(name: object) -> None:
     """The one name rule of :meth:`iModelManager.register` and :meth:`iModelManager.replace`."""
     if not isinstance(name, str) or not name.strip():
-        raise ValueError("name: must be a non-empty string")
+        raise EndpointConfigurationError("name", "must be a non-empty string")
+
+
+def _shown(name: object) -> str:
+    """A name for a message: a string quoted (the error redacts it), anything else its type."""
+    return repr(name) if isinstance(name, str) else f"a name of type {type(name).__name__}"
 
 
 def _check_timeout(field: str, value: object) -> None:
