@@ -54,7 +54,7 @@ from lionagi.service import (
     ProviderError,
     StreamChunk,
 )
-from lionagi.service.agentic import validation_failure
+from lionagi.service.agentic import TokenCounts, first_count, validation_failure
 from lionagi.service.http import excerpt
 
 from ._deps import require_modules
@@ -242,6 +242,25 @@ class AG2BetaEndpoint(InProcessEndpoint):
         )
         self.copy_runtime_state_to(other)
         return other
+
+    def token_counts(self, usage: Mapping[str, Any]) -> tuple[int | None, int | None]:
+        """AG2's ``Usage`` summed over the run (:class:`BetaProjector`), its cache counts beside.
+
+        AG2 names the cache counts as Anthropic does (``cache_read_input_tokens``,
+        ``cache_creation_input_tokens``) but its input is ``prompt_tokens``, never Anthropic's
+        ``input_tokens``: the default read found no input, and reported the cache counts alone
+        as the input. ``prompt_tokens`` is the input as AG2 itself records it
+        (``gen_ai.usage.input_tokens`` in its telemetry middleware), so it is not added to:
+        AG2 passes each vendor's count on unchanged, which includes the cache reads for OpenAI
+        and Gemini models but leaves the cache out for Anthropic and Bedrock ones, and the
+        summed record no longer says which vendor answered.
+        """
+        return TokenCounts(
+            first_count(usage, "prompt_tokens"),
+            first_count(usage, "completion_tokens"),
+            cache_read=first_count(usage, "cache_read_input_tokens"),
+            cache_creation=first_count(usage, "cache_creation_input_tokens"),
+        )
 
     def build_agent(self, request: AG2AgentRequest) -> Agent:
         """The agent for ``request``; the request's own fields win over the deployment defaults.

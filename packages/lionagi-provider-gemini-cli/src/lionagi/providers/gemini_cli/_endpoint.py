@@ -22,6 +22,8 @@ from lionagi.service.agentic import (
     PromptMode,
     ProviderErrorPattern,
     SubprocessCliEndpoint,
+    TokenCounts,
+    first_count,
 )
 
 from ._errors import GEMINI_ERROR_PATTERNS, classify_exit
@@ -100,6 +102,19 @@ class GeminiCodeEndpoint(SubprocessCliEndpoint):
     install_hint: ClassVar[str | None] = PROGRAM.install_hint
     auth_hint: ClassVar[str | None] = PROGRAM.auth_hint
     user_inherit_env: ClassVar[tuple[str, ...]] = USER_ENV
+
+    # -- usage ------------------------------------------------------------------------------------
+
+    def token_counts(self, usage: Mapping[str, Any]) -> tuple[int | None, int | None]:
+        """The result's counts (``usage_of``), with ``cached_tokens`` as the cache read.
+
+        The stats' ``input_tokens`` is Gemini's prompt count summed over the run's requests and
+        already includes ``cached``, their summed ``cachedContentTokenCount`` (the ``input``
+        beside them is the difference): a context-cache read, as on Gemini's own API, which
+        reports no cache writes.
+        """
+        counts = super().token_counts(usage)
+        return TokenCounts(counts[0], counts[1], cache_read=first_count(usage, "cached_tokens"))
 
     # -- deployment -------------------------------------------------------------------------------
 
