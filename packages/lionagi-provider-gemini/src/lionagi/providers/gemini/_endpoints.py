@@ -55,9 +55,15 @@ if TYPE_CHECKING:
 
 __all__ = ["GeminiChat", "GeminiEmbeddings", "GeminiGenerateContent"]
 
+# The GenAI semantic conventions' value of ``gen_ai.provider.name`` for the Gemini Developer API
+# (AI Studio); spans would otherwise carry the key ``gemini``, which no backend recognises.
+_OTEL_PROVIDER_NAME = "gcp.gemini"
+
 
 class GeminiChat(OpenAIChatEndpoint):
     """``POST .../v1beta/openai/chat/completions`` (bearer key)."""
+
+    otel_provider_name: ClassVar[str | None] = _OTEL_PROVIDER_NAME
 
     def request_target(
         self, payload: Mapping[str, Any], *, stream: bool
@@ -104,6 +110,8 @@ class GeminiChat(OpenAIChatEndpoint):
 class GeminiEmbeddings(OpenAIEmbeddingsEndpoint):
     """``POST .../v1beta/openai/embeddings`` (bearer key); ``stream()`` is refused."""
 
+    otel_provider_name: ClassVar[str | None] = _OTEL_PROVIDER_NAME
+
     def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
         """As chat: OpenAI-dialect codes first, then Gemini's ``google.rpc.Status`` body."""
         return super().map_status_error(info) or gemini_status_error(info)
@@ -135,6 +143,7 @@ class GeminiGenerateContent(Endpoint):
     stream_framing: ClassVar[StreamFraming | None] = "sse"
     stream_flag: ClassVar[str | None] = None  # a stream is a different method, not a flag
     api_key_header: ClassVar[str] = "x-goog-api-key"
+    otel_provider_name: ClassVar[str | None] = _OTEL_PROVIDER_NAME
     # A blocked prompt: the projector's error object of type ``prompt_blocked`` (the block
     # reason is its code). Every reason (SAFETY, OTHER, BLOCKLIST, ...) is the caller's content
     # refused, so it is the content-filter family: never retried, neutral for the circuit. The

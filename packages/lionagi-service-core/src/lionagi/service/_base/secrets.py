@@ -2,7 +2,8 @@
 
 :func:`redact` removes three kinds of secret from a string:
 
-1. **Known values**: the secrets a caller passes, every value the process configured as a
+1. **Known values**: the secrets a caller passes (the headers a request sent among them,
+   :func:`request_header_secrets`), every value the process configured as a
    credential (:func:`remember_secret`: API keys, credential header values (:func:`header_secrets`),
    URL userinfo and query values), and the values of credential-looking environment variables
    (:data:`CREDENTIAL_ENV_NAME`, values of at least :data:`MIN_ENV_SECRET` characters). An echo
@@ -44,6 +45,7 @@ __all__ = [
     "redact_url",
     "redact_value",
     "remember_secret",
+    "request_header_secrets",
     "shapes",
 ]
 
@@ -161,6 +163,7 @@ HARMLESS_HEADERS = frozenset(
         "content-length",
         "content-type",
         "date",
+        "host",
         "keep-alive",
         "transfer-encoding",
         "user-agent",
@@ -169,7 +172,8 @@ HARMLESS_HEADERS = frozenset(
 )
 """Header names whose values are shown; every other header value is treated as a secret.
 
-Names ending in ``-version`` or ``-beta`` (API version and feature-flag headers) are harmless too.
+``host`` names the server every error message names anyway (its ``where``). Names ending in
+``-version`` or ``-beta`` (API version and feature-flag headers) are harmless too.
 """
 
 
@@ -210,7 +214,8 @@ def header_secrets(headers: Mapping[str, Any]) -> list[str]:
     (``"code": "[REDACTED]_exceeded"``). Kept: the value of a credential-named header
     (:func:`is_credential_header`), and, since no list of names is complete, any other
     non-allow-listed value shaped like a generated credential (16+ characters without
-    whitespace, with a letter and a digit). Dumps still hide every non-allow-listed value.
+    whitespace, with a letter and a digit). Every other value a dump hides is still hidden from
+    the error text of the requests that send it (:func:`request_header_secrets`).
 
     A value written ``<scheme> <credential>`` (``Bearer abc…``) yields its credential too:
     a provider echoes the token it was sent without the scheme (``Incorrect API key provided:
@@ -218,20 +223,64 @@ def header_secrets(headers: Mapping[str, Any]) -> list[str]:
     """
     found: list[str] = []
     for name, value in headers.items():
-        text, key = str(value).strip(), str(name)
+        if not is_harmless_header(str(name)):
+            found += _credential_values(str(name), str(value).strip())
+    return found
+
+
+def request_header_secrets(headers: Mapping[str, Any]) -> list[str]:
+    """Every header value the error text about a request that sent ``headers`` must not show.
+
+    The dump rule (:func:`redact_headers`: every value not on the allow-list), so a value a dump
+    hides is not shown by the request's status or stream errors either, whatever its name or
+    shape (``X-Team: hunterhunter``). What :func:`header_secrets` keeps is redacted as there
+    (echoes cut short included). Any other value is replaced only where it stands whole, and
+    only from :data:`MIN_ENV_SECRET` characters, the floor of every configured value: it may be
+    an ordinary word (``x-fake-behaviour: context_length`` must leave the provider's
+    ``context_length_exceeded`` alone), and a short one (``1``, ``yes``) would blank parts of
+    every message. Of a value written ``<auth scheme> <credential>``, the credential counts too.
+
+    For the secrets of one request (its own error text), never for :func:`remember_secret`.
+    """
+    found: list[str] = []
+    for name, value in headers.items():
+        key, text = str(name), str(value).strip()
         if is_harmless_header(key):
             continue
-        schemed = _SCHEMED.fullmatch(text)
-        credential = schemed.group(1) if schemed else None
-        if (
-            is_credential_header(key)
-            or _GENERATED.fullmatch(text)
-            or (credential is not None and _GENERATED.fullmatch(credential))
-        ):
-            found.append(text)
-            if credential is not None:
-                found.append(credential)
+        credentials = _credential_values(key, text)
+        if credentials:
+            found += credentials
+            continue
+        schemed = _AUTH_SCHEMED.fullmatch(text)
+        for candidate in (text, schemed.group(1) if schemed else ""):
+            if len(candidate) >= MIN_ENV_SECRET:
+                found.append(_Whole(candidate))
     return found
+
+
+class _Whole(str):
+    """A secret :func:`redact` replaces only where it stands whole (not inside a longer word)."""
+
+    __slots__ = ()
+
+
+# A value written with a common auth scheme (``Bearer hunterhunter``), of any header name.
+_AUTH_SCHEMED = re.compile(r"(?i:bearer|basic|token|digest|apikey|key)[ \t]+(\S+)")
+# What a whole value may not touch on either side: a letter, a digit or ``_`` (one word).
+_WORD = "A-Za-z0-9_"
+
+
+def _credential_values(name: str, text: str) -> list[str]:
+    """``text`` (and its scheme's credential) when the header holds a credential, else none."""
+    schemed = _SCHEMED.fullmatch(text)
+    credential = schemed.group(1) if schemed else None
+    if not (
+        is_credential_header(name)
+        or _GENERATED.fullmatch(text)
+        or (credential is not None and _GENERATED.fullmatch(credential))
+    ):
+        return []
+    return [text] if credential is None else [text, credential]
 
 
 def redact_headers(headers: Mapping[str, Any]) -> dict[str, Any]:
@@ -398,8 +447,21 @@ def _keep_prefix(match: re.Match[str]) -> str:
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
-    """Replace known secrets and anything shaped like a credential with ``[REDACTED]``."""
-    explicit = [secret for secret in secrets if secret and len(secret) >= 4]
+    """Replace known secrets and anything shaped like a credential with ``[REDACTED]``.
+
+    A secret from :func:`request_header_secrets` that is not a credential by name or shape is
+    replaced only where it stands whole; every other one wherever it occurs.
+    """
+    explicit: list[str] = []
+    whole: list[str] = []
+    for secret in secrets:
+        if isinstance(secret, _Whole):
+            whole.append(secret)
+        elif secret and len(secret) >= 4:
+            explicit.append(secret)
+    if whole:
+        values = "|".join(map(re.escape, sorted(set(whole), key=len, reverse=True)))
+        text = re.sub(f"(?<![{_WORD}])(?:{values})(?![{_WORD}])", REDACTED, text)
     for secret in explicit:
         text = text.replace(secret, REDACTED)
     known, heads = _KNOWN.compiled()

@@ -279,7 +279,10 @@ class CallTrace:
         trace = telemetry.trace_api
         self._telemetry = telemetry
         self._id = str(call.id)
-        provider = call.endpoint.config.provider
+        # The vendor's declared semconv value (``Endpoint.otel_provider_name``) where its key
+        # differs from it, else the key: core keeps no table of vendor names.
+        endpoint = call.endpoint
+        provider = type(endpoint).otel_provider_name or endpoint.config.provider
         operation = _operation(call)
         model = _request_model(call)
         self._attrs: dict[str, Any] = {

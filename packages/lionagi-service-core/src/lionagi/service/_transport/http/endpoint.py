@@ -31,6 +31,7 @@ from collections.abc import (
     Mapping,
     Sequence,
 )
+from contextvars import ContextVar
 from dataclasses import replace
 from types import TracebackType
 from typing import Any, ClassVar, Literal
@@ -50,7 +51,7 @@ from ..._base.errors import (
     ProviderStreamError,
 )
 from ..._base.loops import running_asyncio_loop
-from ..._base.secrets import REDACTED, header_secrets, redact, redact_value
+from ..._base.secrets import REDACTED, redact, redact_value, request_header_secrets
 from ..classify import ProviderErrorPattern, classify_stream_error
 from ..config import EndpointConfig, coerce_config, take_handed_over
 from ..meta import EndpointMeta
@@ -110,6 +111,10 @@ class Endpoint:
     local or private destination still needs the explicit opt-in (see `allows_local`).
     `api_key_header` names the header `auth_type="x-api-key"` puts the key in, and
     `request_target` lets a dialect choose the path and body per request.
+    `otel_provider_name` is the vendor's well-known value of the OpenTelemetry GenAI
+    attribute `gen_ai.provider.name`, declared where the vendor's key differs from it; None
+    (the default) records the config's `provider` key, which for a custom OpenAI-compatible
+    provider is the name its user gave it. Declared by the vendor, never mapped in core.
     """
 
     is_agentic: ClassVar[bool] = False
@@ -121,6 +126,7 @@ class Endpoint:
     error_patterns: ClassVar[tuple[ProviderErrorPattern, ...]] = ()
     local_origins: ClassVar[frozenset[str]] = frozenset()
     api_key_header: ClassVar[str] = "x-api-key"
+    otel_provider_name: ClassVar[str | None] = None
 
     def __init__(
         self,
@@ -380,15 +386,21 @@ class Endpoint:
         limit = self._limit(timeout)
         client = self._http_client()
         http_request = self._build_request(client, payload, headers, limit, stream=False)
-        with _TransportCap(self, http_request.url, limit):
-            response = await self._send(client, http_request)
-            try:
-                body = await self._read_body(response)
-            finally:
-                if not response.is_closed:  # a complete read already closed it
-                    with anyio.CancelScope(shield=True):
-                        await response.aclose()
-        return self.check_response(self._decode_json(response, body), response)
+        # The answer's error text (an oversized or non-JSON body, an error object in a 2xx
+        # body that `check_response` raises) is redacted of what this request sent too.
+        token = _ANSWERING.set(http_request.headers)
+        try:
+            with _TransportCap(self, http_request.url, limit):
+                response = await self._send(client, http_request)
+                try:
+                    body = await self._read_body(response)
+                finally:
+                    if not response.is_closed:  # a complete read already closed it
+                        with anyio.CancelScope(shield=True):
+                            await response.aclose()
+            return self.check_response(self._decode_json(response, body), response)
+        finally:
+            _ANSWERING.reset(token)
 
     def estimate_tokens(self, payload: Mapping[str, Any]) -> int | None:
         """Adapter hook: the token estimate of a created payload, for `limit_tokens`.
@@ -550,9 +562,8 @@ class Endpoint:
         client = self._http_client()
         http_request = self._build_request(client, payload, headers, limit, stream=True)
         url = http_request.url
-        secrets = self._secrets()
-        if extra_headers:  # a per-call credential, which a stream's error event may echo
-            secrets = (*secrets, *header_secrets(extra_headers))
+        # Every header sent (configured or per call) is one a stream's error event may echo.
+        secrets = (*self._secrets(), *request_header_secrets(http_request.headers))
         blocks: AsyncIterator[Any] | None = None
         with _TransportCap(self, url, limit):
             response = await self._send(client, http_request)
@@ -752,7 +763,7 @@ class Endpoint:
                 await response.aclose()
         # The request's own headers too: a per-call credential (``extra_headers``, a call's
         # ``headers``) is remembered nowhere, and a provider echoes what it was sent.
-        secrets = (*self._secrets(), *header_secrets(request.headers))
+        secrets = (*self._secrets(), *request_header_secrets(request.headers))
         mapped = self.map_status_error(error_info(response, body, secrets=secrets))
         if mapped is not None:
             raise mapped
@@ -809,11 +820,19 @@ class Endpoint:
         return float(timeout)
 
     def _secrets(self) -> tuple[str, ...]:
-        """The values error text must not show: the API key and the path's ``params`` values."""
+        """The values error text must not show: the API key and the path's ``params`` values.
+
+        Inside :meth:`call`, also the header values its request sent
+        (:func:`request_header_secrets`): a vendor's `check_response` builds its error through
+        `error_object_error` and `stream_error`, which know the endpoint, not the request.
+        """
         config = self.__config
         key = config.secret_value()
         found = (key,) if key else ()
-        return (*found, *config.param_secrets()) if config.params else found
+        if config.params:
+            found = (*found, *config.param_secrets())
+        sent = _ANSWERING.get()
+        return found if sent is None else (*found, *request_header_secrets(sent))
 
     def redacted_error(self, chunk: StreamChunk) -> StreamChunk:
         """`chunk` (an error chunk) with its provider text redacted, as the consumer sees it.
@@ -952,6 +971,10 @@ def _charset_note(content_type: str | None) -> str:
             if charset.lower().replace("-", "") != "utf8":
                 return f" (declared charset {excerpt(charset, (), 40)!r}, ignored)"
     return ""
+
+
+# The headers of the request whose answer `Endpoint.call` is reading, for `Endpoint._secrets`.
+_ANSWERING: ContextVar[httpx.Headers | None] = ContextVar("lionagi_answering", default=None)
 
 
 def _body_too_large(
