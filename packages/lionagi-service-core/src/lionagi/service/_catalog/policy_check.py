@@ -140,6 +140,10 @@ def validate_policies(
         # A name that selects a provider must not select another one as a model alias: the
         # alias table and the provider index would answer one spelling with two providers.
         named = (owners.get(alias, set()) | ({alias} if alias in row_keys else set())) - {provider}
+        if named and provider in owners.get(alias, ()):
+            # The alias is also this provider's own provider name, so whoever else claims it
+            # collides with that name: one ``duplicate_provider_key``, not reported twice.
+            continue
         if named:
             diags.append(
                 diagnostic(
@@ -209,7 +213,14 @@ class _PolicyCheck:
         self.diags.append(self.problem(message, key=key))
 
     def resolves_here(self, key: str) -> bool:
-        return self.owners.get(key) == {self.provider}
+        """Whether this provider's endpoint specs declare ``key`` (a name or provider alias).
+
+        A key other providers' specs declare too still counts: that collision is the endpoint
+        catalog's ``duplicate_provider_key``, reported once with every distribution. Failing
+        the policy for it as well repeated the collision as this provider's own defect, telling
+        users to uninstall the distribution whose name was taken.
+        """
+        return self.provider in self.owners.get(key, ())
 
     def run(
         self,

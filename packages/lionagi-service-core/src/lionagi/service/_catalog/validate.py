@@ -9,7 +9,7 @@ uniqueness rules live in :mod:`.collisions`.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, get_args
 
 from pydantic import BaseModel
 
@@ -30,6 +30,7 @@ from .specs import AgenticProgram, ProviderEndpointSpec
 
 if TYPE_CHECKING:
     from .._transport.agentic.endpoint import AgenticEndpoint
+    from .._transport.agentic.records import AgenticCapabilities
 
 __all__ = ["ValidatedSpec", "validate_specs"]
 
@@ -399,6 +400,9 @@ def _agentic_problem(cls: type[Endpoint]) -> str | None:
     caps = cls.capabilities
     if not isinstance(caps, AgenticCapabilities):
         return f"{name} declares no AgenticCapabilities instance in `capabilities`"
+    problem = _capabilities_problem(name, caps)
+    if problem is not None:
+        return problem
     if not caps.resumable:
         return None
     field = cls.resume_field
@@ -409,6 +413,28 @@ def _agentic_problem(cls: type[Endpoint]) -> str | None:
         return f"{name} is resumable but declares no request_type to hold {field!r}"
     if field not in request_type.model_fields:
         return f"{name}.resume_field {field!r} is not a field of {request_type.__qualname__}"
+    return None
+
+
+def _capabilities_problem(name: str, caps: AgenticCapabilities) -> str | None:
+    """The record's values are the ADR-0030 D1 vocabulary: a known transport, real booleans.
+
+    The dataclass checks nothing at runtime, and the facade reads the flags by truthiness, so
+    ``resumable="no"`` would have made iModel inject a stored session into a provider that
+    declared it cannot resume, and an unknown transport would pass for a non-CLI adapter.
+    """
+    from .._transport.agentic.records import AgenticTransport
+
+    transports = get_args(AgenticTransport)
+    if caps.transport not in transports:
+        return (
+            f"{name}.capabilities.transport is {caps.transport!r}, not one of "
+            f"{', '.join(map(repr, transports))}"
+        )
+    for flag in ("resumable", "emits_tool_events", "reports_usage"):
+        value = getattr(caps, flag)
+        if not isinstance(value, bool):
+            return f"{name}.capabilities.{flag} must be True or False, got {value!r:.40}"
     return None
 
 

@@ -14,10 +14,10 @@ import sys
 from typing import Any
 
 from .._base.errors import CatalogValidationError
-from .._catalog.keys import canonical_provider_key
+from .._catalog.keys import canonical_endpoint_key, canonical_provider_key
 from .._catalog.model_parse import provider_takes_model
 from .._catalog.registry import EndpointRegistry
-from .._catalog.snapshot import CatalogSnapshot
+from .._catalog.snapshot import CatalogProvider, CatalogSnapshot
 from ._console import table_console
 from ._render import argument_text, error_line, exception_line
 
@@ -53,10 +53,17 @@ def models_report(snapshot: CatalogSnapshot, provider: str) -> dict[str, Any]:
             for name in ("yolo", "bypass", "fast")
             if policy is not None and getattr(policy, f"{name}_kwargs")
         ],
-        "default_endpoint": policy.default_endpoint if policy is not None else None,
-        "endpoints": list(item.endpoint_keys),
+        "default_endpoint": _declared(item, policy.default_endpoint) if policy else None,
+        # As declared: an endpoint name is a URL path (Exa's `findSimilar`), not a folded key.
+        "endpoints": [item.endpoints[key].endpoint for key in item.endpoint_keys],
         "takes_model": provider_takes_model(snapshot, provider),
     }
+
+
+def _declared(item: CatalogProvider, name: str | None) -> str | None:
+    """``name`` (a key or alias of one of ``item``'s endpoints) as the endpoint declares it."""
+    key = item.endpoint_index.get(canonical_endpoint_key(name)) if name else None
+    return item.endpoints[key].endpoint if key is not None else name
 
 
 def models_command(provider: str, *, as_json: bool) -> int:
