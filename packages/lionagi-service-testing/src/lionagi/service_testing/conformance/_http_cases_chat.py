@@ -349,9 +349,12 @@ class HTTPChatConformance(OneShotCases):
     async def test_stream_tool_call_assembled(self, case: HTTPCase) -> None:
         """Tool-call fragments are assembled into one ``tool_use`` chunk with a parsed input.
 
+        The arguments are the call's input only: they never show as text (or thinking).
+
         Troubleshooting: argument fragments arrive split across events; accumulate them per
         call index and parse once at the end (a dict ``tool_input``, never a string or a
-        partial object), and emit the call once.
+        partial object), and emit the call once. Do not also yield the fragments as text
+        deltas.
         """
         _need(self.streams, "streams")
         _need(self.tool_calls, "tool_calls")
@@ -366,13 +369,19 @@ class HTTPChatConformance(OneShotCases):
             f"tool_use input {use.tool_input!r} != {_EXPECTED_INPUT!r}"
         )
         assert use.tool_id, "tool_use without tool_id"
+        shown = [c.type for c in out.chunks if c.type in ("text", "thinking") and c.content]
+        assert TOOL_COMMAND not in out.joined("text") + out.joined("thinking"), (
+            f"the tool call's arguments were presented as output in {shown} chunks: the answer "
+            "is only the call, and its arguments belong in the tool_use chunk's input"
+        )
 
     @http_case
     async def test_stream_reasoning(self, case: HTTPCase) -> None:
-        """Reasoning arrives as ``thinking`` chunks before the answer's ``text`` chunks.
+        """Reasoning arrives as ``thinking`` chunks, every one before the answer's ``text`` chunks.
 
         Troubleshooting: map the dialect's reasoning deltas to ``thinking`` (not ``text``), in
-        the order the server sent them.
+        the order the server sent them; do not hold reasoning back and yield it after the
+        answer began.
         """
         _need(self.streams, "streams")
         _need(self.reasoning, "reasoning")
@@ -384,7 +393,8 @@ class HTTPChatConformance(OneShotCases):
         )
         assert out.joined("text") == DEFAULT_TEXT, f"text {out.joined('text')!r}"
         kinds = [c.type for c in out.chunks]
-        assert kinds.index("thinking") < kinds.index("text"), f"thinking after text: {kinds}"
+        last_thinking = len(kinds) - 1 - kinds[::-1].index("thinking")
+        assert last_thinking < kinds.index("text"), f"thinking after text: {kinds}"
 
     @http_case
     async def test_stream_finish_reason(self, case: HTTPCase) -> None:
@@ -652,12 +662,14 @@ class HTTPChatConformance(OneShotCases):
         ``iModel`` stops reading at the first error chunk, so output after it never reaches an
         ``iModel`` consumer and ``test_stream_error_event_is_typed`` cannot see it; this case
         reads ``Endpoint.stream()`` directly, as a caller without ``iModel`` (or another
-        supervisor) does. One error chunk, last, and the stream ends there (returning, or
-        raising a provider error).
+        supervisor) does. One error chunk, last, carrying the provider's message, and the
+        stream ends there (returning, or raising a provider error).
 
         Troubleshooting: return from ``stream()`` right after yielding the error chunk (core's
         projectors mark themselves ``done`` at an error event and the read loop stops); do not
-        yield a result for the partial answer, the text read after it or a second error.
+        yield a result for the partial answer, the text read after it or a second error. "no
+        message": build the chunk with ``ProjectorBase.error_chunk`` (or put the vendor's error
+        text in ``content``); an empty one leaves the caller "the provider reported an error".
         """
         _need(self.streams, "streams")
         model = case.model()
@@ -671,6 +683,10 @@ class HTTPChatConformance(OneShotCases):
         )
         assert out.chunks[-1] is errors[0], f"chunks follow the error chunk: {kinds}"
         assert errors[0].is_error, "the error chunk has is_error=False"
+        assert (errors[0].content or "").strip(), (
+            "the error chunk has no message: the provider's error text is its content (what "
+            "the raised error says, and what classification reads)"
+        )
         assert out.error is None or isinstance(out.error, ProviderError), (
             f"after its error chunk Endpoint.stream() raised {type(out.error).__name__}: "
             f"{out.error}"

@@ -40,7 +40,7 @@ from lionagi.service import (
 from lionagi.service.agentic import contains_setsid_descendants
 
 from .. import fake_clis
-from ._agentic import AgenticEndpointConformance
+from ._agentic import _EXPLICIT_SESSION, AgenticEndpointConformance
 from ._leaks import alive, tagged_pids
 from ._scenario import Scenario
 from ._sync import sync_case
@@ -618,13 +618,16 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
         directory, an isolated config home and, as ``binary``, a link to the interpreter the
         argv prefix starts); the original, its ``copy()`` and an ``iModel.copy()`` each run the
         recording fake CLI once. Each record must show the variable, the directory, the binary
-        and a home that is not the user's.
+        and an isolated home that is neither the user's nor another launch's: a plain copy gets
+        its own (only ``copy(share_session=True)`` shares the original's).
 
         Troubleshooting: a ``copy()`` override must pass ``settings=self.settings`` (with your
         own constructor arguments) and call ``self.copy_runtime_state_to(other)``. In the
         launch, use ``self.launch_settings()``: ``program`` replaces your default binary,
         ``env``/``inherit_env`` build the child's environment (HOME included) and ``cwd`` is the
-        working directory when the request names none.
+        working directory when the request names none. "ran in the same isolated HOME": your
+        ``copy()`` calls ``share_home_with``, or hands the copy the original's home; leave that
+        to ``iModel.copy(share_session=True)``.
         """
         deploy = self._workdir / "deployment"
         deploy.mkdir(exist_ok=True)
@@ -656,6 +659,7 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
         records = self.recordings()
         assert len(records) == 3, f"expected three launches, got {len(records)}"
         user_home = os.environ.get("HOME")
+        homes: dict[str, str] = {}
         for label, record in zip(("original", "copy()", "iModel.copy()"), records, strict=True):
             env = record["env"]
             assert env.get(_SETTING_VAR) == _SETTING_VALUE, f"{label}: settings.env was dropped"
@@ -666,6 +670,12 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
             home = env.get("HOME")
             assert home, f"{label}: the CLI got no HOME"
             assert home != user_home, f"{label}: HOME is the user's, not an isolated home"
+            shared = [other for other, path in homes.items() if path == home]
+            assert not shared, (
+                f"{label} ran in the same isolated HOME as the {shared[0]} ({home}): a plain "
+                "copy gets a home of its own (only a session-sharing copy shares one)"
+            )
+            homes[label] = home
 
     @pytest.mark.parametrize("ending", ["cancel", "close", "deadline"])
     @sync_case
@@ -878,12 +888,16 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
 
         Turn one replays the SESSION fixture through an iModel; turn two runs on the same model.
         The recording fake CLI must see turn one's confirmed id in turn two's argv (exactly
-        :meth:`resume_argv` in order, when you define it) or stdin, and not in turn one's.
+        :meth:`resume_argv` in order, when you define it) or stdin, and not in turn one's. A
+        third turn names another session explicitly in ``resume_field``: the explicit id wins
+        (ADR-0030 D3), so the CLI must receive it and not the stored one.
 
         Troubleshooting: the kit's session case proves the id reaches your request's
         ``resume_field``; this one proves your command uses it. Map the field to your CLI's
         resume flag in the command builder, e.g. ``argv += ["--resume", request.resume]``. If
-        turn one already carries the id, your SESSION fixture's id is not distinctive.
+        turn one already carries the id, your SESSION fixture's id is not distinctive. "turn
+        three resumed the stored session": the command reads the endpoint's stored id
+        (``self.session_id``) instead of the request's field; read only the request.
         """
         if not self.capabilities.resumable:
             pytest.skip("the adapter is not resumable")
@@ -895,15 +909,28 @@ class SubprocessAgenticConformance(AgenticEndpointConformance):
                 assert exc is None, repr(exc)
         sid = model.provider_session_id
         assert sid, "no session id was stored after the first turn"
-        first, second = self.recordings()
+        field = type(endpoint).resume_field
+        assert field is not None
+        explicit = {**self.valid_request(), field: _EXPLICIT_SESSION}
+        with self.guard():
+            _, exc = await self.collect(model.stream(**explicit))
+        assert exc is None, repr(exc)
+        first, second, third = self.recordings()
         assert not _carries(first, sid), f"turn one already sent the session id {sid!r}"
-        expected = self.resume_argv(sid)
-        if expected is None:
-            assert _carries(second, sid), f"turn two did not send the session id {sid!r}"
-        else:
-            assert _contains_run(second["args"], list(expected)), (
-                f"turn two's argv {second['args']!r} lacks {list(expected)!r}"
-            )
+        assert not _carries(third, sid), (
+            f"turn three resumed the stored session {sid!r}, not the one its request named "
+            f"explicitly ({field}={_EXPLICIT_SESSION!r}): an explicit value wins"
+        )
+        for label, record, wanted in (("two", second, sid), ("three", third, _EXPLICIT_SESSION)):
+            expected = self.resume_argv(wanted)
+            if expected is None:
+                assert _carries(record, wanted), (
+                    f"turn {label} did not send the session id {wanted!r}"
+                )
+            else:
+                assert _contains_run(record["args"], list(expected)), (
+                    f"turn {label}'s argv {record['args']!r} lacks {list(expected)!r}"
+                )
 
 
 def _stdin_carries(stdin: str, text: str) -> bool:
