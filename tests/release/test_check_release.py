@@ -105,6 +105,11 @@ def _testing_range_excludes_testing(root: Path) -> None:
           '"lionagi-service-testing>=0.1,<0.2"', '"lionagi-service-testing>=0.2"')  # fmt: skip
 
 
+def _bare_testing_in_dev_group(root: Path) -> None:
+    _edit(root / "packages/lionagi-provider-groq/pyproject.toml",
+          '"lionagi-service-testing>=0.1,<0.2"', '"lionagi-service-testing"')  # fmt: skip
+
+
 def _no_license_files(root: Path) -> None:
     _edit(root / "packages/lionagi-provider-codex/pyproject.toml", 'license-files = ["LICENSE"]\n',
           "")  # fmt: skip
@@ -167,6 +172,11 @@ CASES: dict[str, tuple[Callable[[Path], None], list[str]]] = {
         _testing_range_excludes_testing,
         ["lionagi-provider-deepseek: dependency-groups.dev: 'lionagi-service-testing>=0.2' does "
          "not admit lionagi-service-testing's current version 0.1.0"],
+    ),
+    "bare requirement on testing in a dev group": (
+        _bare_testing_in_dev_group,
+        ["lionagi-provider-groq: dependency-groups.dev: 'lionagi-service-testing' states no "
+         "version range on lionagi-service-testing (a member's dev group must bound it"],
     ),
     "no license-files": (
         _no_license_files, ["lionagi-provider-codex: project.license-files must list 'LICENSE'"],
