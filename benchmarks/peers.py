@@ -69,7 +69,10 @@ LABELS = {
     "openai": "openai `AsyncOpenAI`",
     "litellm": "`litellm.acompletion`",
     "pydantic_ai": "pydantic-ai `Agent`",
+    "raw_pydantic": "floor: raw + ADR-0027's pydantic types",
 }
+# Burst-only rows: a floor, not a client library (no ratio of its own in the headline table).
+BURST_FLOORS = ("raw_pydantic",)
 # The contenders a cold-start row exists for (``Endpoint`` and the ``timeout=`` variant share
 # ``iModel``'s import and construction).
 COLD_CONTENDERS = ("raw", "imodel", "openai", "litellm", "pydantic_ai")
@@ -190,6 +193,40 @@ class Raw:
 
     async def aclose(self) -> None:
         await self.client.aclose()
+
+
+class RawPydanticFloor(Raw):
+    """Raw, plus the pydantic types ADR-0027 makes public, each defined and validated once.
+
+    A burst-only floor: nothing of ours runs, so its peak RSS against raw's is the part of
+    ``iModel``'s memory no work on our code can remove while ``EndpointConfig`` and the request
+    models are pydantic models (the cold-call floor in ``cold_start_bench.py`` is the same code).
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        from pydantic import BaseModel, ConfigDict, SecretStr
+
+        class Config(BaseModel):
+            model_config = ConfigDict(extra="forbid")
+            provider: str
+            base_url: str
+            api_key: SecretStr | None = None
+            timeout: float = 600.0
+
+        class Message(BaseModel):
+            role: str
+            content: str
+
+        class Request(BaseModel):
+            model: str
+            messages: list[Message]
+            temperature: float | None = None
+
+        self.floor = (
+            Config(provider="bench", base_url="http://127.0.0.1/v1", api_key=API_KEY),
+            Request(model=MODEL, messages=MESSAGES).model_dump(exclude_none=True),
+        )
 
 
 class Ours:
@@ -348,6 +385,7 @@ class PydanticAI:
 def make_contender(name: str) -> Contender:
     factories: dict[str, Callable[[], Contender]] = {
         "raw": Raw,
+        "raw_pydantic": RawPydanticFloor,
         "endpoint": lambda: Ours("endpoint"),
         "imodel": lambda: Ours("imodel"),
         "imodel_timeout": lambda: Ours("imodel", timeout=600.0),
@@ -736,10 +774,11 @@ def bench_concurrent(
     """
     base = mode_base(url, "event", size.burst_chunks)
     out = done
+    burst_names = [*names, *BURST_FLOORS] if "raw" in names else list(names)
     for level in size.levels:
         per_level = out.setdefault(str(level), {})
         for r in range(size.burst_rounds):
-            for name in rotated(names, r):
+            for name in rotated(burst_names, r):
                 if level > caps.get(name, level):
                     continue
                 runs = per_level.setdefault(name, [])
@@ -1006,7 +1045,7 @@ def summarize(results: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
     if conc:
         s["concurrent"] = {}
         for level, per_name in conc.items():
-            ran = [n for n in names if per_name.get(n)]
+            ran = [n for n in (*names, *BURST_FLOORS) if per_name.get(n)]
             walls = {n: [g["wall_s"] for g in per_name[n]] for n in ran}
             cpus = {n: [g["cpu_s"] for g in per_name[n]] for n in ran}
             rss = {n: [g["peak_rss_mib"] for g in per_name[n]] for n in ran}
@@ -1240,7 +1279,7 @@ def render(results: dict[str, Any], s: dict[str, Any], names: Sequence[str]) -> 
     if conc:
         rows = []
         for level, per in conc.items():
-            for n in names:
+            for n in (*names, *(f for f in BURST_FLOORS if f in per)):
                 if n not in per:
                     rows.append([level, label(n), *(["not run (--cap)"] + ["–"] * 6)])
                     continue
@@ -1262,7 +1301,9 @@ def render(results: dict[str, Any], s: dict[str, Any], names: Sequence[str]) -> 
             f"### Concurrent streams × {size['burst_chunks']} chunks, one event per write\n\n"
             f"A fresh process per burst (one warm-up stream, then every stream at once in one "
             f"task group), {size['burst_rounds']} rounds per level. RSS from `/proc` before the "
-            "burst and `ru_maxrss` after it.\n\n"
+            "burst and `ru_maxrss` after it. The floor row is raw's client with the pydantic types "
+            "ADR-0027 makes public (a configuration and a request model) defined and validated "
+            "once before the burst: what any implementation of the ADR holds, none of our code.\n\n"
             + _table(
                 [
                     "streams",
