@@ -267,6 +267,25 @@ def test_a_protocol_redis_py_refuses_is_a_config_error_naming_url(query: str) ->
     assert "protocol" in str(info.value)
 
 
+def test_any_error_redis_py_raises_building_from_the_url_names_url(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # redis-py before 7.3 fails `?protocol=x` with an UnboundLocalError of its own (a local it
+    # never assigned), which escaped from iModel(...) untyped; installed: whatever it raises.
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise UnboundLocalError("cannot access local variable 'p'")
+
+    monkeypatch.setattr(redis.Redis, "from_url", broken)
+    password = "pw-" + uuid.uuid4().hex
+    # A URL this redis-py accepts, so the patched call is the one that fails.
+    backend = SharedAdmission(url=f"redis://:{password}@127.0.0.1:1/0?protocol=3", key="old")
+    with pytest.raises(AdmissionConfigError) as info:
+        iModel(provider="scripted", concurrency_limit=1, admission_backend=backend)
+    assert info.value.field == "url"
+    assert "UnboundLocalError" in str(info.value)
+    assert password not in str(info.value)
+
+
 def test_a_valid_protocol_builds() -> None:
     backend = SharedAdmission(url="redis://127.0.0.1:1/0?protocol=3", key="proto-ok")
     model = iModel(provider="scripted", concurrency_limit=1, admission_backend=backend)

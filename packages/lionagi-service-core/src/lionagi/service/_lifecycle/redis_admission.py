@@ -96,6 +96,9 @@ def _client_for(backend: SharedAdmission) -> aioredis.Redis:
     reservations, the blocking one the keeper uses) turns them, and malformed option values
     (``ValueError``, or redis-py's own error for a value it checks itself, such as
     ``?protocol=9``), into :class:`AdmissionConfigError` naming ``url`` when the model is built.
+    Any exception counts: nothing here does I/O, so whatever redis-py raises is about the URL,
+    and versions before 7.3 fail a non-numeric ``?protocol=`` with an ``UnboundLocalError`` of
+    their own.
     """
     try:
         client = _new_client(backend)
@@ -103,11 +106,11 @@ def _client_for(backend: SharedAdmission) -> aioredis.Redis:
         pool.connection_class(**pool.connection_kwargs)
         blocking = redis.Redis.from_url(backend.url, **_options(backend)).connection_pool
         blocking.connection_class(**blocking.connection_kwargs)
-    except (TypeError, ValueError, redis.RedisError) as exc:
+    except Exception as exc:  # raised again below as the typed error naming url
         raise AdmissionConfigError(
             "url",
-            f"has a connection option redis-py does not accept ({redact(str(exc))}): "
-            f"{backend.redacted_url!r}",
+            f"has a connection option redis-py does not accept ({type(exc).__name__}: "
+            f"{redact(str(exc))}): {backend.redacted_url!r}",
         ) from None
     return client
 
