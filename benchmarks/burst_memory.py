@@ -11,7 +11,8 @@ high it records:
 * the bytes pymalloc has handed out (``sys._debugmallocstats``: Python objects of at most 512
   bytes, which is where a stream's coroutines, scopes and small containers live);
 * the bytes glibc's ``malloc`` has handed out (``mallinfo2``: larger objects and buffers);
-* a census of the garbage-collected objects by type (``gc.get_objects``, ``sys.getsizeof``).
+* a census of the garbage-collected objects by type (``gc.get_objects``, ``sys.getsizeof``);
+* when, from the burst's start, the high came.
 
 A second measurement, ``--hold``, is the steady state: every stream open and waiting for its
 next token (the server's ``paced`` mode with a gap longer than the wait), read after a garbage
@@ -136,6 +137,7 @@ async def _burst(name: str, base: str, streams: int) -> dict[str, Any]:
     high = dict(before)
     high_census = before_census
     stop = asyncio.Event()
+    start = time.perf_counter()
 
     async def watch() -> None:
         nonlocal high, high_census
@@ -144,6 +146,7 @@ async def _burst(name: str, base: str, streams: int) -> dict[str, Any]:
             rss = _rss()
             if rss > high["rss"] + (1 << 20):  # a new high by 1 MiB: worth a census
                 high = _sample()
+                high["at_s"] = time.perf_counter() - start
                 high_census = _census()
 
     watcher = asyncio.create_task(watch())
@@ -160,7 +163,12 @@ async def _burst(name: str, base: str, streams: int) -> dict[str, Any]:
         old_count, old_size = before_census.get(key, (0, 0))
         if size - old_size > 0:
             grown[key] = ((count - old_count) / streams, (size - old_size) / streams)
-    return {"before": before, "high": high, "census": grown}
+    return {
+        "before": before,
+        "high": high,
+        "census": grown,
+        "burst_s": time.perf_counter() - start,
+    }
 
 
 async def _hold(name: str, warm: str, base: str, streams: int, wait_s: float) -> dict[str, Any]:
@@ -277,6 +285,12 @@ def main() -> None:
             f"| {growth('rss') / n / 1024:.1f} | {growth('pymalloc') / n / 1024:.1f} "
             f"| {growth('malloc') / n / 1024:.1f} |"
         )
+    if not args.hold:
+        print()
+        for name in CONTENDERS:
+            at = statistics.median(g["high"].get("at_s", 0.0) for g in runs[name])
+            whole = statistics.median(g["burst_s"] for g in runs[name])
+            print(f"{name}: the high came {at:.2f} s into a burst of {whole:.2f} s")
     print()
     for name in CONTENDERS:
         keys = {k for g in runs[name] for k in g["census"]}
