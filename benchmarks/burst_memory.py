@@ -125,13 +125,31 @@ def _sample() -> dict[str, Any]:
     return {"rss": _rss(), "pymalloc": _pymalloc_in_use(), "malloc": _malloc_in_use()}
 
 
-async def _burst(name: str, base: str, streams: int) -> dict[str, Any]:
+async def _warmed(name: str, base: str) -> Any:
+    """The contender after one stream (imports, pools, first-use caches), garbage collected."""
     sys.path.insert(0, str(HERE))
     import peers
 
     contender = peers.make_contender(name)
     await contender.stream(base)
     gc.collect()
+    return contender
+
+
+def _grown(
+    before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]], streams: int
+) -> dict[str, tuple[float, float]]:
+    """Per type, the (objects, bytes) per stream that ``after`` holds over ``before``."""
+    grown = {}
+    for key, (count, size) in after.items():
+        old_count, old_size = before.get(key, (0, 0))
+        if size - old_size > 0:
+            grown[key] = ((count - old_count) / streams, (size - old_size) / streams)
+    return grown
+
+
+async def _burst(name: str, base: str, streams: int) -> dict[str, Any]:
+    contender = await _warmed(name, base)
     before = _sample()
     before_census = _census()
     high = dict(before)
@@ -158,11 +176,7 @@ async def _burst(name: str, base: str, streams: int) -> dict[str, Any]:
         stop.set()
         await watcher
         await contender.aclose()
-    grown = {}
-    for key, (count, size) in high_census.items():
-        old_count, old_size = before_census.get(key, (0, 0))
-        if size - old_size > 0:
-            grown[key] = ((count - old_count) / streams, (size - old_size) / streams)
+    grown = _grown(before_census, high_census, streams)
     return {
         "before": before,
         "high": high,
@@ -172,12 +186,7 @@ async def _burst(name: str, base: str, streams: int) -> dict[str, Any]:
 
 
 async def _hold(name: str, warm: str, base: str, streams: int, wait_s: float) -> dict[str, Any]:
-    sys.path.insert(0, str(HERE))
-    import peers
-
-    contender = peers.make_contender(name)
-    await contender.stream(warm)
-    gc.collect()
+    contender = await _warmed(name, warm)
     before = _sample()
     before_census = _census()
     tasks = [asyncio.create_task(contender.stream(base)) for _ in range(streams)]
@@ -193,11 +202,7 @@ async def _hold(name: str, warm: str, base: str, streams: int, wait_s: float) ->
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         await contender.aclose()
-    grown = {}
-    for key, (count, size) in held_census.items():
-        old_count, old_size = before_census.get(key, (0, 0))
-        if size - old_size > 0:
-            grown[key] = ((count - old_count) / streams, (size - old_size) / streams)
+    grown = _grown(before_census, held_census, streams)
     return {"before": before, "high": held, "census": grown}
 
 
