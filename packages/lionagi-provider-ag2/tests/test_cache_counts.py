@@ -7,9 +7,11 @@ The default reading took the cache field names for Anthropic's record, found no
 OpenAI answer with 100 of 125 prompt tokens cached. The input is ``prompt_tokens`` as AG2
 reports it (and records it, ``gen_ai.usage.input_tokens`` in its own telemetry middleware).
 
-Each ``Usage`` here is built by AG2's own vendor mappers from a vendor's usage record, and the
-run goes through the in-process path (``iModel.stream`` of an ``AG2BetaEndpoint`` whose model
-is a reply function; the beta endpoint is stream-only).
+Each ``Usage`` here is the one AG2's own vendor mappers build from a vendor's usage record (the
+last test checks that against the mappers, where the vendors' SDKs are installed: they are AG2
+extras, not this package's dependencies), and the run goes through the in-process path
+(``iModel.stream`` of an ``AG2BetaEndpoint`` whose model is a reply function; the beta endpoint
+is stream-only).
 """
 
 from __future__ import annotations
@@ -20,8 +22,6 @@ from typing import Any
 import pytest
 from ag2_fakes import ReplyConfig, add
 from autogen.beta import Agent, Context
-from autogen.beta.config.anthropic.mappers import normalize_usage as anthropic_usage
-from autogen.beta.config.openai.mappers import normalize_usage as openai_usage
 from autogen.beta.events import (
     ModelMessage,
     ModelResponse,
@@ -29,8 +29,6 @@ from autogen.beta.events import (
     ToolCallsEvent,
     Usage,
 )
-from openai.types import CompletionUsage
-from openai.types.completion_usage import PromptTokensDetails
 
 from lionagi.providers.ag2 import AG2BetaEndpoint
 from lionagi.service import iModel
@@ -40,19 +38,29 @@ from lionagi.service.telemetry import instrument, uninstrument
 pytestmark = pytest.mark.anyio
 
 # OpenAI chat: 125 prompt tokens, 100 of them read from the prompt cache (inside the 125).
-OPENAI = CompletionUsage(
-    prompt_tokens=125,
-    completion_tokens=7,
-    total_tokens=132,
-    prompt_tokens_details=PromptTokensDetails(cached_tokens=100),
+OPENAI_RECORD = {
+    "prompt_tokens": 125,
+    "completion_tokens": 7,
+    "total_tokens": 132,
+    "prompt_tokens_details": {"cached_tokens": 100},
+}
+OPENAI = Usage(
+    prompt_tokens=125, completion_tokens=7, total_tokens=132, cache_read_input_tokens=100
 )
 # Anthropic Messages: reads and writes reported apart from input_tokens.
-ANTHROPIC = {
+ANTHROPIC_RECORD = {
     "input_tokens": 5,
     "cache_read_input_tokens": 100,
     "cache_creation_input_tokens": 20,
     "output_tokens": 7,
 }
+ANTHROPIC = Usage(
+    prompt_tokens=5.0,
+    completion_tokens=7.0,
+    total_tokens=12.0,
+    cache_read_input_tokens=100.0,
+    cache_creation_input_tokens=20.0,
+)
 
 
 @pytest.fixture
@@ -90,7 +98,7 @@ async def run(*usages: Usage) -> tuple[dict[str, Any], AG2BetaEndpoint]:
 
 
 async def test_openai_cache_read_is_inside_prompt_tokens() -> None:
-    usage, endpoint = await run(openai_usage(OPENAI))
+    usage, endpoint = await run(OPENAI)
     assert usage == {
         "prompt_tokens": 125,
         "completion_tokens": 7,
@@ -104,7 +112,7 @@ async def test_openai_cache_read_is_inside_prompt_tokens() -> None:
 
 
 async def test_counts_are_summed_over_the_model_turns() -> None:
-    usage, endpoint = await run(openai_usage(OPENAI), openai_usage(OPENAI))
+    usage, endpoint = await run(OPENAI, OPENAI)
     counts = endpoint.token_counts(usage)
     assert counts == (250, 14)
     assert (getattr(counts, "cache_read", None), getattr(counts, "cache_creation", 0)) == (
@@ -116,7 +124,7 @@ async def test_counts_are_summed_over_the_model_turns() -> None:
 async def test_anthropic_cache_writes_are_the_cache_creation() -> None:
     # AG2 passes Anthropic's input_tokens on as prompt_tokens, the cache left out; the adapter
     # reports AG2's input as AG2 records it, with both cache counts beside it.
-    usage, endpoint = await run(anthropic_usage(ANTHROPIC))
+    usage, endpoint = await run(ANTHROPIC)
     counts = endpoint.token_counts(usage)
     assert counts == (5, 7)
     assert (getattr(counts, "cache_read", None), getattr(counts, "cache_creation", None)) == (
@@ -159,9 +167,21 @@ def spans() -> Iterator[Spans]:
 
 
 async def test_the_call_span_records_prompt_tokens_and_the_cache_read(spans: Spans) -> None:
-    await run(openai_usage(OPENAI))
+    await run(OPENAI)
     attributes = spans.root().attributes
     assert attributes["gen_ai.usage.input_tokens"] == 125
     assert attributes["gen_ai.usage.output_tokens"] == 7
     assert attributes["gen_ai.usage.cache_read.input_tokens"] == 100
     assert "gen_ai.usage.cache_creation.input_tokens" not in attributes
+
+
+def test_the_usages_here_are_the_ones_ag2s_mappers_build() -> None:
+    # The vendors' SDKs are AG2 extras: absent where only this package's dependencies are.
+    pytest.importorskip("openai")
+    pytest.importorskip("anthropic")
+    from autogen.beta.config.anthropic.mappers import normalize_usage as anthropic_usage
+    from autogen.beta.config.openai.mappers import normalize_usage as openai_usage
+    from openai.types import CompletionUsage
+
+    assert openai_usage(CompletionUsage.model_validate(OPENAI_RECORD)) == OPENAI
+    assert anthropic_usage(ANTHROPIC_RECORD) == ANTHROPIC
