@@ -642,12 +642,36 @@ class iModel:
         A provider error chunk is yielded once, then `ProviderStreamError` is raised; transport
         and protocol failures raise their typed error; `aclose()` cancels and cleans up.
         Pass a prepared `api_call` to inspect its status afterwards. Nothing runs before the
-        first iteration. A stream dropped without `aclose()` is reaped by the facade (soon
-        after it is collected, at the latest by `close`).
+        first iteration; a prepared call whose stream is closed before it ends CANCELLED all
+        the same. A stream dropped without `aclose()` is reaped by the facade (soon after it is
+        collected, at the latest by `close`).
         """
         prepare = partial(self._stream_call, api_call, request_budget, timeout, kwargs)
         supervisor = self._supervisor
-        return self._streams.start(lambda forget: supervisor.stream_prepared(prepare, done=forget))
+        unread = None if api_call is None else partial(self._cancel_unread, api_call)
+        return self._streams.start(
+            lambda forget: supervisor.stream_prepared(prepare, done=forget), unread
+        )
+
+    def _cancel_unread(self, api_call: object) -> None:
+        """End a prepared call CANCELLED whose stream the caller closed before reading it.
+
+        As `aclose()` after a read ends it (the supervisor's ``GeneratorExit`` path), through the
+        same ``terminate``; no hook or span fires, since neither had started (as for a call
+        refused on a closed model). A call that is not this model's (its first read would
+        have refused it untouched), already terminal, or owned by another call of this model
+        (queued or running there) is left alone.
+        """
+        from .._base.events import EventStatus
+        from .._transport.api_calling import APICalling
+
+        if (
+            isinstance(api_call, APICalling)
+            and api_call.endpoint is self._endpoint
+            and api_call.status is EventStatus.PENDING
+            and str(api_call.id) not in self._supervisor.owned
+        ):
+            api_call.terminate(EventStatus.CANCELLED)
 
     async def _stream_call(
         self,

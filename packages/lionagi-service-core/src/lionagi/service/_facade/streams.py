@@ -17,6 +17,10 @@ weakly, while it keeps the underlying generator strongly:
   handle whose stream was reaped this way raises ``AdmissionClosed`` on its next read rather
   than ending silently.
 
+A stream closed by the caller before its first read never started its generator, whose
+``finally`` would have forgotten it and whose ``except GeneratorExit`` would have ended the call
+CANCELLED: the handle does both itself (see :meth:`ModelStream.aclose`).
+
 The hot path pays for one handle object, one weakref and one dict entry per stream; per chunk
 only one attribute check.
 """
@@ -61,13 +65,16 @@ class ModelStream(AsyncIterator[StreamChunk]):
     closed model would (a prepared call ends ABORTED rather than staying PENDING).
     """
 
-    __slots__ = ("__weakref__", "_agen", "_reaped", "_running")
+    __slots__ = ("__weakref__", "_agen", "_forget", "_on_unread_close", "_reaped", "_running")
 
     def __init__(self) -> None:
         self._agen: _Gen | None = None
         self._reaped: str | None = None
         # The generator once read and not reaped: the one check a chunk pays.
         self._running: _Gen | None = None
+        # Set by StreamRegistry.start: drops the registry entry; ends a prepared call.
+        self._forget: Callable[[], None] | None = None
+        self._on_unread_close: Callable[[], None] | None = None
 
     def __aiter__(self) -> ModelStream:
         return self
@@ -101,9 +108,27 @@ class ModelStream(AsyncIterator[StreamChunk]):
         return self._agen.athrow(exc)
 
     def aclose(self) -> Coroutine[Any, Any, None]:
-        """Stop early: cancel and clean up the call (process reaped, lease released)."""
-        assert self._agen is not None
-        return self._agen.aclose()
+        """Stop early: cancel and clean up the call (process reaped, lease released).
+
+        Before the first read nothing has run, so there is nothing to clean up, but a prepared
+        call still ends CANCELLED, as it does when the stream is closed after a read: it stayed
+        PENDING for good (its ``wait_terminal()`` never returned). Later reads then end the
+        iteration, as they do on a closed async generator.
+        """
+        agen = self._agen
+        assert agen is not None
+        if self._running is None and self._reaped is None:
+            return self._close_unread(agen)
+        return agen.aclose()
+
+    async def _close_unread(self, agen: _Gen) -> None:
+        await agen.aclose()  # never started: only marks it closed, its body never runs
+        forget = self._forget
+        if forget is not None:
+            forget()  # the generator's ``finally`` will not: close() has nothing to reap
+        on_close = self._on_unread_close
+        if on_close is not None:
+            on_close()
 
 
 class StreamRegistry:
@@ -116,8 +141,16 @@ class StreamRegistry:
         self._dropped: list[_Gen] = []
         self._reapers: set[Any] = set()
 
-    def start(self, body: Callable[[Callable[[], None]], _Gen]) -> ModelStream:
-        """Create a handle for ``body(forget)``; the generator must call ``forget`` when done."""
+    def start(
+        self,
+        body: Callable[[Callable[[], None]], _Gen],
+        on_unread_close: Callable[[], None] | None = None,
+    ) -> ModelStream:
+        """Create a handle for ``body(forget)``; the generator must call ``forget`` when done.
+
+        ``on_unread_close`` runs when the caller closes the handle before its first read (the
+        generator never ran, so it cannot end the call the stream was given).
+        """
         handle = ModelStream()
         registry = weakref.ref(self)
         ref = weakref.ref(handle, lambda r: _dropped(registry, r))
@@ -128,6 +161,8 @@ class StreamRegistry:
 
         agen = body(forget)
         handle._agen = agen
+        handle._forget = forget
+        handle._on_unread_close = on_unread_close
         live[ref] = agen
         return handle
 
