@@ -15,7 +15,12 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from lionagi.service import AgenticCapabilities, AgenticSettings, ProviderDisconnectError
-from lionagi.service.agentic import ProviderErrorPattern, SubprocessCliEndpoint
+from lionagi.service.agentic import (
+    ProviderErrorPattern,
+    SubprocessCliEndpoint,
+    TokenCounts,
+    first_count,
+)
 
 from ._command import CODEX_DIR, GATEWAY_KEY_ENV, build_argv, gateway_args, seed_codex_home
 from ._events import CodexEventParser
@@ -79,6 +84,25 @@ class CodexCliEndpoint(SubprocessCliEndpoint):
     install_hint: ClassVar[str | None] = PROGRAM.install_hint
     auth_hint: ClassVar[str | None] = PROGRAM.auth_hint
     user_inherit_env: ClassVar[tuple[str, ...]] = USER_ENV
+
+    # -- usage ------------------------------------------------------------------------------------
+
+    def token_counts(self, usage: Mapping[str, Any]) -> tuple[int | None, int | None]:
+        """``turn.completed``'s usage, in codex's own spelling of the Responses counts.
+
+        Codex copies the Responses API's totals: ``input_tokens`` already includes
+        ``cached_input_tokens`` (the cache read) and ``cache_write_input_tokens`` (a write,
+        reported for providers that bill one), and ``output_tokens`` already includes
+        ``reasoning_output_tokens``. The core reader knows neither name, so without this a
+        warm cache and a reasoning model's thinking went unreported.
+        """
+        return TokenCounts(
+            first_count(usage, "input_tokens"),
+            first_count(usage, "output_tokens"),
+            cache_read=first_count(usage, "cached_input_tokens"),
+            cache_creation=first_count(usage, "cache_write_input_tokens"),
+            reasoning=first_count(usage, "reasoning_output_tokens"),
+        )
 
     # -- deployment hooks -------------------------------------------------------------------------
 

@@ -124,19 +124,18 @@ class GeminiGenerateContent(Endpoint):
         """Gemini's ``usageMetadata`` (a stream's result usage, or inside a one-shot body).
 
         Output is ``candidatesTokenCount`` plus ``thoughtsTokenCount``: Gemini bills a thinking
-        model's thoughts as output tokens, and counts them apart from the answer's. The prompt
-        count already includes a cached context's tokens, which ``cachedContentTokenCount``
-        breaks out (the cache read).
+        model's thoughts as output tokens, and counts them apart from the answer's (the
+        thoughts are also the reasoning count). The prompt count already includes a cached
+        context's tokens, which ``cachedContentTokenCount`` breaks out (the cache read).
         """
         nested = usage.get("usageMetadata")
         record = nested if isinstance(nested, Mapping) else usage
-        output = sum_counts(
-            first_count(record, "candidatesTokenCount"), first_count(record, "thoughtsTokenCount")
-        )
+        thoughts = first_count(record, "thoughtsTokenCount")
         return TokenCounts(
             first_count(record, "promptTokenCount"),
-            output,
+            sum_counts(first_count(record, "candidatesTokenCount"), thoughts),
             cache_read=first_count(record, "cachedContentTokenCount"),
+            reasoning=thoughts,
         )
 
     projector: ClassVar[type[StreamProjector] | None] = GeminiStreamProjector

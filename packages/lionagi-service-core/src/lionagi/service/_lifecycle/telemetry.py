@@ -35,6 +35,7 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from .._base.errors import EndpointConfigurationError, _Restorable
 from .._transport.usage import TokenCounts
 
 if TYPE_CHECKING:
@@ -46,6 +47,7 @@ __all__ = [
     "CONTENT_ENV",
     "CallTrace",
     "Telemetry",
+    "TelemetryUnavailableError",
     "instrument",
     "is_instrumented",
     "uninstrument",
@@ -67,6 +69,25 @@ _TOKEN_BUCKETS = tuple(4**power for power in range(14))  # 1, 4, 16, ... 6710886
 ACTIVE: Telemetry | None = None
 """The installed telemetry, or None (the supervisor's one check per call)."""
 
+OTEL_INSTALL_HINT = "pip install 'lionagi-service-core[otel]'"
+
+
+class TelemetryUnavailableError(_Restorable, ModuleNotFoundError):
+    """:func:`instrument` needs ``opentelemetry-api``, which is not installed (or not whole).
+
+    Without it the bare ``ModuleNotFoundError`` of an import deep inside the telemetry said
+    neither who needed the module nor how to get it. ``install_hint`` is the command; still a
+    ``ModuleNotFoundError`` (so an ``ImportError``), as the documented contract promises.
+    """
+
+    def __init__(self, install_hint: str = OTEL_INSTALL_HINT) -> None:
+        self.install_hint = install_hint
+        super().__init__(
+            "lionagi.service.telemetry.instrument() needs opentelemetry-api, which is not "
+            f"installed; install core's otel extra: {install_hint}",
+            name="opentelemetry",
+        )
+
 
 def instrument(
     *,
@@ -85,9 +106,19 @@ def instrument(
             off by default. Headers and keys are never recorded.
 
     Raises:
-        ImportError: ``opentelemetry-api`` is not installed (``lionagi-service-core[otel]``).
+        TelemetryUnavailableError: ``opentelemetry-api`` is not installed (an ``ImportError``;
+            ``pip install 'lionagi-service-core[otel]'``). Telemetry stays as it was.
+        EndpointConfigurationError: ``capture_content`` is neither a bool nor None (field
+            ``capture_content``).
     """
     global ACTIVE
+    if capture_content is not None and not isinstance(capture_content, bool):
+        # "false" (from a config file or the environment) is truthy: taken as is, it recorded
+        # the prompts and responses it was meant to keep out of the spans.
+        raise EndpointConfigurationError(
+            "capture_content",
+            f"must be True, False or None, got {type(capture_content).__name__}",
+        )
     if capture_content is None:
         capture_content = os.environ.get(CONTENT_ENV, "").strip().lower() == "true"
     ACTIVE = Telemetry(tracer_provider, meter_provider, capture_content=capture_content)
@@ -108,7 +139,12 @@ class Telemetry:
     """The tracer, the instruments and the content switch of one :func:`instrument` call."""
 
     def __init__(self, tracer_provider: Any, meter_provider: Any, *, capture_content: bool) -> None:
-        from opentelemetry import context, metrics, trace
+        try:
+            from opentelemetry import context, metrics, trace
+        except ImportError as exc:
+            if exc.name is not None and exc.name.split(".")[0] == "opentelemetry":
+                raise TelemetryUnavailableError() from None
+            raise
 
         self.trace_api = trace
         self.context_api = context
@@ -614,14 +650,16 @@ class CallTrace:
                     span.set_attribute(f"gen_ai.usage.{kind}_tokens", count)
                     telemetry.tokens.record(count, {**attrs, "gen_ai.token.type": kind})
             if isinstance(counts, TokenCounts):
-                # Span attributes only: the conventions count them inside the input tokens,
-                # so a token-usage point of their own would count them twice.
-                for name, cached in (
-                    ("cache_read", counts.cache_read),
-                    ("cache_creation", counts.cache_creation),
+                # Span attributes only: the conventions count them inside the input (cache)
+                # and output (reasoning) tokens, so a token-usage point of their own would
+                # count them twice.
+                for name, part in (
+                    ("cache_read.input", counts.cache_read),
+                    ("cache_creation.input", counts.cache_creation),
+                    ("reasoning.output", counts.reasoning),
                 ):
-                    if cached is not None:
-                        span.set_attribute(f"gen_ai.usage.{name}.input_tokens", cached)
+                    if part is not None:
+                        span.set_attribute(f"gen_ai.usage.{name}_tokens", part)
         if self._output:
             span.set_attribute("gen_ai.output.messages", _clip("".join(self._output)))
         telemetry.duration.record(time.perf_counter() - self._start, attrs)
