@@ -249,11 +249,9 @@ class AG2BetaEndpoint(InProcessEndpoint):
         AG2 names the cache counts as Anthropic does (``cache_read_input_tokens``,
         ``cache_creation_input_tokens``) but its input is ``prompt_tokens``, never Anthropic's
         ``input_tokens``: the default read found no input, and reported the cache counts alone
-        as the input. ``prompt_tokens`` is the input as AG2 itself records it
-        (``gen_ai.usage.input_tokens`` in its telemetry middleware), so it is not added to:
-        AG2 passes each vendor's count on unchanged, which includes the cache reads for OpenAI
-        and Gemini models but leaves the cache out for Anthropic and Bedrock ones, and the
-        summed record no longer says which vendor answered.
+        as the input. The projector has already added the cache to ``prompt_tokens`` where the
+        vendor reports it apart (Anthropic, Bedrock) and the thoughts to ``completion_tokens``
+        (Gemini), response by response (:func:`_complete_counts`), so they are read as they are.
         """
         return TokenCounts(
             first_count(usage, "prompt_tokens"),
@@ -464,7 +462,7 @@ class BetaProjector:
     deltas did not already say (de-duplication). The turn ends at its ``ModelResponse``, where
     the streamed text is forgotten, so text streamed before a tool call never suppresses or
     repeats the answer of a later turn. Tool calls and results share the call id. Usage of every
-    ``ModelResponse`` is summed onto the result chunk.
+    ``ModelResponse`` is summed onto the result chunk, completed first (:func:`_complete_counts`).
     """
 
     def __init__(self) -> None:
@@ -515,7 +513,7 @@ class BetaProjector:
             # that turn streams (a turn that streamed a few words, then called a tool, has no
             # ModelMessage of its own to consume them).
             self._streamed = ""
-            self._add_usage(event.usage)
+            self._add_usage(event)
         return []
 
     def _message(self, content: str) -> list[StreamChunk]:
@@ -529,18 +527,15 @@ class BetaProjector:
         # but text already shown cannot be retracted, so it is sent whole as a new unit.
         return [StreamChunk(type="text", content=content)]
 
-    def _add_usage(self, usage: Any) -> None:
-        for key in (
-            "prompt_tokens",
-            "completion_tokens",
-            "total_tokens",
-            "cache_read_input_tokens",
-            "cache_creation_input_tokens",
-            "thinking_tokens",
-        ):
-            value = getattr(usage, key, None)
+    def _add_usage(self, response: Any) -> None:
+        counts: dict[str, float] = {}
+        for key in _USAGE_KEYS:
+            value = getattr(response.usage, key, None)
             if isinstance(value, int | float):
-                self._usage[key] = self._usage.get(key, 0) + value
+                counts[key] = value
+        _complete_counts(counts, getattr(response, "provider", None))
+        for key, value in counts.items():
+            self._usage[key] = self._usage.get(key, 0) + value
 
     def finish(self) -> list[StreamChunk]:
         """The result chunk when AG2 reported usage; nothing is synthesized otherwise."""
@@ -548,6 +543,50 @@ class BetaProjector:
             return []
         usage = {k: int(v) if float(v).is_integer() else v for k, v in self._usage.items()}
         return [StreamChunk(type="result", metadata={"usage": usage})]
+
+
+_USAGE_KEYS = (
+    "prompt_tokens",
+    "completion_tokens",
+    "total_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+    "thinking_tokens",
+)
+
+_CACHE_APART = frozenset({"anthropic", "bedrock"})
+"""``ModelResponse.provider`` of AG2's clients whose ``prompt_tokens`` leaves the cache out."""
+
+_THINKING_APART = frozenset({"google"})
+"""``ModelResponse.provider`` of AG2's clients whose ``completion_tokens`` leaves thinking out."""
+
+
+def _complete_counts(counts: dict[str, float], provider: object) -> None:
+    """One response's counts in one meaning whichever vendor answered, before they are summed.
+
+    AG2's mappers pass each vendor's counts on as the vendor means them, and the run's sum
+    cannot tell them apart afterwards, but each ``ModelResponse`` names its client
+    (``provider``). Anthropic's ``input_tokens`` and Bedrock's ``inputTokens`` leave out the
+    cache reads and writes reported beside them, so ``prompt_tokens`` gets them added back, as
+    OpenAI's and Gemini's prompt counts already include them; Gemini's ``candidates_token_count``
+    leaves out the thoughts (``thinking_tokens``, billed as output), so ``completion_tokens``
+    gets them added, as OpenAI's completion count already includes its reasoning. A total is then
+    never below its parts (AG2 sums Anthropic's total from the two counts, without the cache).
+    A response of another or no provider (a reply function) is summed as it is.
+    """
+    if provider in _CACHE_APART:
+        cached = counts.get("cache_read_input_tokens", 0) + counts.get(
+            "cache_creation_input_tokens", 0
+        )
+        if cached:
+            counts["prompt_tokens"] = counts.get("prompt_tokens", 0) + cached
+    elif provider in _THINKING_APART and counts.get("thinking_tokens"):
+        counts["completion_tokens"] = counts.get("completion_tokens", 0) + counts["thinking_tokens"]
+    else:
+        return
+    parts = counts.get("prompt_tokens", 0) + counts.get("completion_tokens", 0)
+    if "total_tokens" in counts and counts["total_tokens"] < parts:
+        counts["total_tokens"] = parts
 
 
 def _arguments(raw: str) -> dict[str, Any]:

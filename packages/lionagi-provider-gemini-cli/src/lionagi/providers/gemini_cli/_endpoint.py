@@ -112,9 +112,33 @@ class GeminiCodeEndpoint(SubprocessCliEndpoint):
         already includes ``cached``, their summed ``cachedContentTokenCount`` (the ``input``
         beside them is the difference): a context-cache read, as on Gemini's own API, which
         reports no cache writes.
+
+        The output is what ``total_tokens`` holds beyond the input, not ``output_tokens``: that
+        is the summed ``candidatesTokenCount`` alone, and a thinking model's thoughts
+        (``thoughtsTokenCount``, billed as output) have no field in stream-json but are in the
+        summed ``totalTokenCount``. Read alone, a run with 25 thought tokens and 7 answer tokens
+        reported an output of 7. The part beyond ``output_tokens`` is the reasoning count. It
+        would also hold a built-in tool's prompt (``toolUsePromptTokenCount``), which
+        stream-json does not break out either; the CLI's function tools are counted in the
+        prompt. ``output_tokens`` is kept, and no reasoning count given, when there is no total or
+        it is smaller than its parts.
         """
         counts = super().token_counts(usage)
-        return TokenCounts(counts[0], counts[1], cache_read=first_count(usage, "cached_tokens"))
+        input_tokens, output = counts[0], counts[1]
+        total = first_count(usage, "total_tokens")
+        if (
+            total is None
+            or input_tokens is None
+            or (output is not None and total - input_tokens < output)
+        ):
+            return TokenCounts(input_tokens, output, cache_read=first_count(usage, "cached_tokens"))
+        beyond_input = total - input_tokens
+        return TokenCounts(
+            input_tokens,
+            beyond_input,
+            cache_read=first_count(usage, "cached_tokens"),
+            reasoning=None if output is None else beyond_input - output,
+        )
 
     # -- deployment -------------------------------------------------------------------------------
 
