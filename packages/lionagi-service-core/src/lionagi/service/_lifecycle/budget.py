@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass
 
 from .._base.errors import AdmissionConfigError
+from ._validate import is_finite, shown
 from .clock import Clock, default_clock
 
 __all__ = ["NO_DEADLINE", "RequestBudget", "request_budget_from_timeout"]
@@ -29,9 +30,9 @@ class RequestBudget:
     def __post_init__(self) -> None:
         d = self.deadline
         if d is not None and (
-            isinstance(d, bool) or not isinstance(d, int | float) or not math.isfinite(d)
+            isinstance(d, bool) or not isinstance(d, int | float) or not is_finite(d)
         ):
-            raise AdmissionConfigError("deadline", f"must be a finite time or None, got {d!r}")
+            raise AdmissionConfigError("deadline", f"must be a finite time or None, got {shown(d)}")
 
     def remaining(self, clock: Clock = default_clock) -> float | None:
         """Seconds left (never negative), or None without a deadline."""
@@ -64,9 +65,10 @@ def request_budget_from_timeout(
     """Convert a relative timeout into a budget, once, at the outermost caller.
 
     `None` and `0` mean "no deadline", as ADR-0029 D1 keeps the legacy spelling; `+inf`
-    is also no deadline (it never expires). A negative timeout is refused rather than read as
-    "no deadline": a caller passing `deadline - now` is negative exactly when it is already
-    late, and must not get an unbounded call for it. NaN and `-inf` are refused with it.
+    is also no deadline (it never expires), and so is an int too large for a float. A
+    negative timeout is refused rather than read as "no deadline": a caller passing
+    `deadline - now` is negative exactly when it is already late, and must not get an
+    unbounded call for it. NaN and `-inf` are refused with it.
 
     Raises:
         AdmissionConfigError: `timeout` is not a number, NaN or negative (`-inf` included)
@@ -78,14 +80,16 @@ def request_budget_from_timeout(
         raise AdmissionConfigError(
             "timeout", f"must be a number of seconds or None, got {timeout!r}"
         )
-    if math.isnan(timeout):
+    if isinstance(timeout, float) and math.isnan(timeout):  # an int is never NaN
         raise AdmissionConfigError("timeout", "must be a number of seconds or None, got NaN")
     if timeout < 0:
         raise AdmissionConfigError(
             "timeout",
-            f"must be >= 0 seconds (0 or None: no deadline), got {timeout!r}; a deadline "
+            f"must be >= 0 seconds (0 or None: no deadline), got {shown(timeout)}; a deadline "
             "already past is not 'no deadline'",
         )
-    if timeout == 0 or math.isinf(timeout):
+    # An int beyond the float range (10**400) is longer than any float, so it reads as +inf:
+    # no deadline. Converting it raised a bare OverflowError out of invoke()/stream().
+    if timeout == 0 or not is_finite(timeout):
         return NO_DEADLINE
     return RequestBudget(clock() + float(timeout))

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .._base.errors import AdmissionConfigError
-from ._validate import check_fraction, check_positive_int, check_positive_seconds
+from ._validate import (
+    check_fraction,
+    check_positive_int,
+    check_positive_seconds,
+    is_finite,
+    shown,
+)
 
 __all__ = ["AttemptPolicy", "CircuitPolicy"]
 
@@ -78,10 +83,10 @@ class AttemptPolicy:
             raise AdmissionConfigError(
                 "backoff_factor", f"must be a finite number >= 1, got {factor!r}"
             )
-        if not math.isfinite(factor) or factor < 1:
+        if not is_finite(factor) or factor < 1:
             raise AdmissionConfigError(
                 "backoff_factor",
-                f"must be a finite number >= 1 (delays never shrink), got {factor!r}",
+                f"must be a finite number >= 1 (delays never shrink), got {shown(factor)}",
             )
         check_fraction("jitter_factor", self.jitter_factor)
         object.__setattr__(self, "retry_statuses", _status_set(self.retry_statuses))

@@ -7,7 +7,9 @@ cannot make an error path buffer an unbounded body, and the excerpt stays small 
 from __future__ import annotations
 
 import json
+import math
 import re
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -98,6 +100,16 @@ async def read_bounded(response: httpx.Response, limit: int = ERROR_BODY_READ_LI
     return b"".join(parts)[:limit]
 
 
+def _longest(seconds: float) -> float:
+    """A wait written with more digits than a float holds is the longest wait, not ``inf``.
+
+    ``float("9" * 400)`` is ``inf``, which the attempt loop ignores as invalid: the longer a
+    server asked to wait, the sooner the call was retried. The largest float is longer than
+    any policy's ``max_delay`` and any deadline, so such a call fails at once instead.
+    """
+    return sys.float_info.max if seconds == math.inf else seconds
+
+
 def parse_retry_after(
     headers: Mapping[str, str] | httpx.Headers, *, now: datetime | None = None
 ) -> float | None:
@@ -110,11 +122,11 @@ def parse_retry_after(
     if value is None:
         millis = headers.get("retry-after-ms")
         if millis is not None and _SECONDS.fullmatch(millis.strip()):
-            return float(millis.strip()) / 1000.0
+            return _longest(float(millis.strip()) / 1000.0)
         return None
     value = value.strip()
     if _SECONDS.fullmatch(value):
-        return float(value)
+        return _longest(float(value))
     try:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError, OverflowError):
