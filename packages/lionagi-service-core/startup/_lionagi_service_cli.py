@@ -21,12 +21,27 @@ __all__ = ["main"]
 
 
 def main() -> int:
-    """Run ``lionagi.service.cli.main``; report its package failing to import in one line."""
+    """Run ``lionagi.service.cli.main``; report its package failing to import in one line.
+
+    A Ctrl-C while that import runs (the first few tens of milliseconds of every command) is
+    reported as the command line reports one later: ``interrupted``, exit 130, and the
+    ``--json`` record of ``demo`` and ``chat``. It escaped as a traceback before.
+    """
     try:
         from lionagi.service.cli import main as run
     except ImportError as exc:
         return _report(exc, sys.argv[1:])
+    except KeyboardInterrupt:
+        return _interrupted(sys.argv[1:])
     return run()
+
+
+def _interrupted(args: "list[str]") -> int:
+    if args[:1] in (["demo"], ["chat"]) and "--json" in args and sys.stdout is not None:
+        print('{"type": "interrupted", "exit_code": 130}', flush=True)
+    if sys.stderr is not None:
+        print("interrupted", file=sys.stderr)
+    return 130
 
 
 def _report(exc: ImportError, args: "list[str]") -> int:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -64,9 +65,36 @@ class _Parser(argparse.ArgumentParser):
         return parsed
 
     def error(self, message: str) -> NoReturn:
-        """Print `prog: error: message (see --help)` on one line and exit 2."""
+        """Print `prog: error: message (see --help)` on one line, redacted, and exit 2.
+
+        argparse quotes the offending value (`invalid choice: 'sk-...'`, `'...' is not a number
+        of seconds`), so a key pasted into the wrong slot reached stderr whole. The quoted
+        values are redacted as every other error line is; the rest is the parser's own wording
+        (redacted whole, its `KEY=VALUE` would read as a credential pair). `_run` reads the
+        message from the exit raised here to end `--json` output with its record.
+        """
+        message = _QUOTED.sub(_redacted, message)
         line = " ".join(f"{self.prog}: error: {message} (see {self.prog} --help)".split())
-        self.exit(2, line + "\n")
+        self._print_message(line + "\n", sys.stderr)
+        raise _UsageExit(" ".join(message.split()))
+
+
+_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+"""A value argparse (or a `type=` function here) quotes in its message, as `repr` writes it."""
+
+
+def _redacted(match: re.Match[str]) -> str:
+    from .._base.secrets import redact  # error path only: a good parse never loads it
+
+    return redact(match.group())
+
+
+class _UsageExit(SystemExit):
+    """argparse's usage exit (code 2), carrying its redacted message for the `--json` record."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(2)
+        self.message = message
 
 
 def _timeout(text: str) -> float:
@@ -303,10 +331,19 @@ def _run(argv: Sequence[str] | None) -> int:
     from ._render import tolerate_unencodable_output
 
     tolerate_unencodable_output()
+    words = list(argv) if argv is not None else sys.argv[1:]
     try:
         # Parsed inside the handlers: `--version` writes to stdout while parsing, and a full
         # disk or a reader gone away escaped from there as a traceback.
-        args = _parser().parse_args(list(argv) if argv is not None else None)
+        try:
+            args = _parser().parse_args(words)
+        except _UsageExit as exc:
+            # `--json` promises a final record for a run that ends in an error; a value the
+            # parser refuses (`--timeout -1`) is as much bad usage as one iModel refuses.
+            _json_record(
+                words, {"type": "exception", "error": "UsageError", "message": exc.message}
+            )
+            raise
         if args.command == "demo":
             from ._chat import run_chat
 
@@ -360,6 +397,10 @@ def _run(argv: Sequence[str] | None) -> int:
             return doctor_command(args.providers, as_json=args.json)
         return _fake_server(args.port)
     except KeyboardInterrupt:
+        # Reached only before `run_chat` took over (a Ctrl-C while the command starts), so its
+        # renderer wrote nothing: `--json` still ends with the record it promises.
+        if words[:1] in (["demo"], ["chat"]):
+            _json_record(words, {"type": "interrupted", "exit_code": 130})
         print("interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
@@ -368,6 +409,14 @@ def _run(argv: Sequence[str] | None) -> int:
         return 0
     except OSError as exc:
         return _os_failed(exc)
+
+
+def _json_record(words: Sequence[str], record: dict[str, Any]) -> None:
+    """Write ``record`` as the last line of stdout when the command line asked for ``--json``."""
+    if "--json" in words:
+        import json
+
+        print(json.dumps(record), flush=True)
 
 
 def _os_failed(exc: OSError) -> int:

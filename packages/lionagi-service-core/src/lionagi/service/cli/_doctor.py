@@ -3,8 +3,9 @@
 For every CLI endpoint in the catalog: whether its program is found (and the npm install line
 when not), the version it reports and whether that is the version the adapter was tested with,
 and how the user authenticates. Exit status: 0 when every provider asked about (all CLI
-providers when none is named) has its program; 1 when one does not; 2 when a named provider is
-not installed or is not a CLI provider; 5 when the catalog does not validate.
+providers when none is named) has its program; 1 when one does not, or when a provider fails to
+import (a named one included); 2 when a named provider is not installed or is not a CLI provider;
+5 when the catalog does not validate.
 """
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ import sys
 from collections import Counter
 from collections.abc import Sequence
 
-from .._base.errors import CatalogValidationError
+from .._base.errors import CatalogValidationError, ProviderUnavailable
 from .._catalog.availability import CliAvailability, cli_report
 from .._catalog.full_check import failures
 from .._catalog.keys import canonical_provider_key
 from .._catalog.registry import EndpointRegistry
 from ._console import table_console
+from ._models import unavailable_error
 from ._render import argument_text, error_line, exception_line
 
 __all__ = ["doctor_command"]
@@ -34,9 +36,17 @@ def doctor_command(providers: Sequence[str], *, as_json: bool) -> int:
     except CatalogValidationError as exc:
         print(exception_line("doctor: ", exc), file=sys.stderr, flush=True)
         return _CATALOG_INVALID
-    failed = failures(snapshot, snapshot.deferred.providers)  # the full check: import every row
+    # The full check: import every row. A provider whose module already failed while the
+    # catalog was built counts as one whose row fails now (`providers --strict` counts both).
+    failed: dict[str, ProviderUnavailable | CatalogValidationError] = {
+        key: ProviderUnavailable(key, diagnostic)
+        for key, diagnostic in snapshot.unavailable.items()
+    }
+    failed.update(failures(snapshot, snapshot.deferred.providers))
     for failed_key, error in sorted(failed.items()):
-        print(exception_line(f"doctor: {failed_key}: ", error), flush=True)
+        # stderr, as every error line: on stdout it came before `--json`'s document and made
+        # it invalid JSON.
+        print(exception_line(f"doctor: {failed_key}: ", error), file=sys.stderr, flush=True)
     if any(isinstance(error, CatalogValidationError) for error in failed.values()):
         return _CATALOG_INVALID
     rows = cli_report(snapshot, skip=failed)
@@ -44,9 +54,16 @@ def doctor_command(providers: Sequence[str], *, as_json: bool) -> int:
         wanted = []
         for name in providers:
             key = snapshot.provider_index.get(canonical_provider_key(name))
+            broken = unavailable_error(snapshot, name) if key is None else None
+            if broken is not None and broken.provider in failed:
+                # Installed but failing to import (its line is above): it cannot run here, and
+                # "no installed provider" would send the user to install what is there.
+                return 1
             if key is None:
                 _fail(f"doctor: {argument_text(name)} names no installed provider")
                 return 2
+            if key in failed:  # its line is above; "runs no CLI program" would be a guess
+                return 1
             wanted.append(key)
         unknown = [p for p in wanted if not any(r["provider"] == p for r in rows)]
         if unknown:

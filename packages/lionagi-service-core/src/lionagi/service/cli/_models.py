@@ -3,8 +3,9 @@
 Everything comes from the provider's model policy in the validated catalog (the same data the
 ``model=`` parser applies), so the listing cannot drift from what ``chat`` accepts: the bare
 aliases that expand to this provider, the effort suffixes and how each is sent, the modes it has
-and its endpoints. Exit status: 0, 2 when ``PROVIDER`` is not installed, 5 when the catalog does
-not validate.
+and its endpoints. Exit status: 0, 2 when ``PROVIDER`` is not installed or is installed but
+unavailable (its module or classes fail to import, as ``chat`` reports it), 5 when the catalog
+does not validate.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import json
 import sys
 from typing import Any
 
-from .._base.errors import CatalogValidationError
+from .._base.errors import CatalogValidationError, ProviderUnavailable
 from .._catalog.keys import canonical_endpoint_key, canonical_provider_key
 from .._catalog.model_parse import provider_takes_model
 from .._catalog.registry import EndpointRegistry
@@ -21,10 +22,26 @@ from .._catalog.snapshot import CatalogProvider, CatalogSnapshot
 from ._console import table_console
 from ._render import argument_text, error_line, exception_line
 
-__all__ = ["models_command", "models_report"]
+__all__ = ["models_command", "models_report", "unavailable_error"]
 
 _CATALOG_INVALID = 5
 _BAD_USAGE = 2
+
+
+def unavailable_error(snapshot: CatalogSnapshot, name: str) -> ProviderUnavailable | None:
+    """The error of an installed provider ``name`` names whose module failed to import, or None.
+
+    Such a provider is in the inventory (``providers`` lists it) but not in the index, so a
+    lookup alone read it as "not installed". The same two cases as the facade's resolver: the
+    provider's own key, or its ``lionagi-provider-<name>`` distribution's one failed key.
+    """
+    from .._catalog.unavailable_hint import unavailable_owner  # error path only
+
+    key = canonical_provider_key(name)
+    diagnostic = snapshot.unavailable.get(key)
+    if diagnostic is not None:
+        return ProviderUnavailable(key, diagnostic)
+    return unavailable_owner(snapshot, key)
 
 
 def models_report(snapshot: CatalogSnapshot, provider: str) -> dict[str, Any]:
@@ -74,6 +91,12 @@ def models_command(provider: str, *, as_json: bool) -> int:
         print(exception_line("models: ", exc), file=sys.stderr, flush=True)
         return _CATALOG_INVALID
     key = snapshot.provider_index.get(canonical_provider_key(provider))
+    broken = unavailable_error(snapshot, provider) if key is None else None
+    if broken is not None:
+        # Installed (`providers` lists it, `chat` says so): "no installed provider" would send
+        # the user to install what is there. Exit 2 as `chat` gives the same error.
+        print(exception_line("models: ", broken), file=sys.stderr, flush=True)
+        return _BAD_USAGE
     if key is None or key not in snapshot.providers:
         installed = ", ".join(snapshot.provider_keys) or "none"
         print(
@@ -85,7 +108,16 @@ def models_command(provider: str, *, as_json: bool) -> int:
             flush=True,
         )
         return _BAD_USAGE
-    report = models_report(snapshot, key)
+    try:
+        # A deferred provider's classes are imported here (whether its endpoints take a model),
+        # and may fail as `chat` would: the same one line, not a traceback.
+        report = models_report(snapshot, key)
+    except CatalogValidationError as exc:
+        print(exception_line("models: ", exc), file=sys.stderr, flush=True)
+        return _CATALOG_INVALID
+    except ProviderUnavailable as exc:
+        print(exception_line("models: ", exc), file=sys.stderr, flush=True)
+        return _BAD_USAGE
     if as_json:
         print(json.dumps(report, indent=2))
     else:
