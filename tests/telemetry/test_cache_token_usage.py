@@ -20,17 +20,13 @@ from lionagi.service import EventStatus, iModel
 from lionagi.service.http import TokenCounts, sum_counts
 from lionagi.service_testing import scripted_stream_server
 
+from ._openai_answers import chat_body, chat_stream, responses_body, responses_stream, sse
 from .conftest import Otel
 
 KEY = "sk-test-0123456789cachetokens"
 MESSAGES = [{"role": "user", "content": "hi"}]
 
 CACHE_ATTRS = ("gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_creation.input_tokens")
-
-
-def _sse(data: dict[str, Any], event: str | None = None) -> bytes:
-    head = f"event: {event}\n" if event else ""
-    return f"{head}data: {json.dumps(data)}\n\n".encode()
 
 
 # -- Anthropic: input_tokens leaves out both cache counts ---------------------------------------
@@ -42,7 +38,7 @@ ANTHROPIC_USAGE = {
     "output_tokens": 1,
 }
 ANTHROPIC_STREAM = [
-    _sse(
+    sse(
         {
             "type": "message_start",
             "message": {
@@ -57,16 +53,16 @@ ANTHROPIC_STREAM = [
         },
         "message_start",
     ),
-    _sse(
+    sse(
         {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
         "content_block_start",
     ),
-    _sse(
+    sse(
         {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "ok"}},
         "content_block_delta",
     ),
-    _sse({"type": "content_block_stop", "index": 0}, "content_block_stop"),
-    _sse(
+    sse({"type": "content_block_stop", "index": 0}, "content_block_stop"),
+    sse(
         {
             "type": "message_delta",
             "delta": {"stop_reason": "end_turn"},
@@ -74,7 +70,7 @@ ANTHROPIC_STREAM = [
         },
         "message_delta",
     ),
-    _sse({"type": "message_stop"}, "message_stop"),
+    sse({"type": "message_stop"}, "message_stop"),
 ]
 ANTHROPIC_BODY = {
     "id": "msg_1",
@@ -94,71 +90,17 @@ CHAT_USAGE = {
     "total_tokens": 132,
     "prompt_tokens_details": {"cached_tokens": 100},
 }
-CHAT_BODY = {
-    "id": "c1",
-    "object": "chat.completion",
-    "model": "gpt-x",
-    "choices": [
-        {"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}
-    ],
-    "usage": CHAT_USAGE,
+CHAT_BODY = chat_body(CHAT_USAGE)
+CHAT_STREAM = chat_stream(CHAT_USAGE)
+RESPONSES_USAGE = {
+    "input_tokens": 125,
+    "input_tokens_details": {"cached_tokens": 100},
+    "output_tokens": 7,
+    "output_tokens_details": {"reasoning_tokens": 0},
+    "total_tokens": 132,
 }
-CHAT_STREAM = [
-    _sse(
-        {
-            "id": "c1",
-            "object": "chat.completion.chunk",
-            "model": "gpt-x",
-            "choices": [{"index": 0, "delta": {"role": "assistant", "content": "ok"}}],
-        }
-    ),
-    _sse(
-        {
-            "id": "c1",
-            "object": "chat.completion.chunk",
-            "model": "gpt-x",
-            "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
-        }
-    ),
-    _sse(
-        {
-            "id": "c1",
-            "object": "chat.completion.chunk",
-            "model": "gpt-x",
-            "choices": [],
-            "usage": CHAT_USAGE,
-        }
-    ),
-    b"data: [DONE]\n\n",
-]
-RESPONSES_BODY = {
-    "id": "resp_1",
-    "object": "response",
-    "status": "completed",
-    "model": "gpt-x",
-    "output": [
-        {
-            "type": "message",
-            "id": "msg_1",
-            "role": "assistant",
-            "status": "completed",
-            "content": [{"type": "output_text", "text": "ok", "annotations": []}],
-        }
-    ],
-    "usage": {
-        "input_tokens": 125,
-        "input_tokens_details": {"cached_tokens": 100},
-        "output_tokens": 7,
-        "output_tokens_details": {"reasoning_tokens": 0},
-        "total_tokens": 132,
-    },
-}
-RESPONSES_STREAM = [
-    _sse(
-        {"type": "response.completed", "sequence_number": 0, "response": RESPONSES_BODY},
-        "response.completed",
-    )
-]
+RESPONSES_BODY = responses_body(RESPONSES_USAGE)
+RESPONSES_STREAM = responses_stream(RESPONSES_USAGE)
 
 # (model, endpoint, request, stream frames, one-shot body, expected cache attributes)
 CASES: dict[str, tuple[str, str, dict[str, Any], list[bytes], dict[str, Any], tuple[Any, Any]]] = {

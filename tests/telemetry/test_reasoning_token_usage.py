@@ -20,16 +20,12 @@ from lionagi.service import EventStatus, iModel
 from lionagi.service.http import TokenCounts
 from lionagi.service_testing import scripted_stream_server
 
+from ._openai_answers import chat_body, chat_stream, responses_body, responses_stream, sse
 from .conftest import Otel
 
 KEY = "sk-test-0123456789reasontokens"
 MESSAGES = [{"role": "user", "content": "hi"}]
 REASONING = "gen_ai.usage.reasoning.output_tokens"
-
-
-def _sse(data: dict[str, Any], event: str | None = None) -> bytes:
-    head = f"event: {event}\n" if event else ""
-    return f"{head}data: {json.dumps(data)}\n\n".encode()
 
 
 CHAT_USAGE = {
@@ -38,71 +34,13 @@ CHAT_USAGE = {
     "total_tokens": 112,
     "completion_tokens_details": {"reasoning_tokens": 64},
 }
-CHAT_BODY = {
-    "id": "c1",
-    "object": "chat.completion",
-    "model": "gpt-x",
-    "choices": [
-        {"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}
-    ],
-    "usage": CHAT_USAGE,
+RESPONSES_USAGE = {
+    "input_tokens": 12,
+    "input_tokens_details": {"cached_tokens": 0},
+    "output_tokens": 100,
+    "output_tokens_details": {"reasoning_tokens": 64},
+    "total_tokens": 112,
 }
-CHAT_STREAM = [
-    _sse(
-        {
-            "id": "c1",
-            "object": "chat.completion.chunk",
-            "model": "gpt-x",
-            "choices": [{"index": 0, "delta": {"role": "assistant", "content": "ok"}}],
-        }
-    ),
-    _sse(
-        {
-            "id": "c1",
-            "object": "chat.completion.chunk",
-            "model": "gpt-x",
-            "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
-        }
-    ),
-    _sse(
-        {
-            "id": "c1",
-            "object": "chat.completion.chunk",
-            "model": "gpt-x",
-            "choices": [],
-            "usage": CHAT_USAGE,
-        }
-    ),
-    b"data: [DONE]\n\n",
-]
-RESPONSES_BODY = {
-    "id": "resp_1",
-    "object": "response",
-    "status": "completed",
-    "model": "gpt-x",
-    "output": [
-        {
-            "type": "message",
-            "id": "msg_1",
-            "role": "assistant",
-            "status": "completed",
-            "content": [{"type": "output_text", "text": "ok", "annotations": []}],
-        }
-    ],
-    "usage": {
-        "input_tokens": 12,
-        "input_tokens_details": {"cached_tokens": 0},
-        "output_tokens": 100,
-        "output_tokens_details": {"reasoning_tokens": 64},
-        "total_tokens": 112,
-    },
-}
-RESPONSES_STREAM = [
-    _sse(
-        {"type": "response.completed", "sequence_number": 0, "response": RESPONSES_BODY},
-        "response.completed",
-    )
-]
 GEMINI_BODY = {
     "candidates": [
         {
@@ -121,17 +59,23 @@ GEMINI_BODY = {
     "modelVersion": "gemini-x",
     "responseId": "r1",
 }
-GEMINI_STREAM = [_sse(GEMINI_BODY)]  # one event: the answer, its finish reason and the usage
+GEMINI_STREAM = [sse(GEMINI_BODY)]  # one event: the answer, its finish reason and the usage
 
 # (model, endpoint, request, stream frames, one-shot body)
 CASES: dict[str, tuple[str, str, dict[str, Any], list[bytes], dict[str, Any]]] = {
-    "openai-chat": ("openai/gpt-x", "chat", {"messages": MESSAGES}, CHAT_STREAM, CHAT_BODY),
+    "openai-chat": (
+        "openai/gpt-x",
+        "chat",
+        {"messages": MESSAGES},
+        chat_stream(CHAT_USAGE),
+        chat_body(CHAT_USAGE),
+    ),
     "openai-responses": (
         "openai/gpt-x",
         "responses",
         {"input": "hi"},
-        RESPONSES_STREAM,
-        RESPONSES_BODY,
+        responses_stream(RESPONSES_USAGE),
+        responses_body(RESPONSES_USAGE),
     ),
     "gemini-generate": (
         "gemini-api/gemini-x",
@@ -187,7 +131,7 @@ async def test_reasoning_is_recorded_inside_the_output(otel: Otel, case: str, mo
 
 
 async def test_a_record_without_a_reasoning_count_records_no_attribute(otel: Otel) -> None:
-    body = {**CHAT_BODY, "usage": {"prompt_tokens": 9, "completion_tokens": 2}}
+    body = chat_body({"prompt_tokens": 9, "completion_tokens": 2})
     attrs = await _run(
         otel, "openai/gpt-x", "chat", [json.dumps(body).encode()], False, {"messages": MESSAGES}
     )
