@@ -11,9 +11,11 @@ or, as a backstop, when the owner is garbage collected or the interpreter exits.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pwd
 import shutil
+import stat
 import tempfile
 import weakref
 from collections.abc import Callable
@@ -49,7 +51,33 @@ def isolated_home_env(home: Path) -> dict[str, str]:
 
 
 def _remove_tree(path: Path) -> None:
-    shutil.rmtree(path, ignore_errors=True)
+    """Delete the home, including directories the CLI left read-only.
+
+    Tools a CLI runs write read-only trees into ``HOME`` (Go's module cache makes every
+    directory 0555): an unprivileged ``rmtree`` cannot unlink inside them, and with errors
+    ignored the home (sessions, tokens, conversation dumps) silently stayed in ``/tmp``. So
+    on a first failure every directory of the tree gets its owner bits back, then it is
+    removed again. The tree is ours; its processes are gone by now; symlinks are not followed.
+    """
+    try:
+        shutil.rmtree(path)
+    except FileNotFoundError:
+        return
+    except OSError:
+        _make_removable(path)
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _make_removable(path: Path) -> None:
+    """Give the owner rwx on ``path`` and every directory below it (links left alone)."""
+    with contextlib.suppress(OSError):
+        os.chmod(path, stat.S_IRWXU)
+    for top, dirs, _files in os.walk(path):  # top-down, so each is fixed before it is listed
+        for name in dirs:
+            child = os.path.join(top, name)
+            if not os.path.islink(child):
+                with contextlib.suppress(OSError):
+                    os.chmod(child, stat.S_IMODE(os.lstat(child).st_mode) | stat.S_IRWXU)
 
 
 class IsolatedHome:

@@ -302,6 +302,10 @@ def _prepare(spec: SubprocessSpec) -> _Launch:
             raise AgenticRequestValidationError(
                 "cwd", f"{spec.cwd} is not an existing directory; create it or pick another"
             )
+        if not os.access(spec.cwd, os.X_OK, effective_ids=os.access in os.supports_effective_ids):
+            raise AgenticRequestValidationError(
+                "cwd", f"{spec.cwd} cannot be entered (permission denied); pick another"
+            )
         cwd = os.fspath(spec.cwd)
     executable = require_executable(
         spec.program, install_hint=spec.install_hint, path=env.get("PATH", ""), cwd=cwd
@@ -348,6 +352,12 @@ async def _spawn(
             executable=executable,
         )
     except (FileNotFoundError, PermissionError) as exc:
+        if launch.cwd is not None and exc.filename == launch.cwd:
+            # The child's chdir failed, not exec: the directory went away (or became
+            # unenterable) after the checks. The program is fine; the directory is named.
+            raise AgenticRequestValidationError(
+                "cwd", f"{launch.cwd} could not be entered at launch ({exc.strerror})"
+            ) from None
         forget_executable(spec.program)
         raise ProviderExecutableNotFound(
             spec.program, spec.install_hint or f"install {spec.program!r} ({exc.strerror})"

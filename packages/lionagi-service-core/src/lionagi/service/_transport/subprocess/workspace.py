@@ -6,7 +6,8 @@ names a directory or file is an escape route unless it is contained. Checks run 
 * an absolute value is rejected (it ignores the repository entirely), and so is a leading
   ``~`` (a CLI may expand it to the home directory);
 * any ``..`` component is rejected lexically, even when it would land back inside;
-* after resolving symlinks the path must still be inside the resolved repository.
+* after resolving symlinks the path must still be inside the resolved repository;
+* a working directory must be one this process may enter (else the child's ``chdir`` fails).
 
 A deployment may also pin the repository itself (``AgenticSettings.root``): then
 :func:`resolve_within` resolves the repository inside that root, and every path contained in the
@@ -38,7 +39,21 @@ def resolve_repo(repo: str | os.PathLike[str] | None, *, field: str = "repo") ->
         ) from None
     if not resolved.is_dir():
         raise AgenticRequestValidationError(field, f"{base} is not a directory")
+    _require_enterable(resolved, field, os.fspath(base))
     return resolved
+
+
+def _require_enterable(path: Path, field: str, shown: str) -> None:
+    """Raise unless this process may enter ``path`` (search permission), as the CLI must.
+
+    A directory that exists but cannot be entered passed every check and failed only at
+    spawn, inside the child's ``chdir``: that ``PermissionError`` was read as the program
+    being missing (``ProviderExecutableNotFound`` naming the interpreter), with no field.
+    """
+    if not os.access(path, os.X_OK, effective_ids=os.access in os.supports_effective_ids):
+        raise AgenticRequestValidationError(
+            field, f"{shown} cannot be entered (permission denied); the CLI could not run there"
+        )
 
 
 def contained_path(
@@ -157,6 +172,7 @@ def resolve_within(
         )
     if not resolved.is_dir():
         raise AgenticRequestValidationError(field, f"{text!r} is not a directory")
+    _require_enterable(resolved, field, repr(text))
     return resolved
 
 
@@ -197,4 +213,5 @@ def resolve_workspace(
     path = contained_path(repo, workspace, field=field, must_exist=True, repo_field=repo_field)
     if not path.is_dir():
         raise AgenticRequestValidationError(field, f"{workspace!r} is not a directory")
+    _require_enterable(path, field, repr(workspace))
     return path
