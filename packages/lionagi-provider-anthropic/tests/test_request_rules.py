@@ -378,3 +378,21 @@ def test_a_mid_conversation_system_message_is_text() -> None:
     image = {"type": "image", "source": {"type": "url", "url": "https://x/i.png"}}
     error = refused(messages=[*HI, {"role": "system", "content": [image]}, *HI])
     assert error.field == "messages.1.content.0.type"
+
+
+# -- top-level fields of the current Messages reference ------------------------------------------
+
+
+def test_top_level_cache_control_and_inference_geo_are_sent_as_written() -> None:
+    """Automatic caching (top-level ``cache_control``) and ``inference_geo`` were refused."""
+    built = payload(cache_control={"type": "ephemeral", "ttl": "1h"}, inference_geo="us")
+    assert built["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
+    assert built["inference_geo"] == "us"
+    assert refused(cache_control={"type": "persistent"}).field == "cache_control.type"
+
+
+def test_max_tokens_zero_pre_warms_the_cache() -> None:
+    """``max_tokens=0`` (write the prompt cache, generate nothing) was refused as below 1."""
+    assert payload(max_tokens=0, cache_control={"type": "ephemeral"})["max_tokens"] == 0
+    assert refused(max_tokens=-1).field == "max_tokens"
+    assert refused(max_tokens=False).field == "max_tokens"

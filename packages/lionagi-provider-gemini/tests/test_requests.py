@@ -353,3 +353,15 @@ async def test_a_model_that_is_not_one_path_segment_never_reaches_the_server(bad
         sent = server.requests
     assert info.value.field == routed.value.field == "model"
     assert sent == []
+
+
+@pytest.mark.parametrize("tier", ["flex", "PRIORITY"])
+async def test_a_service_tier_is_sent_as_given(tier: str) -> None:
+    """``serviceTier`` (standard, flex, priority; either case) was refused as an unknown field."""
+    async with FakeProviderServer() as server:
+        async with served(server) as model:
+            call = await model.invoke(contents=CONTENTS, serviceTier=tier)
+        sent = server.requests[0].json
+    assert call.execution.status is EventStatus.COMPLETED
+    assert sent["serviceTier"] == tier
+    assert refused(native(), {"contents": CONTENTS, "serviceTier": "fast"}).field == "serviceTier"

@@ -46,7 +46,7 @@ def _payload(**fields: Any) -> dict[str, Any]:
         ({"context": [True, 2]}, "context.0", "integer"),
         ({"think": 1}, "think", "one of 'low', 'medium', 'high'"),
         ({"think": "true"}, "think", "one of 'low', 'medium', 'high'"),
-        ({"think": "max"}, "think", "one of 'low', 'medium', 'high'"),
+        ({"think": "maximum"}, "think", "one of 'low', 'medium', 'high', 'max'"),
         ({"keep_alive": "5 minutes"}, "keep_alive", "not a duration Ollama parses"),
         ({"keep_alive": "300"}, "keep_alive", "not a duration Ollama parses"),
         ({"keep_alive": "forever"}, "keep_alive", "not a duration Ollama parses"),
@@ -78,6 +78,8 @@ def test_a_value_ollama_would_not_read_as_written_is_refused_naming_it(
         ({"keep_alive": 42.5}, {"keep_alive": 42.5}),  # seconds; Ollama takes a float
         ({"think": False}, {"think": False}),
         ({"think": "high"}, {"think": "high"}),
+        # Ollama's fourth level (api.md: "low", "medium", "high", or "max"); it was refused.
+        ({"think": "max"}, {"think": "max"}),
         ({"format": "json"}, {"format": "json"}),
         ({"format": {"type": "object"}}, {"format": {"type": "object"}}),
         (
@@ -177,3 +179,48 @@ def test_the_estimate_counts_system_suffix_and_the_carried_context() -> None:
     assert _reserved(prompt="x" * 400, context=list(range(1000))) == alone + 1000
     # A request whose only text is the system prompt is still measured.
     assert _reserved(system="s" * 400) >= 100
+
+
+async def test_a_cloud_model_stream_names_its_upstream_and_completes() -> None:
+    """A cloud model served through the local server adds ``remote_model``/``remote_host``.
+
+    Ollama's proxy writes both on every generate line (``api.GenerateResponse``); the
+    projector refused them as unknown fields, so every stream of a ``*-cloud`` model failed
+    with ``ProviderProtocolError`` after its first line. They are kept on the result chunk.
+    """
+    remote = {"remote_model": "gpt-oss:120b", "remote_host": "https://ollama.com:443"}
+    line = {"model": "gpt-oss:120b-cloud", **remote, "created_at": "2025-01-01T00:00:00Z"}
+    writes = [
+        (json.dumps({**line, "response": "Hel", "done": False}) + "\n").encode(),
+        (json.dumps({**line, "response": "lo", "done": False}) + "\n").encode(),
+        (
+            json.dumps(
+                {
+                    **line,
+                    "response": "",
+                    "done": True,
+                    "done_reason": "stop",
+                    "prompt_eval_count": 3,
+                    "eval_count": 2,
+                }
+            )
+            + "\n"
+        ).encode(),
+    ]
+    async with (
+        scripted_stream_server(writes, path="/api") as server,
+        iModel(
+            provider="ollama",
+            endpoint="generate",
+            model="gpt-oss:120b-cloud",
+            base_url=server.url,
+            allow_local_network=True,
+        ) as model,
+    ):
+        chunks = [chunk async for chunk in model.stream(prompt="hi")]
+    assert "".join(c.content or "" for c in chunks if c.type == "text") == "Hello"
+    result = chunks[-1]
+    assert result.type == "result"
+    assert result.metadata["finish_reason"] == "stop"
+    assert {key: result.metadata[key] for key in remote} == remote
+    assert server.requests == 1

@@ -56,3 +56,29 @@ def test_chat_takes_the_max_reasoning_effort_too() -> None:
     request = {"model": "gpt-5", "messages": messages, "reasoning_effort": "max"}
     payload = _payload("chat/completions", request)
     assert payload["reasoning_effort"] == "max"
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "prompt"),
+    [
+        ("chat", {"messages": [{"role": "user", "content": "hi"}]}),
+        ("responses", {"input": "hi"}),
+    ],
+)
+@pytest.mark.parametrize("retention", ["in_memory", "24h"])
+def test_prompt_cache_retention_is_sent_as_written(
+    endpoint: str, prompt: dict[str, Any], retention: str
+) -> None:
+    """Extended prompt caching (``prompt_cache_retention``) was refused as an unknown field."""
+    body = {"model": "gpt-5.1", **prompt, "prompt_cache_retention": retention}
+    assert _payload(endpoint, body)["prompt_cache_retention"] == retention
+    with pytest.raises(EndpointConfigurationError) as info:
+        _payload(endpoint, {**body, "prompt_cache_retention": "1h"})
+    assert info.value.field == "prompt_cache_retention"
+
+
+def test_responses_context_management_is_sent_as_written() -> None:
+    """Server-side compaction (``context_management``) was refused as an unknown field."""
+    entries = [{"type": "compaction", "compact_threshold": 200000}]
+    body = {"model": "gpt-5.1", "input": "hi", "context_management": entries}
+    assert _payload("responses", body)["context_management"] == entries

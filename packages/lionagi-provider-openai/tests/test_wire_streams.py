@@ -229,3 +229,77 @@ async def test_server_tool_items_and_an_approval_request_are_streamed() -> None:
         "arguments": '{"q": "x"}',
     }
     assert result.type == "result"
+
+
+async def test_a_compaction_item_is_kept_for_the_next_turn() -> None:
+    """A ``compaction`` output item (``context_management``) reaches the streaming caller.
+
+    ``invoke()`` lists it in ``output``; the stream dropped it without a word, so a stateless
+    caller (``store=false``) could not send the compacted context back in the next ``input``.
+    """
+    item = {"id": "cmp_1", "type": "compaction", "encrypted_content": "gAAAA-opaque"}
+    response = {"id": "resp_1", "object": "response", "model": "gpt-5", "status": "in_progress"}
+    usage = {"input_tokens": 5, "output_tokens": 2, "total_tokens": 7}
+    writes = [
+        _event("response.created", 0, response=response),
+        _event("response.output_item.done", 1, output_index=0, item=item),
+        _event("response.output_text.delta", 2, item_id="m", output_index=1, delta="Hi"),
+        _event(
+            "response.completed",
+            3,
+            response={**response, "status": "completed", "output": [item], "usage": usage},
+        ),
+    ]
+    async with (
+        scripted_stream_server(writes) as server,
+        iModel(
+            provider="openai",
+            endpoint="responses",
+            model="gpt-5",
+            base_url=server.url,
+            api_key=KEY,
+            allow_local_network=True,
+        ) as model,
+    ):
+        chunks = [chunk async for chunk in model.stream(input="hi")]
+    assert [chunk.type for chunk in chunks] == ["system", "text", "result"]
+    assert chunks[0].metadata == {"compaction_item": item}
+    assert chunks[0].content is None
+
+
+async def test_an_output_item_of_an_unknown_type_is_kept_not_dropped() -> None:
+    """An output item type the projector does not know reaches the caller whole.
+
+    The API keeps adding item types (``program``, ``additional_tools``...); the one-shot body
+    lists them in ``output``, and the stream used to drop them without a word. The known
+    ``message`` item stays silent: its text already arrived as deltas.
+    """
+    new = {"id": "prg_1", "type": "program", "status": "completed", "code": "x = 1"}
+    message = {"id": "m", "type": "message", "role": "assistant", "content": []}
+    response = {"id": "resp_1", "object": "response", "model": "gpt-5", "status": "in_progress"}
+    usage = {"input_tokens": 5, "output_tokens": 2, "total_tokens": 7}
+    writes = [
+        _event("response.created", 0, response=response),
+        _event("response.output_item.done", 1, output_index=0, item=new),
+        _event("response.output_text.delta", 2, item_id="m", output_index=1, delta="Hi"),
+        _event("response.output_item.done", 3, output_index=1, item=message),
+        _event(
+            "response.completed",
+            4,
+            response={**response, "status": "completed", "output": [new, message], "usage": usage},
+        ),
+    ]
+    async with (
+        scripted_stream_server(writes) as server,
+        iModel(
+            provider="openai",
+            endpoint="responses",
+            model="gpt-5",
+            base_url=server.url,
+            api_key=KEY,
+            allow_local_network=True,
+        ) as model,
+    ):
+        chunks = [chunk async for chunk in model.stream(input="hi")]
+    assert [chunk.type for chunk in chunks] == ["system", "text", "result"]
+    assert chunks[0].metadata == {"output_item": new, "item_type": "program"}

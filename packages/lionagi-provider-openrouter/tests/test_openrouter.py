@@ -54,3 +54,20 @@ def test_a_stream_keeps_reasoning_details_as_the_one_shot_message_does() -> None
         ("thinking", "", {"reasoning_details": details}),
     ]
     assert OpenRouterChat.projector is OpenRouterProjector
+
+
+@pytest.mark.parametrize("effort", ["xhigh", "none"])
+def test_every_reasoning_effort_openrouter_documents_is_sent(effort: str) -> None:
+    """OpenRouter's ``reasoning.effort`` runs from ``xhigh`` to ``none``; both ends were refused."""
+    ep = match_endpoint("openrouter", "chat", api_key="k")
+    payload, _ = ep.create_payload(
+        {
+            "model": "openai/gpt-5",
+            "messages": [{"role": "user", "content": "hi"}],
+            "reasoning": {"effort": effort},
+        }
+    )
+    assert payload["reasoning"] == {"effort": effort}
+    with pytest.raises(EndpointConfigurationError) as info:
+        ep.create_payload({"model": "m", "messages": [], "reasoning": {"effort": "max"}})
+    assert info.value.field == "reasoning.effort"

@@ -30,7 +30,7 @@ change (never echoing a value):
 
 ``max_tokens`` is required by the API. The catalog row supplies ``DEFAULT_MAX_TOKENS`` (4096)
 through ``request_defaults``, so a request without it is complete; a request or call keyword
-replaces it.
+replaces it. ``0`` is valid: the API then only writes the prompt cache (pre-warming).
 """
 
 from __future__ import annotations
@@ -725,7 +725,11 @@ class AnthropicMessagesRequest(BaseModel):
 
     model: str = Field(min_length=1)
     messages: list[AnthropicMessage] = Field(min_length=1)
-    max_tokens: int = Field(ge=1, strict=True)
+    # 0 is documented: it writes the prompt cache without generating (pre-warming).
+    max_tokens: int = Field(ge=0, strict=True)
+    # Automatic caching: the API puts the breakpoint on the last cacheable block itself.
+    cache_control: AnthropicCacheControl | None = None
+    inference_geo: str | None = None
     system: SystemContent | None = None
     temperature: float | None = Field(default=None, ge=0, le=1, strict=True)
     top_p: float | None = Field(default=None, ge=0, le=1, strict=True)

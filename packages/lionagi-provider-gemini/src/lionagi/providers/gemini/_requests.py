@@ -360,6 +360,18 @@ class GeminiSafetySetting(_Strict):
     ]
 
 
+ServiceTier = Literal[
+    "unspecified",
+    "standard",
+    "flex",
+    "priority",
+    "UNSPECIFIED",
+    "STANDARD",
+    "FLEX",
+    "PRIORITY",
+]
+
+
 def _declared_names(tools: list[GeminiTool] | None) -> list[str]:
     """Every function the tools declare: the names ``allowedFunctionNames`` may use."""
     return [
@@ -379,6 +391,8 @@ class GeminiGenerateContentRequest(_Strict):
     toolConfig: GeminiToolConfig | None = None
     generationConfig: GeminiGenerationConfig | None = None
     safetySettings: list[GeminiSafetySetting] | None = None
+    # Pricing and capacity: standard (the default), flex or priority (the API reads either case).
+    serviceTier: ServiceTier | None = None
 
     @field_validator("model")
     @classmethod

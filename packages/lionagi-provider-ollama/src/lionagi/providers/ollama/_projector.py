@@ -7,7 +7,9 @@ line. There is no tool channel on this endpoint: ``tool_calls`` here is a protoc
 A one-shot answer (``"stream": false``) is the same object as the last line, with the whole
 ``response``; fed here it projects the same way. Asked for with ``logprobs: true``, a line
 carries ``logprobs`` (one entry per token: ``token``, ``logprob``, ``bytes``, ``top_logprobs``),
-kept on that line's text chunk as ``metadata["logprobs"]``.
+kept on that line's text chunk as ``metadata["logprobs"]``. A cloud model served through a
+local server (``gpt-oss:120b-cloud``) adds ``remote_model`` and ``remote_host`` to every line,
+naming the upstream model and host; the result chunk keeps them, as the one-shot body does.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 from lionagi.service import StreamChunk
 from lionagi.service.http import NO_CHUNKS, ProjectorBase
 
-__all__ = ["DURATION_FIELDS", "OllamaGenerateProjector"]
+__all__ = ["DURATION_FIELDS", "REMOTE_FIELDS", "OllamaGenerateProjector"]
 
 DURATION_FIELDS = (
     "total_duration",
@@ -28,10 +30,14 @@ DURATION_FIELDS = (
 )
 """The nanosecond timings of the final object, kept on the result chunk's metadata."""
 
+REMOTE_FIELDS = ("remote_model", "remote_host")
+"""What a line of a cloud model proxied by the local server names: the upstream model and host."""
+
 # Fields a generate line may carry besides the ones projected; anything else is noticed.
 _KNOWN = frozenset(
     {
         "model",
+        *REMOTE_FIELDS,
         "created_at",
         "response",
         "thinking",
@@ -95,4 +101,7 @@ class OllamaGenerateProjector(ProjectorBase):
             chunk.metadata["durations_ns"] = durations
         if "context" in event:
             chunk.metadata["context"] = event["context"]
+        for name in REMOTE_FIELDS:
+            if event.get(name):
+                chunk.metadata[name] = event[name]
         return chunk

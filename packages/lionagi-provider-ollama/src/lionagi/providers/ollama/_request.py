@@ -28,7 +28,7 @@ from lionagi.service import OpenAIChatCompletionsRequest, openai_chat_shapes
 
 __all__ = ["OllamaChatRequest", "OllamaGenerateRequest", "OllamaOptions"]
 
-THINK_LEVELS = ("low", "medium", "high")
+THINK_LEVELS = ("low", "medium", "high", "max")
 """The levels ``think`` names for models that take one (``true``/``false`` for the others)."""
 
 # Go's ``time.ParseDuration`` (what Ollama parses a ``keep_alive`` string with): one or more
@@ -129,7 +129,7 @@ class OllamaGenerateRequest(BaseModel):
     template: str | None = None
     raw: bool | None = None
     keep_alive: str | int | float | None = None  # a Go duration or seconds; <0: stay loaded
-    think: bool | Literal["low", "medium", "high"] | None = None
+    think: bool | Literal["low", "medium", "high", "max"] | None = None
     stream: bool | None = None
     context: list[int] | None = None
     logprobs: bool | None = None  # each line then carries its tokens' log probabilities

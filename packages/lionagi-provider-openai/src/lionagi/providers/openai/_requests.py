@@ -84,11 +84,14 @@ class OpenAIChatRequest(OpenAIChatCompletionsRequest):
 
     The fields are core's :class:`OpenAIChatCompletionsRequest`; OpenAI's row caps
     ``top_logprobs`` at 20, bounds ``logit_bias`` values to -100..100 and refuses
-    ``top_logprobs`` without ``logprobs=True``, as the API does.
+    ``top_logprobs`` without ``logprobs=True``, as the API does. It adds OpenAI's
+    ``prompt_cache_retention`` (``"in_memory"`` or ``"24h"``).
     """
 
     logit_bias: dict[str, Annotated[StrictInt, Field(ge=-100, le=100)]] | None = None
     top_logprobs: StrictInt | None = Field(default=None, ge=0, le=20)
+    # OpenAI's own (extended prompt caching), not the shared dialect's.
+    prompt_cache_retention: Literal["in_memory", "24h"] | None = None
 
     @field_validator("top_logprobs")
     @classmethod
@@ -255,7 +258,10 @@ class OpenAIResponsesRequest(BaseModel):
     ) = None
     include: list[str] | None = None
     prompt_cache_key: str | None = None
+    prompt_cache_retention: Literal["in_memory", "24h"] | None = None
     safety_identifier: str | None = None
+    # Entries such as {"type": "compaction", "compact_threshold": N}; the server adds types.
+    context_management: list[dict[str, Any]] | None = None
 
     @field_validator("tool_choice")
     @classmethod

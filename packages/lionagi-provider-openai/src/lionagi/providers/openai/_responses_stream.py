@@ -303,8 +303,22 @@ class ResponsesProjector(ProjectorBase):
             # the whole item must go back in the next request's input, so it is kept.
             meta = {"reasoning_item": item}
             return (StreamChunk(type="thinking", content="", is_delta=True, metadata=meta),)
-        # message / reasoning items: their content already streamed as deltas.
-        return NO_CHUNKS
+        if kind == "compaction":
+            # The encrypted summary ``context_management`` compaction left in place of the
+            # earlier turns: the one-shot body lists it in ``output``, and a stateless caller
+            # (``store=false``) must send it back in the next ``input``, so it is kept.
+            meta = {"compaction_item": item}
+            return (StreamChunk(type="system", metadata=meta),)
+        if kind in _STREAMED_ITEMS:
+            return NO_CHUNKS  # their content already streamed as deltas
+        # An item type this projector does not know yet (the API adds them): the one-shot body
+        # lists it in ``output``, so the stream keeps it too, whole, rather than dropping it;
+        # failing the stream for it would end every call that meets the next new type.
+        return (StreamChunk(type="system", metadata={"output_item": item, "item_type": kind}),)
+
+
+_STREAMED_ITEMS = frozenset({"message", "reasoning"})
+"""Output items whose content reached the consumer as deltas before the item closed."""
 
 
 def _key(item_id: Any, output_index: Any) -> str | int | None:

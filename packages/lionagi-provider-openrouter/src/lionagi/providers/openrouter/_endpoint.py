@@ -64,7 +64,8 @@ class OpenRouterReasoning(BaseModel):
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
-    effort: Literal["minimal", "low", "medium", "high"] | None = None
+    # OpenRouter's six levels: ``xhigh`` (about 95% of max_tokens) to ``none`` (no reasoning).
+    effort: Literal["none", "minimal", "low", "medium", "high", "xhigh"] | None = None
     max_tokens: int | None = Field(default=None, ge=1)
     exclude: bool | None = None
     enabled: bool | None = None
