@@ -87,6 +87,39 @@ def test_slow_tool_capture_task_events_are_telemetry_and_failed_tool_is_flagged(
     assert chunks[2].tool_output == "Exit code 137"
 
 
+def test_subagent_capture_task_updated_is_telemetry_and_nested_tools_pair() -> None:
+    # 2.1.197 reports each finished subagent task with ``system/task_updated`` (a status
+    # patch); it used to end the run as an unknown subtype, so any Agent tool run failed.
+    events = capture("subagent")
+    assert any(e.get("subtype") == "task_updated" for e in events)
+    chunks = replay(events)
+    assert kinds(chunks) == [
+        "system", "tool_use", "tool_use", "tool_result", "tool_result", "text", "result",
+    ]  # fmt: skip
+    outer, inner = chunks[1], chunks[2]
+    assert outer.tool_name == inner.tool_name == "Agent"
+    assert inner.metadata["parent_tool_use_id"] == outer.tool_id
+    assert [c.tool_id for c in chunks if c.type == "tool_result"] == [inner.tool_id, outer.tool_id]
+
+
+def test_an_unsaved_run_publishes_its_id_as_provider_session_id_only() -> None:
+    # --no-session-persistence: stored as the model's session, the id made the next call's
+    # --resume fail ("No conversation found with session ID").
+    events = capture("text")
+    mapper = ClaudeEventMapper(persisted=False)
+    chunks = [c for e in events for c in mapper.feed(e)] + mapper.finish()
+    init, result = chunks[0], chunks[-1]
+    assert init.metadata["provider_session_id"] == events[0]["session_id"]
+    assert result.metadata["provider_session_id"] == events[0]["session_id"]
+    assert not any("session_id" in c.metadata for c in chunks)
+    (error,) = [c for e in capture("401") for c in ClaudeEventMapper(persisted=False).feed(e)][1:]
+    assert "session_id" not in error.metadata
+    assert error.metadata["provider_session_id"]
+    endpoint = ClaudeCodeEndpoint()
+    request = endpoint.create_payload({"prompt": "hi", "no_session_persistence": True})[0]
+    assert endpoint.event_parser(request["request"]).feed(events[0])[0].metadata == (init.metadata)
+
+
 @pytest.mark.parametrize(
     ("name", "family", "status", "code"),
     [

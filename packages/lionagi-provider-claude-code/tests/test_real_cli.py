@@ -142,6 +142,22 @@ async def test_thinking_and_tool_round_trip(
     assert any(c.type == "text" and "fake-tool-ran" in (c.content or "") for c in chunks)
 
 
+async def test_subagent_run_completes_with_paired_tools(
+    claude: Path, fake_provider_server: FakeProviderServer, real_cli_marker: str
+) -> None:
+    # Without Bash the fake server's tool call goes to the Agent tool: a subagent runs, and the
+    # CLI reports its tasks with system/task_started, task_progress, task_updated, ...
+    url = scenario_url(fake_provider_server, "tool")
+    async with model_for(claude, url, real_cli_marker) as model:
+        chunks = await collect(model, prompt="delegate", disallowed_tools=["Bash"])
+    uses = [c for c in chunks if c.type == "tool_use"]
+    assert uses
+    assert {c.tool_name for c in uses} == {"Agent"}
+    used = {c.tool_id for c in uses}
+    assert {c.tool_id for c in chunks if c.type == "tool_result"} == used
+    assert [c.type for c in chunks][-1] == "result"
+
+
 async def test_resume_round_trip(
     claude: Path, fake_provider_server: FakeProviderServer, real_cli_marker: str
 ) -> None:
@@ -158,6 +174,19 @@ async def test_resume_round_trip(
     turn_two = fake_provider_server.requests[-1].conversation_text()
     assert word in turn_two
     assert "which word did I ask you to remember?" in turn_two
+
+
+async def test_an_unsaved_run_is_not_resumed_by_the_next_call(
+    claude: Path, fake_provider_server: FakeProviderServer, real_cli_marker: str
+) -> None:
+    url = scenario_url(fake_provider_server, "text")
+    async with model_for(claude, url, real_cli_marker) as model:
+        first = await collect(model, prompt="one", no_session_persistence=True)
+        assert model.provider_session_id is None  # the CLI saved nothing to resume
+        assert first[0].metadata["provider_session_id"]
+        second = await collect(model, prompt="two")  # failed: "No conversation found ..."
+        assert second[-1].type == "result"
+        assert model.provider_session_id == second[-1].metadata["session_id"]
 
 
 async def test_prompt_beginning_with_dash(

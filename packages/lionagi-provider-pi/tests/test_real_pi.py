@@ -161,6 +161,26 @@ async def test_thinking_tool_usage_stream(
     assert await survivors_after(real_cli_marker, 15.0) == []
 
 
+@pytest.mark.parametrize(
+    ("fields", "effort"),
+    [({"thinking": "high"}, "high"), ({"thinking": "xhigh"}, "xhigh"), ({}, None)],
+)
+async def test_thinking_level_reaches_the_gateway(
+    pi_binary: Path,
+    fake_provider_server: FakeProviderServer,
+    real_cli_marker: str,
+    fields: dict[str, str],
+    effort: str | None,
+) -> None:
+    model = model_for(pi_binary, fake_provider_server.base_url, real_cli_marker)
+    try:
+        call = await model.invoke(prompt="think hard", timeout=CALL_DEADLINE, **fields)
+    finally:
+        await model.close()
+    assert call.status is EventStatus.COMPLETED, call.execution.error
+    assert fake_provider_server.requests[-1].json.get("reasoning_effort") == effort
+
+
 async def test_prompt_beginning_with_dash_arrives_verbatim(
     pi_binary: Path, fake_provider_server: FakeProviderServer, real_cli_marker: str
 ) -> None:

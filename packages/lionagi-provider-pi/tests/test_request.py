@@ -140,6 +140,24 @@ def test_gateway_maps_to_provider_flag_key_env_and_a_key_free_models_file(tmp_pa
     assert stat.S_IMODE(home.stat().st_mode) == 0o700
 
 
+def test_gateway_models_are_declared_reasoning_and_no_thinking_is_sent_as_off() -> None:
+    # pi clamps --thinking to "off" for a custom model not declared reasoning, so the
+    # request's thinking never reached the gateway; pi's own default for a reasoning model is
+    # "medium", so a run asking for none says "off" explicitly.
+    ep = PiCliEndpoint(settings={"gateway_url": "http://127.0.0.1:9", "config_home": "isolated"})
+    launch = ep.launch_settings()
+    ep.prepare_launch(request(model="m1"), launch)
+    assert ep.isolated_home is not None
+    models = json.loads((ep.isolated_home / ".pi" / "agent" / "models.json").read_text())
+    (entry,) = models["providers"][GATEWAY_PROVIDER]["models"]
+    assert entry == {"id": "m1", "reasoning": True, "thinkingLevelMap": {"xhigh": "xhigh"}}
+    argv = ep.command(request(model="m1"), extra=launch.args)
+    assert argv[argv.index("--thinking") + 1] == "off"
+    argv = ep.command(request(model="m1", thinking="xhigh"), extra=launch.args)
+    assert argv[argv.index("--thinking") + 1] == "xhigh"
+    assert "--thinking" not in PiCliEndpoint().command(request(model="m1"))  # pi's own default
+
+
 def test_gateway_refuses_a_request_provider() -> None:
     ep = PiCliEndpoint(settings={"gateway_url": "http://127.0.0.1:9", "config_home": "isolated"})
     launch = ep.launch_settings()

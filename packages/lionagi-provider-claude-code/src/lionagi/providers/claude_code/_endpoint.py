@@ -214,8 +214,8 @@ class ClaudeCodeEndpoint(SubprocessCliEndpoint):
         return tuple(resolved)
 
     def event_parser(self, request: ClaudeCodeRequest) -> ClaudeEventMapper:
-        """A new mapper of Claude's stream-json for one run."""
-        return ClaudeEventMapper()
+        """A new mapper of Claude's stream-json for one run; an unsaved run confirms no session."""
+        return ClaudeEventMapper(persisted=not request.no_session_persistence)
 
     def classify_stderr(
         self, text: str, *, returncode: int | None = None, stderr_tail: str = ""

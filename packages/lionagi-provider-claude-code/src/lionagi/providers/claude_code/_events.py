@@ -51,6 +51,7 @@ SYSTEM_TELEMETRY = frozenset(
         "task_started",
         "task_progress",
         "task_notification",
+        "task_updated",
         "hook_started",
         "hook_progress",
         "hook_response",
@@ -97,9 +98,16 @@ class ClaudeEventMapper:
 
     State is needed for three rules: a result repeating streamed text is not repeated, a failure
     reported twice is one error chunk, and the model named by ``init`` labels the result.
+
+    Args:
+        persisted: The run saves its session (no ``--no-session-persistence``). When it does
+            not, its id is published as ``provider_session_id`` only: stored as the model's
+            session, the next call's ``--resume`` of it failed ("No conversation found with
+            session ID").
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, persisted: bool = True) -> None:
+        self._persisted = persisted
         self._streamed: list[str] = []
         self._failure: _Failure | None = None
         self._model: str | None = None
@@ -171,7 +179,7 @@ class ClaudeEventMapper:
                 ("claude_code_version", "cli_version"),
                 ("cwd", "cwd"),
             )
-            return [StreamChunk("system", metadata=meta)]
+            return [StreamChunk("system", metadata=self._own_id(meta))]
         if subtype == "api_retry":
             meta = _pick(
                 event,
@@ -264,7 +272,7 @@ class ClaudeEventMapper:
         streamed = "".join(self._streamed)
         if text is not None and (not text.strip() or text.strip() in streamed):
             text = None
-        return StreamChunk("result", text, metadata=meta)
+        return StreamChunk("result", text, metadata=self._own_id(meta))
 
     def _result_error(self, event: Mapping[str, Any], text: str | None) -> StreamChunk:
         errors = event.get("errors")
@@ -287,7 +295,13 @@ class ClaudeEventMapper:
             meta["type"] = subtype
         meta.update(_pick(event, ("session_id", "session_id"), ("usage", "usage")))
         self._failure = None
-        return _error(message, meta)
+        return _error(message, self._own_id(meta))
+
+    def _own_id(self, meta: dict[str, Any]) -> dict[str, Any]:
+        """``meta`` with its ``session_id`` renamed ``provider_session_id`` for an unsaved run."""
+        if not self._persisted and "session_id" in meta:
+            meta["provider_session_id"] = meta.pop("session_id")
+        return meta
 
     def _text(self, text: str, event: Mapping[str, Any]) -> list[StreamChunk]:
         if not text:

@@ -196,7 +196,8 @@ class PiCliEndpoint(SubprocessCliEndpoint):
         """The flags after the program (the prompt goes to stdin): every flag its own element.
 
         ``extra`` holds the gateway flags (``--provider lionagi-gateway``); a request naming
-        its own ``provider`` then conflicts and is refused. System-prompt text is passed as the
+        its own ``provider`` then conflicts and is refused, and one naming no ``thinking`` gets
+        ``--thinking off`` (see ``_home.GATEWAY_MODEL``). System-prompt text is passed as the
         paths of the files :meth:`run_resources` wrote for this run; called outside a run with
         such text, it raises ValueError rather than put the text where pi reads it as a path.
         """
@@ -209,7 +210,14 @@ class PiCliEndpoint(SubprocessCliEndpoint):
                     "the deployment gateway selects pi's provider; drop provider or the gateway",
                 )
             provider = GATEWAY_PROVIDER
-            request = request.model_copy(update={"model": request.model or DEFAULT_MODEL})
+            # The gateway's models are declared reasoning (``_home.GATEWAY_MODEL``), for which
+            # pi's own default level is "medium": a run that asks for none says "off".
+            request = request.model_copy(
+                update={
+                    "model": request.model or DEFAULT_MODEL,
+                    "thinking": request.thinking or "off",
+                }
+            )
         return pi_arguments(request, provider=provider, prompt_files=files)
 
     @contextmanager

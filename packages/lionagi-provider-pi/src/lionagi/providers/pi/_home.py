@@ -19,6 +19,7 @@ from typing import Any
 
 __all__ = [
     "GATEWAY_KEY_ENV",
+    "GATEWAY_MODEL",
     "GATEWAY_PROVIDER",
     "HEADLESS_SETTINGS",
     "agent_dir",
@@ -40,6 +41,17 @@ HEADLESS_SETTINGS: Mapping[str, Any] = {
     "quietStartup": True,
     "collapseChangelog": True,
 }
+
+
+GATEWAY_MODEL: Mapping[str, Any] = {"reasoning": True, "thinkingLevelMap": {"xhigh": "xhigh"}}
+"""What each gateway model entry declares beside its ``id``.
+
+pi (0.73.1) clamps ``--thinking`` to ``off`` for a model not declared ``reasoning`` (a custom
+model's default), so without it the request's ``thinking`` never reached the gateway; ``xhigh``
+is offered only when the level map names it. A run that asks for no thinking passes
+``--thinking off`` (``PiCliEndpoint.cli_arguments``), so declaring it changes nothing for a
+model that does not reason: pi then sends no reasoning field, as before.
+"""
 
 
 def agent_dir(home: Path) -> Path:
@@ -71,7 +83,7 @@ def write_models_file(home: Path, base_url: str, models: Iterable[str]) -> Path:
                 # A gateway is not api.openai.com: send the system prompt as "system" and no
                 # OpenAI-only fields, the shape every OpenAI-compatible server accepts.
                 "compat": {"supportsDeveloperRole": False, "supportsStore": False},
-                "models": [{"id": model} for model in sorted(set(models))],
+                "models": [dict(GATEWAY_MODEL, id=model) for model in sorted(set(models))],
             }
         }
     }
