@@ -38,6 +38,7 @@ from .._transport.http.openai_dialect import OpenAIChatEndpoint
 from .defaults import copy_defaults, request_default_problems
 from .diagnose import CREDENTIAL_INPUT, looks_like_credential
 from .keys import canonical_endpoint_key, canonical_provider_key
+from .model_parse import check_flag
 from .snapshot import CatalogEndpoint, CatalogSnapshot
 
 if TYPE_CHECKING:
@@ -73,6 +74,9 @@ def resolve(
     """
     if not isinstance(provider, str) or not canonical_provider_key(provider):
         raise EndpointConfigurationError("provider", "must be a non-empty string")
+    # Only a bool authorizes the fallback: read by truth value, openai_compatible="false" (a
+    # flag from a config file) selected the generic endpoint, as EndpointConfig refuses.
+    check_flag("openai_compatible", openai_compatible)
     if not isinstance(endpoint, str):
         raise EndpointConfigurationError("endpoint", "must be a string ('' selects the only one)")
     p = canonical_provider_key(provider)

@@ -25,7 +25,14 @@ from .keys import canonical_provider_key
 from .policy import EFFORT_LEVELS, ModelSpec, ProviderModelPolicy
 from .snapshot import CatalogSnapshot
 
-__all__ = ["apply_policy", "mode_kwargs", "parse_in", "provider_takes_model", "split_effort"]
+__all__ = [
+    "apply_policy",
+    "check_flag",
+    "mode_kwargs",
+    "parse_in",
+    "provider_takes_model",
+    "split_effort",
+]
 
 _EFFORT_SUFFIX = re.compile(
     r"^(?P<base>.+)-(?P<level>" + "|".join(sorted(EFFORT_LEVELS, key=len, reverse=True)) + r")$",
@@ -35,13 +42,18 @@ _LIST_LIMIT = 20
 
 
 def split_effort(model_part: str) -> tuple[str, str | None]:
-    """Split ``name-<level>`` into ``(name, level)``; a part containing ``/`` is never split."""
+    """Split ``name-<level>`` into ``(name, level)``; a part containing ``/`` is never split.
+
+    Whitespace before the suffix is dropped with it (``sonnet -high`` is ``sonnet``), as it is
+    around each part of the spec and before a suffix written after a model alias
+    (``claude -high``): kept, the name ``'sonnet '`` was sent, a model no provider has.
+    """
     if "/" in model_part:
         return model_part, None
     match = _EFFORT_SUFFIX.match(model_part)
     if match is None:
         return model_part, None
-    return match.group("base"), match.group("level")
+    return match.group("base").rstrip(), match.group("level")
 
 
 def parse_in(
@@ -182,9 +194,15 @@ def mode_kwargs(
     bypass: bool = False,
     fast: bool = False,
 ) -> Mapping[str, Any]:
-    """The kwargs the requested modes add; a mode the provider lacks is an error, not a no-op."""
+    """The kwargs the requested modes add; a mode the provider lacks is an error, not a no-op.
+
+    Each flag takes only ``True`` or ``False``: a mode is a permission, and read by truth value
+    ``yolo="false"`` (a flag taken from a config file or an environment variable) started Claude
+    Code with ``bypassPermissions``, the lax reading the request models refuse for the same flags.
+    """
     out: dict[str, Any] = {}
     for flag, name in ((yolo, "yolo"), (bypass, "bypass"), (fast, "fast")):
+        check_flag(name, flag)
         if not flag:
             continue
         table: Mapping[str, Any] = getattr(policy, f"{name}_kwargs", None) or {}
@@ -197,6 +215,12 @@ def mode_kwargs(
                 raise EndpointConfigurationError(key, "requested modes set conflicting values")
             out[key] = copy.deepcopy(value)
     return out
+
+
+def check_flag(name: str, value: object) -> None:
+    """Refuse a selection flag that is not a bool, naming it; the value is not echoed."""
+    if type(value) is not bool:
+        raise EndpointConfigurationError(name, f"must be True or False, got {type(value).__name__}")
 
 
 def _no_provider(

@@ -22,12 +22,64 @@ if TYPE_CHECKING:
     from .._transport.http.endpoint import Endpoint
 
 __all__ = [
+    "check_config_overrides",
+    "check_selection_flags",
     "effective_admission",
     "coerce_hooks",
     "coerce_id",
     "default_attempt_policy",
     "explicit_policy",
 ]
+
+# Legacy lionagi's constructor took these (ADR-0027 D1's shipped signature); this facade does
+# not, and says what to use instead rather than calling them unknown configuration fields.
+_LEGACY_ARGUMENTS: Mapping[str, str] = {
+    "streaming_process_func": (
+        "is legacy lionagi's chunk callback and is not supported; register an on_chunk hook "
+        "instead: hook_registry={'on_chunk': fn}, where fn(event, chunk) returns the chunk"
+    ),
+    "provider_metadata": (
+        "is legacy lionagi's and is not supported; an agentic session id is "
+        "iModel.provider_session_id (kept by copy(share_session=True) and to_dict())"
+    ),
+    "exit_hook": ("is legacy lionagi's and is not supported; a hook ends its call by raising"),
+}
+
+
+def check_selection_flags(flags: Mapping[str, object]) -> None:
+    """Refuse a selection flag (`yolo`, `bypass`, `fast`, `openai_compatible`) that is no bool.
+
+    Checked before anything else reads them: `yolo="false"` is truthy, and an instance
+    endpoint or a call without `model=` read it as "on" (or as a missing `model=`).
+    """
+    from .._catalog.model_parse import check_flag
+
+    for name, value in flags.items():
+        check_flag(name, value)
+
+
+def check_config_overrides(overrides: Mapping[str, Any], parameters: tuple[str, ...]) -> None:
+    """Name a keyword that is neither a config field nor an iModel argument, before selection.
+
+    Otherwise `iModel(modle="openai/gpt-4o")` was reported as a missing `provider`, and a legacy
+    argument as an unknown configuration field. A key close to one of `parameters` (iModel's
+    own) gets "did you mean"; any other unknown key is left to the config's own check, which
+    suggests config and request fields.
+    """
+    from .._transport.config import EndpointConfig
+
+    for key in overrides:
+        if key in _LEGACY_ARGUMENTS:
+            raise EndpointConfigurationError(key, _LEGACY_ARGUMENTS[key])
+        if key in EndpointConfig.model_fields:
+            continue
+        import difflib  # error path only
+
+        close = difflib.get_close_matches(key, parameters, n=1, cutoff=0.8)
+        if close:
+            raise EndpointConfigurationError(
+                key, f"is not an iModel argument (did you mean {close[0]!r}?)"
+            )
 
 
 def coerce_id(value: UUID | str | None) -> UUID:

@@ -25,6 +25,8 @@ from .._base.errors import (
 from .._base.loops import running_asyncio_loop
 from .agentic_view import as_agentic, inject_resume
 from .arguments import (
+    check_config_overrides,
+    check_selection_flags,
     coerce_hooks,
     coerce_id,
     default_attempt_policy,
@@ -56,6 +58,37 @@ if TYPE_CHECKING:
     from .serialized import ApiKeyResolver
 
 __all__ = ["iModel"]
+
+
+_PARAMETERS = (
+    "provider",
+    "base_url",
+    "endpoint",
+    "api_key",
+    "model",
+    "openai_compatible",
+    "request_defaults",
+    "admission",
+    "admission_backend",
+    "queue_capacity",
+    "capacity_refresh_time",
+    "interval",
+    "limit_requests",
+    "limit_tokens",
+    "concurrency_limit",
+    "attempt_policy",
+    "circuit_policy",
+    "hook_registry",
+    "yolo",
+    "bypass",
+    "fast",
+    "id",
+    "created_at",
+    "clock",
+    "sleep",
+    "agentic_settings",
+)
+"""iModel's own keyword arguments, for a "did you mean" on a misspelled one."""
 
 
 def _endpoint_hint(value: object) -> str:
@@ -157,6 +190,11 @@ class iModel:
         from .._lifecycle.policy import CircuitPolicy
         from .._transport.http.endpoint import Endpoint
 
+        check_selection_flags(
+            {"yolo": yolo, "bypass": bypass, "fast": fast, "openai_compatible": openai_compatible}
+        )
+        if config_overrides:
+            check_config_overrides(config_overrides, _PARAMETERS)
         self._id = coerce_id(id)
         if created_at is not None and (
             isinstance(created_at, bool)

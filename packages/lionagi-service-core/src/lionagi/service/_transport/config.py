@@ -124,6 +124,14 @@ class EndpointConfig(BaseModel):
             _env_name(data.get("api_key_env"))
         except ValueError as exc:
             raise EndpointConfigurationError("api_key_env", str(exc)) from None
+        if _is_empty_key(data.get("api_key")):
+            # `api_key=os.getenv("X", "")` with X unset: taken as given, the configured
+            # variable was never read and the first call said to set a variable that was set.
+            env = data.get("api_key_env")
+            instead = f"to read ${env}" if env else "to send no key"
+            raise EndpointConfigurationError(
+                "api_key", f"is empty: pass the key, or leave api_key out {instead}"
+            )
         from_env = False
         if data.get("api_key") is None and data.get("api_key_env"):
             env_value = os.environ.get(str(data["api_key_env"]))
@@ -589,6 +597,12 @@ _KEY_NOT_SENT = (
 )
 
 
+def _is_empty_key(value: object) -> bool:
+    if isinstance(value, SecretStr):
+        value = value.get_secret_value()
+    return isinstance(value, str) and not value
+
+
 def _check_key(value: object, env_name: str | None) -> None:
     # Checked before pydantic so the error names where the key came from; the key is sent as
     # a header (or beside one), and a stray newline would otherwise be quoted by h11 at send.
@@ -647,6 +661,14 @@ def _unknown_field(name: str, request_options: object = None) -> EndpointConfigu
 
     close = difflib.get_close_matches(name, known, n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
+    if not close and isinstance(fields, Mapping):
+        # A misspelled request field (`tempreture`) is suggested as the request field it is.
+        near = difflib.get_close_matches(name, sorted(fields), n=1)
+        if near:
+            hint = (
+                f" (did you mean the request field {near[0]!r}? "
+                f"request_defaults={{{near[0]!r}: ...}})"
+            )
     return EndpointConfigurationError(
         name,
         "unknown endpoint configuration field"
