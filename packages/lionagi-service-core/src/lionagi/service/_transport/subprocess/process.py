@@ -340,17 +340,23 @@ async def _spawn(
         argv = gate_argv(spec.program, executable, spec.argv[1:], launch.env)
         executable = GATE_SHELL
     try:
-        transport, _ = await loop.subprocess_exec(
-            lambda: proto,
-            *argv,
-            stdin=stdin,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=launch.cwd,
-            env=launch.env,
-            start_new_session=True,
-            executable=executable,
-        )
+        # Shielded: a cancellation landing while asyncio connects the child's pipes made it
+        # close the transport and await the child, and that await was cancelled too, so the
+        # call returned with the pipes open and the child unreaped. The spawn is bounded
+        # (fork, exec, connecting two or three pipes); the caller's next checkpoint raises the
+        # cancellation, and the run's shielded teardown reaps the child before it returns.
+        with anyio.CancelScope(shield=True):
+            transport, _ = await loop.subprocess_exec(
+                lambda: proto,
+                *argv,
+                stdin=stdin,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=launch.cwd,
+                env=launch.env,
+                start_new_session=True,
+                executable=executable,
+            )
     except (FileNotFoundError, PermissionError) as exc:
         if launch.cwd is not None and exc.filename == launch.cwd:
             # The child's chdir failed, not exec: the directory went away (or became
