@@ -208,7 +208,8 @@ async def test_invalid_response_not_retried() -> None:
 
 
 def test_mapping_context_and_input_required() -> None:
-    # The shape AG2's NLIP session sends (response_message_to_nlip), as wire JSON.
+    # An error submessage saying INPUT_REQUIRED (AG2's client's reading), as wire JSON; AG2's own
+    # server's shape is in test_nlip_input_required.py.
     body = {
         "format": "text",
         "subformat": "english",

@@ -144,12 +144,21 @@ class AG2NlipRedirectError(ProviderClientError):
         super().__init__(message, status=status, body_excerpt=body_excerpt)
 
 
+_AG2_INPUT_REQUIRED_TEXT = "Input required"
+"""The text AG2's ``AG2NlipSession`` answers with when its agent asks for human input (ag2 0.14,
+``autogen.agentchat.contrib.nlip_agent``); the agent's prompt rides in an ``error`` submessage."""
+
+
 def nlip_result(body: Any) -> dict[str, Any]:
     """An NLIP response message as ``{content, context, input_required}``.
 
     ``content`` is the top-level text; ``context`` the JSON submessage labelled
     ``ag2_context``; ``input_required`` the content of an ``error`` submessage saying
-    ``INPUT_REQUIRED`` (AG2's convention for an agent waiting on a human).
+    ``INPUT_REQUIRED`` (AG2's client's reading of an agent waiting on a human), or of the
+    ``error`` submessage of AG2's own server's answer to that case: ``AG2NlipSession`` replies
+    with the fixed text ``"Input required"`` and puts the agent's prompt (which
+    does not say ``INPUT_REQUIRED``) in the submessage, so the first reading alone, AG2's
+    ``response_message_from_nlip`` included, never saw a real AG2 server ask for input.
 
     Raises:
         ProviderProtocolError: the body is not an NLIP message.
@@ -165,6 +174,7 @@ def nlip_result(body: Any) -> dict[str, Any]:
         raise ProviderProtocolError("NLIP text message content is not a string")
     context: Any | None = None
     input_required: Any | None = None
+    ag2_asks = content == _AG2_INPUT_REQUIRED_TEXT
     subs = body.get("submessages") or []
     if not isinstance(subs, list):
         raise ProviderProtocolError("NLIP submessages is not a list")
@@ -176,7 +186,8 @@ def nlip_result(body: Any) -> dict[str, Any]:
         elif (
             sub.get("format") == "error"
             and input_required is None
-            and "INPUT_REQUIRED" in str(sub.get("content"))
+            and sub.get("content")
+            and (ag2_asks or "INPUT_REQUIRED" in str(sub.get("content")))
         ):
             input_required = sub.get("content")
     return {"content": content, "context": context, "input_required": input_required}
@@ -354,6 +365,14 @@ class AG2NlipEndpoint(AgenticEndpoint):
             except httpx.TransportError as exc:
                 raise ProviderConnectionError(
                     f"NLIP request to {where} failed: {type(exc).__name__}"
+                ) from exc
+            except httpx.DecodingError as exc:
+                # A body its Content-Encoding does not describe (bad gzip): the server's malformed
+                # answer, as core's HTTP endpoints read it, not retried. Not a TransportError, so
+                # it escaped as a raw httpx error.
+                raise ProviderProtocolError(
+                    f"NLIP response from {where} could not be decoded: {type(exc).__name__}: "
+                    f"{excerpt(str(exc))}"
                 ) from exc
         finally:
             await client.aclose()
