@@ -64,8 +64,25 @@ def default_ssl_context(http2: bool = False) -> ssl.SSLContext:
         with _shared_tls_lock:
             ctx = _shared_tls.get(key)
             if ctx is None:
-                ctx = _shared_tls[key] = httpx.create_ssl_context()
+                try:
+                    ctx = _shared_tls[key] = httpx.create_ssl_context()
+                except OSError as exc:  # ssl.SSLError too: a missing or unreadable CA file
+                    field = "SSL_CERT_FILE" if key[1] else "SSL_CERT_DIR" if key[2] else "verify"
+                    raise _tls_error(field, exc) from exc
     return ctx
+
+
+def _tls_error(field: str, exc: OSError) -> EndpointConfigurationError:
+    """A TLS file that could not be loaded, as the configuration error it is.
+
+    Raised bare, the ``FileNotFoundError`` or ``ssl.SSLError`` ended a call with an untyped
+    exception that named no setting (httpx loads the files when the client or its first https
+    connection is built, not where they were configured).
+    """
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    return EndpointConfigurationError(
+        field, f"could not load TLS certificates: {type(exc).__name__}: {reason[:200]}"
+    )
 
 
 class _NoCookies(httpx.Cookies):
@@ -165,6 +182,10 @@ def new_client(
         client = client_type(**kwargs)
     except TypeError as exc:
         raise EndpointConfigurationError("client_kwargs", str(exc)) from None
+    except OSError as exc:  # a CA bundle or client certificate file httpx could not load
+        named = [key for key in ("verify", "cert") if isinstance(kwargs.get(key), (str, tuple))]
+        field = f"client_kwargs.{named[0]}" if len(named) == 1 else "client_kwargs"
+        raise _tls_error(field, exc) from exc
     if "accept-encoding" not in httpx.Headers(kwargs.get("headers")):
         # Only what the endpoint decodes with a bound (``content_coding``), whatever optional
         # decoders httpx found installed; a caller's own header is kept.

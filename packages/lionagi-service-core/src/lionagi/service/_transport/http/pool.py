@@ -23,6 +23,8 @@ HTTP/2 connection takes many requests, so a pool that may speak HTTP/2 keeps htt
 - only idle connections are checked for expiry, and only on a pass with a request queued (the
   pass that could hand one out): httpcore checks every connection on every pass, and for an
   idle one that polls its socket, so a burst of N streams made on the order of N² polls.
+- an idle connection holding bytes the server sent past its last response counts as expired
+  (httpcore would read them as the next request's answer).
 
 It can also defer its TLS context (``tls=``): a factory called when the first ``https``
 connection is created, so a client that only ever speaks plain HTTP to a local server never
@@ -53,6 +55,22 @@ _POOL_NAMES = (
     "_max_keepalive_connections",
     "create_connection",
 )
+
+
+def _unread_bytes(connection: httpcore.AsyncConnectionInterface) -> bool:
+    """Whether an idle HTTP/1.1 connection holds bytes its server sent after the last response.
+
+    A server whose ``Content-Length`` is shorter than the body it writes (a character count
+    taken for a byte count) leaves the excess in h11's buffer when it arrived with the body, so
+    the socket is not readable and httpcore's ``has_expired`` keeps the connection; the next
+    request then read those bytes as the start of its answer: an ``illegal status line``, or,
+    when they formed a whole response, the wrong answer delivered as a success. RFC 9112 §6.3:
+    a client "MUST NOT process ... such extra data as a separate response". Read through h11's
+    public ``trailing_data``; an httpcore that names its parts otherwise skips the check.
+    """
+    state = getattr(getattr(connection, "_connection", None), "_h11_state", None)
+    trailing = getattr(state, "trailing_data", None)
+    return trailing is not None and bool(trailing[0])
 
 
 class SingleAssignmentPool(httpcore.AsyncConnectionPool):
@@ -111,7 +129,7 @@ class SingleAssignmentPool(httpcore.AsyncConnectionPool):
                 continue
             if id(connection) in spoken or not connection.is_idle():
                 kept.append(connection)
-            elif check_expiry and connection.has_expired():
+            elif check_expiry and (connection.has_expired() or _unread_bytes(connection)):
                 closing.append(connection)
             else:
                 kept.append(connection)
