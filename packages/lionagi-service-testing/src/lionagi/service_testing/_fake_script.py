@@ -161,9 +161,11 @@ def split_scenario_path(path: str) -> tuple[str | None, str]:
 
 def scenario_of(headers: Mapping[str, str], path_scenario: str | None) -> tuple[str, str]:
     """The raw scenario selector and where it came from: the header wins over the path."""
-    named = headers.get("x-fake-behaviour") or headers.get("x-fake-behavior")
-    if named is not None:
-        return named, "x-fake-behaviour"
+    # An error names the header as the client spelled it (the alias too), so it can be found.
+    for header in ("x-fake-behaviour", "x-fake-behavior"):
+        named = headers.get(header)
+        if named:
+            return named, header
     if path_scenario is not None:
         return path_scenario, "path /scenario/<names>/"
     return "text", ""

@@ -93,6 +93,9 @@ def _stdin_facts() -> dict[str, Any]:
 
 def main() -> int:
     args = sys.argv[1:]
+    if args[:1] in (["-h"], ["--help"]):
+        sys.stdout.write(__doc__ or "")
+        return 0
     target = os.environ.get(ENV_VAR, "")
     if args[:1] == ["--record"]:
         target, args = args[1], args[2:]

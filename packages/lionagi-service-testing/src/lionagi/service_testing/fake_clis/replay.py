@@ -119,6 +119,8 @@ def _stderr_filler(size: int) -> None:
 
 
 def _long_line(size: int) -> None:
+    if size <= 0:  # no ``line_bytes``: the CLI's own events only, no stray empty line
+        return
     piece = b"x" * (1 << 20)
     while size > 0:
         part = piece[:size] if size < len(piece) else piece
@@ -131,6 +133,12 @@ def _long_line(size: int) -> None:
 
 
 def main() -> int:
+    if sys.argv[1:2] in (["-h"], ["--help"]):  # every script of the package answers --help
+        sys.stdout.write(__doc__ or "")
+        return 0
+    if not sys.argv[1:]:
+        sys.stderr.write("usage: replay.py PLAN [adapter arguments ...]\n")
+        return 2
     with open(sys.argv[1], encoding="utf-8") as handle:
         plan: dict[str, Any] = json.load(handle)
     log = str(plan.get("log", ""))
