@@ -35,3 +35,14 @@ def test_wrong_values_and_misspellings_are_refused_naming_the_field(
     ep = match_endpoint("groq", "chat", api_key="k")
     with pytest.raises(EndpointConfigurationError, match=field):
         ep.create_payload({"model": "m", "messages": [], field: value})
+
+
+def test_include_reasoning_beside_reasoning_format_is_refused_naming_the_field() -> None:
+    """Groq documents the two as mutually exclusive and answers 400 to a request with both."""
+    ep = match_endpoint("groq", "chat", api_key="k")
+    request = {"model": "qwen/qwen3-32b", "messages": [{"role": "user", "content": "hi"}]}
+    with pytest.raises(EndpointConfigurationError, match=r"include_reasoning.*mutually exclusive"):
+        ep.create_payload({**request, "include_reasoning": True, "reasoning_format": "parsed"})
+    for alone in ({"include_reasoning": False}, {"reasoning_format": "hidden"}):
+        payload, _ = ep.create_payload({**request, **alone})
+        assert {key: payload[key] for key in alone} == alone

@@ -40,3 +40,39 @@ def test_a_model_string_without_an_endpoint_is_chat() -> None:
         "chat/completions",
     )
     assert model.endpoint.config.request_defaults["model"] == "meta/llama-3.1-8b-instruct"
+
+
+async def test_nvext_guided_json_reaches_the_server_as_given() -> None:
+    """``nvext`` (NIM's structured generation: ``guided_json`` and co.) was an unknown field."""
+    import json
+
+    from lionagi.service import iModel
+    from lionagi.service_testing import scripted_stream_server
+
+    answer = {
+        "id": "c1",
+        "object": "chat.completion",
+        "model": "meta/llama-3.1-8b-instruct",
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": "{}"}, "finish_reason": "stop"}
+        ],
+    }
+    nvext = {"guided_json": {"type": "object", "properties": {"title": {"type": "string"}}}}
+    body = [json.dumps(answer).encode()]
+    server_cm = scripted_stream_server(body, content_type="application/json")
+    async with server_cm as server:
+        model = iModel(
+            model="nvidia_nim/meta/llama-3.1-8b-instruct",
+            api_key="nvapi-test-0123456789abcdef",
+            base_url=server.url,
+            allow_local_network=True,
+        )
+        async with model:
+            call = await model.invoke(messages=[{"role": "user", "content": "q"}], nvext=nvext)
+    assert call.exception is None
+    assert server.requests == 1
+    assert call.payload["nvext"] == nvext
+    with pytest.raises(EndpointConfigurationError, match="nvext"):
+        match_endpoint("nvidia_nim", "chat", api_key="k").create_payload(
+            {"model": "m", "messages": [], "nvext": "guided_json"}
+        )

@@ -7,9 +7,12 @@ were refused as unknown fields; a misspelling is still refused, naming it.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from lionagi.service import EndpointConfigurationError, iModel, match_endpoint
+from lionagi.service_testing import scripted_stream_server
 
 DOCUMENTED = {
     "disable_search": True,
@@ -59,3 +62,61 @@ def test_minimal_effort_suffix_matches_the_request_field() -> None:
         "model": "sonar-deep-research",
         "reasoning_effort": "minimal",
     }
+
+
+ANSWER = {
+    "id": "x",
+    "object": "chat.completion",
+    "model": "sonar",
+    "created": 1,
+    "choices": [
+        {"index": 0, "message": {"role": "assistant", "content": "42"}, "finish_reason": "stop"}
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"top_k": 5},
+        {"stream_mode": "full"},
+        {"response_format": {"type": "regex", "regex": {"regex": r"\d+"}}},
+        {"response_format": {"type": "json_schema", "json_schema": {"schema": {"type": "object"}}}},
+    ],
+)
+async def test_sdk_fields_reach_the_server_as_given(fields: dict[str, object]) -> None:
+    """``top_k``, ``stream_mode`` and the ``regex`` response format were refused before sending.
+
+    Each is a field of Perplexity's chat reference (and its SDK's ``completion_create_params``);
+    core's OpenAI shapes knew no ``regex`` format and the model had no ``top_k``.
+    """
+    body = json.dumps(ANSWER).encode()
+    async with scripted_stream_server([body], content_type="application/json") as server:
+        model = iModel(
+            model="perplexity/sonar",
+            api_key="pplx-test-0123456789abcdef",
+            base_url=server.url,
+            allow_local_network=True,
+        )
+        async with model:
+            call = await model.invoke(messages=[{"role": "user", "content": "n?"}], **fields)
+    assert call.exception is None
+    assert server.requests == 1
+    assert {key: call.payload.get(key) for key in fields} == fields
+
+
+@pytest.mark.parametrize(
+    ("fields", "where"),
+    [
+        ({"stream_mode": "concise"}, "stream_mode"),
+        ({"top_k": -1}, "top_k"),
+        ({"response_format": {"type": "json_object"}}, "response_format"),
+        ({"response_format": {"type": "regex", "regex": {"regx": "x"}}}, "regx"),
+    ],
+)
+def test_values_perplexity_refuses_are_refused_naming_the_field(
+    fields: dict[str, object], where: str
+) -> None:
+    ep = match_endpoint("perplexity", "chat", api_key="k")
+    with pytest.raises(EndpointConfigurationError, match=where):
+        ep.create_payload({"model": "sonar", "messages": [], **fields})

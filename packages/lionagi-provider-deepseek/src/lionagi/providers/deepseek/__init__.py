@@ -10,18 +10,27 @@ from lionagi.service import ProviderModelPolicy, lazy_exports
 from lionagi.service.http import openai_compatible_specs
 
 if TYPE_CHECKING:
-    from ._endpoint import DeepSeekChat, DeepSeekChatRequest, DeepSeekThinking
+    from ._endpoint import DeepSeekChat, DeepSeekChatRequest, DeepSeekProjector, DeepSeekThinking
 
 __all__ = [
     "MODEL_POLICIES",
     "PROVIDER_SPECS",
     "DeepSeekChat",
     "DeepSeekChatRequest",
+    "DeepSeekProjector",
     "DeepSeekThinking",
 ]
 
 __getattr__, __dir__ = lazy_exports(
-    __name__, {"._endpoint": ("DeepSeekChat", "DeepSeekChatRequest", "DeepSeekThinking")}
+    __name__,
+    {
+        "._endpoint": (
+            "DeepSeekChat",
+            "DeepSeekChatRequest",
+            "DeepSeekProjector",
+            "DeepSeekThinking",
+        )
+    },
 )
 
 PROVIDER_SPECS = openai_compatible_specs(

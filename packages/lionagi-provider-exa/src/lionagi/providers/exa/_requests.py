@@ -25,6 +25,10 @@ __all__ = [
 ]
 
 Livecrawl = Literal["never", "fallback", "always", "auto", "preferred"]
+# The search types of Exa's reference (exa-py's ``SearchType``), plus the older ``keyword``.
+SearchType = Literal[
+    "auto", "neural", "keyword", "fast", "instant", "deep-lite", "deep", "deep-reasoning"
+]
 Category = Literal[
     "company",
     "research paper",
@@ -101,6 +105,8 @@ class _ContentFields(_Strict):
     summary: ExaSummaryOptions | StrictBool | None = None
     livecrawl: Livecrawl | None = None
     livecrawlTimeout: int | None = Field(default=None, ge=1)
+    # Freshness: fetch again when the cached page is older (0 always, -1 never).
+    maxAgeHours: int | None = Field(default=None, ge=-1)
     subpages: int | None = Field(default=None, ge=0)
     subpageTarget: str | list[str] | None = None
     extras: ExaExtrasOptions | None = None
@@ -133,9 +139,14 @@ class ExaSearchRequest(_Filters):
     """``POST /search``: pages matching ``query``."""
 
     query: str = Field(min_length=1)
-    type: Literal["auto", "neural", "keyword", "fast", "deep"] | None = None
+    type: SearchType | None = None
     useAutoprompt: StrictBool | None = None
     userLocation: str | None = None
+    # Deep search: up to five rephrasings (type deep-lite/deep/deep-reasoning), instructions
+    # for the search and its synthesis, and the synthesized ``output``'s schema.
+    additionalQueries: list[str] | None = Field(default=None, max_length=5)
+    systemPrompt: str | None = None
+    outputSchema: dict[str, Any] | None = None
 
 
 class ExaFindSimilarRequest(_Filters):

@@ -9,7 +9,9 @@ client error blaming the request. :class:`GroqChat` maps it to the capacity fami
 
 A stream's usage arrives on its last chunk under Groq's own ``x_groq.usage``, not the top-level
 ``usage`` OpenAI's chunk has; :class:`GroqProjector` reads it there, so a stream's result chunk
-carries the token counts the one-shot body does.
+carries the token counts the one-shot body does. The built-in tools a Compound model ran arrive
+as ``delta.executed_tools`` (the one-shot ``message.executed_tools``); the projector keeps each
+delta's list on a text chunk with no text, as ``metadata["executed_tools"]``.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 
 from lionagi.service import (
     OpenAIChatCompletionsRequest,
@@ -74,6 +76,20 @@ class GroqChatRequest(OpenAIChatCompletionsRequest):
     disable_tool_validation: bool | None = None
     documents: list[dict[str, Any]] | None = None
 
+    @field_validator("include_reasoning")
+    @classmethod
+    def _one_reasoning_switch(cls, value: bool | None, info: ValidationInfo) -> bool | None:
+        """Groq refuses ``include_reasoning`` beside ``reasoning_format`` (mutually exclusive).
+
+        Checked on this field (declared after ``reasoning_format``) so the error names it.
+        """
+        if value is not None and info.data.get("reasoning_format") is not None:
+            raise ValueError(
+                "include_reasoning and reasoning_format are mutually exclusive (Groq refuses "
+                "a request with both); set one"
+            )
+        return value
+
 
 class GroqProjector(ChatCompletionsProjector):
     """The chat stream, with the usage Groq puts under ``x_groq`` on the last chunk."""
@@ -81,6 +97,7 @@ class GroqProjector(ChatCompletionsProjector):
     __slots__ = ()
 
     grammar = "Groq chat stream"
+    delta_fields = (("executed_tools", "text"),)
 
     def feed(self, event: Any) -> Sequence[StreamChunk]:
         """Project one chunk, its ``x_groq.usage`` read as the chunk's usage when it has none."""

@@ -9,19 +9,32 @@ from lionagi.service import ProviderModelPolicy, lazy_exports
 from lionagi.service.http import openai_compatible_specs
 
 if TYPE_CHECKING:
-    from ._endpoint import NvidiaNimChat, NvidiaNimEmbeddings, NvidiaNimEmbeddingsRequest
+    from ._endpoint import (
+        NvidiaNimChat,
+        NvidiaNimChatRequest,
+        NvidiaNimEmbeddings,
+        NvidiaNimEmbeddingsRequest,
+    )
 
 __all__ = [
     "MODEL_POLICIES",
     "PROVIDER_SPECS",
     "NvidiaNimChat",
+    "NvidiaNimChatRequest",
     "NvidiaNimEmbeddings",
     "NvidiaNimEmbeddingsRequest",
 ]
 
 __getattr__, __dir__ = lazy_exports(
     __name__,
-    {"._endpoint": ("NvidiaNimChat", "NvidiaNimEmbeddings", "NvidiaNimEmbeddingsRequest")},
+    {
+        "._endpoint": (
+            "NvidiaNimChat",
+            "NvidiaNimChatRequest",
+            "NvidiaNimEmbeddings",
+            "NvidiaNimEmbeddingsRequest",
+        )
+    },
 )
 
 PROVIDER_SPECS = openai_compatible_specs(
@@ -30,6 +43,7 @@ PROVIDER_SPECS = openai_compatible_specs(
     base_url="https://integrate.api.nvidia.com/v1",
     api_key_env="NVIDIA_NIM_API_KEY",
     chat_class=f"{__name__}._endpoint:NvidiaNimChat",
+    chat_request=f"{__name__}._endpoint:NvidiaNimChatRequest",
     embeddings_class=f"{__name__}._endpoint:NvidiaNimEmbeddings",
     embeddings_request=f"{__name__}._endpoint:NvidiaNimEmbeddingsRequest",
 )

@@ -12,9 +12,10 @@ for a user message's attachments: ``{"type": "file_url", "file_url": {"url": ...
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, Required
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, with_config
+from typing_extensions import TypedDict
 
 from lionagi.service import OpenAIChatCompletionsRequest, openai_chat_shapes
 from lionagi.service.http import ChatCompletionsProjector, OpenAIChatEndpoint, StreamProjector
@@ -61,12 +62,59 @@ class PerplexityFilePart(BaseModel):
     file_name: str | None = None
 
 
+_FORBID = ConfigDict(extra="forbid", hide_input_in_errors=True)
+
+
+@with_config(_FORBID)
+class _JSONSchemaSpec(TypedDict, total=False):
+    schema: Required[dict[str, Any]]
+    name: str | None
+    description: str | None
+    strict: StrictBool | None
+
+
+@with_config(_FORBID)
+class _RegexSpec(TypedDict, total=False):
+    regex: Required[str]
+    name: str | None
+    description: str | None
+    strict: StrictBool | None
+
+
+@with_config(_FORBID)
+class _TextFormat(TypedDict):
+    type: Literal["text"]
+
+
+@with_config(_FORBID)
+class _JSONSchemaFormat(TypedDict):
+    type: Literal["json_schema"]
+    json_schema: _JSONSchemaSpec
+
+
+@with_config(_FORBID)
+class _RegexFormat(TypedDict):
+    type: Literal["regex"]
+    regex: _RegexSpec
+
+
+PerplexityResponseFormat = Annotated[
+    _TextFormat | _JSONSchemaFormat | _RegexFormat, Field(discriminator="type")
+]
+"""``response_format`` as Perplexity documents it: OpenAI's ``text`` and ``json_schema``
+(``name`` optional) plus its own ``regex`` (``{"type": "regex", "regex": {"regex": ...}}``).
+TypedDicts, not models: the value stays the caller's mapping, and ``schema`` is a key here, which
+a model field would shadow. ``json_object`` is not Perplexity's, so it is refused."""
+
+
 class PerplexityChatRequest(OpenAIChatCompletionsRequest):
     """Perplexity's chat request: the OpenAI fields plus its search controls.
 
-    The fields of Perplexity's chat-completions reference. ``stream_mode`` is left out: its
-    ``"concise"`` stream has chunk types (``chat.reasoning``, ``chat.completion.done``) this
-    projector does not read, so it is refused until the projector reads them.
+    The fields of Perplexity's chat-completions reference. ``stream_mode`` takes only
+    ``"full"`` (the default): the ``"concise"`` stream has chunk types (``chat.reasoning``,
+    ``chat.completion.done``) this projector does not read, so it is refused until the
+    projector reads them. ``response_format`` is retyped (:data:`PerplexityResponseFormat`):
+    core's OpenAI shapes refused Perplexity's ``regex`` format.
     """
 
     shapes = openai_chat_shapes("PerplexityChat", user_parts={"file_url": PerplexityFilePart})
@@ -88,6 +136,9 @@ class PerplexityChatRequest(OpenAIChatCompletionsRequest):
     web_search_options: PerplexityWebSearchOptions | None = None  # type: ignore[assignment]
     reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = None
     language_preference: str | None = None  # ISO 639-1 code of the answer's language
+    top_k: StrictInt | None = Field(default=None, ge=0, le=2048)
+    stream_mode: Literal["full"] | None = None
+    response_format: PerplexityResponseFormat | None = None  # type: ignore[assignment]
 
 
 class PerplexityProjector(ChatCompletionsProjector):
