@@ -274,6 +274,34 @@ def test_quota_result_carries_status_and_retry_after() -> None:
     assert exc.retry_after == 7.0
 
 
+def test_real_429_capture_carries_the_suggested_retry_delay() -> None:
+    # Gemini CLI 0.61 does not quote a 429's body: it reads RetryInfo itself and writes
+    # "Suggested retry after 1s." into the message, so the delay is only in that text.
+    chunks = replay("gemini-fake-429.stdout")
+    error = chunks[-1]
+    assert error.type == "error"
+    assert "Suggested retry after 1s." in (error.content or "")
+    assert error.metadata["retry_after"] == 1.0
+    exc = classified(error)
+    assert isinstance(exc, ProviderStreamQuotaError)
+    assert exc.retry_after == 1.0
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [
+        ("[API Error: Quota exceeded.\nSuggested retry after 13.5s.]", 13.5),
+        ("[API Error: Quota exceeded.\nSuggested retry after 60s.]", 60.0),
+        ("[API Error: Quota exceeded for metric x. Please retry in 250ms.]", 0.25),
+    ],
+)
+def test_cli_worded_retry_delay_is_read(text: str, seconds: float) -> None:
+    chunks = project_all(
+        {"type": "result", "status": "error", "error": {"type": "unknown", "message": text}}
+    )
+    assert chunks[0].metadata["retry_after"] == seconds
+
+
 def test_unreachable_api_is_a_connection_error() -> None:
     chunks = project_all(
         {

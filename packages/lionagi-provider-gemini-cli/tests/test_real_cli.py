@@ -25,6 +25,7 @@ from lionagi.service import (
     ProviderAuthError,
     ProviderConnectionError,
     ProviderError,
+    ProviderStreamQuotaError,
     RequestDeadlineExceeded,
     StreamChunk,
     iModel,
@@ -143,6 +144,19 @@ async def test_401_is_an_auth_error(
             await collect(model, prompt="hi again")
     assert isinstance(call.exception, ProviderAuthError), repr(call.exception)
     assert "fake-gemini-key" not in str(call.exception)
+
+
+async def test_429_is_a_quota_error_with_the_servers_delay(
+    gemini: Path, fake_provider_server: FakeProviderServer, real_cli_marker: str
+) -> None:
+    # The CLI rewrites the 429 (its RetryInfo becomes "Suggested retry after 1s."): the delay
+    # the server asked for must still reach retry_after.
+    async with model_for(
+        gemini, scenario_url(fake_provider_server, "429"), real_cli_marker
+    ) as model:
+        call = await model.invoke(prompt="hi", timeout=CALL_DEADLINE)
+    assert isinstance(call.exception, ProviderStreamQuotaError), repr(call.exception)
+    assert call.exception.retry_after == 1.0
 
 
 async def test_server_down_is_typed_within_the_deadline(gemini: Path, real_cli_marker: str) -> None:

@@ -57,6 +57,7 @@ because it could carry text, a tool call, a result or an error.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -266,6 +267,10 @@ class GeminiEventProjector:
         if isinstance(kind, str) and kind:
             meta["type"] = kind
         meta.update(_api_error_fields(message))
+        if "retry_after" not in meta:
+            delay = _suggested_delay(message)
+            if delay is not None:
+                meta["retry_after"] = delay
         return StreamChunk("error", message, is_error=True, metadata=meta)
 
 
@@ -314,6 +319,24 @@ def _retry_delay(details: object) -> float | None:
             except ValueError:
                 return None
     return None
+
+
+_SUGGESTED_DELAY = re.compile(
+    r"(?:Suggested retry after|Please retry in) ([0-9]+(?:\.[0-9]+)?)(ms|s)\b"
+)
+"""The delay in the CLI's own 429 wording. Gemini CLI 0.61 does not quote a 429's body: it
+reads the ``RetryInfo`` itself and adds a line ``Suggested retry after 1s.`` to the message (or
+keeps Google's ``Please retry in 12.3s`` when the body has no details), so without this the
+delay Google asked for never reached ``retry_after``."""
+
+
+def _suggested_delay(message: str) -> float | None:
+    """Seconds from the CLI's "Suggested retry after <n>s." (or "Please retry in <n>s")."""
+    found = _SUGGESTED_DELAY.search(message)
+    if found is None:
+        return None
+    value = float(found.group(1))
+    return value / 1000 if found.group(2) == "ms" else value
 
 
 def _text(event: Mapping[str, Any], key: str) -> str:
