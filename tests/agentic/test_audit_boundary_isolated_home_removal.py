@@ -12,19 +12,15 @@ is not root, else as root without ``CAP_DAC_OVERRIDE``/``CAP_DAC_READ_SEARCH``/`
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import stat
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-_DROP = "-dac_override,-dac_read_search,-fowner"
+from ._unprivileged import unprivileged
 
 # The CLI: leaves a read-only tree in its HOME (and a link to a read-only directory outside),
 # prints one event, then exits, crashes or stalls.
@@ -71,19 +67,6 @@ async def main():
 
 print(json.dumps(asyncio.run(main())))
 """
-
-
-def unprivileged(script: str, *args: str) -> dict[str, Any]:
-    """Run ``script`` where permission bits apply, and return the JSON it prints last."""
-    argv = [sys.executable, "-c", textwrap.dedent(script), *args]
-    if os.geteuid() == 0:
-        setpriv = shutil.which("setpriv")
-        if setpriv is None:
-            pytest.skip("running as root without setpriv: permission bits cannot be enforced")
-        argv = [setpriv, f"--inh-caps={_DROP}", f"--bounding-set={_DROP}", *argv]
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.splitlines()[-1])  # type: ignore[no-any-return]
 
 
 @pytest.mark.parametrize("how", ["exit", "crash", "stall"])

@@ -13,10 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -27,22 +23,9 @@ from lionagi.service._transport.subprocess import process
 from lionagi.service_testing.fake_clis import fake_cli_argv
 from lionagi.service_testing.reference_cli import ReferenceCliEndpoint
 
+from ._unprivileged import unprivileged
+
 pytestmark = pytest.mark.anyio
-
-_DROP = "-dac_override,-dac_read_search,-fowner"
-
-
-def unprivileged(script: str, *args: str) -> dict[str, Any]:
-    """Run ``script`` where permission bits apply, and return the JSON it prints last."""
-    argv = [sys.executable, "-c", textwrap.dedent(script), *args]
-    if os.geteuid() == 0:
-        setpriv = shutil.which("setpriv")
-        if setpriv is None:
-            pytest.skip("running as root without setpriv: permission bits cannot be enforced")
-        argv = [setpriv, f"--inh-caps={_DROP}", f"--bounding-set={_DROP}", *argv]
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.splitlines()[-1])  # type: ignore[no-any-return]
 
 
 _RUN = """

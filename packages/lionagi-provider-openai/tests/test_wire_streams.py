@@ -231,6 +231,22 @@ async def test_server_tool_items_and_an_approval_request_are_streamed() -> None:
     assert result.type == "result"
 
 
+async def _responses_stream(writes: list[bytes]) -> list[Any]:
+    """The chunks of one Responses stream of ``writes``, as a caller reads them."""
+    async with (
+        scripted_stream_server(writes) as server,
+        iModel(
+            provider="openai",
+            endpoint="responses",
+            model="gpt-5",
+            base_url=server.url,
+            api_key=KEY,
+            allow_local_network=True,
+        ) as model,
+    ):
+        return [chunk async for chunk in model.stream(input="hi")]
+
+
 async def test_a_compaction_item_is_kept_for_the_next_turn() -> None:
     """A ``compaction`` output item (``context_management``) reaches the streaming caller.
 
@@ -250,18 +266,7 @@ async def test_a_compaction_item_is_kept_for_the_next_turn() -> None:
             response={**response, "status": "completed", "output": [item], "usage": usage},
         ),
     ]
-    async with (
-        scripted_stream_server(writes) as server,
-        iModel(
-            provider="openai",
-            endpoint="responses",
-            model="gpt-5",
-            base_url=server.url,
-            api_key=KEY,
-            allow_local_network=True,
-        ) as model,
-    ):
-        chunks = [chunk async for chunk in model.stream(input="hi")]
+    chunks = await _responses_stream(writes)
     assert [chunk.type for chunk in chunks] == ["system", "text", "result"]
     assert chunks[0].metadata == {"compaction_item": item}
     assert chunks[0].content is None
@@ -289,17 +294,6 @@ async def test_an_output_item_of_an_unknown_type_is_kept_not_dropped() -> None:
             response={**response, "status": "completed", "output": [new, message], "usage": usage},
         ),
     ]
-    async with (
-        scripted_stream_server(writes) as server,
-        iModel(
-            provider="openai",
-            endpoint="responses",
-            model="gpt-5",
-            base_url=server.url,
-            api_key=KEY,
-            allow_local_network=True,
-        ) as model,
-    ):
-        chunks = [chunk async for chunk in model.stream(input="hi")]
+    chunks = await _responses_stream(writes)
     assert [chunk.type for chunk in chunks] == ["system", "text", "result"]
     assert chunks[0].metadata == {"output_item": new, "item_type": "program"}
