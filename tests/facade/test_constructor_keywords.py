@@ -10,12 +10,9 @@ instance, or without `model=`, was read as "on"; and `api_key=""` (what
 
 from __future__ import annotations
 
-import inspect
-
 import pytest
 
 from lionagi.service import EndpointConfigurationError, iModel
-from lionagi.service._facade.imodel import _PARAMETERS
 
 KEY = "sk-test-0123456789keywords"
 
@@ -87,13 +84,3 @@ def test_an_empty_api_key_is_refused_naming_the_variable_it_hid(
     assert KEY not in str(info.value)
     # Left out, the variable is read.
     assert iModel(model="openai/gpt-4o").endpoint.config.api_key is not None
-
-
-def test_the_suggestion_list_is_the_constructor_signature() -> None:
-    signature = inspect.signature(iModel.__init__)
-    named = tuple(
-        name
-        for name, parameter in signature.parameters.items()
-        if name != "self" and parameter.kind is not inspect.Parameter.VAR_KEYWORD
-    )
-    assert named == _PARAMETERS

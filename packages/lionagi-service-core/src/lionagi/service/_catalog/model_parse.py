@@ -227,19 +227,16 @@ def _no_provider(
     snapshot: CatalogSnapshot, text: str
 ) -> EndpointConfigurationError | ProviderUnavailable:
     key = canonical_provider_key(text)
-    diag = snapshot.unavailable.get(key)
-    if diag is not None:
-        # Installed but broken: a model name would only meet this same error (ADR-0028 D4).
-        return ProviderUnavailable(key, diag)
     provider = snapshot.provider_index.get(key)
     if provider is None and snapshot.unavailable:
-        # Error path only: a failed module's aliases are unknown, but its distribution's name
-        # may still say which key this spelling meant (.unavailable_hint).
-        from .unavailable_hint import unavailable_owner
+        # Installed but broken: a model name would only meet this same error (ADR-0028 D4).
+        # A failed module's aliases are unknown, but its distribution's name may still say
+        # which key this spelling meant (.unavailable_hint; error path only).
+        from .unavailable_hint import unavailable_error
 
-        owner = unavailable_owner(snapshot, key)
-        if owner is not None:
-            return owner
+        broken = unavailable_error(snapshot, key)
+        if broken is not None:
+            return broken
     if provider is not None and not provider_takes_model(snapshot, provider):
         # A provider whose requests take no model: writing one would only meet the next error.
         endpoints = ", ".join(snapshot.providers[provider].endpoint_keys)

@@ -31,7 +31,7 @@ from .discovery import ENTRY_POINT_GROUP
 from .keys import canonical_provider_key
 from .snapshot import CatalogSnapshot
 
-__all__ = ["declared_keys", "unavailable_note", "unavailable_owner"]
+__all__ = ["declared_keys", "unavailable_error", "unavailable_note", "unavailable_owner"]
 
 _DIST_SPELLING = re.compile(r"[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?")
 _NOTE_LIMIT = 5
@@ -82,6 +82,19 @@ def unavailable_owner(snapshot: CatalogSnapshot, provider: str) -> ProviderUnava
     if len(broken) != 1:
         return None
     return ProviderUnavailable(broken[0], snapshot.unavailable[broken[0]])
+
+
+def unavailable_error(snapshot: CatalogSnapshot, key: str) -> ProviderUnavailable | None:
+    """The import error behind ``key`` (canonical, not in the snapshot's index), or None.
+
+    Either ``key`` is itself an installed provider that failed to import, or it is the
+    distribution spelling of exactly one such provider (:func:`unavailable_owner`). The
+    resolver and the command line both ask this before saying "not installed".
+    """
+    diagnostic = snapshot.unavailable.get(key)
+    if diagnostic is not None:
+        return ProviderUnavailable(key, diagnostic)
+    return unavailable_owner(snapshot, key)
 
 
 def unavailable_note(snapshot: CatalogSnapshot) -> str:

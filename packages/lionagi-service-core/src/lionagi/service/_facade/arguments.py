@@ -8,7 +8,7 @@ one form the facade keeps, or raise a typed error that names what the caller wro
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 from uuid import UUID, uuid4
 
@@ -58,13 +58,14 @@ def check_selection_flags(flags: Mapping[str, object]) -> None:
         check_flag(name, value)
 
 
-def check_config_overrides(overrides: Mapping[str, Any], parameters: tuple[str, ...]) -> None:
+def check_config_overrides(overrides: Mapping[str, Any], constructor: Callable[..., Any]) -> None:
     """Name a keyword that is neither a config field nor an iModel argument, before selection.
 
     Otherwise `iModel(modle="openai/gpt-4o")` was reported as a missing `provider`, and a legacy
-    argument as an unknown configuration field. A key close to one of `parameters` (iModel's
-    own) gets "did you mean"; any other unknown key is left to the config's own check, which
-    suggests config and request fields.
+    argument as an unknown configuration field. A key close to one of `constructor`'s named
+    parameters (read from its signature, on this error path only) gets "did you mean"; any
+    other unknown key is left to the config's own check, which suggests config and request
+    fields.
     """
     from .._transport.config import EndpointConfig
 
@@ -74,7 +75,13 @@ def check_config_overrides(overrides: Mapping[str, Any], parameters: tuple[str, 
         if key in EndpointConfig.model_fields:
             continue
         import difflib  # error path only
+        import inspect
 
+        parameters = [
+            name
+            for name, parameter in inspect.signature(constructor).parameters.items()
+            if parameter.kind is not inspect.Parameter.VAR_KEYWORD and name != "self"
+        ]
         close = difflib.get_close_matches(key, parameters, n=1, cutoff=0.8)
         if close:
             raise EndpointConfigurationError(

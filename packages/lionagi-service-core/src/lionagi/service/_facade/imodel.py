@@ -60,37 +60,6 @@ if TYPE_CHECKING:
 __all__ = ["iModel"]
 
 
-_PARAMETERS = (
-    "provider",
-    "base_url",
-    "endpoint",
-    "api_key",
-    "model",
-    "openai_compatible",
-    "request_defaults",
-    "admission",
-    "admission_backend",
-    "queue_capacity",
-    "capacity_refresh_time",
-    "interval",
-    "limit_requests",
-    "limit_tokens",
-    "concurrency_limit",
-    "attempt_policy",
-    "circuit_policy",
-    "hook_registry",
-    "yolo",
-    "bypass",
-    "fast",
-    "id",
-    "created_at",
-    "clock",
-    "sleep",
-    "agentic_settings",
-)
-"""iModel's own keyword arguments, for a "did you mean" on a misspelled one."""
-
-
 def _endpoint_hint(value: object) -> str:
     """What to write instead of a non-string, non-`Endpoint` ``endpoint=`` value."""
     if isinstance(value, type):
@@ -194,7 +163,7 @@ class iModel:
             {"yolo": yolo, "bypass": bypass, "fast": fast, "openai_compatible": openai_compatible}
         )
         if config_overrides:
-            check_config_overrides(config_overrides, _PARAMETERS)
+            check_config_overrides(config_overrides, iModel.__init__)
         self._id = coerce_id(id)
         if created_at is not None and (
             isinstance(created_at, bool)

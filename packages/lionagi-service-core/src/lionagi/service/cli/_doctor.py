@@ -21,7 +21,6 @@ from .._catalog.full_check import failures
 from .._catalog.keys import canonical_provider_key
 from .._catalog.registry import EndpointRegistry
 from ._console import table_console
-from ._models import unavailable_error
 from ._render import argument_text, error_line, exception_line
 
 __all__ = ["doctor_command"]
@@ -54,7 +53,11 @@ def doctor_command(providers: Sequence[str], *, as_json: bool) -> int:
         wanted = []
         for name in providers:
             key = snapshot.provider_index.get(canonical_provider_key(name))
-            broken = unavailable_error(snapshot, name) if key is None else None
+            broken = None
+            if key is None:
+                from .._catalog.unavailable_hint import unavailable_error  # error path only
+
+                broken = unavailable_error(snapshot, canonical_provider_key(name))
             if broken is not None and broken.provider in failed:
                 # Installed but failing to import (its line is above): it cannot run here, and
                 # "no installed provider" would send the user to install what is there.

@@ -22,26 +22,10 @@ from .._catalog.snapshot import CatalogProvider, CatalogSnapshot
 from ._console import table_console
 from ._render import argument_text, error_line, exception_line
 
-__all__ = ["models_command", "models_report", "unavailable_error"]
+__all__ = ["models_command", "models_report"]
 
 _CATALOG_INVALID = 5
 _BAD_USAGE = 2
-
-
-def unavailable_error(snapshot: CatalogSnapshot, name: str) -> ProviderUnavailable | None:
-    """The error of an installed provider ``name`` names whose module failed to import, or None.
-
-    Such a provider is in the inventory (``providers`` lists it) but not in the index, so a
-    lookup alone read it as "not installed". The same two cases as the facade's resolver: the
-    provider's own key, or its ``lionagi-provider-<name>`` distribution's one failed key.
-    """
-    from .._catalog.unavailable_hint import unavailable_owner  # error path only
-
-    key = canonical_provider_key(name)
-    diagnostic = snapshot.unavailable.get(key)
-    if diagnostic is not None:
-        return ProviderUnavailable(key, diagnostic)
-    return unavailable_owner(snapshot, key)
 
 
 def models_report(snapshot: CatalogSnapshot, provider: str) -> dict[str, Any]:
@@ -91,7 +75,11 @@ def models_command(provider: str, *, as_json: bool) -> int:
         print(exception_line("models: ", exc), file=sys.stderr, flush=True)
         return _CATALOG_INVALID
     key = snapshot.provider_index.get(canonical_provider_key(provider))
-    broken = unavailable_error(snapshot, provider) if key is None else None
+    broken = None
+    if key is None:
+        from .._catalog.unavailable_hint import unavailable_error  # error path only
+
+        broken = unavailable_error(snapshot, canonical_provider_key(provider))
     if broken is not None:
         # Installed (`providers` lists it, `chat` says so): "no installed provider" would send
         # the user to install what is there. Exit 2 as `chat` gives the same error.

@@ -73,6 +73,7 @@ from .spec import (
     StdinMode,
     SubprocessSpec,
 )
+from .workspace import require_enterable
 
 if TYPE_CHECKING:
     # asyncio is imported when a process is first started, not with lionagi.service: it is
@@ -302,10 +303,7 @@ def _prepare(spec: SubprocessSpec) -> _Launch:
             raise AgenticRequestValidationError(
                 "cwd", f"{spec.cwd} is not an existing directory; create it or pick another"
             )
-        if not os.access(spec.cwd, os.X_OK, effective_ids=os.access in os.supports_effective_ids):
-            raise AgenticRequestValidationError(
-                "cwd", f"{spec.cwd} cannot be entered (permission denied); pick another"
-            )
+        require_enterable(spec.cwd, "cwd", os.fspath(spec.cwd))
         cwd = os.fspath(spec.cwd)
     executable = require_executable(
         spec.program, install_hint=spec.install_hint, path=env.get("PATH", ""), cwd=cwd

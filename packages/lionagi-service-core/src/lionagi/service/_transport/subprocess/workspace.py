@@ -25,7 +25,13 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from ..._base.errors import AgenticRequestValidationError
 
-__all__ = ["contained_path", "resolve_repo", "resolve_within", "resolve_workspace"]
+__all__ = [
+    "contained_path",
+    "require_enterable",
+    "resolve_repo",
+    "resolve_within",
+    "resolve_workspace",
+]
 
 
 def resolve_repo(repo: str | os.PathLike[str] | None, *, field: str = "repo") -> Path:
@@ -39,11 +45,11 @@ def resolve_repo(repo: str | os.PathLike[str] | None, *, field: str = "repo") ->
         ) from None
     if not resolved.is_dir():
         raise AgenticRequestValidationError(field, f"{base} is not a directory")
-    _require_enterable(resolved, field, os.fspath(base))
+    require_enterable(resolved, field, os.fspath(base))
     return resolved
 
 
-def _require_enterable(path: Path, field: str, shown: str) -> None:
+def require_enterable(path: Path, field: str, shown: str) -> None:
     """Raise unless this process may enter ``path`` (search permission), as the CLI must.
 
     A directory that exists but cannot be entered passed every check and failed only at
@@ -172,7 +178,7 @@ def resolve_within(
         )
     if not resolved.is_dir():
         raise AgenticRequestValidationError(field, f"{text!r} is not a directory")
-    _require_enterable(resolved, field, repr(text))
+    require_enterable(resolved, field, repr(text))
     return resolved
 
 
@@ -213,5 +219,5 @@ def resolve_workspace(
     path = contained_path(repo, workspace, field=field, must_exist=True, repo_field=repo_field)
     if not path.is_dir():
         raise AgenticRequestValidationError(field, f"{workspace!r} is not a directory")
-    _require_enterable(path, field, repr(workspace))
+    require_enterable(path, field, repr(workspace))
     return path
