@@ -14,7 +14,11 @@ Exit codes (one per error family, so scripts can branch without parsing text):
 ====  =========================================================================
 
 Both signals cancel the run, so its teardown runs (an agentic CLI's process group is killed and
-its isolated home removed) before the partial line is ended and the code returned.
+its isolated home removed) before the partial line is ended and the code returned. SIGTERM is
+handled from the console script's first line (``_signals``), not only once a run has started.
+
+The prompt of `demo` and `chat` may come from stdin: `-` reads it, and so does a `chat` without
+a prompt when stdin is not a terminal (`echo hi | lionagi-service chat MODEL`).
 
 Every error is one line on stderr (`--json` also writes it as the last NDJSON record), so a
 script reads data from stdout and the reason from stderr.
@@ -29,11 +33,15 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
+from ._signals import give_back_sigterm, interrupt_exit_code, interrupt_word, raise_on_sigterm
 from ._version import VersionAction
 
 __all__ = ["main"]
 
 DEFAULT_MODEL = "scripted/demo"
+DEMO_PROMPT = "Show me what lionagi-service streams."
+STDIN = "-"
+"""The prompt argument that means: read the prompt from stdin."""
 _SHOW_THINKING = "terminal: keep thinking expanded (default: one line once the answer starts)"
 
 
@@ -141,6 +149,26 @@ def _env_name(text: str) -> str:
     return text
 
 
+def _prompt_argument(text: str) -> str:
+    """PROMPT: text that is valid UTF-8 (or ``-``); refused naming ``prompt``, bytes not shown.
+
+    Python decodes argv bytes that are not UTF-8 into lone surrogates (``surrogateescape``).
+    They reached the request and failed there as ``request: cannot be encoded as JSON`` (naming
+    a field the user never typed, and quoting the codec's message), or were sent as they were
+    to a scripted or CLI provider. The offset lets the user find the byte without it being
+    repeated: a prompt may hold anything, a pasted secret included.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        offset = len(text[: exc.start].encode("utf-8"))
+        raise argparse.ArgumentTypeError(
+            f"not valid UTF-8 (at byte {offset} of the argument; its bytes are not shown); "
+            "give the prompt as UTF-8 text"
+        ) from None
+    return text
+
+
 def _setting(text: str) -> tuple[str, str]:
     """`--endpoint-setting K=V`: split once; the value is parsed later (JSON, else text)."""
     key, sep, value = text.partition("=")
@@ -163,14 +191,26 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     demo = sub.add_parser("demo", help="stream a scripted answer (no key, no network)")
-    demo.add_argument("prompt", nargs="?", default="Show me what lionagi-service streams.")
+    demo.add_argument(
+        "prompt",
+        nargs="?",
+        default=DEMO_PROMPT,
+        type=_prompt_argument,
+        help="the prompt; - reads it from stdin (default: a demonstration prompt)",
+    )
     demo.add_argument("--json", action="store_true", help="print NDJSON chunks")
     demo.add_argument("--pace", type=float, default=0.03, help="seconds between text deltas")
     demo.add_argument("--show-thinking", action="store_true", help=_SHOW_THINKING)
 
     chat = sub.add_parser("chat", help="stream one answer from MODEL through iModel")
     chat.add_argument("model", help="provider/model[-effort], e.g. scripted/demo")
-    chat.add_argument("prompt")
+    chat.add_argument(
+        "prompt",
+        nargs="?",
+        default=None,
+        type=_prompt_argument,
+        help="the prompt; - reads it from stdin, as does omitting it when stdin is not a terminal",
+    )
     chat.add_argument(
         "--timeout",
         type=_timeout,
@@ -273,13 +313,25 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the process exit code."""
-    if not _standard_streams_usable():
-        return 1
+    """Run the command line; returns the process exit code.
+
+    SIGTERM raises ``Terminated`` from here on when it is at its default (``python -m``, a
+    direct call); under the console script the wrapper has already made it do so.
+    """
+    installed = raise_on_sigterm()
+    words = list(argv) if argv is not None else sys.argv[1:]
     try:
-        return _run(argv)
-    except ImportError as exc:
-        return _import_failed(exc, argv)
+        if not _standard_streams_usable():
+            return 1
+        try:
+            return _run(argv)
+        except ImportError as exc:
+            return _import_failed(exc, argv)
+    except KeyboardInterrupt as exc:
+        # A signal outside `_run`'s own handler (checking the streams, or on the way out).
+        return _interrupted(words, exc)
+    finally:
+        give_back_sigterm(installed)
 
 
 def _standard_streams_usable() -> bool:
@@ -337,6 +389,8 @@ def _run(argv: Sequence[str] | None) -> int:
         # disk or a reader gone away escaped from there as a traceback.
         try:
             args = _parser().parse_args(words)
+            if args.command in ("demo", "chat"):
+                args.prompt = _prompt(args.command, args.prompt)
         except _UsageExit as exc:
             # `--json` promises a final record for a run that ends in an error; a value the
             # parser refuses (`--timeout -1`) is as much bad usage as one iModel refuses.
@@ -396,19 +450,102 @@ def _run(argv: Sequence[str] | None) -> int:
 
             return doctor_command(args.providers, as_json=args.json)
         return _fake_server(args.port)
-    except KeyboardInterrupt:
-        # Reached only before `run_chat` took over (a Ctrl-C while the command starts), so its
-        # renderer wrote nothing: `--json` still ends with the record it promises.
-        if words[:1] in (["demo"], ["chat"]):
-            _json_record(words, {"type": "interrupted", "exit_code": 130})
-        print("interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        # Reached only before `run_chat` took over (a Ctrl-C or SIGTERM while the command
+        # starts) or in another command, so no renderer wrote anything: `--json` still ends
+        # with the record it promises.
+        return _interrupted(words, exc)
     except BrokenPipeError:
         # The reader went away (e.g. `| head`); stop quietly like other Unix tools.
         sys.stderr.close()
         return 0
     except OSError as exc:
         return _os_failed(exc)
+
+
+def _interrupted(words: Sequence[str], exc: KeyboardInterrupt) -> int:
+    """Report a Ctrl-C (130, ``interrupted``) or SIGTERM (143, ``terminated``) no renderer saw."""
+    code = interrupt_exit_code(exc)
+    if words[:1] in (["demo"], ["chat"]):
+        _json_record(words, {"type": "interrupted", "exit_code": code})
+    if sys.stderr is not None:  # print(file=None) would write the line to stdout
+        print(interrupt_word(code), file=sys.stderr)
+    return code
+
+
+def _prompt(command: str, prompt: str | None) -> str:
+    """The prompt text: the argument, or stdin for ``-`` (and for a ``chat`` without one).
+
+    A ``chat`` without a prompt reads stdin only when stdin is not a terminal, so
+    ``echo hi | lionagi-service chat MODEL`` works while a person who forgot the prompt gets
+    the usage error instead of a silent wait for Ctrl-D.
+    """
+    if prompt is not None and prompt != STDIN:
+        return prompt
+    stdin = sys.stdin
+    if prompt is None and (stdin is None or _is_terminal(stdin)):
+        _usage_error(
+            command, "the following arguments are required: prompt (or - to read it from stdin)"
+        )
+    if stdin is None:
+        _usage_error(command, "argument prompt: - reads stdin, which is closed")
+    text = _read_stdin(command, stdin)
+    if not text.strip():
+        # An upstream command that failed or printed nothing: sending an empty prompt would
+        # still be a billed call, with an answer to a question nobody asked.
+        if prompt == STDIN:
+            _usage_error(command, "argument prompt: stdin (-) gave no text")
+        _usage_error(
+            command,
+            "argument prompt: none given, and stdin (read instead, as it is not a terminal) "
+            "gave no text",
+        )
+    return text
+
+
+def _is_terminal(stream: Any) -> bool:
+    """True for a terminal; a stream closed under us (``isatty`` raising) counts as one."""
+    try:
+        return bool(stream.isatty())
+    except (OSError, ValueError):
+        return True
+
+
+def _read_stdin(command: str, stdin: Any) -> str:
+    """All of stdin, decoded as UTF-8 strictly; bad bytes refused naming ``prompt`` and stdin.
+
+    The bytes are read rather than the text stream, whose decoding follows the locale and
+    would turn bad bytes into replacement characters or lone surrogates.
+    """
+    try:
+        buffer = getattr(stdin, "buffer", None)
+        data = stdin.read() if buffer is None else buffer.read()
+    except ValueError:  # closed by an embedding program (a closed descriptor is sys.stdin None)
+        _usage_error(command, "argument prompt: stdin is closed")
+    if buffer is None:  # a text stream put in its place by an embedding program
+        text = data
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            offset = len(text[: exc.start].encode("utf-8"))
+            _usage_error(command, _not_utf8_stdin(offset))
+        return str(text)
+    try:
+        return str(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        _usage_error(command, _not_utf8_stdin(exc.start))
+
+
+def _not_utf8_stdin(offset: int) -> str:
+    return (
+        f"argument prompt: stdin is not valid UTF-8 (at byte {offset}; its bytes are not "
+        "shown); give the prompt as UTF-8 text"
+    )
+
+
+def _usage_error(command: str, message: str) -> NoReturn:
+    """Refuse as the parser of ``command`` would: one line, exit 2, the ``--json`` record."""
+    _Parser(prog=f"lionagi-service {command}").error(message)
 
 
 def _json_record(words: Sequence[str], record: dict[str, Any]) -> None:

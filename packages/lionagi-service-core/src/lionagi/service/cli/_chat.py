@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
-import threading
+import socket
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
@@ -27,7 +27,8 @@ from .._base.errors import (
 from .._base.secrets import is_credential_header, is_env_name
 from .._facade.imodel import iModel
 from .._transport.http.payload import accepted_keys
-from ._render import LiveRenderer, renderer_for
+from ._render import LiveRenderer, Renderer, renderer_for
+from ._signals import SigtermHold, interrupt_exit_code
 
 __all__ = [
     "EXIT_INTERRUPTED",
@@ -245,7 +246,9 @@ def run_chat(
     ``--endpoint-setting`` pairs. Ctrl-C ends the partial line (``--json``: a final
     ``interrupted`` record) and returns 130; SIGTERM does the same and returns 143. Both cancel
     the run first, so an agentic CLI's process group is killed and its isolated home removed.
+    SIGTERM is held (recorded, never raised) from the first line here to the last.
     """
+    hold = SigtermHold.install()
     renderer = renderer_for(as_json=as_json, expand_thinking=show_thinking)
 
     async def go() -> None:
@@ -275,89 +278,110 @@ def run_chat(
             async for chunk in imodel.stream(timeout=timeout, **request):
                 renderer.chunk(chunk)
 
-    terminated: list[int] = []
-    previous = _sigterm_handler()
+    outcome: BaseException | None = None
+    terminated = False
     try:
-        anyio.run(_cancelled_on_sigterm, go, terminated, previous is signal.SIG_DFL)
-    except KeyboardInterrupt:
-        renderer.interrupted()
-        return EXIT_INTERRUPTED
-    except Exception as exc:
-        if terminated:  # an error raised while the cancelled run tore down
-            renderer.interrupted(EXIT_TERMINATED)
-            return EXIT_TERMINATED
-        # A ProviderStreamError follows the error chunk the renderer already showed: the
-        # renderer writes the final --json record but not a second stderr line.
-        code = 1 if isinstance(exc, ProviderStreamError) else exit_code_for(exc)
-        renderer.error(exc)
-        return code
+        try:
+            anyio.run(_cancelled_on_sigterm, go, hold)
+        except KeyboardInterrupt as exc:
+            outcome = exc
+        except Exception as exc:
+            outcome = exc
+        terminated = hold is not None and hold.arrived
+        code = _render_outcome(renderer, outcome, terminated)
     finally:
-        _restore_sigterm(previous)
-    if terminated:
+        if hold is not None:
+            hold.release()
+    if hold is not None and hold.arrived and not terminated and code == 0:
+        # SIGTERM while the answer's end was written: a completed answer has no final record
+        # yet, so the signal is reported as it would have been a moment earlier. After an
+        # error or a Ctrl-C the record already written stands (one final record).
         renderer.interrupted(EXIT_TERMINATED)
         return EXIT_TERMINATED
+    return code
+
+
+def _render_outcome(renderer: Renderer, outcome: BaseException | None, terminated: bool) -> int:
+    """Write how the run ended (exactly one of close / error / interrupted); its exit code."""
+    if isinstance(outcome, KeyboardInterrupt):  # Ctrl-C (SIGTERM is held while the loop runs)
+        code = interrupt_exit_code(outcome)
+        renderer.interrupted(code)
+        return code
+    if terminated:  # an error raised while the cancelled run tore down is not the outcome
+        renderer.interrupted(EXIT_TERMINATED)
+        return EXIT_TERMINATED
+    if outcome is not None:
+        # A ProviderStreamError follows the error chunk the renderer already showed: the
+        # renderer writes the final --json record but not a second stderr line.
+        code = 1 if isinstance(outcome, ProviderStreamError) else exit_code_for(outcome)
+        renderer.error(outcome)
+        return code
     renderer.close()
     return 0
 
 
-def _sigterm_handler() -> Any:
-    """SIGTERM's current disposition, or None where this thread cannot handle signals.
-
-    Signals are delivered to the main thread only, and Windows has no SIGTERM delivery an event
-    loop can watch; there ``run_chat`` leaves SIGTERM alone.
-    """
-    if os.name != "posix" or threading.current_thread() is not threading.main_thread():
-        return None
-    return signal.getsignal(signal.SIGTERM)
-
-
-def _restore_sigterm(previous: Any) -> None:
-    """Put back the disposition ``run_chat`` found (the loop's cleanup leaves SIG_DFL)."""
-    if previous is not None and signal.getsignal(signal.SIGTERM) is not previous:
-        signal.signal(signal.SIGTERM, previous)
-
-
 async def _cancelled_on_sigterm(
-    body: Callable[[], Awaitable[None]], terminated: list[int], watch: bool
+    body: Callable[[], Awaitable[None]], hold: SigtermHold | None
 ) -> None:
-    """Run ``body``; SIGTERM cancels it (recorded in ``terminated``) instead of killing us.
+    """Run ``body``; a SIGTERM ``hold`` records cancels it instead of killing us.
 
     SIGTERM's default action ends the interpreter at once: no ``finally``, no ``aclose``, so an
     agentic CLI's process group outlives us (re-parented to pid 1) and its isolated home stays
     in the temp directory. Cancelling the scope runs the same structured teardown as Ctrl-C.
-    ``watch`` is False when SIGTERM was not at its default on entry: an ignored SIGTERM
-    (inherited, as ``nohup`` does for SIGHUP) or an embedding program's own handler stays as is.
+    ``hold`` is None when SIGTERM was not ours to take on entry: an ignored SIGTERM (inherited,
+    as ``nohup`` does for SIGHUP) or an embedding program's own handler stays as is. A SIGTERM
+    recorded before the loop started cancels the run before ``body`` begins.
 
     ``body``'s error is re-raised as itself after the task group, not wrapped in an
     ``ExceptionGroup``, so ``run_chat`` maps it to an exit code as before.
     """
     failure: list[Exception] = []
     async with anyio.create_task_group() as group:
-        if watch:
-            await group.start(_watch_sigterm, group.cancel_scope, terminated)
+        if hold is not None:
+            await group.start(_watch_sigterm, group.cancel_scope, hold)
         try:
-            await body()
+            if hold is None or not hold.arrived:
+                await body()
         except Exception as exc:
             failure.append(exc)
         finally:
-            group.cancel_scope.cancel()  # ends the watcher; the signal receiver restores SIG_DFL
+            group.cancel_scope.cancel()  # ends the watcher
     if failure:
         raise failure[0]
 
 
 async def _watch_sigterm(
     scope: anyio.CancelScope,
-    terminated: list[int],
+    hold: SigtermHold,
     *,
     task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
 ) -> None:
-    """Cancel ``scope`` on the first SIGTERM; a second one, during teardown, kills at once."""
-    with anyio.open_signal_receiver(signal.SIGTERM) as signals:
-        task_status.started()
-        async for signum in signals:
-            terminated.append(signum)
-            scope.cancel()
-            return
+    """Cancel ``scope`` once ``hold`` has recorded SIGTERM (a second one kills at once).
+
+    The interpreter writes the number of every caught signal to the wakeup descriptor, from
+    whichever thread the kernel chose, so the loop wakes even while it sleeps in ``select``;
+    the handler itself runs in the main thread before this task resumes. The descriptor found
+    is put back when the watch ends (an ``anyio`` signal receiver is not used: opening and
+    closing one leaves SIGTERM at its default action for a moment, see ``_signals``).
+    """
+    reader, writer = socket.socketpair()
+    with reader, writer:
+        reader.setblocking(False)
+        writer.setblocking(False)
+        previous_fd = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+        try:
+            task_status.started()
+            while not hold.arrived:
+                await anyio.wait_readable(reader)
+                try:
+                    woken_by = reader.recv(256)
+                except BlockingIOError:
+                    continue
+                if signal.SIGTERM in woken_by:
+                    break  # the byte is written just after the handler is flagged to run
+        finally:
+            signal.set_wakeup_fd(previous_fd)
+    scope.cancel()
 
 
 def _refuse_non_chat_endpoint(imodel: iModel) -> None:

@@ -220,7 +220,9 @@ def _already_shown(exc: BaseException, error_chunk_seen: bool) -> bool:
 
 
 def _signal_word(exit_code: int) -> str:
-    return "terminated" if exit_code == 143 else "interrupted"
+    from ._signals import interrupt_word  # one wording for every place a signal is reported
+
+    return interrupt_word(exit_code)
 
 
 def _provider_error_text(chunk: StreamChunk) -> str:
