@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from lionagi.providers.codex import DEFAULT_MODEL, CodexCliEndpoint
+from lionagi.providers.codex import DEFAULT_MODEL, CodexCliEndpoint, CodexFastModeUnavailableError
 from lionagi.service import (
     EventStatus,
     ProviderAuthError,
@@ -167,6 +167,38 @@ async def test_effort_reaches_the_server(
         await model.close()
     assert call.status is EventStatus.COMPLETED, call.execution.error
     assert server.requests[-1].json["reasoning"]["effort"] == "high"
+
+
+async def test_fast_mode_sends_the_priority_tier_for_a_model_that_lists_it(
+    codex_binary: Path, server: FakeProviderServer, real_cli_marker: str, tmp_path: Path
+) -> None:
+    # gpt-5.5's entry in 0.171.0's bundled catalog lists the priority tier.
+    model = _model(codex_binary, scenario_url(server, "text"), real_cli_marker, tmp_path)
+    try:
+        call = await model.invoke(prompt="hi", model="gpt-5.5", fast_mode=True, timeout=60.0)
+    finally:
+        await model.close()
+    assert call.status is EventStatus.COMPLETED, call.execution.error
+    assert server.requests[-1].json["service_tier"] == "priority"
+
+
+async def test_fast_mode_for_a_model_without_the_tier_is_refused_typed(
+    codex_binary: Path, server: FakeProviderServer, real_cli_marker: str, tmp_path: Path
+) -> None:
+    # The default model has no catalog entry: codex would omit the tier and run at standard.
+    model = _model(codex_binary, scenario_url(server, "text"), real_cli_marker, tmp_path)
+    try:
+        call = await model.invoke(prompt="hi", fast_mode=True, timeout=CALL_TIMEOUT)
+        plain = await model.invoke(prompt="hi", timeout=CALL_TIMEOUT)
+    finally:
+        await model.close()
+    assert call.status is EventStatus.FAILED
+    error = call.exception
+    assert isinstance(error, CodexFastModeUnavailableError), repr(error)
+    assert (error.field, error.model) == ("fast_mode", DEFAULT_MODEL)
+    assert plain.status is EventStatus.COMPLETED, plain.execution.error
+    assert "service_tier" not in server.requests[-1].json
+    assert settled_survivors(real_cli_marker) == []
 
 
 async def test_prompt_beginning_with_a_dash(

@@ -335,3 +335,36 @@ async def test_ephemeral_turn_between_saved_turns(
     assert "turn one marker-A" in seen
     assert "marker-B" not in seen
     assert third.execution.response["session_id"] == sid
+
+
+@pytest.mark.parametrize(
+    ("model_name", "fields", "effort"),
+    [
+        ("fake-model:high", {}, "high"),
+        ("fake-model:xhigh", {"thinking": "xhigh"}, "xhigh"),
+        ("fake-model:off", {}, None),
+        ("fake-model:none", {}, None),
+    ],
+)
+async def test_model_thinking_shorthand_through_the_gateway(
+    pi_binary: Path,
+    fake_provider_server: FakeProviderServer,
+    real_cli_marker: str,
+    model_name: str,
+    fields: dict[str, str],
+    effort: str | None,
+) -> None:
+    """pi's ``<model>:<level>`` reaches the gateway as the bare model id and that level.
+
+    Before the adapter split it, the gateway's ``models.json`` declared ``fake-model:high`` as a
+    model (pi matched it whole and sent that name) and ``--thinking off`` overrode the level.
+    """
+    model = model_for(pi_binary, fake_provider_server.base_url, real_cli_marker, model=model_name)
+    try:
+        call = await model.invoke(prompt="think hard", timeout=CALL_DEADLINE, **fields)
+    finally:
+        await model.close()
+    assert call.status is EventStatus.COMPLETED, call.execution.error
+    sent = fake_provider_server.requests[-1].json
+    assert sent["model"] == "fake-model"
+    assert sent.get("reasoning_effort") == effort

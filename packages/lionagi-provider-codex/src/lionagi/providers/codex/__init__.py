@@ -13,12 +13,25 @@ from ._static import DEFAULT_MODEL, PROGRAM, REASONING_EFFORTS
 
 if TYPE_CHECKING:
     from ._endpoint import CodexCliEndpoint
+    from ._events import CodexFastModeUnavailableError
     from ._request import CodexRequest
 
-__all__ = ["DEFAULT_MODEL", "MODEL_POLICIES", "PROVIDER_SPECS", "CodexCliEndpoint", "CodexRequest"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "MODEL_POLICIES",
+    "PROVIDER_SPECS",
+    "CodexCliEndpoint",
+    "CodexFastModeUnavailableError",
+    "CodexRequest",
+]
 
 __getattr__, __dir__ = lazy_exports(
-    __name__, {"._endpoint": ("CodexCliEndpoint",), "._request": ("CodexRequest",)}
+    __name__,
+    {
+        "._endpoint": ("CodexCliEndpoint",),
+        "._events": ("CodexFastModeUnavailableError",),
+        "._request": ("CodexRequest",),
+    },
 )
 
 PROVIDER_SPECS: tuple[ProviderEndpointSpec, ...] = (

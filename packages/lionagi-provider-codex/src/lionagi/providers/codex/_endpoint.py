@@ -131,5 +131,9 @@ class CodexCliEndpoint(SubprocessCliEndpoint):
         return build_argv(request, prefix=(), extra=extra)
 
     def event_parser(self, request: CodexRequest) -> CodexEventParser:
-        """A parser for one run; the model names the result when codex does not."""
-        return CodexEventParser(model=request.model)
+        """A parser for one run; the model names the result when codex does not.
+
+        A ``fast_mode`` run's parser ends the run when codex announces it omits the priority
+        tier for the model (:class:`~._events.CodexFastModeUnavailableError`).
+        """
+        return CodexEventParser(model=request.model, fast_mode=request.fast_mode)

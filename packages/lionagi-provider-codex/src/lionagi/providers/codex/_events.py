@@ -17,11 +17,21 @@ the real binary emits it):
         file_change / mcp_tool_call /
         web_search / collab_tool_call     tool_use + tool_result, paired by the item id
         todo_list {items}                 system metadata ``todo_list``
-        error {message}                   non-fatal warning: system metadata ``warning``
+        error {message}                   non-fatal warning: system metadata ``warning``;
+                                          the priority tier omitted from a ``fast_mode`` run
+                                          is :class:`CodexFastModeUnavailableError`
     item.plan.delta {item_id, delta}      text delta
     request_user_input {call_id, ...}     tool_use ``request_user_input`` (exec cannot answer)
 
 Anything else is a :class:`ProviderProtocolError`: an unknown event may carry the answer.
+
+Fast mode: ``service_tier="fast"`` asks for codex's ``priority`` tier, which codex sends only for
+a model whose catalog entry advertises it; for any other model it announces, in an ``error``
+item before the turn starts, that the tier "will be omitted from requests", and runs at the
+standard tier. A run that asked for ``fast_mode`` ends there with
+:class:`CodexFastModeUnavailableError` (a mode the model lacks is an error, not a no-op); the
+same notice in a run that did not ask (a tier from the user's own ``config.toml``) stays a
+warning. Why at run time and not at validation: see ``docs/decisions.md``.
 
 Why buffer: a failing turn reports its error twice (an ``error`` event, then ``turn.failed``
 with the same text), and a retry exhausts itself through several; the consumer gets exactly one
@@ -42,9 +52,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from lionagi.service import ProviderProtocolError, StreamChunk
+from lionagi.service import ProviderInvalidRequestError, ProviderProtocolError, StreamChunk
 
-__all__ = ["IGNORED_EVENTS", "TOOL_ITEMS", "CodexEventParser"]
+__all__ = ["IGNORED_EVENTS", "TOOL_ITEMS", "CodexEventParser", "CodexFastModeUnavailableError"]
 
 IGNORED_EVENTS = frozenset({"turn.started"})
 """The telemetry allowlist: events that carry no content, result or error."""
@@ -57,6 +67,39 @@ _RETRY_NOTICE = re.compile(r"^\s*reconnecting\b", re.IGNORECASE)
 _STATUS = re.compile(r"\b(?:unexpected status|last status:)\s*(\d{3})\b", re.IGNORECASE)
 _RETRY_IN = re.compile(r"\btry again in (\d+(?:\.\d+)?)\s*(ms|s|seconds?)\b", re.IGNORECASE)
 _FAILED = frozenset({"failed", "declined"})
+# Codex 0.171.0's notice for a configured tier the model's catalog entry does not list.
+_TIER_OMITTED = re.compile(
+    r"^Configured service tier `(?P<tier>[^`]+)` is not advertised as supported for model "
+    r"`(?P<model>[^`]*)` and will be omitted from requests"
+)
+FAST_TIER = "priority"
+"""The service tier codex sends for ``service_tier="fast"`` (``fast_mode``)."""
+
+
+class CodexFastModeUnavailableError(ProviderInvalidRequestError):
+    """``fast_mode`` asked for codex's priority tier and codex will not send it for ``model``.
+
+    Codex reports it before the turn starts and would otherwise run at the standard tier; the
+    run is ended instead, so the caller drops ``fast_mode`` or picks a model that has the tier.
+    Not retried: the same request meets the same catalog.
+
+    Attributes:
+        field: ``"fast_mode"``, the request field that cannot be honoured.
+        model: The model codex named.
+        tier: The tier codex omits (``priority``).
+    """
+
+    field = "fast_mode"
+
+    def __init__(self, model: str, tier: str = FAST_TIER, *, raw: str = "") -> None:
+        self.model = model
+        self.tier = tier
+        super().__init__(
+            f"fast_mode: codex does not advertise the {tier!r} service tier for model "
+            f"{model!r} and would run it at the standard tier; drop fast_mode or use a model "
+            "whose codex catalog entry lists the tier (`codex debug models`)",
+            raw=raw,
+        )
 
 
 class CodexEventParser:
@@ -64,10 +107,13 @@ class CodexEventParser:
 
     Args:
         model: The model the run asked for, reported on the result metadata.
+        fast_mode: The run asked for the priority tier (``fast_mode``): codex's notice that
+            it omits that tier ends the run with :class:`CodexFastModeUnavailableError`.
     """
 
-    def __init__(self, model: str | None = None) -> None:
+    def __init__(self, model: str | None = None, *, fast_mode: bool = False) -> None:
         self.model = model
+        self.fast_mode = fast_mode
         self.thread_id: str | None = None
         self.errors: list[str] = []
         self.retry_notices = 0
@@ -204,6 +250,10 @@ class CodexEventParser:
             return [StreamChunk("text", text, metadata=meta)]
         if item_type == "error":
             message = _text(item, "message")
+            if self.fast_mode:
+                omitted = _TIER_OMITTED.match(message)
+                if omitted is not None and omitted["tier"] == FAST_TIER:
+                    raise CodexFastModeUnavailableError(omitted["model"], raw=message)
             self.warnings.append(message)
             return [StreamChunk("system", metadata={"warning": message})]
         if item_type == "todo_list":

@@ -46,7 +46,11 @@ class CodexRequest(BaseModel):
         bypass_approvals: ``--dangerously-bypass-approvals-and-sandbox`` (the bypass mode):
             no sandbox at all. Only for an externally sandboxed environment.
         skip_git_repo_check: ``--skip-git-repo-check``: run outside a Git repository.
-        fast_mode: ``-c service_tier="fast"`` (Codex's Fast mode; the fast mode kwarg).
+        fast_mode: ``-c service_tier="fast"`` (Codex's Fast mode; the fast mode kwarg): the
+            ``priority`` service tier. Codex sends it only for a model whose catalog entry
+            lists it; for any other model the run ends, before its turn starts, with
+            ``CodexFastModeUnavailableError`` (a ``ProviderInvalidRequestError`` naming
+            ``fast_mode`` and the model) instead of running at the standard tier.
         ephemeral: ``--ephemeral`` (default): no session files are written.
         repo: Working directory of the run (default: the settings' ``cwd``).
         workspace: A directory inside ``repo`` to run in instead (containment enforced).

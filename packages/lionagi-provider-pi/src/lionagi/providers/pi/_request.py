@@ -3,6 +3,12 @@
 Sessions: a run is saved (pi's default) so its id can be resumed with ``--session <id>``;
 ``ephemeral=True`` adds ``--no-session`` and the id is then only observed.
 
+Thinking shorthand: pi's own ``--model <pattern>:<level>`` is split here, at validation, into
+``model`` and ``thinking`` (so the argv says ``--model <pattern> --thinking <level>``), because
+through a deployment gateway the adapter declares the model in ``models.json`` itself: declared
+whole, ``sonnet:high`` was a model id pi matched exactly and sent to the gateway, and the
+gateway's ``--thinking off`` default overrode the level.
+
 System prompts: pi reads the value of ``--system-prompt`` / ``--append-system-prompt`` as a file
 path whenever that path exists, so the caller's text never goes into argv; the endpoint writes it
 to run-owned files (see ``_prompt_files``) and the argv names those.
@@ -14,7 +20,7 @@ never goes into argv: the endpoint writes it to stdin, which pi reads to EOF in 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, cast
 
 from pydantic import (
     BaseModel,
@@ -22,9 +28,12 @@ from pydantic import (
     Field,
     StrictBool,
     StrictStr,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
+
+from lionagi.service import EFFORT_LEVELS
 
 from ._static import DEFAULT_MODEL as DEFAULT_MODEL
 from ._static import THINKING_LEVELS as THINKING_LEVELS
@@ -32,13 +41,48 @@ from ._static import THINKING_LEVELS as THINKING_LEVELS
 if TYPE_CHECKING:
     from ._prompt_files import PromptFiles
 
-__all__ = ["DEFAULT_MODEL", "THINKING_LEVELS", "PiRequest", "ThinkingLevel", "pi_arguments"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "THINKING_LEVELS",
+    "PiRequest",
+    "ThinkingLevel",
+    "pi_arguments",
+    "split_thinking_suffix",
+]
 
 
 ThinkingLevel = Literal["none", "off", "minimal", "low", "medium", "high", "xhigh"]
 
 _NAME = r"^[A-Za-z0-9][A-Za-z0-9_.:/@+-]*$"
 _SESSION_ID = r"^[0-9A-Za-z][0-9A-Za-z-]*$"  # a (partial) UUID, never a path or an option
+# Suffix words read as a thinking level (any case): pi's own and every effort spelling core
+# knows. Only pi's, in lower case, are accepted; the others are refused rather than left in the
+# model id, where pi would report "model not found" or (given a provider) run a made-up id.
+_LEVEL_WORDS = frozenset((*THINKING_LEVELS, *EFFORT_LEVELS))
+
+
+def split_thinking_suffix(model: str) -> tuple[str, str | None]:
+    """``(model, level)`` for pi's ``<model>:<level>`` shorthand; ``(model, None)`` without one.
+
+    The level is the text after the last ``:`` when it is one of :data:`THINKING_LEVELS`
+    (``none`` is core's spelling of pi's ``off``). Any other suffix stays part of the id, as pi
+    itself keeps one (OpenRouter's ``:free``, ``:exacto``).
+
+    Raises:
+        ValueError: the suffix is a level word pi does not accept (``max``, ``ultra``, or a
+            level not in lower case), or nothing is left of the model before it.
+    """
+    base, colon, suffix = model.rpartition(":")
+    if not colon or suffix.lower() not in _LEVEL_WORDS:
+        return model, None
+    if suffix not in THINKING_LEVELS:
+        raise ValueError(
+            f"':{suffix}' is not a pi thinking level; the suffix after ':' must be one of "
+            f"{', '.join(THINKING_LEVELS)} (lower case)"
+        )
+    if not base or base.endswith(("/", ":")):
+        raise ValueError(f"':{suffix}' names a thinking level but no model before it")
+    return base, suffix
 
 
 class PiRequest(BaseModel):
@@ -46,7 +90,10 @@ class PiRequest(BaseModel):
 
     Attributes:
         prompt: The user message (sent on stdin; pi strips leading/trailing whitespace).
-        model: ``--model`` (an id, ``provider/id``, or a pattern pi resolves).
+        model: ``--model`` (an id, ``provider/id``, or a pattern pi resolves). pi's
+            ``<model>:<level>`` shorthand is accepted and split at validation: ``model`` keeps
+            the part before the ``:`` and the level becomes ``thinking`` (see
+            :func:`split_thinking_suffix`); a ``thinking`` that names another level is refused.
         provider: ``--provider``; refused together with a deployment gateway, which names its
             own provider.
         thinking: ``--thinking`` level; ``none`` is sent as ``off``.
@@ -93,6 +140,29 @@ class PiRequest(BaseModel):
     repo: StrictStr | None = None
     workspace: StrictStr | None = None
 
+    @field_validator("model")
+    @classmethod
+    def _model_thinking_suffix(cls, value: str | None) -> str | None:
+        if value is not None:
+            split_thinking_suffix(value)  # refuses a level pi cannot honour, naming "model"
+        return value
+
+    @field_validator("thinking")
+    @classmethod
+    def _thinking_agrees_with_the_model_suffix(
+        cls, value: str | None, info: ValidationInfo
+    ) -> str | None:
+        model = info.data.get("model")
+        if value is None or not isinstance(model, str):
+            return value
+        _, suffix = split_thinking_suffix(model)
+        if suffix is not None and _pi_level(suffix) != _pi_level(value):
+            raise ValueError(
+                f"{value!r} conflicts with the model's ':{suffix}' thinking suffix; "
+                "set the level once"
+            )
+        return value
+
     @field_validator("tools")
     @classmethod
     def _tool_names(cls, value: list[str] | None) -> list[str] | None:
@@ -107,6 +177,22 @@ class PiRequest(BaseModel):
     def _resume_needs_a_saved_session(self) -> PiRequest:
         if self.ephemeral and self.resume is not None:
             raise ValueError("ephemeral=True saves no session, so it cannot resume one")
+        return self
+
+    @model_validator(mode="after")
+    def _split_model_thinking(self) -> PiRequest:
+        """Move a ``:<level>`` model suffix to ``thinking`` (the field validators checked it).
+
+        Done once here so everything downstream (argv, the gateway's ``models.json``, its
+        ``--thinking off`` default) sees the bare model id and the level; a second validation
+        of the result finds no suffix and changes nothing.
+        """
+        if self.model is not None:
+            base, suffix = split_thinking_suffix(self.model)
+            if suffix is not None:
+                self.model = base
+                if self.thinking is None:
+                    self.thinking = cast(ThinkingLevel, suffix)  # one of THINKING_LEVELS
         return self
 
 
@@ -134,7 +220,7 @@ def pi_arguments(
     if request.model:
         argv += ["--model", request.model]
     if request.thinking is not None:
-        argv += ["--thinking", "off" if request.thinking == "none" else request.thinking]
+        argv += ["--thinking", _pi_level(request.thinking)]
     if request.no_tools:
         argv.append("--no-tools")
     elif request.tools is not None:
@@ -145,6 +231,11 @@ def pi_arguments(
     if request.no_extensions:
         argv += ["--no-extensions", "--no-skills", "--no-prompt-templates"]
     return argv
+
+
+def _pi_level(level: str) -> str:
+    """The spelling pi uses for a level: core's ``none`` is pi's ``off``."""
+    return "off" if level == "none" else level
 
 
 def _system_prompt_arguments(request: PiRequest, files: PromptFiles | None) -> list[str]:
