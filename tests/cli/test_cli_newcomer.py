@@ -339,12 +339,12 @@ def test_models_resolves_a_provider_alias_and_refuses_an_unknown_provider():
 
 
 def test_models_of_a_provider_whose_requests_take_no_model_says_how_to_write_it():
-    # exa's search endpoints take no model: "exa/<model>" would put a name in a field its
+    # AG2's in-process agents take no model: "ag2/<model>" would put a name in a field its
     # requests do not have (iModel then refuses it), so the listing says provider= endpoint=.
-    as_json = run("models", "exa", "--json")
+    as_json = run("models", "ag2", "--json")
     assert as_json.returncode == 0, as_json.stderr
     assert json.loads(as_json.stdout)["takes_model"] is False
-    table = run("models", "exa")
-    assert "exa/<model>" not in table.stdout
-    assert "provider='exa'" in table.stdout
+    table = run("models", "ag2")
+    assert "ag2/<model>" not in table.stdout
+    assert "provider='ag2'" in table.stdout
     assert json.loads(run("models", "openai", "--json").stdout)["takes_model"] is True

@@ -28,12 +28,27 @@ def test_a_model_in_the_callers_own_defaults_keeps_the_defaults_error() -> None:
 
 
 def test_a_bare_provider_that_takes_no_model_is_not_told_to_name_one() -> None:
-    # "write 'exa/<model>'" only led to the error above; a provider whose requests take no
-    # model is told to name the endpoint instead. One that takes a model keeps its hint.
+    # "write '<provider>/<model>'" would only lead to the error above; a provider none of whose
+    # requests take a model (AG2's in-process agents) is told to name the endpoint instead.
+    # One that takes a model on any endpoint keeps its hint: exa's answer endpoint takes one.
+    with pytest.raises(EndpointConfigurationError) as info:
+        iModel(model="ag2", api_key=KEY)
+    assert "iModel(provider='ag2', endpoint=...)" in str(info.value)
+    assert "ag2/<model>" not in str(info.value)
     with pytest.raises(EndpointConfigurationError) as info:
         iModel(model="exa", api_key=KEY)
-    assert "iModel(provider='exa', endpoint=...)" in str(info.value)
-    assert "exa/<model>" not in str(info.value)
+    assert "'exa/<model>'" in str(info.value)
     with pytest.raises(EndpointConfigurationError) as info:
         iModel(model="openai", api_key=KEY)
     assert "'openai/<model>'" in str(info.value)
+
+
+def test_a_model_name_the_row_refuses_is_not_called_a_missing_field() -> None:
+    # Exa's answer row has a model field with a closed list: the refusal is of the name, and
+    # saying "its request has no 'model' field" would send the caller the wrong way.
+    for kwargs in ({"provider": "exa", "endpoint": "answer"}, {}):
+        with pytest.raises(EndpointConfigurationError) as info:
+            iModel(model="exa/exa-ultra" if not kwargs else "exa-ultra", api_key=KEY, **kwargs)
+        assert info.value.field == "model"
+        assert "no 'model' field" not in str(info.value)
+        assert "'exa' or 'exa-pro'" in str(info.value)

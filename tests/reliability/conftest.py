@@ -91,6 +91,7 @@ _EMBED = _fixed({"model": "fake-embed", "input": ["alpha", "beta gamma"]})
 ROWS: tuple[Row, ...] = (
     Row("anthropic", "messages", "anthropic_messages", _V1, _chat("claude-fake")),
     Row("deepseek", "chat/completions", "openai_chat", _V1, _chat("deepseek-chat")),
+    Row("exa", "answer", "json", "", _fixed({"query": "q"})),
     Row("exa", "contents", "json", "", _fixed({"urls": ["https://e.com/a"]}), text=False),
     Row("exa", "findSimilar", "json", "", _fixed({"url": "https://e.com/a"}), text=False),
     Row("exa", "search", "json", "", _fixed({"query": "q", "numResults": 2}), text=False),

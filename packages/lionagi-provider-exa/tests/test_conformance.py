@@ -1,10 +1,15 @@
-"""The HTTP conformance kit (JSON dialect) on every Exa row, built from the catalog rows."""
+"""The HTTP conformance kit (JSON dialect) on every Exa row, against the fake server's routes."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from lionagi.providers.exa import ExaContentsEndpoint, ExaFindSimilarEndpoint, ExaSearchEndpoint
+from lionagi.providers.exa import (
+    ExaAnswerEndpoint,
+    ExaContentsEndpoint,
+    ExaFindSimilarEndpoint,
+    ExaSearchEndpoint,
+)
 from lionagi.service import Endpoint, match_endpoint
 from lionagi.service_testing.conformance import HTTPJSONConformance
 
@@ -48,3 +53,14 @@ class TestExaFindSimilar(HTTPJSONConformance):
 
     def valid_request(self) -> dict[str, Any]:
         return {"url": "https://example.com/a", "numResults": 2}
+
+
+class TestExaAnswer(HTTPJSONConformance):
+    dialect = "json"
+    context_window = False
+
+    def make_endpoint(self, base_url: str, api_key: str) -> Endpoint:
+        return row("answer", base_url, api_key, ExaAnswerEndpoint)
+
+    def valid_request(self) -> dict[str, Any]:
+        return {"query": "What is the capital of France?", "text": True}

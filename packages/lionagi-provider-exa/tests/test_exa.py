@@ -43,7 +43,7 @@ def endpoint(server: FakeProviderServer, row: str) -> Endpoint:
 
 def test_rows_match_the_bundled_catalog_table():
     rows = {spec.endpoint: spec for spec in PROVIDER_SPECS}
-    assert set(rows) == {"search", "contents", "findSimilar"}
+    assert set(rows) == {"search", "contents", "findSimilar", "answer"}
     assert rows["contents"].endpoint_aliases == ("get_contents",)
     assert rows["findSimilar"].endpoint_aliases == ("similar", "find_similar")
     for spec in rows.values():

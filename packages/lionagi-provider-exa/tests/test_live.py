@@ -27,3 +27,13 @@ async def test_live_search_then_contents():
         event = await exa.invoke(urls=[results[0]["url"]], text={"maxCharacters": 200})
         assert event.exception is None, event.exception
         assert event.execution.response["results"]
+
+
+async def test_live_answer_one_shot_and_streamed():
+    async with iModel(provider="exa", endpoint="answer") as exa:
+        event = await exa.invoke(query="What is the capital of France?")
+        assert event.exception is None, event.exception
+        assert event.execution.response["answer"]
+        chunks = [c async for c in exa.stream(query="What is the capital of France?")]
+    assert "".join(c.content or "" for c in chunks if c.type == "text")
+    assert chunks[-1].type == "result"

@@ -80,6 +80,7 @@ ANSWER = {
     [
         {"top_k": 5},
         {"stream_mode": "full"},
+        {"stream_mode": "concise"},
         {"response_format": {"type": "regex", "regex": {"regex": r"\d+"}}},
         {"response_format": {"type": "json_schema", "json_schema": {"schema": {"type": "object"}}}},
     ],
@@ -108,7 +109,7 @@ async def test_sdk_fields_reach_the_server_as_given(fields: dict[str, object]) -
 @pytest.mark.parametrize(
     ("fields", "where"),
     [
-        ({"stream_mode": "concise"}, "stream_mode"),
+        ({"stream_mode": "brief"}, "stream_mode"),
         ({"top_k": -1}, "top_k"),
         ({"response_format": {"type": "json_object"}}, "response_format"),
         ({"response_format": {"type": "regex", "regex": {"regx": "x"}}}, "regx"),

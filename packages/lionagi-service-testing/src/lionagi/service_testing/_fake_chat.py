@@ -6,10 +6,14 @@ name in the first and the arguments split across the rest. An answer cut at the 
 limit (``token_limit``) ends with ``finish_reason: "length"``. A refused prompt
 (``content_filter``) is Azure OpenAI's 400 one-shot and the same error object as an in-stream
 error event when streamed.
+
+The chunk frames themselves (:class:`ChunkFrames`) are shared with Exa's answer stream
+(``_fake_search``), whose text arrives in the same ``chat.completion.chunk`` shape.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from ._fake_errors import openai_error
@@ -17,6 +21,7 @@ from ._fake_request import RequestFacts
 from ._fake_script import Script
 from ._fake_wire import (
     CREATED,
+    SSE_DONE,
     USAGE_INPUT,
     USAGE_OUTPUT,
     USAGE_TOTAL,
@@ -26,13 +31,50 @@ from ._fake_wire import (
     sse_data,
 )
 
-__all__ = ["chat_json", "chat_stream"]
+__all__ = ["ChunkFrames", "chat_json", "chat_stream", "chunk_frames"]
 
 _USAGE = {
     "prompt_tokens": USAGE_INPUT,
     "completion_tokens": USAGE_OUTPUT,
     "total_tokens": USAGE_TOTAL,
 }
+
+
+_OPEN_TAIL = b',"logprobs":null,"finish_reason":null}]}'
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkFrames:
+    """The ``chat.completion.chunk`` SSE frames of one stream, spliced onto one rendered head.
+
+    The head (id, created, model, fingerprint, the first choice up to its ``delta``) is the same
+    on every frame of a stream, so it is rendered once and each frame only adds its delta: one
+    ``json.dumps`` of the piece and a concatenation, which keeps the benchmarks' streams cheap.
+    """
+
+    head: bytes
+
+    def delta(self, delta: bytes) -> bytes:
+        """A frame whose choice carries ``delta`` (a rendered JSON object) and no finish reason."""
+        return sse_data(self.head + delta + _OPEN_TAIL)
+
+    def text(self, piece: str) -> bytes:
+        """A frame whose delta is the answer text ``piece``."""
+        return self.delta(b'{"content":' + js(piece) + b"}")
+
+    def finish(self, reason: str) -> bytes:
+        """The frame ending the choice: an empty delta with ``finish_reason`` ``reason``."""
+        return sse_data(self.head + b'{},"logprobs":null,"finish_reason":' + js(reason) + b"}]}")
+
+
+def chunk_frames(chunk_id: str, model: str) -> ChunkFrames:
+    """The frames of the stream ``chunk_id`` answered by ``model``."""
+    head = (
+        b'{"id":' + js(chunk_id) + b',"object":"chat.completion.chunk","created":'
+        + str(CREATED).encode() + b',"model":' + js(model)
+        + b',"system_fingerprint":"fp_fake","choices":[{"index":0,"delta":'
+    )  # fmt: skip
+    return ChunkFrames(head)
 
 
 def _finish_reason(script: Script) -> str:
@@ -92,21 +134,15 @@ def chat_stream(
     No answer text: the prompt itself was refused.
     """
     chunk_id = f"chatcmpl-fake-{seq}"
-    head = (
-        b'{"id":' + js(chunk_id) + b',"object":"chat.completion.chunk","created":'
-        + str(CREATED).encode() + b',"model":' + js(facts.model)
-        + b',"system_fingerprint":"fp_fake","choices":[{"index":0,"delta":'
-    )  # fmt: skip
-    open_tail = b',"logprobs":null,"finish_reason":null}]}'
-
-    frames = [sse_data(head + b'{"role":"assistant","content":""}' + open_tail)]
+    chunk = chunk_frames(chunk_id, facts.model)
+    frames = [chunk.delta(b'{"role":"assistant","content":""}')]
     if refused:
         frames.append(sse_data(dumps(openai_error("content_filter"))))
         return Rendered(frames, first_output=1)
     for piece in script.thinking:
-        frames.append(sse_data(head + b'{"reasoning_content":' + js(piece) + b"}" + open_tail))
+        frames.append(chunk.delta(b'{"reasoning_content":' + js(piece) + b"}"))
     for piece in script.chunks:
-        frames.append(sse_data(head + b'{"content":' + js(piece) + b"}" + open_tail))
+        frames.append(chunk.text(piece))
     if script.tool is not None:
         call = {
             "index": 0,
@@ -114,16 +150,15 @@ def chat_stream(
             "type": "function",
             "function": {"name": script.tool.name, "arguments": ""},
         }
-        frames.append(sse_data(head + dumps({"tool_calls": [call]}) + open_tail))
+        frames.append(chunk.delta(dumps({"tool_calls": [call]})))
         for fragment in script.tool.fragments:
             delta = {"tool_calls": [{"index": 0, "function": {"arguments": fragment}}]}
-            frames.append(sse_data(head + dumps(delta) + open_tail))
+            frames.append(chunk.delta(dumps(delta)))
     if fail:
         frames = [*frames[:2], sse_data(dumps(openai_error(500)))]
         return Rendered(frames, first_output=1)
 
-    reason = js(_finish_reason(script))
-    frames.append(sse_data(head + b'{},"logprobs":null,"finish_reason":' + reason + b"}]}"))
+    frames.append(chunk.finish(_finish_reason(script)))
     if facts.include_usage or script.usage:
         usage_chunk = {
             "id": chunk_id,
@@ -135,5 +170,5 @@ def chat_stream(
             "usage": _USAGE,
         }
         frames.append(sse_data(dumps(usage_chunk)))
-    frames.append(b"data: [DONE]\n\n")
+    frames.append(SSE_DONE)
     return Rendered(frames, first_output=1)

@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "ANSWER_MODEL",
     "DEFAULT_MODEL",
     "RequestFacts",
     "ToolSpec",
+    "answer_facts",
     "chat_facts",
     "gemini_facts",
     "messages_facts",
@@ -25,6 +27,8 @@ __all__ = [
 ]
 
 DEFAULT_MODEL = "fake-model"
+# Exa's answer model when a request names none (its SDKs' default).
+ANSWER_MODEL = "exa"
 _RESULT_LIMIT = 500
 _FIELD = re.compile(r"[A-Z][A-Za-z ]*: ")
 
@@ -130,6 +134,15 @@ def chat_facts(body: dict[str, Any]) -> RequestFacts:
         include_usage=_dict(body.get("stream_options")).get("include_usage") is True,
         tools=_function_tools(body),
         tool_result=_last_tool_message(body),
+    )
+
+
+def answer_facts(body: dict[str, Any]) -> RequestFacts:
+    """Facts from an Exa ``/answer`` request: its model (``exa`` by default), ``stream: true``."""
+    model = body.get("model")
+    return RequestFacts(
+        model=model if isinstance(model, str) and model else ANSWER_MODEL,
+        stream=body.get("stream") is True,
     )
 
 

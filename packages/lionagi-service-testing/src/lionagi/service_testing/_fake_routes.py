@@ -2,10 +2,10 @@
 
 Routes match on the path's suffix (``.../chat/completions``, ``.../responses``,
 ``.../messages``, ``.../embeddings``, ``.../models/{model}:generateContent``, ``.../api/chat``,
-``.../api/generate``, ``.../api/embed``, ``.../search``), so a client can keep its provider's own
-prefix (``/v1``, ``/v1beta/openai``, ``/api/v1``) and point only the host at the fake server. A
-leading ``/scenario/<names>/`` is stripped first: it selects the scenario for clients that can
-set a base URL but no header.
+``.../api/generate``, ``.../api/embed``, ``.../search``, ``.../answer``; Exa's operations also
+under ``/json/``), so a client can keep its provider's own prefix (``/v1``, ``/v1beta/openai``,
+``/api/v1``) and point only the host at the fake server. A leading ``/scenario/<names>/`` is
+stripped first: it selects the scenario for clients that can set a base URL but no header.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from ._fake_record import RecordedRequest, credential_of, record
 from ._fake_request import (
     DEFAULT_MODEL,
     RequestFacts,
+    answer_facts,
     chat_facts,
     gemini_facts,
     messages_facts,
@@ -57,7 +58,7 @@ from ._fake_script import (
     scenario_of,
     split_scenario_path,
 )
-from ._fake_search import search_json
+from ._fake_search import answer_json, answer_stream, search_json
 from ._fake_unknown import with_unknown_fields
 from ._fake_wire import USAGE_INPUT, Rendered, dumps
 
@@ -81,6 +82,11 @@ def _plain(render: Callable[[Script, int, RequestFacts], bytes]) -> _JsonFn:
     return lambda script, seq, facts, body: render(script, seq, facts)
 
 
+def _bodiless(render: _StreamFn) -> _StreamFn:
+    """A stream renderer that reads only the facts, called with the body like every route's."""
+    return lambda script, seq, facts, body, **kw: render(script, seq, facts, **kw)
+
+
 def _search(operation: str) -> _Route:
     return _Route(
         operation,
@@ -89,30 +95,48 @@ def _search(operation: str) -> _Route:
     )
 
 
-_CHAT = _Route("chat", "openai", _plain(chat_json), chat_stream, chat_facts)
+_CHAT = _Route("chat", "openai", _plain(chat_json), _bodiless(chat_stream), chat_facts)
 _RESPONSES = _Route(
-    "responses", "openai", _plain(responses_json), responses_stream, responses_facts
+    "responses", "openai", _plain(responses_json), _bodiless(responses_stream), responses_facts
 )
-_MESSAGES = _Route("messages", "anthropic", _plain(messages_json), messages_stream, messages_facts)
+_MESSAGES = _Route(
+    "messages", "anthropic", _plain(messages_json), _bodiless(messages_stream), messages_facts
+)
 _COUNT = _Route("count_tokens", "anthropic", lambda *_: dumps({"input_tokens": USAGE_INPUT}))
 _EMBED = _Route("embeddings", "openai", lambda script, seq, facts, body: embeddings_json(body))
 _GEMINI = _Route("gemini", "gemini", _plain(gemini_json))
-_GEMINI_STREAM = _Route("gemini_stream", "gemini", _plain(gemini_array), gemini_stream)
+_GEMINI_STREAM = _Route("gemini_stream", "gemini", _plain(gemini_array), _bodiless(gemini_stream))
 _OLLAMA_CHAT = _Route(
-    "ollama_chat", "ollama", _plain(ollama_chat_json), ollama_chat_stream, ollama_chat_facts, NDJSON
+    "ollama_chat",
+    "ollama",
+    _plain(ollama_chat_json),
+    _bodiless(ollama_chat_stream),
+    ollama_chat_facts,
+    NDJSON,
 )
 _OLLAMA_GENERATE = _Route(
     "ollama_generate",
     "ollama",
     _plain(ollama_generate_json),
-    ollama_generate_stream,
+    _bodiless(ollama_generate_stream),
     ollama_generate_facts,
     NDJSON,
 )
 _OLLAMA_EMBED = _Route(
     "ollama_embed", "ollama", lambda script, seq, facts, body: ollama_embed_json(body)
 )
-_SEARCHES = {name: _search(name) for name in ("search", "findSimilar", "contents")}
+_ANSWER = _Route(
+    "answer",
+    "json",
+    lambda script, seq, facts, body: answer_json(script, seq, body),
+    answer_stream,
+    answer_facts,
+)
+# Exa's shape: the three search operations and the answer, by their last path segment.
+_EXA_ROUTES = {
+    **{name: _search(name) for name in ("search", "findSimilar", "contents")},
+    "answer": _ANSWER,
+}
 _SUFFIXES = (
     ("/api/chat", _OLLAMA_CHAT),
     ("/api/generate", _OLLAMA_GENERATE),
@@ -122,7 +146,7 @@ _SUFFIXES = (
     ("/messages/count_tokens", _COUNT),
     ("/messages", _MESSAGES),
     ("/embeddings", _EMBED),
-    *((f"/{name}", route) for name, route in _SEARCHES.items()),
+    *((f"/{name}", route) for name, route in _EXA_ROUTES.items()),
 )
 _JSON_PREFIX = "/json/"
 _GEMINI_PATH = re.compile(r"/models/([^/:]+):(generateContent|streamGenerateContent)$")
@@ -320,6 +344,12 @@ class FakeApp:
                     f"scenario {script.scenario!r}: /api/generate has no tool calls; "
                     "use /api/chat for the tool behaviour"
                 )
+            if route is _ANSWER and (script.tool is not None or script.limit):
+                # Refused rather than invented: Exa's answer documents neither.
+                raise ScriptError(
+                    f"scenario {script.scenario!r}: /answer has no tool calls and no "
+                    "output-token-limit stop (Exa's answer is text with its citations)"
+                )
             if script.behaviour == "content_filter" and route is not _CHAT:
                 # Refused loudly rather than answered with an invented shape: only chat
                 # completions' refusal (Azure OpenAI's 400) is rendered. Anthropic reports a
@@ -339,7 +369,7 @@ class FakeApp:
         if method != "POST":
             return None
         if path.startswith(_JSON_PREFIX):
-            return _SEARCHES.get(path.rpartition("/")[2], _SEARCHES["search"])
+            return _EXA_ROUTES.get(path.rpartition("/")[2], _EXA_ROUTES["search"])
         for suffix, route in _SUFFIXES:
             if path.endswith(suffix):
                 return route
@@ -400,10 +430,10 @@ class FakeApp:
             # one-shot, the same object as the stream's error event.
             if not (facts.stream and route.stream is not None):
                 return cls._failure(route, replace(script, error="content_filter"), seq, headers)
-            rendered: Rendered = route.stream(script, seq, facts, refused=True)
+            rendered: Rendered = route.stream(script, seq, facts, body, refused=True)
         elif facts.stream and route.stream is not None:
             fail = behaviour == "stream_error"
-            rendered = route.stream(script, seq, facts, fail=fail)
+            rendered = route.stream(script, seq, facts, body, fail=fail)
         else:
             rendered = Rendered([route.json(script, seq, facts, body)], stream=False)
         if script.extra_fields:

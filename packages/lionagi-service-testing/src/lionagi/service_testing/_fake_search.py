@@ -1,4 +1,4 @@
-"""A generic JSON endpoint in the shape of Exa's search API, for non-model HTTP adapters.
+"""A generic JSON endpoint in the shape of Exa's API, for non-model HTTP adapters.
 
 ``POST /search``, ``/findSimilar`` and ``/contents`` (or any path under ``/json/``) answer one
 deterministic document derived from the request: the results' URLs hash the query (or the ids
@@ -6,6 +6,18 @@ asked for), so equal requests get equal answers across runs, and the answer text
 (``x-fake-text``) becomes the results' ``text`` when contents are asked for. There is no stream
 and no model output channel, so the content behaviours (``thinking``, ``tool``, ``usage``) render
 the same document; error and fault behaviours apply as on every other route.
+
+``POST /answer`` (or ``/json/answer``) is Exa's grounded answer: one-shot, ``{"answer",
+"citations", "requestId", "costDollars"}`` with the answer text as ``answer`` and two citations
+whose URLs hash the query (each with the answer text as its ``text`` when the request asks for
+``text``); with ``"stream": true``, the answer in ``chat.completion.chunk`` frames (the text
+split into deltas as the chat route splits it), then one event carrying the ``citations`` with
+``requestId`` and ``costDollars``, a frame with ``finish_reason: "stop"`` and ``data: [DONE]``,
+which is the stream Exa's SDKs read. ``stream_error`` ends the stream after its first delta with
+Exa's error object ``{"requestId", "error", "tag"}``. Exa's answer has no reasoning or usage
+channel, so ``thinking`` and ``usage`` render the same answer; it has no tool calls and no
+output-token-limit stop, so ``tool`` and ``token_limit`` are refused with a 400 rather than
+answered in an invented shape.
 """
 
 from __future__ import annotations
@@ -13,15 +25,20 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from ._fake_chat import chunk_frames
+from ._fake_errors import json_error
+from ._fake_request import RequestFacts
 from ._fake_script import Script
-from ._fake_wire import dumps
+from ._fake_wire import SSE_DONE, Rendered, dumps, sse_data
 
-__all__ = ["search_json"]
+__all__ = ["answer_json", "answer_stream", "search_json"]
 
 _DEFAULT_RESULTS = 10
 _MAX_RESULTS = 100
 _PUBLISHED = "2023-11-14T00:00:00.000Z"
 _COST_PER_RESULT = 0.0005
+_ANSWER_CITATIONS = 2
+_ANSWER_COST = 0.005
 
 
 def _count(body: dict[str, Any]) -> int:
@@ -38,15 +55,23 @@ def _wants_text(body: dict[str, Any]) -> bool:
     return bool(body.get("text"))
 
 
-def _result(url: str, title: str, rank: int, text: str | None) -> dict[str, Any]:
-    result: dict[str, Any] = {
+def _page(url: str, title: str, text: str | None) -> dict[str, Any]:
+    """One page as Exa describes it: a search result without its score, or a citation."""
+    page: dict[str, Any] = {
         "id": url,
         "url": url,
         "title": title,
         "publishedDate": _PUBLISHED,
         "author": "Fake Author",
-        "score": round(1.0 - rank * 0.05, 4),
     }
+    if text is not None:
+        page["text"] = text
+    return page
+
+
+def _result(url: str, title: str, rank: int, text: str | None) -> dict[str, Any]:
+    result = _page(url, title, None)
+    result["score"] = round(1.0 - rank * 0.05, 4)
     if text is not None:
         result["text"] = text
     return result
@@ -86,3 +111,48 @@ def search_json(script: Script, seq: int, operation: str, body: dict[str, Any]) 
     total = round(_COST_PER_RESULT * max(1, len(document["results"])), 6)
     document["costDollars"] = {"total": total}
     return dumps(document)
+
+
+def _query(body: dict[str, Any]) -> str:
+    query = body.get("query")
+    return query if isinstance(query, str) else ""
+
+
+def _citations(script: Script, body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The answer's sources: URLs hash the query; their ``text`` only when ``text`` is asked."""
+    query = _query(body)
+    slug = _slug(f"answer:{query}")
+    text = script.text if body.get("text") else None
+    return [
+        _page(f"https://example.com/{slug}/{rank + 1}", f"Source {rank + 1} for {query}", text)
+        for rank in range(_ANSWER_CITATIONS)
+    ]
+
+
+def _answer_fields(seq: int) -> dict[str, Any]:
+    return {"requestId": f"req_fake_{seq}", "costDollars": {"total": _ANSWER_COST}}
+
+
+def answer_json(script: Script, seq: int, body: dict[str, Any]) -> bytes:
+    """Exa's one-shot answer to ``body``: the scripted text, its citations, id and cost."""
+    return dumps(
+        {"answer": script.text, "citations": _citations(script, body), **_answer_fields(seq)}
+    )
+
+
+def answer_stream(
+    script: Script, seq: int, facts: RequestFacts, body: dict[str, Any], *, fail: bool = False
+) -> Rendered:
+    """Exa's answer stream: text deltas, the citations event, the finish frame, ``[DONE]``.
+
+    ``fail``: the first delta, then Exa's error object (an internal error) and nothing after
+    it, as a stream that failed once its 200 had begun.
+    """
+    chunk = chunk_frames(f"answer-fake-{seq}", facts.model)
+    frames = [chunk.text(piece) for piece in script.chunks]
+    if fail:
+        error = json_error(500, request_id=f"req_fake_{seq}")
+        return Rendered([*frames[:1], sse_data(dumps(error))], first_output=0)
+    sources = {"citations": _citations(script, body), **_answer_fields(seq)}
+    frames += [sse_data(dumps(sources)), chunk.finish("stop"), SSE_DONE]
+    return Rendered(frames, first_output=0)

@@ -13,6 +13,7 @@ from typing import Any
 
 __all__ = [
     "CREATED",
+    "SSE_DONE",
     "USAGE_INPUT",
     "USAGE_OUTPUT",
     "USAGE_TOTAL",
@@ -29,6 +30,8 @@ CREATED = 1_700_000_000
 USAGE_INPUT = 42
 USAGE_OUTPUT = 7
 USAGE_TOTAL = USAGE_INPUT + USAGE_OUTPUT
+# The sentinel ending an OpenAI-style ``data:`` stream (chat completions, Exa's answer stream).
+SSE_DONE = b"data: [DONE]\n\n"
 
 
 @dataclass(frozen=True, slots=True)

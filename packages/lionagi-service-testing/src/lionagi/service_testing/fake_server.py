@@ -3,9 +3,10 @@
 It speaks, from one scripted-scenario model, the OpenAI chat-completions (JSON/SSE), OpenAI
 Responses, Anthropic Messages, Gemini ``generateContent``/``streamGenerateContent``, Ollama native
 (``/api/chat``, ``/api/generate`` as NDJSON, ``/api/embed``) and OpenAI embeddings wires, plus a
-generic JSON endpoint in Exa's search shape (``/search``, ``/findSimilar``, ``/contents``,
-``/json/...``), well enough that the real ``codex``, ``claude``, ``gemini`` and ``pi`` binaries
-run end to end against it. See ``docs/fake-server.md`` for the full table.
+generic JSON endpoint in Exa's shape (``/search``, ``/findSimilar``, ``/contents``, ``/json/...``,
+and ``/answer``, one-shot or streamed), well enough that the real ``codex``, ``claude``,
+``gemini`` and ``pi`` binaries run end to end against it. See ``docs/fake-server.md`` for the full
+table.
 
 Usage::
 

@@ -1,25 +1,29 @@
-"""Exa for lionagi-service: web search, page contents and find-similar, one-shot JSON.
+"""Exa for lionagi-service: web search, page contents, find-similar and grounded answers.
 
 ``PROVIDER_SPECS`` is what core's catalog reads through the ``lionagi.providers`` entry point:
-three rows at ``https://api.exa.ai`` with the key in ``x-api-key`` (``EXA_API_KEY``), each with
-its typed request model. Exa has no stream: ``stream()`` is refused before any request. The rows
-name their classes by reference and the classes below load on first use.
+four rows at ``https://api.exa.ai`` with the key in ``x-api-key`` (``EXA_API_KEY``), each with
+its typed request model. Search, contents and find-similar are one-shot JSON: ``stream()`` is
+refused before any request. ``answer`` is one-shot with ``invoke()`` and Exa's answer stream with
+``stream()``. The rows name their classes by reference and the classes below load on first use.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lionagi.service import EndpointType, ProviderEndpointSpec, lazy_exports
+from lionagi.service import EndpointType, ProviderEndpointSpec, ProviderModelPolicy, lazy_exports
 
 if TYPE_CHECKING:
+    from ._answer import ExaAnswerProjector
     from ._endpoints import (
+        ExaAnswerEndpoint,
         ExaContentsEndpoint,
         ExaEndpoint,
         ExaFindSimilarEndpoint,
         ExaSearchEndpoint,
     )
     from ._requests import (
+        ExaAnswerRequest,
         ExaContentsOptions,
         ExaContentsRequest,
         ExaFindSimilarRequest,
@@ -32,7 +36,11 @@ if TYPE_CHECKING:
 __all__ = [
     "API_KEY_ENV",
     "BASE_URL",
+    "MODEL_POLICIES",
     "PROVIDER_SPECS",
+    "ExaAnswerEndpoint",
+    "ExaAnswerProjector",
+    "ExaAnswerRequest",
     "ExaContentsEndpoint",
     "ExaContentsOptions",
     "ExaContentsRequest",
@@ -49,13 +57,16 @@ __all__ = [
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
+        "._answer": ("ExaAnswerProjector",),
         "._endpoints": (
+            "ExaAnswerEndpoint",
             "ExaContentsEndpoint",
             "ExaEndpoint",
             "ExaFindSimilarEndpoint",
             "ExaSearchEndpoint",
         ),
         "._requests": (
+            "ExaAnswerRequest",
             "ExaContentsOptions",
             "ExaContentsRequest",
             "ExaFindSimilarRequest",
@@ -94,4 +105,10 @@ PROVIDER_SPECS = (
         "ExaFindSimilarEndpoint",
         "ExaFindSimilarRequest",
     ),
+    _row("answer", (), "ExaAnswerEndpoint", "ExaAnswerRequest"),
+)
+# ``answer`` is the one row whose request names a model (``exa``, ``exa-pro``): a model string,
+# ``exa/exa-pro``, selects it. The name is sent as written and checked by the request model.
+MODEL_POLICIES = (
+    ProviderModelPolicy(provider="exa", effort_mode="passthrough", default_endpoint="answer"),
 )

@@ -1,8 +1,10 @@
-"""Exa's endpoint classes: one-shot JSON calls, one class per catalog row.
+"""Exa's endpoint classes: one class per catalog row.
 
-Exa answers a request with one JSON document; it has no stream. Each class declares no stream
-dialect (``projector = None``) and no stream flag, so ``stream()`` is refused with
-``EndpointConfigurationError(field="stream")`` before a payload is built or a request sent.
+Search, contents and find-similar answer a request with one JSON document and have no stream:
+those classes declare no stream dialect (``projector = None``) and no stream flag, so
+``stream()`` is refused with ``EndpointConfigurationError(field="stream")`` before a payload is
+built or a request sent. ``/answer`` streams when asked (``"stream": true``): its class declares
+Exa's answer stream (:class:`~._answer.ExaAnswerProjector`) and the flag.
 
 Errors: Exa's body is ``{"requestId", "error": "<message>", "tag": "<TAG>"}``. The status says
 most of it (401 key, 403 access, 429 rate); the tag says what the status cannot: running out of
@@ -12,12 +14,28 @@ a :class:`~lionagi.service.ProviderQuotaExhaustedError` and is never retried.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from lionagi.service import Endpoint, ProviderError, ProviderQuotaExhaustedError
-from lionagi.service.http import HTTPErrorInfo, StreamProjector
+from lionagi.service import (
+    Endpoint,
+    ProviderError,
+    ProviderProtocolError,
+    ProviderQuotaExhaustedError,
+)
+from lionagi.service.http import HTTPErrorInfo, StreamProjector, json_kind
 
-__all__ = ["ExaContentsEndpoint", "ExaEndpoint", "ExaFindSimilarEndpoint", "ExaSearchEndpoint"]
+from ._answer import ExaAnswerProjector
+
+if TYPE_CHECKING:
+    import httpx
+
+__all__ = [
+    "ExaAnswerEndpoint",
+    "ExaContentsEndpoint",
+    "ExaEndpoint",
+    "ExaFindSimilarEndpoint",
+    "ExaSearchEndpoint",
+]
 
 _QUOTA_TAGS = frozenset({"NO_MORE_CREDITS", "API_KEY_BUDGET_EXCEEDED"})
 
@@ -33,7 +51,7 @@ def exa_tag(info: HTTPErrorInfo) -> str | None:
 
 
 class ExaEndpoint(Endpoint):
-    """What every Exa endpoint shares: one-shot only, and Exa's error tags."""
+    """What every Exa endpoint shares: Exa's error tags; one-shot unless a row declares a stream."""
 
     projector: ClassVar[type[StreamProjector] | None] = None
     stream_flag: ClassVar[str | None] = None
@@ -60,3 +78,35 @@ class ExaContentsEndpoint(ExaEndpoint):
 
 class ExaFindSimilarEndpoint(ExaEndpoint):
     """``POST /findSimilar``."""
+
+
+class ExaAnswerEndpoint(ExaEndpoint):
+    """``POST /answer``: a one-shot answer body, or Exa's answer stream with ``stream()``."""
+
+    projector: ClassVar[type[StreamProjector] | None] = ExaAnswerProjector
+    stream_flag: ClassVar[str | None] = "stream"
+
+    def check_response(self, body: Any, response: httpx.Response) -> Any:
+        """``body`` when it is an answer: an object with ``answer`` and a ``citations`` list.
+
+        ``answer`` is text, or an object when the request gave an ``outputSchema``. A 2xx body
+        that is no answer (not an object, no ``answer``, ``citations`` missing or not a list)
+        is refused rather than handed over as if it were one.
+
+        Raises:
+            ProviderProtocolError: the body is not an answer object (not retried: the server
+                answered, with no answer).
+        """
+        problem: str | None = None
+        if type(body) is not dict:
+            problem = f"JSON {json_kind(body)}"
+        elif not isinstance(body.get("answer"), (str, dict)):
+            problem = "no 'answer' text or object"
+        elif type(body.get("citations")) is not list:
+            problem = "no 'citations' list"
+        if problem is not None:
+            raise ProviderProtocolError(
+                f"{self.config.provider} {self.config.endpoint}: the answer is not an Exa "
+                f"answer object ({problem})"
+            )
+        return body

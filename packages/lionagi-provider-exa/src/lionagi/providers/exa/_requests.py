@@ -1,4 +1,4 @@
-"""Typed request bodies for Exa's ``/search``, ``/contents`` and ``/findSimilar``.
+"""Typed request bodies for Exa's ``/search``, ``/contents``, ``/findSimilar`` and ``/answer``.
 
 Field names are Exa's wire names (camelCase), so a request reads the same as Exa's API reference
 and nothing is renamed on the way out. Every model refuses unknown fields (``extra="forbid"``):
@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, model_validator
 
 __all__ = [
+    "ExaAnswerRequest",
     "ExaContentsOptions",
     "ExaContentsRequest",
     "ExaFindSimilarRequest",
@@ -29,6 +30,8 @@ Livecrawl = Literal["never", "fallback", "always", "auto", "preferred"]
 SearchType = Literal[
     "auto", "neural", "keyword", "fast", "instant", "deep-lite", "deep", "deep-reasoning"
 ]
+# The answer models of Exa's SDKs (exa-py ``answer``/``stream_answer``, exa-js ``streamAnswer``).
+AnswerModel = Literal["exa", "exa-pro"]
 Category = Literal[
     "company",
     "research paper",
@@ -167,3 +170,21 @@ class ExaContentsRequest(_ContentFields):
         if not self.urls and not self.ids:
             raise ValueError("name the pages: 'urls' (or 'ids') must be a non-empty list")
         return self
+
+
+class ExaAnswerRequest(_Strict):
+    """``POST /answer``: an LLM answer to ``query``, grounded in Exa search, with its citations.
+
+    The fields of Exa's answer reference and SDKs. ``stream`` is not one of them here: it is
+    the transport's to set (``stream()`` sends ``"stream": true``, ``invoke()`` sends none), so
+    a request carrying it is refused like any other endpoint's. ``outputSchema`` asks for a
+    structured ``answer`` (a JSON object instead of text); ``text`` puts each cited page's full
+    text on its citation.
+    """
+
+    query: str = Field(min_length=1)
+    text: StrictBool | None = None
+    model: AnswerModel | None = None
+    systemPrompt: str | None = None
+    outputSchema: dict[str, Any] | None = None
+    userLocation: str | None = None

@@ -7,11 +7,22 @@ window; both are typed here.
 Chat takes NIM's extension object ``nvext`` beside the OpenAI fields: structured generation
 (``guided_json``, ``guided_regex``, ``guided_choice``, ``guided_grammar``) and sampling controls
 NIM documents there. It stays a plain mapping: NIM adds keys with its releases.
+
+Chat also takes ``chat_template_kwargs``: keyword arguments for the model's chat template, which
+is how NIM switches reasoning on or off for the models whose template reads a flag (NIM's
+reasoning guide: reasoning "is controlled by the system prompt or chat template keyword
+arguments, depending on the model"; its hosted model cards send
+``{"chat_template_kwargs": {"enable_thinking": true}}``, others ``{"thinking": true}``). Which
+keys a template reads is the model's, so the keys are not typed; the values must be JSON.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
+
+from pydantic import ValidationError
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from lionagi.service import OpenAIChatCompletionsRequest, OpenAIEmbeddingsRequest
 from lionagi.service.http import OpenAIChatEndpoint, OpenAIEmbeddingsEndpoint
@@ -25,9 +36,28 @@ __all__ = [
 
 
 class NvidiaNimChatRequest(OpenAIChatCompletionsRequest):
-    """NIM's chat request: the OpenAI fields plus ``nvext`` (e.g. ``{"guided_json": schema}``)."""
+    """NIM's chat request: the OpenAI fields plus ``nvext`` and ``chat_template_kwargs``.
+
+    ``nvext`` e.g. ``{"guided_json": schema}``; ``chat_template_kwargs`` e.g.
+    ``{"thinking": True}`` or ``{"enable_thinking": False}``: a mapping of names to JSON
+    values, sent as written. A value with no JSON form (a set, a date, a NaN) is refused
+    naming its path instead of being converted on the way out.
+    """
 
     nvext: dict[str, Any] | None = None
+    # Typed as a plain mapping and checked after validation (model_post_init), like core's
+    # nested fields: a validator or a JSON-value type would cost every NIM chat request the
+    # payload fast path.
+    chat_template_kwargs: dict[str, Any] | None = None
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Core's nested checks, then every ``chat_template_kwargs`` value is JSON."""
+        super().model_post_init(context)
+        if self.chat_template_kwargs is not None:
+            for name, value in self.chat_template_kwargs.items():
+                where = _not_json(value, ("chat_template_kwargs", name))
+                if where is not None:
+                    raise _refuse(*where)
 
 
 class NvidiaNimEmbeddingsRequest(OpenAIEmbeddingsRequest):
@@ -43,3 +73,43 @@ class NvidiaNimChat(OpenAIChatEndpoint):
 
 class NvidiaNimEmbeddings(OpenAIEmbeddingsEndpoint):
     """NIM embeddings (``https://integrate.api.nvidia.com/v1/embeddings``)."""
+
+
+def _not_json(value: Any, loc: tuple[str | int, ...]) -> tuple[tuple[str | int, ...], str] | None:
+    """The location and kind of the first part of ``value`` that is not a JSON value, or None.
+
+    JSON values: None, booleans, integers, finite floats, strings, lists of JSON values and
+    mappings with string keys to JSON values. A tuple is refused too: the caller wrote a
+    Python value the wire would silently turn into an array.
+    """
+    if value is None or isinstance(value, (bool, int, str)):
+        return None
+    if isinstance(value, float):
+        return None if math.isfinite(value) else (loc, f"the float {value!r}")
+    if type(value) is list:
+        for position, item in enumerate(value):
+            found = _not_json(item, (*loc, position))
+            if found is not None:
+                return found
+        return None
+    if type(value) is dict:
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return (loc, f"a key of type {type(key).__name__}")
+            found = _not_json(item, (*loc, key))
+            if found is not None:
+                return found
+        return None
+    return (loc, f"a value of type {type(value).__name__}")
+
+
+def _refuse(loc: tuple[str | int, ...], what: str) -> ValidationError:
+    """The validation error core reports as ``<loc>: ...``; the value itself is not kept."""
+    error = PydanticCustomError(
+        "not_json",
+        "{what} is not a JSON value (send None, a bool, number, string, list or object)",
+        {"what": what},
+    )
+    return ValidationError.from_exception_data(
+        "NvidiaNimChatRequest", [InitErrorDetails(type=error, loc=loc, input=None)]
+    )

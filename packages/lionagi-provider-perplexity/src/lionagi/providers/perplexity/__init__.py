@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from ._endpoint import (
         PerplexityChat,
         PerplexityChatRequest,
+        PerplexityConciseProjector,
         PerplexityFilePart,
         PerplexityProjector,
         PerplexityWebSearchOptions,
@@ -22,6 +23,7 @@ __all__ = [
     "PROVIDER_SPECS",
     "PerplexityChat",
     "PerplexityChatRequest",
+    "PerplexityConciseProjector",
     "PerplexityFilePart",
     "PerplexityProjector",
     "PerplexityWebSearchOptions",
@@ -33,6 +35,7 @@ __getattr__, __dir__ = lazy_exports(
         "._endpoint": (
             "PerplexityChat",
             "PerplexityChatRequest",
+            "PerplexityConciseProjector",
             "PerplexityFilePart",
             "PerplexityProjector",
             "PerplexityWebSearchOptions",

@@ -8,21 +8,36 @@ metadata, so ``stream()`` loses nothing ``invoke()`` has.
 Messages are checked as core checks the dialect's, plus the content part Perplexity documents
 for a user message's attachments: ``{"type": "file_url", "file_url": {"url": ...} | "...",
 "file_name": ...}`` (a document by URL or as base64).
+
+``stream_mode: "concise"`` streams another grammar (``chat.reasoning``, ``chat.reasoning.done``,
+``chat.completion.chunk``, ``chat.completion.done`` chunk objects), read by
+:class:`PerplexityConciseProjector`. :class:`PerplexityChat` picks it per stream from the payload
+(``Endpoint.stream_projector``): read by :class:`PerplexityProjector` instead, such a stream
+would complete while silently dropping every reasoning step (its chat grammar knows no
+``delta.reasoning_steps``), the very output concise mode is asked for.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, ClassVar, Literal, Required
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, with_config
 from typing_extensions import TypedDict
 
-from lionagi.service import OpenAIChatCompletionsRequest, openai_chat_shapes
-from lionagi.service.http import ChatCompletionsProjector, OpenAIChatEndpoint, StreamProjector
+from lionagi.service import OpenAIChatCompletionsRequest, StreamChunk, openai_chat_shapes
+from lionagi.service.http import (
+    NO_CHUNKS,
+    ChatCompletionsProjector,
+    OpenAIChatEndpoint,
+    StreamProjector,
+    json_kind,
+)
 
 __all__ = [
     "PerplexityChat",
     "PerplexityChatRequest",
+    "PerplexityConciseProjector",
     "PerplexityFilePart",
     "PerplexityProjector",
     "PerplexityWebSearchOptions",
@@ -110,11 +125,12 @@ a model field would shadow. ``json_object`` is not Perplexity's, so it is refuse
 class PerplexityChatRequest(OpenAIChatCompletionsRequest):
     """Perplexity's chat request: the OpenAI fields plus its search controls.
 
-    The fields of Perplexity's chat-completions reference. ``stream_mode`` takes only
-    ``"full"`` (the default): the ``"concise"`` stream has chunk types (``chat.reasoning``,
-    ``chat.completion.done``) this projector does not read, so it is refused until the
-    projector reads them. ``response_format`` is retyped (:data:`PerplexityResponseFormat`):
-    core's OpenAI shapes refused Perplexity's ``regex`` format.
+    The fields of Perplexity's chat-completions reference. ``stream_mode`` is ``"full"`` (the
+    default) or ``"concise"``, whose stream :class:`PerplexityChat` reads with
+    :class:`PerplexityConciseProjector` (the mode shapes only a stream, per Perplexity's
+    stream-mode guide).
+    ``response_format`` is retyped (:data:`PerplexityResponseFormat`): core's OpenAI shapes
+    refused Perplexity's ``regex`` format.
     """
 
     shapes = openai_chat_shapes("PerplexityChat", user_parts={"file_url": PerplexityFilePart})
@@ -137,7 +153,7 @@ class PerplexityChatRequest(OpenAIChatCompletionsRequest):
     reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = None
     language_preference: str | None = None  # ISO 639-1 code of the answer's language
     top_k: StrictInt | None = Field(default=None, ge=0, le=2048)
-    stream_mode: Literal["full"] | None = None
+    stream_mode: Literal["full", "concise"] | None = None
     response_format: PerplexityResponseFormat | None = None  # type: ignore[assignment]
 
 
@@ -155,7 +171,168 @@ class PerplexityProjector(ChatCompletionsProjector):
     )
 
 
+# The answer-level members of a concise stage's closing chunk the chat projector keeps.
+_SUMMARY = ("model", "usage", *PerplexityProjector.result_fields)
+
+
+class PerplexityConciseProjector(PerplexityProjector):
+    """The ``stream_mode: "concise"`` stream: reasoning steps, the answer, then its sources.
+
+    Perplexity's concise stream labels every chunk with ``object`` (its stream-mode guide):
+
+    - ``chat.reasoning``: the reasoning stage's steps as they happen, in
+      ``choices[].delta.reasoning_steps`` (``{"thought", "type", "web_search": {...}}``, ...).
+      Each step is one ``thinking`` chunk (a complete unit, ``is_delta=False``) whose text is
+      its ``thought`` and whose ``metadata["reasoning_step"]`` is the step as sent (its search
+      keywords and results included);
+    - ``chat.reasoning.done``: the stage's end, with the search results, images and partial
+      usage; kept for the result chunk, nothing is emitted;
+    - ``chat.completion.chunk``: the answer's deltas, read as the chat stream reads them;
+    - ``chat.completion.done``: the terminal chunk, with the final usage (and cost), sources
+      and ``finish_reason``. It ends the stream with the one ``result`` chunk: ``usage``,
+      ``model``, ``finish_reason``, the sources (``result_fields``) and the final
+      ``message.reasoning_steps`` as ``reasoning_steps``. Its ``message.content`` is the
+      answer already streamed (the guide: "Final aggregated message"), so it is not sent again;
+      only a choice whose answer no chunk streamed gets it, as one complete text chunk.
+
+    Only ``chat.completion.done`` completes the stream: ``[DONE]`` or EOF before it means the
+    stream was cut, a protocol error, not a finished answer without its usage. An error object
+    ends it with an error chunk, as in the full stream; a chunk with another (or no) ``object``
+    breaks the grammar and is refused.
+    """
+
+    __slots__ = ("_steps", "_streamed")
+
+    grammar = "Perplexity concise stream"
+
+    def __init__(self, secrets: tuple[str, ...] = ()) -> None:
+        super().__init__(secrets)
+        self._steps: list[Any] | None = None
+        self._streamed: set[int] = set()  # the choices whose answer text was streamed
+
+    def feed(self, event: Any) -> Sequence[StreamChunk]:
+        """Project one concise chunk, routed by its ``object``."""
+        if type(event) is not dict:
+            raise self.protocol_error(f"event is JSON {json_kind(event)}, not an object", event)
+        if event.get("error"):
+            return super().feed(event)  # the chat stream's error chunk, usage kept
+        kind = event.get("object")
+        if kind == "chat.completion.chunk":
+            return self._streaming(super().feed(event))
+        if kind == "chat.reasoning":
+            return self._streaming(self._reasoning(event))
+        if kind == "chat.reasoning.done":
+            self._summary(event, finished=False)
+            return NO_CHUNKS
+        if kind == "chat.completion.done":
+            out = list(self._summary(event, finished=True))
+            out.extend(super().end(eof=False))  # the chat stream's result chunk; done
+            if self._steps is not None and out and out[-1].type == "result":
+                out[-1].metadata["reasoning_steps"] = self._steps
+            return out
+        raise self.protocol_error(f"unrecognized chunk object {kind!r}", event)
+
+    def _streaming(self, chunks: Sequence[StreamChunk]) -> Sequence[StreamChunk]:
+        """``chunks``, noting the choices whose answer text they carry."""
+        for chunk in chunks:
+            if chunk.type == "text" and chunk.content:
+                self._streamed.add(chunk.metadata.get("index", 0))
+        return chunks
+
+    def _choices(self, event: dict[str, Any]) -> list[dict[str, Any]]:
+        choices = event.get("choices")
+        if choices is None:
+            return []
+        if type(choices) is not list or not all(type(c) is dict for c in choices):
+            raise self.protocol_error("'choices' is not a list of objects", event)
+        return choices
+
+    def _reasoning(self, event: dict[str, Any]) -> Sequence[StreamChunk]:
+        """A ``chat.reasoning`` chunk: each reasoning step as one thinking chunk."""
+        super().feed({k: event[k] for k in _SUMMARY if k in event} | {"choices": []})
+        out: list[StreamChunk] = []
+        for choice in self._choices(event):
+            index = choice.get("index") or 0
+            delta = choice.get("delta")
+            if delta is None:
+                continue
+            if type(delta) is not dict:
+                raise self.protocol_error("a reasoning choice's 'delta' is not an object", event)
+            content = delta.get("content")
+            if content is not None and not isinstance(content, str):
+                raise self.protocol_error("a reasoning delta's 'content' is not text", event)
+            steps = delta.get("reasoning_steps")
+            if steps is not None and type(steps) is not list:
+                raise self.protocol_error("'delta.reasoning_steps' is not a list", event)
+            for step in steps or ():
+                thought = step.get("thought") if type(step) is dict else None
+                if not isinstance(thought, str):
+                    raise self.protocol_error("a reasoning step has no 'thought' text", step)
+                meta: dict[str, Any] = {"reasoning_step": step}
+                if index:
+                    meta["index"] = index
+                out.append(StreamChunk(type="thinking", content=thought, metadata=meta))
+            if content:  # not seen in the guide's reasoning chunks; text is never dropped
+                meta = {"index": index} if index else {}
+                out.append(StreamChunk(type="text", content=content, is_delta=True, metadata=meta))
+        return out
+
+    def _summary(self, event: dict[str, Any], *, finished: bool) -> Sequence[StreamChunk]:
+        """A stage's closing chunk: its sources, usage and model (and, at the end, the finish).
+
+        Fed to the chat projector without the message it repeats, so its sources and usage
+        are kept as a full-mode chunk's are and its finish reason flushes any tool call.
+        """
+        summary: dict[str, Any] = {k: event[k] for k in _SUMMARY if k in event}
+        choices: list[dict[str, Any]] = []
+        unstreamed: list[StreamChunk] = []
+        for choice in self._choices(event):
+            index = choice.get("index") or 0
+            message = choice.get("message")
+            content = message.get("content") if type(message) is dict else None
+            if content is not None and not isinstance(content, str):
+                raise self.protocol_error("'message.content' is not text", event)
+            if finished and content and index not in self._streamed:
+                meta: dict[str, Any] = {"index": index} if index else {}
+                unstreamed.append(StreamChunk(type="text", content=content, metadata=meta))
+            steps = message.get("reasoning_steps") if type(message) is dict else None
+            if steps is not None:
+                if type(steps) is not list:
+                    raise self.protocol_error("'message.reasoning_steps' is not a list", event)
+                self._steps = steps
+            if finished:
+                choices.append({"index": index, **_finish(choice)})
+        summary["choices"] = choices
+        return [*unstreamed, *super().feed(summary)]
+
+    def end(self, *, eof: bool) -> Sequence[StreamChunk]:
+        """Only ``chat.completion.done`` completes a started stream; ``[DONE]`` alone does not."""
+        if self.done or not self.started:
+            return super().end(eof=eof)
+        self.done = True
+        raise self.truncated()
+
+
+def _finish(choice: dict[str, Any]) -> dict[str, Any]:
+    reason = choice.get("finish_reason")
+    return {"finish_reason": reason} if reason is not None else {}
+
+
 class PerplexityChat(OpenAIChatEndpoint):
-    """Perplexity chat completions (``https://api.perplexity.ai/chat/completions``)."""
+    """Perplexity chat completions (``https://api.perplexity.ai/chat/completions``).
+
+    A stream is read with :class:`PerplexityProjector`, or with
+    :class:`PerplexityConciseProjector` when its payload asks for ``stream_mode: "concise"``.
+    """
 
     projector: ClassVar[type[StreamProjector] | None] = PerplexityProjector
+
+    def stream_projector(self, payload: Mapping[str, Any]) -> type[StreamProjector]:
+        """The concise grammar for a ``"concise"`` stream, the class's ``projector`` otherwise.
+
+        Read from the payload as created, once per stream: ``stream_mode`` is validated there
+        (``"full"``, ``"concise"`` or absent), so nothing else needs telling apart.
+        """
+        if payload.get("stream_mode") == "concise":
+            return PerplexityConciseProjector
+        return super().stream_projector(payload)

@@ -19,7 +19,11 @@ from .._base.suggest import did_you_mean
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
 
-__all__ = ["copy_defaults", "request_default_problems", "request_fields"]
+__all__ = ["NOT_A_FIELD", "copy_defaults", "request_default_problems", "request_fields"]
+
+NOT_A_FIELD = "is not a field of"
+"""How a default naming no field of the request model is refused: the facade tells that case
+(``model=`` on a row whose requests take no model) from a value the field refused."""
 
 _CHAT_REQUEST_MODULE = f"{__package__}.openai_request"
 
@@ -51,7 +55,7 @@ def request_default_problems(
         # ``extra_body`` is the payload's documented escape hatch for newer vendor fields.
         if model is not None and allowed is not None and key not in allowed and key != "extra_body":
             hint = did_you_mean(key, allowed)
-            problems.append((key, f"is not a field of {model.__qualname__}{hint}"))
+            problems.append((key, f"{NOT_A_FIELD} {model.__qualname__}{hint}"))
             continue
         try:
             json.dumps(value, allow_nan=False)

@@ -160,6 +160,10 @@ def response_text(dialect: str, body: Any) -> str:
     if dialect == "ollama":
         content = _dict(body.get("message")).get("content", body.get("response"))
         return content if isinstance(content, str) else ""
+    if dialect == "json":
+        # Exa's answer carries its text as ``answer``; a search document has none.
+        answer = body.get("answer")
+        return answer if isinstance(answer, str) else ""
     return ""
 
 

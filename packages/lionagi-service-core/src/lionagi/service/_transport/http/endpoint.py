@@ -99,6 +99,8 @@ class Endpoint:
     `stream` constructs per stream as `projector(secrets)`. Nothing is guessed from the
     path or the first event; the base declares none, and `stream` on a class without one
     raises `EndpointConfigurationError(field="stream")` before any request is built or sent.
+    A vendor whose request selects the stream's grammar overrides `stream_projector`, which
+    picks the projector class from the built payload once per stream.
     `stream_framing` forces `"sse"` or `"ndjson"` framing for a dialect whose server
     labels its stream wrongly; None (the default) picks the framing from the response
     `Content-Type` (framing is a wire fact, the dialect is the class's).
@@ -338,6 +340,32 @@ class Endpoint:
         """
         return payload
 
+    def stream_projector(self, payload: Mapping[str, Any]) -> type[StreamProjector]:
+        """The projector class one stream is read with, chosen from the payload it sends.
+
+        The hook for a vendor whose request selects the stream's grammar (Perplexity's
+        `stream_mode: "concise"` streams other chunk objects than its default): the class's
+        `projector` cannot know which one a request asked for. Called once per stream, after
+        the payload was built (or taken as created, with `skip_payload_creation`) and
+        `stream_payload` ran, before the request is sent; `payload` is that payload as
+        validated (never its encoded bytes) and must not be changed. An override returns its
+        own class for the payloads that need it and `super().stream_projector(payload)`
+        otherwise.
+
+        The default returns the class's `projector`, refusing a class that declares none
+        (`EndpointConfigurationError(field="stream")`). The stream calls it only when a
+        subclass overrides it: an endpoint that declares its dialect as class data keeps the
+        refusal before any payload is built, and its payload is not looked at again.
+
+        Raises:
+            EndpointConfigurationError: no dialect for this payload (`field="stream"` from
+                the default; an override names the request field that chose none).
+        """
+        projector = type(self).projector
+        if projector is None:
+            raise self._no_dialect()
+        return projector
+
     def request_target(
         self, payload: Mapping[str, Any], *, stream: bool
     ) -> tuple[str | None, Mapping[str, Any]]:
@@ -531,8 +559,17 @@ class Endpoint:
                 read_control=read_control,
                 **runtime_args,
             )
+        # `skip_payload_creation` is passed on: a supervisor hands over the payload it created
+        # with the call event, and validating it again would also refuse the keys `extra_body`
+        # merged into it as unknown request fields.
         return one_per_batch(
-            self.stream(request, extra_headers=extra_headers, timeout=timeout, **runtime_args)
+            self.stream(
+                request,
+                extra_headers=extra_headers,
+                timeout=timeout,
+                skip_payload_creation=skip_payload_creation,
+                **runtime_args,
+            )
         )
 
     async def _stream_batches(
@@ -553,11 +590,17 @@ class Endpoint:
         are delivered as one batch before the error is raised, and the terminal event's chunks
         come last, after the connection was drained for reuse. Callers own ``aclose()``.
         """
-        projector_class = self._projector_class()
+        # The class's dialect, refused before the payload is built, unless the class chooses
+        # it per payload (`stream_projector`, asked once the payload exists).
+        projector_class: Callable[[tuple[str, ...]], StreamProjector] | None = None
+        if type(self).stream_projector is Endpoint.stream_projector:
+            projector_class = self._projector_class()
         _reject_runtime_args(runtime_args)
         payload, headers = self._payload_and_headers(
             request, extra_headers, skip_payload_creation, stream=True
         )
+        if projector_class is None:
+            projector_class = self._chosen_projector(payload)
         limit = self._limit(timeout)
         client = self._http_client()
         http_request = self._build_request(client, payload, headers, limit, stream=True)
@@ -628,12 +671,22 @@ class Endpoint:
         """The declared dialect, or the typed refusal for a class that declares none."""
         projector = type(self).projector
         if projector is None:
-            raise EndpointConfigurationError(
-                "stream",
-                f"{type(self).__name__} declares no stream dialect (its 'projector' is None); "
-                "use invoke()/call(), or an endpoint class that declares one",
-            )
+            raise self._no_dialect()
         return projector
+
+    def _chosen_projector(
+        self, payload: Mapping[str, Any]
+    ) -> Callable[[tuple[str, ...]], StreamProjector]:
+        """`stream_projector` of the payload as created (an encoded one's, not its bytes)."""
+        created = payload.payload if isinstance(payload, EncodedPayload) else payload
+        return self.stream_projector(created)
+
+    def _no_dialect(self) -> EndpointConfigurationError:
+        return EndpointConfigurationError(
+            "stream",
+            f"{type(self).__name__} declares no stream dialect (its 'projector' is None); "
+            "use invoke()/call(), or an endpoint class that declares one",
+        )
 
     def _framer(
         self, content_type: str | None, secrets: tuple[str, ...]

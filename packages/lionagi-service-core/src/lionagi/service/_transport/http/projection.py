@@ -5,7 +5,9 @@ dict lookups and one slotted dataclass, never a pydantic model. Core owns the pr
 (:class:`StreamProjector`), the subclassable base with the shared helpers
 (:class:`ProjectorBase`) and the one dialect several providers share, OpenAI chat completions
 (:class:`ChatCompletionsProjector`). A vendor's own dialect lives in its distribution. Nothing
-here guesses a dialect: every endpoint class declares its projector (``Endpoint.projector``).
+here guesses a dialect: every endpoint class declares its projector (``Endpoint.projector``), or
+picks one from a stream's payload when its request selects the grammar
+(``Endpoint.stream_projector``).
 
 Vendor dialects (OpenAI Responses, Anthropic Messages, native Gemini and Ollama) live in their
 vendor distributions, built on :class:`ProjectorBase`.
