@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from lionagi.service import EventStatus, ProviderStreamError, iModel
+from lionagi.service import AttemptPolicy, EventStatus, ProviderStreamError, iModel
 from lionagi.service_testing import scripted_stream_server
 
 ERROR = {"error": {"message": "upstream overloaded", "type": "server_error", "code": 503}}
@@ -37,6 +37,9 @@ async def _invoke(body: dict[str, Any]) -> tuple[Any, int]:
             base_url=server.url,
             api_key="sk-gateway-one-shot-0123456789",
             allow_local_network=True,
+            attempt_policy=AttemptPolicy(
+                max_attempts=3, base_delay=0.001, max_delay=0.01, jitter_factor=0
+            ),
         ) as model:
             call = await model.invoke(model="m", messages=[{"role": "user", "content": "x"}])
         return call, server.requests
@@ -50,7 +53,9 @@ async def test_a_200_error_object_fails_the_one_shot_call(body: dict[str, Any]) 
     assert call.status is EventStatus.FAILED
     assert isinstance(call.exception, ProviderStreamError)
     assert "upstream overloaded" in str(call.exception)
-    assert requests >= 1
+    # A 503 overload reached no caller: retried like a 503 status, every attempt made.
+    assert call.exception.retryable
+    assert requests == 3
 
 
 async def test_a_null_error_beside_the_answer_is_an_answer() -> None:

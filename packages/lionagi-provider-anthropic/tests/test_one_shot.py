@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from lionagi.service import (
+    AttemptPolicy,
     EventStatus,
     ProviderProtocolError,
     ProviderStreamCapacityError,
@@ -22,6 +23,8 @@ from lionagi.service import (
 from lionagi.service_testing import FakeProviderServer, scripted_stream_server
 
 KEY = "sk-ant-test-FAKEkey0123456789abcdef"
+# Three quick attempts: a retryable failure shows as three requests, a final one as one.
+FAST = AttemptPolicy(max_attempts=3, base_delay=0.001, max_delay=0.01, jitter_factor=0)
 HI = [{"role": "user", "content": "hi"}]
 USAGE = {
     "input_tokens": 12,
@@ -54,6 +57,7 @@ async def invoke(body: Any, **request: Any) -> tuple[Any, int]:
             api_key=KEY,
             base_url=server.url,
             allow_local_network=True,
+            attempt_policy=FAST,
         )
         async with model:
             call = await model.invoke(messages=HI, **request)
@@ -67,7 +71,8 @@ async def test_an_error_body_with_a_200_fails_the_call_typed() -> None:
     error = call.exception
     assert isinstance(error, ProviderStreamCapacityError)  # what `event: error` raises
     assert error.code == "overloaded_error"
-    assert requests == 1
+    # Nothing reached the caller and an overload is retryable: every attempt was made.
+    assert requests == 3
 
 
 async def test_an_error_body_is_classified_and_never_echoes_the_key() -> None:
@@ -75,10 +80,11 @@ async def test_an_error_body_is_classified_and_never_echoes_the_key() -> None:
         "type": "error",
         "error": {"type": "invalid_request_error", "message": f"bad request for {KEY}"},
     }
-    call, _ = await invoke(body)
+    call, requests = await invoke(body)
     assert call.status is EventStatus.FAILED
     assert type(call.exception) is ProviderStreamError
     assert call.exception.code == "invalid_request_error"
+    assert requests == 1  # the caller's own mistake: not retried
     assert KEY not in str(call.exception)
     assert "bad request for" in str(call.exception)
 

@@ -3,16 +3,22 @@
 DeepSeek ends such a choice with ``finish_reason: "insufficient_system_resource"``. Read as any
 other finish reason, ``invoke()`` completed and ``stream()`` ended with a result chunk on the cut
 text; both now fail with the capacity family, and the tokens billed stay on the error chunk.
+``invoke()`` retries it under the attempt policy (the cut answer reached no caller); ``stream()``
+never does once the cut text went out.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
 from lionagi.service import (
+    AttemptPolicy,
     EventStatus,
     ProviderCapacityError,
     ProviderStreamCapacityError,
@@ -24,6 +30,7 @@ from lionagi.service_testing import scripted_stream_server
 KEY = "k-deepseek-0123456789abcdef"
 USAGE = {"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15}
 CUT = "insufficient_system_resource"
+FAST = AttemptPolicy(max_attempts=3, base_delay=0.001, max_delay=0.01, jitter_factor=0.0)
 
 
 def _chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> bytes:
@@ -37,9 +44,13 @@ def _chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> by
     return f"data: {json.dumps(body)}\n\n".encode()
 
 
-def _model(url: str) -> iModel:
+def _model(url: str, policy: AttemptPolicy | None = None) -> iModel:
     return iModel(
-        model="deepseek/deepseek-v4-pro", api_key=KEY, base_url=url, allow_local_network=True
+        model="deepseek/deepseek-v4-pro",
+        api_key=KEY,
+        base_url=url,
+        allow_local_network=True,
+        attempt_policy=policy,
     )
 
 
@@ -59,6 +70,7 @@ async def test_a_cut_stream_ends_with_a_capacity_error_not_a_result() -> None:
     async with scripted_stream_server(frames) as server, _model(server.url) as model:
         with pytest.raises(ProviderStreamCapacityError) as caught:
             await consume(model)
+    assert server.requests == 1  # the cut text reached the caller: never retried
     assert "".join(c.content or "" for c in chunks if c.type == "text") == "The answer is"
     assert not [c for c in chunks if c.type == "result"]
     (error,) = [c for c in chunks if c.type == "error"]
@@ -84,7 +96,7 @@ async def test_a_cut_one_shot_answer_fails_with_the_same_error() -> None:
     }
     served = [json.dumps(body).encode()]
     server_cm = scripted_stream_server(served, content_type="application/json")
-    async with server_cm as server, _model(server.url) as model:
+    async with server_cm as server, _model(server.url, FAST) as model:
         call = await model.invoke(messages=[{"role": "user", "content": "q"}])
     assert call.status is EventStatus.FAILED
     assert isinstance(call.exception, ProviderStreamCapacityError)
@@ -97,3 +109,77 @@ async def test_other_finish_reasons_still_complete() -> None:
         chunks = [c async for c in model.stream(messages=[{"role": "user", "content": "q"}])]
     (result,) = [c for c in chunks if c.type == "result"]
     assert result.metadata["finish_reason"] == "length"
+
+
+def _one_shot(content: str, finish: str) -> dict[str, Any]:
+    return {
+        "id": "c1",
+        "object": "chat.completion",
+        "model": "deepseek-v4-pro",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": finish,
+            }
+        ],
+        "usage": USAGE,
+    }
+
+
+class OneShotServer:
+    """Answers the n-th POST with ``bodies[n]`` (the last one repeats), then closes."""
+
+    def __init__(self, bodies: list[dict[str, Any]]) -> None:
+        self.bodies = bodies
+        self.requests = 0
+        self.url = ""
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = next(
+                int(line.split(b":", 1)[1])
+                for line in head.split(b"\r\n")
+                if line.lower().startswith(b"content-length:")
+            )
+            await reader.readexactly(length)
+            data = json.dumps(self.bodies[min(self.requests, len(self.bodies) - 1)]).encode()
+            self.requests += 1
+            writer.write(
+                b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+                + f"content-length: {len(data)}\r\nconnection: close\r\n\r\n".encode()
+                + data
+            )
+            await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[OneShotServer]:
+        server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        self.url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/v1"
+        async with server:
+            yield self
+
+
+async def test_invoke_retries_a_cut_answer_nobody_saw_and_returns_the_next_one() -> None:
+    """``invoke()`` holds the whole answer until it returns: the cut one reached no caller."""
+    bodies = [_one_shot("The answer", CUT), _one_shot("The answer is 42.", "stop")]
+    async with OneShotServer(bodies).running() as server, _model(server.url, FAST) as model:
+        call = await model.invoke(messages=[{"role": "user", "content": "q"}])
+    assert call.status is EventStatus.COMPLETED, call.exception
+    assert call.execution.response["choices"][0]["message"]["content"] == "The answer is 42."
+    assert server.requests == 2
+
+
+async def test_invoke_fails_with_the_capacity_error_once_attempts_run_out() -> None:
+    server_cm = OneShotServer([_one_shot("The", CUT)]).running()
+    async with server_cm as server, _model(server.url, FAST) as model:
+        call = await model.invoke(messages=[{"role": "user", "content": "q"}])
+    assert call.status is EventStatus.FAILED
+    assert isinstance(call.exception, ProviderStreamCapacityError)
+    assert KEY not in str(call.exception)
+    assert server.requests == 3

@@ -18,8 +18,10 @@ any other finish reason, ``invoke()`` completed and ``stream()`` ended with a re
 text. :class:`DeepSeekProjector` ends such a stream with an error chunk instead, and
 :meth:`DeepSeekChat.check_response` raises the same error for a one-shot body: the capacity
 family (``ProviderStreamCapacityError``, also a ``ProviderCapacityError``), so a caller sees a
-temporary shortage, not a finished answer. Like every stream-family error it is not retried by
-the attempt policy (part of the answer may have been seen); the caller decides.
+temporary shortage, not a finished answer. ``invoke()`` retries it under the attempt policy,
+as it retries a 503: the one-shot call hands nothing over until it returns, so the cut answer
+reached no caller. ``stream()`` does not: the text before the cut went out already (core's
+replay boundary).
 """
 
 from __future__ import annotations

@@ -11,11 +11,14 @@ A stream's usage arrives on its last chunk under Groq's own ``x_groq.usage``, no
 ``usage`` OpenAI's chunk has; :class:`GroqProjector` reads it there, so a stream's result chunk
 carries the token counts the one-shot body does. The built-in tools a Compound model ran arrive
 as ``delta.executed_tools`` (the one-shot ``message.executed_tools``); the projector keeps each
-delta's list on a text chunk with no text, as ``metadata["executed_tools"]``.
+delta's list on a text chunk with no text, as ``metadata["executed_tools"]``. A generation that
+fails mid-stream arrives as a chunk whose ``x_groq.error`` says why it stopped: the projector
+ends the stream with an error chunk there (a typed ``ProviderStreamError``), not a result.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
 
@@ -92,7 +95,7 @@ class GroqChatRequest(OpenAIChatCompletionsRequest):
 
 
 class GroqProjector(ChatCompletionsProjector):
-    """The chat stream, with the usage Groq puts under ``x_groq`` on the last chunk."""
+    """The chat stream, with what Groq puts under ``x_groq``: the usage, a mid-stream failure."""
 
     __slots__ = ()
 
@@ -100,12 +103,47 @@ class GroqProjector(ChatCompletionsProjector):
     delta_fields = (("executed_tools", "text"),)
 
     def feed(self, event: Any) -> Sequence[StreamChunk]:
-        """Project one chunk, its ``x_groq.usage`` read as the chunk's usage when it has none."""
-        if type(event) is dict and not event.get("usage"):
+        """Project one chunk, its ``x_groq.usage`` read as the chunk's usage when it has none.
+
+        A chunk whose ``x_groq.error`` is set ends the stream with an error chunk (see
+        :meth:`_stopped`). ``x_groq`` rides on a stream's first and last chunks only, so the
+        chunks between pay one lookup.
+        """
+        if type(event) is dict:
             extra = event.get("x_groq")
-            if type(extra) is dict and extra.get("usage"):
-                event = {**event, "usage": extra["usage"]}
+            if type(extra) is dict:
+                failure = extra.get("error")
+                if failure:  # absent, null or empty: no failure (core reads ``error`` alike)
+                    return self._stopped(event, extra, failure)
+                if not event.get("usage") and extra.get("usage"):
+                    event = {**event, "usage": extra["usage"]}
         return super().feed(event)
+
+    def _stopped(
+        self, event: dict[str, Any], extra: dict[str, Any], failure: Any
+    ) -> Sequence[StreamChunk]:
+        """The error chunk for a stream Groq stopped early (``x_groq.error``).
+
+        Groq's SDK types the field as a string saying why generation stopped; it arrives on a
+        chunk that may also carry a ``finish_reason``, which read alone ended the stream as a
+        success on the partial answer. The string is the error's text, classified like any
+        error chunk (``stream_error``: an "overloaded" text is the capacity family), redacted
+        and bounded by ``error_chunk``; another shape is still a stop, its JSON quoted. As for
+        a top-level ``error`` beside ``choices`` (core's chat projector), the error is the
+        chunk's outcome: its choices are not projected. The usage billed so far stays on the
+        error chunk.
+        """
+        self.started = True
+        if isinstance(failure, str):
+            failure = {"message": f"Groq stopped the stream early (x_groq.error): {failure}"}
+        elif type(failure) is not dict:
+            shown = json.dumps(failure, default=str)
+            failure = {"message": f"Groq stopped the stream early (x_groq.error): {shown}"}
+        chunks = self.error_chunk(failure)
+        usage = extra.get("usage") or event.get("usage") or self._usage
+        if usage:
+            chunks[0].metadata["usage"] = usage
+        return chunks
 
 
 class GroqChat(OpenAIChatEndpoint):

@@ -15,6 +15,7 @@ from enum import Enum
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+import httpcore
 import httpx
 
 if TYPE_CHECKING:
@@ -26,10 +27,12 @@ from ..config import EndpointConfig
 from .content_coding import ACCEPT_ENCODING
 from .logs import install_log_redaction
 from .pinning import PinnedTransport
+from .pool import SingleAssignmentHTTPProxy
 
 __all__ = [
     "DEFAULT_LIMITS",
     "ClientState",
+    "ProxyTransport",
     "StatelessClient",
     "default_ssl_context",
     "new_client",
@@ -129,8 +132,8 @@ def _pinned_transport(
     """The transport httpx would build from ``kwargs``, connecting only to approved addresses.
 
     httpx ignores its TLS, HTTP-version and limits arguments for the main transport once a
-    transport is given, so they are passed here; they stay in ``kwargs`` too, because httpx
-    still builds the transport of an explicit ``proxy=`` from them.
+    transport is given, so they are passed here (and to an explicit proxy's
+    :class:`ProxyTransport`).
 
     Proxy environment variables (``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY``, ``NO_PROXY``)
     are never used: httpx reads them only for a client built without a transport, and this
@@ -142,6 +145,94 @@ def _pinned_transport(
         **{key: kwargs[key] for key in _TRANSPORT_KWARGS if key in kwargs},
         tls=tls,
     )
+
+
+class ProxyTransport(httpx.AsyncHTTPTransport):
+    """httpx's transport for an explicit ``proxy=``, over :class:`SingleAssignmentHTTPProxy`.
+
+    Given ``proxy=``, httpx builds that proxy's transport itself, over httpcore's own proxy
+    pool, so the endpoint's assignment pass did not apply to proxied requests; in particular
+    an idle connection to the proxy holding bytes past its last response (a proxy, or the
+    server behind it, writing more than its ``Content-Length``) was handed to the next request,
+    which read them as its answer. This builds httpx's transport without a proxy and replaces
+    its ``_pool`` (the private name :class:`PinnedTransport` replaces too) with a
+    :class:`SingleAssignmentHTTPProxy` made from the settings httpx reads from its public
+    ``httpx.Proxy``: the URL, credentials, headers and the proxy's own TLS context.
+
+    A SOCKS proxy (``socks5://``, ``socks5h://``, which needs the optional ``socksio``) keeps
+    httpx's own transport and pool, without that pass or the leftover-bytes check.
+    """
+
+    def __init__(
+        self,
+        proxy: httpx.Proxy,
+        *,
+        verify: Any = True,
+        cert: Any = None,
+        trust_env: bool = True,
+        http1: bool = True,
+        http2: bool = False,
+        limits: httpx.Limits = DEFAULT_LIMITS,
+    ) -> None:
+        """The transport to ``proxy``, with httpx's TLS, HTTP-version and limits arguments.
+
+        Raises:
+            RuntimeError: httpx's transport no longer keeps its pool in ``_pool``.
+        """
+        if proxy.url.scheme not in ("http", "https"):
+            super().__init__(
+                verify=verify,
+                cert=cert,
+                trust_env=trust_env,
+                http1=http1,
+                http2=http2,
+                limits=limits,
+                proxy=proxy,
+            )
+            return
+        ssl_context = httpx.create_ssl_context(verify=verify, cert=cert, trust_env=trust_env)
+        super().__init__(verify=ssl_context, http1=http1, http2=http2, limits=limits)
+        if not isinstance(getattr(self, "_pool", None), httpcore.AsyncConnectionPool):
+            raise RuntimeError(
+                "httpx.AsyncHTTPTransport no longer keeps its httpcore pool in `_pool`; "
+                "the proxy transport needs updating for this httpx version"
+            )
+        url = proxy.url
+        self._pool = SingleAssignmentHTTPProxy(
+            proxy_url=httpcore.URL(
+                scheme=url.raw_scheme, host=url.raw_host, port=url.port, target=url.raw_path
+            ),
+            proxy_auth=proxy.raw_auth,
+            proxy_headers=proxy.headers.raw,
+            ssl_context=ssl_context,
+            proxy_ssl_context=proxy.ssl_context,
+            max_connections=limits.max_connections,
+            max_keepalive_connections=limits.max_keepalive_connections,
+            keepalive_expiry=limits.keepalive_expiry,
+            http1=http1,
+            http2=http2,
+        )
+
+
+def _proxy_mount(kwargs: dict[str, Any]) -> None:
+    """Replace ``kwargs["proxy"]`` by the mount httpx would make of it, over our pool.
+
+    httpx routes every URL (``all://``) through an explicit proxy's transport; the same
+    ``mounts`` entry with a :class:`ProxyTransport` keeps that routing. ``proxy=None`` is
+    no proxy, as for httpx.
+    """
+    proxy = kwargs.pop("proxy")
+    if proxy is None:
+        return
+    if isinstance(proxy, str | httpx.URL):
+        proxy = httpx.Proxy(url=proxy)
+    if not isinstance(proxy, httpx.Proxy):
+        raise EndpointConfigurationError(
+            "client_kwargs.proxy",
+            f"is {type(proxy).__name__}: give a proxy URL (str or httpx.URL) or an httpx.Proxy",
+        )
+    options = {key: kwargs[key] for key in _TRANSPORT_KWARGS if key in kwargs}
+    kwargs["mounts"] = {"all://": ProxyTransport(proxy, **options)}
 
 
 def new_client(
@@ -178,6 +269,8 @@ def new_client(
             kwargs["verify"] = default_ssl_context(bool(kwargs.get("http2")))
     client_type = httpx.AsyncClient if "cookies" in kwargs else StatelessClient
     try:
+        if "proxy" in kwargs:
+            _proxy_mount(kwargs)
         kwargs["transport"] = transport if transport is not None else _pinned_transport(kwargs, tls)
         client = client_type(**kwargs)
     except TypeError as exc:

@@ -30,6 +30,9 @@ It can also defer its TLS context (``tls=``): a factory called when the first ``
 connection is created, so a client that only ever speaks plain HTTP to a local server never
 loads a CA bundle (tens of milliseconds of a cold first call).
 
+:class:`SingleAssignmentHTTPProxy` is the same pass over httpcore's HTTP(S) proxy pool, for an
+endpoint's explicit ``client_kwargs={"proxy": ...}`` (see ``client.ProxyTransport``).
+
 Everything else (creating, expiring and closing connections, the queue order, the pool
 timeout) is httpcore's own code. The pass reads private names of httpcore 1.0's pool; the class
 checks them when it is created and, when one is missing, leaves httpcore's pass in place.
@@ -45,7 +48,7 @@ import httpcore
 if TYPE_CHECKING:
     import ssl
 
-__all__ = ["SingleAssignmentPool"]
+__all__ = ["SingleAssignmentHTTPProxy", "SingleAssignmentPool"]
 
 _POOL_NAMES = (
     "_requests",
@@ -57,6 +60,13 @@ _POOL_NAMES = (
 )
 
 
+# How many ``_connection`` links lead from a pool's connection to its HTTP/1.1 connection: one
+# for a direct connection (and a proxy's tunnel once established, or a SOCKS connection), two
+# for a forwarding proxy's (its wrapper holds a connection to the proxy, which holds the HTTP/1.1
+# connection).
+_WRAPPER_DEPTH = 2
+
+
 def _unread_bytes(connection: httpcore.AsyncConnectionInterface) -> bool:
     """Whether an idle HTTP/1.1 connection holds bytes its server sent after the last response.
 
@@ -66,11 +76,20 @@ def _unread_bytes(connection: httpcore.AsyncConnectionInterface) -> bool:
     request then read those bytes as the start of its answer: an ``illegal status line``, or,
     when they formed a whole response, the wrong answer delivered as a success. RFC 9112 §6.3:
     a client "MUST NOT process ... such extra data as a separate response". Read through h11's
-    public ``trailing_data``; an httpcore that names its parts otherwise skips the check.
+    public ``trailing_data``, found through the ``_connection`` links httpcore's connection
+    classes keep (direct, tunnelled or forwarded through a proxy); an httpcore that names its
+    parts otherwise skips the check.
     """
-    state = getattr(getattr(connection, "_connection", None), "_h11_state", None)
-    trailing = getattr(state, "trailing_data", None)
-    return trailing is not None and bool(trailing[0])
+    inner: Any = connection
+    for _ in range(_WRAPPER_DEPTH):
+        inner = getattr(inner, "_connection", None)
+        if inner is None:
+            return False
+        state = getattr(inner, "_h11_state", None)
+        if state is not None:
+            trailing = getattr(state, "trailing_data", None)
+            return trailing is not None and bool(trailing[0])
+    return False
 
 
 class SingleAssignmentPool(httpcore.AsyncConnectionPool):
@@ -168,3 +187,14 @@ class SingleAssignmentPool(httpcore.AsyncConnectionPool):
                 pool_request.assign_to_connection(connection)
         self._connections[:] = kept
         return closing
+
+
+class SingleAssignmentHTTPProxy(SingleAssignmentPool, httpcore.AsyncHTTPProxy):
+    """httpcore's HTTP(S) proxy pool with :class:`SingleAssignmentPool`'s assignment pass.
+
+    For an endpoint's explicit ``client_kwargs={"proxy": ...}``: httpx would build the proxy's
+    transport over httpcore's own ``AsyncHTTPProxy`` (a subclass of its connection pool that
+    only changes which connection it creates), so the pass above, the leftover-bytes check
+    included, did not apply to proxied requests. Connections, forwarding and tunnelling are
+    httpcore's ``AsyncHTTPProxy``; the constructor takes its arguments.
+    """
