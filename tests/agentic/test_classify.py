@@ -18,6 +18,7 @@ from lionagi.service import (
     ProviderPermissionError,
     ProviderProcessError,
     ProviderQuotaError,
+    ProviderQuotaSpentError,
     ProviderUnsupportedModelError,
     classify_provider_error,
 )
@@ -107,11 +108,14 @@ def test_every_captured_auth_failure_classifies_to_auth(text: str) -> None:
     [
         # quota / rate
         ("429 Rate limit reached for requests. Please try again later.", ProviderQuotaError),
+        # Without OpenAI's own ending or code the sentence is Google's too, for a per-minute
+        # limit: the retryable family.
         (
             "You exceeded your current quota, please check your plan and billing details.",
             ProviderQuotaError,
         ),
-        ('{"error":{"type":"insufficient_quota"}}', ProviderQuotaError),
+        # quota used up (the spent-quota family, never retried)
+        ('{"error":{"type":"insufficient_quota"}}', ProviderQuotaSpentError),
         ("Quota exceeded for quota metric 'Generate Content API requests'", ProviderQuotaError),
         (
             '[API Error: {"error":{"code":429,"message":"Resource has been exhausted (e.g. check '
@@ -122,7 +126,7 @@ def test_every_captured_auth_failure_classifies_to_auth(text: str) -> None:
         (
             "Your credit balance is too low to access the Anthropic API. Please go to Plans & "
             "Billing to upgrade or purchase credits.",
-            ProviderQuotaError,
+            ProviderQuotaSpentError,
         ),
         ('{"type":"rate_limit_error","message":"Number of request tokens"}', ProviderQuotaError),
         # auth
@@ -180,7 +184,8 @@ def test_cli_texts_of_the_other_families(text: str, expected: type[ProviderError
         ("rate-limit-exceeded", ProviderQuotaError),
         ("Upgrade to Pro or try again at 3:05 PM.", ProviderQuotaError),
         ("You've hit your usage limit.", ProviderQuotaError),
-        ("Your balance is too low. Please purchase more credits.", ProviderQuotaError),
+        # quota used up (not retryable): the balance is spent
+        ("Your balance is too low. Please purchase more credits.", ProviderQuotaSpentError),
         # auth
         (CLAUDE_INVALID_KEY, ProviderAuthError),
         ("error: invalid_api_key", ProviderAuthError),
@@ -226,6 +231,7 @@ def test_retryable_flags_follow_the_table() -> None:
         type(classify_provider_error(t)): classify_provider_error(t).retryable
         for t in (
             "usage limit reached",
+            "insufficient_quota",
             "invalid api key",
             "context window exceeded",
             "model is at capacity",
@@ -236,6 +242,7 @@ def test_retryable_flags_follow_the_table() -> None:
     }
     assert retryable == {
         ProviderQuotaError: True,
+        ProviderQuotaSpentError: False,
         ProviderAuthError: False,
         ProviderContextError: False,
         ProviderCapacityError: True,
@@ -250,6 +257,7 @@ def test_retryable_flags_follow_the_table() -> None:
 
 def test_pattern_order_is_the_documented_precedence() -> None:
     assert [p.kind for p in DEFAULT_ERROR_PATTERNS] == [
+        "quota_exhausted",
         "quota",
         "auth",
         "context",

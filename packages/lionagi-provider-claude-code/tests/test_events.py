@@ -16,7 +16,10 @@ from lionagi.service import (
     ProviderContextError,
     ProviderProtocolError,
     ProviderQuotaError,
+    ProviderQuotaSpentError,
     ProviderStreamError,
+    ProviderStreamTurnLimitError,
+    ProviderTurnLimitError,
     StreamChunk,
 )
 
@@ -126,7 +129,7 @@ def test_an_unsaved_run_publishes_its_id_as_provider_session_id_only() -> None:
         ("401", ProviderAuthError, 401, "authentication_failed"),
         ("nokey", ProviderAuthError, None, "authentication_failed"),
         ("overloaded", ProviderCapacityError, 529, "server_error"),
-        ("quota", ProviderQuotaError, 400, "billing_error"),
+        ("quota", ProviderQuotaSpentError, 400, "billing_error"),  # spent: never retried
         ("context", ProviderContextError, 400, "invalid_request"),
     ],
 )
@@ -236,6 +239,21 @@ def test_error_subtypes_are_failures_with_their_errors_text(subtype: str) -> Non
     assert kinds(chunks) == ["text", "error"]
     assert chunks[-1].content == "limit hit"
     assert chunks[-1].metadata["type"] == subtype
+
+
+@pytest.mark.parametrize("extra", [{}, {"errors": ["Reached maximum number of turns (3)"]}])
+def test_a_run_stopped_at_max_turns_is_the_turn_limit_family(extra: dict[str, Any]) -> None:
+    # The same request stops at the same limit: never retried, never counted as ill health.
+    event = {"type": "result", "subtype": "error_max_turns", "is_error": True, **extra}
+    (chunk,) = replay([event])
+    error = ClaudeCodeEndpoint().stream_error(chunk)
+    assert isinstance(error, ProviderStreamTurnLimitError)
+    assert isinstance(error, ProviderTurnLimitError)
+    assert error.retryable is False
+    other = {"type": "result", "subtype": "error_during_execution", "is_error": True}
+    assert not isinstance(
+        ClaudeCodeEndpoint().stream_error(replay([other])[0]), ProviderTurnLimitError
+    )
 
 
 def test_assistant_error_without_result_is_emitted_once_at_end_of_stream() -> None:

@@ -214,3 +214,33 @@ async def test_chat_endpoint_reads_google_errors_too() -> None:
         await ep.aclose()
     assert isinstance(mapped, ProviderRateLimitError)
     assert mapped.retry_after == 13.0
+
+
+# Google's body for a model with no allowance on the caller's tier (relayed verbatim by its
+# clients): the per-minute wording, but a limit of 0, which no wait changes.
+NO_ALLOWANCE = (
+    "You exceeded your current quota, please check your plan and billing details. For more "
+    "information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.\n"
+    "* Quota exceeded for metric: generativelanguage.googleapis.com/"
+    "generate_content_free_tier_requests, limit: 0, model: gemini-2.5-pro"
+)
+
+
+def test_a_quota_of_zero_is_exhausted_over_http_as_in_a_stream() -> None:
+    from lionagi.service import ProviderStreamQuotaExhaustedError, classify_stream_error
+
+    minute = _quota_failure("GenerateRequestsPerMinutePerProjectPerModel-FreeTier")
+    body = google_error(429, "RESOURCE_EXHAUSTED", NO_ALLOWANCE, minute, RETRY)
+    exc = gemini_status_error(info(429, body))
+    assert isinstance(exc, ProviderQuotaExhaustedError)
+    assert exc.retryable is False
+    # the same object as a stream's error chunk: core's classification agrees
+    chunk = classify_stream_error(NO_ALLOWANCE, {"code": "429", "type": "RESOURCE_EXHAUSTED"})
+    assert type(chunk) is ProviderStreamQuotaExhaustedError
+
+
+def test_a_nonzero_limit_stays_a_rate_limit() -> None:
+    text = NO_ALLOWANCE.replace("limit: 0,", "limit: 10,") + "\nPlease retry in 12.3s."
+    minute = _quota_failure("GenerateRequestsPerMinutePerProjectPerModel-FreeTier")
+    exc = gemini_status_error(info(429, google_error(429, "RESOURCE_EXHAUSTED", text, minute)))
+    assert isinstance(exc, ProviderRateLimitError)

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from lionagi.service import (
+    AttemptPolicy,
     EventStatus,
     ProviderProtocolError,
     ProviderStreamCapacityError,
@@ -48,6 +49,10 @@ def _model(url: str) -> iModel:
         api_key=KEY,
         base_url=url,
         allow_local_network=True,
+        # Three quick attempts: a retryable failure shows as three requests.
+        attempt_policy=AttemptPolicy(
+            max_attempts=3, base_delay=0.001, max_delay=0.01, jitter_factor=0
+        ),
     )
 
 
@@ -115,7 +120,7 @@ async def test_an_error_object_with_a_200_is_classified_like_the_stream_event() 
     assert isinstance(call.exception, ProviderStreamCapacityError)
     assert call.exception.status == 503
     assert type(await stream_error({"error": error})) is type(call.exception)
-    assert requests == 1
+    assert requests == 3  # an overload reached no caller and is retryable: retried
 
 
 @pytest.mark.parametrize(

@@ -43,17 +43,20 @@ if TYPE_CHECKING:
     from ._base.errors import ProviderCapacityError as ProviderCapacityError
     from ._base.errors import ProviderCatalogError as ProviderCatalogError
     from ._base.errors import ProviderClientError as ProviderClientError
+    from ._base.errors import ProviderConfigError as ProviderConfigError
     from ._base.errors import ProviderConnectionError as ProviderConnectionError
     from ._base.errors import ProviderContentFilterError as ProviderContentFilterError
     from ._base.errors import ProviderContextError as ProviderContextError
     from ._base.errors import ProviderDisconnectError as ProviderDisconnectError
     from ._base.errors import ProviderError as ProviderError
     from ._base.errors import ProviderExecutableNotFound as ProviderExecutableNotFound
+    from ._base.errors import ProviderInvalidRequestError as ProviderInvalidRequestError
     from ._base.errors import ProviderPermissionError as ProviderPermissionError
     from ._base.errors import ProviderProcessError as ProviderProcessError
     from ._base.errors import ProviderProtocolError as ProviderProtocolError
     from ._base.errors import ProviderQuotaError as ProviderQuotaError
     from ._base.errors import ProviderQuotaExhaustedError as ProviderQuotaExhaustedError
+    from ._base.errors import ProviderQuotaSpentError as ProviderQuotaSpentError
     from ._base.errors import ProviderRateLimitError as ProviderRateLimitError
     from ._base.errors import ProviderServerError as ProviderServerError
     from ._base.errors import ProviderStatusCapacityError as ProviderStatusCapacityError
@@ -67,18 +70,27 @@ if TYPE_CHECKING:
     )
     from ._base.errors import ProviderStreamAuthError as ProviderStreamAuthError
     from ._base.errors import ProviderStreamCapacityError as ProviderStreamCapacityError
+    from ._base.errors import ProviderStreamConfigError as ProviderStreamConfigError
     from ._base.errors import (
         ProviderStreamContentFilterError as ProviderStreamContentFilterError,
     )
     from ._base.errors import ProviderStreamContextError as ProviderStreamContextError
     from ._base.errors import ProviderStreamDisconnectError as ProviderStreamDisconnectError
     from ._base.errors import ProviderStreamError as ProviderStreamError
+    from ._base.errors import (
+        ProviderStreamInvalidRequestError as ProviderStreamInvalidRequestError,
+    )
     from ._base.errors import ProviderStreamPermissionError as ProviderStreamPermissionError
     from ._base.errors import ProviderStreamQuotaError as ProviderStreamQuotaError
+    from ._base.errors import (
+        ProviderStreamQuotaExhaustedError as ProviderStreamQuotaExhaustedError,
+    )
+    from ._base.errors import ProviderStreamTurnLimitError as ProviderStreamTurnLimitError
     from ._base.errors import (
         ProviderStreamUnsupportedModelError as ProviderStreamUnsupportedModelError,
     )
     from ._base.errors import ProviderTransportError as ProviderTransportError
+    from ._base.errors import ProviderTurnLimitError as ProviderTurnLimitError
     from ._base.errors import ProviderUnauthorizedError as ProviderUnauthorizedError
     from ._base.errors import ProviderUnavailable as ProviderUnavailable
     from ._base.errors import ProviderUnsupportedModelError as ProviderUnsupportedModelError
@@ -213,6 +225,7 @@ _LAZY: dict[str, str] = {
     "ProviderCatalogError": "._base.errors",
     "ProviderCatalogItem": "._catalog.projection",
     "ProviderClientError": "._base.errors",
+    "ProviderConfigError": "._base.errors",
     "ProviderConnectionError": "._base.errors",
     "ProviderContentFilterError": "._base.errors",
     "ProviderContextError": "._base.errors",
@@ -224,6 +237,7 @@ _LAZY: dict[str, str] = {
     "ProviderEndpointSpec": "._catalog.specs",
     "ProviderError": "._base.errors",
     "ProviderExecutableNotFound": "._base.errors",
+    "ProviderInvalidRequestError": "._base.errors",
     "ProviderModelPolicy": "._catalog.policy",
     "lazy_exports": "._base.lazy_exports",
     "ProviderModuleSpec": "._catalog.specs",
@@ -232,20 +246,26 @@ _LAZY: dict[str, str] = {
     "ProviderProtocolError": "._base.errors",
     "ProviderQuotaError": "._base.errors",
     "ProviderQuotaExhaustedError": "._base.errors",
+    "ProviderQuotaSpentError": "._base.errors",
     "ProviderRateLimitError": "._base.errors",
     "ProviderServerError": "._base.errors",
     "ProviderStatusCapacityError": "._base.errors",
     "ProviderStatusError": "._base.errors",
     "ProviderStreamAuthError": "._base.errors",
     "ProviderStreamCapacityError": "._base.errors",
+    "ProviderStreamConfigError": "._base.errors",
     "ProviderStreamContentFilterError": "._base.errors",
     "ProviderStreamContextError": "._base.errors",
     "ProviderStreamDisconnectError": "._base.errors",
     "ProviderStreamError": "._base.errors",
+    "ProviderStreamInvalidRequestError": "._base.errors",
     "ProviderStreamPermissionError": "._base.errors",
     "ProviderStreamQuotaError": "._base.errors",
+    "ProviderStreamQuotaExhaustedError": "._base.errors",
+    "ProviderStreamTurnLimitError": "._base.errors",
     "ProviderStreamUnsupportedModelError": "._base.errors",
     "ProviderTransportError": "._base.errors",
+    "ProviderTurnLimitError": "._base.errors",
     "ProviderUnauthorizedError": "._base.errors",
     "ProviderUnavailable": "._base.errors",
     "ProviderUnsupportedModelError": "._base.errors",

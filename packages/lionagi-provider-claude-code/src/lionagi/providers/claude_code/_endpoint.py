@@ -31,6 +31,8 @@ from lionagi.service import (
     ProviderError,
     ProviderPermissionError,
     ProviderQuotaError,
+    ProviderQuotaSpentError,
+    ProviderTurnLimitError,
     classify_provider_error,
 )
 from lionagi.service.agentic import (
@@ -96,12 +98,29 @@ CLAUDE_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
         r"cannot be used with root/sudo privileges",
         summary="bypassPermissions refused for root (set IS_SANDBOX=1 in a sandbox)",
     ),
-    # The assistant-message ``error`` codes of the Agent SDK that carry no generic phrase.
+    # The assistant-message ``error`` codes of the Agent SDK that carry no generic phrase:
+    # ``billing_error`` (the account's credit is used up: "Credit balance is too low") is the
+    # spent-quota family, never retried; ``rate_limit`` stays the retryable quota family. The
+    # billing rule comes first, so a message naming both is not retried.
+    ProviderErrorPattern(
+        "quota_exhausted",
+        ProviderQuotaSpentError,
+        r"\bbilling_error\b",
+        summary="quota or credit used up",
+    ),
     ProviderErrorPattern(
         "quota",
         ProviderQuotaError,
-        r"\brate_limit\b|\bbilling_error\b",
+        r"\brate_limit\b",
         summary="quota or rate limit exhausted",
+    ),
+    # The result subtype of a run stopped at ``--max-turns``: the same request stops there
+    # again, so it is the turn-limit family (not retried), not a plain stream failure.
+    ProviderErrorPattern(
+        "turn_limit",
+        ProviderTurnLimitError,
+        r"\berror_max_turns\b",
+        summary="stopped at the maximum number of turns",
     ),
     # The API's stream cut off mid-answer: "Connection to the API was lost (ECONNRESET)".
     ProviderErrorPattern(

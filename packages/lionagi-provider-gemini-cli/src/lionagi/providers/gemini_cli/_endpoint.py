@@ -10,7 +10,7 @@ terminal ``result`` event.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -27,7 +27,7 @@ from lionagi.service.agentic import (
 )
 
 from ._errors import GEMINI_ERROR_PATTERNS, classify_exit
-from ._events import GeminiEventProjector
+from ._events import GeminiEventProjector, plain_text_event
 from ._request import GeminiCodeRequest, build_argv
 from ._static import PROGRAM
 
@@ -170,6 +170,14 @@ class GeminiCodeEndpoint(SubprocessCliEndpoint):
     def event_parser(self, request: GeminiCodeRequest) -> GeminiEventProjector:
         """A projector for one run; success is judged by its terminal ``result`` event."""
         return GeminiEventProjector()
+
+    def plain_line_reader(self) -> Callable[[str], dict[str, Any] | None]:
+        """A slash command's plain-text stdout line is read as a notice (``plain_text_event``).
+
+        ``/memory show`` and ``/init`` print a line between the stream-json events; without a
+        reader core's framer ends the run with a protocol error on it.
+        """
+        return plain_text_event
 
     def stderr_classifier(self) -> ErrorClassifier:
         """Gemini's exit codes (HTTP status mod 256, 41/42/52/55/130) before its stderr."""

@@ -9,6 +9,18 @@ untrusted folder) is only an exit code and stderr, which :func:`classify_exit` m
 
 Text is evidence before exit codes: the CLI's error names and core's phrases are searched first,
 and an exit code decides only when no text matched.
+
+Each ``Fatal*Error`` maps to core's failure family, so a caller tells a refused input
+(:class:`~lionagi.service.ProviderInvalidRequestError`), a broken CLI configuration
+(:class:`~lionagi.service.ProviderConfigError`) or a turn limit
+(:class:`~lionagi.service.ProviderTurnLimitError`) from a transient failure however the CLI
+reported it: as an exit code these vendor classes, as a failed ``result`` event the family's
+``ProviderStream*`` twin. A quota the CLI calls terminal (Gemini CLI's ``TerminalQuotaError``:
+the daily quota, a free-tier limit of 0, used-up credits) is :class:`GeminiQuotaExhaustedError`,
+a vendor subclass of core's spent-quota family
+(:class:`~lionagi.service.ProviderQuotaSpentError`), or, in a result event, that family's twin
+:class:`~lionagi.service.ProviderStreamQuotaExhaustedError`; neither is retryable, unlike the
+per-minute 429 the CLI asks to retry after a delay.
 """
 
 from __future__ import annotations
@@ -16,11 +28,15 @@ from __future__ import annotations
 from lionagi.service import (
     ProviderAuthError,
     ProviderCapacityError,
+    ProviderConfigError,
     ProviderDisconnectError,
     ProviderError,
+    ProviderInvalidRequestError,
     ProviderPermissionError,
     ProviderProcessError,
     ProviderQuotaError,
+    ProviderQuotaSpentError,
+    ProviderTurnLimitError,
     classify_provider_error,
 )
 from lionagi.service.agentic import ProviderErrorPattern
@@ -31,6 +47,7 @@ __all__ = [
     "GeminiCancelledError",
     "GeminiConfigError",
     "GeminiInputError",
+    "GeminiQuotaExhaustedError",
     "GeminiToolExecutionError",
     "GeminiTurnLimitError",
     "GeminiUntrustedWorkspaceError",
@@ -40,16 +57,33 @@ __all__ = [
 PROVIDER_LABEL = "gemini_code"
 
 
-class GeminiInputError(ProviderError):
+QUOTA_EXHAUSTED_KIND = "quota_exhausted"
+"""``kind`` of the rule that finds a quota the CLI calls terminal (core's spent-quota kind)."""
+
+
+class GeminiInputError(ProviderInvalidRequestError):
     """Gemini CLI refused its input (exit 42), e.g. an unknown ``--resume`` session id."""
 
 
-class GeminiConfigError(ProviderError):
+class GeminiConfigError(ProviderConfigError):
     """Gemini CLI's settings or sandbox are invalid (exit 52, or 44 for the sandbox)."""
 
 
-class GeminiTurnLimitError(ProviderError):
+class GeminiTurnLimitError(ProviderTurnLimitError):
     """The run hit the session's ``maxSessionTurns`` (exit 53)."""
+
+
+class GeminiQuotaExhaustedError(ProviderQuotaSpentError):
+    """A quota Gemini CLI calls terminal is used up: the daily quota, a limit of 0, credits.
+
+    Core's spent-quota family (:class:`~lionagi.service.ProviderQuotaSpentError`, a
+    :class:`~lionagi.service.ProviderQuotaError` that is not retryable): the CLI's own
+    ``TerminalQuotaError``, which it never retries either, unlike the per-minute limit it
+    asks to retry after a delay. Only stderr gives this class (a result event gives the
+    family's twin, :class:`~lionagi.service.ProviderStreamQuotaExhaustedError`, through core's
+    classification); exit code 173 alone (HTTP 429) cannot tell the two quotas apart and stays a
+    plain ``ProviderQuotaError``.
+    """
 
 
 class GeminiToolExecutionError(ProviderError):
@@ -87,6 +121,19 @@ def _rule(
 
 
 _RULES = (
+    # Before every other rule: a terminal quota's message also quotes the 429 wording.
+    _rule(
+        QUOTA_EXHAUSTED_KIND,
+        GeminiQuotaExhaustedError,
+        "quota used up",
+        # Gemini CLI's TerminalQuotaError: its name (a result's error.type), its daily-quota
+        # message, the Code Assist reasons it treats as terminal, and Google's "limit: 0" (a
+        # model with no free-tier allowance), which the CLI also reads as terminal.
+        text=(
+            r"\bTerminalQuotaError\b|exhausted your daily quota|\bQUOTA_EXHAUSTED\b"
+            r"|\bINSUFFICIENT_G1_CREDITS_BALANCE\b|quota exceeded[^\n]{0,300}?\blimit:\s*0(?![.\d])"
+        ),
+    ),
     _rule(
         "auth",
         ProviderAuthError,
@@ -139,7 +186,9 @@ _RULES = (
         "tool_execution",
         GeminiToolExecutionError,
         "a tool failed fatally",
-        text=r"FatalToolExecutionError",
+        # A result event names the tool's error type (``no_space_left``, the one fatal type)
+        # rather than FatalToolExecutionError.
+        text=r"FatalToolExecutionError|\bno_space_left\b",
         codes=frozenset({54}),
     ),
     _rule(

@@ -52,6 +52,14 @@ terminal event decides.
 The telemetry allowlist is :data:`IGNORED_EVENTS`: the user-message echo is the only event with
 nothing for the consumer. Any other ``type`` or ``role`` is a :class:`ProviderProtocolError`,
 because it could carry text, a tool call, a result or an error.
+
+Plain text on stdout is not part of the grammar, but the CLI prints it: a slash command run
+headless writes its output between the events (``/memory show`` prints "Memory is currently
+empty."). :func:`plain_text_event` reads such a line, the endpoint hands it to core's framer
+as its plain-line reader, and the projector makes the line a ``system`` notice
+(``{"notice": line, "severity": "info", "source": "stdout"}``) instead of the run failing with
+a protocol error. A line that may be a broken event (it starts with ``{`` or holds an event's
+``{"type"``) is refused, so a damaged event still fails the run rather than pass as a notice.
 """
 
 from __future__ import annotations
@@ -63,7 +71,14 @@ from typing import Any
 
 from lionagi.service import ProviderProtocolError, StreamChunk
 
-__all__ = ["IGNORED_EVENTS", "LOOP_DETECTED_CODE", "GeminiEventProjector", "usage_of"]
+__all__ = [
+    "IGNORED_EVENTS",
+    "LOOP_DETECTED_CODE",
+    "PLAIN_TEXT_EVENT",
+    "GeminiEventProjector",
+    "plain_text_event",
+    "usage_of",
+]
 
 IGNORED_EVENTS: frozenset[tuple[str, str | None]] = frozenset({("message", "user")})
 """``(type, role)`` pairs that carry nothing for the consumer (the CLI's echo of the prompt)."""
@@ -76,6 +91,23 @@ _LOOP_NOTICE = "loop detected"
 case-insensitively: the event carries no code, so the text is the only evidence."""
 
 _USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens", "cached")
+
+PLAIN_TEXT_EVENT = "lionagi.plain_text"
+"""``type`` of the event :func:`plain_text_event` makes of a plain-text stdout line. The CLI's
+own event types are single words, so a dotted name never collides with one."""
+
+
+def plain_text_event(line: str) -> dict[str, Any] | None:
+    """A plain-text stdout line (a slash command's output) as an event; None refuses the line.
+
+    Core's framer asks this only about a complete stdout line that is not a JSON object. A line
+    starting with ``{``, or holding ``{"type"`` (the start of every event the CLI writes), may
+    be a damaged or run-together event: it is refused, and the run fails with the framer's
+    protocol error instead of losing an event in a notice.
+    """
+    if line.lstrip().startswith("{") or '{"type"' in line:
+        return None
+    return {"type": PLAIN_TEXT_EVENT, "text": line}
 
 
 def usage_of(stats: Mapping[str, Any]) -> dict[str, int]:
@@ -153,6 +185,12 @@ class GeminiEventProjector:
             return self._notice(event)
         if kind == "result":
             return self._result(event)
+        if kind == PLAIN_TEXT_EVENT:
+            # A notice, like a warning: it neither ends the assistant's message nor fails the run.
+            text = _text(event, "text")
+            return StreamChunk(
+                "system", metadata={"notice": text, "severity": "info", "source": "stdout"}
+            )
         raise ProviderProtocolError(f"gemini: unknown event type {kind!r}")
 
     # -- event kinds -------------------------------------------------------------------------------

@@ -9,7 +9,10 @@ Google APIs answer ``{"error": {"code", "message", "status", "details"}}``; the 
   when the ``google.rpc.QuotaFailure`` detail names only per-day quotas (``quotaId``
   ``...PerDay...``) the error is :class:`ProviderQuotaExhaustedError` instead, never retried:
   Google still attaches a ``retryDelay`` of seconds, and every retry within the day fails the
-  same way. A per-minute (or unnamed) violation stays a retryable rate limit.
+  same way. So is a message naming a quota whose ``limit`` is 0 ("Quota exceeded for metric:
+  ..., limit: 0": a model with no allowance at all on this tier), which core's classification
+  reads the same way in a stream's error chunk. A per-minute (or unnamed) violation stays a
+  retryable rate limit.
 - ``INVALID_ARGUMENT`` whose message says the input is over the model's token limit ->
   :class:`ProviderStatusContextError` (the prompt will not fit however often it is sent).
 - ``UNAUTHENTICATED`` / ``PERMISSION_DENIED`` (and any 401/403) ->
@@ -62,6 +65,8 @@ _RETRY_INFO = "type.googleapis.com/google.rpc.RetryInfo"
 _ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
 _QUOTA_FAILURE = "type.googleapis.com/google.rpc.QuotaFailure"
 _PER_DAY = re.compile(r"PerDay", re.IGNORECASE)
+# "* Quota exceeded for metric: generativelanguage.googleapis.com/..., limit: 0, model: ...".
+_NO_ALLOWANCE = re.compile(r"quota exceeded for metric[^\n]{0,300}?\blimit:\s*0(?![.\d])", re.I)
 _DURATION = re.compile(r"\s*(\d+(?:\.\d+)?)s\s*")
 # The token-limit wording: "The input token count (N) exceeds the maximum number of tokens
 # allowed (M)", and the older "... exceeds the maximum ... token limit".
@@ -140,6 +145,13 @@ def gemini_status_error(info: HTTPErrorInfo) -> ProviderError | None:
                 f"{where}: the daily quota is used up ({', '.join(sorted(set(quotas)))}; "
                 f"HTTP {info.status} RESOURCE_EXHAUSTED, not retried: it resets with the day)"
                 f"{suffix}",
+                status=info.status,
+                body_excerpt=info.excerpt,
+            )
+        if _NO_ALLOWANCE.search(text):
+            return ProviderQuotaExhaustedError(
+                f"{where}: the quota for this model is 0 on this tier (HTTP {info.status} "
+                f"RESOURCE_EXHAUSTED, not retried: no wait gives it an allowance){suffix}",
                 status=info.status,
                 body_excerpt=info.excerpt,
             )

@@ -10,18 +10,23 @@ Tree::
 
     ProviderError(RuntimeError)                  the provider or its transport failed (ADR-0030 D3)
     ├── ProviderQuotaError                       retryable quota/rate exhaustion
+    │   └── ProviderQuotaSpentError              the account's quota or credit is used up (any
+    │                                              transport); never retried
     ├── ProviderAuthError                        credentials missing or refused
     ├── ProviderContextError                     prompt does not fit the context window
     ├── ProviderCapacityError                    retryable: the model is at capacity right now
     ├── ProviderUnsupportedModelError            the provider refuses the requested model
     ├── ProviderPermissionError                  a tool/action was auto-denied by the agent's policy
     ├── ProviderContentFilterError               the provider's content filter refused the request
+    ├── ProviderInvalidRequestError              the provider refused the request's input as invalid
+    ├── ProviderConfigError                      an agentic CLI's own configuration is invalid
+    ├── ProviderTurnLimitError                   the agent stopped at its maximum number of turns
     ├── ProviderStatusError                      HTTP status other than 2xx: .status, .body_excerpt,
     │                                              .retry_after (429 and 5xx)
     │   ├── ProviderClientError                  4xx
     │   │   ├── ProviderRateLimitError           429, also a ProviderQuotaError: .retry_after
-    │   │   ├── ProviderQuotaExhaustedError      billing quota used up, also a ProviderQuotaError;
-    │   │   │                                      never retried
+    │   │   ├── ProviderQuotaExhaustedError      billing quota used up, also a
+    │   │   │                                      ProviderQuotaSpentError; never retried
     │   │   ├── ProviderStatusContextError       also a ProviderContextError
     │   │   ├── ProviderStatusContentFilterError also a ProviderContentFilterError
     │   │   ├── ProviderStatusUnsupportedModelError
@@ -38,12 +43,16 @@ Tree::
     ├── ProviderStreamError                      a stream ended on a provider error chunk:
     │   │                                          .status, .code, .retry_after, .provider, .kind
     │   ├── ProviderStreamQuotaError             also a ProviderQuotaError
+    │   ├── ProviderStreamQuotaExhaustedError    also a ProviderQuotaSpentError; never retried
     │   ├── ProviderStreamAuthError              also a ProviderAuthError
     │   ├── ProviderStreamContextError           also a ProviderContextError
     │   ├── ProviderStreamCapacityError          also a ProviderCapacityError
     │   ├── ProviderStreamUnsupportedModelError  also a ProviderUnsupportedModelError
     │   ├── ProviderStreamPermissionError        also a ProviderPermissionError
     │   ├── ProviderStreamContentFilterError     also a ProviderContentFilterError
+    │   ├── ProviderStreamInvalidRequestError    also a ProviderInvalidRequestError
+    │   ├── ProviderStreamConfigError            also a ProviderConfigError
+    │   ├── ProviderStreamTurnLimitError         also a ProviderTurnLimitError
     │   └── ProviderStreamDisconnectError        also a ProviderDisconnectError
     ├── CircuitOpenError                         the circuit refused to attempt
     └── UnsafeURLError                           SSRF guard refused a destination
@@ -99,17 +108,20 @@ __all__ = [
     "ProviderCapacityError",
     "ProviderCatalogError",
     "ProviderClientError",
+    "ProviderConfigError",
     "ProviderConnectionError",
     "ProviderContentFilterError",
     "ProviderContextError",
     "ProviderDisconnectError",
     "ProviderError",
     "ProviderExecutableNotFound",
+    "ProviderInvalidRequestError",
     "ProviderPermissionError",
     "ProviderProcessError",
     "ProviderProtocolError",
     "ProviderQuotaError",
     "ProviderQuotaExhaustedError",
+    "ProviderQuotaSpentError",
     "ProviderRateLimitError",
     "ProviderServerError",
     "ProviderStatusCapacityError",
@@ -119,14 +131,19 @@ __all__ = [
     "ProviderStatusUnsupportedModelError",
     "ProviderStreamAuthError",
     "ProviderStreamCapacityError",
+    "ProviderStreamConfigError",
     "ProviderStreamContentFilterError",
     "ProviderStreamContextError",
     "ProviderStreamDisconnectError",
     "ProviderStreamError",
+    "ProviderStreamInvalidRequestError",
     "ProviderStreamPermissionError",
     "ProviderStreamQuotaError",
+    "ProviderStreamQuotaExhaustedError",
+    "ProviderStreamTurnLimitError",
     "ProviderStreamUnsupportedModelError",
     "ProviderTransportError",
+    "ProviderTurnLimitError",
     "ProviderUnauthorizedError",
     "ProviderUnavailable",
     "ProviderUnsupportedModelError",
@@ -274,6 +291,22 @@ class ProviderQuotaError(ProviderError):
     retryable = True
 
 
+class ProviderQuotaSpentError(ProviderQuotaError):
+    """The account's quota or credit is used up (billing, a daily quota): never retried.
+
+    Not "slow down": waiting seconds does not bring a spent balance or a day's quota back, so
+    the lifecycle never retries it and it does not count against the provider's health (the
+    account's state, as a refused key is). Still a :class:`ProviderQuotaError`, so ``except
+    ProviderQuotaError`` catches "out of allowance" of both kinds. One family however it is
+    reported: an HTTP status is :class:`ProviderQuotaExhaustedError` (``status``,
+    ``body_excerpt``), an error chunk :class:`ProviderStreamQuotaExhaustedError`, a CLI's error
+    text or exit this class itself (or a vendor subclass of it). Constructed as ``(message,
+    stderr_tail=, raw=)``, so a :class:`~lionagi.service.agentic.ProviderErrorPattern` can name it.
+    """
+
+    retryable = False
+
+
 class ProviderAuthError(ProviderError):
     """Credentials missing, invalid or refused."""
 
@@ -322,6 +355,38 @@ class ProviderContentFilterError(ProviderError):
     """
 
 
+class ProviderInvalidRequestError(ProviderError):
+    """The provider refused the request's input as invalid; not retried.
+
+    The caller must change the request: an agentic CLI's refusal of its input (no prompt, a
+    session id to resume that it does not know, a command it cannot run headless) is refused
+    the same way however often it is sent. It is what the caller sent, not the provider's
+    health, as an HTTP 4xx is; an error chunk reporting it is
+    :class:`ProviderStreamInvalidRequestError`, a CLI's error text or exit code this class
+    itself (or a vendor subclass of it).
+    """
+
+
+class ProviderConfigError(ProviderError):
+    """An agentic CLI refused to run because its own configuration is invalid; not retried.
+
+    Its settings file, its sandbox or an extension is wrong: no attempt succeeds until the
+    deployment fixes it, so a caller must not read it as a transient failure. Not an
+    :class:`EndpointConfigurationError`: that is this library's configuration, refused before
+    anything runs; this is the provider program's own, reported by the program. An error chunk
+    reporting it is :class:`ProviderStreamConfigError`.
+    """
+
+
+class ProviderTurnLimitError(ProviderError):
+    """The agent stopped at its maximum number of turns before finishing the task; not retried.
+
+    The limit is a setting (of the CLI or of the request): the same request reaches it again,
+    so the fix is a higher limit, a smaller task or a new session, never a retry. An error chunk
+    reporting it is :class:`ProviderStreamTurnLimitError`.
+    """
+
+
 class ProviderStatusError(ProviderError):
     """An HTTP response with a non-success status.
 
@@ -367,14 +432,14 @@ class ProviderUnauthorizedError(ProviderClientError, ProviderAuthError):
     """401 or 403: the credentials were refused."""
 
 
-class ProviderQuotaExhaustedError(ProviderClientError, ProviderQuotaError):
+class ProviderQuotaExhaustedError(ProviderClientError, ProviderQuotaSpentError):
     """The account's quota or credit is used up (billing, not rate): never retried.
 
     Providers often send it as HTTP 429, but waiting does not help, so the lifecycle does not
-    retry it whatever its status. A :class:`ProviderQuotaError` (``except ProviderQuotaError``
-    catches "out of allowance" of both kinds) but deliberately not a
-    :class:`ProviderRateLimitError`: ``except ProviderRateLimitError`` means "slow down and try
-    again", which is wrong here.
+    retry it whatever its status. The HTTP form of :class:`ProviderQuotaSpentError` (so also a
+    :class:`ProviderQuotaError`: ``except ProviderQuotaError`` catches "out of allowance" of
+    both kinds) but deliberately not a :class:`ProviderRateLimitError`: ``except
+    ProviderRateLimitError`` means "slow down and try again", which is wrong here.
     """
 
     retryable = False
@@ -519,6 +584,20 @@ class ProviderStreamQuotaError(ProviderStreamError, ProviderQuotaError):
     """An error chunk reporting quota or rate exhaustion."""
 
 
+class ProviderStreamQuotaExhaustedError(ProviderStreamError, ProviderQuotaSpentError):
+    """An error chunk reporting that the quota is used up (a daily or billing limit): never retried.
+
+    The stream twin of :class:`ProviderQuotaSpentError` (also a :class:`ProviderQuotaError`:
+    ``except ProviderQuotaError`` catches "out of allowance" of both kinds) with
+    ``retryable = False``, and deliberately not a :class:`ProviderStreamQuotaError`, which
+    means "slow down and try again". Not a :class:`ProviderQuotaExhaustedError` either: that
+    is an HTTP status error (``status``, ``body_excerpt``, ``except ProviderClientError``),
+    which a provider's error chunk is not.
+    """
+
+    retryable = False
+
+
 class ProviderStreamAuthError(ProviderStreamError, ProviderAuthError):
     """An error chunk reporting missing or refused credentials."""
 
@@ -541,6 +620,18 @@ class ProviderStreamPermissionError(ProviderStreamError, ProviderPermissionError
 
 class ProviderStreamContentFilterError(ProviderStreamError, ProviderContentFilterError):
     """An error chunk (or a 2xx body) reporting that the content filter refused the request."""
+
+
+class ProviderStreamInvalidRequestError(ProviderStreamError, ProviderInvalidRequestError):
+    """An error chunk reporting that the provider refused the request's input as invalid."""
+
+
+class ProviderStreamConfigError(ProviderStreamError, ProviderConfigError):
+    """An error chunk reporting that an agentic CLI's own configuration is invalid."""
+
+
+class ProviderStreamTurnLimitError(ProviderStreamError, ProviderTurnLimitError):
+    """An error chunk reporting that the agent stopped at its maximum number of turns."""
 
 
 class ProviderStreamDisconnectError(ProviderStreamError, ProviderDisconnectError):

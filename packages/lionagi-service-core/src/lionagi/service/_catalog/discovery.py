@@ -62,6 +62,7 @@ from typing import Any, TypeVar
 
 from .._base.diagnostics import CatalogDiagnosticCode, ProviderDiagnostic
 from .._base.pydantic_plugins import PYDANTIC_PLUGIN_GROUP, record_scan
+from .._base.suggest import close_names
 from .diagnose import describe_exception, diagnostic
 from .entry_scan import ScannedEntryPoint, scan_groups
 from .keys import canonical_provider_key
@@ -273,14 +274,12 @@ def _author_fix(row: ProviderModuleSpec, change: str, where: str | None) -> str:
 
 def _near_names(module: object, wanted: str) -> list[str]:
     """The module's attributes spelled like ``wanted`` (``PROVIDER_SPEC``); error path only."""
-    import difflib  # deferred: only a module that breaks the contract gets here
-
     try:
         names = [name for name in vars(module) if isinstance(name, str)]
     except Exception:  # an object without __dict__ standing in for a module: no hint
         return []
     by_fold = {name.casefold(): name for name in names if name != wanted}
-    close = difflib.get_close_matches(wanted.casefold(), by_fold, n=3, cutoff=0.8)
+    close = close_names(wanted.casefold(), by_fold, n=3, cutoff=0.8)
     return [by_fold[name] for name in close]
 
 

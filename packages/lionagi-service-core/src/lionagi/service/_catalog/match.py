@@ -31,6 +31,7 @@ from pydantic import BaseModel
 from .._base.errors import EndpointConfigurationError, EndpointNotFound, ProviderUnavailable
 from .._base.pydantic_plugins import answer_from_scan
 from .._base.secrets import REDACTED
+from .._base.suggest import closest
 from .._transport.agentic import is_agentic_class
 from .._transport.config import EndpointConfig, handed_over
 from .._transport.http.endpoint import Endpoint
@@ -282,7 +283,4 @@ def _undeclared_distribution(provider: str) -> str | None:
 
 
 def _suggest(requested: str, candidates: Iterable[str]) -> str | None:
-    import difflib  # error path only: keeps it off the first call
-
-    close = difflib.get_close_matches(requested, sorted(set(candidates)), n=1)
-    return close[0] if close else None
+    return closest(requested, set(candidates))

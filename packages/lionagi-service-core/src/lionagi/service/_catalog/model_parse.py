@@ -19,6 +19,7 @@ from types import MappingProxyType
 from typing import Any
 
 from .._base.errors import EndpointConfigurationError, ProviderUnavailable
+from .._transport.config import check_flag
 from .defaults import request_fields
 from .diagnose import CREDENTIAL_INPUT, looks_like_credential
 from .keys import canonical_provider_key
@@ -215,12 +216,6 @@ def mode_kwargs(
                 raise EndpointConfigurationError(key, "requested modes set conflicting values")
             out[key] = copy.deepcopy(value)
     return out
-
-
-def check_flag(name: str, value: object) -> None:
-    """Refuse a selection flag that is not a bool, naming it; the value is not echoed."""
-    if type(value) is not bool:
-        raise EndpointConfigurationError(name, f"must be True or False, got {type(value).__name__}")
 
 
 def _no_provider(

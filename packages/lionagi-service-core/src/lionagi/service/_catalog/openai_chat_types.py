@@ -54,7 +54,7 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from .._base.suggest import did_you_mean
+from .._base.suggest import closest, did_you_mean
 from .._base.validation import locate
 
 __all__ = ["OpenAIChatShapes", "check_shapes", "openai_chat_shapes"]
@@ -419,13 +419,11 @@ def _not_a_near_miss(known: tuple[str, ...]) -> AfterValidator:
     """Refuse a pass-through object whose ``type`` is a near-miss of a typed one (a typo)."""
 
     def check(value: dict[str, Any]) -> dict[str, Any]:
-        import difflib  # error path and pass-through kinds only
-
         kind = value.get("type")
-        close = difflib.get_close_matches(kind, known, n=1, cutoff=0.75) if kind else []
-        if close:
+        close = closest(kind, known, cutoff=0.75) if kind else None
+        if close is not None:
             raise PydanticCustomError(
-                _TYPO, "unknown type; did you mean {close}?", {"close": repr(close[0])}
+                _TYPO, "unknown type; did you mean {close}?", {"close": repr(close)}
             )
         return value
 

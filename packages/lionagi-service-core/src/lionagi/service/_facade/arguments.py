@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from uuid import UUID, uuid4
 
 from .._base.errors import AdmissionConfigError, EndpointConfigurationError
+from .._base.suggest import closest
 from .agentic_view import as_agentic
 
 if TYPE_CHECKING:
@@ -45,14 +46,20 @@ _LEGACY_ARGUMENTS: Mapping[str, str] = {
     "exit_hook": ("is legacy lionagi's and is not supported; a hook ends its call by raising"),
 }
 
+_ARGUMENT_CUTOFF = 0.8
+"""How alike an unknown keyword and an iModel argument must be for "did you mean"."""
+
 
 def check_selection_flags(flags: Mapping[str, object]) -> None:
     """Refuse a selection flag (`yolo`, `bypass`, `fast`, `openai_compatible`) that is no bool.
 
-    Checked before anything else reads them: `yolo="false"` is truthy, and an instance
-    endpoint or a call without `model=` read it as "on" (or as a missing `model=`).
+    For the paths that skip the catalog's own check (`parse_model_spec` checks the modes,
+    `match_endpoint` the fallback flag): an `Endpoint` instance, and `provider=` without
+    `model=`. Those read the flags by truth value, so `yolo="false"` was "on" (or a missing
+    `model=`). The rule is the config module's, loaded already on every path: importing it from
+    the catalog loaded the whole catalog package for an instance that never selects.
     """
-    from .._catalog.model_parse import check_flag
+    from .._transport.config import check_flag
 
     for name, value in flags.items():
         check_flag(name, value)
@@ -74,18 +81,19 @@ def check_config_overrides(overrides: Mapping[str, Any], constructor: Callable[.
             raise EndpointConfigurationError(key, _LEGACY_ARGUMENTS[key])
         if key in EndpointConfig.model_fields:
             continue
-        import difflib  # error path only
-        import inspect
+        import inspect  # error path only
 
         parameters = [
             name
             for name, parameter in inspect.signature(constructor).parameters.items()
             if parameter.kind is not inspect.Parameter.VAR_KEYWORD and name != "self"
         ]
-        close = difflib.get_close_matches(key, parameters, n=1, cutoff=0.8)
-        if close:
+        # A high bar: any unknown key is compared with every argument, and naming the wrong
+        # one would send the caller to fix a keyword they never meant.
+        near = closest(key, parameters, cutoff=_ARGUMENT_CUTOFF)
+        if near is not None:
             raise EndpointConfigurationError(
-                key, f"is not an iModel argument (did you mean {close[0]!r}?)"
+                key, f"is not an iModel argument (did you mean {near!r}?)"
             )
 
 

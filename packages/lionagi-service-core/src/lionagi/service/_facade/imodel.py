@@ -159,9 +159,16 @@ class iModel:
         from .._lifecycle.policy import CircuitPolicy
         from .._transport.http.endpoint import Endpoint
 
-        check_selection_flags(
-            {"yolo": yolo, "bypass": bypass, "fast": fast, "openai_compatible": openai_compatible}
-        )
+        selection = {
+            "yolo": yolo,
+            "bypass": bypass,
+            "fast": fast,
+            "openai_compatible": openai_compatible,
+        }
+        if isinstance(endpoint, Endpoint) or model is None:
+            # Only where the catalog does not check them: an instance never selects, and
+            # without model= parse_model_spec (which checks yolo, bypass and fast) never runs.
+            check_selection_flags(selection)
         if config_overrides:
             check_config_overrides(config_overrides, iModel.__init__)
         self._id = coerce_id(id)
@@ -207,12 +214,6 @@ class iModel:
                 )
             # These act while iModel selects an endpoint (model policy, compatible fallback);
             # an instance skips selection, so ignoring them would drop what the caller asked.
-            selection = {
-                "yolo": yolo,
-                "bypass": bypass,
-                "fast": fast,
-                "openai_compatible": openai_compatible,
-            }
             for name, flag in selection.items():
                 if flag:
                     raise EndpointConfigurationError(
@@ -344,7 +345,15 @@ class iModel:
         except EndpointConfigurationError as exc:
             if exc.field != "request_defaults.model" or "model" in (request_defaults or {}):
                 raise
+            from .._catalog.defaults import NOT_A_FIELD  # error path only
+
             # The name came from model=, not from the caller's defaults: say so in their terms.
+            reason = str(exc).removeprefix(f"{exc.field}: ")
+            if not reason.startswith(NOT_A_FIELD):
+                # The row's request has a model field, and it refused this name.
+                raise EndpointConfigurationError(
+                    "model", f"{provider!r} refuses this model name: {reason}"
+                ) from None
             named = f", endpoint={endpoint!r}" if endpoint else ", endpoint=..."
             raise EndpointConfigurationError(
                 "model",

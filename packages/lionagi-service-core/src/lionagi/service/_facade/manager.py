@@ -67,7 +67,8 @@ class iModelManager:
     Raises:
         EndpointConfigurationError: a model is not an `iModel` (field: its keyword, or `chat` /
             `parse` for a positional one; also a TypeError), more than two models are positional
-            (field `models`; also a TypeError), or a keyword is blank (field `name`).
+            (field `models`; also a TypeError), or a keyword is blank or has surrounding
+            whitespace (field `name`).
         ModelNameConflict: a positional model and a keyword claim the same name.
     """
 
@@ -102,7 +103,8 @@ class iModelManager:
 
         Raises:
             EndpointConfigurationError: `model` is not an `iModel` (field `model`; also a
-                TypeError), or `name` is not a non-blank string (field `name`).
+                TypeError), or `name` is not a non-blank string without surrounding
+                whitespace (field `name`).
             ModelNameConflict: `name` is already registered; `replace()` swaps it.
         """
         _check_model(model)
@@ -126,8 +128,9 @@ class iModelManager:
 
         Raises:
             EndpointConfigurationError: `model` is not an `iModel` (field `model`; also a
-                TypeError), `name` is not a non-blank string (field `name`), or `close_timeout`
-                is not a finite number of seconds > 0 (field `close_timeout`).
+                TypeError), `name` is not a non-blank string without surrounding whitespace
+                (field `name`), or `close_timeout` is not a finite number of seconds > 0 (field
+                `close_timeout`).
         """
         _check_model(model)
         _check_name(name)
@@ -235,9 +238,20 @@ def _check_model(model: object, field: str = "model") -> None:
 
 
 def _check_name(name: object) -> None:
-    """The one name rule of :meth:`iModelManager.register` and :meth:`iModelManager.replace`."""
+    """The one name rule of :meth:`iModelManager.register` and :meth:`iModelManager.replace`.
+
+    A name with surrounding whitespace is refused, not stripped: kept, `" chat "` was a second
+    name beside `"chat"` that `manager.chat` never returned; stripped, `get(" chat ")` would
+    still miss it. The name is not echoed (a key pasted here by mistake would come back).
+    """
     if not isinstance(name, str) or not name.strip():
         raise EndpointConfigurationError("name", "must be a non-empty string")
+    if name != name.strip():
+        raise EndpointConfigurationError(
+            "name",
+            "must not begin or end with whitespace: ' chat ' and 'chat' would be two different "
+            "names; strip it where the name is made",
+        )
 
 
 def _shown(name: object) -> str:

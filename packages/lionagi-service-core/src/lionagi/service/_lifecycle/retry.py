@@ -2,6 +2,13 @@
 
 Only typed provider failures that happened before any output are candidates; the classifier is
 deliberately narrow so a caller bug, a refused credential or a broken parser fails fast.
+
+The attempt loops ask only about an exception an attempt raised, which by construction is before
+any output reached the caller: a one-shot call hands nothing over until it returns, and a
+stream's provider error chunk is yielded to the caller before its error is raised (past the
+replay boundary, where nothing is retried). So a stream-family error reaching this classifier
+(a one-shot body's error object, DeepSeek's cut answer) is judged by its family like any other:
+the capacity and quota twins are retried, the base class and the caller's families are not.
 """
 
 from __future__ import annotations
@@ -17,16 +24,20 @@ from .._base.errors import (
     EventLoopUnsupportedError,
     ProviderAuthError,
     ProviderClientError,
+    ProviderConfigError,
     ProviderConnectionError,
     ProviderContentFilterError,
     ProviderContextError,
     ProviderError,
+    ProviderInvalidRequestError,
     ProviderPermissionError,
     ProviderProtocolError,
-    ProviderQuotaExhaustedError,
+    ProviderQuotaSpentError,
     ProviderStatusCapacityError,
     ProviderStatusError,
+    ProviderStreamDisconnectError,
     ProviderStreamError,
+    ProviderTurnLimitError,
     ProviderUnsupportedModelError,
     UnsafeURLError,
 )
@@ -40,8 +51,14 @@ _NEVER_RETRIED = (
     ProviderContentFilterError,
     ProviderContextError,
     ProviderProtocolError,
-    ProviderQuotaExhaustedError,
-    ProviderStreamError,
+    # A spent quota or credit, however reported: the HTTP 429/402 form
+    # (ProviderQuotaExhaustedError), an error chunk's twin, a CLI's text. Waiting seconds does
+    # not refill a balance or a day's quota, whatever status the provider sent it with.
+    ProviderQuotaSpentError,
+    # A provider's own stream that dropped part-way through a run (an agentic CLI's report): a
+    # connection error by family, but what it reports is a run cut after it had started
+    # answering, never a setup failure.
+    ProviderStreamDisconnectError,
     ProviderUnsupportedModelError,
     UnsafeURLError,
 )
@@ -54,10 +71,13 @@ def is_retryable(exc: BaseException, policy: AttemptPolicy) -> bool:
     statuses in `retry_statuses` (429 by default), statuses >= 500 and the capacity errors an
     adapter mapped from its vendor's own status (`ProviderStatusCapacityError`, e.g. a 4xx
     meaning "no capacity, retry") when `retry_server_errors`, and other provider errors
-    whose classification marked them `retryable` (quota/capacity text from a CLI). Never:
-    other 4xx; auth, context, content filter, unsupported model, protocol and stream errors
-    and billing quota exhaustion, whatever their status; circuit-open, SSRF refusals,
-    non-provider exceptions, cancellation.
+    whose classification marked them `retryable` (quota/capacity text from a CLI, and the
+    capacity and quota twins of `ProviderStreamError` an attempt raised: a one-shot body
+    reporting an overloaded model, an answer cut for lack of resources). Never: other 4xx;
+    auth, context, content filter, unsupported model and protocol errors, an unclassified
+    `ProviderStreamError` (a cut tool call stops in the same place again), a stream
+    disconnect, and a spent quota or credit (`ProviderQuotaSpentError`: HTTP, stream or CLI),
+    whatever their status; circuit-open, SSRF refusals, non-provider exceptions, cancellation.
     """
     if not isinstance(exc, ProviderError) or isinstance(exc, _NEVER_RETRIED):
         return False
@@ -75,13 +95,23 @@ def is_retryable(exc: BaseException, policy: AttemptPolicy) -> bool:
 
 # Failure families an HTTP API reports with a 4xx the caller caused (401/403, a context length,
 # an unknown model, a prompt its content filter refused): neutral for the circuit from any
-# transport. Quota is not among them.
+# transport. A rate limit is not among them; a spent quota is (see below).
 _CALLER_FAMILIES = (
     ProviderAuthError,
     ProviderContextError,
     ProviderUnsupportedModelError,
     ProviderPermissionError,
     ProviderContentFilterError,
+    # An agentic CLI's refusal of its input, of its own configuration, and its turn limit: each
+    # repeats for the same request or deployment, whoever else calls the provider.
+    ProviderInvalidRequestError,
+    ProviderConfigError,
+    ProviderTurnLimitError,
+    # The account's quota or credit used up: the account's state, as a refused key is, not the
+    # provider's health. Over HTTP it came as a 402 or 400 (neutral, as a client error) or a
+    # 429 (counted, by its status alone); listed here, every form of it is neutral, and the
+    # caller keeps seeing "buy credits" rather than an open circuit hiding it.
+    ProviderQuotaSpentError,
 )
 
 
@@ -94,7 +124,8 @@ def counts_as_circuit_failure(exc: BaseException, policy: AttemptPolicy) -> bool
     flow (cancellation, admission and deadline errors) are neutral: they neither open nor close
     the circuit. The same families reported inside a stream (an auth, context-length,
     unsupported-model, permission or content-filter error chunk, or a 2xx body reporting a
-    blocked prompt) are neutral too, as their HTTP statuses are.
+    blocked prompt) are neutral too, as their HTTP statuses are. A spent quota or credit
+    (`ProviderQuotaSpentError`) is neutral however it is reported, even as an HTTP 429.
     Every other exception counts as a failure.
     """
     if not isinstance(exc, Exception) or isinstance(
@@ -125,8 +156,10 @@ def retry_after_of(exc: BaseException) -> float | None:
 
     Read from any HTTP status error: a 503 (or a vendor's capacity status) names its delay in
     the same header as a 429, and sleeping less than it asks only spends the attempts sooner.
+    Also from a stream-family error, whose ``retry_after`` is the delay its error object asked
+    for: such an error is retried now, and the same rule holds.
     """
-    if not isinstance(exc, ProviderStatusError):
+    if not isinstance(exc, ProviderStatusError | ProviderStreamError):
         return None
     value = exc.retry_after
     if isinstance(value, bool) or not isinstance(value, int | float):

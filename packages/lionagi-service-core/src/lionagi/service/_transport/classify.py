@@ -26,24 +26,32 @@ from typing import Any
 from .._base.errors import (
     ProviderAuthError,
     ProviderCapacityError,
+    ProviderConfigError,
     ProviderContentFilterError,
     ProviderContextError,
     ProviderDisconnectError,
     ProviderError,
     ProviderExecutableNotFound,
+    ProviderInvalidRequestError,
     ProviderPermissionError,
     ProviderProcessError,
     ProviderQuotaError,
+    ProviderQuotaSpentError,
     ProviderStatusError,
     ProviderStreamAuthError,
     ProviderStreamCapacityError,
+    ProviderStreamConfigError,
     ProviderStreamContentFilterError,
     ProviderStreamContextError,
     ProviderStreamDisconnectError,
     ProviderStreamError,
+    ProviderStreamInvalidRequestError,
     ProviderStreamPermissionError,
     ProviderStreamQuotaError,
+    ProviderStreamQuotaExhaustedError,
+    ProviderStreamTurnLimitError,
     ProviderStreamUnsupportedModelError,
+    ProviderTurnLimitError,
     ProviderUnsupportedModelError,
 )
 from .._base.secrets import bounded, redact
@@ -122,23 +130,52 @@ _SEP = r"[\s_.\-]?"
 # Gemini CLI, pi) print, or relay from their APIs, in captures and in their users' reports; the
 # test fixtures name the source of each.
 DEFAULT_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
+    # Before "quota": a spent quota's message often also holds the rate-limit words ("quota
+    # exceeded", "resource exhausted"). Only wording that cannot mean "slow down" is here: a
+    # phrase two vendors use for both (Google answers a per-minute limit with OpenAI's "You
+    # exceeded your current quota, please check your plan and billing details") stays "quota".
+    ProviderErrorPattern(
+        "quota_exhausted",
+        ProviderQuotaSpentError,
+        # OpenAI's code for a spent balance or monthly budget (its docs: "run out of credits or
+        # hit your maximum monthly spend"), relayed by codex, pi and compatible services, and
+        # its hard billing limit; its message, told from Google's by OpenAI's own ending.
+        rf"insufficient{_SEP}quota"
+        rf"|billing{_SEP}hard{_SEP}limit{_SEP}reached"
+        r"|exceeded your current quota, please check your plan and billing details\."
+        r"\s*for more information on this error, read the docs"
+        # Codex's own texts for the same code and for a workspace out of credits or at its
+        # spend cap (codex-rs protocol/src/error.rs; codex itself never retries them).
+        r"|quota exceeded\. check your plan and billing details"
+        r"|\bis out of credits\b"
+        r"|\bhit your spend cap\b"
+        # Anthropic (through claude and pi) and prepaid services (DeepSeek's 402 "Insufficient
+        # Balance").
+        r"|\bbalance is too low"
+        rf"|insufficient{_SEP}balance"
+        # Gemini CLI's terminal daily quota (also relayed by pi), and Google's "limit: 0": a
+        # model with no allowance at all on this tier, which no wait changes.
+        r"|exhausted your daily quota"
+        r"|quota exceeded for metric[^\n]{0,300}?\blimit:\s*0(?![.\d])",
+        summary="quota or credit used up",
+    ),
     ProviderErrorPattern(
         "quota",
         ProviderQuotaError,
         r"usage limit reached"
         rf"|rate{_SEP}limit{_SEP}(?:exceeded|reached|error)"
         r"|try again at \d"
+        # Codex's ChatGPT-plan usage window ("You've hit your usage limit. ... purchase more
+        # credits or try again at 3:05 PM."): it resets at the time it names, so it stays with
+        # the rate limits, credits offered or not, as every variant of that message does.
         r"|hit your usage limit"
         r"|purchase more credits"
-        # OpenAI (through codex and pi) and Gemini: the account's quota is spent.
+        # OpenAI's and Google's quota words: Google uses them for a per-minute limit too.
         r"|exceeded your current quota"
-        rf"|insufficient{_SEP}quota"
         rf"|quota{_SEP}exceeded"
         # Gemini's 429 wording and status.
         rf"|resource(?: has been)?{_SEP}exhausted"
-        r"|exhausted your (?:daily )?quota"
-        # Anthropic (through claude and pi).
-        r"|credit balance is too low",
+        r"|exhausted your quota",
         summary="quota or rate limit exhausted",
     ),
     ProviderErrorPattern(
@@ -245,6 +282,9 @@ DEFAULT_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
 # The ProviderStream* twin of each family class; a vendor's own subclass maps through its family.
 STREAM_ERROR_CLASSES: Mapping[type[ProviderError], type[ProviderStreamError]] = {
     ProviderQuotaError: ProviderStreamQuotaError,
+    # Listed beside its parent: the lookup walks the family's MRO, so the spent-quota family
+    # (and a vendor subclass of it) finds this twin before ProviderQuotaError's.
+    ProviderQuotaSpentError: ProviderStreamQuotaExhaustedError,
     ProviderAuthError: ProviderStreamAuthError,
     ProviderContextError: ProviderStreamContextError,
     ProviderCapacityError: ProviderStreamCapacityError,
@@ -252,12 +292,20 @@ STREAM_ERROR_CLASSES: Mapping[type[ProviderError], type[ProviderStreamError]] = 
     ProviderPermissionError: ProviderStreamPermissionError,
     ProviderContentFilterError: ProviderStreamContentFilterError,
     ProviderDisconnectError: ProviderStreamDisconnectError,
+    # Families no HTTP status names: an agentic CLI's refused input, its broken configuration
+    # and its turn limit (Gemini CLI's FatalInputError, FatalConfigError, FatalTurnLimitedError;
+    # a vendor's pattern names the family, usually through its own subclass).
+    ProviderInvalidRequestError: ProviderStreamInvalidRequestError,
+    ProviderConfigError: ProviderStreamConfigError,
+    ProviderTurnLimitError: ProviderStreamTurnLimitError,
 }
 
 # Reported HTTP statuses that name a family when no text pattern matched (ADR-0029's status
-# mapping: 401/403 refused credentials, 429 rate limit; 503 and Anthropic's 529 overloaded).
+# mapping: 401/403 refused credentials, 429 rate limit; 503 and Anthropic's 529 overloaded;
+# 402 Payment Required, which the OpenAI dialect's HTTP mapping reads as a spent quota too).
 STREAM_STATUS_FAMILIES: Mapping[int, tuple[str, type[ProviderError]]] = {
     401: ("auth", ProviderAuthError),
+    402: ("quota_exhausted", ProviderQuotaSpentError),
     403: ("auth", ProviderAuthError),
     429: ("quota", ProviderQuotaError),
     503: ("capacity", ProviderCapacityError),
@@ -351,11 +399,12 @@ def classify_stream_error(
 
     The chunk's text and its `code` and `type` metadata are searched with `extra_patterns`
     then `DEFAULT_ERROR_PATTERNS` (the rules stderr is classified with); when none matches,
-    a reported HTTP `status` decides (401/403 auth, 429 quota, 503/529 capacity). A classified
-    error is the family's stream twin (e.g. `ProviderStreamAuthError`, also a
-    `ProviderAuthError`); otherwise it is `ProviderStreamError` itself. The
-    message is the redacted, bounded chunk text; `status`, `code`, `retry_after` (seconds),
-    `provider` and `kind` are set from the chunk where it carries them.
+    a reported HTTP `status` decides (401/403 auth, 402 spent quota, 429 quota, 503/529
+    capacity). A classified error is the family's stream twin (e.g. `ProviderStreamAuthError`,
+    also a `ProviderAuthError`; a spent quota `ProviderStreamQuotaExhaustedError`); otherwise it
+    is `ProviderStreamError` itself. The message is the redacted, bounded chunk text;
+    `status`, `code`, `retry_after` (seconds), `provider` and `kind` are set from the chunk
+    where it carries them.
 
     Args:
         message: The error chunk's content.

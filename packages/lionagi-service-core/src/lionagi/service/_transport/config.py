@@ -45,6 +45,7 @@ from .._base.secrets import (
     redact_url,
     remember_secret,
 )
+from .._base.suggest import closest
 from .._base.validation import first_error
 from .header_rules import header_name_problem, header_value_problem
 
@@ -54,6 +55,7 @@ __all__ = [
     "AuthType",
     "EndpointConfig",
     "check_config_fields",
+    "check_flag",
     "positive_timeout",
 ]
 
@@ -530,6 +532,18 @@ def positive_timeout(value: object) -> None:
         raise ValueError("Input should be a finite number greater than 0")
 
 
+def check_flag(name: str, value: object) -> None:
+    """Refuse a selection flag that is not a bool, naming it; the value is not echoed.
+
+    ``yolo``, ``bypass``, ``fast`` and ``openai_compatible`` (strict here too): read by truth
+    value, ``yolo="false"`` from a config file turned a permission mode on. Defined here, not in
+    the catalog, so an ``iModel`` built from an ``Endpoint`` instance (which never selects, and
+    has this module loaded already) checks its flags without importing the catalog package.
+    """
+    if type(value) is not bool:
+        raise EndpointConfigurationError(name, f"must be True or False, got {type(value).__name__}")
+
+
 def _request_options(value: object) -> None:
     if value is not None and not (isinstance(value, type) and issubclass(value, BaseModel)):
         raise ValueError("Input should be a subclass of BaseModel")
@@ -597,20 +611,27 @@ _KEY_NOT_SENT = (
 )
 
 
-def _is_empty_key(value: object) -> bool:
+def _key_text(value: object) -> str | None:
+    """The key as text, whether given plain or as a ``SecretStr``; None for any other value.
+
+    The key's checks run before pydantic, which is what would otherwise unwrap (or refuse) it.
+    """
     if isinstance(value, SecretStr):
         value = value.get_secret_value()
-    return isinstance(value, str) and not value
+    return value if isinstance(value, str) else None
+
+
+def _is_empty_key(value: object) -> bool:
+    return _key_text(value) == ""
 
 
 def _check_key(value: object, env_name: str | None) -> None:
     # Checked before pydantic so the error names where the key came from; the key is sent as
     # a header (or beside one), and a stray newline would otherwise be quoted by h11 at send.
-    if isinstance(value, SecretStr):
-        value = value.get_secret_value()
-    if not isinstance(value, str) or not value:
+    text = _key_text(value)
+    if not text:
         return
-    problem = header_value_problem(value)
+    problem = header_value_problem(text)
     if problem is None:
         return
     if env_name is None:
@@ -656,19 +677,13 @@ def _unknown_field(name: str, request_options: object = None) -> EndpointConfigu
             f"is a field of {model}, not of the endpoint configuration: pass it per call, or "
             f"as a default for every call with request_defaults={{{name!r}: ...}}",
         )
-    known = sorted(EndpointConfig.model_fields)
-    import difflib  # error path only: keeps it off the first call
-
-    close = difflib.get_close_matches(name, known, n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    if not close and isinstance(fields, Mapping):
+    config_field = closest(name, EndpointConfig.model_fields)
+    hint = f" (did you mean {config_field!r}?)" if config_field is not None else ""
+    if config_field is None and isinstance(fields, Mapping):
         # A misspelled request field (`tempreture`) is suggested as the request field it is.
-        near = difflib.get_close_matches(name, sorted(fields), n=1)
-        if near:
-            hint = (
-                f" (did you mean the request field {near[0]!r}? "
-                f"request_defaults={{{near[0]!r}: ...}})"
-            )
+        near = closest(name, fields)
+        if near is not None:
+            hint = f" (did you mean the request field {near!r}? request_defaults={{{near!r}: ...}})"
     return EndpointConfigurationError(
         name,
         "unknown endpoint configuration field"

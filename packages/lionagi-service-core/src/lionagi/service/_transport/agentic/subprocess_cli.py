@@ -13,7 +13,8 @@ to be made five times. This base owns them once; a vendor keeps only its grammar
 * :meth:`SubprocessCliEndpoint.event_parser` (its events to normalized chunks);
 * the deployment hooks of :class:`AgenticEndpoint` (gateway, isolated home and its seed);
 * optional knobs: ``prompt_mode``, ``process_label``, ``baseline_env``,
-  :meth:`SubprocessCliEndpoint.stderr_classifier` and :meth:`SubprocessCliEndpoint.prepare_launch`.
+  :meth:`SubprocessCliEndpoint.stderr_classifier`, :meth:`SubprocessCliEndpoint.prepare_launch`
+  and :meth:`SubprocessCliEndpoint.plain_line_reader`.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from ..subprocess import (
     PROCESS_TERMINATE_GRACE,
     ErrorClassifier,
     JsonEventStream,
+    PlainLine,
     PromptMode,
     SubprocessSpec,
     json_events,
@@ -178,6 +180,18 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
     def prepare_launch(self, request: Any, launch: AgenticLaunch) -> None:
         """Hook run right before the process starts (e.g. write a per-run models file)."""
 
+    def plain_line_reader(self) -> PlainLine | None:
+        """How a stdout line that is not a JSON object becomes an event (None: it never does).
+
+        By default such a line breaks the CLI's grammar and the run fails with
+        ProviderProtocolError. A CLI that prints plain text between its events (a command's
+        output) returns a reader here: it gets the line (no line break) and returns the event
+        that the parser is fed in its place, or None to refuse it (then the protocol error is
+        raised as before). Only such lines reach it, so the JSON events cost nothing more; it
+        must refuse a line that may be a damaged event, or that event is lost.
+        """
+        return None
+
     # -- shared mechanics -------------------------------------------------------------------------
 
     # The envelope is a TypedDict, as in AgenticEndpoint.create_payload (see the note there).
@@ -282,6 +296,7 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
             install_hint=cls.install_hint or "",
             label=cls.process_label or cls.cli_binary or cls.__name__,
             classify=self.stderr_classifier(),
+            plain_line=self.plain_line_reader(),
             secrets=tuple(launch.secrets),
             terminate_grace=self.teardown_grace(),
             prompt=prompt,

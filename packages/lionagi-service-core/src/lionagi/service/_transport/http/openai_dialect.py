@@ -55,7 +55,9 @@ def openai_status_error(info: HTTPErrorInfo) -> ProviderError | None:
     refused, not the key; on a 4xx other than 429, `model_not_found` ->
     `ProviderStatusUnsupportedModelError` (the provider does not serve that model; a 404
     without the code, a wrong path, stays a plain client error); `insufficient_quota` or
-    HTTP 402 -> `ProviderQuotaExhaustedError` (billing: never retried).
+    HTTP 402 -> `ProviderQuotaExhaustedError` (billing: never retried, neutral to the
+    circuit). The same codes, or a 402, in a stream's error chunk give its twin,
+    `ProviderStreamQuotaExhaustedError`, through core's classification.
     Messages carry only the redacted excerpt.
     """
     error = info.error

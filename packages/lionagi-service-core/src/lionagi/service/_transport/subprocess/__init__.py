@@ -16,6 +16,7 @@ from .discover import require_executable as require_executable
 from .discover import resolve_executable as resolve_executable
 from .flags import build_flag_args as build_flag_args
 from .framing import JsonFramer as JsonFramer
+from .framing import PlainLine as PlainLine
 from .framing import TailRepair as TailRepair
 from .framing import repair_tail as repair_tail
 from .process import BlockProjector as BlockProjector
@@ -53,6 +54,7 @@ __all__ = [
     "ErrorClassifier",
     "JsonEventStream",
     "JsonFramer",
+    "PlainLine",
     "PromptMode",
     "StderrCapture",
     "StdinMode",

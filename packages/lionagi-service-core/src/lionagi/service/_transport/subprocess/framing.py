@@ -25,6 +25,15 @@ Rules:
   via :func:`repair_tail`; it is never dropped silently. A stream that stopped inside a
   multi-byte character sets :attr:`JsonFramer.cut_character`: its tail (which ends in a visible
   U+FFFD marker) is invalid UTF-8 and must be refused, not repaired.
+* A complete line that is not a JSON object is a protocol error unless the adapter gave a
+  ``plain_line`` reader (:data:`PlainLine`): a CLI that prints plain text on stdout in the
+  middle of its events (a command's output, a notice) hands the line to it, and the object it
+  returns takes the line's place among the events. The reader is asked only on that failure
+  path, so a stream of JSON events costs exactly what it cost without one; it sees one line,
+  without its line break, and must refuse (None) anything that may be a broken event.
+* A protocol error is raised outside the decoder's ``except`` block: the ``JSONDecodeError``
+  holds the whole read in its ``doc``, unredacted, and ``raise ... from None`` would still keep
+  it as the error's ``__context__`` for anything that walks the chain (a logger, a debugger).
 """
 
 from __future__ import annotations
@@ -39,9 +48,13 @@ from ..._base.errors import ProviderProtocolError
 from ..._base.secrets import bounded, redact
 from ..utf8 import Utf8Decoder
 
-__all__ = ["DEFAULT_MAX_VALUE_CHARS", "JsonFramer", "TailRepair", "repair_tail"]
+__all__ = ["DEFAULT_MAX_VALUE_CHARS", "JsonFramer", "PlainLine", "TailRepair", "repair_tail"]
 
 TailRepair = Callable[[str], dict[str, Any] | None]
+
+PlainLine = Callable[[str], dict[str, Any] | None]
+"""An adapter's reader of a stdout line that is not a JSON object: the event object standing for
+the line, or None to refuse it (then it is the usual ProviderProtocolError)."""
 
 # A single pending value larger than this is treated as a runaway producer, not an event.
 DEFAULT_MAX_VALUE_CHARS = 64 * 1024 * 1024
@@ -61,17 +74,36 @@ class JsonFramer:
     the same steps appending to a list, for a reader that hands a block's objects on together.
     """
 
-    __slots__ = ("_cut", "_decode", "_decoder", "_max", "_parts", "_pending", "_retry_at", "_tail")
+    __slots__ = (
+        "_cut",
+        "_decode",
+        "_decoder",
+        "_max",
+        "_parts",
+        "_pending",
+        "_plain_line",
+        "_retry_at",
+        "_tail",
+    )
 
-    def __init__(self, *, max_value_chars: int = DEFAULT_MAX_VALUE_CHARS) -> None:
+    def __init__(
+        self,
+        *,
+        max_value_chars: int = DEFAULT_MAX_VALUE_CHARS,
+        plain_line: PlainLine | None = None,
+    ) -> None:
         """Create a framer.
 
         Args:
             max_value_chars: Largest incomplete value kept while waiting for its end; beyond it
                 the stream is reported as a protocol error instead of growing memory unboundedly.
+            plain_line: The adapter's reader of a complete stdout line that is not a JSON object
+                (see `PlainLine`); None (the default) makes every such line a protocol
+                error.
         """
         if max_value_chars <= 0:
             raise ValueError("max_value_chars must be positive")
+        self._plain_line = plain_line
         self._decoder = Utf8Decoder("stdout")
         self._cut = False
         self._decode = json.JSONDecoder().raw_decode
@@ -181,26 +213,101 @@ class JsonFramer:
             try:
                 value, pos_after = decode(buf, pos)
             except json.JSONDecodeError as exc:
-                if final:
-                    self._tail = buf[pos:].strip()
-                    return
-                if buf.find("\n", exc.pos) != -1:
-                    raise ProviderProtocolError(
-                        f"malformed JSON in stdout: {exc.msg}: {_excerpt(buf, pos)}",
-                        raw=_excerpt(buf, pos),
-                    ) from None
-                rest = buf[pos:]
-                self._parts, self._pending = [rest], len(rest)
-                self._retry_at = 2 * len(rest)
-                self._check_size()
+                # Only the message and position leave this block: see the module's last rule.
+                failure: tuple[str, int] | str = (exc.msg, exc.pos)
+            else:
+                if type(value) is dict:
+                    pos = pos_after
+                    append(value)
+                    continue
+                failure = type(value).__name__
+            resume = self._not_an_object(buf, pos, failure, out, final=final)
+            if resume is None:
                 return
-            if type(value) is not dict:
-                raise ProviderProtocolError(
-                    f"expected a JSON object, got {type(value).__name__}: {_excerpt(buf, pos)}",
-                    raw=_excerpt(buf, pos),
-                )
-            pos = pos_after
-            append(value)
+            pos = resume
+
+    def _not_an_object(
+        self,
+        buf: str,
+        pos: int,
+        failure: tuple[str, int] | str,
+        out: list[dict[str, Any]],
+        *,
+        final: bool,
+    ) -> int | None:
+        """Text at ``pos`` that is no JSON object: the position to go on from, or None to stop.
+
+        ``failure`` is the decoder's message and position, or the type name of a complete value
+        that is not an object. The scan stops when the text is kept (pending more input, or as
+        the tail at EOF) and goes on after the line the adapter's reader took; the protocol
+        error is raised when the line is complete and no reader takes it.
+        """
+        # A stream cut inside a character ends in a marker, not text: never read as a line.
+        reader = None if self._cut else self._plain_line
+        if isinstance(failure, str):  # a whole value, but not an object
+            if reader is not None:
+                line_end = buf.find("\n", pos)
+                if line_end == -1 and not final:
+                    self._keep(buf[pos:])  # the reader is given whole lines only
+                    return None
+                line_end = len(buf) if line_end == -1 else line_end
+                event = _read_plain(reader, buf[pos:line_end].rstrip("\r"))
+                if event is not None:
+                    out.append(event)
+                    return line_end
+            raise ProviderProtocolError(
+                f"expected a JSON object, got {failure}: {_excerpt(buf, pos)}",
+                raw=_excerpt(buf, pos),
+            )
+        if final:  # the tail, for the adapter's repair, unless it is one plain line
+            tail = buf[pos:].strip()
+            if reader is not None and "\n" not in tail:
+                event = _read_plain(reader, tail)
+                if event is not None:
+                    out.append(event)
+                    return None
+            self._tail = tail
+            return None
+        if buf.find("\n", failure[1]) == -1:
+            self._keep(buf[pos:])  # perhaps a value cut by the read boundary
+            return None
+        if reader is not None:
+            line_end = buf.find("\n", pos)
+            event = _read_plain(reader, buf[pos:line_end].rstrip("\r"))
+            if event is not None:
+                out.append(event)
+                return line_end
+        raise ProviderProtocolError(
+            f"malformed JSON in stdout: {failure[0]}: {_excerpt(buf, pos)}",
+            raw=_excerpt(buf, pos),
+        )
+
+    def _keep(self, rest: str) -> None:
+        """Hold ``rest`` until more text may complete it (see the module's rescan rule)."""
+        self._parts, self._pending = [rest], len(rest)
+        self._retry_at = 2 * len(rest)
+        self._check_size()
+
+
+def _read_plain(reader: PlainLine, line: str) -> dict[str, Any] | None:
+    """The adapter's object for ``line`` (None: refused); its failure is a protocol error.
+
+    A reader's exception is neither chained nor quoted beyond its type name, nor is a wrong
+    result: either may hold the line, and the line may hold a secret.
+    """
+    try:
+        event = reader(line)
+    except Exception as exc:  # the adapter's code: reported as the stream's failure
+        failed = f"failed ({type(exc).__name__})"
+    else:
+        if event is None or isinstance(event, dict):
+            return event
+        failed = f"returned {type(event).__name__}, not an object or None"
+    excerpt = _excerpt(line, 0)
+    raise ProviderProtocolError(
+        f"stdout line is not JSON and the adapter's plain-line reader {failed}: {excerpt}",
+        raw=excerpt,
+    )
 
 
 def repair_tail(tail: str, tail_repair: TailRepair | None) -> dict[str, Any]:

@@ -60,7 +60,7 @@ from ..._base.errors import (
 from ..._base.secrets import redact
 from ..run_control import EXPIRED, current_run_control
 from .discover import forget_executable, require_executable
-from .framing import JsonFramer, TailRepair, repair_tail
+from .framing import JsonFramer, PlainLine, TailRepair, repair_tail
 from .spec import (
     DEADLINE_TERMINATE_GRACE,
     PROCESS_TERMINATE_GRACE,
@@ -465,7 +465,7 @@ async def _run(
 
         control.attach(interrupt)
     try:
-        framer = JsonFramer(max_value_chars=spec.max_value_chars)
+        framer = JsonFramer(max_value_chars=spec.max_value_chars, plain_line=_redacted_lines(spec))
         read = proto.read
         feed = framer.feed_into
         project = _as_is if projector is None else projector.project
@@ -594,6 +594,21 @@ def _raise_if_vanished(spec: SubprocessSpec, executable: str) -> None:
         raise ProviderExecutableNotFound(
             spec.program, spec.install_hint or f"install {spec.program!r} ({executable} is gone)"
         )
+
+
+def _redacted_lines(spec: SubprocessSpec) -> PlainLine | None:
+    """The adapter's plain-line reader, given each line with the deployment's secrets redacted.
+
+    A plain stdout line is the CLI's own text (a command's output, a notice), not the model's
+    answer, and it becomes a chunk the caller keeps: a CLI that prints its environment (or a
+    wrapper script that does) would hand over the gateway key or an ``env`` value as it stands.
+    Only lines that are no JSON reach this, so a stream of events pays nothing for it.
+    """
+    reader = spec.plain_line
+    if reader is None:
+        return None
+    secrets = spec.secret_values()
+    return lambda line: reader(redact(line, secrets))
 
 
 def redact_error(error: ProviderError, secrets: Sequence[str]) -> None:

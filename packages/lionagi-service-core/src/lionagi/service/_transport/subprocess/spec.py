@@ -35,7 +35,7 @@ from types import MappingProxyType
 from typing import Any, Literal, Protocol
 
 from ..._base.errors import EndpointConfigurationError, ProviderError
-from .framing import DEFAULT_MAX_VALUE_CHARS, TailRepair
+from .framing import DEFAULT_MAX_VALUE_CHARS, PlainLine, TailRepair
 
 __all__ = [
     "DEADLINE_TERMINATE_GRACE",
@@ -121,6 +121,9 @@ class SubprocessSpec:
         install_hint: Shown by ProviderExecutableNotFound when `argv[0]` is missing.
         label: Provider name used in error messages; defaults to `argv[0]`'s basename.
         tail_repair: Turns an incomplete final JSON value into a mapping (Claude Code).
+        plain_line: Reads a complete stdout line that is not a JSON object as an event (a
+            CLI's plain-text output, Gemini CLI's slash commands); None makes it a
+            ProviderProtocolError. Asked only for such lines (see `JsonFramer`).
         classify: Stderr classifier; None uses `classify_provider_error`.
         secrets: Extra values to redact from captured stderr (values of `env` whose names
             look like credentials are redacted automatically).
@@ -142,6 +145,7 @@ class SubprocessSpec:
     install_hint: str = ""
     label: str | None = None
     tail_repair: TailRepair | None = None
+    plain_line: PlainLine | None = None
     classify: ErrorClassifier | None = None
     secrets: Sequence[str] = ()
     terminate_grace: float = PROCESS_TERMINATE_GRACE

@@ -1,0 +1,106 @@
+"""The failure families an agentic CLI reports that no HTTP status names, and their stream twins.
+
+Gemini CLI ends a run with ``FatalInputError``, ``FatalConfigError`` or
+``FatalTurnLimitedError``; each collapsed to a plain ``ProviderStreamError`` because core had no
+family for a refused input, a broken CLI configuration or a turn limit, so a caller could not
+tell them from a transient failure. A used-up quota reported in a stream had no twin either: the
+only stream quota class, ``ProviderStreamQuotaError``, is retryable, where the HTTP form
+(``ProviderQuotaExhaustedError``) is not.
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import pytest
+
+import lionagi.service as service
+from lionagi.service import (
+    ProviderConfigError,
+    ProviderError,
+    ProviderInvalidRequestError,
+    ProviderQuotaError,
+    ProviderQuotaExhaustedError,
+    ProviderStatusError,
+    ProviderStreamConfigError,
+    ProviderStreamError,
+    ProviderStreamInvalidRequestError,
+    ProviderStreamQuotaError,
+    ProviderStreamQuotaExhaustedError,
+    ProviderStreamTurnLimitError,
+    ProviderTurnLimitError,
+)
+
+TWINS = [
+    (ProviderStreamInvalidRequestError, ProviderInvalidRequestError),
+    (ProviderStreamConfigError, ProviderConfigError),
+    (ProviderStreamTurnLimitError, ProviderTurnLimitError),
+    (ProviderStreamQuotaExhaustedError, ProviderQuotaError),
+]
+NAMES = [
+    "ProviderInvalidRequestError",
+    "ProviderConfigError",
+    "ProviderTurnLimitError",
+    "ProviderStreamInvalidRequestError",
+    "ProviderStreamConfigError",
+    "ProviderStreamTurnLimitError",
+    "ProviderStreamQuotaExhaustedError",
+]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_new_classes_are_public_error_names(name: str) -> None:
+    assert name in service.__all__
+    assert name in dir(service)
+    cls = getattr(service, name)
+    assert cls.__module__ == "lionagi.service._base.errors"
+    assert issubclass(cls, ProviderError)
+
+
+@pytest.mark.parametrize(("twin", "family"), TWINS, ids=lambda c: c.__name__)
+def test_each_twin_is_a_stream_error_and_its_family_and_never_retryable(
+    twin: type[ProviderStreamError], family: type[ProviderError]
+) -> None:
+    assert twin.__mro__[1] is ProviderStreamError  # its constructor is the stream error's
+    assert issubclass(twin, family)
+    assert not twin.retryable
+    error = twin("gemini: refused", status=400, code="FatalInputError", provider="p", kind="k")
+    assert (error.status, error.code, error.provider, error.kind) == (
+        400,
+        "FatalInputError",
+        "p",
+        "k",
+    )
+
+
+@pytest.mark.parametrize(
+    "family", [ProviderInvalidRequestError, ProviderConfigError, ProviderTurnLimitError]
+)
+def test_the_families_are_not_retryable_and_take_the_pattern_constructor(
+    family: type[ProviderError],
+) -> None:
+    # ProviderErrorPattern builds its error_type as (message, stderr_tail=, raw=).
+    error = family("gemini: input refused (exit code 42)", stderr_tail="tail", raw="raw")
+    assert not error.retryable
+    assert not issubclass(family, ProviderStreamError)
+    assert not issubclass(family, ProviderStatusError)
+
+
+def test_the_exhausted_twin_is_not_the_retryable_quota_twin_nor_a_status_error() -> None:
+    # "Slow down and retry" (ProviderStreamQuotaError) must not catch a used-up quota; the
+    # HTTP class is a status error (status, body_excerpt), which an error chunk is not.
+    assert not issubclass(ProviderStreamQuotaExhaustedError, ProviderStreamQuotaError)
+    assert not issubclass(ProviderStreamQuotaExhaustedError, ProviderQuotaExhaustedError)
+    assert not issubclass(ProviderStreamQuotaExhaustedError, ProviderStatusError)
+    assert ProviderStreamQuotaError.retryable  # unchanged
+
+
+@pytest.mark.parametrize("twin", [t for t, _ in TWINS], ids=lambda c: c.__name__)
+@pytest.mark.parametrize("clone", [lambda e: pickle.loads(pickle.dumps(e)), copy.deepcopy])
+def test_a_twin_round_trips_with_its_fields(twin: type[ProviderStreamError], clone) -> None:
+    error = twin("used up", status=429, code="RESOURCE_EXHAUSTED", retry_after=3.0, kind="q")
+    back = clone(error)
+    assert type(back) is twin
+    assert str(back) == str(error)
+    assert vars(back) == vars(error)
