@@ -1,4 +1,4 @@
-"""Exa's ``/answer`` stream, projected to the chunk types every endpoint yields.
+"""Exa's ``/answer`` stream, read as the chat-completions stream it is, plus Exa's sources.
 
 With ``"stream": true`` Exa answers ``POST /answer`` with server-sent events whose data are JSON
 objects in the chat-completions chunk shape plus Exa's sources: the answer's text arrives as
@@ -9,150 +9,93 @@ objects the one-shot body lists: ``id``, ``url``, ``title``, ``publishedDate``, 
 chat-completions stream Exa's OpenAI-compatible ``/chat/completions`` (routed to ``/answer``)
 sends.
 
-Projection:
+So the projector is core's chat projector (text deltas, finish reason, usage, the end rule:
+``[DONE]`` completes, EOF only after a ``finish_reason``) with Exa's grammar on top:
 
-- each non-empty ``delta.content`` -> a ``text`` chunk (``is_delta=True``);
 - each ``citations`` list -> a ``system`` chunk (no content) carrying it as
   ``metadata["citations"]``, in stream order (not a ``text`` chunk: it adds no answer text,
   and a consumer joining the text must not meet an empty non-delta piece); both SDKs skip a
   ``null`` (and the string ``"null"``, which they test for explicitly) as "no citations in
   this event";
-- the end -> one ``result`` chunk whose metadata adds to ``usage``/``model``/``finish_reason``
-  every citation of the stream, in order (``citations``, what the one-shot body's
-  ``citations`` holds) and Exa's ``requestId``/``costDollars`` when an event carried them;
-- an event with an ``error`` -> one ``error`` chunk (Exa's error object is
-  ``{"requestId", "error": "<message>", "tag": "<TAG>"}``: the tag is its code).
-
-The end: ``[DONE]`` completes; EOF completes only after a choice's ``finish_reason`` (the chat
-rule); a started stream that ends with neither was cut, and is a protocol error. An event that
-is not a JSON object, or that carries none of ``choices``, ``citations``, ``error``,
-``requestId`` and ``costDollars``, breaks the grammar and is refused, never skipped.
+- an event of sources only (no ``choices``) is Exa's, not a broken chat chunk; one carrying
+  none of ``choices``, ``citations``, ``error``, ``requestId`` and ``costDollars`` breaks the
+  grammar and is refused, never skipped;
+- the result chunk adds every citation of the stream, in order (``citations``, what the
+  one-shot body's ``citations`` holds), and Exa's ``requestId``/``costDollars`` when an event
+  carried them;
+- Exa's error object is ``{"requestId", "error": "<message>", "tag": "<TAG>"}``: one ``error``
+  chunk whose code is the tag.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from lionagi.service import StreamChunk
-from lionagi.service.http import NO_CHUNKS, ProjectorBase, json_kind
+from lionagi.service.http import NO_CHUNKS, ChatCompletionsProjector, json_kind
 
 __all__ = ["ExaAnswerProjector"]
 
-# Answer-level members an event may carry beside (or instead of) choices and citations; the
-# last value of each is kept on the result chunk.
-_ANSWER_FIELDS = ("requestId", "costDollars")
 
-
-class ExaAnswerProjector(ProjectorBase):
+class ExaAnswerProjector(ChatCompletionsProjector):
     """``POST /answer`` with ``stream: true``: answer text, then the result with its sources."""
 
-    __slots__ = ("_citations", "_fields", "_finish_reason", "_model", "_usage")
+    __slots__ = ("_citations",)
 
     grammar = "Exa answer stream"
+    # Answer-level members beside (or instead of) choices; the last value of each goes on the
+    # result chunk.
+    result_fields: ClassVar[tuple[str, ...]] = ("requestId", "costDollars")
 
     def __init__(self, secrets: tuple[str, ...] = ()) -> None:
         super().__init__(secrets)
         self._citations: list[Any] = []
-        self._fields: dict[str, Any] = {}
-        self._finish_reason: Any = None
-        self._model: Any = None
-        self._usage: Any = None
 
     def feed(self, event: Any) -> Sequence[StreamChunk]:
-        """Project one event: its text deltas, then its citations."""
+        """Project one event: the chat chunk's own chunks, then its citations."""
         if type(event) is not dict:
             raise self.protocol_error(f"event is JSON {json_kind(event)}, not an object", event)
+        error = event.get("error")
+        if error and not isinstance(error, dict):
+            self.started = True
+            tag = event.get("tag")
+            return self.error_chunk(
+                {"message": error, "code": tag if isinstance(tag, str) else None}
+            )
+        sources = self._sources(event)
+        if error or "choices" in event:
+            chunks = super().feed(event)
+            return [*chunks, sources] if sources is not None and not error else chunks
         self.started = True
-        if event.get("error"):
-            return self._error(event)
-        understood = False
-        out: list[StreamChunk] = []
-        if "choices" in event:
-            understood = True
-            self._choices(event, out)
-        if "citations" in event:
-            understood = True
-            citations = event["citations"]
-            if citations is not None and citations != "null":
-                if type(citations) is not list:
-                    raise self.protocol_error(
-                        f"'citations' is JSON {json_kind(citations)}, not a list", event
-                    )
-                if citations:
-                    self._citations.extend(citations)
-                    out.append(StreamChunk(type="system", metadata={"citations": citations}))
-        for name in _ANSWER_FIELDS:
-            if name in event:
-                understood = True
-                self._fields[name] = event[name]
-        if not understood:
+        if "citations" not in event and not any(name in event for name in self.result_fields):
             raise self.protocol_error(
                 "unrecognized event (no 'choices', 'citations', 'error', 'requestId' or "
                 "'costDollars')",
                 event,
             )
-        model = event.get("model")
-        if model:
-            self._model = model
-        usage = event.get("usage")
-        if usage:
-            self._usage = usage
-        return out
+        for name in self.result_fields:
+            if name in event:
+                self._fields[name] = event[name]
+        return (sources,) if sources is not None else NO_CHUNKS
 
-    def _choices(self, event: dict[str, Any], out: list[StreamChunk]) -> None:
-        choices = event["choices"]
-        if type(choices) is not list:
-            raise self.protocol_error(f"'choices' is JSON {json_kind(choices)}, not a list", event)
-        for position, choice in enumerate(choices):
-            if type(choice) is not dict:
-                raise self.protocol_error(f"choice {position} is not a JSON object", event)
-            index = choice.get("index") or 0
-            delta = choice.get("delta")
-            if delta is not None:
-                if type(delta) is not dict:
-                    raise self.protocol_error(
-                        f"choice {position}'s 'delta' is not an object", event
-                    )
-                content = delta.get("content")
-                if content is not None and not isinstance(content, str):
-                    raise self.protocol_error(
-                        f"choice {position}'s 'delta.content' is JSON {json_kind(content)}, "
-                        "not text",
-                        event,
-                    )
-                if content:
-                    meta: dict[str, Any] = {"index": index} if index else {}
-                    out.append(
-                        StreamChunk(type="text", content=content, is_delta=True, metadata=meta)
-                    )
-            finish = choice.get("finish_reason")
-            if finish:
-                self._finish_reason = finish
-
-    def _error(self, event: dict[str, Any]) -> Sequence[StreamChunk]:
-        """Exa's error object (its ``tag`` is the code), or a nested error object as it is.
-
-        Exa documents its error object for error statuses; a stream that fails after its 200
-        is read the same way rather than refused as an unknown event, so the failure is
-        reported as the provider's, with its message and tag.
-        """
-        error = event["error"]
-        if isinstance(error, dict):
-            return self.error_chunk(error)
-        tag = event.get("tag")
-        return self.error_chunk({"message": error, "code": tag if isinstance(tag, str) else None})
+    def _sources(self, event: dict[str, Any]) -> StreamChunk | None:
+        """The event's citations as a ``system`` chunk (kept for the result), else None."""
+        citations = event.get("citations")
+        if citations is None or citations == "null":
+            return None
+        if type(citations) is not list:
+            raise self.protocol_error(
+                f"'citations' is JSON {json_kind(citations)}, not a list", event
+            )
+        if not citations:
+            return None
+        self._citations.extend(citations)
+        return StreamChunk(type="system", metadata={"citations": citations})
 
     def end(self, *, eof: bool) -> Sequence[StreamChunk]:
-        """``[DONE]`` completes; EOF completes only after a ``finish_reason``."""
-        if self.done:
-            return NO_CHUNKS
-        self.done = True
-        if not self.started:
-            return NO_CHUNKS
-        if eof and self._finish_reason is None:
-            raise self.truncated()
-        result = self.result_chunk(self._usage, self._model, self._finish_reason)
-        result.metadata["citations"] = self._citations
-        result.metadata.update(self._fields)
-        return (result,)
+        """The chat end rule; the result chunk also lists every citation of the stream."""
+        chunks = super().end(eof=eof)
+        if chunks and chunks[-1].type == "result":
+            chunks[-1].metadata["citations"] = self._citations
+        return chunks
