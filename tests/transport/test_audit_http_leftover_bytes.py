@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
@@ -23,32 +23,9 @@ import pytest
 
 from lionagi.service import AttemptPolicy, iModel
 
+from ._keepalive import Reply, answer, ask, asked, response
+
 pytestmark = pytest.mark.anyio
-
-Reply = Callable[[int, dict[str, Any]], bytes]
-
-
-def answer(text: str) -> bytes:
-    return json.dumps(
-        {
-            "id": "c",
-            "object": "chat.completion",
-            "created": 0,
-            "model": "m",
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": text},
-                    "finish_reason": "stop",
-                }
-            ],
-        }
-    ).encode()
-
-
-def response(body: bytes, *, length: int | None = None, ctype: str = "application/json") -> bytes:
-    head = f"HTTP/1.1 200 OK\r\nContent-Type: {ctype}\r\nContent-Length: "
-    return f"{head}{len(body) if length is None else length}\r\n\r\n".encode() + body
 
 
 def sse_response(text: str, trailer: bytes) -> bytes:
@@ -120,17 +97,6 @@ def chat_model(url: str) -> iModel:
         request_defaults={"model": "m"},
         attempt_policy=AttemptPolicy(max_attempts=1),  # a misread answer must not be retried away
     )
-
-
-def asked(body: dict[str, Any]) -> str:
-    return str(body["messages"][0]["content"])
-
-
-async def ask(model: iModel, question: str) -> Any:
-    with anyio.fail_after(20):
-        call = await model.invoke(messages=[{"role": "user", "content": question}])
-    assert call.exception is None, repr(call.exception)
-    return call.execution.response["choices"][0]["message"]["content"]
 
 
 async def test_a_whole_response_past_content_length_is_not_the_next_answer() -> None:

@@ -19,10 +19,9 @@ import asyncio
 import contextlib
 import json
 import socket
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
-import anyio
 import httpcore
 import pytest
 
@@ -31,32 +30,9 @@ from lionagi.service._transport.config import EndpointConfig
 from lionagi.service._transport.http.client import new_client
 from lionagi.service._transport.http.pool import SingleAssignmentPool
 
+from ._keepalive import Reply, answer, ask, asked, response
+
 pytestmark = pytest.mark.anyio
-
-Reply = Callable[[int, dict[str, Any]], bytes]
-
-
-def answer(text: str) -> bytes:
-    return json.dumps(
-        {
-            "id": "c",
-            "object": "chat.completion",
-            "created": 0,
-            "model": "m",
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": text},
-                    "finish_reason": "stop",
-                }
-            ],
-        }
-    ).encode()
-
-
-def response(body: bytes, *, length: int | None = None) -> bytes:
-    head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
-    return f"{head}{len(body) if length is None else length}\r\n\r\n".encode() + body
 
 
 class KeepAliveProxy:
@@ -121,17 +97,6 @@ def proxied_model(proxy: str, target: str) -> iModel:
         client_kwargs={"proxy": proxy},
         attempt_policy=AttemptPolicy(max_attempts=1),  # a misread answer must not be retried away
     )
-
-
-def asked(body: dict[str, Any]) -> str:
-    return str(body["messages"][0]["content"])
-
-
-async def ask(model: iModel, question: str) -> Any:
-    with anyio.fail_after(20):
-        call = await model.invoke(messages=[{"role": "user", "content": question}])
-    assert call.exception is None, repr(call.exception)
-    return call.execution.response["choices"][0]["message"]["content"]
 
 
 async def test_a_whole_response_past_content_length_through_a_proxy_is_not_the_next_answer() -> (
