@@ -174,3 +174,25 @@ def test_proxy_none_is_no_proxy() -> None:
         client_kwargs={"proxy": None},
     )  # fmt: skip
     assert not [t for t in new_client(config)._mounts.values() if t is not None]
+
+
+@pytest.mark.parametrize(
+    ("proxy", "said"),
+    [
+        ("127.0.0.1:3128", "has no scheme"),
+        ("ftp://user:pw-SECRET@127.0.0.1:3128", "has scheme 'ftp'"),
+        ("socks4://127.0.0.1:1080", "has scheme 'socks4'"),
+        ("http://user:pw-SECRET@127.0.0.1:3128x", "is not a valid URL"),
+    ],
+)
+def test_a_proxy_url_httpx_cannot_use_is_refused_naming_the_setting(proxy: str, said: str) -> None:
+    """httpx raised a bare ``ValueError``/``InvalidURL`` for these, naming no setting."""
+    config = EndpointConfig(
+        name="p", provider="p", endpoint="e", base_url="http://127.0.0.1:9/v1",
+        client_kwargs={"proxy": proxy},
+    )  # fmt: skip
+    with pytest.raises(EndpointConfigurationError) as caught:
+        new_client(config)
+    assert caught.value.field == "client_kwargs.proxy"
+    assert said in str(caught.value)
+    assert "pw-SECRET" not in str(caught.value)

@@ -23,6 +23,7 @@ from lionagi.service import (
     EndpointConfigurationError,
     ProviderProtocolError,
     ProviderStreamError,
+    ProviderStreamQuotaExhaustedError,
     StreamChunk,
     iModel,
     match_endpoint,
@@ -316,3 +317,37 @@ async def test_an_error_event_ends_the_stream_with_exa_s_tag() -> None:
     assert [c.type for c in chunks] == ["text", "error"]
     assert chunks[-1].metadata["code"] == "INTERNAL"
     assert "Internal error" in str(failed.value)
+
+
+@pytest.mark.parametrize(
+    ("tag", "message", "family"),
+    [
+        ("NO_MORE_CREDITS", "You have run out of credits", ProviderStreamQuotaExhaustedError),
+        ("API_KEY_BUDGET_EXCEEDED", "Budget exceeded", ProviderStreamQuotaExhaustedError),
+        ("INTERNAL_ERROR", "Internal error", ProviderStreamError),
+    ],
+)
+async def test_exa_s_error_object_fails_invoke_and_stream_alike(
+    tag: str, message: str, family: type[ProviderStreamError]
+) -> None:
+    # A 2xx body (or stream event) that is Exa's error object: invoke() refused it as "no
+    # 'answer'" (a protocol error hiding Exa's message and tag) while stream() raised the
+    # tagged error; and a spent balance in either was not the never-retried quota family the
+    # same tag is on an HTTP error status.
+    error = {"requestId": "r", "error": message, "tag": tag}
+    body = [json.dumps(error).encode()]
+    async with loopback(body, "application/json") as server, model(server) as exa:
+        call = await exa.invoke(query="q")
+    one_shot = call.exception
+    sent = len(server.requests)
+    chunks: list[StreamChunk] = []
+    async with loopback(sse(error), "text/event-stream") as server, model(server) as exa:
+        with pytest.raises(ProviderStreamError) as failed:
+            await drain(exa.stream(query="q"), chunks)
+    streamed = failed.value
+    for raised in (one_shot, streamed):
+        assert type(raised) is family, repr(raised)
+        assert raised.code == tag
+        assert message in str(raised)
+    if family is ProviderStreamQuotaExhaustedError:
+        assert sent == 1  # a spent balance is not sent again

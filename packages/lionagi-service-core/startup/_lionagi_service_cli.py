@@ -58,8 +58,11 @@ def main() -> int:
     process with no word at all (SIGTERM) before.
     """
     args = sys.argv[1:]
-    installed = _raise_on_sigterm()
+    installed = None
     try:
+        # Installed inside the handler: a SIGTERM the moment it is installed (before the name
+        # is bound) escaped as a bare `Terminated` traceback. The handler disarms itself.
+        installed = _raise_on_sigterm()
         try:
             from lionagi.service.cli import main as run
         except ImportError as exc:

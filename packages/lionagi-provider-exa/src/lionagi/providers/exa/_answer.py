@@ -35,7 +35,21 @@ from typing import Any, ClassVar
 from lionagi.service import StreamChunk
 from lionagi.service.http import NO_CHUNKS, ChatCompletionsProjector, json_kind
 
-__all__ = ["ExaAnswerProjector"]
+__all__ = ["ExaAnswerProjector", "exa_error_object"]
+
+
+def exa_error_object(event: dict[str, Any]) -> Any:
+    """The error object of an Exa event or body that carries a truthy ``error``.
+
+    Exa's own is ``{"requestId", "error": "<message>", "tag": "<TAG>"}``: read as the message
+    with the tag as its code. An ``error`` that is already an object (a chat-style error) is
+    returned as it is. Shared by the stream and the one-shot body, so both classify alike.
+    """
+    error = event["error"]
+    if isinstance(error, dict):
+        return error
+    tag = event.get("tag")
+    return {"message": error, "code": tag if isinstance(tag, str) else None}
 
 
 class ExaAnswerProjector(ChatCompletionsProjector):
@@ -59,10 +73,7 @@ class ExaAnswerProjector(ChatCompletionsProjector):
         error = event.get("error")
         if error and not isinstance(error, dict):
             self.started = True
-            tag = event.get("tag")
-            return self.error_chunk(
-                {"message": error, "code": tag if isinstance(tag, str) else None}
-            )
+            return self.error_chunk(exa_error_object(event))
         sources = self._sources(event)
         if error or "choices" in event:
             chunks = super().feed(event)

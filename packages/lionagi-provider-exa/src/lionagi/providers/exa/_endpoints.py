@@ -21,10 +21,11 @@ from lionagi.service import (
     ProviderError,
     ProviderProtocolError,
     ProviderQuotaExhaustedError,
+    ProviderQuotaSpentError,
 )
-from lionagi.service.http import HTTPErrorInfo, StreamProjector, json_kind
+from lionagi.service.http import HTTPErrorInfo, ProviderErrorPattern, StreamProjector, json_kind
 
-from ._answer import ExaAnswerProjector
+from ._answer import ExaAnswerProjector, exa_error_object
 
 if TYPE_CHECKING:
     import httpx
@@ -55,6 +56,17 @@ class ExaEndpoint(Endpoint):
 
     projector: ClassVar[type[StreamProjector] | None] = None
     stream_flag: ClassVar[str | None] = None
+    # The same tags in an error event of the answer stream (or a 2xx error body): a spent
+    # balance, never retried, as the HTTP mapping below makes it. Without this the tag fell to
+    # the generic rules and the message ("You have run out of credits") matched none.
+    error_patterns: ClassVar[tuple[ProviderErrorPattern, ...]] = (
+        ProviderErrorPattern(
+            "quota_exhausted",
+            ProviderQuotaSpentError,
+            r"\b(?:" + "|".join(sorted(_QUOTA_TAGS)) + r")\b",
+            summary="the Exa account is out of credits",
+        ),
+    )
 
     def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
         """Credits used up -> quota exhausted (not retried); the rest by status."""
@@ -93,10 +105,19 @@ class ExaAnswerEndpoint(ExaEndpoint):
         that is no answer (not an object, no ``answer``, ``citations`` missing or not a list)
         is refused rather than handed over as if it were one.
 
+        A 2xx body carrying Exa's error object (``{"requestId", "error", "tag"}``) fails as the
+        same object does in the answer stream (:meth:`error_object_error`), so ``invoke()`` and
+        ``stream()`` raise the same class and ``code`` for it; it used to be refused as "no
+        'answer'", hiding Exa's message and tag.
+
         Raises:
+            ProviderStreamError: the body is Exa's error object (classified by its message and
+                tag, see :attr:`error_patterns`).
             ProviderProtocolError: the body is not an answer object (not retried: the server
                 answered, with no answer).
         """
+        if type(body) is dict and body.get("error"):
+            raise self.error_object_error(exa_error_object(body))
         problem: str | None = None
         if type(body) is not dict:
             problem = f"JSON {json_kind(body)}"

@@ -286,7 +286,12 @@ class ProviderError(_Restorable, RuntimeError):
 
 
 class ProviderQuotaError(ProviderError):
-    """Quota or rate exhaustion; worth retrying later."""
+    """Quota or rate exhaustion; worth retrying later, except a spent quota.
+
+    The family of every quota failure: a rate limit (retried after its delay) and, as the
+    subclass :class:`ProviderQuotaSpentError`, an account whose quota or credit is used up,
+    which no retry fixes. ``retryable`` tells them apart.
+    """
 
     retryable = True
 

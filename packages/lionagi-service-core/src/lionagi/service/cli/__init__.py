@@ -42,6 +42,14 @@ DEFAULT_MODEL = "scripted/demo"
 DEMO_PROMPT = "Show me what lionagi-service streams."
 STDIN = "-"
 """The prompt argument that means: read the prompt from stdin."""
+STDIN_LIMIT = 64 * 1024 * 1024
+"""The most bytes a prompt read from stdin may have (64 MiB, the core's response-body cap).
+
+Far above any model's context window; without a bound, a producer that never ends
+(``yes |``, ``cat /dev/urandom |``, a log followed with ``tail -f``) was read into memory until
+the process was killed, with nothing said, and a large file was held several times over (bytes,
+text, the JSON body) only for the provider to refuse it.
+"""
 _SHOW_THINKING = "terminal: keep thinking expanded (default: one line once the answer starts)"
 
 
@@ -318,9 +326,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     SIGTERM raises ``Terminated`` from here on when it is at its default (``python -m``, a
     direct call); under the console script the wrapper has already made it do so.
     """
-    installed = raise_on_sigterm()
     words = list(argv) if argv is not None else sys.argv[1:]
+    installed = None
     try:
+        # Installed inside the handler: a SIGTERM the moment it is installed (before the name
+        # is bound) escaped `main` as a bare `Terminated`, a traceback and Python's exit code
+        # for SIGINT. The handler puts SIGTERM back to its default itself before raising.
+        installed = raise_on_sigterm()
         if not _standard_streams_usable():
             return 1
         try:
@@ -512,16 +524,24 @@ def _is_terminal(stream: Any) -> bool:
 
 
 def _read_stdin(command: str, stdin: Any) -> str:
-    """All of stdin, decoded as UTF-8 strictly; bad bytes refused naming ``prompt`` and stdin.
+    """All of stdin, at most ``STDIN_LIMIT`` bytes and strictly UTF-8; else refused naming prompt.
 
     The bytes are read rather than the text stream, whose decoding follows the locale and
     would turn bad bytes into replacement characters or lone surrogates.
     """
     try:
         buffer = getattr(stdin, "buffer", None)
-        data = stdin.read() if buffer is None else buffer.read()
+        # One byte (character) past the bound tells "at the bound" from "over it".
+        data = stdin.read(STDIN_LIMIT + 1) if buffer is None else buffer.read(STDIN_LIMIT + 1)
     except ValueError:  # closed by an embedding program (a closed descriptor is sys.stdin None)
         _usage_error(command, "argument prompt: stdin is closed")
+    size = len(data) if buffer is not None else len(data.encode("utf-8", "surrogatepass"))
+    if size > STDIN_LIMIT:
+        _usage_error(
+            command,
+            f"argument prompt: stdin holds more than {STDIN_LIMIT // (1024 * 1024)} MiB, the most "
+            "a prompt read from stdin may be; give a shorter prompt",
+        )
     if buffer is None:  # a text stream put in its place by an embedding program
         text = data
         try:

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     import ssl
 
 from ..._base.errors import EndpointConfigurationError
+from ..._base.secrets import redact
 from ..config import FORBIDDEN_CLIENT_KWARGS as _FORBIDDEN_CLIENT_KWARGS
 from ..config import EndpointConfig
 from .content_coding import ACCEPT_ENCODING
@@ -225,7 +226,21 @@ def _proxy_mount(kwargs: dict[str, Any]) -> None:
     if proxy is None:
         return
     if isinstance(proxy, str | httpx.URL):
-        proxy = httpx.Proxy(url=proxy)
+        try:
+            proxy = httpx.Proxy(url=proxy)
+        except (ValueError, httpx.InvalidURL) as exc:
+            # httpx's bare ValueError ("Unknown scheme for proxy URL ...") or InvalidURL named
+            # no setting; a scheme-less "127.0.0.1:3128" is the usual case. Only the scheme is
+            # quoted: the URL may carry a password.
+            scheme = httpx.URL(proxy).scheme if isinstance(exc, ValueError) else None
+            if scheme is None:
+                reason = f"is not a valid URL ({exc})"
+            else:
+                reason = f"has scheme {scheme!r}" if scheme else "has no scheme"
+            raise EndpointConfigurationError(
+                "client_kwargs.proxy",
+                f"{redact(reason)}: give an http://, https://, socks5:// or socks5h:// proxy URL",
+            ) from None
     if not isinstance(proxy, httpx.Proxy):
         raise EndpointConfigurationError(
             "client_kwargs.proxy",
