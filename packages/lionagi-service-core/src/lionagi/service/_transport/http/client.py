@@ -8,6 +8,7 @@ httpx-compatible client can be measured by replacing this function (or overridin
 
 from __future__ import annotations
 
+import importlib
 import os
 import threading
 from collections.abc import Callable
@@ -87,6 +88,23 @@ def _tls_error(field: str, exc: OSError) -> EndpointConfigurationError:
     return EndpointConfigurationError(
         field, f"could not load TLS certificates: {type(exc).__name__}: {reason[:200]}"
     )
+
+
+def _require_optional(module: str, field: str, extra: str, feature: str) -> None:
+    """Refuse ``field`` when httpx's optional ``module`` for ``feature`` cannot be imported.
+
+    httpx checks the same import when the client or the proxy's transport is built and raises a
+    bare ``ImportError`` that names no setting; checked here first, the caller learns which of
+    its ``client_kwargs`` needs the package and how to install it (``httpx[extra]``).
+    """
+    try:
+        importlib.import_module(module)
+    except ImportError as exc:
+        raise EndpointConfigurationError(
+            field,
+            f"{feature} needs the optional package {module!r}, which could not be imported "
+            f"({type(exc).__name__}: {exc}); install it: pip install 'httpx[{extra}]'",
+        ) from exc
 
 
 class _NoCookies(httpx.Cookies):
@@ -246,6 +264,8 @@ def _proxy_mount(kwargs: dict[str, Any]) -> None:
             "client_kwargs.proxy",
             f"is {type(proxy).__name__}: give a proxy URL (str or httpx.URL) or an httpx.Proxy",
         )
+    if proxy.url.scheme in ("socks5", "socks5h"):
+        _require_optional("socksio", "client_kwargs.proxy", "socks", "a SOCKS proxy")
     options = {key: kwargs[key] for key in _TRANSPORT_KWARGS if key in kwargs}
     kwargs["mounts"] = {"all://": ProxyTransport(proxy, **options)}
 
@@ -265,7 +285,9 @@ def new_client(
     (:mod:`.logs`), so their request and header lines never print a credential.
 
     Raises:
-        EndpointConfigurationError: a ``client_kwargs`` key is forbidden or not understood.
+        EndpointConfigurationError: a ``client_kwargs`` key is forbidden or not understood, or
+            needs an optional package that is not installed (``http2`` needs ``h2``, a
+            ``socks5://`` proxy ``socksio``; ``field`` names the key).
     """
     install_log_redaction()
     kwargs: dict[str, Any] = {"limits": DEFAULT_LIMITS, "timeout": config.timeout}
@@ -282,6 +304,8 @@ def new_client(
             tls = partial(default_ssl_context, bool(kwargs.get("http2")))
         else:  # an injected transport or a proxy's transport takes httpx's verify= as usual
             kwargs["verify"] = default_ssl_context(bool(kwargs.get("http2")))
+    if kwargs.get("http2"):  # httpx's own test: any true value asks for HTTP/2
+        _require_optional("h2", "client_kwargs.http2", "http2", "HTTP/2 (http2=True)")
     client_type = httpx.AsyncClient if "cookies" in kwargs else StatelessClient
     try:
         if "proxy" in kwargs:
@@ -290,6 +314,12 @@ def new_client(
         client = client_type(**kwargs)
     except TypeError as exc:
         raise EndpointConfigurationError("client_kwargs", str(exc)) from None
+    except ImportError as exc:
+        # Another optional package httpx asks for while building (the two it asks for today
+        # are checked above, naming their setting): still the configuration's error, typed.
+        raise EndpointConfigurationError(
+            "client_kwargs", f"an optional package httpx needs is missing: {exc}"
+        ) from exc
     except OSError as exc:  # a CA bundle or client certificate file httpx could not load
         named = [key for key in ("verify", "cert") if isinstance(kwargs.get(key), (str, tuple))]
         field = f"client_kwargs.{named[0]}" if len(named) == 1 else "client_kwargs"

@@ -74,6 +74,7 @@ from .status import (
     describe_url,
     error_info,
     excerpt,
+    proxy_auth_error,
     read_bounded,
     status_error,
 )
@@ -849,9 +850,18 @@ class Endpoint:
         return None
 
     def _http_error(self, exc: httpx.HTTPError, url: httpx.URL) -> ProviderError:
+        """The typed error for an httpx failure of a request to ``url``.
+
+        A proxy's 407 answer to CONNECT (httpx's ``ProxyError`` for an https target through
+        ``client_kwargs.proxy``) is refused credentials, not a connection failure: typed as
+        :func:`proxy_auth_error`, so the lifecycle does not retry what the proxy refuses again.
+        """
         secrets = self._secrets()
-        detail = excerpt(str(exc), secrets, 300)
         where = describe_url(url, secrets)
+        if isinstance(exc, httpx.ProxyError) and _PROXY_AUTH_REQUIRED.match(str(exc)):
+            proxy = _proxy_origin(self.__config.client_kwargs.get("proxy"))
+            return proxy_auth_error(where, proxy=proxy)
+        detail = excerpt(str(exc), secrets, 300)
         if isinstance(exc, httpx.LocalProtocolError):
             # h11 quotes the offending header's bytes (repr form, so an exact-match redaction
             # misses a value with an escaped character): never shown, whatever the header.
@@ -992,6 +1002,25 @@ class _TransportCap:
 
 
 _QUOTED_BYTES = re.compile(r"""b(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
+# httpcore's ProxyError for a CONNECT answered with a non-2xx status is "<status> <reason>".
+_PROXY_AUTH_REQUIRED = re.compile(r"\s*407\b")
+
+
+def _proxy_origin(proxy: object) -> str:
+    """``scheme://host[:port]`` of a ``client_kwargs.proxy`` value, never its userinfo.
+
+    Empty when the value is no proxy URL the message can name (the client was built from it, so
+    that does not happen; the message then says "a proxy").
+    """
+    raw = proxy.url if isinstance(proxy, httpx.Proxy) else proxy
+    if not isinstance(raw, str | httpx.URL):
+        return ""
+    try:
+        url = httpx.URL(raw)
+    except (httpx.InvalidURL, ValueError):
+        return ""
+    port = f":{url.port}" if url.port is not None else ""
+    return f"{url.scheme}://{url.host}{port}"
 
 
 def _cause(exc: httpx.HTTPError) -> httpx.HTTPError | None:

@@ -20,6 +20,7 @@ import httpx
 from ..._base.errors import (
     ProviderClientError,
     ProviderProtocolError,
+    ProviderQuotaExhaustedError,
     ProviderRateLimitError,
     ProviderServerError,
     ProviderStatusContentFilterError,
@@ -42,6 +43,7 @@ __all__ = [
     "excerpt",
     "json_kind",
     "parse_retry_after",
+    "proxy_auth_error",
     "read_bounded",
     "status_error",
 ]
@@ -62,6 +64,11 @@ recurses (``[[[[...`` costs the server one byte per level, so any body or event 
 # match names the refusal whichever vendor's endpoint read the body.
 _CONTEXT = next(rule for rule in DEFAULT_ERROR_PATTERNS if rule.kind == "context")
 _CONTENT_FILTER = next(rule for rule in DEFAULT_ERROR_PATTERNS if rule.kind == "content_filter")
+# A spent quota or credit, read from a 4xx body with the rule the CLI and stream classification
+# use: a 429 saying the balance is gone must not be retried as a rate limit is. The rule holds
+# only wording that cannot mean "slow down" (a bare "exceeded your current quota" stays a rate
+# limit: Google sends it for a per-minute limit), so a plain 429 keeps its retries.
+_QUOTA_SPENT = next(rule for rule in DEFAULT_ERROR_PATTERNS if rule.kind == "quota_exhausted")
 
 
 def describe_url(url: httpx.URL, secrets: Iterable[str] = ()) -> str:
@@ -209,6 +216,31 @@ def error_info(
     )
 
 
+def proxy_auth_error(
+    where: str, *, proxy: str = "", body_excerpt: str = ""
+) -> ProviderUnauthorizedError:
+    """The typed error for a proxy's HTTP 407 Proxy Authentication Required.
+
+    The proxy in ``client_kwargs.proxy`` refused the request for want of valid credentials:
+    as a CONNECT answer (httpx's ``ProxyError`` for an https target) or as the response to a
+    forwarded plain-http request. Retrying sends the same credentials and is refused the same
+    way, and the refusal says nothing about the provider's health, so it is the credentials
+    family (:class:`ProviderUnauthorizedError`, ``status`` 407): never retried, neutral for
+    the circuit. The message names the setting to fix, ``client_kwargs.proxy``; ``proxy`` is
+    the proxy's ``scheme://host:port`` when known, never its userinfo.
+    """
+    via = f"the proxy {proxy} (client_kwargs.proxy)" if proxy else "a proxy (client_kwargs.proxy)"
+    suffix = f": {body_excerpt}" if body_excerpt else ""
+    return ProviderUnauthorizedError(
+        f"{where}: {via} refused the request with HTTP 407 Proxy Authentication Required: its "
+        "credentials are missing or wrong; set the proxy's user and password in "
+        "client_kwargs.proxy (http://user:password@host:port). Not retried: the same "
+        f"credentials are refused again{suffix}",
+        status=407,
+        body_excerpt=body_excerpt,
+    )
+
+
 def status_error(
     response: httpx.Response,
     body: bytes,
@@ -218,8 +250,9 @@ def status_error(
 ) -> ProviderStatusError | ProviderProtocolError:
     """The typed error for a non-2xx `response` whose (bounded) body is `body`.
 
-    The mapping core's endpoints use (401/403 refused credentials, 429 rate limit with
-    `retry_after`, 5xx server errors, context-length and content-filter codes), for an
+    The mapping core's endpoints use (401/403 refused credentials, 407 a proxy's refused
+    credentials, 429 rate limit with `retry_after`, a 402 or a 4xx body saying the quota or
+    credit is spent, 5xx server errors, context-length and content-filter codes), for an
     adapter that sends its own request outside `Endpoint` (a remote agent). The message
     names the method and URL (credentials and query values redacted) and a bounded, redacted
     excerpt of the body; `secrets` are redacted too. `unauthorized_hint` is the advice a
@@ -246,6 +279,26 @@ def status_error(
             "followed (each hop would need its own SSRF check): set base_url to the final URL",
             status=status,
             body_excerpt=text,
+        )
+    if status == 407:
+        # Only a proxy sends it (RFC 9110 §15.5.8): a forward proxy's answer to a plain-http
+        # request through client_kwargs.proxy.
+        return proxy_auth_error(where, body_excerpt=text)
+    if (
+        400 <= status < 500
+        and status not in (401, 403)
+        and (status == 402 or _QUOTA_SPENT.search(text, None))
+    ):
+        # HTTP 402 Payment Required reads as a spent balance here as in the OpenAI dialect's
+        # hook and the stream statuses (classify.STREAM_STATUS_FAMILIES). Before the 429
+        # branch: a 429 saying the quota or credit is used up is billing, and retrying it only
+        # spent the attempts (and counted against the circuit). 401/403 keep their auth meaning.
+        return ProviderQuotaExhaustedError(
+            f"{where}: the account's quota or credit is used up (HTTP {status}; billing, "
+            f"not a rate limit, so it is not retried){suffix}",
+            status=status,
+            body_excerpt=text,
+            retry_after=parse_retry_after(response.headers),
         )
     if status == 429:
         retry_after = parse_retry_after(response.headers)
