@@ -14,8 +14,16 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from lionagi.service import AgenticCapabilities, AgenticSettings, ProviderDisconnectError
+from lionagi.service import (
+    AgenticCapabilities,
+    AgenticSettings,
+    ProviderDisconnectError,
+    ProviderError,
+    ProviderQuotaSpentError,
+    classify_provider_error,
+)
 from lionagi.service.agentic import (
+    ErrorClassifier,
     ProviderErrorPattern,
     SubprocessCliEndpoint,
     TokenCounts,
@@ -27,7 +35,7 @@ from ._events import CodexEventParser
 from ._request import CodexRequest
 from ._static import PROGRAM
 
-__all__ = ["CODEX_CLI_CONFIG", "CodexCliEndpoint"]
+__all__ = ["CODEX_CLI_CONFIG", "CODEX_ERROR_PATTERNS", "CodexCliEndpoint"]
 
 CODEX_CLI_CONFIG: Mapping[str, Any] = {
     "name": "codex-cli",
@@ -50,6 +58,33 @@ USER_ENV: tuple[str, ...] = (
 """What ``codex`` reads for its login and endpoint when run by hand; inherited in user mode."""
 
 
+CODEX_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
+    # Codex's ChatGPT-plan usage window (codex-rs ``UsageLimitReachedError``; every variant starts
+    # "You've hit your usage limit", then offers an upgrade, credits or the admin, and ends "Try
+    # again at 3:06 PM." / "or try again at Dec 9th, 2026 3:06 PM." / "Try again later."). The
+    # window is the plan's 5-hour or weekly one: the reset is hours or days away, far past any
+    # request deadline, and codex itself does not retry it (``is_retryable`` is false). So it
+    # is the spent family: never retried, neutral for the circuit (the account's state). Before
+    # core's "quota" rule, which keeps the phrase retryable for other CLIs; plain rate-limit
+    # wording ("rate limit reached", the 429 codex's own retries gave up on) stays there.
+    ProviderErrorPattern(
+        "quota_exhausted",
+        ProviderQuotaSpentError,
+        r"\bhit your usage limit\b",
+        summary="usage limit reached (the plan's window resets hours or days later; not retried)",
+    ),
+    # Codex's text when the gateway refuses or cannot be reached (no HTTP status): the stream
+    # never started, so it is the retryable disconnect family.
+    ProviderErrorPattern(
+        "stream_disconnect",
+        ProviderDisconnectError,
+        r"connection failed: error sending request",
+        summary="could not connect to the model provider",
+    ),
+)
+"""Codex's own error texts, checked before core's generic phrases (error events and stderr)."""
+
+
 class CodexCliEndpoint(SubprocessCliEndpoint):
     """Runs ``codex exec --json`` for one request and projects its events.
 
@@ -68,16 +103,7 @@ class CodexCliEndpoint(SubprocessCliEndpoint):
     request_type: ClassVar[type[BaseModel] | None] = CodexRequest
     runtime_arg_keys: ClassVar[frozenset[str]] = frozenset({"on_text"})
     supports_gateway: ClassVar[bool] = True
-    error_patterns: ClassVar[tuple[ProviderErrorPattern, ...]] = (
-        # Codex's text when the gateway refuses or cannot be reached (no HTTP status): the
-        # stream never started, so it is the retryable disconnect family.
-        ProviderErrorPattern(
-            "stream_disconnect",
-            ProviderDisconnectError,
-            r"connection failed: error sending request",
-            summary="could not connect to the model provider",
-        ),
-    )
+    error_patterns: ClassVar[tuple[ProviderErrorPattern, ...]] = CODEX_ERROR_PATTERNS
 
     cli_binary: ClassVar[str | None] = PROGRAM.binary
     tested_version: ClassVar[str | None] = PROGRAM.tested_version
@@ -129,6 +155,28 @@ class CodexCliEndpoint(SubprocessCliEndpoint):
     def cli_arguments(self, request: CodexRequest, *, extra: Sequence[str] = ()) -> list[str]:
         """``exec --json``, the gateway's ``-c`` overrides (where codex reads them), the flags."""
         return build_argv(request, prefix=(), extra=extra)
+
+    def classify_stderr(
+        self, text: str, *, returncode: int | None = None, stderr_tail: str = ""
+    ) -> ProviderError:
+        """Stderr of a failed run, with :data:`CODEX_ERROR_PATTERNS` before core's phrases.
+
+        Codex prints a failure that comes before any event as ``ERROR: <message>`` on stderr;
+        read with core's phrases alone, its usage window there was retryable while the same
+        text as an error event was not.
+        """
+        return classify_provider_error(
+            text,
+            returncode=returncode,
+            stderr_tail=stderr_tail,
+            provider=PROGRAM.binary,
+            extra_patterns=CODEX_ERROR_PATTERNS,
+            secrets=self.settings.secret_values(),
+        )
+
+    def stderr_classifier(self) -> ErrorClassifier:
+        """Codex's texts first (see :meth:`classify_stderr`)."""
+        return self.classify_stderr
 
     def event_parser(self, request: CodexRequest) -> CodexEventParser:
         """A parser for one run; the model names the result when codex does not.

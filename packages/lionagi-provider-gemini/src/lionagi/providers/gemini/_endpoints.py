@@ -2,7 +2,8 @@
 
 ``GeminiChat`` speaks the OpenAI chat-completions dialect at ``.../v1beta/openai`` (core's
 :class:`OpenAIChatEndpoint`); it adds Gemini's error objects and nests the typed ``google``
-options under the literal ``extra_body`` key the layer reads.
+options under the literal ``extra_body`` key the layer reads. Its stream is core's chat grammar
+(:class:`GeminiChatProjector`) reading a relayed Google error object's daily-quota detail.
 
 ``GeminiEmbeddings`` is the layer's ``.../v1beta/openai/embeddings`` (core's
 :class:`OpenAIEmbeddingsEndpoint`, one-shot only), with the same error reading as chat.
@@ -17,7 +18,9 @@ so it cannot end up in a logged URL. A one-shot body is checked before it is ret
 ``promptFeedback.blockReason`` and no candidate) or an error object answered with a 200 fails
 the call with the error the stream raises for the same content, never an empty success. A
 blocked prompt is a :class:`~lionagi.service.ProviderStreamContentFilterError` either way (the
-endpoint's ``error_patterns``).
+endpoint's ``error_patterns``), and a used-up daily quota a
+:class:`~lionagi.service.ProviderStreamQuotaExhaustedError` (never retried), as its HTTP status
+form is a :class:`~lionagi.service.ProviderQuotaExhaustedError`.
 """
 
 from __future__ import annotations
@@ -46,8 +49,8 @@ from lionagi.service.http import (
     sum_counts,
 )
 
-from ._errors import BLOCKED_PROMPT_TYPE, gemini_status_error
-from ._projector import GeminiStreamProjector, blocked_prompt_error
+from ._errors import BLOCKED_PROMPT_TYPE, DAILY_QUOTA_PATTERN, gemini_status_error
+from ._projector import GeminiChatProjector, GeminiStreamProjector, blocked_prompt_error
 from ._requests import model_path_segment
 
 if TYPE_CHECKING:
@@ -64,6 +67,9 @@ class GeminiChat(OpenAIChatEndpoint):
     """``POST .../v1beta/openai/chat/completions`` (bearer key)."""
 
     otel_provider_name: ClassVar[str | None] = _OTEL_PROVIDER_NAME
+    projector: ClassVar[type[StreamProjector] | None] = GeminiChatProjector
+    # A relayed daily quota (the projector's label): not retried, as over HTTP.
+    error_patterns: ClassVar[tuple[ProviderErrorPattern, ...]] = (DAILY_QUOTA_PATTERN,)
 
     def request_target(
         self, payload: Mapping[str, Any], *, stream: bool
@@ -154,6 +160,9 @@ class GeminiGenerateContent(Endpoint):
             rf"(?:^|\n){BLOCKED_PROMPT_TYPE}(?:\n|$)",
             summary="the prompt was blocked",
         ),
+        # A used-up daily quota (the projector's label, from the QuotaFailure detail): the
+        # spent-quota family, never retried, as ``gemini_status_error`` makes the HTTP 429.
+        DAILY_QUOTA_PATTERN,
     )
 
     def request_target(

@@ -12,7 +12,10 @@ Google APIs answer ``{"error": {"code", "message", "status", "details"}}``; the 
   same way. So is a message naming a quota whose ``limit`` is 0 ("Quota exceeded for metric:
   ..., limit: 0": a model with no allowance at all on this tier), which core's classification
   reads the same way in a stream's error chunk. A per-minute (or unnamed) violation stays a
-  retryable rate limit.
+  retryable rate limit. The per-day rule is :func:`spent_daily_quotas`, read by the status path
+  and by the stream projectors' error chunk alike (the chunk's ``type`` becomes
+  :data:`DAILY_QUOTA_TYPE`, which :data:`DAILY_QUOTA_PATTERN` classifies as the spent family),
+  so an error event in a stream, or a 2xx body ``invoke()`` checks, is not retried either.
 - ``INVALID_ARGUMENT`` whose message says the input is over the model's token limit ->
   :class:`ProviderStatusContextError` (the prompt will not fit however often it is sent).
 - ``UNAUTHENTICATED`` / ``PERMISSION_DENIED`` (and any 401/403) ->
@@ -44,22 +47,38 @@ from typing import Any
 from lionagi.service import (
     ProviderError,
     ProviderQuotaExhaustedError,
+    ProviderQuotaSpentError,
     ProviderRateLimitError,
     ProviderStatusCapacityError,
     ProviderStatusContextError,
     ProviderUnauthorizedError,
 )
-from lionagi.service.http import HTTPErrorInfo
+from lionagi.service.http import HTTPErrorInfo, ProviderErrorPattern
 
 __all__ = [
     "BLOCKED_PROMPT_TYPE",
+    "DAILY_QUOTA_PATTERN",
+    "DAILY_QUOTA_TYPE",
     "gemini_error_object",
     "gemini_status_error",
     "retry_delay_seconds",
+    "spent_daily_quotas",
 ]
 
 # The ``type`` of the error object a blocked prompt becomes (see ``blocked_prompt_error``).
 BLOCKED_PROMPT_TYPE = "prompt_blocked"
+# The ``type`` a stream's error chunk carries when its error object is a used-up daily quota
+# (:func:`spent_daily_quotas`): the verdict, in the one field core's classification reads besides
+# the message and code. It replaces the status word ``RESOURCE_EXHAUSTED``, which says less.
+DAILY_QUOTA_TYPE = "daily_quota_exhausted"
+# Its classification: the spent-quota family (never retried, neutral for the circuit), matched on
+# the whole label only, so no message text can select it.
+DAILY_QUOTA_PATTERN = ProviderErrorPattern(
+    "quota_exhausted",
+    ProviderQuotaSpentError,
+    rf"(?:^|\n){DAILY_QUOTA_TYPE}(?:\n|$)",
+    summary="the daily quota is used up",
+)
 
 _RETRY_INFO = "type.googleapis.com/google.rpc.RetryInfo"
 _ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
@@ -131,6 +150,30 @@ def _quota_ids(error: Mapping[str, Any]) -> list[str]:
     return found
 
 
+def _resource_exhausted(error: Mapping[str, Any], status: int | None) -> bool:
+    """Google's quota status word, or (a body without one) HTTP 429."""
+    word = error.get("status")
+    return word == "RESOURCE_EXHAUSTED" or (status == 429 and not word)
+
+
+def spent_daily_quotas(error: Mapping[str, Any], status: int | None) -> tuple[str, ...]:
+    """The per-day quotas a used-up daily quota names (sorted, once each); else ``()``.
+
+    The one per-day rule, for an HTTP status and for a stream's error object alike: ``error``
+    is a Google ``error`` object, ``status`` the HTTP status (the response's, or the object's
+    integer ``code`` in a stream). It is a daily quota only when the error is a quota error
+    (``RESOURCE_EXHAUSTED``, or a 429 naming no status) and every ``QuotaFailure`` violation
+    names a per-day quota: one per-minute or unnamed violation keeps it a rate limit, which a
+    wait does fix.
+    """
+    if not _resource_exhausted(error, status):
+        return ()
+    quotas = _quota_ids(error)
+    if quotas and all(_PER_DAY.search(q) for q in quotas):
+        return tuple(sorted(set(quotas)))
+    return ()
+
+
 def gemini_status_error(info: HTTPErrorInfo) -> ProviderError | None:
     """The typed error a Gemini error body names, or None for the generic status mapping."""
     error = gemini_error_object(info.body)
@@ -138,11 +181,11 @@ def gemini_status_error(info: HTTPErrorInfo) -> ProviderError | None:
     message = error.get("message")
     text = message if isinstance(message, str) else ""
     where, suffix = info.where, info.suffix
-    if status == "RESOURCE_EXHAUSTED" or (info.status == 429 and not status):
-        quotas = _quota_ids(error)
-        if quotas and all(_PER_DAY.search(q) for q in quotas):
+    if _resource_exhausted(error, info.status):
+        daily = spent_daily_quotas(error, info.status)
+        if daily:
             return ProviderQuotaExhaustedError(
-                f"{where}: the daily quota is used up ({', '.join(sorted(set(quotas)))}; "
+                f"{where}: the daily quota is used up ({', '.join(daily)}; "
                 f"HTTP {info.status} RESOURCE_EXHAUSTED, not retried: it resets with the day)"
                 f"{suffix}",
                 status=info.status,

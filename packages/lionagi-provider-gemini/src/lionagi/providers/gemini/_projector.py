@@ -37,7 +37,11 @@ Projection:
   chunk's ``logprobsResult`` rides on its text chunk as ``metadata["logprobs"]``;
 - an ``{"error": {...}}`` event, or a prompt refused outright (``promptFeedback.blockReason``
   with no candidate), -> one ``error`` chunk, ending the stream (the endpoint raises a blocked
-  prompt as :class:`~lionagi.service.ProviderStreamContentFilterError`);
+  prompt as :class:`~lionagi.service.ProviderStreamContentFilterError`); an error object that is
+  a used-up daily quota (``_errors.spent_daily_quotas``, the rule the HTTP status path reads)
+  gets ``type`` :data:`~._errors.DAILY_QUOTA_TYPE` and ``quota_ids`` on its chunk, which the
+  endpoint raises as :class:`~lionagi.service.ProviderStreamQuotaExhaustedError` (never
+  retried), since core's classification reads the chunk's text and labels, not the details;
 - a candidate other than the first tags its chunks with ``metadata["candidate"]``;
 - anything else that could carry content (an unknown part field, inline or file data in the
   answer, which no chunk type can hold) -> :class:`ProviderProtocolError`.
@@ -49,11 +53,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from lionagi.service import StreamChunk
-from lionagi.service.http import NO_CHUNKS, ProjectorBase, excerpt
+from lionagi.service.http import NO_CHUNKS, ChatCompletionsProjector, ProjectorBase, excerpt
 
-from ._errors import BLOCKED_PROMPT_TYPE
+from ._errors import BLOCKED_PROMPT_TYPE, DAILY_QUOTA_TYPE, spent_daily_quotas
 
-__all__ = ["GeminiStreamProjector", "blocked_prompt_error"]
+__all__ = ["GeminiChatProjector", "GeminiStreamProjector", "blocked_prompt_error"]
 
 # Candidate fields that carry no chunk content (bookkeeping, or read for the result).
 _CANDIDATE_QUIET = frozenset(
@@ -125,6 +129,43 @@ def blocked_prompt_error(feedback: Mapping[str, Any]) -> dict[str, Any]:
     return {"message": message, "code": reason, "type": BLOCKED_PROMPT_TYPE}
 
 
+def daily_quota_chunks(chunks: tuple[StreamChunk, ...], error: Any) -> tuple[StreamChunk, ...]:
+    """``chunks`` (core's error chunk for ``error``) labelled when ``error`` is a spent daily quota.
+
+    Core's error chunk keeps the message, code, status word and HTTP status of a Google error
+    object, but not its ``details``; what tells a per-day quota from a per-minute one is only
+    there (``google.rpc.QuotaFailure``), and the message is the same for both. The verdict is
+    :func:`~._errors.spent_daily_quotas`, the HTTP status path's own rule, with the object's
+    integer ``code`` as the status; it becomes the chunk's ``type`` (what the endpoint's
+    ``error_patterns`` classify), and the quotas it names are kept as ``quota_ids``.
+    """
+    if not isinstance(error, dict):
+        return chunks
+    code = error.get("code")
+    daily = spent_daily_quotas(error, code if type(code) is int else None)
+    if daily:
+        for chunk in chunks:
+            if chunk.type == "error":
+                chunk.metadata["type"] = DAILY_QUOTA_TYPE
+                chunk.metadata["quota_ids"] = list(daily)
+    return chunks
+
+
+class GeminiChatProjector(ChatCompletionsProjector):
+    """Core's chat-completions grammar, reading a relayed Google error object's quota details.
+
+    Gemini's OpenAI-compatible layer relays Google's ``error`` object; a used-up daily quota in
+    it fails the stream as the native stream and the HTTP status do (see
+    :func:`daily_quota_chunks`).
+    """
+
+    __slots__ = ()
+
+    def error_chunk(self, error: Any) -> tuple[StreamChunk, ...]:
+        """Core's error chunk, with the daily-quota verdict when the object is one."""
+        return daily_quota_chunks(super().error_chunk(error), error)
+
+
 class GeminiStreamProjector(ProjectorBase):
     """The ``streamGenerateContent`` SSE grammar (see the module docstring)."""
 
@@ -187,6 +228,14 @@ class GeminiStreamProjector(ProjectorBase):
                 raise self.protocol_error("a candidate is not a JSON object", event)
             self._candidate(candidate, position, out)
         return out
+
+    def error_chunk(self, error: Any) -> tuple[StreamChunk, ...]:
+        """Core's error chunk, with the daily-quota verdict when the object is one.
+
+        Also what ``invoke()`` classifies a 2xx error body by (``Endpoint.error_object_error``),
+        so both fail alike.
+        """
+        return daily_quota_chunks(super().error_chunk(error), error)
 
     def _blocked(self, feedback: dict[str, Any]) -> Sequence[StreamChunk]:
         return self.error_chunk(blocked_prompt_error(feedback))
