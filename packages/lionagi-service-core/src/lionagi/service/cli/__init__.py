@@ -15,10 +15,14 @@ Exit codes (one per error family, so scripts can branch without parsing text):
 
 Both signals cancel the run, so its teardown runs (an agentic CLI's process group is killed and
 its isolated home removed) before the partial line is ended and the code returned. SIGTERM is
-handled from the console script's first line (``_signals``), not only once a run has started.
+handled from the console script's first line (``_signals``), not only once a run has started,
+and once the outcome is written it is held until the process has exited with that code (a
+second SIGTERM still ends it at once).
 
 The prompt of `demo` and `chat` may come from stdin: `-` reads it, and so does a `chat` without
-a prompt when stdin is not a terminal (`echo hi | lionagi-service chat MODEL`).
+a prompt when stdin is not a terminal (`echo hi | lionagi-service chat MODEL`). It is read only
+once the model and every flag are checked, so a bad argument is refused without consuming input
+(`-` is never a model name).
 
 Every error is one line on stderr (`--json` also writes it as the last NDJSON record), so a
 script reads data from stdout and the reason from stderr.
@@ -29,11 +33,19 @@ from __future__ import annotations
 import argparse
 import math
 import re
+import signal
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from ._signals import give_back_sigterm, interrupt_exit_code, interrupt_word, raise_on_sigterm
+from ._signals import (
+    MARK,
+    give_back_sigterm,
+    hold_until_exit,
+    interrupt_exit_code,
+    interrupt_word,
+    raise_on_sigterm,
+)
 from ._version import VersionAction
 
 __all__ = ["main"]
@@ -177,6 +189,21 @@ def _prompt_argument(text: str) -> str:
     return text
 
 
+def _model_argument(text: str) -> str:
+    """MODEL: anything but ``-``, which stands for stdin only in the prompt's place.
+
+    ``chat - -`` (or ``chat -`` with a pipe on stdin) took ``-`` as the model name, read all of
+    stdin for the prompt, and only then was the model refused, by the catalog, as a name with no
+    provider (suggesting ``'<provider>/-'``). Refused here, by the parser, nothing is read.
+    """
+    if text == STDIN:
+        raise argparse.ArgumentTypeError(
+            "'-' is not a model: - reads stdin only in the prompt's place; give the model "
+            "first (e.g. lionagi-service chat scripted/demo -)"
+        )
+    return text
+
+
 def _setting(text: str) -> tuple[str, str]:
     """`--endpoint-setting K=V`: split once; the value is parsed later (JSON, else text)."""
     key, sep, value = text.partition("=")
@@ -211,7 +238,9 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--show-thinking", action="store_true", help=_SHOW_THINKING)
 
     chat = sub.add_parser("chat", help="stream one answer from MODEL through iModel")
-    chat.add_argument("model", help="provider/model[-effort], e.g. scripted/demo")
+    chat.add_argument(
+        "model", type=_model_argument, help="provider/model[-effort], e.g. scripted/demo"
+    )
     chat.add_argument(
         "prompt",
         nargs="?",
@@ -324,8 +353,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit code.
 
     SIGTERM raises ``Terminated`` from here on when it is at its default (``python -m``, a
-    direct call); under the console script the wrapper has already made it do so.
+    direct call); under the console script the wrapper has already made it do so. Called from
+    Python, SIGTERM is given back as it was found; under the console script (the process is the
+    command line) it stays held until the process has exited with the returned code.
     """
+    return _main(argv, owns_process=_under_console_script())
+
+
+def _program_main() -> int:
+    """``python -m lionagi.service.cli``: :func:`main` as the process itself, as the script is."""
+    return _main(None, owns_process=True)
+
+
+def _under_console_script() -> bool:
+    """True when the console script's wrapper handles SIGTERM: this process is the command line.
+
+    The wrapper installs its handler (marked ``MARK``) before it imports anything; a program that
+    calls ``main(argv)`` has SIGTERM at its default, ignored, or under its own handler.
+    """
+    return getattr(signal.getsignal(signal.SIGTERM), MARK, False) is True
+
+
+def _main(argv: Sequence[str] | None, *, owns_process: bool) -> int:
     words = list(argv) if argv is not None else sys.argv[1:]
     installed = None
     try:
@@ -336,14 +385,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not _standard_streams_usable():
             return 1
         try:
-            return _run(argv)
+            return _run(argv, hold_sigterm_to_exit=owns_process)
         except ImportError as exc:
             return _import_failed(exc, argv)
     except KeyboardInterrupt as exc:
         # A signal outside `_run`'s own handler (checking the streams, or on the way out).
         return _interrupted(words, exc)
     finally:
-        give_back_sigterm(installed)
+        if owns_process:
+            _hold_until_exit()
+        else:
+            give_back_sigterm(installed)
+
+
+def _hold_until_exit() -> None:
+    """The outcome is written (returned, or raised as a usage exit): hold SIGTERM until exit.
+
+    A SIGTERM that was pending as the hold replaced the raising handler was taken by that handler
+    (which puts SIGTERM back to its default, so the next one kills): like any other after the
+    outcome, it does not change it.
+    """
+    try:
+        hold_until_exit()
+    except KeyboardInterrupt as exc:
+        if interrupt_exit_code(exc) != 128 + signal.SIGTERM:
+            raise
 
 
 def _standard_streams_usable() -> bool:
@@ -391,7 +457,7 @@ def _import_failed(exc: ImportError, argv: Sequence[str] | None) -> int:
     return 2
 
 
-def _run(argv: Sequence[str] | None) -> int:
+def _run(argv: Sequence[str] | None, *, hold_sigterm_to_exit: bool = False) -> int:
     from ._render import tolerate_unencodable_output
 
     tolerate_unencodable_output()
@@ -402,7 +468,7 @@ def _run(argv: Sequence[str] | None) -> int:
         try:
             args = _parser().parse_args(words)
             if args.command in ("demo", "chat"):
-                args.prompt = _prompt(args.command, args.prompt)
+                return _stream(args, hold_sigterm_to_exit=hold_sigterm_to_exit)
         except _UsageExit as exc:
             # `--json` promises a final record for a run that ends in an error; a value the
             # parser refuses (`--timeout -1`) is as much bad usage as one iModel refuses.
@@ -410,45 +476,6 @@ def _run(argv: Sequence[str] | None) -> int:
                 words, {"type": "exception", "error": "UsageError", "message": exc.message}
             )
             raise
-        if args.command == "demo":
-            from ._chat import run_chat
-
-            return run_chat(
-                DEFAULT_MODEL,
-                args.prompt,
-                timeout=None,
-                as_json=args.json,
-                pace=args.pace,
-                show_thinking=args.show_thinking,
-            )
-        if args.command == "chat":
-            from ._chat import run_chat
-
-            return run_chat(
-                args.model,
-                args.prompt,
-                timeout=args.timeout,
-                as_json=args.json,
-                show_thinking=args.show_thinking,
-                base_url=args.base_url,
-                endpoint=args.endpoint,
-                endpoint_settings=args.endpoint_setting,
-                http_flags=dict(
-                    openai_compatible=args.openai_compatible,
-                    api_key_env=args.api_key_env,
-                    allow_local_network=args.allow_local_network,
-                ),
-                agentic_flags=dict(
-                    binary=args.binary,
-                    gateway_url=args.gateway_url,
-                    gateway_key_env=args.gateway_key_env,
-                    env=args.env,
-                    cwd=args.cwd,
-                    config_home=args.config_home,
-                    root=args.root,
-                    terminate_grace=args.terminate_grace,
-                ),
-            )
         if args.command == "providers":
             from ._providers import providers_command
 
@@ -473,6 +500,55 @@ def _run(argv: Sequence[str] | None) -> int:
         return 0
     except OSError as exc:
         return _os_failed(exc)
+
+
+def _stream(args: argparse.Namespace, *, hold_sigterm_to_exit: bool) -> int:
+    """``demo`` / ``chat``: the prompt is read (from stdin) once everything else is checked.
+
+    ``run_chat`` calls the reader after it has built the model from the arguments, so a bad
+    model or flag is refused before any input is consumed, even from a pipe nobody closes.
+    """
+    from ._chat import run_chat
+
+    def prompt() -> str:
+        return _prompt(args.command, args.prompt)
+
+    if args.command == "demo":
+        return run_chat(
+            DEFAULT_MODEL,
+            prompt,
+            timeout=None,
+            as_json=args.json,
+            pace=args.pace,
+            show_thinking=args.show_thinking,
+            hold_sigterm_to_exit=hold_sigterm_to_exit,
+        )
+    return run_chat(
+        args.model,
+        prompt,
+        timeout=args.timeout,
+        as_json=args.json,
+        show_thinking=args.show_thinking,
+        base_url=args.base_url,
+        endpoint=args.endpoint,
+        endpoint_settings=args.endpoint_setting,
+        http_flags=dict(
+            openai_compatible=args.openai_compatible,
+            api_key_env=args.api_key_env,
+            allow_local_network=args.allow_local_network,
+        ),
+        agentic_flags=dict(
+            binary=args.binary,
+            gateway_url=args.gateway_url,
+            gateway_key_env=args.gateway_key_env,
+            env=args.env,
+            cwd=args.cwd,
+            config_home=args.config_home,
+            root=args.root,
+            terminate_grace=args.terminate_grace,
+        ),
+        hold_sigterm_to_exit=hold_sigterm_to_exit,
+    )
 
 
 def _interrupted(words: Sequence[str], exc: KeyboardInterrupt) -> int:

@@ -6,12 +6,13 @@ so every command, flag, output and exit code is the same. What only the wrapper 
 before this module exists: Python has already imported ``lionagi.service`` to find it, so a
 broken installation is Python's own error (exit 1) rather than the one-line report (exit 2),
 and a signal during that import has its default effect. From ``main``'s first line on, SIGTERM
-and Ctrl-C are handled as under the console script.
+and Ctrl-C are handled as under the console script, up to the process's exit: the process is
+the command line here, so SIGTERM stays held once the outcome is written (``_program_main``).
 """
 
 import sys
 
-from . import main
+from . import _program_main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_program_main())

@@ -227,7 +227,7 @@ def _refuse_credential(key: str, value: object) -> None:
 
 def run_chat(
     model: str,
-    prompt: str,
+    prompt: str | Callable[[], str],
     *,
     timeout: float | None,
     as_json: bool,
@@ -238,6 +238,7 @@ def run_chat(
     http_flags: Mapping[str, Any] | None = None,
     endpoint_settings: Sequence[tuple[str, str]] = (),
     show_thinking: bool = False,
+    hold_sigterm_to_exit: bool = False,
 ) -> int:
     """Stream ``prompt`` to ``model`` and render each chunk; returns the exit code.
 
@@ -246,43 +247,38 @@ def run_chat(
     ``--endpoint-setting`` pairs. Ctrl-C ends the partial line (``--json``: a final
     ``interrupted`` record) and returns 130; SIGTERM does the same and returns 143. Both cancel
     the run first, so an agentic CLI's process group is killed and its isolated home removed.
-    SIGTERM is held (recorded, never raised) from the first line here to the last.
+
+    ``prompt`` may be a function that reads it (from stdin): it is called once ``model`` and
+    every flag have been checked and the model built, so a command that cannot run is refused
+    before any input is consumed (stdin was read first, waiting for a pipe nobody closes, and
+    only then was a bad model refused). A SIGTERM while it reads raises, as a recorded one
+    cannot end a read that blocks.
+
+    SIGTERM is held (recorded, never raised) from the first line here to the outcome;
+    ``hold_sigterm_to_exit`` (the process is the command line) keeps it held after that, so a
+    SIGTERM while the process exits leaves the outcome's exit code as it is.
     """
     hold = SigtermHold.install()
     renderer = renderer_for(as_json=as_json, expand_thinking=show_thinking)
-
-    async def go() -> None:
-        options: dict[str, Any] = {}
-        if base_url is not None:
-            options["base_url"] = base_url
-        if endpoint is not None:
-            options["endpoint"] = endpoint
-        if endpoint_settings:
-            options.update(endpoint_settings_from_flags(endpoint_settings))
-        if http_flags:
-            options.update(http_options_from_flags(**http_flags))
-        settings = agentic_settings_from_flags(**agentic_flags) if agentic_flags else None
-        if settings is not None:
-            options["agentic_settings"] = settings
-        async with _model_for_chat(model, options, explicit=endpoint is not None) as imodel:
-            request: dict[str, Any]
-            if imodel.is_agentic:
-                request = {"prompt": prompt}
-                if pace:
-                    request["pace"] = pace
-            else:
-                _refuse_non_chat_endpoint(imodel)
-                request = {"messages": [{"role": "user", "content": prompt}]}
-            if isinstance(renderer, LiveRenderer):
-                renderer.start()
-            async for chunk in imodel.stream(timeout=timeout, **request):
-                renderer.chunk(chunk)
-
     outcome: BaseException | None = None
     terminated = False
     try:
         try:
-            anyio.run(_cancelled_on_sigterm, go, hold)
+            # Everything the arguments alone decide is checked before the prompt is read:
+            # nothing is started here (the model's client is made on its first request).
+            imodel = _built_model(
+                model,
+                base_url=base_url,
+                endpoint=endpoint,
+                endpoint_settings=endpoint_settings,
+                http_flags=http_flags,
+                agentic_flags=agentic_flags,
+            )
+            text = _prompt_text(prompt, hold)
+            if text is not None:
+                anyio.run(
+                    _cancelled_on_sigterm, _streamed(imodel, text, renderer, timeout, pace), hold
+                )
         except KeyboardInterrupt as exc:
             outcome = exc
         except Exception as exc:
@@ -291,14 +287,83 @@ def run_chat(
         code = _render_outcome(renderer, outcome, terminated)
     finally:
         if hold is not None:
-            hold.release()
+            hold.release(keep=hold_sigterm_to_exit)
     if hold is not None and hold.arrived and not terminated and code == 0:
         # SIGTERM while the answer's end was written: a completed answer has no final record
         # yet, so the signal is reported as it would have been a moment earlier. After an
-        # error or a Ctrl-C the record already written stands (one final record).
+        # error or a Ctrl-C the record already written stands (one final record). One after
+        # the release is not `arrived`: the outcome is written, and it stands.
         renderer.interrupted(EXIT_TERMINATED)
         return EXIT_TERMINATED
     return code
+
+
+def _prompt_text(prompt: str | Callable[[], str], hold: SigtermHold | None) -> str | None:
+    """The prompt; a reader is called with SIGTERM raising (None: one arrived before it)."""
+    if isinstance(prompt, str):
+        return prompt
+    if hold is None:
+        return prompt()
+    return hold.interruptible(prompt)
+
+
+def _streamed(
+    imodel: iModel,
+    text: str,
+    renderer: Renderer,
+    timeout: float | None,
+    pace: float | None,
+) -> Callable[[], Awaitable[None]]:
+    """The run: stream ``text`` through ``imodel`` into ``renderer``, then close the model."""
+
+    async def go() -> None:
+        async with imodel:
+            request: dict[str, Any]
+            if imodel.is_agentic:
+                request = {"prompt": text}
+                if pace:
+                    request["pace"] = pace
+            else:
+                request = {"messages": [{"role": "user", "content": text}]}
+            if isinstance(renderer, LiveRenderer):
+                renderer.start()
+            async for chunk in imodel.stream(timeout=timeout, **request):
+                renderer.chunk(chunk)
+
+    return go
+
+
+def _built_model(
+    model: str,
+    *,
+    base_url: str | None,
+    endpoint: str | None,
+    endpoint_settings: Sequence[tuple[str, str]],
+    http_flags: Mapping[str, Any] | None,
+    agentic_flags: Mapping[str, Any] | None,
+) -> iModel:
+    """The ``iModel`` the flags describe, every check that needs no request done.
+
+    The flags, the model name, the endpoint and (for an HTTP endpoint) its taking chat messages
+    are all known before the prompt is: checking them first is what lets ``chat`` refuse a bad
+    argument before it reads stdin.
+    """
+    options: dict[str, Any] = {}
+    if base_url is not None:
+        options["base_url"] = base_url
+    if endpoint is not None:
+        options["endpoint"] = endpoint
+    if endpoint_settings:
+        options.update(endpoint_settings_from_flags(endpoint_settings))
+    if http_flags:
+        options.update(http_options_from_flags(**http_flags))
+    settings = agentic_settings_from_flags(**agentic_flags) if agentic_flags else None
+    if settings is not None:
+        options["agentic_settings"] = settings
+    imodel = _model_for_chat(model, options, explicit=endpoint is not None)
+    if not imodel.is_agentic:
+        _refuse_non_chat_endpoint(imodel)
+    return imodel
 
 
 def _render_outcome(renderer: Renderer, outcome: BaseException | None, terminated: bool) -> int:

@@ -5,7 +5,7 @@ Ctrl-C does, with exit code 143, the ``terminated`` line and, for ``demo`` / ``c
 ``interrupted`` record. Only ``run_chat`` watched for it, from inside its event loop; before that
 (the first half second: importing the command line and ``iModel``, parsing, reading stdin) and
 in every other command, SIGTERM's default action ended the interpreter with no line, no record and
-no teardown. Three stages now cover the whole process:
+no teardown. These stages now cover the whole process:
 
 - **Outside an event loop** SIGTERM raises :class:`Terminated` where Ctrl-C raises
   ``KeyboardInterrupt`` (it is a subclass, so every handler that ends a command cleanly on Ctrl-C
@@ -17,7 +17,14 @@ no teardown. Three stages now cover the whole process:
   loop, outside the cancel scopes (the reason docs/decisions.md gives for watching the signal
   rather than raising). :class:`SigtermHold` only records the signal; a watcher task in the loop
   is woken through ``signal.set_wakeup_fd`` and cancels the run, so its teardown (an agentic CLI's
-  process group killed, its isolated home removed) runs before the process exits.
+  process group killed, its isolated home removed) runs before the process exits. Only while
+  the prompt is read from stdin (:meth:`SigtermHold.interruptible`) does it raise: a recorded
+  signal cannot end a read that waits on a pipe.
+- **Once the outcome is written** (the process is the command line: the console script or
+  ``python -m``) SIGTERM stays held until the process has exited with the outcome's code:
+  :func:`hold_until_exit`. With SIGTERM back at its default there, one arriving while the process
+  tore down (the interpreter's exit takes tens of milliseconds) ended it as "killed by signal 15"
+  although the outcome, exit code 0 or 2 included, was already decided and written.
 - **A second SIGTERM** after the first one was taken ends the process at once: every handler
   here puts SIGTERM back to its default before it acts on the first.
 
@@ -29,22 +36,28 @@ Windows has no SIGTERM an interpreter can catch: there nothing is installed.
 
 from __future__ import annotations
 
+import atexit
 import os
 import signal
+import sys
 import threading
+from collections.abc import Callable
 from types import FrameType
-from typing import Any
+from typing import Any, TypeVar
 
 __all__ = [
     "MARK",
     "SigtermHold",
     "Terminated",
     "give_back_sigterm",
+    "hold_until_exit",
     "interrupt_exit_code",
     "interrupt_word",
     "raise_on_sigterm",
     "takes_sigterm",
 ]
+
+_T = TypeVar("_T")
 
 MARK = "lionagi_service_sigterm"
 """Attribute (True) of the command line's SIGTERM handlers, the wrapper's included.
@@ -121,16 +134,44 @@ class SigtermHold:
     which SIGTERM had its default action. The wake-up is ``signal.set_wakeup_fd`` (see
     ``_chat._watch_sigterm``), which also covers a signal the kernel delivered to another thread
     while the loop slept: the handler itself runs only in the main thread, once it runs Python.
+
+    ``arrived`` says a SIGTERM came while the run was held (its outcome reports it); one that
+    comes after :meth:`release` kept the hold (``keep=True``) is ``late``: the outcome is already
+    written, and only the process's exit is left.
     """
 
     lionagi_service_sigterm = True
 
     def __init__(self) -> None:
         self.arrived = False
+        self.late = False
+        self.released = False
+        self._raising = False
 
     def __call__(self, signum: int, frame: FrameType | None) -> None:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM ends us at once
-        self.arrived = True
+        if self.released:
+            self.late = True
+        elif self._raising:
+            raise Terminated
+        else:
+            self.arrived = True
+
+    def interruptible(self, read: Callable[[], _T]) -> _T | None:
+        """``read()`` (a blocking read of stdin) with SIGTERM raising ``Terminated`` inside it.
+
+        A recorded SIGTERM cannot end a read that waits on a pipe nobody writes to: the
+        interpreter retries the read once the handler has run. Raised, it ends it, as it did
+        before the hold was installed. None, without calling ``read``, when a SIGTERM has
+        already arrived (the run is over before it began).
+        """
+        self._raising = True
+        try:
+            if self.arrived:  # checked after the switch: none can slip between the two
+                return None
+            return read()
+        finally:
+            self._raising = False
 
     @classmethod
     def install(cls) -> SigtermHold | None:
@@ -145,12 +186,86 @@ class SigtermHold:
         signal.signal(signal.SIGTERM, hold)
         return hold
 
-    def release(self) -> None:
-        """End the hold: SIGTERM has its default action again (the run is over).
+    def release(self, *, keep: bool = False) -> None:
+        """End the run's hold: SIGTERM is the default again, or (``keep``) held until exit.
 
         Not the handler found: a raising handler put back here would report a SIGTERM that
         arrives after the run's outcome was written as a second outcome (two final ``--json``
-        records). From here the process only exits, and the default action ends it as well.
+        records). Called from Python (``main(argv)``), the default goes back, as it was found.
+        ``keep`` is for the process that is the command line: the hold stays, so a SIGTERM from
+        here on changes nothing the run reports and the exit code stays the outcome's
+        (:func:`hold_until_exit` carries it through the interpreter's exit).
         """
-        if signal.getsignal(signal.SIGTERM) is self:
+        if not self._installed():
+            return  # a SIGTERM was taken (the default is back), or the handler is not ours
+        if keep:
+            self.released = True
+        else:
+            # Before `released` is set: a SIGTERM still pending runs as this call starts, and
+            # counts as having arrived during the run.
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            self.released = True
+
+    def _installed(self) -> bool:
+        return signal.getsignal(signal.SIGTERM) is self
+
+
+def hold_until_exit() -> None:
+    """Hold SIGTERM from here until the process exits, which it does with the outcome's code.
+
+    For the process that is the command line (the console script, ``python -m``), called once
+    its outcome is written. The default action ended the process "killed by signal 15" while it
+    exited, with the exit code the outcome decided (0, or 2 after a usage error) lost, and any
+    output the interpreter still had to flush. Now the first SIGTERM from here on is taken and
+    nothing else happens; a second one ends the process at once, as everywhere else.
+
+    Left as it is: SIGTERM at its default (a first one was already taken, so the next must kill),
+    ignored, or an embedding program's handler. The interpreter puts every Python handler back to
+    the default once it has flushed stdout and stderr, before it tears its modules down (tens of
+    milliseconds); the last step, :func:`_ignore_for_teardown`, covers that.
+    """
+    if not _can_handle():
+        return
+    current = signal.getsignal(signal.SIGTERM)
+    if getattr(current, MARK, False) is not True:
+        return
+    if not (isinstance(current, SigtermHold) and current.released):  # else the run's, kept
+        hold = SigtermHold()
+        hold.released = True
+        # A SIGTERM still pending runs the handler found first: `Terminated`, before the hold.
+        signal.signal(signal.SIGTERM, hold)
+    global _TEARDOWN_REGISTERED
+    if not _TEARDOWN_REGISTERED:
+        atexit.register(_ignore_for_teardown)
+        _TEARDOWN_REGISTERED = True
+
+
+_TEARDOWN_REGISTERED = False
+"""Whether :func:`_ignore_for_teardown` is registered (once per process)."""
+
+
+def _ignore_for_teardown() -> None:
+    """At exit, once our output is flushed: SIGTERM ignored while the interpreter tears down.
+
+    Python resets its signal handlers to the default after flushing stdout and stderr and before
+    clearing its modules, which takes tens of milliseconds here; a SIGTERM then still ended the
+    process as "killed by signal 15". An ignored SIGTERM is the one disposition that reset keeps.
+    It is set only after this function flushed stdout and stderr itself, under the hold (a
+    second SIGTERM still kills while a stalled reader blocks that flush), so the command line
+    has nothing left to write; and not at all once a SIGTERM was taken, when the next one must
+    kill. Registered once the outcome is written, this runs before the exit functions registered
+    earlier (the standard library's, such as logging's final flush), which then run with
+    SIGTERM ignored too. SIGKILL ends the process as it always does.
+    """
+    hold = signal.getsignal(signal.SIGTERM)
+    if not isinstance(hold, SigtermHold) or not hold.released:
+        return
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except (OSError, ValueError):
+        return  # the interpreter's own flush reports it; the hold stays until then
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a pending SIGTERM runs the hold first
+    if hold.late:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # one was taken: the next one kills
