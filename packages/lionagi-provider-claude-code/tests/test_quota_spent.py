@@ -24,9 +24,17 @@ from lionagi.service import (
     iModel,
 )
 from lionagi.service._lifecycle.retry import counts_as_circuit_failure, is_retryable
+from lionagi.service.agentic import ErrorClassifier
 from lionagi.service_testing.conformance import replay_argv
 
 CAPTURES = Path(__file__).parent / "captures"
+
+
+def _stderr(endpoint: ClaudeCodeEndpoint) -> ErrorClassifier:
+    """The classifier core gives the run's process (the endpoint's patterns before core's)."""
+    classify = endpoint.stderr_classifier()
+    assert classify is not None
+    return classify
 
 
 def _quota_events() -> list[dict[str, object]]:
@@ -63,10 +71,10 @@ def test_a_rate_limit_code_stays_the_retryable_twin() -> None:
 
 def test_billing_error_on_stderr_is_the_family_and_rate_limit_is_not() -> None:
     endpoint = ClaudeCodeEndpoint()
-    billing = endpoint.classify_stderr("error: billing_error", returncode=1)
+    billing = _stderr(endpoint)("error: billing_error", returncode=1)
     assert type(billing) is ProviderQuotaSpentError
     assert billing.retryable is False
-    limited = endpoint.classify_stderr("error: rate_limit", returncode=1)
+    limited = _stderr(endpoint)("error: rate_limit", returncode=1)
     assert type(limited) is ProviderQuotaError
     assert limited.retryable is True
 

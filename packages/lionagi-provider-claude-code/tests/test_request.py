@@ -17,6 +17,14 @@ from lionagi.service import (
     ProviderPermissionError,
     iModel,
 )
+from lionagi.service.agentic import ErrorClassifier
+
+
+def _stderr(endpoint: ClaudeCodeEndpoint) -> ErrorClassifier:
+    """The classifier core gives the run's process (the endpoint's patterns before core's)."""
+    classify = endpoint.stderr_classifier()
+    assert classify is not None
+    return classify
 
 
 def argv(**fields: Any) -> list[str]:
@@ -244,6 +252,6 @@ def test_copy_keeps_argv_grace_and_settings() -> None:
 
 def test_root_refusal_on_stderr_is_a_permission_error() -> None:
     text = "--dangerously-skip-permissions cannot be used with root/sudo privileges for security"
-    error = ClaudeCodeEndpoint().classify_stderr(text, returncode=1, stderr_tail=text)
+    error = _stderr(ClaudeCodeEndpoint())(text, returncode=1, stderr_tail=text)
     assert isinstance(error, ProviderPermissionError)
     assert error.returncode == 1

@@ -28,15 +28,12 @@ from lionagi.service import (
     AgenticRequestValidationError,
     AgenticSettings,
     ProviderDisconnectError,
-    ProviderError,
     ProviderPermissionError,
     ProviderQuotaError,
     ProviderQuotaSpentError,
     ProviderTurnLimitError,
-    classify_provider_error,
 )
 from lionagi.service.agentic import (
-    ErrorClassifier,
     ProviderErrorPattern,
     SubprocessCliEndpoint,
     contained_path,
@@ -235,20 +232,3 @@ class ClaudeCodeEndpoint(SubprocessCliEndpoint):
     def event_parser(self, request: ClaudeCodeRequest) -> ClaudeEventMapper:
         """A new mapper of Claude's stream-json for one run; an unsaved run confirms no session."""
         return ClaudeEventMapper(persisted=not request.no_session_persistence)
-
-    def classify_stderr(
-        self, text: str, *, returncode: int | None = None, stderr_tail: str = ""
-    ) -> ProviderError:
-        """Stderr of a failed run, with the Claude phrases checked before the generic ones."""
-        return classify_provider_error(
-            text,
-            returncode=returncode,
-            stderr_tail=stderr_tail,
-            provider="claude_code",
-            extra_patterns=CLAUDE_ERROR_PATTERNS,
-            secrets=self.settings.secret_values(),
-        )
-
-    def stderr_classifier(self) -> ErrorClassifier:
-        """Claude's phrases first (see :meth:`classify_stderr`)."""
-        return self.classify_stderr

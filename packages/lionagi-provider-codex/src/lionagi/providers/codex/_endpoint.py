@@ -18,12 +18,9 @@ from lionagi.service import (
     AgenticCapabilities,
     AgenticSettings,
     ProviderDisconnectError,
-    ProviderError,
     ProviderQuotaSpentError,
-    classify_provider_error,
 )
 from lionagi.service.agentic import (
-    ErrorClassifier,
     ProviderErrorPattern,
     SubprocessCliEndpoint,
     TokenCounts,
@@ -155,28 +152,6 @@ class CodexCliEndpoint(SubprocessCliEndpoint):
     def cli_arguments(self, request: CodexRequest, *, extra: Sequence[str] = ()) -> list[str]:
         """``exec --json``, the gateway's ``-c`` overrides (where codex reads them), the flags."""
         return build_argv(request, prefix=(), extra=extra)
-
-    def classify_stderr(
-        self, text: str, *, returncode: int | None = None, stderr_tail: str = ""
-    ) -> ProviderError:
-        """Stderr of a failed run, with :data:`CODEX_ERROR_PATTERNS` before core's phrases.
-
-        Codex prints a failure that comes before any event as ``ERROR: <message>`` on stderr;
-        read with core's phrases alone, its usage window there was retryable while the same
-        text as an error event was not.
-        """
-        return classify_provider_error(
-            text,
-            returncode=returncode,
-            stderr_tail=stderr_tail,
-            provider=PROGRAM.binary,
-            extra_patterns=CODEX_ERROR_PATTERNS,
-            secrets=self.settings.secret_values(),
-        )
-
-    def stderr_classifier(self) -> ErrorClassifier:
-        """Codex's texts first (see :meth:`classify_stderr`)."""
-        return self.classify_stderr
 
     def event_parser(self, request: CodexRequest) -> CodexEventParser:
         """A parser for one run; the model names the result when codex does not.

@@ -36,6 +36,7 @@ from ..._base.errors import (
     EndpointConfigurationError,
     ProviderError,
 )
+from ..classify import ProviderErrorPattern, classify_provider_error
 from ..config import EndpointConfig
 from ..subprocess import (
     PROCESS_TERMINATE_GRACE,
@@ -174,8 +175,22 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
         """A new parser of the vendor's events for one run of `request`."""
 
     def stderr_classifier(self) -> ErrorClassifier | None:
-        """How a failed run's stderr and exit code become an error (None: core's patterns)."""
-        return None
+        """How a failed run's stderr and exit code become an error.
+
+        By default this class's ``error_patterns`` (the rules its error events are read with)
+        before core's phrases: a CLI reports the same failure as an event in one run and on
+        stderr in another (before its first event, say), and both must give the same error.
+        None, core's phrases alone, for an adapter without patterns. Override it for a reading
+        of the CLI's own (exit codes, a fatal-error grammar).
+        """
+        cls = type(self)
+        if not cls.error_patterns:
+            return None
+        return _PatternClassifier(
+            cls.error_patterns,
+            cls.process_label or cls.cli_binary or cls.__name__,
+            self.settings.secret_values(),
+        )
 
     def prepare_launch(self, request: Any, launch: AgenticLaunch) -> None:
         """Hook run right before the process starts (e.g. write a per-run models file)."""
@@ -586,3 +601,28 @@ def _refuse_nul_in(value: object, where: str) -> None:
         for key, item in value.items():
             _refuse_nul_in(key, where)
             _refuse_nul_in(item, f"{where}.{key}")
+
+
+class _PatternClassifier:
+    """Core's stderr classification with an adapter's patterns first (see ``stderr_classifier``)."""
+
+    __slots__ = ("_patterns", "_provider", "_secrets")
+
+    def __init__(
+        self, patterns: tuple[ProviderErrorPattern, ...], provider: str, secrets: tuple[str, ...]
+    ) -> None:
+        self._patterns = patterns
+        self._provider = provider
+        self._secrets = secrets
+
+    def __call__(
+        self, text: str, *, returncode: int | None = None, stderr_tail: str = ""
+    ) -> ProviderError:
+        return classify_provider_error(
+            text,
+            returncode=returncode,
+            stderr_tail=stderr_tail,
+            provider=self._provider,
+            extra_patterns=self._patterns,
+            secrets=self._secrets,
+        )
