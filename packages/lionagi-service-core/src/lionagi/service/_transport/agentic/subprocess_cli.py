@@ -177,7 +177,7 @@ class SubprocessCliEndpoint(AgenticEndpoint, metaclass=ABCMeta):
     def stderr_classifier(self) -> ErrorClassifier | None:
         """How a failed run's stderr and exit code become an error.
 
-        By default this class's ``error_patterns`` (the rules its error events are read with)
+        By default this class's `error_patterns` (the rules its error events are read with)
         before core's phrases: a CLI reports the same failure as an event in one run and on
         stderr in another (before its first event, say), and both must give the same error.
         None, core's phrases alone, for an adapter without patterns. Override it for a reading
@@ -604,7 +604,7 @@ def _refuse_nul_in(value: object, where: str) -> None:
 
 
 class _PatternClassifier:
-    """Core's stderr classification with an adapter's patterns first (see ``stderr_classifier``)."""
+    """Core's stderr classification with an adapter's patterns first (see `stderr_classifier`)."""
 
     __slots__ = ("_patterns", "_provider", "_secrets")
 
