@@ -1019,8 +1019,7 @@ def _proxy_origin(proxy: object) -> str:
         url = httpx.URL(raw)
     except (httpx.InvalidURL, ValueError):
         return ""
-    port = f":{url.port}" if url.port is not None else ""
-    return f"{url.scheme}://{url.host}{port}"
+    return describe_url(url.copy_with(path="/")).removesuffix("/")
 
 
 def _cause(exc: httpx.HTTPError) -> httpx.HTTPError | None:

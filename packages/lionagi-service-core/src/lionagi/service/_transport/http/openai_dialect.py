@@ -54,9 +54,10 @@ def openai_status_error(info: HTTPErrorInfo) -> ProviderError | None:
     `ProviderStatusContentFilterError`, a 403 included: the code says the content was
     refused, not the key; on a 4xx other than 429, `model_not_found` ->
     `ProviderStatusUnsupportedModelError` (the provider does not serve that model; a 404
-    without the code, a wrong path, stays a plain client error); `insufficient_quota` or
-    HTTP 402 -> `ProviderQuotaExhaustedError` (billing: never retried, neutral to the
-    circuit). The same codes, or a 402, in a stream's error chunk give its twin,
+    without the code, a wrong path, stays a plain client error); `insufficient_quota`
+    (or `billing_hard_limit_reached`) -> `ProviderQuotaExhaustedError` (billing: never
+    retried, neutral to the circuit; a bare HTTP 402 is the generic mapping's). The same
+    codes, or a 402, in a stream's error chunk give its twin,
     `ProviderStreamQuotaExhaustedError`, through core's classification.
     Messages carry only the redacted excerpt.
     """
@@ -82,9 +83,9 @@ def openai_status_error(info: HTTPErrorInfo) -> ProviderError | None:
         )
     if 400 <= info.status < 500 and info.status != 429 and names & _UNSUPPORTED_MODEL_CODES:
         return info.unsupported_model()
-    # HTTP 402 Payment Required is how several compatible services (credits, prepaid balance)
-    # say what insufficient_quota says.
-    if names & _QUOTA_CODES or info.status == 402:
+    # HTTP 402 Payment Required (how several compatible services say it) needs no code: the
+    # generic status mapping reads it as a spent balance for every endpoint.
+    if names & _QUOTA_CODES:
         return ProviderQuotaExhaustedError(
             f"{info.where}: the account's quota is exhausted (HTTP {info.status}; billing, not "
             f"a rate limit, so it is not retried){info.suffix}",
