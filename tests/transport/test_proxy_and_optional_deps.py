@@ -6,9 +6,12 @@ target, where httpx raises ``ProxyError`` for the refused CONNECT, and a plain
 ``ProviderClientError`` for a plain-http target, where the forward proxy's 407 is the response.
 Retrying sends the same credentials and is refused the same way. Now both are the credentials
 family (``ProviderUnauthorizedError``, ``status`` 407): never retried, naming
-``client_kwargs.proxy``, never the proxy's userinfo. The proxy here is a real loopback server
-that answers every request (CONNECT or absolute-form) with a 407 and counts them; the target's
-port has nothing listening, so a request that bypassed the proxy could not be answered.
+``client_kwargs.proxy`` and the proxy's ``scheme://host:port`` (the forward case said only "a
+proxy": ``status_error`` did not know the configuration), never the proxy's userinfo. A 407 with
+no proxy configured says so instead of naming a setting the caller never used. The proxy here is
+a real loopback server that answers every request (CONNECT or absolute-form) with a 407 and
+counts them; the target's port has nothing listening, so a request that bypassed the proxy could
+not be answered.
 
 Optional packages: ``client_kwargs={"http2": True}`` without ``h2``, or a ``socks5://`` proxy
 without ``socksio``, raised httpx's bare ``ImportError`` when the client was built. Absence is
@@ -41,6 +44,7 @@ from lionagi.service import (
 from lionagi.service._lifecycle.retry import counts_as_circuit_failure, is_retryable
 from lionagi.service._transport.config import EndpointConfig
 from lionagi.service._transport.http.client import new_client
+from lionagi.service.http import status_error
 
 pytestmark = pytest.mark.anyio
 
@@ -152,9 +156,8 @@ async def test_a_proxy_refusing_its_credentials_is_one_typed_unretried_attempt(
     assert not is_retryable(error, AttemptPolicy())
     assert not counts_as_circuit_failure(error, AttemptPolicy())  # the proxy, not the provider
     shown = f"{error}\n{error!r}\n{error.body_excerpt}"
-    assert "client_kwargs.proxy" in str(error)
-    if scheme == "https":  # the endpoint knows whose CONNECT failed: the proxy is named
-        assert f"the proxy http://127.0.0.1:{proxy.port} (client_kwargs.proxy)" in str(error)
+    # Both paths name the configured proxy: the CONNECT's ProxyError and the forwarded 407.
+    assert f"the proxy http://127.0.0.1:{proxy.port} (client_kwargs.proxy)" in str(error)
     basic = base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
     for secret in (PASSWORD, USER, basic):
         assert secret not in shown
@@ -182,6 +185,57 @@ async def test_a_proxy_given_as_httpx_proxy_is_named_without_its_credentials() -
     assert f"the proxy http://127.0.0.1:{proxy.port} (client_kwargs.proxy)" in str(error)
     assert PASSWORD not in f"{error}{error!r}"
     assert len(proxy.request_lines) == 1
+
+
+async def test_a_407_with_no_proxy_configured_says_none_is_configured() -> None:
+    """A server (or an intercepting proxy) answering 407 to a request sent through no proxy:
+    still refused credentials, one attempt, but the message must not blame a setting the caller
+    never set."""
+    async with (
+        Proxy407().running() as server,
+        iModel(
+            provider="loopback-chat",
+            endpoint="chat/completions",
+            openai_compatible=True,
+            base_url=f"http://127.0.0.1:{server.port}/v1",
+            api_key="sk-loopback",
+            allow_local_network=True,
+            request_defaults={"model": "m"},
+            attempt_policy=AttemptPolicy(
+                max_attempts=3, base_delay=0.001, max_delay=0.01, jitter_factor=0
+            ),
+        ) as model,
+    ):
+        error = await _failure(model, "invoke")
+    assert isinstance(error, ProviderUnauthorizedError), repr(error)
+    assert error.status == 407
+    assert not is_retryable(error, AttemptPolicy())
+    text = str(error)
+    assert "no proxy is configured (client_kwargs.proxy is not set)" in text
+    assert "(client_kwargs.proxy) refused" not in text
+    assert f"POST http://127.0.0.1:{server.port}/v1/chat/completions answered HTTP 407" in text
+    assert server.request_lines == ["POST /v1/chat/completions HTTP/1.1"]
+
+
+def _response_407() -> httpx.Response:
+    request = httpx.Request("POST", "http://api.example.test/v1/chat")
+    return httpx.Response(407, request=request, content=b"auth first")
+
+
+def test_status_error_names_the_proxy_it_is_given() -> None:
+    """The public mapping: `proxy=` names the proxy, `""` a configured but unnamed one, the
+    default (None) says no proxy is configured."""
+    named = status_error(_response_407(), b"auth first", proxy="http://10.0.0.1:3128")
+    assert isinstance(named, ProviderUnauthorizedError)
+    assert named.status == 407
+    assert "the proxy http://10.0.0.1:3128 (client_kwargs.proxy) refused" in str(named)
+    assert named.body_excerpt == "auth first"
+    unnamed = status_error(_response_407(), b"", proxy="")
+    assert "the proxy in client_kwargs.proxy refused" in str(unnamed)
+    absent = status_error(_response_407(), b"")
+    assert isinstance(absent, ProviderUnauthorizedError)
+    assert absent.status == 407
+    assert "no proxy is configured" in str(absent)
 
 
 # --- optional packages ---------------------------------------------------------------------------

@@ -821,7 +821,9 @@ class Endpoint:
         mapped = self.map_status_error(error_info(response, body, secrets=secrets))
         if mapped is not None:
             raise mapped
-        raise status_error(response, body, secrets=secrets)
+        # A 407 names the configured proxy (or says none is configured); read only for a 407.
+        proxy = self._proxy_origin() if status == 407 else None
+        raise status_error(response, body, secrets=secrets, proxy=proxy)
 
     def allows_local(self, url: httpx.URL) -> bool:
         """Whether the SSRF guard may let `url` reach a local or private address.
@@ -853,14 +855,21 @@ class Endpoint:
         """The typed error for an httpx failure of a request to ``url``.
 
         A proxy's 407 answer to CONNECT (httpx's ``ProxyError`` for an https target through
-        ``client_kwargs.proxy``) is refused credentials, not a connection failure: typed as
-        :func:`proxy_auth_error`, so the lifecycle does not retry what the proxy refuses again.
+        ``client_kwargs.proxy``), and a SOCKS5 proxy's refusal of the authentication it was
+        offered (httpcore's ``ProxyError`` from the handshake), are refused credentials, not a
+        connection failure: typed as :func:`proxy_auth_error`, so the lifecycle does not retry
+        what the proxy refuses again.
         """
         secrets = self._secrets()
         where = describe_url(url, secrets)
-        if isinstance(exc, httpx.ProxyError) and _PROXY_AUTH_REQUIRED.match(str(exc)):
-            proxy = _proxy_origin(self.__config.client_kwargs.get("proxy"))
-            return proxy_auth_error(where, proxy=proxy)
+        if isinstance(exc, httpx.ProxyError):
+            reason = str(exc)
+            if _PROXY_AUTH_REQUIRED.match(reason):
+                return proxy_auth_error(where, proxy=self._proxy_origin())
+            if _SOCKS_AUTH_REFUSED.match(reason):
+                # httpcore's fixed wording (method names, no credential), bounded all the same.
+                reply = excerpt(reason, secrets, 200).strip().rstrip(".")
+                return proxy_auth_error(where, proxy=self._proxy_origin(), socks_reply=reply)
         detail = excerpt(str(exc), secrets, 300)
         if isinstance(exc, httpx.LocalProtocolError):
             # h11 quotes the offending header's bytes (repr form, so an exact-match redaction
@@ -872,6 +881,10 @@ class Endpoint:
         if isinstance(exc, httpx.TimeoutException):
             return ProviderConnectionError(f"{where} timed out: {type(exc).__name__} {detail}")
         return ProviderConnectionError(f"{where} connection failed: {type(exc).__name__}: {detail}")
+
+    def _proxy_origin(self) -> str | None:
+        """The configured proxy as a proxy refusal names it (see :func:`_proxy_origin`)."""
+        return _proxy_origin(self.__config.client_kwargs.get("proxy"))
 
     def _limit(self, timeout: float | None) -> float:
         if timeout is None:
@@ -1004,14 +1017,26 @@ class _TransportCap:
 _QUOTED_BYTES = re.compile(r"""b(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
 # httpcore's ProxyError for a CONNECT answered with a non-2xx status is "<status> <reason>".
 _PROXY_AUTH_REQUIRED = re.compile(r"\s*407\b")
+# httpcore's ProxyErrors for a SOCKS5 handshake refused at authentication (httpcore
+# _async/socks_proxy.py): the RFC 1929 subnegotiation failed ("Invalid username/password"), or
+# the proxy chose no method the client offered, or one it did not offer (RFC 1928: "Requested
+# USERNAME/PASSWORD from proxy server, but got NO ACCEPTABLE METHODS."). Each repeats for the
+# same configuration. Not its "Proxy Server could not connect: ...": the proxy accepted the
+# client and failed to reach the target, a connection failure like any other.
+_SOCKS_AUTH_REFUSED = re.compile(
+    r"Invalid username/password\b|Requested [A-Z/ ]+ from proxy server, but got "
+)
 
 
-def _proxy_origin(proxy: object) -> str:
+def _proxy_origin(proxy: object) -> str | None:
     """``scheme://host[:port]`` of a ``client_kwargs.proxy`` value, never its userinfo.
 
-    Empty when the value is no proxy URL the message can name (the client was built from it, so
-    that does not happen; the message then says "a proxy").
+    None when no proxy is configured (absent or None); empty when the value is no proxy URL the
+    message can name (the client was built from it, so that does not happen; the message then
+    says "the proxy in client_kwargs.proxy").
     """
+    if proxy is None:
+        return None
     raw = proxy.url if isinstance(proxy, httpx.Proxy) else proxy
     if not isinstance(raw, str | httpx.URL):
         return ""

@@ -217,20 +217,53 @@ def error_info(
 
 
 def proxy_auth_error(
-    where: str, *, proxy: str = "", body_excerpt: str = ""
+    where: str, *, proxy: str | None = "", body_excerpt: str = "", socks_reply: str = ""
 ) -> ProviderUnauthorizedError:
-    """The typed error for a proxy's HTTP 407 Proxy Authentication Required.
+    """The typed error for a proxy refusing the request for want of valid credentials.
 
-    The proxy in ``client_kwargs.proxy`` refused the request for want of valid credentials:
-    as a CONNECT answer (httpx's ``ProxyError`` for an https target) or as the response to a
-    forwarded plain-http request. Retrying sends the same credentials and is refused the same
-    way, and the refusal says nothing about the provider's health, so it is the credentials
-    family (:class:`ProviderUnauthorizedError`, ``status`` 407): never retried, neutral for
-    the circuit. The message names the setting to fix, ``client_kwargs.proxy``; ``proxy`` is
-    the proxy's ``scheme://host:port`` when known, never its userinfo.
+    An HTTP proxy's 407 Proxy Authentication Required (httpx's ``ProxyError`` for a refused
+    CONNECT, or the response to a forwarded plain-http request), or a SOCKS5 proxy's refusal of
+    the authentication it was offered (``socks_reply``: httpcore's reason, e.g. ``Invalid
+    username/password``). Retrying sends the same credentials and is refused the same way, and
+    the refusal says nothing about the provider's health, so it is the credentials family
+    (:class:`ProviderUnauthorizedError`): never retried, neutral for the circuit.
+
+    ``status`` is 407 for both: the class needs an HTTP status, and 407 is the one meaning
+    "the proxy wants valid credentials", so ``status == 407`` tells every proxy refusal from a
+    refused API key whatever the proxy's protocol; a SOCKS message says no HTTP status was sent.
+
+    ``proxy`` is the configured proxy's ``scheme://host:port`` (never its userinfo), ``""``
+    when ``client_kwargs.proxy`` is set but cannot be named, None when no proxy is configured:
+    then the 407 came from a proxy the configuration does not know of, and the message says so
+    instead of sending the caller to a setting they never used.
     """
-    via = f"the proxy {proxy} (client_kwargs.proxy)" if proxy else "a proxy (client_kwargs.proxy)"
     suffix = f": {body_excerpt}" if body_excerpt else ""
+    if socks_reply:
+        named = f" {proxy}" if proxy else ""
+        return ProviderUnauthorizedError(
+            f"{where}: the SOCKS proxy{named} (client_kwargs.proxy) refused the authentication "
+            f"it was offered ({socks_reply}): the user and password are missing or wrong, or "
+            "the proxy does not take username/password authentication; set them in "
+            "client_kwargs.proxy (socks5://user:password@host:port). Not retried: the same "
+            "credentials are refused again (status 407 marks a proxy's refused credentials; a "
+            "SOCKS proxy sends no HTTP status)",
+            status=407,
+            body_excerpt=body_excerpt,
+        )
+    if proxy is None:
+        return ProviderUnauthorizedError(
+            f"{where} answered HTTP 407 Proxy Authentication Required, but no proxy is "
+            "configured (client_kwargs.proxy is not set): a proxy on the network path (an "
+            "intercepting proxy, or one the HTTP client took from the environment) or the "
+            "server itself wants credentials; route through that proxy with its user and "
+            "password in client_kwargs.proxy (http://user:password@host:port), or ask whoever "
+            f"runs it. Not retried: the same request is refused again{suffix}",
+            status=407,
+            body_excerpt=body_excerpt,
+        )
+    via = (
+        f"the proxy {proxy} (client_kwargs.proxy)" if proxy else "the proxy in client_kwargs.proxy"
+    )
     return ProviderUnauthorizedError(
         f"{where}: {via} refused the request with HTTP 407 Proxy Authentication Required: its "
         "credentials are missing or wrong; set the proxy's user and password in "
@@ -247,6 +280,7 @@ def status_error(
     *,
     secrets: Iterable[str] = (),
     unauthorized_hint: str = "check the API key",
+    proxy: str | None = None,
 ) -> ProviderStatusError | ProviderProtocolError:
     """The typed error for a non-2xx `response` whose (bounded) body is `body`.
 
@@ -257,6 +291,9 @@ def status_error(
     names the method and URL (credentials and query values redacted) and a bounded, redacted
     excerpt of the body; `secrets` are redacted too. `unauthorized_hint` is the advice a
     401/403 message gives: an adapter that sends no API key says what the caller can do instead.
+    `proxy` is what a 407 names (see `proxy_auth_error`): the `scheme://host:port` of the
+    proxy the request went through, `""` for a configured proxy that cannot be named, None
+    (the default) when the request was sent through no configured proxy.
     """
     secrets = tuple(secrets)
     status = response.status_code
@@ -282,8 +319,8 @@ def status_error(
         )
     if status == 407:
         # Only a proxy sends it (RFC 9110 §15.5.8): a forward proxy's answer to a plain-http
-        # request through client_kwargs.proxy.
-        return proxy_auth_error(where, body_excerpt=text)
+        # request, through the configured proxy (`proxy`) or one the caller did not configure.
+        return proxy_auth_error(where, proxy=proxy, body_excerpt=text)
     if (
         400 <= status < 500
         and status not in (401, 403)
