@@ -49,7 +49,13 @@ class _RaiseTerminated:
 
 
 def main() -> int:
-    """Run ``lionagi.service.cli.main``; report its package failing to import in one line.
+    """Run the command line as this process; report its package failing to import in one line.
+
+    It enters through ``lionagi.service.cli._program_main`` (``main`` as the process itself):
+    SIGTERM and Ctrl-C stay held from the written outcome until the exit, so the exit code is the
+    outcome's. ``main`` recognises the console script by this module's SIGTERM handler, which is
+    not installed when SIGTERM was inherited ignored: there a Ctrl-C after the outcome still
+    printed ``interrupted`` and exited 130.
 
     A Ctrl-C or SIGTERM while that import runs (the first few tens of milliseconds of every
     command), or one the command line's own handlers did not see, is reported as the command
@@ -64,7 +70,7 @@ def main() -> int:
         # is bound) escaped as a bare `Terminated` traceback. The handler disarms itself.
         installed = _raise_on_sigterm()
         try:
-            from lionagi.service.cli import main as run
+            from lionagi.service.cli import _program_main as run
         except ImportError as exc:
             code = _report(exc, args)
         else:

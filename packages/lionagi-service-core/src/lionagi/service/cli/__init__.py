@@ -17,7 +17,7 @@ Both signals cancel the run, so its teardown runs (an agentic CLI's process grou
 its isolated home removed) before the partial line is ended and the code returned. SIGTERM is
 handled from the console script's first line (``_signals``), not only once a run has started,
 and once the outcome is written it is held until the process has exited with that code (a
-second SIGTERM still ends it at once).
+second SIGTERM still ends it at once); so is Ctrl-C, which before the outcome cancels the run.
 
 The prompt of `demo` and `chat` may come from stdin: `-` reads it, and so does a `chat` without
 a prompt when stdin is not a terminal (`echo hi | lionagi-service chat MODEL`). It is read only
@@ -354,14 +354,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     SIGTERM raises ``Terminated`` from here on when it is at its default (``python -m``, a
     direct call); under the console script the wrapper has already made it do so. Called from
-    Python, SIGTERM is given back as it was found; under the console script (the process is the
-    command line) it stays held until the process has exited with the returned code.
+    Python, SIGTERM is given back as it was found and Ctrl-C is never touched; when the process
+    is the command line both stay held, once the outcome is written, until the process has
+    exited with the returned code.
     """
     return _main(argv, owns_process=_under_console_script())
 
 
 def _program_main() -> int:
-    """``python -m lionagi.service.cli``: :func:`main` as the process itself, as the script is."""
+    """The process is the command line: the console script's wrapper and ``python -m``.
+
+    :func:`main` as the process itself: SIGTERM and Ctrl-C stay held from the outcome until the
+    exit. The wrapper calls this rather than :func:`main`, whose test (the wrapper's SIGTERM
+    handler) misses a console script started with SIGTERM ignored, which has no such handler.
+    """
     return _main(None, owns_process=True)
 
 
@@ -369,7 +375,8 @@ def _under_console_script() -> bool:
     """True when the console script's wrapper handles SIGTERM: this process is the command line.
 
     The wrapper installs its handler (marked ``MARK``) before it imports anything; a program that
-    calls ``main(argv)`` has SIGTERM at its default, ignored, or under its own handler.
+    calls ``main(argv)`` has SIGTERM at its default, ignored, or under its own handler. (The
+    wrapper itself enters through :func:`_program_main`; this covers one that calls ``main``.)
     """
     return getattr(signal.getsignal(signal.SIGTERM), MARK, False) is True
 
@@ -385,7 +392,7 @@ def _main(argv: Sequence[str] | None, *, owns_process: bool) -> int:
         if not _standard_streams_usable():
             return 1
         try:
-            return _run(argv, hold_sigterm_to_exit=owns_process)
+            return _run(argv, hold_signals_to_exit=owns_process)
         except ImportError as exc:
             return _import_failed(exc, argv)
     except KeyboardInterrupt as exc:
@@ -393,23 +400,12 @@ def _main(argv: Sequence[str] | None, *, owns_process: bool) -> int:
         return _interrupted(words, exc)
     finally:
         if owns_process:
-            _hold_until_exit()
+            # The outcome is written (returned, or raised as a usage exit): SIGTERM and Ctrl-C
+            # are held until the process has exited with its code. One still pending as the
+            # holds go in is taken there like any other after the outcome (it changes nothing).
+            hold_until_exit()
         else:
             give_back_sigterm(installed)
-
-
-def _hold_until_exit() -> None:
-    """The outcome is written (returned, or raised as a usage exit): hold SIGTERM until exit.
-
-    A SIGTERM that was pending as the hold replaced the raising handler was taken by that handler
-    (which puts SIGTERM back to its default, so the next one kills): like any other after the
-    outcome, it does not change it.
-    """
-    try:
-        hold_until_exit()
-    except KeyboardInterrupt as exc:
-        if interrupt_exit_code(exc) != 128 + signal.SIGTERM:
-            raise
 
 
 def _standard_streams_usable() -> bool:
@@ -457,7 +453,7 @@ def _import_failed(exc: ImportError, argv: Sequence[str] | None) -> int:
     return 2
 
 
-def _run(argv: Sequence[str] | None, *, hold_sigterm_to_exit: bool = False) -> int:
+def _run(argv: Sequence[str] | None, *, hold_signals_to_exit: bool = False) -> int:
     from ._render import tolerate_unencodable_output
 
     tolerate_unencodable_output()
@@ -468,7 +464,7 @@ def _run(argv: Sequence[str] | None, *, hold_sigterm_to_exit: bool = False) -> i
         try:
             args = _parser().parse_args(words)
             if args.command in ("demo", "chat"):
-                return _stream(args, hold_sigterm_to_exit=hold_sigterm_to_exit)
+                return _stream(args, hold_signals_to_exit=hold_signals_to_exit)
         except _UsageExit as exc:
             # `--json` promises a final record for a run that ends in an error; a value the
             # parser refuses (`--timeout -1`) is as much bad usage as one iModel refuses.
@@ -502,7 +498,7 @@ def _run(argv: Sequence[str] | None, *, hold_sigterm_to_exit: bool = False) -> i
         return _os_failed(exc)
 
 
-def _stream(args: argparse.Namespace, *, hold_sigterm_to_exit: bool) -> int:
+def _stream(args: argparse.Namespace, *, hold_signals_to_exit: bool) -> int:
     """``demo`` / ``chat``: the prompt is read (from stdin) once everything else is checked.
 
     ``run_chat`` calls the reader after it has built the model from the arguments, so a bad
@@ -521,7 +517,7 @@ def _stream(args: argparse.Namespace, *, hold_sigterm_to_exit: bool) -> int:
             as_json=args.json,
             pace=args.pace,
             show_thinking=args.show_thinking,
-            hold_sigterm_to_exit=hold_sigterm_to_exit,
+            hold_signals_to_exit=hold_signals_to_exit,
         )
     return run_chat(
         args.model,
@@ -547,7 +543,7 @@ def _stream(args: argparse.Namespace, *, hold_sigterm_to_exit: bool) -> int:
             root=args.root,
             terminate_grace=args.terminate_grace,
         ),
-        hold_sigterm_to_exit=hold_sigterm_to_exit,
+        hold_signals_to_exit=hold_signals_to_exit,
     )
 
 

@@ -7,7 +7,8 @@ before this module exists: Python has already imported ``lionagi.service`` to fi
 broken installation is Python's own error (exit 1) rather than the one-line report (exit 2),
 and a signal during that import has its default effect. From ``main``'s first line on, SIGTERM
 and Ctrl-C are handled as under the console script, up to the process's exit: the process is
-the command line here, so SIGTERM stays held once the outcome is written (``_program_main``).
+the command line here, so SIGTERM and Ctrl-C stay held once the outcome is written
+(``_program_main``, which the console script's wrapper calls too).
 """
 
 import sys

@@ -28,7 +28,7 @@ from .._base.secrets import is_credential_header, is_env_name
 from .._facade.imodel import iModel
 from .._transport.http.payload import accepted_keys
 from ._render import LiveRenderer, Renderer, renderer_for
-from ._signals import SigtermHold, interrupt_exit_code
+from ._signals import SigintHold, SigtermHold, interrupt_exit_code
 
 __all__ = [
     "EXIT_INTERRUPTED",
@@ -238,7 +238,7 @@ def run_chat(
     http_flags: Mapping[str, Any] | None = None,
     endpoint_settings: Sequence[tuple[str, str]] = (),
     show_thinking: bool = False,
-    hold_sigterm_to_exit: bool = False,
+    hold_signals_to_exit: bool = False,
 ) -> int:
     """Stream ``prompt`` to ``model`` and render each chunk; returns the exit code.
 
@@ -255,13 +255,17 @@ def run_chat(
     cannot end a read that blocks.
 
     SIGTERM is held (recorded, never raised) from the first line here to the outcome;
-    ``hold_sigterm_to_exit`` (the process is the command line) keeps it held after that, so a
-    SIGTERM while the process exits leaves the outcome's exit code as it is.
+    ``hold_signals_to_exit`` (the process is the command line) keeps it held after that, so a
+    SIGTERM while the process exits leaves the outcome's exit code as it is. With it Ctrl-C is
+    held too from the moment the outcome is being written (:class:`SigintHold`): before that it
+    raises and cancels the run (130), after it it changes nothing. Called from Python (without
+    it) Ctrl-C is never touched.
     """
     hold = SigtermHold.install()
     renderer = renderer_for(as_json=as_json, expand_thinking=show_thinking)
     outcome: BaseException | None = None
     terminated = False
+    sigint: SigintHold | None = None
     try:
         try:
             # Everything the arguments alone decide is checked before the prompt is read:
@@ -284,10 +288,17 @@ def run_chat(
         except Exception as exc:
             outcome = exc
         terminated = hold is not None and hold.arrived
+        if hold_signals_to_exit:
+            # From here Ctrl-C is recorded, not raised: raised inside the renderer it cut the
+            # outcome short, and raised once it was written it made a second one (`_run`'s
+            # `interrupted`, 130). A Ctrl-C still pending raises here, before the outcome.
+            sigint = SigintHold.install()
         code = _render_outcome(renderer, outcome, terminated)
     finally:
+        if sigint is not None:
+            sigint.release()
         if hold is not None:
-            hold.release(keep=hold_sigterm_to_exit)
+            hold.release(keep=hold_signals_to_exit)
     if hold is not None and hold.arrived and not terminated and code == 0:
         # SIGTERM while the answer's end was written: a completed answer has no final record
         # yet, so the signal is reported as it would have been a moment earlier. After an
@@ -295,6 +306,10 @@ def run_chat(
         # the release is not `arrived`: the outcome is written, and it stands.
         renderer.interrupted(EXIT_TERMINATED)
         return EXIT_TERMINATED
+    if sigint is not None and sigint.arrived and code == 0:
+        # The same for a Ctrl-C while a completed answer's end was written (one final record).
+        renderer.interrupted(EXIT_INTERRUPTED)
+        return EXIT_INTERRUPTED
     return code
 
 

@@ -27,11 +27,21 @@ no teardown. These stages now cover the whole process:
   although the outcome, exit code 0 or 2 included, was already decided and written.
 - **A second SIGTERM** after the first one was taken ends the process at once: every handler
   here puts SIGTERM back to its default before it acts on the first.
+- **Ctrl-C (SIGINT) once the outcome is written** is held the same way (:class:`SigintHold`):
+  before, Python's handler raised ``KeyboardInterrupt`` wherever the process was on its way out,
+  so a Ctrl-C after a written answer printed ``interrupted`` and exit 130 (a second final
+  ``--json`` record), a traceback and "killed by signal 2", or ended the teardown by SIGINT's
+  default action. The first Ctrl-C from then on is taken and changes nothing; a second one has
+  SIGINT's default action (the process ends at once, a shell reports 130). Before the outcome
+  Ctrl-C is untouched: it raises ``KeyboardInterrupt`` and cancels the run (130,
+  ``interrupted``). Only Python's own handler is replaced: an ignored SIGINT (a background job
+  of a non-interactive shell) or an embedding program's handler is kept.
 
 A SIGTERM that was ignored or handled by the parent process when the command started is left as
 it was: a handler is installed only over the default disposition (or over one of the handlers
 here, which recognise each other by :data:`MARK`). Signals reach the main thread only, and
-Windows has no SIGTERM an interpreter can catch: there nothing is installed.
+Windows has no SIGTERM an interpreter can catch: there nothing is installed (nor for SIGINT,
+whose Ctrl-C there is a console event rather than a POSIX signal with a default action).
 """
 
 from __future__ import annotations
@@ -47,6 +57,7 @@ from typing import Any, TypeVar
 
 __all__ = [
     "MARK",
+    "SigintHold",
     "SigtermHold",
     "Terminated",
     "give_back_sigterm",
@@ -210,34 +221,122 @@ class SigtermHold:
         return signal.getsignal(signal.SIGTERM) is self
 
 
+class SigintHold:
+    """Ctrl-C (SIGINT) from the moment the outcome is written until the process exits: taken.
+
+    Python's own handler raises ``KeyboardInterrupt`` wherever the main thread is, and once the
+    outcome is written there is nothing left for it to cancel: raised in the command line's way
+    out it printed ``interrupted`` and returned 130 (a second final ``--json`` record), raised
+    after that it escaped as a traceback and "killed by signal 2". This handler takes the first
+    one instead, and puts SIGINT back to its default before anything else, so a second Ctrl-C
+    ends the process at once (a shell reports 130), as a second SIGTERM does.
+
+    ``run_chat`` installs it just before it writes the outcome (:meth:`install`): a Ctrl-C while
+    the outcome is written is ``arrived`` (a completed answer has no final record yet, so it is
+    reported, 130, as it would have been a moment earlier; an error's record stands), one after
+    :meth:`release` is ``late`` (the outcome stands). :func:`hold_until_exit` keeps it, or puts
+    one in place for the other commands, until the process has exited.
+    """
+
+    def __init__(self) -> None:
+        self.arrived = False
+        self.late = False
+        self.released = False
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # a second Ctrl-C ends us at once
+        if self.released:
+            self.late = True
+        else:
+            self.arrived = True
+
+    @classmethod
+    def install(cls) -> SigintHold | None:
+        """Take SIGINT from Python's own handler; None when it is not ours to take.
+
+        Only ``signal.default_int_handler`` is replaced, in the main thread on POSIX: an
+        ignored SIGINT (inherited: Python keeps it ignored) or an embedding program's handler
+        stays. A Ctrl-C still pending runs Python's handler first: ``KeyboardInterrupt`` is
+        raised from here, before anything is changed (the outcome is not written yet).
+        """
+        if not _can_handle() or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+            return None
+        hold = cls()
+        signal.signal(signal.SIGINT, hold)
+        return hold
+
+    def release(self) -> None:
+        """The outcome is written: a Ctrl-C from here on is ``late`` and changes nothing."""
+        self.released = True
+
+
 def hold_until_exit() -> None:
-    """Hold SIGTERM from here until the process exits, which it does with the outcome's code.
+    """Hold SIGTERM and Ctrl-C from here until the process exits with the outcome's code.
 
     For the process that is the command line (the console script, ``python -m``), called once
     its outcome is written. The default action ended the process "killed by signal 15" while it
     exited, with the exit code the outcome decided (0, or 2 after a usage error) lost, and any
-    output the interpreter still had to flush. Now the first SIGTERM from here on is taken and
+    output the interpreter still had to flush; a Ctrl-C raised ``KeyboardInterrupt`` on the way
+    out (``interrupted``, 130, or a traceback). Now the first of each from here on is taken and
     nothing else happens; a second one ends the process at once, as everywhere else.
 
-    Left as it is: SIGTERM at its default (a first one was already taken, so the next must kill),
-    ignored, or an embedding program's handler. The interpreter puts every Python handler back to
-    the default once it has flushed stdout and stderr, before it tears its modules down (tens of
+    Left as it is: a signal at its default (a first one was already taken, so the next must
+    kill), ignored, or under an embedding program's handler. A signal still pending as a
+    handler is replaced runs the handler found first, which raises (``Terminated``, or Python's
+    ``KeyboardInterrupt``): it came after the outcome too, so it is taken here as the hold would
+    take it, and the rest is put in place. The interpreter puts every Python handler back to the
+    default once it has flushed stdout and stderr, before it tears its modules down (tens of
     milliseconds); the last step, :func:`_ignore_for_teardown`, covers that.
     """
     if not _can_handle():
         return
-    current = signal.getsignal(signal.SIGTERM)
-    if getattr(current, MARK, False) is not True:
-        return
-    if not (isinstance(current, SigtermHold) and current.released):  # else the run's, kept
-        hold = SigtermHold()
-        hold.released = True
-        # A SIGTERM still pending runs the handler found first: `Terminated`, before the hold.
-        signal.signal(signal.SIGTERM, hold)
+    sigint_taken = False
+    while True:  # each pass cut short consumed one delivered signal, so this ends
+        try:
+            _hold_sigterm_until_exit()
+            _hold_sigint_until_exit(taken=sigint_taken)
+            break
+        except KeyboardInterrupt as exc:
+            # `_RaiseTerminated` already put SIGTERM back to its default (the next one kills);
+            # Python's SIGINT handler did not, which the next pass does.
+            if interrupt_exit_code(exc) == 128 + signal.SIGINT:
+                sigint_taken = True
     global _TEARDOWN_REGISTERED
     if not _TEARDOWN_REGISTERED:
         atexit.register(_ignore_for_teardown)
         _TEARDOWN_REGISTERED = True
+
+
+def _hold_sigterm_until_exit() -> None:
+    """SIGTERM: the run's hold kept, or one put in place of a raising handler of ours."""
+    current = signal.getsignal(signal.SIGTERM)
+    if getattr(current, MARK, False) is not True:
+        return  # the default (one was taken), ignored, or an embedding program's handler
+    if isinstance(current, SigtermHold) and current.released:
+        return  # the run's, kept
+    hold = SigtermHold()
+    hold.released = True
+    signal.signal(signal.SIGTERM, hold)
+
+
+def _hold_sigint_until_exit(*, taken: bool) -> None:
+    """SIGINT: the run's hold kept, or one put in place of Python's handler.
+
+    ``taken``: Python's handler already raised for a Ctrl-C after the outcome (pending as a
+    handler was replaced, and swallowed by :func:`hold_until_exit`), so the next one must kill.
+    """
+    current = signal.getsignal(signal.SIGINT)
+    if isinstance(current, SigintHold):
+        current.release()  # the run's, kept (it already is released once its outcome is written)
+        return
+    if current is not signal.default_int_handler:
+        return  # the default (one was taken), ignored, or an embedding program's handler
+    if taken:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        return
+    hold = SigintHold()
+    hold.released = True
+    signal.signal(signal.SIGINT, hold)
 
 
 _TEARDOWN_REGISTERED = False
@@ -245,27 +344,36 @@ _TEARDOWN_REGISTERED = False
 
 
 def _ignore_for_teardown() -> None:
-    """At exit, once our output is flushed: SIGTERM ignored while the interpreter tears down.
+    """At exit, once our output is flushed: SIGTERM and SIGINT ignored while the interpreter ends.
 
     Python resets its signal handlers to the default after flushing stdout and stderr and before
-    clearing its modules, which takes tens of milliseconds here; a SIGTERM then still ended the
-    process as "killed by signal 15". An ignored SIGTERM is the one disposition that reset keeps.
-    It is set only after this function flushed stdout and stderr itself, under the hold (a
-    second SIGTERM still kills while a stalled reader blocks that flush), so the command line
-    has nothing left to write; and not at all once a SIGTERM was taken, when the next one must
-    kill. Registered once the outcome is written, this runs before the exit functions registered
-    earlier (the standard library's, such as logging's final flush), which then run with
-    SIGTERM ignored too. SIGKILL ends the process as it always does.
+    clearing its modules, which takes tens of milliseconds here; a SIGTERM or Ctrl-C then still
+    ended the process as "killed by signal 15" or "2". An ignored signal is the one disposition
+    that reset keeps. It is set only after this function flushed stdout and stderr itself, under
+    the holds (a second signal still kills while a stalled reader blocks that flush), so the
+    command line has nothing left to write; and not at all for a signal one of which was taken,
+    when the next one must kill. Registered once the outcome is written, this runs before the
+    exit functions registered earlier (the standard library's, such as logging's final flush),
+    which then run with both ignored too. SIGKILL ends the process as it always does.
     """
-    hold = signal.getsignal(signal.SIGTERM)
-    if not isinstance(hold, SigtermHold) or not hold.released:
+    holds = [
+        (signum, hold)
+        for signum, hold in (
+            (signal.SIGTERM, signal.getsignal(signal.SIGTERM)),
+            (signal.SIGINT, signal.getsignal(signal.SIGINT)),
+        )
+        if isinstance(hold, SigtermHold | SigintHold) and hold.released
+    ]
+    if not holds:
         return
     try:
         for stream in (sys.stdout, sys.stderr):
             if stream is not None:
                 stream.flush()
     except (OSError, ValueError):
-        return  # the interpreter's own flush reports it; the hold stays until then
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a pending SIGTERM runs the hold first
-    if hold.late:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # one was taken: the next one kills
+        return  # the interpreter's own flush reports it; the holds stay until then
+    for signum, hold in holds:
+        # A signal still pending runs its hold first; one taken puts back the default.
+        signal.signal(signum, signal.SIG_IGN)
+        if isinstance(hold, SigtermHold | SigintHold) and hold.late:
+            signal.signal(signum, signal.SIG_DFL)  # one was taken: the next one kills
