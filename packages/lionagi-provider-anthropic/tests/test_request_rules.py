@@ -157,6 +157,18 @@ def test_a_forced_tool_choice_needs_the_tool() -> None:
     assert payload(tool_choice={"type": "none"})["tool_choice"] == {"type": "none"}
 
 
+def test_tool_choice_none_takes_no_parallel_flag() -> None:
+    # The API's "none" choice is `{type}` alone; the flag was sent and answered with a 400.
+    for flag in (True, False):
+        choice = {"type": "none", "disable_parallel_tool_use": flag}
+        error = refused(tools=[TOOL], tool_choice=choice)
+        assert error.field == "tool_choice.disable_parallel_tool_use"
+        assert "not allowed with type 'none'" in str(error)
+    # The choices that can call a tool keep it.
+    choice = {"type": "auto", "disable_parallel_tool_use": True}
+    assert payload(tools=[TOOL], tool_choice=choice)["tool_choice"] == choice
+
+
 # -- what is sent ---------------------------------------------------------------------------------
 
 

@@ -11,10 +11,18 @@ body                                     typed error                            
 ``overloaded_error`` / HTTP 529          :class:`ProviderStatusCapacityError`          yes
 "prompt is too long", "exceed context"   :class:`ProviderStatusContextError`           no
 "credit balance is too low", billing     :class:`ProviderQuotaExhaustedError`          no
+spend cap (``details.error_code``) [1]_  :class:`ProviderQuotaExhaustedError`          no
 HTTP 404 ``not_found_error`` "model: x"  :class:`ProviderStatusUnsupportedModelError`  no
 ``rate_limit_error`` / HTTP 429          :class:`ProviderRateLimitError` (base)        yes
 HTTP 401 / 403                           :class:`ProviderUnauthorizedError` (base)     no
 =======================================  ============================================  ===========
+
+.. [1] A spend limit reached: HTTP 429 ``rate_limit_error`` whose ``error.details.error_code``
+   is ``enforced_spend_limit_reached`` (the usage tier's monthly cap) or
+   ``contract_spend_limit_reached``, sent without ``retry-after`` (usage resumes at the next
+   month or contract change, not in seconds); or a 4xx "You have reached your specified
+   (workspace) API usage limits" (a limit the organization set itself). A 429 without that
+   code stays a rate limit, retried after ``retry-after``.
 
 Messages carry only the bounded, redacted body excerpt core prepared.
 
@@ -66,11 +74,26 @@ ANTHROPIC_VERSION = "2023-06-01"
 _OVERLOADED = 529
 _CONTEXT_PHRASES = ("prompt is too long", "exceed context limit", "exceeds the context window")
 _CREDIT_PHRASES = ("credit balance is too low",)
+# A spend limit: the error codes Anthropic puts in ``error.details.error_code`` of a 429
+# ``rate_limit_error`` (the same type as a rate limit, so only the code tells them apart), and
+# the 400 wording of a limit the organization or workspace set itself. Waiting seconds does not
+# lift either, so neither is retried.
+_SPEND_LIMIT_CODES = ("enforced_spend_limit_reached", "contract_spend_limit_reached")
+_SPEND_LIMIT_PHRASES = (
+    "reached your specified api usage limits",
+    "reached your specified workspace api usage limits",
+)
+_RATE_LIMITED = 429
 # A model the API does not serve: HTTP 404, ``not_found_error``, message ``model: <name>`` or,
 # in newer answers, ``model '<name>' not found``. The same type with another message (an unknown
 # path or resource) is no statement about the model.
 _NOT_FOUND = "not_found_error"
 _MODEL_PREFIXES = ("model:", "model '", 'model "')
+
+
+# The request members whose text is input tokens: the conversation, the instructions and the
+# tool definitions (names, descriptions, input schemas).
+_ESTIMATED = ("messages", "system", "tools")
 
 
 def _text(value: object) -> str:
@@ -105,7 +128,31 @@ def anthropic_status_error(info: HTTPErrorInfo) -> ProviderError | None:
             status=info.status,
             body_excerpt=info.excerpt,
         )
+    if _spend_limit(info, message):
+        return ProviderQuotaExhaustedError(
+            f"{info.where}: the organization's API spend limit is reached (HTTP {info.status}; "
+            f"usage resumes when the limit resets or is raised, not in seconds, so it is not "
+            f"retried){info.suffix}",
+            status=info.status,
+            body_excerpt=info.excerpt,
+        )
     return None
+
+
+def _spend_limit(info: HTTPErrorInfo, message: str) -> bool:
+    """Whether a 4xx body says a spend limit is reached (see ``_SPEND_LIMIT_CODES``).
+
+    The code decides at any 4xx. The wording decides except at 429: Anthropic documents one
+    429 with that wording and a ``retry-after`` (a Claude Code workspace's limit), which is a
+    wait, and the tier's cap at 429 always carries the code.
+    """
+    if not 400 <= info.status < 500:
+        return False
+    details = info.error.get("details")
+    code = details.get("error_code") if isinstance(details, dict) else None
+    if isinstance(code, str) and code.casefold() in _SPEND_LIMIT_CODES:
+        return True
+    return info.status != _RATE_LIMITED and any(p in message for p in _SPEND_LIMIT_PHRASES)
 
 
 def _names_version(headers: Mapping[str, str]) -> bool:
@@ -149,12 +196,13 @@ class AnthropicMessagesEndpoint(Endpoint):
         return anthropic_status_error(info) or super().map_status_error(info)
 
     def estimate_tokens(self, payload: Mapping[str, Any]) -> int | None:
-        """Core's estimate over ``messages`` and the top-level ``system`` this API keeps apart.
+        """Core's estimate over ``messages`` and the ``system`` and ``tools`` this API keeps apart.
 
         Core's default counts ``messages`` only, so a long system prompt was left out of the
-        ``limit_tokens`` reservation.
+        ``limit_tokens`` reservation, and so were the tool definitions, which Anthropic bills
+        (and counts against the input-token rate limit) as input tokens on every turn.
         """
-        return estimate_tokens(payload, ("messages", "system"))
+        return estimate_tokens(payload, _ESTIMATED)
 
     def check_response(self, body: Any, response: httpx.Response) -> Any:
         """A 2xx one-shot body through :meth:`checked_message` (core's hook for it)."""

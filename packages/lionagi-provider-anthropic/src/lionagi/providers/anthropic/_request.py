@@ -631,6 +631,15 @@ class AnthropicToolChoice(BaseModel):
     def _name_for_tool(self) -> Self:
         if (self.type == "tool") != (self.name is not None):
             raise ValueError("name is required with type 'tool' and only allowed with it")
+        if self.type == "none" and self.disable_parallel_tool_use is not None:
+            # The API's "none" choice is {type} alone: the flag was sent and answered with a
+            # 400, although no tool can be called in parallel when none can be called at all.
+            raise _refuse(
+                ("disable_parallel_tool_use",),
+                "is not allowed with type 'none' (no tool is called, so there is nothing to "
+                "run in parallel); leave it out",
+                None,
+            )
         return self
 
 
