@@ -122,6 +122,40 @@ def test_code_execution_parts_are_tool_use_and_tool_result() -> None:
     assert result.metadata["synthetic_id"] is True
 
 
+def test_code_execution_ids_from_the_api_are_kept() -> None:
+    # Newer models number their code parts; the result names the code it ran. Both ids were
+    # replaced by made-up ones marked synthetic, so a caller pairing by the API's id found none.
+    code = {"language": "PYTHON", "code": "print(2)", "id": "ec-7"}
+    out = run(
+        chunk({"executableCode": code}),
+        chunk({"codeExecutionResult": {"outcome": "OUTCOME_OK", "output": "2\n", "id": "ec-7"}}),
+        chunk({"text": "2"}, finish="STOP"),
+    )
+    use, result = out[0], out[1]
+    assert (use.type, use.tool_id, use.tool_input) == ("tool_use", "ec-7", code)
+    assert (result.type, result.tool_id, result.tool_output) == ("tool_result", "ec-7", "2\n")
+    assert "synthetic_id" not in use.metadata
+    assert "synthetic_id" not in result.metadata
+
+
+def test_a_result_without_an_id_answers_the_code_before_it() -> None:
+    # A function call without an id between the code and its result takes the next made-up
+    # id; the result still answers the code part, not the call.
+    out = run(
+        chunk({"executableCode": {"language": "PYTHON", "code": "x"}}),
+        chunk({"functionCall": {"name": "lookup", "args": {}}}),
+        chunk({"codeExecutionResult": {"outcome": "OUTCOME_FAILED", "output": "boom"}}),
+        chunk({"text": "done"}, finish="STOP"),
+    )
+    code, call, result = out[0], out[1], out[2]
+    assert (code.tool_id, call.tool_id) == ("gemini-call-0", "gemini-call-1")
+    assert (result.tool_id, result.is_error, result.metadata["synthetic_id"]) == (
+        "gemini-call-0",
+        True,
+        True,
+    )
+
+
 def test_error_event_is_one_error_chunk_and_ends_the_stream() -> None:
     error = {"error": {"code": 503, "message": "The model is overloaded.", "status": "UNAVAILABLE"}}
     projector = GeminiStreamProjector()

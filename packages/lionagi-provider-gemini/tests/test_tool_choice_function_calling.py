@@ -21,6 +21,7 @@ CONTENTS = [{"role": "user", "parts": [{"text": "hello"}]}]
 SHELL = {"name": "shell", "parameters": {"type": "object"}}
 FUNCTIONS = {"functionDeclarations": [SHELL, {"name": "grep"}]}
 SEARCH = {"googleSearch": {}}
+COMPUTER = {"computerUse": {"environment": "ENVIRONMENT_BROWSER"}}
 
 
 def _calling(mode: str | None = None, *names: str) -> dict[str, Any]:
@@ -76,6 +77,10 @@ def test_a_config_forcing_an_undeclared_function_is_refused(
         {"toolConfig": {"retrievalConfig": {"latLng": {"latitude": 1.5, "longitude": 2.5}}}},
         # a cache may hold the declarations: the request alone cannot tell
         {"toolConfig": _calling("ANY", "shell"), "cachedContent": "cachedContents/abc"},
+        # computer use declares its predefined actions itself (click_at, type_text_at, ...)
+        {"toolConfig": _calling("ANY"), "tools": [COMPUTER]},
+        {"toolConfig": _calling("ANY", "click_at"), "tools": [COMPUTER]},
+        {"toolConfig": _calling("VALIDATED", "click_at", "shell"), "tools": [COMPUTER, FUNCTIONS]},
     ],
 )
 def test_a_config_the_api_may_accept_is_sent_as_given(fields: dict[str, Any]) -> None:

@@ -131,14 +131,21 @@ class GeminiGenerateContent(Endpoint):
 
         Output is ``candidatesTokenCount`` plus ``thoughtsTokenCount``: Gemini bills a thinking
         model's thoughts as output tokens, and counts them apart from the answer's (the
-        thoughts are also the reasoning count). The prompt count already includes a cached
-        context's tokens, which ``cachedContentTokenCount`` breaks out (the cache read).
+        thoughts are also the reasoning count). Input is ``promptTokenCount`` plus
+        ``toolUsePromptTokenCount``: what a built-in tool (Google Search, URL context, code
+        execution) fed back to the model is billed as input but left out of the prompt count
+        (``totalTokenCount`` is the sum of all four); without it a grounded call's input read
+        a fraction of what was billed. The prompt count already includes a cached context's
+        tokens, which ``cachedContentTokenCount`` breaks out (the cache read).
         """
         nested = usage.get("usageMetadata")
         record = nested if isinstance(nested, Mapping) else usage
         thoughts = first_count(record, "thoughtsTokenCount")
         return TokenCounts(
-            first_count(record, "promptTokenCount"),
+            sum_counts(
+                first_count(record, "promptTokenCount"),
+                first_count(record, "toolUsePromptTokenCount"),
+            ),
             sum_counts(first_count(record, "candidatesTokenCount"), thoughts),
             cache_read=first_count(record, "cachedContentTokenCount"),
             reasoning=thoughts,

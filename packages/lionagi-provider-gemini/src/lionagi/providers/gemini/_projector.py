@@ -16,7 +16,9 @@ Projection:
   is marked ``metadata["synthetic_id"] = True``, so a caller knows not to send it back as
   ``functionResponse.id`` (the API never issued it);
 - ``executableCode`` -> ``tool_use`` named ``code_execution``; ``codeExecutionResult`` ->
-  ``tool_result`` (``is_error`` unless the outcome is ``OUTCOME_OK``);
+  ``tool_result`` (``is_error`` unless the outcome is ``OUTCOME_OK``); both keep the ``id`` the
+  API gives them (the result's names its code part); without one the code gets
+  ``gemini-call-<n>`` (``synthetic_id``) and the result answers the code part before it;
 - ``toolCall`` / ``toolResponse`` (a built-in tool the API ran itself, sent with
   ``toolConfig.includeServerSideToolInvocations``) -> ``tool_use`` / ``tool_result`` named by
   the ``toolType``, ``id`` kept, marked ``metadata["server_tool"] = True`` (not the caller's to
@@ -172,6 +174,7 @@ class GeminiStreamProjector(ProjectorBase):
     __slots__ = (
         "_calls",
         "_citations",
+        "_code",
         "_finish_message",
         "_finish_reason",
         "_kept",
@@ -192,6 +195,9 @@ class GeminiStreamProjector(ProjectorBase):
         self._citations: list[Any] = []
         self._response_id: Any = None
         self._calls = 0
+        # The id of the last executableCode part, and whether it was made up here: what a
+        # codeExecutionResult without an id of its own answers.
+        self._code: tuple[str, bool] | None = None
 
     def feed(self, event: Any) -> Sequence[StreamChunk]:
         """Project one ``GenerateContentResponse`` chunk."""
@@ -337,23 +343,19 @@ class GeminiStreamProjector(ProjectorBase):
             code = part["executableCode"]
             if type(code) is not dict:
                 raise self.protocol_error("an executableCode part is not an object", part)
-            code_meta = {**meta, "synthetic_id": True}
-            out.append(self.tool_use_chunk(self._next_call_id(), "code_execution", code, code_meta))
+            code_meta = dict(meta)
+            code_id = code.get("id")
+            if not isinstance(code_id, str) or not code_id:
+                code_id = self._next_call_id()
+                code_meta["synthetic_id"] = True
+            self._code = (code_id, "synthetic_id" in code_meta)
+            out.append(self.tool_use_chunk(code_id, "code_execution", code, code_meta))
             return
         if "codeExecutionResult" in part:
             result = part["codeExecutionResult"]
             if type(result) is not dict:
                 raise self.protocol_error("a codeExecutionResult part is not an object", part)
-            out.append(
-                StreamChunk(
-                    type="tool_result",
-                    tool_name="code_execution",
-                    tool_id=f"gemini-call-{self._calls - 1}" if self._calls else None,
-                    tool_output=result.get("output"),
-                    is_error=result.get("outcome") != "OUTCOME_OK",
-                    metadata={**meta, "outcome": result.get("outcome"), "synthetic_id": True},
-                )
-            )
+            out.append(self._code_result(result, meta))
             return
         data = next((key for key in part if key not in _PART_META), None)
         if data in ("inlineData", "fileData"):
@@ -365,6 +367,32 @@ class GeminiStreamProjector(ProjectorBase):
         if data is None:
             return  # only markers (an empty thought with no signature): nothing to project
         raise self.protocol_error(f"unrecognized part field {data!r}", part)
+
+    def _code_result(self, result: dict[str, Any], meta: dict[str, Any]) -> StreamChunk:
+        """A ``codeExecutionResult`` as the ``tool_result`` of the code it ran.
+
+        Its ``id`` names the ``executableCode`` part it answers when the API gave that part one
+        (kept as sent); without it, the result answers the code part just before it, under that
+        part's id, synthetic or not.
+        """
+        result_meta = {**meta, "outcome": result.get("outcome")}
+        result_id = result.get("id")
+        if isinstance(result_id, str) and result_id:
+            tool_id: str | None = result_id
+        elif self._code is not None:
+            tool_id, synthetic = self._code
+            if synthetic:
+                result_meta["synthetic_id"] = True
+        else:
+            tool_id = None
+        return StreamChunk(
+            type="tool_result",
+            tool_name="code_execution",
+            tool_id=tool_id,
+            tool_output=result.get("output"),
+            is_error=result.get("outcome") != "OUTCOME_OK",
+            metadata=result_meta,
+        )
 
     def _server_tool_use(self, call: dict[str, Any], meta: dict[str, Any]) -> StreamChunk:
         """A ``toolCall`` the API ran itself: a ``tool_use`` marked ``server_tool``.

@@ -17,7 +17,8 @@ A ``functionCallingConfig`` that forces a function the request does not declare 
 ``functionDeclarations`` entry declares, and ``mode: ANY`` or ``allowedFunctionNames`` with no
 declarations at all (the API's "Function calling config is set without function_declarations").
 ``AUTO``, ``NONE`` and ``VALIDATED`` without names are left to the API. With ``cachedContent`` the
-declarations may live in the cache, so the request alone cannot tell and nothing is refused.
+declarations may live in the cache, and a ``computerUse`` tool declares its predefined actions
+itself, so the request alone cannot tell and nothing is refused.
 
 The chat request's messages are checked as core checks the dialect's, plus the field Gemini
 documents on an assistant message's tool calls: ``extra_content.google.thought_signature``, the
@@ -404,14 +405,22 @@ class GeminiGenerateContentRequest(_Strict):
     def _calls_declared_functions(
         cls, value: GeminiToolConfig | None, info: ValidationInfo
     ) -> GeminiToolConfig | None:
-        """Refuse a config forcing a function the request does not declare (a sure 400)."""
+        """Refuse a config forcing a function the request does not declare (a sure 400).
+
+        Only where the request holds every declaration: a cache may hold more, and the
+        ``computerUse`` tool adds its predefined actions (``click_at``, ...) as declarations
+        the request never lists, so with either nothing is refused.
+        """
         calling = value.functionCallingConfig if value is not None else None
         if calling is None or info.data.get("cachedContent") is not None:
+            return value
+        tools: list[GeminiTool] | None = info.data.get("tools")
+        if any(tool.computerUse is not None for tool in tools or ()):
             return value
         allowed = calling.allowedFunctionNames or []
         if calling.mode != "ANY" and not allowed:
             return value
-        declared = _declared_names(info.data.get("tools"))
+        declared = _declared_names(tools)
         if not declared:
             raise ValueError(
                 "functionCallingConfig forces a function call, but no tool has "
