@@ -38,10 +38,12 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import httpx
+from pydantic import BaseModel
 
 from lionagi.service import (
     Endpoint,
     EndpointConfig,
+    EndpointConfigurationError,
     ProviderError,
     ProviderProtocolError,
     ProviderQuotaExhaustedError,
@@ -62,6 +64,8 @@ from ._projector import TOOL_BLOCKS, AnthropicMessagesProjector
 
 __all__ = [
     "ANTHROPIC_VERSION",
+    "BETA_HEADER",
+    "INTERLEAVED_THINKING_BETA",
     "VERSION_HEADER",
     "AnthropicMessagesEndpoint",
     "anthropic_status_error",
@@ -70,6 +74,12 @@ __all__ = [
 VERSION_HEADER = "anthropic-version"
 ANTHROPIC_VERSION = "2023-06-01"
 """The API version every request names (Anthropic refuses a request without one)."""
+BETA_HEADER = "anthropic-beta"
+"""The header naming the beta features a request opts into (a comma-separated list)."""
+INTERLEAVED_THINKING_BETA = "interleaved-thinking-"
+"""The prefix of the interleaved-thinking beta's names (``interleaved-thinking-2025-05-14``):
+with it, ``thinking.budget_tokens`` covers every thinking block of the turn and may exceed
+``max_tokens``. A prefix, so a later dated version of the same beta is recognized too."""
 
 _OVERLOADED = 529
 _CONTEXT_PHRASES = ("prompt is too long", "exceed context limit", "exceeds the context window")
@@ -159,6 +169,48 @@ def _names_version(headers: Mapping[str, str]) -> bool:
     return any(name.lower() == VERSION_HEADER for name in headers)
 
 
+def _interleaved_thinking(headers: Mapping[str, str]) -> bool:
+    """Whether an ``anthropic-beta`` header (any case) lists the interleaved-thinking beta."""
+    for name, value in headers.items():
+        if name.lower() == BETA_HEADER and isinstance(value, str):
+            betas = (token.strip().lower() for token in value.split(","))
+            if any(beta.startswith(INTERLEAVED_THINKING_BETA) for beta in betas):
+                return True
+    return False
+
+
+def _member(value: Any, key: str) -> Any:
+    """A created payload's nested value: a mapping's key, or a model's attribute."""
+    if isinstance(value, Mapping):
+        return value.get(key)
+    return getattr(value, key, None) if isinstance(value, BaseModel) else None
+
+
+def _check_thinking_budget(payload: Mapping[str, Any], headers: Mapping[str, str]) -> None:
+    """Refuse a manual thinking budget that does not fit ``max_tokens``, unless interleaved.
+
+    Without the interleaved-thinking beta the API refuses ``budget_tokens >= max_tokens``
+    (thinking tokens are part of the output); with it the budget is the whole turn's, across
+    the thinking blocks between tool calls, and may exceed ``max_tokens``. The header is part
+    of the request like the body, so the rule is checked where both are known.
+    """
+    thinking = payload.get("thinking")
+    if _member(thinking, "type") != "enabled":
+        return
+    budget, limit = _member(thinking, "budget_tokens"), payload.get("max_tokens")
+    if not (isinstance(budget, int) and isinstance(limit, int)) or budget < limit:
+        return  # the request model checked both types; a missing max_tokens is the API's 400
+    if _interleaved_thinking(headers):
+        return
+    raise EndpointConfigurationError(
+        "thinking.budget_tokens",
+        f"must be less than max_tokens ({limit}): thinking tokens are part of the output; "
+        "raise max_tokens or lower the budget (with the interleaved-thinking beta, "
+        f"'{BETA_HEADER}: interleaved-thinking-2025-05-14', the budget covers the whole turn "
+        "and may exceed max_tokens)",
+    )
+
+
 class AnthropicMessagesEndpoint(Endpoint):
     """``POST {base_url}/messages``: one-shot JSON or an SSE event stream.
 
@@ -190,6 +242,27 @@ class AnthropicMessagesEndpoint(Endpoint):
             headers = {VERSION_HEADER: ANTHROPIC_VERSION, **current.default_headers}
             versioned = current.with_updates(default_headers=headers)
             super().__init__(versioned, transport=transport, resolver=resolver)
+
+    def create_payload(
+        self,
+        request: Mapping[str, Any] | BaseModel,
+        extra_headers: Mapping[str, str] | None = None,
+        **kwargs: Any,
+    ) -> tuple[dict[str, Any], dict[str, str]]:
+        """The base's payload and headers, then the thinking budget against ``max_tokens``.
+
+        The budget rule depends on a header (the interleaved-thinking beta lifts it), which the
+        request model cannot see; here the headers are the ones sent, ``default_headers`` and
+        the call's ``extra_headers`` merged (``iModel`` passes the former, an endpoint's own
+        ``call()``/``stream()`` both).
+
+        Raises:
+            EndpointConfigurationError: what the base raises, or ``thinking.budget_tokens`` not
+                below ``max_tokens`` with no interleaved-thinking beta in ``anthropic-beta``.
+        """
+        payload, headers = super().create_payload(request, extra_headers, **kwargs)
+        _check_thinking_budget(payload, headers)
+        return payload, headers
 
     def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
         """Anthropic's error types and texts (:func:`anthropic_status_error`), then the base's."""

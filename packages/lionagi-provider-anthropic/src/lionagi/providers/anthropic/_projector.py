@@ -18,7 +18,9 @@ Projection (core's projector contract, helpers from :class:`ProjectorBase`):
   the call with input ``{}``);
 - what a caller needs to send a turn back verbatim is kept: a thinking block's
   ``signature_delta`` -> a ``thinking`` chunk with no text and ``metadata["signature"]`` (it
-  closes that block; Anthropic refuses a tool-use turn whose thinking comes back unsigned), a
+  closes that block; Anthropic refuses a tool-use turn whose thinking comes back unsigned; a
+  block whose ``content_block_start`` already carries a non-empty ``signature`` yields the same
+  chunk after its text), a
   ``redacted_thinking`` block -> a ``thinking`` chunk with no text and
   ``metadata["redacted_thinking"]`` (the encrypted ``data``), and a text block's
   ``citations_delta`` -> a ``text`` chunk with no text and ``metadata["citation"]``;
@@ -193,9 +195,18 @@ class AnthropicMessagesProjector(ProjectorBase):
         field = _TEXT_FIELDS.get(kind) if isinstance(kind, str) else None
         if field is not None:
             text = block.get(field)
+            chunks: list[StreamChunk] = []
             if text and isinstance(text, str):
-                return (StreamChunk(type=field, content=text, is_delta=True),)
-            return NO_CHUNKS
+                chunks.append(StreamChunk(type=field, content=text, is_delta=True))
+            signature = block.get("signature") if kind == "thinking" else None
+            if signature:
+                # A thinking block that starts signed (its signature arrives with it, not as a
+                # signature_delta) keeps it the same way: the turn cannot go back without it.
+                meta = {"signature": signature}
+                chunks.append(
+                    StreamChunk(type="thinking", content="", is_delta=True, metadata=meta)
+                )
+            return tuple(chunks) if chunks else NO_CHUNKS
         if kind == "redacted_thinking":
             meta = {"redacted_thinking": block.get("data")}
             return (StreamChunk(type="thinking", content="", is_delta=True, metadata=meta),)

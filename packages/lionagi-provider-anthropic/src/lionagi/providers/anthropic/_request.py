@@ -18,11 +18,19 @@ is filled in, so it is sent.
 Rules across fields that the API enforces are checked here too, each error naming the field to
 change (never echoing a value):
 
-- ``thinking.budget_tokens`` below ``max_tokens``;
-- with ``thinking`` enabled: ``temperature`` 1 or unset, ``top_k`` unset, ``top_p`` from 0.95 to
-  1, and a ``tool_choice`` that does not force tool use (``any``/``tool``);
+- with ``thinking`` enabled or adaptive: ``temperature`` 1 or unset and ``top_p`` from 0.95 to 1
+  (the API's own refusal names both modes); with ``thinking`` enabled also ``top_k`` unset and a
+  ``tool_choice`` that does not force tool use (``any``/``tool``), which adaptive thinking
+  supports;
 - ``tool_choice`` ``any``/``tool`` needs ``tools`` (or ``mcp_servers``), and ``tool`` must name
   one of them;
+- an MCP connector toolset (``{"type": "mcp_toolset", "mcp_server_name": ...}`` in ``tools``)
+  names a server of ``mcp_servers``.
+
+``thinking.budget_tokens`` below ``max_tokens`` is checked by the endpoint
+(:meth:`AnthropicMessagesEndpoint.create_payload`), not here: with the interleaved-thinking
+beta header the budget covers the whole turn and may exceed ``max_tokens``, and only the
+endpoint sees the headers a request is sent with.
 - tool round trips: every ``tool_result`` answers a ``tool_use`` id of the assistant turn just
   before it, comes before any other block of its turn, and every ``tool_use`` of an assistant
   turn is answered in the next user turn (consecutive messages of one role are one turn, as
@@ -66,6 +74,7 @@ __all__ = [
     "AnthropicImageBlock",
     "AnthropicJSONOutputFormat",
     "AnthropicMCPServer",
+    "AnthropicMCPToolset",
     "AnthropicMessage",
     "AnthropicMessagesRequest",
     "AnthropicMetadata",
@@ -584,7 +593,8 @@ class AnthropicServerTool(BaseModel):
     Its versioned ``type`` and parameters change with the API, so they are not enumerated here;
     ``type`` and ``name`` are required. A tool with no ``type`` (or ``custom``) is validated as
     an :class:`AnthropicCustomTool`, so a custom tool with a misspelled key is refused rather
-    than passing as a server tool.
+    than passing as a server tool. The MCP connector's toolset, the one server entry without a
+    ``name``, is :class:`AnthropicMCPToolset`.
     """
 
     model_config = ConfigDict(extra="allow", defer_build=True)
@@ -603,14 +613,43 @@ class AnthropicServerTool(BaseModel):
         return value
 
 
+class AnthropicMCPToolset(BaseModel):
+    """The MCP connector's entry in ``tools``: which tools of one ``mcp_servers`` entry to offer.
+
+    ``{"type": "mcp_toolset", "mcp_server_name": "<a server's name>"}`` (beta
+    ``mcp-client-2025-11-20``, sent by the caller in ``anthropic-beta``), optionally with
+    ``default_config`` (``enabled``, ``defer_loading`` for every tool of the server),
+    ``configs`` (the same per tool name) and ``cache_control``. It has no ``name`` of its own
+    (its tools are the server's), so it is not an :class:`AnthropicServerTool`, which would
+    refuse it for the missing name; ``mcp_server_name`` must be non-empty and is checked
+    against ``mcp_servers`` by :class:`AnthropicMessagesRequest`. The configuration objects are
+    the server's vocabulary and go out as written (open, like a server tool's parameters).
+    """
+
+    model_config = ConfigDict(extra="allow", defer_build=True, hide_input_in_errors=True)
+
+    type: Literal["mcp_toolset"]
+    mcp_server_name: str = Field(min_length=1, strict=True)
+    default_config: dict[str, Any] | None = None
+    configs: dict[str, dict[str, Any]] | None = None
+
+
 def _tool_tag(value: Any) -> str:
-    """``custom`` for a tool the caller runs (no ``type``, or ``custom``), else ``server``."""
+    """Which tool model validates ``value``: ``custom``, ``mcp_toolset`` or ``server``.
+
+    ``custom`` for a tool the caller runs (no ``type``, or ``custom``), ``mcp_toolset`` for the
+    MCP connector's toolset, ``server`` for any other (versioned) type.
+    """
     kind = value.get("type") if isinstance(value, dict) else getattr(value, "type", None)
-    return "custom" if kind is None or kind == "custom" else "server"
+    if kind is None or kind == "custom":
+        return "custom"
+    return "mcp_toolset" if kind == "mcp_toolset" else "server"
 
 
 Tool = Annotated[
-    Annotated[AnthropicCustomTool, Tag("custom")] | Annotated[AnthropicServerTool, Tag("server")],
+    Annotated[AnthropicCustomTool, Tag("custom")]
+    | Annotated[AnthropicMCPToolset, Tag("mcp_toolset")]
+    | Annotated[AnthropicServerTool, Tag("server")],
     Discriminator(_tool_tag),
 ]
 
@@ -646,7 +685,8 @@ class AnthropicToolChoice(BaseModel):
 class AnthropicThinking(BaseModel):
     """Extended thinking: ``enabled`` with a ``budget_tokens``, ``adaptive``, or ``disabled``.
 
-    ``{"type": "enabled", "budget_tokens": N}`` (N ≥ 1024, below ``max_tokens``),
+    ``{"type": "enabled", "budget_tokens": N}`` (N ≥ 1024; below ``max_tokens`` unless the
+    interleaved-thinking beta is sent, checked by the endpoint),
     ``{"type": "adaptive"}`` (the model decides how much to think; the newer models' mode) or
     ``{"type": "disabled"}``; ``display`` (``summarized`` or ``omitted``) with the first two.
     The rules that depend on the rest of the request are checked by
@@ -764,37 +804,38 @@ class AnthropicMessagesRequest(BaseModel):
     @model_validator(mode="after")
     def _rules_across_fields(self) -> Self:
         self._check_thinking()
+        self._check_mcp_toolsets()
         self._check_tool_choice()
         _check_tool_round_trips(self.messages)
         return self
 
     def _check_thinking(self) -> None:
         thinking = self.thinking
-        if thinking is None or thinking.type != "enabled":
+        if thinking is None or thinking.type == "disabled":
             return
-        budget = thinking.budget_tokens
-        if budget is not None and budget >= self.max_tokens:
-            raise _refuse(
-                ("thinking", "budget_tokens"),
-                f"must be less than max_tokens ({self.max_tokens}): thinking tokens are part "
-                "of the output; raise max_tokens or lower the budget",
-                budget,
-            )
+        # Sampling: the API refuses both with manual and with adaptive thinking (its 400 reads
+        # "... when thinking is enabled or in adaptive mode"), so both are named here.
+        mode = thinking.type
         if self.temperature is not None and self.temperature != 1:
             raise _refuse(
                 ("temperature",),
-                "must be 1 or unset while thinking is enabled (the API refuses other values)",
+                f"must be 1 or unset while thinking is {mode} (the API refuses other values)",
                 self.temperature,
-            )
-        if self.top_k is not None:
-            raise _refuse(
-                ("top_k",), "cannot be set while thinking is enabled (the API refuses it)", None
             )
         if self.top_p is not None and self.top_p < _THINKING_MIN_TOP_P:
             raise _refuse(
                 ("top_p",),
-                f"must be from {_THINKING_MIN_TOP_P} to 1 or unset while thinking is enabled",
+                f"must be from {_THINKING_MIN_TOP_P} to 1 or unset while thinking is {mode}",
                 self.top_p,
+            )
+        if mode != "enabled":
+            # Anthropic documents forced tool use as supported with adaptive thinking, and
+            # documents no top_k rule for it: refusing either would block a request the API
+            # takes, with no way around.
+            return
+        if self.top_k is not None:
+            raise _refuse(
+                ("top_k",), "cannot be set while thinking is enabled (the API refuses it)", None
             )
         choice = self.tool_choice
         if choice is not None and choice.type in AnthropicToolChoice.forcing:
@@ -805,13 +846,29 @@ class AnthropicMessagesRequest(BaseModel):
                 choice.type,
             )
 
+    def _check_mcp_toolsets(self) -> None:
+        """Every ``mcp_toolset`` names a server of ``mcp_servers`` (the API refuses it else)."""
+        servers = {server.name for server in self.mcp_servers or ()}
+        for index, tool in enumerate(self.tools or ()):
+            if isinstance(tool, AnthropicMCPToolset) and tool.mcp_server_name not in servers:
+                listed = ", ".join(repr(name) for name in sorted(servers)[:20]) or "none"
+                raise _refuse(
+                    ("tools", index, "mcp_toolset", "mcp_server_name"),
+                    f"names no server of mcp_servers (servers: {listed}); an MCP toolset "
+                    "offers the tools of a server the request connects to",
+                    tool.mcp_server_name,
+                )
+
     def _check_tool_choice(self) -> None:
         choice = self.tool_choice
         if choice is None or choice.type not in AnthropicToolChoice.forcing:
             return
         if self.mcp_servers:
             return  # the MCP servers' tools are not listed in the request
-        names = [tool.name for tool in self.tools or ()]
+        # An MCP toolset has no name of its own (its tools are its server's).
+        names = [
+            tool.name for tool in self.tools or () if not isinstance(tool, AnthropicMCPToolset)
+        ]
         if not names:
             raise _refuse(
                 ("tool_choice", "type"),
