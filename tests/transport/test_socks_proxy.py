@@ -14,6 +14,13 @@ username/password subnegotiation) that counts the connections it was offered. Wi
 credentials it relays to a loopback HTTP server, so the success path is proved end to end for
 ``invoke`` and ``stream``; a CONNECT to a port with nothing listening is refused with reply
 0x05, which stays a retried connection error: the control proving the policy does retry.
+
+Every failed handshake closes its socket to the proxy at once. httpcore 1.0.9's
+``AsyncSocks5Connection`` never closed the stream when the handshake raised (or was cancelled):
+the socket stayed open until the garbage collector freed the exception's frames, with a
+``ResourceWarning``, and for as long as the caller kept the error. The proxy here half-closes
+after a refusal and waits for the client's EOF (``closed_by_client``); the garbage collector is
+off during each test, and collecting afterwards must find no unclosed socket.
 """
 
 from __future__ import annotations
@@ -30,6 +37,8 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import anyio
+import httpcore
+import httpx
 import pytest
 
 from lionagi.service import (
@@ -41,14 +50,23 @@ from lionagi.service import (
     iModel,
 )
 from lionagi.service._lifecycle.retry import counts_as_circuit_failure, is_retryable
+from lionagi.service._transport.config import EndpointConfig
+from lionagi.service._transport.http.client import new_client
 
 pytest.importorskip("socksio")  # the workspace's dev group installs it (httpx[socks])
+
+from lionagi.service._transport.http.socks import ClosingSOCKSProxy
 
 pytestmark = pytest.mark.anyio
 
 USER = "socks-user-alice"
 PASSWORD = "socks-PW-s3cret-91"
 ATTEMPTS = 3
+# How long a client may take to close its socket after its request failed: a loop turn or two
+# with the fix; without it, never (the collector is off and the test keeps the error).
+CLOSE_WITHIN = 2.0
+# How long the proxy waits for that close before giving up on the connection.
+LINGER = 10.0
 
 
 async def _close(writer: asyncio.StreamWriter) -> None:
@@ -61,35 +79,90 @@ class Socks5Proxy:
     """An RFC 1928 SOCKS5 proxy requiring RFC 1929 username/password authentication.
 
     Counts every TCP connection (``connections``) and records each handshake's outcome
-    (``outcomes``: ``"no-method"``, ``"refused"``, ``"connected"``, ``"unreachable"``).
+    (``outcomes``: ``"no-method"``, ``"refused"``, ``"connected"``, ``"unreachable"``,
+    ``"stalled"``). After a refusal it half-closes (RFC 1928 has the server close) and waits up
+    to ``LINGER`` for the client to close its end: ``closed_by_client`` counts those that did.
+    With ``stall``, it reads the method request and never answers; with ``hang_up``, it reads
+    it and closes the connection without a reply.
     """
 
-    def __init__(self, user: str, password: str) -> None:
+    def __init__(
+        self, user: str, password: str, *, stall: bool = False, hang_up: bool = False
+    ) -> None:
         self.user = user.encode()
         self.password = password.encode()
+        self.stall = stall
+        self.hang_up = hang_up
         self.connections = 0
         self.outcomes: list[str] = []
+        self.closed_by_client = 0
+        self._closes = asyncio.Condition()
         self.port = 0
-        self._relays: set[asyncio.Task[None]] = set()
+        self._handlers: set[asyncio.Task[Any]] = set()
+        self._lingering: set[asyncio.StreamWriter] = set()
+        self._stopping = False
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.connections += 1
+        task = asyncio.current_task()
+        assert task is not None
+        self._handlers.add(task)
         try:
-            await self._serve(reader, writer)
+            if await self._serve(reader, writer):
+                await self._await_client_close(reader, writer)
         except (asyncio.IncompleteReadError, ConnectionError):
             pass
         finally:
+            self._handlers.discard(task)
             await _close(writer)
 
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _await_client_close(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        """Count the client's close of a refused connection (EOF or reset) within ``LINGER``."""
+        if not self.stall and writer.can_write_eof():
+            writer.write_eof()
+        self._lingering.add(writer)
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(LINGER):
+                try:
+                    while await reader.read(65536):
+                        pass
+                except ConnectionError:
+                    pass
+                if self._stopping:  # the EOF of our own close, on the way out
+                    return
+                async with self._closes:
+                    self.closed_by_client += 1
+                    self._closes.notify_all()
+
+    async def wait_closed_by_client(self, count: int) -> None:
+        """Wait up to ``CLOSE_WITHIN`` for ``count`` refused connections to be closed by the
+        client, then check that exactly that many were."""
+        with anyio.move_on_after(CLOSE_WITHIN):
+            async with self._closes:
+                await self._closes.wait_for(lambda: self.closed_by_client >= count)
+        assert self.closed_by_client == count, (
+            f"the client closed {self.closed_by_client} of its {count} refused connection(s) "
+            f"to the proxy within {CLOSE_WITHIN}s (the rest stay open until collected)"
+        )
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        """One SOCKS5 exchange; true when it ended in a refusal (or a stall)."""
         version, count = await reader.readexactly(2)
         methods = await reader.readexactly(count)
         assert version == 5
+        if self.stall:
+            self.outcomes.append("stalled")
+            return True
+        if self.hang_up:
+            self.outcomes.append("hung up")
+            return False  # the handler closes the connection: no reply at all
         if 0x02 not in methods:  # RFC 1928 §3: X'FF' NO ACCEPTABLE METHODS, then close
             self.outcomes.append("no-method")
             writer.write(b"\x05\xff")
             await writer.drain()
-            return
+            return True
         writer.write(b"\x05\x02")
         await writer.drain()
         # RFC 1929 §2: VER=1, ULEN, UNAME, PLEN, PASSWD; a status other than 0 closes.
@@ -102,7 +175,7 @@ class Socks5Proxy:
             self.outcomes.append("refused")
             writer.write(b"\x01\x01")
             await writer.drain()
-            return
+            return True
         writer.write(b"\x01\x00")
         await writer.drain()
         # RFC 1928 §4: VER, CMD, RSV, ATYP, DST.ADDR, DST.PORT.
@@ -123,7 +196,7 @@ class Socks5Proxy:
             self.outcomes.append("unreachable")
             writer.write(b"\x05\x05\x00" + bound)  # X'05' Connection refused
             await writer.drain()
-            return
+            return True
         self.outcomes.append("connected")
         writer.write(b"\x05\x00\x00" + bound)
         await writer.drain()
@@ -131,6 +204,7 @@ class Socks5Proxy:
             await asyncio.gather(_pipe(reader, upstream_writer), _pipe(upstream_reader, writer))
         finally:
             await _close(upstream_writer)
+        return False
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[Socks5Proxy]:
@@ -140,6 +214,10 @@ class Socks5Proxy:
             yield self
         finally:
             server.close()
+            self._stopping = True
+            for writer in self._lingering:  # a connection still waiting for its client
+                writer.close()
+            await asyncio.gather(*self._handlers, return_exceptions=True)
             await server.wait_closed()
 
 
@@ -216,23 +294,27 @@ class ChatServer:
             await server.wait_closed()
 
 
-@pytest.fixture
-def handshake_leak() -> Iterator[None]:
-    """Collect the socket httpcore leaves open when a SOCKS5 handshake fails, after the test.
+@pytest.fixture(autouse=True)
+def no_unclosed_socket() -> Iterator[None]:
+    """Run each test with the garbage collector off; collecting afterwards finds no socket open.
 
-    httpcore 1.0.9's ``AsyncSocks5Connection.handle_async_request`` never closes the stream to
-    the proxy when ``_init_socks5_connection`` raises: the socket is closed only when the garbage
-    collector frees the exception's frames, with a ``ResourceWarning``, which ``-W error`` turns
-    into a failure of whichever test happens to run then. Collected here, where the warnings
-    are checked to be exactly that (an unclosed socket or transport) and nothing else.
+    With the collector off, a socket only the collector would close stays open for the whole
+    test, so the proxy's ``closed_by_client`` sees whether the client closed it itself. The
+    collection afterwards must then raise no ``ResourceWarning`` (an unclosed socket or
+    transport): httpcore 1.0.9 left the socket of every failed SOCKS5 handshake to it.
     """
-    yield
-    with warnings.catch_warnings(record=True) as seen:
-        warnings.simplefilter("always")
-        gc.collect()
-    for warning in seen:
-        assert issubclass(warning.category, ResourceWarning), warning
-        assert "unclosed" in str(warning.message), warning
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            gc.collect()
+        if enabled:
+            gc.enable()
+    leaks = [str(w.message) for w in seen if issubclass(w.category, ResourceWarning)]
+    assert not leaks, leaks
 
 
 def closed_port() -> int:
@@ -286,7 +368,6 @@ def _assert_refused_credentials(error: BaseException, port: int, scheme: str) ->
         assert secret not in shown
 
 
-@pytest.mark.usefixtures("handshake_leak")
 @pytest.mark.parametrize("mode", ["invoke", "stream"])
 @pytest.mark.parametrize("scheme", ["socks5", "socks5h"])
 async def test_a_socks_proxy_refusing_the_password_is_one_typed_unretried_attempt(
@@ -298,6 +379,7 @@ async def test_a_socks_proxy_refusing_the_password_is_one_typed_unretried_attemp
         wrong = url.replace(PASSWORD, "not-the-password")
         async with socks_model(wrong, f"http://127.0.0.1:{chat.port}/v1") as model:
             error = await _failure(model, mode)
+            await proxy.wait_closed_by_client(1)  # at once, the client still open, no gc
     _assert_refused_credentials(error, proxy.port, scheme)
     assert "Invalid username/password" in str(error)
     assert "not-the-password" not in f"{error}{error!r}"
@@ -306,7 +388,6 @@ async def test_a_socks_proxy_refusing_the_password_is_one_typed_unretried_attemp
     assert chat.requests == []
 
 
-@pytest.mark.usefixtures("handshake_leak")
 @pytest.mark.parametrize("mode", ["invoke", "stream"])
 async def test_no_credentials_for_a_socks_proxy_that_wants_some_is_one_typed_attempt(
     mode: str,
@@ -316,6 +397,7 @@ async def test_no_credentials_for_a_socks_proxy_that_wants_some_is_one_typed_att
         proxy_url = f"socks5://127.0.0.1:{proxy.port}"
         async with socks_model(proxy_url, f"http://127.0.0.1:{chat.port}/v1") as model:
             error = await _failure(model, mode)
+            await proxy.wait_closed_by_client(1)
     _assert_refused_credentials(error, proxy.port, "socks5")
     assert "NO ACCEPTABLE METHODS" in str(error)
     assert proxy.connections == 1
@@ -348,7 +430,6 @@ async def test_the_right_credentials_reach_the_target_through_the_socks_proxy(
     assert PASSWORD not in caplog.text
 
 
-@pytest.mark.usefixtures("handshake_leak")
 async def test_a_socks_proxy_that_cannot_reach_the_target_is_still_retried() -> None:
     """The control: the proxy accepted the credentials and failed to connect (reply 0x05), a
     connection failure, so the same policy retries it; the counts above are the fix's."""
@@ -356,8 +437,85 @@ async def test_a_socks_proxy_that_cannot_reach_the_target_is_still_retried() -> 
         url = f"socks5://{USER}:{PASSWORD}@127.0.0.1:{proxy.port}"
         async with socks_model(url, f"http://127.0.0.1:{closed_port()}/v1") as model:
             error: Any = await _failure(model, "invoke")
+            # "Proxy Server could not connect": each attempt's socket closed, not collected.
+            await proxy.wait_closed_by_client(ATTEMPTS)
     assert isinstance(error, ProviderConnectionError), repr(error)
     assert not isinstance(error, ProviderAuthError)
     assert proxy.connections == ATTEMPTS
     assert proxy.outcomes == ["unreachable"] * ATTEMPTS
     assert PASSWORD not in f"{error}{error!r}"
+
+
+@pytest.mark.parametrize("mode", ["invoke", "stream"])
+async def test_a_socks_proxy_hanging_up_mid_handshake_is_a_typed_retried_connection_error(
+    mode: str,
+) -> None:
+    """No reply at all: socksio raised its own ``ProtocolError("Malformed reply")``, which no
+    layer typed (httpx maps httpcore's errors only), so the call failed with a bare socksio
+    exception. It is the proxy's connection failing, typed and retried like one."""
+    async with Socks5Proxy(USER, PASSWORD, hang_up=True).running() as proxy:
+        url = f"socks5://{USER}:{PASSWORD}@127.0.0.1:{proxy.port}"
+        async with socks_model(url, f"http://127.0.0.1:{closed_port()}/v1") as model:
+            error: Any = await _failure(model, mode)
+    assert isinstance(error, ProviderConnectionError), repr(error)
+    assert not isinstance(error, ProviderAuthError)
+    assert "SOCKS proxy" in str(error) and "no valid reply" in str(error)
+    assert PASSWORD not in f"{error}{error!r}"
+    assert proxy.connections == ATTEMPTS
+    assert proxy.outcomes == ["hung up"] * ATTEMPTS
+
+
+def socks_client(proxy_url: str) -> httpx.AsyncClient:
+    """Core's client for an endpoint routed through ``proxy_url`` (as ``iModel`` builds it)."""
+    config = EndpointConfig(
+        name="p",
+        provider="p",
+        endpoint="e",
+        base_url="http://127.0.0.1:9/v1",
+        client_kwargs={"proxy": proxy_url},
+    )
+    return new_client(config)
+
+
+def socks_pool(client: httpx.AsyncClient) -> Any:
+    mounted = [t for t in client._mounts.values() if t is not None]
+    assert len(mounted) == 1
+    return mounted[0]._pool  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("scheme", ["socks5", "socks5h"])
+def test_a_socks_proxy_gets_the_pool_that_closes_a_failed_handshake(scheme: str) -> None:
+    pool = socks_pool(socks_client(f"{scheme}://{USER}:{PASSWORD}@127.0.0.1:1080"))
+    assert isinstance(pool, ClosingSOCKSProxy)
+    assert isinstance(pool, httpcore.AsyncSOCKSProxy)
+
+
+async def test_a_cancelled_handshake_closes_its_socket_and_leaves_no_connection() -> None:
+    """A proxy that never answers the method request, and a call cancelled meanwhile (its
+    deadline, a caller's scope; httpcore gives the handshake's reads no timeout of its own).
+    httpcore's ``except Exception`` does not see a cancellation: the socket stayed open and the
+    connection stayed in the pool for good, neither failed nor idle."""
+    proxy_cm = Socks5Proxy(USER, PASSWORD, stall=True).running()
+    async with (
+        proxy_cm as proxy,
+        socks_client(f"socks5://{USER}:{PASSWORD}@127.0.0.1:{proxy.port}") as client,
+    ):
+        pool = socks_pool(client)
+        with anyio.move_on_after(0.3) as scope:
+            await client.get(f"http://127.0.0.1:{closed_port()}/")
+        assert scope.cancelled_caught
+        await proxy.wait_closed_by_client(1)
+        assert pool.connections == []
+    assert proxy.outcomes == ["stalled"]
+
+
+def test_an_httpcore_without_the_names_the_socks_pool_reads_fails_loudly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Built, not at the first request: an httpcore that renamed its connection's state would
+    otherwise make every SOCKS request fail (or leak again) without saying why."""
+    from lionagi.service._transport.http import socks
+
+    monkeypatch.setattr(socks, "_CONNECTION_NAMES", ("_connection", "_renamed_state"))
+    with pytest.raises(RuntimeError, match="_renamed_state"):
+        socks_client(f"socks5://127.0.0.1:{closed_port()}")

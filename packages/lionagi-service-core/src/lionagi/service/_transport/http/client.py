@@ -178,8 +178,10 @@ class ProxyTransport(httpx.AsyncHTTPTransport):
     :class:`SingleAssignmentHTTPProxy` made from the settings httpx reads from its public
     ``httpx.Proxy``: the URL, credentials, headers and the proxy's own TLS context.
 
-    A SOCKS proxy (``socks5://``, ``socks5h://``, which needs the optional ``socksio``) keeps
-    httpx's own transport and pool, without that pass or the leftover-bytes check.
+    A SOCKS proxy (``socks5://``, ``socks5h://``, which needs the optional ``socksio``) gets
+    httpcore's SOCKS pool as httpx builds it, without that pass or the leftover-bytes check,
+    but whose connections close their socket to the proxy when the SOCKS handshake fails or is
+    cancelled (:class:`~.socks.ClosingSOCKSProxy`; httpcore leaves that to the garbage collector).
     """
 
     def __init__(
@@ -196,19 +198,15 @@ class ProxyTransport(httpx.AsyncHTTPTransport):
         """The transport to ``proxy``, with httpx's TLS, HTTP-version and limits arguments.
 
         Raises:
-            RuntimeError: httpx's transport no longer keeps its pool in ``_pool``.
+            RuntimeError: httpx's transport no longer keeps its pool in ``_pool``, or httpcore's
+                SOCKS pool no longer has the names :mod:`.socks` reads.
+            EndpointConfigurationError: a SOCKS proxy without the optional ``socksio``
+                (``field`` ``client_kwargs.proxy``).
         """
-        if proxy.url.scheme not in ("http", "https"):
-            super().__init__(
-                verify=verify,
-                cert=cert,
-                trust_env=trust_env,
-                http1=http1,
-                http2=http2,
-                limits=limits,
-                proxy=proxy,
-            )
-            return
+        url = proxy.url
+        socks = url.scheme in ("socks5", "socks5h")  # httpx.Proxy accepts these and http(s)
+        if socks:
+            _require_optional("socksio", "client_kwargs.proxy", "socks", "a SOCKS proxy")
         ssl_context = httpx.create_ssl_context(verify=verify, cert=cert, trust_env=trust_env)
         super().__init__(verify=ssl_context, http1=http1, http2=http2, limits=limits)
         if not isinstance(getattr(self, "_pool", None), httpcore.AsyncConnectionPool):
@@ -216,11 +214,26 @@ class ProxyTransport(httpx.AsyncHTTPTransport):
                 "httpx.AsyncHTTPTransport no longer keeps its httpcore pool in `_pool`; "
                 "the proxy transport needs updating for this httpx version"
             )
-        url = proxy.url
+        proxy_url = httpcore.URL(
+            scheme=url.raw_scheme, host=url.raw_host, port=url.port, target=url.raw_path
+        )
+        if socks:
+            # Imported here: httpcore's SOCKS module imports socksio, an optional package.
+            from .socks import ClosingSOCKSProxy
+
+            self._pool = ClosingSOCKSProxy(  # the arguments httpx gives httpcore's SOCKS pool
+                proxy_url=proxy_url,
+                proxy_auth=proxy.raw_auth,
+                ssl_context=ssl_context,
+                max_connections=limits.max_connections,
+                max_keepalive_connections=limits.max_keepalive_connections,
+                keepalive_expiry=limits.keepalive_expiry,
+                http1=http1,
+                http2=http2,
+            )
+            return
         self._pool = SingleAssignmentHTTPProxy(
-            proxy_url=httpcore.URL(
-                scheme=url.raw_scheme, host=url.raw_host, port=url.port, target=url.raw_path
-            ),
+            proxy_url=proxy_url,
             proxy_auth=proxy.raw_auth,
             proxy_headers=proxy.headers.raw,
             ssl_context=ssl_context,
@@ -264,8 +277,6 @@ def _proxy_mount(kwargs: dict[str, Any]) -> None:
             "client_kwargs.proxy",
             f"is {type(proxy).__name__}: give a proxy URL (str or httpx.URL) or an httpx.Proxy",
         )
-    if proxy.url.scheme in ("socks5", "socks5h"):
-        _require_optional("socksio", "client_kwargs.proxy", "socks", "a SOCKS proxy")
     options = {key: kwargs[key] for key in _TRANSPORT_KWARGS if key in kwargs}
     kwargs["mounts"] = {"all://": ProxyTransport(proxy, **options)}
 
