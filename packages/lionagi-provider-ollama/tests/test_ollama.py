@@ -106,7 +106,7 @@ def test_error_line_is_one_error_chunk() -> None:
 @pytest.mark.parametrize(
     "line",
     [
-        {"model": "m", "response": "x", "done": False, "tool_calls": []},  # no tool channel
+        {"model": "m", "message": {"content": "x"}, "done": False},  # a chat line, not generate
         {"model": "m", "response": "x"},  # no done flag
     ],
 )

@@ -22,7 +22,8 @@ import math
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from lionagi.service import OpenAIChatCompletionsRequest, openai_chat_shapes
 
@@ -75,8 +76,29 @@ def _format(value: object) -> str | dict[str, Any]:
     raise ValueError('must be "json" or a JSON schema object (a mapping)')
 
 
+def _stop(value: object) -> list[str]:
+    """A list of stop sequences: the only form Ollama's native ``options`` parse."""
+    if type(value) is list and all(isinstance(item, str) for item in value):
+        return value
+    if isinstance(value, str):
+        raise ValueError(
+            "must be a list of strings: Ollama's server refuses a single string (HTTP 500, "
+            '"option \\"stop\\" must be of type array"); write [' + repr(value) + "]"
+        )
+    if type(value) is list:
+        index, item = next((i, x) for i, x in enumerate(value) if not isinstance(x, str))
+        raise ValueError(f"must be a list of strings (item {index} is {type(item).__name__})")
+    raise ValueError(f"must be a list of strings, not {type(value).__name__}")
+
+
 class OllamaOptions(BaseModel):
-    """``options``: the runner parameters Ollama documents for a request (Modelfile names)."""
+    """``options``: the runner parameters Ollama documents for a request (Modelfile names).
+
+    ``stop`` is a list only: the server's ``Options.FromMap`` takes an array for it and answers
+    a single string with HTTP 500 (``option "stop" must be of type array``), although its
+    OpenAPI file says either. ``main_gpu`` and ``draft_num_predict`` are in the ``api.md``
+    example that "sets every available option".
+    """
 
     model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
@@ -90,9 +112,11 @@ class OllamaOptions(BaseModel):
     num_keep: int | None = None
     num_batch: int | None = Field(default=None, ge=1)
     num_gpu: int | None = None
+    main_gpu: int | None = Field(default=None, ge=0)  # the GPU holding small tensors
     num_thread: int | None = Field(default=None, ge=1)
+    draft_num_predict: int | None = Field(default=None, ge=0)  # draft tokens a step; 0: off
     seed: int | None = None
-    stop: str | list[str] | None = None  # one stop sequence, or several (Ollama takes both)
+    stop: list[str] | None = None
     repeat_last_n: int | None = None
     repeat_penalty: float | None = None
     presence_penalty: float | None = None
@@ -104,6 +128,11 @@ class OllamaOptions(BaseModel):
     low_vram: bool | None = None
     use_mmap: bool | None = None
     numa: bool | None = None
+
+    @field_validator("stop", mode="plain")
+    @classmethod
+    def _check_stop(cls, value: object) -> list[str] | None:
+        return None if value is None else _stop(value)
 
 
 class OllamaGenerateRequest(BaseModel):
@@ -151,12 +180,56 @@ class OllamaGenerateRequest(BaseModel):
         return None if value is None else _format(value)
 
 
+# The Chat Completions fields Ollama's compatible layer does not read (its Go
+# ``openai.ChatCompletionRequest`` has no member for them, so the JSON decoder drops them),
+# with the one value that asks for what Ollama does anyway (``...``: none does) and what to
+# write instead. Sent, any other value was accepted with a 200 and had no effect:
+# ``max_completion_tokens=200`` left the answer unbounded, ``tool_choice="none"`` still let the
+# model call a tool, ``n=3`` returned one choice.
+_UNREAD: dict[str, tuple[object, str]] = {
+    "max_completion_tokens": (..., "write max_tokens (Ollama's num_predict) instead"),
+    "n": (1, "Ollama returns one choice per request"),
+    "logit_bias": (..., "Ollama has no token bias"),
+    "tool_choice": (
+        "auto",
+        'the model always chooses, as with "auto"; leave out tools to keep it from calling one',
+    ),
+    "parallel_tool_calls": (True, "the model may always call several tools at once"),
+    "user": (..., "Ollama keeps no end-user id"),
+    "store": (False, "Ollama stores no completion"),
+    "metadata": (..., "Ollama stores no completion"),
+    "service_tier": (..., "Ollama has no service tiers"),
+    "prompt_cache_key": (..., "Ollama keeps its own prompt cache, with no key"),
+    "safety_identifier": (..., "Ollama keeps no end-user id"),
+    "modalities": (..., "Ollama answers in text only"),
+    "audio": (..., "Ollama answers in text only"),
+    "prediction": (..., "Ollama has no predicted outputs"),
+    "web_search_options": (..., "Ollama's chat has no built-in web search"),
+    "verbosity": (..., "Ollama has no verbosity control"),
+}
+
+
+def _unread_field(values: dict[str, Any]) -> str | None:
+    """The first set field Ollama's ``/v1`` chat would drop, unless it asks for the default."""
+    for name, (default, _) in _UNREAD.items():
+        value = values.get(name)
+        if value is not None and not (type(value) is type(default) and value == default):
+            return name
+    return None
+
+
 class OllamaChatRequest(OpenAIChatCompletionsRequest):
     """Chat through ``/v1/chat/completions``: the dialect, with Ollama's own message fields.
 
     Ollama's ``ToolCall`` always carries ``index`` (one-shot answers too), its assistant
     message ``reasoning``, and its server parses both (and a tool message's ``name``) back from
     a request: the assistant turn of an answer is sent back as it came.
+
+    The dialect's fields Ollama's compatible layer does not read (``max_completion_tokens``,
+    ``n``, ``tool_choice``, ``logit_bias``, ...; see ``_UNREAD``) are refused naming the field
+    and what to write instead, rather than sent to be dropped by the server: a value that asks
+    for what Ollama does anyway (``n=1``, ``tool_choice="auto"``, ``parallel_tool_calls=True``,
+    ``store=False``) still passes.
     """
 
     shapes = openai_chat_shapes(
@@ -164,3 +237,27 @@ class OllamaChatRequest(OpenAIChatCompletionsRequest):
         roles={"assistant": {"reasoning": str}, "tool": {"name": str}},
         tool_calls={"function": {"index": StrictInt}},
     )
+
+    def model_post_init(self, context: Any, /) -> None:
+        """The dialect's nested checks, then refuse a field Ollama's ``/v1`` chat drops.
+
+        Checked here rather than by validators so the fields stay plain (core's payload fast
+        path); the error is located at the field, so it is reported by name.
+        """
+        super().model_post_init(context)
+        name = _unread_field(self.__dict__)
+        if name is None:
+            return
+        default, instead = _UNREAD[name]
+        allowed = (
+            "" if default is ... else f" (only {default!r}, which is what Ollama does, is sent)"
+        )
+        error = PydanticCustomError(
+            "ollama_unread_field",
+            "Ollama's OpenAI-compatible chat does not read it and would drop it without an "
+            "error: {instead}{allowed}",
+            {"instead": instead, "allowed": allowed},
+        )
+        raise ValidationError.from_exception_data(
+            "OllamaChatRequest", [InitErrorDetails(type=error, loc=(name,), input=None)]
+        )
