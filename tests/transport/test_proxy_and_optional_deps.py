@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-import socket
 import sys
 from collections.abc import AsyncIterator
 from typing import Any
@@ -36,7 +35,6 @@ import pytest
 from lionagi.service import (
     AttemptPolicy,
     EndpointConfigurationError,
-    EventStatus,
     ProviderAuthError,
     ProviderUnauthorizedError,
     iModel,
@@ -45,6 +43,8 @@ from lionagi.service._lifecycle.retry import counts_as_circuit_failure, is_retry
 from lionagi.service._transport.config import EndpointConfig
 from lionagi.service._transport.http.client import new_client
 from lionagi.service.http import status_error
+
+from ._proxies import closed_port, failure, proxied_model
 
 pytestmark = pytest.mark.anyio
 
@@ -99,42 +99,6 @@ class Proxy407:
             await self._server.wait_closed()
 
 
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def proxied_model(proxy: str, target: str) -> iModel:
-    return iModel(
-        provider="loopback-chat",
-        endpoint="chat/completions",
-        openai_compatible=True,
-        base_url=target,
-        api_key="sk-loopback",
-        allow_local_network=True,
-        request_defaults={"model": "m"},
-        client_kwargs={"proxy": proxy},
-        # Retries allowed: a 407 typed as retryable would reach the proxy three times.
-        attempt_policy=AttemptPolicy(
-            max_attempts=3, base_delay=0.001, max_delay=0.01, jitter_factor=0
-        ),
-    )
-
-
-async def _failure(model: iModel, mode: str) -> BaseException:
-    with anyio.fail_after(20):
-        if mode == "invoke":
-            call = await model.invoke(messages=[{"role": "user", "content": "hi"}])
-            assert call.status is EventStatus.FAILED
-            assert call.exception is not None
-            return call.exception
-        with pytest.raises(Exception) as caught:
-            async for _ in model.stream(messages=[{"role": "user", "content": "hi"}]):
-                pass
-        return caught.value
-
-
 @pytest.mark.parametrize("mode", ["invoke", "stream"])
 @pytest.mark.parametrize(
     ("scheme", "first_line"),
@@ -148,7 +112,7 @@ async def test_a_proxy_refusing_its_credentials_is_one_typed_unretried_attempt(
     async with Proxy407().running() as proxy:
         proxy_url = f"http://{USER}:{PASSWORD}@127.0.0.1:{proxy.port}"
         async with proxied_model(proxy_url, target) as model:
-            error = await _failure(model, mode)
+            error = await failure(model, mode)
     assert isinstance(error, ProviderUnauthorizedError), repr(error)
     assert isinstance(error, ProviderAuthError)
     assert error.status == 407
@@ -180,7 +144,7 @@ async def test_a_proxy_given_as_httpx_proxy_is_named_without_its_credentials() -
             request_defaults={"model": "m"},
             client_kwargs={"proxy": value},
         ) as model:
-            error = await _failure(model, "invoke")
+            error = await failure(model, "invoke")
     assert isinstance(error, ProviderUnauthorizedError)
     assert f"the proxy http://127.0.0.1:{proxy.port} (client_kwargs.proxy)" in str(error)
     assert PASSWORD not in f"{error}{error!r}"
@@ -206,7 +170,7 @@ async def test_a_407_with_no_proxy_configured_says_none_is_configured() -> None:
             ),
         ) as model,
     ):
-        error = await _failure(model, "invoke")
+        error = await failure(model, "invoke")
     assert isinstance(error, ProviderUnauthorizedError), repr(error)
     assert error.status == 407
     assert not is_retryable(error, AttemptPolicy())

@@ -18,19 +18,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import socket
 from collections.abc import AsyncIterator
 from typing import Any
 
 import httpcore
 import pytest
 
-from lionagi.service import AttemptPolicy, EndpointConfigurationError, iModel
+from lionagi.service import EndpointConfigurationError
 from lionagi.service._transport.config import EndpointConfig
 from lionagi.service._transport.http.client import new_client
 from lionagi.service._transport.http.pool import SingleAssignmentPool
 
 from ._keepalive import Reply, answer, ask, asked, response
+from ._proxies import closed_port, proxied_model
 
 pytestmark = pytest.mark.anyio
 
@@ -78,27 +78,6 @@ class KeepAliveProxy:
             self._server.close()
 
 
-def closed_port() -> int:
-    """A loopback port nothing listens on: a request sent there directly fails to connect."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def proxied_model(proxy: str, target: str) -> iModel:
-    return iModel(
-        provider="loopback-chat",
-        endpoint="chat/completions",
-        openai_compatible=True,
-        base_url=target,
-        api_key="sk-loopback",
-        allow_local_network=True,
-        request_defaults={"model": "m"},
-        client_kwargs={"proxy": proxy},
-        attempt_policy=AttemptPolicy(max_attempts=1),  # a misread answer must not be retried away
-    )
-
-
 async def test_a_whole_response_past_content_length_through_a_proxy_is_not_the_next_answer() -> (
     None
 ):
@@ -110,7 +89,7 @@ async def test_a_whole_response_past_content_length_through_a_proxy_is_not_the_n
 
     target = f"http://127.0.0.1:{closed_port()}/v1"
     proxy_cm = KeepAliveProxy(reply).running()
-    async with proxy_cm as proxy, proxied_model(proxy.url, target) as model:
+    async with proxy_cm as proxy, proxied_model(proxy.url, target, attempts=1) as model:
         assert await ask(model, "one") == "answer to one"
         assert await ask(model, "two") == "answer to two"
         assert await ask(model, "three") == "answer to three"
@@ -125,7 +104,7 @@ async def test_bytes_past_content_length_through_a_proxy_do_not_fail_the_next_ca
 
     target = f"http://127.0.0.1:{closed_port()}/v1"
     proxy_cm = KeepAliveProxy(reply).running()
-    async with proxy_cm as proxy, proxied_model(proxy.url, target) as model:
+    async with proxy_cm as proxy, proxied_model(proxy.url, target, attempts=1) as model:
         for question in ("one", "two", "three"):
             assert await ask(model, question) == f"answer to {question}"
     assert len(proxy.targets) == 3  # nothing failed and was sent again

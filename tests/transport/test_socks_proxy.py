@@ -47,7 +47,6 @@ from lionagi.service import (
     ProviderAuthError,
     ProviderConnectionError,
     ProviderUnauthorizedError,
-    iModel,
 )
 from lionagi.service._lifecycle.retry import counts_as_circuit_failure, is_retryable
 from lionagi.service._transport.config import EndpointConfig
@@ -56,6 +55,8 @@ from lionagi.service._transport.http.client import new_client
 pytest.importorskip("socksio")  # the workspace's dev group installs it (httpx[socks])
 
 from lionagi.service._transport.http.socks import ClosingSOCKSProxy
+
+from ._proxies import closed_port, failure, proxied_model
 
 pytestmark = pytest.mark.anyio
 
@@ -317,42 +318,6 @@ def no_unclosed_socket() -> Iterator[None]:
     assert not leaks, leaks
 
 
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def socks_model(proxy: str, target: str) -> iModel:
-    return iModel(
-        provider="loopback-chat",
-        endpoint="chat/completions",
-        openai_compatible=True,
-        base_url=target,
-        api_key="sk-loopback",
-        allow_local_network=True,
-        request_defaults={"model": "m"},
-        client_kwargs={"proxy": proxy},
-        # Retries allowed: a refusal typed as retryable would reach the proxy three times.
-        attempt_policy=AttemptPolicy(
-            max_attempts=ATTEMPTS, base_delay=0.001, max_delay=0.01, jitter_factor=0
-        ),
-    )
-
-
-async def _failure(model: iModel, mode: str) -> BaseException:
-    with anyio.fail_after(20):
-        if mode == "invoke":
-            call = await model.invoke(messages=[{"role": "user", "content": "hi"}])
-            assert call.status is EventStatus.FAILED
-            assert call.exception is not None
-            return call.exception
-        with pytest.raises(Exception) as caught:
-            async for _ in model.stream(messages=[{"role": "user", "content": "hi"}]):
-                pass
-        return caught.value
-
-
 def _assert_refused_credentials(error: BaseException, port: int, scheme: str) -> None:
     assert isinstance(error, ProviderUnauthorizedError), repr(error)
     assert isinstance(error, ProviderAuthError)
@@ -377,8 +342,8 @@ async def test_a_socks_proxy_refusing_the_password_is_one_typed_unretried_attemp
         url = f"{scheme}://{USER}:{PASSWORD}@127.0.0.1:{proxy.port}"
         # The right user with a wrong password: the subnegotiation's refusal, not the method's.
         wrong = url.replace(PASSWORD, "not-the-password")
-        async with socks_model(wrong, f"http://127.0.0.1:{chat.port}/v1") as model:
-            error = await _failure(model, mode)
+        async with proxied_model(wrong, f"http://127.0.0.1:{chat.port}/v1") as model:
+            error = await failure(model, mode)
             await proxy.wait_closed_by_client(1)  # at once, the client still open, no gc
     _assert_refused_credentials(error, proxy.port, scheme)
     assert "Invalid username/password" in str(error)
@@ -395,8 +360,8 @@ async def test_no_credentials_for_a_socks_proxy_that_wants_some_is_one_typed_att
     """httpcore offers NO AUTHENTICATION REQUIRED alone; the proxy accepts no offered method."""
     async with Socks5Proxy(USER, PASSWORD).running() as proxy, ChatServer().running() as chat:
         proxy_url = f"socks5://127.0.0.1:{proxy.port}"
-        async with socks_model(proxy_url, f"http://127.0.0.1:{chat.port}/v1") as model:
-            error = await _failure(model, mode)
+        async with proxied_model(proxy_url, f"http://127.0.0.1:{chat.port}/v1") as model:
+            error = await failure(model, mode)
             await proxy.wait_closed_by_client(1)
     _assert_refused_credentials(error, proxy.port, "socks5")
     assert "NO ACCEPTABLE METHODS" in str(error)
@@ -412,7 +377,7 @@ async def test_the_right_credentials_reach_the_target_through_the_socks_proxy(
     caplog.set_level(logging.DEBUG, logger="httpcore")
     async with Socks5Proxy(USER, PASSWORD).running() as proxy, ChatServer().running() as chat:
         url = f"{scheme}://{USER}:{PASSWORD}@127.0.0.1:{proxy.port}"
-        async with socks_model(url, f"http://127.0.0.1:{chat.port}/v1") as model:
+        async with proxied_model(url, f"http://127.0.0.1:{chat.port}/v1") as model:
             with anyio.fail_after(20):
                 call = await model.invoke(messages=[{"role": "user", "content": "hi"}])
                 assert call.status is EventStatus.COMPLETED, call.exception
@@ -435,8 +400,8 @@ async def test_a_socks_proxy_that_cannot_reach_the_target_is_still_retried() -> 
     connection failure, so the same policy retries it; the counts above are the fix's."""
     async with Socks5Proxy(USER, PASSWORD).running() as proxy:
         url = f"socks5://{USER}:{PASSWORD}@127.0.0.1:{proxy.port}"
-        async with socks_model(url, f"http://127.0.0.1:{closed_port()}/v1") as model:
-            error: Any = await _failure(model, "invoke")
+        async with proxied_model(url, f"http://127.0.0.1:{closed_port()}/v1") as model:
+            error: Any = await failure(model, "invoke")
             # "Proxy Server could not connect": each attempt's socket closed, not collected.
             await proxy.wait_closed_by_client(ATTEMPTS)
     assert isinstance(error, ProviderConnectionError), repr(error)
@@ -455,8 +420,8 @@ async def test_a_socks_proxy_hanging_up_mid_handshake_is_a_typed_retried_connect
     exception. It is the proxy's connection failing, typed and retried like one."""
     async with Socks5Proxy(USER, PASSWORD, hang_up=True).running() as proxy:
         url = f"socks5://{USER}:{PASSWORD}@127.0.0.1:{proxy.port}"
-        async with socks_model(url, f"http://127.0.0.1:{closed_port()}/v1") as model:
-            error: Any = await _failure(model, mode)
+        async with proxied_model(url, f"http://127.0.0.1:{closed_port()}/v1") as model:
+            error: Any = await failure(model, mode)
     assert isinstance(error, ProviderConnectionError), repr(error)
     assert not isinstance(error, ProviderAuthError)
     assert "SOCKS proxy" in str(error) and "no valid reply" in str(error)
