@@ -20,6 +20,7 @@ from lionagi.service.http import openai_compatible_specs
 if TYPE_CHECKING:
     from ._endpoints import (
         OpenAIChatCompletionsEndpoint,
+        OpenAIChatProjector,
         OpenAIEmbeddingsAPIEndpoint,
         OpenAIResponsesEndpoint,
     )
@@ -38,6 +39,7 @@ __all__ = [
     "PROVIDER_SPECS",
     "RESPONSES_IGNORED_EVENTS",
     "OpenAIChatCompletionsEndpoint",
+    "OpenAIChatProjector",
     "OpenAIChatRequest",
     "OpenAIEmbeddingsAPIEndpoint",
     "OpenAIResponsesEndpoint",
@@ -52,6 +54,7 @@ __getattr__, __dir__ = lazy_exports(
     {
         "._endpoints": (
             "OpenAIChatCompletionsEndpoint",
+            "OpenAIChatProjector",
             "OpenAIEmbeddingsAPIEndpoint",
             "OpenAIResponsesEndpoint",
         ),

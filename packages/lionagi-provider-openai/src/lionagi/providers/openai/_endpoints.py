@@ -11,6 +11,10 @@ chat dialect does that for every OpenAI-compatible row), a Responses object that
 carries an ``error``), a Responses function call cut by ``max_output_tokens``.
 ``stream_options`` is refused on a one-shot call on both rows: the API accepts it only with
 ``stream: true``.
+
+OpenAI's safety-policy refusals (``bio_policy``, ``cyber_policy``, a flagged ``invalid_prompt``,
+...) are the content-filter family on both text rows, over HTTP and in a stream alike
+(:mod:`._errors`).
 """
 
 from __future__ import annotations
@@ -27,20 +31,24 @@ from lionagi.service import (
     ProviderProtocolError,
 )
 from lionagi.service.http import (
+    ChatCompletionsProjector,
     HTTPErrorInfo,
     OpenAIChatEndpoint,
     OpenAIEmbeddingsEndpoint,
+    ProviderErrorPattern,
     StreamProjector,
     estimate_tokens,
     json_kind,
     openai_status_error,
 )
 
+from ._errors import POLICY_PATTERN, openai_policy_error
 from ._responses_stream import ResponsesProjector
 
 __all__ = [
     "RESPONSES_TOKEN_KEYS",
     "OpenAIChatCompletionsEndpoint",
+    "OpenAIChatProjector",
     "OpenAIEmbeddingsAPIEndpoint",
     "OpenAIResponsesEndpoint",
 ]
@@ -51,7 +59,17 @@ instructions (sent to the model beside the input) and the tool definitions."""
 
 
 class _StreamOptionsOnlyWhenStreaming(Endpoint):
-    """Both text rows: ``stream_options`` on a one-shot request is refused, as the API does."""
+    """Both text rows: ``stream_options`` on a one-shot request is refused, as the API does.
+
+    Both also read OpenAI's safety-policy refusals: ``error_patterns`` classify the stream and
+    2xx forms, :meth:`map_status_error` the HTTP form (before any status mapping below it).
+    """
+
+    error_patterns: ClassVar[tuple[ProviderErrorPattern, ...]] = (POLICY_PATTERN,)
+
+    def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
+        """A policy refusal (:func:`openai_policy_error`), then the class's own mapping."""
+        return openai_policy_error(info) or super().map_status_error(info)
 
     def request_target(
         self, payload: Mapping[str, Any], *, stream: bool
@@ -71,8 +89,23 @@ class _StreamOptionsOnlyWhenStreaming(Endpoint):
         return super().request_target(payload, stream=stream)
 
 
+class OpenAIChatProjector(ChatCompletionsProjector):
+    """Core's chat stream, keeping the ``service_tier`` that served the answer.
+
+    OpenAI bills by the tier that actually processed the request, which can differ from the one
+    asked for (``"auto"`` resolves to the project's default); every chunk names it, as the
+    one-shot body does, so the ``result`` chunk's metadata keeps it (the last value sent).
+    """
+
+    __slots__ = ()
+
+    result_fields: ClassVar[tuple[str, ...]] = ("service_tier",)
+
+
 class OpenAIChatCompletionsEndpoint(_StreamOptionsOnlyWhenStreaming, OpenAIChatEndpoint):
     """``POST /v1/chat/completions`` (streams ask for usage via ``stream_options``)."""
+
+    projector: ClassVar[type[StreamProjector] | None] = OpenAIChatProjector
 
 
 class OpenAIEmbeddingsAPIEndpoint(OpenAIEmbeddingsEndpoint):

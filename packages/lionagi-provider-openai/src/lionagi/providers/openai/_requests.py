@@ -21,6 +21,11 @@ documents as refused are refused here, on the later field of the pair, before an
 sent exactly as written: a malformed one, such as Chat Completions' nested ``json_schema``
 object, is refused at its key (``text.format.json_schema``) instead of answered with a 400.
 
+Explicit prompt caching is OpenAI's own: ``prompt_cache_options`` on both rows, and on chat a
+``prompt_cache_breakpoint`` on a message's text, image, audio and file parts (core's shared
+shapes refuse that key, and a nested key cannot go through ``extra_body``, so the chat row adds
+it with ``openai_chat_shapes``, built on first use like core's own shapes).
+
 A ``tool_choice`` forcing a tool the request does not offer is refused too, naming
 ``tool_choice``: chat's rule is core's (every compatible vendor shares it); Responses' grammar is
 OpenAI's own (``{"type": "function", "name": ...}``), so its rule is here. Only what the request
@@ -30,7 +35,7 @@ shows is judged: with a stored ``prompt`` (which can carry tools) or a ``namespa
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -48,11 +53,22 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from lionagi.service import OpenAIChatCompletionsRequest
 from lionagi.service.http import did_you_mean, unoffered_tool_choice
 
-__all__ = ["OpenAIChatRequest", "OpenAIResponsesRequest", "ResponsesReasoning", "ResponsesText"]
+__all__ = [
+    "ChatPromptCacheOptions",
+    "OpenAIChatRequest",
+    "OpenAIResponsesRequest",
+    "PromptCacheBreakpoint",
+    "ResponsesPromptCacheOptions",
+    "ResponsesReasoning",
+    "ResponsesText",
+]
 
 # OpenAI's documented levels; not every model accepts every level (the API judges that).
 ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"]
 ReasoningSummary = Literal["auto", "concise", "detailed"]
+# The cache lifetimes OpenAI documents for explicit caching; which a model or row takes (chat
+# documents only "30m" today) is the API's call, as for effort levels.
+CacheTTL = Literal["30m", "12h"]
 
 # Tools whose functions are not all listed by name at the top of ``tools``: a namespace nests
 # them, tool search loads them during the response.
@@ -79,19 +95,62 @@ def _responses_function_names(tools: list[Any]) -> list[str] | None:
     return names
 
 
+class PromptCacheBreakpoint(BaseModel):
+    """``prompt_cache_breakpoint`` of a chat content part: the end of a reusable prefix."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True, hide_input_in_errors=True)
+
+    mode: Literal["explicit"]
+    ttl: CacheTTL | None = None
+
+
+class ChatPromptCacheOptions(BaseModel):
+    """``prompt_cache_options`` on chat: implicit or explicit breakpoints, and their lifetime."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    mode: Literal["implicit", "explicit"] | None = None
+    ttl: CacheTTL | None = None
+
+
+# The chat content parts OpenAI documents a cache breakpoint on (every user part type).
+_BREAKPOINT_PARTS = ("text", "image_url", "input_audio", "file")
+
+
+class _OpenAIChatShapes:
+    """``OpenAIChatRequest.shapes``: built when first read, not when this module is imported.
+
+    Core reads a request class's ``shapes`` only for a request with more than plain-text
+    messages; building the shapes models at import would cost every first call of the
+    ``openai`` row the import and construction core defers for the same reason (cold start).
+    """
+
+    def __get__(self, instance: object, owner: type | None = None) -> type[BaseModel]:
+        from lionagi.service import openai_chat_shapes
+
+        breakpoint_field = {"prompt_cache_breakpoint": PromptCacheBreakpoint}
+        return openai_chat_shapes(
+            "OpenAI", parts=dict.fromkeys(_BREAKPOINT_PARTS, breakpoint_field)
+        )
+
+
 class OpenAIChatRequest(OpenAIChatCompletionsRequest):
     """OpenAI's chat request: core's shared dialect (strict scalars) with OpenAI's ranges.
 
     The fields are core's :class:`OpenAIChatCompletionsRequest`; OpenAI's row caps
     ``top_logprobs`` at 20, bounds ``logit_bias`` values to -100..100 and refuses
-    ``top_logprobs`` without ``logprobs=True``, as the API does. It adds OpenAI's
-    ``prompt_cache_retention`` (``"in_memory"`` or ``"24h"``).
+    ``top_logprobs`` without ``logprobs=True``, as the API does. It adds OpenAI's prompt
+    caching: ``prompt_cache_retention`` (``"in_memory"`` or ``"24h"``), ``prompt_cache_options``
+    and a content part's ``prompt_cache_breakpoint`` (its ``shapes``).
     """
+
+    shapes: ClassVar[type[BaseModel] | None] = _OpenAIChatShapes()  # type: ignore[assignment]
 
     logit_bias: dict[str, Annotated[StrictInt, Field(ge=-100, le=100)]] | None = None
     top_logprobs: StrictInt | None = Field(default=None, ge=0, le=20)
-    # OpenAI's own (extended prompt caching), not the shared dialect's.
+    # OpenAI's own (prompt caching), not the shared dialect's.
     prompt_cache_retention: Literal["in_memory", "24h"] | None = None
+    prompt_cache_options: ChatPromptCacheOptions | None = None
 
     @field_validator("top_logprobs")
     @classmethod
@@ -213,6 +272,17 @@ class ResponsesText(BaseModel):
         return value
 
 
+class ResponsesPromptCacheOptions(BaseModel):
+    """``prompt_cache_options`` on Responses: chat's keys, a cache prewarm and a diagnosis."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    mode: Literal["implicit", "explicit"] | None = None
+    ttl: CacheTTL | None = None
+    prewarm: StrictBool | None = None
+    comparison_response_id: str | None = None
+
+
 class ResponsesStreamOptions(BaseModel):
     """``stream_options``: only valid with ``stream``."""
 
@@ -259,6 +329,7 @@ class OpenAIResponsesRequest(BaseModel):
     include: list[str] | None = None
     prompt_cache_key: str | None = None
     prompt_cache_retention: Literal["in_memory", "24h"] | None = None
+    prompt_cache_options: ResponsesPromptCacheOptions | None = None
     safety_identifier: str | None = None
     # Entries such as {"type": "compaction", "compact_threshold": N}; the server adds types.
     context_management: list[dict[str, Any]] | None = None

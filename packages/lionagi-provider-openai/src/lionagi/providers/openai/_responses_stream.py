@@ -254,6 +254,10 @@ class ResponsesProjector(ProjectorBase):
         if response_id:
             # What the next turn's `previous_response_id` names; the one-shot body has it too.
             result.metadata["response_id"] = response_id
+        tier = response.get("service_tier")
+        if tier:
+            # The tier that served (and bills) the response, which "auto" leaves to the project.
+            result.metadata["service_tier"] = tier
         out.append(result)
         return out
 

@@ -1,0 +1,83 @@
+"""OpenAI's safety-policy refusals, typed as core's content-filter family.
+
+OpenAI refuses a prompt its safety policy flags with codes the shared OpenAI dialect does not
+read (core's :func:`openai_status_error` knows ``content_filter`` and
+``content_policy_violation``):
+
+- ``bio_policy``, ``cyber_policy``, ``misalignment_policy_violation`` and
+  ``image_content_policy_violation``: whole codes naming a policy (the Responses API's
+  ``ResponseError.code`` values, and the 400, or for ``cyber_policy`` sometimes 403, bodies of
+  both text rows);
+- ``invalid_prompt``, which also names malformed input, so only its two policy sentences count:
+  "your prompt was flagged as potentially violating our usage policy" (reasoning models) and
+  "we've limited access to this content for safety reasons".
+
+Why a family and not the status: the same content is refused again, so it is never retried, and
+one caller's flagged prompts say nothing about the service's health, so the circuit ignores it
+(see "A content-filter refusal is the caller's" in docs/decisions.md). Without this, a 403
+``cyber_policy`` read as a refused key, and the stream and one-shot forms (``response.failed``,
+a chat error chunk, a failed Responses object) were unclassified errors the circuit counted.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lionagi.service import (
+    ProviderContentFilterError,
+    ProviderError,
+    ProviderStatusContentFilterError,
+)
+from lionagi.service.http import HTTPErrorInfo, ProviderErrorPattern
+
+__all__ = ["POLICY_CODES", "POLICY_PATTERN", "openai_policy_error"]
+
+POLICY_CODES = frozenset(
+    {
+        "bio_policy",
+        "cyber_policy",
+        "misalignment_policy_violation",
+        "image_content_policy_violation",
+    }
+)
+"""Codes that name a safety-policy refusal whatever the message says (whole values only)."""
+
+# The two refusals ``invalid_prompt`` carries; its other uses (a malformed schema) do not match.
+_POLICY_WORDING = (
+    r"flagged as potentially violating our usage policy"
+    r"|limited access to this content for safety reasons"
+)
+_WORDING = re.compile(_POLICY_WORDING, re.IGNORECASE)
+
+POLICY_PATTERN = ProviderErrorPattern(
+    "content_filter",
+    ProviderContentFilterError,
+    # Classification searches the message, then the code and the type, one per line: a code
+    # matches only as a whole line, so a longer code that contains one of these does not.
+    rf"(?:^|\n)(?:{'|'.join(sorted(POLICY_CODES))})(?:\n|$)|{_POLICY_WORDING}",
+    summary="refused by OpenAI's safety policy",
+)
+"""The stream and one-shot form (an error chunk, ``response.failed``, a failed response)."""
+
+
+def openai_policy_error(info: HTTPErrorInfo) -> ProviderError | None:
+    """``ProviderStatusContentFilterError`` for a 4xx (not 429) policy refusal, else None.
+
+    Checked before the status mapping, so a 403 ``cyber_policy`` is the refused content it
+    names, not a refused key; a 429 or 5xx keeps its status type (they decide retrying).
+    """
+    if not 400 <= info.status < 500 or info.status == 429:
+        return None
+    error = info.error
+    names = {value for value in (error.get("code"), error.get("type")) if isinstance(value, str)}
+    message = error.get("message")
+    if not names & POLICY_CODES and not (
+        isinstance(message, str) and _WORDING.search(message) is not None
+    ):
+        return None
+    return ProviderStatusContentFilterError(
+        f"{info.where} refused the request: OpenAI's safety policy blocked it (HTTP "
+        f"{info.status}; the same content is refused again, so it is not retried){info.suffix}",
+        status=info.status,
+        body_excerpt=info.excerpt,
+    )
