@@ -107,8 +107,9 @@ class OpenAIChatEndpoint(Endpoint):
     """An endpoint speaking the chat-completions dialect (`POST .../chat/completions`).
 
     Streams are projected by `ChatCompletionsProjector`. A streaming request asks for
-    the usage record (`stream_options={"include_usage": True}`) when the request model has a
-    `stream_options` field and the caller did not set it, so the result chunk carries usage.
+    the usage record (`stream_options.include_usage`) when the request model has a
+    `stream_options` field and the caller did not set that flag, so the result chunk carries
+    usage.
     Subclass it per provider (the catalog wants one class per row); add vendor error codes by
     overriding `map_status_error` and calling `super()`.
     """
@@ -116,14 +117,21 @@ class OpenAIChatEndpoint(Endpoint):
     projector: ClassVar[type[StreamProjector] | None] = ChatCompletionsProjector
 
     def stream_payload(self, payload: dict[str, Any]) -> dict[str, Any]:
-        """Request the usage record on a stream when the request model can carry it."""
+        """Request the usage record on a stream when the request model can carry it.
+
+        Merged into the caller's `stream_options` (a new mapping: the caller's is not changed)
+        unless it sets `include_usage` itself; setting another option
+        (`{"include_obfuscation": False}`) used to drop the usage record, and with it the
+        token counts telemetry and `limit_tokens` read.
+        """
         model = self.request_options
-        if (
-            model is not None
-            and "stream_options" in model.model_fields
-            and payload.get("stream_options") is None
-        ):
+        if model is None or "stream_options" not in model.model_fields:
+            return payload
+        options = payload.get("stream_options")
+        if options is None:
             payload["stream_options"] = {"include_usage": True}
+        elif isinstance(options, dict) and options.get("include_usage") is None:
+            payload["stream_options"] = {**options, "include_usage": True}
         return payload
 
     def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
