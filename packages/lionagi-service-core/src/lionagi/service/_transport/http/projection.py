@@ -20,7 +20,9 @@ Contract every projector keeps:
   ``logprobs`` (asked for with ``logprobs=True``) -> ``metadata["logprobs"]`` of the
   text chunk of the same event;
 - tool calls are accumulated and emitted once, complete, as ``tool_use`` with a parsed dict input
-  (arguments that are not a JSON object raise :class:`ProviderProtocolError`);
+  (arguments that are not a JSON object raise :class:`ProviderProtocolError`); a custom tool's
+  call (free text, not JSON) goes out with ``{"input": <the text>}``, as the Responses dialect
+  sends a ``custom_tool_call``;
 - the end of a successful stream yields exactly one ``result`` chunk whose metadata is
   ``{"usage", "model", "finish_reason"}``;
 - a provider error event yields one ``error`` chunk (``is_error=True``) and ends the projection;
@@ -221,12 +223,16 @@ class ProjectorBase:
             pass
         else:
             return None
+        return self._limit_chunk(f"the arguments of tool call {name!r}, which are", reason, usage)
+
+    def _limit_chunk(self, what: str, reason: str, usage: Any) -> StreamChunk:
+        """The error chunk saying the output token limit cut `what` short, and the fix."""
         (chunk,) = self.error_chunk(
             {
                 "message": (
                     f"the model reached its output token limit ({reason!r}) while writing "
-                    f"the arguments of tool call {name!r}, which are cut short; raise the "
-                    "request's max_tokens (max_completion_tokens, max_output_tokens) and retry"
+                    f"{what} cut short; raise the request's max_tokens (max_completion_tokens, "
+                    "max_output_tokens) and retry"
                 ),
                 "code": reason,
             }
@@ -295,15 +301,20 @@ class PendingToolCall:
     """A streamed tool call being assembled: `id`/`name` as they arrive, argument fragments.
 
     `arguments` joins the fragments; hand it to `ProjectorBase.tool_use_chunk` once the
-    dialect says the call is complete.
+    dialect says the call is complete. `custom` marks a call of a custom tool (OpenAI chat
+    ``"type": "custom"``), whose fragments are pieces of free text, not JSON: `call_input`
+    is then ``{"input": <the text>}``.
     """
 
-    __slots__ = ("args", "extra", "id", "name")
+    __slots__ = ("args", "custom", "extra", "id", "name")
 
-    def __init__(self, tool_id: str | None = None, name: str | None = None) -> None:
+    def __init__(
+        self, tool_id: str | None = None, name: str | None = None, *, custom: bool = False
+    ) -> None:
         self.id: str | None = tool_id
         self.name: str | None = name
         self.args: list[str] = []
+        self.custom = custom
         # A vendor's own members of the call (Gemini's ``extra_content`` holding the thought
         # signature a later turn must send back), merged as they arrive.
         self.extra: dict[str, Any] = {}
@@ -313,19 +324,24 @@ class PendingToolCall:
         """A one-shot `message.tool_calls` entry, read as the stream assembles its fragments.
 
         So a check shared with the stream (`ChatCompletionsProjector.cut_at_length`) sees
-        the same name and argument text for the same call; a malformed entry reads as a call
-        with neither.
+        the same name and argument text for the same call: a ``function`` entry's name and
+        arguments, else a ``custom`` entry's name and input text (a custom call); a malformed
+        entry reads as a function call with neither.
         """
         entry = call if isinstance(call, dict) else {}
         function = entry.get("function")
-        if not isinstance(function, dict):
-            function = {}
-        tool_id, name = entry.get("id"), function.get("name")
+        custom = entry.get("custom")
+        is_custom = not isinstance(function, dict) and isinstance(custom, dict)
+        body = custom if is_custom else function
+        if not isinstance(body, dict):
+            body = {}
+        tool_id, name = entry.get("id"), body.get("name")
         pending = cls(
             tool_id if isinstance(tool_id, str) else None,
             name if isinstance(name, str) and name else None,
+            custom=is_custom,
         )
-        pending.add(function.get("arguments"))
+        pending.add(body.get("input" if is_custom else "arguments"))
         return pending
 
     def add(self, fragment: Any) -> None:
@@ -338,8 +354,19 @@ class PendingToolCall:
         """The argument text received so far."""
         return "".join(self.args)
 
+    @property
+    def call_input(self) -> str | dict[str, Any]:
+        """What `ProjectorBase.tool_use_chunk` takes for this call.
+
+        The argument text, or a custom call's ``{"input": <the text>}``: free text has no
+        JSON to parse.
+        """
+        return {"input": "".join(self.args)} if self.custom else "".join(self.args)
+
 
 # --- OpenAI chat completions ---------------------------------------------------------------------
+
+_MIXED_CALL = "a tool call mixes 'function' and 'custom' pieces"
 
 
 class ChatCompletionsProjector(ProjectorBase):
@@ -512,13 +539,46 @@ class ChatCompletionsProjector(ProjectorBase):
                     acc = self._tools[key] = PendingToolCall()
                 if call_id:
                     acc.id = call_id
-                function = call.get("function") or {}
-                if function.get("name"):
-                    acc.name = function["name"]
-                acc.add(function.get("arguments"))
+                function = call.get("function")
+                if function:
+                    if acc.custom or call.get("custom"):
+                        raise self.protocol_error(_MIXED_CALL, call)
+                    if function.get("name"):
+                        acc.name = function["name"]
+                    acc.add(function.get("arguments"))
+                else:
+                    custom = call.get("custom")
+                    if custom is not None:
+                        self._custom_piece(acc, custom, call)
                 extra = call.get("extra_content")
                 if extra and isinstance(extra, dict):
                     acc.extra.update(extra)
+
+    def _custom_piece(self, acc: PendingToolCall, custom: Any, call: Any) -> None:
+        """A custom tool call's piece (``"custom": {"name"?, "input"?}``) added to `acc`.
+
+        OpenAI streams a call of a custom tool (``tools: [{"type": "custom", ...}]``) as
+        ``custom`` pieces whose ``input`` is free text, joined as sent; reading only
+        ``function`` delivered it with no name and no input. A piece that is not an object, an
+        input that is not text, or a call that mixes ``function`` and ``custom`` pieces is
+        refused (nothing is guessed about which one the model meant).
+        """
+        if type(custom) is not dict:
+            raise self.protocol_error("a tool call's 'custom' is not a JSON object", call)
+        if not acc.custom:
+            if acc.name is not None or acc.args:
+                raise self.protocol_error(_MIXED_CALL, call)
+            acc.custom = True
+        name = custom.get("name")
+        if name:
+            acc.name = name
+        piece = custom.get("input")
+        if piece is not None and not isinstance(piece, str):
+            raise self.protocol_error(
+                f"custom tool call {acc.name!r} input is JSON {json_kind(piece)}, not text", call
+            )
+        if piece:
+            acc.args.append(piece)
 
     def _audio(self, audio: Any, index: int, is_delta: bool, out: list[StreamChunk]) -> None:
         """An audio answer's piece (`modalities=["text", "audio"]`): its transcript is the text.
@@ -653,7 +713,7 @@ class ChatCompletionsProjector(ProjectorBase):
                     out.append(cut)  # an error chunk ends the stream: nothing after it
                     self._tools.clear()
                     return
-            out.append(self.tool_use_chunk(acc.id, acc.name, acc.arguments, meta))
+            out.append(self.tool_use_chunk(acc.id, acc.name, acc.call_input, meta))
 
     def cut_at_length(self, call: PendingToolCall, *, last: bool) -> StreamChunk | None:
         """`cut_short`'s error chunk for a call `finish_reason: "length"` cut, else None.
@@ -664,7 +724,17 @@ class ChatCompletionsProjector(ProjectorBase):
         the last call, and a complete call sends at least `"{}"`, so the last one with no
         argument text was cut right after its name (delivered with no input, the tool would
         run on a guess). Arguments that parse are left to the caller.
+
+        A custom tool's input is free text, with no syntax that shows it whole: the last
+        call of a choice the limit stopped is the one the model was writing, so it is cut
+        (the tool would run on a prefix); earlier calls were closed before it and are calls.
         """
+        if call.custom:
+            if not last:
+                return None
+            return self._limit_chunk(
+                f"the input of custom tool call {call.name!r}, which is", "length", None
+            )
         arguments = call.arguments
         if last and not arguments.strip():
             arguments = "{"
