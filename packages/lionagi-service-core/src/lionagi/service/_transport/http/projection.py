@@ -302,8 +302,8 @@ class PendingToolCall:
 
     `arguments` joins the fragments; hand it to `ProjectorBase.tool_use_chunk` once the
     dialect says the call is complete. `custom` marks a call of a custom tool (OpenAI chat
-    ``"type": "custom"``), whose fragments are pieces of free text, not JSON: `call_input`
-    is then ``{"input": <the text>}``.
+    `"type": "custom"`), whose fragments are pieces of free text, not JSON: `call_input`
+    is then `{"input": <the text>}`.
     """
 
     __slots__ = ("args", "custom", "extra", "id", "name")
@@ -324,8 +324,8 @@ class PendingToolCall:
         """A one-shot `message.tool_calls` entry, read as the stream assembles its fragments.
 
         So a check shared with the stream (`ChatCompletionsProjector.cut_at_length`) sees
-        the same name and argument text for the same call: a ``function`` entry's name and
-        arguments, else a ``custom`` entry's name and input text (a custom call); a malformed
+        the same name and argument text for the same call: a `function` entry's name and
+        arguments, else a `custom` entry's name and input text (a custom call); a malformed
         entry reads as a function call with neither.
         """
         entry = call if isinstance(call, dict) else {}
@@ -358,7 +358,7 @@ class PendingToolCall:
     def call_input(self) -> str | dict[str, Any]:
         """What `ProjectorBase.tool_use_chunk` takes for this call.
 
-        The argument text, or a custom call's ``{"input": <the text>}``: free text has no
+        The argument text, or a custom call's `{"input": <the text>}`: free text has no
         JSON to parse.
         """
         return {"input": "".join(self.args)} if self.custom else "".join(self.args)
