@@ -346,7 +346,10 @@ async def test_a_socks_proxy_refusing_the_password_is_one_typed_unretried_attemp
             error = await failure(model, mode)
             await proxy.wait_closed_by_client(1)  # at once, the client still open, no gc
     _assert_refused_credentials(error, proxy.port, scheme)
-    assert "Invalid username/password" in str(error)
+    # httpcore's "Invalid username/password"; only its start is asserted, because the word
+    # "password" is itself redacted once any earlier configuration in the process used it as a
+    # secret (a URL's userinfo is remembered process-wide: the docs' Redis example does so).
+    assert "Invalid username/" in str(error)
     assert "not-the-password" not in f"{error}{error!r}"
     assert proxy.connections == 1
     assert proxy.outcomes == ["refused"]
