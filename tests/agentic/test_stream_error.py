@@ -24,6 +24,7 @@ from lionagi.service import (
     ProviderPermissionError,
     ProviderQuotaError,
     ProviderQuotaSpentError,
+    ProviderServerFaultError,
     ProviderStreamAuthError,
     ProviderStreamCapacityError,
     ProviderStreamConfigError,
@@ -35,6 +36,7 @@ from lionagi.service import (
     ProviderStreamPermissionError,
     ProviderStreamQuotaError,
     ProviderStreamQuotaExhaustedError,
+    ProviderStreamServerError,
     ProviderStreamTurnLimitError,
     ProviderStreamUnsupportedModelError,
     ProviderTurnLimitError,
@@ -62,6 +64,8 @@ VENDOR_ONLY_TWINS = [
     (ProviderStreamInvalidRequestError, ProviderInvalidRequestError),
     (ProviderStreamConfigError, ProviderConfigError),
     (ProviderStreamTurnLimitError, ProviderTurnLimitError),
+    # A reported 500/502/504 or a whole server-fault code names it; no phrase does.
+    (ProviderStreamServerError, ProviderServerFaultError),
 ]
 
 
@@ -170,7 +174,8 @@ def test_the_disconnect_twin_is_a_connection_error_but_never_retried() -> None:
         ),
         # nothing classifiable: the base class, no kind
         ("scripted provider failure", {"provider_error": "x"}, ProviderStreamError, None),
-        ("request failed", {"status": 500}, ProviderStreamError, None),
+        ("request failed", {"status": 500}, ProviderStreamServerError, "server"),
+        ("request failed", {"status": 501}, ProviderStreamError, None),
         ("request failed", {"status": True}, ProviderStreamError, None),
         ("request failed", {"status": 4010}, ProviderStreamError, None),
     ],

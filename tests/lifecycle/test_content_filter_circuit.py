@@ -23,6 +23,7 @@ from lionagi.service import (
     CircuitPolicy,
     EventStatus,
     ProviderStreamError,
+    ProviderStreamServerError,
     classify_provider_error,
     classify_stream_error,
     iModel,
@@ -208,12 +209,12 @@ async def test_a_context_length_chunk_in_a_stream_leaves_the_circuit_closed() ->
 
 
 async def test_a_provider_failure_in_a_stream_still_opens_the_circuit() -> None:
-    # The control: an unclassified provider error chunk counts, so the neutral verdict above is
-    # the content filter's, not the stream path's.
+    # The control: a provider's own failure in a stream (an in-band server fault) counts, so
+    # the neutral verdict above is the content filter's, not the stream path's.
     errors, requests, state = await _stream_twice(
         [_sse({"error": {"message": "upstream failed", "type": "server_error", "code": 500}})]
     )
-    assert type(errors[0]) is ProviderStreamError
+    assert type(errors[0]) is ProviderStreamServerError
     assert type(errors[1]).__name__ == "CircuitOpenError"
     assert requests == 1
     assert state == "open"

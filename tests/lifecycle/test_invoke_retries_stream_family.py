@@ -118,7 +118,9 @@ async def test_invoke_gives_up_after_the_policys_attempts_with_the_typed_error()
 
 
 async def test_invoke_does_not_retry_an_unclassified_error_object() -> None:
-    broken = {"error": {"message": "something went wrong", "type": "server_error"}}
+    # No family names it (a server fault's `server_error` would: it is retried, see
+    # tests/lifecycle/test_in_band_server_fault.py).
+    broken = {"error": {"message": "something went wrong", "type": "upstream_error"}}
     server_cm = OneShotServer([broken, ANSWER]).running()
     async with server_cm as server, gateway(server.url) as model:
         call = await model.invoke(messages=[{"role": "user", "content": "x"}])

@@ -24,6 +24,7 @@ from lionagi.service import (
     ProviderProtocolError,
     ProviderStreamError,
     ProviderStreamQuotaExhaustedError,
+    ProviderStreamServerError,
     StreamChunk,
     iModel,
     match_endpoint,
@@ -324,7 +325,9 @@ async def test_an_error_event_ends_the_stream_with_exa_s_tag() -> None:
     [
         ("NO_MORE_CREDITS", "You have run out of credits", ProviderStreamQuotaExhaustedError),
         ("API_KEY_BUDGET_EXCEEDED", "Budget exceeded", ProviderStreamQuotaExhaustedError),
-        ("INTERNAL_ERROR", "Internal error", ProviderStreamError),
+        # Core's in-band server fault (a whole `internal_error` code, any case): retried by
+        # invoke() like an HTTP 500, never by stream().
+        ("INTERNAL_ERROR", "Internal error", ProviderStreamServerError),
     ],
 )
 async def test_exa_s_error_object_fails_invoke_and_stream_alike(

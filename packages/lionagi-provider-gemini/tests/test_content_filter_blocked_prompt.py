@@ -17,7 +17,14 @@ from typing import Any
 import pytest
 
 import lionagi.service as service
-from lionagi.service import CircuitPolicy, EventStatus, ProviderStreamError, iModel
+from lionagi.service import (
+    AttemptPolicy,
+    CircuitPolicy,
+    EventStatus,
+    ProviderStreamError,
+    ProviderStreamServerError,
+    iModel,
+)
 from lionagi.service_testing import scripted_stream_server
 
 KEY = "AIzaContentFilterKey0123456789abc"
@@ -116,12 +123,14 @@ async def test_a_blocked_prompt_never_echoes_the_key() -> None:
 
 
 async def test_an_error_object_that_is_no_block_keeps_its_class() -> None:
-    # Only the block is re-typed: a 200 error object is classified as before (and counts).
+    # Only the block is re-typed: a 200 error object keeps core's classification (a 500 in the
+    # body is the in-band server fault, retried by invoke like an HTTP 500) and counts.
     error = {"code": 500, "message": "Internal error encountered.", "status": "INTERNAL"}
     calls, requests, state = await invoke_twice({"error": error})
-    assert type(calls[0].exception) is ProviderStreamError
+    assert type(calls[0].exception) is ProviderStreamServerError
     assert type(calls[1].exception).__name__ == "CircuitOpenError"
-    assert (requests, state) == (1, "open")
+    assert state == "open"
+    assert requests == AttemptPolicy().max_attempts  # every attempt of the first call, then shut
 
 
 async def test_a_candidate_that_finished_for_safety_still_completes_the_stream() -> None:

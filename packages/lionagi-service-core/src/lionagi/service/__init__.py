@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from ._base.errors import ProviderQuotaSpentError as ProviderQuotaSpentError
     from ._base.errors import ProviderRateLimitError as ProviderRateLimitError
     from ._base.errors import ProviderServerError as ProviderServerError
+    from ._base.errors import ProviderServerFaultError as ProviderServerFaultError
     from ._base.errors import ProviderStatusCapacityError as ProviderStatusCapacityError
     from ._base.errors import (
         ProviderStatusContentFilterError as ProviderStatusContentFilterError,
@@ -85,6 +86,7 @@ if TYPE_CHECKING:
     from ._base.errors import (
         ProviderStreamQuotaExhaustedError as ProviderStreamQuotaExhaustedError,
     )
+    from ._base.errors import ProviderStreamServerError as ProviderStreamServerError
     from ._base.errors import ProviderStreamTurnLimitError as ProviderStreamTurnLimitError
     from ._base.errors import (
         ProviderStreamUnsupportedModelError as ProviderStreamUnsupportedModelError,
@@ -249,6 +251,7 @@ _LAZY: dict[str, str] = {
     "ProviderQuotaSpentError": "._base.errors",
     "ProviderRateLimitError": "._base.errors",
     "ProviderServerError": "._base.errors",
+    "ProviderServerFaultError": "._base.errors",
     "ProviderStatusCapacityError": "._base.errors",
     "ProviderStatusError": "._base.errors",
     "ProviderStreamAuthError": "._base.errors",
@@ -262,6 +265,7 @@ _LAZY: dict[str, str] = {
     "ProviderStreamPermissionError": "._base.errors",
     "ProviderStreamQuotaError": "._base.errors",
     "ProviderStreamQuotaExhaustedError": "._base.errors",
+    "ProviderStreamServerError": "._base.errors",
     "ProviderStreamTurnLimitError": "._base.errors",
     "ProviderStreamUnsupportedModelError": "._base.errors",
     "ProviderTransportError": "._base.errors",

@@ -15,6 +15,8 @@ Tree::
     ├── ProviderAuthError                        credentials missing or refused
     ├── ProviderContextError                     prompt does not fit the context window
     ├── ProviderCapacityError                    retryable: the model is at capacity right now
+    ├── ProviderServerFaultError                 retryable: the provider failed on its side (a
+    │                                              5xx, or the same fault reported in-band)
     ├── ProviderUnsupportedModelError            the provider refuses the requested model
     ├── ProviderPermissionError                  a tool/action was auto-denied by the agent's policy
     ├── ProviderContentFilterError               the provider's content filter refused the request
@@ -32,7 +34,7 @@ Tree::
     │   │   ├── ProviderStatusUnsupportedModelError
     │   │   │                                    also a ProviderUnsupportedModelError
     │   │   └── ProviderUnauthorizedError        401/403, also a ProviderAuthError
-    │   └── ProviderServerError                  5xx
+    │   └── ProviderServerError                  5xx, also a ProviderServerFaultError
     │       └── ProviderStatusCapacityError      also a ProviderCapacityError (e.g. HTTP 529)
     ├── ProviderTransportError                   bytes did not flow
     │   ├── ProviderConnectionError              connect/read failure or transport timeout
@@ -47,6 +49,7 @@ Tree::
     │   ├── ProviderStreamAuthError              also a ProviderAuthError
     │   ├── ProviderStreamContextError           also a ProviderContextError
     │   ├── ProviderStreamCapacityError          also a ProviderCapacityError
+    │   ├── ProviderStreamServerError            also a ProviderServerFaultError
     │   ├── ProviderStreamUnsupportedModelError  also a ProviderUnsupportedModelError
     │   ├── ProviderStreamPermissionError        also a ProviderPermissionError
     │   ├── ProviderStreamContentFilterError     also a ProviderContentFilterError
@@ -124,6 +127,7 @@ __all__ = [
     "ProviderQuotaSpentError",
     "ProviderRateLimitError",
     "ProviderServerError",
+    "ProviderServerFaultError",
     "ProviderStatusCapacityError",
     "ProviderStatusContentFilterError",
     "ProviderStatusContextError",
@@ -140,6 +144,7 @@ __all__ = [
     "ProviderStreamPermissionError",
     "ProviderStreamQuotaError",
     "ProviderStreamQuotaExhaustedError",
+    "ProviderStreamServerError",
     "ProviderStreamTurnLimitError",
     "ProviderStreamUnsupportedModelError",
     "ProviderTransportError",
@@ -330,6 +335,23 @@ class ProviderCapacityError(ProviderError):
     retryable = True
 
 
+class ProviderServerFaultError(ProviderError):
+    """The provider failed on its own side (an internal error); retrying may succeed.
+
+    The family of a transient server fault however it is reported: an HTTP 5xx is
+    :class:`ProviderServerError` (``status``, ``body_excerpt``, ``except ProviderStatusError``), an
+    error chunk or a 2xx body reporting one (Anthropic's ``api_error`` event, OpenAI's
+    ``server_error``, a reported status 500, 502 or 504) :class:`ProviderStreamServerError`.
+    Without the family the in-band form was an unclassified stream error, never retried, while
+    the same fault sent as a status was. Retried before output when the attempt policy's
+    ``retry_server_errors`` is set, and it counts against the provider's health: the fault is
+    the provider's, not the caller's. Not a :class:`ProviderCapacityError`: an overloaded model
+    is told apart by its own code, text or status (503, 529).
+    """
+
+    retryable = True
+
+
 class ProviderUnsupportedModelError(ProviderError):
     """The provider does not serve the requested model for these credentials; not retried.
 
@@ -485,8 +507,13 @@ class ProviderStatusUnsupportedModelError(ProviderClientError, ProviderUnsupport
     """
 
 
-class ProviderServerError(ProviderStatusError):
-    """A 5xx response; retryable before output."""
+class ProviderServerError(ProviderStatusError, ProviderServerFaultError):
+    """A 5xx response; retryable before output.
+
+    The HTTP form of :class:`ProviderServerFaultError`, so ``except ProviderServerFaultError``
+    catches a server fault whether it came as a status or in-band (an error chunk). Its status
+    still decides retrying (``retry_server_errors``), as for every status error.
+    """
 
     retryable = True
 
@@ -613,6 +640,18 @@ class ProviderStreamContextError(ProviderStreamError, ProviderContextError):
 
 class ProviderStreamCapacityError(ProviderStreamError, ProviderCapacityError):
     """An error chunk reporting that the model is at capacity (overloaded)."""
+
+
+class ProviderStreamServerError(ProviderStreamError, ProviderServerFaultError):
+    """An error chunk (or a 2xx body) reporting that the provider failed on its own side.
+
+    The in-band form of a 5xx: Anthropic's ``error`` event of type ``api_error``, an OpenAI
+    Responses ``response.failed`` or chat error object whose code or type is ``server_error``
+    (or ``internal_error``), or an error object reporting status 500, 502 or 504. Retryable: a
+    one-shot ``invoke()`` retries it (after its ``retry_after`` if the provider named one),
+    while ``stream()`` never does, its error chunk having reached the caller. Not the HTTP status
+    error :class:`ProviderServerError` (no ``body_excerpt``; ``status`` may be None).
+    """
 
 
 class ProviderStreamUnsupportedModelError(ProviderStreamError, ProviderUnsupportedModelError):

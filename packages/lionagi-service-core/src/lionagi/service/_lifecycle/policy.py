@@ -46,8 +46,10 @@ class AttemptPolicy:
         backoff_factor: Growth per attempt (>= 1).
         jitter_factor: Relative spread applied to each delay, in [0, 1].
         retry_statuses: HTTP statuses retried below 500 (429 by default).
-        retry_server_errors: Retry any status >= 500, and the capacity errors an adapter maps
-            from its vendor's own status (`ProviderStatusCapacityError`).
+        retry_server_errors: Retry any status >= 500, the capacity errors an adapter maps
+            from its vendor's own status (`ProviderStatusCapacityError`), and on `invoke()` an
+            in-band server fault (`ProviderStreamServerError`: a 2xx body or error chunk
+            reporting the provider's own failure).
 
     Raises:
         AdmissionConfigError: A value is out of range; `field` names it.

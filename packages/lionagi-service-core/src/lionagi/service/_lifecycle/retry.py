@@ -8,7 +8,8 @@ any output reached the caller: a one-shot call hands nothing over until it retur
 stream's provider error chunk is yielded to the caller before its error is raised (past the
 replay boundary, where nothing is retried). So a stream-family error reaching this classifier
 (a one-shot body's error object, DeepSeek's cut answer) is judged by its family like any other:
-the capacity and quota twins are retried, the base class and the caller's families are not.
+the capacity, quota and server-fault twins are retried, the base class and the caller's families
+are not.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from .._base.errors import (
     ProviderPermissionError,
     ProviderProtocolError,
     ProviderQuotaSpentError,
+    ProviderServerFaultError,
     ProviderStatusCapacityError,
     ProviderStatusError,
     ProviderStreamDisconnectError,
@@ -73,7 +75,10 @@ def is_retryable(exc: BaseException, policy: AttemptPolicy) -> bool:
     meaning "no capacity, retry") when `retry_server_errors`, and other provider errors
     whose classification marked them `retryable` (quota/capacity text from a CLI, and the
     capacity and quota twins of `ProviderStreamError` an attempt raised: a one-shot body
-    reporting an overloaded model, an answer cut for lack of resources). Never: other 4xx;
+    reporting an overloaded model, an answer cut for lack of resources). A server fault
+    reported in-band (`ProviderStreamServerError`: Anthropic's `api_error`, OpenAI's
+    `server_error`, a reported 500) is retried when `retry_server_errors` is, as its 5xx
+    form is. Never: other 4xx;
     auth, context, content filter, unsupported model and protocol errors, an unclassified
     `ProviderStreamError` (a cut tool call stops in the same place again), a stream
     disconnect, and a spent quota or credit (`ProviderQuotaSpentError`: HTTP, stream or CLI),
@@ -90,6 +95,10 @@ def is_retryable(exc: BaseException, policy: AttemptPolicy) -> bool:
         return status >= 500 and policy.retry_server_errors
     if isinstance(exc, ProviderConnectionError):
         return True
+    if isinstance(exc, ProviderServerFaultError):
+        # The in-band form of a 5xx (an error chunk or a 2xx body): the caller's switch for
+        # server faults covers it, or turning 5xx retries off still retried the same fault.
+        return policy.retry_server_errors and bool(exc.retryable)
     return bool(exc.retryable)
 
 

@@ -9,9 +9,10 @@ The text is redacted before it is searched or stored, and only a bounded tail is
 be 256 KiB and may echo a key back.
 
 :func:`classify_stream_error` applies the same rules to a provider-declared error chunk (its text
-plus the ``code``/``type`` metadata), falls back to the reported HTTP ``status``, and returns the
-``ProviderStream*`` twin of the family, so a 401 is a ProviderAuthError whether the CLI reported it
-by exit code, on stderr or as an error event.
+plus the ``code``/``type`` metadata), falls back to the reported HTTP ``status``, then to a generic
+server-fault code (:data:`SERVER_FAULT_CODES`), and returns the ``ProviderStream*`` twin of the
+family, so a 401 is a ProviderAuthError whether the CLI reported it by exit code, on stderr or as
+an error event.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from .._base.errors import (
     ProviderProcessError,
     ProviderQuotaError,
     ProviderQuotaSpentError,
+    ProviderServerFaultError,
     ProviderStatusError,
     ProviderStreamAuthError,
     ProviderStreamCapacityError,
@@ -49,6 +51,7 @@ from .._base.errors import (
     ProviderStreamPermissionError,
     ProviderStreamQuotaError,
     ProviderStreamQuotaExhaustedError,
+    ProviderStreamServerError,
     ProviderStreamTurnLimitError,
     ProviderStreamUnsupportedModelError,
     ProviderTurnLimitError,
@@ -59,6 +62,7 @@ from .._base.secrets import bounded, redact
 __all__ = [
     "CLASSIFY_WINDOW",
     "DEFAULT_ERROR_PATTERNS",
+    "SERVER_FAULT_CODES",
     "STDERR_TAIL_LIMIT",
     "STREAM_ERROR_CLASSES",
     "STREAM_STATUS_FAMILIES",
@@ -288,6 +292,7 @@ STREAM_ERROR_CLASSES: Mapping[type[ProviderError], type[ProviderStreamError]] = 
     ProviderAuthError: ProviderStreamAuthError,
     ProviderContextError: ProviderStreamContextError,
     ProviderCapacityError: ProviderStreamCapacityError,
+    ProviderServerFaultError: ProviderStreamServerError,
     ProviderUnsupportedModelError: ProviderStreamUnsupportedModelError,
     ProviderPermissionError: ProviderStreamPermissionError,
     ProviderContentFilterError: ProviderStreamContentFilterError,
@@ -302,15 +307,30 @@ STREAM_ERROR_CLASSES: Mapping[type[ProviderError], type[ProviderStreamError]] = 
 
 # Reported HTTP statuses that name a family when no text pattern matched (ADR-0029's status
 # mapping: 401/403 refused credentials, 429 rate limit; 503 and Anthropic's 529 overloaded;
-# 402 Payment Required, which the OpenAI dialect's HTTP mapping reads as a spent quota too).
+# 402 Payment Required, which the OpenAI dialect's HTTP mapping reads as a spent quota too;
+# 500, 502 and 504, the transient server faults the policy retries when sent as a status).
 STREAM_STATUS_FAMILIES: Mapping[int, tuple[str, type[ProviderError]]] = {
     401: ("auth", ProviderAuthError),
     402: ("quota_exhausted", ProviderQuotaSpentError),
     403: ("auth", ProviderAuthError),
     429: ("quota", ProviderQuotaError),
+    500: ("server", ProviderServerFaultError),
+    502: ("server", ProviderServerFaultError),
     503: ("capacity", ProviderCapacityError),
+    504: ("server", ProviderServerFaultError),
     529: ("capacity", ProviderCapacityError),
 }
+
+SERVER_FAULT_CODES: frozenset[str] = frozenset({"server_error", "api_error", "internal_error"})
+"""Error codes/types naming a transient server fault, matched as whole labels (any case).
+
+OpenAI's ``server_error`` (a Responses ``response.failed``, a chat stream's error object, and the
+OpenAI-compatible servers relaying its shape), Anthropic's ``api_error`` (its in-stream form of
+an HTTP 500) and the generic ``internal_error``. The weakest evidence an error chunk carries, so
+it is read last: the text patterns and a reported status name a narrower family first (an
+overloaded model whose code is ``server_error`` is capacity, as is a 503 with that code). Only
+the chunk's ``code``/``type`` labels are compared, never its message: "server_error" inside a
+longer code or a sentence names nothing."""
 
 
 def _first_match(
@@ -400,11 +420,13 @@ def classify_stream_error(
     The chunk's text and its `code` and `type` metadata are searched with `extra_patterns`
     then `DEFAULT_ERROR_PATTERNS` (the rules stderr is classified with); when none matches,
     a reported HTTP `status` decides (401/403 auth, 402 spent quota, 429 quota, 503/529
-    capacity). A classified error is the family's stream twin (e.g. `ProviderStreamAuthError`,
-    also a `ProviderAuthError`; a spent quota `ProviderStreamQuotaExhaustedError`); otherwise it
-    is `ProviderStreamError` itself. The message is the redacted, bounded chunk text;
-    `status`, `code`, `retry_after` (seconds), `provider` and `kind` are set from the chunk
-    where it carries them.
+    capacity, 500/502/504 server fault); failing both, a whole `code` or `type` in
+    `SERVER_FAULT_CODES` (`server_error`, `api_error`, `internal_error`) is a server fault
+    (`ProviderStreamServerError`, retryable). A classified error is the family's stream twin
+    (e.g. `ProviderStreamAuthError`, also a `ProviderAuthError`; a spent quota
+    `ProviderStreamQuotaExhaustedError`); otherwise it is `ProviderStreamError` itself. The
+    message is the redacted, bounded chunk text; `status`, `code`, `retry_after` (seconds),
+    `provider` and `kind` are set from the chunk where it carries them.
 
     Args:
         message: The error chunk's content.
@@ -432,6 +454,8 @@ def classify_stream_error(
         kind, family = matched[0].kind, matched[0].error_type
     elif status is not None and status in STREAM_STATUS_FAMILIES:
         kind, family = STREAM_STATUS_FAMILIES[status]
+    elif any(label.casefold() in SERVER_FAULT_CODES for label in labels if label):
+        kind, family = "server", ProviderServerFaultError
     error_type = _stream_class_of(family)
     return error_type(
         text,

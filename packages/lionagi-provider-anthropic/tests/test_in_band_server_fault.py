@@ -1,0 +1,146 @@
+"""Anthropic's in-band 500 (``api_error``) is the retryable server-fault family, not a bare error.
+
+Anthropic sends an internal failure that happens after the stream started as an ``event: error``
+whose ``error.type`` is ``api_error`` (its HTTP 500's type), and a gateway answering with a 200
+may put the same error object in a one-shot body. Both reached core as the base
+``ProviderStreamError``, never retried, while the HTTP 500 was retried. The projector's error
+chunk already carries the type as ``code``; core's classification now reads it as
+``ProviderStreamServerError``, so ``invoke()`` retries it and ``stream()`` still never replays.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from lionagi.providers.anthropic import AnthropicMessagesProjector
+from lionagi.service import (
+    AttemptPolicy,
+    EventStatus,
+    ProviderServerFaultError,
+    ProviderStreamServerError,
+    StreamChunk,
+    iModel,
+)
+from lionagi.service_testing import scripted_stream_server
+
+KEY = "sk-ant-test-FAKEkey0123456789abcdef"
+FAST = AttemptPolicy(max_attempts=3, base_delay=0.001, max_delay=0.01, jitter_factor=0)
+HI = [{"role": "user", "content": "hi"}]
+API_ERROR = {"type": "error", "error": {"type": "api_error", "message": "Internal server error"}}
+MESSAGE = {
+    "id": "msg_01",
+    "type": "message",
+    "role": "assistant",
+    "model": "claude-x",
+    "content": [{"type": "text", "text": "hello"}],
+    "stop_reason": "end_turn",
+    "stop_sequence": None,
+    "usage": {"input_tokens": 3, "output_tokens": 1},
+}
+
+
+def _event(name: str, data: dict[str, Any]) -> bytes:
+    return f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+START = _event(
+    "message_start",
+    {"type": "message_start", "message": {**MESSAGE, "content": [], "stop_reason": None}},
+)
+TEXT = _event(
+    "content_block_start",
+    {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+) + _event(
+    "content_block_delta",
+    {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Par"}},
+)
+
+
+def model_at(url: str) -> iModel:
+    return iModel(
+        model="anthropic/claude-x",
+        api_key=KEY,
+        base_url=url,
+        allow_local_network=True,
+        attempt_policy=FAST,
+    )
+
+
+def test_the_projectors_error_chunk_names_the_type_core_reads() -> None:
+    projector = AnthropicMessagesProjector()
+    (chunk,) = projector.feed(API_ERROR)
+    assert chunk.type == "error"
+    assert chunk.metadata["code"] == "api_error"
+
+
+@pytest.mark.parametrize("before", [[START], [START, TEXT]], ids=["first", "after_text"])
+async def test_stream_raises_the_server_twin_and_never_replays(before: list[bytes]) -> None:
+    chunks: list[StreamChunk] = []
+
+    async def consume(model: iModel) -> None:
+        async for chunk in model.stream(messages=HI):
+            chunks.append(chunk)
+
+    server_cm = scripted_stream_server([*before, _event("error", API_ERROR)], pause=0.01)
+    async with server_cm as server, model_at(server.url) as model:
+        with pytest.raises(ProviderServerFaultError) as raised:
+            await consume(model)
+    error = raised.value
+    assert type(error) is ProviderStreamServerError
+    assert (error.code, error.provider, error.kind) == ("api_error", "anthropic", "server")
+    assert error.retryable
+    assert [c.type for c in chunks][-1] == "error"
+    assert server.requests == 1  # the error chunk reached the caller: no replay
+
+
+class Sequenced:
+    """Answers the n-th request with ``bodies[n]`` (the last one repeats) as a 200 JSON body."""
+
+    def __init__(self, bodies: list[dict[str, Any]]) -> None:
+        self.bodies = bodies
+        self.requests = 0
+        self.url = ""
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = next(
+                int(line.split(b":", 1)[1])
+                for line in head.split(b"\r\n")
+                if line.lower().startswith(b"content-length:")
+            )
+            await reader.readexactly(length)
+            body = self.bodies[min(self.requests, len(self.bodies) - 1)]
+            self.requests += 1
+            data = json.dumps(body).encode()
+            writer.write(
+                b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+                + f"content-length: {len(data)}\r\nconnection: close\r\n\r\n".encode()
+                + data
+            )
+            await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[Sequenced]:
+        server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        self.url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/v1"
+        async with server:
+            yield self
+
+
+async def test_invoke_retries_an_api_error_body_and_then_answers() -> None:
+    async with Sequenced([API_ERROR, MESSAGE]).running() as server, model_at(server.url) as model:
+        call = await model.invoke(messages=HI)
+    assert call.status is EventStatus.COMPLETED, call.exception
+    assert call.execution.response["content"][0]["text"] == "hello"
+    assert server.requests == 2

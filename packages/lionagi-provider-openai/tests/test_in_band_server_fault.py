@@ -1,0 +1,153 @@
+"""OpenAI's in-band ``server_error`` is the retryable server-fault family, not a bare error.
+
+The Responses API reports its own failure inside a 200: a stream ends with ``response.failed``
+(or an ``error`` event) whose ``error.code`` is ``server_error``, and a one-shot response comes
+back ``status: "failed"`` with the same error. Both reached core as the base
+``ProviderStreamError``, never retried, while the HTTP 500 was. The projector's error chunk
+already carries the code; core's classification now reads it as ``ProviderStreamServerError``,
+so ``invoke()`` retries it and ``stream()`` still never replays.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from lionagi.providers.openai import ResponsesProjector
+from lionagi.service import (
+    AttemptPolicy,
+    EventStatus,
+    ProviderServerFaultError,
+    ProviderStreamServerError,
+    StreamChunk,
+    iModel,
+)
+from lionagi.service_testing import scripted_stream_server
+
+KEY = "sk-proj-in-band-server-fault-0123456789"
+FAST = AttemptPolicy(max_attempts=3, base_delay=0.001, max_delay=0.01, jitter_factor=0)
+SERVER_ERROR = {"code": "server_error", "message": "The model failed to generate a response."}
+BASE = {"id": "resp_1", "object": "response", "model": "gpt-5", "output": []}
+FAILED = {**BASE, "status": "failed", "error": SERVER_ERROR}
+COMPLETED = {
+    **BASE,
+    "status": "completed",
+    "error": None,
+    "output": [
+        {
+            "type": "message",
+            "id": "msg_1",
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": "hello", "annotations": []}],
+        }
+    ],
+    "usage": {"input_tokens": 3, "output_tokens": 1, "total_tokens": 4},
+}
+
+
+def _event(data: dict[str, Any]) -> bytes:
+    return f"event: {data['type']}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+CREATED = _event({"type": "response.created", "response": {**BASE, "status": "in_progress"}})
+TEXT = _event({"type": "response.output_text.delta", "item_id": "msg_1", "delta": "Par"})
+
+
+def model_at(url: str) -> iModel:
+    return iModel(
+        model="openai/gpt-5",
+        endpoint="responses",
+        api_key=KEY,
+        base_url=url,
+        allow_local_network=True,
+        attempt_policy=FAST,
+    )
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        {"type": "response.failed", "response": FAILED},
+        {"type": "error", **SERVER_ERROR},
+    ],
+    ids=["response.failed", "error"],
+)
+def test_the_projectors_error_chunk_names_the_code_core_reads(event: dict[str, Any]) -> None:
+    (chunk,) = ResponsesProjector().feed(event)
+    assert chunk.type == "error"
+    assert chunk.metadata["code"] == "server_error"
+
+
+@pytest.mark.parametrize("before", [[CREATED], [CREATED, TEXT]], ids=["first", "after_text"])
+async def test_stream_raises_the_server_twin_and_never_replays(before: list[bytes]) -> None:
+    chunks: list[StreamChunk] = []
+
+    async def consume(model: iModel) -> None:
+        async for chunk in model.stream(model="gpt-5", input="hi"):
+            chunks.append(chunk)
+
+    failed = _event({"type": "response.failed", "response": FAILED})
+    server_cm = scripted_stream_server([*before, failed], pause=0.01)
+    async with server_cm as server, model_at(server.url) as model:
+        with pytest.raises(ProviderServerFaultError) as raised:
+            await consume(model)
+    error = raised.value
+    assert type(error) is ProviderStreamServerError
+    assert (error.code, error.provider, error.kind) == ("server_error", "openai", "server")
+    assert error.retryable
+    assert [c.type for c in chunks][-1] == "error"
+    assert server.requests == 1  # the error chunk reached the caller: no replay
+
+
+class Sequenced:
+    """Answers the n-th request with ``bodies[n]`` (the last one repeats) as a 200 JSON body."""
+
+    def __init__(self, bodies: list[dict[str, Any]]) -> None:
+        self.bodies = bodies
+        self.requests = 0
+        self.url = ""
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = next(
+                int(line.split(b":", 1)[1])
+                for line in head.split(b"\r\n")
+                if line.lower().startswith(b"content-length:")
+            )
+            await reader.readexactly(length)
+            body = self.bodies[min(self.requests, len(self.bodies) - 1)]
+            self.requests += 1
+            data = json.dumps(body).encode()
+            writer.write(
+                b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+                + f"content-length: {len(data)}\r\nconnection: close\r\n\r\n".encode()
+                + data
+            )
+            await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[Sequenced]:
+        server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        self.url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/v1"
+        async with server:
+            yield self
+
+
+async def test_invoke_retries_a_failed_response_and_then_answers() -> None:
+    server_cm = Sequenced([FAILED, COMPLETED]).running()
+    async with server_cm as server, model_at(server.url) as model:
+        call = await model.invoke(model="gpt-5", input="hi")
+    assert call.status is EventStatus.COMPLETED, call.exception
+    assert call.execution.response["status"] == "completed"
+    assert server.requests == 2
