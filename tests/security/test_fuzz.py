@@ -182,6 +182,7 @@ PROJECTORS: dict[str, tuple[type[Any], list[str]]] = {
     "anthropic": (anthropic.AnthropicMessagesProjector, vocabulary(anthropic, projection)),
     "gemini": (gemini.GeminiStreamProjector, vocabulary(gemini, projection)),
     "ollama": (ollama.OllamaGenerateProjector, vocabulary(ollama, projection)),
+    "ollama-chat": (ollama.OllamaNativeChatProjector, vocabulary(ollama, projection)),
     "perplexity": (perplexity.PerplexityProjector, vocabulary(perplexity, projection)),
 }
 
@@ -216,6 +217,7 @@ test_fuzz_projector_openai_responses = _projector_case("openai-responses")
 test_fuzz_projector_anthropic = _projector_case("anthropic")
 test_fuzz_projector_gemini = _projector_case("gemini")
 test_fuzz_projector_ollama = _projector_case("ollama")
+test_fuzz_projector_ollama_chat = _projector_case("ollama-chat")
 test_fuzz_projector_perplexity = _projector_case("perplexity")
 
 

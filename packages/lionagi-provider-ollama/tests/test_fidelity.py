@@ -32,3 +32,23 @@ async def test_ollama_models_accept_the_native_generate_stream() -> None:
     assert lines[-1].eval_count
     assert any(line.thinking for line in lines)
     assert ollama.GenerateResponse.model_validate(one.json()).response
+
+
+async def test_ollama_models_accept_the_native_chat_stream() -> None:
+    """The fake ``/api/chat`` lines the native chat tests read are what the SDK parses."""
+    ollama = pytest.importorskip("ollama")
+    tools = [{"type": "function", "function": {"name": "shell", "parameters": {}}}]
+    request = {"model": "llama3.2", "messages": [{"role": "user", "content": "hi"}]}
+    async with FakeProviderServer() as server, httpx.AsyncClient() as client:
+        response = await client.post(
+            f"{server.base_url}/api/chat",
+            json={**request, "tools": tools},
+            headers={"x-fake-behaviour": "thinking+tool"},
+        )
+        one = await client.post(f"{server.base_url}/api/chat", json={**request, "stream": False})
+    lines = [ollama.ChatResponse.model_validate(json.loads(x)) for x in response.text.splitlines()]
+    assert lines[-1].done
+    assert lines[-1].eval_count
+    assert any(line.message.thinking for line in lines)
+    assert any(line.message.tool_calls for line in lines)
+    assert ollama.ChatResponse.model_validate(one.json()).message.content

@@ -93,3 +93,33 @@ async def test_scores_of_lines_the_parser_held_back_are_kept() -> None:
     assert [(c.type, c.content) for c in chunks] == [("text", "Hi"), ("result", None)]
     assert chunks[0].metadata["logprobs"] == [_score("<|channel|>"), _score("Hi")]
     assert chunks[1].metadata["logprobs"] == [_score("<|end|>")]
+
+
+async def test_a_parsed_tool_call_without_an_id_is_named_by_its_position() -> None:
+    """Older servers write no ``id``; the chunk's ``tool_id`` was None, so a caller could not
+    pair the call with its result. It is ``ollama-call-<n>`` now, marked as not the server's.
+    """
+    calls = [
+        {"function": {"index": 0, "name": "get_weather", "arguments": {"city": "Paris"}}},
+        {"id": "call_b", "function": {"index": 1, "name": "get_weather", "arguments": {}}},
+        {"function": {"index": 2, "name": "get_time"}},
+    ]
+    chunks = await _stream([_line(**LAST, tool_calls=calls)])
+    uses = [(c.tool_id, c.tool_name, c.metadata.get("synthetic_id")) for c in chunks[:-1]]
+    assert uses == [
+        ("ollama-call-0", "get_weather", True),
+        ("call_b", "get_weather", None),
+        ("ollama-call-2", "get_time", True),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("fields", "words"),
+    [({"response": 5}, "the text is not a string"), ({"thinking": ["x"]}, "thinking is not")],
+)
+async def test_text_that_is_not_a_string_is_a_protocol_error(
+    fields: dict[str, Any], words: str
+) -> None:
+    """A ``response`` or ``thinking`` of another JSON type was skipped without a word."""
+    with pytest.raises(ProviderProtocolError, match=words):
+        await _stream([_line(**{**LAST, **fields})])

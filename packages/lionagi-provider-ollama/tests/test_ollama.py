@@ -35,13 +35,22 @@ class TestOllamaGenerate(CatalogRow, HTTPChatConformance):
     endpoint = "completion"
     path = "/api"
     dialect = "ollama"
-    streams = reasoning = True
+    streams = reasoning = usage = True
     # A generate line names its content by field, so the projector refuses a field it does not
     # know (it may be content) rather than drop it: the kit checks the refusal is loud.
     refuses_unknown_stream_fields = True
 
     def valid_request(self) -> dict[str, Any]:
         return {"model": "fake-model", "prompt": "hello"}
+
+
+class TestOllamaNativeChat(CatalogRow, HTTPChatConformance):
+    provider = "ollama"
+    endpoint = "native_chat"  # api/chat under the server's origin: no path to add
+    dialect = "ollama"
+    streams = tool_calls = reasoning = usage = True
+    # A chat line names its content by field too (``message.content``, ``message.thinking``).
+    refuses_unknown_stream_fields = True
 
 
 LINES: list[dict[str, Any]] = [

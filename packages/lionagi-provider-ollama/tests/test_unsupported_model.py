@@ -45,6 +45,10 @@ ROWS = [
         "generate", "/api", {"prompt": "hi"}, {"error": NOT_PULLED_NEWER}, id="generate-newer"
     ),
     pytest.param("chat", "/v1", {"messages": MESSAGES}, _compat(NOT_PULLED), id="chat"),
+    pytest.param("native_chat", "", {"messages": MESSAGES}, {"error": NOT_PULLED}, id="native"),
+    pytest.param(
+        "native_chat", "", {"messages": MESSAGES}, {"error": NOT_PULLED_NEWER}, id="native-newer"
+    ),
     pytest.param("embed", "/v1", {"input": "hi"}, _compat(NOT_PULLED_NEWER), id="embeddings"),
 ]
 
@@ -103,6 +107,10 @@ async def test_an_unpulled_model_is_typed_not_retried_and_circuit_neutral(
     [
         # A wrong path (gin's plain 404), other text, and the model text under another key.
         pytest.param("generate", "/api", {"prompt": "hi"}, {"error": "not found"}, id="generate"),
+        # What a base_url ending in /api gets from the native chat row: /api/api/chat.
+        pytest.param(
+            "native_chat", "", {"messages": MESSAGES}, {"error": "404 page not found"}, id="native"
+        ),
         pytest.param(
             "generate",
             "/api",

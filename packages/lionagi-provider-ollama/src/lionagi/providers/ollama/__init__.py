@@ -1,4 +1,4 @@
-"""Ollama for lionagi-service: OpenAI-compatible chat and embeddings, native generate.
+"""Ollama for lionagi-service: OpenAI-compatible chat and embeddings, native generate and chat.
 
 The rows name Ollama's classes by reference (imported on the provider's first use) and the
 classes below load lazily, so other providers' commands never import them.
@@ -11,9 +11,14 @@ from lionagi.service import EndpointType, ProviderEndpointSpec, ProviderModelPol
 from ._static import DEFAULT_ORIGIN
 
 if TYPE_CHECKING:
-    from ._endpoint import OllamaChat, OllamaEmbeddings, OllamaGenerate
-    from ._projector import OllamaGenerateProjector
-    from ._request import OllamaChatRequest, OllamaGenerateRequest, OllamaOptions
+    from ._endpoint import OllamaChat, OllamaEmbeddings, OllamaGenerate, OllamaNativeChat
+    from ._projector import OllamaGenerateProjector, OllamaNativeChatProjector
+    from ._request import (
+        OllamaChatRequest,
+        OllamaGenerateRequest,
+        OllamaNativeChatRequest,
+        OllamaOptions,
+    )
 
 __all__ = [
     "DEFAULT_ORIGIN",
@@ -25,15 +30,23 @@ __all__ = [
     "OllamaGenerate",
     "OllamaGenerateProjector",
     "OllamaGenerateRequest",
+    "OllamaNativeChat",
+    "OllamaNativeChatProjector",
+    "OllamaNativeChatRequest",
     "OllamaOptions",
 ]
 
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "._endpoint": ("OllamaChat", "OllamaEmbeddings", "OllamaGenerate"),
-        "._projector": ("OllamaGenerateProjector",),
-        "._request": ("OllamaChatRequest", "OllamaGenerateRequest", "OllamaOptions"),
+        "._endpoint": ("OllamaChat", "OllamaEmbeddings", "OllamaGenerate", "OllamaNativeChat"),
+        "._projector": ("OllamaGenerateProjector", "OllamaNativeChatProjector"),
+        "._request": (
+            "OllamaChatRequest",
+            "OllamaGenerateRequest",
+            "OllamaNativeChatRequest",
+            "OllamaOptions",
+        ),
     },
 )
 
@@ -73,7 +86,17 @@ PROVIDER_SPECS = (
         f"{__name__}._request:OllamaGenerateRequest",
         "/api",
     ),
+    # Native chat, for what /v1 cannot carry (options such as num_ctx, keep_alive, think
+    # levels, a format schema). The key is its path under the server's origin: "chat" is
+    # taken, as the alias of chat/completions (the default endpoint).
+    _row(
+        "api/chat",
+        "native_chat",
+        "OllamaNativeChat",
+        f"{__name__}._request:OllamaNativeChatRequest",
+        "",
+    ),
 )
-# A model string naming no endpoint (``ollama/llama3.2``) is chat; embeddings and the native
-# generate API are named.
+# A model string naming no endpoint (``ollama/llama3.2``) is chat (``/v1``); embeddings and
+# the native generate and chat APIs are named.
 MODEL_POLICIES = (ProviderModelPolicy(provider="ollama", default_endpoint="chat"),)

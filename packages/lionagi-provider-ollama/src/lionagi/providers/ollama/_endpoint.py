@@ -1,4 +1,4 @@
-"""Ollama's endpoint classes: the OpenAI-compatible chat and embeddings, native generate.
+"""Ollama's endpoint classes: the OpenAI-compatible chat and embeddings, native generate and chat.
 
 A local server: no key, and its documented default origin ``http://localhost:11434`` is the
 one local destination these classes reach without ``allow_local_network`` (core's
@@ -39,10 +39,10 @@ from lionagi.service.http import (
     json_kind,
 )
 
-from ._projector import OllamaGenerateProjector
+from ._projector import OllamaGenerateProjector, OllamaLinesProjector, OllamaNativeChatProjector
 from ._static import DEFAULT_ORIGIN as DEFAULT_ORIGIN
 
-__all__ = ["DEFAULT_ORIGIN", "OllamaChat", "OllamaEmbeddings", "OllamaGenerate"]
+__all__ = ["DEFAULT_ORIGIN", "OllamaChat", "OllamaEmbeddings", "OllamaGenerate", "OllamaNativeChat"]
 
 
 _LOCAL: frozenset[str] = frozenset({DEFAULT_ORIGIN})
@@ -93,20 +93,22 @@ class OllamaEmbeddings(OpenAIEmbeddingsEndpoint):
         return _unknown_model_error(info) or super().map_status_error(info)
 
 
-class OllamaGenerate(Endpoint):
-    """Native ``POST /api/generate``: NDJSON lines when streaming, one object otherwise.
+class _OllamaNative(Endpoint):
+    """Ollama's native API (``/api/generate``, ``/api/chat``): what both rows share.
 
-    Ollama streams unless the request says ``"stream": false``, so a one-shot call sends it
-    explicitly (:meth:`create_payload`); ``stream()`` sets it to true as for every dialect.
+    NDJSON lines when streaming, one object otherwise. Ollama streams unless the request says
+    ``"stream": false``, so a one-shot call sends it explicitly (:meth:`create_payload`);
+    ``stream()`` sets it to true as for every dialect. A subclass names its line grammar
+    (``lines``, also its ``projector``).
     """
+
+    lines: ClassVar[type[OllamaLinesProjector]] = OllamaLinesProjector
+    stream_framing: ClassVar[StreamFraming | None] = "ndjson"
+    local_origins: ClassVar[frozenset[str]] = _LOCAL
 
     def token_counts(self, usage: Mapping[str, Any]) -> tuple[int | None, int | None]:
         """Ollama's ``prompt_eval_count`` and ``eval_count`` (the result's usage, or the body)."""
         return first_count(usage, "prompt_eval_count"), first_count(usage, "eval_count")
-
-    projector: ClassVar[type[StreamProjector] | None] = OllamaGenerateProjector
-    stream_framing: ClassVar[StreamFraming | None] = "ndjson"
-    local_origins: ClassVar[frozenset[str]] = _LOCAL
 
     def create_payload(
         self,
@@ -118,21 +120,6 @@ class OllamaGenerate(Endpoint):
         payload, headers = super().create_payload(request, extra_headers, **kwargs)
         payload["stream"] = False
         return payload, headers
-
-    def estimate_tokens(self, payload: Mapping[str, Any]) -> int | None:
-        """The estimate of ``prompt``, ``system`` and ``suffix``, plus ``context`` exactly.
-
-        ``context`` is the token ids a previous answer returned; the server puts them in front
-        of the prompt, so each one is a token this call reads (not four characters of its JSON
-        form). None when the request has none of these: an empty request only loads or unloads
-        the model, and admission refuses a token-limited call rather than guess.
-        """
-        text = estimate_tokens(payload, _GENERATE_TEXT)
-        context = payload.get("context")
-        carried = len(context) if isinstance(context, list) else 0
-        if text is None and not carried:
-            return None
-        return (text or 0) + carried
 
     def check_response(self, body: Any, response: httpx.Response) -> Any:
         """The one-shot body when it is a finished answer; else what its stream would raise.
@@ -147,12 +134,12 @@ class OllamaGenerate(Endpoint):
           finished, as a stream whose last line is not ``done`` is cut.
 
         Fields this version does not know are left for the caller, not refused (vendors add
-        fields without notice). ``done_reason`` ``"load"``/``"unload"`` with an empty
-        ``response`` is Ollama's answer to a request with no prompt (load the model, or unload
-        it with ``keep_alive`` 0): a finished answer, returned like any other, as the stream
-        ends with its result chunk.
+        fields without notice). ``done_reason`` ``"load"``/``"unload"`` with no text is
+        Ollama's answer to a request with nothing to answer (load the model, or unload it with
+        ``keep_alive`` 0): a finished answer, returned like any other, as the stream ends with
+        its result chunk.
         """
-        projector = OllamaGenerateProjector(self._secrets())
+        projector = self.lines(self._secrets())
         if type(body) is not dict:
             raise projector.protocol_error(
                 f"the one-shot answer is not a JSON object (got JSON {json_kind(body)})"
@@ -191,3 +178,38 @@ class OllamaGenerate(Endpoint):
                 body_excerpt=info.excerpt,
             )
         return super().map_status_error(info)
+
+
+class OllamaGenerate(_OllamaNative):
+    """Native ``POST /api/generate``: a completion from a prompt."""
+
+    lines: ClassVar[type[OllamaLinesProjector]] = OllamaGenerateProjector
+    projector: ClassVar[type[StreamProjector] | None] = OllamaGenerateProjector
+
+    def estimate_tokens(self, payload: Mapping[str, Any]) -> int | None:
+        """The estimate of ``prompt``, ``system`` and ``suffix``, plus ``context`` exactly.
+
+        ``context`` is the token ids a previous answer returned; the server puts them in front
+        of the prompt, so each one is a token this call reads (not four characters of its JSON
+        form). None when the request has none of these: an empty request only loads or unloads
+        the model, and admission refuses a token-limited call rather than guess.
+        """
+        text = estimate_tokens(payload, _GENERATE_TEXT)
+        context = payload.get("context")
+        carried = len(context) if isinstance(context, list) else 0
+        if text is None and not carried:
+            return None
+        return (text or 0) + carried
+
+
+class OllamaNativeChat(_OllamaNative):
+    """Native ``POST /api/chat``: the next message of a conversation, with ``options``.
+
+    The row for what ``/v1`` cannot carry (``options`` such as ``num_ctx``, ``keep_alive``,
+    ``think`` levels, a ``format`` schema). Its ``base_url`` is the server's origin: the
+    endpoint key ``api/chat`` is the path under it. The token estimate is core's, over
+    ``messages``.
+    """
+
+    lines: ClassVar[type[OllamaLinesProjector]] = OllamaNativeChatProjector
+    projector: ClassVar[type[StreamProjector] | None] = OllamaNativeChatProjector

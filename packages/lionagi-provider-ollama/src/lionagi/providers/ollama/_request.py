@@ -1,4 +1,4 @@
-"""The typed requests of Ollama's native ``POST /api/generate`` and its OpenAI-compatible chat.
+"""The typed requests of Ollama's native API (``/api/generate``, ``/api/chat``) and ``/v1`` chat.
 
 ``OllamaChatRequest`` is core's chat dialect plus the message fields Ollama writes on its own
 answers and reads back: a tool call's ``index`` (every ``tool_calls`` entry of a one-shot
@@ -6,14 +6,15 @@ answers and reads back: a tool call's ``index`` (every ``tool_calls`` entry of a
 message's ``name`` (the tool, else looked up by ``tool_call_id``). Without them an assistant
 turn sent back as Ollama returned it was refused (``messages.1.tool_calls.0.index``).
 
-
-Both models forbid unknown fields (a misspelled key, ``options`` included, is refused with a
-"did you mean") and are strict about types: a value of the wrong JSON type is refused naming the
-field, never coerced into one the caller did not write (``raw="yes"`` or ``think=1`` would
-otherwise go out as ``true``, ``seed=True`` as ``1``, ``temperature="0.5"`` as a number). A whole
-number is still a valid ``float``. ``keep_alive``, ``think`` and ``format`` are checked against
-the forms Ollama's server parses, so a value it would refuse with a 400 (``keep_alive="5
-minutes"``) is refused here with the field named.
+``OllamaGenerateRequest`` and ``OllamaNativeChatRequest`` share the native members
+(``_OllamaNativeRequest``: ``format``, ``options``, ``keep_alive``, ``think``, ``logprobs``), so
+the two rows check them alike. The native models forbid unknown fields (a misspelled key,
+``options`` included, is refused with a "did you mean") and are strict about types: a value of
+the wrong JSON type is refused naming the field, never coerced into one the caller did not write
+(``raw="yes"`` or ``think=1`` would otherwise go out as ``true``, ``seed=True`` as ``1``,
+``temperature="0.5"`` as a number). A whole number is still a valid ``float``. ``keep_alive``,
+``think`` and ``format`` are checked against the forms Ollama's server parses, so a value it
+would refuse with a 400 (``keep_alive="5 minutes"``) is refused here with the field named.
 """
 
 from __future__ import annotations
@@ -27,7 +28,15 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from lionagi.service import OpenAIChatCompletionsRequest, openai_chat_shapes
 
-__all__ = ["OllamaChatRequest", "OllamaGenerateRequest", "OllamaOptions"]
+__all__ = [
+    "OllamaChatRequest",
+    "OllamaGenerateRequest",
+    "OllamaNativeChatMessage",
+    "OllamaNativeChatRequest",
+    "OllamaNativeTool",
+    "OllamaNativeToolCall",
+    "OllamaOptions",
+]
 
 THINK_LEVELS = ("low", "medium", "high", "max")
 """The levels ``think`` names for models that take one (``true``/``false`` for the others)."""
@@ -135,32 +144,26 @@ class OllamaOptions(BaseModel):
         return None if value is None else _stop(value)
 
 
-class OllamaGenerateRequest(BaseModel):
-    """One completion from a prompt (``/api/generate``).
+class _OllamaNativeRequest(BaseModel):
+    """The members ``/api/generate`` and ``/api/chat`` share, checked once for both rows.
 
     ``format`` is ``"json"`` or a JSON schema object (structured output). ``think`` turns
-    thinking on or off, or names a level for models that take one. ``context`` is the token
-    list a previous answer returned, to continue it. ``logprobs`` asks for each token's log
-    probability (``top_logprobs``: how many alternatives per token, at most 20). ``stream`` is
-    set by the transport: ``stream()`` sends ``true``, ``invoke()`` sends ``false`` (Ollama
-    streams unless told not to).
+    thinking on or off, or names a level for models that take one. ``keep_alive`` is how long
+    the model stays loaded after the call (a Go duration or seconds; 0 unloads it, a negative
+    value keeps it loaded). ``logprobs`` asks for each token's log probability
+    (``top_logprobs``: how many alternatives per token, at most 20). ``stream`` is set by the
+    transport: ``stream()`` sends ``true``, ``invoke()`` sends ``false`` (Ollama streams unless
+    told not to).
     """
 
     model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
     model: str = Field(min_length=1)
-    prompt: str | None = None
-    suffix: str | None = None
-    images: list[str] | None = None  # base64-encoded images for multimodal models
     format: Literal["json"] | dict[str, Any] | None = None
     options: OllamaOptions | None = None
-    system: str | None = None
-    template: str | None = None
-    raw: bool | None = None
     keep_alive: str | int | float | None = None  # a Go duration or seconds; <0: stay loaded
     think: bool | Literal["low", "medium", "high", "max"] | None = None
     stream: bool | None = None
-    context: list[int] | None = None
     logprobs: bool | None = None  # each line then carries its tokens' log probabilities
     top_logprobs: int | None = Field(default=None, ge=0, le=20)  # alternatives per token
 
@@ -178,6 +181,112 @@ class OllamaGenerateRequest(BaseModel):
     @classmethod
     def _check_format(cls, value: object) -> str | dict[str, Any] | None:
         return None if value is None else _format(value)
+
+
+class OllamaGenerateRequest(_OllamaNativeRequest):
+    """One completion from a prompt (``/api/generate``), with the native members.
+
+    ``context`` is the token list a previous answer returned, to continue it; ``system``
+    replaces the Modelfile's system prompt, ``template`` its prompt template; ``raw`` sends the
+    prompt with no template at all.
+    """
+
+    prompt: str | None = None
+    suffix: str | None = None
+    images: list[str] | None = None  # base64-encoded images for multimodal models
+    system: str | None = None
+    template: str | None = None
+    raw: bool | None = None
+    context: list[int] | None = None
+
+
+def _arguments(value: object) -> dict[str, Any]:
+    """A tool call's arguments as the native API takes them: a JSON object, not JSON text."""
+    if isinstance(value, dict) and all(isinstance(key, str) for key in value):
+        return value
+    if isinstance(value, str):
+        raise ValueError(
+            "must be an object (a mapping): Ollama's native API takes a tool call's arguments "
+            "as a JSON object, not as JSON text (the /v1 form); pass json.loads() of it"
+        )
+    raise ValueError(f"must be an object (a mapping), not {type(value).__name__}")
+
+
+class OllamaNativeToolCallFunction(BaseModel):
+    """``function`` of a tool call: ``name``, ``arguments`` as an object, ``index`` as answered."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
+
+    name: str = Field(min_length=1)
+    arguments: dict[str, Any] | None = None
+    index: int | None = Field(default=None, ge=0)
+
+    @field_validator("arguments", mode="plain")
+    @classmethod
+    def _check_arguments(cls, value: object) -> dict[str, Any] | None:
+        return None if value is None else _arguments(value)
+
+
+class OllamaNativeToolCall(BaseModel):
+    """One entry of an assistant message's ``tool_calls``; ``id`` when the server gave one."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
+
+    id: str | None = None
+    function: OllamaNativeToolCallFunction
+
+
+class OllamaNativeChatMessage(BaseModel):
+    """One ``messages`` entry, with every member Ollama's ``api.Message`` reads.
+
+    ``images`` are base64 strings (multimodal models); ``thinking`` and ``tool_calls`` are what
+    an assistant answer carries, so its turn goes back as it came; a tool result names its tool
+    with ``tool_name`` (and, where the server gave the call an id, ``tool_call_id``).
+    ``content`` may be left out (the server reads it as empty), as on an assistant turn that
+    only calls tools.
+    """
+
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
+
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str | None = None
+    thinking: str | None = None
+    images: list[str] | None = None
+    tool_calls: list[OllamaNativeToolCall] | None = None
+    tool_name: str | None = None
+    tool_call_id: str | None = None
+
+
+class OllamaNativeToolFunction(BaseModel):
+    """A function tool: its ``name``, ``description`` and JSON-schema ``parameters``."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
+
+    name: str = Field(min_length=1)
+    description: str | None = None
+    parameters: dict[str, Any] | None = None
+
+
+class OllamaNativeTool(BaseModel):
+    """One ``tools`` entry; function tools are the only kind ``/api/chat`` documents."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
+
+    type: Literal["function"]
+    function: OllamaNativeToolFunction
+
+
+class OllamaNativeChatRequest(_OllamaNativeRequest):
+    """The next message of a conversation (``/api/chat``), with the native members.
+
+    What ``/v1`` cannot carry: ``options`` (``num_ctx`` above all: past the model's default
+    context the server cuts the oldest messages without an error), ``keep_alive``, ``think``
+    levels, ``format`` as a JSON schema. ``messages`` is required; an empty list loads the
+    model (``keep_alive: 0`` unloads it), as the server documents.
+    """
+
+    messages: list[OllamaNativeChatMessage]
+    tools: list[OllamaNativeTool] | None = None
 
 
 # The Chat Completions fields Ollama's compatible layer does not read (its Go
