@@ -268,7 +268,9 @@ def test_finish_message_is_redacted() -> None:
 
 
 def test_finish_message_belongs_to_the_finish_reason_it_came_with() -> None:
-    # The result reports one candidate's finish reason (the last seen): its message goes with it.
+    # The result's finish_reason is the first candidate's: its message goes with it, and each
+    # candidate's reason and message stay under its index (the last seen used to win, so the
+    # second candidate's STOP hid the first one's malformed call).
     event = {
         "candidates": [
             {
@@ -281,8 +283,40 @@ def test_finish_message_belongs_to_the_finish_reason_it_came_with() -> None:
         ]
     }
     result = run(event)[-1]
-    assert result.metadata["finish_reason"] == "STOP"
-    assert "finish_message" not in result.metadata
+    assert result.metadata["finish_reason"] == "MALFORMED_FUNCTION_CALL"
+    assert result.metadata["finish_message"] == MALFORMED
+    assert result.metadata["finish_reasons"] == {0: "MALFORMED_FUNCTION_CALL", 1: "STOP"}
+    assert result.metadata["finish_messages"] == {0: MALFORMED}
+
+
+def test_each_candidate_keeps_its_finish_reason_when_they_finish_apart() -> None:
+    # candidateCount=2, the candidates ending on different chunks: the first is cut by the
+    # output limit, the second (finishing last) stops. The cut must stay visible.
+    first = {
+        "candidates": [
+            {"content": {"parts": [{"text": "a"}]}, "index": 0, "finishReason": "MAX_TOKENS"},
+            {"content": {"parts": [{"text": "b"}]}, "index": 1},
+        ]
+    }
+    second = {
+        "candidates": [{"content": {"parts": [{"text": "c"}]}, "index": 1, "finishReason": "STOP"}]
+    }
+    result = run(first, second)[-1]
+    assert result.metadata["finish_reason"] == "MAX_TOKENS"
+    assert result.metadata["finish_reasons"] == {0: "MAX_TOKENS", 1: "STOP"}
+    assert "finish_messages" not in result.metadata
+
+
+def test_one_candidate_adds_no_per_candidate_keys() -> None:
+    result = run(finished("STOP", None, {"text": "hi"}))[-1]
+    assert "finish_reasons" not in result.metadata
+    assert "finish_messages" not in result.metadata
+
+
+def test_a_candidate_index_that_is_not_an_integer_is_a_protocol_error() -> None:
+    event = {"candidates": [{"content": {"parts": [{"text": "a"}]}, "index": "0"}]}
+    with pytest.raises(ProviderProtocolError, match="'index' is not an integer"):
+        run(event)
 
 
 def test_max_tokens_after_a_whole_function_call_is_a_tool_use_then_the_result() -> None:

@@ -28,7 +28,13 @@ Projection:
 - one ``result`` chunk at the end: ``usage`` (the ``usageMetadata`` object: prompt, candidates,
   thoughts and total token counts), ``model`` (``modelVersion``), ``finish_reason``, and
   ``finish_message`` when the candidate carried a ``finishMessage`` (the API's explanation, e.g.
-  of ``MALFORMED_FUNCTION_CALL``; redacted and bounded). Every finish reason ends in the result,
+  of ``MALFORMED_FUNCTION_CALL``; redacted and bounded). With several candidates
+  (``candidateCount``), ``finish_reason`` and ``finish_message`` are the first candidate's (the
+  lowest ``index`` that finished: the answer whose chunks carry no ``candidate`` tag), and
+  ``finish_reasons`` maps every candidate's index to its reason (``finish_messages`` likewise,
+  for those that gave one), so a ``MAX_TOKENS`` on one candidate is not hidden behind another's
+  ``STOP``; the one-shot body has them as ``candidates[].finishReason``. Every finish reason
+  ends in the result,
   ``SAFETY`` and ``MALFORMED_FUNCTION_CALL`` included: the caller reads ``finish_reason``
   (``MAX_TOKENS`` never cuts a function call: its part arrives whole or not at all);
 - what the one-shot body says about the answer as a whole stays on the result chunk:
@@ -175,8 +181,7 @@ class GeminiStreamProjector(ProjectorBase):
         "_calls",
         "_citations",
         "_code",
-        "_finish_message",
-        "_finish_reason",
+        "_finishes",
         "_kept",
         "_model",
         "_response_id",
@@ -189,8 +194,8 @@ class GeminiStreamProjector(ProjectorBase):
         super().__init__(secrets)
         self._usage: Any = None
         self._model: Any = None
-        self._finish_reason: Any = None
-        self._finish_message: str | None = None
+        # Candidate index -> (finishReason, finishMessage or None), in the order they finished.
+        self._finishes: dict[int, tuple[Any, str | None]] = {}
         self._kept: dict[str, Any] = {}
         self._citations: list[Any] = []
         self._response_id: Any = None
@@ -251,6 +256,8 @@ class GeminiStreamProjector(ProjectorBase):
         if unknown is not None:
             raise self.protocol_error(f"unrecognized candidate field {unknown!r}", candidate)
         index = candidate.get("index", position)
+        if type(index) is not int:
+            raise self.protocol_error("a candidate's 'index' is not an integer", candidate)
         tag: dict[str, Any] = {"candidate": index} if index else {}
         content = candidate.get("content")
         parts = content.get("parts") if isinstance(content, dict) else None
@@ -268,10 +275,13 @@ class GeminiStreamProjector(ProjectorBase):
         self._keep(candidate)
         finish = candidate.get("finishReason")
         if finish:
-            self._finish_reason = finish
-            # Its explanation goes with it (or none, if this candidate gave none).
+            # Kept per candidate: with candidateCount > 1 one candidate's reason must not
+            # overwrite another's. Its explanation goes with it (or none, if it gave none).
             message = candidate.get("finishMessage")
-            self._finish_message = message if isinstance(message, str) and message else None
+            self._finishes[index] = (
+                finish,
+                message if isinstance(message, str) and message else None,
+            )
 
     def _keep(self, candidate: dict[str, Any]) -> None:
         """Grounding, citations, safety ratings, average logprobs: for the result chunk."""
@@ -426,13 +436,25 @@ class GeminiStreamProjector(ProjectorBase):
         self.done = True
         if not self.started:
             return NO_CHUNKS
-        if self._finish_reason is None:
+        if not self._finishes:
             raise self.truncated()
-        result = self.result_chunk(self._usage, self._model, self._finish_reason)
+        order = sorted(self._finishes)
+        reason, message = self._finishes[order[0]]
+        result = self.result_chunk(self._usage, self._model, reason)
         if self._response_id:
             result.metadata["response_id"] = self._response_id
-        if self._finish_message is not None:
-            result.metadata["finish_message"] = excerpt(self._finish_message, self.secrets)
+        if message is not None:
+            result.metadata["finish_message"] = excerpt(message, self.secrets)
+        if len(order) > 1:
+            # Every candidate's reason, so a cut one (MAX_TOKENS) is seen beside another's STOP.
+            result.metadata["finish_reasons"] = {i: self._finishes[i][0] for i in order}
+            messages = {
+                i: excerpt(text, self.secrets)
+                for i in order
+                if (text := self._finishes[i][1]) is not None
+            }
+            if messages:
+                result.metadata["finish_messages"] = messages
         result.metadata.update(self._kept)
         if self._citations:
             result.metadata["citation_metadata"] = {"citationSources": self._citations}
