@@ -219,3 +219,39 @@ async def test_nothing_is_recorded_until_instrument_is_called(otel, server, http
     await http(server).invoke(**chat)
     assert otel.spans() == []
     assert otel.metrics() == {}
+
+
+async def test_a_stream_of_several_choices_records_each_finish_reason(otel):
+    """`n` > 1: the span lists every choice's reason in index order, as for a one-shot body
+    (the stream's result used to carry only the reason of the choice that finished last)."""
+    import json
+
+    from lionagi.service import iModel
+    from lionagi.service_testing import scripted_stream_server
+
+    def frame(choices: list[dict[str, Any]]) -> bytes:
+        return b"data: " + json.dumps({"model": "m", "choices": choices}).encode() + b"\n\n"
+
+    writes = [
+        frame([{"index": 0, "delta": {"content": "a"}}, {"index": 1, "delta": {"content": "b"}}]),
+        frame([{"index": 1, "delta": {}, "finish_reason": "stop"}]),
+        frame([{"index": 0, "delta": {}, "finish_reason": "length"}]),
+        b"data: [DONE]\n\n",
+    ]
+    otel.on()
+    async with (
+        scripted_stream_server(writes) as server,
+        iModel(
+            provider="choices",
+            endpoint="chat/completions",
+            openai_compatible=True,
+            base_url=server.url,
+            api_key="sk-choices-0123456789",
+            allow_local_network=True,
+        ) as model,
+    ):
+        chunks = [c async for c in model.stream(model="m", messages=[], n=2)]
+    (result,) = [c for c in chunks if c.type == "result"]
+    assert result.metadata["finish_reason"] == "length"
+    attrs = dict(otel.root().attributes or {})
+    assert attrs["gen_ai.response.finish_reasons"] == ("length", "stop")

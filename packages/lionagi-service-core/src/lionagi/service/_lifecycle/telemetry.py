@@ -548,6 +548,12 @@ class CallTrace:
         model = meta.get("model")
         if isinstance(model, str):
             self._response_model = model
+        reasons = meta.get("finish_reasons")
+        if isinstance(reasons, Mapping) and reasons:
+            # Several choices or candidates in one stream: each one's, in index order, as a
+            # one-shot body's choices are recorded.
+            self._finish_reasons.extend(r for r in reasons.values() if isinstance(r, str))
+            return
         reason = meta.get("finish_reason")
         if isinstance(reason, str):
             self._finish_reasons.append(reason)

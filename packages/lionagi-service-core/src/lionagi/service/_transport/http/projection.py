@@ -383,7 +383,7 @@ class ChatCompletionsProjector(ProjectorBase):
     unknown members are tolerated, as vendors add fields without notice.
     """
 
-    __slots__ = ("_fields", "_finish_reason", "_model", "_slots", "_tools", "_usage")
+    __slots__ = ("_fields", "_finish_reason", "_finishes", "_model", "_slots", "_tools", "_usage")
 
     grammar = "OpenAI chat stream"
     result_fields: ClassVar[tuple[str, ...]] = ()
@@ -394,6 +394,8 @@ class ChatCompletionsProjector(ProjectorBase):
         self._model: Any = None
         self._usage: Any = None
         self._finish_reason: Any = None
+        # Each finished choice's reason by index (made at the first finish, not per stream).
+        self._finishes: dict[int, Any] | None = None
         self._tools: dict[tuple[int, Any], PendingToolCall] = {}
         # (choice, slot) -> the key of the call now open there, once a reused slot moved it.
         self._slots: dict[tuple[int, Any], tuple[int, Any]] = {}
@@ -455,9 +457,24 @@ class ChatCompletionsProjector(ProjectorBase):
                     out[-1].metadata["logprobs"] = logprobs
             finish = choice.get("finish_reason")
             if finish:
-                self._finish_reason = finish
+                self._finished(index, finish)
                 self._flush_tools(index, out)
         return out
+
+    def _finished(self, index: int, finish: Any) -> None:
+        """Record choice `index`'s finish reason (once per choice, never per text delta).
+
+        `_finish_reason` is the reason of the choice finishing now (its tool calls are flushed
+        against it); every choice's is also kept by index, so with several choices (`n` > 1)
+        the result reports the first choice's reason rather than whichever finished last (a
+        `length` on choice 0 was hidden behind choice 1's `stop`).
+        """
+        self._finish_reason = finish
+        finishes = self._finishes
+        if finishes is None:
+            self._finishes = {index: finish}
+        else:
+            finishes[index] = finish
 
     def _delta(self, index: int, delta: Any, is_delta: bool, out: list[StreamChunk]) -> None:
         content = delta.get("content")
@@ -751,7 +768,17 @@ class ChatCompletionsProjector(ProjectorBase):
             raise self.truncated()
         out: list[StreamChunk] = []
         self._flush_tools(None, out)
-        result = self.result_chunk(self._usage, self._model, self._finish_reason)
+        finishes = self._finishes or {}
+        # The first choice's reason (choice 0, or the first to finish when a server numbers
+        # its choices with something other than integers); with several choices, each one's
+        # under `finish_reasons` (index -> reason), as Gemini reports its candidates.
+        order = list(finishes)
+        if all(type(i) is int for i in order):
+            order.sort()
+        reason = finishes[order[0]] if order else self._finish_reason
+        result = self.result_chunk(self._usage, self._model, reason)
+        if len(order) > 1:
+            result.metadata["finish_reasons"] = {i: finishes[i] for i in order}
         if self._fields:
             result.metadata.update(self._fields)
         out.append(result)
