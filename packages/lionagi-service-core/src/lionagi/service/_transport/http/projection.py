@@ -24,7 +24,8 @@ Contract every projector keeps:
   call (free text, not JSON) goes out with ``{"input": <the text>}``, as the Responses dialect
   sends a ``custom_tool_call``;
 - the end of a successful stream yields exactly one ``result`` chunk whose metadata is
-  ``{"usage", "model", "finish_reason"}``;
+  ``{"usage", "model", "finish_reason"}`` (plus ``finish_reasons``, index -> reason, when
+  several choices finished, and a dialect's own answer-wide fields);
 - a provider error event yields one ``error`` chunk (``is_error=True``) and ends the projection;
 - an event type that is neither understood nor explicitly listed as ignorable raises
   :class:`ProviderProtocolError`; vendor data is never passed through as a raw ``system`` chunk.
