@@ -82,3 +82,38 @@ def test_responses_context_management_is_sent_as_written() -> None:
     entries = [{"type": "compaction", "compact_threshold": 200000}]
     body = {"model": "gpt-5.1", "input": "hi", "context_management": entries}
     assert _payload("responses", body)["context_management"] == entries
+
+
+def test_every_documented_include_value_and_tool_choice_mode_is_sent_as_written() -> None:
+    include = [
+        "file_search_call.results",
+        "web_search_call.results",
+        "web_search_call.action.sources",
+        "message.input_image.image_url",
+        "computer_call_output.output.image_url",
+        "code_interpreter_call.outputs",
+        "reasoning.encrypted_content",
+        "message.output_text.logprobs",
+    ]
+    tools = [{"type": "function", "name": "f", "parameters": {"type": "object"}}]
+    for mode in ("none", "auto", "required"):
+        request = {"model": "gpt-5", "include": include, "tools": tools, "tool_choice": mode}
+        payload = _payload("responses", request)
+        assert (payload["include"], payload["tool_choice"]) == (include, mode)
+
+
+def test_an_undocumented_include_value_is_refused_at_its_index() -> None:
+    # A misspelled value went out as written and came back a 400 after the round trip.
+    request = {"model": "gpt-5", "include": ["reasoning.encrypted_content", "reasoning.encrypted"]}
+    with pytest.raises(EndpointConfigurationError) as bad:
+        _payload("responses", request)
+    assert bad.value.field == "include.1"
+    assert "'reasoning.encrypted_content'" in str(bad.value)
+
+
+@pytest.mark.parametrize("mode", ["any", "Auto", "function", ""])
+def test_an_undocumented_tool_choice_string_is_refused_naming_the_modes(mode: str) -> None:
+    with pytest.raises(EndpointConfigurationError) as bad:
+        _payload("responses", {"model": "gpt-5", "tool_choice": mode})
+    assert bad.value.field == "tool_choice"
+    assert "'none', 'auto', 'required'" in str(bad.value)

@@ -136,7 +136,9 @@ def test_citations_and_the_response_id_are_kept_as_the_one_shot_body_keeps_them(
 
 def test_custom_tool_input_is_carried_as_text() -> None:
     item = {"type": "custom_tool_call", "call_id": "c1", "name": "grammar", "input": "a+b"}
-    chunks = run([{"type": "response.output_item.done", "item": item}], eof=False)
+    completed = {"type": "response.completed", "response": {"status": "completed"}}
+    chunks = run([{"type": "response.output_item.done", "item": item}, completed])
+    assert [c.type for c in chunks] == ["tool_use", "result"]
     assert chunks[0].tool_input == {"input": "a+b"}
 
 

@@ -8,7 +8,8 @@ quota is typed the same on both.
 One-shot answers that are failures with a 2xx status go through ``check_response`` and raise
 what the stream raises for the same content: a chat body carrying an ``error`` object (core's
 chat dialect does that for every OpenAI-compatible row), a Responses object that ``failed`` (or
-carries an ``error``), a Responses function call cut by ``max_output_tokens``.
+carries an ``error``), a Responses function call (or the last custom tool call) cut by
+``max_output_tokens``.
 ``stream_options`` is refused on a one-shot call on both rows: the API accepts it only with
 ``stream: true``.
 
@@ -143,8 +144,8 @@ class OpenAIResponsesEndpoint(_StreamOptionsOnlyWhenStreaming):
         Raises:
             ProviderStreamError: ``status: "failed"`` or a non-null ``error`` object (typed
                 from the error's code, as ``response.failed`` is in a stream); or a function
-                call cut off by ``max_output_tokens`` (``code="max_output_tokens"``, not
-                retried).
+                call, or the last custom tool call, cut off by ``max_output_tokens``
+                (``code="max_output_tokens"``, not retried).
             ProviderProtocolError: the body is not a JSON object, or an output item is
                 malformed as the stream would report it (a function call whose arguments are
                 JSON but not an object).

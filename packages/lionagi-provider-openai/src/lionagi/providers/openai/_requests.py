@@ -15,6 +15,10 @@ documents as refused are refused here, on the later field of the pair, before an
 ``top_logprobs`` without ``logprobs=True`` (chat), ``conversation`` with
 ``previous_response_id`` and ``background=True`` with ``store=False`` (Responses).
 ``stream_options`` on a one-shot call is refused by the endpoints (only a stream may carry it).
+Closed value sets are the ones openai-python documents: ``include`` entries
+(``ResponseIncludable``, refused at their index, ``include.1``) and ``tool_choice`` strings
+(``none``/``auto``/``required``); a declared field cannot go through ``extra_body``, so a value
+OpenAI documents later is added here.
 
 ``text.format`` (structured output) is checked against the three formats OpenAI documents
 (``text``, ``json_object``, ``json_schema`` with ``name`` and ``schema`` beside ``type``) and
@@ -69,6 +73,22 @@ ReasoningSummary = Literal["auto", "concise", "detailed"]
 # The cache lifetimes OpenAI documents for explicit caching; which a model or row takes (chat
 # documents only "30m" today) is the API's call, as for effort levels.
 CacheTTL = Literal["30m", "12h"]
+# ``include`` values as openai-python documents them (``ResponseIncludable``): a misspelled one
+# (``reasoning.encrypted``) is a 400 after a round trip, and ``extra_body`` cannot repeat a
+# declared field, so a newly documented value is added here.
+ResponsesIncludable = Literal[
+    "file_search_call.results",
+    "web_search_call.results",
+    "web_search_call.action.sources",
+    "message.input_image.image_url",
+    "computer_call_output.output.image_url",
+    "code_interpreter_call.outputs",
+    "reasoning.encrypted_content",
+    "message.output_text.logprobs",
+]
+# The string modes of ``tool_choice`` (``ToolChoiceOptions``); every other choice is an object,
+# kept open (OpenAI adds tool choice types with tool types).
+_TOOL_CHOICE_MODES = ("none", "auto", "required")
 
 # Tools whose functions are not all listed by name at the top of ``tools``: a namespace nests
 # them, tool search loads them during the response.
@@ -326,7 +346,7 @@ class OpenAIResponsesRequest(BaseModel):
     service_tier: (
         Literal["auto", "default", "flex", "scale", "priority", "fast", "ultrafast"] | None
     ) = None
-    include: list[str] | None = None
+    include: list[ResponsesIncludable] | None = None
     prompt_cache_key: str | None = None
     prompt_cache_retention: Literal["in_memory", "24h"] | None = None
     prompt_cache_options: ResponsesPromptCacheOptions | None = None
@@ -340,7 +360,11 @@ class OpenAIResponsesRequest(BaseModel):
         """Refuse a choice that forces a tool this request does not offer (a sure 400).
 
         With a stored ``prompt`` the tools may come from it, so the request alone cannot tell.
+        A string must be one of the documented modes (``"Auto"`` or ``"any"`` is a 400).
         """
+        if isinstance(value, str) and value not in _TOOL_CHOICE_MODES:
+            allowed = ", ".join(repr(mode) for mode in _TOOL_CHOICE_MODES)
+            raise ValueError(f"{value!r} is not a tool_choice mode; the API takes {allowed}")
         if info.data.get("prompt") is not None:
             return value
         problem = unoffered_tool_choice(

@@ -16,6 +16,13 @@ object) ends the stream with the error chunk of :meth:`ProjectorBase.cut_short`,
 and the limit, whether the server closed the cut item (``response.output_item.done`` with the
 prefix: the call is held until the terminal event says why) or left it open (argument deltas and
 no done event: the calls opened by ``response.output_item.added`` are tracked until they close).
+
+A custom tool's call (``custom_tool_call``) has free-text input, with no syntax showing it whole,
+so the rule is the chat dialect's (``finish_reason: "length"``): the call being written when the
+limit struck is cut. A closed custom call is held until the model writes more (a new item, any
+content, an error), which proves it closed, or the terminal event: ``max_output_tokens`` then
+ends the stream with an error chunk naming it instead of a ``tool_use`` on a prefix. A custom
+call still open at that limit, the last one open, is cut the same way.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from lionagi.service import ProviderProtocolError, StreamChunk
-from lionagi.service.http import NO_CHUNKS, PendingToolCall, ProjectorBase
+from lionagi.service.http import NO_CHUNKS, PendingToolCall, ProjectorBase, json_kind
 
 __all__ = ["RESPONSES_IGNORED_EVENTS", "ResponsesProjector"]
 
@@ -120,20 +127,29 @@ _THINKING_DELTAS = frozenset(
     {"response.reasoning_summary_text.delta", "response.reasoning_text.delta"}
 )
 _TERMINAL = frozenset({"response.completed", "response.incomplete"})
-# Read to follow an open function call (each is also in RESPONSES_IGNORED_EVENTS: no chunk).
+# Read to follow an open function or custom tool call (each is also in RESPONSES_IGNORED_EVENTS:
+# no chunk).
 _CALL_EVENTS = frozenset(
     {
         "response.output_item.added",
         "response.function_call_arguments.delta",
         "response.function_call_arguments.done",
+        "response.custom_tool_call_input.delta",
+        "response.custom_tool_call_input.done",
     }
 )
+_ARGUMENT_DELTAS = frozenset(
+    {"response.function_call_arguments.delta", "response.custom_tool_call_input.delta"}
+)
+# Events showing the model wrote on after a closed custom call (so it was not cut): a new item
+# opened or closed; anything else that is not bookkeeping (content, an error) is such an event too.
+_ITEM_EVENTS = frozenset({"response.output_item.added", "response.output_item.done"})
 
 
 class ResponsesProjector(ProjectorBase):
     """The Responses API stream: text, reasoning, tool calls, one result or one error."""
 
-    __slots__ = ("_open",)
+    __slots__ = ("_custom", "_open")
 
     grammar = "OpenAI Responses stream"
 
@@ -142,20 +158,30 @@ class ResponsesProjector(ProjectorBase):
         # Function calls announced by ``response.output_item.added`` and not closed yet, in
         # output order, by item id (else output index): their argument text so far.
         self._open: dict[str | int, PendingToolCall] = {}
+        # The last closed custom tool call's ``tool_use``, held until the model writes on (it
+        # was whole) or the terminal event says whether ``max_output_tokens`` cut it.
+        self._custom: StreamChunk | None = None
 
     def feed(self, event: Any) -> Sequence[StreamChunk]:
         """Project one event."""
         if type(event) is not dict:
             raise self.protocol_error("event is not a JSON object", event)
         self.started = True
-        if self.held is None:
-            return self._project(event)
+        released: tuple[StreamChunk, ...] = ()
+        if self._custom is not None:
+            kind = event.get("type")
+            if kind in _ITEM_EVENTS or (
+                kind not in RESPONSES_IGNORED_EVENTS and kind not in _TERMINAL
+            ):
+                # Output after the custom call: it was closed whole, not cut; deliver it first.
+                released, self._custom = (self._custom,), None
+        held = self.held is not None
         chunks = self._project(event)
-        if chunks and not self.done:
+        if held and chunks and not self.done:
             # A cut call is the last thing the model wrote: output after it means the held
             # call was malformed, not cut, and its error is not kept back behind the rest.
             self.release_held(None)
-        return chunks
+        return (*released, *chunks) if released else chunks
 
     def _project(self, event: dict[str, Any]) -> Sequence[StreamChunk]:
         kind = event.get("type")
@@ -203,31 +229,36 @@ class ResponsesProjector(ProjectorBase):
         raise self.protocol_error(f"unrecognized event type {kind!r}", event)
 
     def _track(self, kind: str, event: dict[str, Any]) -> None:
-        """Follow a function call's arguments until its item closes (no chunk owed yet)."""
+        """Follow a function or custom call's input until its item closes (no chunk owed yet)."""
         if kind == "response.output_item.added":
             item = event.get("item")
-            if type(item) is dict and item.get("type") == "function_call":
+            if type(item) is dict and item.get("type") in ("function_call", "custom_tool_call"):
+                custom = item["type"] == "custom_tool_call"
                 key = _key(item.get("id"), event.get("output_index"))
                 if key is not None:
                     call_id = item.get("call_id") or item.get("id")
-                    opened = self._open[key] = PendingToolCall(call_id, item.get("name"))
-                    opened.add(item.get("arguments"))
+                    opened = PendingToolCall(call_id, item.get("name"), custom=custom)
+                    opened.add(item.get("input" if custom else "arguments"))
+                    self._open[key] = opened
             return
         key = _key(event.get("item_id"), event.get("output_index"))
         call = self._open.get(key) if key is not None else None
         if call is None:
             return  # a call never announced: its output_item.done still carries it whole
-        if kind == "response.function_call_arguments.delta":
+        whole = event.get("input" if call.custom else "arguments")
+        if kind in _ARGUMENT_DELTAS:
             call.add(event.get("delta"))
-        elif isinstance(event.get("arguments"), str):  # ...done: the whole text
-            call.args = [event["arguments"]]
+        elif isinstance(whole, str):  # ...done: the whole text
+            call.args = [whole]
 
     def _finish(self, kind: str, response: Any) -> Sequence[StreamChunk]:
         """The one result chunk; an incomplete response reports why (``max_output_tokens``).
 
         A call still held or open then is resolved first: cut off by the output token limit,
         it ends the stream with :meth:`cut_short`'s error chunk instead of the result; at any
-        other end its arguments must be a JSON object (else the protocol error).
+        other end its arguments must be a JSON object (else the protocol error). A held custom
+        call, or the last open one, is cut by that limit (its free text cannot show it is
+        whole); at any other end it is a ``tool_use``.
         """
         status = response.get("status")
         if kind == "response.incomplete" or status == "incomplete":
@@ -235,19 +266,29 @@ class ResponsesProjector(ProjectorBase):
             status = details.get("reason") or "incomplete"
         usage = response.get("usage")
         limit = status == "max_output_tokens"
-        if self.held is not None:
-            return (self.release_held(status if limit else None, usage),)
         out: list[StreamChunk] = []
+        custom, self._custom = self._custom, None
+        if custom is not None:
+            if limit:
+                self._open.clear()
+                return (self._custom_cut(custom.tool_name, status, usage),)
+            out.append(custom)
+        if self.held is not None:
+            return (*out, self.release_held(status if limit else None, usage))
         while self._open:
             call = self._open.pop(next(iter(self._open)))
             if limit:
-                # No argument text yet is cut too: the model named the tool, then stopped.
-                cut = self.cut_short(call.name, call.arguments.strip() or "{", status, usage)
+                if call.custom:
+                    # The last open custom call is the one being written; earlier ones closed.
+                    cut = None if self._open else self._custom_cut(call.name, status, usage)
+                else:
+                    # No argument text yet is cut too: the model named the tool, then stopped.
+                    cut = self.cut_short(call.name, call.arguments.strip() or "{", status, usage)
                 if cut is not None:
                     self._open.clear()
                     out.append(cut)
                     return out
-            out.append(self.tool_use_chunk(call.id, call.name, call.arguments))
+            out.append(self.tool_use_chunk(call.id, call.name, call.call_input))
         self.done = True
         result = self.result_chunk(usage, response.get("model"), status)
         response_id = response.get("id")
@@ -260,6 +301,27 @@ class ResponsesProjector(ProjectorBase):
             result.metadata["service_tier"] = tier
         out.append(result)
         return out
+
+    def _custom_cut(self, name: str | None, reason: str, usage: Any) -> StreamChunk:
+        """The error chunk for a custom call the output token limit cut, naming it and the fix.
+
+        The shape of :meth:`cut_short`'s chunk (``code`` and ``finish_reason`` the reason, the
+        usage), so a caller handles one error for any call the limit cut.
+        """
+        (chunk,) = self.error_chunk(
+            {
+                "message": (
+                    f"the model reached its output token limit ({reason!r}) while writing the "
+                    f"input of custom tool call {name!r}, which is cut short; raise the "
+                    "request's max_output_tokens and retry"
+                ),
+                "code": reason,
+            }
+        )
+        chunk.metadata["finish_reason"] = reason
+        if usage:
+            chunk.metadata["usage"] = usage
+        return chunk
 
     def _item_done(self, item: Any, output_index: Any) -> Sequence[StreamChunk]:
         kind = item.get("type")
@@ -277,8 +339,22 @@ class ResponsesProjector(ProjectorBase):
                 self.hold_unparsed(item.get("name"), arguments, exc)
                 return NO_CHUNKS
         if kind == "custom_tool_call":
-            # A custom tool's input is free text, not JSON: carried under "input".
-            return (self.tool_use_chunk(tool_id, item.get("name"), {"input": item.get("input")}),)
+            key = _key(item.get("id"), output_index)
+            if key is not None:
+                self._open.pop(key, None)
+            if self.held is not None:
+                self.release_held(None)  # a call after the held one: that one was malformed
+            text = item.get("input")
+            if not isinstance(text, str):
+                raise self.protocol_error(
+                    f"custom tool call {item.get('name')!r} input is JSON {json_kind(text)}, "
+                    "not text",
+                    item,
+                )
+            # A custom tool's input is free text, not JSON: carried under "input". Held until
+            # the model writes on or the stream ends (the limit may have cut it).
+            self._custom = self.tool_use_chunk(tool_id, item.get("name"), {"input": text})
+            return NO_CHUNKS
         field = _CLIENT_TOOL_ITEMS.get(kind)
         if field is not None:
             request = item.get(field)
