@@ -11,12 +11,10 @@ the family ``ProviderServerError`` belongs to as well): ``invoke()`` retries it 
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import copy
 import json
 import pickle
-from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import pytest
@@ -41,7 +39,11 @@ from lionagi.service import (
 )
 from lionagi.service._lifecycle.retry import counts_as_circuit_failure, retry_after_of
 from lionagi.service.lifecycle import call_with_attempts, is_retryable
-from lionagi.service_testing import scripted_stream_server
+from lionagi.service_testing import (
+    ScriptedStream,
+    scripted_replies_server,
+    scripted_stream_server,
+)
 
 KEY = "sk-in-band-server-fault-0123456789"
 FAST = AttemptPolicy(max_attempts=3, base_delay=0.001, max_delay=0.01, jitter_factor=0.0)
@@ -191,43 +193,11 @@ async def test_the_retry_after_it_names_is_the_floor_of_the_wait(auto_clock: Any
 # -- through iModel, against loopback servers -----------------------------------------------------
 
 
-class OneShotServer:
-    """Answers the n-th request with ``bodies[n]`` (the last one repeats) as a 200, then closes."""
-
-    def __init__(self, bodies: list[dict[str, Any]]) -> None:
-        self.bodies = bodies
-        self.requests = 0
-        self.url = ""
-
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            head = await reader.readuntil(b"\r\n\r\n")
-            length = next(
-                int(line.split(b":", 1)[1])
-                for line in head.split(b"\r\n")
-                if line.lower().startswith(b"content-length:")
-            )
-            await reader.readexactly(length)
-            body = self.bodies[min(self.requests, len(self.bodies) - 1)]
-            self.requests += 1
-            data = json.dumps(body).encode()
-            writer.write(
-                b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
-                + f"content-length: {len(data)}\r\nconnection: close\r\n\r\n".encode()
-                + data
-            )
-            await writer.drain()
-        except (asyncio.IncompleteReadError, ConnectionError):
-            pass
-        finally:
-            writer.close()
-
-    @contextlib.asynccontextmanager
-    async def running(self) -> AsyncIterator[OneShotServer]:
-        server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
-        self.url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/v1"
-        async with server:
-            yield self
+def answers(*bodies: dict[str, Any]) -> AbstractAsyncContextManager[ScriptedStream]:
+    """Answers the n-th request with ``bodies[n]`` (the last one repeats) as a 200 JSON body."""
+    return scripted_replies_server(
+        [[json.dumps(body).encode()] for body in bodies], content_type="application/json"
+    )
 
 
 def gateway(url: str, **kw: Any) -> iModel:
@@ -252,7 +222,7 @@ def gateway(url: str, **kw: Any) -> iModel:
 async def test_invoke_retries_an_in_band_server_fault_and_then_answers(
     fault: dict[str, Any],
 ) -> None:
-    async with OneShotServer([fault, ANSWER]).running() as server, gateway(server.url) as model:
+    async with answers(fault, ANSWER) as server, gateway(server.url) as model:
         call = await model.invoke(messages=HI)
     assert call.status is EventStatus.COMPLETED, call.exception
     assert call.execution.response["choices"][0]["message"]["content"] == "hi"
@@ -260,7 +230,7 @@ async def test_invoke_retries_an_in_band_server_fault_and_then_answers(
 
 
 async def test_invoke_gives_up_after_the_policys_attempts_with_the_typed_error() -> None:
-    async with OneShotServer([SERVER_FAULT]).running() as server, gateway(server.url) as model:
+    async with answers(SERVER_FAULT) as server, gateway(server.url) as model:
         call = await model.invoke(messages=HI)
     assert call.status is EventStatus.FAILED
     assert isinstance(call.exception, ProviderStreamServerError)
@@ -274,7 +244,7 @@ async def test_invoke_makes_one_attempt_when_server_errors_are_not_retried() -> 
         max_attempts=3, base_delay=0.001, max_delay=0.01, jitter_factor=0.0,
         retry_server_errors=False,
     )  # fmt: skip
-    server_cm = OneShotServer([SERVER_FAULT, ANSWER]).running()
+    server_cm = answers(SERVER_FAULT, ANSWER)
     async with server_cm as server, gateway(server.url, attempt_policy=policy) as model:
         call = await model.invoke(messages=HI)
     assert isinstance(call.exception, ProviderStreamServerError)
@@ -323,7 +293,7 @@ async def test_the_circuit_counts_an_in_band_server_fault_on_both_paths() -> Non
             async for _chunk in model.stream(messages=HI):
                 pass
     assert server.requests == 1
-    one_shot_cm = OneShotServer([SERVER_FAULT]).running()
+    one_shot_cm = answers(SERVER_FAULT)
     async with one_shot_cm as one_shot, gateway(one_shot.url, circuit_policy=breaker) as model:
         first = await model.invoke(messages=HI)
         second = await model.invoke(messages=HI)

@@ -9,10 +9,8 @@ replay boundary: the error chunk is yielded to the caller, and nothing is retrie
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
-from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import pytest
@@ -32,7 +30,11 @@ from lionagi.service import (
 )
 from lionagi.service._lifecycle.retry import retry_after_of
 from lionagi.service.lifecycle import is_retryable
-from lionagi.service_testing import scripted_stream_server
+from lionagi.service_testing import (
+    ScriptedStream,
+    scripted_replies_server,
+    scripted_stream_server,
+)
 
 KEY = "sk-retry-stream-family-0123456789"
 OVERLOADED = {"error": {"message": "The model is overloaded", "type": "server_error"}}
@@ -47,43 +49,11 @@ ANSWER = {
 FAST = AttemptPolicy(max_attempts=3, base_delay=0.001, max_delay=0.01, jitter_factor=0.0)
 
 
-class OneShotServer:
-    """Answers the n-th request with ``bodies[n]`` (the last one repeats), as JSON, then closes."""
-
-    def __init__(self, bodies: list[dict[str, Any]]) -> None:
-        self.bodies = bodies
-        self.requests = 0
-        self.url = ""
-
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            head = await reader.readuntil(b"\r\n\r\n")
-            length = next(
-                int(line.split(b":", 1)[1])
-                for line in head.split(b"\r\n")
-                if line.lower().startswith(b"content-length:")
-            )
-            await reader.readexactly(length)
-            body = self.bodies[min(self.requests, len(self.bodies) - 1)]
-            self.requests += 1
-            data = json.dumps(body).encode()
-            writer.write(
-                b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
-                + f"content-length: {len(data)}\r\nconnection: close\r\n\r\n".encode()
-                + data
-            )
-            await writer.drain()
-        except (asyncio.IncompleteReadError, ConnectionError):
-            pass
-        finally:
-            writer.close()
-
-    @contextlib.asynccontextmanager
-    async def running(self) -> AsyncIterator[OneShotServer]:
-        server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
-        self.url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/v1"
-        async with server:
-            yield self
+def answers(*bodies: dict[str, Any]) -> AbstractAsyncContextManager[ScriptedStream]:
+    """Answers the n-th request with ``bodies[n]`` (the last one repeats) as a 200 JSON body."""
+    return scripted_replies_server(
+        [[json.dumps(body).encode()] for body in bodies], content_type="application/json"
+    )
 
 
 def gateway(url: str, policy: AttemptPolicy = FAST) -> iModel:
@@ -100,7 +70,7 @@ def gateway(url: str, policy: AttemptPolicy = FAST) -> iModel:
 
 
 async def test_invoke_retries_a_capacity_error_object_and_then_answers() -> None:
-    server_cm = OneShotServer([OVERLOADED, ANSWER]).running()
+    server_cm = answers(OVERLOADED, ANSWER)
     async with server_cm as server, gateway(server.url) as model:
         call = await model.invoke(messages=[{"role": "user", "content": "x"}])
     assert call.status is EventStatus.COMPLETED, call.exception
@@ -109,7 +79,7 @@ async def test_invoke_retries_a_capacity_error_object_and_then_answers() -> None
 
 
 async def test_invoke_gives_up_after_the_policys_attempts_with_the_typed_error() -> None:
-    async with OneShotServer([OVERLOADED]).running() as server, gateway(server.url) as model:
+    async with answers(OVERLOADED) as server, gateway(server.url) as model:
         call = await model.invoke(messages=[{"role": "user", "content": "x"}])
     assert call.status is EventStatus.FAILED
     assert isinstance(call.exception, ProviderStreamCapacityError)
@@ -121,7 +91,7 @@ async def test_invoke_does_not_retry_an_unclassified_error_object() -> None:
     # No family names it (a server fault's `server_error` would: it is retried, see
     # tests/lifecycle/test_in_band_server_fault.py).
     broken = {"error": {"message": "something went wrong", "type": "upstream_error"}}
-    server_cm = OneShotServer([broken, ANSWER]).running()
+    server_cm = answers(broken, ANSWER)
     async with server_cm as server, gateway(server.url) as model:
         call = await model.invoke(messages=[{"role": "user", "content": "x"}])
     assert call.status is EventStatus.FAILED

@@ -10,10 +10,8 @@ chunk already carries the type as ``code``; core's classification now reads it a
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
-from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import pytest
@@ -27,7 +25,11 @@ from lionagi.service import (
     StreamChunk,
     iModel,
 )
-from lionagi.service_testing import scripted_stream_server
+from lionagi.service_testing import (
+    ScriptedStream,
+    scripted_replies_server,
+    scripted_stream_server,
+)
 
 KEY = "sk-ant-test-FAKEkey0123456789abcdef"
 FAST = AttemptPolicy(max_attempts=3, base_delay=0.001, max_delay=0.01, jitter_factor=0)
@@ -99,47 +101,15 @@ async def test_stream_raises_the_server_twin_and_never_replays(before: list[byte
     assert server.requests == 1  # the error chunk reached the caller: no replay
 
 
-class Sequenced:
+def answers(*bodies: dict[str, Any]) -> AbstractAsyncContextManager[ScriptedStream]:
     """Answers the n-th request with ``bodies[n]`` (the last one repeats) as a 200 JSON body."""
-
-    def __init__(self, bodies: list[dict[str, Any]]) -> None:
-        self.bodies = bodies
-        self.requests = 0
-        self.url = ""
-
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            head = await reader.readuntil(b"\r\n\r\n")
-            length = next(
-                int(line.split(b":", 1)[1])
-                for line in head.split(b"\r\n")
-                if line.lower().startswith(b"content-length:")
-            )
-            await reader.readexactly(length)
-            body = self.bodies[min(self.requests, len(self.bodies) - 1)]
-            self.requests += 1
-            data = json.dumps(body).encode()
-            writer.write(
-                b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
-                + f"content-length: {len(data)}\r\nconnection: close\r\n\r\n".encode()
-                + data
-            )
-            await writer.drain()
-        except (asyncio.IncompleteReadError, ConnectionError):
-            pass
-        finally:
-            writer.close()
-
-    @contextlib.asynccontextmanager
-    async def running(self) -> AsyncIterator[Sequenced]:
-        server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
-        self.url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/v1"
-        async with server:
-            yield self
+    return scripted_replies_server(
+        [[json.dumps(body).encode()] for body in bodies], content_type="application/json"
+    )
 
 
 async def test_invoke_retries_an_api_error_body_and_then_answers() -> None:
-    async with Sequenced([API_ERROR, MESSAGE]).running() as server, model_at(server.url) as model:
+    async with answers(API_ERROR, MESSAGE) as server, model_at(server.url) as model:
         call = await model.invoke(messages=HI)
     assert call.status is EventStatus.COMPLETED, call.exception
     assert call.execution.response["content"][0]["text"] == "hello"

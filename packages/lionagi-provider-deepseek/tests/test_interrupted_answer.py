@@ -9,10 +9,8 @@ never does once the cut text went out.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
-from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import pytest
@@ -25,7 +23,11 @@ from lionagi.service import (
     StreamChunk,
     iModel,
 )
-from lionagi.service_testing import scripted_stream_server
+from lionagi.service_testing import (
+    ScriptedStream,
+    scripted_replies_server,
+    scripted_stream_server,
+)
 
 KEY = "k-deepseek-0123456789abcdef"
 USAGE = {"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15}
@@ -127,48 +129,17 @@ def _one_shot(content: str, finish: str) -> dict[str, Any]:
     }
 
 
-class OneShotServer:
-    """Answers the n-th POST with ``bodies[n]`` (the last one repeats), then closes."""
-
-    def __init__(self, bodies: list[dict[str, Any]]) -> None:
-        self.bodies = bodies
-        self.requests = 0
-        self.url = ""
-
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            head = await reader.readuntil(b"\r\n\r\n")
-            length = next(
-                int(line.split(b":", 1)[1])
-                for line in head.split(b"\r\n")
-                if line.lower().startswith(b"content-length:")
-            )
-            await reader.readexactly(length)
-            data = json.dumps(self.bodies[min(self.requests, len(self.bodies) - 1)]).encode()
-            self.requests += 1
-            writer.write(
-                b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
-                + f"content-length: {len(data)}\r\nconnection: close\r\n\r\n".encode()
-                + data
-            )
-            await writer.drain()
-        except (asyncio.IncompleteReadError, ConnectionError):
-            pass
-        finally:
-            writer.close()
-
-    @contextlib.asynccontextmanager
-    async def running(self) -> AsyncIterator[OneShotServer]:
-        server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
-        self.url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/v1"
-        async with server:
-            yield self
+def answers(*bodies: dict[str, Any]) -> AbstractAsyncContextManager[ScriptedStream]:
+    """Answers the n-th request with ``bodies[n]`` (the last one repeats) as a 200 JSON body."""
+    return scripted_replies_server(
+        [[json.dumps(body).encode()] for body in bodies], content_type="application/json"
+    )
 
 
 async def test_invoke_retries_a_cut_answer_nobody_saw_and_returns_the_next_one() -> None:
     """``invoke()`` holds the whole answer until it returns: the cut one reached no caller."""
     bodies = [_one_shot("The answer", CUT), _one_shot("The answer is 42.", "stop")]
-    async with OneShotServer(bodies).running() as server, _model(server.url, FAST) as model:
+    async with answers(*bodies) as server, _model(server.url, FAST) as model:
         call = await model.invoke(messages=[{"role": "user", "content": "q"}])
     assert call.status is EventStatus.COMPLETED, call.exception
     assert call.execution.response["choices"][0]["message"]["content"] == "The answer is 42."
@@ -176,7 +147,7 @@ async def test_invoke_retries_a_cut_answer_nobody_saw_and_returns_the_next_one()
 
 
 async def test_invoke_fails_with_the_capacity_error_once_attempts_run_out() -> None:
-    server_cm = OneShotServer([_one_shot("The", CUT)]).running()
+    server_cm = answers(_one_shot("The", CUT))
     async with server_cm as server, _model(server.url, FAST) as model:
         call = await model.invoke(messages=[{"role": "user", "content": "q"}])
     assert call.status is EventStatus.FAILED

@@ -17,6 +17,7 @@ from ._fake_script import TOOL_DESCRIPTION as TOOL_DESCRIPTION
 from ._fake_wire import USAGE_INPUT as USAGE_INPUT
 from ._fake_wire import USAGE_OUTPUT as USAGE_OUTPUT
 from ._stream_script import ScriptedStream as ScriptedStream
+from ._stream_script import scripted_replies_server as scripted_replies_server
 from ._stream_script import scripted_stream_server as scripted_stream_server
 from .fake_server import FakeProviderServer as FakeProviderServer
 from .fake_server import main as main
@@ -38,6 +39,7 @@ __all__ = [
     "ScriptedStream",
     "embed",
     "main",
+    "scripted_replies_server",
     "scripted_stream_server",
     "serve_forever",
 ]
