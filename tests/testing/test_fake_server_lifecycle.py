@@ -47,6 +47,7 @@ async def test_public_surface() -> None:
             "ScriptedStream",
             "embed",
             "main",
+            "scripted_replies_server",
             "scripted_stream_server",
             "serve_forever",
         ]
