@@ -16,6 +16,10 @@ import pytest
 
 from lionagi.service_testing import scripted_replies_server, scripted_stream_server
 
+# anyio's pytest plugin (anyio is a dependency): this package's dev group has no other async
+# test runner, and a run of the package alone must still run these.
+pytestmark = pytest.mark.anyio
+
 
 async def _post_all(url: str, count: int) -> list[httpx.Response]:
     """One request after another, as an attempt policy makes them."""
