@@ -48,8 +48,10 @@ class AttemptPolicy:
         retry_statuses: HTTP statuses retried below 500 (429 by default).
         retry_server_errors: Retry any status >= 500, the capacity errors an adapter maps
             from its vendor's own status (`ProviderStatusCapacityError`), and on `invoke()` an
-            in-band server fault (`ProviderStreamServerError`: a 2xx body or error chunk
-            reporting the provider's own failure).
+            in-band server fault or overloaded model (`ProviderStreamServerError`,
+            `ProviderStreamCapacityError`: a 2xx body or error chunk reporting the provider's
+            own failure or lack of capacity; an agentic CLI's `ProviderCapacityError`). Off,
+            none of these is retried, however the provider reported it.
 
     Raises:
         AdmissionConfigError: A value is out of range; `field` names it.

@@ -24,6 +24,7 @@ from .._base.errors import (
     EventLoopMismatchError,
     EventLoopUnsupportedError,
     ProviderAuthError,
+    ProviderCapacityError,
     ProviderClientError,
     ProviderConfigError,
     ProviderConnectionError,
@@ -73,12 +74,12 @@ def is_retryable(exc: BaseException, policy: AttemptPolicy) -> bool:
     statuses in `retry_statuses` (429 by default), statuses >= 500 and the capacity errors an
     adapter mapped from its vendor's own status (`ProviderStatusCapacityError`, e.g. a 4xx
     meaning "no capacity, retry") when `retry_server_errors`, and other provider errors
-    whose classification marked them `retryable` (quota/capacity text from a CLI, and the
-    capacity and quota twins of `ProviderStreamError` an attempt raised: a one-shot body
-    reporting an overloaded model, an answer cut for lack of resources). A server fault
-    reported in-band (`ProviderStreamServerError`: Anthropic's `api_error`, OpenAI's
-    `server_error`, a reported 500) is retried when `retry_server_errors` is, as its 5xx
-    form is. Never: other 4xx;
+    whose classification marked them `retryable` (quota text from a CLI, the quota twin of
+    `ProviderStreamError` an attempt raised). A server fault or an overloaded model reported
+    in-band (`ProviderStreamServerError`: Anthropic's `api_error`, OpenAI's `server_error`, a
+    reported 500; `ProviderStreamCapacityError` or a CLI's `ProviderCapacityError`: a one-shot
+    body reporting an overloaded model, an answer cut for lack of resources) is retried when
+    `retry_server_errors` is, as its 5xx or 503/529 form is. Never: other 4xx;
     auth, context, content filter, unsupported model and protocol errors, an unclassified
     `ProviderStreamError` (a cut tool call stops in the same place again), a stream
     disconnect, and a spent quota or credit (`ProviderQuotaSpentError`: HTTP, stream or CLI),
@@ -95,9 +96,10 @@ def is_retryable(exc: BaseException, policy: AttemptPolicy) -> bool:
         return status >= 500 and policy.retry_server_errors
     if isinstance(exc, ProviderConnectionError):
         return True
-    if isinstance(exc, ProviderServerFaultError):
-        # The in-band form of a 5xx (an error chunk or a 2xx body): the caller's switch for
-        # server faults covers it, or turning 5xx retries off still retried the same fault.
+    if isinstance(exc, ProviderServerFaultError | ProviderCapacityError):
+        # The in-band form of a 5xx or of a 503/529 (an error chunk, a 2xx body, a CLI's
+        # "overloaded"): the caller's switch for server faults covers it, or turning 5xx retries
+        # off still retried the same fault, or the same overloaded model, sent another way.
         return policy.retry_server_errors and bool(exc.retryable)
     return bool(exc.retryable)
 
