@@ -419,7 +419,12 @@ class ProviderStatusError(ProviderError):
 
     ``retry_after`` is the server's ``Retry-After`` in seconds (None when it sent none): a 503
     may name a delay as a 429 does, and the attempt policy honours it for either (ADR-0029 D4).
+    ``server_retry`` is the server's own verdict from its ``x-should-retry`` header (None when
+    it sent none): False stops the attempt policy from retrying even a 5xx or 429, True lets it
+    retry a status it would not (a 409), though never a family that is never retried.
     """
+
+    server_retry: bool | None = None
 
     def __init__(
         self,

@@ -84,16 +84,25 @@ def is_retryable(exc: BaseException, policy: AttemptPolicy) -> bool:
     `ProviderStreamError` (a cut tool call stops in the same place again), a stream
     disconnect, and a spent quota or credit (`ProviderQuotaSpentError`: HTTP, stream or CLI),
     whatever their status; circuit-open, SSRF refusals, non-provider exceptions, cancellation.
+
+    The server's own verdict (`x-should-retry`, `ProviderStatusError.server_retry`), as the
+    official OpenAI and Anthropic SDKs obey it: `false` is never retried, whatever the status;
+    `true` retries a status the rules above would not (a 409), but not a family that is never
+    retried and not a 5xx while `retry_server_errors` is off: the caller's switch wins.
     """
     if not isinstance(exc, ProviderError) or isinstance(exc, _NEVER_RETRIED):
         return False
     if isinstance(exc, ProviderStatusError):
         status = exc.status
+        if exc.server_retry is False:  # x-should-retry: false, the server's word on it
+            return False
         if status in policy.retry_statuses:
             return True
         if isinstance(exc, ProviderStatusCapacityError):
             return policy.retry_server_errors  # the server's condition, whatever its code
-        return status >= 500 and policy.retry_server_errors
+        if status >= 500:
+            return policy.retry_server_errors
+        return exc.server_retry is True  # x-should-retry: true on a status not retried
     if isinstance(exc, ProviderConnectionError):
         return True
     if isinstance(exc, ProviderServerFaultError | ProviderCapacityError):

@@ -48,6 +48,7 @@ from ..._base.errors import (
     ProviderConnectionError,
     ProviderError,
     ProviderProtocolError,
+    ProviderStatusError,
     ProviderStreamError,
 )
 from ..._base.loops import running_asyncio_loop
@@ -74,6 +75,7 @@ from .status import (
     describe_url,
     error_info,
     excerpt,
+    parse_should_retry,
     proxy_auth_error,
     read_bounded,
     status_error,
@@ -818,12 +820,15 @@ class Endpoint:
         # The request's own headers too: a per-call credential (``extra_headers``, a call's
         # ``headers``) is remembered nowhere, and a provider echoes what it was sent.
         secrets = (*self._secrets(), *request_header_secrets(request.headers))
-        mapped = self.map_status_error(error_info(response, body, secrets=secrets))
-        if mapped is not None:
-            raise mapped
-        # A 407 names the configured proxy (or says none is configured); read only for a 407.
-        proxy = self._proxy_origin() if status == 407 else None
-        raise status_error(response, body, secrets=secrets, proxy=proxy)
+        error = self.map_status_error(error_info(response, body, secrets=secrets))
+        if error is None:
+            # A 407 names the configured proxy (or says none is configured); read only then.
+            proxy = self._proxy_origin() if status == 407 else None
+            error = status_error(response, body, secrets=secrets, proxy=proxy)
+        if isinstance(error, ProviderStatusError):
+            # The server's own verdict on retrying, for the attempt policy (``is_retryable``).
+            error.server_retry = parse_should_retry(response.headers)
+        raise error
 
     def allows_local(self, url: httpx.URL) -> bool:
         """Whether the SSRF guard may let `url` reach a local or private address.

@@ -43,6 +43,7 @@ __all__ = [
     "excerpt",
     "json_kind",
     "parse_retry_after",
+    "parse_should_retry",
     "proxy_auth_error",
     "read_bounded",
     "status_error",
@@ -143,6 +144,23 @@ def parse_retry_after(
         when = when.replace(tzinfo=UTC)
     current = now or datetime.now(UTC)
     return max(0.0, (when - current).total_seconds())
+
+
+def parse_should_retry(headers: Mapping[str, str] | httpx.Headers) -> bool | None:
+    """The server's own retry verdict from ``x-should-retry``: True, False, or None (no verdict).
+
+    OpenAI's and Anthropic's official SDKs obey this header over their status rules: ``false``
+    means the same request fails the same way (do not retry even a 5xx or 429), ``true`` that
+    a retry may succeed. Only ``true`` and ``false`` (any case, surrounding space ignored) are a
+    verdict; any other value is ignored, as an invalid ``Retry-After`` is.
+    """
+    value = headers.get("x-should-retry")
+    if value is None:
+        return None
+    return _SHOULD_RETRY.get(value.strip().lower())
+
+
+_SHOULD_RETRY = {"true": True, "false": False}
 
 
 @dataclass(frozen=True, slots=True)
