@@ -39,10 +39,17 @@ Projection:
   (``MAX_TOKENS`` never cuts a function call: its part arrives whole or not at all);
 - what the one-shot body says about the answer as a whole stays on the result chunk:
   ``grounding_metadata`` (Google Search grounding), ``url_context_metadata``,
-  ``safety_ratings``, ``avg_logprobs``, ``continuation_token`` and ``model_status`` (the
-  response's ``modelStatus``: the model's stage and retirement time; last value seen) and
-  ``citation_metadata`` (the sources of every chunk, in order); with ``responseLogprobs``, a
-  chunk's ``logprobsResult`` rides on its text chunk as ``metadata["logprobs"]``;
+  ``safety_ratings``, ``avg_logprobs``, ``continuation_token`` (last value seen) and
+  ``citation_metadata`` (the sources of every chunk, in order), all the first candidate's, as
+  ``finish_reason`` is; with several candidates, ``candidates`` maps every candidate's index to
+  its own (``finish_reason``, ``finish_message``, and those fields, under the same keys), since
+  each candidate is grounded, rated and scored on its own; ``model_status`` (the response's
+  ``modelStatus``: the model's stage and retirement time; last value seen) is the response's,
+  not a candidate's; with ``responseLogprobs``, a chunk's ``logprobsResult`` rides on its text
+  chunk as ``metadata["logprobs"]``;
+- a stream that ends before every candidate it carried gave its ``finishReason`` was cut:
+  :class:`ProviderProtocolError`, as for a single candidate, naming the candidates cut (one
+  candidate's ``STOP`` says nothing of another's end);
 - an ``{"error": {...}}`` event, or a prompt refused outright (``promptFeedback.blockReason``
   with no candidate), -> one ``error`` chunk, ending the stream (the endpoint raises a blocked
   prompt as :class:`~lionagi.service.ProviderStreamContentFilterError`); an error object that is
@@ -84,9 +91,9 @@ _CANDIDATE_QUIET = frozenset(
         "continuationToken",
     }
 )
-# Candidate fields the one-shot body carries for the answer as a whole: the stream keeps them on
-# the result chunk under these keys (the last value seen; citation sources accumulate, since each
-# chunk cites the text it carries).
+# Candidate fields the one-shot body carries for a candidate's answer as a whole: the stream keeps
+# them per candidate for the result chunk under these keys (the last value seen; citation sources
+# accumulate, since each chunk cites the text it carries).
 _RESULT_FIELDS = (
     ("groundingMetadata", "grounding_metadata"),
     ("urlContextMetadata", "url_context_metadata"),
@@ -179,11 +186,11 @@ class GeminiStreamProjector(ProjectorBase):
 
     __slots__ = (
         "_calls",
-        "_citations",
         "_code",
         "_finishes",
         "_kept",
         "_model",
+        "_model_status",
         "_response_id",
         "_usage",
     )
@@ -196,8 +203,10 @@ class GeminiStreamProjector(ProjectorBase):
         self._model: Any = None
         # Candidate index -> (finishReason, finishMessage or None), in the order they finished.
         self._finishes: dict[int, tuple[Any, str | None]] = {}
-        self._kept: dict[str, Any] = {}
-        self._citations: list[Any] = []
+        # Candidate index -> its _RESULT_FIELDS values (last seen) and "citationSources" (every
+        # chunk's, in order); a key for every candidate seen, so one that never finished shows.
+        self._kept: dict[int, dict[str, Any]] = {}
+        self._model_status: Any = None
         self._response_id: Any = None
         self._calls = 0
         # The id of the last executableCode part, and whether it was made up here: what a
@@ -222,7 +231,7 @@ class GeminiStreamProjector(ProjectorBase):
             self._model = model
         status = event.get("modelStatus")
         if status:  # the model's stage and retirement time: kept as the one-shot body has it
-            self._kept["model_status"] = status
+            self._model_status = status
         if event.get("responseId"):
             self._response_id = event["responseId"]
         candidates = event.get("candidates")
@@ -272,7 +281,7 @@ class GeminiStreamProjector(ProjectorBase):
                 scored = [c for c in out[start:] if c.type in ("text", "thinking")]
                 if scored:
                     scored[-1].metadata["logprobs"] = logprobs
-        self._keep(candidate)
+        self._keep(index, candidate)
         finish = candidate.get("finishReason")
         if finish:
             # Kept per candidate: with candidateCount > 1 one candidate's reason must not
@@ -283,17 +292,22 @@ class GeminiStreamProjector(ProjectorBase):
                 message if isinstance(message, str) and message else None,
             )
 
-    def _keep(self, candidate: dict[str, Any]) -> None:
-        """Grounding, citations, safety ratings, average logprobs: for the result chunk."""
+    def _keep(self, index: int, candidate: dict[str, Any]) -> None:
+        """Grounding, citations, safety ratings, average logprobs of candidate ``index``.
+
+        Kept per candidate: with ``candidateCount`` > 1 the chunks interleave the candidates,
+        and one candidate's ratings or grounding must not overwrite another's.
+        """
+        kept = self._kept.setdefault(index, {})
         for field, key in _RESULT_FIELDS:
             value = candidate.get(field)
             if value is not None:
-                self._kept[key] = value
+                kept[key] = value
         citations = candidate.get("citationMetadata")
         if isinstance(citations, dict):
             sources = citations.get("citationSources")
             if isinstance(sources, list):
-                self._citations.extend(sources)
+                kept.setdefault("citationSources", []).extend(sources)
 
     def _part(self, part: Any, tag: dict[str, Any], out: list[StreamChunk]) -> None:
         if type(part) is not dict:
@@ -430,7 +444,12 @@ class GeminiStreamProjector(ProjectorBase):
         return call_id
 
     def end(self, *, eof: bool) -> Sequence[StreamChunk]:
-        """The stream completes at EOF once a ``finishReason`` arrived; else it was cut."""
+        """The stream completes at EOF once every candidate gave a ``finishReason``; else cut.
+
+        With several candidates, each one's end is its own ``finishReason``: a candidate the
+        connection cut is reported as a cut single candidate is (``truncated``'s
+        :class:`ProviderProtocolError`, naming it), not hidden behind another's ``STOP``.
+        """
         if self.done:
             return NO_CHUNKS
         self.done = True
@@ -438,13 +457,22 @@ class GeminiStreamProjector(ProjectorBase):
             return NO_CHUNKS
         if not self._finishes:
             raise self.truncated()
-        order = sorted(self._finishes)
-        reason, message = self._finishes[order[0]]
-        result = self.result_chunk(self._usage, self._model, reason)
+        order = sorted(self._kept)
+        cut = [i for i in order if i not in self._finishes]
+        if cut:
+            which = ", ".join(str(i) for i in cut)
+            noun = "candidate" if len(cut) == 1 else "candidates"
+            raise self.protocol_error(
+                f"stream ended before completion: {noun} {which} gave no finishReason "
+                f"(finished: {', '.join(str(i) for i in sorted(self._finishes))})"
+            )
+        first = self._candidate_result(order[0])
+        result = self.result_chunk(self._usage, self._model, first.pop("finish_reason"))
         if self._response_id:
             result.metadata["response_id"] = self._response_id
-        if message is not None:
-            result.metadata["finish_message"] = excerpt(message, self.secrets)
+        result.metadata.update(first)
+        if self._model_status:
+            result.metadata["model_status"] = self._model_status
         if len(order) > 1:
             # Every candidate's reason, so a cut one (MAX_TOKENS) is seen beside another's STOP.
             result.metadata["finish_reasons"] = {i: self._finishes[i][0] for i in order}
@@ -455,7 +483,18 @@ class GeminiStreamProjector(ProjectorBase):
             }
             if messages:
                 result.metadata["finish_messages"] = messages
-        result.metadata.update(self._kept)
-        if self._citations:
-            result.metadata["citation_metadata"] = {"citationSources": self._citations}
+            # And everything else each candidate said of itself, under the top-level keys.
+            result.metadata["candidates"] = {i: self._candidate_result(i) for i in order}
         return (result,)
+
+    def _candidate_result(self, index: int) -> dict[str, Any]:
+        """Candidate ``index``'s result keys: its finish reason and message, what it kept."""
+        reason, message = self._finishes[index]
+        out: dict[str, Any] = {"finish_reason": reason}
+        if message is not None:
+            out["finish_message"] = excerpt(message, self.secrets)
+        kept = self._kept[index]
+        out.update((key, value) for key, value in kept.items() if key != "citationSources")
+        if kept.get("citationSources"):
+            out["citation_metadata"] = {"citationSources": list(kept["citationSources"])}
+        return out
