@@ -27,12 +27,17 @@ Projection (core's projector contract, helpers from :class:`ProjectorBase`):
 - a server tool's result block (``web_search_tool_result``, ``mcp_tool_result``, ... : a
   ``*_tool_result`` block naming its ``tool_use_id``) arrives whole and yields one
   ``tool_result``;
+- a ``compaction`` block (the compaction beta's summary of the turns before it, which the next
+  request must carry back) gathers its ``compaction_delta`` and yields, at
+  ``content_block_stop``, one ``system`` chunk with no content and the whole block as
+  ``metadata["compaction_block"]``, ready to go back in an assistant turn's content;
 - ``message_stop`` yields the one ``result`` chunk: ``usage`` is the ``message_start`` usage
   (input and cache tokens) updated by every ``message_delta`` usage (output tokens; newer
   servers repeat the cumulative input and cache counts there), ``finish_reason`` the
   ``stop_reason``, ``response_id`` the message id, and what else the one-shot message carries
   when ``message_delta`` sends it: ``stop_sequence`` (the one matched), ``stop_details`` (a
-  refusal's category and explanation) and ``container``;
+  refusal's category and explanation), ``container`` and ``context_management`` (the context
+  editing or compaction the API applied: ``applied_edits``, what it cleared);
 - ``event: error`` yields one ``error`` chunk (``code`` is the error ``type``, e.g.
   ``overloaded_error``) and ends the projection;
 - any event, delta or block type not handled here and not listed as carrying nothing raises
@@ -61,8 +66,9 @@ ANTHROPIC_IGNORED_EVENTS = frozenset({"ping"})
 """Events that carry nothing a chunk needs (keep-alives)."""
 
 ANTHROPIC_IGNORED_DELTAS: frozenset[str] = frozenset()
-"""Deltas that carry nothing a chunk needs: none today (a thinking block's ``signature_delta``
-and a text block's ``citations_delta`` are kept, see the module docstring)."""
+"""Deltas that carry nothing a chunk needs: none today (a thinking block's ``signature_delta``,
+a text block's ``citations_delta`` and a compaction block's ``compaction_delta`` are kept, see
+the module docstring)."""
 
 ANTHROPIC_IGNORED_BLOCKS = frozenset({"container_upload"})
 """Blocks with nothing to show: a file handed to the code container."""
@@ -73,6 +79,12 @@ TOOL_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
 _TEXT_FIELDS: dict[str, Literal["text", "thinking"]] = {"text": "text", "thinking": "thinking"}
 # message_delta fields the result chunk keeps beside the stop reason (when not null).
 _DELTA_FIELDS = ("stop_sequence", "stop_details", "container")
+# The event-level member of message_delta (beside ``delta`` and ``usage``; the official SDK
+# reads it there) the result chunk keeps: the context edits and compaction the API applied.
+_CONTEXT_MANAGEMENT = "context_management"
+# What a compaction_delta sets on its block: each replaces the block's value (the official
+# SDK's accumulator assigns them, so a delta carries a whole value, not a piece to append).
+_COMPACTION_FIELDS = ("content", "encrypted_content")
 
 
 class _ToolBlock(PendingToolCall):
@@ -89,7 +101,7 @@ class _ToolBlock(PendingToolCall):
 class AnthropicMessagesProjector(ProjectorBase):
     """Projects one Anthropic Messages event stream (one instance per stream)."""
 
-    __slots__ = ("_empty", "_message", "_model", "_stop_reason", "_tools", "_usage")
+    __slots__ = ("_compactions", "_empty", "_message", "_model", "_stop_reason", "_tools", "_usage")
 
     grammar = "Anthropic Messages stream"
 
@@ -99,9 +111,11 @@ class AnthropicMessagesProjector(ProjectorBase):
         self._usage: dict[str, Any] = {}
         self._stop_reason: Any = None
         self._tools: dict[Any, _ToolBlock] = {}
+        # Open compaction blocks by index: the block as it started, updated by its deltas.
+        self._compactions: dict[Any, dict[str, Any]] = {}
         # What the result chunk carries beside usage, model and stop reason: the message id,
-        # and the message_delta's stop_sequence, stop_details and container (as the one-shot
-        # message body does).
+        # the message_delta's stop_sequence, stop_details and container, and the applied
+        # context_management (as the one-shot message body does).
         self._message: dict[str, Any] = {}
         # A closed tool call that streamed no input text: (name, its tool_use chunk), held
         # until the stop reason says whether max_tokens cut it right after its name.
@@ -140,6 +154,10 @@ class AnthropicMessagesProjector(ProjectorBase):
             for key in _DELTA_FIELDS:
                 if delta.get(key) is not None:
                     self._message[key] = delta[key]
+            if event.get(_CONTEXT_MANAGEMENT) is not None:
+                # Beside delta, not in it: what context editing or compaction cleared. A caller
+                # managing its own history needs it (and the one-shot body carries it).
+                self._message[_CONTEXT_MANAGEMENT] = event[_CONTEXT_MANAGEMENT]
             usage = event.get("usage") or {}
             self._usage.update({k: v for k, v in usage.items() if v is not None})
             if self.held is not None:
@@ -180,6 +198,14 @@ class AnthropicMessagesProjector(ProjectorBase):
         if kind == "citations_delta":
             meta = {"citation": delta.get("citation")}
             return (StreamChunk(type="text", content="", is_delta=True, metadata=meta),)
+        if kind == "compaction_delta":
+            compaction = self._compactions.get(event.get("index"))
+            if compaction is None:
+                raise self.protocol_error("compaction_delta outside a compaction block", event)
+            for key in _COMPACTION_FIELDS:
+                if key in delta:
+                    compaction[key] = delta[key]
+            return NO_CHUNKS
         if kind in ANTHROPIC_IGNORED_DELTAS:
             return NO_CHUNKS
         raise self.protocol_error(f"unrecognized content_block_delta type {kind!r}", event)
@@ -210,6 +236,12 @@ class AnthropicMessagesProjector(ProjectorBase):
         if kind == "redacted_thinking":
             meta = {"redacted_thinking": block.get("data")}
             return (StreamChunk(type="thinking", content="", is_delta=True, metadata=meta),)
+        if kind == "compaction":
+            # Its summary and encrypted state may come in a compaction_delta: the block is
+            # yielded whole at its stop. ``content`` is a required member of the block sent back
+            # (null for a failed compaction, which the API treats as a no-op), so it is there.
+            self._compactions[event.get("index")] = {**block, "content": block.get("content")}
+            return NO_CHUNKS
         if isinstance(kind, str) and kind.endswith("_tool_result") and block.get("tool_use_id"):
             return (self._server_result(kind, block),)
         if kind in ANTHROPIC_IGNORED_BLOCKS:
@@ -217,6 +249,11 @@ class AnthropicMessagesProjector(ProjectorBase):
         raise self.protocol_error(f"unrecognized content block type {kind!r}", event)
 
     def _block_stop(self, event: dict[str, Any]) -> Sequence[StreamChunk]:
+        compaction = self._compactions.pop(event.get("index"), None)
+        if compaction is not None:
+            # Conversation state the caller carries forward, neither reasoning nor answer text:
+            # a system chunk, as the OpenAI Responses adapter yields its compaction item.
+            return (StreamChunk(type="system", metadata={"compaction_block": compaction}),)
         block = self._tools.pop(event.get("index"), None)
         if block is None:
             return NO_CHUNKS  # the end of a text, thinking or result block: nothing owed

@@ -52,9 +52,11 @@ from pydantic import (
     ConfigDict,
     Discriminator,
     Field,
+    SerializerFunctionWrapHandler,
     Tag,
     ValidationError,
     field_validator,
+    model_serializer,
     model_validator,
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
@@ -66,6 +68,7 @@ __all__ = [
     "AnthropicBase64ImageSource",
     "AnthropicBase64PDFSource",
     "AnthropicCacheControl",
+    "AnthropicCompactionBlock",
     "AnthropicContainerUploadBlock",
     "AnthropicContentSource",
     "AnthropicCustomTool",
@@ -397,6 +400,34 @@ class AnthropicRedactedThinkingBlock(BaseModel):
     data: str
 
 
+class AnthropicCompactionBlock(_Block):
+    """An earlier answer's ``compaction`` block (the compaction beta), sent back verbatim.
+
+    With compaction on (``context_management`` edits ``compact_...`` and its ``anthropic-beta``
+    header, both the caller's to send), an answer may start with this block: a summary of the
+    turns before it (``content``) and opaque state (``encrypted_content``). The next request
+    carries it back in the assistant turn, and the API drops what came before it. ``content``
+    must be present: a string that is not empty, or null for a compaction that failed (the API
+    treats that block as a no-op). ``cache_control`` may cache the summary.
+    """
+
+    type: Literal["compaction"]
+    content: Annotated[str, Field(min_length=1)] | None
+    encrypted_content: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _null_content_is_sent(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """Keep ``content: null`` in the body: the block type requires the member, null or not.
+
+        Core writes nested models without their None values (``exclude_none``), which would
+        send a failed compaction's block without the ``content`` the API's block type requires.
+        """
+        data = handler(self)
+        if isinstance(data, dict) and "content" not in data:
+            data = {"type": data.get("type", self.type), "content": None, **data}
+        return data
+
+
 class AnthropicServerToolUseBlock(BaseModel):
     """A call Anthropic ran itself (``server_tool_use``, ``mcp_tool_use``), sent back verbatim.
 
@@ -437,13 +468,14 @@ _TYPED_BLOCKS = frozenset(
         "tool_result",
         "thinking",
         "redacted_thinking",
+        "compaction",
     }
 )
 _SERVER_TOOL_USES = frozenset({"server_tool_use", "mcp_tool_use"})
 _BLOCK_TYPES_SAID = (
     "text, image, document, search_result, container_upload, tool_use, tool_result, thinking, "
-    "redacted_thinking, or a server tool block sent back as it came (server_tool_use, "
-    "mcp_tool_use, *_tool_result)"
+    "redacted_thinking, compaction, or a server tool block sent back as it came "
+    "(server_tool_use, mcp_tool_use, *_tool_result)"
 )
 
 
@@ -471,6 +503,7 @@ ContentBlock = Annotated[
     | Annotated[AnthropicToolResultBlock, Tag("tool_result")]
     | Annotated[AnthropicThinkingBlock, Tag("thinking")]
     | Annotated[AnthropicRedactedThinkingBlock, Tag("redacted_thinking")]
+    | Annotated[AnthropicCompactionBlock, Tag("compaction")]
     | Annotated[AnthropicServerToolUseBlock, Tag("server_tool_use")]
     | Annotated[AnthropicServerToolResultBlock, Tag("server_tool_result")],
     Discriminator(
