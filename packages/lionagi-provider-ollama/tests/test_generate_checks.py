@@ -42,7 +42,7 @@ def _payload(**fields: Any) -> dict[str, Any]:
         ({"options": {"seed": True}}, "options.seed", "integer"),
         ({"options": {"temperature": "0.5"}}, "options.temperature", "number"),
         ({"options": {"num_predict": 1.0}}, "options.num_predict", "integer"),
-        ({"options": {"penalize_newline": "false"}}, "options.penalize_newline", "boolean"),
+        ({"options": {"use_mmap": "false"}}, "options.use_mmap", "boolean"),
         ({"context": [True, 2]}, "context.0", "integer"),
         ({"think": 1}, "think", "one of 'low', 'medium', 'high'"),
         ({"think": "true"}, "think", "one of 'low', 'medium', 'high'"),

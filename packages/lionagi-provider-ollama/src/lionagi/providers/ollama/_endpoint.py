@@ -49,8 +49,11 @@ _LOCAL: frozenset[str] = frozenset({DEFAULT_ORIGIN})
 # Ollama's hosted service says this at HTTP 429 when the plan's usage is used up: billing, so
 # not retried (a plain 429 "too many requests" stays a retried rate limit).
 _USAGE_LIMIT = "usage limit"
-# "the input length exceeds the context length" (a request with truncation off).
-_CONTEXT = "exceeds the context length"
+# What a native 400 says when the input does not fit: "the input length exceeds the context
+# length" (truncation off), "the prompt is longer than the context length currently available to
+# the model; ..." (a prompt to cut with context shift off: ``shift=False``, or a model that
+# cannot shift).
+_CONTEXT = ("exceeds the context length", "is longer than the context length")
 # 'model "x" not found, try pulling it first' (and newer servers' "model 'x' not found").
 _UNKNOWN_MODEL = re.compile(r"""\s*model (["']).*?\1 not found\b""", re.IGNORECASE)
 # The members of a generate request the model reads as text: the prompt, the system prompt that
@@ -170,7 +173,11 @@ class _OllamaNative(Endpoint):
                 status=info.status,
                 body_excerpt=info.excerpt,
             )
-        if 400 <= info.status < 500 and isinstance(text, str) and _CONTEXT in text.lower():
+        if (
+            400 <= info.status < 500
+            and isinstance(text, str)
+            and any(words in text.lower() for words in _CONTEXT)
+        ):
             return ProviderStatusContextError(
                 f"{info.where} refused the request: it does not fit the model's context window "
                 f"(HTTP {info.status}){info.suffix}",

@@ -23,7 +23,15 @@ import math
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from lionagi.service import OpenAIChatCompletionsRequest, openai_chat_shapes
@@ -100,13 +108,35 @@ def _stop(value: object) -> list[str]:
     raise ValueError(f"must be a list of strings, not {type(value).__name__}")
 
 
+# The options Ollama removed from its ``api.Options``/``api.Runner`` structs, with the release that
+# removed each and what to do instead. The server's ``Options.FromMap`` skips a key it has no
+# field for (it logs "invalid option provided"), so a request carrying one got a 200 answer
+# computed without it. Nine of them are also in its Modelfile parser's ``deprecatedParameters``.
+_LLAMA_CPP = "llama.cpp no longer has it"
+_RETIRED: dict[str, tuple[str, str]] = {
+    "numa": ("v0.3.4", "the server turns NUMA on by itself (Linux, several NUMA nodes)"),
+    "tfs_z": ("v0.5.2", f"{_LLAMA_CPP}; use top_p or min_p"),
+    "penalize_newline": ("v0.5.5", f"{_LLAMA_CPP}; leave it out"),
+    "low_vram": ("v0.6.9", "leave it out; num_gpu sets how many layers go to the GPU"),
+    "f16_kv": ("v0.6.9", "the server's OLLAMA_KV_CACHE_TYPE sets the cache type"),
+    "logits_all": ("v0.6.9", "leave it out; ask for logprobs instead"),
+    "vocab_only": ("v0.6.9", "leave it out"),
+    "use_mlock": ("v0.6.9", "leave it out"),
+    "mirostat": ("v0.6.9", "use top_k, top_p or min_p"),
+    "mirostat_tau": ("v0.6.9", "use top_k, top_p or min_p"),
+    "mirostat_eta": ("v0.6.9", "use top_k, top_p or min_p"),
+}
+
+
 class OllamaOptions(BaseModel):
     """``options``: the runner parameters Ollama documents for a request (Modelfile names).
 
     ``stop`` is a list only: the server's ``Options.FromMap`` takes an array for it and answers
     a single string with HTTP 500 (``option "stop" must be of type array``), although its
     OpenAPI file says either. ``main_gpu`` and ``draft_num_predict`` are in the ``api.md``
-    example that "sets every available option".
+    example that "sets every available option". An option Ollama removed (``mirostat``,
+    ``penalize_newline``, ``low_vram``, ``numa``, ...; see ``_RETIRED``) is refused naming it and
+    the release that removed it: the server would answer without it and say nothing.
     """
 
     model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
@@ -130,13 +160,37 @@ class OllamaOptions(BaseModel):
     repeat_penalty: float | None = None
     presence_penalty: float | None = None
     frequency_penalty: float | None = None
-    penalize_newline: bool | None = None
-    mirostat: Literal[0, 1, 2] | None = None
-    mirostat_tau: float | None = None
-    mirostat_eta: float | None = None
-    low_vram: bool | None = None
     use_mmap: bool | None = None
-    numa: bool | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _refuse_retired(cls, data: object) -> object:
+        """Refuse an option Ollama removed, each located at its key (``options.mirostat``).
+
+        Checked before the fields so the refusal says why (the server no longer reads it)
+        instead of the generic unknown-key message; every retired key given is named.
+        """
+        if not isinstance(data, dict):
+            return data
+        retired = [key for key in data if key in _RETIRED]
+        if not retired:
+            return data
+        raise ValidationError.from_exception_data(
+            "OllamaOptions",
+            [
+                InitErrorDetails(
+                    type=PydanticCustomError(
+                        "ollama_retired_option",
+                        "Ollama no longer reads this option (removed in {version}): the server "
+                        'logs "invalid option provided" and ignores it; {instead}',
+                        {"version": _RETIRED[key][0], "instead": _RETIRED[key][1]},
+                    ),
+                    loc=(key,),
+                    input=None,
+                )
+                for key in retired
+            ],
+        )
 
     @field_validator("stop", mode="plain")
     @classmethod
@@ -151,9 +205,13 @@ class _OllamaNativeRequest(BaseModel):
     thinking on or off, or names a level for models that take one. ``keep_alive`` is how long
     the model stays loaded after the call (a Go duration or seconds; 0 unloads it, a negative
     value keeps it loaded). ``logprobs`` asks for each token's log probability
-    (``top_logprobs``: how many alternatives per token, at most 20). ``stream`` is set by the
-    transport: ``stream()`` sends ``true``, ``invoke()`` sends ``false`` (Ollama streams unless
-    told not to).
+    (``top_logprobs``: how many alternatives per token, at most 20). ``truncate`` (default
+    true) lets the server cut the prompt (chat: the oldest messages) to fit the context;
+    ``false`` makes an over-long input an error instead. ``shift`` (default: on where the model
+    allows it) lets the runner drop older tokens when the context fills; ``false`` refuses an
+    over-long prompt and ends the answer at a full context (both from Ollama v0.12.6).
+    ``stream`` is set by the transport: ``stream()`` sends ``true``, ``invoke()`` sends
+    ``false`` (Ollama streams unless told not to).
     """
 
     model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
@@ -166,6 +224,8 @@ class _OllamaNativeRequest(BaseModel):
     stream: bool | None = None
     logprobs: bool | None = None  # each line then carries its tokens' log probabilities
     top_logprobs: int | None = Field(default=None, ge=0, le=20)  # alternatives per token
+    truncate: bool | None = None  # false: an input over the context is an error, not cut
+    shift: bool | None = None  # false: a full context is not shifted
 
     @field_validator("keep_alive", mode="plain")
     @classmethod
@@ -327,6 +387,59 @@ def _unread_field(values: dict[str, Any]) -> str | None:
     return None
 
 
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
+"""The ``reasoning.effort`` values: those ``reasoning_effort`` takes (Ollama maps ``none`` to
+thinking off, ``minimal`` to ``low`` and ``xhigh`` to ``max``; servers before those two were
+added answer them with a 400)."""
+
+
+def _reasoning_problem(
+    reasoning: dict[str, Any], effort: object
+) -> tuple[tuple[str, ...], str] | None:
+    """Where and why ``reasoning`` is refused, or None: what Ollama's ``/v1`` would not read.
+
+    Its ``Reasoning`` struct has ``effort`` only (a Responses-style ``summary`` is dropped), and
+    when both are given it reads ``reasoning.effort`` and ignores ``reasoning_effort`` (an
+    object without ``effort`` leaves thinking at the model's default, overriding it).
+    """
+    other = next((key for key in reasoning if key != "effort"), None)
+    if other is not None:
+        return ("reasoning", str(other)), (
+            "Ollama's OpenAI-compatible chat reads only reasoning.effort and would drop it "
+            "without an error"
+        )
+    value = reasoning.get("effort")
+    listed = ", ".join(repr(level) for level in REASONING_EFFORTS)
+    if value is None:
+        return ("reasoning", "effort"), (
+            "is required: it is the only member Ollama reads (an object without it leaves "
+            f"thinking at the model's default); one of {listed}"
+        )
+    if not (isinstance(value, str) and value in REASONING_EFFORTS):
+        return ("reasoning", "effort"), f"must be one of {listed}"
+    if effort is not None and effort != value:
+        return ("reasoning",), (
+            f"conflicts with reasoning_effort={effort!r}: Ollama reads reasoning.effort and "
+            "ignores reasoning_effort when both are given; write one of them"
+        )
+    return None
+
+
+def _refusal(loc: tuple[str, ...], kind: str, message: str) -> ValidationError:
+    """A validation error located at ``loc``, for a check made after the fields validated."""
+    return ValidationError.from_exception_data(
+        "OllamaChatRequest",
+        # The text goes in as context, so a brace in it is never read as a template field.
+        [
+            InitErrorDetails(
+                type=PydanticCustomError(kind, "{message}", {"message": message}),
+                loc=loc,
+                input=None,
+            )
+        ],
+    )
+
+
 class OllamaChatRequest(OpenAIChatCompletionsRequest):
     """Chat through ``/v1/chat/completions``: the dialect, with Ollama's own message fields.
 
@@ -339,7 +452,14 @@ class OllamaChatRequest(OpenAIChatCompletionsRequest):
     and what to write instead, rather than sent to be dropped by the server: a value that asks
     for what Ollama does anyway (``n=1``, ``tool_choice="auto"``, ``parallel_tool_calls=True``,
     ``store=False``) still passes.
+
+    ``reasoning`` is the object form of ``reasoning_effort`` (``{"effort": "high"}``), which
+    Ollama's compatible layer reads too: ``effort`` only, one of ``REASONING_EFFORTS``. Given
+    with a ``reasoning_effort`` that differs, it is refused (the server would follow the object
+    and ignore the other without a word); given with the same value, both are sent.
     """
+
+    reasoning: dict[str, Any] | None = None
 
     shapes = openai_chat_shapes(
         "OllamaChat",
@@ -348,12 +468,19 @@ class OllamaChatRequest(OpenAIChatCompletionsRequest):
     )
 
     def model_post_init(self, context: Any, /) -> None:
-        """The dialect's nested checks, then refuse a field Ollama's ``/v1`` chat drops.
+        """The dialect's nested checks, then refuse what Ollama's ``/v1`` chat would not read.
+
+        That is a ``reasoning`` object it would read only in part or ignore a conflicting
+        ``reasoning_effort`` for, or a field it drops (``_UNREAD``).
 
         Checked here rather than by validators so the fields stay plain (core's payload fast
         path); the error is located at the field, so it is reported by name.
         """
         super().model_post_init(context)
+        if self.reasoning is not None:
+            problem = _reasoning_problem(self.reasoning, self.reasoning_effort)
+            if problem is not None:
+                raise _refusal(problem[0], "ollama_reasoning", problem[1])
         name = _unread_field(self.__dict__)
         if name is None:
             return
