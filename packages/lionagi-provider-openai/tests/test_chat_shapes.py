@@ -8,10 +8,10 @@ path, and never repeating the value; a rich valid request reaches the server as 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from openai_loopback import openai_model
 
 from lionagi.service import EndpointConfigurationError, iModel
 from lionagi.service_testing.fake_server import FakeProviderServer
@@ -21,20 +21,8 @@ SECRET = "sk-proj-Zq8vT3xK9mW2nL5pR7sY4uB6"
 HI = [{"role": "user", "content": "hi"}]
 
 
-@pytest.fixture
-async def server() -> AsyncIterator[FakeProviderServer]:
-    async with FakeProviderServer() as fake:
-        yield fake
-
-
 def _model(server: FakeProviderServer) -> iModel:
-    return iModel(
-        provider="openai",
-        model="gpt-4.1",
-        base_url=f"{server.base_url}/v1",
-        allow_local_network=True,
-        api_key=KEY,
-    )
+    return openai_model(f"{server.base_url}/v1", api_key=KEY, model="gpt-4.1")
 
 
 @pytest.mark.parametrize(

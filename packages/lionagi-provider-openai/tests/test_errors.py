@@ -6,7 +6,6 @@ wire had no endpoint that read them, so a context overflow was a bare client err
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -31,12 +30,6 @@ ROWS = {
     "responses": {"model": "gpt-4.1", "input": "hi"},
     "embeddings": {"model": "text-embedding-3-small", "input": "hi"},
 }
-
-
-@pytest.fixture
-async def server() -> AsyncIterator[FakeProviderServer]:
-    async with FakeProviderServer() as fake:
-        yield fake
 
 
 def endpoint(server: FakeProviderServer, row: str) -> Endpoint:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 
 from lionagi.providers.openai import OpenAIResponsesEndpoint
@@ -11,12 +9,6 @@ from lionagi.service import EndpointConfigurationError, iModel
 from lionagi.service_testing.fake_server import FakeProviderServer
 
 KEY = "sk-imodel-test-0123456789"
-
-
-@pytest.fixture
-async def server() -> AsyncIterator[FakeProviderServer]:
-    async with FakeProviderServer() as fake:
-        yield fake
 
 
 def options(server: FakeProviderServer, scenario: str = "") -> dict[str, object]:

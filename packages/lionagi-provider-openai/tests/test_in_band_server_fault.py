@@ -15,6 +15,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import pytest
+from openai_loopback import openai_model, sse
 
 from lionagi.providers.openai import ResponsesProjector
 from lionagi.service import (
@@ -53,23 +54,12 @@ COMPLETED = {
 }
 
 
-def _event(data: dict[str, Any]) -> bytes:
-    return f"event: {data['type']}\ndata: {json.dumps(data)}\n\n".encode()
-
-
-CREATED = _event({"type": "response.created", "response": {**BASE, "status": "in_progress"}})
-TEXT = _event({"type": "response.output_text.delta", "item_id": "msg_1", "delta": "Par"})
+CREATED = sse({"type": "response.created", "response": {**BASE, "status": "in_progress"}})
+TEXT = sse({"type": "response.output_text.delta", "item_id": "msg_1", "delta": "Par"})
 
 
 def model_at(url: str) -> iModel:
-    return iModel(
-        model="openai/gpt-5",
-        endpoint="responses",
-        api_key=KEY,
-        base_url=url,
-        allow_local_network=True,
-        attempt_policy=FAST,
-    )
+    return openai_model(url, api_key=KEY, endpoint="responses", attempt_policy=FAST)
 
 
 @pytest.mark.parametrize(
@@ -94,7 +84,7 @@ async def test_stream_raises_the_server_twin_and_never_replays(before: list[byte
         async for chunk in model.stream(model="gpt-5", input="hi"):
             chunks.append(chunk)
 
-    failed = _event({"type": "response.failed", "response": FAILED})
+    failed = sse({"type": "response.failed", "response": FAILED})
     server_cm = scripted_stream_server([*before, failed], pause=0.01)
     async with server_cm as server, model_at(server.url) as model:
         with pytest.raises(ProviderServerFaultError) as raised:

@@ -17,6 +17,7 @@ import json
 from typing import Any
 
 import pytest
+from openai_loopback import JSON, chat_sse, event, served
 
 from lionagi.service import (
     ProviderAuthError,
@@ -25,7 +26,6 @@ from lionagi.service import (
     ProviderStatusContentFilterError,
     ProviderStreamContentFilterError,
     ProviderStreamError,
-    iModel,
     match_endpoint,
 )
 from lionagi.service_testing import scripted_stream_server
@@ -96,11 +96,6 @@ async def test_another_invalid_prompt_stays_a_plain_client_error(row: str) -> No
     assert type(error) is ProviderClientError
 
 
-def _event(kind: str, sequence: int, **fields: Any) -> bytes:
-    data = json.dumps({"type": kind, "sequence_number": sequence, **fields})
-    return f"event: {kind}\ndata: {data}\n\n".encode()
-
-
 @pytest.mark.parametrize(
     ("code", "message"),
     [
@@ -116,19 +111,10 @@ async def test_a_responses_stream_failed_for_policy_is_a_content_filter_error(
     response = {"id": "resp_1", "object": "response", "model": "gpt-5", "status": "in_progress"}
     failed = {**response, "status": "failed", "error": {"code": code, "message": message}}
     writes = [
-        _event("response.created", 0, response=response),
-        _event("response.failed", 1, response=failed),
+        event("response.created", 0, response=response),
+        event("response.failed", 1, response=failed),
     ]
-    async with (
-        scripted_stream_server(writes) as server,
-        iModel(
-            model="openai/gpt-5",
-            endpoint="responses",
-            base_url=server.url,
-            api_key=KEY,
-            allow_local_network=True,
-        ) as model,
-    ):
+    async with served(writes, api_key=KEY, endpoint="responses") as (server, model):
         with pytest.raises(ProviderStreamError) as info:
             async for _ in model.stream(input="hi"):
                 pass
@@ -147,35 +133,18 @@ async def test_a_failed_one_shot_response_for_policy_is_a_content_filter_error()
         "output": [],
         "error": {"code": "misalignment_policy_violation", "message": "The action was blocked."},
     }
-    async with (
-        scripted_stream_server(
-            [json.dumps(body).encode()], content_type="application/json"
-        ) as server,
-        iModel(
-            model="openai/gpt-5",
-            endpoint="responses",
-            base_url=server.url,
-            api_key=KEY,
-            allow_local_network=True,
-        ) as model,
-    ):
-        event = await model.invoke(input="hi")
-    assert isinstance(event.exception, ProviderStreamContentFilterError), event.exception
+    one_shot = served(
+        [json.dumps(body).encode()], api_key=KEY, endpoint="responses", content_type=JSON
+    )
+    async with one_shot as (server, model):
+        call = await model.invoke(input="hi")
+    assert isinstance(call.exception, ProviderStreamContentFilterError), call.exception
     assert server.requests == 1
 
 
 async def test_a_chat_stream_error_chunk_for_policy_is_a_content_filter_error() -> None:
     error = {"message": FLAGGED, "type": "invalid_request_error", "code": "invalid_prompt"}
-    writes = [f"data: {json.dumps({'error': error})}\n\n".encode()]
-    async with (
-        scripted_stream_server(writes) as server,
-        iModel(
-            model="openai/gpt-5",
-            base_url=server.url,
-            api_key=KEY,
-            allow_local_network=True,
-        ) as model,
-    ):
+    async with served([chat_sse({"error": error})], api_key=KEY) as (_, model):
         with pytest.raises(ProviderStreamError) as info:
             async for _ in model.stream(messages=[{"role": "user", "content": "hi"}]):
                 pass

@@ -10,10 +10,10 @@ top-level options were refused on both rows.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from openai_loopback import openai_model
 
 from lionagi.service import EndpointConfigurationError, iModel
 from lionagi.service_testing.fake_server import FakeProviderServer
@@ -22,20 +22,8 @@ KEY = "sk-prompt-cache-test-0123456789"
 BREAKPOINT = {"mode": "explicit", "ttl": "30m"}
 
 
-@pytest.fixture
-async def server() -> AsyncIterator[FakeProviderServer]:
-    async with FakeProviderServer() as fake:
-        yield fake
-
-
 def _model(server: FakeProviderServer, endpoint: str) -> iModel:
-    return iModel(
-        model="openai/gpt-5",
-        endpoint=endpoint,
-        base_url=f"{server.base_url}/v1",
-        allow_local_network=True,
-        api_key=KEY,
-    )
+    return openai_model(f"{server.base_url}/v1", api_key=KEY, endpoint=endpoint)
 
 
 CHAT: dict[str, Any] = {

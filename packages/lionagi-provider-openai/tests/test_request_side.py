@@ -7,7 +7,6 @@ Responses token estimate counts ``instructions``.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
@@ -25,12 +24,6 @@ KEY = "sk-request-side-test-0123456789"
 CHAT = {"model": "gpt-4.1", "messages": [{"role": "user", "content": "hi"}]}
 RESPONSES = {"model": "gpt-5", "input": "hi"}
 BASES = {"chat": CHAT, "responses": RESPONSES}
-
-
-@pytest.fixture
-async def server() -> AsyncIterator[FakeProviderServer]:
-    async with FakeProviderServer() as fake:
-        yield fake
 
 
 def options(server: FakeProviderServer, scenario: str = "") -> dict[str, object]:

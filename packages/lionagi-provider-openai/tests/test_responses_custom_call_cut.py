@@ -17,6 +17,7 @@ from typing import Any
 
 import anyio
 import pytest
+from openai_loopback import JSON, numbered, served
 
 from lionagi.providers.openai import ResponsesProjector
 from lionagi.service import (
@@ -24,9 +25,7 @@ from lionagi.service import (
     ProviderProtocolError,
     ProviderStreamError,
     StreamChunk,
-    iModel,
 )
-from lionagi.service_testing import scripted_stream_server
 
 KEY = "sk-custom-cut-test-0123456789"
 HANG_GUARD = 20.0
@@ -83,26 +82,9 @@ def _terminal(output: list[dict[str, Any]], reason: str = "max_output_tokens") -
     return {"type": "response.incomplete", "response": _incomplete_body(output, reason)}
 
 
-def _sse(events: list[Any]) -> list[bytes]:
-    writes = []
-    for sequence, event in enumerate(events):
-        data = json.dumps({**event, "sequence_number": sequence})
-        writes.append(f"event: {event['type']}\ndata: {data}\n\n".encode())
-    return writes
-
-
 async def _stream(events: list[Any]) -> tuple[list[StreamChunk], Exception | None, int]:
     chunks: list[StreamChunk] = []
-    async with (
-        scripted_stream_server(_sse(events)) as server,
-        iModel(
-            model="openai/gpt-5",
-            endpoint="responses",
-            base_url=server.url,
-            api_key=KEY,
-            allow_local_network=True,
-        ) as model,
-    ):
+    async with served(numbered(events), api_key=KEY, endpoint="responses") as (server, model):
         try:
             with anyio.fail_after(HANG_GUARD):
                 async for chunk in model.stream(input="patch it", max_output_tokens=16):
@@ -113,17 +95,10 @@ async def _stream(events: list[Any]) -> tuple[list[StreamChunk], Exception | Non
 
 
 async def _invoke(body: dict[str, Any]) -> tuple[Any, int]:
-    writes = [json.dumps(body).encode()]
-    async with (
-        scripted_stream_server(writes, content_type="application/json") as server,
-        iModel(
-            model="openai/gpt-5",
-            endpoint="responses",
-            base_url=server.url,
-            api_key=KEY,
-            allow_local_network=True,
-        ) as model,
-    ):
+    one_shot = served(
+        [json.dumps(body).encode()], api_key=KEY, endpoint="responses", content_type=JSON
+    )
+    async with one_shot as (server, model):
         with anyio.fail_after(HANG_GUARD):
             event = await model.invoke(input="patch it", max_output_tokens=16)
         return event, server.requests

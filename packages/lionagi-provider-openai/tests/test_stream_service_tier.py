@@ -8,11 +8,9 @@ carry it too, but neither stream's ``result`` chunk kept it.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from lionagi.service import iModel
-from lionagi.service_testing import scripted_stream_server
+from openai_loopback import chat_sse, event, served
 
 KEY = "sk-service-tier-test-0123456789"
 
@@ -27,7 +25,7 @@ def _chat_chunk(**fields: Any) -> bytes:
         "system_fingerprint": None,
         **fields,
     }
-    return f"data: {json.dumps(chunk)}\n\n".encode()
+    return chat_sse(chunk)
 
 
 async def test_a_chat_stream_result_keeps_the_service_tier() -> None:
@@ -38,12 +36,7 @@ async def test_a_chat_stream_result_keeps_the_service_tier() -> None:
         _chat_chunk(choices=[], usage=usage),
         b"data: [DONE]\n\n",
     ]
-    async with (
-        scripted_stream_server(writes) as server,
-        iModel(
-            model="openai/gpt-5", base_url=server.url, api_key=KEY, allow_local_network=True
-        ) as model,
-    ):
+    async with served(writes, api_key=KEY) as (_, model):
         chunks = [
             c
             async for c in model.stream(
@@ -57,30 +50,16 @@ async def test_a_chat_stream_result_keeps_the_service_tier() -> None:
     assert result.metadata["finish_reason"] == "stop"
 
 
-def _event(kind: str, sequence: int, **fields: Any) -> bytes:
-    data = json.dumps({"type": kind, "sequence_number": sequence, **fields})
-    return f"event: {kind}\ndata: {data}\n\n".encode()
-
-
 async def test_a_responses_stream_result_keeps_the_service_tier() -> None:
     response = {"id": "resp_1", "object": "response", "model": "gpt-5", "status": "in_progress"}
     usage = {"input_tokens": 3, "output_tokens": 1, "total_tokens": 4}
     done = {**response, "status": "completed", "usage": usage, "service_tier": "priority"}
     writes = [
-        _event("response.created", 0, response={**response, "service_tier": "auto"}),
-        _event("response.output_text.delta", 1, item_id="m", output_index=0, delta="Hi"),
-        _event("response.completed", 2, response=done),
+        event("response.created", 0, response={**response, "service_tier": "auto"}),
+        event("response.output_text.delta", 1, item_id="m", output_index=0, delta="Hi"),
+        event("response.completed", 2, response=done),
     ]
-    async with (
-        scripted_stream_server(writes) as server,
-        iModel(
-            model="openai/gpt-5",
-            endpoint="responses",
-            base_url=server.url,
-            api_key=KEY,
-            allow_local_network=True,
-        ) as model,
-    ):
+    async with served(writes, api_key=KEY, endpoint="responses") as (_, model):
         chunks = [c async for c in model.stream(input="hi", service_tier="auto")]
     result = chunks[-1]
     assert result.type == "result"

@@ -7,25 +7,18 @@ refuse it on ``tool_choice`` (chat through core's shared rule, Responses through
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from openai_loopback import openai_model
 
 from lionagi.service import EndpointConfigurationError, iModel
-from lionagi.service_testing.fake_server import FakeProviderServer
 
 KEY = "sk-tool-choice-responses-0123456789"
 CHAT = {"model": "gpt-4.1", "messages": [{"role": "user", "content": "hi"}]}
 RESPONSES = {"model": "gpt-5", "input": "hi"}
 LOOKUP = {"type": "function", "name": "lookup", "parameters": {"type": "object"}}
 WEB = {"type": "web_search"}
-
-
-@pytest.fixture
-async def server() -> AsyncIterator[FakeProviderServer]:
-    async with FakeProviderServer() as fake:
-        yield fake
 
 
 def _named(name: str) -> dict[str, Any]:
@@ -40,12 +33,8 @@ async def test_a_forced_choice_without_its_tool_never_reaches_the_server(server)
         ("responses", RESPONSES, "required"),
         ("responses", RESPONSES, _named("lookup")),
     ]:
-        model = iModel(
-            model=f"openai/{base['model']}",
-            endpoint=row,
-            base_url=f"{server.base_url}/v1",
-            allow_local_network=True,
-            api_key=KEY,
+        model = openai_model(
+            f"{server.base_url}/v1", api_key=KEY, model=str(base["model"]), endpoint=row
         )
         async with model:
             with pytest.raises(EndpointConfigurationError) as refused:

@@ -9,10 +9,10 @@ checked like chat's ``response_format``).
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from openai_loopback import openai_model
 
 from lionagi.service import EndpointConfigurationError, iModel
 from lionagi.service_testing.fake_server import FakeProviderServer
@@ -36,20 +36,8 @@ RESPONSES_TOOLS = [
 ASK = [{"role": "user", "content": "weather in Paris?"}]
 
 
-@pytest.fixture
-async def server() -> AsyncIterator[FakeProviderServer]:
-    async with FakeProviderServer() as fake:
-        yield fake
-
-
 def model(server: FakeProviderServer, endpoint: str) -> iModel:
-    return iModel(
-        model="openai/gpt-5",
-        endpoint=endpoint,
-        base_url=f"{server.base_url}/scenario/tool/v1",
-        allow_local_network=True,
-        api_key=KEY,
-    )
+    return openai_model(f"{server.base_url}/scenario/tool/v1", api_key=KEY, endpoint=endpoint)
 
 
 async def test_chat_tool_call_and_result_round_trip(server: FakeProviderServer) -> None:

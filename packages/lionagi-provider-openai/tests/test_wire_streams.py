@@ -6,20 +6,14 @@ client sees the event boundaries a real provider produces.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
+from openai_loopback import chat_sse, event, served
 
-from lionagi.service import ProviderStreamError, iModel
-from lionagi.service_testing import scripted_stream_server
+from lionagi.service import ProviderStreamError
 
 KEY = "sk-wire-test-0123456789"
-
-
-def _event(kind: str, sequence: int, **fields: Any) -> bytes:
-    data = json.dumps({"type": kind, "sequence_number": sequence, **fields}, ensure_ascii=False)
-    return f"event: {kind}\ndata: {data}\n\n".encode()
 
 
 async def test_keepalive_events_in_a_long_responses_stream_are_skipped() -> None:
@@ -31,28 +25,19 @@ async def test_keepalive_events_in_a_long_responses_stream_are_skipped() -> None
     response = {"id": "resp_1", "object": "response", "model": "gpt-5", "status": "in_progress"}
     usage = {"input_tokens": 5, "output_tokens": 2, "total_tokens": 7}
     writes = [
-        _event("response.created", 0, response=response),
-        _event("keepalive", 1),
-        _event("keepalive", 2),
-        _event("response.output_text.delta", 3, item_id="m", output_index=0, delta="Hi"),
-        _event("keepalive", 4),
-        _event("response.output_text.delta", 5, item_id="m", output_index=0, delta=" there"),
-        _event(
+        event("response.created", 0, response=response),
+        event("keepalive", 1),
+        event("keepalive", 2),
+        event("response.output_text.delta", 3, item_id="m", output_index=0, delta="Hi"),
+        event("keepalive", 4),
+        event("response.output_text.delta", 5, item_id="m", output_index=0, delta=" there"),
+        event(
             "response.completed",
             6,
             response={**response, "status": "completed", "usage": usage},
         ),
     ]
-    async with (
-        scripted_stream_server(writes) as server,
-        iModel(
-            model="openai/gpt-5",
-            endpoint="responses",
-            base_url=server.url,
-            api_key=KEY,
-            allow_local_network=True,
-        ) as model,
-    ):
+    async with served(writes, api_key=KEY, endpoint="responses") as (_, model):
         chunks = [c async for c in model.stream(input="hi")]
     assert [(c.type, c.content) for c in chunks[:-1]] == [("text", "Hi"), ("text", " there")]
     result = chunks[-1]
@@ -80,11 +65,11 @@ async def test_a_function_call_cut_by_max_output_tokens_raises_once_naming_the_t
     }
     ref = {"item_id": "fc_1", "output_index": 0}
     writes = [
-        _event("response.created", 0, response=response),
-        _event("response.output_item.added", 1, output_index=0, item=item),
-        _event("response.function_call_arguments.delta", 2, **ref, delta='{"city": '),
-        _event("response.function_call_arguments.delta", 3, **ref, delta='"Os'),
-        _event(
+        event("response.created", 0, response=response),
+        event("response.output_item.added", 1, output_index=0, item=item),
+        event("response.function_call_arguments.delta", 2, **ref, delta='{"city": '),
+        event("response.function_call_arguments.delta", 3, **ref, delta='"Os'),
+        event(
             "response.incomplete",
             4,
             response={
@@ -95,16 +80,7 @@ async def test_a_function_call_cut_by_max_output_tokens_raises_once_naming_the_t
             },
         ),
     ]
-    async with (
-        scripted_stream_server(writes) as server,
-        iModel(
-            model="openai/gpt-5",
-            endpoint="responses",
-            base_url=server.url,
-            api_key=KEY,
-            allow_local_network=True,
-        ) as model,
-    ):
+    async with served(writes, api_key=KEY, endpoint="responses") as (server, model):
         with pytest.raises(ProviderStreamError) as info:
             async for _ in model.stream(input="weather?", max_output_tokens=16):
                 pass
@@ -121,13 +97,9 @@ async def test_chat_stream_asked_for_logprobs_delivers_them_with_the_text() -> N
 
     def chunk(delta: dict[str, Any], logprobs: Any = None, finish: str | None = None) -> bytes:
         choice = {"index": 0, "delta": delta, "logprobs": logprobs, "finish_reason": finish}
-        event = {
-            "id": "c1",
-            "object": "chat.completion.chunk",
-            "model": "gpt-4o",
-            "choices": [choice],
-        }
-        return f"data: {json.dumps(event)}\n\n".encode()
+        return chat_sse(
+            {"id": "c1", "object": "chat.completion.chunk", "model": "gpt-4o", "choices": [choice]}
+        )
 
     scores = [
         {
@@ -148,12 +120,7 @@ async def test_chat_stream_asked_for_logprobs_delivers_them_with_the_text() -> N
         chunk({}, finish="stop"),
         b"data: [DONE]\n\n",
     ]
-    async with (
-        scripted_stream_server(writes) as server,
-        iModel(
-            model="openai/gpt-4o", base_url=server.url, api_key=KEY, allow_local_network=True
-        ) as model,
-    ):
+    async with served(writes, api_key=KEY, model="gpt-4o") as (_, model):
         chunks = [
             c
             async for c in model.stream(
@@ -198,21 +165,12 @@ async def test_server_tool_items_and_an_approval_request_are_streamed() -> None:
     """
     usage = {"input_tokens": 5, "output_tokens": 2, "total_tokens": 7}
     output = [SEARCH, IMAGE, APPROVAL]
-    writes = [_event("response.created", 0, response=SERVER_TOOL_RESPONSE)]
+    writes = [event("response.created", 0, response=SERVER_TOOL_RESPONSE)]
     for index, item in enumerate(output):
-        writes.append(_event("response.output_item.done", index + 1, output_index=index, item=item))
+        writes.append(event("response.output_item.done", index + 1, output_index=index, item=item))
     done = {**SERVER_TOOL_RESPONSE, "status": "completed", "output": output, "usage": usage}
-    writes.append(_event("response.completed", 9, response=done))
-    async with (
-        scripted_stream_server(writes) as server,
-        iModel(
-            model="openai/gpt-5",
-            endpoint="responses",
-            base_url=server.url,
-            api_key=KEY,
-            allow_local_network=True,
-        ) as model,
-    ):
+    writes.append(event("response.completed", 9, response=done))
+    async with served(writes, api_key=KEY, endpoint="responses") as (_, model):
         chunks = [c async for c in model.stream(input="hi")]
     search, image, approval, result = chunks
     assert (search.type, search.tool_id, search.tool_output) == ("tool_result", "ws_1", SEARCH)
@@ -233,17 +191,7 @@ async def test_server_tool_items_and_an_approval_request_are_streamed() -> None:
 
 async def _responses_stream(writes: list[bytes]) -> list[Any]:
     """The chunks of one Responses stream of ``writes``, as a caller reads them."""
-    async with (
-        scripted_stream_server(writes) as server,
-        iModel(
-            provider="openai",
-            endpoint="responses",
-            model="gpt-5",
-            base_url=server.url,
-            api_key=KEY,
-            allow_local_network=True,
-        ) as model,
-    ):
+    async with served(writes, api_key=KEY, endpoint="responses") as (_, model):
         return [chunk async for chunk in model.stream(input="hi")]
 
 
@@ -257,10 +205,10 @@ async def test_a_compaction_item_is_kept_for_the_next_turn() -> None:
     response = {"id": "resp_1", "object": "response", "model": "gpt-5", "status": "in_progress"}
     usage = {"input_tokens": 5, "output_tokens": 2, "total_tokens": 7}
     writes = [
-        _event("response.created", 0, response=response),
-        _event("response.output_item.done", 1, output_index=0, item=item),
-        _event("response.output_text.delta", 2, item_id="m", output_index=1, delta="Hi"),
-        _event(
+        event("response.created", 0, response=response),
+        event("response.output_item.done", 1, output_index=0, item=item),
+        event("response.output_text.delta", 2, item_id="m", output_index=1, delta="Hi"),
+        event(
             "response.completed",
             3,
             response={**response, "status": "completed", "output": [item], "usage": usage},
@@ -284,11 +232,11 @@ async def test_an_output_item_of_an_unknown_type_is_kept_not_dropped() -> None:
     response = {"id": "resp_1", "object": "response", "model": "gpt-5", "status": "in_progress"}
     usage = {"input_tokens": 5, "output_tokens": 2, "total_tokens": 7}
     writes = [
-        _event("response.created", 0, response=response),
-        _event("response.output_item.done", 1, output_index=0, item=new),
-        _event("response.output_text.delta", 2, item_id="m", output_index=1, delta="Hi"),
-        _event("response.output_item.done", 3, output_index=1, item=message),
-        _event(
+        event("response.created", 0, response=response),
+        event("response.output_item.done", 1, output_index=0, item=new),
+        event("response.output_text.delta", 2, item_id="m", output_index=1, delta="Hi"),
+        event("response.output_item.done", 3, output_index=1, item=message),
+        event(
             "response.completed",
             4,
             response={**response, "status": "completed", "output": [new, message], "usage": usage},

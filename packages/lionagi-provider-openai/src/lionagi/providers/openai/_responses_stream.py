@@ -23,6 +23,12 @@ limit struck is cut. A closed custom call is held until the model writes more (a
 content, an error), which proves it closed, or the terminal event: ``max_output_tokens`` then
 ends the stream with an error chunk naming it instead of a ``tool_use`` on a prefix. A custom
 call still open at that limit, the last one open, is cut the same way.
+
+A reasoning summary is a list of ``summary_text`` parts (paragraphs): the one-shot body keeps
+them apart, and the stream's ``thinking`` text puts a blank line (two newlines) before each
+part after the first, so the parts no longer run together ("...first.Second..."). A part
+begins with ``response.reasoning_summary_part.added`` or a delta naming another part
+(``item_id``, ``summary_index``) than the summary text before it.
 """
 
 from __future__ import annotations
@@ -41,7 +47,8 @@ __all__ = ["RESPONSES_IGNORED_EVENTS", "ResponsesProjector"]
 # interpreter, image generation, MCP) has no chunk type: its outcome is in the output items.
 # None of them yields a chunk; ``response.output_item.added`` and
 # ``response.function_call_arguments.*`` are still read, to know which function call is open when
-# the stream ends (a call cut off by the output token limit).
+# the stream ends (a call cut off by the output token limit), and
+# ``response.reasoning_summary_part.added``, to know where a new summary part begins.
 # ``keepalive`` (``{"type": "keepalive", "sequence_number": n}``) is undocumented but real: the
 # API sends it during long silent stretches (a long reasoning phase), so refusing it would end
 # exactly the slow streams it exists to keep open.
@@ -123,9 +130,11 @@ _SERVER_TOOL_ITEMS = frozenset(
     }
 )
 
-_THINKING_DELTAS = frozenset(
-    {"response.reasoning_summary_text.delta", "response.reasoning_text.delta"}
-)
+_SUMMARY_DELTA = "response.reasoning_summary_text.delta"
+_SUMMARY_PART = "response.reasoning_summary_part.added"
+# What separates two reasoning summary parts in the streamed thinking text: a blank line, as
+# between the paragraphs the parts are.
+_SUMMARY_SEPARATOR = "\n\n"
 _TERMINAL = frozenset({"response.completed", "response.incomplete"})
 # Read to follow an open function or custom tool call (each is also in RESPONSES_IGNORED_EVENTS:
 # no chunk).
@@ -149,7 +158,7 @@ _ITEM_EVENTS = frozenset({"response.output_item.added", "response.output_item.do
 class ResponsesProjector(ProjectorBase):
     """The Responses API stream: text, reasoning, tool calls, one result or one error."""
 
-    __slots__ = ("_custom", "_open")
+    __slots__ = ("_custom", "_open", "_summary_break", "_summary_part")
 
     grammar = "OpenAI Responses stream"
 
@@ -161,6 +170,10 @@ class ResponsesProjector(ProjectorBase):
         # The last closed custom tool call's ``tool_use``, held until the model writes on (it
         # was whole) or the terminal event says whether ``max_output_tokens`` cut it.
         self._custom: StreamChunk | None = None
+        # The summary part whose text was streamed last (item, summary index; either may be
+        # unnamed), None before any; and whether a part was announced since that text.
+        self._summary_part: tuple[str | int | None, int | None] | None = None
+        self._summary_break = False
 
     def feed(self, event: Any) -> Sequence[StreamChunk]:
         """Project one event."""
@@ -203,8 +216,13 @@ class ResponsesProjector(ProjectorBase):
                     type="text", content="", is_delta=True, metadata={"annotation": annotation}
                 ),
             )
-        if kind in _THINKING_DELTAS:
+        if kind == _SUMMARY_DELTA:
+            return (self._summary_delta(event),)
+        if kind == "response.reasoning_text.delta":
             return (StreamChunk(type="thinking", content=event.get("delta") or "", is_delta=True),)
+        if kind == _SUMMARY_PART:
+            self._summary_break = True
+            return NO_CHUNKS
         if kind in _CALL_EVENTS:
             self._track(kind, event)
             return NO_CHUNKS
@@ -227,6 +245,29 @@ class ResponsesProjector(ProjectorBase):
                 StreamChunk(type="text", content=delta, is_delta=True, metadata={"refusal": True}),
             )
         raise self.protocol_error(f"unrecognized event type {kind!r}", event)
+
+    def _summary_delta(self, event: dict[str, Any]) -> StreamChunk:
+        """A summary delta's ``thinking`` chunk: a new part's first text follows a blank line.
+
+        The one-shot body lists the summary's parts apart, and a consumer joins the stream's
+        deltas as they come: without the separator two paragraphs ran together. A new part is
+        one announced by ``response.reasoning_summary_part.added`` since the last summary text,
+        or a delta whose item or ``summary_index`` differs from that text's (where both name
+        it); the stream's first summary text has nothing before it to separate.
+        """
+        delta = event.get("delta") or ""
+        if not delta:
+            return StreamChunk(type="thinking", content="", is_delta=True)
+        index = event.get("summary_index")
+        part = (
+            _key(event.get("item_id"), event.get("output_index")),
+            index if type(index) is int else None,
+        )
+        before = self._summary_part
+        if before is not None and (self._summary_break or _other_part(before, part)):
+            delta = _SUMMARY_SEPARATOR + delta
+        self._summary_part, self._summary_break = part, False
+        return StreamChunk(type="thinking", content=delta, is_delta=True)
 
     def _track(self, kind: str, event: dict[str, Any]) -> None:
         """Follow a function or custom call's input until its item closes (no chunk owed yet)."""
@@ -303,25 +344,13 @@ class ResponsesProjector(ProjectorBase):
         return out
 
     def _custom_cut(self, name: str | None, reason: str, usage: Any) -> StreamChunk:
-        """The error chunk for a custom call the output token limit cut, naming it and the fix.
-
-        The shape of :meth:`cut_short`'s chunk (``code`` and ``finish_reason`` the reason, the
-        usage), so a caller handles one error for any call the limit cut.
-        """
-        (chunk,) = self.error_chunk(
-            {
-                "message": (
-                    f"the model reached its output token limit ({reason!r}) while writing the "
-                    f"input of custom tool call {name!r}, which is cut short; raise the "
-                    "request's max_output_tokens and retry"
-                ),
-                "code": reason,
-            }
+        """The error chunk for a custom call the output token limit cut, naming it and the fix."""
+        return self.limit_chunk(
+            f"the input of custom tool call {name!r}, which is",
+            reason,
+            usage,
+            limit="max_output_tokens",
         )
-        chunk.metadata["finish_reason"] = reason
-        if usage:
-            chunk.metadata["usage"] = usage
-        return chunk
 
     def _item_done(self, item: Any, output_index: Any) -> Sequence[StreamChunk]:
         kind = item.get("type")
@@ -408,6 +437,15 @@ def _key(item_id: Any, output_index: Any) -> str | int | None:
     if type(output_index) is int:
         return output_index
     return None
+
+
+def _other_part(
+    before: tuple[str | int | None, int | None], part: tuple[str | int | None, int | None]
+) -> bool:
+    """Whether ``part``'s item or summary index differs from ``before``'s, where both name it."""
+    return any(
+        a is not None and b is not None and a != b for a, b in zip(before, part, strict=True)
+    )
 
 
 def _is_json(text: str) -> bool:

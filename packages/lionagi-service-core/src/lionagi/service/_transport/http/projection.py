@@ -84,6 +84,10 @@ def _dump(event: Any, secrets: tuple[str, ...]) -> str:
     return excerpt(text, secrets, 300)
 
 
+# The request fields that cap output tokens across the dialects this base serves.
+_LIMIT_FIELDS = "max_tokens (max_completion_tokens, max_output_tokens)"
+
+
 class ProjectorBase:
     """Base for a projector: the state and helpers every dialect shares.
 
@@ -104,7 +108,7 @@ class ProjectorBase:
       to a dict (a non-object is a protocol error); `PendingToolCall` accumulates
       streamed argument fragments until the call is complete;
     - `result_chunk`: the one `result` chunk with `usage`/`model`/`finish_reason`;
-    - `cut_short`, `hold_unparsed` / `release_held`: a tool call the output
+    - `cut_short`, `limit_chunk`, `hold_unparsed` / `release_held`: a tool call the output
       token limit cut off ends the stream with an error chunk naming it; a dialect that closes
       the cut call before its stop reason arrives holds it until then (`held`);
     - `end` / `truncated`: the truncation policy (a started stream must reach its
@@ -224,16 +228,24 @@ class ProjectorBase:
             pass
         else:
             return None
-        return self._limit_chunk(f"the arguments of tool call {name!r}, which are", reason, usage)
+        return self.limit_chunk(f"the arguments of tool call {name!r}, which are", reason, usage)
 
-    def _limit_chunk(self, what: str, reason: str, usage: Any) -> StreamChunk:
-        """The error chunk saying the output token limit cut `what` short, and the fix."""
+    def limit_chunk(
+        self, what: str, reason: str, usage: Any, *, limit: str = _LIMIT_FIELDS
+    ) -> StreamChunk:
+        """The error chunk saying the output token limit cut `what` short, and the fix.
+
+        `what` names the cut piece and ends in "is" or "are" ("the input of custom tool call
+        'x', which is"); `reason` is the dialect's stop reason (`code` and `finish_reason` of
+        the chunk); `limit` names the request field to raise, where the dialect has one. One
+        shape for every cut a dialect reports, so a caller handles one error however the
+        limit struck.
+        """
         (chunk,) = self.error_chunk(
             {
                 "message": (
                     f"the model reached its output token limit ({reason!r}) while writing "
-                    f"{what} cut short; raise the request's max_tokens (max_completion_tokens, "
-                    "max_output_tokens) and retry"
+                    f"{what} cut short; raise the request's {limit} and retry"
                 ),
                 "code": reason,
             }
@@ -750,7 +762,7 @@ class ChatCompletionsProjector(ProjectorBase):
         if call.custom:
             if not last:
                 return None
-            return self._limit_chunk(
+            return self.limit_chunk(
                 f"the input of custom tool call {call.name!r}, which is", "length", None
             )
         arguments = call.arguments
