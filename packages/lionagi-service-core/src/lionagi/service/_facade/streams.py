@@ -31,6 +31,7 @@ import logging
 import sys
 import weakref
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Coroutine
+from functools import partial
 from typing import Any
 
 from .._base.chunk import StreamChunk
@@ -134,12 +135,15 @@ class ModelStream(AsyncIterator[StreamChunk]):
 class StreamRegistry:
     """The live streams of one facade and the tasks reaping dropped ones."""
 
-    __slots__ = ("__weakref__", "_dropped", "_live", "_reapers")
+    __slots__ = ("__weakref__", "_dropped", "_live", "_on_drop", "_reapers")
 
     def __init__(self) -> None:
         self._live: dict[weakref.ref[ModelStream], _Gen] = {}
         self._dropped: list[_Gen] = []
         self._reapers: set[Any] = set()
+        # Every handle's weakref callback: one object per registry, not a closure per stream,
+        # and it holds the registry weakly (a dropped facade's streams must not keep it alive).
+        self._on_drop = partial(_dropped, weakref.ref(self))
 
     def start(
         self,
@@ -152,18 +156,13 @@ class StreamRegistry:
         generator never ran, so it cannot end the call the stream was given).
         """
         handle = ModelStream()
-        registry = weakref.ref(self)
-        ref = weakref.ref(handle, lambda r: _dropped(registry, r))
-        live = self._live
-
-        def forget() -> None:
-            live.pop(ref, None)
-
+        ref = weakref.ref(handle, self._on_drop)
+        forget = _Forget(self._live, ref)
         agen = body(forget)
         handle._agen = agen
         handle._forget = forget
         handle._on_unread_close = on_unread_close
-        live[ref] = agen
+        self._live[ref] = agen
         return handle
 
     def _on_dropped(self, ref: weakref.ref[ModelStream]) -> None:
@@ -239,6 +238,24 @@ class StreamRegistry:
                 await task.wait()
             else:
                 await task
+
+
+class _Forget:
+    """What a stream's generator calls when it ends: drop its registry entry.
+
+    A slotted object rather than a closure (two fields, no cells, no function object): it is
+    made for every stream and lives as long as the stream. It holds the handle only weakly, as
+    the entry's key, so the generator that keeps it never keeps its own handle alive.
+    """
+
+    __slots__ = ("_live", "_ref")
+
+    def __init__(self, live: dict[weakref.ref[ModelStream], _Gen], ref: weakref.ref[ModelStream]):
+        self._live = live
+        self._ref = ref
+
+    def __call__(self) -> None:
+        self._live.pop(self._ref, None)
 
 
 def _dropped(registry: weakref.ref[StreamRegistry], ref: weakref.ref[ModelStream]) -> None:

@@ -12,13 +12,15 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, TypedDict, TypeVar, Unpack
 
+import anyio
+
 from .._base.aio import aclose_shielded
 from .._base.chunk import StreamChunk
 from .._base.errors import CircuitOpenError, DeadlinePhase, RequestDeadlineExceeded
 from .._base.secrets import bounded, redact
 from .budget import NO_DEADLINE, RequestBudget
 from .circuit import CircuitBreaker, CircuitPermit
-from .clock import Clock, Sleep, default_clock, default_sleep
+from .clock import Clock, Sleep, default_clock, default_sleep, is_native_clock
 from .deadline import DeadlineReached, run_before
 from .policy import AttemptPolicy
 from .retry import backoff_delay, counts_as_circuit_failure, is_retryable, retry_after_of
@@ -35,6 +37,7 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+_NOTHING: Any = object()  # no first item yet: the deadline ended the read
 
 _DEFAULT_POLICY = AttemptPolicy()
 _rng = random.Random()
@@ -336,6 +339,7 @@ async def open_stream_with_attempts(
     if budget.expired(clock):
         raise RequestDeadlineExceeded(call_id, "transport")
     permit = _acquire_permit(breaker, trace)
+    native = is_native_clock(clock)
     iterator: AsyncIterator[T] | None = None
     last: Exception | None = None  # the latest failed attempt's error
     try:
@@ -347,7 +351,18 @@ async def open_stream_with_attempts(
             token = trace.attempt_started() if trace is not None else None
             try:
                 iterator = open_stream(timeout)
-                first = await run_before(iterator.__anext__, deadline, clock=clock, sleep=sleep)
+                # ``run_before`` inlined for anyio's clock: its frame would be held by every
+                # stream for as long as the provider takes to send the first event.
+                if deadline is None:
+                    first = await iterator.__anext__()
+                elif native:
+                    first = _NOTHING
+                    with anyio.CancelScope(deadline=deadline):
+                        first = await iterator.__anext__()
+                    if first is _NOTHING:  # the scope's deadline cancelled the read
+                        raise DeadlineReached
+                else:
+                    first = await run_before(iterator.__anext__, deadline, clock=clock, sleep=sleep)
             except StopAsyncIteration:
                 _end_attempt(trace, token, None)
                 if permit is not None:
