@@ -45,6 +45,8 @@ from ._signals import (
     interrupt_exit_code,
     interrupt_word,
     raise_on_sigterm,
+    written_as_is,
+    written_held,
 )
 from ._version import VersionAction
 
@@ -472,18 +474,8 @@ def _run(argv: Sequence[str] | None, *, hold_signals_to_exit: bool = False) -> i
                 words, {"type": "exception", "error": "UsageError", "message": exc.message}
             )
             raise
-        if args.command == "providers":
-            from ._providers import providers_command
-
-            return providers_command(as_json=args.json, strict=args.strict)
-        if args.command == "models":
-            from ._models import models_command
-
-            return models_command(args.provider, as_json=args.json)
-        if args.command == "doctor":
-            from ._doctor import doctor_command
-
-            return doctor_command(args.providers, as_json=args.json)
+        if args.command in ("providers", "models", "doctor"):
+            return _listing(args, hold_signals_to_exit=hold_signals_to_exit)
         return _fake_server(args.port)
     except KeyboardInterrupt as exc:
         # Reached only before `run_chat` took over (a Ctrl-C or SIGTERM while the command
@@ -496,6 +488,30 @@ def _run(argv: Sequence[str] | None, *, hold_signals_to_exit: bool = False) -> i
         return 0
     except OSError as exc:
         return _os_failed(exc)
+
+
+def _listing(args: argparse.Namespace, *, hold_signals_to_exit: bool) -> int:
+    """``providers`` / ``models`` / ``doctor``: the signals held from the outcome on, as chat's.
+
+    Each command writes its outcome through ``write_outcome``; for the process that is the
+    command line that is :func:`written_held`, which holds Ctrl-C and SIGTERM while the outcome
+    is written and keeps them held until the process exits. With the holds put in only after
+    the command returned (in ``_main``'s ``finally``), a signal between its last write and there
+    was raised into the handler below: a complete output, then ``interrupted`` / ``terminated``
+    and 130 / 143. Called from Python (``main(argv)``) nothing is held, Ctrl-C never touched.
+    """
+    writer = written_held if hold_signals_to_exit else written_as_is
+    if args.command == "providers":
+        from ._providers import providers_command
+
+        return providers_command(as_json=args.json, strict=args.strict, write_outcome=writer)
+    if args.command == "models":
+        from ._models import models_command
+
+        return models_command(args.provider, as_json=args.json, write_outcome=writer)
+    from ._doctor import doctor_command
+
+    return doctor_command(args.providers, as_json=args.json, write_outcome=writer)
 
 
 def _stream(args: argparse.Namespace, *, hold_signals_to_exit: bool) -> int:

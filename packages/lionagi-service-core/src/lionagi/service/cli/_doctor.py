@@ -13,28 +13,40 @@ from __future__ import annotations
 import json
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from .._base.errors import CatalogValidationError, ProviderUnavailable
 from .._catalog.availability import CliAvailability, cli_report
 from .._catalog.full_check import failures
 from .._catalog.keys import canonical_provider_key
 from .._catalog.registry import EndpointRegistry
+from .._catalog.snapshot import CatalogSnapshot
 from ._console import table_console
 from ._render import argument_text, error_line, exception_line
+from ._signals import OutcomeWriter, written_as_is
 
 __all__ = ["doctor_command"]
 
 _CATALOG_INVALID = 5
 
 
-def doctor_command(providers: Sequence[str], *, as_json: bool) -> int:
-    """Print the CLI availability report and return the process exit status."""
+def doctor_command(
+    providers: Sequence[str], *, as_json: bool, write_outcome: OutcomeWriter = written_as_is
+) -> int:
+    """Print the CLI availability report and return the process exit status.
+
+    The outcome is written through ``write_outcome`` once every provider is imported and every
+    program probed (a failing provider's line is written as soon as it is found, like a
+    stream's chunk; it is the outcome only when the catalog does not validate): for the command
+    line that holds Ctrl-C and SIGTERM from its first line on (``written_held``), so a signal
+    once it is written no longer turns it into ``interrupted``. The probes stay interruptible.
+    """
     try:
         snapshot = EndpointRegistry.snapshot()
     except CatalogValidationError as exc:
-        print(exception_line("doctor: ", exc), file=sys.stderr, flush=True)
-        return _CATALOG_INVALID
+        line = exception_line("doctor: ", exc)
+        return write_outcome(lambda: _refused(_CATALOG_INVALID, line))
     # The full check: import every row. A provider whose module already failed while the
     # catalog was built counts as one whose row fails now (`providers --strict` counts both).
     failed: dict[str, ProviderUnavailable | CatalogValidationError] = {
@@ -42,47 +54,79 @@ def doctor_command(providers: Sequence[str], *, as_json: bool) -> int:
         for key, diagnostic in snapshot.unavailable.items()
     }
     failed.update(failures(snapshot, snapshot.deferred.providers))
+    if any(isinstance(error, CatalogValidationError) for error in failed.values()):
+        return write_outcome(lambda: _failed_lines(failed, _CATALOG_INVALID))
+    _failed_lines(failed, 1)
+    rows = cli_report(snapshot, skip=failed)
+    selected = _selected(snapshot, rows, providers, failed)
+
+    def write() -> int:
+        if isinstance(selected, _Refused):
+            return _refused(selected.code, selected.line)
+        if as_json:
+            print(json.dumps(selected, indent=2))
+        else:
+            _print(selected)
+        return 0 if not failed and all(r["found"] for r in selected) else 1
+
+    return write_outcome(write)
+
+
+def _failed_lines(
+    failed: Mapping[str, ProviderUnavailable | CatalogValidationError], code: int
+) -> int:
+    """One stderr line per provider that fails to import; ``code``."""
     for failed_key, error in sorted(failed.items()):
         # stderr, as every error line: on stdout it came before `--json`'s document and made
         # it invalid JSON.
         print(exception_line(f"doctor: {failed_key}: ", error), file=sys.stderr, flush=True)
-    if any(isinstance(error, CatalogValidationError) for error in failed.values()):
-        return _CATALOG_INVALID
-    rows = cli_report(snapshot, skip=failed)
-    if providers:
-        wanted = []
-        for name in providers:
-            key = snapshot.provider_index.get(canonical_provider_key(name))
-            broken = None
-            if key is None:
-                from .._catalog.unavailable_hint import unavailable_error  # error path only
-
-                broken = unavailable_error(snapshot, canonical_provider_key(name))
-            if broken is not None and broken.provider in failed:
-                # Installed but failing to import (its line is above): it cannot run here, and
-                # "no installed provider" would send the user to install what is there.
-                return 1
-            if key is None:
-                _fail(f"doctor: {argument_text(name)} names no installed provider")
-                return 2
-            if key in failed:  # its line is above; "runs no CLI program" would be a guess
-                return 1
-            wanted.append(key)
-        unknown = [p for p in wanted if not any(r["provider"] == p for r in rows)]
-        if unknown:
-            _fail(f"doctor: {', '.join(unknown)} runs no CLI program")
-            return 2
-        rows = [r for r in rows if r["provider"] in wanted]
-    if as_json:
-        print(json.dumps(rows, indent=2))
-    else:
-        _print(rows)
-    return 0 if not failed and all(r["found"] for r in rows) else 1
+    return code
 
 
-def _fail(text: str) -> None:
-    """One line on stderr, like every other command's errors."""
-    print(error_line(text), file=sys.stderr, flush=True)
+def _refused(code: int, line: str | None) -> int:
+    """``line`` (if any) on stderr, as one redacted line like every other command's; ``code``."""
+    if line is not None:
+        print(error_line(line), file=sys.stderr, flush=True)
+    return code
+
+
+class _Refused(NamedTuple):
+    """Why ``doctor`` prints no report: its exit code and its stderr line (None: already out)."""
+
+    code: int
+    line: str | None
+
+
+def _selected(
+    snapshot: CatalogSnapshot,
+    rows: list[CliAvailability],
+    providers: Sequence[str],
+    failed: Mapping[str, ProviderUnavailable | CatalogValidationError],
+) -> list[CliAvailability] | _Refused:
+    """The rows of the ``providers`` asked about (all without one), or the refusal to write."""
+    if not providers:
+        return rows
+    wanted = []
+    for name in providers:
+        key = snapshot.provider_index.get(canonical_provider_key(name))
+        broken = None
+        if key is None:
+            from .._catalog.unavailable_hint import unavailable_error  # error path only
+
+            broken = unavailable_error(snapshot, canonical_provider_key(name))
+        if broken is not None and broken.provider in failed:
+            # Installed but failing to import (its line is above): it cannot run here, and
+            # "no installed provider" would send the user to install what is there.
+            return _Refused(1, None)
+        if key is None:
+            return _Refused(2, f"doctor: {argument_text(name)} names no installed provider")
+        if key in failed:  # its line is above; "runs no CLI program" would be a guess
+            return _Refused(1, None)
+        wanted.append(key)
+    unknown = [p for p in wanted if not any(r["provider"] == p for r in rows)]
+    if unknown:
+        return _Refused(2, f"doctor: {', '.join(unknown)} runs no CLI program")
+    return [r for r in rows if r["provider"] in wanted]
 
 
 def _print(rows: list[CliAvailability]) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import Any, NamedTuple
 
 from .._base.errors import CatalogValidationError, ProviderUnavailable
 from .._catalog.keys import canonical_endpoint_key, canonical_provider_key
@@ -21,6 +21,7 @@ from .._catalog.registry import EndpointRegistry
 from .._catalog.snapshot import CatalogProvider, CatalogSnapshot
 from ._console import table_console
 from ._render import argument_text, error_line, exception_line
+from ._signals import OutcomeWriter, written_as_is
 
 __all__ = ["models_command", "models_report"]
 
@@ -67,13 +68,43 @@ def _declared(item: CatalogProvider, name: str | None) -> str | None:
     return item.endpoints[key].endpoint if key is not None else name
 
 
-def models_command(provider: str, *, as_json: bool) -> int:
-    """Print ``provider``'s model policy and return the process exit status."""
+def models_command(
+    provider: str, *, as_json: bool, write_outcome: OutcomeWriter = written_as_is
+) -> int:
+    """Print ``provider``'s model policy and return the process exit status.
+
+    The report or the refusal is known first; it is then written through ``write_outcome``,
+    which for the command line holds Ctrl-C and SIGTERM from its first line on
+    (``written_held``), so a signal once it is written no longer turns it into ``interrupted``.
+    """
+    found = _looked_up(provider)
+
+    def write() -> int:
+        if isinstance(found, _Refused):
+            print(found.line, file=sys.stderr, flush=True)
+            return found.code
+        if as_json:
+            print(json.dumps(found, indent=2))
+        else:
+            _print(found)
+        return 0
+
+    return write_outcome(write)
+
+
+class _Refused(NamedTuple):
+    """Why ``models`` prints no report: its exit code and its one stderr line."""
+
+    code: int
+    line: str
+
+
+def _looked_up(provider: str) -> dict[str, Any] | _Refused:
+    """``provider``'s report, or the refusal to write instead; nothing is written here."""
     try:
         snapshot = EndpointRegistry.snapshot()
     except CatalogValidationError as exc:
-        print(exception_line("models: ", exc), file=sys.stderr, flush=True)
-        return _CATALOG_INVALID
+        return _Refused(_CATALOG_INVALID, exception_line("models: ", exc))
     key = snapshot.provider_index.get(canonical_provider_key(provider))
     broken = None
     if key is None:
@@ -83,34 +114,24 @@ def models_command(provider: str, *, as_json: bool) -> int:
     if broken is not None:
         # Installed (`providers` lists it, `chat` says so): "no installed provider" would send
         # the user to install what is there. Exit 2 as `chat` gives the same error.
-        print(exception_line("models: ", broken), file=sys.stderr, flush=True)
-        return _BAD_USAGE
+        return _Refused(_BAD_USAGE, exception_line("models: ", broken))
     if key is None or key not in snapshot.providers:
         installed = ", ".join(snapshot.provider_keys) or "none"
-        print(
+        return _Refused(
+            _BAD_USAGE,
             error_line(
                 f"models: {argument_text(provider)} names no installed provider "
                 f"(installed: {installed})"
             ),
-            file=sys.stderr,
-            flush=True,
         )
-        return _BAD_USAGE
     try:
         # A deferred provider's classes are imported here (whether its endpoints take a model),
         # and may fail as `chat` would: the same one line, not a traceback.
-        report = models_report(snapshot, key)
+        return models_report(snapshot, key)
     except CatalogValidationError as exc:
-        print(exception_line("models: ", exc), file=sys.stderr, flush=True)
-        return _CATALOG_INVALID
+        return _Refused(_CATALOG_INVALID, exception_line("models: ", exc))
     except ProviderUnavailable as exc:
-        print(exception_line("models: ", exc), file=sys.stderr, flush=True)
-        return _BAD_USAGE
-    if as_json:
-        print(json.dumps(report, indent=2))
-    else:
-        _print(report)
-    return 0
+        return _Refused(_BAD_USAGE, exception_line("models: ", exc))
 
 
 def _effort_text(report: dict[str, Any]) -> str:

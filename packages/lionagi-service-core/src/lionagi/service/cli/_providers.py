@@ -19,6 +19,7 @@ from .._catalog.projection import CatalogReport, ProviderCatalogItem
 from .._catalog.registry import EndpointRegistry
 from ._console import table_console
 from ._render import exception_line
+from ._signals import OutcomeWriter, written_as_is
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -29,8 +30,15 @@ CATALOG_INVALID = 5
 """Same code ``chat`` uses for ``CatalogValidationError`` (see ``lionagi.service.cli``)."""
 
 
-def providers_command(*, as_json: bool, strict: bool = False) -> int:
-    """Print the provider table (or JSON) and return the process exit status."""
+def providers_command(
+    *, as_json: bool, strict: bool = False, write_outcome: OutcomeWriter = written_as_is
+) -> int:
+    """Print the provider table (or JSON) and return the process exit status.
+
+    Everything is checked first; the output is then written through ``write_outcome``, which
+    for the command line holds Ctrl-C and SIGTERM from the first line on (``written_held``),
+    so a signal once the output is written no longer turns it into ``interrupted``.
+    """
     report = EndpointRegistry.inspect()
     failed: dict[str, ProviderUnavailable | CatalogValidationError] = {}
     programs: list[CliAvailability] = []
@@ -43,26 +51,31 @@ def providers_command(*, as_json: bool, strict: bool = False) -> int:
         )
         programs = cli_report(snapshot, skip=failed)
     errors = [exception_line(f"{key}: ", exc) for key, exc in sorted(failed.items())]
-    if as_json:
-        print(json.dumps({**report, "cli_programs": programs, "load_errors": errors}, indent=2))
-    else:
-        _print_tables(report, programs)
-        for line in errors:
-            print(f"providers: {line}", file=sys.stderr, flush=True)
-    invalid_row = any(isinstance(e, CatalogValidationError) for e in failed.values())
-    if not report["valid"] or invalid_row:
-        if not report["valid"]:
-            count = len(report["diagnostics"])
-            print(
-                f"providers: the provider catalog does not validate ({count} diagnostic(s) above)",
-                file=sys.stderr,
-                flush=True,
-            )
-        return CATALOG_INVALID
-    unavailable = failed or any(i["availability"] != "available" for i in report["providers"])
-    if strict and unavailable:
-        return 1
-    return 0
+
+    def write() -> int:
+        if as_json:
+            print(json.dumps({**report, "cli_programs": programs, "load_errors": errors}, indent=2))
+        else:
+            _print_tables(report, programs)
+            for line in errors:
+                print(f"providers: {line}", file=sys.stderr, flush=True)
+        invalid_row = any(isinstance(e, CatalogValidationError) for e in failed.values())
+        if not report["valid"] or invalid_row:
+            if not report["valid"]:
+                count = len(report["diagnostics"])
+                print(
+                    "providers: the provider catalog does not validate "
+                    f"({count} diagnostic(s) above)",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            return CATALOG_INVALID
+        unavailable = failed or any(i["availability"] != "available" for i in report["providers"])
+        if strict and unavailable:
+            return 1
+        return 0
+
+    return write_outcome(write)
 
 
 def _print_tables(report: CatalogReport, programs: list[CliAvailability]) -> None:

@@ -25,6 +25,9 @@ no teardown. These stages now cover the whole process:
   :func:`hold_until_exit`. With SIGTERM back at its default there, one arriving while the process
   tore down (the interpreter's exit takes tens of milliseconds) ended it as "killed by signal 15"
   although the outcome, exit code 0 or 2 included, was already decided and written.
+  ``providers``, ``models`` and ``doctor`` put the holds in just before they write their
+  outcome (:func:`written_held`), as ``run_chat`` does: put in only once the command had
+  returned, a signal between its last write and there still ended it ``interrupted``.
 - **A second SIGTERM** after the first one was taken ends the process at once: every handler
   here puts SIGTERM back to its default before it acts on the first.
 - **Ctrl-C (SIGINT) once the outcome is written** is held the same way (:class:`SigintHold`):
@@ -57,6 +60,7 @@ from typing import Any, TypeVar
 
 __all__ = [
     "MARK",
+    "OutcomeWriter",
     "SigintHold",
     "SigtermHold",
     "Terminated",
@@ -66,6 +70,8 @@ __all__ = [
     "interrupt_word",
     "raise_on_sigterm",
     "takes_sigterm",
+    "written_as_is",
+    "written_held",
 ]
 
 _T = TypeVar("_T")
@@ -235,7 +241,8 @@ class SigintHold:
     the outcome is written is ``arrived`` (a completed answer has no final record yet, so it is
     reported, 130, as it would have been a moment earlier; an error's record stands), one after
     :meth:`release` is ``late`` (the outcome stands). :func:`hold_until_exit` keeps it, or puts
-    one in place for the other commands, until the process has exited.
+    one in place for the other commands, until the process has exited. ``providers``,
+    ``models`` and ``doctor`` install it (with SIGTERM's hold) through :func:`written_held`.
     """
 
     def __init__(self) -> None:
@@ -268,6 +275,62 @@ class SigintHold:
     def release(self) -> None:
         """The outcome is written: a Ctrl-C from here on is ``late`` and changes nothing."""
         self.released = True
+
+
+OutcomeWriter = Callable[[Callable[[], int]], int]
+"""How ``providers`` / ``models`` / ``doctor`` write their outcome: ``writer(write)``.
+
+``write`` writes the whole outcome (the report, or the error lines) and returns its exit code;
+the writer runs it and returns the code: :func:`written_held` for the process that is the
+command line, :func:`written_as_is` called from Python.
+"""
+
+
+def written_as_is(write: Callable[[], int]) -> int:
+    """``write()``: the outcome of a command called from Python, no signal touched."""
+    return write()
+
+
+def written_held(write: Callable[[], int]) -> int:
+    """``write()`` with SIGTERM and Ctrl-C held, and held from then until the process exits.
+
+    ``providers``, ``models`` and ``doctor`` run no event loop: while they work (import
+    providers, probe programs) SIGTERM raises :class:`Terminated` and Ctrl-C
+    ``KeyboardInterrupt``, and they end ``terminated`` / ``interrupted`` (143 / 130), as they
+    always did. The holds used to go in only in ``_main``'s ``finally``, once the command had
+    returned: a signal in the bytecodes from its last write to there still raised into
+    ``_run``'s handler, and a command whose whole output was written (its 0, 1, 2 or 5 decided)
+    said ``interrupted`` and exited 130 / 143. Now they go in just before the outcome is
+    written, as ``run_chat`` installs them before ``_render_outcome``, and are released (kept:
+    :func:`hold_until_exit` finds them) as soon as it is: a signal from then on is ``late`` and
+    changes nothing, and no bytecode is left in which one is raised.
+
+    One that arrives while the outcome is written is handled as ``run_chat`` handles it: after
+    a success (0) it is still the outcome and is raised here, once the output is complete
+    rather than by cutting it (``_run`` reports it: ``interrupted`` 130, ``terminated`` 143);
+    after a failure the lines written are the outcome and the code stands, as a ``chat``
+    error's record does. A second signal of the same kind ends the process at once (each hold
+    puts its signal back to the default first), so a write stalled on a reader that never reads
+    is still ended by it. A signal pending as a hold goes in runs the handler found first, which
+    raises here: it came before the outcome, which is then not written.
+    """
+    sigint: SigintHold | None = None
+    sigterm: SigtermHold | None = None
+    try:
+        sigint = SigintHold.install()
+        sigterm = SigtermHold.install()
+        code = write()
+    finally:
+        if sigterm is not None:
+            sigterm.release(keep=True)
+        if sigint is not None:
+            sigint.release()
+    if code == 0:
+        if sigterm is not None and sigterm.arrived:
+            raise Terminated
+        if sigint is not None and sigint.arrived:
+            raise KeyboardInterrupt
+    return code
 
 
 def hold_until_exit() -> None:
