@@ -266,6 +266,7 @@ def test_pattern_order_is_the_documented_precedence() -> None:
         "stream_disconnect",
         "permission",
         "content_filter",
+        "capability",
     ]
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from lionagi.service import (
     ProviderAuthError,
+    ProviderCapabilityError,
     ProviderCapacityError,
     ProviderConfigError,
     ProviderConnectionError,
@@ -26,6 +27,7 @@ from lionagi.service import (
     ProviderQuotaSpentError,
     ProviderServerFaultError,
     ProviderStreamAuthError,
+    ProviderStreamCapabilityError,
     ProviderStreamCapacityError,
     ProviderStreamConfigError,
     ProviderStreamContentFilterError,
@@ -57,6 +59,7 @@ TWINS = [
     (ProviderStreamPermissionError, ProviderPermissionError),
     (ProviderStreamDisconnectError, ProviderDisconnectError),
     (ProviderStreamContentFilterError, ProviderContentFilterError),
+    (ProviderStreamCapabilityError, ProviderCapabilityError),
 ]
 # Families no default phrase names (an agentic CLI's refused input, broken configuration, turn
 # limit): a vendor's pattern reaches them, usually through its own subclass.

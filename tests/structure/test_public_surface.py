@@ -102,6 +102,7 @@ POST_ADR_NAMES = [
     "ProviderStreamPermissionError", "ProviderStreamDisconnectError", "classify_stream_error",
     "ProviderStreamQuotaExhaustedError", "ProviderStreamInvalidRequestError",
     "ProviderStreamConfigError", "ProviderStreamTurnLimitError", "ProviderQuotaSpentError",
+    "ProviderCapabilityError", "ProviderStatusCapabilityError", "ProviderStreamCapabilityError",
 ]  # fmt: skip
 
 
@@ -136,7 +137,8 @@ def test_http_adapter_module_exports_what_vendor_packages_build_on() -> None:
     for name in ("OpenAIEmbeddingsRequest", "ProviderQuotaExhaustedError",
                  "ProviderStatusContextError", "ProviderStatusCapacityError",
                  "ProviderStatusContentFilterError",
-                 "ProviderStatusUnsupportedModelError"):  # fmt: skip
+                 "ProviderStatusUnsupportedModelError",
+                 "ProviderStatusCapabilityError"):  # fmt: skip
         assert name in service.__all__, name
 
 

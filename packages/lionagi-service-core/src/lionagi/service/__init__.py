@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from ._base.errors import EventLoopUnsupportedError as EventLoopUnsupportedError
     from ._base.errors import InstallationConflictError as InstallationConflictError
     from ._base.errors import ProviderAuthError as ProviderAuthError
+    from ._base.errors import ProviderCapabilityError as ProviderCapabilityError
     from ._base.errors import ProviderCapacityError as ProviderCapacityError
     from ._base.errors import ProviderCatalogError as ProviderCatalogError
     from ._base.errors import ProviderClientError as ProviderClientError
@@ -60,6 +61,7 @@ if TYPE_CHECKING:
     from ._base.errors import ProviderRateLimitError as ProviderRateLimitError
     from ._base.errors import ProviderServerError as ProviderServerError
     from ._base.errors import ProviderServerFaultError as ProviderServerFaultError
+    from ._base.errors import ProviderStatusCapabilityError as ProviderStatusCapabilityError
     from ._base.errors import ProviderStatusCapacityError as ProviderStatusCapacityError
     from ._base.errors import (
         ProviderStatusContentFilterError as ProviderStatusContentFilterError,
@@ -70,6 +72,7 @@ if TYPE_CHECKING:
         ProviderStatusUnsupportedModelError as ProviderStatusUnsupportedModelError,
     )
     from ._base.errors import ProviderStreamAuthError as ProviderStreamAuthError
+    from ._base.errors import ProviderStreamCapabilityError as ProviderStreamCapabilityError
     from ._base.errors import ProviderStreamCapacityError as ProviderStreamCapacityError
     from ._base.errors import ProviderStreamConfigError as ProviderStreamConfigError
     from ._base.errors import (
@@ -222,6 +225,7 @@ _LAZY: dict[str, str] = {
     "OpenAIEmbeddingsRequest": "._catalog.openai_request",
     "openai_chat_shapes": "._catalog.openai_chat_types",
     "ProviderAuthError": "._base.errors",
+    "ProviderCapabilityError": "._base.errors",
     "ProviderCapacityError": "._base.errors",
     "ProviderCatalog": "._catalog.registry",
     "ProviderCatalogError": "._base.errors",
@@ -252,9 +256,11 @@ _LAZY: dict[str, str] = {
     "ProviderRateLimitError": "._base.errors",
     "ProviderServerError": "._base.errors",
     "ProviderServerFaultError": "._base.errors",
+    "ProviderStatusCapabilityError": "._base.errors",
     "ProviderStatusCapacityError": "._base.errors",
     "ProviderStatusError": "._base.errors",
     "ProviderStreamAuthError": "._base.errors",
+    "ProviderStreamCapabilityError": "._base.errors",
     "ProviderStreamCapacityError": "._base.errors",
     "ProviderStreamConfigError": "._base.errors",
     "ProviderStreamContentFilterError": "._base.errors",

@@ -11,6 +11,13 @@ found, try pulling it first``; newer servers ``model 'x' not found``): flat (``{
 ``not_found_error``, no code) on ``/v1``. Every class reads it as
 :class:`~lionagi.service.ProviderStatusUnsupportedModelError` (never retried); a 404 with
 other text (a wrong path) stays a plain client error.
+
+A model asked for a capability it lacks is an HTTP 400 on every row (``"llama3" does not
+support tools``, ``... does not support thinking``, ``... does not support insert``; on ``/v1``
+inside the error object). No hook here reads it: each leaves it to core's status mapping,
+which types it :class:`~lionagi.service.ProviderStatusCapabilityError` (``capability``
+``"tools"``, ``"thinking"``, ...), never retried and neutral for the circuit, as for every
+HTTP endpoint.
 """
 
 from __future__ import annotations
@@ -159,7 +166,8 @@ class _OllamaNative(Endpoint):
         """Type Ollama's flat ``{"error": "<text>"}`` bodies, which carry no codes.
 
         A used-up plan is a quota (not a rate limit), an over-long input a context error, a
-        model the server has not pulled an unsupported model.
+        model the server has not pulled an unsupported model. Anything else (a capability the
+        model lacks among it) goes on to core's status mapping, which reads the same text.
         """
         unknown = _unknown_model_error(info)
         if unknown is not None:

@@ -18,6 +18,8 @@ Tree::
     ├── ProviderServerFaultError                 retryable: the provider failed on its side (a
     │                                              5xx, or the same fault reported in-band)
     ├── ProviderUnsupportedModelError            the provider refuses the requested model
+    ├── ProviderCapabilityError                  the model cannot do what the request asks (tools,
+    │                                              thinking, vision, ...): .capability
     ├── ProviderPermissionError                  a tool/action was auto-denied by the agent's policy
     ├── ProviderContentFilterError               the provider's content filter refused the request
     ├── ProviderInvalidRequestError              the provider refused the request's input as invalid
@@ -33,6 +35,7 @@ Tree::
     │   │   ├── ProviderStatusContentFilterError also a ProviderContentFilterError
     │   │   ├── ProviderStatusUnsupportedModelError
     │   │   │                                    also a ProviderUnsupportedModelError
+    │   │   ├── ProviderStatusCapabilityError    also a ProviderCapabilityError
     │   │   └── ProviderUnauthorizedError        401/403, also a ProviderAuthError
     │   └── ProviderServerError                  5xx, also a ProviderServerFaultError
     │       └── ProviderStatusCapacityError      also a ProviderCapacityError (e.g. HTTP 529)
@@ -51,6 +54,7 @@ Tree::
     │   ├── ProviderStreamCapacityError          also a ProviderCapacityError
     │   ├── ProviderStreamServerError            also a ProviderServerFaultError
     │   ├── ProviderStreamUnsupportedModelError  also a ProviderUnsupportedModelError
+    │   ├── ProviderStreamCapabilityError        also a ProviderCapabilityError
     │   ├── ProviderStreamPermissionError        also a ProviderPermissionError
     │   ├── ProviderStreamContentFilterError     also a ProviderContentFilterError
     │   ├── ProviderStreamInvalidRequestError    also a ProviderInvalidRequestError
@@ -108,6 +112,7 @@ __all__ = [
     "EventLoopUnsupportedError",
     "InstallationConflictError",
     "ProviderAuthError",
+    "ProviderCapabilityError",
     "ProviderCapacityError",
     "ProviderCatalogError",
     "ProviderClientError",
@@ -128,12 +133,14 @@ __all__ = [
     "ProviderRateLimitError",
     "ProviderServerError",
     "ProviderServerFaultError",
+    "ProviderStatusCapabilityError",
     "ProviderStatusCapacityError",
     "ProviderStatusContentFilterError",
     "ProviderStatusContextError",
     "ProviderStatusError",
     "ProviderStatusUnsupportedModelError",
     "ProviderStreamAuthError",
+    "ProviderStreamCapabilityError",
     "ProviderStreamCapacityError",
     "ProviderStreamConfigError",
     "ProviderStreamContentFilterError",
@@ -363,6 +370,40 @@ class ProviderUnsupportedModelError(ProviderError):
     """
 
 
+class ProviderCapabilityError(ProviderError):
+    """The model cannot do what the request asks of it (tools, thinking, vision, ...); not retried.
+
+    The provider serves the model (else it is :class:`ProviderUnsupportedModelError`) and the
+    request is well formed, but it asks the model for a capability it lacks: Ollama's 400
+    ``"llama3" does not support tools``, Anthropic's ``'claude-3-5-haiku-20241022' does not
+    support thinking.``, Gemini's ``Function calling is not enabled for models/gemma-3-12b-it``.
+    The fix is the caller's and has two shapes, which no other refused request offers: pick a
+    model that can, or drop that part of the request (the tools, the thinking, the image). The
+    same request is refused the same way, so it is never retried and never counts against the
+    provider's health. ``capability`` names what was refused when the text says it, in core's
+    words (``"tools"``, ``"thinking"``, ``"vision"``, ``"audio"``, ``"embedding"``,
+    ``"insert"``, ``"completion"``, ``"image_generation"``, ``"system_instruction"``,
+    ``"json_mode"``; the first one when the text names several), else None.
+
+    An unknown or unsupported *parameter* (``Unsupported parameter: 'temperature' ...``) is not
+    this family: it is a plain :class:`ProviderClientError`, fixed by changing the request, not
+    the model. An HTTP 4xx saying so is :class:`ProviderStatusCapabilityError` (also a
+    :class:`ProviderClientError`), an error chunk :class:`ProviderStreamCapabilityError`, a
+    CLI's error text this class itself.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        stderr_tail: str = "",
+        raw: str = "",
+        capability: str | None = None,
+    ) -> None:
+        self.capability = capability
+        super().__init__(message, stderr_tail=stderr_tail, raw=raw)
+
+
 class ProviderPermissionError(ProviderError):
     """The agent's permission policy auto-denied an action it needed; not retried."""
 
@@ -510,6 +551,30 @@ class ProviderStatusUnsupportedModelError(ProviderClientError, ProviderUnsupport
     names the model gets this type: a 404 for anything else (a wrong path) stays a plain client
     error, and a 429 or 5xx is never given it.
     """
+
+
+class ProviderStatusCapabilityError(ProviderClientError, ProviderCapabilityError):
+    """A 4xx response saying the model cannot do what the request asks; not retried.
+
+    Providers answer a request for a capability the model lacks with a plain 400 (Ollama,
+    Anthropic, DeepSeek, Gemini) or, relaying, a 404 (OpenRouter's "No endpoints found that
+    support tool use"). As a plain :class:`ProviderClientError` a caller could not tell "pick
+    another model, or drop the tools" from any other refused request; the dual class keeps
+    ``status``, ``body_excerpt`` and ``except ProviderClientError``, and adds ``capability``.
+    A 401, 403 or 429 is never given this type: its status decides.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int,
+        body_excerpt: str = "",
+        retry_after: float | None = None,
+        capability: str | None = None,
+    ) -> None:
+        super().__init__(message, status=status, body_excerpt=body_excerpt, retry_after=retry_after)
+        self.capability = capability
 
 
 class ProviderServerError(ProviderStatusError, ProviderServerFaultError):
@@ -661,6 +726,35 @@ class ProviderStreamServerError(ProviderStreamError, ProviderServerFaultError):
 
 class ProviderStreamUnsupportedModelError(ProviderStreamError, ProviderUnsupportedModelError):
     """An error chunk reporting that the requested model is not served."""
+
+
+class ProviderStreamCapabilityError(ProviderStreamError, ProviderCapabilityError):
+    """An error chunk reporting that the model cannot do what the request asks; not retried."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        stderr_tail: str = "",
+        raw: str = "",
+        status: int | None = None,
+        code: str | None = None,
+        retry_after: float | None = None,
+        provider: str | None = None,
+        kind: str | None = None,
+        capability: str | None = None,
+    ) -> None:
+        super().__init__(
+            message,
+            stderr_tail=stderr_tail,
+            raw=raw,
+            status=status,
+            code=code,
+            retry_after=retry_after,
+            provider=provider,
+            kind=kind,
+        )
+        self.capability = capability
 
 
 class ProviderStreamPermissionError(ProviderStreamError, ProviderPermissionError):

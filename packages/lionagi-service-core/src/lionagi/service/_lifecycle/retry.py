@@ -24,6 +24,7 @@ from .._base.errors import (
     EventLoopMismatchError,
     EventLoopUnsupportedError,
     ProviderAuthError,
+    ProviderCapabilityError,
     ProviderCapacityError,
     ProviderClientError,
     ProviderConfigError,
@@ -63,6 +64,9 @@ _NEVER_RETRIED = (
     # answering, never a setup failure.
     ProviderStreamDisconnectError,
     ProviderUnsupportedModelError,
+    # A capability the model lacks (tools, thinking, vision): the same request is refused the
+    # same way, whatever status the provider sent it with (a caller retrying 400 or 404 too).
+    ProviderCapabilityError,
     UnsafeURLError,
 )
 
@@ -120,6 +124,9 @@ _CALLER_FAMILIES = (
     ProviderAuthError,
     ProviderContextError,
     ProviderUnsupportedModelError,
+    # A request for a capability the model lacks: one caller's choice of model and request,
+    # not the provider's health, however it was reported (a 400/404, an error chunk, a CLI).
+    ProviderCapabilityError,
     ProviderPermissionError,
     ProviderContentFilterError,
     # An agentic CLI's refusal of its input, of its own configuration, and its turn limit: each

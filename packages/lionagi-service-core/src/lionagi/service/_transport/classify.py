@@ -26,6 +26,7 @@ from typing import Any
 
 from .._base.errors import (
     ProviderAuthError,
+    ProviderCapabilityError,
     ProviderCapacityError,
     ProviderConfigError,
     ProviderContentFilterError,
@@ -41,6 +42,7 @@ from .._base.errors import (
     ProviderServerFaultError,
     ProviderStatusError,
     ProviderStreamAuthError,
+    ProviderStreamCapabilityError,
     ProviderStreamCapacityError,
     ProviderStreamConfigError,
     ProviderStreamContentFilterError,
@@ -67,6 +69,7 @@ __all__ = [
     "STREAM_ERROR_CLASSES",
     "STREAM_STATUS_FAMILIES",
     "ProviderErrorPattern",
+    "capability_named",
     "classify_provider_error",
     "classify_stream_error",
 ]
@@ -128,6 +131,81 @@ class ProviderErrorPattern:
 
 
 _SEP = r"[\s_.\-]?"
+
+# What a "the model cannot do this" refusal names, in core's words (ProviderCapabilityError's
+# ``capability``), and the wording each provider uses for it. A closed list on purpose: "does
+# not support" alone also refuses a parameter ("does not support parameter 'temperature'"), a
+# value ("'messages[0].role' does not support 'system' with this model") or an option mix
+# (Ollama's "raw mode does not support template, system, or context"), which are the request's
+# to fix, not the model's; none of those words is here.
+_DOES_NOT_SUPPORT: tuple[tuple[str, str], ...] = (
+    # Ollama's capability words (server/images.go ``errCapability*``: "tools", "thinking",
+    # "insert", "vision", "audio", "embedding", "completion", "image generation"; its routes'
+    # "does not support generate|chat" for a model that cannot complete), DeepSeek's
+    # "deepseek-reasoner does not support Function Calling" (and gateways' "the requested model
+    # does not support function calling"), Ollama's cloud and MLX models' "this model does not
+    # support image input" (or "audio input"), Anthropic's "'<model>' does not support thinking.".
+    ("tools", r"tools|tool (?:use|calling|calls)|function (?:calling|calls)"),
+    ("thinking", r"thinking"),
+    ("image_generation", r"image generation"),
+    ("vision", r"vision|image input"),
+    ("audio", r"audio(?: input)?"),
+    ("embedding", r"embeddings?"),
+    ("insert", r"insert"),
+    ("completion", r"completions?|generate|chat"),
+)
+# Gemini's 400 INVALID_ARGUMENT "<feature> is not enabled for models/<name>" (a Gemma model
+# asked for function calling, a system instruction or JSON mode).
+_NOT_ENABLED: tuple[tuple[str, str], ...] = (
+    ("tools", r"function calling"),
+    ("system_instruction", r"developer instruction"),
+    ("json_mode", r"json mode"),
+)
+# OpenRouter's 404 when no provider serving the model can do it ("No endpoints found that
+# support tool use"); "... support the provided 'tool_choice' value" is a parameter, not listed.
+_NO_ENDPOINTS: tuple[tuple[str, str], ...] = (
+    ("tools", r"tool use"),
+    ("vision", r"image input"),
+)
+
+
+def _named(words: tuple[tuple[str, str], ...], phrase: int) -> str:
+    """An alternation of ``words``, each in a group named for its capability (and ``phrase``).
+
+    The group's name is how :func:`capability_named` tells which word matched (one regex, so
+    the classification and the name cannot disagree); a space matches any run of whitespace,
+    as a CLI may wrap the line there.
+    """
+    return "|".join(f"(?P<{name}__{phrase}>{regex.replace(' ', _SPACE)})" for name, regex in words)
+
+
+_SPACE = r"\s+"
+_CAPABILITY = (
+    rf"\bdoes\s+not\s+support\s+(?:{_named(_DOES_NOT_SUPPORT, 0)})\b"
+    rf"|\b(?:{_named(_NOT_ENABLED, 1)})\s+is\s+not\s+enabled\s+for\s+models/"
+    rf"|\bno\s+endpoints\s+found\s+that\s+support\s+(?:{_named(_NO_ENDPOINTS, 2)})\b"
+    # OpenAI's 400 for an image sent to a text-only model ("Invalid content type. image_url is
+    # only supported by certain models.").
+    r"|\b(?P<vision__3>image_url)\s+is\s+only\s+supported\s+by\s+certain\s+models"
+)
+_CAPABILITY_REGEX = re.compile(_CAPABILITY, re.IGNORECASE)
+
+
+def capability_named(text: str) -> str | None:
+    """The capability a "the model cannot do this" text names, in core's words, else None.
+
+    Read with the rule that classifies the text (``DEFAULT_ERROR_PATTERNS``' ``capability``),
+    so a :class:`~lionagi.service.ProviderCapabilityError` names what the provider refused
+    however it arrived: ``"tools"`` for Ollama's "does not support tools", DeepSeek's "does
+    not support Function Calling" and Gemini's "Function calling is not enabled for models/...",
+    ``"thinking"``, ``"vision"``, and so on. The first one when the text names several (Ollama
+    puts each missing capability after the first on a line of its own).
+    """
+    match = _CAPABILITY_REGEX.search(text)
+    if match is None or match.lastgroup is None:
+        return None
+    return match.lastgroup.rpartition("__")[0]
+
 
 # Order matters: the first matching family wins (TABLES.md, "Provider error classification").
 # Phrases beyond the inherited table are the texts the four reference CLIs (Codex, Claude Code,
@@ -281,6 +359,18 @@ DEFAULT_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
         r"|blocked by content filtering policy",
         summary="refused by the content filter",
     ),
+    # Last: the weakest evidence, a phrase about the request rather than about the provider or
+    # the account. Any narrower family the same text names wins (a spent quota, a refused key,
+    # an over-long prompt, a model the provider does not serve at all, a content-filter
+    # refusal): each of those is fixed another way, and "does not support tools" beside
+    # "model 'x' not found" is moot. Only the closed capability list above matches, so a
+    # refused parameter or value stays unclassified (a plain client error over HTTP).
+    ProviderErrorPattern(
+        "capability",
+        ProviderCapabilityError,
+        _CAPABILITY,
+        summary="the model does not support what the request asks",
+    ),
 )
 
 # The ProviderStream* twin of each family class; a vendor's own subclass maps through its family.
@@ -296,6 +386,7 @@ STREAM_ERROR_CLASSES: Mapping[type[ProviderError], type[ProviderStreamError]] = 
     ProviderUnsupportedModelError: ProviderStreamUnsupportedModelError,
     ProviderPermissionError: ProviderStreamPermissionError,
     ProviderContentFilterError: ProviderStreamContentFilterError,
+    ProviderCapabilityError: ProviderStreamCapabilityError,
     ProviderDisconnectError: ProviderStreamDisconnectError,
     # Families no HTTP status names: an agentic CLI's refused input, its broken configuration
     # and its turn limit (Gemini CLI's FatalInputError, FatalConfigError, FatalTurnLimitedError;
@@ -386,6 +477,7 @@ def classify_provider_error(
             message += f": {excerpt}"
         error = rule.error_type(message, stderr_tail=tail, raw=raw)
         error.returncode = returncode
+        _name_capability(error, searched)
         return error
 
     excerpt = _excerpt(searched, None)
@@ -457,7 +549,7 @@ def classify_stream_error(
     elif any(label.casefold() in SERVER_FAULT_CODES for label in labels if label):
         kind, family = "server", ProviderServerFaultError
     error_type = _stream_class_of(family)
-    return error_type(
+    error = error_type(
         text,
         raw=searched,
         status=status,
@@ -466,6 +558,18 @@ def classify_stream_error(
         provider=provider,
         kind=kind if error_type is not ProviderStreamError else None,
     )
+    _name_capability(error, searched)
+    return error
+
+
+def _name_capability(error: ProviderError, text: str) -> None:
+    """Set ``capability`` on a capability-family error that does not name one yet.
+
+    Core's rule or a vendor's own pattern may have picked the family; either way the name is
+    read from the (redacted) text the classification searched, in core's words.
+    """
+    if isinstance(error, ProviderCapabilityError) and error.capability is None:
+        error.capability = capability_named(text)
 
 
 def _stream_class_of(family: type[ProviderError] | None) -> type[ProviderStreamError]:

@@ -23,6 +23,7 @@ from ..._base.errors import (
     ProviderQuotaExhaustedError,
     ProviderRateLimitError,
     ProviderServerError,
+    ProviderStatusCapabilityError,
     ProviderStatusContentFilterError,
     ProviderStatusContextError,
     ProviderStatusError,
@@ -30,7 +31,7 @@ from ..._base.errors import (
     ProviderUnauthorizedError,
 )
 from ..._base.secrets import REDACTED, bounded, redact
-from ..classify import DEFAULT_ERROR_PATTERNS
+from ..classify import DEFAULT_ERROR_PATTERNS, capability_named
 from .content_coding import decoded_body
 
 __all__ = [
@@ -70,6 +71,12 @@ _CONTENT_FILTER = next(rule for rule in DEFAULT_ERROR_PATTERNS if rule.kind == "
 # only wording that cannot mean "slow down" (a bare "exceeded your current quota" stays a rate
 # limit: Google sends it for a per-minute limit), so a plain 429 keeps its retries.
 _QUOTA_SPENT = next(rule for rule in DEFAULT_ERROR_PATTERNS if rule.kind == "quota_exhausted")
+# A request for a capability the model lacks ("does not support tools", "... thinking", Gemini's
+# "Function calling is not enabled for models/..."), read with the same rule: providers answer it
+# with a plain 400 (OpenRouter a 404), and the caller's fix (another model, or the request without
+# the tools) is one no other refused request has. The rule is a closed list of capabilities, so
+# a refused parameter or value ("does not support parameter 'temperature'") stays a client error.
+_CAPABILITY = next(rule for rule in DEFAULT_ERROR_PATTERNS if rule.kind == "capability")
 
 
 def describe_url(url: httpx.URL, secrets: Iterable[str] = ()) -> str:
@@ -304,7 +311,8 @@ def status_error(
 
     The mapping core's endpoints use (401/403 refused credentials, 407 a proxy's refused
     credentials, 429 rate limit with `retry_after`, a 402 or a 4xx body saying the quota or
-    credit is spent, 5xx server errors, context-length and content-filter codes), for an
+    credit is spent, 5xx server errors, context-length and content-filter codes, a 4xx body
+    saying the model does not support what the request asks), for an
     adapter that sends its own request outside `Endpoint` (a remote agent). The message
     names the method and URL (credentials and query values redacted) and a bounded, redacted
     excerpt of the body; `secrets` are redacted too. `unauthorized_hint` is the advice a
@@ -392,6 +400,21 @@ def status_error(
             f"blocked it{suffix}",
             status=status,
             body_excerpt=text,
+        )
+    if 400 <= status < 500 and _CAPABILITY.search(text, None):
+        # After every narrower family (a spent quota, a rate limit, refused credentials, an
+        # over-long prompt, a content-filter refusal): the text says what the request asked for,
+        # those say what stands in the way whatever it asked. A vendor hook that read the body
+        # first (an unknown model) has already decided.
+        capability = capability_named(text)
+        asked = f" ({capability})" if capability else ""
+        return ProviderStatusCapabilityError(
+            f"{where} refused the request: HTTP {status}, the model does not support what the "
+            f"request asks{asked}; use a model that does, or leave it out of the request (the "
+            f"same request is refused again, so it is not retried){suffix}",
+            status=status,
+            body_excerpt=text,
+            capability=capability,
         )
     if 400 <= status < 500:
         return ProviderClientError(
