@@ -151,6 +151,24 @@ class GeminiGenerateContent(Endpoint):
             reasoning=thoughts,
         )
 
+    def response_facts(self, body: Mapping[str, Any]) -> tuple[str | None, tuple[str, ...]]:
+        """A one-shot body's ``modelVersion`` and each candidate's ``finishReason``, in order.
+
+        The body names neither the way the chat dialect does, so without this an ``invoke()``
+        span carried no model and no finish reason while the same call's stream (whose result
+        chunk carries both) did.
+        """
+        model = body.get("modelVersion")
+        reasons: list[str] = []
+        candidates = body.get("candidates")
+        if isinstance(candidates, list):
+            for candidate in candidates:
+                if isinstance(candidate, Mapping) and isinstance(
+                    candidate.get("finishReason"), str
+                ):
+                    reasons.append(candidate["finishReason"])
+        return (model if isinstance(model, str) else None), tuple(reasons)
+
     projector: ClassVar[type[StreamProjector] | None] = GeminiStreamProjector
     stream_framing: ClassVar[StreamFraming | None] = "sse"
     stream_flag: ClassVar[str | None] = None  # a stream is a different method, not a flag

@@ -120,6 +120,14 @@ class _OllamaNative(Endpoint):
         """Ollama's ``prompt_eval_count`` and ``eval_count`` (the result's usage, or the body)."""
         return first_count(usage, "prompt_eval_count"), first_count(usage, "eval_count")
 
+    def response_facts(self, body: Mapping[str, Any]) -> tuple[str | None, tuple[str, ...]]:
+        """A one-shot body's ``done_reason`` (``stop``, ``length``, ...), as its stream's result.
+
+        The body's ``model`` is read by telemetry as for every dialect.
+        """
+        reason = body.get("done_reason")
+        return None, ((reason,) if isinstance(reason, str) and reason else ())
+
     def create_payload(
         self,
         request: Mapping[str, Any] | BaseModel,

@@ -558,19 +558,24 @@ class CallTrace:
         if isinstance(reason, str):
             self._finish_reasons.append(reason)
 
-    def _response(self, response: Any) -> None:
-        """Model, usage and finish reasons of a one-shot response, when it is a mapping."""
+    def _response(self, response: Any, endpoint: Any) -> None:
+        """Model, usage and finish reasons of a one-shot response, when it is a mapping.
+
+        The usage and a top-level `model` are read as a stream's result is; where the vendor
+        writes the model and the finish reasons is the endpoint's to say
+        (`Endpoint.response_facts`: the chat dialect's `choices` by default, Gemini's
+        `candidates` and `modelVersion`, Ollama's `done_reason`), so this module reads no
+        vendor's body.
+        """
         if not isinstance(response, Mapping):
             return
         self._result(response)
-        choices = response.get("choices")
-        if isinstance(choices, list):
-            for choice in choices:
-                if isinstance(choice, Mapping) and isinstance(choice.get("finish_reason"), str):
-                    self._finish_reasons.append(choice["finish_reason"])
-        stop = response.get("stop_reason")
-        if isinstance(stop, str):
-            self._finish_reasons.append(stop)
+        facts = getattr(endpoint, "response_facts", None)
+        if facts is not None:
+            model, reasons = facts(response)
+            if model is not None:
+                self._response_model = model
+            self._finish_reasons.extend(reasons)
         if self._output is not None:
             self._output.append(_as_json(response))
 
@@ -623,7 +628,7 @@ class CallTrace:
         exc = call.exception
         response = call.execution.response
         if response is not None:
-            self._response(response)
+            self._response(response, call.endpoint)
         # Only when a raise skipped their end; each is ended (attempted) once, as everywhere.
         attempt, self._attempt = self._attempt, None
         if attempt is not None:

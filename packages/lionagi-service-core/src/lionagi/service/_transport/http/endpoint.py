@@ -203,6 +203,28 @@ class Endpoint:
         """
         return default_token_counts(usage)
 
+    def response_facts(self, body: Mapping[str, Any]) -> tuple[str | None, tuple[str, ...]]:
+        """The model that answered a one-shot body, and why it stopped, for telemetry.
+
+        Read for `gen_ai.response.model` and `gen_ai.response.finish_reasons` of an `invoke()`
+        (a stream's result chunk carries both already). The model is None when the body's own
+        `model` key names it (telemetry reads that first). The default reads each
+        `choices[].finish_reason` in order (the chat dialect) and a top-level `stop_reason`
+        (the Messages shape, which Anthropic's API and Claude Code's result both write); an
+        adapter whose vendor writes them elsewhere overrides this, or its one-shot spans carry
+        no finish reason.
+        """
+        reasons: list[str] = []
+        choices = body.get("choices")
+        if isinstance(choices, list):
+            for choice in choices:
+                if isinstance(choice, Mapping) and isinstance(choice.get("finish_reason"), str):
+                    reasons.append(choice["finish_reason"])
+        stop = body.get("stop_reason")
+        if isinstance(stop, str):
+            reasons.append(stop)
+        return None, tuple(reasons)
+
     def copy(self) -> Endpoint:
         """A new endpoint of the same class and config with its own, unopened client.
 
