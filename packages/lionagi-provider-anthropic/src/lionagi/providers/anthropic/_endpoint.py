@@ -34,11 +34,12 @@ with.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import httpx
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from lionagi.service import (
     Endpoint,
@@ -51,6 +52,7 @@ from lionagi.service import (
     ProviderStatusContextError,
     StreamChunk,
 )
+from lionagi.service.agentic import validation_failure
 from lionagi.service.http import (
     HTTPErrorInfo,
     Resolver,
@@ -61,6 +63,7 @@ from lionagi.service.http import (
 )
 
 from ._projector import TOOL_BLOCKS, AnthropicMessagesProjector
+from ._request import _AnthropicContextManagement
 
 __all__ = [
     "ANTHROPIC_VERSION",
@@ -80,6 +83,9 @@ INTERLEAVED_THINKING_BETA = "interleaved-thinking-"
 """The prefix of the interleaved-thinking beta's names (``interleaved-thinking-2025-05-14``):
 with it, ``thinking.budget_tokens`` covers every thinking block of the turn and may exceed
 ``max_tokens``. A prefix, so a later dated version of the same beta is recognized too."""
+
+_EXTRA_BODY = "extra_body"
+_CONTEXT_MANAGEMENT = "context_management"
 
 _OVERLOADED = 529
 _CONTEXT_PHRASES = ("prompt is too long", "exceed context limit", "exceeds the context window")
@@ -211,6 +217,56 @@ def _check_thinking_budget(payload: Mapping[str, Any], headers: Mapping[str, str
     )
 
 
+def _escaped_context_management(
+    defaults: Mapping[str, Any], request: Mapping[str, Any] | BaseModel, overrides: dict[str, Any]
+) -> tuple[Any, dict[str, Any]] | None:
+    """``extra_body``'s ``context_management`` and the overrides that send the rest of it.
+
+    The ``extra_body`` in effect is the one core would merge (a call's keywords over the
+    request over ``request_defaults``; the last given replaces the others whole). When it holds
+    ``context_management``, core would refuse the key (a field of the request model must be
+    validated); the adapter takes it out and checks it itself (see
+    :meth:`AnthropicMessagesEndpoint.create_payload`), and the returned overrides give core
+    the remaining ``extra_body``. None when there is nothing to take (or ``extra_body`` is not
+    a mapping, which core refuses).
+    """
+    if _EXTRA_BODY in overrides:
+        extra = overrides[_EXTRA_BODY]
+    elif isinstance(request, Mapping) and _EXTRA_BODY in request:
+        extra = request[_EXTRA_BODY]
+    else:
+        extra = defaults.get(_EXTRA_BODY)
+    if not isinstance(extra, Mapping) or _CONTEXT_MANAGEMENT not in extra:
+        return None
+    rest = {key: value for key, value in extra.items() if key != _CONTEXT_MANAGEMENT}
+    return extra[_CONTEXT_MANAGEMENT], {**overrides, _EXTRA_BODY: rest}
+
+
+def _checked_escape(value: Any, payload: Mapping[str, Any]) -> Any:
+    """The escape hatch's ``context_management``, checked, as a copy of what the caller wrote.
+
+    Raises:
+        EndpointConfigurationError: the request also has ``context_management`` (given twice,
+            ``field="extra_body.context_management"``), or a known part of it is malformed
+            (``field`` is its path under ``extra_body.context_management``).
+    """
+    where = f"{_EXTRA_BODY}.{_CONTEXT_MANAGEMENT}"
+    if _CONTEXT_MANAGEMENT in payload:
+        raise EndpointConfigurationError(
+            where,
+            "is also a request field here: give context_management once (as a request field, "
+            "checked, or in extra_body for an edit type newer than the adapter)",
+        )
+    if not isinstance(value, Mapping):
+        raise EndpointConfigurationError(where, "must be an object: {edits: [...]}")
+    try:
+        _AnthropicContextManagement.model_validate(value)
+    except ValidationError as exc:
+        field, message = validation_failure(exc, "", _AnthropicContextManagement)
+        raise EndpointConfigurationError(f"{where}.{field}" if field else where, message) from None
+    return copy.deepcopy(dict(value))
+
+
 class AnthropicMessagesEndpoint(Endpoint):
     """``POST {base_url}/messages``: one-shot JSON or an SSE event stream.
 
@@ -256,11 +312,24 @@ class AnthropicMessagesEndpoint(Endpoint):
         the call's ``extra_headers`` merged (``iModel`` passes the former, an endpoint's own
         ``call()``/``stream()`` both).
 
+        ``context_management`` is a checked request field whose unknown edit types are
+        refused; an edit type newer than the adapter is sent through
+        ``extra_body={"context_management": {...}}``. Core refuses a declared field in
+        ``extra_body``, so it is taken out here before the base runs: the known edits in it
+        are checked as strictly as the field's, a newer type goes out as written, and the
+        object is sent as the caller wrote it.
+
         Raises:
-            EndpointConfigurationError: what the base raises, or ``thinking.budget_tokens`` not
-                below ``max_tokens`` with no interleaved-thinking beta in ``anthropic-beta``.
+            EndpointConfigurationError: what the base raises, ``thinking.budget_tokens`` not
+                below ``max_tokens`` with no interleaved-thinking beta in ``anthropic-beta``,
+                or a malformed (or second) ``extra_body.context_management``.
         """
+        escaped = _escaped_context_management(self.config.request_defaults, request, kwargs)
+        if escaped is not None:
+            value, kwargs = escaped
         payload, headers = super().create_payload(request, extra_headers, **kwargs)
+        if escaped is not None:
+            payload[_CONTEXT_MANAGEMENT] = _checked_escape(value, payload)
         _check_thinking_budget(payload, headers)
         return payload, headers
 

@@ -25,7 +25,11 @@ change (never echoing a value):
 - ``tool_choice`` ``any``/``tool`` needs ``tools`` (or ``mcp_servers``), and ``tool`` must name
   one of them;
 - an MCP connector toolset (``{"type": "mcp_toolset", "mcp_server_name": ...}`` in ``tools``)
-  names a server of ``mcp_servers``.
+  names a server of ``mcp_servers``;
+- ``context_management`` (beta): each edit type the SDK documents is typed, an unknown key
+  refused at its path and an unknown type naming the known ones, and ``clear_thinking_20251015``
+  comes first among several edits. An edit type newer than this model goes through
+  ``extra_body`` (the endpoint takes it out of core's hands and checks what it knows of it).
 
 ``thinking.budget_tokens`` below ``max_tokens`` is checked by the endpoint
 (:meth:`AnthropicMessagesEndpoint.create_payload`), not here: with the interleaved-thinking
@@ -64,17 +68,25 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from ._static import DEFAULT_MAX_TOKENS as DEFAULT_MAX_TOKENS
 
 __all__ = [
+    "CONTEXT_EDIT_TYPES",
     "DEFAULT_MAX_TOKENS",
+    "AnthropicAllThinkingTurnsKeep",
     "AnthropicBase64ImageSource",
     "AnthropicBase64PDFSource",
     "AnthropicCacheControl",
+    "AnthropicClearThinkingEdit",
+    "AnthropicClearToolUsesEdit",
+    "AnthropicCompactEdit",
     "AnthropicCompactionBlock",
     "AnthropicContainerUploadBlock",
     "AnthropicContentSource",
+    "AnthropicContextManagement",
+    "AnthropicContextTrigger",
     "AnthropicCustomTool",
     "AnthropicDocumentBlock",
     "AnthropicFileSource",
     "AnthropicImageBlock",
+    "AnthropicInputTokens",
     "AnthropicJSONOutputFormat",
     "AnthropicMCPServer",
     "AnthropicMCPToolset",
@@ -92,9 +104,11 @@ __all__ = [
     "AnthropicTextBlock",
     "AnthropicThinking",
     "AnthropicThinkingBlock",
+    "AnthropicThinkingTurnsKeep",
     "AnthropicToolChoice",
     "AnthropicToolResultBlock",
     "AnthropicToolUseBlock",
+    "AnthropicToolUsesKeep",
     "AnthropicURLSource",
 ]
 
@@ -796,6 +810,252 @@ class AnthropicOutputConfig(BaseModel):
     task_budget: AnthropicTaskBudget | None = None
 
 
+# -- context management (beta) ------------------------------------------------------------------
+
+
+class AnthropicInputTokens(BaseModel):
+    """``{"type": "input_tokens", "value": N}``: a count of input tokens.
+
+    ``clear_at_least`` of tool-use clearing and ``trigger`` of compaction. The value is a
+    strict, non-negative integer; the API keeps its own floors (compaction's trigger, at this
+    writing 50,000) and says so in its 400, so a floor it lowers is not refused here.
+    """
+
+    model_config = _STRICT
+
+    type: Literal["input_tokens"]
+    value: int = Field(ge=0, strict=True)
+
+
+class AnthropicContextTrigger(BaseModel):
+    """Tool-use clearing's ``trigger``: ``{"type": "input_tokens" | "tool_uses", "value": N}``."""
+
+    model_config = _STRICT
+
+    type: Literal["input_tokens", "tool_uses"]
+    value: int = Field(ge=0, strict=True)
+
+
+class AnthropicToolUsesKeep(BaseModel):
+    """Tool-use clearing's ``keep``: ``{"type": "tool_uses", "value": N}`` recent uses kept."""
+
+    model_config = _STRICT
+
+    type: Literal["tool_uses"]
+    value: int = Field(ge=0, strict=True)
+
+
+class AnthropicThinkingTurnsKeep(BaseModel):
+    """Thinking clearing's ``keep``: the thinking of the last ``value`` assistant turns."""
+
+    model_config = _STRICT
+
+    type: Literal["thinking_turns"]
+    value: int = Field(ge=0, strict=True)
+
+
+class AnthropicAllThinkingTurnsKeep(BaseModel):
+    """Thinking clearing's ``keep``: ``{"type": "all"}``, every thinking block (as ``"all"``)."""
+
+    model_config = _STRICT
+
+    type: Literal["all"]
+
+
+def _flag_or_names_tag(value: Any) -> str | None:
+    if isinstance(value, bool):
+        return "flag"
+    return "tools" if isinstance(value, list) else None
+
+
+def _thinking_keep_tag(value: Any) -> str | None:
+    if value == "all" and isinstance(value, str):
+        return "all_keyword"
+    kind = _kind(value) if isinstance(value, dict | BaseModel) else None
+    return kind if kind in ("thinking_turns", "all") else None
+
+
+ClearToolInputs = Annotated[
+    Annotated[bool, Field(strict=True), Tag("flag")] | Annotated[list[str], Tag("tools")],
+    Discriminator(
+        _flag_or_names_tag,
+        custom_error_type="clear_tool_inputs",
+        custom_error_message="expected true, false or a list of tool names",
+    ),
+]
+ThinkingKeep = Annotated[
+    Annotated[AnthropicThinkingTurnsKeep, Tag("thinking_turns")]
+    | Annotated[AnthropicAllThinkingTurnsKeep, Tag("all")]
+    | Annotated[Literal["all"], Tag("all_keyword")],
+    Discriminator(
+        _thinking_keep_tag,
+        custom_error_type="thinking_keep",
+        custom_error_message=(
+            "expected 'all', {type: 'all'} or {type: 'thinking_turns', value: N}"
+        ),
+    ),
+]
+
+
+class _ContextEdit(BaseModel):
+    model_config = _STRICT
+
+
+class AnthropicClearToolUsesEdit(_ContextEdit):
+    """``clear_tool_uses_20250919``: clear old tool results (and inputs) past a threshold.
+
+    ``trigger`` (input tokens or tool uses), ``keep`` (recent tool uses kept), ``clear_at_least``
+    (input tokens a clearing must free, or none is made), ``exclude_tools`` (tool names never
+    cleared) and ``clear_tool_inputs`` (``true`` for every call's input, or the tool names whose
+    inputs are cleared). Beta ``context-management-2025-06-27``.
+    """
+
+    type: Literal["clear_tool_uses_20250919"]
+    trigger: AnthropicContextTrigger | None = None
+    keep: AnthropicToolUsesKeep | None = None
+    clear_at_least: AnthropicInputTokens | None = None
+    exclude_tools: list[str] | None = None
+    clear_tool_inputs: ClearToolInputs | None = None
+
+
+class AnthropicClearThinkingEdit(_ContextEdit):
+    """``clear_thinking_20251015``: keep the thinking of the last turns only (or ``"all"``).
+
+    Beta ``context-management-2025-06-27``. With other edits it must come first, which
+    :class:`AnthropicContextManagement` checks.
+    """
+
+    type: Literal["clear_thinking_20251015"]
+    keep: ThinkingKeep | None = None
+
+
+class AnthropicCompactEdit(_ContextEdit):
+    """``compact_20260112``: summarize earlier turns into a ``compaction`` block past a trigger.
+
+    ``trigger`` (input tokens), ``instructions`` (for the summary) and
+    ``pause_after_compaction`` (stop after the summary, ``stop_reason: "compaction"``, so the
+    caller can add to it). Beta ``compact-2026-01-12``, its own header.
+    """
+
+    type: Literal["compact_20260112"]
+    trigger: AnthropicInputTokens | None = None
+    instructions: str | None = None
+    pause_after_compaction: bool | None = Field(default=None, strict=True)
+
+
+CONTEXT_EDIT_TYPES = ("clear_tool_uses_20250919", "clear_thinking_20251015", "compact_20260112")
+"""The ``context_management`` edit types the request model checks, as the SDK lists them."""
+_EDIT_TYPES_SAID = f"{', '.join(CONTEXT_EDIT_TYPES[:-1])} or {CONTEXT_EDIT_TYPES[-1]}"
+_CLEAR_THINKING = "clear_thinking_20251015"
+
+
+def _known_edit(*, newer: bool) -> BeforeValidator:
+    """Refuse an edit whose ``type`` is missing or unknown, at its ``type``, naming the known.
+
+    ``newer``: an unknown (non-empty string) type is let through as written; the escape hatch
+    (``extra_body={"context_management": ...}``, see the endpoint) validates with it.
+    """
+
+    def check(value: Any) -> Any:
+        if isinstance(value, dict | _ContextEdit):
+            kind = _kind(value)
+            if kind is None:
+                raise _refuse(
+                    ("type",), f"Field required: the edit's type ({_EDIT_TYPES_SAID})", None
+                )
+            if newer:
+                if not (isinstance(kind, str) and kind):
+                    raise _refuse(("type",), "must be a non-empty string: the edit's type", None)
+                return value
+            if kind not in CONTEXT_EDIT_TYPES:
+                raise _refuse(
+                    ("type",),
+                    f"unknown context edit type; expected {_EDIT_TYPES_SAID} (a type newer than "
+                    "these: pass the whole context_management in extra_body, where unknown edit "
+                    "types are sent unchecked)",
+                    kind,
+                )
+        return value
+
+    return BeforeValidator(check)
+
+
+def _edit_tag(value: Any) -> str | None:
+    kind = _kind(value)
+    return kind if kind in CONTEXT_EDIT_TYPES else None
+
+
+def _open_edit_tag(value: Any) -> str | None:
+    kind = _kind(value)
+    if kind in CONTEXT_EDIT_TYPES:
+        return str(kind)
+    return "newer" if isinstance(kind, str) and kind else None
+
+
+_EDIT_ERROR = {
+    "custom_error_type": "context_edit",
+    "custom_error_message": f"expected a context edit object {{type: {_EDIT_TYPES_SAID}, ...}}",
+}
+ContextEdit = Annotated[
+    Annotated[AnthropicClearToolUsesEdit, Tag("clear_tool_uses_20250919")]
+    | Annotated[AnthropicClearThinkingEdit, Tag("clear_thinking_20251015")]
+    | Annotated[AnthropicCompactEdit, Tag("compact_20260112")],
+    Discriminator(_edit_tag, **_EDIT_ERROR),
+    _known_edit(newer=False),
+]
+# The escape hatch's edits: the known types as strictly, a newer one as written.
+_OpenContextEdit = Annotated[
+    Annotated[AnthropicClearToolUsesEdit, Tag("clear_tool_uses_20250919")]
+    | Annotated[AnthropicClearThinkingEdit, Tag("clear_thinking_20251015")]
+    | Annotated[AnthropicCompactEdit, Tag("compact_20260112")]
+    | Annotated[dict[str, Any], Tag("newer")],
+    Discriminator(_open_edit_tag, **_EDIT_ERROR),
+    _known_edit(newer=True),
+]
+
+
+class AnthropicContextManagement(BaseModel):
+    """``context_management`` (beta): ``{"edits": [...]}``, applied by the API in order.
+
+    Context editing (``clear_tool_uses_20250919``, ``clear_thinking_20251015``; beta
+    ``context-management-2025-06-27``) and compaction (``compact_20260112``; beta
+    ``compact-2026-01-12``). The ``anthropic-beta`` header is the caller's to send, as for
+    every beta of this adapter. Each edit is checked strictly (an unknown key is refused at
+    its path, an unknown type naming the known ones); an edit type newer than these goes
+    through ``extra_body`` (see :class:`AnthropicMessagesEndpoint`). With other edits,
+    ``clear_thinking_20251015`` must be the first (Anthropic documents it; the API refuses
+    another order).
+    """
+
+    model_config = _STRICT
+
+    edits: list[ContextEdit] | None = None
+
+    @model_validator(mode="after")
+    def _clear_thinking_first(self) -> Self:
+        for index, edit in enumerate(self.edits or ()):
+            if index > 0 and _kind(edit) == _CLEAR_THINKING:
+                raise _refuse(
+                    ("edits", index, "type"),
+                    f"{_CLEAR_THINKING} must be the first edit when combined with others "
+                    "(the API refuses it in another place)",
+                    None,
+                )
+        return self
+
+
+class _AnthropicContextManagement(AnthropicContextManagement):
+    """``extra_body``'s ``context_management``: newer edit types pass, the known stay strict.
+
+    The escape hatch sends the caller's mapping as written; what this adapter knows of it (the
+    object, ``edits``, every edit of a known type, the order rule) is still checked with this
+    model, so only an edit type newer than the adapter goes out unchecked. Its name, without
+    the underscore, is the one an error names: the caller wrote ``context_management``.
+    """
+
+    edits: list[_OpenContextEdit] | None = None  # type: ignore[assignment]
+
+
 # The lowest top_p the API accepts while thinking is enabled.
 _THINKING_MIN_TOP_P = 0.95
 
@@ -826,6 +1086,7 @@ class AnthropicMessagesRequest(BaseModel):
     container: str | dict[str, Any] | None = None
     mcp_servers: list[AnthropicMCPServer] | None = None
     output_config: dict[str, Any] | None = None
+    context_management: AnthropicContextManagement | None = None
 
     @field_validator("output_config")
     @classmethod
