@@ -25,15 +25,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import select
 import signal
-import subprocess
-import sys
-from collections.abc import Callable, Iterator
 
 import pytest
 
-from ._support import HANG_GUARD, cli_env
+from ._support import HANG_GUARD, PausedChild, paused_child
 from .test_cli_sigterm_after_outcome import _CHILD as _EXITING_CHILD
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="SIGINT/SIGTERM are POSIX signals")
@@ -90,55 +86,11 @@ SIGNALS = {
 }
 
 
-def _default_signals() -> None:
-    # As a shell, systemd or `timeout` start a program: SIGTERM and SIGINT at their defaults.
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
-@contextlib.contextmanager
 def _child(
     argv: list[str], *, point: str, entry: str = "script", pauses: int = 1
-) -> Iterator[tuple[subprocess.Popen[str], Callable[[], None], Callable[[], None]]]:
+) -> contextlib.AbstractContextManager[PausedChild]:
     """Start the child; yield it, a wait for its next pause and its "go on"."""
-    ready_r, ready_w = os.pipe()
-    go_r, go_w = os.pipe()
-    proc = subprocess.Popen(
-        [sys.executable, "-c", _CHILD, *argv],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=cli_env(
-            LIONAGI_TEST_READY=str(ready_w),
-            LIONAGI_TEST_GO=str(go_r),
-            LIONAGI_TEST_POINT=point,
-            LIONAGI_TEST_PAUSES=str(pauses),
-            LIONAGI_TEST_ENTRY=entry,
-        ),
-        pass_fds=(ready_w, go_r),
-        preexec_fn=_default_signals,
-    )
-    os.close(ready_w)
-    os.close(go_r)
-
-    def paused() -> None:
-        ready, _, _ = select.select([ready_r], [], [], HANG_GUARD)  # a wait, not a poll
-        assert ready, f"the child never reached {point}"
-        assert os.read(ready_r, 1) == b"r", f"the child ended before {point}"
-
-    def go_on() -> None:
-        with contextlib.suppress(BrokenPipeError):
-            os.write(go_w, b"g")
-
-    try:
-        yield proc, paused, go_on
-    finally:
-        os.close(ready_r)
-        os.close(go_w)
-        if proc.poll() is None:
-            proc.kill()
-        proc.communicate()
+    return paused_child(_CHILD, argv, point=point, entry=entry, pauses=pauses)
 
 
 def _signal_at(

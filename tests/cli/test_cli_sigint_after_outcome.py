@@ -20,18 +20,16 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import select
 import signal
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
 import lionagi.service.cli as cli
 
-from ._support import HANG_GUARD, cli_env, command
+from ._support import HANG_GUARD, PausedChild, cli_env, command, paused_child, signals_as_started
 from .test_cli_sigterm_after_outcome import _CHILD as _EXITING_CHILD
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="SIGINT's default action is POSIX")
@@ -60,17 +58,6 @@ CHAT = ["chat", "scripted/demo", "hi", "--json"]
 REFUSED = ["chat", "nope/model", "hi", "--json"]
 
 
-def _signals_as_started(ignored: tuple[int, ...]) -> Callable[[], None]:
-    """As systemd or a shell start a program: SIGTERM and SIGINT at their defaults, or ignored."""
-
-    def preexec() -> None:
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(signum, signal.SIG_IGN if signum in ignored else signal.SIG_DFL)
-
-    return preexec
-
-
-@contextlib.contextmanager
 def _child(
     argv: list[str],
     *,
@@ -78,46 +65,9 @@ def _child(
     entry: str = "script",
     pauses: int = 1,
     ignored: tuple[int, ...] = (),
-) -> Iterator[tuple[subprocess.Popen[str], Callable[[], None], Callable[[], None]]]:
+) -> contextlib.AbstractContextManager[PausedChild]:
     """Start the child; yield it, a wait for its next pause and its "go on"."""
-    ready_r, ready_w = os.pipe()
-    go_r, go_w = os.pipe()
-    proc = subprocess.Popen(
-        [sys.executable, "-c", _CHILD, *argv],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=cli_env(
-            LIONAGI_TEST_READY=str(ready_w),
-            LIONAGI_TEST_GO=str(go_r),
-            LIONAGI_TEST_POINT=point,
-            LIONAGI_TEST_PAUSES=str(pauses),
-            LIONAGI_TEST_ENTRY=entry,
-        ),
-        pass_fds=(ready_w, go_r),
-        preexec_fn=_signals_as_started(ignored),
-    )
-    os.close(ready_w)
-    os.close(go_r)
-
-    def paused() -> None:
-        ready, _, _ = select.select([ready_r], [], [], HANG_GUARD)  # a wait, not a poll
-        assert ready, f"the child never reached {point}"
-        assert os.read(ready_r, 1) == b"r", f"the child ended before {point}"
-
-    def go_on() -> None:
-        with contextlib.suppress(BrokenPipeError):
-            os.write(go_w, b"g")
-
-    try:
-        yield proc, paused, go_on
-    finally:
-        os.close(ready_r)
-        os.close(go_w)
-        if proc.poll() is None:
-            proc.kill()
-        proc.communicate()
+    return paused_child(_CHILD, argv, point=point, entry=entry, pauses=pauses, ignored=ignored)
 
 
 def _ctrl_c_at(
@@ -238,7 +188,7 @@ def test_ctrl_c_during_the_run_still_cancels_it_and_is_interrupted_130(target: s
         stderr=subprocess.PIPE,
         text=True,
         env=cli_env(),
-        preexec_fn=_signals_as_started(()),
+        preexec_fn=signals_as_started(),
     ) as proc:
         assert proc.stdout is not None
         first = proc.stdout.readline()  # the stream has started and now waits
