@@ -21,11 +21,14 @@ def closed_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def proxied_model(proxy: str, target: str, *, attempts: int = 3) -> iModel:
+def proxied_model(
+    proxy: str, target: str, *, attempts: int = 3, retry_statuses: frozenset[int] = frozenset({429})
+) -> iModel:
     """A chat model at ``target`` whose client goes through ``proxy``.
 
     ``attempts`` above one lets the lifecycle retry (quickly), so a test can count how often a
-    failure typed as retryable reached the proxy.
+    failure typed as retryable reached the proxy; ``retry_statuses`` is the policy's (a caller
+    retrying a 403 must still not retry a status given to an error that is never retried).
     """
     return iModel(
         provider="loopback-chat",
@@ -37,7 +40,11 @@ def proxied_model(proxy: str, target: str, *, attempts: int = 3) -> iModel:
         request_defaults={"model": "m"},
         client_kwargs={"proxy": proxy},
         attempt_policy=AttemptPolicy(
-            max_attempts=attempts, base_delay=0.001, max_delay=0.01, jitter_factor=0
+            max_attempts=attempts,
+            base_delay=0.001,
+            max_delay=0.01,
+            jitter_factor=0,
+            retry_statuses=retry_statuses,
         ),
     )
 

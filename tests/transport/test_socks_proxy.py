@@ -15,6 +15,16 @@ credentials it relays to a loopback HTTP server, so the success path is proved e
 ``invoke`` and ``stream``; a CONNECT to a port with nothing listening is refused with reply
 0x05, which stays a retried connection error: the control proving the policy does retry.
 
+A CONNECT the proxy answers with a failure reply (RFC 1928 §6; httpcore: ``ProxyError("Proxy
+Server could not connect: <reply>.")``) was a retried ``ProviderConnectionError`` whatever the
+code. Three repeat for the same configuration and say nothing about the provider: X'02'
+"Connection not allowed by ruleset" (the proxy's rules refuse the target) is now the access
+family an HTTP proxy's 403 gets (``ProviderUnauthorizedError``, ``status`` 403), X'07"
+"Command not supported" and X'08' "Address type not supported" (the proxy cannot carry what the
+configuration asks) a ``ProviderConfigError``: one attempt each, neutral for the circuit. The
+rest (general failure, unreachable network or host, refused connection, expired TTL) stay
+retried connection errors. The proxy answers with the code a test configures (``reply``).
+
 Every failed handshake closes its socket to the proxy at once. httpcore 1.0.9's
 ``AsyncSocks5Connection`` never closed the stream when the handshake raised (or was cancelled):
 the socket stayed open until the garbage collector freed the exception's frames, with a
@@ -45,7 +55,9 @@ from lionagi.service import (
     AttemptPolicy,
     EventStatus,
     ProviderAuthError,
+    ProviderConfigError,
     ProviderConnectionError,
+    ProviderStatusError,
     ProviderUnauthorizedError,
 )
 from lionagi.service._lifecycle.retry import counts_as_circuit_failure, is_retryable
@@ -84,16 +96,26 @@ class Socks5Proxy:
     ``"stalled"``). After a refusal it half-closes (RFC 1928 has the server close) and waits up
     to ``LINGER`` for the client to close its end: ``closed_by_client`` counts those that did.
     With ``stall``, it reads the method request and never answers; with ``hang_up``, it reads
-    it and closes the connection without a reply.
+    it and closes the connection without a reply. With ``reply`` (an RFC 1928 §6 failure code),
+    it answers every CONNECT with that code instead of connecting (outcome ``"reply 0x.."``);
+    ``address_types`` records each CONNECT's ATYP (1 IPv4, 3 domain name, 4 IPv6).
     """
 
     def __init__(
-        self, user: str, password: str, *, stall: bool = False, hang_up: bool = False
+        self,
+        user: str,
+        password: str,
+        *,
+        stall: bool = False,
+        hang_up: bool = False,
+        reply: int = 0,
     ) -> None:
         self.user = user.encode()
         self.password = password.encode()
         self.stall = stall
         self.hang_up = hang_up
+        self.reply = reply
+        self.address_types: list[int] = []
         self.connections = 0
         self.outcomes: list[str] = []
         self.closed_by_client = 0
@@ -190,7 +212,13 @@ class Socks5Proxy:
         else:
             host = socket.inet_ntop(socket.AF_INET6, await reader.readexactly(16))
         (port,) = struct.unpack("!H", await reader.readexactly(2))
+        self.address_types.append(address_type)
         bound = b"\x01" + socket.inet_aton("127.0.0.1") + struct.pack("!H", self.port)
+        if self.reply:  # RFC 1928 §6: VER, REP, RSV, ATYP, BND.ADDR, BND.PORT, then close
+            self.outcomes.append(f"reply {self.reply:#04x}")
+            writer.write(bytes((5, self.reply, 0)) + bound)
+            await writer.drain()
+            return True
         try:
             upstream_reader, upstream_writer = await asyncio.open_connection(host, port)
         except OSError:
@@ -414,6 +442,124 @@ async def test_a_socks_proxy_that_cannot_reach_the_target_is_still_retried() -> 
     assert PASSWORD not in f"{error}{error!r}"
 
 
+# A policy that retries a 403 too: a proxy's refusal carries status 403 only to name its
+# kind, and must not be retried (or counted) by a caller's wish to retry the provider's 403s.
+RETRYING_403 = AttemptPolicy(retry_statuses=frozenset({403, 429}))
+
+
+def _assert_names_the_proxy(
+    error: BaseException, proxy_port: int, target: str, scheme: str = "socks5"
+) -> str:
+    """The message names the setting, the proxy (no userinfo) and the target; no credential."""
+    text = str(error)
+    named = f"the SOCKS proxy {scheme}://127.0.0.1:{proxy_port} (client_kwargs.proxy)"
+    assert named in text, text
+    assert f"connect to {target}" in text, text
+    assert "Not retried" in text
+    shown = f"{error}\n{error!r}"
+    for secret in (PASSWORD, USER):
+        assert secret not in shown
+    return text
+
+
+@pytest.mark.parametrize("mode", ["invoke", "stream"])
+async def test_a_socks_proxy_whose_rules_refuse_the_target_is_one_unretried_403(
+    mode: str,
+) -> None:
+    """X'02' Connection not allowed by ruleset: every retry is refused the same way."""
+    async with (
+        Socks5Proxy(USER, PASSWORD, reply=0x02).running() as proxy,
+        ChatServer().running() as chat,
+    ):
+        url = f"socks5://{USER}:{PASSWORD}@127.0.0.1:{proxy.port}"
+        target = f"http://127.0.0.1:{chat.port}/v1"
+        retrying = RETRYING_403.retry_statuses
+        async with proxied_model(url, target, retry_statuses=retrying) as model:
+            error = await failure(model, mode)
+            await proxy.wait_closed_by_client(1)
+    assert isinstance(error, ProviderUnauthorizedError), repr(error)
+    assert error.status == 403
+    assert error.retryable is False
+    for policy in (AttemptPolicy(), RETRYING_403):
+        assert not is_retryable(error, policy)
+        assert not counts_as_circuit_failure(error, policy)  # the proxy's rules, not the provider
+    text = _assert_names_the_proxy(error, proxy.port, f"127.0.0.1:{chat.port}")
+    assert "its rules do not allow this destination" in text
+    assert "X'02', Connection not allowed by ruleset" in text
+    assert "sends no HTTP status" in text  # 403 is not claimed to be the proxy's answer
+    assert proxy.connections == 1
+    assert proxy.outcomes == ["reply 0x02"]
+    assert chat.requests == []
+
+
+@pytest.mark.parametrize("mode", ["invoke", "stream"])
+@pytest.mark.parametrize(
+    ("scheme", "reply", "host", "address_type", "fix"),
+    [
+        ("socks5", 0x07, "127.0.0.1", 1, "it does not relay TCP connections"),
+        ("socks5", 0x08, "127.0.0.1", 1, "it takes no IPv4 address"),
+        ("socks5", 0x08, "[::1]", 4, "it takes no IPv6 address"),
+        # A host name goes to the proxy under both schemes (httpx resolves neither locally),
+        # so the fix the message names is another proxy, not the other scheme.
+        ("socks5", 0x08, "localhost", 3, "host name for the proxy to resolve, under socks5:// "),
+        ("socks5h", 0x08, "localhost", 3, "host name for the proxy to resolve, under socks5:// "),
+    ],
+)
+async def test_a_socks_proxy_that_cannot_carry_the_request_is_one_config_error(
+    mode: str, scheme: str, reply: int, host: str, address_type: int, fix: str
+) -> None:
+    """X'07' Command not supported, X'08' Address type not supported: the proxy cannot do
+    what the configuration asks, so only a change to it helps, never a retry."""
+    async with Socks5Proxy(USER, PASSWORD, reply=reply).running() as proxy:
+        url = f"{scheme}://{USER}:{PASSWORD}@127.0.0.1:{proxy.port}"
+        port = closed_port()  # never reached: the proxy answers without connecting
+        async with proxied_model(url, f"http://{host}:{port}/v1") as model:
+            error = await failure(model, mode)
+            await proxy.wait_closed_by_client(1)
+    assert isinstance(error, ProviderConfigError), repr(error)
+    assert not isinstance(error, ProviderConnectionError | ProviderStatusError)
+    assert error.retryable is False
+    for policy in (AttemptPolicy(), RETRYING_403):
+        assert not is_retryable(error, policy)
+        assert not counts_as_circuit_failure(error, policy)
+    text = _assert_names_the_proxy(error, proxy.port, f"{host}:{port}", scheme)
+    assert fix in text
+    assert "set client_kwargs.proxy to a" in text
+    assert proxy.connections == 1
+    assert proxy.outcomes == [f"reply {reply:#04x}"]
+    assert proxy.address_types == [address_type]
+
+
+@pytest.mark.parametrize("mode", ["invoke", "stream"])
+@pytest.mark.parametrize(
+    ("reply", "words"),
+    [
+        (0x01, "General SOCKS server failure"),
+        (0x03, "Network unreachable"),
+        (0x04, "Host unreachable"),
+        (0x05, "Connection refused"),
+        (0x06, "TTL expired"),
+    ],
+)
+async def test_a_socks_proxy_failing_to_reach_the_target_is_a_retried_connection_error(
+    mode: str, reply: int, words: str
+) -> None:
+    """The replies that are the target's state or a passing fault keep their retries."""
+    async with Socks5Proxy(USER, PASSWORD, reply=reply).running() as proxy:
+        url = f"socks5://{USER}:{PASSWORD}@127.0.0.1:{proxy.port}"
+        async with proxied_model(url, f"http://127.0.0.1:{closed_port()}/v1") as model:
+            error = await failure(model, mode)
+            await proxy.wait_closed_by_client(ATTEMPTS)
+    assert isinstance(error, ProviderConnectionError), repr(error)
+    assert not isinstance(error, ProviderAuthError | ProviderConfigError)
+    assert is_retryable(error, AttemptPolicy())
+    assert counts_as_circuit_failure(error, AttemptPolicy())
+    assert f"Proxy Server could not connect: {words}" in str(error)
+    assert PASSWORD not in f"{error}{error!r}"
+    assert proxy.connections == ATTEMPTS
+    assert proxy.outcomes == [f"reply {reply:#04x}"] * ATTEMPTS
+
+
 @pytest.mark.parametrize("mode", ["invoke", "stream"])
 async def test_a_socks_proxy_hanging_up_mid_handshake_is_a_typed_retried_connection_error(
     mode: str,
@@ -487,3 +633,22 @@ def test_an_httpcore_without_the_names_the_socks_pool_reads_fails_loudly(
     monkeypatch.setattr(socks, "_CONNECTION_NAMES", ("_connection", "_renamed_state"))
     with pytest.raises(RuntimeError, match="_renamed_state"):
         socks_client(f"socks5://127.0.0.1:{closed_port()}")
+
+
+def test_the_refusal_names_a_default_port_and_an_unnamed_proxy() -> None:
+    """The target is what the proxy was asked to CONNECT to: a URL's default port included;
+    a proxy the message cannot name is the setting; a reply outside the three is refused."""
+    from lionagi.service._transport.http.status import socks_connect_error
+
+    url = httpx.URL("https://api.example.com/v1/chat")
+    error = socks_connect_error(
+        "https://api.example.com/v1/chat",
+        proxy="",
+        url=url,
+        reply="Connection not allowed by ruleset",
+    )
+    assert "the SOCKS proxy in client_kwargs.proxy refused to connect to api.example.com:443" in (
+        str(error)
+    )
+    with pytest.raises(ValueError, match="Host unreachable"):
+        socks_connect_error("w", proxy=None, url=url, reply="Host unreachable")

@@ -436,13 +436,15 @@ class ProviderInvalidRequestError(ProviderError):
 
 
 class ProviderConfigError(ProviderError):
-    """An agentic CLI refused to run because its own configuration is invalid; not retried.
+    """The provider's side of the deployment is configured so no attempt can succeed; not retried.
 
-    Its settings file, its sandbox or an extension is wrong: no attempt succeeds until the
-    deployment fixes it, so a caller must not read it as a transient failure. Not an
-    :class:`EndpointConfigurationError`: that is this library's configuration, refused before
-    anything runs; this is the provider program's own, reported by the program. An error chunk
-    reporting it is :class:`ProviderStreamConfigError`.
+    An agentic CLI refused to run because its own configuration is invalid (its settings file,
+    its sandbox or an extension is wrong), or the SOCKS proxy in ``client_kwargs.proxy``
+    cannot carry the request (it relays no TCP, or takes no address of the target's type): no
+    attempt succeeds until the deployment fixes it, so a caller must not read it as a transient
+    failure. Not an :class:`EndpointConfigurationError`: that is this library's configuration,
+    refused before anything runs; this is the provider program's, or the proxy's, reported by
+    it. An error chunk reporting it is :class:`ProviderStreamConfigError`.
     """
 
 

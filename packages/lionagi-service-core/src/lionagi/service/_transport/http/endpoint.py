@@ -78,6 +78,7 @@ from .status import (
     parse_should_retry,
     proxy_auth_error,
     read_bounded,
+    socks_connect_error,
     status_error,
 )
 from .token_estimate import estimate_tokens
@@ -885,7 +886,10 @@ class Endpoint:
         ``client_kwargs.proxy``), and a SOCKS5 proxy's refusal of the authentication it was
         offered (httpcore's ``ProxyError`` from the handshake), are refused credentials, not a
         connection failure: typed as :func:`proxy_auth_error`, so the lifecycle does not retry
-        what the proxy refuses again.
+        what the proxy refuses again. So is a SOCKS5 CONNECT reply that repeats for this
+        configuration (:func:`~.status.socks_connect_error`: the proxy's rules refuse the target,
+        or it cannot relay TCP or take the target's address type); its other failure replies
+        (the target unreachable or refusing, a general failure) stay connection failures.
         """
         secrets = self._secrets()
         where = describe_url(url, secrets)
@@ -897,6 +901,10 @@ class Endpoint:
                 # httpcore's fixed wording (method names, no credential), bounded all the same.
                 reply = excerpt(reason, secrets, 200).strip().rstrip(".")
                 return proxy_auth_error(where, proxy=self._proxy_origin(), socks_reply=reply)
+            if refused := _SOCKS_CONNECT_REFUSED.match(reason):
+                return socks_connect_error(
+                    where, proxy=self._proxy_origin(), url=url, reply=refused["reply"]
+                )
         detail = excerpt(str(exc), secrets, 300)
         if isinstance(exc, httpx.LocalProtocolError):
             # h11 quotes the offending header's bytes (repr form, so an exact-match redaction
@@ -1048,10 +1056,19 @@ _PROXY_AUTH_REQUIRED = re.compile(r"\s*407\b")
 # _async/socks_proxy.py): the RFC 1929 subnegotiation failed ("Invalid username/password"), or
 # the proxy chose no method the client offered, or one it did not offer (RFC 1928: "Requested
 # USERNAME/PASSWORD from proxy server, but got NO ACCEPTABLE METHODS."). Each repeats for the
-# same configuration. Not its "Proxy Server could not connect: ...": the proxy accepted the
-# client and failed to reach the target, a connection failure like any other.
+# same configuration.
 _SOCKS_AUTH_REFUSED = re.compile(
     r"Invalid username/password\b|Requested [A-Z/ ]+ from proxy server, but got "
+)
+# httpcore's ProxyError for a SOCKS5 CONNECT answered with a failure reply (RFC 1928 §6), in
+# its REPLY_CODES words: "Proxy Server could not connect: <reply>.". Only the replies that
+# repeat for the same configuration: X'02' (the proxy's rules refuse the target), X'07' (no
+# CONNECT) and X'08' (not the target's address type). The others (X'01' general failure, X'03'
+# network and X'04' host unreachable, X'05' connection refused, X'06' TTL expired) are the
+# target's state or a passing fault: connection failures like any other, retried.
+_SOCKS_CONNECT_REFUSED = re.compile(
+    r"Proxy Server could not connect: (?P<reply>Connection not allowed by ruleset|"
+    r"Command not supported|Address type not supported)\.?$"
 )
 
 

@@ -6,6 +6,8 @@ cannot make an error path buffer an unbounded body, and the excerpt stays small 
 
 from __future__ import annotations
 
+import contextlib
+import ipaddress
 import json
 import math
 import re
@@ -19,6 +21,7 @@ import httpx
 
 from ..._base.errors import (
     ProviderClientError,
+    ProviderConfigError,
     ProviderProtocolError,
     ProviderQuotaExhaustedError,
     ProviderRateLimitError,
@@ -47,6 +50,7 @@ __all__ = [
     "parse_should_retry",
     "proxy_auth_error",
     "read_bounded",
+    "socks_connect_error",
     "status_error",
 ]
 
@@ -297,6 +301,86 @@ def proxy_auth_error(
         status=407,
         body_excerpt=body_excerpt,
     )
+
+
+def socks_connect_error(
+    where: str, *, proxy: str | None, url: httpx.URL, reply: str
+) -> ProviderUnauthorizedError | ProviderConfigError:
+    """The typed error for a SOCKS5 proxy's CONNECT failure that repeats for this configuration.
+
+    ``reply`` is httpcore's wording of the proxy's reply code (RFC 1928 §6): ``Connection not
+    allowed by ruleset`` (X'02'), ``Command not supported`` (X'07') or ``Address type not
+    supported`` (X'08'). The other failure replies (a general failure, an unreachable network
+    or host, a refused connection, an expired TTL) are the target's state or a passing fault
+    and stay retried connection errors; these three are the proxy's settings, so every retry
+    is answered the same way and none says anything about the provider's health.
+
+    X'02' is the proxy's policy refusing this destination (for this client address or proxy
+    user): the access family an HTTP proxy's ``403 Forbidden`` answer gets,
+    :class:`ProviderUnauthorizedError` with ``status`` 403 (as a refused SOCKS authentication
+    gets 407), never retried and neutral for the circuit whatever the attempt policy retries.
+    X'07' and X'08' say the proxy cannot carry what this configuration asks of it (a TCP
+    relay, or the target's kind of address: httpx sends a host name for the proxy to resolve
+    under ``socks5://`` and ``socks5h://`` alike): :class:`ProviderConfigError`, the
+    deployment's to fix, likewise never retried and neutral.
+
+    ``url`` is the request's target: the message names its ``host:port`` (what the proxy was
+    asked to connect to), ``proxy`` the proxy's ``scheme://host:port`` (never its userinfo;
+    ``""`` or None when it cannot be named), ``where`` the redacted request URL.
+
+    Raises:
+        ValueError: ``reply`` is none of the three (the caller matched another reply).
+    """
+    default = {"http": 80, "https": 443}.get(url.scheme)
+    port = url.port if url.port is not None else default
+    version: int = 0  # a host name, unless it parses as an IP address
+    with contextlib.suppress(ValueError):
+        version = ipaddress.ip_address(url.host).version
+    kind = {4: "IPv4 address", 6: "IPv6 address"}.get(version, "host name")
+    host = f"[{url.host}]" if version == 6 else url.host
+    target = f"{host}:{port}" if port is not None else host
+    via = (
+        f"the SOCKS proxy {proxy} (client_kwargs.proxy)"
+        if proxy
+        else "the SOCKS proxy in client_kwargs.proxy"
+    )
+    not_retried = (
+        "Not retried: the proxy answers every attempt the same way, which says nothing about "
+        "the provider's health"
+    )
+    if reply == "Connection not allowed by ruleset":
+        return ProviderUnauthorizedError(
+            f"{where}: {via} refused to connect to {target}: its rules do not allow this "
+            "destination for this client or proxy user (SOCKS5 reply X'02', Connection not "
+            f"allowed by ruleset); ask whoever runs the proxy to allow {target}, or set "
+            f"client_kwargs.proxy to a proxy that may reach it. {not_retried} (status 403 "
+            "marks a proxy's refusal of the destination, as an HTTP proxy's Forbidden does; a "
+            "SOCKS proxy sends no HTTP status)",
+            status=403,
+        )
+    if reply == "Address type not supported":
+        if version:
+            fix = (
+                f"set client_kwargs.proxy to a proxy that takes {kind}es, or base_url to the "
+                "target's host name"
+            )
+        else:
+            fix = (
+                "the client sends the target's host name for the proxy to resolve, under "
+                "socks5:// and socks5h:// alike; set client_kwargs.proxy to a proxy that "
+                "resolves host names"
+            )
+        return ProviderConfigError(
+            f"{where}: {via} cannot connect to {target}: it takes no {kind} (SOCKS5 reply "
+            f"X'08', Address type not supported); {fix}. {not_retried}"
+        )
+    if reply == "Command not supported":
+        return ProviderConfigError(
+            f"{where}: {via} cannot connect to {target}: it does not relay TCP connections "
+            "(SOCKS5 reply X'07', Command not supported: the CONNECT command); set "
+            f"client_kwargs.proxy to a SOCKS5 proxy that does. {not_retried}"
+        )
+    raise ValueError(f"not a SOCKS5 reply that repeats for the configuration: {reply!r}")
 
 
 def status_error(
