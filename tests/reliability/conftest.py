@@ -113,6 +113,7 @@ ROWS: tuple[Row, ...] = (
     Row("ollama", "embeddings", "openai_embeddings", _V1, _EMBED, text=False),
     Row("ollama", "generate", "ollama", "/api", _fixed({"model": "fake-model", "prompt": "hi"})),
     Row("ollama", "api/chat", "ollama", "", _chat("fake-model")),
+    Row("ollama", "api/embed", "ollama", "", _EMBED, text=False),
     Row("openai", "chat/completions", "openai_chat", _V1, _chat("gpt-4.1-mini")),
     Row("openai", "embeddings", "openai_embeddings", _V1, _EMBED, text=False),
     Row(

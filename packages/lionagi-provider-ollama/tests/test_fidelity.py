@@ -52,3 +52,23 @@ async def test_ollama_models_accept_the_native_chat_stream() -> None:
     assert any(line.message.thinking for line in lines)
     assert any(line.message.tool_calls for line in lines)
     assert ollama.ChatResponse.model_validate(one.json()).message.content
+
+
+async def test_ollama_models_accept_the_native_embed_answer() -> None:
+    """The fake ``/api/embed`` object the native embed tests read is what the SDK parses."""
+    ollama = pytest.importorskip("ollama")
+    from lionagi.service import iModel
+
+    async with (
+        FakeProviderServer() as server,
+        iModel(
+            model="ollama/nomic-embed-text",
+            endpoint="native_embed",
+            base_url=server.base_url,
+            allow_local_network=True,
+        ) as model,
+    ):
+        call = await model.invoke(input=["alpha", "beta gamma"], dimensions=4)
+    answer = ollama.EmbedResponse.model_validate(call.execution.response)
+    assert [len(vector) for vector in answer.embeddings] == [4, 4]
+    assert answer.prompt_eval_count == 3

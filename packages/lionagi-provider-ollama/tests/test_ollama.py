@@ -53,6 +53,19 @@ class TestOllamaNativeChat(CatalogRow, HTTPChatConformance):
     refuses_unknown_stream_fields = True
 
 
+class TestOllamaNativeEmbed(CatalogRow, HTTPEmbeddingsConformance):
+    provider = "ollama"
+    endpoint = "native_embed"  # api/embed under the server's origin: no path to add
+    dialect = "ollama"  # the fake server's native error bodies; one-shot only (no stream cases)
+
+    def valid_request(self) -> dict[str, Any]:
+        return {"model": "fake-embed", "input": ["alpha", "beta gamma"]}
+
+    def response_vectors(self, response: Any) -> list[Any]:
+        """``/api/embed`` answers ``{"embeddings": [[...], ...]}``, in input order."""
+        return list(response["embeddings"])
+
+
 LINES: list[dict[str, Any]] = [
     {"model": "m", "created_at": "t", "response": "", "thinking": "hmm", "done": False},
     {"model": "m", "created_at": "t", "response": "Hi", "done": False},

@@ -1,4 +1,4 @@
-"""Ollama for lionagi-service: OpenAI-compatible chat and embeddings, native generate and chat.
+"""Ollama for lionagi-service: OpenAI-compatible chat and embeddings, native generate, chat, embed.
 
 The rows name Ollama's classes by reference (imported on the provider's first use) and the
 classes below load lazily, so other providers' commands never import them.
@@ -11,12 +11,19 @@ from lionagi.service import EndpointType, ProviderEndpointSpec, ProviderModelPol
 from ._static import DEFAULT_ORIGIN
 
 if TYPE_CHECKING:
-    from ._endpoint import OllamaChat, OllamaEmbeddings, OllamaGenerate, OllamaNativeChat
+    from ._endpoint import (
+        OllamaChat,
+        OllamaEmbeddings,
+        OllamaGenerate,
+        OllamaNativeChat,
+        OllamaNativeEmbed,
+    )
     from ._projector import OllamaGenerateProjector, OllamaNativeChatProjector
     from ._request import (
         OllamaChatRequest,
         OllamaGenerateRequest,
         OllamaNativeChatRequest,
+        OllamaNativeEmbedRequest,
         OllamaOptions,
     )
 
@@ -33,18 +40,27 @@ __all__ = [
     "OllamaNativeChat",
     "OllamaNativeChatProjector",
     "OllamaNativeChatRequest",
+    "OllamaNativeEmbed",
+    "OllamaNativeEmbedRequest",
     "OllamaOptions",
 ]
 
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "._endpoint": ("OllamaChat", "OllamaEmbeddings", "OllamaGenerate", "OllamaNativeChat"),
+        "._endpoint": (
+            "OllamaChat",
+            "OllamaEmbeddings",
+            "OllamaGenerate",
+            "OllamaNativeChat",
+            "OllamaNativeEmbed",
+        ),
         "._projector": ("OllamaGenerateProjector", "OllamaNativeChatProjector"),
         "._request": (
             "OllamaChatRequest",
             "OllamaGenerateRequest",
             "OllamaNativeChatRequest",
+            "OllamaNativeEmbedRequest",
             "OllamaOptions",
         ),
     },
@@ -96,7 +112,17 @@ PROVIDER_SPECS = (
         f"{__name__}._request:OllamaNativeChatRequest",
         "",
     ),
+    # Native embeddings, for what /v1/embeddings cannot carry (options such as num_ctx,
+    # keep_alive, truncate). Keyed by its path under the origin as api/chat is: "embed" is
+    # taken, as the alias of embeddings.
+    _row(
+        "api/embed",
+        "native_embed",
+        "OllamaNativeEmbed",
+        f"{__name__}._request:OllamaNativeEmbedRequest",
+        "",
+    ),
 )
 # A model string naming no endpoint (``ollama/llama3.2``) is chat (``/v1``); embeddings and
-# the native generate and chat APIs are named.
+# the native generate, chat and embed APIs are named.
 MODEL_POLICIES = (ProviderModelPolicy(provider="ollama", default_endpoint="chat"),)

@@ -1,4 +1,4 @@
-"""Ollama's endpoint classes: the OpenAI-compatible chat and embeddings, native generate and chat.
+"""Ollama's endpoint classes: OpenAI-compatible chat and embeddings; native generate, chat, embed.
 
 A local server: no key, and its documented default origin ``http://localhost:11434`` is the
 one local destination these classes reach without ``allow_local_network`` (core's
@@ -18,6 +18,12 @@ inside the error object). No hook here reads it: each leaves it to core's status
 which types it :class:`~lionagi.service.ProviderStatusCapabilityError` (``capability``
 ``"tools"``, ``"thinking"``, ...), never retried and neutral for the circuit, as for every
 HTTP endpoint.
+
+An input that does not fit the model's context is an HTTP 400 whose text says so (``the input
+length exceeds the context length``, ``the prompt is longer than the context length ...``,
+``input exceeds maximum context length ...``; see ``_CONTEXT``), flat on the native API, inside
+the error object on ``/v1``. Every class reads it as
+:class:`~lionagi.service.ProviderStatusContextError`.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from pydantic import BaseModel
 from lionagi.service import (
     Endpoint,
     ProviderError,
+    ProviderProtocolError,
     ProviderQuotaExhaustedError,
     ProviderStatusContextError,
 )
@@ -42,6 +49,7 @@ from lionagi.service.http import (
     StreamFraming,
     StreamProjector,
     estimate_tokens,
+    excerpt,
     first_count,
     json_kind,
 )
@@ -49,18 +57,32 @@ from lionagi.service.http import (
 from ._projector import OllamaGenerateProjector, OllamaLinesProjector, OllamaNativeChatProjector
 from ._static import DEFAULT_ORIGIN as DEFAULT_ORIGIN
 
-__all__ = ["DEFAULT_ORIGIN", "OllamaChat", "OllamaEmbeddings", "OllamaGenerate", "OllamaNativeChat"]
+__all__ = [
+    "DEFAULT_ORIGIN",
+    "OllamaChat",
+    "OllamaEmbeddings",
+    "OllamaGenerate",
+    "OllamaNativeChat",
+    "OllamaNativeEmbed",
+]
 
 
 _LOCAL: frozenset[str] = frozenset({DEFAULT_ORIGIN})
 # Ollama's hosted service says this at HTTP 429 when the plan's usage is used up: billing, so
 # not retried (a plain 429 "too many requests" stays a retried rate limit).
 _USAGE_LIMIT = "usage limit"
-# What a native 400 says when the input does not fit: "the input length exceeds the context
-# length" (truncation off), "the prompt is longer than the context length currently available to
-# the model; ..." (a prompt to cut with context shift off: ``shift=False``, or a model that
-# cannot shift).
-_CONTEXT = ("exceeds the context length", "is longer than the context length")
+# What a 400 says when the input does not fit (the same text on every row; on /v1 inside the
+# error object): "the input length exceeds the context length" (truncation off: chat, generate,
+# embed), "the prompt is longer than the context length currently available to the model; ..."
+# (a prompt to cut with context shift off: ``shift=False``, or a model that cannot shift, which
+# /v1 cannot turn on), "input exceeds maximum context length and cannot be truncated further"
+# and "input after truncation exceeds maximum context length" (embed: an input still too long
+# once cut, or a ``num_ctx`` too small to hold any).
+_CONTEXT = (
+    "exceeds the context length",
+    "is longer than the context length",
+    "exceeds maximum context length",
+)
 # 'model "x" not found, try pulling it first' (and newer servers' "model 'x' not found").
 _UNKNOWN_MODEL = re.compile(r"""\s*model (["']).*?\1 not found\b""", re.IGNORECASE)
 # The members of a generate request the model reads as text: the prompt, the system prompt that
@@ -68,19 +90,46 @@ _UNKNOWN_MODEL = re.compile(r"""\s*model (["']).*?\1 not found\b""", re.IGNORECA
 _GENERATE_TEXT = ("prompt", "system", "suffix")
 
 
-def _unknown_model_error(info: HTTPErrorInfo) -> ProviderError | None:
-    """The unsupported-model error for Ollama's "model not found" 404, else None.
+def _error_text(info: HTTPErrorInfo) -> str | None:
+    """The error text of either body shape, else None.
 
-    The text is read from either body shape: the native ``{"error": "<text>"}`` or the
-    ``/v1`` layer's ``{"error": {"message": "<text>", ...}}``.
+    The native API's flat ``{"error": "<text>"}`` or the ``/v1`` layer's ``{"error":
+    {"message": "<text>", "type": ...}}``: the server writes the same text into both.
     """
-    if info.status != 404 or not isinstance(info.body, dict):
+    if not isinstance(info.body, dict):
         return None
     error = info.body.get("error")
     text = error.get("message") if isinstance(error, dict) else error
-    if not isinstance(text, str) or not _UNKNOWN_MODEL.match(text):
+    return text if isinstance(text, str) else None
+
+
+def _unknown_model_error(info: HTTPErrorInfo) -> ProviderError | None:
+    """The unsupported-model error for Ollama's "model not found" 404, else None."""
+    if info.status != 404:
+        return None
+    text = _error_text(info)
+    if text is None or not _UNKNOWN_MODEL.match(text):
         return None
     return info.unsupported_model("pull it first")
+
+
+def _context_error(info: HTTPErrorInfo) -> ProviderError | None:
+    """The context error for a 4xx saying the input does not fit (``_CONTEXT``), else None.
+
+    Read on every row: Ollama's ``/v1`` error object carries no code for it (its type is
+    ``invalid_request_error``, as for any 400), so the OpenAI dialect's codes never type it.
+    """
+    if not 400 <= info.status < 500:
+        return None
+    text = _error_text(info)
+    if text is None or not any(words in text.lower() for words in _CONTEXT):
+        return None
+    return ProviderStatusContextError(
+        f"{info.where} refused the request: it does not fit the model's context window "
+        f"(HTTP {info.status}){info.suffix}",
+        status=info.status,
+        body_excerpt=info.excerpt,
+    )
 
 
 class OllamaChat(OpenAIChatEndpoint):
@@ -89,8 +138,8 @@ class OllamaChat(OpenAIChatEndpoint):
     local_origins: ClassVar[frozenset[str]] = _LOCAL
 
     def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
-        """A model the server has not pulled, then the OpenAI dialect's codes."""
-        return _unknown_model_error(info) or super().map_status_error(info)
+        """A model the server has not pulled, an input over the context, the dialect's codes."""
+        return _unknown_model_error(info) or _context_error(info) or super().map_status_error(info)
 
 
 class OllamaEmbeddings(OpenAIEmbeddingsEndpoint):
@@ -99,12 +148,46 @@ class OllamaEmbeddings(OpenAIEmbeddingsEndpoint):
     local_origins: ClassVar[frozenset[str]] = _LOCAL
 
     def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
-        """A model the server has not pulled, then the OpenAI dialect's codes."""
-        return _unknown_model_error(info) or super().map_status_error(info)
+        """A model the server has not pulled, an input over the context, the dialect's codes."""
+        return _unknown_model_error(info) or _context_error(info) or super().map_status_error(info)
 
 
-class _OllamaNative(Endpoint):
-    """Ollama's native API (``/api/generate``, ``/api/chat``): what both rows share.
+class _OllamaNativeAPI(Endpoint):
+    """What every native row shares (``/api/generate``, ``/api/chat``, ``/api/embed``).
+
+    The default origin reachable without opt-in, Ollama's own token counts, and the reading of
+    its flat ``{"error": "<text>"}`` bodies, which carry no codes.
+    """
+
+    local_origins: ClassVar[frozenset[str]] = _LOCAL
+
+    def token_counts(self, usage: Mapping[str, Any]) -> tuple[int | None, int | None]:
+        """Ollama's ``prompt_eval_count`` and ``eval_count`` (the result's usage, or the body)."""
+        return first_count(usage, "prompt_eval_count"), first_count(usage, "eval_count")
+
+    def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
+        """Type Ollama's flat ``{"error": "<text>"}`` bodies, which carry no codes.
+
+        A used-up plan is a quota (not a rate limit), an over-long input a context error, a
+        model the server has not pulled an unsupported model. Anything else (a capability the
+        model lacks among it) goes on to core's status mapping, which reads the same text.
+        """
+        unknown = _unknown_model_error(info)
+        if unknown is not None:
+            return unknown
+        text = _error_text(info)
+        if info.status == 429 and text is not None and _USAGE_LIMIT in text.lower():
+            return ProviderQuotaExhaustedError(
+                f"{info.where}: the plan's usage limit is reached (HTTP 429; billing, not a "
+                f"rate limit, so it is not retried){info.suffix}",
+                status=info.status,
+                body_excerpt=info.excerpt,
+            )
+        return _context_error(info) or super().map_status_error(info)
+
+
+class _OllamaNative(_OllamaNativeAPI):
+    """The native rows that answer in lines (``/api/generate``, ``/api/chat``).
 
     NDJSON lines when streaming, one object otherwise. Ollama streams unless the request says
     ``"stream": false``, so a one-shot call sends it explicitly (:meth:`create_payload`);
@@ -114,11 +197,6 @@ class _OllamaNative(Endpoint):
 
     lines: ClassVar[type[OllamaLinesProjector]] = OllamaLinesProjector
     stream_framing: ClassVar[StreamFraming | None] = "ndjson"
-    local_origins: ClassVar[frozenset[str]] = _LOCAL
-
-    def token_counts(self, usage: Mapping[str, Any]) -> tuple[int | None, int | None]:
-        """Ollama's ``prompt_eval_count`` and ``eval_count`` (the result's usage, or the body)."""
-        return first_count(usage, "prompt_eval_count"), first_count(usage, "eval_count")
 
     def response_facts(self, body: Mapping[str, Any]) -> tuple[str | None, tuple[str, ...]]:
         """A one-shot body's ``done_reason`` (``stop``, ``length``, ...), as its stream's result.
@@ -170,38 +248,6 @@ class _OllamaNative(Endpoint):
             )
         return body
 
-    def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
-        """Type Ollama's flat ``{"error": "<text>"}`` bodies, which carry no codes.
-
-        A used-up plan is a quota (not a rate limit), an over-long input a context error, a
-        model the server has not pulled an unsupported model. Anything else (a capability the
-        model lacks among it) goes on to core's status mapping, which reads the same text.
-        """
-        unknown = _unknown_model_error(info)
-        if unknown is not None:
-            return unknown
-        body = info.body
-        text = body.get("error") if isinstance(body, dict) else None
-        if info.status == 429 and isinstance(text, str) and _USAGE_LIMIT in text.lower():
-            return ProviderQuotaExhaustedError(
-                f"{info.where}: the plan's usage limit is reached (HTTP 429; billing, not a "
-                f"rate limit, so it is not retried){info.suffix}",
-                status=info.status,
-                body_excerpt=info.excerpt,
-            )
-        if (
-            400 <= info.status < 500
-            and isinstance(text, str)
-            and any(words in text.lower() for words in _CONTEXT)
-        ):
-            return ProviderStatusContextError(
-                f"{info.where} refused the request: it does not fit the model's context window "
-                f"(HTTP {info.status}){info.suffix}",
-                status=info.status,
-                body_excerpt=info.excerpt,
-            )
-        return super().map_status_error(info)
-
 
 class OllamaGenerate(_OllamaNative):
     """Native ``POST /api/generate``: a completion from a prompt."""
@@ -236,3 +282,44 @@ class OllamaNativeChat(_OllamaNative):
 
     lines: ClassVar[type[OllamaLinesProjector]] = OllamaNativeChatProjector
     projector: ClassVar[type[StreamProjector] | None] = OllamaNativeChatProjector
+
+
+class OllamaNativeEmbed(_OllamaNativeAPI):
+    """Native ``POST /api/embed``: one vector per input, with ``options`` and ``truncate``.
+
+    The row for what ``/v1/embeddings`` cannot carry (``options`` such as ``num_ctx``,
+    ``keep_alive``, ``truncate``). One-shot only, as the server is: it declares no stream
+    dialect (``projector`` None), so ``stream()`` is refused with
+    ``EndpointConfigurationError(field="stream")`` before any request, and no stream flag is
+    sent (``stream_flag`` None). Its ``base_url`` is the server's origin (the key ``api/embed``
+    is the path under it), as for ``api/chat``. The token estimate is core's, over ``input``;
+    the token counts are the body's ``prompt_eval_count`` (there is no output count).
+    """
+
+    projector: ClassVar[type[StreamProjector] | None] = None
+    stream_flag: ClassVar[str | None] = None
+
+    def check_response(self, body: Any, response: httpx.Response) -> Any:
+        """The body when it carries vectors: a JSON object whose ``embeddings`` is a list of lists.
+
+        Anything else is ``ProviderProtocolError`` naming what is wrong, rather than a body a
+        caller indexes into and fails on (``KeyError``) or reads no vectors from. Fields this
+        version does not know are left for the caller (vendors add fields without notice).
+        """
+        where = f"{self.config.provider} {self.config.endpoint}"
+        if type(body) is not dict:
+            raise ProviderProtocolError(
+                f"{where}: the answer is not a JSON object (got JSON {json_kind(body)})"
+            )
+        vectors = body.get("embeddings")
+        if type(vectors) is list and all(type(vector) is list for vector in vectors):
+            return body
+        if "error" in body:
+            # Server text: redacted (the endpoint's key included) and bounded before it is shown.
+            said = excerpt(str(body["error"]), self._secrets(), 200)
+            got = f"an error with a 2xx status: {said}"
+        elif vectors is None:
+            got = "no 'embeddings'"
+        else:
+            got = "'embeddings' is not a list of vectors"
+        raise ProviderProtocolError(f"{where}: the answer carries no vectors ({got})")

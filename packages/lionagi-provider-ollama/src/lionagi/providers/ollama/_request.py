@@ -1,4 +1,4 @@
-"""The typed requests of Ollama's native API (``/api/generate``, ``/api/chat``) and ``/v1`` chat.
+"""The typed requests of Ollama's native API (generate, chat, embed) and of its ``/v1`` chat.
 
 ``OllamaChatRequest`` is core's chat dialect plus the message fields Ollama writes on its own
 answers and reads back: a tool call's ``index`` (every ``tool_calls`` entry of a one-shot
@@ -8,13 +8,15 @@ turn sent back as Ollama returned it was refused (``messages.1.tool_calls.0.inde
 
 ``OllamaGenerateRequest`` and ``OllamaNativeChatRequest`` share the native members
 (``_OllamaNativeRequest``: ``format``, ``options``, ``keep_alive``, ``think``, ``logprobs``), so
-the two rows check them alike. The native models forbid unknown fields (a misspelled key,
-``options`` included, is refused with a "did you mean") and are strict about types: a value of
-the wrong JSON type is refused naming the field, never coerced into one the caller did not write
-(``raw="yes"`` or ``think=1`` would otherwise go out as ``true``, ``seed=True`` as ``1``,
-``temperature="0.5"`` as a number). A whole number is still a valid ``float``. ``keep_alive``,
-``think`` and ``format`` are checked against the forms Ollama's server parses, so a value it
-would refuse with a 400 (``keep_alive="5 minutes"``) is refused here with the field named.
+the two rows check them alike; ``OllamaNativeEmbedRequest`` shares the ones an embedding request
+has too (``_OllamaRequest``: ``model``, ``options``, ``keep_alive``, ``truncate``). The native
+models forbid unknown fields (a misspelled key, ``options`` included, is refused with a "did you
+mean") and are strict about types: a value of the wrong JSON type is refused naming the field,
+never coerced into one the caller did not write (``raw="yes"`` or ``think=1`` would otherwise go
+out as ``true``, ``seed=True`` as ``1``, ``temperature="0.5"`` as a number). A whole number is
+still a valid ``float``. ``keep_alive``, ``think`` and ``format`` are checked against the forms
+Ollama's server parses, so a value it would refuse with a 400 (``keep_alive="5 minutes"``) is
+refused here with the field named.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ __all__ = [
     "OllamaGenerateRequest",
     "OllamaNativeChatMessage",
     "OllamaNativeChatRequest",
+    "OllamaNativeEmbedRequest",
     "OllamaNativeTool",
     "OllamaNativeToolCall",
     "OllamaOptions",
@@ -106,6 +109,25 @@ def _stop(value: object) -> list[str]:
         index, item = next((i, x) for i, x in enumerate(value) if not isinstance(x, str))
         raise ValueError(f"must be a list of strings (item {index} is {type(item).__name__})")
     raise ValueError(f"must be a list of strings, not {type(value).__name__}")
+
+
+def _input(value: object) -> str | list[str]:
+    """An embedding input: one string or a list of strings, as ``/api/embed`` parses it.
+
+    Checked whole rather than as a union, so a refusal names ``input`` and the item at fault
+    instead of each branch of the union.
+    """
+    if isinstance(value, str):
+        return value
+    if type(value) is list:
+        for index, item in enumerate(value):
+            if not isinstance(item, str):
+                raise ValueError(
+                    f"must be a string or a list of strings (item {index} is "
+                    f"{type(item).__name__}; the server answers 'invalid input type')"
+                )
+        return value
+    raise ValueError(f"must be a string or a list of strings, not {type(value).__name__}")
 
 
 # The options Ollama removed from its ``api.Options``/``api.Runner`` structs, with the release that
@@ -198,39 +220,49 @@ class OllamaOptions(BaseModel):
         return None if value is None else _stop(value)
 
 
-class _OllamaNativeRequest(BaseModel):
-    """The members ``/api/generate`` and ``/api/chat`` share, checked once for both rows.
+class _OllamaRequest(BaseModel):
+    """The members every native request has (``/api/generate``, ``/api/chat``, ``/api/embed``).
 
-    ``format`` is ``"json"`` or a JSON schema object (structured output). ``think`` turns
-    thinking on or off, or names a level for models that take one. ``keep_alive`` is how long
-    the model stays loaded after the call (a Go duration or seconds; 0 unloads it, a negative
-    value keeps it loaded). ``logprobs`` asks for each token's log probability
-    (``top_logprobs``: how many alternatives per token, at most 20). ``truncate`` (default
-    true) lets the server cut the prompt (chat: the oldest messages) to fit the context;
-    ``false`` makes an over-long input an error instead. ``shift`` (default: on where the model
-    allows it) lets the runner drop older tokens when the context fills; ``false`` refuses an
-    over-long prompt and ends the answer at a full context (both from Ollama v0.12.6).
-    ``stream`` is set by the transport: ``stream()`` sends ``true``, ``invoke()`` sends
-    ``false`` (Ollama streams unless told not to).
+    ``model``; ``options``, the runner parameters (``num_ctx`` above all); ``keep_alive``, how
+    long the model stays loaded after the call (a Go duration or seconds; 0 unloads it, a
+    negative value keeps it loaded); ``truncate`` (default true), whether the server may cut an
+    input that does not fit the context (``false`` makes it an HTTP 400 instead). One class, so
+    the three rows check them alike.
     """
 
     model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
     model: str = Field(min_length=1)
-    format: Literal["json"] | dict[str, Any] | None = None
     options: OllamaOptions | None = None
     keep_alive: str | int | float | None = None  # a Go duration or seconds; <0: stay loaded
-    think: bool | Literal["low", "medium", "high", "max"] | None = None
-    stream: bool | None = None
-    logprobs: bool | None = None  # each line then carries its tokens' log probabilities
-    top_logprobs: int | None = Field(default=None, ge=0, le=20)  # alternatives per token
     truncate: bool | None = None  # false: an input over the context is an error, not cut
-    shift: bool | None = None  # false: a full context is not shifted
 
     @field_validator("keep_alive", mode="plain")
     @classmethod
     def _check_keep_alive(cls, value: object) -> str | int | float | None:
         return None if value is None else _keep_alive(value)
+
+
+class _OllamaNativeRequest(_OllamaRequest):
+    """The members ``/api/generate`` and ``/api/chat`` share, checked once for both rows.
+
+    ``format`` is ``"json"`` or a JSON schema object (structured output). ``think`` turns
+    thinking on or off, or names a level for models that take one. ``logprobs`` asks for each
+    token's log probability (``top_logprobs``: how many alternatives per token, at most 20).
+    ``truncate`` (from :class:`_OllamaRequest`) lets the server cut the prompt (chat: the oldest
+    messages) to fit the context. ``shift`` (default: on where the model allows it) lets the
+    runner drop older tokens when the context fills; ``false`` refuses an over-long prompt and
+    ends the answer at a full context (both from Ollama v0.12.6). ``stream`` is set by the
+    transport: ``stream()`` sends ``true``, ``invoke()`` sends ``false`` (Ollama streams unless
+    told not to).
+    """
+
+    format: Literal["json"] | dict[str, Any] | None = None
+    think: bool | Literal["low", "medium", "high", "max"] | None = None
+    stream: bool | None = None
+    logprobs: bool | None = None  # each line then carries its tokens' log probabilities
+    top_logprobs: int | None = Field(default=None, ge=0, le=20)  # alternatives per token
+    shift: bool | None = None  # false: a full context is not shifted
 
     @field_validator("think", mode="plain")
     @classmethod
@@ -347,6 +379,28 @@ class OllamaNativeChatRequest(_OllamaNativeRequest):
 
     messages: list[OllamaNativeChatMessage]
     tools: list[OllamaNativeTool] | None = None
+
+
+class OllamaNativeEmbedRequest(_OllamaRequest):
+    """Embeddings from ``/api/embed``, with the native members ``/v1/embeddings`` cannot carry.
+
+    ``input`` is one string or a list of strings (the server refuses any other item with "invalid
+    input type"); an empty string or list loads the model and returns no vectors.
+    ``dimensions`` cuts each vector to its first ``dimensions`` values (renormalised); the
+    server ignores 0 or a negative value without a word, so those are refused here, and a value
+    at or over the model's own size returns the vectors whole. ``truncate`` (default true) cuts
+    each input to the context; ``false`` makes an input over it a 400, read as a context error.
+    ``options`` (``num_ctx``, ...) and ``keep_alive`` are checked as on the other native rows.
+    One-shot only: the server does not stream embeddings, so there is no ``stream`` member.
+    """
+
+    input: str | list[str]
+    dimensions: int | None = Field(default=None, ge=1)
+
+    @field_validator("input", mode="plain")
+    @classmethod
+    def _check_input(cls, value: object) -> str | list[str]:
+        return _input(value)
 
 
 # The Chat Completions fields Ollama's compatible layer does not read (its Go
