@@ -219,6 +219,19 @@ class UnsupportedModelAsClientError(OpenAIChatEndpoint):
         return mapped
 
 
+class CapabilityAsClientError(OpenAIChatEndpoint):
+    """A vendor hook that answers every 400 itself, before core's body rules could type it."""
+
+    def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
+        if info.status == 400:
+            return ProviderClientError(
+                f"{info.where} rejected the request (HTTP 400)",
+                status=info.status,
+                body_excerpt=info.excerpt,
+            )
+        return super().map_status_error(info)
+
+
 class UnsupportedModelAsProviderError(OpenAIChatEndpoint):
     """A status mapping that wraps the refusal in the root class (counted by the circuit)."""
 
@@ -722,6 +735,7 @@ class JSON(HTTPJSONConformance):
 
 _CONTENT_FILTER = "test_content_filter_is_typed_not_retried_circuit_neutral"
 _UNSUPPORTED_MODEL = "test_unsupported_model_is_typed_not_retried_circuit_neutral"
+_CAPABILITY = "test_capability_refusal_is_typed_not_retried_circuit_neutral"
 
 # (kit, defect, case, what the failure says)
 DETECTS: list[tuple[type[Any], type[Endpoint], str, str]] = [
@@ -765,6 +779,12 @@ DETECTS: list[tuple[type[Any], type[Endpoint], str, str]] = [
         _UNSUPPORTED_MODEL,
         "after an unsupported model \\(HTTP 404\\) \\(stream\\(\\) raised "
         "ProviderProtocolError.*opened the circuit",
+    ),
+    (
+        Chat,
+        CapabilityAsClientError,
+        _CAPABILITY,
+        "expected ProviderCapabilityError, got ProviderClientError",
     ),
     (Chat, QuotaAsServerError, "test_quota_is_quota_error", "ProviderQuotaError"),
     (Chat, OverloadAsQuota, "test_overloaded_is_capacity_or_server_error", "CapacityError or"),

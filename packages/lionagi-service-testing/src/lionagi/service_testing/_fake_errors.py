@@ -4,8 +4,10 @@ An error *kind* (``"401"``, ``"context_length"``, ``"quota"``, ...) is vendor-ne
 maps it to what that vendor really answers, so one scripted scenario reads true on every wire:
 ``overloaded`` is Anthropic's 529 but a 503 elsewhere, ``quota`` is OpenAI's 429
 ``insufficient_quota`` but Anthropic's 400 "credit balance is too low", a Gemini 429 carries
-its ``google.rpc.RetryInfo`` in ``error.details``, and ``model_not_found`` is each vendor's 404
-for a model it does not serve (named :data:`UNKNOWN_MODEL` in the text).
+its ``google.rpc.RetryInfo`` in ``error.details``, ``model_not_found`` is each vendor's 404
+for a model it does not serve (named :data:`UNKNOWN_MODEL` in the text), and
+``unsupported_capability`` each vendor's 400 for a model asked for something it cannot do
+(named :data:`LIMITED_MODEL` where the vendor names the model).
 
 A 401 body deliberately echoes the credential the client sent (at most 64 characters), the way
 OpenAI's "Incorrect API key provided: ..." does, so client tests can prove that error messages
@@ -14,14 +16,17 @@ are redacted before they leave the library.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any, Literal
 
 from ._fake_wire import dumps
 
 __all__ = [
+    "CAPABILITY_MESSAGES",
     "CONTENT_FILTER_MESSAGE",
     "ERROR_KINDS",
+    "LIMITED_MODEL",
     "UNKNOWN_MODEL",
     "Vendor",
     "anthropic_error",
@@ -45,9 +50,27 @@ ERROR_KINDS: tuple[str, ...] = (
     "overloaded",
     "retry_after_date",
     "model_not_found",
+    "unsupported_capability",
 )
 # The model a ``model_not_found`` reply names: a fixed name, so the reply stays one template.
 UNKNOWN_MODEL = "fake-unknown-model"
+# The model an ``unsupported_capability`` reply names (served, but unable to do what was asked).
+LIMITED_MODEL = "fake-limited-model"
+# Each vendor's refusal of a capability the model lacks, verbatim but for the model's name, as
+# users report it: OpenAI's 400 for an image sent to a text-only model (its chat completions'
+# "Invalid content type" error, the one capability refusal the API words itself), Anthropic's
+# 400 for thinking asked of a model without it, Gemini's 400 INVALID_ARGUMENT for function
+# calling asked of a Gemma model, Ollama's 400 for tools offered to a model whose template has
+# none (its native API's flat error). Each names one capability core's shared rule reads
+# (vision, thinking, tools, tools); the JSON dialect (Exa) documents no such refusal.
+CAPABILITY_MESSAGES: Mapping[str, str] = MappingProxyType(
+    {
+        "openai": "Invalid content type. image_url is only supported by certain models.",
+        "anthropic": f"'{LIMITED_MODEL}' does not support thinking.",
+        "gemini": f"Function calling is not enabled for models/{LIMITED_MODEL}",
+        "ollama": f"registry.ollama.ai/library/{LIMITED_MODEL}:latest does not support tools",
+    }
+)
 _ECHO_LIMIT = 64
 _STATUS = {
     "401": 401,
@@ -60,6 +83,7 @@ _STATUS = {
     "overloaded": 503,
     "retry_after_date": 429,
     "model_not_found": 404,
+    "unsupported_capability": 400,
     # Not an ERROR_KINDS member: a streamed request gets the refusal inside a 200 stream (see
     # ``_fake_chat.chat_stream``); only the one-shot answer is this status.
     "content_filter": 400,
@@ -129,6 +153,11 @@ _OPENAI: dict[str, tuple[str, str, str | None]] = {
         "invalid_request_error",
         "model_not_found",
     ),
+    "unsupported_capability": (
+        CAPABILITY_MESSAGES["openai"],
+        "invalid_request_error",
+        None,
+    ),
 }
 
 
@@ -183,6 +212,9 @@ def openai_error(
     if name == "401":
         text, code = f"Incorrect API key provided: {_echo(credential)}.", "invalid_api_key"
     param = "messages" if name == "context_length" else None
+    if name == "unsupported_capability":
+        # No code: OpenAI says it in the message only, and names the refused content part.
+        param = "messages.[0].content.[1].type"
     return {"error": {"message": message or text, "type": kind_, "param": param, "code": code}}
 
 
@@ -194,6 +226,7 @@ _ANTHROPIC: dict[str, tuple[str, str]] = {
     ),
     "404": ("not_found_error", "Not found."),
     "model_not_found": ("not_found_error", f"model: {UNKNOWN_MODEL}"),
+    "unsupported_capability": ("invalid_request_error", CAPABILITY_MESSAGES["anthropic"]),
     "429": ("rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit"),
     "retry_after_date": (
         "rate_limit_error",
@@ -236,6 +269,7 @@ _GEMINI: dict[str, tuple[str, str]] = {
         "generateContent. Call ListModels to see the list of available models and their "
         "supported methods.",
     ),
+    "unsupported_capability": ("INVALID_ARGUMENT", CAPABILITY_MESSAGES["gemini"]),
     "429": ("RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota)."),
     "retry_after_date": ("RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota)."),
     "quota": (
@@ -306,6 +340,7 @@ _OLLAMA: dict[str, str] = {
     "403": "forbidden",
     "404": "model not found, try pulling it first",
     "model_not_found": f'model "{UNKNOWN_MODEL}" not found, try pulling it first',
+    "unsupported_capability": CAPABILITY_MESSAGES["ollama"],
     "429": "too many requests, please try again later",
     "retry_after_date": "too many requests, please try again later",
     "quota": "you have reached your usage limit, please upgrade to continue",

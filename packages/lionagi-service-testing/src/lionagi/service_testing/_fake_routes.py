@@ -360,6 +360,13 @@ class FakeApp:
                     f"completions only; the {route.kind} route has no documented "
                     "content-filter error shape"
                 )
+            if script.error == "unsupported_capability" and route.vendor == "json":
+                # Exa documents no "the model cannot do this" refusal: refused, not invented.
+                raise ScriptError(
+                    f"scenario {script.scenario!r}: unsupported_capability is rendered for the "
+                    f"OpenAI, Anthropic, Gemini and Ollama routes only; the {route.kind} route "
+                    "has no documented capability-refusal error shape"
+                )
         except ScriptError as exc:
             return _error(route.vendor, 400, message=str(exc))
         return self._answer(route, script, seq, facts, body)

@@ -12,6 +12,7 @@ import pytest
 from lionagi.service import (
     CircuitOpenError,
     EventStatus,
+    ProviderCapabilityError,
     ProviderConnectionError,
     ProviderContentFilterError,
     ProviderError,
@@ -28,7 +29,12 @@ from .._fake_unknown import UNKNOWN_FIELD_VALUE
 from .._fake_wire import USAGE_INPUT, USAGE_OUTPUT
 from ._http import HTTPCase, StreamOutcome, http_case
 from ._http_cases_common import OneShotCases, numbers_in, raised
-from ._http_dialects import CONTENT_FILTER_DIALECTS, TOOL_NAME, is_limit_reason
+from ._http_dialects import (
+    CAPABILITY_REFUSED,
+    CONTENT_FILTER_DIALECTS,
+    TOOL_NAME,
+    is_limit_reason,
+)
 
 __all__ = ["HTTPChatConformance"]
 
@@ -136,6 +142,11 @@ _CONTENT_FILTER_WHY = (
 _UNSUPPORTED_MODEL_WHY = (
     "a model name the provider does not serve is the caller's mistake, not the provider's "
     "health, and must be a ProviderUnsupportedModelError, which the circuit leaves closed"
+)
+_CAPABILITY_WHY = (
+    "a request for something the model cannot do is the caller's choice of model and request, "
+    "not the provider's health, and must be a ProviderCapabilityError, which the circuit "
+    "leaves closed"
 )
 
 
@@ -629,6 +640,93 @@ class HTTPChatConformance(OneShotCases):
         assert isinstance(out.error, ProviderUnsupportedModelError), (
             "an unsupported model in a stream: expected ProviderUnsupportedModelError, got "
             f"{type(out.error).__name__}: {out.error}"
+        )
+        shown = [c.type for c in out.chunks if c.type in ("text", "tool_use", "result")]
+        assert shown == [], f"a refused stream yielded output chunks: {shown}"
+        assert sent == 1, f"a refused stream was attempted {sent} times, expected 1"
+
+    @http_case
+    async def test_capability_refusal_is_typed_not_retried_circuit_neutral(
+        self, case: HTTPCase
+    ) -> None:
+        """A model refusing what the request asks of it is a ``ProviderCapabilityError``, once.
+
+        The server answers its dialect's HTTP 400 for a capability the model lacks
+        (``unsupported_capability``): OpenAI's "Invalid content type. image_url is only
+        supported by certain models." (chat completions, Responses), Anthropic's
+        ``invalid_request_error`` "'<model>' does not support thinking.", Gemini's
+        ``INVALID_ARGUMENT`` "Function calling is not enabled for models/<model>", Ollama's
+        "<model> does not support tools". What a caller depends on:
+
+        - ``invoke()`` fails with a ``ProviderCapabilityError`` that keeps its ``status`` (400;
+          core's ``ProviderStatusCapabilityError``, also a ``ProviderClientError``) and names
+          the refused capability in core's words (``capability``: ``"vision"``,
+          ``"thinking"``, ``"tools"``), after exactly one request: the same request is refused
+          the same way, so a retry only spends time;
+        - the circuit stays closed: on a model whose circuit opens at one failure, the next
+          call still reaches the server (counted, one caller offering tools to a model without
+          them would cut every other caller off);
+        - with ``streams``, ``stream()`` raises the same family, naming the same capability,
+          after one request and without an output chunk, the circuit closed again;
+        - the key appears in no error (every case scans for it).
+
+        Applies to the dialects the fake server renders the refusal for (``openai_chat``,
+        ``openai_responses``, ``anthropic_messages``, ``gemini``, ``ollama``); others are
+        skipped with the reason.
+
+        Troubleshooting: ``except ProviderCapabilityError`` is how callers tell "use another
+        model, or drop the tools/thinking/image" from a broken request. Core's status mapping
+        types the vendor's text (its shared ``capability`` rule); a ``map_status_error`` hook
+        must return None for a body it does not own (or fall back to
+        ``super().map_status_error(info)``), never turn the 400 into a plain
+        ``ProviderClientError`` / ``ProviderError``, a status-less class or an error without
+        its ``capability``; never retry inside ``call``/``stream``, and never turn the
+        refusal met at stream setup into a protocol or stream error.
+        """
+        expected = CAPABILITY_REFUSED.get(self.dialect)
+        if expected is None:
+            pytest.skip(
+                f"the fake server renders no capability-refusal error in the {self.dialect} "
+                f"dialect (only {', '.join(sorted(CAPABILITY_REFUSED))})"
+            )
+        model = case.model(failure_threshold=1)
+        before = case.attempts
+        call = await case.invoke(model, "unsupported_capability")
+        sent = case.attempts - before
+        refused = "a capability refusal (HTTP 400)"
+        await _circuit_stayed_closed(
+            case, model, call.execution.exception, "invoke()", refused=refused, why=_CAPABILITY_WHY
+        )
+        exc = raised(call, ProviderCapabilityError, refused)
+        status = getattr(exc, "status", None)
+        assert status == 400, (
+            f"the refusal {type(exc).__name__} has status {status!r}; the server answered "
+            "HTTP 400, which callers read from the error (keep core's "
+            "ProviderStatusCapabilityError)"
+        )
+        named = getattr(exc, "capability", None)
+        assert named == expected, (
+            f"the refusal {type(exc).__name__} names capability {named!r}; the server's text "
+            f"refused {expected!r}, which callers read from the error (keep core's "
+            "ProviderStatusCapabilityError, or pass capability= on)"
+        )
+        assert sent == 1, f"a capability refusal was attempted {sent} times, expected 1"
+        case.assert_key_sent(model)
+        if not self.streams:
+            return
+        before = case.attempts
+        out = await case.stream(model, "unsupported_capability")
+        sent = case.attempts - before
+        await _circuit_stayed_closed(
+            case, model, out.error, "stream()", refused=refused, why=_CAPABILITY_WHY
+        )
+        assert isinstance(out.error, ProviderCapabilityError), (
+            "a capability refusal in a stream: expected ProviderCapabilityError, got "
+            f"{type(out.error).__name__}: {out.error}"
+        )
+        named = getattr(out.error, "capability", None)
+        assert named == expected, (
+            f"a capability refusal in a stream names capability {named!r}, not {expected!r}"
         )
         shown = [c.type for c in out.chunks if c.type in ("text", "tool_use", "result")]
         assert shown == [], f"a refused stream yielded output chunks: {shown}"

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, Literal
 
 __all__ = [
+    "CAPABILITY_REFUSED",
     "CONTENT_FILTER_DIALECTS",
     "DIALECTS",
     "LIMIT_FINISH_REASONS",
@@ -59,6 +61,23 @@ DIALECTS: tuple[str, ...] = (
 # shape with no HTTP status, which the gemini distribution's own tests cover; Responses and
 # Ollama document no refusal error.
 CONTENT_FILTER_DIALECTS = frozenset({"openai_chat"})
+
+# The dialects whose "the model cannot do this" refusal the fake server renders (its
+# ``unsupported_capability`` behaviour, an HTTP 400 in the vendor's words), each with the
+# capability that text names in core's words (``ProviderCapabilityError.capability``): OpenAI's
+# "image_url is only supported by certain models" (chat completions and Responses get the same
+# object), Anthropic's "does not support thinking", Gemini's "Function calling is not enabled
+# for models/...", Ollama's "does not support tools". Not rendered: the generic JSON dialect
+# (Exa), which documents no such refusal.
+CAPABILITY_REFUSED: Mapping[str, str] = MappingProxyType(
+    {
+        "openai_chat": "vision",
+        "openai_responses": "vision",
+        "anthropic_messages": "thinking",
+        "gemini": "tools",
+        "ollama": "tools",
+    }
+)
 
 TOOL_NAME = "shell"
 # One string ``command`` property: the fake server fills it with TOOL_COMMAND, so the kit knows
