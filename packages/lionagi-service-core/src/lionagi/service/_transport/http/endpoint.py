@@ -77,6 +77,7 @@ from .status import (
     excerpt,
     parse_should_retry,
     proxy_auth_error,
+    proxy_forbidden_error,
     read_bounded,
     socks_connect_error,
     status_error,
@@ -886,10 +887,12 @@ class Endpoint:
         ``client_kwargs.proxy``), and a SOCKS5 proxy's refusal of the authentication it was
         offered (httpcore's ``ProxyError`` from the handshake), are refused credentials, not a
         connection failure: typed as :func:`proxy_auth_error`, so the lifecycle does not retry
-        what the proxy refuses again. So is a SOCKS5 CONNECT reply that repeats for this
-        configuration (:func:`~.status.socks_connect_error`: the proxy's rules refuse the target,
-        or it cannot relay TCP or take the target's address type); its other failure replies
-        (the target unreachable or refusing, a general failure) stay connection failures.
+        what the proxy refuses again. A proxy's 403 answer to CONNECT is its rules refusing the
+        destination (:func:`proxy_forbidden_error`), likewise never retried. So is a SOCKS5
+        CONNECT reply that repeats for this configuration (:func:`~.status.socks_connect_error`:
+        the proxy's rules refuse the target, or it cannot relay TCP or take the target's address
+        type); its other failure replies (the target unreachable or refusing, a general failure)
+        stay connection failures.
         """
         secrets = self._secrets()
         where = describe_url(url, secrets)
@@ -897,6 +900,8 @@ class Endpoint:
             reason = str(exc)
             if _PROXY_AUTH_REQUIRED.match(reason):
                 return proxy_auth_error(where, proxy=self._proxy_origin())
+            if _PROXY_FORBIDDEN.match(reason):
+                return proxy_forbidden_error(where, proxy=self._proxy_origin(), url=url)
             if _SOCKS_AUTH_REFUSED.match(reason):
                 # httpcore's fixed wording (method names, no credential), bounded all the same.
                 reply = excerpt(reason, secrets, 200).strip().rstrip(".")
@@ -1052,6 +1057,8 @@ class _TransportCap:
 _QUOTED_BYTES = re.compile(r"""b(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
 # httpcore's ProxyError for a CONNECT answered with a non-2xx status is "<status> <reason>".
 _PROXY_AUTH_REQUIRED = re.compile(r"\s*407\b")
+# The same, 403 Forbidden: the proxy's rules refuse the tunnel to this destination.
+_PROXY_FORBIDDEN = re.compile(r"\s*403\b")
 # httpcore's ProxyErrors for a SOCKS5 handshake refused at authentication (httpcore
 # _async/socks_proxy.py): the RFC 1929 subnegotiation failed ("Invalid username/password"), or
 # the proxy chose no method the client offered, or one it did not offer (RFC 1928: "Requested

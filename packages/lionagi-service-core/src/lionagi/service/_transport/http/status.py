@@ -49,6 +49,7 @@ __all__ = [
     "parse_retry_after",
     "parse_should_retry",
     "proxy_auth_error",
+    "proxy_forbidden_error",
     "read_bounded",
     "socks_connect_error",
     "status_error",
@@ -300,6 +301,36 @@ def proxy_auth_error(
         f"credentials are refused again{suffix}",
         status=407,
         body_excerpt=body_excerpt,
+    )
+
+
+def proxy_forbidden_error(
+    where: str, *, proxy: str | None, url: httpx.URL
+) -> ProviderUnauthorizedError:
+    """The typed error for an HTTP proxy answering the tunnel's CONNECT with 403 Forbidden.
+
+    The proxy's access rules refuse this destination (for this client address or proxy user):
+    every retry is refused the same way and none says anything about the provider's health, so
+    it is the access family, :class:`ProviderUnauthorizedError` with ``status`` 403, never
+    retried and neutral for the circuit, as a SOCKS proxy's "not allowed by ruleset" is. Only
+    the CONNECT's answer: a forward proxy's 403 to a plain-http request is the response itself,
+    typed by :func:`status_error` like any 403. ``proxy`` is the proxy's ``scheme://host:port``
+    (never its userinfo; ``""`` or None when it cannot be named), ``url`` the request's target.
+    """
+    default = {"http": 80, "https": 443}.get(url.scheme)
+    port = url.port if url.port is not None else default
+    host = f"[{url.host}]" if ":" in url.host else url.host
+    target = f"{host}:{port}" if port is not None else host
+    via = (
+        f"the proxy {proxy} (client_kwargs.proxy)" if proxy else "the proxy in client_kwargs.proxy"
+    )
+    return ProviderUnauthorizedError(
+        f"{where}: {via} refused to open a tunnel to {target} (HTTP 403 Forbidden to CONNECT): "
+        "its rules do not allow this destination for this client or proxy user; ask whoever "
+        f"runs the proxy to allow {target}, or set client_kwargs.proxy to a proxy that may reach "
+        "it. Not retried: the proxy answers every attempt the same way, which says nothing about "
+        "the provider's health",
+        status=403,
     )
 
 
