@@ -304,6 +304,14 @@ def proxy_auth_error(
     )
 
 
+def _target(url: httpx.URL) -> str:
+    """``host:port`` a proxy is asked to connect to (the scheme's default port made explicit)."""
+    default = {"http": 80, "https": 443}.get(url.scheme)
+    port = url.port if url.port is not None else default
+    host = f"[{url.host}]" if ":" in url.host else url.host
+    return f"{host}:{port}" if port is not None else host
+
+
 def proxy_forbidden_error(
     where: str, *, proxy: str | None, url: httpx.URL
 ) -> ProviderUnauthorizedError:
@@ -317,10 +325,7 @@ def proxy_forbidden_error(
     typed by :func:`status_error` like any 403. ``proxy`` is the proxy's ``scheme://host:port``
     (never its userinfo; ``""`` or None when it cannot be named), ``url`` the request's target.
     """
-    default = {"http": 80, "https": 443}.get(url.scheme)
-    port = url.port if url.port is not None else default
-    host = f"[{url.host}]" if ":" in url.host else url.host
-    target = f"{host}:{port}" if port is not None else host
+    target = _target(url)
     via = (
         f"the proxy {proxy} (client_kwargs.proxy)" if proxy else "the proxy in client_kwargs.proxy"
     )
@@ -362,14 +367,11 @@ def socks_connect_error(
     Raises:
         ValueError: ``reply`` is none of the three (the caller matched another reply).
     """
-    default = {"http": 80, "https": 443}.get(url.scheme)
-    port = url.port if url.port is not None else default
     version: int = 0  # a host name, unless it parses as an IP address
     with contextlib.suppress(ValueError):
         version = ipaddress.ip_address(url.host).version
     kind = {4: "IPv4 address", 6: "IPv6 address"}.get(version, "host name")
-    host = f"[{url.host}]" if version == 6 else url.host
-    target = f"{host}:{port}" if port is not None else host
+    target = _target(url)
     via = (
         f"the SOCKS proxy {proxy} (client_kwargs.proxy)"
         if proxy
