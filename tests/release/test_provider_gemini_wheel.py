@@ -37,7 +37,8 @@ PACKAGES = {
 }
 
 # Run inside the core + gemini environment: stream, then invoke, through the default (chat)
-# endpoint and the native one; prints one JSON line of what it saw.
+# endpoint and the native one, then invoke the two native embeddings rows; prints one JSON line
+# of what it saw.
 CLIENT = """
 import json, sys
 import anyio
@@ -75,6 +76,21 @@ async def main():
             "invoked": "".join(p.get("text", "") for p in parts),
             "usage": chunks[-1].metadata.get("usage"),
         }
+    CONTENT = {"parts": [{"text": "hello"}]}
+    for endpoint, request in (
+        ("native_embed", {"content": CONTENT}),
+        ("native_batch_embed", {"requests": [{"content": CONTENT}, {"content": CONTENT}]}),
+    ):
+        async with iModel(
+            model="gemini/gemini-embedding-001", endpoint=endpoint, base_url=fake + "/v1beta",
+            api_key="test-key", allow_local_network=True,
+        ) as model:
+            call = await model.invoke(**request)
+            seen[endpoint] = {
+                "endpoint": model.endpoint.config.endpoint,
+                "status": str(call.execution.status),
+                "response": call.execution.response,
+            }
     print(json.dumps(seen))
 
 
@@ -178,8 +194,10 @@ def test_providers_json_lists_exactly_gemini_and_scripted(user_env: Path) -> Non
     assert sorted(p["provider"] for p in catalog["providers"]) == ["gemini", "scripted"]
     [gemini] = [p for p in catalog["providers"] if p["provider"] == "gemini"]
     assert gemini["distribution"] == "lionagi-provider-gemini"
-    assert [e["endpoint"] for e in gemini["endpoints"]] == [
+    assert [e["endpoint"] for e in gemini["endpoints"]] == [  # the report sorts them
+        "batch_embed_contents",
         "chat/completions",
+        "embed_content",
         "embeddings",
         "generate_content",
     ]
@@ -203,6 +221,13 @@ def test_imodel_streams_and_invokes_from_the_installed_wheels(
     assert native["text"]
     assert native["invoked"] == native["text"]
     assert native["usage"]["promptTokenCount"]
+    single, batch = seen["native_embed"], seen["native_batch_embed"]
+    assert (single["endpoint"], batch["endpoint"]) == ("embed_content", "batch_embed_contents")
+    assert single["status"] == batch["status"] == "completed"
+    vector = single["response"]["embedding"]["values"]
+    assert vector
+    # One embedding per entry; the same text embeds the same on either method.
+    assert batch["response"]["embeddings"] == [{"values": vector}, {"values": vector}]
 
 
 def _catalog(user_env: Path, cwd: Path) -> list[str]:

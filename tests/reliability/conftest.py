@@ -88,6 +88,13 @@ class Row:
 
 _V1 = "/v1"
 _EMBED = _fixed({"model": "fake-embed", "input": ["alpha", "beta gamma"]})
+_GEMINI_EMBED_MODEL = "gemini-embedding-001"
+
+
+def _gemini_content(text: str) -> dict[str, Any]:
+    return {"parts": [{"text": text}]}
+
+
 ROWS: tuple[Row, ...] = (
     Row("anthropic", "messages", "anthropic_messages", _V1, _chat("claude-fake")),
     Row("deepseek", "chat/completions", "openai_chat", _V1, _chat("deepseek-chat")),
@@ -105,6 +112,28 @@ ROWS: tuple[Row, ...] = (
         _fixed(
             {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "hi"}]}]}
         ),
+    ),
+    Row(
+        "gemini",
+        "embed_content",
+        "gemini",
+        "/v1beta",
+        lambda: {"model": _GEMINI_EMBED_MODEL, "content": _gemini_content("alpha")},
+        text=False,
+    ),
+    Row(
+        "gemini",
+        "batch_embed_contents",
+        "gemini",
+        "/v1beta",
+        lambda: {
+            "model": _GEMINI_EMBED_MODEL,
+            "requests": [
+                {"content": _gemini_content("alpha")},
+                {"content": _gemini_content("beta gamma")},
+            ],
+        },
+        text=False,
     ),
     Row("groq", "chat/completions", "openai_chat", "/openai/v1", _chat("llama-3.1-8b-instant")),
     Row("nvidia_nim", "chat/completions", "openai_chat", _V1, _chat("meta/llama-3.1-8b-instruct")),

@@ -134,6 +134,10 @@ def _request(provider: str, endpoint: str) -> tuple[dict[str, Any], bool]:
         request["messages"] = [{"role": "user", "content": "hi"}]
     elif "contents" in fields and "model" in fields:
         request["contents"] = [{"role": "user", "parts": [{"text": "hi"}]}]
+    elif "content" in fields and "model" in fields:  # Gemini's native embedContent
+        request["content"] = {"parts": [{"text": "hi"}]}
+    elif "requests" in fields and "model" in fields:  # ... and batchEmbedContents
+        request["requests"] = [{"content": {"parts": [{"text": "hi"}]}}]
     elif "input" in fields:
         request["input"] = "hi"
     elif "prompt" in fields:

@@ -56,10 +56,16 @@ def test_the_row_resolves_by_key_alias_and_provider_alias() -> None:
     assert bare.endpoint.config.endpoint == "embeddings"
 
 
-def test_the_catalog_validates_the_provider_with_its_three_rows() -> None:
+def test_the_catalog_validates_the_provider_with_its_five_rows() -> None:
     # Resolving the provider imports and checks every row, as ``providers --strict`` does.
     provider = ProviderCatalog().snapshot().provider("gemini")
-    assert set(provider.endpoints) == {"chat/completions", "embeddings", "generate_content"}
+    assert set(provider.endpoints) == {
+        "chat/completions",
+        "embeddings",
+        "generate_content",
+        "embed_content",
+        "batch_embed_contents",
+    }
     entry = provider.endpoints["embeddings"]
     assert entry.resolved_class is GeminiEmbeddings
     assert entry.request_options is OpenAIEmbeddingsRequest

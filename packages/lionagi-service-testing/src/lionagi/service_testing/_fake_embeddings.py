@@ -14,7 +14,14 @@ from typing import Any
 from ._fake_request import DEFAULT_MODEL
 from ._fake_wire import CREATED, dumps
 
-__all__ = ["EMBEDDING_DIMENSIONS", "embed", "embeddings_json", "gemini_models", "openai_models"]
+__all__ = [
+    "EMBEDDING_DIMENSIONS",
+    "embed",
+    "embeddings_json",
+    "gemini_models",
+    "openai_models",
+    "vector_size",
+]
 
 EMBEDDING_DIMENSIONS = 8
 _MAX_DIMENSIONS = 4096
@@ -29,6 +36,13 @@ def embed(text: str, dimensions: int = EMBEDDING_DIMENSIONS) -> list[float]:
         out.extend(round(byte / 127.5 - 1.0, 4) for byte in digest)
         block += 1
     return out[:dimensions]
+
+
+def vector_size(requested: object) -> int:
+    """The vector length a request asks for (1 to 4096), else :data:`EMBEDDING_DIMENSIONS`."""
+    if type(requested) is int and 0 < requested <= _MAX_DIMENSIONS:  # bool is not a size
+        return requested
+    return EMBEDDING_DIMENSIONS
 
 
 def embeddings_json(body: dict[str, Any]) -> bytes:

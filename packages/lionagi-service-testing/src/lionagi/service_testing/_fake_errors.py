@@ -266,7 +266,7 @@ _GEMINI: dict[str, tuple[str, str]] = {
     "model_not_found": (
         "NOT_FOUND",
         f"models/{UNKNOWN_MODEL} is not found for API version v1beta, or is not supported for "
-        "generateContent. Call ListModels to see the list of available models and their "
+        "{method}. Call ListModels to see the list of available models and their "
         "supported methods.",
     ),
     "unsupported_capability": ("INVALID_ARGUMENT", CAPABILITY_MESSAGES["gemini"]),
@@ -300,13 +300,16 @@ def gemini_error(
     message: str | None = None,
     *,
     retry_seconds: float | None = None,
+    method: str = "generateContent",
     **_: Any,
 ) -> dict[str, Any]:
     """The ``{"error": {"code", "message", "status"[, "details"]}}`` object Gemini returns.
 
     A 429 carries ``google.rpc.RetryInfo`` (``retryDelay: "<n>s"``, a protobuf Duration, so
     ``"13s"`` or ``"0.05s"``) when the delay is known, and
-    ``quota`` a ``google.rpc.QuotaFailure`` too, as the real service does.
+    ``quota`` a ``google.rpc.QuotaFailure`` too, as the real service does. ``method`` is the
+    API method the request called (``embedContent``, ...), which the service's "model is not
+    found" text names.
     """
     name = _kind_of(kind)
     if name == "401":
@@ -314,6 +317,7 @@ def gemini_error(
         text = f"API key not valid ({_echo(credential)}). Please pass a valid API key."
     else:
         status, text = _GEMINI.get(name, ("INTERNAL", "An internal error has occurred."))
+        text = text.replace("{method}", method)
     error: dict[str, Any] = {
         "code": error_status("gemini", name),
         "message": message or text,
@@ -414,6 +418,7 @@ def error_body(
     """Serialized error body for ``vendor``; ``message`` overrides the stock wording.
 
     ``extra`` carries what only some dialects report: ``retry_seconds`` (Gemini's RetryInfo),
+    ``method`` (the Gemini method a "model is not found" text names),
     ``request_id`` (the generic JSON endpoint's ``requestId``).
     """
     return dumps(_BUILDERS[vendor](kind, credential, message, **extra))

@@ -1,4 +1,4 @@
-"""Gemini ``generateContent`` wire (what the ``gemini`` CLI speaks).
+"""Gemini's native wire: ``generateContent`` (what the ``gemini`` CLI speaks) and embeddings.
 
 Each chunk is a ``GenerateContentResponse``: ``candidates[0].content.parts`` holding ``text``
 parts (``thought: true`` for thinking) or a whole ``functionCall`` part (Gemini does not stream
@@ -6,18 +6,30 @@ arguments). The last chunk carries ``finishReason`` and ``usageMetadata``. Serve
 (``?alt=sse``), as a JSON array of chunks (``streamGenerateContent`` without ``alt=sse``), or as
 one merged object (``generateContent``). An answer cut at the output token limit
 (``token_limit``) finishes with ``"MAX_TOKENS"``.
+
+``:embedContent`` answers ``{"embedding": {"values": [...]}}`` and ``:batchEmbedContents``
+``{"embeddings": [{"values": [...]}, ...]}``, one per entry of ``requests``, in order; each vector
+derives from the text of the entry's ``content.parts`` (as the OpenAI route's from ``input``) and
+has ``outputDimensionality`` values when the request sets it. They have no streamed form.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ._fake_embeddings import embed, vector_size
 from ._fake_errors import gemini_error
 from ._fake_request import RequestFacts
 from ._fake_script import Script
 from ._fake_wire import USAGE_INPUT, USAGE_OUTPUT, USAGE_TOTAL, Rendered, dumps, sse_data
 
-__all__ = ["gemini_array", "gemini_json", "gemini_stream"]
+__all__ = [
+    "gemini_array",
+    "gemini_batch_embed_json",
+    "gemini_embed_json",
+    "gemini_json",
+    "gemini_stream",
+]
 
 _USAGE = {
     "promptTokenCount": USAGE_INPUT,
@@ -90,3 +102,33 @@ def gemini_stream(script: Script, seq: int, facts: RequestFacts, *, fail: bool =
     if fail:
         return Rendered([frames[0], sse_data(dumps(gemini_error(500)))], first_output=0)
     return Rendered(frames, first_output=0)
+
+
+def _embedding(request: Any) -> dict[str, Any]:
+    """The ``ContentEmbedding`` of one ``EmbedContentRequest``: its parts' text, embedded.
+
+    Lenient like the other fake routes: a part without text adds nothing, and a request without
+    ``content`` embeds the empty text (the client under test is what the kit checks, not the
+    request's validity).
+    """
+    fields = request if isinstance(request, dict) else {}
+    content = fields.get("content")
+    parts = content.get("parts") if isinstance(content, dict) else None
+    text = "".join(
+        part["text"]
+        for part in (parts if isinstance(parts, list) else ())
+        if isinstance(part, dict) and isinstance(part.get("text"), str)
+    )
+    return {"values": embed(text, vector_size(fields.get("outputDimensionality")))}
+
+
+def gemini_embed_json(body: dict[str, Any]) -> bytes:
+    """``:embedContent``: ``{"embedding": {"values": [...]}}`` for the request's content."""
+    return dumps({"embedding": _embedding(body)})
+
+
+def gemini_batch_embed_json(body: dict[str, Any]) -> bytes:
+    """``:batchEmbedContents``: one ``{"values": [...]}`` per entry of ``requests``, in order."""
+    entries = body.get("requests")
+    listed = entries if isinstance(entries, list) else []
+    return dumps({"embeddings": [_embedding(entry) for entry in listed]})

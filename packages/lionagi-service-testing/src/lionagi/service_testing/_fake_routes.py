@@ -1,7 +1,8 @@
 """Route each request to its dialect's renderer and apply the scripted scenario.
 
 Routes match on the path's suffix (``.../chat/completions``, ``.../responses``,
-``.../messages``, ``.../embeddings``, ``.../models/{model}:generateContent``, ``.../api/chat``,
+``.../messages``, ``.../embeddings``, ``.../models/{model}:generateContent`` (and Gemini's
+``:streamGenerateContent``, ``:embedContent``, ``:batchEmbedContents``), ``.../api/chat``,
 ``.../api/generate``, ``.../api/embed``, ``.../search``, ``.../answer``; Exa's operations also
 under ``/json/``), so a client can keep its provider's own prefix (``/v1``, ``/v1beta/openai``,
 ``/api/v1``) and point only the host at the fake server. A leading ``/scenario/<names>/`` is
@@ -25,7 +26,13 @@ from ._fake_cache import SENTINEL, ReplyCache
 from ._fake_chat import chat_json, chat_stream
 from ._fake_embeddings import embeddings_json, gemini_models, openai_models
 from ._fake_errors import Vendor, error_body, error_status
-from ._fake_gemini import gemini_array, gemini_json, gemini_stream
+from ._fake_gemini import (
+    gemini_array,
+    gemini_batch_embed_json,
+    gemini_embed_json,
+    gemini_json,
+    gemini_stream,
+)
 from ._fake_http import Cut, HttpReply, HttpRequest
 from ._fake_ollama import (
     NDJSON,
@@ -106,6 +113,25 @@ _COUNT = _Route("count_tokens", "anthropic", lambda *_: dumps({"input_tokens": U
 _EMBED = _Route("embeddings", "openai", lambda script, seq, facts, body: embeddings_json(body))
 _GEMINI = _Route("gemini", "gemini", _plain(gemini_json))
 _GEMINI_STREAM = _Route("gemini_stream", "gemini", _plain(gemini_array), _bodiless(gemini_stream))
+_GEMINI_EMBED = _Route(
+    "gemini_embed", "gemini", lambda script, seq, facts, body: gemini_embed_json(body)
+)
+_GEMINI_BATCH_EMBED = _Route(
+    "gemini_batch_embed", "gemini", lambda script, seq, facts, body: gemini_batch_embed_json(body)
+)
+# Gemini's native methods, by the name after ``models/{model}:``.
+_GEMINI_METHODS = {
+    "generateContent": _GEMINI,
+    "streamGenerateContent": _GEMINI_STREAM,
+    "embedContent": _GEMINI_EMBED,
+    "batchEmbedContents": _GEMINI_BATCH_EMBED,
+}
+# The method a Gemini route's errors name ("... is not supported for <method>"): the streamed
+# method is answered as the service does, naming generateContent.
+_GEMINI_ERROR_METHOD = {
+    _GEMINI_EMBED.kind: "embedContent",
+    _GEMINI_BATCH_EMBED.kind: "batchEmbedContents",
+}
 _OLLAMA_CHAT = _Route(
     "ollama_chat",
     "ollama",
@@ -149,7 +175,7 @@ _SUFFIXES = (
     *((f"/{name}", route) for name, route in _EXA_ROUTES.items()),
 )
 _JSON_PREFIX = "/json/"
-_GEMINI_PATH = re.compile(r"/models/([^/:]+):(generateContent|streamGenerateContent)$")
+_GEMINI_PATH = re.compile(r"/models/([^/:]+):(" + "|".join(_GEMINI_METHODS) + r")$")
 _CUTS = {
     "disconnect_before": Cut.BEFORE,
     "disconnect_after_head": Cut.AFTER_HEAD,
@@ -360,6 +386,13 @@ class FakeApp:
                     f"completions only; the {route.kind} route has no documented "
                     "content-filter error shape"
                 )
+            if script.behaviour == "invalid_utf8" and route.kind in _GEMINI_ERROR_METHOD:
+                # The bytes go into a string of the answer, and Gemini's embeddings answer has
+                # none (only numbers): refused rather than answered intact.
+                raise ScriptError(
+                    f"scenario {script.scenario!r}: invalid_utf8 needs a string in the answer; "
+                    f"the {route.kind} route's answer holds only numbers"
+                )
             if script.error == "unsupported_capability" and route.vendor == "json":
                 # Exa documents no "the model cannot do this" refusal: refused, not invented.
                 raise ScriptError(
@@ -381,9 +414,7 @@ class FakeApp:
             if path.endswith(suffix):
                 return route
         match = _GEMINI_PATH.search(path)
-        if match is None:
-            return None
-        return _GEMINI_STREAM if match.group(2) == "streamGenerateContent" else _GEMINI
+        return None if match is None else _GEMINI_METHODS[match.group(2)]
 
     @staticmethod
     def _facts(route: _Route, body: dict[str, Any], path: str, query: str) -> RequestFacts:
@@ -392,6 +423,8 @@ class FakeApp:
         if route.vendor == "gemini":
             match = _GEMINI_PATH.search(path)
             model = match.group(1) if match else ""
+            if route.kind in _GEMINI_ERROR_METHOD:  # embeddings: no tools, turns or stream
+                return RequestFacts(model=model or DEFAULT_MODEL)
             sse = route is _GEMINI_STREAM and ("alt", "sse") in parse_qsl(query)
             return gemini_facts(body, model, sse)
         model = body.get("model")
@@ -414,6 +447,7 @@ class FakeApp:
         extra: dict[str, Any] = {}
         if route.vendor == "gemini":
             extra["retry_seconds"] = _retry_seconds(script.retry_after)
+            extra["method"] = _GEMINI_ERROR_METHOD.get(route.kind, "generateContent")
         elif route.vendor == "json":
             extra["request_id"] = f"req_fake_{seq}"
         reply = _error(route.vendor, kind, headers, script.credential, **extra)

@@ -1,12 +1,14 @@
 """Google Gemini API provider for lionagi-service.
 
-Three endpoints under provider ``gemini`` (alias ``gemini-api``), all keyed by ``GEMINI_API_KEY``:
+Five endpoints under provider ``gemini`` (alias ``gemini-api``), all keyed by ``GEMINI_API_KEY``:
 ``chat/completions`` (alias ``chat``) and ``embeddings`` (alias ``embed``) through Gemini's
-OpenAI-compatible layer, and ``generate_content`` (alias ``generate``) on the native
-``generateContent`` API. Model strings take no effort suffix (``gemini/gemini-2.5-flash``);
-thinking is set in the request (``reasoning_effort`` / ``google.thinking_config`` on chat,
-``generationConfig.thinkingConfig`` natively). The rows name their classes by reference and the
-classes below load on first use.
+OpenAI-compatible layer; ``generate_content`` (alias ``generate``), ``embed_content`` (alias
+``native_embed``) and ``batch_embed_contents`` (alias ``native_batch_embed``) on the native
+API (``generateContent``, ``embedContent``, ``batchEmbedContents``), whose keys are the methods'
+names spelled like the first native row's. Model strings take no effort suffix
+(``gemini/gemini-2.5-flash``); thinking is set in the request (``reasoning_effort`` /
+``google.thinking_config`` on chat, ``generationConfig.thinkingConfig`` natively). The rows name
+their classes by reference and the classes below load on first use.
 """
 
 from __future__ import annotations
@@ -17,9 +19,20 @@ from lionagi.service import EndpointType, ProviderEndpointSpec, ProviderModelPol
 from lionagi.service.http import openai_compatible_specs
 
 if TYPE_CHECKING:
-    from ._endpoints import GeminiChat, GeminiEmbeddings, GeminiGenerateContent
+    from ._endpoints import (
+        GeminiBatchEmbedContents,
+        GeminiChat,
+        GeminiEmbedContent,
+        GeminiEmbeddings,
+        GeminiGenerateContent,
+    )
     from ._projector import GeminiStreamProjector
-    from ._requests import GeminiChatRequest, GeminiGenerateContentRequest
+    from ._requests import (
+        GeminiBatchEmbedContentsRequest,
+        GeminiChatRequest,
+        GeminiEmbedContentRequest,
+        GeminiGenerateContentRequest,
+    )
 
 __all__ = [
     "API_KEY_ENV",
@@ -27,8 +40,12 @@ __all__ = [
     "NATIVE_BASE_URL",
     "OPENAI_COMPATIBLE_BASE_URL",
     "PROVIDER_SPECS",
+    "GeminiBatchEmbedContents",
+    "GeminiBatchEmbedContentsRequest",
     "GeminiChat",
     "GeminiChatRequest",
+    "GeminiEmbedContent",
+    "GeminiEmbedContentRequest",
     "GeminiEmbeddings",
     "GeminiGenerateContent",
     "GeminiGenerateContentRequest",
@@ -38,9 +55,20 @@ __all__ = [
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "._endpoints": ("GeminiChat", "GeminiEmbeddings", "GeminiGenerateContent"),
+        "._endpoints": (
+            "GeminiBatchEmbedContents",
+            "GeminiChat",
+            "GeminiEmbedContent",
+            "GeminiEmbeddings",
+            "GeminiGenerateContent",
+        ),
         "._projector": ("GeminiStreamProjector",),
-        "._requests": ("GeminiChatRequest", "GeminiGenerateContentRequest"),
+        "._requests": (
+            "GeminiBatchEmbedContentsRequest",
+            "GeminiChatRequest",
+            "GeminiEmbedContentRequest",
+            "GeminiGenerateContentRequest",
+        ),
     },
 )
 
@@ -48,6 +76,23 @@ API_KEY_ENV = "GEMINI_API_KEY"
 NATIVE_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
 OPENAI_COMPATIBLE_BASE_URL = f"{NATIVE_BASE_URL}/openai"
 _ALIASES = ("gemini-api",)
+
+
+def _native(endpoint: str, alias: str, name: str) -> ProviderEndpointSpec:
+    """A row on the native API: class ``name`` and its request model ``<name>Request``."""
+    return ProviderEndpointSpec(
+        provider="gemini",
+        provider_aliases=_ALIASES,
+        endpoint=endpoint,
+        endpoint_aliases=(alias,),
+        endpoint_type=EndpointType.API,
+        endpoint_class=f"{__name__}._endpoints:{name}",
+        request_options=f"{__name__}._requests:{name}Request",
+        base_url=NATIVE_BASE_URL,
+        auth_type="x-api-key",
+        api_key_env=API_KEY_ENV,
+    )
+
 
 PROVIDER_SPECS = (
     *openai_compatible_specs(
@@ -60,18 +105,11 @@ PROVIDER_SPECS = (
         # Core's OpenAIEmbeddingsRequest, by reference; no default model (chat sets none either).
         embeddings_class=f"{__name__}._endpoints:GeminiEmbeddings",
     ),
-    ProviderEndpointSpec(
-        provider="gemini",
-        provider_aliases=_ALIASES,
-        endpoint="generate_content",
-        endpoint_aliases=("generate",),
-        endpoint_type=EndpointType.API,
-        endpoint_class=f"{__name__}._endpoints:GeminiGenerateContent",
-        request_options=f"{__name__}._requests:GeminiGenerateContentRequest",
-        base_url=NATIVE_BASE_URL,
-        auth_type="x-api-key",
-        api_key_env=API_KEY_ENV,
-    ),
+    _native("generate_content", "generate", "GeminiGenerateContent"),
+    # The native embeddings methods, one-shot only (no row default model, as for the
+    # compatible embeddings row); "embed" is taken, as the alias of "embeddings".
+    _native("embed_content", "native_embed", "GeminiEmbedContent"),
+    _native("batch_embed_contents", "native_batch_embed", "GeminiBatchEmbedContents"),
 )
 
 # Gemini's API takes thinking settings in the request, not in the model name: a model string

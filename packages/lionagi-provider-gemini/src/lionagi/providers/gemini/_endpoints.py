@@ -44,6 +44,7 @@ from lionagi.service.http import (
     StreamProjector,
     TokenCounts,
     estimate_tokens,
+    excerpt,
     first_count,
     json_kind,
     sum_counts,
@@ -56,11 +57,40 @@ from ._requests import model_path_segment
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["GeminiChat", "GeminiEmbeddings", "GeminiGenerateContent"]
+__all__ = [
+    "GeminiBatchEmbedContents",
+    "GeminiChat",
+    "GeminiEmbedContent",
+    "GeminiEmbeddings",
+    "GeminiGenerateContent",
+]
 
 # The GenAI semantic conventions' value of ``gen_ai.provider.name`` for the Gemini Developer API
 # (AI Studio); spans would otherwise carry the key ``gemini``, which no backend recognises.
 _OTEL_PROVIDER_NAME = "gcp.gemini"
+
+
+def model_route(payload: Mapping[str, Any], method: str) -> tuple[str, dict[str, Any]]:
+    """``models/{model}:<method>`` for the payload's model, and the body without ``model``.
+
+    The native API names the model in the path, never in the body; every native row routes
+    its requests this way.
+
+    Raises:
+        EndpointConfigurationError: the payload has no model, or one that is not a single
+            path segment (``field="model"``).
+    """
+    model = payload.get("model")
+    if not isinstance(model, str) or not model.strip():
+        raise EndpointConfigurationError(
+            "model", "is required: it names the model in the request path"
+        )
+    try:
+        name = model_path_segment(model)
+    except ValueError as exc:
+        raise EndpointConfigurationError("model", str(exc)) from None
+    body = {key: value for key, value in payload.items() if key != "model"}
+    return f"models/{name}:{method}", body
 
 
 class GeminiChat(OpenAIChatEndpoint):
@@ -199,18 +229,8 @@ class GeminiGenerateContent(Endpoint):
             EndpointConfigurationError: the payload has no model, or one that is not a single
                 path segment (``field="model"``).
         """
-        model = payload.get("model")
-        if not isinstance(model, str) or not model.strip():
-            raise EndpointConfigurationError(
-                "model", "is required: it names the model in the request path"
-            )
-        try:
-            name = model_path_segment(model)
-        except ValueError as exc:
-            raise EndpointConfigurationError("model", str(exc)) from None
         method = "streamGenerateContent?alt=sse" if stream else "generateContent"
-        body = {key: value for key, value in payload.items() if key != "model"}
-        return f"models/{name}:{method}", body
+        return model_route(payload, method)
 
     def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
         """Gemini's ``google.rpc.Status`` body, then the base's mapping."""
@@ -265,3 +285,129 @@ class GeminiGenerateContent(Endpoint):
         if type(candidates) is not list:
             raise ProviderProtocolError(f"{where}: the answer's 'candidates' is not a list")
         return body
+
+
+class _GeminiNativeEmbeddings(Endpoint):
+    """What the native embeddings rows share: one-shot only, the model in the path.
+
+    No stream dialect (``projector`` is None): the API has no streamed form, so ``stream()``
+    is refused with ``EndpointConfigurationError(field="stream")`` before any request, as the
+    other embeddings rows refuse it, and no stream flag is ever sent. The key travels in
+    ``x-goog-api-key`` as for ``generateContent``; a subclass names its ``method`` and reads
+    its answer in :meth:`checked_response`.
+    """
+
+    method: ClassVar[str]
+    projector: ClassVar[type[StreamProjector] | None] = None
+    stream_flag: ClassVar[str | None] = None
+    api_key_header: ClassVar[str] = "x-goog-api-key"
+    otel_provider_name: ClassVar[str | None] = _OTEL_PROVIDER_NAME
+
+    def request_target(
+        self, payload: Mapping[str, Any], *, stream: bool
+    ) -> tuple[str | None, Mapping[str, Any]]:
+        """``models/{model}:<method>``; the body without ``model`` (see :func:`model_route`)."""
+        return model_route(payload, self.method)
+
+    def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
+        """Gemini's ``google.rpc.Status`` body, then the base's mapping."""
+        return gemini_status_error(info) or super().map_status_error(info)
+
+    def token_counts(self, usage: Mapping[str, Any]) -> tuple[int | None, int | None]:
+        """Input tokens from a ``usageMetadata.promptTokenCount``, when the answer has one.
+
+        An embedding has no output tokens. The Gemini API's embeddings answer documents no
+        usage today; a body that carries one is read as ``generateContent``'s is, and one
+        without records no count rather than a guess.
+        """
+        nested = usage.get("usageMetadata")
+        record = nested if isinstance(nested, Mapping) else usage
+        return TokenCounts(first_count(record, "promptTokenCount"), None)
+
+    def check_response(self, body: Any, response: httpx.Response) -> Any:
+        """A 2xx body through :meth:`checked_response` (core's hook for it)."""
+        return self.checked_response(body)
+
+    def checked_response(self, body: Any) -> dict[str, Any]:
+        """``body`` when it holds the vectors asked for; else a protocol error.
+
+        Raises:
+            ProviderProtocolError: the body is not a JSON object, or lacks its vectors (an
+                error object answered with a 200 included: its message is shown, redacted).
+        """
+        where = f"{self.config.provider} {self.config.endpoint}"
+        if type(body) is not dict:
+            raise ProviderProtocolError(
+                f"{where}: the answer is not a JSON object (got JSON {json_kind(body)})"
+            )
+        if "error" in body:
+            shown = excerpt(str(body["error"]), self._secrets(), 300)
+            raise ProviderProtocolError(f"{where}: a 2xx answer holds an error object: {shown}")
+        problem = self.missing_vectors(body)
+        if problem is not None:
+            raise ProviderProtocolError(f"{where}: {problem}")
+        return body
+
+    def missing_vectors(self, body: dict[str, Any]) -> str | None:
+        """What the answer lacks, or None when its vectors are there (a subclass reads them)."""
+        raise NotImplementedError
+
+
+def _no_values(embedding: Any, where: str) -> str | None:
+    """Why ``embedding`` is not a ``ContentEmbedding`` (``{"values": [...]}``), else None."""
+    if type(embedding) is not dict:
+        return f"{where} is not an object (got JSON {json_kind(embedding)})"
+    if type(embedding.get("values")) is not list:
+        return f"{where} has no 'values' list"
+    return None
+
+
+class GeminiEmbedContent(_GeminiNativeEmbeddings):
+    """``POST .../v1beta/models/{model}:embedContent``: one content, one ``embedding``."""
+
+    method: ClassVar[str] = "embedContent"
+
+    def estimate_tokens(self, payload: Mapping[str, Any]) -> int | None:
+        """Core's estimate over ``content`` and ``title``, the text the request embeds."""
+        return estimate_tokens(payload, ("content", "title"))
+
+    def missing_vectors(self, body: dict[str, Any]) -> str | None:
+        """The answer's ``embedding.values``."""
+        if "embedding" not in body:
+            return "the answer has no 'embedding'"
+        return _no_values(body["embedding"], "the answer's 'embedding'")
+
+
+class GeminiBatchEmbedContents(_GeminiNativeEmbeddings):
+    """``POST .../v1beta/models/{model}:batchEmbedContents``: ``embeddings``, one per request."""
+
+    method: ClassVar[str] = "batchEmbedContents"
+
+    def estimate_tokens(self, payload: Mapping[str, Any]) -> int | None:
+        """Core's estimate over every entry's ``content`` and ``title``.
+
+        Only the text each entry embeds: the entries' ``model`` and options are not input.
+        """
+        entries = payload.get("requests")
+        if not isinstance(entries, list):
+            return None
+        texts = {
+            "content": [entry.get("content") for entry in entries if isinstance(entry, Mapping)],
+            "title": [
+                entry["title"]
+                for entry in entries
+                if isinstance(entry, Mapping) and "title" in entry
+            ],
+        }
+        return estimate_tokens(texts, ("content", "title"))
+
+    def missing_vectors(self, body: dict[str, Any]) -> str | None:
+        """The answer's ``embeddings``: a list of ``{"values": [...]}`` objects."""
+        embeddings = body.get("embeddings")
+        if type(embeddings) is not list:
+            return "the answer has no 'embeddings' list"
+        for index, embedding in enumerate(embeddings):
+            problem = _no_values(embedding, f"the answer's embeddings[{index}]")
+            if problem is not None:
+                return problem
+        return None

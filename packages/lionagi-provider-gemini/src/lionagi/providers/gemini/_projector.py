@@ -167,14 +167,58 @@ def daily_quota_chunks(chunks: tuple[StreamChunk, ...], error: Any) -> tuple[Str
 
 
 class GeminiChatProjector(ChatCompletionsProjector):
-    """Core's chat-completions grammar, reading a relayed Google error object's quota details.
+    """Core's chat-completions grammar, plus what Gemini's compatibility layer adds to it.
 
     Gemini's OpenAI-compatible layer relays Google's ``error`` object; a used-up daily quota in
     it fails the stream as the native stream and the HTTP status do (see
     :func:`daily_quota_chunks`).
+
+    The layer also puts Gemini's own data on a choice's ``delta`` as ``extra_content`` (a
+    thinking model's ``google.thought_signature`` for the text it returns, and whatever else
+    Google adds there); core keeps a tool call's ``extra_content`` but reads no such member on
+    the delta itself, so it was dropped. It is kept, as sent, as ``metadata["extra_content"]``
+    of the last text (or thinking) chunk that choice's delta produced; a delta that produced
+    none (the signature often comes on a delta with empty ``content``) gets a ``text`` chunk
+    of its own with no text.
     """
 
     __slots__ = ()
+
+    def feed(self, event: Any) -> Sequence[StreamChunk]:
+        """Core's chunks for ``event``, with each choice's ``extra_content`` kept on them."""
+        chunks = super().feed(event)
+        if self.done:  # an error object ended the stream: nothing else of the event counts
+            return chunks
+        choices = event.get("choices")
+        if not choices:
+            return chunks
+        out: list[StreamChunk] | None = None
+        for choice in choices:
+            delta = choice.get("delta")
+            is_delta = delta is not None
+            if delta is None:
+                delta = choice.get("message")
+            extra = delta.get("extra_content") if isinstance(delta, dict) else None
+            if extra is None:
+                continue
+            if out is None:
+                out = list(chunks)
+            index = choice.get("index") or 0
+            target = next(
+                (
+                    chunk
+                    for chunk in reversed(out)
+                    if chunk.type in ("text", "thinking")
+                    and (chunk.metadata.get("index") or 0) == index
+                ),
+                None,
+            )
+            if target is None:
+                meta: dict[str, Any] = {"index": index} if index else {}
+                target = StreamChunk(type="text", content="", is_delta=is_delta, metadata=meta)
+                out.append(target)
+            target.metadata["extra_content"] = extra
+        return chunks if out is None else out
 
     def error_chunk(self, error: Any) -> tuple[StreamChunk, ...]:
         """Core's error chunk, with the daily-quota verdict when the object is one."""

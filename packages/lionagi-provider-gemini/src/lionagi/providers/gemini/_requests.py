@@ -1,4 +1,4 @@
-"""Typed request bodies: native ``generateContent`` and the OpenAI-compatible chat delta.
+"""Typed request bodies: native ``generateContent`` and embeddings, and the compatible chat delta.
 
 Field names are the REST API's own camelCase spellings, so a payload reads like Gemini's
 documentation and is sent as validated. Every model forbids unknown fields: a misspelled option is
@@ -22,19 +22,30 @@ itself, so the request alone cannot tell and nothing is refused.
 
 The chat request's messages are checked as core checks the dialect's, plus the field Gemini
 documents on an assistant message's tool calls: ``extra_content.google.thought_signature``, the
-signature a thinking model returned with a function call, which must be sent back with it.
+signature a thinking model returned with a function call, which must be sent back with it. The
+same ``extra_content`` is accepted on the assistant message itself, where the layer returns the
+signature of the text a thinking model answered with, so a caller can send that turn back as it
+came.
 
 ``model`` is a request field (the catalog's ``model`` default lands there) but not a body field:
 the native endpoint puts it in the URL path (``models/{model}:generateContent``), so it is
 checked here to be one path segment.
+
+The native embeddings requests (``models/{model}:embedContent`` and ``:batchEmbedContents``)
+embed text only: the API counts nothing but a content's ``parts[].text``, so any other part is
+refused rather than sent to be ignored. ``title`` is refused unless ``taskType`` is
+``RETRIEVAL_DOCUMENT`` (the only task the API applies it to). In a batch each entry's ``model``
+must be the batch's own (the API refuses any other); an entry that leaves it out gets the
+batch's, as ``models/<name>``, the form the API requires there.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -46,11 +57,15 @@ from pydantic import (
 from lionagi.service import OpenAIChatCompletionsRequest, openai_chat_shapes
 
 __all__ = [
+    "EmbeddingTaskType",
+    "GeminiBatchEmbedContentsRequest",
+    "GeminiBatchEmbedRequest",
     "GeminiBlob",
     "GeminiChatRequest",
     "GeminiCompatGoogle",
     "GeminiCompatToolCallExtra",
     "GeminiContent",
+    "GeminiEmbedContentRequest",
     "GeminiFileData",
     "GeminiFunctionCall",
     "GeminiFunctionDeclaration",
@@ -59,6 +74,8 @@ __all__ = [
     "GeminiGenerationConfig",
     "GeminiPart",
     "GeminiSafetySetting",
+    "GeminiTextContent",
+    "GeminiTextPart",
     "GeminiThinkingConfig",
     "GeminiTool",
     "GeminiToolCall",
@@ -436,6 +453,115 @@ class GeminiGenerateContentRequest(_Strict):
         return value
 
 
+EmbeddingTaskType = Literal[
+    "TASK_TYPE_UNSPECIFIED",
+    "RETRIEVAL_QUERY",
+    "RETRIEVAL_DOCUMENT",
+    "SEMANTIC_SIMILARITY",
+    "CLASSIFICATION",
+    "CLUSTERING",
+    "QUESTION_ANSWERING",
+    "FACT_VERIFICATION",
+    "CODE_RETRIEVAL_QUERY",
+]
+"""The API's ``TaskType`` values: what the embedding will be used for."""
+
+
+class GeminiTextPart(_Strict):
+    """One part of a content to embed: text, the only part the embeddings API counts."""
+
+    text: str
+
+
+class GeminiTextContent(_Strict):
+    """``content`` of an embeddings request: its text parts (``role`` as a ``Content`` has it)."""
+
+    role: Literal["user", "model"] | None = None
+    parts: list[GeminiTextPart] = Field(min_length=1)
+
+
+class _EmbedFields(_Strict):
+    """What one embedding is asked with, in a single request and in each batch entry."""
+
+    content: GeminiTextContent
+    taskType: EmbeddingTaskType | None = None
+    # After taskType, which it is checked against.
+    title: str | None = None
+    outputDimensionality: int | None = Field(default=None, ge=1)
+
+    @field_validator("title")
+    @classmethod
+    def _retrieval_document_only(cls, value: str | None, info: ValidationInfo) -> str | None:
+        """A title only with ``taskType: RETRIEVAL_DOCUMENT``, the one task the API uses it for.
+
+        Anywhere else the API refuses it (or, on a task it does not check, would embed the text
+        without it), so the request is refused here with the field named.
+        """
+        if value is not None and info.data.get("taskType") != "RETRIEVAL_DOCUMENT":
+            raise ValueError(
+                "is only applicable with taskType 'RETRIEVAL_DOCUMENT' (set that task type, "
+                "or leave the title out)"
+            )
+        return value
+
+
+class GeminiEmbedContentRequest(_EmbedFields):
+    """A ``models/{model}:embedContent`` request; ``model`` goes in the path, not the body."""
+
+    model: str
+
+    @field_validator("model")
+    @classmethod
+    def _model_id(cls, value: str) -> str:
+        return model_path_segment(value)
+
+
+class GeminiBatchEmbedRequest(_EmbedFields):
+    """One entry of ``requests`` in a batch: an ``EmbedContentRequest`` with its ``model``.
+
+    ``model`` may be left out (the batch's is filled in); given, it must name the batch's model.
+    """
+
+    model: str | None = None
+
+    @field_validator("model")
+    @classmethod
+    def _model_id(cls, value: str | None) -> str | None:
+        return None if value is None else model_path_segment(value)
+
+
+def _batch_model(entry: GeminiBatchEmbedRequest, info: ValidationInfo) -> GeminiBatchEmbedRequest:
+    """``entry`` naming the batch's model as ``models/<name>``; another model is refused.
+
+    The API refuses an entry whose model differs from the one in the path, and requires it
+    in each entry: filling it in lets a caller write the model once. The entry is copied, not
+    changed, so a caller's own model instance is left as it was.
+    """
+    batch = info.data.get("model")
+    if not isinstance(batch, str):
+        return entry  # the batch's model failed validation: that error is reported
+    if entry.model is not None and entry.model != batch:
+        raise ValueError(
+            f"model {entry.model!r} is not the batch's model {batch!r} (the API embeds a "
+            "batch with one model: leave the entry's model out, or name the same one)"
+        )
+    return entry.model_copy(update={"model": f"models/{batch}"})
+
+
+class GeminiBatchEmbedContentsRequest(_Strict):
+    """A ``models/{model}:batchEmbedContents`` request: ``requests``, each one embedding."""
+
+    model: str
+    requests: list[Annotated[GeminiBatchEmbedRequest, AfterValidator(_batch_model)]] = Field(
+        min_length=1
+    )
+
+    @field_validator("model")
+    @classmethod
+    def _model_id(cls, value: str) -> str:
+        return model_path_segment(value)
+
+
 class GeminiCompatThinkingConfig(_Strict):
     """``thinking_config`` of the compatibility layer (snake_case, as it documents)."""
 
@@ -457,13 +583,17 @@ class GeminiCompatGoogle(_Strict):
 
 
 class GeminiCompatThoughtSignature(_Strict):
-    """``google`` of a tool call's ``extra_content``: the call's thought signature."""
+    """``google`` of an ``extra_content``: the thought signature of a call or of a text."""
 
     thought_signature: str
 
 
 class GeminiCompatToolCallExtra(_Strict):
-    """``extra_content`` of an assistant tool call, sent back as the layer returned it."""
+    """``extra_content`` of an assistant tool call or message, sent back as the layer returned it.
+
+    The layer returns it on a tool call (that call's signature) and on the message (the
+    signature of the text); both are sent back in the same place, with the same one field.
+    """
 
     google: GeminiCompatThoughtSignature
 
@@ -480,7 +610,9 @@ class GeminiChatRequest(OpenAIChatCompletionsRequest):
     """
 
     shapes = openai_chat_shapes(
-        "GeminiChat", tool_calls={"function": {"extra_content": GeminiCompatToolCallExtra}}
+        "GeminiChat",
+        roles={"assistant": {"extra_content": GeminiCompatToolCallExtra}},
+        tool_calls={"function": {"extra_content": GeminiCompatToolCallExtra}},
     )
 
     google: GeminiCompatGoogle | None = None
