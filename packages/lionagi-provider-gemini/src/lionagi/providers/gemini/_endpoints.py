@@ -298,6 +298,7 @@ class _GeminiNativeEmbeddings(Endpoint):
     """
 
     method: ClassVar[str]
+    batch: ClassVar[bool] = False  # one ``embedding`` answered, or a list of ``embeddings``
     projector: ClassVar[type[StreamProjector] | None] = None
     stream_flag: ClassVar[str | None] = None
     api_key_header: ClassVar[str] = "x-goog-api-key"
@@ -349,8 +350,23 @@ class _GeminiNativeEmbeddings(Endpoint):
         return body
 
     def missing_vectors(self, body: dict[str, Any]) -> str | None:
-        """What the answer lacks, or None when its vectors are there (a subclass reads them)."""
-        raise NotImplementedError
+        """What the answer lacks, or None when its vectors are there.
+
+        ``embedContent`` answers one ``embedding``, ``batchEmbedContents`` a list of
+        ``embeddings`` (``batch``), each a ``{"values": [...]}`` object.
+        """
+        if not self.batch:
+            if "embedding" not in body:
+                return "the answer has no 'embedding'"
+            return _no_values(body["embedding"], "the answer's 'embedding'")
+        embeddings = body.get("embeddings")
+        if type(embeddings) is not list:
+            return "the answer has no 'embeddings' list"
+        for index, embedding in enumerate(embeddings):
+            problem = _no_values(embedding, f"the answer's embeddings[{index}]")
+            if problem is not None:
+                return problem
+        return None
 
 
 def _no_values(embedding: Any, where: str) -> str | None:
@@ -371,17 +387,12 @@ class GeminiEmbedContent(_GeminiNativeEmbeddings):
         """Core's estimate over ``content`` and ``title``, the text the request embeds."""
         return estimate_tokens(payload, ("content", "title"))
 
-    def missing_vectors(self, body: dict[str, Any]) -> str | None:
-        """The answer's ``embedding.values``."""
-        if "embedding" not in body:
-            return "the answer has no 'embedding'"
-        return _no_values(body["embedding"], "the answer's 'embedding'")
-
 
 class GeminiBatchEmbedContents(_GeminiNativeEmbeddings):
     """``POST .../v1beta/models/{model}:batchEmbedContents``: ``embeddings``, one per request."""
 
     method: ClassVar[str] = "batchEmbedContents"
+    batch: ClassVar[bool] = True
 
     def estimate_tokens(self, payload: Mapping[str, Any]) -> int | None:
         """Core's estimate over every entry's ``content`` and ``title``.
@@ -400,14 +411,3 @@ class GeminiBatchEmbedContents(_GeminiNativeEmbeddings):
             ],
         }
         return estimate_tokens(texts, ("content", "title"))
-
-    def missing_vectors(self, body: dict[str, Any]) -> str | None:
-        """The answer's ``embeddings``: a list of ``{"values": [...]}`` objects."""
-        embeddings = body.get("embeddings")
-        if type(embeddings) is not list:
-            return "the answer has no 'embeddings' list"
-        for index, embedding in enumerate(embeddings):
-            problem = _no_values(embedding, f"the answer's embeddings[{index}]")
-            if problem is not None:
-                return problem
-        return None

@@ -103,8 +103,12 @@ class OllamaLinesProjector(ProjectorBase):
         self._calls = 0
 
     def answer(self, event: dict[str, Any]) -> tuple[Any, Any, Any]:
-        """``(thinking, text, tool_calls)`` of one line, each None when the line has none."""
-        raise NotImplementedError
+        """``(thinking, text, tool_calls)`` of one line, each None when the line has none.
+
+        The line's top-level ``thinking``, ``response`` and ``tool_calls``: generate's grammar.
+        A grammar that nests its answer (native chat's ``message``) overrides this.
+        """
+        return event.get("thinking"), event.get("response"), event.get("tool_calls")
 
     def feed(self, event: Any) -> Sequence[StreamChunk]:
         """Project one line."""
@@ -205,10 +209,6 @@ class OllamaGenerateProjector(OllamaLinesProjector):
     grammar = "Ollama generate stream"
     # ``context``: the token ids to continue from, kept on the result chunk.
     fields: ClassVar[frozenset[str]] = frozenset({"response", "thinking", "tool_calls", "context"})
-
-    def answer(self, event: dict[str, Any]) -> tuple[Any, Any, Any]:
-        """The line's top-level ``thinking``, ``response`` and ``tool_calls``."""
-        return event.get("thinking"), event.get("response"), event.get("tool_calls")
 
 
 class OllamaNativeChatProjector(OllamaLinesProjector):
