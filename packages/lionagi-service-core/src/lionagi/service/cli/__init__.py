@@ -36,6 +36,7 @@ import re
 import signal
 import sys
 from collections.abc import Sequence
+from functools import partial
 from typing import Any, NoReturn
 
 from ._signals import (
@@ -95,18 +96,18 @@ class _Parser(argparse.ArgumentParser):
         return parsed
 
     def error(self, message: str) -> NoReturn:
-        """Print `prog: error: message (see --help)` on one line, redacted, and exit 2.
+        """Exit 2 with `prog: error: message (see --help)` as one redacted line.
 
         argparse quotes the offending value (`invalid choice: 'sk-...'`, `'...' is not a number
         of seconds`), so a key pasted into the wrong slot reached stderr whole. The quoted
         values are redacted as every other error line is; the rest is the parser's own wording
-        (redacted whole, its `KEY=VALUE` would read as a credential pair). `_run` reads the
-        message from the exit raised here to end `--json` output with its record.
+        (redacted whole, its `KEY=VALUE` would read as a credential pair). The line is not
+        written here: `_run` writes it with the `--json` record, both as the outcome, under the
+        signal holds when the process is the command line (see `_write_usage_error`).
         """
         message = _QUOTED.sub(_redacted, message)
         line = " ".join(f"{self.prog}: error: {message} (see {self.prog} --help)".split())
-        self._print_message(line + "\n", sys.stderr)
-        raise _UsageExit(" ".join(message.split()))
+        raise _UsageExit(" ".join(message.split()), line)
 
 
 _QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
@@ -120,11 +121,12 @@ def _redacted(match: re.Match[str]) -> str:
 
 
 class _UsageExit(SystemExit):
-    """argparse's usage exit (code 2), carrying its redacted message for the `--json` record."""
+    """argparse's usage exit (code 2): its redacted message (`--json`) and its stderr line."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, line: str) -> None:
         super().__init__(2)
         self.message = message
+        self.line = line
 
 
 def _timeout(text: str) -> float:
@@ -468,11 +470,8 @@ def _run(argv: Sequence[str] | None, *, hold_signals_to_exit: bool = False) -> i
             if args.command in ("demo", "chat"):
                 return _stream(args, hold_signals_to_exit=hold_signals_to_exit)
         except _UsageExit as exc:
-            # `--json` promises a final record for a run that ends in an error; a value the
-            # parser refuses (`--timeout -1`) is as much bad usage as one iModel refuses.
-            _json_record(
-                words, {"type": "exception", "error": "UsageError", "message": exc.message}
-            )
+            writer = written_held if hold_signals_to_exit else written_as_is
+            writer(partial(_write_usage_error, words, exc))
             raise
         if args.command in ("providers", "models", "doctor"):
             return _listing(args, hold_signals_to_exit=hold_signals_to_exit)
@@ -649,6 +648,26 @@ def _not_utf8_stdin(offset: int) -> str:
         f"argument prompt: stdin is not valid UTF-8 (at byte {offset}; its bytes are not "
         "shown); give the prompt as UTF-8 text"
     )
+
+
+def _write_usage_error(words: Sequence[str], exc: _UsageExit) -> int:
+    """A usage error's outcome: its line on stderr and, for `--json`, the final record.
+
+    Written as the other commands write theirs (`written_held` for the process that is the
+    command line): the parser used to print the line itself, before any hold was in, so a
+    SIGTERM or Ctrl-C between that line and the holds in `_main`'s `finally` added
+    `terminated` / `interrupted` to a decided exit 2, and under `--json` a second final
+    record. A stderr the operating system refuses loses the line, as argparse's own printing
+    did; the exit code still says it.
+    """
+    import contextlib  # error path only
+
+    with contextlib.suppress(OSError):
+        print(exc.line, file=sys.stderr, flush=True)
+    # `--json` promises a final record for a run that ends in an error; a value the parser
+    # refuses (`--timeout -1`) is as much bad usage as one iModel refuses.
+    _json_record(words, {"type": "exception", "error": "UsageError", "message": exc.message})
+    return 2
 
 
 def _usage_error(command: str, message: str) -> NoReturn:
