@@ -41,6 +41,7 @@ from .._transport.usage import TokenCounts
 if TYPE_CHECKING:
     from .._base.chunk import StreamChunk
     from .._transport.api_calling import APICalling
+    from .._transport.http.endpoint import Endpoint
 
 __all__ = [
     "ACTIVE",
@@ -558,7 +559,7 @@ class CallTrace:
         if isinstance(reason, str):
             self._finish_reasons.append(reason)
 
-    def _response(self, response: Any, endpoint: Any) -> None:
+    def _response(self, response: Any, endpoint: Endpoint) -> None:
         """Model, usage and finish reasons of a one-shot response, when it is a mapping.
 
         The usage and a top-level `model` are read as a stream's result is; where the vendor
@@ -570,12 +571,10 @@ class CallTrace:
         if not isinstance(response, Mapping):
             return
         self._result(response)
-        facts = getattr(endpoint, "response_facts", None)
-        if facts is not None:
-            model, reasons = facts(response)
-            if model is not None:
-                self._response_model = model
-            self._finish_reasons.extend(reasons)
+        model, reasons = endpoint.response_facts(response)
+        if model is not None:
+            self._response_model = model
+        self._finish_reasons.extend(reasons)
         if self._output is not None:
             self._output.append(_as_json(response))
 
