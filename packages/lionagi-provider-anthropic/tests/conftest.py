@@ -1,8 +1,15 @@
-"""Shared fixtures: a fake provider server on loopback and endpoints built from the catalog row."""
+"""Shared fixtures: a fake provider server on loopback and endpoints built from the catalog row.
+
+Under ``--import-mode=importlib`` nothing puts this folder on ``sys.path``; this file does, so
+the test files can import the shared helper module (``anthropic_loopback``, named so no other
+package's helper can shadow it).
+"""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,7 +18,11 @@ from lionagi.providers.anthropic import AnthropicMessagesEndpoint
 from lionagi.service import match_endpoint
 from lionagi.service_testing import FakeProviderServer
 
-API_KEY = "sk-ant-test-FAKEkey0123456789abcdef"
+# Unguarded so the import below stays at module level (ruff allows it after a sys.path edit);
+# pytest imports a conftest once per session, and a repeated entry would be harmless.
+sys.path.insert(0, str(Path(__file__).parent))
+
+from anthropic_loopback import API_KEY
 
 
 @pytest.fixture

@@ -16,45 +16,19 @@ Over a loopback server, on both send paths (``iModel`` and an endpoint's own ``c
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 
 import pytest
+from anthropic_loopback import API_KEY, HI, Make, call, imodel, request
 
-from lionagi.providers.anthropic import AnthropicMessagesEndpoint
 from lionagi.service import EndpointConfigurationError, EventStatus, StreamChunk, iModel
 from lionagi.service_testing import FakeProviderServer, scripted_stream_server
 
-Make = Callable[..., AnthropicMessagesEndpoint]
-
-API_KEY = "sk-ant-test-FAKEkey0123456789abcdef"
-HI = [{"role": "user", "content": "hi"}]
 # Above the catalog's max_tokens default (4096): only the interleaved beta allows it.
 BIG_BUDGET = {"type": "enabled", "budget_tokens": 8192}
 INTERLEAVED = "interleaved-thinking-2025-05-14"
 TOOL = {"name": "lookup", "description": "look up", "input_schema": {"type": "object"}}
 SERVER = {"type": "url", "url": "https://mcp.example/sse", "name": "calendar"}
-
-
-def request(**fields: Any) -> dict[str, Any]:
-    return {"model": "claude-fake", "messages": HI, **fields}
-
-
-def imodel(server: FakeProviderServer, **overrides: Any) -> iModel:
-    return iModel(
-        model="anthropic/claude-fake",
-        base_url=f"{server.base_url}/v1",
-        api_key=API_KEY,
-        allow_local_network=True,
-        **overrides,
-    )
-
-
-async def call(endpoint: AnthropicMessagesEndpoint, body: dict[str, Any], **kw: Any) -> Any:
-    try:
-        return await endpoint.call(body, **kw)
-    finally:
-        await endpoint.aclose()
 
 
 # -- interleaved thinking: the budget may exceed max_tokens ---------------------------------------

@@ -12,19 +12,14 @@ the token estimate is unchanged. Over a loopback server: the body and headers it
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
+from anthropic_loopback import API_KEY, HI, Make, call, imodel, request
 
-from lionagi.providers.anthropic import AnthropicMessagesEndpoint
 from lionagi.service import EndpointConfigurationError, EventStatus, iModel, match_endpoint
 from lionagi.service_testing import FakeProviderServer
 
-Make = Callable[..., AnthropicMessagesEndpoint]
-
-API_KEY = "sk-ant-test-FAKEkey0123456789abcdef"
-HI = [{"role": "user", "content": "hi"}]
 CONTEXT_BETA = "context-management-2025-06-27"
 COMPACT_BETA = "compact-2026-01-12"
 
@@ -44,27 +39,6 @@ COMPACT = {
     "pause_after_compaction": True,
 }
 NEWER = {"type": "clear_memory_20270101", "keep": {"type": "memories", "value": 4}}
-
-
-def request(**fields: Any) -> dict[str, Any]:
-    return {"model": "claude-fake", "messages": HI, **fields}
-
-
-def imodel(server: FakeProviderServer, **overrides: Any) -> iModel:
-    return iModel(
-        model="anthropic/claude-fake",
-        base_url=f"{server.base_url}/v1",
-        api_key=API_KEY,
-        allow_local_network=True,
-        **overrides,
-    )
-
-
-async def call(endpoint: AnthropicMessagesEndpoint, body: dict[str, Any], **kw: Any) -> Any:
-    try:
-        return await endpoint.call(body, **kw)
-    finally:
-        await endpoint.aclose()
 
 
 # -- the known edits are sent as written ----------------------------------------------------------
