@@ -17,8 +17,13 @@ A ``functionCallingConfig`` that forces a function the request does not declare 
 ``functionDeclarations`` entry declares, and ``mode: ANY`` or ``allowedFunctionNames`` with no
 declarations at all (the API's "Function calling config is set without function_declarations").
 ``AUTO``, ``NONE`` and ``VALIDATED`` without names are left to the API. With ``cachedContent`` the
-declarations may live in the cache, and a ``computerUse`` tool declares its predefined actions
-itself, so the request alone cannot tell and nothing is refused.
+declarations may live in the cache, a ``computerUse`` tool declares its predefined actions
+itself, and an ``mcpServers`` entry offers its server's tools, so the request alone cannot tell
+and nothing is refused.
+
+The tools are those the Gemini Developer API takes (Google's ``google-genai`` SDK is the
+reference: its Developer API converter passes them, and raises "not supported in Gemini API"
+on the rest). The Vertex AI tools are refused by name with that reason, not as unknown fields.
 
 The chat request's messages are checked as core checks the dialect's, plus the field Gemini
 documents on an assistant message's tool calls: ``extra_content.google.thought_signature``, the
@@ -72,8 +77,10 @@ __all__ = [
     "GeminiFunctionResponse",
     "GeminiGenerateContentRequest",
     "GeminiGenerationConfig",
+    "GeminiMcpServer",
     "GeminiPart",
     "GeminiSafetySetting",
+    "GeminiStreamableHttpTransport",
     "GeminiTextContent",
     "GeminiTextPart",
     "GeminiThinkingConfig",
@@ -258,11 +265,81 @@ class GeminiFunctionDeclaration(_Strict):
         return value
 
 
+# A protobuf Duration as the API's JSON writes it: seconds, up to nine decimals, then "s".
+_DURATION = re.compile(r"[0-9]+(\.[0-9]{1,9})?s")
+
+
+def _duration(value: str | None) -> str | None:
+    """``value`` if it is a Duration as the API's JSON writes it (``"10s"``, ``"2.5s"``)."""
+    if value is not None and not _DURATION.fullmatch(value):
+        raise ValueError("must be a duration in seconds ending in 's', such as '10s' or '2.5s'")
+    return value
+
+
+_Duration = Annotated[str | None, AfterValidator(_duration)]
+
+
+class GeminiStreamableHttpTransport(_Strict):
+    """``streamableHttpTransport``: how the API reaches a remote MCP server over HTTP.
+
+    ``headers`` are sent to the MCP server (its ``Authorization`` among them), so they are left
+    out of the model's repr. ``timeout`` and ``sseReadTimeout`` are Durations, which the API's
+    JSON writes as strings such as ``"10s"`` (a bare number is refused, never read as seconds).
+    """
+
+    url: str | None = None
+    headers: dict[str, str] | None = Field(default=None, repr=False)
+    timeout: _Duration = None
+    sseReadTimeout: _Duration = None
+    terminateOnClose: bool | None = None
+
+
+class GeminiMcpServer(_Strict):
+    """One ``mcpServers`` entry: a remote MCP server the API itself connects to and calls.
+
+    A Gemini Developer API tool (Vertex AI does not take this shape): the API lists the server's
+    tools and runs the calls the model makes, as it does a built-in tool's.
+    """
+
+    name: str | None = None
+    streamableHttpTransport: GeminiStreamableHttpTransport | None = None
+
+
+# The tools Google's SDK marks "not supported in Gemini API" (its converter for the Developer
+# API raises on each), with what this API offers instead.
+_VERTEX_ONLY_TOOLS = {
+    "retrieval": "fileSearch is this API's retrieval over your own documents",
+    "enterpriseWebSearch": "googleSearch grounds on the web here",
+    "parallelAiSearch": "googleSearch grounds on the web here",
+    "exaAiSearch": "googleSearch grounds on the web here",
+}
+
+
+def _vertex_only_tool(value: object, info: ValidationInfo) -> object:
+    """Refuse a Vertex AI tool with why, not as an unknown field (or a near-miss "did you mean").
+
+    This provider calls the Gemini Developer API (``generativelanguage.googleapis.com``), whose
+    request has no such fields; saying so points the caller at Vertex AI or at the tool this
+    API has instead.
+    """
+    name = info.field_name or ""
+    raise ValueError(
+        "is a Vertex AI tool, which the Gemini Developer API this provider calls does not "
+        f"accept (send it through Vertex AI; {_VERTEX_ONLY_TOOLS.get(name, 'none here')})"
+    )
+
+
+_VertexOnlyTool = Annotated[object, AfterValidator(_vertex_only_tool)]
+
+
 class GeminiTool(_Strict):
     """One tool entry: function declarations or one of the API's built-in tools.
 
     The built-ins (Google Search and its older ``googleSearchRetrieval``, code execution, URL
-    context, Google Maps, File Search, computer use) take their options as given.
+    context, Google Maps, File Search, computer use) take their options as given; ``mcpServers``
+    (remote MCP servers the API calls itself) is checked field by field. The Vertex AI tools
+    (``retrieval``, ``enterpriseWebSearch``, ``parallelAiSearch``, ``exaAiSearch``) are named
+    here only to be refused with the reason: this API does not take them.
     """
 
     functionDeclarations: list[GeminiFunctionDeclaration] | None = None
@@ -273,6 +350,11 @@ class GeminiTool(_Strict):
     googleMaps: dict[str, Any] | None = None
     fileSearch: dict[str, Any] | None = None
     computerUse: dict[str, Any] | None = None
+    mcpServers: list[GeminiMcpServer] | None = None
+    retrieval: _VertexOnlyTool = Field(default=None, repr=False)
+    enterpriseWebSearch: _VertexOnlyTool = Field(default=None, repr=False)
+    parallelAiSearch: _VertexOnlyTool = Field(default=None, repr=False)
+    exaAiSearch: _VertexOnlyTool = Field(default=None, repr=False)
 
 
 class GeminiFunctionCallingConfig(_Strict):
@@ -424,15 +506,16 @@ class GeminiGenerateContentRequest(_Strict):
     ) -> GeminiToolConfig | None:
         """Refuse a config forcing a function the request does not declare (a sure 400).
 
-        Only where the request holds every declaration: a cache may hold more, and the
+        Only where the request holds every declaration: a cache may hold more, the
         ``computerUse`` tool adds its predefined actions (``click_at``, ...) as declarations
-        the request never lists, so with either nothing is refused.
+        the request never lists, and an ``mcpServers`` entry offers whatever tools its server
+        lists, so with any of them nothing is refused.
         """
         calling = value.functionCallingConfig if value is not None else None
         if calling is None or info.data.get("cachedContent") is not None:
             return value
         tools: list[GeminiTool] | None = info.data.get("tools")
-        if any(tool.computerUse is not None for tool in tools or ()):
+        if any(tool.computerUse is not None or tool.mcpServers for tool in tools or ()):
             return value
         allowed = calling.allowedFunctionNames or []
         if calling.mode != "ANY" and not allowed:
