@@ -212,7 +212,7 @@ async def test_the_reasoning_object_ollama_reads_is_sent(
             "conflicts with reasoning_effort='high'",
         ),
         ({"reasoning": {}, "reasoning_effort": "high"}, "reasoning.effort", "is required"),
-        ({"reasoning": {"effort": "ultra"}}, "reasoning.effort", "one of 'none', 'minimal'"),
+        ({"reasoning": {"effort": "extreme"}}, "reasoning.effort", "one of 'none', 'minimal'"),
         ({"reasoning": {"effort": 2}}, "reasoning.effort", "one of 'none', 'minimal'"),
         (
             {"reasoning": {"effort": "high", "summary": "auto"}},

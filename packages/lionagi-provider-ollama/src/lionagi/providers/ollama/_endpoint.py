@@ -132,24 +132,28 @@ def _context_error(info: HTTPErrorInfo) -> ProviderError | None:
     )
 
 
-class OllamaChat(OpenAIChatEndpoint):
+class _OllamaCompatibleAPI(Endpoint):
+    """What both ``/v1`` rows share (chat completions, embeddings), written once.
+
+    Placed before the OpenAI dialect's class in each row's bases, so ``super()`` here reaches
+    that dialect's own reading (its error codes) after Ollama's: the default origin reachable
+    without opt-in, then a model the server has not pulled and an input over the context, which
+    Ollama's ``/v1`` error objects carry as text with no code the dialect would type.
+    """
+
+    local_origins: ClassVar[frozenset[str]] = _LOCAL
+
+    def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
+        """A model the server has not pulled, an input over the context, the dialect's codes."""
+        return _unknown_model_error(info) or _context_error(info) or super().map_status_error(info)
+
+
+class OllamaChat(_OllamaCompatibleAPI, OpenAIChatEndpoint):
     """Chat completions on Ollama's OpenAI-compatible API (``/v1/chat/completions``)."""
 
-    local_origins: ClassVar[frozenset[str]] = _LOCAL
 
-    def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
-        """A model the server has not pulled, an input over the context, the dialect's codes."""
-        return _unknown_model_error(info) or _context_error(info) or super().map_status_error(info)
-
-
-class OllamaEmbeddings(OpenAIEmbeddingsEndpoint):
+class OllamaEmbeddings(_OllamaCompatibleAPI, OpenAIEmbeddingsEndpoint):
     """Embeddings on Ollama's OpenAI-compatible API (``/v1/embeddings``)."""
-
-    local_origins: ClassVar[frozenset[str]] = _LOCAL
-
-    def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
-        """A model the server has not pulled, an input over the context, the dialect's codes."""
-        return _unknown_model_error(info) or _context_error(info) or super().map_status_error(info)
 
 
 class _OllamaNativeAPI(Endpoint):

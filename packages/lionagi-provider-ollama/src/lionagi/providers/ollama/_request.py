@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -441,10 +441,19 @@ def _unread_field(values: dict[str, Any]) -> str | None:
     return None
 
 
-REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
-"""The ``reasoning.effort`` values: those ``reasoning_effort`` takes (Ollama maps ``none`` to
-thinking off, ``minimal`` to ``low`` and ``xhigh`` to ``max``; servers before those two were
-added answer them with a 400)."""
+OllamaReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max", "ultra"]
+"""The efforts Ollama's ``/v1`` chat reads, in ``reasoning_effort`` and ``reasoning.effort`` alike.
+
+Its ``thinkFromReasoningEffort`` (``openai/openai.go``, v0.32.11 on) maps ``none`` to thinking
+off, ``minimal`` to ``low``, ``xhigh`` and ``ultra`` (a tier some OpenAI-style clients add) to
+``max``, and passes ``low``, ``medium``, ``high``, ``max`` through; any other value is a 400
+("invalid reasoning value"). Core's dialect types ``reasoning_effort`` with OpenAI's levels,
+which lack ``ultra``. Servers before v0.32.11 take only ``none``, ``low``, ``medium``,
+``high``, ``max`` and answer the other three with that 400.
+"""
+
+REASONING_EFFORTS: tuple[str, ...] = get_args(OllamaReasoningEffort)
+"""The ``reasoning.effort`` values: the same as ``reasoning_effort``'s (one list, one place)."""
 
 
 def _reasoning_problem(
@@ -507,12 +516,16 @@ class OllamaChatRequest(OpenAIChatCompletionsRequest):
     for what Ollama does anyway (``n=1``, ``tool_choice="auto"``, ``parallel_tool_calls=True``,
     ``store=False``) still passes.
 
-    ``reasoning`` is the object form of ``reasoning_effort`` (``{"effort": "high"}``), which
-    Ollama's compatible layer reads too: ``effort`` only, one of ``REASONING_EFFORTS``. Given
-    with a ``reasoning_effort`` that differs, it is refused (the server would follow the object
-    and ignore the other without a word); given with the same value, both are sent.
+    ``reasoning_effort`` takes the efforts Ollama reads (``OllamaReasoningEffort``: core's
+    levels plus ``ultra``, which Ollama maps to ``max``); any other value is refused naming the
+    field, before sending, as the server would answer it with a 400. ``reasoning`` is the object
+    form of ``reasoning_effort`` (``{"effort": "high"}``), which Ollama's compatible layer reads
+    too: ``effort`` only, one of the same values (``REASONING_EFFORTS``). Given with a
+    ``reasoning_effort`` that differs, it is refused (the server would follow the object and
+    ignore the other without a word); given with the same value, both are sent.
     """
 
+    reasoning_effort: OllamaReasoningEffort | None = None  # type: ignore[assignment]
     reasoning: dict[str, Any] | None = None
 
     shapes = openai_chat_shapes(
