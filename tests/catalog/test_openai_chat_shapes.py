@@ -196,6 +196,20 @@ MORE_CASES = [
         "stream_options.include_usage",
         "",
     ),
+    (
+        {
+            "messages": [
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "image_url", "image_url": {"url": "u", "detail": "orignal"}}
+                    ],
+                }
+            ]
+        },
+        "messages.0.content.0.image_url.detail",
+        "did you mean 'original'?",
+    ),
     ({"messages": HI, "audio": {"voice": "alloy", "fromat": "wav"}}, "audio.fromat", "'format'"),
     ({"messages": HI, "prediction": {"type": "content", "contnet": "x"}}, "prediction.contnet", ""),
     (
@@ -309,6 +323,20 @@ def test_a_rich_valid_request_passes_and_is_built_as_written() -> None:
         {"messages": HI, "response_format": {"type": "json_schema", "json_schema": {"schema": {}}}},
         {"messages": [{"role": "assistant", "content": "x", "audio": {"id": "a1"}}]},
         {"messages": []},
+        # openai-python lists "original" among the image detail levels (ImageURL.detail)
+        {
+            "messages": [
+                {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "image_url",
+                            "image_url": {"url": "https://x.example/a.png", "detail": "original"},
+                        }
+                    ],
+                }
+            ]
+        },
     ],
 )
 def test_documented_and_pass_through_shapes_are_accepted(request_data: dict[str, Any]) -> None:

@@ -11,7 +11,8 @@ chat dialect does that for every OpenAI-compatible row), a Responses object that
 carries an ``error``), a Responses function call (or the last custom tool call) cut by
 ``max_output_tokens``.
 ``stream_options`` is refused on a one-shot call on both rows: the API accepts it only with
-``stream: true``.
+``stream: true``; a Responses ``background_options.completion_window`` of ``2h`` or ``8h`` is
+refused on a stream (the API takes those windows on a one-shot background call only).
 
 OpenAI's safety-policy refusals (``bio_policy``, ``cyber_policy``, a flagged ``invalid_prompt``,
 ...) are the content-filter family on both text rows, over HTTP and in a stream alike
@@ -120,6 +121,32 @@ class OpenAIResponsesEndpoint(_StreamOptionsOnlyWhenStreaming):
     """
 
     projector: ClassVar[type[StreamProjector] | None] = ResponsesProjector
+
+    def request_target(
+        self, payload: Mapping[str, Any], *, stream: bool
+    ) -> tuple[str | None, Mapping[str, Any]]:
+        """The base's target; a discounted background window is refused on a stream.
+
+        Checked here, not by the request model: the transport sets ``stream`` after the
+        request is validated, so only the endpoint knows a call streams.
+
+        Raises:
+            EndpointConfigurationError: ``field="background_options.completion_window"`` for a
+                ``2h`` or ``8h`` window on a stream (HTTP 400 at the API otherwise).
+        """
+        options = payload.get("background_options") if stream else None
+        window = options.get("completion_window") if isinstance(options, Mapping) else None
+        if window is not None:
+            # Imported here: the embeddings row loads this module but never the request models.
+            from ._requests import DEFERRED_WINDOWS
+
+            if window in DEFERRED_WINDOWS:
+                raise EndpointConfigurationError(
+                    "background_options.completion_window",
+                    f"{window!r} is only accepted on a one-shot background call (the API "
+                    "refuses it on a stream): use invoke()/call()",
+                )
+        return super().request_target(payload, stream=stream)
 
     def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
         """OpenAI's error codes (:func:`openai_status_error`), then the base's."""

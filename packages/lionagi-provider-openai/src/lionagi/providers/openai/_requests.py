@@ -13,7 +13,9 @@ Scalars are strict: ``max_output_tokens=True``, ``max_tokens=5.0``, ``temperatur
 as a value the caller did not write (an integer is still a valid float). Combinations the API
 documents as refused are refused here, on the later field of the pair, before any request:
 ``top_logprobs`` without ``logprobs=True`` (chat), ``conversation`` with
-``previous_response_id`` and ``background=True`` with ``store=False`` (Responses).
+``previous_response_id``, ``background=True`` with ``store=False`` and a ``2h``/``8h``
+``background_options.completion_window`` without ``background=True`` (Responses; the endpoint
+refuses such a window on a stream).
 ``stream_options`` on a one-shot call is refused by the endpoints (only a stream may carry it).
 Closed value sets are the ones openai-python documents: ``include`` entries
 (``ResponseIncludable``, refused at their index, ``include.1``) and ``tool_choice`` strings
@@ -29,6 +31,12 @@ Explicit prompt caching is OpenAI's own: ``prompt_cache_options`` on both rows, 
 ``prompt_cache_breakpoint`` on a message's text, image, audio and file parts (core's shared
 shapes refuse that key, and a nested key cannot go through ``extra_body``, so the chat row adds
 it with ``openai_chat_shapes``, built on first use like core's own shapes).
+
+The request fields openai-python (3.57) declares are typed on both rows, OpenAI's own ones here
+rather than in core's shared chat dialect: ``moderation`` (both), ``access_programs``,
+``background_options`` and ``image`` (Responses). Only the deprecated chat ``functions`` and
+``function_call`` (replaced by ``tools`` and ``tool_choice``) are left out; ``extra_body`` can
+still carry them.
 
 A ``tool_choice`` forcing a tool the request does not offer is refused too, naming
 ``tool_choice``: chat's rule is core's (every compatible vendor shares it); Responses' grammar is
@@ -59,9 +67,15 @@ from lionagi.service.http import did_you_mean, unoffered_tool_choice
 
 __all__ = [
     "ChatPromptCacheOptions",
+    "Moderation",
+    "ModerationPolicy",
+    "ModerationPolicyMode",
     "OpenAIChatRequest",
     "OpenAIResponsesRequest",
     "PromptCacheBreakpoint",
+    "ResponsesAccessPrograms",
+    "ResponsesBackgroundOptions",
+    "ResponsesImageOptions",
     "ResponsesPromptCacheOptions",
     "ResponsesReasoning",
     "ResponsesText",
@@ -115,6 +129,36 @@ def _responses_function_names(tools: list[Any]) -> list[str] | None:
     return names
 
 
+class ModerationPolicyMode(BaseModel):
+    """``input`` or ``output`` of a moderation policy: score the text only, or block it too."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    mode: Literal["score", "block"]
+
+
+class ModerationPolicy(BaseModel):
+    """``policy`` of ``moderation``: what is done with the input's and the output's scores."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    input: ModerationPolicyMode | None = None
+    output: ModerationPolicyMode | None = None
+
+
+class Moderation(BaseModel):
+    """``moderation`` (both rows): the moderation model run on the request and its answer.
+
+    OpenAI's own (openai-python's ``Moderation`` of chat and Responses alike), so it is declared
+    here rather than in core's shared chat dialect, which compatible services share.
+    """
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    model: str
+    policy: ModerationPolicy | None = None
+
+
 class PromptCacheBreakpoint(BaseModel):
     """``prompt_cache_breakpoint`` of a chat content part: the end of a reusable prefix."""
 
@@ -161,7 +205,7 @@ class OpenAIChatRequest(OpenAIChatCompletionsRequest):
     ``top_logprobs`` at 20, bounds ``logit_bias`` values to -100..100 and refuses
     ``top_logprobs`` without ``logprobs=True``, as the API does. It adds OpenAI's prompt
     caching: ``prompt_cache_retention`` (``"in_memory"`` or ``"24h"``), ``prompt_cache_options``
-    and a content part's ``prompt_cache_breakpoint`` (its ``shapes``).
+    and a content part's ``prompt_cache_breakpoint`` (its ``shapes``), and ``moderation``.
     """
 
     shapes: ClassVar[type[BaseModel] | None] = _OpenAIChatShapes()  # type: ignore[assignment]
@@ -171,6 +215,7 @@ class OpenAIChatRequest(OpenAIChatCompletionsRequest):
     # OpenAI's own (prompt caching), not the shared dialect's.
     prompt_cache_retention: Literal["in_memory", "24h"] | None = None
     prompt_cache_options: ChatPromptCacheOptions | None = None
+    moderation: Moderation | None = None
 
     @field_validator("top_logprobs")
     @classmethod
@@ -303,6 +348,43 @@ class ResponsesPromptCacheOptions(BaseModel):
     comparison_response_id: str | None = None
 
 
+class ResponsesAccessPrograms(BaseModel):
+    """``access_programs``: the domain-specific access program a request runs under."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    cyber: Literal["standard", "daybreak_blue", "daybreak_red"] | None = None
+
+
+# The background completion windows that are discounted: they need ``background=True`` and a
+# one-shot call (openai-python's ``BackgroundOptions.completion_window``). The endpoint refuses
+# them on a stream, which only it knows about (the transport sets ``stream``).
+DEFERRED_WINDOWS = ("2h", "8h")
+
+
+class ResponsesBackgroundOptions(BaseModel):
+    """``background_options``: how soon a background response must complete, and a grouping id.
+
+    A ``2h`` or ``8h`` window needs ``background=True`` (checked here) and a one-shot call
+    (checked by the endpoint, which knows whether it streams): the API refuses either. The
+    "Standard processing" it also needs is not one ``service_tier`` value (``auto`` follows the
+    project's settings), so the API judges that.
+    """
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    completion_window: Literal["soonest", "2h", "8h"] | None = None
+    continuation_id: str | None = None
+
+
+class ResponsesImageOptions(BaseModel):
+    """``image``: request-level image options (context compression of image inputs)."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    context_compression: Literal["auto", "enabled", "disabled"] | None = None
+
+
 class ResponsesStreamOptions(BaseModel):
     """``stream_options``: only valid with ``stream``."""
 
@@ -317,6 +399,7 @@ class OpenAIResponsesRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     model: str
+    access_programs: ResponsesAccessPrograms | None = None
     # Optional, as the API documents it: a stored ``prompt`` can carry the whole input, and a
     # turn can continue a ``previous_response_id`` or ``conversation``; the service judges a
     # request that names no input at all.
@@ -336,6 +419,7 @@ class OpenAIResponsesRequest(BaseModel):
     top_logprobs: StrictInt | None = Field(default=None, ge=0, le=20)
     store: StrictBool | None = None
     background: StrictBool | None = None
+    background_options: ResponsesBackgroundOptions | None = None
     previous_response_id: str | None = None
     conversation: str | dict[str, Any] | None = None
     metadata: dict[str, str] | None = None
@@ -353,6 +437,8 @@ class OpenAIResponsesRequest(BaseModel):
     safety_identifier: str | None = None
     # Entries such as {"type": "compaction", "compact_threshold": N}; the server adds types.
     context_management: list[dict[str, Any]] | None = None
+    image: ResponsesImageOptions | None = None
+    moderation: Moderation | None = None
 
     @field_validator("tool_choice")
     @classmethod
@@ -383,6 +469,19 @@ class OpenAIResponsesRequest(BaseModel):
         if value and info.data.get("store") is False:
             raise ValueError(
                 "background=True needs a stored response: the API refuses it with store=False"
+            )
+        return value
+
+    @field_validator("background_options")
+    @classmethod
+    def _deferred_window_needs_background(
+        cls, value: ResponsesBackgroundOptions | None, info: ValidationInfo
+    ) -> ResponsesBackgroundOptions | None:
+        window = value.completion_window if value is not None else None
+        if window in DEFERRED_WINDOWS and info.data.get("background") is not True:
+            raise ValueError(
+                f"completion_window {window!r} needs background=True (the API refuses it "
+                "on a foreground response)"
             )
         return value
 

@@ -80,10 +80,15 @@ class OpenAIChatTextPart(_Strict):
 
 
 class OpenAIChatImageURL(_Strict):
-    """``image_url``: a URL or a ``data:`` URL, with the detail level."""
+    """``image_url``: a URL or a ``data:`` URL, with the detail level.
+
+    ``detail`` takes the levels openai-python lists (``ImageURL.detail``), ``original``
+    included: a nested value cannot go through ``extra_body``, so a level missing here could not
+    be sent at all. A compatible service that lacks one answers it.
+    """
 
     url: str
-    detail: Literal["auto", "low", "high"] | None = None
+    detail: Literal["auto", "low", "high", "original"] | None = None
 
 
 class OpenAIChatImagePart(_Strict):
