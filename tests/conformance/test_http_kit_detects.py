@@ -23,6 +23,7 @@ import pytest
 from lionagi.service import (
     Endpoint,
     ProviderAuthError,
+    ProviderCapabilityError,
     ProviderClientError,
     ProviderConnectionError,
     ProviderContentFilterError,
@@ -194,6 +195,16 @@ class StreamContentFilterAsStreamError(OpenAIChatEndpoint):
     def stream_error(self, chunk: StreamChunk) -> ProviderStreamError:
         error = super().stream_error(chunk)
         if isinstance(error, ProviderContentFilterError):
+            return ProviderStreamError(str(error), status=error.status, code=error.code)
+        return error
+
+
+class InStreamCapabilityAsStreamError(OpenAIChatEndpoint):
+    """A ``stream_error`` override that drops the capability family (a plain stream error)."""
+
+    def stream_error(self, chunk: StreamChunk) -> ProviderStreamError:
+        error = super().stream_error(chunk)
+        if isinstance(error, ProviderCapabilityError):
             return ProviderStreamError(str(error), status=error.status, code=error.code)
         return error
 
@@ -736,6 +747,7 @@ class JSON(HTTPJSONConformance):
 _CONTENT_FILTER = "test_content_filter_is_typed_not_retried_circuit_neutral"
 _UNSUPPORTED_MODEL = "test_unsupported_model_is_typed_not_retried_circuit_neutral"
 _CAPABILITY = "test_capability_refusal_is_typed_not_retried_circuit_neutral"
+_IN_STREAM_CAPABILITY = "test_in_stream_capability_refusal_is_typed_not_retried_circuit_neutral"
 
 # (kit, defect, case, what the failure says)
 DETECTS: list[tuple[type[Any], type[Endpoint], str, str]] = [
@@ -786,6 +798,7 @@ DETECTS: list[tuple[type[Any], type[Endpoint], str, str]] = [
         _CAPABILITY,
         "expected ProviderCapabilityError, got ProviderClientError",
     ),
+    (Chat, InStreamCapabilityAsStreamError, _IN_STREAM_CAPABILITY, "opened the circuit"),
     (Chat, QuotaAsServerError, "test_quota_is_quota_error", "ProviderQuotaError"),
     (Chat, OverloadAsQuota, "test_overloaded_is_capacity_or_server_error", "CapacityError or"),
     (Chat, SwallowsMalformedBody, "test_malformed_body_is_protocol_error_not_retried", "FAILED"),

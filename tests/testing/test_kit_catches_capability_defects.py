@@ -1,10 +1,11 @@
-"""The capability-refusal case fails an adapter with one planted defect, and passes core's.
+"""The capability-refusal cases fail an adapter with one planted defect, and pass core's.
 
-Each defect is a small ``OpenAIChatEndpoint`` subclass that mishandles a 400 saying the model
-cannot do what was asked (core types it ``ProviderStatusCapabilityError``); the kit case is
-called directly (the cases are synchronous) and must raise ``AssertionError`` naming the mistake,
-while core's undamaged endpoints pass the same case and the generic JSON dialect skips with
-its reason.
+Each defect is a small ``OpenAIChatEndpoint`` subclass that mishandles a refusal saying the
+model cannot do what was asked: the HTTP 400 (core types it ``ProviderStatusCapabilityError``;
+the setup-form case) or the same refusal as a 200 stream's error event (core types it
+``ProviderStreamCapabilityError``; the in-stream case). The kit case is called directly (the
+cases are synchronous) and must raise ``AssertionError`` naming the mistake, while core's
+undamaged endpoints pass the same case and the generic JSON dialect skips with its reason.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from lionagi.service import (
     ProviderError,
     ProviderProtocolError,
     ProviderStatusCapabilityError,
+    ProviderStreamCapabilityError,
+    ProviderStreamError,
     StreamChunk,
     match_endpoint,
 )
@@ -28,6 +31,7 @@ from lionagi.service.http import HTTPErrorInfo, OpenAIChatEndpoint
 from lionagi.service_testing.conformance import HTTPChatConformance
 
 CASE = "test_capability_refusal_is_typed_not_retried_circuit_neutral"
+IN_STREAM = "test_in_stream_capability_refusal_is_typed_not_retried_circuit_neutral"
 
 # -- planted defects ----------------------------------------------------------------------------
 
@@ -108,6 +112,65 @@ class StreamCapabilityAsProtocolError(OpenAIChatEndpoint):
                 yield chunk
         except ProviderCapabilityError as exc:
             raise ProviderProtocolError(f"stream refused: {exc}") from None
+
+
+# -- planted defects: the refusal inside a 200 stream ------------------------------------------
+
+
+class InStreamCapabilityAsStreamError(OpenAIChatEndpoint):
+    """A ``stream_error`` override that drops the family: a plain stream error (counted)."""
+
+    def stream_error(self, chunk: StreamChunk) -> ProviderStreamError:
+        error = super().stream_error(chunk)
+        if isinstance(error, ProviderCapabilityError):
+            return ProviderStreamError(str(error), status=error.status, code=error.code)
+        return error
+
+
+class InStreamCapabilityUnnamed(OpenAIChatEndpoint):
+    """Keeps the stream family but rebuilds it without the capability the text named."""
+
+    def stream_error(self, chunk: StreamChunk) -> ProviderStreamError:
+        error = super().stream_error(chunk)
+        if isinstance(error, ProviderStreamCapabilityError):
+            return ProviderStreamCapabilityError(str(error), status=error.status, code=error.code)
+        return error
+
+
+class InStreamCapabilityAsCliForm(OpenAIChatEndpoint):
+    """Raises the CLI-form class at the error event: right family, but not a stream error."""
+
+    async def stream(self, request: Any, **kwargs: Any) -> AsyncIterator[StreamChunk]:
+        async for chunk in super().stream(request, **kwargs):
+            if chunk.type == "error":
+                error = self.stream_error(chunk)
+                capability = getattr(error, "capability", None)
+                raise ProviderCapabilityError(str(error), capability=capability)
+            yield chunk
+
+
+class ReRequestsRefusedStream(OpenAIChatEndpoint):
+    """Opens the stream twice more when its error event is a capability refusal."""
+
+    async def stream(self, request: Any, **kwargs: Any) -> AsyncIterator[StreamChunk]:
+        for _ in range(2):
+            chunks = [chunk async for chunk in super().stream(request, **kwargs)]
+            refused = [c for c in chunks if c.type == "error"]
+            if not (refused and isinstance(self.stream_error(refused[0]), ProviderCapabilityError)):
+                break
+        else:
+            chunks = [chunk async for chunk in super().stream(request, **kwargs)]
+        for chunk in chunks:
+            yield chunk
+
+
+class SwallowsInStreamRefusal(OpenAIChatEndpoint):
+    """Drops the error event: the refused stream ends as if it had nothing to say."""
+
+    async def stream(self, request: Any, **kwargs: Any) -> AsyncIterator[StreamChunk]:
+        async for chunk in super().stream(request, **kwargs):
+            if chunk.type != "error":
+                yield chunk
 
 
 # -- the kit over a chosen endpoint class -------------------------------------------------------
@@ -195,6 +258,26 @@ DETECTS: list[tuple[type[Endpoint], str]] = [
 ]
 
 
+# (defect, what the in-stream case's failure says)
+DETECTS_IN_STREAM: list[tuple[type[Endpoint], str]] = [
+    (
+        InStreamCapabilityAsStreamError,
+        "after a capability refusal in the stream \\(an error event\\) \\(stream\\(\\) raised "
+        "ProviderStreamError.*opened the circuit",
+    ),
+    (
+        InStreamCapabilityUnnamed,
+        "names capability None; the server's text refused 'vision'",
+    ),
+    (
+        InStreamCapabilityAsCliForm,
+        "expected ProviderStreamCapabilityError, got ProviderCapabilityError",
+    ),
+    (ReRequestsRefusedStream, "a refused stream was attempted 3 times, expected 1"),
+    (SwallowsInStreamRefusal, "expected ProviderStreamCapabilityError, got NoneType"),
+]
+
+
 @pytest.mark.parametrize(
     ("defect", "says"), DETECTS, ids=[defect.__name__ for defect, _ in DETECTS]
 )
@@ -202,6 +285,17 @@ def test_kit_detects_planted_defect(defect: type[Endpoint], says: str) -> None:
     broken = type(f"ChatWith{defect.__name__}", (Chat,), {"endpoint_class": defect})()
     with pytest.raises(AssertionError, match=says):
         getattr(broken, CASE)()
+
+
+@pytest.mark.parametrize(
+    ("defect", "says"),
+    DETECTS_IN_STREAM,
+    ids=[defect.__name__ for defect, _ in DETECTS_IN_STREAM],
+)
+def test_in_stream_case_detects_planted_defect(defect: type[Endpoint], says: str) -> None:
+    broken = type(f"ChatWith{defect.__name__}", (Chat,), {"endpoint_class": defect})()
+    with pytest.raises(AssertionError, match=says):
+        getattr(broken, IN_STREAM)()
 
 
 @pytest.mark.parametrize("kit", [Chat, PlainAnthropic, PlainGemini])
@@ -215,6 +309,22 @@ def test_undamaged_endpoint_passes(kit: type[HTTPChatConformance]) -> None:
     getattr(kit(), CASE)()
 
 
-def test_a_dialect_without_a_rendered_refusal_skips_with_the_reason() -> None:
+def test_undamaged_endpoint_passes_the_in_stream_case() -> None:
+    """The in-stream baseline: core's chat-completions endpoint passes it (streams on).
+
+    The other dialects' streamed grammars are their vendor packages' (the plain ``Endpoint``
+    here is one-shot), and their conformance suites run this case.
+    """
+    getattr(Chat(), IN_STREAM)()
+
+
+@pytest.mark.parametrize("kit", [PlainAnthropic, PlainGemini])
+def test_the_in_stream_case_skips_a_one_shot_adapter(kit: type[HTTPChatConformance]) -> None:
+    with pytest.raises(pytest.skip.Exception, match="does not declare streams=True"):
+        getattr(kit(), IN_STREAM)()
+
+
+@pytest.mark.parametrize("case", [CASE, IN_STREAM])
+def test_a_dialect_without_a_rendered_refusal_skips_with_the_reason(case: str) -> None:
     with pytest.raises(pytest.skip.Exception, match="no capability-refusal error in the json"):
-        getattr(PlainJSON(), CASE)()
+        getattr(PlainJSON(), case)()

@@ -113,6 +113,46 @@ def test_an_unknown_model_names_the_method_called(
     )
 
 
+_EMBED_DAILY = {
+    "quotaMetric": "generativelanguage.googleapis.com/embed_content_free_tier_requests",
+    "quotaId": "EmbedContentRequestsPerDayPerUserPerProjectPerModel-FreeTier",
+}
+_GENERATE_DAILY = {
+    "quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests",
+    "quotaId": "GenerateRequestsPerDayPerProjectPerModel-FreeTier",
+}
+_GENERATE = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "violation"),
+    [
+        (SINGLE, ONE, _EMBED_DAILY),
+        (BATCH, TWO, _EMBED_DAILY),
+        (f"/v1beta/models/{MODEL}:generateContent", _GENERATE, _GENERATE_DAILY),
+        (f"/v1beta/models/{MODEL}:streamGenerateContent?alt=sse", _GENERATE, _GENERATE_DAILY),
+    ],
+)
+def test_a_spent_quota_names_the_methods_own_daily_quota(
+    path: str, body: dict[str, Any], violation: dict[str, str]
+) -> None:
+    """An embeddings call is refused on the embeddings quota, not on generation's.
+
+    Real 429 bodies name ``embed_content_free_tier_requests`` for ``embedContent`` and
+    ``batchEmbedContents`` (each text of a batch counts as one request); a generation method's
+    violation names ``generate_content_free_tier_requests``. Both daily ids say ``PerDay``,
+    which is what a Gemini adapter reads to tell a spent day from a rate limit.
+    """
+    reply = post(path, body, **{"x-fake-behaviour": "quota"})
+    assert reply.status_code == 429
+    error = reply.json()["error"]
+    assert error["status"] == "RESOURCE_EXHAUSTED"
+    failures = [d for d in error["details"] if d["@type"].endswith("google.rpc.QuotaFailure")]
+    assert failures == [
+        {"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [violation]}
+    ]
+
+
 @pytest.mark.parametrize(("path", "body"), [(SINGLE, ONE), (BATCH, TWO)])
 def test_the_body_faults_apply(path: str, body: dict[str, Any]) -> None:
     malformed = post(path, body, **{"x-fake-behaviour": "malformed"})

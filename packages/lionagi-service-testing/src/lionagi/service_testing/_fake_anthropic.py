@@ -3,7 +3,9 @@
 Stream grammar: ``message_start``, ``ping``, then per content block ``content_block_start`` /
 ``content_block_delta`` (``thinking_delta`` + ``signature_delta``, ``text_delta``, or
 ``input_json_delta`` fragments for ``tool_use``) / ``content_block_stop``; then ``message_delta``
-with ``stop_reason`` and usage and ``message_stop``. An in-stream failure is ``event: error``.
+with ``stop_reason`` and usage and ``message_stop``. An in-stream failure is ``event: error``,
+after the first output (``stream_error``) or, for a refused request
+(``stream_unsupported_capability``), right after ``message_start`` and ``ping``.
 An answer cut at the output token limit (``token_limit``) stops with ``"max_tokens"``.
 """
 
@@ -89,11 +91,24 @@ def _deltas(index: int, kind: bytes, field: bytes, pieces: tuple[str, ...]) -> l
 
 
 def messages_stream(
-    script: Script, seq: int, facts: RequestFacts, *, fail: bool = False
+    script: Script,
+    seq: int,
+    facts: RequestFacts,
+    *,
+    fail: bool = False,
+    refused: str | None = None,
 ) -> Rendered:
-    """The Messages event stream; ``fail`` ends with ``event: error`` after first output."""
+    """The Messages event stream; ``fail`` ends with ``event: error`` after first output.
+
+    ``refused`` (an error kind, ``"unsupported_capability"``): ``message_start`` and ``ping``,
+    then ``event: error`` carrying that kind's error object (:func:`anthropic_error`) and
+    nothing after it: no content block, the request itself was refused.
+    """
     message = _message(seq, facts.model, [])
     frames = [_event("message_start", {"message": message}), _event("ping", {})]
+    if refused is not None:
+        frames.append(_event("error", {"error": anthropic_error(refused)["error"]}))
+        return Rendered(frames, first_output=len(frames) - 1)
     first_output = -1
     for index, block in enumerate(_blocks(script, seq)):
         if block["type"] == "thinking":

@@ -5,7 +5,8 @@ OpenAI-compatible clients read); tool calls as ``delta.tool_calls`` fragments wi
 name in the first and the arguments split across the rest. An answer cut at the output token
 limit (``token_limit``) ends with ``finish_reason: "length"``. A refused prompt
 (``content_filter``) is Azure OpenAI's 400 one-shot and the same error object as an in-stream
-error event when streamed.
+error event when streamed; so is a capability refusal (``stream_unsupported_capability``: the
+object of ``unsupported_capability``'s 400).
 
 The chunk frames themselves (:class:`ChunkFrames`) are shared with Exa's answer stream
 (``_fake_search``), whose text arrives in the same ``chat.completion.chunk`` shape.
@@ -124,20 +125,21 @@ def chat_stream(
     facts: RequestFacts,
     *,
     fail: bool = False,
-    refused: bool = False,
+    refused: str | None = None,
 ) -> Rendered:
     """``chat.completion.chunk`` SSE frames; ``fail`` ends with an in-stream error object.
 
-    ``refused``: the opening role frame, then Azure's content-filter refusal object
-    (:func:`openai_error` ``"content_filter"``) as the stream's error event and nothing after
-    it, the way a gateway relays a refusal that reached it once its own 200 stream had begun.
-    No answer text: the prompt itself was refused.
+    ``refused`` (an error kind: ``"content_filter"``, ``"unsupported_capability"``): the
+    opening role frame, then that kind's error object (:func:`openai_error`: Azure's
+    content-filter refusal, or the "image_url is only supported by certain models" 400) as the
+    stream's error event and nothing after it, the way a gateway relays a refusal that reached
+    it once its own 200 stream had begun. No answer text: the request itself was refused.
     """
     chunk_id = f"chatcmpl-fake-{seq}"
     chunk = chunk_frames(chunk_id, facts.model)
     frames = [chunk.delta(b'{"role":"assistant","content":""}')]
-    if refused:
-        frames.append(sse_data(dumps(openai_error("content_filter"))))
+    if refused is not None:
+        frames.append(sse_data(dumps(openai_error(refused))))
         return Rendered(frames, first_output=1)
     for piece in script.thinking:
         frames.append(chunk.delta(b'{"reasoning_content":' + js(piece) + b"}"))

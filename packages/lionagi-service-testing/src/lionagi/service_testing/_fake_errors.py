@@ -286,6 +286,22 @@ _GEMINI: dict[str, tuple[str, str]] = {
 }
 _RETRY_INFO = "type.googleapis.com/google.rpc.RetryInfo"
 _QUOTA_FAILURE = "type.googleapis.com/google.rpc.QuotaFailure"
+# The used-up daily free-tier quota a ``quota`` reply names, by the method called, as real 429
+# bodies name it: generation counts against ``generate_content_free_tier_requests``
+# (``GenerateRequestsPerDayPerProjectPerModel-FreeTier``), both embeddings methods against
+# ``embed_content_free_tier_requests`` (each text of a batch is one request), whose daily id is
+# ``EmbedContentRequestsPerDayPerUserPerProjectPerModel-FreeTier``. The embed metric and its
+# per-minute id (``EmbedContentRequestsPerMinutePerUserPerProjectPerModel-FreeTier``) are in
+# users' captured 429 bodies; the daily id is as users quote it for the 1,000-a-day cap.
+_GENERATE_QUOTA = {
+    "quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests",
+    "quotaId": "GenerateRequestsPerDayPerProjectPerModel-FreeTier",
+}
+_EMBED_QUOTA = {
+    "quotaMetric": "generativelanguage.googleapis.com/embed_content_free_tier_requests",
+    "quotaId": "EmbedContentRequestsPerDayPerUserPerProjectPerModel-FreeTier",
+}
+_DAILY_QUOTAS = {"embedContent": _EMBED_QUOTA, "batchEmbedContents": _EMBED_QUOTA}
 
 
 def _duration(seconds: float) -> str:
@@ -309,7 +325,8 @@ def gemini_error(
     ``"13s"`` or ``"0.05s"``) when the delay is known, and
     ``quota`` a ``google.rpc.QuotaFailure`` too, as the real service does. ``method`` is the
     API method the request called (``embedContent``, ...), which the service's "model is not
-    found" text names.
+    found" text names, and whose daily quota a ``quota`` reply's violation names (the
+    embeddings methods' own, not generation's).
     """
     name = _kind_of(kind)
     if name == "401":
@@ -325,11 +342,9 @@ def gemini_error(
     }
     details: list[dict[str, Any]] = []
     if name == "quota":
-        # The daily free-tier quota, as the real service names it: used up, not a rate limit.
-        violation = {
-            "quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests",
-            "quotaId": "GenerateRequestsPerDayPerProjectPerModel-FreeTier",
-        }
+        # The method's daily free-tier quota, as the real service names it: used up, not a
+        # rate limit.
+        violation = dict(_DAILY_QUOTAS.get(method, _GENERATE_QUOTA))
         details.append({"@type": _QUOTA_FAILURE, "violations": [violation]})
     if status == "RESOURCE_EXHAUSTED" and retry_seconds is not None:
         details.append({"@type": _RETRY_INFO, "retryDelay": _duration(retry_seconds)})

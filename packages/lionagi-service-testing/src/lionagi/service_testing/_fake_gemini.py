@@ -5,7 +5,9 @@ parts (``thought: true`` for thinking) or a whole ``functionCall`` part (Gemini 
 arguments). The last chunk carries ``finishReason`` and ``usageMetadata``. Served as SSE
 (``?alt=sse``), as a JSON array of chunks (``streamGenerateContent`` without ``alt=sse``), or as
 one merged object (``generateContent``). An answer cut at the output token limit
-(``token_limit``) finishes with ``"MAX_TOKENS"``.
+(``token_limit``) finishes with ``"MAX_TOKENS"``. An in-stream failure is an ``{"error": ...}``
+chunk: after the first output (``stream_error``), or as the only chunk of a refused request
+(``stream_unsupported_capability``).
 
 ``:embedContent`` answers ``{"embedding": {"values": [...]}}`` and ``:batchEmbedContents``
 ``{"embeddings": [{"values": [...]}, ...]}``, one per entry of ``requests``, in order; each vector
@@ -86,8 +88,22 @@ def gemini_array(script: Script, seq: int, facts: RequestFacts) -> bytes:
     return dumps(_chunks(script, seq, facts.model))
 
 
-def gemini_stream(script: Script, seq: int, facts: RequestFacts, *, fail: bool = False) -> Rendered:
-    """SSE ``data:`` chunks; ``fail`` ends with an ``{"error": ...}`` chunk after first output."""
+def gemini_stream(
+    script: Script,
+    seq: int,
+    facts: RequestFacts,
+    *,
+    fail: bool = False,
+    refused: str | None = None,
+) -> Rendered:
+    """SSE ``data:`` chunks; ``fail`` ends with an ``{"error": ...}`` chunk after first output.
+
+    ``refused`` (an error kind, ``"unsupported_capability"``): that kind's error object
+    (:func:`gemini_error`, the 400 ``INVALID_ARGUMENT`` one) as the stream's only chunk. The
+    grammar has no opening event, and the request was refused, so there is no candidate.
+    """
+    if refused is not None:
+        return Rendered([sse_data(dumps(gemini_error(refused)))], first_output=0)
     model = facts.model
     part_lists = _part_lists(script)
     last = len(part_lists) - 1

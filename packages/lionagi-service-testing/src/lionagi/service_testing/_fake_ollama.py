@@ -5,8 +5,10 @@ Ollama streams unless the request says ``"stream": false``: one JSON object per 
 in ``message.content`` (chat) or ``response`` (generate) and thinking in ``message.thinking`` /
 ``thinking``. Tool calls arrive whole in one line (Ollama does not stream arguments) with the
 arguments as an object. The last line has ``"done": true``, ``done_reason`` and the counters and
-durations (nanoseconds). An in-stream failure is a bare ``{"error": "..."}`` line. An answer cut
-at the output token limit (``token_limit``) ends with ``done_reason: "length"``.
+durations (nanoseconds). An in-stream failure is a bare ``{"error": "..."}`` line: after the first
+output (``stream_error``), or as the only line of a refused request
+(``stream_unsupported_capability``). An answer cut at the output token limit (``token_limit``)
+ends with ``done_reason: "length"``.
 """
 
 from __future__ import annotations
@@ -74,6 +76,11 @@ def _failed(frames: list[bytes]) -> Rendered:
     return Rendered([*frames[:1], _line(dumps(ollama_error(500)))], first_output=0)
 
 
+def _refused(kind: str) -> Rendered:
+    """The error line of ``kind`` (:func:`ollama_error`) as the stream's only line: no output."""
+    return Rendered([_line(dumps(ollama_error(kind)))], first_output=0)
+
+
 def ollama_chat_json(script: Script, seq: int, facts: RequestFacts) -> bytes:
     """The one object ``/api/chat`` answers with ``"stream": false``."""
     message: dict[str, Any] = {"role": "assistant", "content": script.text}
@@ -85,9 +92,19 @@ def ollama_chat_json(script: Script, seq: int, facts: RequestFacts) -> bytes:
 
 
 def ollama_chat_stream(
-    script: Script, seq: int, facts: RequestFacts, *, fail: bool = False
+    script: Script,
+    seq: int,
+    facts: RequestFacts,
+    *,
+    fail: bool = False,
+    refused: str | None = None,
 ) -> Rendered:
-    """``/api/chat`` NDJSON lines; ``fail`` ends with an ``{"error": ...}`` line."""
+    """``/api/chat`` NDJSON lines; ``fail`` ends with an ``{"error": ...}`` line.
+
+    ``refused`` (an error kind, ``"unsupported_capability"``): that kind's error line alone.
+    """
+    if refused is not None:
+        return _refused(refused)
     head = _head(facts) + b',"message":{"role":"assistant","content":'
     frames = [
         _line(head + b'"","thinking":' + js(piece) + b'},"done":false}')
@@ -113,9 +130,19 @@ def ollama_generate_json(script: Script, seq: int, facts: RequestFacts) -> bytes
 
 
 def ollama_generate_stream(
-    script: Script, seq: int, facts: RequestFacts, *, fail: bool = False
+    script: Script,
+    seq: int,
+    facts: RequestFacts,
+    *,
+    fail: bool = False,
+    refused: str | None = None,
 ) -> Rendered:
-    """``/api/generate`` NDJSON lines; ``fail`` ends with an ``{"error": ...}`` line."""
+    """``/api/generate`` NDJSON lines; ``fail`` ends with an ``{"error": ...}`` line.
+
+    ``refused`` (an error kind, ``"unsupported_capability"``): that kind's error line alone.
+    """
+    if refused is not None:
+        return _refused(refused)
     head = _head(facts) + b',"response":'
     frames = [
         _line(head + b'"","thinking":' + js(piece) + b',"done":false}') for piece in script.thinking

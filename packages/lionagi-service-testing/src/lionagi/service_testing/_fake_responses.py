@@ -7,7 +7,9 @@ with ``response.reasoning_summary_*`` events, message items with ``response.cont
 ``response.completed`` carrying usage, or ``response.failed`` carrying the error. Every event has
 a ``sequence_number`` counting from 0. An answer cut at the output token limit (``token_limit``)
 is ``status: "incomplete"`` with ``incomplete_details.reason: "max_output_tokens"`` (its message
-item ``incomplete`` too), and its stream ends with ``response.incomplete``.
+item ``incomplete`` too), and its stream ends with ``response.incomplete``. A request refused
+once the stream had begun (``stream_unsupported_capability``) gets an ``error`` event after
+``response.in_progress``, its error object nested as the service sends it (openai-dotnet#881).
 """
 
 from __future__ import annotations
@@ -163,13 +165,28 @@ def _function_call(ev: _Events, item: dict[str, Any], index: int, pieces: tuple[
 
 
 def responses_stream(
-    script: Script, seq: int, facts: RequestFacts, *, fail: bool = False
+    script: Script,
+    seq: int,
+    facts: RequestFacts,
+    *,
+    fail: bool = False,
+    refused: str | None = None,
 ) -> Rendered:
-    """The Responses event stream; ``fail`` ends with ``response.failed`` after first output."""
+    """The Responses event stream; ``fail`` ends with ``response.failed`` after first output.
+
+    ``refused`` (an error kind, ``"unsupported_capability"``): ``response.created`` and
+    ``response.in_progress``, then one ``error`` event whose ``error`` is that kind's 400 object
+    (:func:`openai_error`), and nothing after it: the request was refused, so no output item.
+    The nested form is what the service sends (its reference documents ``code``/``message`` on
+    the event itself; openai-dotnet#881 shows the nesting).
+    """
     items = _items(script, seq)
     ev = _Events()
     ev.add("response.created", {"response": _response(seq, facts.model, "in_progress", [])})
     ev.add("response.in_progress", {"response": _response(seq, facts.model, "in_progress", [])})
+    if refused is not None:
+        ev.add("error", {"error": openai_error(refused)["error"]})
+        return Rendered(ev.frames, first_output=len(ev.frames) - 1)
     firsts: list[int] = []
     for index, item in enumerate(items):
         if item["type"] == "reasoning":

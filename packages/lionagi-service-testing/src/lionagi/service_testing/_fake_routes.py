@@ -185,6 +185,16 @@ _CUTS = {
     "stall": Cut.STALL,
 }
 _RETRY_AFTER_KINDS = frozenset({"429", "retry_after_date"})
+# Refusals a streamed request gets in-band (a 200 stream whose error event carries the error
+# object), by behaviour, with the error kind rendered: the one-shot request gets that kind's
+# HTTP error instead. ``content_filter`` is chat completions only (``_handle`` refuses the
+# other routes); the capability refusal is rendered by every route that renders the kind.
+_IN_BAND_REFUSALS = {
+    "content_filter": "content_filter",
+    "stream_unsupported_capability": "unsupported_capability",
+}
+# The capability refusal's two forms (the HTTP 400, and in-band in a stream).
+_CAPABILITY_BEHAVIOURS = frozenset({"unsupported_capability", "stream_unsupported_capability"})
 _HTML = (
     b"<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head>"
     b"<body><h1>Bad Gateway</h1><p>The upstream answered with a page, not JSON.</p></body></html>"
@@ -393,10 +403,11 @@ class FakeApp:
                     f"scenario {script.scenario!r}: invalid_utf8 needs a string in the answer; "
                     f"the {route.kind} route's answer holds only numbers"
                 )
-            if script.error == "unsupported_capability" and route.vendor == "json":
+            capability = script.error or script.behaviour
+            if capability in _CAPABILITY_BEHAVIOURS and route.vendor == "json":
                 # Exa documents no "the model cannot do this" refusal: refused, not invented.
                 raise ScriptError(
-                    f"scenario {script.scenario!r}: unsupported_capability is rendered for the "
+                    f"scenario {script.scenario!r}: {capability} is rendered for the "
                     f"OpenAI, Anthropic, Gemini and Ollama routes only; the {route.kind} route "
                     "has no documented capability-refusal error shape"
                 )
@@ -466,12 +477,13 @@ class FakeApp:
             return HttpReply(200, html, headers, delay=script.delay, content_type=_HTML_TYPE)
         if behaviour == "stream_error" and not (facts.stream and route.stream is not None):
             return cls._failure(route, replace(script, error="500"), seq, headers)
-        if behaviour == "content_filter":
-            # Only the chat route gets here (``_handle`` refuses the others): Azure's 400
-            # one-shot, the same object as the stream's error event.
+        refusal = _IN_BAND_REFUSALS.get(behaviour)
+        if refusal is not None:
+            # The refusal's HTTP error one-shot; streamed, the same object as the stream's
+            # error event (``refused``), before any output.
             if not (facts.stream and route.stream is not None):
-                return cls._failure(route, replace(script, error="content_filter"), seq, headers)
-            rendered: Rendered = route.stream(script, seq, facts, body, refused=True)
+                return cls._failure(route, replace(script, error=refusal), seq, headers)
+            rendered: Rendered = route.stream(script, seq, facts, body, refused=refusal)
         elif facts.stream and route.stream is not None:
             fail = behaviour == "stream_error"
             rendered = route.stream(script, seq, facts, body, fail=fail)

@@ -88,6 +88,10 @@ OUTCOME_BEHAVIOURS: tuple[str, ...] = (
     "oversized",
     "malformed",
     "stream_error",
+    # The model cannot do what was asked (``unsupported_capability``'s refusal), reported
+    # in-band: a 200 stream whose error event carries the vendor's refusal, as a gateway relays
+    # it once its own stream had begun; non-stream requests get ``unsupported_capability``'s 400.
+    "stream_unsupported_capability",
     # The provider's content filter refused the prompt: chat completions only (Azure OpenAI's
     # HTTP 400 one-shot, the same error object as an in-stream error event when streamed).
     "content_filter",

@@ -17,6 +17,7 @@ from lionagi.service import (
     ProviderContentFilterError,
     ProviderError,
     ProviderProtocolError,
+    ProviderStreamCapabilityError,
     ProviderStreamContentFilterError,
     ProviderStreamError,
     ProviderUnsupportedModelError,
@@ -667,7 +668,9 @@ class HTTPChatConformance(OneShotCases):
           call still reaches the server (counted, one caller offering tools to a model without
           them would cut every other caller off);
         - with ``streams``, ``stream()`` raises the same family, naming the same capability,
-          after one request and without an output chunk, the circuit closed again;
+          after one request and without an output chunk, the circuit closed again (the refusal
+          met at stream setup; inside a 200 stream it is
+          ``test_in_stream_capability_refusal_is_typed_not_retried_circuit_neutral``);
         - the key appears in no error (every case scans for it).
 
         Applies to the dialects the fake server renders the refusal for (``openai_chat``,
@@ -731,6 +734,79 @@ class HTTPChatConformance(OneShotCases):
         shown = [c.type for c in out.chunks if c.type in ("text", "tool_use", "result")]
         assert shown == [], f"a refused stream yielded output chunks: {shown}"
         assert sent == 1, f"a refused stream was attempted {sent} times, expected 1"
+
+    @http_case
+    async def test_in_stream_capability_refusal_is_typed_not_retried_circuit_neutral(
+        self, case: HTTPCase
+    ) -> None:
+        """A capability refusal inside a 200 stream is a ``ProviderStreamCapabilityError``, once.
+
+        The server opens the stream, then sends its dialect's error event carrying the same
+        refusal the HTTP 400 carries (``stream_unsupported_capability``), before any output: a
+        chat ``{"error": ...}`` chunk after the role frame, a Responses ``error`` event after
+        ``response.in_progress``, Anthropic's ``event: error`` after ``message_start``, Gemini's
+        ``{"error": ...}`` chunk, Ollama's ``{"error": "..."}`` line; as a gateway relays a
+        refusal that reached it once its own stream had begun. What a caller depends on:
+
+        - ``stream()`` yields exactly one ``error`` chunk and nothing else (the request was
+          refused, so there is no answer), then raises ``ProviderStreamCapabilityError`` (core's
+          ``classify_stream_error`` reads the refusal's text: a ``ProviderStreamError`` and a
+          ``ProviderCapabilityError``) naming the refused capability in core's words
+          (``capability``: ``"vision"``, ``"thinking"``, ``"tools"``), after one request; the
+          call is FAILED;
+        - the circuit stays closed: on a model whose circuit opens at one failure, the next
+          call still reaches the server;
+        - the key appears in no error (every case scans for it; the request must carry it).
+
+        Applies with ``streams`` to the dialects the fake server renders the refusal for
+        (``openai_chat``, ``openai_responses``, ``anthropic_messages``, ``gemini``,
+        ``ollama``); others are skipped with the reason.
+
+        Troubleshooting: project the vendor's error event to one ``error`` chunk carrying its
+        text, ``code``/``type`` and ``status`` (``ProjectorBase.error_chunk``), and stop there;
+        a ``stream_error`` override must keep the family core's ``classify_stream_error`` found
+        (a plain ``ProviderStreamError`` counts against the circuit, a ``ProviderCapabilityError``
+        that is not a ``ProviderStreamError`` hides that the refusal came in a stream) and its
+        ``capability``; never re-request a stream whose error chunk reached the caller.
+        """
+        expected = CAPABILITY_REFUSED.get(self.dialect)
+        if expected is None:
+            pytest.skip(
+                f"the fake server renders no capability-refusal error in the {self.dialect} "
+                f"dialect (only {', '.join(sorted(CAPABILITY_REFUSED))})"
+            )
+        _need(self.streams, "streams")
+        model = case.model(failure_threshold=1)
+        before = case.attempts
+        out = await case.stream(model, "stream_unsupported_capability")
+        sent = case.attempts - before
+        await _circuit_stayed_closed(
+            case,
+            model,
+            out.error,
+            "stream()",
+            refused="a capability refusal in the stream (an error event)",
+            why=_CAPABILITY_WHY,
+        )
+        assert isinstance(out.error, ProviderStreamCapabilityError), (
+            "a capability refusal in the stream's error event: expected "
+            f"ProviderStreamCapabilityError, got {type(out.error).__name__}: {out.error}"
+        )
+        named = getattr(out.error, "capability", None)
+        assert named == expected, (
+            f"the in-stream refusal {type(out.error).__name__} names capability {named!r}; the "
+            f"server's text refused {expected!r}, which callers read from the error (keep the "
+            "capability core's classify_stream_error named)"
+        )
+        kinds = [c.type for c in out.chunks]
+        assert kinds == ["error"], (
+            f"a refused stream must yield exactly one error chunk and nothing else; got {kinds}"
+        )
+        assert out.call.execution.status is EventStatus.FAILED, (
+            f"a refused stream ended {out.call.execution.status}"
+        )
+        assert sent == 1, f"a refused stream was attempted {sent} times, expected 1"
+        case.assert_key_sent(model)
 
     # -- stream failures -------------------------------------------------------------------
 
