@@ -249,14 +249,31 @@ def _request_model(call: APICalling) -> str | None:
     return model if isinstance(model, str) else None
 
 
+# Left out of a captured request without ``messages`` (see :func:`_input_messages`).
+_TOOLS = "tools"
+
+
 def _input_messages(call: APICalling) -> str:
-    """The request's ``messages`` as JSON, or the whole request when it has none."""
+    """The request's ``messages`` as JSON, or the whole request but its ``tools`` when it has none.
+
+    A request without ``messages`` (Responses ``input``, Gemini's ``contents``, a ``prompt``)
+    is recorded whole so its input is not lost, except ``tools``: tool definitions are no
+    input message, and a remote MCP server's entry there carries the credentials the provider
+    uses to reach it (Responses' ``headers`` / ``authorization``, Gemini's
+    ``mcpServers[].streamableHttpTransport.headers``), which the docs promise never to record.
+    """
     request = _request(call)
     if not isinstance(request, Mapping) and hasattr(request, "model_dump"):
         # A request model: its JSON form, not its repr (exclude_none drops unset fields).
         request = request.model_dump(mode="json", exclude_none=True)
-    messages = request.get("messages") if isinstance(request, Mapping) else None
-    return _as_json(messages if messages is not None else request)
+    if not isinstance(request, Mapping):
+        return _as_json(request)
+    messages = request.get("messages")
+    if messages is not None:
+        return _as_json(messages)
+    if _TOOLS in request:
+        request = {key: value for key, value in request.items() if key != _TOOLS}
+    return _as_json(request)
 
 
 def _clip(text: str) -> str:
