@@ -18,6 +18,7 @@ import pytest
 from lionagi.service import EventStatus, iModel
 from lionagi.service_testing import scripted_stream_server
 
+from ._openai_answers import responses_body
 from .conftest import Otel
 
 pytestmark = pytest.mark.anyio
@@ -26,22 +27,7 @@ KEY = "k-telemetry-0123456789abcdef"
 MCP_TOKEN = "mcp-ZZcredentialQQ-7731"
 PROMPT = "hi PROMPTMARK"
 
-RESPONSES_BODY = {
-    "id": "resp_1",
-    "object": "response",
-    "status": "completed",
-    "model": "gpt-5",
-    "output": [
-        {
-            "type": "message",
-            "id": "msg_1",
-            "role": "assistant",
-            "status": "completed",
-            "content": [{"type": "output_text", "text": "ok", "annotations": []}],
-        }
-    ],
-    "usage": {"input_tokens": 2, "output_tokens": 1, "total_tokens": 3},
-}
+RESPONSES_BODY = responses_body({"input_tokens": 2, "output_tokens": 1, "total_tokens": 3})
 GEMINI_BODY = {
     "candidates": [
         {

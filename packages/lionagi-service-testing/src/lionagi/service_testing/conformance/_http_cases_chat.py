@@ -151,6 +151,22 @@ _CAPABILITY_WHY = (
 )
 
 
+def _refused_once(out: StreamOutcome, sent: int) -> None:
+    """A stream the provider refused in-band: one ``error`` chunk only, FAILED, one request.
+
+    The request itself was refused, so there is no answer to show; a retry would send the same
+    request to the same refusal.
+    """
+    kinds = [c.type for c in out.chunks]
+    assert kinds == ["error"], (
+        f"a refused stream must yield exactly one error chunk and nothing else; got {kinds}"
+    )
+    assert out.call.execution.status is EventStatus.FAILED, (
+        f"a refused stream ended {out.call.execution.status}"
+    )
+    assert sent == 1, f"a refused stream was attempted {sent} times, expected 1"
+
+
 async def _circuit_stayed_closed(
     case: HTTPCase,
     model: Any,
@@ -568,14 +584,7 @@ class HTTPChatConformance(OneShotCases):
             "a content-filter refusal in a stream: expected ProviderStreamContentFilterError, "
             f"got {type(out.error).__name__}: {out.error}"
         )
-        kinds = [c.type for c in out.chunks]
-        assert kinds == ["error"], (
-            f"a refused stream must yield exactly one error chunk and nothing else; got {kinds}"
-        )
-        assert out.call.execution.status is EventStatus.FAILED, (
-            f"a refused stream ended {out.call.execution.status}"
-        )
-        assert sent == 1, f"a refused stream was attempted {sent} times, expected 1"
+        _refused_once(out, sent)
 
     @http_case
     async def test_unsupported_model_is_typed_not_retried_circuit_neutral(
@@ -798,14 +807,7 @@ class HTTPChatConformance(OneShotCases):
             f"server's text refused {expected!r}, which callers read from the error (keep the "
             "capability core's classify_stream_error named)"
         )
-        kinds = [c.type for c in out.chunks]
-        assert kinds == ["error"], (
-            f"a refused stream must yield exactly one error chunk and nothing else; got {kinds}"
-        )
-        assert out.call.execution.status is EventStatus.FAILED, (
-            f"a refused stream ended {out.call.execution.status}"
-        )
-        assert sent == 1, f"a refused stream was attempted {sent} times, expected 1"
+        _refused_once(out, sent)
         case.assert_key_sent(model)
 
     # -- stream failures -------------------------------------------------------------------
