@@ -41,15 +41,18 @@ GEMINI_BODY = {
 }
 
 
+MCP_TOOL = {
+    "type": "mcp",
+    "server_label": "calendar",
+    "server_url": "https://mcp.example/sse",
+    "headers": {"Authorization": f"Bearer {MCP_TOKEN}"},
+    "authorization": MCP_TOKEN,
+    "require_approval": "never",
+}
+
+
 def _responses(base_url: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    tool = {
-        "type": "mcp",
-        "server_label": "calendar",
-        "server_url": "https://mcp.example/sse",
-        "headers": {"Authorization": f"Bearer {MCP_TOKEN}"},
-        "authorization": MCP_TOKEN,
-        "require_approval": "never",
-    }
+    tool = MCP_TOOL
     model = {"model": "openai/gpt-5", "endpoint": "responses", "base_url": base_url}
     return model, {"input": PROMPT, "tools": [tool]}
 
@@ -85,4 +88,24 @@ async def test_a_captured_request_without_messages_keeps_its_input_not_its_tools
     captured = dict(otel.root().attributes or {})["gen_ai.input.messages"]
     assert "PROMPTMARK" in captured  # the input is recorded
     assert MCP_TOKEN not in captured  # the MCP server's credential is not
+    assert "tools" not in json.loads(captured)
+
+
+async def test_a_captured_one_shot_response_leaves_out_its_echo_of_the_tools(otel: Otel) -> None:
+    """A Responses object repeats the request's ``tools``; the captured output leaves them out."""
+    body = {**RESPONSES_BODY, "tools": [MCP_TOOL]}
+    otel.on(capture_content=True)
+    async with scripted_stream_server(
+        [json.dumps(body).encode()], content_type="application/json"
+    ) as server:
+        model_args, request = _responses(server.url)
+        async with iModel(api_key=KEY, allow_local_network=True, **model_args) as model:
+            call = await model.invoke(**request)
+            assert call.status is EventStatus.COMPLETED, call.exception
+            # The caller's result is left whole.
+            assert call.execution.response["tools"] == [MCP_TOOL]
+
+    captured = dict(otel.root().attributes or {})["gen_ai.output.messages"]
+    assert '"ok"' in captured  # the answer is recorded
+    assert MCP_TOKEN not in captured
     assert "tools" not in json.loads(captured)

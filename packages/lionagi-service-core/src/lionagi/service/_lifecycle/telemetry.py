@@ -249,7 +249,8 @@ def _request_model(call: APICalling) -> str | None:
     return model if isinstance(model, str) else None
 
 
-# Left out of a captured request without ``messages`` (see :func:`_input_messages`).
+# Left out of a captured request without ``messages`` (see :func:`_input_messages`) and of a
+# captured one-shot response body.
 _TOOLS = "tools"
 
 
@@ -593,6 +594,10 @@ class CallTrace:
             self._response_model = model
         self._finish_reasons.extend(reasons)
         if self._output is not None:
+            # A Responses object echoes the request's `tools`: left out for the reason the
+            # input capture leaves them out (an MCP server's credentials).
+            if _TOOLS in response:
+                response = {key: value for key, value in response.items() if key != _TOOLS}
             self._output.append(_as_json(response))
 
     # -- end --------------------------------------------------------------------------------------
