@@ -83,9 +83,11 @@ __all__ = [
     "AnthropicContextManagement",
     "AnthropicContextTrigger",
     "AnthropicCustomTool",
+    "AnthropicDiagnostics",
     "AnthropicDocumentBlock",
     "AnthropicFileSource",
     "AnthropicImageBlock",
+    "AnthropicImageTransformations",
     "AnthropicInputTokens",
     "AnthropicJSONOutputFormat",
     "AnthropicMCPServer",
@@ -289,11 +291,30 @@ ImageSource = Annotated[
 ]
 
 
+class AnthropicImageTransformations(BaseModel):
+    """An image block's ``transformations``: what the server does to the image before use.
+
+    ``oversized_image``: ``"downsize"`` (the API's default: an image larger than the model
+    takes is scaled down, silently) or ``"error"`` (the API answers 400 naming the sizes, so
+    the caller scales it deliberately). It sits inside ``messages``, where ``extra_body``
+    cannot reach, so the block was refused with no way to send it.
+    """
+
+    model_config = _STRICT
+
+    oversized_image: Literal["downsize", "error"] | None = None
+
+
 class AnthropicImageBlock(_Block):
-    """An image: ``source`` is ``{"type": "base64" | "url" | "file", ...}``."""
+    """An image: ``source`` is ``{"type": "base64" | "url" | "file", ...}``.
+
+    ``transformations`` (:class:`AnthropicImageTransformations`) says what the server does to
+    an image too large for the model.
+    """
 
     type: Literal["image"]
     source: ImageSource
+    transformations: AnthropicImageTransformations | None = None
 
 
 def _content_tag(value: Any) -> str:
@@ -422,12 +443,18 @@ class AnthropicCompactionBlock(_Block):
     turns before it (``content``) and opaque state (``encrypted_content``). The next request
     carries it back in the assistant turn, and the API drops what came before it. ``content``
     must be present: a string that is not empty, or null for a compaction that failed (the API
-    treats that block as a no-op). ``cache_control`` may cache the summary.
+    treats that block as a no-op). ``cache_control`` may cache the summary. ``signature`` (over
+    the summary) and ``tool_changes`` (the ``tool_addition``/``tool_removal`` entries of the
+    compacted range, the server's vocabulary, kept as written) come with the block and go back
+    with it unchanged: the model refused them, so a block the stream yielded whole could not
+    be sent back.
     """
 
     type: Literal["compaction"]
     content: Annotated[str, Field(min_length=1)] | None
     encrypted_content: str | None = None
+    signature: str | None = None
+    tool_changes: list[dict[str, Any]] | None = None
 
     @model_serializer(mode="wrap")
     def _null_content_is_sent(self, handler: SerializerFunctionWrapHandler) -> Any:
@@ -729,20 +756,26 @@ class AnthropicToolChoice(BaseModel):
         return self
 
 
+# The thinking types that turn thinking off: the thinking-only request rules do not apply.
+_THINKING_OFF = frozenset({"disabled", "between_tools"})
+
+
 class AnthropicThinking(BaseModel):
-    """Extended thinking: ``enabled`` with a ``budget_tokens``, ``adaptive``, or ``disabled``.
+    """Extended thinking: ``enabled`` with a ``budget_tokens``, ``adaptive``, or thinking off.
 
     ``{"type": "enabled", "budget_tokens": N}`` (N ≥ 1024; below ``max_tokens`` unless the
     interleaved-thinking beta is sent, checked by the endpoint),
-    ``{"type": "adaptive"}`` (the model decides how much to think; the newer models' mode) or
-    ``{"type": "disabled"}``; ``display`` (``summarized`` or ``omitted``) with the first two.
-    The rules that depend on the rest of the request are checked by
-    :class:`AnthropicMessagesRequest`.
+    ``{"type": "adaptive"}`` (the model decides how much to think; the newer models' mode),
+    ``{"type": "disabled"}`` or ``{"type": "between_tools"}`` (thinking off, and the short
+    progress notes the model writes between tool calls come back as thinking blocks; which
+    models take it is the API's to say); ``display`` (``summarized`` or ``omitted``) with the
+    first two only, as the SDK declares the other two as their ``type`` alone. The rules that
+    depend on the rest of the request are checked by :class:`AnthropicMessagesRequest`.
     """
 
     model_config = _STRICT
 
-    type: Literal["enabled", "adaptive", "disabled"]
+    type: Literal["enabled", "adaptive", "disabled", "between_tools"]
     budget_tokens: int | None = Field(default=None, ge=1024, strict=True)
     display: Literal["summarized", "omitted"] | None = None
 
@@ -754,9 +787,19 @@ class AnthropicThinking(BaseModel):
                 "budget_tokens is required with type 'enabled' and only allowed with it",
                 self.budget_tokens,
             )
-        if self.type == "disabled" and self.display is not None:
-            raise _refuse(("display",), "display is not allowed with type 'disabled'", None)
+        if self.type in _THINKING_OFF and self.display is not None:
+            raise _refuse(
+                ("display",),
+                f"display is not allowed with type {self.type!r} (only with 'enabled' or "
+                "'adaptive')",
+                None,
+            )
         return self
+
+    @property
+    def off(self) -> bool:
+        """Whether thinking is off (``disabled``, ``between_tools``): no thinking rule applies."""
+        return self.type in _THINKING_OFF
 
 
 class AnthropicMetadata(BaseModel):
@@ -775,6 +818,32 @@ class AnthropicMCPServer(_OneType):
     name: str
     authorization_token: str | None = None
     tool_configuration: dict[str, Any] | None = None
+
+
+class AnthropicDiagnostics(BaseModel):
+    """``diagnostics``: ``{"previous_message_id": "msg_..." | null}``, prompt-cache reporting.
+
+    With the ``id`` of this client's previous answer, the response's
+    ``diagnostics.cache_miss_reason`` says why the cached prefix could not be reused; ``null``
+    (the first turn) opts in with nothing to compare, so a ``null`` the caller wrote is sent.
+    """
+
+    model_config = _STRICT
+
+    previous_message_id: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _null_id_is_sent(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """Keep a written ``previous_message_id: null``: it opts in, where absence does not.
+
+        Core writes nested models without their None values (``exclude_none``), which would
+        send ``{}`` for the first turn's ``{"previous_message_id": null}``.
+        """
+        data = handler(self)
+        written = "previous_message_id" in self.model_fields_set
+        if isinstance(data, dict) and written and "previous_message_id" not in data:
+            data = {**data, "previous_message_id": None}
+        return data
 
 
 class AnthropicJSONOutputFormat(BaseModel):
@@ -1083,6 +1152,9 @@ class AnthropicMessagesRequest(BaseModel):
     thinking: AnthropicThinking | None = None
     metadata: AnthropicMetadata | None = None
     service_tier: Literal["auto", "standard_only"] | None = None
+    # "fast": faster output; some models need the caller's fast-mode beta header with it.
+    speed: Literal["standard", "fast"] | None = None
+    diagnostics: AnthropicDiagnostics | None = None
     container: str | dict[str, Any] | None = None
     mcp_servers: list[AnthropicMCPServer] | None = None
     output_config: dict[str, Any] | None = None
@@ -1105,7 +1177,7 @@ class AnthropicMessagesRequest(BaseModel):
 
     def _check_thinking(self) -> None:
         thinking = self.thinking
-        if thinking is None or thinking.type == "disabled":
+        if thinking is None or thinking.off:
             return
         # Sampling: the API refuses both with manual and with adaptive thinking (its 400 reads
         # "... when thinking is enabled or in adaptive mode"), so both are named here.

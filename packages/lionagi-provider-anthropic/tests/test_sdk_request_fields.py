@@ -1,0 +1,299 @@
+"""The request fields anthropic-sdk-python declares are typed, checked and sent as written.
+
+The request model lagged the SDK: ``speed`` and ``diagnostics`` were refused as unknown fields
+(reachable only through ``extra_body``, unchecked), and three nested values had no way round the
+check at all, since they sit inside declared fields: thinking ``{"type": "between_tools"}``, an
+image block's ``transformations``, and the ``signature``/``tool_changes`` a compaction block
+(the compaction beta) comes back with, so a block the stream yielded whole could not be sent
+back. Each is now typed: sent as written over loopback on both send paths (``iModel`` and an
+endpoint's own ``call()``), a wrong value refused before sending at its path.
+
+The coverage tests compare the request model with the installed SDK's own parameter types (the
+top-level keys, and the closed value sets this adapter types), so a field or value the SDK adds
+later is noticed, not guessed.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any, Literal, Union, get_args, get_origin
+
+import pytest
+from anthropic_loopback import HI, Make, call, imodel, request
+
+from lionagi.service import EndpointConfigurationError, EventStatus
+from lionagi.service_testing import FakeProviderServer
+
+IMAGE_URL = {"type": "url", "url": "https://example.com/cat.png"}
+SIGNED_COMPACTION = {
+    "type": "compaction",
+    "content": "Steps 1-3 are done.",
+    "encrypted_content": "EncState==",
+    "signature": "sig-over-summary",
+    "tool_changes": [
+        {"type": "tool_addition", "tool": {"type": "tool_reference", "tool_name": "lookup"}},
+        {"type": "tool_removal", "tool": {"type": "tool_reference", "tool_name": "draft"}},
+    ],
+}
+
+
+def image(**fields: Any) -> list[dict[str, Any]]:
+    """One user message holding an image block with ``fields`` added."""
+    return [{"role": "user", "content": [{"type": "image", "source": IMAGE_URL, **fields}]}]
+
+
+def compacted(block: dict[str, Any]) -> list[dict[str, Any]]:
+    """A conversation whose earlier answer carried ``block``, sent back, then a question."""
+    answer = [block, {"type": "text", "text": "Done."}]
+    return [*HI, {"role": "assistant", "content": answer}, {"role": "user", "content": "next"}]
+
+
+# Each case: the request fields, every one expected in the body exactly as written.
+SENT_AS_WRITTEN: dict[str, dict[str, Any]] = {
+    "speed-fast": {"speed": "fast"},
+    "speed-standard": {"speed": "standard"},
+    "diagnostics-previous": {"diagnostics": {"previous_message_id": "msg_01"}},
+    # null opts in on the first turn: it must reach the wire as null, not as {}.
+    "diagnostics-null": {"diagnostics": {"previous_message_id": None}},
+    "diagnostics-empty": {"diagnostics": {}},
+    # Thinking off: the rules of enabled/adaptive thinking (sampling, forced tools) do not apply.
+    "thinking-between-tools": {
+        "thinking": {"type": "between_tools"},
+        "temperature": 0.2,
+        "top_k": 5,
+        "tools": [{"name": "lookup", "input_schema": {"type": "object"}}],
+        "tool_choice": {"type": "any"},
+    },
+    "image-oversized-error": {"messages": image(transformations={"oversized_image": "error"})},
+    "image-oversized-downsize": {
+        "messages": image(transformations={"oversized_image": "downsize"})
+    },
+    "image-no-transformation": {"messages": image(transformations={})},
+    "compaction-signed": {"messages": compacted(SIGNED_COMPACTION)},
+    "compaction-no-tool-change": {"messages": compacted({**SIGNED_COMPACTION, "tool_changes": []})},
+}
+
+
+@pytest.mark.parametrize("fields", SENT_AS_WRITTEN.values(), ids=SENT_AS_WRITTEN.keys())
+async def test_an_sdk_field_reaches_the_server_as_written(
+    fake: FakeProviderServer, messages_endpoint: Make, fields: dict[str, Any]
+) -> None:
+    body = await call(messages_endpoint(fake), request(**fields))
+    assert body["type"] == "message"
+    async with imodel(fake) as model:
+        event = await model.invoke(**request(**fields))
+    assert event.status is EventStatus.COMPLETED, event.exception
+    assert len(fake.requests) == 2
+    for seen in fake.requests:
+        for key, value in fields.items():
+            assert seen.json[key] == value, key
+
+
+IMAGE_AT = "messages.0.content.blocks.0.image"
+COMPACTION_AT = "messages.1.content.blocks.0.compaction"
+
+
+@pytest.mark.parametrize(
+    ("fields", "field"),
+    [
+        ({"speed": "faster"}, "speed"),
+        ({"speed": True}, "speed"),
+        ({"diagnostics": {"previous_message": "msg_01"}}, "diagnostics.previous_message"),
+        ({"diagnostics": {"previous_message_id": 7}}, "diagnostics.previous_message_id"),
+        ({"diagnostics": "msg_01"}, "diagnostics"),
+        ({"thinking": {"type": "between_tool"}}, "thinking.type"),
+        ({"thinking": {"type": "between_tools", "display": "omitted"}}, "thinking.display"),
+        (
+            {"thinking": {"type": "between_tools", "budget_tokens": 2048}},
+            "thinking.budget_tokens",
+        ),
+        (
+            {"messages": image(transformations={"oversized_image": "shrink"})},
+            f"{IMAGE_AT}.transformations.oversized_image",
+        ),
+        (
+            {"messages": image(transformations={"oversize_image": "error"})},
+            f"{IMAGE_AT}.transformations.oversize_image",
+        ),
+        (
+            {"messages": compacted({**SIGNED_COMPACTION, "signature": 5})},
+            f"{COMPACTION_AT}.signature",
+        ),
+        (
+            {"messages": compacted({**SIGNED_COMPACTION, "tool_changes": "lookup"})},
+            f"{COMPACTION_AT}.tool_changes",
+        ),
+    ],
+)
+async def test_a_wrong_value_is_refused_at_its_path(
+    fake: FakeProviderServer, messages_endpoint: Make, fields: dict[str, Any], field: str
+) -> None:
+    with pytest.raises(EndpointConfigurationError) as on_endpoint:
+        await call(messages_endpoint(fake), request(**fields))
+    assert on_endpoint.value.field == field
+    async with imodel(fake) as model:
+        with pytest.raises(EndpointConfigurationError) as on_imodel:
+            await model.invoke(**request(**fields))
+    assert on_imodel.value.field == field
+    assert fake.requests == []
+
+
+async def test_display_is_still_refused_with_disabled_thinking(fake: FakeProviderServer) -> None:
+    async with imodel(fake) as model:
+        with pytest.raises(EndpointConfigurationError) as refused:
+            await model.invoke(messages=HI, thinking={"type": "disabled", "display": "omitted"})
+    assert refused.value.field == "thinking.display"
+    assert "'disabled'" in str(refused.value)
+    assert fake.requests == []
+
+
+# -- coverage against the installed SDK -----------------------------------------------------------
+
+# Parameters of ``messages.create`` that the SDK sends as headers, not in the body
+# (``anthropic-user-profile-id``, ``anthropic-workspace-id``, and the beta client's
+# ``anthropic-beta``): the request model is the body, so a caller sends them through
+# ``default_headers`` (or a call's ``extra_headers``).
+HEADER_PARAMS = {"user_profile_id", "workspace_id"}
+BETA_HEADER_PARAMS = HEADER_PARAMS | {"betas"}
+# Beta-only body fields this adapter does not declare: their shapes are still moving, nothing
+# of the adapter depends on them, and being undeclared they go out through
+# ``extra_body={...}`` as written (with the caller's ``anthropic-beta``). Declaring one means
+# typing it and removing it here.
+BETA_ONLY_UNDECLARED = {
+    "billing_policy",
+    "compaction",
+    "fallback_credit_token",
+    "fallbacks",
+    "thread",
+}
+
+
+def test_the_request_model_declares_every_sdk_request_field() -> None:
+    """Every body field of the SDK's Messages params (GA and beta) is a typed field here."""
+    pytest.importorskip("anthropic")
+    from anthropic.types.beta.message_create_params import (
+        MessageCreateParamsBase as BetaMessageCreateParamsBase,
+    )
+    from anthropic.types.message_create_params import MessageCreateParamsBase
+
+    from lionagi.providers.anthropic import AnthropicMessagesRequest
+
+    ours = set(AnthropicMessagesRequest.model_fields)
+    missing = set(MessageCreateParamsBase.__annotations__) - ours - HEADER_PARAMS
+    assert not missing, f"AnthropicMessagesRequest lacks {sorted(missing)}"
+    beta = set(BetaMessageCreateParamsBase.__annotations__) - ours
+    missing = beta - BETA_HEADER_PARAMS - BETA_ONLY_UNDECLARED
+    assert not missing, f"AnthropicMessagesRequest lacks the beta fields {sorted(missing)}"
+    # An allow-listed field the SDK dropped, or one now declared, must leave the list.
+    assert beta >= BETA_ONLY_UNDECLARED, sorted(BETA_ONLY_UNDECLARED - beta)
+
+
+def _values(annotation: Any) -> set[Any]:
+    """The literal values an annotation (through unions, ``Optional``, ``Required``) admits."""
+    if get_origin(annotation) is Literal:
+        return set(get_args(annotation))
+    found: set[Any] = set()
+    if get_origin(annotation) in (Union, types.UnionType) or hasattr(annotation, "__metadata__"):
+        for arg in get_args(annotation):
+            found |= _values(arg)
+    elif get_origin(annotation) is not None and not get_args(annotation)[1:]:
+        found |= _values(get_args(annotation)[0])  # Required[...], NotRequired[...]
+    return found
+
+
+def _sdk(typed_dict: Any, key: str) -> set[Any]:
+    from typing_extensions import get_type_hints
+
+    return _values(get_type_hints(typed_dict, include_extras=True)[key])
+
+
+def _sdk_types(union: Any) -> set[Any]:
+    """The ``type`` values of every TypedDict member of an SDK union alias."""
+    return set().union(*(_sdk(member, "type") for member in get_args(union)))
+
+
+def test_the_closed_value_sets_match_the_sdk() -> None:
+    """Every value the SDK lists for a literal this adapter types is accepted here, and no more."""
+    pytest.importorskip("anthropic")
+    from anthropic.types import (
+        Base64ImageSourceParam,
+        CacheControlEphemeralParam,
+        ImageBlockParam,
+        OutputConfigParam,
+        ThinkingConfigAdaptiveParam,
+        ThinkingConfigEnabledParam,
+        ThinkingConfigParam,
+        ToolChoiceParam,
+    )
+    from anthropic.types.image_transformations_param import ImageTransformationsParam
+    from anthropic.types.message_create_params import MessageCreateParamsBase
+
+    from lionagi.providers.anthropic._request import (
+        AnthropicBase64ImageSource,
+        AnthropicCacheControl,
+        AnthropicImageBlock,
+        AnthropicImageTransformations,
+        AnthropicMessagesRequest,
+        AnthropicOutputConfig,
+        AnthropicThinking,
+        AnthropicToolChoice,
+    )
+
+    def ours(model: Any, field: str) -> set[Any]:
+        return _values(model.model_fields[field].annotation) - {None}
+
+    pairs = [
+        (ours(AnthropicThinking, "type"), _sdk_types(ThinkingConfigParam), "thinking.type"),
+        (
+            ours(AnthropicThinking, "display"),
+            _sdk(ThinkingConfigEnabledParam, "display")
+            | _sdk(ThinkingConfigAdaptiveParam, "display"),
+            "thinking.display",
+        ),
+        (ours(AnthropicToolChoice, "type"), _sdk_types(ToolChoiceParam), "tool_choice.type"),
+        (
+            ours(AnthropicMessagesRequest, "service_tier"),
+            _sdk(MessageCreateParamsBase, "service_tier"),
+            "service_tier",
+        ),
+        (ours(AnthropicMessagesRequest, "speed"), _sdk(MessageCreateParamsBase, "speed"), "speed"),
+        (ours(AnthropicCacheControl, "ttl"), _sdk(CacheControlEphemeralParam, "ttl"), "ttl"),
+        (ours(AnthropicOutputConfig, "effort"), _sdk(OutputConfigParam, "effort"), "effort"),
+        (
+            ours(AnthropicImageTransformations, "oversized_image"),
+            _sdk(ImageTransformationsParam, "oversized_image"),
+            "transformations.oversized_image",
+        ),
+        (
+            ours(AnthropicBase64ImageSource, "media_type"),
+            _sdk(Base64ImageSourceParam, "media_type"),
+            "image source media_type",
+        ),
+    ]
+    for mine, theirs, where in pairs:
+        assert mine == theirs - {None}, f"{where}: ours {sorted(mine)}, SDK {sorted(theirs)}"
+    # Keys of the nested objects typed strictly here: an SDK key this model lacks is refused.
+    for model, typed_dict in ((AnthropicImageBlock, ImageBlockParam),):
+        lacks = set(typed_dict.__annotations__) - set(model.model_fields)
+        assert not lacks, f"{model.__name__} lacks {sorted(lacks)}"
+
+
+def test_every_sdk_content_block_type_is_accepted() -> None:
+    """Each block type the SDK lets a message hold is routed to a block model, none refused."""
+    pytest.importorskip("anthropic")
+    from anthropic.types import MessageParam
+    from typing_extensions import get_type_hints, is_typeddict
+
+    from lionagi.providers.anthropic._request import _block_tag
+
+    kinds: set[str] = set()
+    for message in get_args(MessageParam):
+        content = get_type_hints(message)["content"]
+        for shape in get_args(content):
+            for block in get_args(shape):  # Iterable[Union[...]] -> Union[...]
+                for member in get_args(block) or (block,):
+                    if is_typeddict(member):
+                        kinds |= _sdk(member, "type")
+    assert "text" in kinds, "the SDK's message content was not read"
+    refused = sorted(kind for kind in kinds if _block_tag({"type": kind}) is None)
+    assert not refused, f"content block types refused: {refused}"
