@@ -22,8 +22,14 @@ itself, and an ``mcpServers`` entry offers its server's tools, so the request al
 and nothing is refused.
 
 The tools are those the Gemini Developer API takes (Google's ``google-genai`` SDK is the
-reference: its Developer API converter passes them, and raises "not supported in Gemini API"
-on the rest). The Vertex AI tools are refused by name with that reason, not as unknown fields.
+reference: its Developer API converter passes them, and raises "only supported in Gemini
+Enterprise Agent Platform mode", Vertex AI's new name, on the rest). The Vertex AI tools are
+refused by name with that reason, not as unknown fields. So are the Vertex AI settings the same
+converters refuse inside what this API takes: in an open mapping (``googleSearch``,
+``googleMaps`` and its ``authConfig``, ``imageConfig``) exactly those keys, in either spelling
+the API's JSON reads (``excludeDomains`` / ``exclude_domains``), each at its own path, the other
+keys still sent as written; on a typed object (``generationConfig``, a safety setting,
+``functionCallingConfig``) as named fields that always refuse.
 
 The chat request's messages are checked as core checks the dialect's, plus the field Gemini
 documents on an assistant message's tool calls: ``extra_content.google.thought_signature``, the
@@ -47,17 +53,19 @@ batch's, as ``models/<name>``, the form the API requires there.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import (
     AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
+    ValidationError,
     ValidationInfo,
     field_validator,
     model_validator,
 )
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from lionagi.service import OpenAIChatCompletionsRequest, openai_chat_shapes
 
@@ -331,23 +339,116 @@ def _vertex_only_tool(value: object, info: ValidationInfo) -> object:
 
 _VertexOnlyTool = Annotated[object, AfterValidator(_vertex_only_tool)]
 
+_VERTEX_ONLY = (
+    "is a Vertex AI option, which the Gemini Developer API this provider calls does not accept "
+    "(Google's SDK refuses it for this API); leave it out, or send the request through Vertex AI"
+)
+
+
+def _vertex_only_setting(value: object) -> object:
+    """Refuse a Vertex AI setting of a typed object with why, not as an unknown field.
+
+    The SDK's Developer API converters raise on these ("only supported in Gemini Enterprise
+    Agent Platform mode", Vertex AI's new name); the API answers them with a 400.
+    """
+    raise ValueError(_VERTEX_ONLY)
+
+
+_VertexOnlySetting = Annotated[object, AfterValidator(_vertex_only_setting)]
+
+
+def _both_spellings(*names: str) -> frozenset[str]:
+    """``names`` and their proto (snake_case) spellings: the API's JSON reads either one."""
+    return frozenset(
+        spelling for name in names for spelling in (name, re.sub(r"([A-Z])", r"_\1", name).lower())
+    )
+
+
+class _VertexOptions(NamedTuple):
+    """The Vertex AI options of one open mapping: its own keys, and those of a nested object."""
+
+    keys: frozenset[str]
+    nested: dict[str, frozenset[str]]
+
+
+# Options of an open mapping that Google's SDK refuses for the Gemini Developer API: its
+# converters ``_GoogleSearch_to_mldev``, ``_GoogleMaps_to_mldev`` (with ``_AuthConfig_to_mldev``
+# for ``authConfig``) and ``_ImageConfig_to_mldev`` raise on each and pass every other option.
+# By their REST names: what the SDK sends to Vertex AI for them.
+_AUTH_CONFIG_VERTEX = _both_spellings(
+    "apiKeyConfig",
+    "authType",
+    "googleServiceAccountConfig",
+    "httpBasicAuthConfig",
+    "oauthConfig",
+    "oidcConfig",
+)
+_VERTEX_ONLY_OPTIONS: dict[str, _VertexOptions] = {
+    "googleSearch": _VertexOptions(_both_spellings("excludeDomains", "blockingConfidence"), {}),
+    "googleMaps": _VertexOptions(
+        _both_spellings("groundingTypes"),
+        dict.fromkeys(_both_spellings("authConfig"), _AUTH_CONFIG_VERTEX),
+    ),
+    # The SDK's ``output_mime_type`` / ``output_compression_quality`` are its own names for
+    # Vertex AI's ``imageOutputOptions`` (``mimeType``, ``compressionQuality``) on the wire.
+    "imageConfig": _VertexOptions(
+        _both_spellings("personGeneration", "prominentPeople", "imageOutputOptions"), {}
+    ),
+}
+
+
+def _vertex_only_error(loc: tuple[str, ...], key: str) -> InitErrorDetails:
+    # The input is the key, never its value: an auth option can hold a credential.
+    return InitErrorDetails(
+        type=PydanticCustomError("vertex_only", _VERTEX_ONLY), loc=loc, input=key
+    )
+
+
+def _no_vertex_options(value: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+    """``value`` unchanged (an open mapping, sent as written) unless it holds a Vertex AI option.
+
+    Each such option is refused at its own path (``tools.0.googleSearch.excludeDomains``), as a
+    typed field would be, in either spelling the API reads; every other option stays open:
+    Google extends these objects often, and the API checks what it takes.
+    """
+    refused = _VERTEX_ONLY_OPTIONS.get(info.field_name or "")
+    if refused is None:
+        return value
+    errors: list[InitErrorDetails] = []
+    for key, option in value.items():
+        if key in refused.keys:
+            errors.append(_vertex_only_error((key,), key))
+        elif key in refused.nested and isinstance(option, dict):
+            inner = refused.nested[key]
+            errors.extend(_vertex_only_error((key, name), name) for name in option if name in inner)
+    if errors:
+        # pydantic places these line errors under the field's own location.
+        raise ValidationError.from_exception_data(info.field_name or "options", errors)
+    return value
+
+
+_OpenOptions = Annotated[dict[str, Any], AfterValidator(_no_vertex_options)]
+
 
 class GeminiTool(_Strict):
     """One tool entry: function declarations or one of the API's built-in tools.
 
     The built-ins (Google Search and its older ``googleSearchRetrieval``, code execution, URL
-    context, Google Maps, File Search, computer use) take their options as given; ``mcpServers``
-    (remote MCP servers the API calls itself) is checked field by field. The Vertex AI tools
-    (``retrieval``, ``enterpriseWebSearch``, ``parallelAiSearch``, ``exaAiSearch``) are named
-    here only to be refused with the reason: this API does not take them.
+    context, Google Maps, File Search, computer use) take their options as given, except the
+    Vertex AI ones of ``googleSearch`` (``excludeDomains``, ``blockingConfidence``) and
+    ``googleMaps`` (``groundingTypes``; in ``authConfig`` every auth kind the SDK knows but
+    ``apiKey``); ``mcpServers`` (remote MCP servers the API calls itself) is checked field by
+    field. The Vertex AI tools (``retrieval``, ``enterpriseWebSearch``, ``parallelAiSearch``,
+    ``exaAiSearch``) are named here only to be refused with the reason: this API does not take
+    them.
     """
 
     functionDeclarations: list[GeminiFunctionDeclaration] | None = None
-    googleSearch: dict[str, Any] | None = None
+    googleSearch: _OpenOptions | None = None
     googleSearchRetrieval: dict[str, Any] | None = None
     codeExecution: dict[str, Any] | None = None
     urlContext: dict[str, Any] | None = None
-    googleMaps: dict[str, Any] | None = None
+    googleMaps: _OpenOptions | None = None
     fileSearch: dict[str, Any] | None = None
     computerUse: dict[str, Any] | None = None
     mcpServers: list[GeminiMcpServer] | None = None
@@ -358,10 +459,15 @@ class GeminiTool(_Strict):
 
 
 class GeminiFunctionCallingConfig(_Strict):
-    """``toolConfig.functionCallingConfig``: whether and which functions the model may call."""
+    """``toolConfig.functionCallingConfig``: whether and which functions the model may call.
 
-    mode: Literal["AUTO", "ANY", "NONE", "VALIDATED"] | None = None
+    ``streamFunctionCallArguments`` is Vertex AI's (streamed partial arguments): refused with
+    that reason.
+    """
+
+    mode: Literal["MODE_UNSPECIFIED", "AUTO", "ANY", "NONE", "VALIDATED"] | None = None
     allowedFunctionNames: list[str] | None = None
+    streamFunctionCallArguments: _VertexOnlySetting = Field(default=None, repr=False)
 
 
 class GeminiToolConfig(_Strict):
@@ -378,6 +484,9 @@ class GeminiToolConfig(_Strict):
 
 
 ThinkingLevel = Literal["minimal", "low", "medium", "high", "MINIMAL", "LOW", "MEDIUM", "HIGH"]
+# The native API's values (the SDK's ``ThinkingLevel``): also its unset value and ``xhigh``,
+# the deepest level, which some models take (the API refuses it on the others).
+NativeThinkingLevel = Literal[ThinkingLevel, "xhigh", "XHIGH", "THINKING_LEVEL_UNSPECIFIED"]
 
 
 class GeminiThinkingConfig(_Strict):
@@ -390,7 +499,7 @@ class GeminiThinkingConfig(_Strict):
 
     thinkingBudget: int | None = Field(default=None, ge=-1)
     includeThoughts: bool | None = None
-    thinkingLevel: ThinkingLevel | None = None
+    thinkingLevel: NativeThinkingLevel | None = None
 
     @field_validator("thinkingLevel")
     @classmethod
@@ -410,7 +519,11 @@ class GeminiGenerationConfig(_Strict):
     """``generationConfig``; ``responseSchema`` and ``responseJsonSchema`` exclude each other.
 
     ``mediaResolution`` sets the resolution media input is read at; ``speechConfig`` and
-    ``imageConfig`` configure audio and image output (with ``responseModalities``).
+    ``imageConfig`` configure audio and image output (with ``responseModalities``);
+    ``audioTranscriptionConfig`` configures speech recognition of audio input. ``imageConfig``
+    stays open but refuses the options Google's SDK marks Vertex AI's (``personGeneration``,
+    ``prominentPeople``, ``imageOutputOptions``). ``routingConfig``, ``modelConfig`` (the SDK's
+    ``model_selection_config``) and ``audioTimestamp`` are Vertex AI's: refused with that reason.
     """
 
     temperature: float | None = Field(default=None, ge=0, le=2)
@@ -431,8 +544,12 @@ class GeminiGenerationConfig(_Strict):
     thinkingConfig: GeminiThinkingConfig | None = None
     mediaResolution: MediaResolution | None = None
     speechConfig: dict[str, Any] | None = None
-    imageConfig: dict[str, Any] | None = None
+    imageConfig: _OpenOptions | None = None
     enableEnhancedCivicAnswers: bool | None = None
+    audioTranscriptionConfig: dict[str, Any] | None = None
+    routingConfig: _VertexOnlySetting = Field(default=None, repr=False)
+    modelConfig: _VertexOnlySetting = Field(default=None, repr=False)
+    audioTimestamp: _VertexOnlySetting = Field(default=None, repr=False)
 
     @model_validator(mode="after")
     def _one_schema(self) -> GeminiGenerationConfig:
@@ -446,7 +563,8 @@ class GeminiSafetySetting(_Strict):
 
     ``threshold`` is one of the API's ``HarmBlockThreshold`` values. ``category`` must be a
     ``HARM_CATEGORY_*`` name: Google adds categories over time, so the set stays open, but a
-    bare ``"HARASSMENT"`` is refused here instead of by the API.
+    bare ``"HARASSMENT"`` is refused here instead of by the API. ``method`` (block by
+    probability or severity) is Vertex AI's: refused with that reason.
     """
 
     category: str = Field(pattern=r"^HARM_CATEGORY_[A-Z_]+$")
@@ -458,6 +576,7 @@ class GeminiSafetySetting(_Strict):
         "BLOCK_NONE",
         "OFF",
     ]
+    method: _VertexOnlySetting = Field(default=None, repr=False)
 
 
 ServiceTier = Literal[
@@ -493,6 +612,13 @@ class GeminiGenerateContentRequest(_Strict):
     safetySettings: list[GeminiSafetySetting] | None = None
     # Pricing and capacity: standard (the default), flex or priority (the API reads either case).
     serviceTier: ServiceTier | None = None
+    # The caller's metadata for the request (billing and reporting).
+    labels: dict[str, str] | None = None
+    # Whether the API logs this request, over the project's logging setting.
+    store: bool | None = None
+    # A candidate's ``continuationToken`` (finish reason ``CONTINUATION``), sent as it came to
+    # resume that generation.
+    continuationToken: str | None = None
 
     @field_validator("model")
     @classmethod
