@@ -29,7 +29,10 @@ converters refuse inside what this API takes: in an open mapping (``googleSearch
 ``googleMaps`` and its ``authConfig``, ``imageConfig``) exactly those keys, in either spelling
 the API's JSON reads (``excludeDomains`` / ``exclude_domains``), each at its own path, the other
 keys still sent as written; on a typed object (``generationConfig``, a safety setting,
-``functionCallingConfig``) as named fields that always refuse.
+``functionCallingConfig``, a ``functionCall`` part's ``partialArgs`` / ``willContinue``) as
+named fields that always refuse. A part takes every field the SDK's ``_Part_to_mldev`` sends
+(the media, document, spreadsheet, audio and speech metadata; ``displayName`` on
+``inlineData`` / ``fileData``, which the SDK sends as they are).
 
 The chat request's messages are checked as core checks the dialect's, plus the field Gemini
 documents on an assistant message's tool calls: ``extra_content.google.thought_signature``, the
@@ -70,14 +73,17 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from lionagi.service import OpenAIChatCompletionsRequest, openai_chat_shapes
 
 __all__ = [
+    "DocumentContentLayer",
     "EmbeddingTaskType",
     "GeminiBatchEmbedContentsRequest",
     "GeminiBatchEmbedRequest",
+    "GeminiAudioMetadata",
     "GeminiBlob",
     "GeminiChatRequest",
     "GeminiCompatGoogle",
     "GeminiCompatToolCallExtra",
     "GeminiContent",
+    "GeminiDocumentMetadata",
     "GeminiEmbedContentRequest",
     "GeminiFileData",
     "GeminiFunctionCall",
@@ -88,6 +94,8 @@ __all__ = [
     "GeminiMcpServer",
     "GeminiPart",
     "GeminiSafetySetting",
+    "GeminiSpeechMetadata",
+    "GeminiSpreadsheetMetadata",
     "GeminiStreamableHttpTransport",
     "GeminiTextContent",
     "GeminiTextPart",
@@ -96,6 +104,8 @@ __all__ = [
     "GeminiToolCall",
     "GeminiToolConfig",
     "GeminiToolResponse",
+    "MediaProcessing",
+    "SpreadsheetContentLayer",
     "model_path_segment",
 ]
 
@@ -135,26 +145,75 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
 
+# A protobuf Duration as the API's JSON writes it: seconds, up to nine decimals, then "s".
+_DURATION = re.compile(r"[0-9]+(\.[0-9]{1,9})?s")
+
+
+def _duration(value: str | None) -> str | None:
+    """``value`` if it is a Duration as the API's JSON writes it (``"10s"``, ``"2.5s"``)."""
+    if value is not None and not _DURATION.fullmatch(value):
+        raise ValueError("must be a duration in seconds ending in 's', such as '10s' or '2.5s'")
+    return value
+
+
+_Duration = Annotated[str | None, AfterValidator(_duration)]
+
+
+_VERTEX_ONLY = (
+    "is a Vertex AI option, which the Gemini Developer API this provider calls does not accept "
+    "(Google's SDK refuses it for this API); leave it out, or send the request through Vertex AI"
+)
+
+
+def _vertex_only_setting(value: object) -> object:
+    """Refuse a Vertex AI setting of a typed object with why, not as an unknown field.
+
+    The SDK's Developer API converters raise on these ("only supported in Gemini Enterprise
+    Agent Platform mode", Vertex AI's new name); the API answers them with a 400.
+    """
+    raise ValueError(_VERTEX_ONLY)
+
+
+_VertexOnlySetting = Annotated[object, AfterValidator(_vertex_only_setting)]
+
+
 class GeminiBlob(_Strict):
-    """``inlineData``: base64 bytes with their media type."""
+    """``inlineData``: base64 bytes with their media type.
+
+    ``displayName`` labels the data (a file name, say) for the server-side tools (code
+    execution, Google Search, URL context), the only calls the API reads it in; Google's SDK
+    sends it to the Developer API as given.
+    """
 
     mimeType: str
     data: str
+    displayName: str | None = None
 
 
 class GeminiFileData(_Strict):
-    """``fileData``: a file uploaded through the Files API (or a public URI)."""
+    """``fileData``: a file uploaded through the Files API (or a public URI).
+
+    ``displayName`` labels the file for the server-side tools, as on ``inlineData``.
+    """
 
     fileUri: str
     mimeType: str | None = None
+    displayName: str | None = None
 
 
 class GeminiFunctionCall(_Strict):
-    """A model turn's ``functionCall`` (sent back in history); ``id`` when the API gave one."""
+    """A model turn's ``functionCall`` (sent back in history); ``id`` when the API gave one.
+
+    ``partialArgs`` and ``willContinue`` belong to Vertex AI's streamed function-call arguments
+    (``streamFunctionCallArguments``): Google's SDK refuses them for the Developer API, whose
+    calls arrive whole, so they are refused here with that reason, not as unknown fields.
+    """
 
     name: str
     args: dict[str, Any] | None = None
     id: str | None = None
+    partialArgs: _VertexOnlySetting = Field(default=None, repr=False)
+    willContinue: _VertexOnlySetting = Field(default=None, repr=False)
 
 
 class GeminiFunctionResponse(_Strict):
@@ -207,13 +266,79 @@ _PART_DATA = (
 )
 
 
+MediaProcessing = Literal["MEDIA_PROCESSING_UNSPECIFIED", "STATIC", "AGENTIC"]
+"""The API's ``MediaProcessing`` values: how the model reads a video part."""
+
+DocumentContentLayer = Literal["CONTENT_LAYER_UNSPECIFIED", "PAGE_IMAGE", "PAGE_TEXT"]
+"""What the API extracts from a document part (its default: ``PAGE_IMAGE``)."""
+
+SpreadsheetContentLayer = Literal["CONTENT_LAYER_UNSPECIFIED", "DATA", "FORMULAS", "VISUAL"]
+"""What the API extracts from a spreadsheet part (its default: ``DATA`` and ``FORMULAS``)."""
+
+
+class GeminiSpeechMetadata(_Strict):
+    """``speechMetadata`` of a text part: who speaks it and how, for speech output.
+
+    ``speaker`` names one of the ``multiSpeakerVoiceConfig`` speakers of ``speechConfig``.
+    """
+
+    speaker: str | None = None
+    style: str | None = None
+
+
+class GeminiDocumentMetadata(_Strict):
+    """``documentMetadata`` of a document part: its page range and what to extract.
+
+    Pages are 1-indexed and inclusive, so a page below 1, or an end before the start, is
+    refused rather than sent to select nothing.
+    """
+
+    startPage: int | None = Field(default=None, ge=1)
+    endPage: int | None = Field(default=None, ge=1)
+    contentLayers: list[DocumentContentLayer] | None = None
+
+    @field_validator("endPage")
+    @classmethod
+    def _not_before_start(cls, value: int | None, info: ValidationInfo) -> int | None:
+        start = info.data.get("startPage")
+        if value is not None and start is not None and value < start:
+            raise ValueError(f"must not come before startPage ({start}): the range is inclusive")
+        return value
+
+
+class GeminiSpreadsheetMetadata(_Strict):
+    """``spreadsheetMetadata`` of a spreadsheet part: the sheet, its cells, what to extract.
+
+    ``sheetIndex`` is 1-indexed (workbook order); ``visibleCells`` an A1 range (``"A1:D10"``).
+    """
+
+    visibleCells: str | None = None
+    sheetIndex: int | None = Field(default=None, ge=1)
+    contentLayers: list[SpreadsheetContentLayer] | None = None
+
+
+class GeminiAudioMetadata(_Strict):
+    """``audioMetadata`` of an audio part: the clip to read, as Durations (``"1.5s"``).
+
+    A bare number is refused, never read as seconds: the API's JSON writes a Duration as a
+    string ending in ``s``.
+    """
+
+    startOffset: _Duration = None
+    endOffset: _Duration = None
+
+
 class GeminiPart(_Strict):
     """One part of a content: exactly one data field, plus the markers that qualify it.
 
     ``thought`` marks a thinking summary; ``thoughtSignature`` is the opaque signature a model
     turn carries and that must be sent back unchanged with it in multi-turn function calling.
-    ``videoMetadata`` (clip offsets, frame rate) and ``mediaResolution`` (``{"level": ...}``)
-    qualify a media part; ``partMetadata`` is the caller's own annotation.
+    ``videoMetadata`` (clip offsets, frame rate), ``mediaResolution`` (``{"level": ...}``),
+    ``mediaProcessing`` (video), ``documentMetadata``, ``spreadsheetMetadata`` and
+    ``audioMetadata`` qualify a media part; ``speechMetadata`` a text part read aloud;
+    ``audioTranscription`` is the transcription the API returned with an audio part, sent back
+    as it came (an open mapping: an output shape Google extends); ``partMetadata`` is the
+    caller's own annotation. These are the part fields Google's SDK sends to the Developer API.
     """
 
     text: str | None = None
@@ -230,6 +355,12 @@ class GeminiPart(_Strict):
     videoMetadata: dict[str, Any] | None = None
     mediaResolution: dict[str, Any] | None = None
     partMetadata: dict[str, Any] | None = None
+    audioTranscription: dict[str, Any] | None = None
+    mediaProcessing: MediaProcessing | None = None
+    speechMetadata: GeminiSpeechMetadata | None = None
+    documentMetadata: GeminiDocumentMetadata | None = None
+    spreadsheetMetadata: GeminiSpreadsheetMetadata | None = None
+    audioMetadata: GeminiAudioMetadata | None = None
 
     @model_validator(mode="after")
     def _one_data_field(self) -> GeminiPart:
@@ -271,20 +402,6 @@ class GeminiFunctionDeclaration(_Strict):
         if value is not None and info.data.get(other) is not None:
             raise ValueError(f"cannot be combined with {other} (the API takes one of the two)")
         return value
-
-
-# A protobuf Duration as the API's JSON writes it: seconds, up to nine decimals, then "s".
-_DURATION = re.compile(r"[0-9]+(\.[0-9]{1,9})?s")
-
-
-def _duration(value: str | None) -> str | None:
-    """``value`` if it is a Duration as the API's JSON writes it (``"10s"``, ``"2.5s"``)."""
-    if value is not None and not _DURATION.fullmatch(value):
-        raise ValueError("must be a duration in seconds ending in 's', such as '10s' or '2.5s'")
-    return value
-
-
-_Duration = Annotated[str | None, AfterValidator(_duration)]
 
 
 class GeminiStreamableHttpTransport(_Strict):
@@ -338,23 +455,6 @@ def _vertex_only_tool(value: object, info: ValidationInfo) -> object:
 
 
 _VertexOnlyTool = Annotated[object, AfterValidator(_vertex_only_tool)]
-
-_VERTEX_ONLY = (
-    "is a Vertex AI option, which the Gemini Developer API this provider calls does not accept "
-    "(Google's SDK refuses it for this API); leave it out, or send the request through Vertex AI"
-)
-
-
-def _vertex_only_setting(value: object) -> object:
-    """Refuse a Vertex AI setting of a typed object with why, not as an unknown field.
-
-    The SDK's Developer API converters raise on these ("only supported in Gemini Enterprise
-    Agent Platform mode", Vertex AI's new name); the API answers them with a 400.
-    """
-    raise ValueError(_VERTEX_ONLY)
-
-
-_VertexOnlySetting = Annotated[object, AfterValidator(_vertex_only_setting)]
 
 
 def _both_spellings(*names: str) -> frozenset[str]:
