@@ -31,8 +31,8 @@ SIGNED_COMPACTION = {
     "encrypted_content": "EncState==",
     "signature": "sig-over-summary",
     "tool_changes": [
-        {"type": "tool_addition", "tool": {"type": "tool_reference", "tool_name": "lookup"}},
-        {"type": "tool_removal", "tool": {"type": "tool_reference", "tool_name": "draft"}},
+        {"type": "tool_addition", "tool": {"type": "tool_reference", "name": "lookup"}},
+        {"type": "tool_removal", "tool": {"type": "tool_reference", "name": "draft"}},
     ],
 }
 

@@ -31,13 +31,24 @@ Projection (core's projector contract, helpers from :class:`ProjectorBase`):
   request must carry back) gathers its ``compaction_delta`` and yields, at
   ``content_block_stop``, one ``system`` chunk with no content and the whole block as
   ``metadata["compaction_block"]``, ready to go back in an assistant turn's content;
+- the other blocks the next request takes back unchanged arrive whole (no deltas) and yield,
+  at ``content_block_start``, one ``system`` chunk with no content and the block as
+  ``metadata["fallback_block"]`` (the fallback beta's boundary between the model that declined
+  and the one that continued: the turn is refused without it in its place) or
+  ``metadata["mcp_tool_listing_block"]`` (the tools an MCP server listed, reused by the next
+  request instead of asking the server again);
 - ``message_stop`` yields the one ``result`` chunk: ``usage`` is the ``message_start`` usage
   (input and cache tokens) updated by every ``message_delta`` usage (output tokens; newer
   servers repeat the cumulative input and cache counts there), ``finish_reason`` the
   ``stop_reason``, ``response_id`` the message id, and what else the one-shot message carries
   when ``message_delta`` sends it: ``stop_sequence`` (the one matched), ``stop_details`` (a
-  refusal's category and explanation), ``container`` and ``context_management`` (the context
-  editing or compaction the API applied: ``applied_edits``, what it cleared);
+  refusal's category and explanation), ``container``, ``context_management`` (the context
+  editing or compaction the API applied: ``applied_edits``, what it cleared) and
+  ``input_transformations`` (beta: thinking blocks of the request the API dropped or let
+  through); and when ``message_start``'s message sends it: ``diagnostics`` (the prompt-cache
+  report a request's ``diagnostics`` asks for, ``cache_miss_reason``; sent there only) and
+  ``input_transformations``, ``container``, ``context_management`` (a ``message_delta`` value
+  replaces them), as the official SDK's accumulator keeps them;
 - ``event: error`` yields one ``error`` chunk (``code`` is the error ``type``, e.g.
   ``overloaded_error``) and ends the projection;
 - any event, delta or block type not handled here and not listed as carrying nothing raises
@@ -75,13 +86,23 @@ ANTHROPIC_IGNORED_BLOCKS = frozenset({"container_upload"})
 
 TOOL_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
 """Blocks that carry a tool call (the caller's, or one Anthropic runs itself)."""
+# Blocks that arrive whole (no deltas) and go back unchanged in the next request's assistant
+# turn: each is yielded as a system chunk, the whole block under this metadata key.
+_WHOLE_BLOCKS = {"fallback": "fallback_block", "mcp_tool_listing": "mcp_tool_listing_block"}
 # A block whose type names both its text field and the chunk type it streams as.
 _TEXT_FIELDS: dict[str, Literal["text", "thinking"]] = {"text": "text", "thinking": "thinking"}
 # message_delta fields the result chunk keeps beside the stop reason (when not null).
 _DELTA_FIELDS = ("stop_sequence", "stop_details", "container")
-# The event-level member of message_delta (beside ``delta`` and ``usage``; the official SDK
-# reads it there) the result chunk keeps: the context edits and compaction the API applied.
-_CONTEXT_MANAGEMENT = "context_management"
+# The event-level members of message_delta (beside ``delta`` and ``usage``; the official SDK
+# reads them there) the result chunk keeps: the context edits and compaction the API applied,
+# and (after a mid-stream model fallback) the serving model's input transformations.
+_EVENT_FIELDS = ("context_management", "input_transformations")
+# message_start's message-level facts the result chunk keeps (when not null), as the official
+# SDK's accumulator keeps them from the message it starts from: the prompt-cache diagnostics
+# (sent there only) and the input transformations (final there unless a fallback replaces
+# them). A container or context_management it already names is kept the same way; a
+# message_delta value replaces any of them.
+_START_FIELDS = ("container", "context_management", "diagnostics", "input_transformations")
 # What a compaction_delta sets on its block: each replaces the block's value (the official
 # SDK's accumulator assigns them, so a delta carries a whole value, not a piece to append).
 _COMPACTION_FIELDS = ("content", "encrypted_content")
@@ -114,8 +135,8 @@ class AnthropicMessagesProjector(ProjectorBase):
         # Open compaction blocks by index: the block as it started, updated by its deltas.
         self._compactions: dict[Any, dict[str, Any]] = {}
         # What the result chunk carries beside usage, model and stop reason: the message id,
-        # the message_delta's stop_sequence, stop_details and container, and the applied
-        # context_management (as the one-shot message body does).
+        # message_start's diagnostics, the message_delta's stop_sequence, stop_details and
+        # container, and the applied context_management (as the one-shot message body does).
         self._message: dict[str, Any] = {}
         # A closed tool call that streamed no input text: (name, its tool_use chunk), held
         # until the stop reason says whether max_tokens cut it right after its name.
@@ -145,6 +166,9 @@ class AnthropicMessagesProjector(ProjectorBase):
             self._model = message.get("model")
             if message.get("id") is not None:
                 self._message["response_id"] = message["id"]
+            for key in _START_FIELDS:
+                if message.get(key) is not None:
+                    self._message[key] = message[key]
             self._usage = {k: v for k, v in (message.get("usage") or {}).items() if v is not None}
             return NO_CHUNKS
         if kind == "message_delta":
@@ -154,10 +178,12 @@ class AnthropicMessagesProjector(ProjectorBase):
             for key in _DELTA_FIELDS:
                 if delta.get(key) is not None:
                     self._message[key] = delta[key]
-            if event.get(_CONTEXT_MANAGEMENT) is not None:
-                # Beside delta, not in it: what context editing or compaction cleared. A caller
-                # managing its own history needs it (and the one-shot body carries it).
-                self._message[_CONTEXT_MANAGEMENT] = event[_CONTEXT_MANAGEMENT]
+            for key in _EVENT_FIELDS:
+                if event.get(key) is not None:
+                    # Beside delta, not in it: what context editing or compaction cleared, what
+                    # the serving model did to the input. A caller managing its own history
+                    # needs them (and the one-shot body carries them).
+                    self._message[key] = event[key]
             usage = event.get("usage") or {}
             self._usage.update({k: v for k, v in usage.items() if v is not None})
             if self.held is not None:
@@ -244,6 +270,11 @@ class AnthropicMessagesProjector(ProjectorBase):
             return NO_CHUNKS
         if isinstance(kind, str) and kind.endswith("_tool_result") and block.get("tool_use_id"):
             return (self._server_result(kind, block),)
+        whole = _WHOLE_BLOCKS.get(kind) if isinstance(kind, str) else None
+        if whole is not None:
+            # Conversation state, neither reasoning nor answer text (as a compaction block is):
+            # the caller sends it back where it stood, so it is kept whole, never dropped.
+            return (StreamChunk(type="system", metadata={whole: block}),)
         if kind in ANTHROPIC_IGNORED_BLOCKS:
             return NO_CHUNKS
         raise self.protocol_error(f"unrecognized content block type {kind!r}", event)

@@ -6,7 +6,10 @@ through core's explicit ``extra_body`` mapping. Values the server can vary often
 definitions, tool result content lists, the server tool blocks of an earlier answer sent back
 verbatim) stay mappings or open models, so a new server tool version does not need a release
 here; the shapes a caller writes by hand every day (messages, content blocks, image and document
-``source`` objects, tools, tool choice, thinking, cache control) are typed. A failure never
+``source`` objects, tools, tool choice, thinking, cache control) are typed, and so are the
+answer blocks that go back unchanged whose shape the SDK closes (``fallback``,
+``mcp_tool_listing``, a compaction block's ``tool_changes``), open only where the SDK is (a
+fallback's ``trigger``, a tool definition's server tool parameters). A failure never
 repeats its input, not even through pydantic's own text (``hide_input_in_errors``): a base64
 image or PDF would put a fragment of its data, and a prompt its words, into a log.
 
@@ -47,7 +50,7 @@ replaces it. ``0`` is valid: the API then only writes the prompt cache (pre-warm
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Annotated, Any, ClassVar, Literal, Self
 
 from pydantic import (
@@ -85,13 +88,19 @@ __all__ = [
     "AnthropicCustomTool",
     "AnthropicDiagnostics",
     "AnthropicDocumentBlock",
+    "AnthropicFallbackBlock",
+    "AnthropicFallbackHop",
     "AnthropicFileSource",
     "AnthropicImageBlock",
     "AnthropicImageTransformations",
     "AnthropicInputTokens",
     "AnthropicJSONOutputFormat",
+    "AnthropicMCPListedTool",
     "AnthropicMCPServer",
+    "AnthropicMCPToolListingBlock",
+    "AnthropicMCPToolReference",
     "AnthropicMCPToolset",
+    "AnthropicMCPToolsetReference",
     "AnthropicMessage",
     "AnthropicMessagesRequest",
     "AnthropicMetadata",
@@ -107,7 +116,11 @@ __all__ = [
     "AnthropicThinking",
     "AnthropicThinkingBlock",
     "AnthropicThinkingTurnsKeep",
+    "AnthropicToolAdditionBlock",
     "AnthropicToolChoice",
+    "AnthropicToolDefinition",
+    "AnthropicToolReference",
+    "AnthropicToolRemovalBlock",
     "AnthropicToolResultBlock",
     "AnthropicToolUseBlock",
     "AnthropicToolUsesKeep",
@@ -435,6 +448,130 @@ class AnthropicRedactedThinkingBlock(BaseModel):
     data: str
 
 
+def _known_kind(what: str, kinds: tuple[str, ...]) -> BeforeValidator:
+    """Refuse an object whose ``type`` is missing or none of ``kinds``, at its ``type``.
+
+    As :func:`_known_source` does for a source: the discriminated union alone would report an
+    unknown type at the object itself, and naming ``type`` says which key to change.
+    """
+    said = f"{', '.join(kinds[:-1])} or {kinds[-1]}"
+
+    def check(value: Any) -> Any:
+        if isinstance(value, dict | BaseModel):
+            kind = _kind(value)
+            if kind is None:
+                raise _refuse(("type",), f"Field required: the {what}'s type ({said})", None)
+            if kind not in kinds:
+                raise _refuse(("type",), f"unknown {what} type; expected {said}", kind)
+        return value
+
+    return BeforeValidator(check)
+
+
+def _tag_among(kinds: tuple[str, ...]) -> Callable[[Any], str | None]:
+    """A discriminator: the object's ``type`` when it is one of ``kinds``, else None."""
+
+    def tag(value: Any) -> str | None:
+        kind = _kind(value)
+        return kind if kind in kinds else None
+
+    return tag
+
+
+# -- tool changes (the compaction block's, and the caller's mid-conversation directives) ---------
+
+
+class AnthropicToolReference(BaseModel):
+    """``{"type": "tool_reference", "name": ...}``: a tool by the name the model calls it."""
+
+    model_config = _STRICT
+
+    type: Literal["tool_reference"]
+    name: str
+
+
+class AnthropicMCPToolReference(BaseModel):
+    """``{"type": "mcp_tool_reference", "server_name": ..., "name": ...}``: one MCP tool."""
+
+    model_config = _STRICT
+
+    type: Literal["mcp_tool_reference"]
+    name: str
+    server_name: str
+
+
+class AnthropicMCPToolsetReference(BaseModel):
+    """``{"type": "mcp_toolset_reference", "server_name": ...}``: every tool of an MCP server."""
+
+    model_config = _STRICT
+
+    type: Literal["mcp_toolset_reference"]
+    server_name: str
+
+
+class AnthropicToolDefinition(BaseModel):
+    """``{"type": "tool_definition", "definition": {...}}``: a tool by value.
+
+    ``definition`` is a ``tools`` entry of any kind ``tools`` takes, checked as one (a custom
+    tool strictly, a server tool's versioned parameters as written).
+    """
+
+    model_config = _STRICT
+
+    type: Literal["tool_definition"]
+    definition: Tool
+
+
+_REFERENCES = ("tool_reference", "mcp_tool_reference", "mcp_toolset_reference")
+_ADDED_TOOLS = (*_REFERENCES, "tool_definition")
+_TOOL_CHANGES = ("tool_addition", "tool_removal")
+
+ToolReference = Annotated[
+    Annotated[AnthropicToolReference, Tag("tool_reference")]
+    | Annotated[AnthropicMCPToolReference, Tag("mcp_tool_reference")]
+    | Annotated[AnthropicMCPToolsetReference, Tag("mcp_toolset_reference")],
+    Discriminator(_tag_among(_REFERENCES)),
+    _known_kind("tool reference", _REFERENCES),
+]
+AddedTool = Annotated[
+    Annotated[AnthropicToolReference, Tag("tool_reference")]
+    | Annotated[AnthropicMCPToolReference, Tag("mcp_tool_reference")]
+    | Annotated[AnthropicMCPToolsetReference, Tag("mcp_toolset_reference")]
+    | Annotated[AnthropicToolDefinition, Tag("tool_definition")],
+    Discriminator(_tag_among(_ADDED_TOOLS)),
+    _known_kind("added tool", _ADDED_TOOLS),
+]
+
+
+class AnthropicToolAdditionBlock(_Block):
+    """``{"type": "tool_addition", "tool": ...}``: a tool offered from this point on (beta).
+
+    ``tool`` is a reference (``tool_reference``, ``mcp_tool_reference``,
+    ``mcp_toolset_reference``) or a ``tool_definition``. A compaction block's ``tool_changes``
+    holds these as the server wrote them, to be sent back unchanged; a caller may also write
+    one in a turn (the SDK's ``BetaRequestToolAdditionBlockParam``; its beta header is the
+    caller's to send).
+    """
+
+    type: Literal["tool_addition"]
+    tool: AddedTool
+
+
+class AnthropicToolRemovalBlock(_Block):
+    """``{"type": "tool_removal", "tool": <reference>}``: a tool withdrawn from this point on."""
+
+    type: Literal["tool_removal"]
+    tool: ToolReference
+
+
+ToolChange = Annotated[
+    Annotated[AnthropicToolAdditionBlock, Tag("tool_addition")]
+    | Annotated[AnthropicToolRemovalBlock, Tag("tool_removal")],
+    Discriminator(_tag_among(_TOOL_CHANGES)),
+    _known_kind("tool change", _TOOL_CHANGES),
+]
+
+
 class AnthropicCompactionBlock(_Block):
     """An earlier answer's ``compaction`` block (the compaction beta), sent back verbatim.
 
@@ -445,16 +582,18 @@ class AnthropicCompactionBlock(_Block):
     must be present: a string that is not empty, or null for a compaction that failed (the API
     treats that block as a no-op). ``cache_control`` may cache the summary. ``signature`` (over
     the summary) and ``tool_changes`` (the ``tool_addition``/``tool_removal`` entries of the
-    compacted range, the server's vocabulary, kept as written) come with the block and go back
-    with it unchanged: the model refused them, so a block the stream yielded whole could not
-    be sent back.
+    compacted range) come with the block and go back with it unchanged: the model refused
+    them, so a block the stream yielded whole could not be sent back. Each entry is checked
+    with the SDK's (closed) shape, :class:`AnthropicToolAdditionBlock` /
+    :class:`AnthropicToolRemovalBlock`, so a misspelled key is refused at its path rather than
+    answered with a 400.
     """
 
     type: Literal["compaction"]
     content: Annotated[str, Field(min_length=1)] | None
     encrypted_content: str | None = None
     signature: str | None = None
-    tool_changes: list[dict[str, Any]] | None = None
+    tool_changes: list[ToolChange] | None = None
 
     @model_serializer(mode="wrap")
     def _null_content_is_sent(self, handler: SerializerFunctionWrapHandler) -> Any:
@@ -498,6 +637,85 @@ class AnthropicServerToolResultBlock(BaseModel):
     tool_use_id: str
 
 
+class AnthropicFallbackHop(BaseModel):
+    """A fallback block's ``from`` / ``to``: ``{"model": ...}``, one hop's model."""
+
+    model_config = _STRICT
+
+    model: str
+
+
+class AnthropicFallbackBlock(BaseModel):
+    """An earlier answer's ``fallback`` block (the fallback beta), sent back in its place.
+
+    ``{"type": "fallback", "from": {"model"}, "to": {"model"}, "trigger": ...}``: where the
+    answer passes from a model that declined to the one that continued. The API needs it where
+    it stood (thinking runs on both sides of it cannot be validated as one) and does not render
+    it into the prompt. ``from`` and ``to`` are closed in the SDK and checked; ``trigger`` is
+    echoed and ignored by the server, which takes any value or null, so it goes out as written
+    (a written null included). The model refused the block as an unknown type, so a
+    conversation with a fallback in it could not continue.
+    """
+
+    model_config = _STRICT
+
+    type: Literal["fallback"]
+    from_: AnthropicFallbackHop = Field(alias="from")
+    to: AnthropicFallbackHop
+    trigger: Any = None
+
+    @model_serializer(mode="wrap")
+    def _as_written(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """``from`` under its own name on every dump, and a written ``trigger: null`` kept.
+
+        ``from`` is a Python keyword, so the field is ``from_``; core writes nested models
+        without aliases and without None values (``exclude_none``).
+        """
+        data = handler(self)
+        if isinstance(data, dict):
+            if "from_" in data:
+                data = {("from" if key == "from_" else key): value for key, value in data.items()}
+            if "trigger" in self.model_fields_set and "trigger" not in data:
+                data = {**data, "trigger": None}
+        return data
+
+
+class AnthropicMCPListedTool(BaseModel):
+    """One tool of an ``mcp_tool_listing``: ``name``, ``input_schema``, ``description``."""
+
+    model_config = _STRICT
+
+    name: str
+    input_schema: dict[str, Any]
+    description: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _null_description_is_sent(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """Keep a written ``description: null``: the listing goes back exactly as it came."""
+        data = handler(self)
+        written = "description" in self.model_fields_set
+        if isinstance(data, dict) and written and "description" not in data:
+            data = {**data, "description": None}
+        return data
+
+
+class AnthropicMCPToolListingBlock(BaseModel):
+    """An earlier answer's ``mcp_tool_listing`` block (MCP connector), sent back unchanged.
+
+    ``{"type": "mcp_tool_listing", "mcp_server_name", "tools": [{name, input_schema,
+    description}]}``: the tools an MCP server listed while the answer was written. Sent back,
+    the API uses it for that server's toolset instead of asking the server again. Closed in the
+    SDK and checked; the model refused it as an unknown type, so the assistant turn could not
+    go back unchanged.
+    """
+
+    model_config = _STRICT
+
+    type: Literal["mcp_tool_listing"]
+    mcp_server_name: str
+    tools: list[AnthropicMCPListedTool]
+
+
 _TYPED_BLOCKS = frozenset(
     {
         "text",
@@ -510,13 +728,17 @@ _TYPED_BLOCKS = frozenset(
         "thinking",
         "redacted_thinking",
         "compaction",
+        "fallback",
+        "mcp_tool_listing",
+        "tool_addition",
+        "tool_removal",
     }
 )
 _SERVER_TOOL_USES = frozenset({"server_tool_use", "mcp_tool_use"})
 _BLOCK_TYPES_SAID = (
     "text, image, document, search_result, container_upload, tool_use, tool_result, thinking, "
-    "redacted_thinking, compaction, or a server tool block sent back as it came "
-    "(server_tool_use, mcp_tool_use, *_tool_result)"
+    "redacted_thinking, compaction, fallback, mcp_tool_listing, tool_addition, tool_removal, "
+    "or a server tool block sent back as it came (server_tool_use, mcp_tool_use, *_tool_result)"
 )
 
 
@@ -545,6 +767,10 @@ ContentBlock = Annotated[
     | Annotated[AnthropicThinkingBlock, Tag("thinking")]
     | Annotated[AnthropicRedactedThinkingBlock, Tag("redacted_thinking")]
     | Annotated[AnthropicCompactionBlock, Tag("compaction")]
+    | Annotated[AnthropicFallbackBlock, Tag("fallback")]
+    | Annotated[AnthropicMCPToolListingBlock, Tag("mcp_tool_listing")]
+    | Annotated[AnthropicToolAdditionBlock, Tag("tool_addition")]
+    | Annotated[AnthropicToolRemovalBlock, Tag("tool_removal")]
     | Annotated[AnthropicServerToolUseBlock, Tag("server_tool_use")]
     | Annotated[AnthropicServerToolResultBlock, Tag("server_tool_result")],
     Discriminator(
