@@ -32,10 +32,12 @@ import pytest
 from lionagi.service import EventStatus, iModel, match_endpoint
 
 from . import DEFAULT_TEXT, EMBEDDING_DIMENSIONS, USAGE_INPUT, USAGE_OUTPUT, FakeProviderServer
+from ._sdk_samples import SDK_PROBE_KEY, sdk_samples, sdk_typeddicts
 from .conformance import sync_case
 
 __all__ = [
     "LIVE_ENV",
+    "SDK_PROBE_KEY",
     "VendorChecks",
     "VendorEmbeddingsChecks",
     "assert_imodel_round_trip",
@@ -43,6 +45,8 @@ __all__ = [
     "assert_openai_sdk_accepts_embeddings",
     "assert_round_trip",
     "live_model",
+    "sdk_samples",
+    "sdk_typeddicts",
 ]
 
 LIVE_ENV = "LIONAGI_LIVE"

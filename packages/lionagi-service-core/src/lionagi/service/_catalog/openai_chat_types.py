@@ -17,15 +17,22 @@ What is typed and what is passed through:
   ``function`` role, each with the fields OpenAI documents; content is a string or a list of
   content parts (``text``, ``image_url``, ``input_audio``, ``file`` for users; ``text`` and
   ``refusal`` for an assistant; ``text`` elsewhere).
-- tools: ``function`` and ``custom`` tools are typed. A tool of any other ``type`` (a vendor's
-  built-in, such as a search or code tool, or an OpenAI type newer than this module) is passed
-  through for the service to judge, unless its type is a near-miss of ``function`` or
-  ``custom`` (a typo, refused with a "did you mean").
+- tools: ``function`` and ``custom`` tools are typed, a custom tool's ``format`` too (``text``
+  or a ``grammar`` with its ``definition`` and ``lark``/``regex`` syntax). A tool of any other
+  ``type`` (a vendor's built-in, such as a search or code tool, or an OpenAI type newer than
+  this module) is passed through for the service to judge, unless its type is a near-miss of
+  ``function`` or ``custom`` (a typo, refused with a "did you mean").
 - tool_choice: ``none``, ``auto``, ``required``, a named ``function`` or ``custom`` tool and
   ``allowed_tools`` are typed; another object type passes through as for tools.
-- response_format (``text``, ``json_object``, ``json_schema``), stream_options, audio,
-  prediction and web_search_options are typed; ``json_schema.name`` may be omitted (some
+- response_format (``text``, ``json_object``, ``json_schema``), stream_options, audio (a
+  voice's name, an open string, or a custom voice's ``{"id": ...}``), prediction (a string or
+  text parts) and web_search_options are typed; ``json_schema.name`` may be omitted (some
   compatible services document it optional; OpenAI answers its own 400).
+
+The keys and closed values are those of openai-python's request TypedDicts
+(``openai.types.chat``); ``tests/catalog/test_openai_sdk_chat_shapes.py`` builds requests from
+the installed SDK's types, so a key or value a newer SDK adds is noticed. Only OpenAI's own
+``prompt_cache_breakpoint`` on content parts is left to the OpenAI package.
 
 A vendor adds the fields it documents on messages, content parts or tool calls (and content part
 types of its own) with :func:`openai_chat_shapes`, in its own package, and sets the result as its
@@ -67,6 +74,64 @@ _TYPO = "chat_kind_typo"  # a pass-through object whose type is a near-miss of a
 
 class _Strict(BaseModel):
     model_config = _STRICT
+
+
+# Before the models: a nested union (a custom tool's format, prediction content) must exist when
+# its field is declared, or the field stays an unresolved reference that error locations cannot
+# follow.
+def _kind_of(key: str, value: Any) -> Any:
+    return value.get(key) if isinstance(value, dict) else getattr(value, key, None)
+
+
+def _by_kind(key: str, what: str, members: Mapping[str, Any], *, other: Any = None) -> Any:
+    """A union of ``members`` chosen by ``value[key]``; an unknown kind is refused at ``key``.
+
+    With ``other``, an object whose kind is any other string is validated by ``other`` instead
+    (a pass-through for kinds this module does not type).
+    """
+    tags = tuple(members)
+    choices = [Annotated[model, Tag(tag)] for tag, model in members.items()]
+    if other is not None:
+        choices.append(Annotated[other, Tag("other")])
+
+    def tag(value: Any) -> str | None:
+        kind = _kind_of(key, value)
+        if not isinstance(kind, str):
+            return None
+        if kind in tags:
+            return kind
+        return "other" if other is not None else None
+
+    expected = ", ".join(tags) + (" or another (passed through)" if other is not None else "")
+    union = Union[tuple(choices)]  # type: ignore[valid-type]  # noqa: UP007  # a runtime tuple
+    return Annotated[
+        union,
+        Discriminator(
+            tag,
+            custom_error_type=f"{_UNKNOWN}{key}",
+            custom_error_message=f"unknown {what} {key}; expected {expected}",
+        ),
+    ]
+
+
+def _shape_tag(value: Any) -> str | None:
+    if isinstance(value, str):
+        return "text"
+    return "parts" if isinstance(value, list) else None
+
+
+def _content(parts: Any, *, nullable: bool = False) -> Any:
+    """A message ``content``: a string or a list of ``parts``, chosen by shape."""
+    union = Union[Annotated[str, Tag("text")], Annotated[list[parts], Tag("parts")]]  # noqa: UP007
+    content = Annotated[
+        union,
+        Discriminator(
+            _shape_tag,
+            custom_error_type="chat_content",
+            custom_error_message="expected a string or a list of content parts",
+        ),
+    ]
+    return Optional[content] if nullable else content  # noqa: UP045
 
 
 # -- content parts --------------------------------------------------------------------------------
@@ -201,12 +266,44 @@ class OpenAIChatFunctionTool(_Strict):
     function: OpenAIChatFunctionDefinition
 
 
+class OpenAIChatTextToolFormat(_Strict):
+    """``{"type": "text"}``: the custom tool takes unconstrained free-form text."""
+
+    type: Literal["text"]
+
+
+class OpenAIChatGrammar(_Strict):
+    """``grammar`` of a custom tool's format: the grammar's text and its syntax."""
+
+    definition: str
+    syntax: Literal["lark", "regex"]
+
+
+class OpenAIChatGrammarToolFormat(_Strict):
+    """``{"type": "grammar", "grammar": {"definition": ..., "syntax": ...}}``."""
+
+    type: Literal["grammar"]
+    grammar: OpenAIChatGrammar
+
+
+_CUSTOM_TOOL_FORMAT = _by_kind(
+    "type",
+    "custom tool format",
+    {"text": OpenAIChatTextToolFormat, "grammar": OpenAIChatGrammarToolFormat},
+)
+
+
 class OpenAIChatCustomDefinition(_Strict):
-    """``custom`` of a custom tool: name, description and the input ``format``."""
+    """``custom`` of a custom tool: name, description and the input ``format``.
+
+    ``format`` is one of the two openai-python declares (``CustomFormat``: ``text`` or a
+    ``grammar``), checked like every other nested object: a misspelled ``syntax`` or
+    ``definition`` would otherwise go out and come back as a 400.
+    """
 
     name: str
     description: str | None = None
-    format: dict[str, Any] | None = None
+    format: _CUSTOM_TOOL_FORMAT | None = None  # type: ignore[valid-type]
 
 
 class OpenAIChatCustomTool(_Strict):
@@ -288,18 +385,50 @@ class OpenAIChatStreamOptions(_Strict):
     include_obfuscation: StrictBool | None = None
 
 
+class OpenAIChatVoiceID(_Strict):
+    """A custom voice of an audio answer, by its id (``{"id": "voice_1234"}``)."""
+
+    id: str
+
+
+def _voice_tag(value: Any) -> str | None:
+    if isinstance(value, str):
+        return "name"
+    return "id" if isinstance(value, dict | OpenAIChatVoiceID) else None
+
+
+# A built-in voice's name (an open string: OpenAI adds voices) or a custom voice's id object,
+# chosen by shape so an object's error names its key (``audio.voice.id``).
+_VOICE = Annotated[
+    Union[Annotated[str, Tag("name")], Annotated[OpenAIChatVoiceID, Tag("id")]],  # noqa: UP007
+    Discriminator(
+        _voice_tag,
+        custom_error_type="chat_voice",
+        custom_error_message="expected a voice name or an object with the voice's id",
+    ),
+]
+
+
 class OpenAIChatAudioOutput(_Strict):
     """``audio``: the voice and format of an audio answer (``modalities`` with ``audio``)."""
 
-    voice: str | dict[str, Any]
+    voice: _VOICE
     format: Literal["wav", "aac", "mp3", "flac", "opus", "pcm16"]
 
 
+_PREDICTION_CONTENT = _content(_by_kind("type", "content part", {"text": OpenAIChatTextPart}))
+
+
 class OpenAIChatPrediction(_Strict):
-    """``prediction``: predicted output content (``{"type": "content", "content": ...}``)."""
+    """``prediction``: predicted output content (``{"type": "content", "content": ...}``).
+
+    The content is a string or text parts, chosen by shape as a message's is, so an error in a
+    part is located at ``prediction.content.<index>``; a vendor's additions to ``text`` parts
+    apply here too (:func:`openai_chat_shapes`).
+    """
 
     type: Literal["content"]
-    content: str | list[OpenAIChatTextPart]
+    content: _PREDICTION_CONTENT  # type: ignore[valid-type]
 
 
 class OpenAIChatApproximateLocation(_Strict):
@@ -363,61 +492,6 @@ class _FunctionMessage(_Strict):
 
 
 # -- discriminated unions -------------------------------------------------------------------------
-
-
-def _kind_of(key: str, value: Any) -> Any:
-    return value.get(key) if isinstance(value, dict) else getattr(value, key, None)
-
-
-def _by_kind(key: str, what: str, members: Mapping[str, Any], *, other: Any = None) -> Any:
-    """A union of ``members`` chosen by ``value[key]``; an unknown kind is refused at ``key``.
-
-    With ``other``, an object whose kind is any other string is validated by ``other`` instead
-    (a pass-through for kinds this module does not type).
-    """
-    tags = tuple(members)
-    choices = [Annotated[model, Tag(tag)] for tag, model in members.items()]
-    if other is not None:
-        choices.append(Annotated[other, Tag("other")])
-
-    def tag(value: Any) -> str | None:
-        kind = _kind_of(key, value)
-        if not isinstance(kind, str):
-            return None
-        if kind in tags:
-            return kind
-        return "other" if other is not None else None
-
-    expected = ", ".join(tags) + (" or another (passed through)" if other is not None else "")
-    union = Union[tuple(choices)]  # type: ignore[valid-type]  # noqa: UP007  # a runtime tuple
-    return Annotated[
-        union,
-        Discriminator(
-            tag,
-            custom_error_type=f"{_UNKNOWN}{key}",
-            custom_error_message=f"unknown {what} {key}; expected {expected}",
-        ),
-    ]
-
-
-def _shape_tag(value: Any) -> str | None:
-    if isinstance(value, str):
-        return "text"
-    return "parts" if isinstance(value, list) else None
-
-
-def _content(parts: Any, *, nullable: bool = False) -> Any:
-    """A message ``content``: a string or a list of ``parts``, chosen by shape."""
-    union = Union[Annotated[str, Tag("text")], Annotated[list[parts], Tag("parts")]]  # noqa: UP007
-    content = Annotated[
-        union,
-        Discriminator(
-            _shape_tag,
-            custom_error_type="chat_content",
-            custom_error_message="expected a string or a list of content parts",
-        ),
-    ]
-    return Optional[content] if nullable else content  # noqa: UP045
 
 
 def _not_a_near_miss(known: tuple[str, ...]) -> AfterValidator:
@@ -587,11 +661,22 @@ def _cached_shapes(
         ),
     }
     message = _by_kind("role", "message", messages)
+    prediction: Any = (
+        create_model(
+            f"{prefix}Prediction",
+            __base__=OpenAIChatPrediction,
+            __module__=OpenAIChatPrediction.__module__,
+            content=(text_only, ...),
+        )
+        if "text" in part_fields
+        else OpenAIChatPrediction
+    )
     return create_model(
         f"{prefix}Shapes",
         __base__=OpenAIChatShapes,
         __module__=OpenAIChatShapes.__module__,
         messages=(Optional[list[message]], None),  # type: ignore[valid-type]  # noqa: UP045
+        prediction=(Optional[prediction], None),  # noqa: UP045
         tools=(Optional[list[_TOOL]], None),  # type: ignore[valid-type]  # noqa: UP045
         tool_choice=(Optional[_TOOL_CHOICE], None),  # noqa: UP045
         response_format=(Optional[_RESPONSE_FORMAT], None),  # noqa: UP045
@@ -621,11 +706,11 @@ def openai_chat_shapes(
     it). A vendor that documents more fields on a message or a content part passes them as
     optional additions, `{name: type}` per role (`system`, `developer`, `user`, `assistant`,
     `tool`, `function`) or per content part type (`text`, `image_url`, `input_audio`, `file`,
-    `refusal`, wherever that part may appear), and sets the result as its request class's
-    `shapes`. Content part types OpenAI does not have, which a vendor documents for user
-    messages, are passed as `user_parts` (`{type: model}`, each model `extra="forbid"` with a
-    `type` literal). Fields a vendor documents on an assistant message's tool calls go in
-    `tool_calls`, per call type (`function`, `custom`). For example:
+    `refusal`, wherever that part may appear, a prediction's text parts included), and sets
+    the result as its request class's `shapes`. Content part types OpenAI does not have, which
+    a vendor documents for user messages, are passed as `user_parts` (`{type: model}`, each
+    model `extra="forbid"` with a `type` literal). Fields a vendor documents on an assistant
+    message's tool calls go in `tool_calls`, per call type (`function`, `custom`). For example:
 
     ```python
     class AcmeChatRequest(OpenAIChatCompletionsRequest):

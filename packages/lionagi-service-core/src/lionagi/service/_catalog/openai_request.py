@@ -26,18 +26,20 @@ other shape (``allowed_tools``, a vendor's own) are the service's to judge and p
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, cast
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    GetCoreSchemaHandler,
+    GetPydanticSchema,
     StrictBool,
     StrictFloat,
     StrictInt,
     ValidationError,
 )
-from pydantic_core import InitErrorDetails, PydanticCustomError
+from pydantic_core import CoreSchema, InitErrorDetails, PydanticCustomError
 
 from .tool_choice import unoffered_tool_choice
 
@@ -229,14 +231,40 @@ def check_nested(request: type[OpenAIChatCompletionsRequest], values: Mapping[st
         check_shapes(request.shapes or openai_chat_shapes(), checked)
 
 
+def _one_input_error(source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+    """The ``input`` union with one error naming its four shapes.
+
+    Pydantic reports a smart union's failure per member, and the first one shown
+    (``input.str: Input should be a valid string``) misleads for a bad token array. The schema
+    stays a plain union, so the payload fast path (``json_field_order``) is kept.
+    """
+    schema: dict[str, Any] = dict(handler(source))
+    schema["custom_error_type"] = "embeddings_input"
+    schema["custom_error_message"] = (
+        "expected a string, a list of strings, a list of integer token ids or a list of such "
+        "lists (True or 1.0 is not a token id)"
+    )
+    return cast("CoreSchema", schema)
+
+
+_EmbeddingsInput = Annotated[
+    str | list[str] | list[StrictInt] | list[list[StrictInt]], GetPydanticSchema(_one_input_error)
+]
+
+
 class OpenAIEmbeddingsRequest(BaseModel):
-    """An embeddings request body: text(s) or token array(s) to embed."""
+    """An embeddings request body: text(s) or token array(s) to embed.
+
+    The fields are openai-python's `EmbeddingCreateParams` (a test compares them). Token ids
+    are strict integers: `True` or `1.0` in a token array is refused rather than sent as `1`,
+    a token the caller never wrote.
+    """
 
     # defer_build: the validator is built on first use, not at import (cold start).
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     model: str
-    input: str | list[str] | list[int] | list[list[int]]
+    input: _EmbeddingsInput
     encoding_format: Literal["float", "base64"] | None = None
     dimensions: StrictInt | None = Field(default=None, ge=1)
     user: str | None = None
