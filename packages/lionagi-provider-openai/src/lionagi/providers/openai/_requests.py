@@ -216,6 +216,10 @@ class OpenAIChatRequest(OpenAIChatCompletionsRequest):
     prompt_cache_retention: Literal["in_memory", "24h"] | None = None
     prompt_cache_options: ChatPromptCacheOptions | None = None
     moderation: Moderation | None = None
+    # Closed on OpenAI's own row to the values openai-python lists; the shared dialect keeps
+    # them open for compatible services with tiers and modalities of their own.
+    service_tier: Literal["auto", "default", "flex", "scale", "priority", "fast"] | None = None
+    modalities: list[Literal["text", "audio"]] | None = None  # type: ignore[assignment]
 
     @field_validator("top_logprobs")
     @classmethod
