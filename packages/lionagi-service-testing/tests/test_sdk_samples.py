@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal, NotRequired, Required, Union
+import os
+from typing import IO, Literal, NotRequired, Required, Union
 
 import pytest
+from pydantic import BaseModel
 from typing_extensions import TypedDict  # the flavour the vendor SDKs define theirs with
 
 from lionagi.service_testing.vendor_checks import SDK_PROBE_KEY, sdk_samples, sdk_typeddicts
@@ -59,3 +61,22 @@ def test_a_type_without_a_sample_is_named_not_skipped() -> None:
 
     with pytest.raises(TypeError, match="bytes"):
         sdk_samples(Odd)
+
+
+class ResponseBlock(BaseModel):
+    """A response's pydantic block, which an SDK also takes where a request block goes."""
+
+    type: str
+
+
+class Source(TypedDict):
+    data: Union[str, IO[bytes], os.PathLike[str]]  # noqa: UP007 - as the SDKs spell it
+    blocks: list[Union[Voice, ResponseBlock]]  # noqa: UP007
+
+
+def test_members_the_sdk_converts_before_sending_give_no_samples() -> None:
+    """A file object or path (read and base64-encoded by the SDK) and a response's pydantic
+    model (dumped to the TypedDict beside it) never reach the wire: only the wire shapes are
+    sampled, instead of the walk failing on them."""
+    (value,) = sdk_samples(Source)
+    assert value == {"data": "x", "blocks": [{"id": "x"}]}

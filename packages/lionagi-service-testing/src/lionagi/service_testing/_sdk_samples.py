@@ -12,6 +12,7 @@ Pure introspection: nothing here imports a vendor SDK; the caller passes its typ
 
 from __future__ import annotations
 
+import os
 import types
 import typing
 from collections.abc import Iterable, Sequence
@@ -40,6 +41,19 @@ def _is_typeddict(tp: Any) -> bool:
     )
 
 
+def _sdk_side(tp: Any) -> bool:
+    """A union member the SDK turns into another before sending, so never a wire shape.
+
+    A file object or a path where the API takes a base64 string (the SDK reads and encodes
+    it), and a response's pydantic model where a request takes the block back (the SDK dumps
+    it to the TypedDict beside it in the same union).
+    """
+    origin = get_origin(tp)
+    if origin is typing.IO or tp is os.PathLike or origin is os.PathLike:
+        return True
+    return isinstance(tp, type) and hasattr(tp, "model_fields") and not _is_typeddict(tp)
+
+
 def _hints(tp: Any) -> dict[str, Any]:
     return typing.get_type_hints(tp, include_extras=True)
 
@@ -50,7 +64,9 @@ def sdk_samples(tp: Any, *, omitted: frozenset[str] = frozenset(), probed: Any =
     A TypedDict gives objects with every key (less ``omitted``), as many as its most varied key
     has samples; a union gives each member's samples; a list gives one list holding every
     sample of its item type (so a list of messages carries every role and part type); a
-    ``Literal`` gives each of its values. Objects of the TypedDict ``probed`` also carry
+    ``Literal`` gives each of its values. A union's members the SDK converts before sending
+    (a file object or path for a base64 string, a response's pydantic model for a block) are
+    not wire shapes and give no samples. Objects of the TypedDict ``probed`` also carry
     :data:`SDK_PROBE_KEY`, a key the SDK does not declare, which a closed model must refuse.
 
     Raises:
@@ -64,7 +80,8 @@ def sdk_samples(tp: Any, *, omitted: frozenset[str] = frozenset(), probed: Any =
     if origin is Literal:
         return list(args)
     if origin is Union or origin is types.UnionType:  # Union[X, Y] and X | Y alike
-        return [v for arg in args for v in sdk_samples(arg, omitted=omitted, probed=probed)]
+        wire = [arg for arg in args if not _sdk_side(arg)]
+        return [v for arg in wire for v in sdk_samples(arg, omitted=omitted, probed=probed)]
     if tp is type(None):
         return [None]
     if _is_typeddict(tp):
