@@ -50,6 +50,7 @@ replaces it. ``0`` is valid: the API then only writes the prompt cache (pre-warm
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from typing import Annotated, Any, ClassVar, Literal, Self
 
@@ -77,10 +78,12 @@ __all__ = [
     "AnthropicBase64ImageSource",
     "AnthropicBase64PDFSource",
     "AnthropicCacheControl",
+    "AnthropicCitationsConfig",
     "AnthropicClearThinkingEdit",
     "AnthropicClearToolUsesEdit",
     "AnthropicCompactEdit",
     "AnthropicCompactionBlock",
+    "AnthropicContainer",
     "AnthropicContainerUploadBlock",
     "AnthropicContentSource",
     "AnthropicContextManagement",
@@ -111,6 +114,7 @@ __all__ = [
     "AnthropicServerTool",
     "AnthropicServerToolResultBlock",
     "AnthropicServerToolUseBlock",
+    "AnthropicSkill",
     "AnthropicTaskBudget",
     "AnthropicTextBlock",
     "AnthropicThinking",
@@ -381,6 +385,18 @@ DocumentSource = Annotated[
 ]
 
 
+class AnthropicCitationsConfig(BaseModel):
+    """A document's or search result's ``citations``: ``{"enabled": bool}``.
+
+    Closed in the SDK; it was an open mapping, so a misspelled ``enable`` went out and the
+    answer came back without the citations the caller asked for.
+    """
+
+    model_config = _STRICT
+
+    enabled: bool | None = Field(default=None, strict=True)
+
+
 class AnthropicDocumentBlock(_Block):
     """A document: ``source`` is a PDF (``base64``, ``url``, ``file``), ``text`` or ``content``."""
 
@@ -388,7 +404,7 @@ class AnthropicDocumentBlock(_Block):
     source: DocumentSource
     title: str | None = None
     context: str | None = None
-    citations: dict[str, Any] | None = None
+    citations: AnthropicCitationsConfig | None = None
 
 
 class AnthropicSearchResultBlock(_Block):
@@ -398,7 +414,7 @@ class AnthropicSearchResultBlock(_Block):
     source: str
     title: str
     content: list[AnthropicTextBlock]
-    citations: dict[str, Any] | None = None
+    citations: AnthropicCitationsConfig | None = None
 
 
 class AnthropicContainerUploadBlock(_Block):
@@ -891,16 +907,33 @@ class AnthropicServerTool(BaseModel):
     """A tool Anthropic runs (``web_search_20250305``, ``code_execution_...``, ...).
 
     Its versioned ``type`` and parameters change with the API, so they are not enumerated here;
-    ``type`` and ``name`` are required. A tool with no ``type`` (or ``custom``) is validated as
-    an :class:`AnthropicCustomTool`, so a custom tool with a misspelled key is refused rather
-    than passing as a server tool. The MCP connector's toolset, the one server entry without a
-    ``name``, is :class:`AnthropicMCPToolset`.
+    ``type`` is required, and so is ``name`` except for a toolset (a ``*_toolset_<date>`` type,
+    e.g. ``browser_toolset_20260801``: one entry declaring a tool family, which carries no
+    ``name`` in the SDK; requiring one refused the entry with no way to send it). A tool with
+    no ``type`` (or ``custom``) is validated as an :class:`AnthropicCustomTool`, so a custom
+    tool with a misspelled key is refused rather than passing as a server tool. The MCP
+    connector's toolset is :class:`AnthropicMCPToolset`.
     """
 
     model_config = ConfigDict(extra="allow", defer_build=True)
 
     type: str
-    name: str
+    name: str | None = None
+
+    @property
+    def toolset(self) -> bool:
+        """Whether this entry declares a tool family (no ``name``; its tools are named by it)."""
+        return _TOOLSET_TYPE.fullmatch(self.type) is not None
+
+    @model_validator(mode="after")
+    def _name_unless_toolset(self) -> Self:
+        if self.name is None and not self.toolset:
+            raise _refuse(
+                ("name",),
+                "Field required: a server tool's name (only a *_toolset_<date> entry has none)",
+                None,
+            )
+        return self
 
     @field_validator("type")
     @classmethod
@@ -932,6 +965,10 @@ class AnthropicMCPToolset(BaseModel):
     mcp_server_name: str = Field(min_length=1, strict=True)
     default_config: dict[str, Any] | None = None
     configs: dict[str, dict[str, Any]] | None = None
+
+
+# A server toolset's versioned type: ``browser_toolset_20260801``.
+_TOOLSET_TYPE = re.compile(r"[a-z][a-z0-9_]*_toolset_\d{8}")
 
 
 def _tool_tag(value: Any) -> str:
@@ -1070,6 +1107,30 @@ class AnthropicDiagnostics(BaseModel):
         if isinstance(data, dict) and written and "previous_message_id" not in data:
             data = {**data, "previous_message_id": None}
         return data
+
+
+class AnthropicSkill(BaseModel):
+    """A container's skill: ``{"type": "anthropic" | "custom", "skill_id", "version"}``."""
+
+    model_config = _STRICT
+
+    type: Literal["anthropic", "custom"]
+    skill_id: str
+    version: str | None = None
+
+
+class AnthropicContainer(BaseModel):
+    """``container`` as an object: ``{"id": ..., "skills": [...]}`` (the id alone is a string).
+
+    Closed in the SDK; it was an open mapping, so a misspelled ``skill`` or skill ``type`` went
+    out unchecked. Used to check the caller's mapping, which is sent as written (a written
+    ``id: null`` included).
+    """
+
+    model_config = _STRICT
+
+    id: str | None = None
+    skills: list[AnthropicSkill] | None = None
 
 
 class AnthropicJSONOutputFormat(BaseModel):
@@ -1386,6 +1447,15 @@ class AnthropicMessagesRequest(BaseModel):
     output_config: dict[str, Any] | None = None
     context_management: AnthropicContextManagement | None = None
 
+    @field_validator("container")
+    @classmethod
+    def _documented_container(
+        cls, value: str | dict[str, Any] | None
+    ) -> str | dict[str, Any] | None:
+        if isinstance(value, dict):
+            AnthropicContainer.model_validate(value)  # a check: the mapping is what is sent
+        return value
+
     @field_validator("output_config")
     @classmethod
     def _documented_output_config(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -1457,10 +1527,11 @@ class AnthropicMessagesRequest(BaseModel):
             return
         if self.mcp_servers:
             return  # the MCP servers' tools are not listed in the request
+        tools = self.tools or ()
+        if any(isinstance(tool, AnthropicServerTool) and tool.toolset for tool in tools):
+            return  # a server toolset's tools are named by the API, not in the request
         # An MCP toolset has no name of its own (its tools are its server's).
-        names = [
-            tool.name for tool in self.tools or () if not isinstance(tool, AnthropicMCPToolset)
-        ]
+        names = [tool.name for tool in tools if not isinstance(tool, AnthropicMCPToolset)]
         if not names:
             raise _refuse(
                 ("tool_choice", "type"),

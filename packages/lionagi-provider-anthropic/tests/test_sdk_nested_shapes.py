@@ -1,0 +1,307 @@
+"""The Messages request takes every nested key and value anthropic-sdk-python declares.
+
+The requests are built from the installed SDK's own request TypedDicts
+(``anthropic.types.message_create_params.MessageCreateParamsBase``, GA) with the shared walker
+(:func:`lionagi.service_testing.vendor_checks.sdk_samples`): every key present and every closed
+``Literal`` value used at least once, through every message block, system block, tool type,
+tool choice, thinking mode and output config. A key or value a newer SDK adds inside an object
+(where ``extra_body``, top level only, cannot carry it) fails here naming its path. Each object
+the SDK closes is also given a key it lacks, which must be refused at that key, unless it is on
+:data:`LEFT_OPEN` with the reason. (``test_sdk_request_fields.py`` compares the top-level
+fields; this file the nesting.)
+
+Found this way: a server tool was required to carry a ``name``, so the SDK's browser toolset
+(``{"type": "browser_toolset_20260801", "configs": ...}``, a tool family with no name of its
+own) was refused with no way to send it.
+"""
+
+from __future__ import annotations
+
+import json
+import typing
+from collections.abc import Iterator
+from fnmatch import fnmatchcase as fnmatch
+from typing import Any
+
+import pytest
+from anthropic_loopback import HI, Make, call, imodel, request
+from pydantic import ValidationError
+
+from lionagi.service import EndpointConfigurationError, EventStatus
+from lionagi.service_testing import FakeProviderServer
+from lionagi.service_testing.vendor_checks import SDK_PROBE_KEY, sdk_samples, sdk_typeddicts
+
+anthropic = pytest.importorskip("anthropic")
+
+from anthropic.types.message_create_params import MessageCreateParamsBase  # noqa: E402
+
+from lionagi.providers.anthropic import AnthropicMessagesRequest  # noqa: E402
+
+# Parameters the SDK sends as headers, not in the body (see test_sdk_request_fields.py).
+HEADER_PARAMS = {"user_profile_id", "workspace_id"}
+# Objects the SDK closes that this adapter leaves open on purpose (an unknown key is sent, not
+# refused), as ``fnmatch`` patterns of where the walk found them open (``_probed_at``), each
+# with the reason. Every other object the SDK closes is closed here.
+_SENT_BACK = "a block the server wrote, sent back as it came: the server adds fields with new "
+LEFT_OPEN: dict[str, str] = {
+    **{
+        f"messages.*.content.*<{kind}>*": _SENT_BACK + "tool versions (module docstring)"
+        for kind in (
+            "server_tool_use",
+            "web_search_tool_result",
+            "web_fetch_tool_result",
+            "code_execution_tool_result",
+            "bash_code_execution_tool_result",
+            "text_editor_code_execution_tool_result",
+            "tool_search_tool_result",
+        )
+    },
+    # Who made a tool call (direct, a code execution version): the answer's tool_use carries it
+    # and it goes back unchanged; new caller versions arrive with new code execution tools.
+    "messages.*.content.*<tool_use>.caller": _SENT_BACK + "caller versions",
+    # Citation locations are the answer's (a text block's citations), sent back with the text;
+    # their kinds grow with the citable sources.
+    "*<text>.citations.*": _SENT_BACK + "citation kinds",
+    # A tool result's content list is a mapping per block (module docstring): it holds what a
+    # tool produced, block kinds the API adds for tool results (tool_reference, browser_state)
+    # included, and the API checks it.
+    "messages.*.content.*<tool_result>.content.*": "tool result blocks, checked by the API",
+    # Server tool definitions (module docstring): their versioned types and parameters change
+    # with the API, so an entry goes out as written (a dated type, or an undated alias).
+    "tools.*<*_20[0-9][0-9][0-9][0-9][0-9][0-9]>*": "server tool parameters, versioned",
+    "tools.*<tool_search_tool_bm25>*": "server tool parameters, versioned",
+    "tools.*<tool_search_tool_regex>*": "server tool parameters, versioned",
+    # A custom tool's input_schema is JSON Schema: the SDK's typed form sits in a union with an
+    # open mapping ($defs, additionalProperties, ... are all valid keys).
+    "tools.*.input_schema": "JSON Schema takes any keyword",
+}
+# Values the SDK types wider than the API takes, replaced before sending, with the reason.
+# ``thinking.budget_tokens``: the SDK types it ``int`` (the walker's sample is 1); the API's
+# documented minimum is 1024, which the model checks.
+BUDGET = 1024
+# Fields only valid beside another: what each sample is sent with. A forced ``tool_choice``
+# (``any``, ``tool`` naming the SDK sample's tool ``x``) needs a tool to force.
+COMPANIONS: dict[str, dict[str, Any]] = {
+    "tool_choice": {"tools": [{"name": "x", "input_schema": {"type": "object"}}]},
+}
+
+
+HINTS = {
+    name: kind
+    for name, kind in typing.get_type_hints(MessageCreateParamsBase, include_extras=True).items()
+    if name not in HEADER_PARAMS
+}
+
+
+def _budget(value: Any) -> Any:
+    if isinstance(value, dict) and value.get("budget_tokens") is not None:
+        return {**value, "budget_tokens": BUDGET}
+    return value
+
+
+def _conversations(messages: list[Any]) -> Iterator[list[Any]]:
+    """Each message of the SDK's sample, one block at a time, in a conversation the API takes.
+
+    The sample puts every block type in one user and one assistant message; the tool round
+    trip rules (a ``tool_result`` answers a ``tool_use`` of the assistant turn just before it,
+    before any other block of its turn) refuse that mix, so each block goes alone, a
+    ``tool_result`` after the assistant call it answers.
+    """
+    for message in messages:
+        content = message["content"]
+        for block in [content] if isinstance(content, str) else content:
+            sent = {**message, "content": block if isinstance(block, str) else [block]}
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                call = {"type": "tool_use", "id": block["tool_use_id"], "name": "x", "input": {}}
+                yield [{"role": "assistant", "content": [call]}, sent]
+            else:
+                yield [sent]
+
+
+def _requests(field: str, value: Any) -> Iterator[dict[str, Any]]:
+    """The request bodies that carry the SDK sample ``value`` of ``field``."""
+    base = {"model": "claude-fake", "max_tokens": 4096, "messages": HI}
+    if field == "messages":
+        for messages in _conversations(value):
+            yield {**base, "messages": messages}
+        return
+    if field == "thinking":
+        value = _budget(value)
+    yield {**base, field: value, **COMPANIONS.get(field, {})}
+
+
+def _refusal(body: dict[str, Any]) -> str | None:
+    try:
+        AnthropicMessagesRequest.model_validate(body)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        return f"{'.'.join(str(part) for part in error['loc'])}: {error['msg']}"
+    return None
+
+
+def test_the_request_accepts_every_key_and_value_the_sdk_declares() -> None:
+    refused: set[str] = set()
+    for field, kind in HINTS.items():
+        for value in sdk_samples(kind):
+            for body in _requests(field, value):
+                if (why := _refusal(body)) is not None:
+                    refused.add(why)
+    assert not refused, "the request refuses what anthropic-python declares:\n" + "\n".join(
+        sorted(refused)
+    )
+
+
+def _probed_at(value: Any, path: str = "") -> Iterator[str]:
+    """Where ``value`` holds an object carrying the probe key: dotted, list indices as ``*``.
+
+    Block and tool lists are written with their ``type`` (``messages.*.content.*<image>``), so
+    an entry of :data:`LEFT_OPEN` says which object of which block it is.
+    """
+    if isinstance(value, dict):
+        if SDK_PROBE_KEY in value:
+            yield path
+        for key, item in value.items():
+            yield from _probed_at(item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list):
+        for item in value:
+            kind = item.get("type") if isinstance(item, dict) else None
+            yield from _probed_at(
+                item, f"{path}.*" + (f"<{kind}>" if isinstance(kind, str) else "")
+            )
+
+
+def test_every_object_the_sdk_closes_is_closed_or_deliberately_left_open() -> None:
+    open_objects: set[str] = set()
+    misplaced: set[str] = set()
+    for field, kind in HINTS.items():
+        for name, typed in sdk_typeddicts(kind).items():
+            for value in sdk_samples(kind, probed=typed):
+                for body in _requests(field, value):
+                    if SDK_PROBE_KEY not in json.dumps(body):
+                        continue  # another member of a union, without the probed object
+                    why = _refusal(body)
+                    if why is None:
+                        open_objects.update(_probed_at(body))
+                    elif not why.split(":")[0].endswith(SDK_PROBE_KEY):
+                        misplaced.add(f"{name}: {why}")
+    unlisted = {where for where in open_objects if not any(fnmatch(where, p) for p in LEFT_OPEN)}
+    assert not unlisted, "open where the SDK is closed:\n" + "\n".join(sorted(unlisted))
+    assert not misplaced, "\n".join(sorted(misplaced))
+    stale = {p for p in LEFT_OPEN if not any(fnmatch(where, p) for where in open_objects)}
+    assert not stale, f"closed now (drop them from LEFT_OPEN): {sorted(stale)}"
+
+
+# -- the shapes the walk found: a nameless toolset, citations config, the container object -------
+
+BROWSER = {"type": "browser_toolset_20260801", "configs": {"navigate": {"enabled": False}}}
+PDF = {"type": "url", "url": "https://example.com/a.pdf"}
+SENT_AS_WRITTEN: dict[str, dict[str, Any]] = {
+    "browser-toolset": {"tools": [BROWSER]},
+    # Its tools are named by the API, so a forced choice is not checked against the request.
+    "browser-toolset-forced": {"tools": [BROWSER], "tool_choice": {"type": "any"}},
+    "document-citations": {
+        "messages": [
+            {
+                "role": "user",
+                "content": [{"type": "document", "source": PDF, "citations": {"enabled": True}}],
+            }
+        ]
+    },
+    "search-result-citations": {
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "search_result",
+                        "source": "https://example.com",
+                        "title": "t",
+                        "content": [{"type": "text", "text": "x"}],
+                        "citations": {"enabled": False},
+                    }
+                ],
+            }
+        ]
+    },
+    "container-skills": {
+        "container": {
+            "id": "container_1",
+            "skills": [
+                {"type": "anthropic", "skill_id": "pptx", "version": "latest"},
+                {"type": "custom", "skill_id": "skill_01"},
+            ],
+        }
+    },
+    "container-null-id": {"container": {"id": None}},
+    "container-id": {"container": "container_1"},
+}
+
+
+@pytest.mark.parametrize("fields", SENT_AS_WRITTEN.values(), ids=SENT_AS_WRITTEN.keys())
+async def test_a_shape_the_walk_found_reaches_the_server_as_written(
+    fake: FakeProviderServer, messages_endpoint: Make, fields: dict[str, Any]
+) -> None:
+    body = await call(messages_endpoint(fake), request(**fields))
+    assert body["type"] == "message"
+    async with imodel(fake) as model:
+        event = await model.invoke(**request(**fields))
+    assert event.status is EventStatus.COMPLETED, event.exception
+    assert len(fake.requests) == 2
+    for seen in fake.requests:
+        for key, value in fields.items():
+            assert seen.json[key] == value, key
+
+
+DOCUMENT_AT = "messages.0.content.blocks.0.document"
+REFUSED: dict[str, tuple[dict[str, Any], str]] = {
+    "server-tool-without-name": (
+        {"tools": [{"type": "web_search_20250305"}]},
+        "tools.0.server.name",
+    ),
+    "toolset-type-not-dated": ({"tools": [{"type": "browser_toolset"}]}, "tools.0.server.name"),
+    "citations-misspelled": (
+        {
+            "messages": [
+                {
+                    "role": "user",
+                    "content": [{"type": "document", "source": PDF, "citations": {"enable": True}}],
+                }
+            ]
+        },
+        f"{DOCUMENT_AT}.citations.enable",
+    ),
+    "citations-not-a-flag": (
+        {
+            "messages": [
+                {
+                    "role": "user",
+                    "content": [{"type": "document", "source": PDF, "citations": {"enabled": "y"}}],
+                }
+            ]
+        },
+        f"{DOCUMENT_AT}.citations.enabled",
+    ),
+    "container-misspelled": ({"container": {"skill": []}}, "container.skill"),
+    "skill-type": (
+        {"container": {"skills": [{"type": "builtin", "skill_id": "pptx"}]}},
+        "container.skills.0.type",
+    ),
+    "skill-without-id": (
+        {"container": {"skills": [{"type": "custom"}]}},
+        "container.skills.0.skill_id",
+    ),
+}
+
+
+@pytest.mark.parametrize(("fields", "field"), REFUSED.values(), ids=REFUSED.keys())
+async def test_a_malformed_shape_is_refused_at_its_path(
+    fake: FakeProviderServer, messages_endpoint: Make, fields: dict[str, Any], field: str
+) -> None:
+    with pytest.raises(EndpointConfigurationError) as on_endpoint:
+        await call(messages_endpoint(fake), request(**fields))
+    assert on_endpoint.value.field == field
+    async with imodel(fake) as model:
+        with pytest.raises(EndpointConfigurationError) as on_imodel:
+            await model.invoke(**request(**fields))
+    assert on_imodel.value.field == field
+    assert fake.requests == []
