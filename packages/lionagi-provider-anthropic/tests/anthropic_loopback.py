@@ -12,8 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from lionagi.providers.anthropic import AnthropicMessagesEndpoint
-from lionagi.service import iModel
+from lionagi.service import EndpointConfigurationError, EventStatus, iModel
 from lionagi.service_testing import FakeProviderServer
 
 Make = Callable[..., AnthropicMessagesEndpoint]
@@ -45,3 +47,32 @@ async def call(endpoint: AnthropicMessagesEndpoint, body: dict[str, Any], **kw: 
         return await endpoint.call(body, **kw)
     finally:
         await endpoint.aclose()
+
+
+async def assert_sent_as_written(
+    fake: FakeProviderServer, make: Make, fields: dict[str, Any]
+) -> None:
+    """``request(**fields)`` on both send paths reaches ``fake`` with each field as written."""
+    body = await call(make(fake), request(**fields))
+    assert body["type"] == "message"
+    async with imodel(fake) as model:
+        event = await model.invoke(**request(**fields))
+    assert event.status is EventStatus.COMPLETED, event.exception
+    assert len(fake.requests) == 2
+    for seen in fake.requests:
+        for key, value in fields.items():
+            assert seen.json[key] == value, key
+
+
+async def assert_refused_at(
+    fake: FakeProviderServer, make: Make, fields: dict[str, Any], field: str
+) -> None:
+    """``request(**fields)`` is refused naming ``field`` on both send paths, before sending."""
+    with pytest.raises(EndpointConfigurationError) as on_endpoint:
+        await call(make(fake), request(**fields))
+    assert on_endpoint.value.field == field
+    async with imodel(fake) as model:
+        with pytest.raises(EndpointConfigurationError) as on_imodel:
+            await model.invoke(**request(**fields))
+    assert on_imodel.value.field == field
+    assert fake.requests == []

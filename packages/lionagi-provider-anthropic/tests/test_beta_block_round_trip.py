@@ -23,9 +23,16 @@ import json
 from typing import Any, Literal, get_args, get_origin
 
 import pytest
-from anthropic_loopback import API_KEY, HI, Make, call, imodel, request
+from anthropic_loopback import (
+    API_KEY,
+    HI,
+    Make,
+    assert_refused_at,
+    assert_sent_as_written,
+    imodel,
+)
 
-from lionagi.service import EndpointConfigurationError, EventStatus, StreamChunk, iModel
+from lionagi.service import EventStatus, StreamChunk, iModel
 from lionagi.service_testing import FakeProviderServer, scripted_stream_server
 
 FALLBACK = {
@@ -102,14 +109,7 @@ SENT_AS_WRITTEN: dict[str, list[dict[str, Any]]] = {
 async def test_an_answer_block_is_sent_back_as_written(
     fake: FakeProviderServer, messages_endpoint: Make, messages: list[dict[str, Any]]
 ) -> None:
-    body = await call(messages_endpoint(fake), request(messages=messages))
-    assert body["type"] == "message"
-    async with imodel(fake) as model:
-        event = await model.invoke(**request(messages=messages))
-    assert event.status is EventStatus.COMPLETED, event.exception
-    assert len(fake.requests) == 2
-    for seen in fake.requests:
-        assert seen.json["messages"] == messages
+    await assert_sent_as_written(fake, messages_endpoint, {"messages": messages})
 
 
 FALLBACK_AT = "messages.1.content.blocks.0.fallback"
@@ -190,14 +190,7 @@ async def test_a_malformed_block_is_refused_at_its_path(
     messages: list[dict[str, Any]],
     field: str,
 ) -> None:
-    with pytest.raises(EndpointConfigurationError) as on_endpoint:
-        await call(messages_endpoint(fake), request(messages=messages))
-    assert on_endpoint.value.field == field
-    async with imodel(fake) as model:
-        with pytest.raises(EndpointConfigurationError) as on_imodel:
-            await model.invoke(**request(messages=messages))
-    assert on_imodel.value.field == field
-    assert fake.requests == []
+    await assert_refused_at(fake, messages_endpoint, {"messages": messages}, field)
 
 
 # -- the blocks are kept from a stream ------------------------------------------------------------

@@ -24,10 +24,14 @@ from fnmatch import fnmatchcase as fnmatch
 from typing import Any
 
 import pytest
-from anthropic_loopback import HI, Make, call, imodel, request
+from anthropic_loopback import (
+    HI,
+    Make,
+    assert_refused_at,
+    assert_sent_as_written,
+)
 from pydantic import ValidationError
 
-from lionagi.service import EndpointConfigurationError, EventStatus
 from lionagi.service_testing import FakeProviderServer
 from lionagi.service_testing.vendor_checks import SDK_PROBE_KEY, sdk_samples, sdk_typeddicts
 
@@ -241,15 +245,7 @@ SENT_AS_WRITTEN: dict[str, dict[str, Any]] = {
 async def test_a_shape_the_walk_found_reaches_the_server_as_written(
     fake: FakeProviderServer, messages_endpoint: Make, fields: dict[str, Any]
 ) -> None:
-    body = await call(messages_endpoint(fake), request(**fields))
-    assert body["type"] == "message"
-    async with imodel(fake) as model:
-        event = await model.invoke(**request(**fields))
-    assert event.status is EventStatus.COMPLETED, event.exception
-    assert len(fake.requests) == 2
-    for seen in fake.requests:
-        for key, value in fields.items():
-            assert seen.json[key] == value, key
+    await assert_sent_as_written(fake, messages_endpoint, fields)
 
 
 DOCUMENT_AT = "messages.0.content.blocks.0.document"
@@ -297,11 +293,4 @@ REFUSED: dict[str, tuple[dict[str, Any], str]] = {
 async def test_a_malformed_shape_is_refused_at_its_path(
     fake: FakeProviderServer, messages_endpoint: Make, fields: dict[str, Any], field: str
 ) -> None:
-    with pytest.raises(EndpointConfigurationError) as on_endpoint:
-        await call(messages_endpoint(fake), request(**fields))
-    assert on_endpoint.value.field == field
-    async with imodel(fake) as model:
-        with pytest.raises(EndpointConfigurationError) as on_imodel:
-            await model.invoke(**request(**fields))
-    assert on_imodel.value.field == field
-    assert fake.requests == []
+    await assert_refused_at(fake, messages_endpoint, fields, field)

@@ -19,9 +19,15 @@ import types
 from typing import Any, Literal, Union, get_args, get_origin
 
 import pytest
-from anthropic_loopback import HI, Make, call, imodel, request
+from anthropic_loopback import (
+    HI,
+    Make,
+    assert_refused_at,
+    assert_sent_as_written,
+    imodel,
+)
 
-from lionagi.service import EndpointConfigurationError, EventStatus
+from lionagi.service import EndpointConfigurationError
 from lionagi.service_testing import FakeProviderServer
 
 IMAGE_URL = {"type": "url", "url": "https://example.com/cat.png"}
@@ -78,15 +84,7 @@ SENT_AS_WRITTEN: dict[str, dict[str, Any]] = {
 async def test_an_sdk_field_reaches_the_server_as_written(
     fake: FakeProviderServer, messages_endpoint: Make, fields: dict[str, Any]
 ) -> None:
-    body = await call(messages_endpoint(fake), request(**fields))
-    assert body["type"] == "message"
-    async with imodel(fake) as model:
-        event = await model.invoke(**request(**fields))
-    assert event.status is EventStatus.COMPLETED, event.exception
-    assert len(fake.requests) == 2
-    for seen in fake.requests:
-        for key, value in fields.items():
-            assert seen.json[key] == value, key
+    await assert_sent_as_written(fake, messages_endpoint, fields)
 
 
 IMAGE_AT = "messages.0.content.blocks.0.image"
@@ -128,14 +126,7 @@ COMPACTION_AT = "messages.1.content.blocks.0.compaction"
 async def test_a_wrong_value_is_refused_at_its_path(
     fake: FakeProviderServer, messages_endpoint: Make, fields: dict[str, Any], field: str
 ) -> None:
-    with pytest.raises(EndpointConfigurationError) as on_endpoint:
-        await call(messages_endpoint(fake), request(**fields))
-    assert on_endpoint.value.field == field
-    async with imodel(fake) as model:
-        with pytest.raises(EndpointConfigurationError) as on_imodel:
-            await model.invoke(**request(**fields))
-    assert on_imodel.value.field == field
-    assert fake.requests == []
+    await assert_refused_at(fake, messages_endpoint, fields, field)
 
 
 async def test_display_is_still_refused_with_disabled_thinking(fake: FakeProviderServer) -> None:
