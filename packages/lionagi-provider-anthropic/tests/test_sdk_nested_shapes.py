@@ -10,6 +10,13 @@ the SDK closes is also given a key it lacks, which must be refused at that key, 
 :data:`LEFT_OPEN` with the reason. (``test_sdk_request_fields.py`` compares the top-level
 fields; this file the nesting.)
 
+The beta params (``anthropic.types.beta.message_create_params.MessageCreateParamsBase``, what the
+SDK's beta client sends with an ``anthropic-beta`` header) are walked the same way. The request
+model does not look at headers: a beta field is typed and checked whatever header goes with it,
+the header being the caller's to send. Beta body fields this adapter does not declare
+(``test_sdk_request_fields.BETA_ONLY_UNDECLARED``) are left out of the walk, and nested beta
+keys or values it does not declare are on :data:`BETA_UNDECLARED`, each with the reason.
+
 Found this way: a server tool was required to carry a ``name``, so the SDK's browser toolset
 (``{"type": "browser_toolset_20260801", "configs": ...}``, a tool family with no name of its
 own) was refused with no way to send it.
@@ -37,6 +44,9 @@ from lionagi.service_testing.vendor_checks import SDK_PROBE_KEY, sdk_samples, sd
 
 anthropic = pytest.importorskip("anthropic")
 
+from anthropic.types.beta.message_create_params import (  # noqa: E402
+    MessageCreateParamsBase as BetaMessageCreateParamsBase,
+)
 from anthropic.types.message_create_params import MessageCreateParamsBase  # noqa: E402
 
 from lionagi.providers.anthropic import AnthropicMessagesRequest  # noqa: E402
@@ -79,27 +89,92 @@ LEFT_OPEN: dict[str, str] = {
     # open mapping ($defs, additionalProperties, ... are all valid keys).
     "tools.*.input_schema": "JSON Schema takes any keyword",
 }
+# What the beta walk adds to LEFT_OPEN (the beta params hold every GA shape, and these).
+BETA_LEFT_OPEN: dict[str, str] = {
+    **{
+        f"messages.*.content.*<{kind}>*": _SENT_BACK + "tool versions (module docstring)"
+        for kind in ("mcp_tool_use", "mcp_tool_result", "advisor_tool_result")
+    },
+    # A tool_addition's tool_definition is a tools entry, checked as one: a server tool's
+    # parameters go as written (as in ``tools``), a custom tool's input_schema is JSON Schema.
+    "*.tool.definition<*_20[0-9][0-9][0-9][0-9][0-9][0-9]>*": "server tool parameters, versioned",
+    "*.tool.definition<tool_search_tool_*>*": "server tool parameters, versioned",
+    "*.tool.definition*.input_schema": "JSON Schema takes any keyword",
+    # An MCP toolset's configuration (default_config, configs, the tools copied from an
+    # mcp_tool_listing) is the MCP server's vocabulary, sent as written (AnthropicMCPToolset).
+    "*<mcp_toolset>*": "MCP toolset configuration, the server's vocabulary",
+}
+# Beta body fields left out of the walk: sent as headers (``betas`` is ``anthropic-beta``), or
+# not declared by the request model (test_sdk_request_fields.py lists them with the reason;
+# they go out through ``extra_body``).
+BETA_SKIPPED = HEADER_PARAMS | {
+    "betas",
+    "billing_policy",
+    "compaction",
+    "fallback_credit_token",
+    "fallbacks",
+    "thread",
+}
+# Nested beta keys and values the request model does not declare, each refused at its path
+# (checked below, so one declared later is noticed): the walk takes them out of the SDK's
+# sample before sending, as ``_undeclared_out`` does. Declaring one means typing it here.
+BETA_UNDECLARED: dict[str, str] = {
+    # A mid-conversation system message's own lifetime and effort (beta). Typing them needs
+    # rules this model does not have: only on role "system", and their beta header.
+    "messages.*<system>.clear_at": "system message lifetime, not declared",
+    "messages.*<system>.output_config": "system message effort, not declared",
+    # Thinking block binding and the "updates" display: the shared AnthropicThinking is
+    # checked against the GA SDK's closed value sets (test_sdk_request_fields.py); a beta-only
+    # value there would need the beta/GA split this model does not make.
+    "thinking.block_binding": "thinking prefix-mismatch behaviour, not declared",
+    "thinking.display=updates": "thinking display 'updates', not declared",
+}
 # Values the SDK types wider than the API takes, replaced before sending, with the reason.
 # ``thinking.budget_tokens``: the SDK types it ``int`` (the walker's sample is 1); the API's
 # documented minimum is 1024, which the model checks.
 BUDGET = 1024
 # Fields only valid beside another: what each sample is sent with. A forced ``tool_choice``
 # (``any``, ``tool`` naming the SDK sample's tool ``x``) needs a tool to force.
+# An MCP toolset (``tools``) names a server of ``mcp_servers``: the SDK sample's server ``x``.
 COMPANIONS: dict[str, dict[str, Any]] = {
     "tool_choice": {"tools": [{"name": "x", "input_schema": {"type": "object"}}]},
+    "tools": {"mcp_servers": [{"type": "url", "url": "https://mcp.example/sse", "name": "x"}]},
 }
 
 
-HINTS = {
-    name: kind
-    for name, kind in typing.get_type_hints(MessageCreateParamsBase, include_extras=True).items()
-    if name not in HEADER_PARAMS
+def _hints(params: Any, skipped: set[str]) -> dict[str, Any]:
+    hints = typing.get_type_hints(params, include_extras=True).items()
+    return {name: kind for name, kind in hints if name not in skipped}
+
+
+HINTS = _hints(MessageCreateParamsBase, HEADER_PARAMS)
+BETA_HINTS = _hints(BetaMessageCreateParamsBase, BETA_SKIPPED)
+# Each walk: the SDK's params and the objects it leaves open on purpose.
+WALKS: dict[str, tuple[dict[str, Any], dict[str, str]]] = {
+    "ga": (HINTS, LEFT_OPEN),
+    "beta": (BETA_HINTS, {**LEFT_OPEN, **BETA_LEFT_OPEN}),
 }
 
 
 def _budget(value: Any) -> Any:
     if isinstance(value, dict) and value.get("budget_tokens") is not None:
         return {**value, "budget_tokens": BUDGET}
+    return value
+
+
+def _undeclared_out(field: str, value: Any) -> Any:
+    """``value`` without the beta keys and values of :data:`BETA_UNDECLARED`."""
+    if field == "thinking" and isinstance(value, dict):
+        value = {key: item for key, item in value.items() if key != "block_binding"}
+        if value.get("display") == "updates":
+            value = {key: item for key, item in value.items() if key != "display"}
+    if field == "messages" and isinstance(value, list):
+        value = [
+            {k: v for k, v in message.items() if k not in ("clear_at", "output_config")}
+            if isinstance(message, dict) and message.get("role") == "system"
+            else message
+            for message in value
+        ]
     return value
 
 
@@ -125,6 +200,13 @@ def _conversations(messages: list[Any]) -> Iterator[list[Any]]:
 def _requests(field: str, value: Any) -> Iterator[dict[str, Any]]:
     """The request bodies that carry the SDK sample ``value`` of ``field``."""
     base = {"model": "claude-fake", "max_tokens": 4096, "messages": HI}
+    value = _undeclared_out(field, value)
+    if field == "context_management" and isinstance(value, dict) and value.get("edits"):
+        # Each edit alone: the sample lists every edit type, and clear_thinking must come
+        # first among several (the API's order rule, checked by the model).
+        for edit in value["edits"]:
+            yield {**base, field: {**value, "edits": [edit]}}
+        return
     if field == "messages":
         for messages in _conversations(value):
             yield {**base, "messages": messages}
@@ -143,9 +225,11 @@ def _refusal(body: dict[str, Any]) -> str | None:
     return None
 
 
-def test_the_request_accepts_every_key_and_value_the_sdk_declares() -> None:
+@pytest.mark.parametrize("walk", WALKS)
+def test_the_request_accepts_every_key_and_value_the_sdk_declares(walk: str) -> None:
+    hints, _ = WALKS[walk]
     refused: set[str] = set()
-    for field, kind in HINTS.items():
+    for field, kind in hints.items():
         for value in sdk_samples(kind):
             for body in _requests(field, value):
                 if (why := _refusal(body)) is not None:
@@ -165,7 +249,10 @@ def _probed_at(value: Any, path: str = "") -> Iterator[str]:
         if SDK_PROBE_KEY in value:
             yield path
         for key, item in value.items():
-            yield from _probed_at(item, f"{path}.{key}" if path else str(key))
+            at = f"{path}.{key}" if path else str(key)
+            # A tool definition is a tools entry: written with its type, as in a list.
+            kind = item.get("type") if key == "definition" and isinstance(item, dict) else None
+            yield from _probed_at(item, at + (f"<{kind}>" if isinstance(kind, str) else ""))
     elif isinstance(value, list):
         for item in value:
             kind = item.get("type") if isinstance(item, dict) else None
@@ -174,10 +261,12 @@ def _probed_at(value: Any, path: str = "") -> Iterator[str]:
             )
 
 
-def test_every_object_the_sdk_closes_is_closed_or_deliberately_left_open() -> None:
+@pytest.mark.parametrize("walk", WALKS)
+def test_every_object_the_sdk_closes_is_closed_or_deliberately_left_open(walk: str) -> None:
+    hints, left_open = WALKS[walk]
     open_objects: set[str] = set()
     misplaced: set[str] = set()
-    for field, kind in HINTS.items():
+    for field, kind in hints.items():
         for name, typed in sdk_typeddicts(kind).items():
             for value in sdk_samples(kind, probed=typed):
                 for body in _requests(field, value):
@@ -188,10 +277,10 @@ def test_every_object_the_sdk_closes_is_closed_or_deliberately_left_open() -> No
                         open_objects.update(_probed_at(body))
                     elif not why.split(":")[0].endswith(SDK_PROBE_KEY):
                         misplaced.add(f"{name}: {why}")
-    unlisted = {where for where in open_objects if not any(fnmatch(where, p) for p in LEFT_OPEN)}
+    unlisted = {where for where in open_objects if not any(fnmatch(where, p) for p in left_open)}
     assert not unlisted, "open where the SDK is closed:\n" + "\n".join(sorted(unlisted))
     assert not misplaced, "\n".join(sorted(misplaced))
-    stale = {p for p in LEFT_OPEN if not any(fnmatch(where, p) for where in open_objects)}
+    stale = {p for p in left_open if not any(fnmatch(where, p) for where in open_objects)}
     assert not stale, f"closed now (drop them from LEFT_OPEN): {sorted(stale)}"
 
 
@@ -199,6 +288,20 @@ def test_every_object_the_sdk_closes_is_closed_or_deliberately_left_open() -> No
 
 BROWSER = {"type": "browser_toolset_20260801", "configs": {"navigate": {"enabled": False}}}
 PDF = {"type": "url", "url": "https://example.com/a.pdf"}
+MCP_SERVER = {"type": "url", "url": "https://mcp.example/sse", "name": "calendar"}
+TOOL_CONFIG = {"enabled": True, "allowed_tools": ["list_events"]}
+TEXT = {"type": "text", "text": "Tools changed."}
+ADDED = {"type": "tool_addition", "tool": {"type": "tool_reference", "name": "lookup"}}
+REMOVED = {"type": "tool_removal", "tool": {"type": "tool_reference", "name": "draft"}}
+
+
+def with_system(content: list[dict[str, Any]], **fields: Any) -> list[dict[str, Any]]:
+    """A conversation with a mid-conversation system message holding ``content``."""
+    system = {"role": "system", "content": content, **fields}
+    answer = {"role": "assistant", "content": "Ok."}
+    return [*HI, answer, system, {"role": "user", "content": "next"}]
+
+
 SENT_AS_WRITTEN: dict[str, dict[str, Any]] = {
     "browser-toolset": {"tools": [BROWSER]},
     # Its tools are named by the API, so a forced choice is not checked against the request.
@@ -238,6 +341,11 @@ SENT_AS_WRITTEN: dict[str, dict[str, Any]] = {
     },
     "container-null-id": {"container": {"id": None}},
     "container-id": {"container": "container_1"},
+    # Beta: an MCP server's tool_configuration, typed per the SDK (it was an open mapping).
+    "mcp-tool-configuration": {"mcp_servers": [{**MCP_SERVER, "tool_configuration": TOOL_CONFIG}]},
+    "mcp-tool-configuration-empty": {"mcp_servers": [{**MCP_SERVER, "tool_configuration": {}}]},
+    # Beta: a system message changing the offered tools (it was refused as not text).
+    "system-message-tool-changes": {"messages": with_system([TEXT, ADDED, REMOVED])},
 }
 
 
@@ -286,6 +394,18 @@ REFUSED: dict[str, tuple[dict[str, Any], str]] = {
         {"container": {"skills": [{"type": "custom"}]}},
         "container.skills.0.skill_id",
     ),
+    "tool-configuration-misspelled": (
+        {"mcp_servers": [{**MCP_SERVER, "tool_configuration": {"allowed_tool": ["a"]}}]},
+        "mcp_servers.0.tool_configuration.allowed_tool",
+    ),
+    "tool-configuration-not-a-flag": (
+        {"mcp_servers": [{**MCP_SERVER, "tool_configuration": {"enabled": "yes"}}]},
+        "mcp_servers.0.tool_configuration.enabled",
+    ),
+    "system-message-image": (
+        {"messages": with_system([TEXT, {"type": "image", "source": PDF}])},
+        "messages.2.content.1.type",
+    ),
 }
 
 
@@ -294,3 +414,38 @@ async def test_a_malformed_shape_is_refused_at_its_path(
     fake: FakeProviderServer, messages_endpoint: Make, fields: dict[str, Any], field: str
 ) -> None:
     await assert_refused_at(fake, messages_endpoint, fields, field)
+
+
+# What BETA_UNDECLARED says the model does not declare, one body each: still refused at that key,
+# so one declared later fails here and leaves the list.
+UNDECLARED: dict[str, tuple[dict[str, Any], str]] = {
+    "messages.*<system>.clear_at": (
+        {"messages": with_system([TEXT], clear_at="never")},
+        "messages.2.clear_at",
+    ),
+    "messages.*<system>.output_config": (
+        {"messages": with_system([TEXT], output_config={"effort": "low"})},
+        "messages.2.output_config",
+    ),
+    "thinking.block_binding": (
+        {"thinking": {"type": "adaptive", "block_binding": {}}},
+        "thinking.block_binding",
+    ),
+    "thinking.display=updates": (
+        {"thinking": {"type": "adaptive", "display": "updates"}},
+        "thinking.display",
+    ),
+}
+
+
+def test_undeclared_beta_shapes_are_listed_once_each() -> None:
+    assert set(UNDECLARED) == set(BETA_UNDECLARED)
+
+
+@pytest.mark.parametrize(("fields", "field"), UNDECLARED.values(), ids=UNDECLARED.keys())
+def test_an_undeclared_beta_shape_is_still_refused_at_its_key(
+    fields: dict[str, Any], field: str
+) -> None:
+    why = _refusal({"model": "claude-fake", "max_tokens": 4096, "messages": HI, **fields})
+    assert why is not None, f"{field} is accepted now: type it, drop it from BETA_UNDECLARED"
+    assert why.split(":")[0] == field, why

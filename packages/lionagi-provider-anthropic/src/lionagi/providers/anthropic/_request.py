@@ -100,6 +100,7 @@ __all__ = [
     "AnthropicJSONOutputFormat",
     "AnthropicMCPListedTool",
     "AnthropicMCPServer",
+    "AnthropicMCPToolConfiguration",
     "AnthropicMCPToolListingBlock",
     "AnthropicMCPToolReference",
     "AnthropicMCPToolset",
@@ -838,8 +839,9 @@ class AnthropicMessage(BaseModel):
     """One conversation turn: text, or a list of content blocks.
 
     ``role`` is ``user`` or ``assistant``, or ``system`` for a mid-conversation system message
-    (text only; Anthropic documents it for some models). The instructions a conversation starts
-    with belong in the request's ``system`` field.
+    (text, and the beta's tool_addition / tool_removal blocks; Anthropic documents it for some
+    models). The instructions a conversation starts with belong in the request's ``system``
+    field.
     """
 
     model_config = _STRICT
@@ -864,14 +866,23 @@ class AnthropicMessage(BaseModel):
             raise ValueError(hint)
         return value
 
+    # What a system message may hold: text, and (beta) the tool_addition / tool_removal
+    # blocks that change the offered tools from that point on (the SDK's
+    # ``BetaSystemMessageParam``), which were refused here with no way to send them.
+    _SYSTEM_BLOCKS: ClassVar[tuple[type[BaseModel], ...]] = (
+        AnthropicTextBlock,
+        AnthropicToolAdditionBlock,
+        AnthropicToolRemovalBlock,
+    )
+
     @model_validator(mode="after")
     def _system_is_text(self) -> Self:
         if self.role == "system" and isinstance(self.content, list):
             for index, block in enumerate(self.content):
-                if not isinstance(block, AnthropicTextBlock):
+                if not isinstance(block, self._SYSTEM_BLOCKS):
                     raise _refuse(
                         ("content", index, "type"),
-                        "a system message holds text blocks only",
+                        "a system message holds text, tool_addition and tool_removal blocks only",
                         block.type,
                     )
         return self
@@ -1073,6 +1084,20 @@ class AnthropicMetadata(BaseModel):
     user_id: str | None = Field(default=None, max_length=256)
 
 
+class AnthropicMCPToolConfiguration(BaseModel):
+    """An MCP server's ``tool_configuration`` (beta ``mcp-client-2025-04-04``).
+
+    ``{"enabled": bool, "allowed_tools": [names]}``, the SDK's
+    ``BetaRequestMCPServerToolConfigurationParam``. Closed like the SDK's: a misspelled key
+    (``allowed_tool``) would otherwise reach the API, whose answer may not name it.
+    """
+
+    model_config = _STRICT
+
+    allowed_tools: list[str] | None = None
+    enabled: bool | None = Field(default=None, strict=True)
+
+
 class AnthropicMCPServer(_OneType):
     """A remote MCP server the API connects to for this request (MCP connector)."""
 
@@ -1080,7 +1105,7 @@ class AnthropicMCPServer(_OneType):
     url: str
     name: str
     authorization_token: str | None = None
-    tool_configuration: dict[str, Any] | None = None
+    tool_configuration: AnthropicMCPToolConfiguration | None = None
 
 
 class AnthropicDiagnostics(BaseModel):
