@@ -654,6 +654,18 @@ class AnthropicServerToolResultBlock(BaseModel):
     tool_use_id: str
 
 
+def _with_written_nulls(model: BaseModel, data: Any, *names: str) -> Any:
+    """``data`` (``model`` dumped) with each of ``names`` the caller wrote as null put back.
+
+    Core dumps nested models without their None values (``exclude_none``); where the API reads
+    a written null (an opt-in, a block sent back exactly as it came), it must still go out.
+    """
+    if not isinstance(data, dict):
+        return data
+    missing = [name for name in names if name in model.model_fields_set and name not in data]
+    return {**data, **dict.fromkeys(missing)} if missing else data
+
+
 class AnthropicFallbackHop(BaseModel):
     """A fallback block's ``from`` / ``to``: ``{"model": ...}``, one hop's model."""
 
@@ -689,12 +701,9 @@ class AnthropicFallbackBlock(BaseModel):
         without aliases and without None values (``exclude_none``).
         """
         data = handler(self)
-        if isinstance(data, dict):
-            if "from_" in data:
-                data = {("from" if key == "from_" else key): value for key, value in data.items()}
-            if "trigger" in self.model_fields_set and "trigger" not in data:
-                data = {**data, "trigger": None}
-        return data
+        if isinstance(data, dict) and "from_" in data:
+            data = {("from" if key == "from_" else key): value for key, value in data.items()}
+        return _with_written_nulls(self, data, "trigger")
 
 
 class AnthropicMCPListedTool(BaseModel):
@@ -709,11 +718,7 @@ class AnthropicMCPListedTool(BaseModel):
     @model_serializer(mode="wrap")
     def _null_description_is_sent(self, handler: SerializerFunctionWrapHandler) -> Any:
         """Keep a written ``description: null``: the listing goes back exactly as it came."""
-        data = handler(self)
-        written = "description" in self.model_fields_set
-        if isinstance(data, dict) and written and "description" not in data:
-            data = {**data, "description": None}
-        return data
+        return _with_written_nulls(self, handler(self), "description")
 
 
 class AnthropicMCPToolListingBlock(BaseModel):
@@ -1127,11 +1132,7 @@ class AnthropicDiagnostics(BaseModel):
         Core writes nested models without their None values (``exclude_none``), which would
         send ``{}`` for the first turn's ``{"previous_message_id": null}``.
         """
-        data = handler(self)
-        written = "previous_message_id" in self.model_fields_set
-        if isinstance(data, dict) and written and "previous_message_id" not in data:
-            data = {**data, "previous_message_id": None}
-        return data
+        return _with_written_nulls(self, handler(self), "previous_message_id")
 
 
 class AnthropicSkill(BaseModel):
