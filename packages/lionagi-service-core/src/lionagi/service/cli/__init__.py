@@ -37,8 +37,9 @@ import signal
 import sys
 from collections.abc import Sequence
 from functools import partial
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
+from ._exits import ParserOutput, UsageExit
 from ._signals import (
     MARK,
     give_back_sigterm,
@@ -50,6 +51,9 @@ from ._signals import (
     written_held,
 )
 from ._version import VersionAction
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 __all__ = ["main"]
 
@@ -95,6 +99,18 @@ class _Parser(argparse.ArgumentParser):
             self.error(_unrecognized(extras))
         return parsed
 
+    def print_help(self, file: SupportsWrite[str] | None = None) -> None:
+        """``--help``: raise the text as the outcome, written by ``_run`` under the holds.
+
+        argparse printed it here, then exited: before the signal holds, so a SIGTERM or
+        Ctrl-C right after the text turned a finished ``--help`` into 143 / 130. Called with a
+        ``file``, it writes there as argparse does.
+        """
+        if file is not None:
+            super().print_help(file)
+            return
+        raise ParserOutput(self.format_help())
+
     def error(self, message: str) -> NoReturn:
         """Exit 2 with `prog: error: message (see --help)` as one redacted line.
 
@@ -107,7 +123,7 @@ class _Parser(argparse.ArgumentParser):
         """
         message = _QUOTED.sub(_redacted, message)
         line = " ".join(f"{self.prog}: error: {message} (see {self.prog} --help)".split())
-        raise _UsageExit(" ".join(message.split()), line)
+        raise UsageExit(" ".join(message.split()), line)
 
 
 _QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
@@ -118,15 +134,6 @@ def _redacted(match: re.Match[str]) -> str:
     from .._base.secrets import redact  # error path only: a good parse never loads it
 
     return redact(match.group())
-
-
-class _UsageExit(SystemExit):
-    """argparse's usage exit (code 2): its redacted message (`--json`) and its stderr line."""
-
-    def __init__(self, message: str, line: str) -> None:
-        super().__init__(2)
-        self.message = message
-        self.line = line
 
 
 def _timeout(text: str) -> float:
@@ -463,16 +470,19 @@ def _run(argv: Sequence[str] | None, *, hold_signals_to_exit: bool = False) -> i
     tolerate_unencodable_output()
     words = list(argv) if argv is not None else sys.argv[1:]
     try:
-        # Parsed inside the handlers: `--version` writes to stdout while parsing, and a full
-        # disk or a reader gone away escaped from there as a traceback.
+        # Parsed inside the handlers: `--help` / `--version` end the parse with text for
+        # stdout, and a full disk or a reader gone away while writing it is handled below.
         try:
             args = _parser().parse_args(words)
             if args.command in ("demo", "chat"):
                 return _stream(args, hold_signals_to_exit=hold_signals_to_exit)
-        except _UsageExit as exc:
+        except UsageExit as exc:
             writer = written_held if hold_signals_to_exit else written_as_is
             writer(partial(_write_usage_error, words, exc))
             raise
+        except ParserOutput as exc:
+            writer = written_held if hold_signals_to_exit else written_as_is
+            return writer(partial(_write_parser_output, exc))
         if args.command in ("providers", "models", "doctor"):
             return _listing(args, hold_signals_to_exit=hold_signals_to_exit)
         return _fake_server(args.port)
@@ -650,7 +660,7 @@ def _not_utf8_stdin(offset: int) -> str:
     )
 
 
-def _write_usage_error(words: Sequence[str], exc: _UsageExit) -> int:
+def _write_usage_error(words: Sequence[str], exc: UsageExit) -> int:
     """A usage error's outcome: its line on stderr and, for `--json`, the final record.
 
     Written as the other commands write theirs (`written_held` for the process that is the
@@ -668,6 +678,17 @@ def _write_usage_error(words: Sequence[str], exc: _UsageExit) -> int:
     # refuses (`--timeout -1`) is as much bad usage as one iModel refuses.
     _json_record(words, {"type": "exception", "error": "UsageError", "message": exc.message})
     return 2
+
+
+def _write_parser_output(output: ParserOutput) -> int:
+    """``--help`` / ``--version``: the text on stdout as the outcome (0).
+
+    A stdout that fails raises ``OSError`` into ``_run``'s handlers, as any other outcome's
+    write does (a reader gone away: quiet 0; a full disk: one line, exit 1).
+    """
+    sys.stdout.write(output.text)
+    sys.stdout.flush()
+    return 0
 
 
 def _usage_error(command: str, message: str) -> NoReturn:

@@ -10,9 +10,10 @@ is read when the flag is given, not while every other command builds its parser.
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
+
+from ._exits import ParserOutput
 
 __all__ = ["VersionAction", "version_text"]
 
@@ -60,7 +61,7 @@ def version_text() -> str:
 
 
 class VersionAction(argparse.Action):
-    """`--version` that prints :func:`version_text` and exits 0, like argparse's own."""
+    """`--version`: :func:`version_text` on stdout and exit 0, like argparse's own."""
 
     def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
         kwargs.setdefault("help", "show core's and every installed provider's version and exit")
@@ -73,6 +74,6 @@ class VersionAction(argparse.Action):
         values: str | Sequence[Any] | None,
         option_string: str | None = None,
     ) -> NoReturn:
-        sys.stdout.write(version_text() + "\n")  # stdout, as argparse's own version action
-        sys.stdout.flush()
-        parser.exit()
+        # Raised, not printed: ``_run`` writes it to stdout (as argparse's own version action
+        # does) as the outcome, under the signal holds (see ``_exits``).
+        raise ParserOutput(version_text() + "\n")
