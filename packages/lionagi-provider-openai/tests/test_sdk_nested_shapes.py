@@ -167,12 +167,14 @@ async def test_a_malformed_format_or_voice_is_refused_before_any_request(
 
 
 def test_the_embeddings_row_declares_every_sdk_field() -> None:
+    from lionagi.providers.openai import OpenAIEmbeddingsAPIRequest
     from lionagi.service import OpenAIEmbeddingsRequest
 
     hints = typing.get_type_hints(EmbeddingCreateParams, include_extras=True)
-    assert set(hints) == set(OpenAIEmbeddingsRequest.model_fields)
-    for value in sdk_samples(EmbeddingCreateParams):
-        OpenAIEmbeddingsRequest.model_validate(value)
+    for request in (OpenAIEmbeddingsRequest, OpenAIEmbeddingsAPIRequest):
+        assert set(hints) == set(request.model_fields)
+        for value in sdk_samples(EmbeddingCreateParams):
+            request.model_validate(value)
 
 
 async def test_token_arrays_reach_the_server_as_written(server: FakeProviderServer) -> None:

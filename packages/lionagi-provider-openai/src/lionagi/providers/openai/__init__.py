@@ -3,11 +3,12 @@
 ``PROVIDER_SPECS`` is what core's catalog reads through the ``lionagi.providers`` entry point.
 The rows share one base URL, bearer auth and ``OPENAI_API_KEY``; each names its endpoint class
 (the declared wire dialect) and its typed request model, by reference: they are imported on the
-provider's first use, and the names below load lazily. ``MODEL_POLICIES`` says only that a model
-string naming no endpoint (``openai/gpt-4.1``) is chat, and that model names are sent as written:
-reasoning effort is a request field (``reasoning_effort`` on chat, ``reasoning={"effort": ...}``
-on responses), and a name ending in ``-max`` is a model (``gpt-5.1-codex-max``), see
-``docs/providers/openai.md``.
+provider's first use, and the names below load lazily. Embeddings use core's shared body with
+OpenAI's documented ``input`` limits (:class:`OpenAIEmbeddingsAPIRequest`). ``MODEL_POLICIES``
+says only that a model string naming no endpoint (``openai/gpt-4.1``) is chat, and that model
+names are sent as written: reasoning effort is a request field (``reasoning_effort`` on chat,
+``reasoning={"effort": ...}`` on responses), and a name ending in ``-max`` is a model
+(``gpt-5.1-codex-max``), see ``docs/providers/openai.md``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from lionagi.service import EndpointType, ProviderEndpointSpec, ProviderModelPol
 from lionagi.service.http import openai_compatible_specs
 
 if TYPE_CHECKING:
+    from ._embeddings import OpenAIEmbeddingsAPIRequest
     from ._endpoints import (
         OpenAIChatCompletionsEndpoint,
         OpenAIChatProjector,
@@ -42,6 +44,7 @@ __all__ = [
     "OpenAIChatProjector",
     "OpenAIChatRequest",
     "OpenAIEmbeddingsAPIEndpoint",
+    "OpenAIEmbeddingsAPIRequest",
     "OpenAIResponsesEndpoint",
     "OpenAIResponsesRequest",
     "ResponsesProjector",
@@ -52,6 +55,7 @@ __all__ = [
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
+        "._embeddings": ("OpenAIEmbeddingsAPIRequest",),
         "._endpoints": (
             "OpenAIChatCompletionsEndpoint",
             "OpenAIChatProjector",
@@ -78,6 +82,7 @@ _CHAT, _EMBEDDINGS = openai_compatible_specs(
     chat_class=f"{__name__}._endpoints:OpenAIChatCompletionsEndpoint",
     chat_request=f"{__name__}._requests:OpenAIChatRequest",
     embeddings_class=f"{__name__}._endpoints:OpenAIEmbeddingsAPIEndpoint",
+    embeddings_request=f"{__name__}._embeddings:OpenAIEmbeddingsAPIRequest",
 )
 
 PROVIDER_SPECS = (
