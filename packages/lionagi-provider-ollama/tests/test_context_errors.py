@@ -4,8 +4,10 @@ Ollama answers it with HTTP 400 and the same text on every route: ``the input le
 the context length`` (truncation off), ``the prompt is longer than the context length currently
 available to the model; ...`` (a prompt to cut where the context cannot shift: ``shift=False``,
 or a model that cannot shift, which ``/v1`` has no way to turn on), and, on embeddings, ``input
-exceeds maximum context length and cannot be truncated further``. Flat (``{"error": "..."}``) on
-the native API; inside the OpenAI-shaped object on ``/v1`` (``openai.NewError``: ``type``
+exceeds maximum context length and cannot be truncated further``; and the MLX runner's ``input
+length (N tokens) exceeds the model's maximum context length (M tokens)`` (chat, generate; it was
+a plain ``ProviderClientError`` on every row). Flat (``{"error": "..."}``) on the native API;
+inside the OpenAI-shaped object on ``/v1`` (``openai.NewError``: ``type``
 ``invalid_request_error``, no code), so the dialect's codes never typed it there: the ``/v1`` chat
 and embeddings rows left "is longer than the context length" a plain ``ProviderClientError``
 while the native rows typed it. Real loopback server.
@@ -34,6 +36,9 @@ LONGER = (
     "length"
 )
 CANNOT_CUT = "input exceeds maximum context length and cannot be truncated further"
+# The MLX runner's own text (``x/mlxrunner/pipeline.go``, ``Runner.Prepare``): a 400 from the
+# runner, which the server passes on with its status (``api.StatusError``) on every text route.
+MLX = "input length (5000 tokens) exceeds the model's maximum context length (4096 tokens)"
 
 
 def _compat(text: str) -> dict[str, Any]:
@@ -93,6 +98,24 @@ async def test_an_input_over_the_context_is_a_context_error_on_every_row(
         assert error.retryable is False
         assert "does not fit the model's context window" in str(error)
         assert text[:40] in error.body_excerpt
+    assert requests == len(errors)  # never retried
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "path", "request_", "streams"),
+    [row for row in ROWS if row.id in ("v1-chat", "generate", "native-chat")],
+)
+async def test_the_mlx_runners_context_text_is_a_context_error(
+    endpoint: str, path: str, request_: dict[str, Any], streams: bool
+) -> None:
+    """The MLX runner generates text only (its ``Embedding`` is "not supported"): text rows."""
+    body = _compat(MLX) if path == "/v1" else {"error": MLX}
+    errors, requests = await _failures(endpoint, path, request_, streams, body)
+    for error in errors:
+        assert type(error) is ProviderStatusContextError, error
+        assert error.status == 400
+        assert error.retryable is False
+        assert "maximum context length (4096 tokens)" in error.body_excerpt
     assert requests == len(errors)  # never retried
 
 

@@ -21,7 +21,8 @@ HTTP endpoint.
 
 An input that does not fit the model's context is an HTTP 400 whose text says so (``the input
 length exceeds the context length``, ``the prompt is longer than the context length ...``,
-``input exceeds maximum context length ...``; see ``_CONTEXT``), flat on the native API, inside
+``input exceeds maximum context length ...``, the MLX runner's ``input length (N tokens) exceeds
+the model's maximum context length (M tokens)``; see ``_CONTEXT``), flat on the native API, inside
 the error object on ``/v1``. Every class reads it as
 :class:`~lionagi.service.ProviderStatusContextError`.
 """
@@ -77,11 +78,14 @@ _USAGE_LIMIT = "usage limit"
 # (a prompt to cut with context shift off: ``shift=False``, or a model that cannot shift, which
 # /v1 cannot turn on), "input exceeds maximum context length and cannot be truncated further"
 # and "input after truncation exceeds maximum context length" (embed: an input still too long
-# once cut, or a ``num_ctx`` too small to hold any).
+# once cut, or a ``num_ctx`` too small to hold any); "input length (N tokens) exceeds the
+# model's maximum context length (M tokens)" (the MLX runner, ``x/mlxrunner/pipeline.go``: a
+# prompt at or over the context, refused before generating; chat and generate).
 _CONTEXT = (
     "exceeds the context length",
     "is longer than the context length",
     "exceeds maximum context length",
+    "exceeds the model's maximum context length",
 )
 # 'model "x" not found, try pulling it first' (and newer servers' "model 'x' not found").
 _UNKNOWN_MODEL = re.compile(r"""\s*model (["']).*?\1 not found\b""", re.IGNORECASE)
