@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from ._projector import OllamaGenerateProjector, OllamaNativeChatProjector
     from ._request import (
         OllamaChatRequest,
+        OllamaEmbeddingsRequest,
         OllamaGenerateRequest,
         OllamaNativeChatRequest,
         OllamaNativeEmbedRequest,
@@ -34,6 +35,7 @@ __all__ = [
     "OllamaChat",
     "OllamaChatRequest",
     "OllamaEmbeddings",
+    "OllamaEmbeddingsRequest",
     "OllamaGenerate",
     "OllamaGenerateProjector",
     "OllamaGenerateRequest",
@@ -58,6 +60,7 @@ __getattr__, __dir__ = lazy_exports(
         "._projector": ("OllamaGenerateProjector", "OllamaNativeChatProjector"),
         "._request": (
             "OllamaChatRequest",
+            "OllamaEmbeddingsRequest",
             "OllamaGenerateRequest",
             "OllamaNativeChatRequest",
             "OllamaNativeEmbedRequest",
@@ -65,8 +68,6 @@ __getattr__, __dir__ = lazy_exports(
         ),
     },
 )
-
-_CORE_EMBEDDINGS_REQUEST = "lionagi.service:OpenAIEmbeddingsRequest"
 
 
 def _row(endpoint: str, alias: str, cls: str, request: str, path: str) -> ProviderEndpointSpec:
@@ -94,7 +95,13 @@ PROVIDER_SPECS = (
         f"{__name__}._request:OllamaChatRequest",
         "/v1",
     ),
-    _row("embeddings", "embed", "OllamaEmbeddings", _CORE_EMBEDDINGS_REQUEST, "/v1"),
+    _row(
+        "embeddings",
+        "embed",
+        "OllamaEmbeddings",
+        f"{__name__}._request:OllamaEmbeddingsRequest",
+        "/v1",
+    ),
     _row(
         "generate",
         "completion",
