@@ -29,6 +29,8 @@ from lionagi.providers.gemini._requests import (
     GeminiDocumentMetadata,
     GeminiFileData,
     GeminiFunctionCall,
+    GeminiFunctionResponse,
+    GeminiFunctionResponsePart,
     GeminiPart,
     GeminiSpeechMetadata,
     GeminiSpreadsheetMetadata,
@@ -40,6 +42,7 @@ from lionagi.service_testing.fake_server import FakeProviderServer
 
 KEY = "AIzaSdkPartFieldsKey0123456789"
 AUDIO = {"mimeType": "audio/wav", "data": "UklGRg=="}
+RESULT = {"name": "render", "response": {"ok": True}}
 
 
 def native() -> iModel:
@@ -281,6 +284,30 @@ PLACES: dict[str, tuple[Place, str, type[Any]]] = {
         lambda k, v: [{"inlineData": AUDIO, "audioMetadata": {k: v}}],
         "contents.0.parts.0.audioMetadata",
         GeminiAudioMetadata,
+    ),
+    # A function response and its media parts: the SDK sends them to the Developer API as they
+    # are (it has no ``_FunctionResponse_to_mldev``), so every field is taken.
+    "FunctionResponse": (
+        lambda k, v: [{"functionResponse": {"name": "f", "response": {}, k: v}}],
+        "contents.0.parts.0.functionResponse",
+        GeminiFunctionResponse,
+    ),
+    "FunctionResponsePart": (
+        lambda k, v: [{"functionResponse": {**RESULT, "parts": [{"inlineData": AUDIO, k: v}]}}],
+        "contents.0.parts.0.functionResponse.parts.0",
+        GeminiFunctionResponsePart,
+    ),
+    "FunctionResponseBlob": (
+        lambda k, v: [{"functionResponse": {**RESULT, "parts": [{"inlineData": {**AUDIO, k: v}}]}}],
+        "contents.0.parts.0.functionResponse.parts.0.inlineData",
+        GeminiBlob,
+    ),
+    "FunctionResponseFileData": (
+        lambda k, v: [
+            {"functionResponse": {**RESULT, "parts": [{"fileData": {"fileUri": "files/a", k: v}}]}}
+        ],
+        "contents.0.parts.0.functionResponse.parts.0.fileData",
+        GeminiFileData,
     ),
 }
 

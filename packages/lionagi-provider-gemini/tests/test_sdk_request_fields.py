@@ -331,8 +331,8 @@ def test_exactly_the_options_the_sdk_refuses_are_refused(
             assert vertex_refused(error) is None, f"{place}.{rest} is refused as Vertex AI's"
 
 
-# What the SDK's GenerateContentConfig puts at the request's top level for Vertex AI only: this
-# package leaves them unknown fields (a named refusal would list them among accepted fields).
+# What the SDK's GenerateContentConfig puts at the request's top level for Vertex AI only: the
+# endpoint refuses them by name, saying why, before core's unknown-field check.
 VERTEX_TOP_LEVEL = {"modelArmorConfig", "outputConfig"}
 
 
@@ -357,7 +357,7 @@ def test_generation_config_matches_the_sdk(sdk: Any) -> None:
                 assert vertex_refused(error) == f"generationConfig.{rest}", str(error)
             for rest in top:
                 assert rest in VERTEX_TOP_LEVEL, f"{rest} (Vertex AI's) is not reviewed"
-                assert refused({rest: {}}).field == rest
+                assert vertex_refused(outcome({rest: {}})) == rest
             continue
         config = models._GenerateContentConfig_to_mldev(client, value, top)
         assert set(config) <= config_fields, f"generationConfig lacks {set(config) - config_fields}"

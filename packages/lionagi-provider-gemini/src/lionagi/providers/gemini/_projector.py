@@ -24,7 +24,13 @@ Projection:
   the ``toolType``, ``id`` kept, marked ``metadata["server_tool"] = True`` (not the caller's to
   run; the part goes back as it came in the next turn);
 - a ``thoughtSignature`` rides on the chunk of its part (``metadata["thought_signature"]``), so
-  it can be sent back with the turn;
+  it can be sent back with the turn; a part carrying one (or another carried field, below)
+  and no data field gets an empty ``text`` (``thinking``) chunk of its own for it;
+- a part's ``speechMetadata`` and ``partMetadata`` ride on its chunk the same way
+  (``speech_metadata``, ``part_metadata``); the request-side qualifiers of input media
+  (``videoMetadata``, ``mediaResolution``, ``mediaProcessing``, ``documentMetadata``,
+  ``spreadsheetMetadata``, ``audioMetadata``) are ignored: they say nothing of the answer
+  (``PART_INPUT_QUALIFIERS``);
 - one ``result`` chunk at the end: ``usage`` (the ``usageMetadata`` object: prompt, candidates,
   thoughts and total token counts), ``model`` (``modelVersion``), ``finish_reason``, and
   ``finish_message`` when the candidate carried a ``finishMessage`` (the API's explanation, e.g.
@@ -58,8 +64,9 @@ Projection:
   endpoint raises as :class:`~lionagi.service.ProviderStreamQuotaExhaustedError` (never
   retried), since core's classification reads the chunk's text and labels, not the details;
 - a candidate other than the first tags its chunks with ``metadata["candidate"]``;
-- anything else that could carry content (an unknown part field, inline or file data in the
-  answer, which no chunk type can hold) -> :class:`ProviderProtocolError`.
+- anything else that could carry content (an unknown part field; inline or file data or an
+  ``audioTranscription`` in the answer, which no chunk type can hold; a ``functionResponse``,
+  which only a request carries) -> :class:`ProviderProtocolError`.
 """
 
 from __future__ import annotations
@@ -113,7 +120,42 @@ _EVENT_KNOWN = frozenset(
         "createTime",
     }
 )
-_PART_META = frozenset({"thought", "thoughtSignature", "videoMetadata", "partMetadata"})
+# What the projector does with each part field Google's SDK declares (its ``Part``); the
+# package's tests check the SDK declares no other.
+# Data fields projected as chunks (see ``_part``).
+PART_PROJECTED = frozenset(
+    {"text", "functionCall", "toolCall", "toolResponse", "executableCode", "codeExecutionResult"}
+)
+# Fields that qualify a part and ride on its chunk's metadata, under these keys: the signature
+# (sent back with the turn), the speaker and style of a text read aloud, the part's own
+# annotation (the Developer API's ``partMetadata``; an answer that carries one means it).
+PART_CARRIED = {
+    "thoughtSignature": "thought_signature",
+    "speechMetadata": "speech_metadata",
+    "partMetadata": "part_metadata",
+}
+# Request-side qualifiers of input media (how to read a video, a document's pages, a clip):
+# ignored deliberately. They carry nothing of the answer, and an answer's media part they could
+# qualify is refused anyway (``PART_MEDIA``), so only a newer server echoing them reaches here.
+PART_INPUT_QUALIFIERS = frozenset(
+    {
+        "videoMetadata",
+        "mediaResolution",
+        "mediaProcessing",
+        "documentMetadata",
+        "spreadsheetMetadata",
+        "audioMetadata",
+    }
+)
+# Output media, which no chunk type can hold: inline or file data, and the transcription of an
+# audio part (output only, and only ever of audio the stream cannot carry). Refused, pointing
+# at ``invoke()``, whose answer is the body as sent.
+PART_MEDIA = frozenset({"inlineData", "fileData", "audioTranscription"})
+# A data field only a request carries (the caller's answer to a call): in an answer it is
+# content with no chunk, refused saying so.
+PART_REQUEST_ONLY = frozenset({"functionResponse"})
+# Everything that qualifies a part without being its data.
+_PART_META = frozenset({"thought", *PART_CARRIED, *PART_INPUT_QUALIFIERS})
 
 
 def blocked_prompt_error(feedback: Mapping[str, Any]) -> dict[str, Any]:
@@ -357,9 +399,11 @@ class GeminiStreamProjector(ProjectorBase):
         if type(part) is not dict:
             raise self.protocol_error("a part is not a JSON object", part)
         meta = dict(tag)
+        for field, key in PART_CARRIED.items():
+            value = part.get(field)
+            if value:  # an empty value says nothing
+                meta[key] = value
         signature = part.get("thoughtSignature")
-        if signature:
-            meta["thought_signature"] = signature
         if "text" in part:
             text = part["text"]
             if not isinstance(text, str):
@@ -426,15 +470,45 @@ class GeminiStreamProjector(ProjectorBase):
             out.append(self._code_result(result, meta))
             return
         data = next((key for key in part if key not in _PART_META), None)
-        if data in ("inlineData", "fileData"):
+        if data is None:
+            self._markers_only(part, meta, out)
+            return
+        article = "an" if data[:1] in ("a", "e", "i", "o", "u") else "a"
+        if data in PART_MEDIA:
             raise self.protocol_error(
-                f"a {data} part in the answer cannot be streamed as chunks; use invoke() for "
-                "output with media parts",
+                f"{article} {data} part in the answer cannot be streamed as chunks; use invoke() "
+                "for output with media parts",
                 {"part": data},
             )
-        if data is None:
-            return  # only markers (an empty thought with no signature): nothing to project
+        if data in PART_REQUEST_ONLY:
+            raise self.protocol_error(
+                f"{article} {data} part in the answer: it is the caller's part (a request "
+                "carries it), not a model's",
+                {"part": data},
+            )
         raise self.protocol_error(f"unrecognized part field {data!r}", part)
+
+    @staticmethod
+    def _markers_only(part: dict[str, Any], meta: dict[str, Any], out: list[StreamChunk]) -> None:
+        """A part with no data field: what it carries still goes on a chunk, an empty text's.
+
+        A signature can come on a part of its own (often the last of a thinking model's
+        turn); it must be sent back with the turn, so it gets an empty ``text`` (``thinking``,
+        when the part is a thought) chunk carrying it, as ``{"text": "", "thoughtSignature":
+        ...}`` does; so does a lone ``partMetadata`` / ``speechMetadata``, rather than being
+        dropped. With none of them there is nothing to carry (an empty thought, or only
+        input-media qualifiers): nothing is projected.
+        """
+        if not any(key in meta for key in PART_CARRIED.values()):
+            return
+        out.append(
+            StreamChunk(
+                type="thinking" if part.get("thought") else "text",
+                content="",
+                is_delta=True,
+                metadata=meta,
+            )
+        )
 
     def _code_result(self, result: dict[str, Any], meta: dict[str, Any]) -> StreamChunk:
         """A ``codeExecutionResult`` as the ``tool_result`` of the code it ran.

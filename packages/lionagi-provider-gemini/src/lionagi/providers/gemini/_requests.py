@@ -10,7 +10,9 @@ resolutions, function-response scheduling) are literals; settings the API refuse
 (``thinkingBudget`` with ``thinkingLevel``; chat's ``reasoning_effort`` with a
 ``thinking_config`` budget or level) are refused here with the field named, not left for a 400.
 Nested objects a vendor extends often (JSON schemas, search, maps, speech and image options)
-stay plain mappings.
+stay plain mappings. The OpenAPI-subset schemas (``responseSchema``, a declaration's
+``parameters`` / ``response``) stay mappings too, but refuse ``additionalProperties`` wherever it
+sits (the API's ``Schema`` has no such field; the ``...JsonSchema`` forms take it).
 
 A ``functionCallingConfig`` that forces a function the request does not declare is refused on
 ``toolConfig`` (the API answers it with a 400): ``allowedFunctionNames`` naming a function no
@@ -30,9 +32,13 @@ converters refuse inside what this API takes: in an open mapping (``googleSearch
 the API's JSON reads (``excludeDomains`` / ``exclude_domains``), each at its own path, the other
 keys still sent as written; on a typed object (``generationConfig``, a safety setting,
 ``functionCallingConfig``, a ``functionCall`` part's ``partialArgs`` / ``willContinue``) as
-named fields that always refuse. A part takes every field the SDK's ``_Part_to_mldev`` sends
+named fields that always refuse; at the request's top level (``modelArmorConfig``,
+``outputConfig``) by the endpoint, before core's unknown-field check
+(:data:`VERTEX_ONLY_REQUEST_FIELDS`). All say it in one wording (:func:`vertex_only_message`).
+A part takes every field the SDK's ``_Part_to_mldev`` sends
 (the media, document, spreadsheet, audio and speech metadata; ``displayName`` on
-``inlineData`` / ``fileData``, which the SDK sends as they are).
+``inlineData`` / ``fileData``, which the SDK sends as they are); a ``functionResponse``'s
+``parts`` are typed as the SDK's ``FunctionResponsePart`` (media data and its qualifiers).
 
 The chat request's messages are checked as core checks the dialect's, plus the field Gemini
 documents on an assistant message's tool calls: ``extra_content.google.thought_signature``, the
@@ -89,6 +95,7 @@ __all__ = [
     "GeminiFunctionCall",
     "GeminiFunctionDeclaration",
     "GeminiFunctionResponse",
+    "GeminiFunctionResponsePart",
     "GeminiGenerateContentRequest",
     "GeminiGenerationConfig",
     "GeminiMcpServer",
@@ -106,7 +113,9 @@ __all__ = [
     "GeminiToolResponse",
     "MediaProcessing",
     "SpreadsheetContentLayer",
+    "VERTEX_ONLY_REQUEST_FIELDS",
     "model_path_segment",
+    "vertex_only_message",
 ]
 
 # A model id as the path segment ``models/{model}``: letters, digits, dot, dash, underscore.
@@ -159,22 +168,41 @@ def _duration(value: str | None) -> str | None:
 _Duration = Annotated[str | None, AfterValidator(_duration)]
 
 
-_VERTEX_ONLY = (
-    "is a Vertex AI option, which the Gemini Developer API this provider calls does not accept "
-    "(Google's SDK refuses it for this API); leave it out, or send the request through Vertex AI"
-)
+_LEAVE_IT_OUT = "leave it out, or send the request through Vertex AI"
 
 
-def _vertex_only_setting(value: object) -> object:
-    """Refuse a Vertex AI setting of a typed object with why, not as an unknown field.
+def vertex_only_message(kind: str = "option", instead: str = _LEAVE_IT_OUT) -> str:
+    """Why a Vertex AI ``kind`` (an option, a tool) is refused, and what to do ``instead``.
 
-    The SDK's Developer API converters raise on these ("only supported in Gemini Enterprise
-    Agent Platform mode", Vertex AI's new name); the API answers them with a 400.
+    One wording for every refusal of this package, whether a typed field, a key of an open
+    mapping or a top-level request key (the endpoint's), so a caller reads the same reason
+    wherever the field sits; the error's field names where it is.
     """
-    raise ValueError(_VERTEX_ONLY)
+    return (
+        f"is a Vertex AI {kind}, which the Gemini Developer API this provider calls does not "
+        f"accept (Google's SDK refuses it for this API); {instead}"
+    )
 
 
-_VertexOnlySetting = Annotated[object, AfterValidator(_vertex_only_setting)]
+def _vertex_only(kind: str = "option", instead: str = _LEAVE_IT_OUT) -> AfterValidator:
+    """A validator refusing a Vertex AI field with why, not as an unknown field.
+
+    Such a field is declared only to be refused: the SDK's Developer API converters raise on
+    it ("only supported in Gemini Enterprise Agent Platform mode", Vertex AI's new name) and
+    the API answers it with a 400, while an unknown-field error would say nothing of why (or
+    suggest a near-miss field). ``instead`` is the way out: leaving a setting out, or the tool
+    this API has in place of a Vertex AI one. Any value is refused, ``None`` written out
+    included, and never echoed (the message is fixed).
+    """
+    message = vertex_only_message(kind, instead)
+
+    def refuse(value: object) -> object:
+        raise ValueError(message)
+
+    return AfterValidator(refuse)
+
+
+_VertexOnlySetting = Annotated[object, _vertex_only()]
 
 
 class GeminiBlob(_Strict):
@@ -221,7 +249,7 @@ class GeminiFunctionResponse(_Strict):
 
     ``id`` answers the call's own ``id`` (send it only when the call carried one);
     ``willContinue`` and ``scheduling`` are for ``NON_BLOCKING`` functions; ``parts`` holds
-    media returned with the result (``inlineData`` / ``fileData`` objects).
+    media returned with the result, each a :class:`GeminiFunctionResponsePart`.
     """
 
     name: str
@@ -229,7 +257,7 @@ class GeminiFunctionResponse(_Strict):
     id: str | None = None
     willContinue: bool | None = None
     scheduling: Literal["SCHEDULING_UNSPECIFIED", "SILENT", "WHEN_IDLE", "INTERRUPT"] | None = None
-    parts: list[dict[str, Any]] | None = None
+    parts: list[GeminiFunctionResponsePart] | None = None
 
 
 class GeminiToolCall(_Strict):
@@ -328,6 +356,41 @@ class GeminiAudioMetadata(_Strict):
     endOffset: _Duration = None
 
 
+_FUNCTION_RESPONSE_DATA = ("inlineData", "fileData")
+
+
+class GeminiFunctionResponsePart(_Strict):
+    """One media part of a ``functionResponse``: its data, and the metadata that qualifies it.
+
+    The SDK's ``FunctionResponsePart``, which it sends to the Developer API as written (there is
+    no Developer API converter for a function response that could refuse a field): exactly one
+    of ``inlineData`` / ``fileData`` (the SDK's ``FunctionResponseBlob`` / ``FileData``, the same
+    fields as a part's), plus the media qualifiers a content part takes. It was an open mapping,
+    so a misspelled key or a ``text`` part (which the API does not take here) went out and came
+    back as a 400.
+    """
+
+    inlineData: GeminiBlob | None = None
+    fileData: GeminiFileData | None = None
+    mediaProcessing: MediaProcessing | None = None
+    mediaResolution: dict[str, Any] | None = None
+    videoMetadata: dict[str, Any] | None = None
+    documentMetadata: GeminiDocumentMetadata | None = None
+    spreadsheetMetadata: GeminiSpreadsheetMetadata | None = None
+    audioMetadata: GeminiAudioMetadata | None = None
+
+    @model_validator(mode="after")
+    def _one_data_field(self) -> GeminiFunctionResponsePart:
+        present = [name for name in _FUNCTION_RESPONSE_DATA if getattr(self, name) is not None]
+        if len(present) != 1:
+            found = ", ".join(present) if present else "none"
+            raise ValueError(
+                "a function response part holds exactly one of inlineData, fileData "
+                f"(found {found})"
+            )
+        return self
+
+
 class GeminiPart(_Strict):
     """One part of a content: exactly one data field, plus the markers that qualify it.
 
@@ -382,14 +445,16 @@ class GeminiFunctionDeclaration(_Strict):
     """A function the model may call: an OpenAPI-subset ``parameters`` or a JSON schema.
 
     ``parametersJsonSchema`` excludes ``parameters`` and ``responseJsonSchema`` excludes
-    ``response`` (the API takes one form of each).
+    ``response`` (the API takes one form of each). ``parameters`` and ``response`` are the API's
+    OpenAPI-subset ``Schema``, so an ``additionalProperties`` in them is refused at its path,
+    pointing at the JSON Schema form, which takes it.
     """
 
     name: str = Field(min_length=1)
     description: str | None = None
-    parameters: dict[str, Any] | None = None
+    parameters: _ParametersSchema | None = None
     parametersJsonSchema: dict[str, Any] | None = None
-    response: dict[str, Any] | None = None
+    response: _ResponseSchema | None = None
     responseJsonSchema: dict[str, Any] | None = None
     behavior: Literal["BLOCKING", "NON_BLOCKING"] | None = None
 
@@ -431,30 +496,21 @@ class GeminiMcpServer(_Strict):
 
 
 # The tools Google's SDK marks "not supported in Gemini API" (its converter for the Developer
-# API raises on each), with what this API offers instead.
-_VERTEX_ONLY_TOOLS = {
-    "retrieval": "fileSearch is this API's retrieval over your own documents",
-    "enterpriseWebSearch": "googleSearch grounds on the web here",
-    "parallelAiSearch": "googleSearch grounds on the web here",
-    "exaAiSearch": "googleSearch grounds on the web here",
-}
-
-
-def _vertex_only_tool(value: object, info: ValidationInfo) -> object:
-    """Refuse a Vertex AI tool with why, not as an unknown field (or a near-miss "did you mean").
-
-    This provider calls the Gemini Developer API (``generativelanguage.googleapis.com``), whose
-    request has no such fields; saying so points the caller at Vertex AI or at the tool this
-    API has instead.
-    """
-    name = info.field_name or ""
-    raise ValueError(
-        "is a Vertex AI tool, which the Gemini Developer API this provider calls does not "
-        f"accept (send it through Vertex AI; {_VERTEX_ONLY_TOOLS.get(name, 'none here')})"
-    )
-
-
-_VertexOnlyTool = Annotated[object, AfterValidator(_vertex_only_tool)]
+# API raises on each), each with the tool this API offers instead.
+_VertexRetrievalTool = Annotated[
+    object,
+    _vertex_only(
+        "tool",
+        "send it through Vertex AI, or use fileSearch, this API's retrieval over your own "
+        "documents",
+    ),
+]
+_VertexWebSearchTool = Annotated[
+    object,
+    _vertex_only(
+        "tool", "send it through Vertex AI, or use googleSearch, which grounds on the web"
+    ),
+]
 
 
 def _both_spellings(*names: str) -> frozenset[str]:
@@ -500,7 +556,7 @@ _VERTEX_ONLY_OPTIONS: dict[str, _VertexOptions] = {
 def _vertex_only_error(loc: tuple[str, ...], key: str) -> InitErrorDetails:
     # The input is the key, never its value: an auth option can hold a credential.
     return InitErrorDetails(
-        type=PydanticCustomError("vertex_only", _VERTEX_ONLY), loc=loc, input=key
+        type=PydanticCustomError("vertex_only", vertex_only_message()), loc=loc, input=key
     )
 
 
@@ -530,6 +586,72 @@ def _no_vertex_options(value: dict[str, Any], info: ValidationInfo) -> dict[str,
 _OpenOptions = Annotated[dict[str, Any], AfterValidator(_no_vertex_options)]
 
 
+# ``additionalProperties`` as the API's JSON reads it (either spelling), and the keys of an
+# OpenAPI-subset ``Schema`` that hold sub-schemas: ``properties`` a map of them, ``items`` one,
+# ``anyOf`` (and the SDK's ``prefixItems``) a list of them.
+_ADDITIONAL_PROPERTIES = _both_spellings("additionalProperties")
+_SCHEMA_MAP_KEYS = _both_spellings("properties")
+_SCHEMA_ONE_KEYS = _both_spellings("items")
+_SCHEMA_LIST_KEYS = _both_spellings("anyOf", "prefixItems")
+
+
+def _schema_without_additional_properties(instead: str) -> AfterValidator:
+    """A validator refusing ``additionalProperties`` anywhere in an OpenAPI-subset ``Schema``.
+
+    ``responseSchema`` (and a declaration's ``parameters`` / ``response``) is the API's proto
+    ``Schema``, which has no such field: the API answers it, ``false`` included, with a 400
+    ('Unknown name "additionalProperties" ... Cannot find field'), and Google's SDK refuses a
+    truthy one as Vertex AI's. Pydantic's ``model_json_schema()`` of a model that forbids
+    extra keys writes ``additionalProperties: false`` on every object, so it arrives often and
+    deep. Each one is refused at its own path (``responseSchema.properties.tags.items
+    .additionalProperties``), walking only the keys that hold sub-schemas, so a property
+    *named* ``additionalProperties`` or an ``example`` value holding that key is left alone;
+    ``instead`` names the JSON Schema field that takes it. The schema is otherwise sent as
+    written. The walk is iterative: a deeply nested schema cannot exhaust the stack.
+    """
+
+    def refuse(value: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+        hits: list[tuple[str | int, ...]] = []
+        pending: list[tuple[tuple[str | int, ...], Any]] = [((), value)]
+        while pending:
+            loc, schema = pending.pop()
+            if type(schema) is not dict:
+                continue  # not a schema object: the API checks what it is
+            found: list[tuple[tuple[str | int, ...], Any]] = []
+            for key, sub in schema.items():
+                if key in _ADDITIONAL_PROPERTIES:
+                    hits.append((*loc, key))
+                elif key in _SCHEMA_MAP_KEYS and type(sub) is dict:
+                    found.extend(((*loc, key, name), item) for name, item in sub.items())
+                elif key in _SCHEMA_ONE_KEYS:
+                    found.append(((*loc, key), sub))
+                elif key in _SCHEMA_LIST_KEYS and type(sub) is list:
+                    found.extend(((*loc, key, index), item) for index, item in enumerate(sub))
+            pending.extend(reversed(found))  # depth first, in the order written
+        if not hits:
+            return value
+        refused = PydanticCustomError(
+            "not_in_schema",
+            f"is not a field of {info.field_name}, the API's OpenAPI-subset Schema (the API "
+            f"refuses it, false included); send the schema as {instead}, which takes "
+            "additionalProperties, or leave it out",
+        )
+        # The input is the key, as for a Vertex AI option; pydantic places these line errors
+        # under the field's own location.
+        errors = [InitErrorDetails(type=refused, loc=loc, input=loc[-1]) for loc in hits]
+        raise ValidationError.from_exception_data(info.field_name or "schema", errors)
+
+    return AfterValidator(refuse)
+
+
+_ResponseSchema = Annotated[
+    dict[str, Any], _schema_without_additional_properties("responseJsonSchema")
+]
+_ParametersSchema = Annotated[
+    dict[str, Any], _schema_without_additional_properties("parametersJsonSchema")
+]
+
+
 class GeminiTool(_Strict):
     """One tool entry: function declarations or one of the API's built-in tools.
 
@@ -552,10 +674,10 @@ class GeminiTool(_Strict):
     fileSearch: dict[str, Any] | None = None
     computerUse: dict[str, Any] | None = None
     mcpServers: list[GeminiMcpServer] | None = None
-    retrieval: _VertexOnlyTool = Field(default=None, repr=False)
-    enterpriseWebSearch: _VertexOnlyTool = Field(default=None, repr=False)
-    parallelAiSearch: _VertexOnlyTool = Field(default=None, repr=False)
-    exaAiSearch: _VertexOnlyTool = Field(default=None, repr=False)
+    retrieval: _VertexRetrievalTool = Field(default=None, repr=False)
+    enterpriseWebSearch: _VertexWebSearchTool = Field(default=None, repr=False)
+    parallelAiSearch: _VertexWebSearchTool = Field(default=None, repr=False)
+    exaAiSearch: _VertexWebSearchTool = Field(default=None, repr=False)
 
 
 class GeminiFunctionCallingConfig(_Strict):
@@ -618,6 +740,9 @@ MediaResolution = Literal[
 class GeminiGenerationConfig(_Strict):
     """``generationConfig``; ``responseSchema`` and ``responseJsonSchema`` exclude each other.
 
+    ``responseSchema`` is the API's OpenAPI-subset ``Schema``: an ``additionalProperties``
+    anywhere in it is refused at its path, pointing at ``responseJsonSchema``, which takes it.
+
     ``mediaResolution`` sets the resolution media input is read at; ``speechConfig`` and
     ``imageConfig`` configure audio and image output (with ``responseModalities``);
     ``audioTranscriptionConfig`` configures speech recognition of audio input. ``imageConfig``
@@ -633,7 +758,7 @@ class GeminiGenerationConfig(_Strict):
     maxOutputTokens: int | None = Field(default=None, ge=1)
     stopSequences: list[str] | None = Field(default=None, max_length=5)
     responseMimeType: str | None = None
-    responseSchema: dict[str, Any] | None = None
+    responseSchema: _ResponseSchema | None = None
     responseJsonSchema: dict[str, Any] | None = None
     responseModalities: list[str] | None = None
     presencePenalty: float | None = None
@@ -696,6 +821,14 @@ def _declared_names(tools: list[GeminiTool] | None) -> list[str]:
     return [
         declaration.name for tool in tools or () for declaration in tool.functionDeclarations or ()
     ]
+
+
+# What Google's SDK puts at the request's top level for Vertex AI only: its
+# ``_GenerateContentConfig_to_mldev`` raises on ``model_armor_config`` and
+# ``generation_output_config`` (sent to Vertex AI as ``modelArmorConfig`` / ``outputConfig``).
+# Not request fields: the endpoint refuses them by name before core's unknown-field check
+# (``GeminiGenerateContent.create_payload``), so they are never listed as accepted.
+VERTEX_ONLY_REQUEST_FIELDS = _both_spellings("modelArmorConfig", "outputConfig")
 
 
 class GeminiGenerateContentRequest(_Strict):

@@ -1,0 +1,141 @@
+"""Vertex AI's fields are refused saying why, in one wording, wherever they sit.
+
+Google's ``google-genai`` SDK puts two ``GenerateContentConfig`` settings at the request's top
+level for Vertex AI only (``model_armor_config`` as ``modelArmorConfig``,
+``generation_output_config`` as ``outputConfig``); its Developer API converter raises on both.
+They were refused as generic unknown fields ("unknown request field ... accepted: ..."), where
+the nested Vertex AI settings and tools already said they are Vertex AI's. The endpoint now
+refuses them by name before core's unknown-field check, so they are never listed among the
+accepted fields. The nested refusals (a typed setting, a tool, a key of an open mapping) and the
+top-level one come from one helper and read alike.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from lionagi.providers.gemini import GeminiGenerateContentRequest
+from lionagi.service import EndpointConfigurationError, EventStatus, iModel
+from lionagi.service_testing.fake_server import FakeProviderServer
+
+KEY = "AIzaVertexOnlyKey0123456789abcdef"
+CONTENTS = [{"role": "user", "parts": [{"text": "hello"}]}]
+# The reason every Vertex AI refusal gives, whatever it refuses.
+REASON = (
+    "which the Gemini Developer API this provider calls does not accept (Google's SDK refuses "
+    "it for this API)"
+)
+ARMOR = {"promptTemplateName": "projects/p/locations/l/templates/t"}
+
+
+def native() -> iModel:
+    return iModel(model="gemini/gemini-2.5-flash", endpoint="generate", api_key=KEY)
+
+
+def refused(request: dict[str, Any]) -> EndpointConfigurationError:
+    endpoint = native().endpoint
+    with pytest.raises(EndpointConfigurationError) as info:
+        endpoint.create_payload({"contents": CONTENTS, **request})
+    return info.value
+
+
+@pytest.mark.parametrize(
+    "name", ["modelArmorConfig", "outputConfig", "model_armor_config", "output_config"]
+)
+def test_a_vertex_ai_top_level_field_is_refused_saying_why(name: str) -> None:
+    error = refused({name: ARMOR})
+    assert error.field == name
+    assert f"is a Vertex AI option, {REASON}" in str(error)
+    assert "unknown" not in str(error)
+    assert "projects/p" not in str(error)  # the value is never echoed
+
+
+def test_a_vertex_ai_top_level_field_in_extra_body_is_refused_too() -> None:
+    """The escape hatch is for fields newer than the model, not ones the API is known to refuse."""
+    error = refused({"extra_body": {"outputConfig": {"mimeType": "image/png"}}})
+    assert error.field == "extra_body.outputConfig"
+    assert REASON in str(error)
+
+
+def test_a_vertex_ai_top_level_field_in_the_endpoint_defaults_is_refused() -> None:
+    endpoint = native().endpoint
+    config = endpoint.config.model_copy(
+        update={"request_defaults": {**endpoint.config.request_defaults, "modelArmorConfig": {}}}
+    )
+    with pytest.raises(EndpointConfigurationError) as info:
+        type(endpoint)(config).create_payload({"contents": CONTENTS})
+    assert info.value.field == "modelArmorConfig"
+    assert REASON in str(info.value)
+
+
+def test_the_unknown_field_message_never_lists_them_as_accepted() -> None:
+    error = refused({"sytemInstruction": {"parts": [{"text": "x"}]}})
+    assert "unknown request field" in str(error)
+    assert "systemInstruction" in str(error)
+    for name in ("modelArmorConfig", "outputConfig"):
+        assert name not in str(error)
+        assert name not in GeminiGenerateContentRequest.model_fields
+
+
+async def test_a_request_without_them_is_sent() -> None:
+    async with FakeProviderServer() as server:
+        async with iModel(
+            model="gemini/gemini-2.5-flash",
+            endpoint="generate",
+            base_url=f"{server.base_url}/v1beta",
+            api_key=KEY,
+            allow_local_network=True,
+        ) as model:
+            call = await model.invoke(contents=CONTENTS, extra_body={"someNewerField": 1})
+        body = server.requests[0].json
+    assert call.execution.status is EventStatus.COMPLETED, call.execution.error
+    assert isinstance(body, dict)
+    assert body["someNewerField"] == 1
+
+
+# -- one wording, wherever the field sits ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("request_fields", "field", "kind", "instead"),
+    [
+        ({"modelArmorConfig": {}}, "modelArmorConfig", "option", "leave it out"),
+        (
+            {"generationConfig": {"routingConfig": {}}},
+            "generationConfig.routingConfig",
+            "option",
+            "leave it out",
+        ),
+        (
+            {
+                "safetySettings": [
+                    {
+                        "category": "HARM_CATEGORY_HARASSMENT",
+                        "threshold": "OFF",
+                        "method": "SEVERITY",
+                    }
+                ]
+            },
+            "safetySettings.0.method",
+            "option",
+            "leave it out",
+        ),
+        (
+            {"tools": [{"googleSearch": {"excludeDomains": ["a.example"]}}]},
+            "tools.0.googleSearch.excludeDomains",
+            "option",
+            "leave it out",
+        ),
+        ({"tools": [{"retrieval": {}}]}, "tools.0.retrieval", "tool", "fileSearch"),
+        ({"tools": [{"exaAiSearch": {}}]}, "tools.0.exaAiSearch", "tool", "googleSearch"),
+    ],
+)
+def test_every_vertex_ai_refusal_reads_alike_and_names_the_way_out(
+    request_fields: dict[str, Any], field: str, kind: str, instead: str
+) -> None:
+    error = refused(request_fields)
+    assert error.field == field
+    assert f"is a Vertex AI {kind}, {REASON}; " in str(error)
+    assert instead in str(error)
