@@ -32,7 +32,7 @@ Explicit prompt caching is OpenAI's own: ``prompt_cache_options`` on both rows, 
 shapes refuse that key, and a nested key cannot go through ``extra_body``, so the chat row adds
 it with ``openai_chat_shapes``, built on first use like core's own shapes).
 
-The request fields openai-python (3.57) declares are typed on both rows, OpenAI's own ones here
+The request fields openai-python (3.63) declares are typed on both rows, OpenAI's own ones here
 rather than in core's shared chat dialect: ``moderation`` (both), ``access_programs``,
 ``background_options`` and ``image`` (Responses). Only the deprecated chat ``functions`` and
 ``function_call`` (replaced by ``tools`` and ``tool_choice``) are left out; ``extra_body`` can
