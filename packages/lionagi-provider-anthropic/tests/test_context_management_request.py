@@ -289,8 +289,9 @@ async def test_a_newer_edit_type_goes_through_extra_body_as_written(
     fake: FakeProviderServer, messages_endpoint: Make
 ) -> None:
     context = {"edits": [CLEAR_THINKING, NEWER, COMPACT]}
-    # ``thread`` (a beta-only body field) is one the request model does not declare.
-    extra = {"context_management": context, "thread": {"type": "create"}}
+    # ``newer_option`` stands for a body field newer than the request model (``thread`` was one
+    # until it was declared, and is refused in extra_body now).
+    extra = {"context_management": context, "newer_option": {"type": "create"}}
     body = await call(messages_endpoint(fake), request(extra_body=extra))
     assert body["type"] == "message"
     async with imodel(fake) as model:
@@ -299,7 +300,7 @@ async def test_a_newer_edit_type_goes_through_extra_body_as_written(
     first, second = fake.requests
     assert first.json["context_management"] == context
     # The rest of extra_body is core's, merged as before.
-    assert first.json["thread"] == {"type": "create"}
+    assert first.json["newer_option"] == {"type": "create"}
     assert second.json["context_management"] == context
     assert "extra_body" not in first.json
 

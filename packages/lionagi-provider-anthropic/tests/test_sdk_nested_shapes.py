@@ -13,9 +13,11 @@ fields; this file the nesting.)
 The beta params (``anthropic.types.beta.message_create_params.MessageCreateParamsBase``, what the
 SDK's beta client sends with an ``anthropic-beta`` header) are walked the same way. The request
 model does not look at headers: a beta field is typed and checked whatever header goes with it,
-the header being the caller's to send. Beta body fields this adapter does not declare
-(``test_sdk_request_fields.BETA_ONLY_UNDECLARED``) are left out of the walk, and nested beta
-keys or values it does not declare are on :data:`BETA_UNDECLARED`, each with the reason.
+the header being the caller's to send. Every beta body field is walked (``billing_policy``,
+``compaction``, ``fallback_credit_token``, ``fallbacks`` and ``thread`` were left out while they
+were undeclared); the parameters the SDK sends as headers are not body fields and are left out
+(:data:`lionagi.providers.anthropic._endpoint.HEADER_PARAMS`). Nested beta keys or values the
+model does not declare are on :data:`BETA_UNDECLARED`, each with the reason.
 
 Found this way: a server tool was required to carry a ``name``, so the SDK's browser toolset
 (``{"type": "browser_toolset_20260801", "configs": ...}``, a tool family with no name of its
@@ -26,7 +28,7 @@ from __future__ import annotations
 
 import json
 import typing
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from fnmatch import fnmatchcase as fnmatch
 from typing import Any
 
@@ -50,9 +52,11 @@ from anthropic.types.beta.message_create_params import (  # noqa: E402
 from anthropic.types.message_create_params import MessageCreateParamsBase  # noqa: E402
 
 from lionagi.providers.anthropic import AnthropicMessagesRequest  # noqa: E402
+from lionagi.providers.anthropic._endpoint import HEADER_PARAMS as HEADERS  # noqa: E402
 
-# Parameters the SDK sends as headers, not in the body (see test_sdk_request_fields.py).
-HEADER_PARAMS = {"user_profile_id", "workspace_id"}
+# Parameters the SDK sends as headers, not in the body (``betas`` is ``anthropic-beta``; see
+# test_sdk_request_fields.py, which checks the list against the SDK).
+HEADER_PARAMS = set(HEADERS)
 # Objects the SDK closes that this adapter leaves open on purpose (an unknown key is sent, not
 # refused), as ``fnmatch`` patterns of where the walk found them open (``_probed_at``), each
 # with the reason. Every other object the SDK closes is closed here.
@@ -104,17 +108,8 @@ BETA_LEFT_OPEN: dict[str, str] = {
     # mcp_tool_listing) is the MCP server's vocabulary, sent as written (AnthropicMCPToolset).
     "*<mcp_toolset>*": "MCP toolset configuration, the server's vocabulary",
 }
-# Beta body fields left out of the walk: sent as headers (``betas`` is ``anthropic-beta``), or
-# not declared by the request model (test_sdk_request_fields.py lists them with the reason;
-# they go out through ``extra_body``).
-BETA_SKIPPED = HEADER_PARAMS | {
-    "betas",
-    "billing_policy",
-    "compaction",
-    "fallback_credit_token",
-    "fallbacks",
-    "thread",
-}
+# Beta params left out of the walk: only those sent as headers (every body field is declared).
+BETA_SKIPPED = HEADER_PARAMS
 # Nested beta keys and values the request model does not declare, each refused at its path
 # (checked below, so one declared later is noticed): the walk takes them out of the SDK's
 # sample before sending, as ``_undeclared_out`` does. Declaring one means typing it here.
@@ -128,6 +123,10 @@ BETA_UNDECLARED: dict[str, str] = {
     # value there would need the beta/GA split this model does not make.
     "thinking.block_binding": "thinking prefix-mismatch behaviour, not declared",
     "thinking.display=updates": "thinking display 'updates', not declared",
+    # A fallback's thinking is the request's AnthropicThinking (the same SDK union), so it
+    # lacks the same two.
+    "fallbacks.*.thinking.block_binding": "thinking prefix-mismatch behaviour, not declared",
+    "fallbacks.*.thinking.display=updates": "thinking display 'updates', not declared",
 }
 # Values the SDK types wider than the API takes, replaced before sending, with the reason.
 # ``thinking.budget_tokens``: the SDK types it ``int`` (the walker's sample is 1); the API's
@@ -162,12 +161,32 @@ def _budget(value: Any) -> Any:
     return value
 
 
+def _in_fallbacks(value: Any, change: Callable[[Any], Any]) -> Any:
+    """``value`` (a ``fallbacks`` sample) with ``change`` applied to each entry's thinking."""
+    if not isinstance(value, list):
+        return value  # "default", or None
+    return [
+        {**entry, "thinking": change(entry["thinking"])} if "thinking" in entry else entry
+        for entry in value
+    ]
+
+
+def _declared_thinking(value: Any) -> Any:
+    """A thinking sample without ``block_binding`` and ``display: "updates"`` (undeclared)."""
+    if not isinstance(value, dict):
+        return value
+    value = {key: item for key, item in value.items() if key != "block_binding"}
+    if value.get("display") == "updates":
+        value = {key: item for key, item in value.items() if key != "display"}
+    return value
+
+
 def _undeclared_out(field: str, value: Any) -> Any:
     """``value`` without the beta keys and values of :data:`BETA_UNDECLARED`."""
-    if field == "thinking" and isinstance(value, dict):
-        value = {key: item for key, item in value.items() if key != "block_binding"}
-        if value.get("display") == "updates":
-            value = {key: item for key, item in value.items() if key != "display"}
+    if field == "thinking":
+        value = _declared_thinking(value)
+    if field == "fallbacks":
+        value = _in_fallbacks(value, _declared_thinking)
     if field == "messages" and isinstance(value, list):
         value = [
             {k: v for k, v in message.items() if k not in ("clear_at", "output_config")}
@@ -213,6 +232,8 @@ def _requests(field: str, value: Any) -> Iterator[dict[str, Any]]:
         return
     if field == "thinking":
         value = _budget(value)
+    if field == "fallbacks":
+        value = _in_fallbacks(value, _budget)
     yield {**base, field: value, **COMPANIONS.get(field, {})}
 
 
@@ -434,6 +455,22 @@ UNDECLARED: dict[str, tuple[dict[str, Any], str]] = {
     "thinking.display=updates": (
         {"thinking": {"type": "adaptive", "display": "updates"}},
         "thinking.display",
+    ),
+    "fallbacks.*.thinking.block_binding": (
+        {
+            "fallbacks": [
+                {"model": "claude-b", "thinking": {"type": "adaptive", "block_binding": {}}}
+            ]
+        },
+        "fallbacks.0.thinking.block_binding",
+    ),
+    "fallbacks.*.thinking.display=updates": (
+        {
+            "fallbacks": [
+                {"model": "claude-b", "thinking": {"type": "adaptive", "display": "updates"}}
+            ]
+        },
+        "fallbacks.0.thinking.display",
     ),
 }
 

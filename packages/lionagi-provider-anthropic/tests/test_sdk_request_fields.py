@@ -140,27 +140,15 @@ async def test_display_is_still_refused_with_disabled_thinking(fake: FakeProvide
 
 # -- coverage against the installed SDK -----------------------------------------------------------
 
-# Parameters of ``messages.create`` that the SDK sends as headers, not in the body
-# (``anthropic-user-profile-id``, ``anthropic-workspace-id``, and the beta client's
-# ``anthropic-beta``): the request model is the body, so a caller sends them through
-# ``default_headers`` (or a call's ``extra_headers``).
-HEADER_PARAMS = {"user_profile_id", "workspace_id"}
-BETA_HEADER_PARAMS = HEADER_PARAMS | {"betas"}
-# Beta-only body fields this adapter does not declare: their shapes are still moving, nothing
-# of the adapter depends on them, and being undeclared they go out through
-# ``extra_body={...}`` as written (with the caller's ``anthropic-beta``). Declaring one means
-# typing it and removing it here.
-BETA_ONLY_UNDECLARED = {
-    "billing_policy",
-    "compaction",
-    "fallback_credit_token",
-    "fallbacks",
-    "thread",
-}
-
 
 def test_the_request_model_declares_every_sdk_request_field() -> None:
-    """Every body field of the SDK's Messages params (GA and beta) is a typed field here."""
+    """Every body field of the SDK's Messages params (GA and beta) is a typed field here.
+
+    The rest are the parameters the SDK sends as headers (:data:`HEADER_PARAMS`), exactly: a
+    parameter the SDK adds is noticed either way. The beta-only fields (``billing_policy``,
+    ``compaction``, ``fallback_credit_token``, ``fallbacks``, ``thread``) were left out
+    while their shapes moved, reachable only through ``extra_body``, unchecked.
+    """
     pytest.importorskip("anthropic")
     from anthropic.types.beta.message_create_params import (
         MessageCreateParamsBase as BetaMessageCreateParamsBase,
@@ -168,15 +156,34 @@ def test_the_request_model_declares_every_sdk_request_field() -> None:
     from anthropic.types.message_create_params import MessageCreateParamsBase
 
     from lionagi.providers.anthropic import AnthropicMessagesRequest
+    from lionagi.providers.anthropic._endpoint import HEADER_PARAMS
 
     ours = set(AnthropicMessagesRequest.model_fields)
-    missing = set(MessageCreateParamsBase.__annotations__) - ours - HEADER_PARAMS
-    assert not missing, f"AnthropicMessagesRequest lacks {sorted(missing)}"
-    beta = set(BetaMessageCreateParamsBase.__annotations__) - ours
-    missing = beta - BETA_HEADER_PARAMS - BETA_ONLY_UNDECLARED
-    assert not missing, f"AnthropicMessagesRequest lacks the beta fields {sorted(missing)}"
-    # An allow-listed field the SDK dropped, or one now declared, must leave the list.
-    assert beta >= BETA_ONLY_UNDECLARED, sorted(BETA_ONLY_UNDECLARED - beta)
+    ga = set(MessageCreateParamsBase.__annotations__)
+    beta = set(BetaMessageCreateParamsBase.__annotations__)
+    assert not (ga - ours - set(HEADER_PARAMS)), sorted(ga - ours - set(HEADER_PARAMS))
+    assert beta - ours == set(HEADER_PARAMS), sorted(beta - ours)
+    assert not ours & set(HEADER_PARAMS), "a header parameter is a body field too"
+
+
+def test_the_header_params_are_the_headers_the_sdk_sends() -> None:
+    """Each of :data:`HEADER_PARAMS` is the header the SDK's beta ``create`` sends it as.
+
+    Read from the SDK's own code (``"anthropic-workspace-id": workspace_id``), so the header
+    a refusal tells the caller to send is the one the SDK would have sent.
+    """
+    pytest.importorskip("anthropic")
+    import inspect
+
+    from anthropic.resources.beta.messages import messages
+
+    from lionagi.providers.anthropic._endpoint import HEADER_PARAMS
+
+    source = inspect.getsource(messages.Messages.create)
+    for param, header in HEADER_PARAMS.items():
+        # As written by the SDK: the value itself, or (betas) the list comma-separated.
+        written = (f'"{header}": {param}', f'"{header}": ",".join(str(e) for e in {param})')
+        assert any(form in source for form in written), f"the SDK sends {param} otherwise"
 
 
 def _values(annotation: Any) -> set[Any]:
@@ -216,17 +223,31 @@ def test_the_closed_value_sets_match_the_sdk() -> None:
         ThinkingConfigParam,
         ToolChoiceParam,
     )
+    from anthropic.types.beta import (
+        BetaBillingPolicyParam,
+        BetaCompactionConfigParam,
+        BetaFallbackCreditTokenParam,
+        BetaFallbackParam,
+        BetaMessageThreadParam,
+        BetaThreadContinueParams,
+    )
     from anthropic.types.image_transformations_param import ImageTransformationsParam
     from anthropic.types.message_create_params import MessageCreateParamsBase
 
     from lionagi.providers.anthropic._request import (
+        _THREAD_TYPES,
         AnthropicBase64ImageSource,
+        AnthropicBillingPolicy,
         AnthropicCacheControl,
+        AnthropicCompactionConfig,
+        AnthropicFallback,
+        AnthropicFallbackCreditToken,
         AnthropicImageBlock,
         AnthropicImageTransformations,
         AnthropicMessagesRequest,
         AnthropicOutputConfig,
         AnthropicThinking,
+        AnthropicThreadContinue,
         AnthropicToolChoice,
     )
 
@@ -261,10 +282,37 @@ def test_the_closed_value_sets_match_the_sdk() -> None:
             "image source media_type",
         ),
     ]
+    # The beta options (billing, compaction, fallbacks, the fallback credit, threads).
+    pairs += [
+        (
+            ours(AnthropicBillingPolicy, "bill_to"),
+            _sdk(BetaBillingPolicyParam, "bill_to"),
+            "billing_policy.bill_to",
+        ),
+        (
+            ours(AnthropicCompactionConfig, "type"),
+            _sdk(BetaCompactionConfigParam, "type"),
+            "compaction.type",
+        ),
+        (
+            ours(AnthropicFallbackCreditToken, "mode"),
+            _sdk(BetaFallbackCreditTokenParam, "mode"),
+            "fallback_credit_token.mode",
+        ),
+        (ours(AnthropicFallback, "speed"), _sdk(BetaFallbackParam, "speed"), "fallbacks.speed"),
+        (set(_THREAD_TYPES), _sdk_types(BetaMessageThreadParam), "thread.type"),
+    ]
     for mine, theirs, where in pairs:
         assert mine == theirs - {None}, f"{where}: ours {sorted(mine)}, SDK {sorted(theirs)}"
     # Keys of the nested objects typed strictly here: an SDK key this model lacks is refused.
-    for model, typed_dict in ((AnthropicImageBlock, ImageBlockParam),):
+    for model, typed_dict in (
+        (AnthropicImageBlock, ImageBlockParam),
+        (AnthropicBillingPolicy, BetaBillingPolicyParam),
+        (AnthropicCompactionConfig, BetaCompactionConfigParam),
+        (AnthropicFallback, BetaFallbackParam),
+        (AnthropicFallbackCreditToken, BetaFallbackCreditTokenParam),
+        (AnthropicThreadContinue, BetaThreadContinueParams),
+    ):
         lacks = set(typed_dict.__annotations__) - set(model.model_fields)
         assert not lacks, f"{model.__name__} lacks {sorted(lacks)}"
 

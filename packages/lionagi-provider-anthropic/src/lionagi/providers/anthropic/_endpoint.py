@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 import httpx
@@ -68,6 +69,7 @@ from ._request import _AnthropicContextManagement
 __all__ = [
     "ANTHROPIC_VERSION",
     "BETA_HEADER",
+    "HEADER_PARAMS",
     "INTERLEAVED_THINKING_BETA",
     "VERSION_HEADER",
     "AnthropicMessagesEndpoint",
@@ -84,8 +86,23 @@ INTERLEAVED_THINKING_BETA = "interleaved-thinking-"
 with it, ``thinking.budget_tokens`` covers every thinking block of the turn and may exceed
 ``max_tokens``. A prefix, so a later dated version of the same beta is recognized too."""
 
+HEADER_PARAMS: Mapping[str, str] = MappingProxyType(
+    {
+        "betas": BETA_HEADER,
+        "user_profile_id": "anthropic-user-profile-id",
+        "workspace_id": "anthropic-workspace-id",
+    }
+)
+"""The ``messages.create`` parameters anthropic-sdk-python sends as request headers, by header.
+
+The request model is the body, so none of them is a field. A caller who writes one as a field
+(the SDK's spelling) is told the header to send instead, not core's "unknown request field";
+the value is never moved into a header on the caller's behalf, since a workspace or a user
+profile chosen by a misplaced keyword decides who is billed."""
+
 _EXTRA_BODY = "extra_body"
 _CONTEXT_MANAGEMENT = "context_management"
+_COMPACTION = "compaction"
 
 _OVERLOADED = 529
 _CONTEXT_PHRASES = ("prompt is too long", "exceed context limit", "exceeds the context window")
@@ -217,6 +234,72 @@ def _check_thinking_budget(payload: Mapping[str, Any], headers: Mapping[str, str
     )
 
 
+def _effective_extra_body(
+    defaults: Mapping[str, Any],
+    request: Mapping[str, Any] | BaseModel,
+    overrides: Mapping[str, Any],
+) -> Any:
+    """The ``extra_body`` core would merge: the call's keywords over the request over defaults.
+
+    The last given replaces the others whole (core does not merge them). None when none is.
+    """
+    if _EXTRA_BODY in overrides:
+        return overrides[_EXTRA_BODY]
+    if isinstance(request, Mapping) and _EXTRA_BODY in request:
+        return request[_EXTRA_BODY]
+    return defaults.get(_EXTRA_BODY)
+
+
+def _written_header_param(
+    defaults: Mapping[str, Any],
+    request: Mapping[str, Any] | BaseModel,
+    overrides: Mapping[str, Any],
+) -> tuple[str, str] | None:
+    """``(field as written, parameter)`` of the first :data:`HEADER_PARAMS` name in the body."""
+    for source in (request, overrides):
+        if isinstance(source, Mapping):
+            for name in HEADER_PARAMS:
+                if name in source:
+                    return name, name
+    extra = _effective_extra_body(defaults, request, overrides)
+    if isinstance(extra, Mapping):
+        for name in HEADER_PARAMS:
+            if name in extra:
+                return f"{_EXTRA_BODY}.{name}", name
+    return None
+
+
+def _refuse_header_params(
+    defaults: Mapping[str, Any],
+    request: Mapping[str, Any] | BaseModel,
+    overrides: Mapping[str, Any],
+) -> None:
+    """Refuse a :data:`HEADER_PARAMS` name written as a body field, naming its header.
+
+    Checked in the request, the call's keywords and the ``extra_body`` in effect: in the first
+    two core would answer "unknown request field", which does not say where the value goes;
+    in ``extra_body`` it would go out unchecked as a body field, where the SDK never puts it.
+    (``request_defaults`` are checked by core when the endpoint is built.)
+
+    Raises:
+        EndpointConfigurationError: ``field`` is the name as written (``workspace_id``, or
+            ``extra_body.workspace_id``); the message names the header and how to send it.
+    """
+    written = _written_header_param(defaults, request, overrides)
+    if written is None:
+        return
+    field, found = written
+    header = HEADER_PARAMS[found]
+    example = "'a,b'" if found == "betas" else "..."
+    listed = " (the betas comma-separated)" if found == "betas" else ""
+    raise EndpointConfigurationError(
+        field,
+        f"is sent as the request header {header!r}{listed}, not in the body: pass "
+        f"default_headers={{{header!r}: {example}}} to iModel or the endpoint, or "
+        f"extra_headers={{{header!r}: {example}}} to an endpoint's call()/stream()",
+    )
+
+
 def _escaped_context_management(
     defaults: Mapping[str, Any], request: Mapping[str, Any] | BaseModel, overrides: dict[str, Any]
 ) -> tuple[Any, dict[str, Any]] | None:
@@ -230,12 +313,7 @@ def _escaped_context_management(
     the remaining ``extra_body``. None when there is nothing to take (or ``extra_body`` is not
     a mapping, which core refuses).
     """
-    if _EXTRA_BODY in overrides:
-        extra = overrides[_EXTRA_BODY]
-    elif isinstance(request, Mapping) and _EXTRA_BODY in request:
-        extra = request[_EXTRA_BODY]
-    else:
-        extra = defaults.get(_EXTRA_BODY)
+    extra = _effective_extra_body(defaults, request, overrides)
     if not isinstance(extra, Mapping) or _CONTEXT_MANAGEMENT not in extra:
         return None
     rest = {key: value for key, value in extra.items() if key != _CONTEXT_MANAGEMENT}
@@ -247,8 +325,10 @@ def _checked_escape(value: Any, payload: Mapping[str, Any]) -> Any:
 
     Raises:
         EndpointConfigurationError: the request also has ``context_management`` (given twice,
-            ``field="extra_body.context_management"``), or a known part of it is malformed
-            (``field`` is its path under ``extra_body.context_management``).
+            ``field="extra_body.context_management"``), or ``compaction``, which the API
+            refuses beside it (``field="compaction"``, as for the request field), or a known
+            part of it is malformed (``field`` is its path under
+            ``extra_body.context_management``).
     """
     where = f"{_EXTRA_BODY}.{_CONTEXT_MANAGEMENT}"
     if _CONTEXT_MANAGEMENT in payload:
@@ -256,6 +336,13 @@ def _checked_escape(value: Any, payload: Mapping[str, Any]) -> Any:
             where,
             "is also a request field here: give context_management once (as a request field, "
             "checked, or in extra_body for an edit type newer than the adapter)",
+        )
+    if _COMPACTION in payload:
+        raise EndpointConfigurationError(
+            _COMPACTION,
+            "cannot be combined with context_management (the API refuses the pair; here it is "
+            "in extra_body): a compaction request summarizes the whole conversation; leave one "
+            "out",
         )
     if not isinstance(value, Mapping):
         raise EndpointConfigurationError(where, "must be an object: {edits: [...]}")
@@ -319,12 +406,19 @@ class AnthropicMessagesEndpoint(Endpoint):
         are checked as strictly as the field's, a newer type goes out as written, and the
         object is sent as the caller wrote it.
 
+        A parameter the SDK sends as a header (:data:`HEADER_PARAMS`: ``workspace_id``,
+        ``user_profile_id``, ``betas``) written as a request field is refused before the base
+        runs, naming the header to send instead.
+
         Raises:
             EndpointConfigurationError: what the base raises, ``thinking.budget_tokens`` not
                 below ``max_tokens`` with no interleaved-thinking beta in ``anthropic-beta``,
-                or a malformed (or second) ``extra_body.context_management``.
+                a malformed (or second) ``extra_body.context_management`` (or one beside
+                ``compaction``), or a :data:`HEADER_PARAMS` name in the body.
         """
-        escaped = _escaped_context_management(self.config.request_defaults, request, kwargs)
+        defaults = self.config.request_defaults
+        _refuse_header_params(defaults, request, kwargs)
+        escaped = _escaped_context_management(defaults, request, kwargs)
         if escaped is not None:
             value, kwargs = escaped
         payload, headers = super().create_payload(request, extra_headers, **kwargs)

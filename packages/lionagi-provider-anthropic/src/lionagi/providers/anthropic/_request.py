@@ -33,15 +33,22 @@ change (never echoing a value):
   refused at its path and an unknown type naming the known ones, and ``clear_thinking_20251015``
   comes first among several edits. An edit type newer than this model goes through
   ``extra_body`` (the endpoint takes it out of core's hands and checks what it knows of it).
+- tool round trips: every ``tool_result`` answers a ``tool_use`` id of the assistant turn just
+  before it, comes before any other block of its turn, and every ``tool_use`` of an assistant
+  turn is answered in the next user turn (consecutive messages of one role are one turn, as
+  the API merges them). A request continuing a thread (``thread: {"type": "continue"}``, beta)
+  sends only the new turn: the ids a first user turn answers are the server's, not matched;
+- the beta pairs the API refuses: ``compaction`` with ``context_management``, and
+  ``fallback_credit_token`` with ``fallbacks``.
 
 ``thinking.budget_tokens`` below ``max_tokens`` is checked by the endpoint
 (:meth:`AnthropicMessagesEndpoint.create_payload`), not here: with the interleaved-thinking
 beta header the budget covers the whole turn and may exceed ``max_tokens``, and only the
 endpoint sees the headers a request is sent with.
-- tool round trips: every ``tool_result`` answers a ``tool_use`` id of the assistant turn just
-  before it, comes before any other block of its turn, and every ``tool_use`` of an assistant
-  turn is answered in the next user turn (consecutive messages of one role are one turn, as
-  the API merges them).
+
+The beta options ``billing_policy``, ``compaction``, ``fallbacks``, ``fallback_credit_token``
+and ``thread`` are typed as the SDK's beta params declare them; the credit token is a
+``SecretStr`` (masked in every repr, written as itself into the body only).
 
 ``max_tokens`` is required by the API. The catalog row supplies ``DEFAULT_MAX_TOKENS`` (4096)
 through ``request_defaults``, so a request without it is complete; a request or call keyword
@@ -50,18 +57,23 @@ replaces it. ``0`` is valid: the API then only writes the prompt cache (pre-warm
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator
 from typing import Annotated, Any, ClassVar, Literal, Self
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Discriminator,
     Field,
+    PlainSerializer,
+    SecretStr,
     SerializerFunctionWrapHandler,
     Tag,
+    TypeAdapter,
     ValidationError,
     field_validator,
     model_serializer,
@@ -77,12 +89,14 @@ __all__ = [
     "AnthropicAllThinkingTurnsKeep",
     "AnthropicBase64ImageSource",
     "AnthropicBase64PDFSource",
+    "AnthropicBillingPolicy",
     "AnthropicCacheControl",
     "AnthropicCitationsConfig",
     "AnthropicClearThinkingEdit",
     "AnthropicClearToolUsesEdit",
     "AnthropicCompactEdit",
     "AnthropicCompactionBlock",
+    "AnthropicCompactionConfig",
     "AnthropicContainer",
     "AnthropicContainerUploadBlock",
     "AnthropicContentSource",
@@ -91,7 +105,9 @@ __all__ = [
     "AnthropicCustomTool",
     "AnthropicDiagnostics",
     "AnthropicDocumentBlock",
+    "AnthropicFallback",
     "AnthropicFallbackBlock",
+    "AnthropicFallbackCreditToken",
     "AnthropicFallbackHop",
     "AnthropicFileSource",
     "AnthropicImageBlock",
@@ -121,6 +137,8 @@ __all__ = [
     "AnthropicThinking",
     "AnthropicThinkingBlock",
     "AnthropicThinkingTurnsKeep",
+    "AnthropicThreadContinue",
+    "AnthropicThreadCreate",
     "AnthropicToolAdditionBlock",
     "AnthropicToolChoice",
     "AnthropicToolDefinition",
@@ -1438,6 +1456,165 @@ class _AnthropicContextManagement(AnthropicContextManagement):
     edits: list[_OpenContextEdit] | None = None  # type: ignore[assignment]
 
 
+# -- beta request options: billing, compaction, fallbacks, the fallback credit, threads ----------
+#
+# Typed from the SDK's beta TypedDicts (``anthropic.types.beta``); they went out unchecked through
+# ``extra_body``, so a misspelled key or value reached the API and came back as its 400 instead
+# of an error naming the key before sending. As for every beta here, the ``anthropic-beta``
+# header is the caller's to send.
+
+
+class AnthropicBillingPolicy(BaseModel):
+    """``billing_policy`` (beta): who is billed for the request.
+
+    ``{"type": "billing_policy", "bill_to": "self" | "user_profile"}``: ``user_profile`` bills
+    the customer behind the user profile the request names in its ``anthropic-user-profile-id``
+    header (a header, not a body field: see
+    :data:`~lionagi.providers.anthropic._endpoint.HEADER_PARAMS`); ``self``, the API's default,
+    bills the caller's organization.
+    """
+
+    model_config = _STRICT
+
+    type: Literal["billing_policy"]
+    bill_to: Literal["self", "user_profile"] | None = None
+
+
+class AnthropicCompactionConfig(BaseModel):
+    """``compaction`` (beta): ``{"type": "summarize", "instructions": ...}``.
+
+    Makes the request a compaction request: the answer is one ``compaction`` block summarizing
+    ``messages``, sent back first in later requests. ``instructions`` replace the server's
+    summarization prompt. The API refuses it beside ``context_management``, which
+    :class:`AnthropicMessagesRequest` checks.
+    """
+
+    model_config = _STRICT
+
+    type: Literal["summarize"]
+    instructions: str | None = None
+
+
+def _reveal(value: SecretStr) -> str:
+    """The token as sent: the body must carry it, every repr and error must not."""
+    return value.get_secret_value()
+
+
+_EMPTY_TOKEN = "must not be empty: the token from a refused answer's stop_details"
+
+
+def _token_present(value: SecretStr) -> SecretStr:
+    """An empty token is malformed, a 400 in every redemption mode: refused before sending."""
+    if not value.get_secret_value():
+        raise ValueError(_EMPTY_TOKEN)
+    return value
+
+
+def _bare_token_present(value: Any) -> Any:
+    """An empty bare token, refused at the field itself (not under the union's tag)."""
+    if isinstance(value, str) and not value:
+        raise _refuse((), _EMPTY_TOKEN, None)
+    return value
+
+
+# A credential-like string: ``SecretStr`` keeps it out of ``repr`` (as core keeps the API key),
+# the request's ``hide_input_in_errors`` and core's input-free errors keep it out of failures,
+# and the serializer writes the value itself into the body, which is where it must go.
+_CreditToken = Annotated[
+    SecretStr,
+    AfterValidator(_token_present),
+    PlainSerializer(_reveal, return_type=str),
+]
+
+
+class AnthropicFallbackCreditToken(BaseModel):
+    """``fallback_credit_token`` as an object (beta): ``{"token": ..., "mode": ...}``.
+
+    ``mode``: ``strict`` (the default; a failing redemption is a 400) or ``best_effort`` (the
+    retry is served at normal price either way). The object form needs the
+    ``fallback-credit-2026-07-01`` beta; the bare string needs none. The token is kept as a
+    :class:`~pydantic.SecretStr`: a repr shows ``'**********'``, the body the token.
+    """
+
+    model_config = _STRICT
+
+    token: _CreditToken
+    mode: Literal["strict", "best_effort"] | None = None
+
+
+def _credit_token_tag(value: Any) -> str | None:
+    if isinstance(value, str | SecretStr):
+        return "string"
+    return "object" if isinstance(value, dict | AnthropicFallbackCreditToken) else None
+
+
+FallbackCreditToken = Annotated[
+    Annotated[_CreditToken, Tag("string")] | Annotated[AnthropicFallbackCreditToken, Tag("object")],
+    Discriminator(
+        _credit_token_tag,
+        custom_error_type="fallback_credit_token",
+        custom_error_message="expected the token string or {token, mode}",
+    ),
+    BeforeValidator(_bare_token_present),
+]
+
+
+class AnthropicFallback(BaseModel):
+    """One entry of ``fallbacks`` (beta): a model tried when the requested one declines.
+
+    ``model`` is required; ``max_tokens``, ``thinking``, ``output_config`` and ``speed`` replace
+    the request's own for that attempt only. A written null means something of its own (no
+    format, the model's default thinking or effort, standard speed), so the entry is checked
+    with this model and sent as the caller wrote it, nulls included. The API checks an entry
+    "as if the request were made to ``model``"; the rules that depend on that model (a budget
+    against its ``max_tokens``, which thinking types it takes) are the API's.
+    """
+
+    model_config = _STRICT
+
+    model: str = Field(min_length=1)
+    max_tokens: int | None = Field(default=None, ge=0, strict=True)
+    output_config: AnthropicOutputConfig | None = None
+    speed: Literal["standard", "fast"] | None = None
+    thinking: AnthropicThinking | None = None
+
+
+@functools.cache
+def _fallback_entries() -> TypeAdapter[list[AnthropicFallback]]:
+    """The check of a ``fallbacks`` list, built on first use (the import stays schema-free)."""
+    return TypeAdapter(list[AnthropicFallback])
+
+
+class AnthropicThreadCreate(BaseModel):
+    """``thread: {"type": "create"}`` (beta): the server holds this conversation's state."""
+
+    model_config = _STRICT
+
+    type: Literal["create"]
+
+
+class AnthropicThreadContinue(BaseModel):
+    """``thread: {"type": "continue", "previous_message_id": ...}`` (beta): resume a thread.
+
+    Only the new turn's messages are sent, so the first user turn may answer tool calls the
+    request does not hold (:class:`AnthropicMessagesRequest` does not match those).
+    """
+
+    model_config = _STRICT
+
+    type: Literal["continue"]
+    previous_message_id: str = Field(min_length=1)
+
+
+_THREAD_TYPES = ("create", "continue")
+Thread = Annotated[
+    Annotated[AnthropicThreadCreate, Tag("create")]
+    | Annotated[AnthropicThreadContinue, Tag("continue")],
+    Discriminator(_tag_among(_THREAD_TYPES)),
+    _known_kind("thread", _THREAD_TYPES),
+]
+
+
 # The lowest top_p the API accepts while thinking is enabled.
 _THINKING_MIN_TOP_P = 0.95
 
@@ -1472,6 +1649,32 @@ class AnthropicMessagesRequest(BaseModel):
     mcp_servers: list[AnthropicMCPServer] | None = None
     output_config: dict[str, Any] | None = None
     context_management: AnthropicContextManagement | None = None
+    # Beta options (see their models); each was reachable only through extra_body, unchecked.
+    billing_policy: AnthropicBillingPolicy | None = None
+    compaction: AnthropicCompactionConfig | None = None
+    fallback_credit_token: FallbackCreditToken | None = None
+    fallbacks: Literal["default"] | list[dict[str, Any]] | None = None
+    thread: Thread | None = None
+
+    @field_validator("fallbacks", mode="before")
+    @classmethod
+    def _documented_fallbacks(cls, value: Any) -> Any:
+        """``"default"`` or a list of :class:`AnthropicFallback` mappings, sent as written.
+
+        Checked here, ahead of the field's union, so a failure is located where the caller
+        wrote it (``fallbacks.0.thinking.type``) rather than under the union's member names.
+        """
+        if value is None or (isinstance(value, str) and value == "default"):
+            return value
+        if not isinstance(value, list):
+            raise _refuse(
+                (),
+                "expected 'default' (the model's own fallbacks) or a list of fallback objects "
+                "[{model, max_tokens?, thinking?, output_config?, speed?}]",
+                None,
+            )
+        _fallback_entries().validate_python(value)  # a check: the mappings are what is sent
+        return value
 
     @field_validator("container")
     @classmethod
@@ -1494,8 +1697,27 @@ class AnthropicMessagesRequest(BaseModel):
         self._check_thinking()
         self._check_mcp_toolsets()
         self._check_tool_choice()
-        _check_tool_round_trips(self.messages)
+        self._check_beta_pairs()
+        continued = isinstance(self.thread, AnthropicThreadContinue)
+        _check_tool_round_trips(self.messages, continued=continued)
         return self
+
+    def _check_beta_pairs(self) -> None:
+        """The beta options the API refuses together (the SDK documents both pairs)."""
+        if self.compaction is not None and self.context_management is not None:
+            raise _refuse(
+                ("compaction",),
+                "cannot be combined with context_management (the API refuses the pair): a "
+                "compaction request summarizes the whole conversation; leave one out",
+                None,
+            )
+        if self.fallback_credit_token is not None and self.fallbacks is not None:
+            raise _refuse(
+                ("fallback_credit_token",),
+                "cannot be combined with fallbacks (the API refuses the pair in every "
+                "redemption mode); leave one out",
+                None,
+            )
 
     def _check_thinking(self) -> None:
         thinking = self.thinking
@@ -1597,9 +1819,16 @@ def _turns(messages: list[AnthropicMessage]) -> Iterator[tuple[str, list[tuple[_
         yield role, blocks
 
 
-def _check_tool_round_trips(messages: list[AnthropicMessage]) -> None:
-    """Every tool call answered in the next user turn; every answer to a call just made."""
-    calls: dict[str, _Loc] = {}  # the previous assistant turn's tool_use ids
+def _check_tool_round_trips(messages: list[AnthropicMessage], *, continued: bool = False) -> None:
+    """Every tool call answered in the next user turn; every answer to a call just made.
+
+    ``continued``: the request resumes a thread (``thread: {"type": "continue"}``), which
+    sends only the new turn; the calls a user turn before any assistant turn answers are in
+    the state the server holds, not in ``messages``, so their ids are not matched (refusing
+    them would make a thread's tool loop impossible). Their place in the turn still is.
+    """
+    # The previous assistant turn's tool_use ids; None while they are the server's.
+    calls: dict[str, _Loc] | None = None if continued else {}
     for role, blocks in _turns(messages):
         if role == "assistant":
             calls = {
@@ -1612,7 +1841,7 @@ def _check_tool_round_trips(messages: list[AnthropicMessage]) -> None:
             if not isinstance(block, AnthropicToolResultBlock):
                 other_first = other_first or loc
                 continue
-            if block.tool_use_id not in calls:
+            if calls is not None and block.tool_use_id not in calls:
                 raise _refuse(
                     (*loc, "tool_use_id"),
                     f"{block.tool_use_id!r} answers no tool_use of the assistant turn just "
@@ -1627,7 +1856,8 @@ def _check_tool_round_trips(messages: list[AnthropicMessage]) -> None:
                     None,
                 )
             answered.add(block.tool_use_id)
-        unanswered = [(loc, tool_id) for tool_id, loc in calls.items() if tool_id not in answered]
+        held = (calls or {}).items()
+        unanswered = [(loc, tool_id) for tool_id, loc in held if tool_id not in answered]
         if unanswered:
             loc, tool_id = unanswered[0]
             raise _refuse(
