@@ -12,10 +12,11 @@ Pure introspection: nothing here imports a vendor SDK; the caller passes its typ
 
 from __future__ import annotations
 
+import functools
 import os
 import types
 import typing
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, Union, get_args, get_origin
 
 __all__ = ["SDK_PROBE_KEY", "sdk_samples", "sdk_typeddicts"]
@@ -54,8 +55,15 @@ def _sdk_side(tp: Any) -> bool:
     return isinstance(tp, type) and hasattr(tp, "model_fields") and not _is_typeddict(tp)
 
 
-def _hints(tp: Any) -> dict[str, Any]:
-    return typing.get_type_hints(tp, include_extras=True)
+@functools.cache
+def _hints(tp: Any) -> Mapping[str, Any]:
+    """``tp``'s resolved annotations, once per type (read-only: the cache shares them).
+
+    ``get_type_hints`` re-evaluates every string annotation of the class and its bases on each
+    call; a walk of an SDK's messages type reaches the same nested TypedDicts hundreds of times
+    (once per probed type), and resolving them again took most of its time.
+    """
+    return types.MappingProxyType(typing.get_type_hints(tp, include_extras=True))
 
 
 def sdk_samples(tp: Any, *, omitted: frozenset[str] = frozenset(), probed: Any = None) -> list[Any]:
