@@ -299,21 +299,35 @@ async def test_a_header_parameter_as_a_request_field_names_its_header(
 
 
 @pytest.mark.parametrize("name", HEADER_VALUES)
+async def test_a_header_parameter_in_the_models_defaults_names_its_header_when_it_is_built(
+    fake: FakeProviderServer, name: str
+) -> None:
+    """``iModel(request_defaults=...)`` is checked as the model is built, with the header named."""
+    with pytest.raises(EndpointConfigurationError) as refused:
+        imodel(fake, request_defaults={name: HEADER_VALUES[name]})
+    assert refused.value.field == f"request_defaults.{name}"
+    _says_the_header(refused.value, name)
+    assert "not a field" not in str(refused.value)
+
+
+@pytest.mark.parametrize("name", HEADER_VALUES)
 async def test_a_header_parameter_in_extra_body_names_its_header(
     fake: FakeProviderServer, messages_endpoint: Make, name: str
 ) -> None:
     extra = {"extra_body": {name: HEADER_VALUES[name]}}
     with pytest.raises(EndpointConfigurationError) as on_endpoint:
         await call(messages_endpoint(fake), request(**extra))
-    # In the endpoint's request_defaults' extra_body, given when it was built.
+    # In the endpoint's request_defaults' extra_body: refused as the endpoint is built.
     with pytest.raises(EndpointConfigurationError) as in_defaults:
         await call(messages_endpoint(fake, request_defaults={"max_tokens": 16, **extra}), request())
     async with imodel(fake) as model:
         with pytest.raises(EndpointConfigurationError) as on_imodel:
             await model.invoke(**request(**extra))
-    for refused in (on_endpoint.value, in_defaults.value, on_imodel.value):
+    for refused in (on_endpoint.value, on_imodel.value):
         assert refused.field == f"extra_body.{name}"
         _says_the_header(refused, name)
+    assert in_defaults.value.field == f"request_defaults.extra_body.{name}"
+    _says_the_header(in_defaults.value, name)
     assert fake.requests == []
 
 

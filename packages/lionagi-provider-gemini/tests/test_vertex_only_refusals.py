@@ -4,10 +4,11 @@ Google's ``google-genai`` SDK puts two ``GenerateContentConfig`` settings at the
 level for Vertex AI only (``model_armor_config`` as ``modelArmorConfig``,
 ``generation_output_config`` as ``outputConfig``); its Developer API converter raises on both.
 They were refused as generic unknown fields ("unknown request field ... accepted: ..."), where
-the nested Vertex AI settings and tools already said they are Vertex AI's. The endpoint now
-refuses them by name before core's unknown-field check, so they are never listed among the
-accepted fields. The nested refusals (a typed setting, a tool, a key of an open mapping) and the
-top-level one come from one helper and read alike.
+the nested Vertex AI settings and tools already said they are Vertex AI's. The request model
+now names them in its ``refused_fields`` and core refuses each by name, with the reason, in the
+body, ``extra_body`` and ``request_defaults`` (when the model is built), so they are never listed
+among the accepted fields. The nested refusals (a typed setting, a tool, a key of an open
+mapping) and the top-level one come from one helper and read alike.
 """
 
 from __future__ import annotations
@@ -68,6 +69,29 @@ def test_a_vertex_ai_top_level_field_in_the_endpoint_defaults_is_refused() -> No
         type(endpoint)(config).create_payload({"contents": CONTENTS})
     assert info.value.field == "modelArmorConfig"
     assert REASON in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("defaults", "field"),
+    [
+        ({"modelArmorConfig": ARMOR}, "request_defaults.modelArmorConfig"),
+        ({"extra_body": {"output_config": {}}}, "request_defaults.extra_body.output_config"),
+    ],
+)
+def test_a_vertex_ai_top_level_field_in_the_models_defaults_is_refused_when_it_is_built(
+    defaults: dict[str, Any], field: str
+) -> None:
+    """``iModel(request_defaults=...)`` is checked as the model is built: with the reason too."""
+    with pytest.raises(EndpointConfigurationError) as info:
+        iModel(
+            model="gemini/gemini-2.5-flash",
+            endpoint="generate",
+            api_key=KEY,
+            request_defaults=defaults,
+        )
+    assert info.value.field == field
+    assert REASON in str(info.value)
+    assert "not a field" not in str(info.value)
 
 
 def test_the_unknown_field_message_never_lists_them_as_accepted() -> None:

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from types import MappingProxyType
 from typing import Any, ClassVar
 
 import httpx
@@ -64,7 +63,7 @@ from lionagi.service.http import (
 )
 
 from ._projector import TOOL_BLOCKS, AnthropicMessagesProjector
-from ._request import _AnthropicContextManagement
+from ._request import HEADER_PARAMS, _AnthropicContextManagement
 
 __all__ = [
     "ANTHROPIC_VERSION",
@@ -85,20 +84,6 @@ INTERLEAVED_THINKING_BETA = "interleaved-thinking-"
 """The prefix of the interleaved-thinking beta's names (``interleaved-thinking-2025-05-14``):
 with it, ``thinking.budget_tokens`` covers every thinking block of the turn and may exceed
 ``max_tokens``. A prefix, so a later dated version of the same beta is recognized too."""
-
-HEADER_PARAMS: Mapping[str, str] = MappingProxyType(
-    {
-        "betas": BETA_HEADER,
-        "user_profile_id": "anthropic-user-profile-id",
-        "workspace_id": "anthropic-workspace-id",
-    }
-)
-"""The ``messages.create`` parameters anthropic-sdk-python sends as request headers, by header.
-
-The request model is the body, so none of them is a field. A caller who writes one as a field
-(the SDK's spelling) is told the header to send instead, not core's "unknown request field";
-the value is never moved into a header on the caller's behalf, since a workspace or a user
-profile chosen by a misplaced keyword decides who is billed."""
 
 _EXTRA_BODY = "extra_body"
 _CONTEXT_MANAGEMENT = "context_management"
@@ -250,56 +235,6 @@ def _effective_extra_body(
     return defaults.get(_EXTRA_BODY)
 
 
-def _written_header_param(
-    defaults: Mapping[str, Any],
-    request: Mapping[str, Any] | BaseModel,
-    overrides: Mapping[str, Any],
-) -> tuple[str, str] | None:
-    """``(field as written, parameter)`` of the first :data:`HEADER_PARAMS` name in the body."""
-    for source in (request, overrides):
-        if isinstance(source, Mapping):
-            for name in HEADER_PARAMS:
-                if name in source:
-                    return name, name
-    extra = _effective_extra_body(defaults, request, overrides)
-    if isinstance(extra, Mapping):
-        for name in HEADER_PARAMS:
-            if name in extra:
-                return f"{_EXTRA_BODY}.{name}", name
-    return None
-
-
-def _refuse_header_params(
-    defaults: Mapping[str, Any],
-    request: Mapping[str, Any] | BaseModel,
-    overrides: Mapping[str, Any],
-) -> None:
-    """Refuse a :data:`HEADER_PARAMS` name written as a body field, naming its header.
-
-    Checked in the request, the call's keywords and the ``extra_body`` in effect: in the first
-    two core would answer "unknown request field", which does not say where the value goes;
-    in ``extra_body`` it would go out unchecked as a body field, where the SDK never puts it.
-    (``request_defaults`` are checked by core when the endpoint is built.)
-
-    Raises:
-        EndpointConfigurationError: ``field`` is the name as written (``workspace_id``, or
-            ``extra_body.workspace_id``); the message names the header and how to send it.
-    """
-    written = _written_header_param(defaults, request, overrides)
-    if written is None:
-        return
-    field, found = written
-    header = HEADER_PARAMS[found]
-    example = "'a,b'" if found == "betas" else "..."
-    listed = " (the betas comma-separated)" if found == "betas" else ""
-    raise EndpointConfigurationError(
-        field,
-        f"is sent as the request header {header!r}{listed}, not in the body: pass "
-        f"default_headers={{{header!r}: {example}}} to iModel or the endpoint, or "
-        f"extra_headers={{{header!r}: {example}}} to an endpoint's call()/stream()",
-    )
-
-
 def _escaped_context_management(
     defaults: Mapping[str, Any], request: Mapping[str, Any] | BaseModel, overrides: dict[str, Any]
 ) -> tuple[Any, dict[str, Any]] | None:
@@ -407,8 +342,8 @@ class AnthropicMessagesEndpoint(Endpoint):
         object is sent as the caller wrote it.
 
         A parameter the SDK sends as a header (:data:`HEADER_PARAMS`: ``workspace_id``,
-        ``user_profile_id``, ``betas``) written as a request field is refused before the base
-        runs, naming the header to send instead.
+        ``user_profile_id``, ``betas``) written as a request field is refused by core, naming
+        the header to send instead (the request model's ``refused_fields``).
 
         Raises:
             EndpointConfigurationError: what the base raises, ``thinking.budget_tokens`` not
@@ -416,9 +351,7 @@ class AnthropicMessagesEndpoint(Endpoint):
                 a malformed (or second) ``extra_body.context_management`` (or one beside
                 ``compaction``), or a :data:`HEADER_PARAMS` name in the body.
         """
-        defaults = self.config.request_defaults
-        _refuse_header_params(defaults, request, kwargs)
-        escaped = _escaped_context_management(defaults, request, kwargs)
+        escaped = _escaped_context_management(self.config.request_defaults, request, kwargs)
         if escaped is not None:
             value, kwargs = escaped
         payload, headers = super().create_payload(request, extra_headers, **kwargs)

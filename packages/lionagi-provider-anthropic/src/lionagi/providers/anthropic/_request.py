@@ -59,7 +59,8 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from types import MappingProxyType
 from typing import Annotated, Any, ClassVar, Literal, Self
 
 from pydantic import (
@@ -86,6 +87,7 @@ from ._static import DEFAULT_MAX_TOKENS as DEFAULT_MAX_TOKENS
 __all__ = [
     "CONTEXT_EDIT_TYPES",
     "DEFAULT_MAX_TOKENS",
+    "HEADER_PARAMS",
     "AnthropicAllThinkingTurnsKeep",
     "AnthropicBase64ImageSource",
     "AnthropicBase64PDFSource",
@@ -1470,7 +1472,7 @@ class AnthropicBillingPolicy(BaseModel):
     ``{"type": "billing_policy", "bill_to": "self" | "user_profile"}``: ``user_profile`` bills
     the customer behind the user profile the request names in its ``anthropic-user-profile-id``
     header (a header, not a body field: see
-    :data:`~lionagi.providers.anthropic._endpoint.HEADER_PARAMS`); ``self``, the API's default,
+    :data:`HEADER_PARAMS`); ``self``, the API's default,
     bills the caller's organization.
     """
 
@@ -1619,10 +1621,45 @@ Thread = Annotated[
 _THINKING_MIN_TOP_P = 0.95
 
 
+HEADER_PARAMS: Mapping[str, str] = MappingProxyType(
+    {
+        "betas": "anthropic-beta",
+        "user_profile_id": "anthropic-user-profile-id",
+        "workspace_id": "anthropic-workspace-id",
+    }
+)
+"""The ``messages.create`` parameters anthropic-sdk-python sends as request headers, by header.
+
+The request model is the body, so none of them is a field. A caller who writes one as a field
+(the SDK's spelling) is told the header to send instead, not core's "unknown request field"
+(:attr:`AnthropicMessagesRequest.refused_fields`); the value is never moved into a header on
+the caller's behalf, since a workspace or a user profile chosen by a misplaced keyword decides
+who is billed."""
+
+
+def _header_param_reason(name: str, header: str) -> str:
+    example = "'a,b'" if name == "betas" else "..."
+    listed = " (the betas comma-separated)" if name == "betas" else ""
+    return (
+        f"is sent as the request header {header!r}{listed}, not in the body: pass "
+        f"default_headers={{{header!r}: {example}}} to iModel or the endpoint, or "
+        f"extra_headers={{{header!r}: {example}}} to an endpoint's call()/stream()"
+    )
+
+
 class AnthropicMessagesRequest(BaseModel):
-    """A Messages request body."""
+    """A Messages request body.
+
+    ``refused_fields``: the SDK's header parameters (:data:`HEADER_PARAMS`), refused by core
+    naming their header wherever they are written (the body, a call's keywords, ``extra_body``,
+    ``request_defaults``).
+    """
 
     model_config = _STRICT
+
+    refused_fields: ClassVar[Mapping[str, str]] = MappingProxyType(
+        {name: _header_param_reason(name, header) for name, header in HEADER_PARAMS.items()}
+    )
 
     model: str = Field(min_length=1)
     messages: list[AnthropicMessage] = Field(min_length=1)

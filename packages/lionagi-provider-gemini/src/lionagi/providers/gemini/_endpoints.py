@@ -52,11 +52,10 @@ from lionagi.service.http import (
 
 from ._errors import BLOCKED_PROMPT_TYPE, DAILY_QUOTA_PATTERN, gemini_status_error
 from ._projector import GeminiChatProjector, GeminiStreamProjector, blocked_prompt_error
-from ._requests import VERTEX_ONLY_REQUEST_FIELDS, model_path_segment, vertex_only_message
+from ._requests import model_path_segment
 
 if TYPE_CHECKING:
     import httpx
-    from pydantic import BaseModel
 
 __all__ = [
     "GeminiBatchEmbedContents",
@@ -92,38 +91,6 @@ def model_route(payload: Mapping[str, Any], method: str) -> tuple[str, dict[str,
         raise EndpointConfigurationError("model", str(exc)) from None
     body = {key: value for key, value in payload.items() if key != "model"}
     return f"models/{name}:{method}", body
-
-
-def refuse_vertex_request_fields(*layers: Mapping[str, Any] | BaseModel) -> None:
-    """Refuse a Vertex AI top-level request field by name, with why (``vertex_only_message``).
-
-    ``layers`` are what core's payload builder merges, in its order (the endpoint's
-    ``request_defaults``, the request, the keyword overrides). Each is searched for
-    :data:`~._requests.VERTEX_ONLY_REQUEST_FIELDS`, as is the ``extra_body`` the merge keeps
-    (the last layer's): the escape hatch is for fields newer than the request model, and these
-    are fields the Developer API is known to refuse, so sending them unchecked would only buy a
-    400. A model layer is read as core reads it (set fields, by alias).
-
-    Raises:
-        EndpointConfigurationError: a layer holds one (``field`` is its key, or
-            ``extra_body.<key>``).
-    """
-    extra: Any = None
-    for layer in layers:
-        keys = (
-            layer
-            if isinstance(layer, Mapping)
-            else layer.model_dump(exclude_unset=True, by_alias=True)
-        )
-        found = next((key for key in keys if key in VERTEX_ONLY_REQUEST_FIELDS), None)
-        if found is not None:
-            raise EndpointConfigurationError(found, vertex_only_message())
-        if "extra_body" in keys:
-            extra = keys["extra_body"]
-    if isinstance(extra, Mapping):
-        found = next((key for key in extra if key in VERTEX_ONLY_REQUEST_FIELDS), None)
-        if found is not None:
-            raise EndpointConfigurationError(f"extra_body.{found}", vertex_only_message())
 
 
 class GeminiChat(OpenAIChatEndpoint):
@@ -252,27 +219,6 @@ class GeminiGenerateContent(Endpoint):
         # spent-quota family, never retried, as ``gemini_status_error`` makes the HTTP 429.
         DAILY_QUOTA_PATTERN,
     )
-
-    def create_payload(
-        self,
-        request: Mapping[str, Any] | BaseModel,
-        extra_headers: Mapping[str, str] | None = None,
-        **kwargs: Any,
-    ) -> tuple[dict[str, Any], dict[str, str]]:
-        """Core's payload and headers, once no layer holds a Vertex AI top-level field.
-
-        ``modelArmorConfig`` and ``outputConfig`` (either spelling) are refused saying they are
-        Vertex AI's (:func:`refuse_vertex_request_fields`), as the nested Vertex AI settings
-        are, instead of as unknown fields. Here, not on the request model: core's builder
-        checks for unknown keys before validating and lists every declared field as accepted,
-        and a field that always refuses is not one a caller can use.
-
-        Raises:
-            EndpointConfigurationError: a Vertex AI top-level field (``field`` is its key), or
-                whatever core's builder raises.
-        """
-        refuse_vertex_request_fields(self.config.request_defaults, request, kwargs)
-        return super().create_payload(request, extra_headers, **kwargs)
 
     def request_target(
         self, payload: Mapping[str, Any], *, stream: bool

@@ -33,8 +33,8 @@ the API's JSON reads (``excludeDomains`` / ``exclude_domains``), each at its own
 keys still sent as written; on a typed object (``generationConfig``, a safety setting,
 ``functionCallingConfig``, a ``functionCall`` part's ``partialArgs`` / ``willContinue``) as
 named fields that always refuse; at the request's top level (``modelArmorConfig``,
-``outputConfig``) by the endpoint, before core's unknown-field check
-(:data:`VERTEX_ONLY_REQUEST_FIELDS`). All say it in one wording (:func:`vertex_only_message`).
+``outputConfig``) by name through core's ``refused_fields`` (never listed as accepted;
+:data:`VERTEX_ONLY_REQUEST_FIELDS`). All say it in one wording (:func:`vertex_only_message`).
 A part takes every field the SDK's ``_Part_to_mldev`` sends
 (the media, document, spreadsheet, audio and speech metadata; ``displayName`` on
 ``inlineData`` / ``fileData``, which the SDK sends as they are); a ``functionResponse``'s
@@ -62,7 +62,9 @@ batch's, as ``models/<name>``, the form the API requires there.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal, NamedTuple
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Annotated, Any, ClassVar, Literal, NamedTuple
 
 from pydantic import (
     AfterValidator,
@@ -826,13 +828,22 @@ def _declared_names(tools: list[GeminiTool] | None) -> list[str]:
 # What Google's SDK puts at the request's top level for Vertex AI only: its
 # ``_GenerateContentConfig_to_mldev`` raises on ``model_armor_config`` and
 # ``generation_output_config`` (sent to Vertex AI as ``modelArmorConfig`` / ``outputConfig``).
-# Not request fields: the endpoint refuses them by name before core's unknown-field check
-# (``GeminiGenerateContent.create_payload``), so they are never listed as accepted.
+# Not request fields: the request model refuses them by name (core's ``refused_fields``), in
+# the body, a call's keywords, ``extra_body`` and ``request_defaults``, so they are never
+# listed as accepted.
 VERTEX_ONLY_REQUEST_FIELDS = _both_spellings("modelArmorConfig", "outputConfig")
 
 
 class GeminiGenerateContentRequest(_Strict):
-    """A ``models/{model}:generateContent`` request; ``model`` goes in the path, not the body."""
+    """A ``models/{model}:generateContent`` request; ``model`` goes in the path, not the body.
+
+    ``refused_fields``: Vertex AI's top-level fields, refused by core with the reason wherever
+    they are written (:data:`VERTEX_ONLY_REQUEST_FIELDS`).
+    """
+
+    refused_fields: ClassVar[Mapping[str, str]] = MappingProxyType(
+        dict.fromkeys(sorted(VERTEX_ONLY_REQUEST_FIELDS), vertex_only_message())
+    )
 
     model: str
     contents: list[GeminiContent] = Field(min_length=1)

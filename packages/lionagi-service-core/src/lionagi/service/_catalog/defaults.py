@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, ValidationError
 
+from .._base.refused import first_refused, refused_reason
 from .._base.suggest import did_you_mean
 
 if TYPE_CHECKING:
@@ -52,7 +53,17 @@ def request_default_problems(
         if not isinstance(key, str) or not key:
             problems.append((repr(key)[:80], "keys must be non-empty strings"))
             continue
-        # ``extra_body`` is the payload's documented escape hatch for newer vendor fields.
+        # ``extra_body`` is the payload's documented escape hatch for newer vendor fields, but
+        # not for a field the model refuses by name (``_base.refused``).
+        if key == "extra_body" and model is not None and isinstance(value, Mapping):
+            refused = first_refused(model, value)
+            if refused is not None:
+                problems.append((f"extra_body.{refused[0]}", refused[1]))
+                continue
+        reason = refused_reason(model, key) if model is not None else None
+        if reason is not None:
+            problems.append((key, reason))
+            continue
         if model is not None and allowed is not None and key not in allowed and key != "extra_body":
             hint = did_you_mean(key, allowed)
             problems.append((key, f"{NOT_A_FIELD} {model.__qualname__}{hint}"))

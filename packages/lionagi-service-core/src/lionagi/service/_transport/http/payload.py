@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import AliasChoices, AliasPath, BaseModel, ValidationError
 
 from ..._base.errors import EndpointConfigurationError
+from ..._base.refused import first_refused, refused_reason
 from ..._base.suggest import did_you_mean
 from ..._base.validation import first_error
 from ..config import EndpointConfig
@@ -61,6 +62,9 @@ def accepted_keys(model: type[BaseModel]) -> frozenset[str] | None:
 
 
 def _unknown_key(key: str, model: type[BaseModel], keys: frozenset[str]) -> Exception:
+    reason = refused_reason(model, key)
+    if reason is not None:
+        return EndpointConfigurationError(key, reason)
     listed = ", ".join(sorted(keys)[:40])
     hint = did_you_mean(key, keys)
     return EndpointConfigurationError(
@@ -82,9 +86,13 @@ def build_payload(
 ) -> dict[str, Any]:
     """``request_defaults`` < ``request`` < ``overrides``, validated by ``request_options``.
 
+    A key the request model refuses by name (its ``refused_fields``, see ``_base.refused``) is
+    refused with the model's reason, in the body or in ``extra_body``.
+
     Raises:
         EndpointConfigurationError: the request is not a mapping/model, a key is unknown to the
-            declared schema (``field`` is the key), or a value fails validation.
+            declared schema or refused by name (``field`` is the key, or ``extra_body.<key>``),
+            or a value fails validation.
     """
     options = config.request_options
     payload = _fresh_defaults(config.request_defaults)
@@ -108,14 +116,22 @@ def build_payload(
     if options is None:
         return {**payload, **extra} if extra else payload
     keys = accepted_keys(options)
-    if extra and keys is not None:
-        declared = next((k for k in extra if k in keys), None)
+    if extra:
+        declared = next((k for k in extra if k in keys), None) if keys is not None else None
         if declared is not None:
             raise EndpointConfigurationError(
                 f"{EXTRA_BODY}.{declared}",
                 f"is a field of {options.__name__}: pass it as a request field so it is validated",
             )
-    if keys is not None and not keys.issuperset(payload):
+        refused = first_refused(options, extra)
+        if refused is not None:
+            raise EndpointConfigurationError(f"{EXTRA_BODY}.{refused[0]}", refused[1])
+    if keys is None:
+        # An open model takes unknown keys, but not the ones it refuses by name.
+        refused = first_refused(options, payload)
+        if refused is not None:
+            raise EndpointConfigurationError(*refused)
+    elif not keys.issuperset(payload):
         raise _unknown_key(next(k for k in payload if k not in keys), options, keys)
     try:
         model = options.__pydantic_validator__.validate_python(payload)
