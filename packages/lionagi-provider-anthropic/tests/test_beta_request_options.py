@@ -48,9 +48,6 @@ def tool_answer(tool_id: str) -> list[dict[str, Any]]:
 
 SENT_AS_WRITTEN: dict[str, dict[str, Any]] = {
     "billing-self": {"billing_policy": {"type": "billing_policy", "bill_to": "self"}},
-    "billing-user-profile": {
-        "billing_policy": {"type": "billing_policy", "bill_to": "user_profile"}
-    },
     "billing-type-only": {"billing_policy": {"type": "billing_policy"}},
     "compaction": {"compaction": {"type": "summarize"}},
     "compaction-instructions": {
@@ -109,6 +106,11 @@ REFUSED: dict[str, tuple[dict[str, Any], str]] = {
     "billing-type": ({"billing_policy": {"type": "billing"}}, "billing_policy.type"),
     "billing-bill-to": (
         {"billing_policy": {"type": "billing_policy", "bill_to": "organization"}},
+        "billing_policy.bill_to",
+    ),
+    # Billing a user profile needs the profile's id in its header, which this request lacks.
+    "billing-user-profile-unnamed": (
+        {"billing_policy": {"type": "billing_policy", "bill_to": "user_profile"}},
         "billing_policy.bill_to",
     ),
     "billing-misspelled": (
@@ -341,3 +343,34 @@ async def test_the_header_the_refusal_names_reaches_the_server(fake: FakeProvide
     [seen] = fake.requests
     assert seen.headers[header] == workspace
     assert "workspace_id" not in seen.json
+
+
+BILL_PROFILE = {"billing_policy": {"type": "billing_policy", "bill_to": "user_profile"}}
+
+
+async def test_billing_a_user_profile_named_in_its_header_is_sent(
+    fake: FakeProviderServer, messages_endpoint: Make
+) -> None:
+    """The header named on the endpoint, on ``iModel`` and on one call: each is enough."""
+    header = HEADER_PARAMS["user_profile_id"]
+    named = {header: "uprof_0123"}
+    await call(messages_endpoint(fake, default_headers=named), request(**BILL_PROFILE))
+    await call(messages_endpoint(fake), request(**BILL_PROFILE), extra_headers=named)
+    async with imodel(fake, default_headers=named) as model:
+        event = await model.invoke(**request(**BILL_PROFILE))
+    assert event.status is EventStatus.COMPLETED, event.exception
+    assert len(fake.requests) == 3
+    for seen in fake.requests:
+        assert seen.json["billing_policy"] == BILL_PROFILE["billing_policy"]
+        assert seen.headers[header] == "uprof_0123"
+
+
+async def test_billing_a_user_profile_with_an_empty_header_is_refused(
+    fake: FakeProviderServer, messages_endpoint: Make
+) -> None:
+    header = HEADER_PARAMS["user_profile_id"]
+    with pytest.raises(EndpointConfigurationError) as refused:
+        await call(messages_endpoint(fake, default_headers={header: ""}), request(**BILL_PROFILE))
+    assert refused.value.field == "billing_policy.bill_to"
+    assert repr(header) in str(refused.value)
+    assert fake.requests == []

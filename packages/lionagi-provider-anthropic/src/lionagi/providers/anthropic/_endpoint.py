@@ -194,6 +194,28 @@ def _member(value: Any, key: str) -> Any:
     return getattr(value, key, None) if isinstance(value, BaseModel) else None
 
 
+def _check_billed_profile(payload: Mapping[str, Any], headers: Mapping[str, str]) -> None:
+    """Refuse billing a user profile when the request names none.
+
+    ``billing_policy.bill_to: "user_profile"`` bills the profile named by the
+    ``anthropic-user-profile-id`` header; without one the API refuses the request
+    (anthropic-sdk-python's ``UserProfileRequiredErrorDetails``, ``user_profile_required``).
+    The header is part of the request like the body, so the rule is checked where both are
+    known (``default_headers`` and a call's ``extra_headers`` merged).
+    """
+    if _member(payload.get("billing_policy"), "bill_to") != "user_profile":
+        return
+    profile = HEADER_PARAMS["user_profile_id"]
+    if any(name.lower() == profile and value for name, value in headers.items()):
+        return
+    raise EndpointConfigurationError(
+        "billing_policy.bill_to",
+        f"is 'user_profile' but the request names no user profile: send its id in the "
+        f"{profile!r} header (default_headers={{{profile!r}: ...}} on iModel or the endpoint, "
+        f"or extra_headers on an endpoint's call()/stream()), or bill 'self'",
+    )
+
+
 def _check_thinking_budget(payload: Mapping[str, Any], headers: Mapping[str, str]) -> None:
     """Refuse a manual thinking budget that does not fit ``max_tokens``, unless interleaved.
 
@@ -349,7 +371,9 @@ class AnthropicMessagesEndpoint(Endpoint):
             EndpointConfigurationError: what the base raises, ``thinking.budget_tokens`` not
                 below ``max_tokens`` with no interleaved-thinking beta in ``anthropic-beta``,
                 a malformed (or second) ``extra_body.context_management`` (or one beside
-                ``compaction``), or a :data:`HEADER_PARAMS` name in the body.
+                ``compaction``), a :data:`HEADER_PARAMS` name in the body, or
+                ``billing_policy.bill_to: "user_profile"`` with no
+                ``anthropic-user-profile-id`` header.
         """
         escaped = _escaped_context_management(self.config.request_defaults, request, kwargs)
         if escaped is not None:
@@ -358,6 +382,7 @@ class AnthropicMessagesEndpoint(Endpoint):
         if escaped is not None:
             payload[_CONTEXT_MANAGEMENT] = _checked_escape(value, payload)
         _check_thinking_budget(payload, headers)
+        _check_billed_profile(payload, headers)
         return payload, headers
 
     def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
