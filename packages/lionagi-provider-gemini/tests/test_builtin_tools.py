@@ -12,12 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from gemini_loopback import native_model, sent
 
 from lionagi.providers.gemini._requests import GeminiGenerateContentRequest
-from lionagi.service import EndpointConfigurationError, EventStatus, iModel
-from lionagi.service_testing.fake_server import FakeProviderServer
+from lionagi.service import EndpointConfigurationError, EventStatus
 
-KEY = "AIzaBuiltinToolsKey0123456789"
 CONTENTS = [{"role": "user", "parts": [{"text": "What is the weather in Boston?"}]}]
 BEARER = "Bearer mcp-server-credential-0123456789"
 WEATHER: dict[str, Any] = {
@@ -32,20 +31,16 @@ WEATHER: dict[str, Any] = {
 }
 
 
-def native() -> iModel:
-    return iModel(model="gemini/gemini-2.5-flash", endpoint="generate", api_key=KEY)
-
-
 def refused(request: dict[str, Any]) -> EndpointConfigurationError:
     """The error building ``request`` raises; fails the test if none is raised."""
     with pytest.raises(EndpointConfigurationError) as info:
-        native().endpoint.create_payload(request)
+        native_model().endpoint.create_payload(request)
     return info.value
 
 
 def wire(request: dict[str, Any]) -> dict[str, Any]:
     """The JSON body ``request`` is sent as (the payload after routing)."""
-    endpoint = native().endpoint
+    endpoint = native_model().endpoint
     payload, _ = endpoint.create_payload(request)
     _, body = endpoint.request_target(payload, stream=False)
     return dict(body)
@@ -56,18 +51,9 @@ def wire(request: dict[str, Any]) -> dict[str, Any]:
 
 async def test_an_mcp_server_tool_reaches_the_wire_as_written() -> None:
     request = {"contents": CONTENTS, "tools": [{"mcpServers": [WEATHER, {"name": "bare"}]}]}
-    async with FakeProviderServer() as server:
-        async with iModel(
-            model="gemini/gemini-2.5-flash",
-            endpoint="generate",
-            base_url=f"{server.base_url}/v1beta",
-            api_key=KEY,
-            allow_local_network=True,
-        ) as model:
-            call = await model.invoke(**request)
-        sent = server.requests[0].json
+    call, body = await sent(request)
     assert call.execution.status is EventStatus.COMPLETED
-    assert sent == request
+    assert body == request
 
 
 def test_an_mcp_server_beside_other_tools_is_sent() -> None:

@@ -19,11 +19,11 @@ import json
 from typing import Any
 
 import pytest
+from gemini_loopback import native_model
 
-from lionagi.service import ProviderProtocolError, StreamChunk, iModel
+from lionagi.service import ProviderProtocolError, StreamChunk
 from lionagi.service_testing import scripted_stream_server
 
-KEY = "AIzaAuditKey0123456789abcdefghij"
 CONTENTS = [{"role": "user", "parts": [{"text": "Name a colour."}]}]
 CONFIG = {"candidateCount": 2, "maxOutputTokens": 4}
 USAGE = {"promptTokenCount": 4, "candidatesTokenCount": 6, "totalTokenCount": 10}
@@ -46,20 +46,10 @@ EVENTS = [
 ]
 
 
-def _model(url: str) -> iModel:
-    return iModel(
-        model="gemini/gemini-2.5-flash",
-        endpoint="generate",
-        api_key=KEY,
-        base_url=url,
-        allow_local_network=True,
-    )
-
-
 async def test_stream_result_keeps_every_candidates_finish_reason() -> None:
     writes = [f"data: {json.dumps(event)}\r\n\r\n".encode() for event in EVENTS]
     seen: list[StreamChunk] = []
-    async with scripted_stream_server(writes, path="/v1beta") as server, _model(server.url) as m:
+    async with scripted_stream_server(writes, path="/v1beta") as server, native_model(server) as m:
         async for chunk in m.stream(contents=CONTENTS, generationConfig=CONFIG):
             seen.append(chunk)
     result = seen[-1]
@@ -80,7 +70,7 @@ async def test_invoke_of_the_same_answer_shows_both_reasons() -> None:
     raw = json.dumps(body).encode()
     async with (
         scripted_stream_server([raw], path="/v1beta", content_type="application/json") as server,
-        _model(server.url) as m,
+        native_model(server) as m,
     ):
         call = await m.invoke(contents=CONTENTS, generationConfig=CONFIG)
     response = call.execution.response
@@ -113,7 +103,7 @@ async def _stream(
     """The chunks ``iModel.stream`` yields for ``events``, gathered into ``seen`` as they come."""
     writes = [f"data: {json.dumps(event)}\r\n\r\n".encode() for event in events]
     seen = [] if seen is None else seen
-    async with scripted_stream_server(writes, path="/v1beta") as server, _model(server.url) as m:
+    async with scripted_stream_server(writes, path="/v1beta") as server, native_model(server) as m:
         async for chunk in m.stream(contents=CONTENTS, generationConfig=CONFIG):
             seen.append(chunk)
     return seen
@@ -224,7 +214,7 @@ async def test_invoke_keeps_each_candidates_own_fields() -> None:
     raw = json.dumps(body).encode()
     async with (
         scripted_stream_server([raw], path="/v1beta", content_type="application/json") as server,
-        _model(server.url) as m,
+        native_model(server) as m,
     ):
         call = await m.invoke(contents=CONTENTS, generationConfig=CONFIG)
     candidates = call.execution.response["candidates"]

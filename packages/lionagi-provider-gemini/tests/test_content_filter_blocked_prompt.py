@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 import pytest
+from gemini_loopback import API_KEY, native_model
 
 import lionagi.service as service
 from lionagi.service import (
@@ -25,9 +26,8 @@ from lionagi.service import (
     ProviderStreamServerError,
     iModel,
 )
-from lionagi.service_testing import scripted_stream_server
+from lionagi.service_testing import ScriptedStream, scripted_stream_server
 
-KEY = "AIzaContentFilterKey0123456789abc"
 CONTENTS = [{"role": "user", "parts": [{"text": "hello"}]}]
 USAGE = {"promptTokenCount": 9, "totalTokenCount": 9}
 # Every block reason the API documents (google-genai's BlockedReason) blocks the prompt.
@@ -47,15 +47,9 @@ def blocked(reason: str) -> dict[str, Any]:
     }
 
 
-def _model(url: str) -> iModel:
-    return iModel(
-        model="gemini/gemini-2.5-flash",
-        endpoint="generate",
-        api_key=KEY,
-        base_url=url,
-        allow_local_network=True,
-        circuit_policy=CircuitPolicy(failure_threshold=1, recovery_time=60),
-    )
+def _model(server: ScriptedStream) -> iModel:
+    """The native model, its circuit opening on the first failure it counts."""
+    return native_model(server, circuit_policy=CircuitPolicy(failure_threshold=1, recovery_time=60))
 
 
 async def invoke_twice(body: Any) -> tuple[list[Any], int, str]:
@@ -63,7 +57,7 @@ async def invoke_twice(body: Any) -> tuple[list[Any], int, str]:
     async with scripted_stream_server(
         [json.dumps(body).encode()], path="/v1beta", content_type="application/json"
     ) as server:
-        async with _model(server.url) as model:
+        async with _model(server) as model:
             calls = [await model.invoke(contents=CONTENTS) for _ in range(2)]
             assert model.circuit_breaker is not None
             state = model.circuit_breaker.state.value
@@ -75,7 +69,7 @@ async def stream_error(event: Any) -> BaseException:
     raw = b"data: " + json.dumps(event).encode() + b"\r\n\r\n"
     async with (
         scripted_stream_server([raw], path="/v1beta") as server,
-        _model(server.url) as model,
+        _model(server) as model,
     ):
         with pytest.raises(ProviderStreamError) as info:
             async for _ in model.stream(contents=CONTENTS):
@@ -114,12 +108,12 @@ async def test_stream_and_invoke_raise_the_same_content_filter_error() -> None:
 
 
 async def test_a_blocked_prompt_never_echoes_the_key() -> None:
-    body = {"promptFeedback": {"blockReason": "OTHER", "blockReasonMessage": f"key {KEY} seen"}}
+    body = {"promptFeedback": {"blockReason": "OTHER", "blockReasonMessage": f"key {API_KEY} seen"}}
     calls, _, _ = await invoke_twice(body)
     error = calls[0].exception
     assert isinstance(error, service.ProviderContentFilterError)
     for text in (str(error), error.raw, error.code or ""):
-        assert KEY not in text
+        assert API_KEY not in text
 
 
 async def test_an_error_object_that_is_no_block_keeps_its_class() -> None:
@@ -143,7 +137,7 @@ async def test_a_candidate_that_finished_for_safety_still_completes_the_stream()
     raw = b"data: " + json.dumps(event).encode() + b"\r\n\r\n"
     async with (
         scripted_stream_server([raw], path="/v1beta") as server,
-        _model(server.url) as model,
+        _model(server) as model,
     ):
         chunks = [chunk async for chunk in model.stream(contents=CONTENTS)]
     assert [c.type for c in chunks] == ["result"]

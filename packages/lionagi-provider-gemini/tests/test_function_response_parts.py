@@ -14,11 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from gemini_loopback import native_model, sent
 
-from lionagi.service import EndpointConfigurationError, EventStatus, iModel
-from lionagi.service_testing.fake_server import FakeProviderServer
+from lionagi.service import EndpointConfigurationError, EventStatus
 
-KEY = "AIzaFunctionResponseParts0123456789"
 IMAGE = {"mimeType": "image/png", "data": "iVBORw0KGgo=", "displayName": "chart.png"}
 CALL = {"role": "model", "parts": [{"functionCall": {"name": "render", "args": {}, "id": "c1"}}]}
 PATH = "contents.2.parts.0.functionResponse.parts.0"
@@ -34,7 +33,7 @@ def contents(parts: list[Any]) -> list[dict[str, Any]]:
 
 
 def refused(parts: list[Any]) -> EndpointConfigurationError:
-    endpoint = iModel(model="gemini/gemini-2.5-flash", endpoint="generate", api_key=KEY).endpoint
+    endpoint = native_model().endpoint
     with pytest.raises(EndpointConfigurationError) as info:
         endpoint.create_payload({"contents": contents(parts)})
     return info.value
@@ -59,16 +58,7 @@ async def test_typed_function_response_parts_reach_the_wire_as_written() -> None
         {"fileData": {"fileUri": "files/sheet"}, "spreadsheetMetadata": {"sheetIndex": 1}},
     ]
     history = contents(parts)
-    async with FakeProviderServer() as server:
-        async with iModel(
-            model="gemini/gemini-2.5-flash",
-            endpoint="generate",
-            base_url=f"{server.base_url}/v1beta",
-            api_key=KEY,
-            allow_local_network=True,
-        ) as model:
-            call = await model.invoke(contents=history)
-        body = server.requests[0].json
+    call, body = await sent({"contents": history})
     assert call.execution.status is EventStatus.COMPLETED, call.execution.error
     assert isinstance(body, dict)
     assert body["contents"] == history

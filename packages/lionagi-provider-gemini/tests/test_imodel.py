@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from gemini_loopback import API_KEY, chat_model, native_model
 
 from lionagi.service import EndpointConfigurationError, EventStatus, iModel
 from lionagi.service_testing.fake_server import FakeProviderServer
 
-KEY = "AIzaIModelKey0123456789"
 MESSAGES = [{"role": "user", "content": "hello"}]
 CONTENTS = [{"role": "user", "parts": [{"text": "hello"}]}]
 
@@ -20,12 +20,7 @@ def _text(chunks: list[Any], kind: str = "text") -> str:
 
 async def test_default_endpoint_is_compat_chat_streams_and_invokes() -> None:
     async with FakeProviderServer() as server:
-        async with iModel(
-            model="gemini/gemini-2.5-flash",
-            base_url=f"{server.base_url}/v1beta/openai",
-            api_key=KEY,
-            allow_local_network=True,
-        ) as model:
+        async with chat_model(server) as model:
             assert model.endpoint.config.endpoint == "chat/completions"
             chunks = [c async for c in model.stream(messages=MESSAGES)]
             call = await model.invoke(messages=MESSAGES)
@@ -36,7 +31,7 @@ async def test_default_endpoint_is_compat_chat_streams_and_invokes() -> None:
     assert call.execution.status is EventStatus.COMPLETED
     assert call.execution.response["choices"][0]["message"]["content"] == _text(chunks)
     assert sent[0].path == "/v1beta/openai/chat/completions"
-    assert sent[0].headers["authorization"] != f"Bearer {KEY}"  # recorded redacted
+    assert sent[0].headers["authorization"] != f"Bearer {API_KEY}"  # recorded redacted
     assert sent[0].json["model"] == "gemini-2.5-flash"
     assert sent[0].json["stream_options"] == {"include_usage": True}
 
@@ -48,7 +43,7 @@ async def test_native_generate_streams_and_invokes_with_model_in_the_path() -> N
             endpoint="generate",
             # The fake server's path-prefix scenario: thought parts, then the answer.
             base_url=f"{server.base_url}/scenario/thinking/v1beta",
-            api_key=KEY,
+            api_key=API_KEY,
             allow_local_network=True,
         ) as model:
             chunks = [c async for c in model.stream(contents=CONTENTS)]
@@ -82,12 +77,7 @@ async def test_compat_google_options_are_nested_under_extra_body() -> None:
         "cached_content": "cachedContents/abc",
     }
     async with FakeProviderServer() as server:
-        async with iModel(
-            model="gemini/gemini-2.5-flash",
-            base_url=f"{server.base_url}/v1beta/openai",
-            api_key=KEY,
-            allow_local_network=True,
-        ) as model:
+        async with chat_model(server) as model:
             # A budget, so no reasoning_effort: the layer refuses the two together.
             call = await model.invoke(messages=MESSAGES, google=google)
         sent = server.requests[0].json
@@ -98,25 +88,25 @@ async def test_compat_google_options_are_nested_under_extra_body() -> None:
 
 def test_effort_suffix_is_refused() -> None:
     with pytest.raises(EndpointConfigurationError, match="does not support effort levels"):
-        iModel(model="gemini/gemini-2.5-flash-high", api_key=KEY)
+        iModel(model="gemini/gemini-2.5-flash-high", api_key=API_KEY)
 
 
 def test_unknown_native_field_is_refused_with_a_suggestion() -> None:
-    model = iModel(model="gemini/gemini-2.5-flash", endpoint="generate", api_key=KEY)
+    model = native_model()
     with pytest.raises(EndpointConfigurationError, match="did you mean 'generationConfig'"):
         model.endpoint.create_payload({"contents": CONTENTS, "generation_config": {}})
 
 
 @pytest.mark.parametrize("bad", ["../secrets", "gemini?key=x", "a/b", "has space"])
 def test_model_that_is_not_one_path_segment_is_refused(bad: str) -> None:
-    model = iModel(model="gemini/gemini-2.5-flash", endpoint="generate", api_key=KEY)
+    model = native_model()
     with pytest.raises(EndpointConfigurationError) as info:
         model.endpoint.create_payload({"model": bad, "contents": CONTENTS})
     assert info.value.field == "model"
 
 
 def test_native_request_model_validates_parts_and_generation_config() -> None:
-    model = iModel(model="gemini/gemini-2.5-flash", endpoint="generate", api_key=KEY)
+    model = native_model()
     ep = model.endpoint
     with pytest.raises(EndpointConfigurationError, match="exactly one of"):
         ep.create_payload(
@@ -157,7 +147,7 @@ def test_native_request_model_validates_parts_and_generation_config() -> None:
         "thinkingBudget": 1024,
         "includeThoughts": True,
     }
-    assert headers["x-goog-api-key"] == KEY
+    assert headers["x-goog-api-key"] == API_KEY
     path, body = ep.request_target(payload, stream=False)
     assert path == "models/gemini-2.5-pro:generateContent"
     assert "model" not in body

@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 import pytest
+from gemini_loopback import API_KEY, native_model
 
 from lionagi.service import (
     AttemptPolicy,
@@ -23,9 +24,8 @@ from lionagi.service import (
     ProviderStreamError,
     iModel,
 )
-from lionagi.service_testing import scripted_stream_server
+from lionagi.service_testing import ScriptedStream, scripted_stream_server
 
-KEY = "AIzaOneShotKey0123456789abcdef"
 CONTENTS = [{"role": "user", "parts": [{"text": "hello"}]}]
 USAGE = {"promptTokenCount": 9, "totalTokenCount": 9}
 BLOCKED = {
@@ -42,13 +42,9 @@ BLOCKED = {
 }
 
 
-def _model(url: str) -> iModel:
-    return iModel(
-        model="gemini/gemini-2.5-flash",
-        endpoint="generate",
-        api_key=KEY,
-        base_url=url,
-        allow_local_network=True,
+def _model(server: ScriptedStream) -> iModel:
+    return native_model(
+        server,
         # Three quick attempts: a retryable failure shows as three requests.
         attempt_policy=AttemptPolicy(
             max_attempts=3, base_delay=0.001, max_delay=0.01, jitter_factor=0
@@ -62,7 +58,7 @@ async def invoke(body: Any) -> tuple[Any, int]:
     async with scripted_stream_server(
         [raw], path="/v1beta", content_type="application/json"
     ) as server:
-        async with _model(server.url) as model:
+        async with _model(server) as model:
             call = await model.invoke(contents=CONTENTS)
         return call, server.requests
 
@@ -72,7 +68,7 @@ async def stream_error(event: Any) -> ProviderStreamError:
     raw = b"data: " + json.dumps(event).encode() + b"\r\n\r\n"
     async with (
         scripted_stream_server([raw], path="/v1beta") as server,
-        _model(server.url) as model,
+        _model(server) as model,
     ):
         with pytest.raises(ProviderStreamError) as info:
             async for _ in model.stream(contents=CONTENTS):
@@ -105,12 +101,12 @@ async def test_invoke_and_stream_raise_the_same_error_for_a_blocked_prompt() -> 
 
 
 async def test_a_block_message_never_echoes_the_key() -> None:
-    body = {"promptFeedback": {"blockReason": "OTHER", "blockReasonMessage": f"key {KEY} seen"}}
+    body = {"promptFeedback": {"blockReason": "OTHER", "blockReasonMessage": f"key {API_KEY} seen"}}
     call, _ = await invoke(body)
     assert call.status is EventStatus.FAILED
     assert call.exception.code == "OTHER"
     assert "key" in str(call.exception)
-    assert KEY not in str(call.exception)
+    assert API_KEY not in str(call.exception)
 
 
 async def test_an_error_object_with_a_200_is_classified_like_the_stream_event() -> None:

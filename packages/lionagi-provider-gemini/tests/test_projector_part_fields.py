@@ -18,6 +18,7 @@ import json
 from typing import Any
 
 import pytest
+from gemini_loopback import native_model
 
 from lionagi.providers.gemini import GeminiStreamProjector
 from lionagi.providers.gemini._projector import (
@@ -27,10 +28,9 @@ from lionagi.providers.gemini._projector import (
     PART_PROJECTED,
     PART_REQUEST_ONLY,
 )
-from lionagi.service import EventStatus, ProviderProtocolError, StreamChunk, iModel
+from lionagi.service import EventStatus, ProviderProtocolError, StreamChunk
 from lionagi.service_testing import scripted_stream_server
 
-KEY = "AIzaProjectorPartFields0123456789"
 CONTENTS = [{"role": "user", "parts": [{"text": "Read it to me."}]}]
 SPEECH = {"speaker": "Ana", "style": "calm"}
 ANNOTATION = {"source": "chapter-1"}
@@ -155,13 +155,7 @@ def sse(*events: dict[str, Any]) -> list[bytes]:
 async def stream(*events: dict[str, Any]) -> list[StreamChunk]:
     async with (
         scripted_stream_server(sse(*events), path="/v1beta") as server,
-        iModel(
-            model="gemini/gemini-2.5-flash",
-            endpoint="generate",
-            api_key=KEY,
-            base_url=server.url,
-            allow_local_network=True,
-        ) as model,
+        native_model(server) as model,
     ):
         return [c async for c in model.stream(contents=CONTENTS)]
 
@@ -197,13 +191,7 @@ async def test_invoke_returns_the_same_answer_as_sent() -> None:
     raw = json.dumps(body).encode()
     async with (
         scripted_stream_server([raw], path="/v1beta", content_type="application/json") as server,
-        iModel(
-            model="gemini/gemini-2.5-flash",
-            endpoint="generate",
-            api_key=KEY,
-            base_url=server.url,
-            allow_local_network=True,
-        ) as model,
+        native_model(server) as model,
     ):
         call = await model.invoke(contents=CONTENTS)
     assert call.status is EventStatus.COMPLETED, call.execution.error

@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from gemini_loopback import chat_model, native_model, sent
 
 from lionagi.service import EndpointConfigurationError, EventStatus, iModel
 from lionagi.service_testing.fake_server import FakeProviderServer
 
-KEY = "AIzaRequestsKey0123456789"
 CONTENTS = [{"role": "user", "parts": [{"text": "hello"}]}]
 MESSAGES = [{"role": "user", "content": "hello"}]
 SHELL = {
@@ -27,25 +27,6 @@ SHELL = {
         "required": ["command"],
     },
 }
-
-
-def native() -> iModel:
-    return iModel(model="gemini/gemini-2.5-flash", endpoint="generate", api_key=KEY)
-
-
-def chat() -> iModel:
-    return iModel(model="gemini/gemini-2.5-flash", api_key=KEY)
-
-
-def served(server: FakeProviderServer, prefix: str = "") -> iModel:
-    """The native endpoint on the fake server (``prefix``: a ``/scenario/<name>`` path)."""
-    return iModel(
-        model="gemini/gemini-2.5-flash",
-        endpoint="generate",
-        base_url=f"{server.base_url}{prefix}/v1beta",
-        api_key=KEY,
-        allow_local_network=True,
-    )
 
 
 def _build(model: iModel, request: dict[str, Any]) -> None:
@@ -84,25 +65,25 @@ def wire(model: iModel, request: dict[str, Any]) -> dict[str, Any]:
 def test_a_wrong_type_in_generation_config_is_refused(
     generation_config: dict[str, Any], field: str
 ) -> None:
-    error = refused(native(), {"contents": CONTENTS, "generationConfig": generation_config})
+    error = refused(native_model(), {"contents": CONTENTS, "generationConfig": generation_config})
     assert error.field == f"generationConfig.{field}"
 
 
 def test_a_wrong_type_in_a_part_is_refused() -> None:
     contents = [{"role": "user", "parts": [{"text": "hi", "thought": "yes"}]}]
-    assert refused(native(), {"contents": contents}).field == "contents.0.parts.0.thought"
+    assert refused(native_model(), {"contents": contents}).field == "contents.0.parts.0.thought"
     contents = [{"role": "user", "parts": [{"text": 42}]}]
-    assert refused(native(), {"contents": contents}).field == "contents.0.parts.0.text"
+    assert refused(native_model(), {"contents": contents}).field == "contents.0.parts.0.text"
 
 
 def test_a_wrong_type_in_the_compat_google_options_is_refused() -> None:
     google = {"thinking_config": {"thinking_budget": True}}
-    error = refused(chat(), {"messages": MESSAGES, "google": google})
+    error = refused(chat_model(), {"messages": MESSAGES, "google": google})
     assert error.field == "google.thinking_config.thinking_budget"
 
 
 def test_whole_numbers_stay_valid_for_number_fields() -> None:
-    body = wire(native(), {"contents": CONTENTS, "generationConfig": {"temperature": 1}})
+    body = wire(native_model(), {"contents": CONTENTS, "generationConfig": {"temperature": 1}})
     assert body["generationConfig"] == {"temperature": 1}
 
 
@@ -111,14 +92,14 @@ def test_whole_numbers_stay_valid_for_number_fields() -> None:
 
 def test_thinking_budget_and_level_together_are_refused_natively() -> None:
     config = {"thinkingConfig": {"thinkingBudget": 1024, "thinkingLevel": "low"}}
-    error = refused(native(), {"contents": CONTENTS, "generationConfig": config})
+    error = refused(native_model(), {"contents": CONTENTS, "generationConfig": config})
     assert error.field == "generationConfig.thinkingConfig.thinkingLevel"
     assert "thinkingBudget" in str(error)
 
 
 def test_thinking_budget_and_level_together_are_refused_on_chat() -> None:
     google = {"thinking_config": {"thinking_budget": 1024, "thinking_level": "low"}}
-    error = refused(chat(), {"messages": MESSAGES, "google": google})
+    error = refused(chat_model(), {"messages": MESSAGES, "google": google})
     assert error.field == "google.thinking_config.thinking_level"
 
 
@@ -130,14 +111,14 @@ def test_reasoning_effort_with_a_google_thinking_setting_is_refused(
 ) -> None:
     google = {"thinking_config": {**thinking, "include_thoughts": True}}
     request = {"messages": MESSAGES, "reasoning_effort": "low", "google": google}
-    error = refused(chat(), request)
+    error = refused(chat_model(), request)
     assert error.field == "google"
     assert "reasoning_effort" in str(error)
 
 
 def test_reasoning_effort_with_thought_summaries_only_is_sent() -> None:
     google = {"thinking_config": {"include_thoughts": True}}
-    body = wire(chat(), {"messages": MESSAGES, "reasoning_effort": "low", "google": google})
+    body = wire(chat_model(), {"messages": MESSAGES, "reasoning_effort": "low", "google": google})
     assert body["reasoning_effort"] == "low"
     assert body["extra_body"] == {"google": google}
 
@@ -153,7 +134,7 @@ def test_reasoning_effort_with_thought_summaries_only_is_sent() -> None:
     ],
 )
 def test_a_misspelled_safety_setting_is_refused(setting: dict[str, str], field: str) -> None:
-    error = refused(native(), {"contents": CONTENTS, "safetySettings": [setting]})
+    error = refused(native_model(), {"contents": CONTENTS, "safetySettings": [setting]})
     assert error.field == f"safetySettings.0.{field}"
 
 
@@ -167,7 +148,7 @@ def test_every_documented_safety_threshold_is_sent() -> None:
         "OFF",
     ]
     settings = [{"category": "HARM_CATEGORY_CIVIC_INTEGRITY", "threshold": t} for t in thresholds]
-    body = wire(native(), {"contents": CONTENTS, "safetySettings": settings})
+    body = wire(native_model(), {"contents": CONTENTS, "safetySettings": settings})
     assert body["safetySettings"] == settings
 
 
@@ -177,18 +158,18 @@ def test_every_documented_safety_threshold_is_sent() -> None:
 def test_an_escape_hatch_extra_body_is_kept_beside_google() -> None:
     google = {"cached_content": "cachedContents/abc"}
     request = {"messages": MESSAGES, "google": google, "extra_body": {"extra_body": {"x": 1}}}
-    body = wire(chat(), request)
+    body = wire(chat_model(), request)
     assert body["extra_body"] == {"x": 1, "google": google}
 
 
 def test_google_through_the_escape_hatch_is_refused() -> None:
     smuggled = {"extra_body": {"google": {"thinking_config": {"thinking_budget": "lots"}}}}
-    error = refused(chat(), {"messages": MESSAGES, "extra_body": smuggled})
+    error = refused(chat_model(), {"messages": MESSAGES, "extra_body": smuggled})
     assert error.field == "extra_body.extra_body.google"
 
 
 def test_an_escape_hatch_extra_body_that_is_not_a_mapping_is_refused() -> None:
-    error = refused(chat(), {"messages": MESSAGES, "extra_body": {"extra_body": ["x"]}})
+    error = refused(chat_model(), {"messages": MESSAGES, "extra_body": {"extra_body": ["x"]}})
     assert error.field == "extra_body.extra_body"
 
 
@@ -221,17 +202,14 @@ async def test_documented_native_options_are_sent_as_given() -> None:
             "enableEnhancedCivicAnswers": True,
         },
     }
-    async with FakeProviderServer() as server:
-        async with served(server) as model:
-            call = await model.invoke(**request)
-        sent = server.requests[0].json
+    call, body = await sent(request)
     assert call.execution.status is EventStatus.COMPLETED
-    assert sent == request
+    assert body == request
 
 
 def test_a_media_resolution_outside_the_api_values_is_refused() -> None:
     config = {"mediaResolution": "MEDIA_RESOLUTION_ULTRA"}
-    error = refused(native(), {"contents": CONTENTS, "generationConfig": config})
+    error = refused(native_model(), {"contents": CONTENTS, "generationConfig": config})
     assert error.field == "generationConfig.mediaResolution"
 
 
@@ -243,7 +221,7 @@ async def test_a_function_call_round_trip_sends_the_call_and_its_response_back()
     tools = [{"functionDeclarations": [SHELL]}]
     first = [{"role": "user", "parts": [{"text": "list files"}]}]
     async with FakeProviderServer() as server:
-        async with served(server, "/scenario/tool") as model:
+        async with native_model(server, prefix="/scenario/tool") as model:
             chunks = [c async for c in model.stream(contents=first, tools=tools)]
             [use] = [c for c in chunks if c.type == "tool_use"]
             call_part: dict[str, Any] = {
@@ -264,9 +242,9 @@ async def test_a_function_call_round_trip_sends_the_call_and_its_response_back()
                 {"role": "user", "parts": [answer]},
             ]
             call = await model.invoke(contents=history, tools=tools)
-        sent = server.requests[1].json
+        body = server.requests[1].json
     assert use.tool_name == "shell"
-    assert sent["contents"] == history
+    assert body["contents"] == history
     assert call.execution.status is EventStatus.COMPLETED
     text = call.execution.response["candidates"][0]["content"]["parts"][0]["text"]
     assert "notes.txt" in text  # the fake model read the result sent under the call's name
@@ -274,7 +252,7 @@ async def test_a_function_call_round_trip_sends_the_call_and_its_response_back()
 
 def test_a_function_response_scheduling_outside_the_api_values_is_refused() -> None:
     answer = {"functionResponse": {"name": "f", "response": {}, "scheduling": "LATER"}}
-    error = refused(native(), {"contents": [{"role": "user", "parts": [answer]}]})
+    error = refused(native_model(), {"contents": [{"role": "user", "parts": [answer]}]})
     assert error.field == "contents.0.parts.0.functionResponse.scheduling"
 
 
@@ -289,7 +267,7 @@ def test_a_function_declared_with_both_schema_forms_is_refused(
     declaration: dict[str, Any], field: str
 ) -> None:
     tools = [{"functionDeclarations": [{"name": "shell", **declaration}]}]
-    error = refused(native(), {"contents": CONTENTS, "tools": tools})
+    error = refused(native_model(), {"contents": CONTENTS, "tools": tools})
     assert error.field == f"tools.0.functionDeclarations.0.{field}"
 
 
@@ -305,12 +283,7 @@ async def test_a_chat_tool_round_trip_is_sent_as_the_caller_wrote_it() -> None:
         {"role": "user", "content": [{"type": "text", "text": "list files"}, image]},
     ]
     async with FakeProviderServer() as server:
-        async with iModel(
-            model="gemini/gemini-2.5-flash",
-            base_url=f"{server.base_url}/scenario/tool/v1beta/openai",
-            api_key=KEY,
-            allow_local_network=True,
-        ) as model:
+        async with chat_model(server, prefix="/scenario/tool") as model:
             chunks = [c async for c in model.stream(messages=messages, tools=tools)]
             [use] = [c for c in chunks if c.type == "tool_use"]
             call_turn: dict[str, Any] = {
@@ -324,9 +297,9 @@ async def test_a_chat_tool_round_trip_is_sent_as_the_caller_wrote_it() -> None:
                 {"role": "tool", "tool_call_id": use.tool_id, "content": "notes.txt"},
             ]
             call = await model.invoke(messages=history, tools=tools, tool_choice="auto")
-        sent = server.requests[1]
-    assert sent.path == "/v1beta/openai/chat/completions"
-    assert sent.json == {
+        request = server.requests[1]
+    assert request.path == "/v1beta/openai/chat/completions"
+    assert request.json == {
         "model": "gemini-2.5-flash",
         "messages": history,
         "tools": tools,
@@ -344,24 +317,24 @@ async def test_a_chat_tool_round_trip_is_sent_as_the_caller_wrote_it() -> None:
 )
 async def test_a_model_that_is_not_one_path_segment_never_reaches_the_server(bad: str) -> None:
     async with FakeProviderServer() as server:
-        async with served(server) as model:
+        async with native_model(server) as model:
             with pytest.raises(EndpointConfigurationError) as info:
                 await model.invoke(model=bad, contents=CONTENTS)
             # A payload built elsewhere and routed as is meets the same check.
             with pytest.raises(EndpointConfigurationError) as routed:
                 model.endpoint.request_target({"model": bad, "contents": CONTENTS}, stream=True)
-        sent = server.requests
+        requests = server.requests
     assert info.value.field == routed.value.field == "model"
-    assert sent == []
+    assert requests == []
 
 
 @pytest.mark.parametrize("tier", ["flex", "PRIORITY"])
 async def test_a_service_tier_is_sent_as_given(tier: str) -> None:
     """``serviceTier`` (standard, flex, priority; either case) was refused as an unknown field."""
-    async with FakeProviderServer() as server:
-        async with served(server) as model:
-            call = await model.invoke(contents=CONTENTS, serviceTier=tier)
-        sent = server.requests[0].json
+    call, body = await sent({"contents": CONTENTS, "serviceTier": tier})
     assert call.execution.status is EventStatus.COMPLETED
-    assert sent["serviceTier"] == tier
-    assert refused(native(), {"contents": CONTENTS, "serviceTier": "fast"}).field == "serviceTier"
+    assert body["serviceTier"] == tier
+    assert (
+        refused(native_model(), {"contents": CONTENTS, "serviceTier": "fast"}).field
+        == "serviceTier"
+    )

@@ -16,22 +16,17 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from gemini_loopback import native_model, sent
 from pydantic import BaseModel, ConfigDict
 
 from lionagi.providers.gemini import GeminiGenerateContentRequest
-from lionagi.service import EndpointConfigurationError, EventStatus, iModel
-from lionagi.service_testing.fake_server import FakeProviderServer
+from lionagi.service import EndpointConfigurationError, EventStatus
 
-KEY = "AIzaSchemaKey0123456789abcdef"
 CONTENTS = [{"role": "user", "parts": [{"text": "List three tags."}]}]
 
 
-def native() -> iModel:
-    return iModel(model="gemini/gemini-2.5-flash", endpoint="generate", api_key=KEY)
-
-
 def outcome(request: dict[str, Any]) -> EndpointConfigurationError | None:
-    endpoint = native().endpoint
+    endpoint = native_model().endpoint
     try:
         endpoint.create_payload({"contents": CONTENTS, **request})
     except EndpointConfigurationError as error:
@@ -183,16 +178,7 @@ async def test_a_schema_without_it_reaches_the_wire_as_written() -> None:
         },
         "propertyOrdering": ["tags", "additionalProperties"],
     }
-    async with FakeProviderServer() as server:
-        async with iModel(
-            model="gemini/gemini-2.5-flash",
-            endpoint="generate",
-            base_url=f"{server.base_url}/v1beta",
-            api_key=KEY,
-            allow_local_network=True,
-        ) as model:
-            call = await model.invoke(contents=CONTENTS, **response_schema(schema))
-        body = server.requests[0].json
+    call, body = await sent({"contents": CONTENTS, **response_schema(schema)})
     assert call.execution.status is EventStatus.COMPLETED, call.execution.error
     assert isinstance(body, dict)
     assert body["generationConfig"]["responseSchema"] == schema

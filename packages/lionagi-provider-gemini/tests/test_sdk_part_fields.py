@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any, get_args
 
 import pytest
+from gemini_loopback import native_model, sent
 
 from lionagi.providers.gemini._requests import (
     DocumentContentLayer,
@@ -37,21 +38,15 @@ from lionagi.providers.gemini._requests import (
     MediaProcessing,
     SpreadsheetContentLayer,
 )
-from lionagi.service import EndpointConfigurationError, EventStatus, iModel
-from lionagi.service_testing.fake_server import FakeProviderServer
+from lionagi.service import EndpointConfigurationError, EventStatus
 
-KEY = "AIzaSdkPartFieldsKey0123456789"
 AUDIO = {"mimeType": "audio/wav", "data": "UklGRg=="}
 RESULT = {"name": "render", "response": {"ok": True}}
 
 
-def native() -> iModel:
-    return iModel(model="gemini/gemini-2.5-flash", endpoint="generate", api_key=KEY)
-
-
 def outcome(parts: list[dict[str, Any]], role: str = "user") -> EndpointConfigurationError | None:
     """The error building a request of one turn of ``parts`` raises, or None when it is sent."""
-    endpoint = native().endpoint
+    endpoint = native_model().endpoint
     try:
         payload, _ = endpoint.create_payload({"contents": [{"role": role, "parts": parts}]})
         endpoint.request_target(payload, stream=False)
@@ -132,16 +127,7 @@ async def test_the_part_fields_the_developer_api_takes_reach_the_wire() -> None:
         },
         {"role": "user", "parts": [{"text": "Summarise."}]},
     ]
-    async with FakeProviderServer() as server:
-        async with iModel(
-            model="gemini/gemini-2.5-flash",
-            endpoint="generate",
-            base_url=f"{server.base_url}/v1beta",
-            api_key=KEY,
-            allow_local_network=True,
-        ) as model:
-            call = await model.invoke(contents=contents)
-        body = server.requests[0].json
+    call, body = await sent({"contents": contents})
     assert call.execution.status is EventStatus.COMPLETED, call.execution.error
     assert isinstance(body, dict)
     assert body["contents"] == contents
@@ -215,7 +201,7 @@ def test_a_vertex_ai_function_call_field_is_refused_naming_its_path(
 
 
 def test_a_function_call_without_them_is_sent_without_them() -> None:
-    endpoint = native().endpoint
+    endpoint = native_model().endpoint
     call = {"name": "get_weather", "args": {"city": "Paris"}, "id": "c1"}
     payload, _ = endpoint.create_payload(
         {"contents": [{"role": "model", "parts": [{"functionCall": call}]}]}

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import Any, get_args
 
 import pytest
+from gemini_loopback import native_model, sent
 
 from lionagi.providers.gemini._requests import (
     GeminiFunctionCallingConfig,
@@ -36,32 +37,16 @@ from lionagi.providers.gemini._requests import (
     MediaResolution,
     ServiceTier,
 )
-from lionagi.service import EndpointConfigurationError, EventStatus, iModel
-from lionagi.service_testing.fake_server import FakeProviderServer
+from lionagi.service import EndpointConfigurationError, EventStatus
 
-KEY = "AIzaSdkRequestFieldsKey0123456789"
 CONTENTS = [{"role": "user", "parts": [{"text": "Where is the nearest cafe?"}]}]
 SECRET = "ya29.maps-oauth-credential-0123456789"
 SAFETY = {"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_ONLY_HIGH"}
 
 
-def native() -> iModel:
-    return iModel(model="gemini/gemini-2.5-flash", endpoint="generate", api_key=KEY)
-
-
-def served(server: FakeProviderServer) -> iModel:
-    return iModel(
-        model="gemini/gemini-2.5-flash",
-        endpoint="generate",
-        base_url=f"{server.base_url}/v1beta",
-        api_key=KEY,
-        allow_local_network=True,
-    )
-
-
 def outcome(request: dict[str, Any]) -> EndpointConfigurationError | None:
     """The error building ``request`` (with ``CONTENTS``) raises, or None when it is sent."""
-    endpoint = native().endpoint
+    endpoint = native_model().endpoint
     try:
         payload, _ = endpoint.create_payload({"contents": CONTENTS, **request})
         endpoint.request_target(payload, stream=False)
@@ -81,12 +66,9 @@ def vertex_refused(error: EndpointConfigurationError | None) -> str | None:
     return error.field if error is not None and "Vertex AI" in str(error) else None
 
 
-async def sent(request: dict[str, Any]) -> dict[str, Any]:
+async def sent_body(request: dict[str, Any]) -> dict[str, Any]:
     """The JSON body the fake server received for ``request`` (the call must complete)."""
-    async with FakeProviderServer() as server:
-        async with served(server) as model:
-            call = await model.invoke(contents=CONTENTS, **request)
-        body = server.requests[0].json
+    call, body = await sent({"contents": CONTENTS, **request})
     assert call.execution.status is EventStatus.COMPLETED, call.execution.error
     assert isinstance(body, dict)
     return body
@@ -218,7 +200,7 @@ async def test_the_developer_api_options_of_the_built_in_tools_are_sent_as_writt
         ],
         "generationConfig": {"imageConfig": {"aspectRatio": "16:9", "imageSize": "2K"}},
     }
-    assert (await sent(request))["tools"] == request["tools"]
+    assert (await sent_body(request))["tools"] == request["tools"]
 
 
 # -- the fields the Developer API takes are typed and sent -----------------------------------------
@@ -236,7 +218,7 @@ async def test_the_request_fields_the_developer_api_takes_reach_the_wire() -> No
         },
         "toolConfig": {"functionCallingConfig": {"mode": "MODE_UNSPECIFIED"}},
     }
-    body = await sent(request)
+    body = await sent_body(request)
     assert {key: body[key] for key in request} == request
 
 

@@ -8,28 +8,15 @@ a ``limit_tokens`` every native call was refused with ``TokenEstimateUnavailable
 from __future__ import annotations
 
 import json
-from typing import Any
 
-from lionagi.service import iModel
+from gemini_loopback import native_model
 
-KEY = "AIza-token-estimate-test-key-000"
 CONTENTS = [{"role": "user", "parts": [{"text": "x" * 400}]}]
 SYSTEM = {"parts": [{"text": "y" * 800}]}
 
 
-def _model(**extra: Any) -> iModel:
-    return iModel(
-        model="gemini/gemini-2.5-flash",
-        endpoint="generate",
-        api_key=KEY,
-        requires_tokens=True,
-        limit_tokens=100_000,
-        **extra,
-    )
-
-
 def test_native_requests_are_estimated_from_contents_and_system_instruction() -> None:
-    model = _model()
+    model = native_model(requires_tokens=True, limit_tokens=100_000)
     alone = model.create_api_calling(contents=CONTENTS)
     with_system = model.create_api_calling(contents=CONTENTS, systemInstruction=SYSTEM)
     assert alone.required_tokens == len(json.dumps(alone.payload["contents"])) // 4

@@ -12,11 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from gemini_loopback import API_KEY, chat_model, native_model
 
-from lionagi.service import EndpointConfigurationError, iModel
+from lionagi.service import EndpointConfigurationError
 from lionagi.service_testing.fake_server import FakeProviderServer
 
-KEY = "AIzaToolChoiceKey0123456789"
 CONTENTS = [{"role": "user", "parts": [{"text": "hello"}]}]
 SHELL = {"name": "shell", "parameters": {"type": "object"}}
 FUNCTIONS = {"functionDeclarations": [SHELL, {"name": "grep"}]}
@@ -34,7 +34,7 @@ def _calling(mode: str | None = None, *names: str) -> dict[str, Any]:
 
 
 def _native_payload(**fields: Any) -> dict[str, Any]:
-    endpoint = iModel(model="gemini/gemini-2.5-flash", endpoint="generate", api_key=KEY).endpoint
+    endpoint = native_model().endpoint
     payload, _ = endpoint.create_payload({"contents": CONTENTS, **fields})
     return payload
 
@@ -61,7 +61,7 @@ def test_a_config_forcing_an_undeclared_function_is_refused(
         _native_payload(**fields)
     assert refused.value.field == "toolConfig"
     assert says in str(refused.value)
-    assert KEY not in str(refused.value)
+    assert API_KEY not in str(refused.value)
 
 
 @pytest.mark.parametrize(
@@ -90,25 +90,14 @@ def test_a_config_the_api_may_accept_is_sent_as_given(fields: dict[str, Any]) ->
 
 async def test_neither_row_sends_a_forced_call_without_its_function() -> None:
     async with FakeProviderServer() as server:
-        native = iModel(
-            model="gemini/gemini-2.5-flash",
-            endpoint="generate",
-            base_url=f"{server.base_url}/v1beta",
-            api_key=KEY,
-            allow_local_network=True,
-        )
+        native = native_model(server)
         async with native:
             with pytest.raises(EndpointConfigurationError) as info:
                 await native.invoke(
                     contents=CONTENTS, tools=[FUNCTIONS], toolConfig=_calling("ANY", "ls")
                 )
         assert info.value.field == "toolConfig"
-        chat = iModel(
-            model="gemini/gemini-2.5-flash",
-            base_url=f"{server.base_url}/v1beta/openai",
-            api_key=KEY,
-            allow_local_network=True,
-        )
+        chat = chat_model(server)
         tools = [{"type": "function", "function": SHELL}]
         forced = {"type": "function", "function": {"name": "ls"}}
         async with chat:

@@ -13,11 +13,10 @@ import json
 from typing import Any
 
 import pytest
+from gemini_loopback import native_model
 
-from lionagi.service import iModel
 from lionagi.service_testing import scripted_stream_server
 
-KEY = "AIzaToolUsePromptKey0123456789"
 CONTENTS = [{"role": "user", "parts": [{"text": "Summarise https://example.com"}]}]
 USAGE = {
     "promptTokenCount": 26,
@@ -40,16 +39,6 @@ BODY: dict[str, Any] = {
 }
 
 
-def _model(url: str) -> iModel:
-    return iModel(
-        model="gemini/gemini-2.5-flash",
-        endpoint="generate",
-        api_key=KEY,
-        base_url=url,
-        allow_local_network=True,
-    )
-
-
 async def _usage(mode: str) -> tuple[Any, Any]:
     """The usage record the call handed over, and the endpoint's counts of it."""
     if mode == "stream":
@@ -58,7 +47,7 @@ async def _usage(mode: str) -> tuple[Any, Any]:
         frames, options = [json.dumps(BODY).encode()], {"content_type": "application/json"}
     async with (
         scripted_stream_server(frames, path="/v1beta", **options) as server,
-        _model(server.url) as model,
+        native_model(server) as model,
     ):
         if mode == "stream":
             chunks = [chunk async for chunk in model.stream(contents=CONTENTS)]
@@ -77,6 +66,6 @@ async def test_tool_use_prompt_tokens_count_as_input(mode: str) -> None:
 
 
 def test_a_record_without_tool_use_keeps_the_prompt_count() -> None:
-    endpoint = iModel(model="gemini/gemini-2.5-flash", endpoint="generate", api_key=KEY).endpoint
+    endpoint = native_model().endpoint
     assert endpoint.token_counts({"promptTokenCount": 7, "candidatesTokenCount": 3}) == (7, 3)
     assert endpoint.token_counts({"toolUsePromptTokenCount": 5}) == (5, None)

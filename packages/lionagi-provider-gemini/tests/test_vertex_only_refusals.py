@@ -16,12 +16,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from gemini_loopback import native_model, sent
 
 from lionagi.providers.gemini import GeminiGenerateContentRequest
-from lionagi.service import EndpointConfigurationError, EventStatus, iModel
-from lionagi.service_testing.fake_server import FakeProviderServer
+from lionagi.service import EndpointConfigurationError, EventStatus
 
-KEY = "AIzaVertexOnlyKey0123456789abcdef"
 CONTENTS = [{"role": "user", "parts": [{"text": "hello"}]}]
 # The reason every Vertex AI refusal gives, whatever it refuses.
 REASON = (
@@ -31,12 +30,8 @@ REASON = (
 ARMOR = {"promptTemplateName": "projects/p/locations/l/templates/t"}
 
 
-def native() -> iModel:
-    return iModel(model="gemini/gemini-2.5-flash", endpoint="generate", api_key=KEY)
-
-
 def refused(request: dict[str, Any]) -> EndpointConfigurationError:
-    endpoint = native().endpoint
+    endpoint = native_model().endpoint
     with pytest.raises(EndpointConfigurationError) as info:
         endpoint.create_payload({"contents": CONTENTS, **request})
     return info.value
@@ -61,7 +56,7 @@ def test_a_vertex_ai_top_level_field_in_extra_body_is_refused_too() -> None:
 
 
 def test_a_vertex_ai_top_level_field_in_the_endpoint_defaults_is_refused() -> None:
-    endpoint = native().endpoint
+    endpoint = native_model().endpoint
     config = endpoint.config.model_copy(
         update={"request_defaults": {**endpoint.config.request_defaults, "modelArmorConfig": {}}}
     )
@@ -83,12 +78,7 @@ def test_a_vertex_ai_top_level_field_in_the_models_defaults_is_refused_when_it_i
 ) -> None:
     """``iModel(request_defaults=...)`` is checked as the model is built: with the reason too."""
     with pytest.raises(EndpointConfigurationError) as info:
-        iModel(
-            model="gemini/gemini-2.5-flash",
-            endpoint="generate",
-            api_key=KEY,
-            request_defaults=defaults,
-        )
+        native_model(request_defaults=defaults)
     assert info.value.field == field
     assert REASON in str(info.value)
     assert "not a field" not in str(info.value)
@@ -104,16 +94,7 @@ def test_the_unknown_field_message_never_lists_them_as_accepted() -> None:
 
 
 async def test_a_request_without_them_is_sent() -> None:
-    async with FakeProviderServer() as server:
-        async with iModel(
-            model="gemini/gemini-2.5-flash",
-            endpoint="generate",
-            base_url=f"{server.base_url}/v1beta",
-            api_key=KEY,
-            allow_local_network=True,
-        ) as model:
-            call = await model.invoke(contents=CONTENTS, extra_body={"someNewerField": 1})
-        body = server.requests[0].json
+    call, body = await sent({"contents": CONTENTS, "extra_body": {"someNewerField": 1}})
     assert call.execution.status is EventStatus.COMPLETED, call.execution.error
     assert isinstance(body, dict)
     assert body["someNewerField"] == 1
