@@ -1,10 +1,12 @@
 """Claude Code's ``--output-format stream-json`` events mapped to normalized chunks (ADR-0030 D3).
 
-Grammar (2.1.197, one JSON object per line; see the captures and the Agent SDK's message types):
+Grammar (2.1.197, and 2.1.332 as recorded in ``tests/captures/2.1.332``; one JSON object per
+line; see the captures and the Agent SDK's message types):
 
 ``system``      ``subtype`` ``init`` confirms the session (``session_id``, ``model``, ``tools``)
-                -> a system chunk; ``api_retry`` -> a system chunk with ``retry_notice`` (the run
-                has not failed); ``local_command_output`` -> text; the other subtypes in
+                -> a system chunk (2.1.332 repeats it for each turn a background task's
+                notification starts); ``api_retry`` -> a system chunk with ``retry_notice`` (the
+                run has not failed); ``local_command_output`` -> text; the other subtypes in
                 :data:`SYSTEM_TELEMETRY` are progress/telemetry and dropped. Any other subtype is
                 a :class:`ProviderProtocolError`: it may carry content we would lose.
 ``assistant``   ``message.content`` blocks: ``text``, ``thinking``, ``tool_use`` (and the server
@@ -14,10 +16,16 @@ Grammar (2.1.197, one JSON object per line; see the captures and the Agent SDK's
                 synthetic report of a failure, never text: it is held until the terminal event.
 ``user``        ``tool_result`` blocks -> tool_result chunks paired by ``tool_use_id``; the user's
                 own text/image blocks (echoed input) are not output.
-``result``      terminal. ``is_error: true`` is a failure even with ``subtype: "success"`` ("Not
-                logged in"); a non-``success`` subtype is a failure too. Success -> a result chunk
-                with usage, cost, turns, durations and the session id; its text is dropped when
-                it repeats text already streamed.
+``result``      the end of a turn. ``is_error: true`` is a failure even with ``subtype:
+                "success"`` ("Not logged in"); a non-``success`` subtype is a failure too; a
+                failure is the run's error chunk at once. A success is held until end of stream:
+                from 2.1.332 a run whose agent started background tasks (the ``Agent`` tool runs
+                in the background by default) prints one ``result`` per turn (``result_index``
+                0, 1, ...; the later ones carry ``origin.kind: "task-notification"``: the turn a
+                finished task's notification started), all of them after the last content. They
+                become the run's one result chunk (see :meth:`ClaudeEventMapper.finish`): usage,
+                cost, turns, durations and the session id; its text is dropped when it repeats
+                text already streamed.
 ``stream_event``  partial deltas, only with ``--include-partial-messages``, which the adapter
                 never passes: the whole assistant message always follows, so they are dropped.
 Top-level ``tool_progress``, ``rate_limit_event``, ``prompt_suggestion``, ``keep_alive`` and
@@ -26,13 +34,13 @@ Top-level ``tool_progress``, ``rate_limit_event``, ``prompt_suggestion``, ``keep
 One failure yields exactly one error chunk, even when the CLI reports it twice (an assistant
 error message and then an ``is_error`` result): errors are buffered until the terminal event.
 
-``result`` is the only terminal event: a run that produced semantic output (an ``assistant``
-or ``user`` message) and reached end of stream (the CLI exited 0) without one is cut short. The
-failure it reported, when there is one, becomes the error chunk; otherwise
-:meth:`ClaudeEventMapper.finish` raises :class:`ProviderProtocolError` instead of completing
-with the partial text as the answer. A run with no semantic output (nothing, or only ``system``
-events and telemetry) completes empty, as ADR-0030's "normal empty EOF" says; a non-zero exit is
-core's process error before ``finish`` runs.
+A run that produced semantic output (an ``assistant`` or ``user`` message) and reached end of
+stream (the CLI exited 0) without a ``result`` is cut short. The failure it reported, when there
+is one, becomes the error chunk; otherwise :meth:`ClaudeEventMapper.finish` raises
+:class:`ProviderProtocolError` instead of completing with the partial text as the answer. A run
+with no semantic output (nothing, or only ``system`` events and telemetry) completes empty, as
+ADR-0030's "normal empty EOF" says; a non-zero exit is core's process error before ``finish``
+runs.
 """
 
 from __future__ import annotations
@@ -59,6 +67,8 @@ SYSTEM_TELEMETRY = frozenset(
         "compact_boundary",
         "files_persisted",
         "elicitation_complete",
+        # 2.1.332: the list of running background tasks, after each change (a snapshot).
+        "background_tasks_changed",
     }
 )
 """``system`` subtypes that are progress or bookkeeping: never content, never an error."""
@@ -83,6 +93,18 @@ _RESULT_META = (
     ("modelUsage", "model_usage"),
     ("subtype", "subtype"),
 )
+# A later result of the same run (2.1.332's task-notification turns) adds its turn's counts to
+# these; the session-wide figures (cost, API time, per-model usage) and the last stop reason
+# are read from the latest result, which the CLI prints with everything counted.
+_PER_TURN = ("num_turns", "duration_ms")
+_LATEST = ("total_cost_usd", "duration_api_ms", "model_usage", "session_id", "stop_reason")
+_FOLLOWUP_META = (
+    ("origin", "origin"),
+    ("num_turns", "num_turns"),
+    ("duration_ms", "duration_ms"),
+    ("usage", "usage"),
+    ("stop_reason", "stop_reason"),
+)
 
 
 @dataclass(slots=True)
@@ -93,11 +115,20 @@ class _Failure:
     code: str | None
 
 
+@dataclass(slots=True)
+class _Turn:
+    """A successful ``result`` event, held until end of stream, and the failure it overrode."""
+
+    event: Mapping[str, Any]
+    reported_error: str | None
+
+
 class ClaudeEventMapper:
     """Stateful projection of one run's events; :meth:`feed` per event, :meth:`finish` at EOF.
 
-    State is needed for three rules: a result repeating streamed text is not repeated, a failure
-    reported twice is one error chunk, and the model named by ``init`` labels the result.
+    State is needed for four rules: a result repeating streamed text is not repeated, a failure
+    reported twice is one error chunk, the model named by ``init`` labels the result, and the
+    successful ``result`` events of one run become one result chunk at end of stream.
 
     Args:
         persisted: The run saves its session (no ``--no-session-persistence``). When it does
@@ -110,13 +141,14 @@ class ClaudeEventMapper:
         self._persisted = persisted
         self._streamed: list[str] = []
         self._failure: _Failure | None = None
+        self._results: list[_Turn] = []
         self._model: str | None = None
         self._finished = False
         self._started = False
 
     @property
     def finished(self) -> bool:
-        """True once the terminal event (or a failure) produced its final chunk."""
+        """True once the run's final chunk (its result, or its one error) was produced."""
         return self._finished
 
     def feed(self, event: Mapping[str, Any]) -> list[StreamChunk]:
@@ -136,7 +168,7 @@ class ClaudeEventMapper:
             self._started = True
             return self._user(event)
         if kind == "result":
-            return [self._result(event)]
+            return self._result(event)
         if kind == "auth_status":
             error = event.get("error")
             if isinstance(error, str) and error:
@@ -147,7 +179,17 @@ class ClaudeEventMapper:
         raise ProviderProtocolError(f"claude: unknown stream-json event type {kind!r}")
 
     def finish(self) -> list[StreamChunk]:
-        """Chunks owed at end of stream: a reported failure that no result event followed.
+        """Chunks owed at end of stream: the run's result, or a failure no result followed.
+
+        The successful ``result`` events were held: only at end of stream is it known that no
+        further one follows (2.1.332 prints one per turn when background tasks ran, and the
+        core contract allows one result chunk, last). They become one result chunk: the first
+        event's fields (the answer to the prompt), each later event's ``num_turns``,
+        ``duration_ms`` and integer ``usage`` counts added (its turns' own figures), the
+        session-wide ``total_cost_usd``, ``duration_api_ms``, ``model_usage``, and the last
+        ``stop_reason`` from the latest, and each later event's own figures with its ``origin``
+        listed in ``followup_results``, so none is lost. A failure reported after the last
+        result wins: nothing said the run recovered from it.
 
         Raises:
             ProviderProtocolError: the run produced messages but no ``result`` (and reported
@@ -155,13 +197,16 @@ class ClaudeEventMapper:
         """
         if self._finished:
             return []
-        if self._failure is None:
-            if self._started:
-                raise ProviderProtocolError("claude: the stream ended without a result event")
-            return []
-        self._finished = True
         failure = self._failure
-        return [_error(failure.text, {"code": failure.code} if failure.code else {})]
+        if failure is not None:
+            self._finished = True
+            return [_error(failure.text, {"code": failure.code} if failure.code else {})]
+        if self._results:
+            self._finished = True
+            return [self._merged_result()]
+        if self._started:
+            raise ProviderProtocolError("claude: the stream ended without a result event")
+        return []
 
     # -- events -----------------------------------------------------------------------------------
 
@@ -253,26 +298,53 @@ class ClaudeEventMapper:
                 raise ProviderProtocolError(f"claude: unknown user content block {btype!r}")
         return out
 
-    def _result(self, event: Mapping[str, Any]) -> StreamChunk:
-        self._finished = True
+    def _result(self, event: Mapping[str, Any]) -> list[StreamChunk]:
         subtype = event.get("subtype")
         text = event.get("result") if isinstance(event.get("result"), str) else None
         failed = event.get("is_error") is True or subtype != "success"
         if failed or (self._failure is not None and event.get("is_error") is not False):
-            return self._result_error(event, text)
-        meta = _pick(event, *_RESULT_META)
+            self._finished = True
+            return [self._result_error(event, text)]
+        # The turn says the run recovered from a failure reported before it: kept visible.
+        reported = self._failure.text if self._failure is not None else None
+        self._failure = None
+        self._results.append(_Turn(event, reported))
+        return []
+
+    def _merged_result(self) -> StreamChunk:
+        """The run's one result chunk from its held ``result`` events (see :meth:`finish`)."""
+        first, *later = self._results
+        meta = _pick(first.event, *_RESULT_META)
+        for turn in later:
+            event = _pick(turn.event, *_RESULT_META)
+            for key in (*_PER_TURN, "usage"):
+                if key in event:
+                    meta[key] = _added(meta.get(key), event[key])
+            meta.update({key: event[key] for key in _LATEST if key in event})
+            meta.setdefault("followup_results", []).append(_pick(turn.event, *_FOLLOWUP_META))
         if self._model:
             meta["model"] = self._model
-        denials = event.get("permission_denials")
-        if isinstance(denials, list) and denials:
+        denials = [
+            denial
+            for turn in self._results
+            if isinstance(found := turn.event.get("permission_denials"), list)
+            for denial in found
+        ]
+        if denials:
             meta["permission_denials"] = denials
-        if self._failure is not None:
-            # The terminal event says the run recovered; keep the earlier report visible.
-            meta["reported_error"] = self._failure.text
+        reported = next((t.reported_error for t in self._results if t.reported_error), None)
+        if reported is not None:
+            meta["reported_error"] = reported
         streamed = "".join(self._streamed)
-        if text is not None and (not text.strip() or text.strip() in streamed):
-            text = None
-        return StreamChunk("result", text, metadata=self._own_id(meta))
+        texts = [
+            text
+            for turn in self._results
+            if isinstance(text := turn.event.get("result"), str)
+            and text.strip()
+            and text.strip() not in streamed
+        ]
+        content = "\n\n".join(texts) if texts else None
+        return StreamChunk("result", content, metadata=self._own_id(meta))
 
     def _result_error(self, event: Mapping[str, Any], text: str | None) -> StreamChunk:
         errors = event.get("errors")
@@ -308,6 +380,30 @@ class ClaudeEventMapper:
             return []
         self._streamed.append(text)
         return [StreamChunk("text", text, metadata=_parent(event))]
+
+
+def _added(first: Any, later: Any) -> Any:
+    """``later``'s counts added to ``first``'s: integers summed, mappings key by key.
+
+    What is not a count on both sides (a tier name, a list) keeps ``first``'s value; a side
+    that lacks it takes the other's.
+    """
+    if later is None:
+        return first
+    if first is None:
+        return later
+    if _count(first) and _count(later):
+        return first + later
+    if isinstance(first, Mapping) and isinstance(later, Mapping):
+        merged = dict(first)
+        for key, value in later.items():
+            merged[key] = _added(first.get(key), value)
+        return merged
+    return first
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _error(message: str, meta: dict[str, Any]) -> StreamChunk:
