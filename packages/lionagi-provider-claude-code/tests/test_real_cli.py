@@ -1,7 +1,7 @@
-"""The real ``claude`` binary (2.1.197) through iModel against the fake provider server.
+"""The real ``claude`` binary (pinned 2.1.332) through iModel against the fake provider server.
 
-Also run against 2.1.332 (see ``test_claude_2_1_332.py``): every case but the pinned-version
-check passes on both.
+Also run against 2.1.197, the pin before (its recordings are ``captures/*.jsonl``; 2.1.332's are
+in ``captures/2.1.332``): every case but the pinned-version check passes on both.
 
 Skipped when node or the binary is absent (``scripts/install-real-clis`` installs it); failed
 instead under ``LIONAGI_REQUIRE_REAL_CLIS=1``. Every run is isolated (own config home), points

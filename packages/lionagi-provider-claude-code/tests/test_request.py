@@ -73,6 +73,13 @@ def test_every_flag_and_value_is_its_own_element() -> None:
     ]
 
 
+@pytest.mark.parametrize("mode", ["default", "manual"])
+def test_both_names_of_the_default_permission_mode_are_passed_on(mode: str) -> None:
+    """2.1.332 lists ``manual`` where 2.1.197 listed ``default``, and still takes ``default``."""
+    args = argv(permission_mode=mode)
+    assert args[args.index("--permission-mode") + 1] == mode
+
+
 def test_binary_setting_replaces_the_program() -> None:
     endpoint = ClaudeCodeEndpoint(settings={"binary": "/opt/claude"})
     request = ClaudeCodeRequest(prompt="p")
@@ -191,8 +198,8 @@ def test_imodel_carries_policy_kwargs_into_the_request() -> None:
 
 def test_availability_attributes() -> None:
     assert ClaudeCodeEndpoint.cli_binary == "claude"
-    assert ClaudeCodeEndpoint.tested_version == "2.1.197"
-    assert ClaudeCodeEndpoint.install_hint == "npm install -g @anthropic-ai/claude-code@2.1.197"
+    assert ClaudeCodeEndpoint.tested_version == "2.1.332"
+    assert ClaudeCodeEndpoint.install_hint == "npm install -g @anthropic-ai/claude-code@2.1.332"
     assert "login" in ClaudeCodeEndpoint.auth_hint
 
 

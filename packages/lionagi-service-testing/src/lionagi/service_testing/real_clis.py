@@ -42,11 +42,12 @@ HOME_ENV = "LIONAGI_REAL_CLI_HOME"
 REQUIRE_ENV = "LIONAGI_REQUIRE_REAL_CLIS"
 MARKER_ENV = "LIONAGI_TEST_PROCESS_MARKER"
 INSTALL_ENV = "LIONAGI_REAL_CLI_INSTALL"
-# binary -> (npm package, pinned version). Claude Code 2.1.197 is the newest that installs on
-# Node 20 (2.1.198+ declares Node >= 22).
+# binary -> (npm package, pinned version). Claude Code from 2.1.198 declares Node >= 22, but it
+# ships a native binary that its postinstall puts in place: on Node 20 npm installs it with an
+# EBADENGINE warning and the binary runs (the tier passes on 2.1.332 under Node 20).
 PINNED = {
     "codex": ("@openai/codex", "0.171.0"),
-    "claude": ("@anthropic-ai/claude-code", "2.1.197"),
+    "claude": ("@anthropic-ai/claude-code", "2.1.332"),
     "gemini": ("@google/gemini-cli", "0.61.0"),
     "pi": ("@mariozechner/pi-coding-agent", "0.73.1"),
 }

@@ -1,6 +1,6 @@
 """The typed request of one ``claude -p`` run and its argv (flags only; core places the prompt).
 
-Every field maps to one documented flag of Claude Code 2.1.197 (``claude --help``); nothing is
+Every field maps to one documented flag of Claude Code 2.1.332 (``claude --help``); nothing is
 passed through as free-form argv, so a request can never smuggle an option the adapter does not
 know about. The prompt is not in the argv: core appends ``--`` and the prompt, so a prompt such
 as ``-v`` or ``--resume x`` is an operand, never an option.
@@ -36,16 +36,20 @@ __all__ = [
 ]
 
 EffortLevel = Literal["low", "medium", "high", "xhigh", "max"]
-"""What ``claude --effort`` accepts (2.1.197); the catalog's other spellings are refused."""
+"""What ``claude --effort`` accepts (2.1.332); the catalog's other spellings are refused."""
 
-PermissionMode = Literal["acceptEdits", "auto", "bypassPermissions", "default", "dontAsk", "plan"]
-"""The choices of ``claude --permission-mode`` (2.1.197)."""
+PermissionMode = Literal[
+    "acceptEdits", "auto", "bypassPermissions", "default", "dontAsk", "manual", "plan"
+]
+"""The choices of ``claude --permission-mode``: 2.1.332 lists ``manual`` where earlier versions
+listed ``default``, and still takes ``default``; 2.1.197 and older refuse ``manual``."""
 PERMISSION_MODES: tuple[str, ...] = (
     "acceptEdits",
     "auto",
     "bypassPermissions",
     "default",
     "dontAsk",
+    "manual",
     "plan",
 )
 
@@ -151,8 +155,9 @@ class ClaudeCodeRequest(BaseModel):
     def _session_id_with_resume_needs_fork(
         cls, value: str | None, info: ValidationInfo
     ) -> str | None:
-        # Claude 2.1.197 exits 1 before any event ("--session-id can only be used with
-        # --continue or --resume if --fork-session is also specified"): refuse it here, typed.
+        # Claude exits 1 before any event (2.1.197: "--session-id can only be used with
+        # --continue or --resume if --fork-session is also specified"; 2.1.332: "--session-id
+        # with --continue or --resume also needs --fork-session"): refuse it here, typed.
         resumed = info.data.get("resume") is not None
         if value is not None and resumed and not info.data.get("fork_session"):
             raise ValueError(

@@ -12,8 +12,8 @@ EFFORT_LEVELS: tuple[str, ...] = ("low", "medium", "high", "xhigh", "max")
 
 PROGRAM = AgenticProgram(
     binary="claude",
-    tested_version="2.1.197",
-    install_hint="npm install -g @anthropic-ai/claude-code@2.1.197",
+    tested_version="2.1.332",
+    install_hint="npm install -g @anthropic-ai/claude-code@2.1.332",
     auth_hint=(
         "uses your own Claude Code login: run `claude` once and /login, or set "
         "ANTHROPIC_API_KEY; or deploy a gateway (--gateway-url with --gateway-key-env; in "
