@@ -37,7 +37,7 @@ import signal
 import sys
 from collections.abc import Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn, Protocol
 
 from ._exits import ParserOutput, UsageExit
 from ._signals import (
@@ -52,8 +52,15 @@ from ._signals import (
 )
 from ._version import VersionAction
 
-if TYPE_CHECKING:
-    from _typeshed import SupportsWrite
+
+class _Writable(Protocol):
+    """What ``print_help`` writes to: typeshed's ``SupportsWrite[str]``, spelled out.
+
+    Core imports nothing its distribution does not declare, ``_typeshed`` included.
+    """
+
+    def write(self, text: str, /) -> object: ...
+
 
 __all__ = ["main"]
 
@@ -99,7 +106,7 @@ class _Parser(argparse.ArgumentParser):
             self.error(_unrecognized(extras))
         return parsed
 
-    def print_help(self, file: SupportsWrite[str] | None = None) -> None:
+    def print_help(self, file: _Writable | None = None) -> None:
         """``--help``: raise the text as the outcome, written by ``_run`` under the holds.
 
         argparse printed it here, then exited: before the signal holds, so a SIGTERM or
