@@ -12,6 +12,11 @@ Mid-tool cases need a tool that runs long, but the fake server's tool call is al
 ``echo fake-tool-ran``. Claude Code runs Bash tool commands through ``$SHELL``; the tests point
 ``SHELL`` at a wrapper that turns exactly that command into ``sleep 600`` (recording that it
 started), and forwards everything else to the real bash.
+
+The CLI's private temporary files (``claude-<uid>/``, ``cc-socks/``) must stay in the isolated
+home even when the deployment gives the tools a ``TMPDIR`` of its own; the check compares only
+entries this run created (its tool ``TMPDIR`` is private to the test, and its project directory
+is named after a unique working directory), since the system temp dir is shared.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import http.client
 import json
 import os
 import re
+import tempfile
 import threading
 import time
 import uuid
@@ -364,3 +370,55 @@ async def test_yolo_in_a_declared_sandbox_runs_the_tool(
     init = next(c for c in chunks if c.type == "system")
     assert init.metadata["permission_mode"] == "bypassPermissions"
     assert any(c.type == "tool_result" and c.tool_output == "fake-tool-ran" for c in chunks)
+
+
+# The CLI's per-uid directory and its socket directories (``cc-socks-<uid>`` is 2.1.332's
+# fallback in /tmp when the socket path under its temp dir would be too long for AF_UNIX).
+_CLI_TEMP_ROOTS = re.compile(r"^(claude-\d+|cc-socks(-\d+)?)$")
+
+
+def cli_temp_roots(folder: Path) -> set[str]:
+    """Names of the CLI's temp roots directly in ``folder`` (none when it does not exist)."""
+    if not folder.is_dir():
+        return set()
+    return {entry.name for entry in folder.iterdir() if _CLI_TEMP_ROOTS.match(entry.name)}
+
+
+@pytest.mark.parametrize("case", ["bash", "subagent"])
+async def test_cli_temp_files_stay_in_the_isolated_home(
+    case: str,
+    claude: Path,
+    fake_provider_server: FakeProviderServer,
+    notification_router: str,
+    real_cli_marker: str,
+    tmp_path: Path,
+) -> None:
+    # A deployment TMPDIR for the agent's tools: without CLAUDE_CODE_TMPDIR pinned into the
+    # home, the CLI followed it and left claude-<uid>/<project>/<session>/ and cc-socks/ there.
+    system_tmp = Path(tempfile.gettempdir())
+    per_uid = f"claude-{os.getuid()}"
+    roots_before = cli_temp_roots(system_tmp)
+    tools_tmp = tmp_path / "tools-tmp"
+    tools_tmp.mkdir()
+    work = tmp_path / f"work-{uuid.uuid4().hex[:12]}"
+    work.mkdir()
+    if case == "bash":
+        url, request = scenario_url(fake_provider_server, "thinking+tool"), {}
+    else:
+        url, request = notification_router, {"disallowed_tools": ["Bash"]}
+    env = {"TMPDIR": str(tools_tmp)}
+    async with model_for(claude, url, real_cli_marker, env=env, cwd=work) as model:
+        chunks = await collect(model, prompt="run the tool", **request)
+        home = model.endpoint.isolated_home
+        assert home is not None
+        kept = home / "tmp" / per_uid
+        projects = set()
+        if kept.is_dir():
+            projects = {p.name for p in kept.iterdir() if not p.name.startswith("fswatch-probe-")}
+    assert any(c.type == "tool_result" for c in chunks)
+    assert not home.exists()
+    assert cli_temp_roots(tools_tmp) == set(), "the CLI's temp files left the isolated home"
+    assert cli_temp_roots(system_tmp) - roots_before == set()
+    # the run did write its task directory, into the home (so the check below is not vacuous)
+    assert projects, f"no project directory under {kept}"
+    assert not [name for name in projects if (system_tmp / per_uid / name).exists()]

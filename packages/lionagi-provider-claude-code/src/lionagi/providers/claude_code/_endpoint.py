@@ -12,6 +12,7 @@ routes the model through a gateway should not call anything else.
 Isolated home: ``CLAUDE_CONFIG_DIR`` points into it, and it is seeded with fail-fast retries
 (``CLAUDE_CODE_MAX_RETRIES=0``: the CLI otherwise retries a dead endpoint for minutes),
 telemetry, auto-update and non-essential traffic off, and onboarding marked complete.
+``CLAUDE_CODE_TMPDIR`` points into it too (see :meth:`ClaudeCodeEndpoint.isolated_home_env`).
 """
 
 from __future__ import annotations
@@ -64,6 +65,12 @@ USER_ENV: tuple[str, ...] = (
     "ANTHROPIC_BASE_URL",
     # A config dir moved off ~/.claude holds the /login session.
     "CLAUDE_CONFIG_DIR",
+    # Where the CLI keeps its private temporary files (``<dir>/claude-<uid>/``: the Bash and
+    # subagent task outputs of each session; 2.1.332 also ``<dir>/cc-socks/``) instead of
+    # ``$TMPDIR``; the CLI's own errors tell users to set it. Its messaging socket goes to
+    # ``$XDG_RUNTIME_DIR/cc-socks`` first, as in the user's login session, not into /tmp.
+    "CLAUDE_CODE_TMPDIR",
+    "XDG_RUNTIME_DIR",
     # Bedrock and Vertex: the switches and their model-specific settings. Broad cloud
     # credentials (AWS access keys) are not inherited: the agent's tool shells would get them;
     # ~/.aws and ~/.config/gcloud are found through HOME, or pass keys with ``env=``.
@@ -76,7 +83,8 @@ USER_ENV: tuple[str, ...] = (
     "CLOUD_ML_REGION",
     "GOOGLE_APPLICATION_CREDENTIALS",
 )
-"""What ``claude`` reads for its login and endpoint when run by hand; inherited in user mode."""
+"""What ``claude`` reads for its login, endpoint and working directories when run by hand;
+inherited in user mode."""
 
 HEADLESS_ENV: Mapping[str, str] = {
     "CLAUDE_CODE_MAX_RETRIES": "0",
@@ -168,8 +176,21 @@ class ClaudeCodeEndpoint(SubprocessCliEndpoint):
         return env
 
     def isolated_home_env(self, home: Path) -> dict[str, str]:
-        """Claude Code keeps its config in ``CLAUDE_CONFIG_DIR``; fail-fast, no telemetry."""
-        return {"CLAUDE_CONFIG_DIR": str(home / ".claude"), **HEADLESS_ENV}
+        """Config in ``CLAUDE_CONFIG_DIR``, private temporary files in ``CLAUDE_CODE_TMPDIR``.
+
+        Claude Code (2.1.197, 2.1.332) writes ``claude-<uid>/<project>/<session>/`` (Bash and
+        subagent task outputs, which can carry session content) and, from 2.1.332,
+        ``cc-socks/<pid>.sock`` under ``CLAUDE_CODE_TMPDIR``, else under ``$TMPDIR``. Core points
+        ``TMPDIR`` into the home, but a deployment that sets ``TMPDIR`` for the agent's tools
+        (``env=``) moved those files out of it, into a directory close() never removes. Pinned
+        to the home's ``tmp`` (core creates it), they go with the home; the tools still get the
+        deployment's ``TMPDIR``. An explicit ``env={"CLAUDE_CODE_TMPDIR": ...}`` still wins.
+        """
+        return {
+            "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+            "CLAUDE_CODE_TMPDIR": str(home / "tmp"),
+            **HEADLESS_ENV,
+        }
 
     def seed_isolated_home(self, home: Path) -> None:
         """Headless settings in the isolated ``CLAUDE_CONFIG_DIR``.
