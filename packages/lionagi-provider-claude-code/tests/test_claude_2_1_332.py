@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from claude_captures import capture as _capture
+from claude_captures import replay
 
 from lionagi.providers.claude_code import ClaudeCodeEndpoint, ClaudeEventMapper
 from lionagi.service import (
@@ -34,24 +36,12 @@ from lionagi.service import (
 )
 from lionagi.service_testing.conformance import replay_argv
 
-CAPTURES = Path(__file__).parent / "captures" / "2.1.332"
+VERSION = "2.1.332"
 
 
 def capture(name: str) -> list[dict[str, Any]]:
-    lines = (CAPTURES / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
-    return [json.loads(line) for line in lines if line.strip()]
-
-
-def replay(events: list[dict[str, Any]]) -> list[StreamChunk]:
-    """What the endpoint yields for ``events``: chunks until the first error, then finish()."""
-    mapper = ClaudeEventMapper()
-    out: list[StreamChunk] = []
-    for event in events:
-        for chunk in mapper.feed(event):
-            out.append(chunk)
-            if chunk.type == "error":
-                return out
-    return out + mapper.finish()
+    """A 2.1.332 recording's events."""
+    return _capture(name, VERSION)
 
 
 def kinds(chunks: list[StreamChunk]) -> list[str]:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+from claude_captures import capture, replay
 
 from lionagi.providers.claude_code import ClaudeCodeEndpoint, ClaudeEventMapper
 from lionagi.providers.claude_code._events import SYSTEM_TELEMETRY, TOP_LEVEL_TELEMETRY
@@ -22,25 +21,6 @@ from lionagi.service import (
     ProviderTurnLimitError,
     StreamChunk,
 )
-
-CAPTURES = Path(__file__).parent / "captures"
-
-
-def replay(events: list[dict[str, Any]]) -> list[StreamChunk]:
-    """What the endpoint yields for ``events``: chunks until the first error, then finish()."""
-    mapper = ClaudeEventMapper()
-    out: list[StreamChunk] = []
-    for event in events:
-        for chunk in mapper.feed(event):
-            out.append(chunk)
-            if chunk.type == "error":
-                return out
-    return out + mapper.finish()
-
-
-def capture(name: str) -> list[dict[str, Any]]:
-    lines = (CAPTURES / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
-    return [json.loads(line) for line in lines if line.strip()]
 
 
 def kinds(chunks: list[StreamChunk]) -> list[str]:
