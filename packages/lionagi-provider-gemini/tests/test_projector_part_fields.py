@@ -111,6 +111,16 @@ def test_a_lone_part_metadata_is_carried_not_dropped() -> None:
     )
 
 
+def test_an_empty_text_part_carrying_part_metadata_keeps_it() -> None:
+    """As a lone ``partMetadata`` is kept, so is one on an empty text (not only a signature)."""
+    out = run(chunk({"text": "", "partMetadata": ANNOTATION}), chunk({"text": "x"}, finish="STOP"))
+    assert (out[0].type, out[0].content, out[0].metadata) == (
+        "text",
+        "",
+        {"part_metadata": ANNOTATION},
+    )
+
+
 def test_a_part_of_markers_alone_projects_nothing() -> None:
     out = run(chunk({"thought": True}, {"partMetadata": {}}), chunk({"text": "x"}, finish="STOP"))
     assert [c.type for c in out] == ["text", "result"]

@@ -399,16 +399,17 @@ class GeminiStreamProjector(ProjectorBase):
         if type(part) is not dict:
             raise self.protocol_error("a part is not a JSON object", part)
         meta = dict(tag)
+        carried = False
         for field, key in PART_CARRIED.items():
             value = part.get(field)
             if value:  # an empty value says nothing
                 meta[key] = value
-        signature = part.get("thoughtSignature")
+                carried = True
         if "text" in part:
             text = part["text"]
             if not isinstance(text, str):
                 raise self.protocol_error("a text part's 'text' is not a string", part)
-            if text or signature:
+            if text or carried:
                 out.append(
                     StreamChunk(
                         type="thinking" if part.get("thought") else "text",
@@ -471,7 +472,8 @@ class GeminiStreamProjector(ProjectorBase):
             return
         data = next((key for key in part if key not in _PART_META), None)
         if data is None:
-            self._markers_only(part, meta, out)
+            if carried:
+                self._markers_only(part, meta, out)
             return
         article = "an" if data[:1] in ("a", "e", "i", "o", "u") else "a"
         if data in PART_MEDIA:
@@ -497,10 +499,8 @@ class GeminiStreamProjector(ProjectorBase):
         when the part is a thought) chunk carrying it, as ``{"text": "", "thoughtSignature":
         ...}`` does; so does a lone ``partMetadata`` / ``speechMetadata``, rather than being
         dropped. With none of them there is nothing to carry (an empty thought, or only
-        input-media qualifiers): nothing is projected.
+        input-media qualifiers): the caller projects nothing.
         """
-        if not any(key in meta for key in PART_CARRIED.values()):
-            return
         out.append(
             StreamChunk(
                 type="thinking" if part.get("thought") else "text",

@@ -361,6 +361,14 @@ class GeminiAudioMetadata(_Strict):
 _FUNCTION_RESPONSE_DATA = ("inlineData", "fileData")
 
 
+def _exactly_one(model: BaseModel, names: tuple[str, ...], what: str) -> None:
+    """Refuse ``model`` unless exactly one of its data fields ``names`` is set."""
+    present = [name for name in names if getattr(model, name) is not None]
+    if len(present) != 1:
+        found = ", ".join(present) if present else "none"
+        raise ValueError(f"{what} holds exactly one of {', '.join(names)} (found {found})")
+
+
 class GeminiFunctionResponsePart(_Strict):
     """One media part of a ``functionResponse``: its data, and the metadata that qualifies it.
 
@@ -383,13 +391,7 @@ class GeminiFunctionResponsePart(_Strict):
 
     @model_validator(mode="after")
     def _one_data_field(self) -> GeminiFunctionResponsePart:
-        present = [name for name in _FUNCTION_RESPONSE_DATA if getattr(self, name) is not None]
-        if len(present) != 1:
-            found = ", ".join(present) if present else "none"
-            raise ValueError(
-                "a function response part holds exactly one of inlineData, fileData "
-                f"(found {found})"
-            )
+        _exactly_one(self, _FUNCTION_RESPONSE_DATA, "a function response part")
         return self
 
 
@@ -429,10 +431,7 @@ class GeminiPart(_Strict):
 
     @model_validator(mode="after")
     def _one_data_field(self) -> GeminiPart:
-        present = [name for name in _PART_DATA if getattr(self, name) is not None]
-        if len(present) != 1:
-            found = ", ".join(present) if present else "none"
-            raise ValueError(f"a part holds exactly one of {', '.join(_PART_DATA)} (found {found})")
+        _exactly_one(self, _PART_DATA, "a part")
         return self
 
 
