@@ -12,8 +12,15 @@ OpenAI-compatible vendor declares its rows with `openai_compatible_specs`.
 An adapter that sends its own HTTP request outside an `Endpoint` (a remote agent) checks the
 URL with `SSRFGuard.approve` and sends through a client built on `PinnedTransport`
 inside `pinned`, so it connects to exactly the addresses the guard checked.
+
+A request field that holds a credential the provider forwards or redeems (an MCP server's
+token or headers, a one-time credit token) is declared with `remember_request_secret` /
+`remember_request_headers` as its pydantic after-validator, so a provider that echoes it in an
+error is redacted like a configured key (docs/writing-a-provider.md, "Credentials in a request").
 """
 
+from ._base.secrets import remember_request_headers as remember_request_headers
+from ._base.secrets import remember_request_secret as remember_request_secret
 from ._base.suggest import did_you_mean as did_you_mean
 from ._catalog.compatible_specs import openai_compatible_specs as openai_compatible_specs
 from ._catalog.tool_choice import unoffered_tool_choice as unoffered_tool_choice
@@ -79,6 +86,8 @@ __all__ = [
     "openai_status_error",
     "pinned",
     "read_bounded",
+    "remember_request_headers",
+    "remember_request_secret",
     "status_error",
     "unoffered_tool_choice",
     "url_origin",

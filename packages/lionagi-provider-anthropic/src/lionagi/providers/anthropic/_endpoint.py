@@ -63,7 +63,7 @@ from lionagi.service.http import (
 )
 
 from ._projector import TOOL_BLOCKS, AnthropicMessagesProjector
-from ._request import HEADER_PARAMS, _AnthropicContextManagement
+from ._request import BETA_HEADER, HEADER_PARAMS, _AnthropicContextManagement
 
 __all__ = [
     "ANTHROPIC_VERSION",
@@ -78,8 +78,6 @@ __all__ = [
 VERSION_HEADER = "anthropic-version"
 ANTHROPIC_VERSION = "2023-06-01"
 """The API version every request names (Anthropic refuses a request without one)."""
-BETA_HEADER = "anthropic-beta"
-"""The header naming the beta features a request opts into (a comma-separated list)."""
 INTERLEAVED_THINKING_BETA = "interleaved-thinking-"
 """The prefix of the interleaved-thinking beta's names (``interleaved-thinking-2025-05-14``):
 with it, ``thinking.budget_tokens`` covers every thinking block of the turn and may exceed

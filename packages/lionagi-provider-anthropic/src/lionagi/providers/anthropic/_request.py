@@ -82,9 +82,12 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from lionagi.service.http import remember_request_secret
+
 from ._static import DEFAULT_MAX_TOKENS as DEFAULT_MAX_TOKENS
 
 __all__ = [
+    "BETA_HEADER",
     "CONTEXT_EDIT_TYPES",
     "DEFAULT_MAX_TOKENS",
     "HEADER_PARAMS",
@@ -1124,12 +1127,19 @@ class AnthropicMCPToolConfiguration(BaseModel):
 
 
 class AnthropicMCPServer(_OneType):
-    """A remote MCP server the API connects to for this request (MCP connector)."""
+    """A remote MCP server the API connects to for this request (MCP connector).
+
+    ``authorization_token`` is the caller's credential for that server: left out of the repr,
+    and redacted from every error text like a configured key (``remember_request_secret``), so
+    an API answer quoting it does not carry it into an error, an excerpt or a log.
+    """
 
     type: Literal["url"] = "url"
     url: str
     name: str
-    authorization_token: str | None = None
+    authorization_token: Annotated[str | None, AfterValidator(remember_request_secret)] = Field(
+        default=None, repr=False
+    )
     tool_configuration: AnthropicMCPToolConfiguration | None = None
 
 
@@ -1521,10 +1531,12 @@ def _bare_token_present(value: Any) -> Any:
 
 # A credential-like string: ``SecretStr`` keeps it out of ``repr`` (as core keeps the API key),
 # the request's ``hide_input_in_errors`` and core's input-free errors keep it out of failures,
+# ``remember_request_secret`` out of error text that quotes it (an API answer refusing it),
 # and the serializer writes the value itself into the body, which is where it must go.
 _CreditToken = Annotated[
     SecretStr,
     AfterValidator(_token_present),
+    AfterValidator(remember_request_secret),
     PlainSerializer(_reveal, return_type=str),
 ]
 
@@ -1621,9 +1633,12 @@ Thread = Annotated[
 _THINKING_MIN_TOP_P = 0.95
 
 
+BETA_HEADER = "anthropic-beta"
+"""The header naming the beta features a request opts into (a comma-separated list)."""
+
 HEADER_PARAMS: Mapping[str, str] = MappingProxyType(
     {
-        "betas": "anthropic-beta",
+        "betas": BETA_HEADER,
         "user_profile_id": "anthropic-user-profile-id",
         "workspace_id": "anthropic-workspace-id",
     }

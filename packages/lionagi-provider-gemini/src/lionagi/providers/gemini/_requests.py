@@ -79,6 +79,7 @@ from pydantic import (
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from lionagi.service import OpenAIChatCompletionsRequest, openai_chat_shapes
+from lionagi.service.http import remember_request_headers, remember_request_secret
 
 __all__ = [
     "DocumentContentLayer",
@@ -474,12 +475,17 @@ class GeminiStreamableHttpTransport(_Strict):
     """``streamableHttpTransport``: how the API reaches a remote MCP server over HTTP.
 
     ``headers`` are sent to the MCP server (its ``Authorization`` among them), so they are left
-    out of the model's repr. ``timeout`` and ``sseReadTimeout`` are Durations, which the API's
-    JSON writes as strings such as ``"10s"`` (a bare number is refused, never read as seconds).
+    out of the model's repr, and their credentials are redacted from every error text like a
+    configured key (``remember_request_headers``): an API answer quoting one does not carry it
+    into an error, an excerpt or a log. ``timeout`` and ``sseReadTimeout`` are Durations, which
+    the API's JSON writes as strings such as ``"10s"`` (a bare number is refused, never read as
+    seconds).
     """
 
     url: str | None = None
-    headers: dict[str, str] | None = Field(default=None, repr=False)
+    headers: Annotated[dict[str, str] | None, AfterValidator(remember_request_headers)] = Field(
+        default=None, repr=False
+    )
     timeout: _Duration = None
     sseReadTimeout: _Duration = None
     terminateOnClose: bool | None = None
@@ -540,6 +546,9 @@ _AUTH_CONFIG_VERTEX = _both_spellings(
     "oauthConfig",
     "oidcConfig",
 )
+# ``googleMaps.authConfig``'s one Developer API option: the key the API calls Maps with.
+_AUTH_CONFIG = _both_spellings("authConfig")
+_API_KEY = _both_spellings("apiKey")
 _VERTEX_ONLY_OPTIONS: dict[str, _VertexOptions] = {
     "googleSearch": _VertexOptions(_both_spellings("excludeDomains", "blockingConfidence"), {}),
     "googleMaps": _VertexOptions(
@@ -566,7 +575,9 @@ def _no_vertex_options(value: dict[str, Any], info: ValidationInfo) -> dict[str,
 
     Each such option is refused at its own path (``tools.0.googleSearch.excludeDomains``), as a
     typed field would be, in either spelling the API reads; every other option stays open:
-    Google extends these objects often, and the API checks what it takes.
+    Google extends these objects often, and the API checks what it takes. The Maps key of
+    ``googleMaps.authConfig.apiKey`` is a credential the request carries: redacted from every
+    error text like a configured key (``remember_request_secret``).
     """
     refused = _VERTEX_ONLY_OPTIONS.get(info.field_name or "")
     if refused is None:
@@ -578,6 +589,10 @@ def _no_vertex_options(value: dict[str, Any], info: ValidationInfo) -> dict[str,
         elif key in refused.nested and isinstance(option, dict):
             inner = refused.nested[key]
             errors.extend(_vertex_only_error((key, name), name) for name in option if name in inner)
+            if key in _AUTH_CONFIG:
+                for name in _API_KEY & option.keys():
+                    if isinstance(option[name], str):
+                        remember_request_secret(option[name])
     if errors:
         # pydantic places these line errors under the field's own location.
         raise ValidationError.from_exception_data(info.field_name or "options", errors)

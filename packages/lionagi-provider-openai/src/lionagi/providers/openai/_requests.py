@@ -50,6 +50,7 @@ from __future__ import annotations
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -63,7 +64,12 @@ from pydantic import (
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from lionagi.service import OpenAIChatCompletionsRequest
-from lionagi.service.http import did_you_mean, unoffered_tool_choice
+from lionagi.service.http import (
+    did_you_mean,
+    remember_request_headers,
+    remember_request_secret,
+    unoffered_tool_choice,
+)
 
 __all__ = [
     "ChatPromptCacheOptions",
@@ -107,6 +113,26 @@ _TOOL_CHOICE_MODES = ("none", "auto", "required")
 # Tools whose functions are not all listed by name at the top of ``tools``: a namespace nests
 # them, tool search loads them during the response.
 _FUNCTION_HOLDERS = frozenset({"namespace", "tool_search"})
+
+
+def _remember_mcp_credentials(tools: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
+    """``tools`` unchanged, with each ``mcp`` tool's credentials kept for redaction.
+
+    An ``mcp`` tool carries the caller's credentials for its server: ``authorization`` (an
+    OAuth access token) and ``headers`` (sent to the server). The API may quote them back in
+    an error, so they are redacted from error text like a configured key
+    (``remember_request_secret``). Tools stay JSON objects (the server validates them), so
+    this reads only the type of each, which validation just went over anyway.
+    """
+    for tool in tools or ():
+        if tool.get("type") == "mcp":
+            token = tool.get("authorization")
+            if isinstance(token, str):
+                remember_request_secret(token)
+            headers = tool.get("headers")
+            if isinstance(headers, dict):
+                remember_request_headers(headers)
+    return tools
 
 
 def _responses_forced_function(choice: Any) -> str | None:
@@ -411,7 +437,8 @@ class OpenAIResponsesRequest(BaseModel):
     instructions: str | None = None
     # Before tools and tool_choice: a stored prompt can supply the tools a choice names.
     prompt: dict[str, Any] | None = None
-    tools: list[dict[str, Any]] | None = None
+    # An ``mcp`` tool's ``authorization`` and ``headers`` are redacted from error text.
+    tools: Annotated[list[dict[str, Any]] | None, AfterValidator(_remember_mcp_credentials)] = None
     tool_choice: str | dict[str, Any] | None = None
     parallel_tool_calls: StrictBool | None = None
     max_tool_calls: StrictInt | None = Field(default=None, ge=1)

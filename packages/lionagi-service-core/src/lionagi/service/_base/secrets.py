@@ -6,7 +6,9 @@
    :func:`request_header_secrets`), every value the process configured as a
    credential (:func:`remember_secret`: API keys, credential header values (:func:`header_secrets`),
    URL userinfo and query values), and the values of credential-looking environment variables
-   (:data:`CREDENTIAL_ENV_NAME`, values of at least :data:`MIN_ENV_SECRET` characters). An echo
+   (:data:`CREDENTIAL_ENV_NAME`, values of at least :data:`MIN_ENV_SECRET` characters), and the
+   credentials requests carried in their bodies (:func:`remember_request_secret`,
+   :func:`remember_request_headers`: an MCP server's token, a fallback credit token). An echo
    cut short is caught too: any run of at least :data:`FRAGMENT` leading characters of a known
    value of at least :data:`MIN_FRAGMENTED` characters (a server that quotes "the first 64
    characters of the key you sent" still leaks most of it).
@@ -25,7 +27,7 @@ import os
 import re
 import threading
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 __all__ = [
     "CREDENTIAL_ENV_NAME",
@@ -35,6 +37,7 @@ __all__ = [
     "MIN_ENV_SECRET",
     "MIN_FRAGMENTED",
     "REDACTED",
+    "REQUEST_SECRET_LIMIT",
     "bounded",
     "header_secrets",
     "is_credential_header",
@@ -44,6 +47,8 @@ __all__ = [
     "redact_headers",
     "redact_url",
     "redact_value",
+    "remember_request_headers",
+    "remember_request_secret",
     "remember_secret",
     "request_header_secrets",
     "shapes",
@@ -333,6 +338,12 @@ class _Known:
         self.pattern: re.Pattern[str] | None = None
         self.heads: _Heads | None = None
         self.names: dict[str, bool] = {}
+        # Credentials requests carried (remember_request_secret): their own insertion-ordered,
+        # bounded set, longest first in ``carried_view`` (rebuilt on change). Kept apart from
+        # ``remembered``: a new one per request must neither push a configured key out of the
+        # bound nor recompile the configured values' pattern on the next error.
+        self.carried: dict[str, None] = {}
+        self.carried_view: tuple[str, ...] = ()
 
     def env_values(self) -> tuple[str, ...]:
         names = self.names
@@ -432,6 +443,100 @@ def remember_secret(value: str | None) -> None:
         _KNOWN.version += 1
 
 
+REQUEST_SECRET_LIMIT = 256
+"""How many credentials taken from requests are kept (the most recently carried ones).
+
+A value is needed while the errors of the request that carried it can be raised, that is while
+the request is in flight; it is dropped only once this many newer distinct values were carried,
+so only beyond that many concurrent requests each carrying its own credential."""
+
+
+class _Revealable(Protocol):
+    """A wrapper that hides its value in ``repr`` (pydantic's ``SecretStr``)."""
+
+    def get_secret_value(self) -> str: ...
+
+
+_Carried = TypeVar("_Carried", bound="str | _Revealable | None")
+_Headers = TypeVar("_Headers", bound="Mapping[str, Any] | None")
+
+
+def remember_request_secret(value: _Carried) -> _Carried:
+    """Treat a credential a request carries in its body as a secret in every later :func:`redact`.
+
+    For adapter authors: a request field that holds a credential the provider forwards or
+    redeems (an MCP server's ``authorization_token``, a fallback credit token) is not a
+    configured value, so nothing else knows it, and a provider that echoes it in an error body
+    would put it into ``body_excerpt``, messages and logs. Declare the field with this as a
+    pydantic after-validator, ``Annotated[str | None, AfterValidator(remember_request_secret)]``
+    (or call it from a validator over an open mapping): it returns ``value`` unchanged, so it
+    runs only for a request that sets the field and costs the others nothing.
+
+    Process-wide, not per request: the body is validated when the payload is created, often
+    well before (and in another task than) the attempts that send it, and the error paths of an
+    attempt know its headers, never its body. Kept among the :data:`REQUEST_SECRET_LIMIT` most
+    recently carried values, apart from the configured ones (:func:`remember_secret`), so a
+    stream of per-request tokens never pushes a configured key out. A value is replaced wherever
+    it occurs, and a leading part of at least :data:`FRAGMENT` characters of one of at least
+    :data:`MIN_FRAGMENTED` (an echo cut short). ``None`` is ignored, and so is a value shorter
+    than :data:`MIN_ENV_SECRET` characters (the floor of every value redacted process-wide: a
+    short one would blank ordinary words out of every message). A ``SecretStr`` is read for its
+    value and returned as it came, still masked.
+    """
+    if value is not None:
+        text = value if isinstance(value, str) else value.get_secret_value()
+        if isinstance(text, str):
+            _carry(text)
+    return value
+
+
+def remember_request_headers(headers: _Headers) -> _Headers:
+    """:func:`remember_request_secret` for the headers a request tells the provider to send on.
+
+    An MCP server's ``headers`` (``Authorization: Bearer …`` among them) are the provider's to
+    send, so they are in the body, not in the request's own headers. Kept: what
+    :func:`header_secrets` keeps of a configured ``default_headers`` (a credential-named
+    header's value, any value shaped like a generated credential, and the credential of a
+    ``<scheme> <credential>`` value); an ordinary word in another header is not taken out of
+    every later message. Returns ``headers`` unchanged (an after-validator, like
+    :func:`remember_request_secret`); ``None`` is ignored.
+    """
+    if isinstance(headers, Mapping):
+        for value in header_secrets(headers):
+            _carry(value)
+    return headers
+
+
+def _carry(value: str) -> None:
+    """Add ``value`` to the carried set (see :func:`remember_request_secret`)."""
+    if len(value) < MIN_ENV_SECRET:
+        return
+    with _KNOWN.lock:
+        carried = _KNOWN.carried
+        if value in carried:
+            carried[value] = carried.pop(value)  # carried again: among the most recent
+            return
+        carried[value] = None
+        while len(carried) > REQUEST_SECRET_LIMIT:
+            del carried[next(iter(carried))]
+        _KNOWN.carried_view = tuple(sorted(carried, key=len, reverse=True))
+
+
+def _carried_in(text: str) -> list[str]:
+    """The carried credentials ``text`` shows, whole or by their leading fragment.
+
+    One substring search per value rather than a compiled pattern of them all: the set changes
+    with every request that carries one, and compiling hundreds of values on each change would
+    cost an error path more than these searches do (none at all while the set is empty).
+    """
+    found: list[str] = []
+    for value in _KNOWN.carried_view:
+        head = value[:FRAGMENT] if len(value) >= MIN_FRAGMENTED else value
+        if head in text:
+            found.append(value)
+    return found
+
+
 def _keep_prefix(match: re.Match[str]) -> str:
     prefix = (
         match.group("pk")
@@ -450,7 +555,8 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
     """Replace known secrets and anything shaped like a credential with ``[REDACTED]``.
 
     A secret from :func:`request_header_secrets` that is not a credential by name or shape is
-    replaced only where it stands whole; every other one wherever it occurs.
+    replaced only where it stands whole; every other one wherever it occurs. The credentials
+    requests carried (:func:`remember_request_secret`) are replaced like the ``secrets`` given.
     """
     explicit: list[str] = []
     whole: list[str] = []
@@ -459,6 +565,8 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
             whole.append(secret)
         elif secret and len(secret) >= 4:
             explicit.append(secret)
+    if _KNOWN.carried_view:
+        explicit += _carried_in(text)
     if whole:
         values = "|".join(map(re.escape, sorted(set(whole), key=len, reverse=True)))
         text = re.sub(f"(?<![{_WORD}])(?:{values})(?![{_WORD}])", REDACTED, text)

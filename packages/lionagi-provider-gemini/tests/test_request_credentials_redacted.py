@@ -1,0 +1,134 @@
+"""Credentials a ``generateContent`` request carries in its tools are redacted from its errors.
+
+An ``mcpServers`` entry's ``streamableHttpTransport.headers`` (its ``Authorization`` among
+them) and ``googleMaps.authConfig.apiKey`` are the caller's secrets, sent through the API to
+a server of theirs, so no configuration names them: before, an API answer quoting one (a 400
+refusing it, a stream's error object) put it into the raised error's text, its
+``body_excerpt`` and the log. The request model now hands them to core's
+``remember_request_headers`` / ``remember_request_secret`` as it validates them, so they are
+redacted like a configured key.
+
+The tokens are plain letters and digits without a key prefix, and the answers quote them bare
+in free text: no credential shape of core's would catch them, only the value itself.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from lionagi.service import (
+    AttemptPolicy,
+    EventStatus,
+    ProviderError,
+    ProviderStatusError,
+    ProviderStreamError,
+    StreamChunk,
+    iModel,
+)
+from lionagi.service_testing import scripted_stream_server
+
+KEY = "AIzaRequestCredentialsKey0123456789abcdef"
+CONTENTS = [{"role": "user", "parts": [{"text": "hello"}]}]
+
+
+def _token(label: str) -> str:
+    """A unique credential no redaction shape matches (letters and digits, no known prefix)."""
+    return f"{label}{uuid.uuid4().hex}"
+
+
+def _mcp_bearer(token: str) -> dict[str, Any]:
+    transport = {"url": "https://mcp.example/mcp", "headers": {"Authorization": f"Bearer {token}"}}
+    return {"mcpServers": [{"name": "docs", "streamableHttpTransport": transport}]}
+
+
+def _mcp_named(token: str) -> dict[str, Any]:
+    transport = {"url": "https://mcp.example/mcp", "headers": {"X-Api-Key": token}}
+    return {"mcpServers": [{"name": "docs", "streamableHttpTransport": transport}]}
+
+
+def _maps_key(token: str) -> dict[str, Any]:
+    return {"googleMaps": {"authConfig": {"apiKey": token}}}
+
+
+TOOLS = [
+    pytest.param(_mcp_bearer, id="mcp_authorization"),
+    pytest.param(_mcp_named, id="mcp_named_header"),
+    pytest.param(_maps_key, id="maps_api_key"),
+]
+
+
+def _refusal(token: str) -> dict[str, Any]:
+    message = f"the tool server refused the credential {token} (401 Unauthorized)"
+    return {"error": {"code": 400, "message": message, "status": "INVALID_ARGUMENT"}}
+
+
+def _model(url: str) -> iModel:
+    return iModel(
+        model="gemini/gemini-2.5-flash",
+        endpoint="generate",
+        api_key=KEY,
+        base_url=url,
+        allow_local_network=True,
+        attempt_policy=AttemptPolicy(max_attempts=1),
+    )
+
+
+async def _consume(stream: AsyncIterator[StreamChunk], chunks: list[StreamChunk]) -> None:
+    """Read ``stream`` to its end (or its error), keeping every chunk in ``chunks``."""
+    async for chunk in stream:
+        chunks.append(chunk)
+
+
+def _assert_hidden(
+    token: str, error: BaseException, caplog: pytest.LogCaptureFixture, *texts: str
+) -> None:
+    """Neither the token nor its first half shows in the error, its excerpt, or a log record."""
+    shown = [str(error), repr(error), *texts]
+    if isinstance(error, ProviderStatusError):
+        shown.append(error.body_excerpt or "")
+    formatter = logging.Formatter("%(message)s %(exc_text)s")
+    shown += [formatter.format(record) for record in caplog.records]
+    half = token[: len(token) // 2]
+    assert [text for text in shown if half in text] == []
+    assert "[REDACTED]" in str(error)
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+async def test_a_400_quoting_the_credential_does_not_show_it(
+    tool: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="lionagi")
+    token = _token("cred")
+    body = json.dumps(_refusal(token)).encode()
+    reply = scripted_stream_server(
+        [body], path="/v1beta", status=400, content_type="application/json"
+    )
+    async with reply as server, _model(server.url) as model:
+        event = await model.invoke(contents=CONTENTS, tools=[tool(token)])
+    assert event.status is EventStatus.FAILED
+    error = event.exception
+    assert isinstance(error, ProviderStatusError), error
+    assert error.status == 400
+    _assert_hidden(token, error, caplog)
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+async def test_a_stream_error_quoting_the_credential_does_not_show_it(
+    tool: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="lionagi")
+    token = _token("cred")
+    raw = b"data: " + json.dumps(_refusal(token)).encode() + b"\r\n\r\n"
+    chunks: list[StreamChunk] = []
+    async with scripted_stream_server([raw], path="/v1beta") as server, _model(server.url) as m:
+        with pytest.raises(ProviderError) as raised:
+            await _consume(m.stream(contents=CONTENTS, tools=[tool(token)]), chunks)
+    assert isinstance(raised.value, ProviderStreamError), raised.value
+    assert chunks[-1].type == "error"
+    _assert_hidden(token, raised.value, caplog, chunks[-1].content, repr(chunks[-1].metadata))
