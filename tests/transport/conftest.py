@@ -14,7 +14,6 @@ import http.server
 import json
 import socket
 import ssl
-import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +23,7 @@ import pytest
 
 from lionagi.service import Endpoint, iModel
 from lionagi.service.http import ChatCompletionsProjector, StreamProjector
+from lionagi.service_testing import serving
 
 SECRET = "ZZdistinctiveQQ42secretvalueXY"
 """A key that matches no generic key shape, so only configured-key redaction can hide it."""
@@ -300,23 +300,12 @@ def threaded_chat() -> Iterator[ChatServer]:
     ``threaded_chat(tls=context)`` serves HTTPS with that server context. No event loop owns
     the server, so synchronous tests may run several ``asyncio.run`` loops against it.
     """
-    running: list[tuple[http.server.ThreadingHTTPServer, threading.Thread]] = []
+    with contextlib.ExitStack() as running:
 
-    def start(tls: ssl.SSLContext | None = None) -> str:
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Chat)
-        if tls is not None:
-            server.socket = tls.wrap_socket(server.socket, server_side=True)
-        thread = threading.Thread(target=server.serve_forever, daemon=True)
-        thread.start()
-        running.append((server, thread))
-        scheme = "https" if tls is not None else "http"
-        return f"{scheme}://127.0.0.1:{server.server_address[1]}/v1"
+        def start(tls: ssl.SSLContext | None = None) -> str:
+            return running.enter_context(serving(_Chat, tls=tls)) + "/v1"
 
-    yield start
-    for server, thread in running:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+        yield start
 
 
 @pytest.fixture

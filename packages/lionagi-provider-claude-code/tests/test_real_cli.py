@@ -21,17 +21,12 @@ is named after a unique working directory), since the system temp dir is shared.
 
 from __future__ import annotations
 
-import http.client
-import json
 import os
 import re
 import tempfile
-import threading
 import time
 import uuid
-from collections.abc import Iterator
 from contextlib import aclosing
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -87,56 +82,6 @@ def slow_shell(tmp_path: Path) -> tuple[Path, Path]:
     )
     wrapper.chmod(0o755)
     return wrapper, started
-
-
-@pytest.fixture
-def notification_router(fake_provider_server: FakeProviderServer) -> Iterator[str]:
-    """A gateway URL that answers a background task's notification turn with text.
-
-    From 2.1.332 the ``Agent`` tool runs in the background and, once the subagent finishes, the
-    CLI starts a turn quoting its ``<task-notification>``. The fake server's ``tool`` scenario
-    answers any turn that does not end in a tool result with another tool call, so the run
-    would never end; a real model answers the notification. This proxy in front of the fake
-    server sends such a turn to the ``text`` scenario and every other request to ``tool``.
-    """
-    upstream = fake_provider_server.port
-
-    class Route(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def do_POST(self) -> None:
-            body = self.rfile.read(int(self.headers.get("content-length") or 0))
-            messages = json.loads(body or b"{}").get("messages") or [{}]
-            notified = "task-notification" in json.dumps(messages[-1])
-            scenario = "text" if notified else "tool"
-            headers = {k: v for k, v in self.headers.items() if k.lower() != "host"}
-            connection = http.client.HTTPConnection("127.0.0.1", upstream, timeout=30)
-            try:
-                connection.request("POST", f"/scenario/{scenario}{self.path}", body, headers)
-                reply = connection.getresponse()
-                data = reply.read()
-            finally:
-                connection.close()
-            self.send_response(reply.status)
-            for key, value in reply.getheaders():
-                if key.lower() not in ("content-length", "transfer-encoding", "connection"):
-                    self.send_header(key, value)
-            self.send_header("content-length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, format: str, *args: object) -> None:
-            """Quiet: the fake server records what matters."""
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Route)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
 
 
 def model_for(claude: Path, gateway: str, real_cli_marker: str, **options: Any) -> iModel:
@@ -208,13 +153,15 @@ async def test_thinking_and_tool_round_trip(
 
 
 async def test_subagent_run_completes_with_paired_tools(
-    claude: Path, notification_router: str, real_cli_marker: str
+    claude: Path, fake_provider_server: FakeProviderServer, real_cli_marker: str
 ) -> None:
     # Without Bash the fake server's tool call goes to the Agent tool: a subagent runs, and the
     # CLI reports its tasks with system/task_started, task_progress, task_updated, ... From
     # 2.1.332 it runs in the background (system/background_tasks_changed), and its notification
-    # starts another turn with a result of its own: still one result chunk, last.
-    async with model_for(claude, notification_router, real_cli_marker) as model:
+    # starts another turn with a result of its own: still one result chunk, last. The fake
+    # server answers that notification turn with text, as a model does, so the run ends.
+    url = scenario_url(fake_provider_server, "tool")
+    async with model_for(claude, url, real_cli_marker) as model:
         chunks = await collect(model, prompt="delegate", disallowed_tools=["Bash"])
     uses = [c for c in chunks if c.type == "tool_use"]
     assert uses
@@ -389,7 +336,6 @@ async def test_cli_temp_files_stay_in_the_isolated_home(
     case: str,
     claude: Path,
     fake_provider_server: FakeProviderServer,
-    notification_router: str,
     real_cli_marker: str,
     tmp_path: Path,
 ) -> None:
@@ -405,7 +351,7 @@ async def test_cli_temp_files_stay_in_the_isolated_home(
     if case == "bash":
         url, request = scenario_url(fake_provider_server, "thinking+tool"), {}
     else:
-        url, request = notification_router, {"disallowed_tools": ["Bash"]}
+        url, request = scenario_url(fake_provider_server, "tool"), {"disallowed_tools": ["Bash"]}
     env = {"TMPDIR": str(tools_tmp)}
     async with model_for(claude, url, real_cli_marker, env=env, cwd=work) as model:
         chunks = await collect(model, prompt="run the tool", **request)

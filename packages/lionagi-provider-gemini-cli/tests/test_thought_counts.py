@@ -15,9 +15,8 @@ real-tier test drives the pinned ``gemini`` itself against the same server.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ from lionagi.providers.gemini_cli import GeminiCodeEndpoint
 from lionagi.service import EventStatus, iModel
 from lionagi.service.agentic import TokenCounts
 from lionagi.service.telemetry import instrument, uninstrument
+from lionagi.service_testing import serving
 from lionagi.service_testing.conformance import replay_argv
 from lionagi.service_testing.real_clis import require_real_cli
 from lionagi.service_testing.real_tier import isolated_model
@@ -143,15 +143,8 @@ class _ThinkingGemini(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def thinking_server() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _ThinkingGemini)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    with serving(_ThinkingGemini) as url:
+        yield url
 
 
 @pytest.mark.real_cli

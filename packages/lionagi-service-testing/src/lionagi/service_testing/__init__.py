@@ -1,7 +1,8 @@
 """Test support for lionagi-service: a fake model-provider server on loopback, and more.
 
 Applications and third-party provider packages use it to test against real HTTP without a
-network or credentials; the benchmarks and the opt-in real-CLI tests use it too.
+network or credentials; the benchmarks and the opt-in real-CLI tests use it too. A test that
+needs an answer no scenario renders serves a handler of its own with :func:`serving`.
 """
 
 from ._fake_embeddings import EMBEDDING_DIMENSIONS as EMBEDDING_DIMENSIONS
@@ -16,6 +17,8 @@ from ._fake_script import TOOL_COMMAND as TOOL_COMMAND
 from ._fake_script import TOOL_DESCRIPTION as TOOL_DESCRIPTION
 from ._fake_wire import USAGE_INPUT as USAGE_INPUT
 from ._fake_wire import USAGE_OUTPUT as USAGE_OUTPUT
+from ._serving import ServingError as ServingError
+from ._serving import serving as serving
 from ._stream_script import ScriptedStream as ScriptedStream
 from ._stream_script import scripted_replies_server as scripted_replies_server
 from ._stream_script import scripted_stream_server as scripted_stream_server
@@ -37,9 +40,11 @@ __all__ = [
     "FakeProviderServer",
     "RecordedRequest",
     "ScriptedStream",
+    "ServingError",
     "embed",
     "main",
     "scripted_replies_server",
     "scripted_stream_server",
     "serve_forever",
+    "serving",
 ]

@@ -1,8 +1,11 @@
 """Read what the fake server needs from each vendor's request body.
 
-Only four facts steer an answer: the model, whether to stream, which tools were offered, and
+Only a few facts steer an answer: the model, whether to stream, which tools were offered, and
 whether the conversation ends with a tool result (then a tool call is answered with text quoting
-it, which is how the real CLIs' tool loops terminate against the fake server).
+it, which is how the real CLIs' tool loops terminate against the fake server). In the Anthropic
+dialect one more shape counts: a turn that is Claude Code's notification of a finished
+background task (:func:`is_task_notification`), which a model answers rather than calling a tool
+again.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ __all__ = [
     "answer_facts",
     "chat_facts",
     "gemini_facts",
+    "is_task_notification",
     "messages_facts",
     "ollama_chat_facts",
     "ollama_generate_facts",
@@ -31,6 +35,10 @@ DEFAULT_MODEL = "fake-model"
 ANSWER_MODEL = "exa"
 _RESULT_LIMIT = 500
 _FIELD = re.compile(r"[A-Z][A-Za-z ]*: ")
+# Claude Code's own framing of a finished background task (2.1.332: inside a system reminder,
+# the task id first). The CLI escapes "<" in the subagent output it quotes there, so a nested
+# notification never matches; an element with no task id is not the CLI's.
+_TASK_NOTIFICATION = re.compile(r"<task-notification>\s*<task-id>[^<>]+</task-id>")
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +58,7 @@ class RequestFacts:
     include_usage: bool = False
     tools: tuple[ToolSpec, ...] = ()
     tool_result: str | None = None
+    task_notification: bool = False
 
 
 def _dict(value: object) -> dict[str, Any]:
@@ -194,6 +203,7 @@ def messages_facts(body: dict[str, Any]) -> RequestFacts:
         if tool.get("name") and "input_schema" in tool
     )
     result = None
+    notified = False
     for message in reversed(_list(body.get("messages"))):
         message = _dict(message)
         if message.get("role") != "user":
@@ -202,10 +212,36 @@ def messages_facts(body: dict[str, Any]) -> RequestFacts:
         results = [b for b in blocks if b.get("type") == "tool_result"]
         if results:
             result = _text_of(results[-1].get("content"))
+        else:
+            notified = is_task_notification(message.get("content"))
         break
     return RequestFacts(
-        model=_model(body), stream=body.get("stream") is True, tools=tools, tool_result=result
+        model=_model(body),
+        stream=body.get("stream") is True,
+        tools=tools,
+        tool_result=result,
+        task_notification=notified,
     )
+
+
+def is_task_notification(content: object) -> bool:
+    """Whether a user turn's content is Claude Code's notice that a background task finished.
+
+    From 2.1.332 the ``Agent`` tool runs its subagent in the background: the tool result only
+    says it started, and when the subagent ends the CLI starts one more turn whose user message
+    carries a ``<task-notification>`` element (task id, status, the subagent's result). The CLI
+    writes that element itself, as it writes a ``tool_result`` block: it is the conversation's
+    shape, not words a test chose. A string content or any of its text blocks may carry it.
+    """
+    if isinstance(content, str):
+        texts = [content]
+    else:
+        texts = [
+            block["text"]
+            for block in map(_dict, _list(content))
+            if block.get("type") == "text" and isinstance(block.get("text"), str)
+        ]
+    return any(_TASK_NOTIFICATION.search(text) for text in texts)
 
 
 def gemini_facts(body: dict[str, Any], model: str, stream: bool) -> RequestFacts:

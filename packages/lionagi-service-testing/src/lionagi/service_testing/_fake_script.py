@@ -7,7 +7,9 @@ that cannot set headers but take a base URL), otherwise ``text``. Several names 
 ``token_limit`` with ``tool``), and at most one *outcome* behaviour (an error status or a
 connection fault) applies on top. The only state read from the body is the conversation's shape:
 a ``tool`` scenario whose last turn is a tool result answers with text quoting it, which is how
-agents' tool loops terminate.
+agents' tool loops terminate; one whose last turn is Claude Code's notification that a background
+task finished answers with the scenario's text, as a model does, which is how a background
+subagent's run terminates.
 
 The resulting :class:`Script` says what to answer (thinking, text deltas, a tool call, usage, an
 error kind, a fault, whether the answer stopped at the output token limit, whether every object
@@ -376,5 +378,8 @@ def build_script(
     if "tool" in names:
         if facts.tool_result is not None:
             return replace(base, chunks=_chunks(f"Tool said: {facts.tool_result}. Done.", count))
-        return replace(base, thinking=thinking, tool=_tool_call(facts))
+        # A finished background task's notification gets text: another call would start another
+        # background subagent, whose notification would get another call, and so on forever.
+        if not facts.task_notification:
+            return replace(base, thinking=thinking, tool=_tool_call(facts))
     return replace(base, chunks=_chunks(text, count), thinking=thinking)
