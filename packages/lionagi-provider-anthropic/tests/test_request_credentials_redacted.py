@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import logging
-import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -29,16 +28,11 @@ from lionagi.service import (
     StreamChunk,
     iModel,
 )
-from lionagi.service_testing import scripted_stream_server
+from lionagi.service_testing import plain_secret, scripted_stream_server, secret_shown
 
 KEY = "sk-ant-test-FAKEkey0123456789abcdef"
 HI = [{"role": "user", "content": "hi"}]
 ONCE = AttemptPolicy(max_attempts=1)
-
-
-def _token(label: str) -> str:
-    """A unique credential no redaction shape matches (letters and digits, no known prefix)."""
-    return f"{label}{uuid.uuid4().hex}"
 
 
 def _mcp(token: str) -> dict[str, Any]:
@@ -101,13 +95,7 @@ def _assert_hidden(
     token: str, error: BaseException, caplog: pytest.LogCaptureFixture, *texts: str
 ) -> None:
     """Neither the token nor its first half shows in the error, its excerpt, or a log record."""
-    shown = [str(error), repr(error), *texts]
-    if isinstance(error, ProviderStatusError):
-        shown.append(error.body_excerpt or "")
-    formatter = logging.Formatter("%(message)s %(exc_text)s")
-    shown += [formatter.format(record) for record in caplog.records]
-    half = token[: len(token) // 2]
-    assert [text for text in shown if half in text] == []
+    assert secret_shown(token, error, *texts, records=caplog.records) == []
     assert "[REDACTED]" in str(error)
 
 
@@ -116,7 +104,7 @@ async def test_a_400_quoting_the_token_does_not_show_it(
     fields: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG, logger="lionagi")
-    token = _token("cred")
+    token = plain_secret("cred")
     reply = scripted_stream_server([_refusal(token)], status=400, content_type="application/json")
     async with reply as server, _model(server.url) as model:
         event = await model.invoke(model="claude-x", messages=HI, **fields(token))
@@ -132,7 +120,7 @@ async def test_a_stream_error_event_quoting_the_token_does_not_show_it(
     fields: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG, logger="lionagi")
-    token = _token("cred")
+    token = plain_secret("cred")
     chunks: list[StreamChunk] = []
     async with scripted_stream_server(_stream_refusal(token)) as server, _model(server.url) as m:
         with pytest.raises(ProviderError) as raised:
@@ -145,7 +133,7 @@ async def test_a_stream_error_event_quoting_the_token_does_not_show_it(
 async def test_the_mcp_token_is_left_out_of_the_request_models_repr() -> None:
     from lionagi.providers.anthropic import AnthropicMessagesRequest
 
-    token = _token("repr")
+    token = plain_secret("repr")
     request = AnthropicMessagesRequest.model_validate(
         {"model": "claude-x", "max_tokens": 8, "messages": HI, **_mcp(token)}
     )

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import logging
-import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -31,15 +30,10 @@ from lionagi.service import (
     StreamChunk,
     iModel,
 )
-from lionagi.service_testing import scripted_stream_server
+from lionagi.service_testing import plain_secret, scripted_stream_server, secret_shown
 
 KEY = "AIzaRequestCredentialsKey0123456789abcdef"
 CONTENTS = [{"role": "user", "parts": [{"text": "hello"}]}]
-
-
-def _token(label: str) -> str:
-    """A unique credential no redaction shape matches (letters and digits, no known prefix)."""
-    return f"{label}{uuid.uuid4().hex}"
 
 
 def _mcp_bearer(token: str) -> dict[str, Any]:
@@ -89,13 +83,7 @@ def _assert_hidden(
     token: str, error: BaseException, caplog: pytest.LogCaptureFixture, *texts: str
 ) -> None:
     """Neither the token nor its first half shows in the error, its excerpt, or a log record."""
-    shown = [str(error), repr(error), *texts]
-    if isinstance(error, ProviderStatusError):
-        shown.append(error.body_excerpt or "")
-    formatter = logging.Formatter("%(message)s %(exc_text)s")
-    shown += [formatter.format(record) for record in caplog.records]
-    half = token[: len(token) // 2]
-    assert [text for text in shown if half in text] == []
+    assert secret_shown(token, error, *texts, records=caplog.records) == []
     assert "[REDACTED]" in str(error)
 
 
@@ -104,7 +92,7 @@ async def test_a_400_quoting_the_credential_does_not_show_it(
     tool: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG, logger="lionagi")
-    token = _token("cred")
+    token = plain_secret("cred")
     body = json.dumps(_refusal(token)).encode()
     reply = scripted_stream_server(
         [body], path="/v1beta", status=400, content_type="application/json"
@@ -123,7 +111,7 @@ async def test_a_stream_error_quoting_the_credential_does_not_show_it(
     tool: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG, logger="lionagi")
-    token = _token("cred")
+    token = plain_secret("cred")
     raw = b"data: " + json.dumps(_refusal(token)).encode() + b"\r\n\r\n"
     chunks: list[StreamChunk] = []
     async with scripted_stream_server([raw], path="/v1beta") as server, _model(server.url) as m:

@@ -17,6 +17,8 @@ from ._fake_script import TOOL_COMMAND as TOOL_COMMAND
 from ._fake_script import TOOL_DESCRIPTION as TOOL_DESCRIPTION
 from ._fake_wire import USAGE_INPUT as USAGE_INPUT
 from ._fake_wire import USAGE_OUTPUT as USAGE_OUTPUT
+from ._secret_check import plain_secret as plain_secret
+from ._secret_check import secret_shown as secret_shown
 from ._serving import ServingError as ServingError
 from ._serving import serving as serving
 from ._stream_script import ScriptedStream as ScriptedStream
@@ -43,8 +45,10 @@ __all__ = [
     "ServingError",
     "embed",
     "main",
+    "plain_secret",
     "scripted_replies_server",
     "scripted_stream_server",
+    "secret_shown",
     "serve_forever",
     "serving",
 ]

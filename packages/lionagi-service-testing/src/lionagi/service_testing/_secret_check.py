@@ -1,0 +1,51 @@
+"""Where a secret shows after a failure: the error, its excerpt, chunk texts, log records.
+
+A provider package that declares a credential-bearing request field (core's
+``remember_request_secret``) proves the value stays hidden by making a server quote it back
+and reading everything a user could see. Each such test needs the same list of places and the
+same "cut short" rule, so they live here once; :func:`secret_shown` returns the places rather
+than asserting, so a failing test names each one.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Iterable
+
+from lionagi.service import ProviderStatusError
+
+__all__ = ["plain_secret", "secret_shown"]
+
+_RECORD = logging.Formatter("%(message)s %(exc_text)s")
+
+
+def plain_secret(label: str) -> str:
+    """A unique credential that no redaction shape of core's matches.
+
+    Letters and digits after ``label``, with no known key prefix: a test using it passes only
+    if the value itself is known to the redaction, not because it looks like a key.
+    """
+    return f"{label}{uuid.uuid4().hex}"
+
+
+def secret_shown(
+    secret: str,
+    error: BaseException,
+    *texts: str,
+    records: Iterable[logging.LogRecord] = (),
+) -> list[str]:
+    """The places where ``secret``, or its leading half, shows; empty when it is hidden.
+
+    Read: ``str`` and ``repr`` of ``error``, its ``body_excerpt`` when it is an HTTP status
+    error, each of ``texts`` (an error chunk's content, its metadata's repr) and each log
+    record, formatted with its exception text (``caplog.records``). Half the value counts as
+    shown: a server that quotes a credential cut short still leaks most of it.
+    """
+    half = secret[: max(1, len(secret) // 2)]
+    places = [("str(error)", str(error)), ("repr(error)", repr(error))]
+    if isinstance(error, ProviderStatusError):
+        places.append(("error.body_excerpt", error.body_excerpt or ""))
+    places += [(f"texts[{index}]", text) for index, text in enumerate(texts)]
+    places += [(f"log record {r.name}", _RECORD.format(r)) for r in records]
+    return [where for where, text in places if half in text]
