@@ -264,6 +264,7 @@ def test_pattern_order_is_the_documented_precedence() -> None:
         "capacity",
         "unsupported_model",
         "stream_disconnect",
+        "connection",
         "permission",
         "content_filter",
         "capability",

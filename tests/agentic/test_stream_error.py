@@ -30,6 +30,7 @@ from lionagi.service import (
     ProviderStreamCapabilityError,
     ProviderStreamCapacityError,
     ProviderStreamConfigError,
+    ProviderStreamConnectionError,
     ProviderStreamContentFilterError,
     ProviderStreamContextError,
     ProviderStreamDisconnectError,
@@ -58,6 +59,7 @@ TWINS = [
     (ProviderStreamUnsupportedModelError, ProviderUnsupportedModelError),
     (ProviderStreamPermissionError, ProviderPermissionError),
     (ProviderStreamDisconnectError, ProviderDisconnectError),
+    (ProviderStreamConnectionError, ProviderConnectionError),
     (ProviderStreamContentFilterError, ProviderContentFilterError),
     (ProviderStreamCapabilityError, ProviderCapabilityError),
 ]

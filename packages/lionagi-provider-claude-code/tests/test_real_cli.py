@@ -37,8 +37,8 @@ from lionagi.providers.claude_code import ClaudeCodeEndpoint
 from lionagi.service import (
     EventStatus,
     ProviderAuthError,
-    ProviderError,
     ProviderPermissionError,
+    ProviderStreamConnectionError,
     ProviderStreamError,
     RequestDeadlineExceeded,
     StreamChunk,
@@ -236,11 +236,13 @@ async def test_server_down_is_typed_within_the_deadline(claude: Path, real_cli_m
     port = closed_port()
     started = time.monotonic()
     async with model_for(claude, f"http://127.0.0.1:{port}", real_cli_marker) as model:
-        with pytest.raises(ProviderError) as info:
+        with pytest.raises(ProviderStreamConnectionError) as info:
             await collect(model, prompt="hi")
     assert time.monotonic() - started < CALL_DEADLINE + 5
     # 2.1.197: "Unable to connect to API (ConnectionRefused)"; 2.1.332: "Connection refused — a
-    # firewall or proxy may be blocking it (ECONNREFUSED)"
+    # firewall or proxy may be blocking it (ECONNREFUSED)". Nothing answered: the connection
+    # family (a ProviderConnectionError), not the server-fault twin its "server_error" label
+    # gave it.
     assert re.search(r"Unable to connect|ECONNREFUSED", str(info.value)), str(info.value)
 
 

@@ -13,8 +13,8 @@ from lionagi.providers.codex import CodexCliEndpoint
 from lionagi.providers.codex._events import IGNORED_EVENTS, CodexEventParser
 from lionagi.service import (
     ProviderAuthError,
+    ProviderConnectionError,
     ProviderContextError,
-    ProviderDisconnectError,
     ProviderProtocolError,
     ProviderQuotaError,
     ProviderStreamError,
@@ -121,7 +121,7 @@ def test_401_is_one_error_chunk_classified_as_auth(name: str) -> None:
     [
         ("codex-429.jsonl", ProviderQuotaError),
         ("codex-context.jsonl", ProviderContextError),
-        ("codex-server-down.jsonl", ProviderDisconnectError),
+        ("codex-server-down.jsonl", ProviderConnectionError),
     ],
 )
 def test_real_failure_texts_classify(name: str, family: type[Exception]) -> None:

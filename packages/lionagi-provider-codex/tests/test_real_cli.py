@@ -27,7 +27,7 @@ from lionagi.providers.codex import DEFAULT_MODEL, CodexCliEndpoint, CodexFastMo
 from lionagi.service import (
     EventStatus,
     ProviderAuthError,
-    ProviderDisconnectError,
+    ProviderStreamConnectionError,
     RequestDeadlineExceeded,
     StreamChunk,
     iModel,
@@ -241,8 +241,8 @@ async def test_server_down_is_a_typed_error_within_the_deadline(
     started = time.monotonic()
     try:
         # Isolated mode turns codex's endless wait for the network off: a refused connection
-        # is a failed turn at once, in the retryable disconnect family.
-        with pytest.raises(ProviderDisconnectError):
+        # is a failed turn at once, in the connection family (the API was never reached).
+        with pytest.raises(ProviderStreamConnectionError):
             await collect_stream(model, deadline=CALL_TIMEOUT, prompt="hi")
     finally:
         await model.close()

@@ -75,6 +75,7 @@ if TYPE_CHECKING:
     from ._base.errors import ProviderStreamCapabilityError as ProviderStreamCapabilityError
     from ._base.errors import ProviderStreamCapacityError as ProviderStreamCapacityError
     from ._base.errors import ProviderStreamConfigError as ProviderStreamConfigError
+    from ._base.errors import ProviderStreamConnectionError as ProviderStreamConnectionError
     from ._base.errors import (
         ProviderStreamContentFilterError as ProviderStreamContentFilterError,
     )
@@ -263,6 +264,7 @@ _LAZY: dict[str, str] = {
     "ProviderStreamCapabilityError": "._base.errors",
     "ProviderStreamCapacityError": "._base.errors",
     "ProviderStreamConfigError": "._base.errors",
+    "ProviderStreamConnectionError": "._base.errors",
     "ProviderStreamContentFilterError": "._base.errors",
     "ProviderStreamContextError": "._base.errors",
     "ProviderStreamDisconnectError": "._base.errors",

@@ -28,6 +28,7 @@ from lionagi.service import (
     AgenticCapabilities,
     AgenticRequestValidationError,
     AgenticSettings,
+    ProviderConnectionError,
     ProviderDisconnectError,
     ProviderPermissionError,
     ProviderQuotaError,
@@ -126,6 +127,21 @@ CLAUDE_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
         ProviderTurnLimitError,
         r"\berror_max_turns\b",
         summary="stopped at the maximum number of turns",
+    ),
+    # The API could not be reached at all, in the words core's phrases do not cover: 2.1.197's
+    # "Unable to connect to API (ConnectionRefused)" (2.1.332 prints it for any other code, and
+    # "Unable to connect to API. Check your internet connection" with none), and 2.1.332's
+    # "Can't reach the API server — check your internet or DNS (FailedToOpenSocket)"; the
+    # Node codes it quotes (ECONNREFUSED, ENOTFOUND, ENETUNREACH, ...) are core's. Never the
+    # CLI's TLS and captive-portal texts ("Unable to connect to API: SSL certificate ...",
+    # "Unable to connect to API: sign in to network or proxy"): a retry does not fix those.
+    # Before the disconnect rule, whose ECONNRESET the catch-all form may quote.
+    ProviderErrorPattern(
+        "connection",
+        ProviderConnectionError,
+        r"\bunable to connect to api\b(?!\s*:)|\bConnectionRefused\b"
+        r"|\bcan['\u2019]?t reach the api server\b",
+        summary="could not connect to the API",
     ),
     # The API's stream cut off mid-answer: "Connection to the API was lost (ECONNRESET)".
     ProviderErrorPattern(

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from lionagi.service import (
     AgenticCapabilities,
     AgenticSettings,
-    ProviderDisconnectError,
+    ProviderConnectionError,
     ProviderQuotaSpentError,
 )
 from lionagi.service.agentic import (
@@ -70,11 +70,14 @@ CODEX_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
         r"\bhit your usage limit\b",
         summary="usage limit reached (the plan's window resets hours or days later; not retried)",
     ),
-    # Codex's text when the gateway refuses or cannot be reached (no HTTP status): the stream
-    # never started, so it is the retryable disconnect family.
+    # Codex's text when the gateway refuses the connection or its host name does not resolve
+    # (0.171.0 prints the same words for both, no HTTP status): codex-rs ``ConnectionFailed``,
+    # reqwest's "error sending request", a request that was never answered. Core's connection
+    # family, retryable like an HTTP connect failure; not the disconnect family, whose own
+    # words ("stream disconnected before completion") report a stream cut after it started.
     ProviderErrorPattern(
-        "stream_disconnect",
-        ProviderDisconnectError,
+        "connection",
+        ProviderConnectionError,
         r"connection failed: error sending request",
         summary="could not connect to the model provider",
     ),

@@ -29,6 +29,7 @@ from lionagi.service import (
     ProviderAuthError,
     ProviderCapacityError,
     ProviderConfigError,
+    ProviderConnectionError,
     ProviderDisconnectError,
     ProviderError,
     ProviderInvalidRequestError,
@@ -142,17 +143,25 @@ _RULES = (
         codes=frozenset({41, _http(401), _http(403)}),
     ),
     # Node's fetch when the API cannot be reached: "[API Error: exception TypeError: fetch failed
-    # sending request]" (a refused connection, DNS, a reset). Typed as a connection failure, so
-    # it is retryable before any output, like core's own transport errors.
+    # sending request]", what 0.61.0 prints for a refused connection and for a host name that
+    # does not resolve alike. undici rejects fetch() with "fetch failed" only before a response
+    # arrived (a body cut later is "terminated"), so nothing was answered: core's connection
+    # family, retryable like an HTTP connect failure. Node's own codes for the same causes
+    # (ECONNREFUSED, ENOTFOUND, ...) are core's phrases, read after these rules.
     _rule(
         "connection",
-        ProviderDisconnectError,
+        ProviderConnectionError,
         "could not reach the model API",
-        # "[API Error: terminated]": the model's stream cut off mid-answer (undici's abort).
-        text=(
-            r"fetch failed|\bECONNREFUSED\b|\bENOTFOUND\b|\bECONNRESET\b|socket hang up"
-            r"|\[API Error: terminated\]"
-        ),
+        text=r"\bfetch failed\b",
+    ),
+    # The model's stream cut off: "[API Error: terminated]" (undici's abort of a body already
+    # arriving), and Node's reset of the connection ("ECONNRESET", "socket hang up"), which may
+    # come after the answer started. Core's disconnect family, never retried.
+    _rule(
+        "stream_disconnect",
+        ProviderDisconnectError,
+        "the model API's stream was cut off",
+        text=r"\bECONNRESET\b|socket hang up|\[API Error: terminated\]",
     ),
     _rule(
         "quota", ProviderQuotaError, "quota or rate limit exhausted", codes=frozenset({_http(429)})

@@ -28,6 +28,7 @@ from lionagi.service import (
     AgenticRequestValidationError,
     AgenticSettings,
     EndpointConfigurationError,
+    ProviderConnectionError,
     ProviderDisconnectError,
 )
 from lionagi.service.agentic import (
@@ -143,6 +144,17 @@ class PiCliEndpoint(SubprocessCliEndpoint):
             ProviderDisconnectError,
             r"\A\s*terminated\s*\Z",
             summary="stream disconnected before completion",
+        ),
+        # pi's whole message when the model's API could not be reached (0.73.1, a refused
+        # connection and a host name that does not resolve alike): the OpenAI and Anthropic
+        # SDKs' APIConnectionError, thrown when the request got no response at all. Core's
+        # connection family, retryable like an HTTP connect failure. The whole message only:
+        # the SDKs' timeout ("Request timed out.") and any longer text are not this rule's.
+        ProviderErrorPattern(
+            "connection",
+            ProviderConnectionError,
+            r"\A\s*connection error\.?\s*\Z",
+            summary="could not connect to the model API",
         ),
     )
 

@@ -60,6 +60,8 @@ Tree::
     │   ├── ProviderStreamInvalidRequestError    also a ProviderInvalidRequestError
     │   ├── ProviderStreamConfigError            also a ProviderConfigError
     │   ├── ProviderStreamTurnLimitError         also a ProviderTurnLimitError
+    │   ├── ProviderStreamConnectionError        also a ProviderConnectionError: the provider
+    │   │                                          could not be reached (refused, DNS, no route)
     │   └── ProviderStreamDisconnectError        also a ProviderDisconnectError
     ├── CircuitOpenError                         the circuit refused to attempt
     └── UnsafeURLError                           SSRF guard refused a destination
@@ -143,6 +145,7 @@ __all__ = [
     "ProviderStreamCapabilityError",
     "ProviderStreamCapacityError",
     "ProviderStreamConfigError",
+    "ProviderStreamConnectionError",
     "ProviderStreamContentFilterError",
     "ProviderStreamContextError",
     "ProviderStreamDisconnectError",
@@ -777,6 +780,21 @@ class ProviderStreamConfigError(ProviderStreamError, ProviderConfigError):
 
 class ProviderStreamTurnLimitError(ProviderStreamError, ProviderTurnLimitError):
     """An error chunk reporting that the agent stopped at its maximum number of turns."""
+
+
+class ProviderStreamConnectionError(ProviderStreamError, ProviderConnectionError):
+    """An error chunk reporting that the provider's API could not be reached at all.
+
+    An agentic CLI's own report that its connection failed: refused (nothing listens at the
+    gateway URL), the host name did not resolve, or there was no route to it. The request was
+    never answered, so, like an HTTP connect failure, the family is retryable; but it is not a
+    :class:`ProviderDisconnectError` (a stream cut after the provider started answering, never
+    retried). Retried only where core's replay boundary allows it: before the first chunk of
+    an attempt, never once output (a tool call, text) reached the caller. An agentic CLI
+    reports it as an error chunk, so core never re-runs that agent; a caller retrying on
+    ``retryable`` must check that the run produced nothing first, since an agent may have run
+    tools before a later turn failed to connect.
+    """
 
 
 class ProviderStreamDisconnectError(ProviderStreamError, ProviderDisconnectError):

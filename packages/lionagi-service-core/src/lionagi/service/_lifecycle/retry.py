@@ -8,8 +8,14 @@ any output reached the caller: a one-shot call hands nothing over until it retur
 stream's provider error chunk is yielded to the caller before its error is raised (past the
 replay boundary, where nothing is retried). So a stream-family error reaching this classifier
 (a one-shot body's error object, DeepSeek's cut answer) is judged by its family like any other:
-the capacity, quota and server-fault twins are retried, the base class and the caller's families
-are not.
+the capacity, quota, server-fault and connection twins are retried, the base class and the
+caller's families are not.
+
+An agentic run is never re-run past its first chunk either: ``invoke()`` of an agentic endpoint
+is one attempt (the supervisor never asks here), and its stream is retried before the first
+chunk only, and only for an adapter that opted into an attempt policy. A CLI that cannot reach
+its API reports it as an error chunk, after the chunks of anything it did before (tool calls on
+an earlier turn), so "retryable" on that error is the family's word, never a re-run by core.
 """
 
 from __future__ import annotations
@@ -61,7 +67,8 @@ _NEVER_RETRIED = (
     ProviderQuotaSpentError,
     # A provider's own stream that dropped part-way through a run (an agentic CLI's report): a
     # connection error by family, but what it reports is a run cut after it had started
-    # answering, never a setup failure.
+    # answering, never a setup failure. Its sibling ProviderStreamConnectionError (the API was
+    # never reached) is not listed: a setup failure, retried as an HTTP connect failure is.
     ProviderStreamDisconnectError,
     ProviderUnsupportedModelError,
     # A capability the model lacks (tools, thinking, vision): the same request is refused the
@@ -74,7 +81,9 @@ _NEVER_RETRIED = (
 def is_retryable(exc: BaseException, policy: AttemptPolicy) -> bool:
     """True if `exc`, raised before any output, may be retried under `policy`.
 
-    Retried: connection failures and transport timeouts (`ProviderConnectionError`),
+    Retried: connection failures and transport timeouts (`ProviderConnectionError`, also a
+    provider's or CLI's report that its API could not be reached at all,
+    `ProviderStreamConnectionError`: nothing answered, so trying again repeats nothing),
     statuses in `retry_statuses` (429 by default), statuses >= 500 and the capacity errors an
     adapter mapped from its vendor's own status (`ProviderStatusCapacityError`, e.g. a 4xx
     meaning "no capacity, retry") when `retry_server_errors`, and other provider errors

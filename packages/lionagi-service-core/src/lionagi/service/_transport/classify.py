@@ -29,6 +29,7 @@ from .._base.errors import (
     ProviderCapabilityError,
     ProviderCapacityError,
     ProviderConfigError,
+    ProviderConnectionError,
     ProviderContentFilterError,
     ProviderContextError,
     ProviderDisconnectError,
@@ -45,6 +46,7 @@ from .._base.errors import (
     ProviderStreamCapabilityError,
     ProviderStreamCapacityError,
     ProviderStreamConfigError,
+    ProviderStreamConnectionError,
     ProviderStreamContentFilterError,
     ProviderStreamContextError,
     ProviderStreamDisconnectError,
@@ -333,6 +335,25 @@ DEFAULT_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
         r"stream disconnected before completion",
         summary="stream disconnected before completion",
     ),
+    # The provider's API could not be reached at all: nothing answered the request. After the
+    # disconnect family, whose texts may quote the same cause ("stream disconnected before
+    # completion: ... Connection refused") and report a stream cut after it had started. Only
+    # words that mean "could not connect" are here: Node's error codes for a refused
+    # connection, a host name that did not resolve and a missing route, which Node-based CLIs
+    # relay (Claude Code 2.1.332 quotes them, "Connection refused — a firewall or proxy may be
+    # blocking it (ECONNREFUSED)", "Can't reach the API server — check your internet or DNS
+    # (ENOTFOUND)"; Node's own messages read "connect ECONNREFUSED 127.0.0.1:9", "getaddrinfo
+    # ENOTFOUND host"), and the phrase every runtime uses for a refused connection ("Connection
+    # refused (os error 111)", "[Errno 111] Connection refused"). Never a reset (ECONNRESET), a
+    # cut stream or a timeout: those may come after the provider started answering, and each
+    # CLI's own words for them name the disconnect.
+    ProviderErrorPattern(
+        "connection",
+        ProviderConnectionError,
+        r"\bconnection refused\b"
+        r"|\bE(?:CONNREFUSED|NOTFOUND|AI_AGAIN|NETUNREACH|NETDOWN|HOSTUNREACH|HOSTDOWN)\b",
+        summary="could not connect to the provider",
+    ),
     ProviderErrorPattern(
         "permission",
         ProviderPermissionError,
@@ -387,7 +408,10 @@ STREAM_ERROR_CLASSES: Mapping[type[ProviderError], type[ProviderStreamError]] = 
     ProviderPermissionError: ProviderStreamPermissionError,
     ProviderContentFilterError: ProviderStreamContentFilterError,
     ProviderCapabilityError: ProviderStreamCapabilityError,
+    # Listed beside its parent: the lookup walks the family's MRO, so a disconnect (itself a
+    # connection error) finds its own twin first, and a refused connection finds this one.
     ProviderDisconnectError: ProviderStreamDisconnectError,
+    ProviderConnectionError: ProviderStreamConnectionError,
     # Families no HTTP status names: an agentic CLI's refused input, its broken configuration
     # and its turn limit (Gemini CLI's FatalInputError, FatalConfigError, FatalTurnLimitedError;
     # a vendor's pattern names the family, usually through its own subclass).
@@ -425,13 +449,32 @@ longer code or a sentence names nothing."""
 
 
 def _first_match(
-    text: str, returncode: int | None, extra_patterns: Sequence[ProviderErrorPattern]
+    text: str,
+    returncode: int | None,
+    extra_patterns: Sequence[ProviderErrorPattern],
+    *,
+    answered: bool = False,
 ) -> tuple[ProviderErrorPattern, re.Match[str] | bool] | None:
     for rule in (*extra_patterns, *DEFAULT_ERROR_PATTERNS):
+        if answered and _unreached(rule.error_type):
+            continue
         found = rule.search(text, returncode)
         if found:
             return rule, found
     return None
+
+
+def _unreached(family: type[ProviderError]) -> bool:
+    """Whether ``family`` says the provider was never reached (a connection, not a disconnect).
+
+    Such a family cannot describe an error chunk that reports an HTTP status: the status is
+    the provider's answer. An OpenAI-compatible gateway relaying "Connection refused" from its
+    own upstream inside a 502 is a server fault (retried only under ``retry_server_errors``),
+    not a connection the caller failed to make (always retried before output).
+    """
+    return issubclass(family, ProviderConnectionError) and not issubclass(
+        family, ProviderDisconnectError
+    )
 
 
 def classify_provider_error(
@@ -510,7 +553,9 @@ def classify_stream_error(
     """Return (not raise) the ProviderStreamError for a provider-declared error chunk.
 
     The chunk's text and its `code` and `type` metadata are searched with `extra_patterns`
-    then `DEFAULT_ERROR_PATTERNS` (the rules stderr is classified with); when none matches,
+    then `DEFAULT_ERROR_PATTERNS` (the rules stderr is classified with), except that a chunk
+    reporting an HTTP `status` is never the "could not connect" family (the status is the
+    provider's answer; its text quotes a failure behind it); when none matches,
     a reported HTTP `status` decides (401/403 auth, 402 spent quota, 429 quota, 503/529
     capacity, 500/502/504 server fault); failing both, a whole `code` or `type` in
     `SERVER_FAULT_CODES` (`server_error`, `api_error`, `internal_error`) is a server fault
@@ -541,7 +586,7 @@ def classify_stream_error(
     )
     kind: str | None = None
     family: type[ProviderError] | None = None
-    matched = _first_match(searched, None, extra_patterns)
+    matched = _first_match(searched, None, extra_patterns, answered=status is not None)
     if matched is not None:
         kind, family = matched[0].kind, matched[0].error_type
     elif status is not None and status in STREAM_STATUS_FAMILIES:
