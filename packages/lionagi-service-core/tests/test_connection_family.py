@@ -231,7 +231,7 @@ class _Request(BaseModel):
 
 
 class _Unreachable(AgenticEndpoint):
-    """A remote agent opted into retries whose API refuses the connection ``failures`` times.
+    """An in-process agent opted into retries whose API refuses the connection ``failures`` times.
 
     ``tool_first``: each run calls a tool (the side effect a second run would repeat) before its
     next turn fails to connect. ``as_chunk``: the failure is the CLI's error chunk (what every
@@ -239,7 +239,7 @@ class _Unreachable(AgenticEndpoint):
     """
 
     capabilities = AgenticCapabilities(
-        transport="remote", resumable=False, emits_tool_events=True, reports_usage=False
+        transport="in_process", resumable=False, emits_tool_events=True, reports_usage=False
     )
     request_type: ClassVar[type[BaseModel] | None] = _Request
     attempt_policy_options: ClassVar[Mapping[str, Any] | None] = {"base_delay": 0.0}
@@ -322,4 +322,38 @@ async def test_an_agentic_invoke_that_failed_to_connect_is_one_run(
         call = await model.invoke(prompt="x")
     assert call.status is EventStatus.FAILED
     assert isinstance(call.exception, ProviderStreamConnectionError), repr(call.exception)
+    assert endpoint.runs == 1
+
+
+class _RemoteRelaying(_Unreachable):
+    """A remote agent that answers with the same text: a refusal behind it, not ours."""
+
+    capabilities = AgenticCapabilities(
+        transport="remote", resumable=False, emits_tool_events=True, reports_usage=False
+    )
+
+
+# -- a provider that was reached ------------------------------------------------------------------
+
+
+def test_a_reached_provider_s_chunk_is_never_the_connection_family() -> None:
+    err = classify_stream_error(CLAUDE_REFUSED, CLAUDE_META, reached=True)
+    assert type(err) is ProviderStreamServerError  # its server_error label decides
+    plain = classify_stream_error("dial tcp 10.0.0.7:11434: connect: connection refused", {})
+    assert isinstance(plain, ProviderStreamConnectionError)
+    relayed = classify_stream_error(
+        "dial tcp 10.0.0.7:11434: connect: connection refused", {}, reached=True
+    )
+    assert type(relayed) is ProviderStreamError
+
+
+@pytest.mark.anyio
+async def test_a_remote_agent_s_chunk_quoting_a_refusal_is_not_the_connection_family() -> None:
+    endpoint = _RemoteRelaying(1, as_chunk=True)
+    assert endpoint.error_chunks_are_answers
+    assert not _Unreachable(1).error_chunks_are_answers
+    async with iModel(endpoint=endpoint) as model:
+        with pytest.raises(ProviderStreamError) as info:
+            await _drain(model)
+    assert not isinstance(info.value, ProviderConnectionError)
     assert endpoint.runs == 1

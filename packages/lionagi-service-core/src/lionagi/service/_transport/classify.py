@@ -549,13 +549,15 @@ def classify_stream_error(
     provider: str | None = None,
     extra_patterns: Sequence[ProviderErrorPattern] = (),
     secrets: Iterable[str] = (),
+    reached: bool = False,
 ) -> ProviderStreamError:
     """Return (not raise) the ProviderStreamError for a provider-declared error chunk.
 
     The chunk's text and its `code` and `type` metadata are searched with `extra_patterns`
     then `DEFAULT_ERROR_PATTERNS` (the rules stderr is classified with), except that a chunk
-    reporting an HTTP `status` is never the "could not connect" family (the status is the
-    provider's answer; its text quotes a failure behind it); when none matches,
+    from a provider that was reached (`reached`, or a reported HTTP `status`) is never the
+    "could not connect" family: its text quotes a failure behind the provider; when none
+    matches,
     a reported HTTP `status` decides (401/403 auth, 402 spent quota, 429 quota, 503/529
     capacity, 500/502/504 server fault); failing both, a whole `code` or `type` in
     `SERVER_FAULT_CODES` (`server_error`, `api_error`, `internal_error`) is a server fault
@@ -572,6 +574,11 @@ def classify_stream_error(
         provider: Provider key recorded on the error.
         extra_patterns: Vendor rules, checked before the generic ones.
         secrets: Known secret values (e.g. the endpoint's key) to redact verbatim.
+        reached: The chunk is the answer of the provider the request went to (an HTTP
+            response's body or stream, a remote agent's reply), not a client's report of its
+            own connection (an agentic CLI's, an in-process agent's). An OpenAI-compatible
+            server or Ollama relaying "connection refused" from behind it is a fault of
+            that provider, never a connection the caller failed to make.
     """
     meta = metadata or {}
     secret_values = tuple(secrets)
@@ -586,7 +593,7 @@ def classify_stream_error(
     )
     kind: str | None = None
     family: type[ProviderError] | None = None
-    matched = _first_match(searched, None, extra_patterns, answered=status is not None)
+    matched = _first_match(searched, None, extra_patterns, answered=reached or status is not None)
     if matched is not None:
         kind, family = matched[0].kind, matched[0].error_type
     elif status is not None and status in STREAM_STATUS_FAMILIES:

@@ -328,6 +328,17 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
         if not self.invoke_supported():
             raise AgenticOperationUnsupported("invoke", type(self).__name__)
 
+    @property
+    def error_chunks_are_answers(self) -> bool:
+        """Only a remote agent's error chunks are its answer (see :class:`Endpoint`).
+
+        A CLI process or an in-process agent is itself the client of the model's API, so its
+        error chunk may report that it could not connect (the connection family); a remote
+        agent answered the request, so a refusal it quotes happened behind it.
+        """
+        caps = type(self).capabilities
+        return caps is not None and caps.transport == "remote"
+
     def declared_capabilities(self) -> AgenticCapabilities:
         """The class capability record; an undeclared one is a configuration error."""
         caps = type(self).capabilities

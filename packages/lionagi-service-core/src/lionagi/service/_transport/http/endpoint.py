@@ -984,7 +984,7 @@ class Endpoint:
 
         One classification for `stream()` and `invoke()`: `classify_stream_error` over
         the chunk's text and metadata with this class's `error_patterns`, this endpoint's
-        provider key, and its key redacted.
+        provider key, and its key redacted. `reached` is :attr:`error_chunks_are_answers`.
         """
         return classify_stream_error(
             chunk.content,
@@ -992,7 +992,20 @@ class Endpoint:
             provider=self.config.provider,
             extra_patterns=type(self).error_patterns,
             secrets=self._secrets(),
+            reached=self.error_chunks_are_answers,
         )
+
+    @property
+    def error_chunks_are_answers(self) -> bool:
+        """Whether this endpoint's error chunks come from the provider its request reached.
+
+        True for an HTTP endpoint: an error chunk is in the response, so the provider was
+        reached, and a "connection refused" it quotes is a failure behind it (a server fault),
+        never the connection family. An agentic endpoint whose process or library is the
+        client (a CLI, an in-process agent) reports its own connection failures in chunks, and
+        answers False.
+        """
+        return True
 
     async def aclose(self) -> None:
         """Close the owned client and its connections. Idempotent; the endpoint stays closed.
