@@ -53,6 +53,9 @@ SOURCE_FORMS = [
     "API Error: Unable to connect to API (ETIMEDOUT)",
     "API Error: Unable to connect to API. Check your internet connection",
     "API Error: Unable to connect to API",
+    # A connection made and lost before any of the answer arrived (the CLI's own split: the
+    # same loss after output says "... mid-response. The response above may be incomplete").
+    "API Error: Connection lost before a response was produced. Try again.",
 ]
 NOT_CONNECTION = [
     # TLS and captive-portal failures: a retry does not fix them.
@@ -64,6 +67,7 @@ NOT_CONNECTION = [
     "tunnel: check its credentials and that it allows this host",
 ]
 DISCONNECTS = [
+    "API Error: Connection lost mid-response. The response above may be incomplete.",
     "API Error: Connection to the API was lost (ECONNRESET). This is usually temporary — try "
     "again.",
     "API Error: Connection dropped (ECONNRESET)",

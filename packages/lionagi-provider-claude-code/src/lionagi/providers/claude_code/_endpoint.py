@@ -140,14 +140,18 @@ CLAUDE_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
         "connection",
         ProviderConnectionError,
         r"\bunable to connect to api\b(?!\s*:)|\bConnectionRefused\b"
-        r"|\bcan['\u2019]?t reach the api server\b",
+        r"|\bcan['\u2019]?t reach the api server\b"
+        # 2.1.332: connected, then lost before any of the answer arrived (its own split from
+        # "Connection lost mid-response", below): nothing was answered, as with a refusal.
+        r"|\bconnection lost before a response was produced\b",
         summary="could not connect to the API",
     ),
-    # The API's stream cut off mid-answer: "Connection to the API was lost (ECONNRESET)".
+    # The API's stream cut off mid-answer: "Connection to the API was lost (ECONNRESET)", and
+    # 2.1.332's "Connection lost mid-response. The response above may be incomplete."
     ProviderErrorPattern(
         "stream_disconnect",
         ProviderDisconnectError,
-        r"connection to the api was lost|\bECONNRESET\b",
+        r"connection to the api was lost|\bECONNRESET\b|\bconnection lost mid-response\b",
         summary="stream disconnected before completion",
     ),
 )
