@@ -39,6 +39,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import platform
 import resource
@@ -1492,6 +1493,8 @@ def plot(s: dict[str, Any], names: Sequence[str], out: Path) -> list[Path]:
                 [s["stream_event"][n]["cpu_ratio"] for n in names],
             )
         )
+    # A section left out of this run (--sections) is summarised as NaN: no panel for it.
+    panels = [panel for panel in panels if all(math.isfinite(v) for v in panel[1])]
     if panels:
         fig, axes = plt.subplots(
             1, len(panels), figsize=(6.5 * len(panels), 0.55 * len(names) + 1.6)
