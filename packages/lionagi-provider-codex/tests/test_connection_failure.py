@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -29,12 +28,16 @@ from lionagi.service import (
     ProviderDisconnectError,
     ProviderStreamConnectionError,
     ProviderStreamDisconnectError,
-    ProviderStreamError,
     StreamChunk,
     iModel,
 )
 from lionagi.service_testing.real_clis import require_real_cli
-from lionagi.service_testing.real_tier import closed_port, collect_into, isolated_settings
+from lionagi.service_testing.real_tier import (
+    FailedRun,
+    closed_port,
+    isolated_settings,
+    stream_then_invoke,
+)
 
 CAPTURES = Path(__file__).parent / "captures"
 TEXT = "Connection failed: error sending request"
@@ -97,16 +100,9 @@ def _model(gateway: str, marker: str, cwd: Path) -> iModel:
     )
 
 
-async def _failed(gateway: str, marker: str, cwd: Path) -> tuple[list[StreamChunk], Any, Any]:
-    chunks: list[StreamChunk] = []
-    error: BaseException | None = None
+async def _failed(gateway: str, marker: str, cwd: Path) -> FailedRun:
     async with _model(gateway, marker, cwd) as model:
-        try:
-            await collect_into(model, chunks, deadline=CALL_DEADLINE, prompt="hi")
-        except ProviderStreamError as exc:
-            error = exc
-        call = await model.invoke(prompt="hi", timeout=CALL_DEADLINE)
-    return chunks, error, call
+        return await stream_then_invoke(model, deadline=CALL_DEADLINE, prompt="hi")
 
 
 @pytest.mark.real_cli
@@ -122,7 +118,8 @@ async def test_an_unreachable_gateway_is_the_connection_twin(
     """The ``.invalid`` case assumes the resolver answers it negatively (RFC 6761)."""
     gateway = "http://" + host.format(port=closed_port())
     started = time.monotonic()
-    chunks, error, call = await _failed(gateway, real_cli_marker, tmp_path)
+    run = await _failed(gateway, real_cli_marker, tmp_path)
+    chunks, error, call = run.chunks, run.error, run.call
     assert time.monotonic() - started < 2 * CALL_DEADLINE
     assert type(error) is ProviderStreamConnectionError, repr(error)
     assert TEXT in str(error)

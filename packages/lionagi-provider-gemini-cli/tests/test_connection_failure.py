@@ -14,7 +14,6 @@ The CLI retries "fetch failed" itself (``general.retryFetchErrors``, up to ``gen
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import pytest
 
@@ -26,11 +25,15 @@ from lionagi.service import (
     ProviderDisconnectError,
     ProviderStreamConnectionError,
     ProviderStreamDisconnectError,
-    ProviderStreamError,
     StreamChunk,
 )
 from lionagi.service_testing.real_clis import require_real_cli
-from lionagi.service_testing.real_tier import closed_port, collect_into, isolated_model
+from lionagi.service_testing.real_tier import (
+    FailedRun,
+    closed_port,
+    isolated_model,
+    stream_then_invoke,
+)
 
 FETCH_FAILED = "[API Error: exception TypeError: fetch failed sending request]"
 
@@ -80,17 +83,10 @@ CALL_DEADLINE = 60.0
 KEY = "fake-gemini-key"
 
 
-async def _failed(gateway: str, marker: str) -> tuple[list[StreamChunk], Any, Any]:
+async def _failed(gateway: str, marker: str) -> FailedRun:
     gemini = require_real_cli("gemini")
-    chunks: list[StreamChunk] = []
-    error: BaseException | None = None
     async with isolated_model("gemini-cli", gemini, gateway, marker, api_key=KEY) as model:
-        try:
-            await collect_into(model, chunks, deadline=CALL_DEADLINE, prompt="hi")
-        except ProviderStreamError as exc:
-            error = exc
-        call = await model.invoke(prompt="hi", timeout=CALL_DEADLINE)
-    return chunks, error, call
+        return await stream_then_invoke(model, deadline=CALL_DEADLINE, prompt="hi")
 
 
 @pytest.mark.real_cli
@@ -102,7 +98,8 @@ async def test_an_unreachable_api_is_the_connection_twin(host: str, real_cli_mar
     """The ``.invalid`` case assumes the resolver answers it negatively (RFC 6761)."""
     gateway = "http://" + host.format(port=closed_port())
     started = time.monotonic()
-    chunks, error, call = await _failed(gateway, real_cli_marker)
+    run = await _failed(gateway, real_cli_marker)
+    chunks, error, call = run.chunks, run.error, run.call
     assert time.monotonic() - started < 2 * CALL_DEADLINE
     assert type(error) is ProviderStreamConnectionError, repr(error)
     assert "fetch failed" in str(error)

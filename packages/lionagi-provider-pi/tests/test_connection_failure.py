@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -31,7 +30,12 @@ from lionagi.service import (
     StreamChunk,
 )
 from lionagi.service_testing.real_clis import require_real_cli
-from lionagi.service_testing.real_tier import closed_port, collect_into, isolated_model
+from lionagi.service_testing.real_tier import (
+    FailedRun,
+    closed_port,
+    isolated_model,
+    stream_then_invoke,
+)
 
 CAPTURES = Path(__file__).resolve().parent / "captures"
 
@@ -91,17 +95,10 @@ CALL_DEADLINE = 60.0
 KEY = "sk-real-pi-0123456789abcdef"
 
 
-async def _failed(gateway: str, marker: str) -> tuple[list[StreamChunk], Any, Any]:
+async def _failed(gateway: str, marker: str) -> FailedRun:
     pi = require_real_cli("pi")
-    chunks: list[StreamChunk] = []
-    error: BaseException | None = None
     async with isolated_model("pi/fake-model", pi, gateway, marker, api_key=KEY) as model:
-        try:
-            await collect_into(model, chunks, deadline=CALL_DEADLINE, prompt="hello")
-        except ProviderStreamError as exc:
-            error = exc
-        call = await model.invoke(prompt="hello", timeout=CALL_DEADLINE)
-    return chunks, error, call
+        return await stream_then_invoke(model, deadline=CALL_DEADLINE, prompt="hello")
 
 
 @pytest.mark.real_cli
@@ -113,7 +110,8 @@ async def test_an_unreachable_api_is_the_connection_twin(host: str, real_cli_mar
     """The ``.invalid`` case assumes the resolver answers it negatively (RFC 6761)."""
     gateway = "http://" + host.format(port=closed_port())
     started = time.monotonic()
-    chunks, error, call = await _failed(gateway, real_cli_marker)
+    run = await _failed(gateway, real_cli_marker)
+    chunks, error, call = run.chunks, run.error, run.call
     assert time.monotonic() - started < 2 * CALL_DEADLINE
     assert type(error) is ProviderStreamConnectionError, repr(error)
     assert str(error) == "Connection error."

@@ -17,18 +17,20 @@ import socket
 import time
 from collections.abc import Mapping
 from contextlib import aclosing
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import anyio
 
-from lionagi.service import AgenticEndpoint, StreamChunk, iModel
+from lionagi.service import AgenticEndpoint, ProviderStreamError, StreamChunk, iModel
 
 from .fake_server import FakeProviderServer
 from .real_clis import MARKER_ENV, PINNED_VERSIONS, processes_with_marker, real_cli_version
 
 __all__ = [
     "SURVIVOR_WAIT",
+    "FailedRun",
     "assert_no_survivors",
     "assert_pinned_version",
     "closed_port",
@@ -38,6 +40,7 @@ __all__ = [
     "isolated_settings",
     "scenario_url",
     "settled_survivors",
+    "stream_then_invoke",
     "survivors_after",
     "wait_for_process",
 ]
@@ -119,6 +122,32 @@ async def collect_stream(model: iModel, *, deadline: float, **request: Any) -> l
     chunks: list[StreamChunk] = []
     await collect_into(model, chunks, deadline=deadline, **request)
     return chunks
+
+
+@dataclass(frozen=True)
+class FailedRun:
+    """What :func:`stream_then_invoke` saw: the stream's chunks and error, then the invoke call."""
+
+    chunks: list[StreamChunk]
+    error: ProviderStreamError | None
+    call: Any  # the invoke's APICalling (its ``status`` and ``exception``)
+
+
+async def stream_then_invoke(model: iModel, *, deadline: float, **request: Any) -> FailedRun:
+    """Run ``request`` as a stream, then once more as ``invoke()``: how a failure shows in each.
+
+    A failure test checks both forms a caller meets: the stream's chunks with the
+    :class:`~lionagi.service.ProviderStreamError` it ended on (None when it ended cleanly), and
+    the failed call event ``invoke()`` returns. Any other exception propagates.
+    """
+    chunks: list[StreamChunk] = []
+    error: ProviderStreamError | None = None
+    try:
+        await collect_into(model, chunks, deadline=deadline, **request)
+    except ProviderStreamError as exc:
+        error = exc
+    call = await model.invoke(timeout=deadline, **request)
+    return FailedRun(chunks=chunks, error=error, call=call)
 
 
 def settled_survivors(marker: str, wait: float = SURVIVOR_WAIT) -> list[int]:
