@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -28,7 +27,8 @@ from lionagi.service import (
     StreamChunk,
     iModel,
 )
-from lionagi.service_testing import plain_secret, scripted_stream_server, secret_shown
+from lionagi.service_testing import assert_secret_hidden, plain_secret, scripted_stream_server
+from lionagi.service_testing.real_tier import collect_into
 
 KEY = "sk-ant-test-FAKEkey0123456789abcdef"
 HI = [{"role": "user", "content": "hi"}]
@@ -85,20 +85,6 @@ def _model(url: str) -> iModel:
     )
 
 
-async def _consume(stream: AsyncIterator[StreamChunk], chunks: list[StreamChunk]) -> None:
-    """Read ``stream`` to its end (or its error), keeping every chunk in ``chunks``."""
-    async for chunk in stream:
-        chunks.append(chunk)
-
-
-def _assert_hidden(
-    token: str, error: BaseException, caplog: pytest.LogCaptureFixture, *texts: str
-) -> None:
-    """Neither the token nor its first half shows in the error, its excerpt, or a log record."""
-    assert secret_shown(token, error, *texts, records=caplog.records) == []
-    assert "[REDACTED]" in str(error)
-
-
 @pytest.mark.parametrize("fields", FIELDS)
 async def test_a_400_quoting_the_token_does_not_show_it(
     fields: Any, caplog: pytest.LogCaptureFixture
@@ -112,7 +98,7 @@ async def test_a_400_quoting_the_token_does_not_show_it(
     error = event.exception
     assert isinstance(error, ProviderStatusError), error
     assert error.status == 400
-    _assert_hidden(token, error, caplog)
+    assert_secret_hidden(token, error, records=caplog.records)
 
 
 @pytest.mark.parametrize("fields", FIELDS)
@@ -124,10 +110,13 @@ async def test_a_stream_error_event_quoting_the_token_does_not_show_it(
     chunks: list[StreamChunk] = []
     async with scripted_stream_server(_stream_refusal(token)) as server, _model(server.url) as m:
         with pytest.raises(ProviderError) as raised:
-            await _consume(m.stream(model="claude-x", messages=HI, **fields(token)), chunks)
+            # The model comes from the iModel's "anthropic/claude-x".
+            await collect_into(m, chunks, deadline=30, messages=HI, **fields(token))
     assert isinstance(raised.value, ProviderStreamError), raised.value
     assert chunks[-1].type == "error"
-    _assert_hidden(token, raised.value, caplog, chunks[-1].content, repr(chunks[-1].metadata))
+    assert_secret_hidden(
+        token, raised.value, chunks[-1].content, repr(chunks[-1].metadata), records=caplog.records
+    )
 
 
 async def test_the_mcp_token_is_left_out_of_the_request_models_repr() -> None:

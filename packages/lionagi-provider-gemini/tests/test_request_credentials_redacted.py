@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -30,7 +29,8 @@ from lionagi.service import (
     StreamChunk,
     iModel,
 )
-from lionagi.service_testing import plain_secret, scripted_stream_server, secret_shown
+from lionagi.service_testing import assert_secret_hidden, plain_secret, scripted_stream_server
+from lionagi.service_testing.real_tier import collect_into
 
 KEY = "AIzaRequestCredentialsKey0123456789abcdef"
 CONTENTS = [{"role": "user", "parts": [{"text": "hello"}]}]
@@ -73,20 +73,6 @@ def _model(url: str) -> iModel:
     )
 
 
-async def _consume(stream: AsyncIterator[StreamChunk], chunks: list[StreamChunk]) -> None:
-    """Read ``stream`` to its end (or its error), keeping every chunk in ``chunks``."""
-    async for chunk in stream:
-        chunks.append(chunk)
-
-
-def _assert_hidden(
-    token: str, error: BaseException, caplog: pytest.LogCaptureFixture, *texts: str
-) -> None:
-    """Neither the token nor its first half shows in the error, its excerpt, or a log record."""
-    assert secret_shown(token, error, *texts, records=caplog.records) == []
-    assert "[REDACTED]" in str(error)
-
-
 @pytest.mark.parametrize("tool", TOOLS)
 async def test_a_400_quoting_the_credential_does_not_show_it(
     tool: Any, caplog: pytest.LogCaptureFixture
@@ -103,7 +89,7 @@ async def test_a_400_quoting_the_credential_does_not_show_it(
     error = event.exception
     assert isinstance(error, ProviderStatusError), error
     assert error.status == 400
-    _assert_hidden(token, error, caplog)
+    assert_secret_hidden(token, error, records=caplog.records)
 
 
 @pytest.mark.parametrize("tool", TOOLS)
@@ -116,7 +102,9 @@ async def test_a_stream_error_quoting_the_credential_does_not_show_it(
     chunks: list[StreamChunk] = []
     async with scripted_stream_server([raw], path="/v1beta") as server, _model(server.url) as m:
         with pytest.raises(ProviderError) as raised:
-            await _consume(m.stream(contents=CONTENTS, tools=[tool(token)]), chunks)
+            await collect_into(m, chunks, deadline=30, contents=CONTENTS, tools=[tool(token)])
     assert isinstance(raised.value, ProviderStreamError), raised.value
     assert chunks[-1].type == "error"
-    _assert_hidden(token, raised.value, caplog, chunks[-1].content, repr(chunks[-1].metadata))
+    assert_secret_hidden(
+        token, raised.value, chunks[-1].content, repr(chunks[-1].metadata), records=caplog.records
+    )

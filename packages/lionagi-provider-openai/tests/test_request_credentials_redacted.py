@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -29,7 +28,8 @@ from lionagi.service import (
     ProviderStreamError,
     StreamChunk,
 )
-from lionagi.service_testing import plain_secret, scripted_stream_server, secret_shown
+from lionagi.service_testing import assert_secret_hidden, plain_secret, scripted_stream_server
+from lionagi.service_testing.real_tier import collect_into
 
 KEY = "sk-proj-request-credentials-0123456789"
 ONCE = AttemptPolicy(max_attempts=1)
@@ -73,20 +73,6 @@ def _refusal(token: str) -> dict[str, Any]:
     }
 
 
-async def _consume(stream: AsyncIterator[StreamChunk], chunks: list[StreamChunk]) -> None:
-    """Read ``stream`` to its end (or its error), keeping every chunk in ``chunks``."""
-    async for chunk in stream:
-        chunks.append(chunk)
-
-
-def _assert_hidden(
-    token: str, error: BaseException, caplog: pytest.LogCaptureFixture, *texts: str
-) -> None:
-    """Neither the token nor its first half shows in the error, its excerpt, or a log record."""
-    assert secret_shown(token, error, *texts, records=caplog.records) == []
-    assert "[REDACTED]" in str(error)
-
-
 @pytest.mark.parametrize("where", WHERE)
 async def test_a_400_quoting_the_mcp_credential_does_not_show_it(
     where: Any, caplog: pytest.LogCaptureFixture
@@ -103,7 +89,7 @@ async def test_a_400_quoting_the_mcp_credential_does_not_show_it(
     error = event.exception
     assert isinstance(error, ProviderStatusError), error
     assert error.status == 400
-    _assert_hidden(token, error, caplog)
+    assert_secret_hidden(token, error, records=caplog.records)
 
 
 @pytest.mark.parametrize("where", WHERE)
@@ -122,10 +108,12 @@ async def test_a_stream_error_event_quoting_the_mcp_credential_does_not_show_it(
         model = openai_model(server.url, api_key=KEY, endpoint="responses", attempt_policy=ONCE)
         async with model:
             with pytest.raises(ProviderError) as raised:
-                await _consume(model.stream(**_request(token, where)), chunks)
+                await collect_into(model, chunks, deadline=30, **_request(token, where))
     assert isinstance(raised.value, ProviderStreamError), raised.value
     assert chunks[-1].type == "error"
-    _assert_hidden(token, raised.value, caplog, chunks[-1].content, repr(chunks[-1].metadata))
+    assert_secret_hidden(
+        token, raised.value, chunks[-1].content, repr(chunks[-1].metadata), records=caplog.records
+    )
 
 
 def test_tools_without_an_mcp_tool_are_sent_as_written() -> None:

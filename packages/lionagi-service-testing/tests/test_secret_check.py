@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import logging
 
+import pytest
+
 from lionagi.service import ProviderClientError, ProviderError
-from lionagi.service_testing import plain_secret, secret_shown
+from lionagi.service_testing import assert_secret_hidden, plain_secret, secret_shown
 
 
 def _record(message: str, exc_text: str | None = None) -> logging.LogRecord:
@@ -45,3 +47,13 @@ def test_a_secret_cut_to_its_first_half_still_counts() -> None:
         "repr(error)",
     ]
     assert secret_shown(secret, ProviderError(f"the token {secret[:5]} was refused")) == []
+
+
+def test_assert_secret_hidden_names_the_places_and_wants_the_marker() -> None:
+    secret = plain_secret("cred")
+    assert_secret_hidden(secret, ProviderError("refused [REDACTED]"))
+    with pytest.raises(AssertionError, match=r"shows in \['str\(error\)', 'repr\(error\)'\]"):
+        assert_secret_hidden(secret, ProviderError(f"refused {secret}"))
+    # Dropping the provider's text hides the secret and the explanation alike: not enough.
+    with pytest.raises(AssertionError, match="no \\[REDACTED\\]"):
+        assert_secret_hidden(secret, ProviderError("refused"))

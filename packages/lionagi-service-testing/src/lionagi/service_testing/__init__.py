@@ -17,6 +17,7 @@ from ._fake_script import TOOL_COMMAND as TOOL_COMMAND
 from ._fake_script import TOOL_DESCRIPTION as TOOL_DESCRIPTION
 from ._fake_wire import USAGE_INPUT as USAGE_INPUT
 from ._fake_wire import USAGE_OUTPUT as USAGE_OUTPUT
+from ._secret_check import assert_secret_hidden as assert_secret_hidden
 from ._secret_check import plain_secret as plain_secret
 from ._secret_check import secret_shown as secret_shown
 from ._serving import ServingError as ServingError
@@ -43,6 +44,7 @@ __all__ = [
     "RecordedRequest",
     "ScriptedStream",
     "ServingError",
+    "assert_secret_hidden",
     "embed",
     "main",
     "plain_secret",

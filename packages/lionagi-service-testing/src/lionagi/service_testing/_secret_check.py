@@ -15,7 +15,9 @@ from collections.abc import Iterable
 
 from lionagi.service import ProviderStatusError
 
-__all__ = ["plain_secret", "secret_shown"]
+from ._fake_record import REDACTED
+
+__all__ = ["assert_secret_hidden", "plain_secret", "secret_shown"]
 
 _RECORD = logging.Formatter("%(message)s %(exc_text)s")
 
@@ -49,3 +51,20 @@ def secret_shown(
     places += [(f"texts[{index}]", text) for index, text in enumerate(texts)]
     places += [(f"log record {r.name}", _RECORD.format(r)) for r in records]
     return [where for where, text in places if half in text]
+
+
+def assert_secret_hidden(
+    secret: str,
+    error: BaseException,
+    *texts: str,
+    records: Iterable[logging.LogRecord] = (),
+) -> None:
+    """Fail naming each place ``secret`` shows (:func:`secret_shown`), or if it was dropped.
+
+    Also requires ``[REDACTED]`` in ``str(error)``: the error quoted the provider's text with
+    the value replaced, rather than leaving the text out (which would hide the secret and the
+    provider's explanation alike).
+    """
+    shown = secret_shown(secret, error, *texts, records=records)
+    assert shown == [], f"the secret shows in {shown}"
+    assert REDACTED in str(error), f"no {REDACTED} in the error: {error}"
