@@ -81,9 +81,10 @@ _NEVER_RETRIED = (
 def is_retryable(exc: BaseException, policy: AttemptPolicy) -> bool:
     """True if `exc`, raised before any output, may be retried under `policy`.
 
-    Retried: connection failures and transport timeouts (`ProviderConnectionError`, also a
-    provider's or CLI's report that its API could not be reached at all,
-    `ProviderStreamConnectionError`: nothing answered, so trying again repeats nothing),
+    Retried: connection failures and transport timeouts (`ProviderConnectionError`, also an
+    agentic client's own report that its API could not be reached at all, a CLI's or an
+    in-process agent's `ProviderStreamConnectionError`: nothing answered, so trying again
+    repeats nothing),
     statuses in `retry_statuses` (429 by default), statuses >= 500 and the capacity errors an
     adapter mapped from its vendor's own status (`ProviderStatusCapacityError`, e.g. a 4xx
     meaning "no capacity, retry") when `retry_server_errors`, and other provider errors
