@@ -45,11 +45,16 @@ async def test_public_surface() -> None:
             "FakeProviderServer",
             "RecordedRequest",
             "ScriptedStream",
+            "ServingError",
+            "assert_secret_hidden",
             "embed",
             "main",
+            "plain_secret",
             "scripted_replies_server",
             "scripted_stream_server",
+            "secret_shown",
             "serve_forever",
+            "serving",
         ]
     )
 

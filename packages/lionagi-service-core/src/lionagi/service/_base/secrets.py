@@ -462,25 +462,25 @@ _Headers = TypeVar("_Headers", bound="Mapping[str, Any] | None")
 
 
 def remember_request_secret(value: _Carried) -> _Carried:
-    """Treat a credential a request carries in its body as a secret in every later :func:`redact`.
+    """Treat a credential a request carries in its body as a secret in every later `redact`.
 
     For adapter authors: a request field that holds a credential the provider forwards or
-    redeems (an MCP server's ``authorization_token``, a fallback credit token) is not a
+    redeems (an MCP server's `authorization_token`, a fallback credit token) is not a
     configured value, so nothing else knows it, and a provider that echoes it in an error body
-    would put it into ``body_excerpt``, messages and logs. Declare the field with this as a
-    pydantic after-validator, ``Annotated[str | None, AfterValidator(remember_request_secret)]``
-    (or call it from a validator over an open mapping): it returns ``value`` unchanged, so it
+    would put it into `body_excerpt`, messages and logs. Declare the field with this as a
+    pydantic after-validator, `Annotated[str | None, AfterValidator(remember_request_secret)]`
+    (or call it from a validator over an open mapping): it returns `value` unchanged, so it
     runs only for a request that sets the field and costs the others nothing.
 
     Process-wide, not per request: the body is validated when the payload is created, often
     well before (and in another task than) the attempts that send it, and the error paths of an
-    attempt know its headers, never its body. Kept among the :data:`REQUEST_SECRET_LIMIT` most
-    recently carried values, apart from the configured ones (:func:`remember_secret`), so a
+    attempt know its headers, never its body. Kept among the `REQUEST_SECRET_LIMIT` most
+    recently carried values, apart from the configured ones (`remember_secret`), so a
     stream of per-request tokens never pushes a configured key out. A value is replaced wherever
-    it occurs, and a leading part of at least :data:`FRAGMENT` characters of one of at least
-    :data:`MIN_FRAGMENTED` (an echo cut short). ``None`` is ignored, and so is a value shorter
-    than :data:`MIN_ENV_SECRET` characters (the floor of every value redacted process-wide: a
-    short one would blank ordinary words out of every message). A ``SecretStr`` is read for its
+    it occurs, and a leading part of at least `FRAGMENT` characters of one of at least
+    `MIN_FRAGMENTED` (an echo cut short). `None` is ignored, and so is a value shorter
+    than `MIN_ENV_SECRET` characters (the floor of every value redacted process-wide: a
+    short one would blank ordinary words out of every message). A `SecretStr` is read for its
     value and returned as it came, still masked.
     """
     if value is not None:
@@ -491,15 +491,15 @@ def remember_request_secret(value: _Carried) -> _Carried:
 
 
 def remember_request_headers(headers: _Headers) -> _Headers:
-    """:func:`remember_request_secret` for the headers a request tells the provider to send on.
+    """`remember_request_secret` for the headers a request tells the provider to send on.
 
-    An MCP server's ``headers`` (``Authorization: Bearer …`` among them) are the provider's to
+    An MCP server's `headers` (`Authorization: Bearer …` among them) are the provider's to
     send, so they are in the body, not in the request's own headers. Kept: what
-    :func:`header_secrets` keeps of a configured ``default_headers`` (a credential-named
+    `header_secrets` keeps of a configured `default_headers` (a credential-named
     header's value, any value shaped like a generated credential, and the credential of a
-    ``<scheme> <credential>`` value); an ordinary word in another header is not taken out of
-    every later message. Returns ``headers`` unchanged (an after-validator, like
-    :func:`remember_request_secret`); ``None`` is ignored.
+    `<scheme> <credential>` value); an ordinary word in another header is not taken out of
+    every later message. Returns `headers` unchanged (an after-validator, like
+    `remember_request_secret`); `None` is ignored.
     """
     if isinstance(headers, Mapping):
         for value in header_secrets(headers):

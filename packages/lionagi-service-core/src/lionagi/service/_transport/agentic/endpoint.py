@@ -330,7 +330,7 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
 
     @property
     def error_chunks_are_answers(self) -> bool:
-        """Only a remote agent's error chunks are its answer (see :class:`Endpoint`).
+        """Only a remote agent's error chunks are its answer (see `Endpoint`).
 
         A CLI process or an in-process agent is itself the client of the model's API, so its
         error chunk may report that it could not connect (the connection family); a remote

@@ -984,7 +984,7 @@ class Endpoint:
 
         One classification for `stream()` and `invoke()`: `classify_stream_error` over
         the chunk's text and metadata with this class's `error_patterns`, this endpoint's
-        provider key, and its key redacted. `reached` is :attr:`error_chunks_are_answers`.
+        provider key, and its key redacted. `reached` is `error_chunks_are_answers`.
         """
         return classify_stream_error(
             chunk.content,
