@@ -86,7 +86,8 @@ def test_a_global_refresh_keeps_a_resolved_deferred_class_bound(
 
     after = catalog.refresh()
     assert cls._ENDPOINT_META is not None and cls._ENDPOINT_META is not before
-    assert cls._ENDPOINT_META is after.provider("lazy").endpoints["chat"].meta
+    # The endpoint a match resolved is resolved again in the new snapshot, and bound from it.
+    assert cls._ENDPOINT_META is after.endpoint("lazy", "chat").meta
 
     catalog.refresh(inventory=())  # no longer served: cleared
     assert cls._ENDPOINT_META is None

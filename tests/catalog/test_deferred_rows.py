@@ -234,3 +234,42 @@ def test_providers_strict_imports_every_row_and_reports_the_broken_one(
     assert code == 1, output[-3000:]
     assert "lazyb" in output and "planted" in output and f"{dists.prefix}-lazyb" in output
     assert "lionagi.providers.groq._endpoint" in seen["modules"]  # every row was imported
+
+
+# -- one endpoint's modules, not its provider's ---------------------------------------------------
+
+_TWO_ROWS = """
+PROVIDER_SPECS = (
+    api("lazyb", "chat", cls=__name__.rpartition(".")[0] + ".lazyb_chat:LazyChat"),
+    api("lazyb", "embed", cls=__name__.rpartition(".")[0] + ".lazyb_embed:LazyEmbed"),
+)
+"""
+
+
+def test_matching_one_endpoint_imports_only_its_modules_and_a_broken_sibling_fails_alone(
+    dists: Dists, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A chat call must not pay for (nor be failed by) the same provider's other rows: only the
+    # matched endpoint's references are imported, and each endpoint's outcome is its own.
+    dists.provider("lazyb", _TWO_ROWS)
+    chat = dists.module("lazyb_chat", "class LazyChat(Endpoint):\n    pass\n")
+    embed = dists.module("lazyb_embed", _BROKEN_IMPL)
+    catalog = dists.catalog()
+    monkeypatch.setattr(EndpointRegistry, "_catalog", catalog)
+
+    endpoint = match_endpoint("lazyb", "chat")
+    assert type(endpoint).__module__ == chat
+    assert type(endpoint)._ENDPOINT_META is not None
+    assert embed not in sys.modules
+
+    for _ in range(2):
+        with pytest.raises(ProviderUnavailable) as info:
+            match_endpoint("lazyb", "embed")
+        assert embed in info.value.diagnostic.message
+    count = dists.root / dists.prefix / "lazyb_embed.count"
+    assert count.read_text() == "1"  # the failure is cached per endpoint
+    assert type(match_endpoint("lazyb", "chat")) is type(endpoint)  # chat is unaffected
+
+    # The full check (`providers --strict`, `doctor`) still reports the provider as broken.
+    with pytest.raises(ProviderUnavailable):
+        catalog.snapshot().provider("lazyb")

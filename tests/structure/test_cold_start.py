@@ -108,6 +108,9 @@ def test_an_http_first_call_loads_no_agentic_subprocess_or_error_path_module(
         # The nested-shapes check: a plain-text chat never needs it (it cost the first call of
         # the catalog's `openai` row some 50 ms when it was imported for every request).
         "lionagi.service._catalog.openai_chat_types",
+        # The same provider's other rows: a chat call imports only the chat row's modules.
+        "lionagi.providers.openai._responses",
+        "lionagi.providers.openai._embeddings",
     )
     assert "lionagi.providers.openai._endpoints" in loaded
     assert sorted(m for m in loaded if m.startswith(unwanted)) == []

@@ -24,14 +24,10 @@ if TYPE_CHECKING:
         OpenAIChatCompletionsEndpoint,
         OpenAIChatProjector,
         OpenAIEmbeddingsAPIEndpoint,
-        OpenAIResponsesEndpoint,
     )
-    from ._requests import (
-        OpenAIChatRequest,
-        OpenAIResponsesRequest,
-        ResponsesReasoning,
-        ResponsesText,
-    )
+    from ._requests import OpenAIChatRequest
+    from ._responses_endpoint import OpenAIResponsesEndpoint
+    from ._responses_request import OpenAIResponsesRequest, ResponsesReasoning, ResponsesText
     from ._responses_stream import RESPONSES_IGNORED_EVENTS, ResponsesProjector
 
 __all__ = [
@@ -60,14 +56,10 @@ __getattr__, __dir__ = lazy_exports(
             "OpenAIChatCompletionsEndpoint",
             "OpenAIChatProjector",
             "OpenAIEmbeddingsAPIEndpoint",
-            "OpenAIResponsesEndpoint",
         ),
-        "._requests": (
-            "OpenAIChatRequest",
-            "OpenAIResponsesRequest",
-            "ResponsesReasoning",
-            "ResponsesText",
-        ),
+        "._requests": ("OpenAIChatRequest",),
+        "._responses_endpoint": ("OpenAIResponsesEndpoint",),
+        "._responses_request": ("OpenAIResponsesRequest", "ResponsesReasoning", "ResponsesText"),
         "._responses_stream": ("RESPONSES_IGNORED_EVENTS", "ResponsesProjector"),
     },
 )
@@ -92,8 +84,8 @@ PROVIDER_SPECS = (
         endpoint="responses",
         endpoint_aliases=("response",),
         endpoint_type=EndpointType.API,
-        endpoint_class=f"{__name__}._endpoints:OpenAIResponsesEndpoint",
-        request_options=f"{__name__}._requests:OpenAIResponsesRequest",
+        endpoint_class=f"{__name__}._responses_endpoint:OpenAIResponsesEndpoint",
+        request_options=f"{__name__}._responses_request:OpenAIResponsesRequest",
         base_url=BASE_URL,
         auth_type="bearer",
         api_key_env=API_KEY_ENV,

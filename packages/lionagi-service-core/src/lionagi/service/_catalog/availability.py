@@ -147,7 +147,7 @@ def cli_report(snapshot: CatalogSnapshot, *, skip: Collection[str] = ()) -> list
             else:
                 # Only the adapter class says which program it runs: resolve the row. A failure
                 # propagates as the typed catalog error a match would raise.
-                resolved = snapshot.provider(key).endpoints[entry.key]
+                resolved = snapshot.endpoint(key, entry.key)
                 row = cli_availability(entry.provider, entry.endpoint, resolved.resolved_class)
             if row is not None:
                 rows.append(row)

@@ -58,10 +58,15 @@ def build_from_modules(
     return _index(rows, specs, policies, ordered, DeferredProviders(deferred, _materialize))
 
 
-def _materialize(collected: CollectedModule) -> CatalogProvider | ProviderCatalogError:
-    """A deferred row's second pass: the same build over that row with its objects imported."""
+def _materialize(
+    collected: CollectedModule, endpoint: str | None
+) -> CatalogProvider | ProviderCatalogError:
+    """A deferred row's second pass: the same build over that row with its objects imported.
+
+    Only ``endpoint``'s objects when one is named (a match); every endpoint's otherwise.
+    """
     provider = canonical_provider_key(collected.row.provider)
-    resolved = resolve_row(collected)
+    resolved = resolve_row(collected, endpoint)
     try:
         mini = build_from_modules((resolved.row,), (resolved,))
     except CatalogValidationError as exc:

@@ -1,15 +1,17 @@
-"""Deferred endpoint rows: a provider's classes are imported on its first use, once.
+"""Deferred endpoint rows: an endpoint's classes are imported on its first use, once.
 
 Why. Importing every vendor's endpoint module to build the catalog made every command pay for
 every installed vendor's pydantic models (issue 15 item 3; ADR-0028 D1/D3 amended, see
 ``docs/decisions.md``). A row may therefore name its ``endpoint_class`` and ``request_options``
 as ``"module:attr"`` references. The build validates everything the row states without them
 (keys, aliases, collisions, base URL and auth, policy rows, the reference syntax); this module
-imports the references when the provider is first matched (or fully checked by
-``providers --strict`` / ``doctor``) and runs the *same* build over that one row with the
-objects in place, so a bad class, an unknown default key or an unimportable module fails with
-the error the whole-catalog build would have given: ``ProviderUnavailable`` for an import
-failure, ``CatalogValidationError`` for an invalid record. The outcome is cached per snapshot,
+imports the references when an endpoint is first matched, only that endpoint's (a chat call
+does not build the same provider's Responses or embeddings models), or every endpoint's when
+the provider is fully checked (``providers --strict`` / ``doctor``), and runs the *same* build
+over that provider's row with those objects in place, so a bad class, an unknown default key or
+an unimportable module fails with the error the whole-catalog build would have given:
+``ProviderUnavailable`` for an import failure, ``CatalogValidationError`` for an invalid
+record. The outcome is cached per snapshot (per endpoint, and per provider for the full check),
 so every later lookup sees the same result, under a lock so two threads import at most once.
 """
 
@@ -25,7 +27,7 @@ from typing import Any, Generic, TypeVar
 from .._base.errors import ProviderCatalogError
 from .diagnose import describe_exception, diagnostic
 from .discovery import DOTTED_NAME, CollectedModule, is_stop_request
-from .keys import canonical_provider_key
+from .keys import canonical_endpoint_key, canonical_provider_key
 from .specs import ProviderEndpointSpec
 
 _R = TypeVar("_R")
@@ -56,11 +58,18 @@ def load_ref(ref: str) -> object:
     return value
 
 
-def resolve_row(collected: CollectedModule) -> CollectedModule:
-    """The row with every reference replaced by its object, or the import failure it hit."""
+def resolve_row(collected: CollectedModule, only: str | None = None) -> CollectedModule:
+    """The row with its references replaced by their objects, or the import failure it hit.
+
+    ``only`` (a canonical endpoint key) limits the imports to that endpoint's references; the
+    other endpoints keep theirs, which the build accepts as it did the first time.
+    """
     provider = canonical_provider_key(collected.row.provider)
     specs: list[ProviderEndpointSpec] = []
     for spec in collected.specs:
+        if only is not None and canonical_endpoint_key(spec.endpoint) != only:
+            specs.append(spec)
+            continue
         ref = ""
         try:
             values: dict[str, Any] = {}
@@ -90,20 +99,23 @@ def resolve_row(collected: CollectedModule) -> CollectedModule:
 class DeferredProviders(Generic[_R]):
     """One snapshot's deferred rows by canonical provider key, and each one's cached outcome.
 
-    ``rebuild`` turns one row into its resolved provider (or the error to raise); the build
+    ``rebuild`` turns one row into its resolved provider (or the error to raise): every
+    endpoint's references imported, or (given an endpoint key) only that endpoint's. The build
     passes it in, which keeps this module free of the build and snapshot modules it serves.
+    Outcomes are keyed ``(provider, None)`` for the whole provider, ``(provider, key)`` for one
+    endpoint; an endpoint is served from its whole provider's outcome when that succeeded.
     """
 
     def __init__(
         self,
         modules: Mapping[str, CollectedModule] | None = None,
-        rebuild: Callable[[CollectedModule], _R | ProviderCatalogError] | None = None,
+        rebuild: Callable[[CollectedModule, str | None], _R | ProviderCatalogError] | None = None,
     ) -> None:
         self._modules = dict(modules or {})
         self._rebuild = rebuild
         self._lock = threading.Lock()
         self._resolver: int | None = None  # the thread importing a provider's references
-        self._outcomes: dict[str, _R | ProviderCatalogError] = {}
+        self._outcomes: dict[tuple[str, str | None], _R | ProviderCatalogError] = {}
         self._on_resolved: Callable[[_R], None] | None = None
 
     def on_resolved(self, callback: Callable[[_R], None]) -> None:
@@ -129,12 +141,15 @@ class DeferredProviders(Generic[_R]):
         return provider in self._modules
 
     def resolved(self) -> tuple[_R, ...]:
-        """The providers resolved so far (for clearing class-bound metadata on republish)."""
+        """What was resolved so far, whole providers and single endpoints (for republishing)."""
         with self._lock:
             return tuple(o for o in self._outcomes.values() if not isinstance(o, Exception))
 
-    def materialize(self, provider: str) -> _R:
+    def materialize(self, provider: str, endpoint: str | None = None) -> _R:
         """The provider with its classes imported and checked; raise its cached failure.
+
+        With ``endpoint`` (a canonical key of the provider's), only that endpoint's classes are
+        imported: the others stay references (``endpoint_class`` None) in what is returned.
 
         Raises:
             ProviderUnavailable: a referenced module failed to import.
@@ -151,21 +166,25 @@ class DeferredProviders(Generic[_R]):
                 "imported; provider modules must not call the registry at import time"
             )
         with self._lock:
-            outcome = self._outcomes.get(provider)
+            whole = self._outcomes.get((provider, None))
+            if endpoint is not None and whole is not None and not isinstance(whole, Exception):
+                return whole
+            key = (provider, endpoint)
+            outcome = self._outcomes.get(key)
             if outcome is None:
                 self._resolver = threading.get_ident()
                 try:
-                    outcome = self._resolve(provider)
+                    outcome = self._resolve(provider, endpoint)
                 finally:
                     self._resolver = None
-                self._outcomes[provider] = outcome
+                self._outcomes[key] = outcome
                 if self._on_resolved is not None and not isinstance(outcome, Exception):
                     self._on_resolved(outcome)
         if isinstance(outcome, Exception):
             raise outcome.with_traceback(None)
         return outcome
 
-    def _resolve(self, provider: str) -> _R | ProviderCatalogError:
+    def _resolve(self, provider: str, endpoint: str | None) -> _R | ProviderCatalogError:
         if self._rebuild is None:
             raise KeyError(provider)
-        return self._rebuild(self._modules[provider])
+        return self._rebuild(self._modules[provider], endpoint)

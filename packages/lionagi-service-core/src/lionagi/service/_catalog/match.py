@@ -103,14 +103,16 @@ def resolve(
             suggestion=_suggest(p, [*snapshot.provider_index, *snapshot.unavailable]),
             reason=_unknown_provider(snapshot, p),
         )
-    entry = snapshot.provider(canonical)  # imports a deferred provider's classes, once
+    # Chosen from what the build read without imports; then only that endpoint's classes are
+    # imported (once), not the provider's other endpoints'.
+    entry = snapshot.providers[canonical]
     key = entry.endpoint_index.get(e)
+    if key is None and not e and len(entry.endpoint_keys) == 1:
+        key = entry.endpoint_keys[0]
+    if key is None and not e and entry.policy is not None:
+        key = entry.policy.default_endpoint
     if key is not None:
-        return entry.endpoints[key]
-    if not e and len(entry.endpoint_keys) == 1:
-        return entry.endpoints[entry.endpoint_keys[0]]
-    if not e and entry.policy is not None and entry.policy.default_endpoint is not None:
-        return entry.endpoints[entry.policy.default_endpoint]
+        return snapshot.endpoint(canonical, key)
     if openai_compatible:
         return canonical
     hidden_e = looks_like_credential(endpoint)

@@ -324,17 +324,21 @@ def _bind(provider: CatalogProvider) -> None:
 
 
 def _resolve_again(previous: CatalogSnapshot, snapshot: CatalogSnapshot) -> None:
-    """Resolve, in ``snapshot``, the deferred providers ``previous`` had resolved.
+    """Resolve, in ``snapshot``, the deferred endpoints ``previous`` had resolved.
 
     Their classes are imported already and still served; without this a refresh left them
     without ``_ENDPOINT_META`` until their next lookup. A failure is cached in ``snapshot`` and
     raised by that lookup, exactly as if the resolution had waited for it.
     """
     for provider in previous.deferred.resolved():
-        if snapshot.deferred.pending(provider.provider):
-            # A failure is cached; the class is then cleared with previous's other bindings.
-            with contextlib.suppress(ProviderCatalogError):
-                snapshot.provider(provider.provider)
+        if not snapshot.deferred.pending(provider.provider):
+            continue
+        new = snapshot.providers[provider.provider].endpoints
+        for key, entry in provider.endpoints.items():
+            if entry.endpoint_class is not None and key in new:
+                # A failure is cached; the class is then cleared with previous's other bindings.
+                with contextlib.suppress(ProviderCatalogError):
+                    snapshot.endpoint(provider.provider, key)
 
 
 def _bound(snapshot: CatalogSnapshot) -> list[tuple[type[Endpoint], CatalogEndpointMeta]]:

@@ -27,8 +27,8 @@ __all__ = ["CatalogEndpoint", "CatalogProvider", "CatalogSnapshot", "ModelAlias"
 class CatalogEndpoint:
     """One resolvable endpoint. ``endpoint`` keeps the declared spelling (it is a URL path).
 
-    ``endpoint_class`` is None for a deferred row (:mod:`.deferred`) until its provider is
-    materialized; ``endpoint_ref`` / ``request_ref`` always name the class and request model as
+    ``endpoint_class`` is None for a deferred row (:mod:`.deferred`) until that endpoint is
+    resolved; ``endpoint_ref`` / ``request_ref`` always name the class and request model as
     ``module:qualname``, so inspection never needs the import; ``program`` is what the row
     declares its agentic adapter needs installed (:class:`.specs.AgenticProgram`), if it does.
     """
@@ -48,7 +48,7 @@ class CatalogEndpoint:
 
     @property
     def resolved_class(self) -> type[Endpoint]:
-        """The endpoint class; only entries from :meth:`CatalogSnapshot.provider` are resolved.
+        """The endpoint class; resolved only in entries from `CatalogSnapshot.endpoint`/`.provider`.
 
         Raises:
             ProviderCatalogError: the entry came from a deferred provider's unresolved view
@@ -57,7 +57,7 @@ class CatalogEndpoint:
         if self.endpoint_class is None:
             raise ProviderCatalogError(
                 f"endpoint {self.provider}/{self.key} is deferred ({self.endpoint_ref}); "
-                "look it up through CatalogSnapshot.provider()"
+                "look it up through CatalogSnapshot.endpoint() or .provider()"
             )
         return self.endpoint_class
 
@@ -112,6 +112,23 @@ class CatalogSnapshot:
         if self.deferred.pending(key):
             return self.deferred.materialize(key)
         return self.providers[key]
+
+    def endpoint(self, provider: str, key: str) -> CatalogEndpoint:
+        """The endpoint `key` of `provider` (both canonical) with its classes imported.
+
+        Only that endpoint's modules are imported for a deferred provider: a chat call does
+        not pay for the same vendor's other endpoints' request models.
+
+        Raises:
+            KeyError: no such available provider or endpoint.
+            ProviderUnavailable / CatalogValidationError: the endpoint's deferred references
+                failed on first use.
+        """
+        if self.deferred.pending(provider):
+            if key not in self.providers[provider].endpoints:
+                raise KeyError(key)
+            return self.deferred.materialize(provider, key).endpoints[key]
+        return self.providers[provider].endpoints[key]
 
     @property
     def provider_keys(self) -> tuple[str, ...]:
