@@ -8,10 +8,12 @@
    URL userinfo and query values), and the values of credential-looking environment variables
    (:data:`CREDENTIAL_ENV_NAME`, values of at least :data:`MIN_ENV_SECRET` characters), and the
    credentials requests carried in their bodies (:func:`remember_request_secret`,
-   :func:`remember_request_headers`: an MCP server's token, a fallback credit token). An echo
-   cut short is caught too: any run of at least :data:`FRAGMENT` leading characters of a known
-   value of at least :data:`MIN_FRAGMENTED` characters (a server that quotes "the first 64
-   characters of the key you sent" still leaks most of it).
+   :func:`remember_request_headers`: an MCP server's token, a fallback credit token; in an
+   unvalidated ``extra_body``, the values of credential-named keys,
+   :func:`remember_body_credentials`). An echo cut short is caught too: any run of at least
+   :data:`FRAGMENT` leading characters of a known value of at least :data:`MIN_FRAGMENTED`
+   characters (a server that quotes "the first 64 characters of the key you sent" still leaks
+   most of it).
 2. **Shapes**: one compiled pattern of widely used key formats (see :func:`shapes`), URL userinfo,
    URL query values, ``Authorization``-style scheme values and ``name=value`` / ``name: value``
    pairs whose name says credential.
@@ -47,6 +49,7 @@ __all__ = [
     "redact_headers",
     "redact_url",
     "redact_value",
+    "remember_body_credentials",
     "remember_request_headers",
     "remember_request_secret",
     "remember_secret",
@@ -432,15 +435,28 @@ def remember_secret(value: str | None) -> None:
     if not value or len(value) < MIN_ENV_SECRET:
         return
     with _KNOWN.lock:
-        if value in _KNOWN.remembered:
-            # Configured again, so among the most recent: the bound drops older values first
-            # (the set is unchanged, so the compiled pattern stays).
-            _KNOWN.remembered[value] = _KNOWN.remembered.pop(value)
-            return
-        _KNOWN.remembered[value] = None
-        while len(_KNOWN.remembered) > _REMEMBER_LIMIT:
-            del _KNOWN.remembered[next(iter(_KNOWN.remembered))]
-        _KNOWN.version += 1
+        # Configured again, a value is only moved among the most recent: the set is
+        # unchanged, so the compiled pattern stays.
+        if _add_recent(_KNOWN.remembered, value, _REMEMBER_LIMIT):
+            _KNOWN.version += 1
+
+
+def _add_recent(values: dict[str, None], value: str, limit: int) -> bool:
+    """Put ``value`` last in the bounded, insertion-ordered set ``values``; True if it was new.
+
+    The one bounded-recency rule of the configured and the carried values: a value added again
+    moves to the end (it is among the most recent again, so the bound drops older ones first)
+    and leaves the set as it was; a new one is appended and the oldest are dropped beyond
+    ``limit``. The caller holds ``_KNOWN.lock`` and refreshes what it derives from the set only
+    when it changed.
+    """
+    if value in values:
+        values[value] = values.pop(value)
+        return False
+    values[value] = None
+    while len(values) > limit:
+        del values[next(iter(values))]
+    return True
 
 
 REQUEST_SECRET_LIMIT = 256
@@ -507,19 +523,105 @@ def remember_request_headers(headers: _Headers) -> _Headers:
     return headers
 
 
+# The last word of a body key that names a credential (see `remember_body_credentials`).
+_BODY_CREDENTIAL_WORDS = frozenset(
+    {
+        "apikey",
+        "auth",
+        "authorization",
+        "cookie",
+        "credential",
+        "credentials",
+        "jwt",
+        "passphrase",
+        "passwd",
+        "password",
+        "pwd",
+        "secret",
+        "token",
+    }
+)
+# Where a camelCase key starts a new word (``apiKey``, ``clientSecret``), and what else parts words.
+_CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_KEY_SEPARATORS = re.compile(r"[^A-Za-z0-9]+")
+
+
+def _key_words(key: str) -> list[str]:
+    """``key``'s words, lower-cased: split at ``_``, ``-``, ``.`` and camelCase boundaries."""
+    spaced = _KEY_SEPARATORS.sub(" ", _CAMEL_BOUNDARY.sub(" ", key))
+    return spaced.lower().split()
+
+
+def _is_credential_body_key(key: str) -> bool:
+    """Whether a body field named ``key`` holds a credential (see `remember_body_credentials`)."""
+    words = _key_words(key)
+    if not words:
+        return False
+    last = words[-1]
+    return last in _BODY_CREDENTIAL_WORDS or (last == "key" and len(words) > 1)
+
+
+def remember_body_credentials(body: Mapping[str, Any]) -> None:
+    """Carry the credentials in an unvalidated request body (`extra_body`), as adapters' fields do.
+
+    No request model names the fields of `extra_body`, so no `remember_request_secret` validator
+    runs for them; this walks the mapping instead (nested mappings and lists, each container
+    once) and carries, like that validator, the string values of the keys that name a
+    credential. The rule reads a key's last word (split at `_`, `-`, `.` and camelCase, any
+    case): `token`, `secret`, `password` (`passwd`, `pwd`, `passphrase`), `auth`,
+    `authorization`, `credential(s)`, `apikey`, `cookie` or `jwt`, or `key` after another word
+    (`api_key`, `x-api-key`, `apiKey`, `authorization_token`, `client_secret`). So a word
+    merely inside a key does not count: `max_tokens`, `token_budget`, `auth_type`,
+    `token_url` hold settings, and a bare `key` is the name of a key/value pair
+    (`{"key": "department", "value": "..."}`), not a key. A value of `<scheme> <credential>`
+    (`Bearer abc…`) yields its credential too. A list under a credential key is read item by
+    item, and a mapping by its own keys. Under a key whose last word is `headers` (an MCP
+    server's or a tool's headers), what `remember_request_headers` keeps. Ordinary fields (a
+    `user` id, `metadata` values) are left alone, and values shorter than `MIN_ENV_SECRET`
+    are never carried: each carried value is blanked out of every later error text of the
+    process.
+    """
+    stack: list[tuple[bool, Any]] = [(False, body)]
+    seen: set[int] = set()
+    while stack:
+        credential, value = stack.pop()
+        if isinstance(value, Mapping | list | tuple):
+            if id(value) in seen:  # a cycle, or a container that occurs twice
+                continue
+            seen.add(id(value))
+        if isinstance(value, Mapping):
+            for key, item in value.items():
+                name = str(key)
+                if isinstance(item, Mapping) and _key_words(name)[-1:] == ["headers"]:
+                    remember_request_headers(item)
+                else:
+                    stack.append((_is_credential_body_key(name), item))
+        elif isinstance(value, list | tuple):
+            stack.extend((credential, item) for item in value)
+        elif credential:
+            _carry_credential(value)
+
+
+def _carry_credential(value: Any) -> None:
+    """Carry a credential-named body value (and its scheme's credential); ignore non-strings."""
+    text = value.get_secret_value() if hasattr(value, "get_secret_value") else value
+    if not isinstance(text, str):
+        return
+    text = text.strip()
+    _carry(text)
+    schemed = _SCHEMED.fullmatch(text)
+    if schemed is not None:
+        _carry(schemed.group(1))
+
+
 def _carry(value: str) -> None:
     """Add ``value`` to the carried set (see :func:`remember_request_secret`)."""
     if len(value) < MIN_ENV_SECRET:
         return
     with _KNOWN.lock:
         carried = _KNOWN.carried
-        if value in carried:
-            carried[value] = carried.pop(value)  # carried again: among the most recent
-            return
-        carried[value] = None
-        while len(carried) > REQUEST_SECRET_LIMIT:
-            del carried[next(iter(carried))]
-        _KNOWN.carried_view = tuple(sorted(carried, key=len, reverse=True))
+        if _add_recent(carried, value, REQUEST_SECRET_LIMIT):
+            _KNOWN.carried_view = tuple(sorted(carried, key=len, reverse=True))
 
 
 def _carried_in(text: str) -> list[str]:

@@ -6,7 +6,9 @@ worse failure than an error naming it (ADR-0027 D3 records the legacy filtering 
 The one escape hatch is an explicit ``extra_body`` mapping, for a vendor field newer than the
 request model: its keys are sent as top-level body fields after validation, unchecked. A key the
 model already declares is refused there (it must go through validation), so ``extra_body``
-never overrides a validated value.
+never overrides a validated value. The credentials an accepted ``extra_body`` carries (the
+values of credential-named keys, an MCP server's ``headers``) are redacted from every later
+error text, as a request model's credential fields are (``remember_body_credentials``).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pydantic import AliasChoices, AliasPath, BaseModel, ValidationError
 
 from ..._base.errors import EndpointConfigurationError
 from ..._base.refused import first_refused, refused_reason
+from ..._base.secrets import remember_body_credentials
 from ..._base.suggest import did_you_mean
 from ..._base.validation import first_error
 from ..config import EndpointConfig
@@ -114,7 +117,10 @@ def build_payload(
         payload.update(overrides)
     extra = _extra_body(payload.pop(EXTRA_BODY)) if EXTRA_BODY in payload else None
     if options is None:
-        return {**payload, **extra} if extra else payload
+        if not extra:
+            return payload
+        remember_body_credentials(extra)
+        return {**payload, **extra}
     keys = accepted_keys(options)
     if extra:
         declared = next((k for k in extra if k in keys), None) if keys is not None else None
@@ -152,6 +158,8 @@ def build_payload(
             mode="json", by_alias=config.serialize_by_alias, exclude_unset=True, exclude_none=True
         )
     if extra:
+        # Accepted: no validator read these fields, so their credentials are carried here.
+        remember_body_credentials(extra)
         built.update(extra)
     return built
 

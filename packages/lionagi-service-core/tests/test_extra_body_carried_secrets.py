@@ -1,0 +1,188 @@
+"""The credentials an accepted ``extra_body`` carries join the carried set; other values do not.
+
+``extra_body`` is never validated, so no ``remember_request_secret`` validator runs for its
+fields; ``build_payload`` walks it instead. These tests pin which keys count (a key's last word,
+not a word anywhere in it), what is read under them, and that nothing is carried for an
+``extra_body`` that is refused.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, ConfigDict, SecretStr
+
+from lionagi.service import EndpointConfig, EndpointConfigurationError
+from lionagi.service._base import secrets
+from lionagi.service._base.secrets import REDACTED, redact
+from lionagi.service._transport.http.payload import build_payload
+
+
+def _token(label: str = "tok") -> str:
+    return f"{label}{uuid.uuid4().hex}"
+
+
+@pytest.fixture(autouse=True)
+def carried_state() -> Iterator[None]:
+    """Start each test with an empty carried set, and put the process's back afterwards."""
+    known = secrets._KNOWN
+    with known.lock:
+        saved, view = dict(known.carried), known.carried_view
+        known.carried.clear()
+        known.carried_view = ()
+    yield
+    with known.lock:
+        known.carried.clear()
+        known.carried.update(saved)
+        known.carried_view = view
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    model: str
+    temperature: float | None = None
+
+
+def _config(options: type[BaseModel] | None = _Request) -> EndpointConfig:
+    return EndpointConfig(
+        name="x", provider="x", endpoint="chat", base_url="https://x.example",
+        request_options=options,
+    )  # fmt: skip
+
+
+def _carried() -> set[str]:
+    return set(secrets._KNOWN.carried)
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "authorization",
+        "Authorization",
+        "authorization_token",
+        "api_key",
+        "apiKey",
+        "APIKey",
+        "x-api-key",
+        "x-goog-api-key",
+        "token",
+        "accessToken",
+        "password",
+        "passwd",
+        "secret",
+        "client_secret",
+        "clientSecret",
+        "auth",
+        "credentials",
+        "private_key",
+    ],
+)
+def test_a_key_whose_last_word_names_a_credential_is_carried(key: str) -> None:
+    value = _token()
+    body = build_payload(_config(), {"model": "m", "extra_body": {key: value}})
+    assert body[key] == value  # sent as written
+    assert value in _carried()
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "user",
+        "metadata",
+        "key",  # the name of a key/value pair, not a key
+        "token_budget",
+        "auth_type",
+        "token_url",
+        "tokenizer",
+        "session_id",
+        "signature",  # a thinking or tool signature: opaque, the provider's own
+    ],
+)
+def test_other_keys_are_left_alone(key: str) -> None:
+    credential = _token("credential")
+    extra = {key: _token(), "api_key": credential}
+    build_payload(_config(), {"model": "m", "extra_body": extra})
+    assert _carried() == {credential}
+
+
+def test_only_strings_of_at_least_min_env_secret_characters_are_carried() -> None:
+    credential = _token("credential")
+    extra = {
+        "max_tokens": 123456789,
+        "token": "short1",
+        "secret": True,
+        "password": None,
+        "api_key": credential,
+    }
+    build_payload(_config(), {"model": "m", "extra_body": extra})
+    assert _carried() == {credential}
+
+
+def test_nested_mappings_and_lists_are_walked() -> None:
+    mcp, listed, deep = _token("mcp"), _token("listed"), _token("deep")
+    extra = {
+        "mcp_servers": [{"url": "https://mcp.example", "authorization_token": mcp}],
+        "api_keys_by_region": {"tokens": [], "fallback": {"secret": [listed, 5]}},
+        "options": [[{"provider": {"apiKey": deep, "name": "documentation"}}]],
+        "user": "reader-0123456789",
+    }
+    build_payload(_config(), {"model": "m", "extra_body": extra})
+    assert _carried() == {mcp, listed, deep}
+
+
+def test_a_headers_mapping_keeps_what_a_configured_header_would() -> None:
+    bearer, named, shaped = _token("bearer"), _token("named"), _token("shaped")
+    headers = {
+        "Authorization": f"Bearer {bearer}",
+        "X-Api-Key": named,
+        "X-Request-Tag": shaped,  # not credential-named, but shaped like a generated one
+        "X-Team": "documentation",
+        "Accept": "application/json",
+    }
+    extra = {"tools_beta": [{"type": "mcp", "headers": headers}]}
+    build_payload(_config(), {"model": "m", "extra_body": extra})
+    assert _carried() == {f"Bearer {bearer}", bearer, named, shaped}
+
+
+def test_a_scheme_value_yields_its_credential_and_a_secret_str_is_read() -> None:
+    bearer, wrapped = _token("bearer"), _token("wrapped")
+    extra = {"authorization": f"Bearer {bearer}", "client_secret": SecretStr(wrapped)}
+    build_payload(_config(None), {"model": "m", "extra_body": extra})
+    assert {bearer, wrapped} <= _carried()
+    assert redact(f"refused {bearer}") == f"refused {REDACTED}"
+
+
+def test_an_open_endpoint_without_a_request_model_carries_them_too() -> None:
+    token = _token()
+    body = build_payload(_config(None), {"model": "m", "extra_body": {"api_key": token}})
+    assert body == {"model": "m", "api_key": token}
+    assert redact(f"echo {token}") == f"echo {REDACTED}"
+
+
+def test_a_refused_extra_body_carries_nothing() -> None:
+    refused, accepted = _token("refused"), _token("accepted")
+    with pytest.raises(EndpointConfigurationError):
+        build_payload(
+            _config(), {"model": "m", "extra_body": {"temperature": 1.0, "api_key": refused}}
+        )
+    build_payload(_config(), {"model": "m", "extra_body": {"api_key": accepted}})
+    assert _carried() == {accepted}
+
+
+def test_a_cycle_in_extra_body_ends_the_walk() -> None:
+    token = _token()
+    cyclic: dict[str, Any] = {"token": token}
+    cyclic["self"] = cyclic
+    secrets.remember_body_credentials({"holder": cyclic, "again": [cyclic, cyclic]})
+    assert _carried() == {token}
+
+
+def test_the_configured_set_is_unchanged() -> None:
+    version, token = secrets._KNOWN.version, _token()
+    build_payload(_config(), {"model": "m", "extra_body": {"api_key": token}})
+    assert _carried() == {token}
+    # Carried apart from the configured values: their compiled pattern is not rebuilt.
+    assert secrets._KNOWN.version == version
