@@ -31,6 +31,17 @@ def plain_secret(label: str) -> str:
     return f"{label}{uuid.uuid4().hex}"
 
 
+def _shows(secret: str, text: str) -> bool:
+    """Whether ``text`` shows ``secret``: the whole value or its leading half.
+
+    The one rule of this distribution for "a secret is shown", used by :func:`secret_shown` and
+    by the HTTP conformance kit's key scan, so the two cannot drift apart. Half the value counts:
+    a server or an adapter that shows a credential cut short (its tail masked, say) still leaks
+    most of it.
+    """
+    return secret[: max(1, len(secret) // 2)] in text
+
+
 def secret_shown(
     secret: str,
     error: BaseException,
@@ -44,13 +55,12 @@ def secret_shown(
     record, formatted with its exception text (``caplog.records``). Half the value counts as
     shown: a server that quotes a credential cut short still leaks most of it.
     """
-    half = secret[: max(1, len(secret) // 2)]
     places = [("str(error)", str(error)), ("repr(error)", repr(error))]
     if isinstance(error, ProviderStatusError):
         places.append(("error.body_excerpt", error.body_excerpt or ""))
     places += [(f"texts[{index}]", text) for index, text in enumerate(texts)]
     places += [(f"log record {r.name}", _RECORD.format(r)) for r in records]
-    return [where for where, text in places if half in text]
+    return [where for where, text in places if _shows(secret, text)]
 
 
 def assert_secret_hidden(

@@ -23,7 +23,7 @@ from typing import Any
 
 import anyio
 
-from lionagi.service import AgenticEndpoint, ProviderStreamError, StreamChunk, iModel
+from lionagi.service import AgenticEndpoint, APICalling, ProviderStreamError, StreamChunk, iModel
 
 from .fake_server import FakeProviderServer
 from .real_clis import MARKER_ENV, PINNED_VERSIONS, processes_with_marker, real_cli_version
@@ -130,7 +130,7 @@ class FailedRun:
 
     chunks: list[StreamChunk]
     error: ProviderStreamError | None
-    call: Any  # the invoke's APICalling (its ``status`` and ``exception``)
+    call: APICalling  # the event `invoke()` returned: its `status` and `exception`
 
 
 async def stream_then_invoke(model: iModel, *, deadline: float, **request: Any) -> FailedRun:

@@ -575,9 +575,7 @@ def _no_vertex_options(value: dict[str, Any], info: ValidationInfo) -> dict[str,
 
     Each such option is refused at its own path (``tools.0.googleSearch.excludeDomains``), as a
     typed field would be, in either spelling the API reads; every other option stays open:
-    Google extends these objects often, and the API checks what it takes. The Maps key of
-    ``googleMaps.authConfig.apiKey`` is a credential the request carries: redacted from every
-    error text like a configured key (``remember_request_secret``).
+    Google extends these objects often, and the API checks what it takes.
     """
     refused = _VERTEX_ONLY_OPTIONS.get(info.field_name or "")
     if refused is None:
@@ -589,10 +587,6 @@ def _no_vertex_options(value: dict[str, Any], info: ValidationInfo) -> dict[str,
         elif key in refused.nested and isinstance(option, dict):
             inner = refused.nested[key]
             errors.extend(_vertex_only_error((key, name), name) for name in option if name in inner)
-            if key in _AUTH_CONFIG:
-                for name in _API_KEY & option.keys():
-                    if isinstance(option[name], str):
-                        remember_request_secret(option[name])
     if errors:
         # pydantic places these line errors under the field's own location.
         raise ValidationError.from_exception_data(info.field_name or "options", errors)
@@ -600,6 +594,31 @@ def _no_vertex_options(value: dict[str, Any], info: ValidationInfo) -> dict[str,
 
 
 _OpenOptions = Annotated[dict[str, Any], AfterValidator(_no_vertex_options)]
+
+
+def _remember_maps_key(value: dict[str, Any]) -> dict[str, Any]:
+    """``value`` unchanged, its ``authConfig.apiKey`` (either spelling) remembered as a secret.
+
+    The Maps key is the caller's credential, which the API uses to call Maps: no configuration
+    names it, so an API answer quoting it would carry it into an error, an excerpt or a log.
+    Handing it to core's ``remember_request_secret`` redacts it from every error text like a
+    configured key. It runs before the Vertex AI check, so the key is remembered even when
+    another option of the same mapping is refused.
+    """
+    for key in _AUTH_CONFIG & value.keys():
+        auth = value[key]
+        if not isinstance(auth, dict):
+            continue
+        for name in _API_KEY & auth.keys():
+            if isinstance(auth[name], str):
+                remember_request_secret(auth[name])
+    return value
+
+
+# ``googleMaps``: an open mapping as the others, and the one that carries a credential.
+_MapsOptions = Annotated[
+    dict[str, Any], AfterValidator(_remember_maps_key), AfterValidator(_no_vertex_options)
+]
 
 
 # ``additionalProperties`` as the API's JSON reads it (either spelling), and the keys of an
@@ -686,7 +705,7 @@ class GeminiTool(_Strict):
     googleSearchRetrieval: dict[str, Any] | None = None
     codeExecution: dict[str, Any] | None = None
     urlContext: dict[str, Any] | None = None
-    googleMaps: _OpenOptions | None = None
+    googleMaps: _MapsOptions | None = None
     fileSearch: dict[str, Any] | None = None
     computerUse: dict[str, Any] | None = None
     mcpServers: list[GeminiMcpServer] | None = None

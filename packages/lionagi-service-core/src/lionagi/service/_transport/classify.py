@@ -453,10 +453,15 @@ def _first_match(
     returncode: int | None,
     extra_patterns: Sequence[ProviderErrorPattern],
     *,
-    answered: bool = False,
+    reached: bool = False,
 ) -> tuple[ProviderErrorPattern, re.Match[str] | bool] | None:
+    """The first rule matching ``text``, and its match; ``reached`` skips the unreached families.
+
+    ``reached``: the text is the answer of the provider the request went to, so a rule whose
+    family says the provider was never reached (:func:`_means_unreached`) cannot describe it.
+    """
     for rule in (*extra_patterns, *DEFAULT_ERROR_PATTERNS):
-        if answered and _unreached(rule.error_type):
+        if reached and _means_unreached(rule.error_type):
             continue
         found = rule.search(text, returncode)
         if found:
@@ -464,13 +469,21 @@ def _first_match(
     return None
 
 
-def _unreached(family: type[ProviderError]) -> bool:
-    """Whether ``family`` says the provider was never reached (a connection, not a disconnect).
+def _means_unreached(family: type[ProviderError]) -> bool:
+    """Whether ``family`` means the caller never reached the provider at all.
 
-    Such a family cannot describe an error chunk that reports an HTTP status: the status is
-    the provider's answer. An OpenAI-compatible gateway relaying "Connection refused" from its
-    own upstream inside a 502 is a server fault (retried only under ``retry_server_errors``),
-    not a connection the caller failed to make (always retried before output).
+    True for the connection family (``ProviderConnectionError``: the connection could not be
+    made, so nothing answered), false for its disconnect branch (``ProviderDisconnectError``:
+    a connection was made and cut, possibly after the provider began answering) and for every
+    other family.
+
+    Why it matters: text that the provider itself sent (an HTTP status, a response body, a
+    remote agent's reply) proves the provider was reached, so a "could not connect" rule
+    matching words in it describes a failure behind the provider, not the caller's own. An
+    OpenAI-compatible gateway relaying "Connection refused" from its upstream inside a 502 is
+    that gateway's server fault (retried only under ``retry_server_errors``), not a connection
+    the caller failed to make (always retried before output); :func:`_first_match` skips such
+    rules for that text.
     """
     return issubclass(family, ProviderConnectionError) and not issubclass(
         family, ProviderDisconnectError
@@ -556,9 +569,8 @@ def classify_stream_error(
     The chunk's text and its `code` and `type` metadata are searched with `extra_patterns`
     then `DEFAULT_ERROR_PATTERNS` (the rules stderr is classified with), except that a chunk
     from a provider that was reached (`reached`, or a reported HTTP `status`) is never the
-    "could not connect" family: its text quotes a failure behind the provider; when none
-    matches,
-    a reported HTTP `status` decides (401/403 auth, 402 spent quota, 429 quota, 503/529
+    "could not connect" family: its text quotes a failure behind the provider. When no rule
+    matches, a reported HTTP `status` decides (401/403 auth, 402 spent quota, 429 quota, 503/529
     capacity, 500/502/504 server fault); failing both, a whole `code` or `type` in
     `SERVER_FAULT_CODES` (`server_error`, `api_error`, `internal_error`) is a server fault
     (`ProviderStreamServerError`, retryable). A classified error is the family's stream twin
@@ -593,7 +605,7 @@ def classify_stream_error(
     )
     kind: str | None = None
     family: type[ProviderError] | None = None
-    matched = _first_match(searched, None, extra_patterns, answered=reached or status is not None)
+    matched = _first_match(searched, None, extra_patterns, reached=reached or status is not None)
     if matched is not None:
         kind, family = matched[0].kind, matched[0].error_type
     elif status is not None and status in STREAM_STATUS_FAMILIES:

@@ -49,6 +49,7 @@ from lionagi.service.http import ClientState
 
 from .._fake_record import REDACTED, RecordedRequest, credential_digest
 from .._fake_script import BEHAVIOURS
+from .._secret_check import _shows
 from ..fake_server import FakeProviderServer
 from ._leaks import LeakCheck, model_leaks
 
@@ -343,12 +344,18 @@ class HTTPCase:
             )
 
     def secret_leaks(self, logs: list[str]) -> list[str]:
-        """Where the case's API key appears: reprs, dumps, chunks, exceptions and logs."""
+        """Where the case's API key appears: reprs, dumps, chunks, exceptions, logs, the wire.
+
+        "Appears" is the distribution's one rule for a shown secret (``secret_shown``'s): the
+        whole key or its leading half, so a key with only its tail masked is found too. Core
+        redacts the key whole (its value and its ``sk-`` shape), so text that went through
+        redaction never holds that half.
+        """
         found: list[str] = []
         secret = self.secret
 
         def check(where: str, text: str) -> None:
-            if secret in text:
+            if _shows(secret, text):
                 found.append(where)
 
         for model in self.models:
