@@ -70,7 +70,6 @@ DISCONNECTS = [
     "API Error: Connection lost mid-response. The response above may be incomplete.",
     "API Error: Connection to the API was lost (ECONNRESET). This is usually temporary — try "
     "again.",
-    "API Error: Connection dropped (ECONNRESET)",
 ]
 
 

@@ -143,11 +143,18 @@ CLAUDE_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
         r"|\bcan['\u2019]?t reach the api server\b"
         # 2.1.332: connected, then lost before any of the answer arrived (its own split from
         # "Connection lost mid-response", below): nothing was answered, as with a refusal.
-        r"|\bconnection lost before a response was produced\b",
+        r"|\bconnection lost before a response was produced\b"
+        # 2.1.332's words for the SDK's "Connection error." with a reset-like code
+        # (ECONNRESET, EPIPE, ECONNABORTED, ConnectionClosed, UND_ERR_SOCKET, ...): a request
+        # whose connection closed before any of the answer came (recorded: a server that
+        # resets it on reading the request). The same error it prints as "Unable to connect to
+        # API (ECONNRESET)" in a diskless session. A stream cut later is worded otherwise.
+        r"|\bconnection dropped \([a-z_]+\)",
         summary="could not connect to the API",
     ),
-    # The API's stream cut off mid-answer: "Connection to the API was lost (ECONNRESET)", and
-    # 2.1.332's "Connection lost mid-response. The response above may be incomplete."
+    # The API's stream cut off mid-answer: "Connection to the API was lost (ECONNRESET)" (the
+    # reset stream's own error, recorded once the answer's stream had started), and 2.1.332's
+    # "Connection lost mid-response. The response above may be incomplete."
     ProviderErrorPattern(
         "stream_disconnect",
         ProviderDisconnectError,

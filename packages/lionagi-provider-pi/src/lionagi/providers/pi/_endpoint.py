@@ -149,12 +149,26 @@ class PiCliEndpoint(SubprocessCliEndpoint):
         # connection and a host name that does not resolve alike): the OpenAI and Anthropic
         # SDKs' APIConnectionError, thrown when the request got no response at all. Core's
         # connection family, retryable like an HTTP connect failure. The whole message only:
-        # the SDKs' timeout ("Request timed out.") and any longer text are not this rule's.
+        # the SDKs' timeout ("Request timed out.", below) and any longer text are not this rule's.
         ProviderErrorPattern(
             "connection",
             ProviderConnectionError,
             r"\A\s*connection error\.?\s*\Z",
             summary="could not connect to the model API",
+        ),
+        # pi's whole message when the model's API did not answer in time (0.73.1, with
+        # ``retry.provider.timeoutMs`` set or the SDKs' 10-minute default): the OpenAI and
+        # Anthropic SDKs' APIConnectionTimeoutError. Their timer stops once the response
+        # headers arrive, so none of the answer had come; but the request had been sent (a
+        # server that reads it and never answers gets this text), so the provider may have been
+        # reached and may still be working on it (a connect that timed out reads the same: the
+        # SDKs do not tell them apart). Not "could not connect", then: core's family for a
+        # client's own timeout is the disconnect one, never retried by the lifecycle.
+        ProviderErrorPattern(
+            "stream_disconnect",
+            ProviderDisconnectError,
+            r"\A\s*request timed out\.?\s*\Z",
+            summary="the model API did not answer in time",
         ),
     )
 
