@@ -116,6 +116,31 @@ def test_an_http_first_call_loads_no_agentic_subprocess_or_error_path_module(
     assert sorted(m for m in loaded if m.startswith(unwanted)) == []
 
 
+def test_a_gemini_chat_first_call_loads_neither_native_models_nor_nested_shapes(
+    fake_provider_server: FakeProviderServer,
+) -> None:
+    # `gemini/<model>` is chat through the compatibility layer: its first call must not import
+    # the native generateContent / embeddings request models (a module of some thirty models)
+    # nor build core's nested message shapes for a plain-text request.
+    server = fake_provider_server
+    code = (
+        "import asyncio, json, sys\n"
+        "from lionagi.service import iModel\n"
+        "async def main():\n"
+        f"    async with iModel(model='gemini/gemini-2.5-flash',\n"
+        f"            base_url={server.base_url + '/v1'!r}, api_key='AIza-test-key-0123456789',\n"
+        "            allow_local_network=True) as model:\n"
+        "        call = await model.invoke(messages=[{'role': 'user', 'content': 'hi'}])\n"
+        "        assert call.status.value == 'completed', call.exception\n"
+        "asyncio.run(main())\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    loaded = set(json.loads(_run(code)))
+    assert "lionagi.providers.gemini._chat_request" in loaded
+    unwanted = ("lionagi.providers.gemini._requests", "lionagi.service._catalog.openai_chat_types")
+    assert sorted(m for m in loaded if m.startswith(unwanted)) == []
+
+
 def test_an_http_vendor_reaches_its_error_pattern_type_without_the_subprocess_stack() -> None:
     # ``Endpoint.error_patterns`` holds ProviderErrorPattern rows; an HTTP vendor that declares
     # some must not have to import lionagi.service.agentic (and with it the subprocess

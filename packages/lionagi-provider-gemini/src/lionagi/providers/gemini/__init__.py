@@ -19,6 +19,7 @@ from lionagi.service import EndpointType, ProviderEndpointSpec, ProviderModelPol
 from lionagi.service.http import openai_compatible_specs
 
 if TYPE_CHECKING:
+    from ._chat_request import GeminiChatRequest
     from ._endpoints import (
         GeminiBatchEmbedContents,
         GeminiChat,
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
     from ._projector import GeminiStreamProjector
     from ._requests import (
         GeminiBatchEmbedContentsRequest,
-        GeminiChatRequest,
         GeminiEmbedContentRequest,
         GeminiGenerateContentRequest,
     )
@@ -62,10 +62,10 @@ __getattr__, __dir__ = lazy_exports(
             "GeminiEmbeddings",
             "GeminiGenerateContent",
         ),
+        "._chat_request": ("GeminiChatRequest",),
         "._projector": ("GeminiStreamProjector",),
         "._requests": (
             "GeminiBatchEmbedContentsRequest",
-            "GeminiChatRequest",
             "GeminiEmbedContentRequest",
             "GeminiGenerateContentRequest",
         ),
@@ -101,7 +101,7 @@ PROVIDER_SPECS = (
         base_url=OPENAI_COMPATIBLE_BASE_URL,
         api_key_env=API_KEY_ENV,
         chat_class=f"{__name__}._endpoints:GeminiChat",
-        chat_request=f"{__name__}._requests:GeminiChatRequest",
+        chat_request=f"{__name__}._chat_request:GeminiChatRequest",
         # Core's OpenAIEmbeddingsRequest, by reference; no default model (chat sets none either).
         embeddings_class=f"{__name__}._endpoints:GeminiEmbeddings",
     ),

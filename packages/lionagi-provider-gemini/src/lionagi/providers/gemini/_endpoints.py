@@ -52,7 +52,7 @@ from lionagi.service.http import (
 
 from ._errors import BLOCKED_PROMPT_TYPE, DAILY_QUOTA_PATTERN, gemini_status_error
 from ._projector import GeminiChatProjector, GeminiStreamProjector, blocked_prompt_error
-from ._requests import model_path_segment
+from ._request_base import model_path_segment
 
 if TYPE_CHECKING:
     import httpx

@@ -1,4 +1,4 @@
-"""Typed request bodies: native ``generateContent`` and embeddings, and the compatible chat delta.
+"""Typed request bodies of the native API: ``generateContent`` and the embeddings methods.
 
 Field names are the REST API's own camelCase spellings, so a payload reads like Gemini's
 documentation and is sent as validated. Every model forbids unknown fields: a misspelled option is
@@ -7,8 +7,8 @@ about types: a value of the wrong JSON type is refused, never coerced (``thinkin
 would otherwise be sent as a budget of 1 token, ``"0.5"`` as a number); a whole number is still
 a valid ``float``. Values from a closed set the API documents (safety thresholds, media
 resolutions, function-response scheduling) are literals; settings the API refuses together
-(``thinkingBudget`` with ``thinkingLevel``; chat's ``reasoning_effort`` with a
-``thinking_config`` budget or level) are refused here with the field named, not left for a 400.
+(``thinkingBudget`` with ``thinkingLevel``) are refused here with the field named, not left for a
+400.
 Nested objects a vendor extends often (JSON schemas, search, maps, speech and image options)
 stay plain mappings. The OpenAPI-subset schemas (``responseSchema``, a declaration's
 ``parameters`` / ``response``) stay mappings too, but refuse ``additionalProperties`` wherever it
@@ -40,12 +40,7 @@ A part takes every field the SDK's ``_Part_to_mldev`` sends
 ``inlineData`` / ``fileData``, which the SDK sends as they are); a ``functionResponse``'s
 ``parts`` are typed as the SDK's ``FunctionResponsePart`` (media data and its qualifiers).
 
-The chat request's messages are checked as core checks the dialect's, plus the field Gemini
-documents on an assistant message's tool calls: ``extra_content.google.thought_signature``, the
-signature a thinking model returned with a function call, which must be sent back with it. The
-same ``extra_content`` is accepted on the assistant message itself, where the layer returns the
-signature of the text a thinking model answered with, so a caller can send that turn back as it
-came.
+The compatible chat row's request model is in `._chat_request` (loaded without these models).
 
 ``model`` is a request field (the catalog's ``model`` default lands there) but not a body field:
 the native endpoint puts it in the URL path (``models/{model}:generateContent``), so it is
@@ -69,7 +64,6 @@ from typing import Annotated, Any, ClassVar, Literal, NamedTuple
 from pydantic import (
     AfterValidator,
     BaseModel,
-    ConfigDict,
     Field,
     ValidationError,
     ValidationInfo,
@@ -78,8 +72,9 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from lionagi.service import OpenAIChatCompletionsRequest, openai_chat_shapes
 from lionagi.service.http import remember_request_headers, remember_request_secret
+
+from ._request_base import StrictModel, ThinkingLevel, level_or_budget, model_path_segment
 
 __all__ = [
     "DocumentContentLayer",
@@ -88,9 +83,6 @@ __all__ = [
     "GeminiBatchEmbedRequest",
     "GeminiAudioMetadata",
     "GeminiBlob",
-    "GeminiChatRequest",
-    "GeminiCompatGoogle",
-    "GeminiCompatToolCallExtra",
     "GeminiContent",
     "GeminiDocumentMetadata",
     "GeminiEmbedContentRequest",
@@ -120,41 +112,6 @@ __all__ = [
     "model_path_segment",
     "vertex_only_message",
 ]
-
-# A model id as the path segment ``models/{model}``: letters, digits, dot, dash, underscore.
-# Anything else ("/", "?", "#", "..", spaces) would change which URL the request reaches.
-_MODEL_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
-
-
-def model_path_segment(value: str) -> str:
-    """``value`` as the ``{model}`` of ``models/{model}``; a ``models/`` prefix is accepted.
-
-    Raises:
-        ValueError: the id is not one safe path segment (pydantic reports it on ``model``).
-    """
-    name = value.strip()
-    if name.startswith("models/"):
-        name = name[len("models/") :]
-    if not _MODEL_ID.fullmatch(name) or ".." in name:
-        raise ValueError(
-            "must be a Gemini model id such as 'gemini-2.5-flash' (letters, digits, '.', '-', "
-            "'_'; an optional 'models/' prefix)"
-        )
-    return name
-
-
-def _level_or_budget(level: str | None, budget: int | None, budget_name: str) -> str | None:
-    """``level`` when no budget is set: the API refuses a thinking level and budget together."""
-    if level is not None and budget is not None:
-        raise ValueError(
-            f"cannot be combined with {budget_name} (the API refuses both in one request: "
-            "the level is the Gemini 3 control, the budget the Gemini 2.5 one); keep one"
-        )
-    return level
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
 
 # A protobuf Duration as the API's JSON writes it: seconds, up to nine decimals, then "s".
@@ -208,7 +165,7 @@ def _vertex_only(kind: str = "option", instead: str = _LEAVE_IT_OUT) -> AfterVal
 _VertexOnlySetting = Annotated[object, _vertex_only()]
 
 
-class GeminiBlob(_Strict):
+class GeminiBlob(StrictModel):
     """``inlineData``: base64 bytes with their media type.
 
     ``displayName`` labels the data (a file name, say) for the server-side tools (code
@@ -221,7 +178,7 @@ class GeminiBlob(_Strict):
     displayName: str | None = None
 
 
-class GeminiFileData(_Strict):
+class GeminiFileData(StrictModel):
     """``fileData``: a file uploaded through the Files API (or a public URI).
 
     ``displayName`` labels the file for the server-side tools, as on ``inlineData``.
@@ -232,7 +189,7 @@ class GeminiFileData(_Strict):
     displayName: str | None = None
 
 
-class GeminiFunctionCall(_Strict):
+class GeminiFunctionCall(StrictModel):
     """A model turn's ``functionCall`` (sent back in history); ``id`` when the API gave one.
 
     ``partialArgs`` and ``willContinue`` belong to Vertex AI's streamed function-call arguments
@@ -247,7 +204,7 @@ class GeminiFunctionCall(_Strict):
     willContinue: _VertexOnlySetting = Field(default=None, repr=False)
 
 
-class GeminiFunctionResponse(_Strict):
+class GeminiFunctionResponse(StrictModel):
     """A user turn's ``functionResponse``: the result of a ``functionCall``, by its ``name``.
 
     ``id`` answers the call's own ``id`` (send it only when the call carried one);
@@ -263,7 +220,7 @@ class GeminiFunctionResponse(_Strict):
     parts: list[GeminiFunctionResponsePart] | None = None
 
 
-class GeminiToolCall(_Strict):
+class GeminiToolCall(StrictModel):
     """A model turn's ``toolCall``: a built-in tool the API ran itself, sent back as it came.
 
     With ``toolConfig.includeServerSideToolInvocations`` the answer shows each server-side
@@ -276,7 +233,7 @@ class GeminiToolCall(_Strict):
     args: dict[str, Any] | None = None
 
 
-class GeminiToolResponse(_Strict):
+class GeminiToolResponse(StrictModel):
     """A model turn's ``toolResponse``: the output of a server-side ``toolCall`` (same ``id``)."""
 
     id: str | None = None
@@ -307,7 +264,7 @@ SpreadsheetContentLayer = Literal["CONTENT_LAYER_UNSPECIFIED", "DATA", "FORMULAS
 """What the API extracts from a spreadsheet part (its default: ``DATA`` and ``FORMULAS``)."""
 
 
-class GeminiSpeechMetadata(_Strict):
+class GeminiSpeechMetadata(StrictModel):
     """``speechMetadata`` of a text part: who speaks it and how, for speech output.
 
     ``speaker`` names one of the ``multiSpeakerVoiceConfig`` speakers of ``speechConfig``.
@@ -317,7 +274,7 @@ class GeminiSpeechMetadata(_Strict):
     style: str | None = None
 
 
-class GeminiDocumentMetadata(_Strict):
+class GeminiDocumentMetadata(StrictModel):
     """``documentMetadata`` of a document part: its page range and what to extract.
 
     Pages are 1-indexed and inclusive, so a page below 1, or an end before the start, is
@@ -337,7 +294,7 @@ class GeminiDocumentMetadata(_Strict):
         return value
 
 
-class GeminiSpreadsheetMetadata(_Strict):
+class GeminiSpreadsheetMetadata(StrictModel):
     """``spreadsheetMetadata`` of a spreadsheet part: the sheet, its cells, what to extract.
 
     ``sheetIndex`` is 1-indexed (workbook order); ``visibleCells`` an A1 range (``"A1:D10"``).
@@ -348,7 +305,7 @@ class GeminiSpreadsheetMetadata(_Strict):
     contentLayers: list[SpreadsheetContentLayer] | None = None
 
 
-class GeminiAudioMetadata(_Strict):
+class GeminiAudioMetadata(StrictModel):
     """``audioMetadata`` of an audio part: the clip to read, as Durations (``"1.5s"``).
 
     A bare number is refused, never read as seconds: the API's JSON writes a Duration as a
@@ -370,7 +327,7 @@ def _exactly_one(model: BaseModel, names: tuple[str, ...], what: str) -> None:
         raise ValueError(f"{what} holds exactly one of {', '.join(names)} (found {found})")
 
 
-class GeminiFunctionResponsePart(_Strict):
+class GeminiFunctionResponsePart(StrictModel):
     """One media part of a ``functionResponse``: its data, and the metadata that qualifies it.
 
     The SDK's ``FunctionResponsePart``, which it sends to the Developer API as written (there is
@@ -396,7 +353,7 @@ class GeminiFunctionResponsePart(_Strict):
         return self
 
 
-class GeminiPart(_Strict):
+class GeminiPart(StrictModel):
     """One part of a content: exactly one data field, plus the markers that qualify it.
 
     ``thought`` marks a thinking summary; ``thoughtSignature`` is the opaque signature a model
@@ -436,14 +393,14 @@ class GeminiPart(_Strict):
         return self
 
 
-class GeminiContent(_Strict):
+class GeminiContent(StrictModel):
     """One turn: ``role`` ``user`` or ``model`` (omitted: user) and its parts."""
 
     role: Literal["user", "model"] | None = None
     parts: list[GeminiPart] = Field(min_length=1)
 
 
-class GeminiFunctionDeclaration(_Strict):
+class GeminiFunctionDeclaration(StrictModel):
     """A function the model may call: an OpenAPI-subset ``parameters`` or a JSON schema.
 
     ``parametersJsonSchema`` excludes ``parameters`` and ``responseJsonSchema`` excludes
@@ -471,7 +428,7 @@ class GeminiFunctionDeclaration(_Strict):
         return value
 
 
-class GeminiStreamableHttpTransport(_Strict):
+class GeminiStreamableHttpTransport(StrictModel):
     """``streamableHttpTransport``: how the API reaches a remote MCP server over HTTP.
 
     ``headers`` are sent to the MCP server (its ``Authorization`` among them), so they are left
@@ -491,7 +448,7 @@ class GeminiStreamableHttpTransport(_Strict):
     terminateOnClose: bool | None = None
 
 
-class GeminiMcpServer(_Strict):
+class GeminiMcpServer(StrictModel):
     """One ``mcpServers`` entry: a remote MCP server the API itself connects to and calls.
 
     A Gemini Developer API tool (Vertex AI does not take this shape): the API lists the server's
@@ -687,7 +644,7 @@ _ParametersSchema = Annotated[
 ]
 
 
-class GeminiTool(_Strict):
+class GeminiTool(StrictModel):
     """One tool entry: function declarations or one of the API's built-in tools.
 
     The built-ins (Google Search and its older ``googleSearchRetrieval``, code execution, URL
@@ -715,7 +672,7 @@ class GeminiTool(_Strict):
     exaAiSearch: _VertexWebSearchTool = Field(default=None, repr=False)
 
 
-class GeminiFunctionCallingConfig(_Strict):
+class GeminiFunctionCallingConfig(StrictModel):
     """``toolConfig.functionCallingConfig``: whether and which functions the model may call.
 
     ``streamFunctionCallArguments`` is Vertex AI's (streamed partial arguments): refused with
@@ -727,7 +684,7 @@ class GeminiFunctionCallingConfig(_Strict):
     streamFunctionCallArguments: _VertexOnlySetting = Field(default=None, repr=False)
 
 
-class GeminiToolConfig(_Strict):
+class GeminiToolConfig(StrictModel):
     """``toolConfig``: function calling, ``retrievalConfig``, server-side tool invocations.
 
     ``retrievalConfig`` is the location for Maps/Search; ``includeServerSideToolInvocations``
@@ -740,13 +697,12 @@ class GeminiToolConfig(_Strict):
     includeServerSideToolInvocations: bool | None = None
 
 
-ThinkingLevel = Literal["minimal", "low", "medium", "high", "MINIMAL", "LOW", "MEDIUM", "HIGH"]
 # The native API's values (the SDK's ``ThinkingLevel``): also its unset value and ``xhigh``,
 # the deepest level, which some models take (the API refuses it on the others).
 NativeThinkingLevel = Literal[ThinkingLevel, "xhigh", "XHIGH", "THINKING_LEVEL_UNSPECIFIED"]
 
 
-class GeminiThinkingConfig(_Strict):
+class GeminiThinkingConfig(StrictModel):
     """``generationConfig.thinkingConfig``.
 
     ``thinkingBudget`` is a token budget (0 turns thinking off where the model allows it, -1
@@ -761,7 +717,7 @@ class GeminiThinkingConfig(_Strict):
     @field_validator("thinkingLevel")
     @classmethod
     def _not_with_budget(cls, value: str | None, info: ValidationInfo) -> str | None:
-        return _level_or_budget(value, info.data.get("thinkingBudget"), "thinkingBudget")
+        return level_or_budget(value, info.data.get("thinkingBudget"), "thinkingBudget")
 
 
 MediaResolution = Literal[
@@ -772,7 +728,7 @@ MediaResolution = Literal[
 ]
 
 
-class GeminiGenerationConfig(_Strict):
+class GeminiGenerationConfig(StrictModel):
     """``generationConfig``; ``responseSchema`` and ``responseJsonSchema`` exclude each other.
 
     ``responseSchema`` is the API's OpenAPI-subset ``Schema``: an ``additionalProperties``
@@ -818,7 +774,7 @@ class GeminiGenerationConfig(_Strict):
         return self
 
 
-class GeminiSafetySetting(_Strict):
+class GeminiSafetySetting(StrictModel):
     """One ``safetySettings`` entry, e.g. ``HARM_CATEGORY_HARASSMENT`` / ``BLOCK_ONLY_HIGH``.
 
     ``threshold`` is one of the API's ``HarmBlockThreshold`` values. ``category`` must be a
@@ -867,7 +823,7 @@ def _declared_names(tools: list[GeminiTool] | None) -> list[str]:
 VERTEX_ONLY_REQUEST_FIELDS = _both_spellings("modelArmorConfig", "outputConfig")
 
 
-class GeminiGenerateContentRequest(_Strict):
+class GeminiGenerateContentRequest(StrictModel):
     """A ``models/{model}:generateContent`` request; ``model`` goes in the path, not the body.
 
     ``refused_fields``: Vertex AI's top-level fields, refused by core with the reason wherever
@@ -953,20 +909,20 @@ EmbeddingTaskType = Literal[
 """The API's ``TaskType`` values: what the embedding will be used for."""
 
 
-class GeminiTextPart(_Strict):
+class GeminiTextPart(StrictModel):
     """One part of a content to embed: text, the only part the embeddings API counts."""
 
     text: str
 
 
-class GeminiTextContent(_Strict):
+class GeminiTextContent(StrictModel):
     """``content`` of an embeddings request: its text parts (``role`` as a ``Content`` has it)."""
 
     role: Literal["user", "model"] | None = None
     parts: list[GeminiTextPart] = Field(min_length=1)
 
 
-class _EmbedFields(_Strict):
+class _EmbedFields(StrictModel):
     """What one embedding is asked with, in a single request and in each batch entry."""
 
     content: GeminiTextContent
@@ -1034,7 +990,7 @@ def _batch_model(entry: GeminiBatchEmbedRequest, info: ValidationInfo) -> Gemini
     return entry.model_copy(update={"model": f"models/{batch}"})
 
 
-class GeminiBatchEmbedContentsRequest(_Strict):
+class GeminiBatchEmbedContentsRequest(StrictModel):
     """A ``models/{model}:batchEmbedContents`` request: ``requests``, each one embedding."""
 
     model: str
@@ -1046,76 +1002,3 @@ class GeminiBatchEmbedContentsRequest(_Strict):
     @classmethod
     def _model_id(cls, value: str) -> str:
         return model_path_segment(value)
-
-
-class GeminiCompatThinkingConfig(_Strict):
-    """``thinking_config`` of the compatibility layer (snake_case, as it documents)."""
-
-    thinking_budget: int | None = Field(default=None, ge=-1)
-    include_thoughts: bool | None = None
-    thinking_level: ThinkingLevel | None = None
-
-    @field_validator("thinking_level")
-    @classmethod
-    def _not_with_budget(cls, value: str | None, info: ValidationInfo) -> str | None:
-        return _level_or_budget(value, info.data.get("thinking_budget"), "thinking_budget")
-
-
-class GeminiCompatGoogle(_Strict):
-    """Gemini-only options of the compatibility layer, sent as ``extra_body.google``."""
-
-    thinking_config: GeminiCompatThinkingConfig | None = None
-    cached_content: str | None = None
-
-
-class GeminiCompatThoughtSignature(_Strict):
-    """``google`` of an ``extra_content``: the thought signature of a call or of a text."""
-
-    thought_signature: str
-
-
-class GeminiCompatToolCallExtra(_Strict):
-    """``extra_content`` of an assistant tool call or message, sent back as the layer returned it.
-
-    The layer returns it on a tool call (that call's signature) and on the message (the
-    signature of the text); both are sent back in the same place, with the same one field.
-    """
-
-    google: GeminiCompatThoughtSignature
-
-
-class GeminiChatRequest(OpenAIChatCompletionsRequest):
-    """Chat Completions through Gemini's compatibility layer.
-
-    ``reasoning_effort`` is the dialect's own field. ``google`` carries the Gemini-only
-    options, which the layer reads from a literal ``extra_body.google`` object in the JSON
-    body; the endpoint nests it there on the wire. (Core's ``extra_body`` request key stays
-    the escape hatch for top-level fields newer than this model.) The layer refuses
-    ``reasoning_effort`` together with a ``thinking_config`` budget or level (they set the
-    same thing), so that pair is refused here; ``include_thoughts`` goes with either.
-    """
-
-    shapes = openai_chat_shapes(
-        "GeminiChat",
-        roles={"assistant": {"extra_content": GeminiCompatToolCallExtra}},
-        tool_calls={"function": {"extra_content": GeminiCompatToolCallExtra}},
-    )
-
-    google: GeminiCompatGoogle | None = None
-
-    @field_validator("google")
-    @classmethod
-    def _effort_or_thinking_config(
-        cls, value: GeminiCompatGoogle | None, info: ValidationInfo
-    ) -> GeminiCompatGoogle | None:
-        effort = info.data.get("reasoning_effort")
-        thinking = value.thinking_config if value is not None else None
-        if effort is None or thinking is None:
-            return value
-        for name in ("thinking_budget", "thinking_level"):
-            if getattr(thinking, name) is not None:
-                raise ValueError(
-                    f"thinking_config.{name} cannot be combined with reasoning_effort (the "
-                    "compatibility layer refuses both: they set the same thinking); keep one"
-                )
-        return value

@@ -1,0 +1,115 @@
+"""Chat Completions through Gemini's OpenAI compatibility layer: `GeminiChatRequest`.
+
+Kept apart from the native request models (`._requests`): a ``gemini/<model>`` chat call loads
+only this module, not the ``generateContent`` and embeddings models it never uses. The messages
+are checked as core checks the dialect's, plus the field Gemini documents on an assistant
+message's tool calls and on the message itself: ``extra_content.google.thought_signature``, the
+signature a thinking model returned, which must be sent back with the call or text it came
+with. Those nested shapes are built when core first reads them (a request with more than
+plain-text messages), not at import, as core defers its own.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pydantic import BaseModel, Field, ValidationInfo, field_validator
+
+from lionagi.service import OpenAIChatCompletionsRequest
+
+from ._request_base import StrictModel, ThinkingLevel, level_or_budget
+
+__all__ = [
+    "GeminiChatRequest",
+    "GeminiCompatGoogle",
+    "GeminiCompatThinkingConfig",
+    "GeminiCompatThoughtSignature",
+    "GeminiCompatToolCallExtra",
+]
+
+
+class GeminiCompatThinkingConfig(StrictModel):
+    """``thinking_config`` of the compatibility layer (snake_case, as it documents)."""
+
+    thinking_budget: int | None = Field(default=None, ge=-1)
+    include_thoughts: bool | None = None
+    thinking_level: ThinkingLevel | None = None
+
+    @field_validator("thinking_level")
+    @classmethod
+    def _not_with_budget(cls, value: str | None, info: ValidationInfo) -> str | None:
+        return level_or_budget(value, info.data.get("thinking_budget"), "thinking_budget")
+
+
+class GeminiCompatGoogle(StrictModel):
+    """Gemini-only options of the compatibility layer, sent as ``extra_body.google``."""
+
+    thinking_config: GeminiCompatThinkingConfig | None = None
+    cached_content: str | None = None
+
+
+class GeminiCompatThoughtSignature(StrictModel):
+    """``google`` of an ``extra_content``: the thought signature of a call or of a text."""
+
+    thought_signature: str
+
+
+class GeminiCompatToolCallExtra(StrictModel):
+    """``extra_content`` of an assistant tool call or message, sent back as the layer returned it.
+
+    The layer returns it on a tool call (that call's signature) and on the message (the
+    signature of the text); both are sent back in the same place, with the same one field.
+    """
+
+    google: GeminiCompatThoughtSignature
+
+
+class _GeminiChatShapes:
+    """``GeminiChatRequest.shapes``: built when first read, not when this module is imported.
+
+    Core reads a request class's ``shapes`` only for a request with more than plain-text
+    messages; building them at import would put core's nested-shapes module on every first
+    chat call (core defers it for the same reason).
+    """
+
+    def __get__(self, instance: object, owner: type | None = None) -> type[BaseModel]:
+        from lionagi.service import openai_chat_shapes
+
+        return openai_chat_shapes(
+            "GeminiChat",
+            roles={"assistant": {"extra_content": GeminiCompatToolCallExtra}},
+            tool_calls={"function": {"extra_content": GeminiCompatToolCallExtra}},
+        )
+
+
+class GeminiChatRequest(OpenAIChatCompletionsRequest):
+    """Chat Completions through Gemini's compatibility layer.
+
+    ``reasoning_effort`` is the dialect's own field. ``google`` carries the Gemini-only
+    options, which the layer reads from a literal ``extra_body.google`` object in the JSON
+    body; the endpoint nests it there on the wire. (Core's ``extra_body`` request key stays
+    the escape hatch for top-level fields newer than this model.) The layer refuses
+    ``reasoning_effort`` together with a ``thinking_config`` budget or level (they set the
+    same thing), so that pair is refused here; ``include_thoughts`` goes with either.
+    """
+
+    shapes: ClassVar[type[BaseModel] | None] = _GeminiChatShapes()  # type: ignore[assignment]
+
+    google: GeminiCompatGoogle | None = None
+
+    @field_validator("google")
+    @classmethod
+    def _effort_or_thinking_config(
+        cls, value: GeminiCompatGoogle | None, info: ValidationInfo
+    ) -> GeminiCompatGoogle | None:
+        effort = info.data.get("reasoning_effort")
+        thinking = value.thinking_config if value is not None else None
+        if effort is None or thinking is None:
+            return value
+        for name in ("thinking_budget", "thinking_level"):
+            if getattr(thinking, name) is not None:
+                raise ValueError(
+                    f"thinking_config.{name} cannot be combined with reasoning_effort (the "
+                    "compatibility layer refuses both: they set the same thinking); keep one"
+                )
+        return value
