@@ -12,6 +12,8 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING
 
+import pytest
+
 if TYPE_CHECKING:
     from lionagi.service_testing import FakeProviderServer
 
@@ -139,6 +141,42 @@ def test_a_gemini_chat_first_call_loads_neither_native_models_nor_nested_shapes(
     assert "lionagi.providers.gemini._chat_request" in loaded
     unwanted = ("lionagi.providers.gemini._requests", "lionagi.service._catalog.openai_chat_types")
     assert sorted(m for m in loaded if m.startswith(unwanted)) == []
+
+
+def _http_providers() -> list[str]:
+    from lionagi.service import EndpointType, ProviderCatalog
+
+    snapshot = ProviderCatalog().snapshot()
+    return [
+        key
+        for key, provider in sorted(snapshot.providers.items())
+        if key != "scripted"
+        and all(e.endpoint_type is EndpointType.API for e in provider.endpoints.values())
+    ]
+
+
+@pytest.mark.parametrize("provider", _http_providers())
+def test_an_http_vendors_endpoints_load_no_agentic_stack_nor_nested_shapes(provider: str) -> None:
+    # Issue 15 item 3, per vendor: matching any endpoint of an HTTP vendor imports neither the
+    # agentic surface (and with it the subprocess machinery: Anthropic's endpoint once did, for
+    # one validation helper) nor core's nested chat shapes, which a vendor's `shapes` built at
+    # class definition put on every first call (`lazy_chat_shapes` builds them on first read).
+    code = (
+        "import json, sys\n"
+        "from lionagi.service import EndpointRegistry, match_endpoint\n"
+        f"provider = EndpointRegistry.snapshot().provider({provider!r})\n"
+        "for key in provider.endpoint_keys:\n"
+        f"    match_endpoint({provider!r}, key)\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    loaded = json.loads(_run(code))
+    unwanted = (
+        "lionagi.service.agentic",
+        "lionagi.service._transport.agentic.",  # its modules (the package itself is empty)
+        "lionagi.service._transport.subprocess",
+        "lionagi.service._catalog.openai_chat_types",
+    )
+    assert [m for m in loaded if m.startswith(unwanted)] == []
 
 
 def test_an_http_vendor_reaches_its_error_pattern_type_without_the_subprocess_stack() -> None:

@@ -116,6 +116,7 @@ if TYPE_CHECKING:
     from ._catalog.discovery import entry_point_inventory as entry_point_inventory
     from ._catalog.keys import canonical_endpoint_key as canonical_endpoint_key
     from ._catalog.keys import canonical_provider_key as canonical_provider_key
+    from ._catalog.lazy_shapes import lazy_chat_shapes as lazy_chat_shapes
     from ._catalog.openai_chat_types import openai_chat_shapes as openai_chat_shapes
     from ._catalog.openai_request import (
         OpenAIChatCompletionsRequest as OpenAIChatCompletionsRequest,
@@ -225,6 +226,7 @@ _LAZY: dict[str, str] = {
     "OpenAIChatCompletionsRequest": "._catalog.openai_request",
     "OpenAIEmbeddingsRequest": "._catalog.openai_request",
     "openai_chat_shapes": "._catalog.openai_chat_types",
+    "lazy_chat_shapes": "._catalog.lazy_shapes",
     "ProviderAuthError": "._base.errors",
     "ProviderCapabilityError": "._base.errors",
     "ProviderCapacityError": "._base.errors",

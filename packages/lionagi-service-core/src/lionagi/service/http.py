@@ -22,6 +22,7 @@ error is redacted like a configured key (docs/writing-a-provider.md, "Credential
 from ._base.secrets import remember_request_headers as remember_request_headers
 from ._base.secrets import remember_request_secret as remember_request_secret
 from ._base.suggest import did_you_mean as did_you_mean
+from ._base.validation import first_error as validation_failure
 from ._catalog.compatible_specs import openai_compatible_specs as openai_compatible_specs
 from ._catalog.tool_choice import unoffered_tool_choice as unoffered_tool_choice
 from ._transport.classify import ProviderErrorPattern as ProviderErrorPattern
@@ -91,4 +92,5 @@ __all__ = [
     "status_error",
     "unoffered_tool_choice",
     "url_origin",
+    "validation_failure",
 ]

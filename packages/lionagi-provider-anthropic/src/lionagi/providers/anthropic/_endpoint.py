@@ -52,7 +52,6 @@ from lionagi.service import (
     ProviderStatusContextError,
     StreamChunk,
 )
-from lionagi.service.agentic import validation_failure
 from lionagi.service.http import (
     HTTPErrorInfo,
     Resolver,
@@ -60,6 +59,7 @@ from lionagi.service.http import (
     estimate_tokens,
     excerpt,
     json_kind,
+    validation_failure,
 )
 
 from ._projector import TOOL_BLOCKS, AnthropicMessagesProjector

@@ -35,7 +35,7 @@ from lionagi.service import (
     OpenAIChatCompletionsRequest,
     ProviderCapacityError,
     StreamChunk,
-    openai_chat_shapes,
+    lazy_chat_shapes,
 )
 from lionagi.service.http import (
     ChatCompletionsProjector,
@@ -87,7 +87,7 @@ class DeepSeekThinking(BaseModel):
 class DeepSeekChatRequest(OpenAIChatCompletionsRequest):
     """DeepSeek's chat request: the OpenAI fields plus ``thinking``, and its message fields."""
 
-    shapes = openai_chat_shapes(
+    shapes = lazy_chat_shapes(
         "DeepSeekChat", roles={"assistant": {"prefix": StrictBool, "reasoning_content": str}}
     )
 

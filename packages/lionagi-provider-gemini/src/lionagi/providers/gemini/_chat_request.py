@@ -11,11 +11,9 @@ plain-text messages), not at import, as core defers its own.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from pydantic import Field, ValidationInfo, field_validator
 
-from pydantic import BaseModel, Field, ValidationInfo, field_validator
-
-from lionagi.service import OpenAIChatCompletionsRequest
+from lionagi.service import OpenAIChatCompletionsRequest, lazy_chat_shapes
 
 from ._request_base import StrictModel, ThinkingLevel, level_or_budget
 
@@ -64,24 +62,6 @@ class GeminiCompatToolCallExtra(StrictModel):
     google: GeminiCompatThoughtSignature
 
 
-class _GeminiChatShapes:
-    """``GeminiChatRequest.shapes``: built when first read, not when this module is imported.
-
-    Core reads a request class's ``shapes`` only for a request with more than plain-text
-    messages; building them at import would put core's nested-shapes module on every first
-    chat call (core defers it for the same reason).
-    """
-
-    def __get__(self, instance: object, owner: type | None = None) -> type[BaseModel]:
-        from lionagi.service import openai_chat_shapes
-
-        return openai_chat_shapes(
-            "GeminiChat",
-            roles={"assistant": {"extra_content": GeminiCompatToolCallExtra}},
-            tool_calls={"function": {"extra_content": GeminiCompatToolCallExtra}},
-        )
-
-
 class GeminiChatRequest(OpenAIChatCompletionsRequest):
     """Chat Completions through Gemini's compatibility layer.
 
@@ -93,7 +73,11 @@ class GeminiChatRequest(OpenAIChatCompletionsRequest):
     same thing), so that pair is refused here; ``include_thoughts`` goes with either.
     """
 
-    shapes: ClassVar[type[BaseModel] | None] = _GeminiChatShapes()  # type: ignore[assignment]
+    shapes = lazy_chat_shapes(
+        "GeminiChat",
+        roles={"assistant": {"extra_content": GeminiCompatToolCallExtra}},
+        tool_calls={"function": {"extra_content": GeminiCompatToolCallExtra}},
+    )
 
     google: GeminiCompatGoogle | None = None
 

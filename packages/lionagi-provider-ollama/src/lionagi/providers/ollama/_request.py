@@ -39,7 +39,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from lionagi.service import (
     OpenAIChatCompletionsRequest,
     OpenAIEmbeddingsRequest,
-    openai_chat_shapes,
+    lazy_chat_shapes,
 )
 
 __all__ = [
@@ -568,7 +568,7 @@ class OllamaChatRequest(OpenAIChatCompletionsRequest):
     reasoning_effort: OllamaReasoningEffort | None = None  # type: ignore[assignment]
     reasoning: dict[str, Any] | None = None
 
-    shapes = openai_chat_shapes(
+    shapes = lazy_chat_shapes(
         "OllamaChat",
         roles={"assistant": {"reasoning": str}, "tool": {"name": str}},
         tool_calls={"function": {"index": StrictInt}},

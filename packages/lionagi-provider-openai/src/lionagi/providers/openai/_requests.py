@@ -16,17 +16,17 @@ by the endpoint (only a stream may carry it).
 Explicit prompt caching is OpenAI's own: ``prompt_cache_options``, and a
 ``prompt_cache_breakpoint`` on a message's text, image, audio and file parts (core's shared
 shapes refuse that key, and a nested key cannot go through ``extra_body``, so the chat row adds
-it with ``openai_chat_shapes``, built on first use like core's own shapes). ``moderation`` is
+it with ``lazy_chat_shapes``, built on first read like core's own shapes). ``moderation`` is
 OpenAI's own too and declared here; the Responses row uses the same model.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationInfo, field_validator
 
-from lionagi.service import OpenAIChatCompletionsRequest
+from lionagi.service import OpenAIChatCompletionsRequest, lazy_chat_shapes
 
 __all__ = [
     "CacheTTL",
@@ -95,23 +95,6 @@ class ChatPromptCacheOptions(BaseModel):
 _BREAKPOINT_PARTS = ("text", "image_url", "input_audio", "file")
 
 
-class _OpenAIChatShapes:
-    """``OpenAIChatRequest.shapes``: built when first read, not when this module is imported.
-
-    Core reads a request class's ``shapes`` only for a request with more than plain-text
-    messages; building the shapes models at import would cost every first call of the
-    ``openai`` row the import and construction core defers for the same reason (cold start).
-    """
-
-    def __get__(self, instance: object, owner: type | None = None) -> type[BaseModel]:
-        from lionagi.service import openai_chat_shapes
-
-        breakpoint_field = {"prompt_cache_breakpoint": PromptCacheBreakpoint}
-        return openai_chat_shapes(
-            "OpenAI", parts=dict.fromkeys(_BREAKPOINT_PARTS, breakpoint_field)
-        )
-
-
 class OpenAIChatRequest(OpenAIChatCompletionsRequest):
     """OpenAI's chat request: core's shared dialect (strict scalars) with OpenAI's ranges.
 
@@ -122,7 +105,13 @@ class OpenAIChatRequest(OpenAIChatCompletionsRequest):
     and a content part's ``prompt_cache_breakpoint`` (its ``shapes``), and ``moderation``.
     """
 
-    shapes: ClassVar[type[BaseModel] | None] = _OpenAIChatShapes()  # type: ignore[assignment]
+    # Built on first read: core reads it only for a request with more than plain-text messages.
+    shapes = lazy_chat_shapes(
+        "OpenAI",
+        parts={
+            kind: {"prompt_cache_breakpoint": PromptCacheBreakpoint} for kind in _BREAKPOINT_PARTS
+        },
+    )
 
     logit_bias: dict[str, Annotated[StrictInt, Field(ge=-100, le=100)]] | None = None
     top_logprobs: StrictInt | None = Field(default=None, ge=0, le=20)

@@ -22,7 +22,7 @@ from lionagi.service import (
     OpenAIChatCompletionsRequest,
     ProviderError,
     ProviderStatusContentFilterError,
-    openai_chat_shapes,
+    lazy_chat_shapes,
 )
 from lionagi.service.http import (
     ChatCompletionsProjector,
@@ -91,7 +91,7 @@ class OpenRouterCacheControl(BaseModel):
 class OpenRouterChatRequest(OpenAIChatCompletionsRequest):
     """OpenRouter's chat request: the OpenAI fields plus its routing and reasoning settings."""
 
-    shapes = openai_chat_shapes(
+    shapes = lazy_chat_shapes(
         "OpenRouterChat",
         roles={"assistant": {"reasoning": str, "reasoning_details": list[dict[str, Any]]}},
         parts={"text": {"cache_control": OpenRouterCacheControl}},

@@ -25,7 +25,7 @@ from typing import Annotated, Any, ClassVar, Literal, Required
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, with_config
 from typing_extensions import TypedDict
 
-from lionagi.service import OpenAIChatCompletionsRequest, StreamChunk, openai_chat_shapes
+from lionagi.service import OpenAIChatCompletionsRequest, StreamChunk, lazy_chat_shapes
 from lionagi.service.http import (
     NO_CHUNKS,
     ChatCompletionsProjector,
@@ -133,7 +133,7 @@ class PerplexityChatRequest(OpenAIChatCompletionsRequest):
     refused Perplexity's ``regex`` format.
     """
 
-    shapes = openai_chat_shapes("PerplexityChat", user_parts={"file_url": PerplexityFilePart})
+    shapes = lazy_chat_shapes("PerplexityChat", user_parts={"file_url": PerplexityFilePart})
 
     search_mode: Literal["web", "academic", "sec"] | None = None
     disable_search: bool | None = None

@@ -63,6 +63,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from .._base.suggest import closest, did_you_mean
 from .._base.validation import locate
+from .shape_keys import SHAPE_PART_TYPES, SHAPE_ROLES, SHAPE_TOOL_CALL_TYPES, check_shape_keys
 
 __all__ = ["OpenAIChatShapes", "check_shapes", "openai_chat_shapes"]
 
@@ -199,13 +200,20 @@ class OpenAIChatRefusalPart(_Strict):
     refusal: str
 
 
-_PARTS: dict[str, type[BaseModel]] = {
-    "text": OpenAIChatTextPart,
-    "image_url": OpenAIChatImagePart,
-    "input_audio": OpenAIChatAudioPart,
-    "file": OpenAIChatFilePart,
-    "refusal": OpenAIChatRefusalPart,
-}
+# In the order `shape_keys.SHAPE_PART_TYPES` names them (the one list of the part types).
+_PARTS: dict[str, type[BaseModel]] = dict(
+    zip(
+        SHAPE_PART_TYPES,
+        (
+            OpenAIChatTextPart,
+            OpenAIChatImagePart,
+            OpenAIChatAudioPart,
+            OpenAIChatFilePart,
+            OpenAIChatRefusalPart,
+        ),
+        strict=True,
+    )
+)
 _USER_PARTS = ("text", "image_url", "input_audio", "file")
 _ASSISTANT_PARTS = ("text", "refusal")
 _TEXT_PARTS = ("text",)
@@ -524,7 +532,7 @@ def _extend(name: str, base: type[BaseModel], extra: Mapping[str, Any] | None) -
     return _message(name, base, {}, extra) if extra else base
 
 
-_ROLES = ("system", "developer", "user", "assistant", "tool", "function")
+_ROLES = SHAPE_ROLES
 
 
 class OpenAIChatShapes(_Strict):
@@ -544,10 +552,9 @@ class OpenAIChatShapes(_Strict):
     web_search_options: OpenAIChatWebSearchOptions | None = None
 
 
-_TOOL_CALLS: dict[str, type[BaseModel]] = {
-    "function": OpenAIChatFunctionToolCall,
-    "custom": OpenAIChatCustomToolCall,
-}
+_TOOL_CALLS: dict[str, type[BaseModel]] = dict(
+    zip(SHAPE_TOOL_CALL_TYPES, (OpenAIChatFunctionToolCall, OpenAIChatCustomToolCall), strict=True)
+)
 _TOOL = _by_kind(
     "type",
     "tool",
@@ -683,12 +690,9 @@ def _cached_shapes(
     )
 
 
-def _frozen(spec: Mapping[str, Mapping[str, Any]] | None, known: Sequence[str], what: str) -> Any:
+def _frozen(spec: Mapping[str, Mapping[str, Any]] | None) -> Any:
     if not spec:
         return ()
-    for key in spec:
-        if key not in known:
-            raise ValueError(f"unknown {what} {key!r}; expected one of {', '.join(known)}")
     return tuple(sorted((key, tuple(fields.items())) for key, fields in spec.items()))
 
 
@@ -719,24 +723,18 @@ def openai_chat_shapes(
 
     The additions are checked like the documented fields (an unknown key is still refused);
     `prefix` names the generated models (`AcmeChatAssistantMessage`), which errors show. The
-    models are built on first use; the same arguments return the same model.
+    same arguments return the same model. A request class should set `lazy_chat_shapes(...)`
+    (the same arguments) instead: this function builds the models when called, which puts them
+    on every first call of the vendor's row, plain-text ones included.
     """
+    check_shape_keys(roles, parts, user_parts, tool_calls)
     return _cached_shapes(
         prefix,
-        _frozen(roles, _ROLES, "role"),
-        _frozen(parts, tuple(_PARTS), "content part type"),
-        _new_parts(user_parts),
-        _frozen(tool_calls, tuple(_TOOL_CALLS), "tool call type"),
+        _frozen(roles),
+        _frozen(parts),
+        tuple(sorted((user_parts or {}).items())),
+        _frozen(tool_calls),
     )
-
-
-def _new_parts(
-    parts: Mapping[str, type[BaseModel]] | None,
-) -> tuple[tuple[str, type[BaseModel]], ...]:
-    for kind in parts or ():
-        if kind in _PARTS:
-            raise ValueError(f"content part type {kind!r} is typed already; extend it with parts=")
-    return tuple(sorted((parts or {}).items()))
 
 
 # -- errors ---------------------------------------------------------------------------------------

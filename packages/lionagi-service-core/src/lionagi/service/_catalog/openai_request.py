@@ -10,7 +10,7 @@ type likewise. They are only checked: the fields stay plain, so the body sends t
 the caller wrote them (no ``null`` added, no key reordered) through the payload fast path. Tool
 and ``tool_choice`` objects of a type this model does not type (a vendor's built-in tool) pass
 unchanged unless the type is a near-miss of ``function`` or ``custom``. A vendor that documents
-more message or content-part fields sets ``shapes`` to its ``openai_chat_shapes(...)``.
+more message or content-part fields sets ``shapes`` to its ``lazy_chat_shapes(...)``.
 Scalars are strict: ``max_tokens=True``, ``temperature="0.5"`` or ``stream=1`` are refused naming
 the field instead of being sent as ``1``, ``0.5`` or ``true``, values the caller never wrote (an
 integer is still a valid float). A service with extra parameters can pass a subclass as
@@ -188,7 +188,8 @@ class OpenAIChatCompletionsRequest(BaseModel):
 
     shapes: ClassVar[type[BaseModel] | None] = None
     """What checks the nested fields (messages, tools, ...): None for the dialect as OpenAI
-    documents it, or a vendor's `openai_chat_shapes(...)` adding the fields it documents."""
+    documents it, or a vendor's `lazy_chat_shapes(...)` (or `openai_chat_shapes(...)`) adding
+    the fields it documents."""
 
     def model_post_init(self, context: Any, /) -> None:
         """Check the nested fields' shapes, then refuse an unoffered forced `tool_choice`.
