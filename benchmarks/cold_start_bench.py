@@ -150,6 +150,15 @@ _CATALOG_KWARGS = (
     'api_key="sk-bench", allow_local_network=True, default_headers={"x-fake-behaviour": "text"}'
 )
 
+# `gemini/<model>` is chat through Gemini's OpenAI compatibility layer, which the fake server
+# speaks: the flagship install (`lionagi-service-core lionagi-provider-gemini`), run only when the
+# children's interpreter has the Gemini distribution.
+_GEMINI_KWARGS = (
+    'model="gemini/bench-model", base_url=base + "/v1", api_key="AIza-bench-key-0123456789", '
+    'allow_local_network=True, default_headers={"x-fake-behaviour": "text"}'
+)
+_GEMINI_ROW = "iModel (catalog provider gemini)"
+
 _CATALOG_BUILD = """\
 import json, sys, time
 import lionagi.service
@@ -279,6 +288,13 @@ def run_child(code: str, *args: str, flags: Sequence[str] = ()) -> Sample:
     return Sample(wall, cpu, proc.stdout, proc.stderr)
 
 
+def _child_has(module: str) -> bool:
+    """Whether the children's interpreter can import ``module`` (an optional distribution)."""
+    probe = f"import importlib.util, sys; sys.exit(importlib.util.find_spec({module!r}) is None)"
+    done = subprocess.run([_child_python[0], "-c", probe], capture_output=True, check=False)
+    return done.returncode == 0
+
+
 def _warm(codes: Mapping[str, tuple[str, ...]]) -> None:
     for code, *args in codes.values():
         run_child(code, *args)
@@ -372,6 +388,8 @@ def bench_coldcall(base: str, rounds: int) -> dict[str, float]:
         "iModel (openai_compatible)": (_COLD_OURS.format(kwargs=_COMPATIBLE_KWARGS), base),
         "iModel (catalog provider openai)": (_COLD_OURS.format(kwargs=_CATALOG_KWARGS), base),
     }
+    if _child_has("lionagi.providers.gemini"):
+        codes[_GEMINI_ROW] = (_COLD_OURS.format(kwargs=_GEMINI_KWARGS), base)
     _warm(codes)
     wall, cpu, outs = _interleaved(codes, rounds)
     inner = {
@@ -398,11 +416,7 @@ def bench_coldcall(base: str, rounds: int) -> dict[str, float]:
     header = ["contender", "wall ms", "in-process ms", "wall vs raw", "CPU ms", "CPU vs raw"]
     print(markdown_table(header, rows))
     print()
-    ours = (
-        "raw httpx + two pydantic models (the floor)",
-        "iModel (openai_compatible)",
-        "iModel (catalog provider openai)",
-    )
+    ours = tuple(name for name in codes if name not in ("bare python", "raw httpx"))
     return {
         **{f"coldcall wall ratio, {name}": wall[name] / raw_wall for name in ours},
         **{f"coldcall CPU ratio, {name}": cpu[name] / raw_cpu for name in ours},
