@@ -273,3 +273,39 @@ def test_matching_one_endpoint_imports_only_its_modules_and_a_broken_sibling_fai
     # The full check (`providers --strict`, `doctor`) still reports the provider as broken.
     with pytest.raises(ProviderUnavailable):
         catalog.snapshot().provider("lazyb")
+
+
+def test_a_sibling_class_built_with_no_config_resolves_its_own_row(
+    dists: Dists, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `SomeEndpoint()` means "as the catalog registers it". A match resolves only its own
+    # endpoint, so a sibling class imported later (its module loaded by the vendor's lazy
+    # exports) must resolve its row on construction, not fail as unregistered.
+    dists.provider("lazyb", _TWO_ROWS)
+    dists.module("lazyb_chat", "class LazyChat(Endpoint):\n    pass\n")
+    embed = dists.module("lazyb_embed", "class LazyEmbed(Endpoint):\n    pass\n")
+    catalog = dists.catalog()
+    monkeypatch.setattr(EndpointRegistry, "_catalog", catalog)
+    match_endpoint("lazyb", "chat")
+    assert embed not in sys.modules
+
+    import importlib
+
+    cls = importlib.import_module(embed).LazyEmbed
+    assert cls._ENDPOINT_META is None  # not resolved by the chat match
+    endpoint = cls()
+    assert (endpoint.config.provider, endpoint.config.endpoint) == ("lazyb", "embed")
+    assert cls._ENDPOINT_META is not None
+
+
+def test_a_vendor_class_built_with_no_config_in_a_fresh_process() -> None:
+    # Before any catalog lookup: the vendor's lazy export imports the class, and building it
+    # resolves its row through the process-wide catalog.
+    code, output, seen = _probe(
+        "from lionagi.providers.groq import GroqChat\n"
+        "endpoint = GroqChat()\n"
+        "assert (endpoint.config.provider, endpoint.config.endpoint) == "
+        "('groq', 'chat/completions'), endpoint.config\n"
+    )
+    assert code == 0, output[-3000:]
+    assert seen["modules"] == ["lionagi.providers.groq._endpoint"]

@@ -172,7 +172,7 @@ def test_an_http_vendors_endpoints_load_no_agentic_stack_nor_nested_shapes(provi
     loaded = json.loads(_run(code))
     unwanted = (
         "lionagi.service.agentic",
-        "lionagi.service._transport.agentic.",  # its modules (the package itself is empty)
+        "lionagi.service._transport.agentic.",  # its modules (its `__init__` imports nothing)
         "lionagi.service._transport.subprocess",
         "lionagi.service._catalog.openai_chat_types",
     )

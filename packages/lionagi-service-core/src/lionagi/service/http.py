@@ -17,12 +17,18 @@ A request field that holds a credential the provider forwards or redeems (an MCP
 token or headers, a one-time credit token) is declared with `remember_request_secret` /
 `remember_request_headers` as its pydantic after-validator, so a provider that echoes it in an
 error is redacted like a configured key (docs/writing-a-provider.md, "Credentials in a request").
+
+Importing this module installs the lookup through which a vendor's endpoint class built with no
+config, `SomeEndpoint()`, resolves its own deferred row (`_catalog.class_binding`; the catalog
+itself loads only when a lookup runs). The transport layer that defines `Endpoint` cannot import
+the catalog, and every HTTP adapter imports this module before its classes exist.
 """
 
 from ._base.secrets import remember_request_headers as remember_request_headers
 from ._base.secrets import remember_request_secret as remember_request_secret
 from ._base.suggest import did_you_mean as did_you_mean
 from ._base.validation import first_error as validation_failure
+from ._catalog import class_binding as _class_binding  # noqa: F401  (see below)
 from ._catalog.compatible_specs import openai_compatible_specs as openai_compatible_specs
 from ._catalog.tool_choice import unoffered_tool_choice as unoffered_tool_choice
 from ._transport.classify import ProviderErrorPattern as ProviderErrorPattern

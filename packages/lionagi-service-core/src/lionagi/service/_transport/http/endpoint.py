@@ -127,6 +127,9 @@ class Endpoint:
     is_agentic: ClassVar[bool] = False
     is_cli: ClassVar[bool] = False
     _ENDPOINT_META: ClassVar[EndpointMeta | None] = None
+    # Installed by the process-wide catalog (this layer may not import it): resolves a class
+    # whose deferred row was not resolved yet and returns its bound metadata, or None.
+    _catalog_meta: ClassVar[Callable[[type[Endpoint]], EndpointMeta | None] | None] = None
     projector: ClassVar[type[StreamProjector] | None] = None
     stream_framing: ClassVar[StreamFraming | None] = None
     stream_flag: ClassVar[str | None] = "stream"
@@ -147,7 +150,8 @@ class Endpoint:
 
         Args:
             config: the endpoint config, a mapping of its fields, or None for a catalog-bound
-                class (`overrides` then update the registered defaults).
+                class (`overrides` then update the registered defaults; a row naming the class
+                by reference is resolved then, if no match resolved it yet).
             transport: an httpx transport for the owned client (e.g. `httpx.MockTransport`);
                 the endpoint closes it with the client.
             resolver: `async (host, port) -> [address, ...]` used by the SSRF guard; requests
@@ -159,6 +163,10 @@ class Endpoint:
         # the pooled client ``aclose`` closes, the config every request reads, or the lifecycle.
         if config is None:
             meta = type(self)._ENDPOINT_META
+            lookup = Endpoint._catalog_meta
+            if meta is None and lookup is not None:
+                # A deferred row is resolved on first use; built with no config is a use.
+                meta = lookup(type(self))
             if meta is None:
                 raise EndpointConfigurationError(
                     "config",
