@@ -158,7 +158,19 @@ CLAUDE_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
     ProviderErrorPattern(
         "stream_disconnect",
         ProviderDisconnectError,
-        r"connection to the api was lost|\bECONNRESET\b|\bconnection lost mid-response\b",
+        r"connection to the api was lost|\bECONNRESET\b|\bconnection lost mid-response\b"
+        # 2.1.332's words for a client-side timeout of the API request, labelled `server_error`
+        # although nothing said the server failed: the SDK's `APIConnectionTimeoutError`
+        # (recorded: "Request timed out. If the API is slow to answer, ... set API_TIMEOUT_MS
+        # above 5000." from a server that read the request and never answered), the CLI's own
+        # idle watchdog ("Request timed out. No data arrived for more than 5 minutes. ..."),
+        # and a socket's ETIMEDOUT ("API Error: Request timed out. Check your internet
+        # connection and proxy settings"). The request was sent and may be running: pi's
+        # "Request timed out." is this family too. Only at the start of the message and
+        # followed by a full stop or its end, so a tool's "Command timed out after 2m",
+        # "MCP error -32001: Request timed out" or "Request timed out while downloading
+        # marketplace ..." never match.
+        r"|\A\s*(?:api error:\s*)?request timed out(?![^.\n])",
         summary="stream disconnected before completion",
     ),
 )
