@@ -81,26 +81,31 @@ def test_public_models_build_their_validators_on_first_use_not_at_import() -> No
     assert result["model"] == "m"
 
 
-def test_an_http_first_call_loads_no_agentic_subprocess_or_error_path_module(
-    fake_provider_server: FakeProviderServer,
-) -> None:
-    # Issue 15 item 3: what a first HTTP call imports beyond what it uses. The agentic endpoint
-    # (and its subprocess machinery), the shared-admission config, core's scripted endpoint and
-    # difflib's suggestions were imported by the catalog and match path.
-    server = fake_provider_server
+def _first_call_modules(server: FakeProviderServer, model_kwargs: str) -> set[str]:
+    """The modules a fresh interpreter loaded for one chat call through `iModel(...)`."""
     code = (
         "import asyncio, json, sys\n"
         "from lionagi.service import iModel\n"
         "async def main():\n"
-        f"    async with iModel(provider='openai', endpoint='chat', model='m',\n"
-        f"            base_url={server.base_url + '/v1'!r}, api_key='sk-test',\n"
+        f"    async with iModel({model_kwargs}, base_url={server.base_url + '/v1'!r},\n"
         "            allow_local_network=True) as model:\n"
         "        call = await model.invoke(messages=[{'role': 'user', 'content': 'hi'}])\n"
         "        assert call.status.value == 'completed', call.exception\n"
         "asyncio.run(main())\n"
         "print(json.dumps(sorted(sys.modules)))\n"
     )
-    loaded = set(json.loads(_run(code)))
+    return set(json.loads(_run(code)))
+
+
+def test_an_http_first_call_loads_no_agentic_subprocess_or_error_path_module(
+    fake_provider_server: FakeProviderServer,
+) -> None:
+    # Issue 15 item 3: what a first HTTP call imports beyond what it uses. The agentic endpoint
+    # (and its subprocess machinery), the shared-admission config, core's scripted endpoint and
+    # difflib's suggestions were imported by the catalog and match path.
+    loaded = _first_call_modules(
+        fake_provider_server, "provider='openai', endpoint='chat', model='m', api_key='sk-test'"
+    )
     unwanted = (
         "lionagi.service._transport.agentic.endpoint",
         "lionagi.service._transport.subprocess",
@@ -124,20 +129,9 @@ def test_a_gemini_chat_first_call_loads_neither_native_models_nor_nested_shapes(
     # `gemini/<model>` is chat through the compatibility layer: its first call must not import
     # the native generateContent / embeddings request models (a module of some thirty models)
     # nor build core's nested message shapes for a plain-text request.
-    server = fake_provider_server
-    code = (
-        "import asyncio, json, sys\n"
-        "from lionagi.service import iModel\n"
-        "async def main():\n"
-        f"    async with iModel(model='gemini/gemini-2.5-flash',\n"
-        f"            base_url={server.base_url + '/v1'!r}, api_key='AIza-test-key-0123456789',\n"
-        "            allow_local_network=True) as model:\n"
-        "        call = await model.invoke(messages=[{'role': 'user', 'content': 'hi'}])\n"
-        "        assert call.status.value == 'completed', call.exception\n"
-        "asyncio.run(main())\n"
-        "print(json.dumps(sorted(sys.modules)))\n"
+    loaded = _first_call_modules(
+        fake_provider_server, "model='gemini/gemini-2.5-flash', api_key='AIza-test-key-0123456789'"
     )
-    loaded = set(json.loads(_run(code)))
     assert "lionagi.providers.gemini._chat_request" in loaded
     unwanted = ("lionagi.providers.gemini._requests", "lionagi.service._catalog.openai_chat_types")
     assert sorted(m for m in loaded if m.startswith(unwanted)) == []

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from lionagi.providers.claude_code import ClaudeEventMapper
+from lionagi.providers.claude_code import ClaudeCodeEndpoint, ClaudeEventMapper
 from lionagi.service import StreamChunk
 
 CAPTURES = Path(__file__).parent / "captures"
@@ -35,3 +35,14 @@ def replay(events: list[dict[str, Any]]) -> list[StreamChunk]:
             if chunk.type == "error":
                 return out
     return out + mapper.finish()
+
+
+# What the adapter's error chunk carries for a failed API request (the assistant message's
+# ``error``, the result's subtype): 2.1.332 labels refused, dropped and timed-out requests alike.
+SERVER_ERROR_META = {"code": "server_error", "type": "success"}
+
+
+def error_for(text: str) -> Exception:
+    """What the endpoint raises for an error chunk of ``text`` labelled as 2.1.332 labels it."""
+    chunk = StreamChunk("error", text, is_error=True, metadata=SERVER_ERROR_META)
+    return ClaudeCodeEndpoint().stream_error(chunk)

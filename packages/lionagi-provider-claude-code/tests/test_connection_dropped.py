@@ -21,7 +21,7 @@ a later turn can, which core never re-runs); and mid-stream (``stream-reset``).
 from __future__ import annotations
 
 import pytest
-from claude_captures import capture, replay
+from claude_captures import capture, error_for, replay
 
 from lionagi.providers.claude_code import ClaudeCodeEndpoint
 from lionagi.service import (
@@ -29,17 +29,9 @@ from lionagi.service import (
     ProviderDisconnectError,
     ProviderStreamConnectionError,
     ProviderStreamDisconnectError,
-    StreamChunk,
 )
 
 VERSION = "2.1.332"
-# What the adapter's error chunk carries for these failures (assistant ``error``, result subtype).
-META = {"code": "server_error", "type": "success"}
-
-
-def _error(text: str) -> Exception:
-    chunk = StreamChunk("error", text, is_error=True, metadata=META)
-    return ClaudeCodeEndpoint().stream_error(chunk)
 
 
 def test_a_request_reset_before_any_response_is_the_connection_twin() -> None:
@@ -80,7 +72,7 @@ def test_a_reset_stream_stays_a_disconnect() -> None:
     ],
 )
 def test_every_code_of_the_wording_is_the_connection_twin(text: str) -> None:
-    error = _error(text)
+    error = error_for(text)
     assert type(error) is ProviderStreamConnectionError, type(error)
     assert not isinstance(error, ProviderDisconnectError)
 
@@ -88,7 +80,7 @@ def test_every_code_of_the_wording_is_the_connection_twin(text: str) -> None:
 def test_the_remote_session_notice_without_a_code_is_not_this_rule() -> None:
     """The CLI's own bridge notice ("Connection dropped. Reconnecting (1 of 5)…") names no code."""
     assert not isinstance(
-        _error("Connection dropped. Reconnecting (1 of 5)…"), ProviderConnectionError
+        error_for("Connection dropped. Reconnecting (1 of 5)…"), ProviderConnectionError
     )
 
 

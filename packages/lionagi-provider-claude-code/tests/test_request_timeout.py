@@ -18,7 +18,7 @@ socket's ETIMEDOUT ("API Error: ...").
 from __future__ import annotations
 
 import pytest
-from claude_captures import capture, replay
+from claude_captures import capture, error_for, replay
 
 from lionagi.providers.claude_code import ClaudeCodeEndpoint
 from lionagi.service import (
@@ -26,17 +26,9 @@ from lionagi.service import (
     ProviderServerFaultError,
     ProviderStreamConnectionError,
     ProviderStreamDisconnectError,
-    StreamChunk,
 )
 
 VERSION = "2.1.332"
-# What the adapter's error chunk carries for these failures (assistant `error`, result subtype).
-META = {"code": "server_error", "type": "success"}
-
-
-def _error(text: str) -> Exception:
-    chunk = StreamChunk("error", text, is_error=True, metadata=META)
-    return ClaudeCodeEndpoint().stream_error(chunk)
 
 
 def test_the_recorded_sdk_timeout_is_the_disconnect_twin() -> None:
@@ -82,7 +74,7 @@ def test_the_recorded_idle_timeout_with_default_settings_is_the_disconnect_twin(
     ],
 )
 def test_every_wording_of_the_timeout_is_the_disconnect_twin(text: str) -> None:
-    error = _error(text)
+    error = error_for(text)
     assert type(error) is ProviderStreamDisconnectError, type(error)
 
 
@@ -100,7 +92,7 @@ def test_every_wording_of_the_timeout_is_the_disconnect_twin(text: str) -> None:
     ],
 )
 def test_other_timed_out_texts_are_not_the_disconnect(text: str) -> None:
-    assert not isinstance(_error(text), ProviderDisconnectError)
+    assert not isinstance(error_for(text), ProviderDisconnectError)
 
 
 def test_on_stderr_the_same_text_is_the_family_itself() -> None:
