@@ -162,6 +162,15 @@ def test_an_open_endpoint_without_a_request_model_carries_them_too() -> None:
     assert redact(f"echo {token}") == f"echo {REDACTED}"
 
 
+def test_an_open_endpoints_own_body_fields_are_carried_too() -> None:
+    # Without a request model nothing validates the body, so a credential-named field of its
+    # own (an API that takes its key in the body) is carried as one in extra_body would be.
+    token, user = _token(), _token("reader")
+    body = build_payload(_config(None), {"model": "m", "api_key": token, "user": user})
+    assert body == {"model": "m", "api_key": token, "user": user}
+    assert _carried() == {token}
+
+
 def test_a_refused_extra_body_carries_nothing() -> None:
     refused, accepted = _token("refused"), _token("accepted")
     with pytest.raises(EndpointConfigurationError):

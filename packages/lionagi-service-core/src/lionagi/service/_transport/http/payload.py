@@ -8,7 +8,8 @@ request model: its keys are sent as top-level body fields after validation, unch
 model already declares is refused there (it must go through validation), so ``extra_body``
 never overrides a validated value. The credentials an accepted ``extra_body`` carries (the
 values of credential-named keys, an MCP server's ``headers``) are redacted from every later
-error text, as a request model's credential fields are (``remember_body_credentials``).
+error text, as a request model's credential fields are (``remember_body_credentials``); so are
+those of a whole body no model validates (an endpoint without ``request_options``).
 """
 
 from __future__ import annotations
@@ -117,10 +118,11 @@ def build_payload(
         payload.update(overrides)
     extra = _extra_body(payload.pop(EXTRA_BODY)) if EXTRA_BODY in payload else None
     if options is None:
-        if not extra:
-            return payload
-        remember_body_credentials(extra)
-        return {**payload, **extra}
+        # No model validated any of it: the whole body is walked, as an `extra_body` is (an
+        # open endpoint's credential in a body field, e.g. an API that takes `api_key` there).
+        body = {**payload, **extra} if extra else payload
+        remember_body_credentials(body)
+        return body
     keys = accepted_keys(options)
     if extra:
         declared = next((k for k in extra if k in keys), None) if keys is not None else None
