@@ -2,7 +2,7 @@
 
 Installed through the ``lionagi.providers`` entry point ``codex``; core discovers and validates
 :data:`PROVIDER_SPECS` and :data:`MODEL_POLICIES` with every other provider. The row names its
-classes by reference (imported on the provider's first use) and the classes below load lazily.
+classes by reference (imported on each endpoint's first use) and the classes below load lazily.
 """
 
 from typing import TYPE_CHECKING

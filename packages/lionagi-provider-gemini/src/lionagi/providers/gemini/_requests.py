@@ -109,7 +109,6 @@ __all__ = [
     "MediaProcessing",
     "SpreadsheetContentLayer",
     "VERTEX_ONLY_REQUEST_FIELDS",
-    "model_path_segment",
     "vertex_only_message",
 ]
 

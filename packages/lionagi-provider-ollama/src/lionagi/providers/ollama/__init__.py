@@ -1,6 +1,6 @@
 """Ollama for lionagi-service: OpenAI-compatible chat and embeddings, native generate, chat, embed.
 
-The rows name Ollama's classes by reference (imported on the provider's first use) and the
+The rows name Ollama's classes by reference (imported on each endpoint's first use) and the
 classes below load lazily, so other providers' commands never import them.
 """
 

@@ -2,8 +2,8 @@
 
 ``PROVIDER_SPECS`` is what core's catalog reads through the ``lionagi.providers`` entry point.
 The rows share one base URL, bearer auth and ``OPENAI_API_KEY``; each names its endpoint class
-(the declared wire dialect) and its typed request model, by reference: they are imported on the
-provider's first use, and the names below load lazily. Embeddings use core's shared body with
+(the declared wire dialect) and its typed request model, by reference: they are imported on that
+endpoint's first use, and the names below load lazily. Embeddings use core's shared body with
 OpenAI's documented ``input`` limits (:class:`OpenAIEmbeddingsAPIRequest`). ``MODEL_POLICIES``
 says only that a model string naming no endpoint (``openai/gpt-4.1``) is chat, and that model
 names are sent as written: reasoning effort is a request field (``reasoning_effort`` on chat,

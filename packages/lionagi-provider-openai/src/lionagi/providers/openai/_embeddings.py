@@ -14,8 +14,8 @@ item), where the API would answer a 400. The token budgets (8192 per input, 300,
 a request) are not checked: they are the model's input limits, which OpenAI states per model,
 and only a token array's length can be counted without the model's tokenizer.
 
-Its own module, not ``_requests``, as the embeddings row's own body. (The catalog imports all of
-a provider's rows on its first use, so a first call of any ``openai`` row imports both modules.)
+Its own module, not ``_requests``: the catalog resolves one endpoint at a time, so the
+embeddings row loads this small model only, and the chat row never loads it.
 """
 
 from __future__ import annotations

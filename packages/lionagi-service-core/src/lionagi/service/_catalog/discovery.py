@@ -22,7 +22,7 @@ each module and reads two attributes:
 
 Keep the module cheap and free of side effects: every command imports it. Name the endpoint
 class and request model as ``"package.module:Name"`` references (a deferred row, see
-:mod:`.deferred`) so the modules defining them load on the provider's first use, re-export public
+:mod:`.deferred`) so the modules defining them load on the endpoint's first use, re-export public
 names with ``lazy_exports``, import vendor SDKs lazily inside endpoint methods and never call the
 registry at import time.
 

@@ -1,6 +1,6 @@
 """The full check of a deferred catalog: import every row, as ``providers --strict`` does.
 
-A deferred row (:mod:`.deferred`) is resolved on its provider's first use; CI and ``doctor`` want
+A deferred row (:mod:`.deferred`) is resolved on its endpoint's first use; CI and ``doctor`` want
 every row imported and validated now, and the CLI-program probe needs the CLI adapters' classes.
 """
 
