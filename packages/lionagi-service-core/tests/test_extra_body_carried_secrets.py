@@ -171,6 +171,22 @@ def test_an_open_endpoints_own_body_fields_are_carried_too() -> None:
     assert _carried() == {token}
 
 
+class _OpenRequest(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    model: str
+    api_key_hint: str | None = None
+
+
+def test_an_open_request_models_undeclared_fields_are_carried() -> None:
+    # An open model (extra="allow") validates its declared fields only; the rest go out as
+    # given, unvalidated like extra_body, so a credential-named one among them is carried.
+    token, user = _token(), _token("reader")
+    body = build_payload(_config(_OpenRequest), {"model": "m", "token": token, "user": user})
+    assert body == {"model": "m", "token": token, "user": user}
+    assert _carried() == {token}
+    assert redact(f"echo {token} for {user}") == f"echo {REDACTED} for {user}"
+
+
 def test_a_refused_extra_body_carries_nothing() -> None:
     refused, accepted = _token("refused"), _token("accepted")
     with pytest.raises(EndpointConfigurationError):

@@ -9,7 +9,8 @@ model already declares is refused there (it must go through validation), so ``ex
 never overrides a validated value. The credentials an accepted ``extra_body`` carries (the
 values of credential-named keys, an MCP server's ``headers``) are redacted from every later
 error text, as a request model's credential fields are (``remember_body_credentials``); so are
-those of a whole body no model validates (an endpoint without ``request_options``).
+those of a whole body no model validates (an endpoint without ``request_options``) and of the
+undeclared fields an open (``extra="allow"``) request model passes through.
 """
 
 from __future__ import annotations
@@ -145,6 +146,10 @@ def build_payload(
         model = options.__pydantic_validator__.validate_python(payload)
     except ValidationError as exc:
         raise EndpointConfigurationError(*first_error(exc, "request", options)) from None
+    if keys is None and model.model_extra:
+        # An open model passes its undeclared fields through as they came: no validator of
+        # theirs carried a credential among them, so they are walked as `extra_body` is.
+        remember_body_credentials(model.model_extra)
     order = json_field_order(options)
     if order is not None:
         # Same result as the dump below (set, non-None fields in declaration order), without a
