@@ -192,3 +192,19 @@ def test_an_http_vendor_reaches_its_error_pattern_type_without_the_subprocess_st
     from lionagi.service.http import ProviderErrorPattern as http_pattern
 
     assert http_pattern is agentic_pattern  # one type, two doors
+
+
+def test_an_ollama_chat_first_call_loads_no_native_request_models(
+    fake_provider_server: FakeProviderServer,
+) -> None:
+    # `ollama/<model>` is chat through the `/v1` layer: its first call must import its own
+    # request model's module and not the native `/api/generate`, `/api/chat` and `/api/embed`
+    # models (which shared one module with it), nor the `/v1` embeddings row's model.
+    loaded = _first_call_modules(fake_provider_server, "model='ollama/llama3.2'")
+    assert "lionagi.providers.ollama._chat_request" in loaded
+    unwanted = (
+        "lionagi.providers.ollama._requests",
+        "lionagi.providers.ollama._embeddings_request",
+        "lionagi.providers.ollama._request_base",
+    )
+    assert sorted(m for m in loaded if m.startswith(unwanted)) == []

@@ -17,7 +17,7 @@ from typing import Any, get_args
 import pytest
 
 from lionagi.providers.ollama import OllamaChatRequest
-from lionagi.providers.ollama._request import REASONING_EFFORTS
+from lionagi.providers.ollama._chat_request import REASONING_EFFORTS
 from lionagi.service import EndpointConfigurationError, iModel
 from lionagi.service_testing import FakeProviderServer
 

@@ -11,6 +11,8 @@ from lionagi.service import EndpointType, ProviderEndpointSpec, ProviderModelPol
 from ._static import DEFAULT_ORIGIN
 
 if TYPE_CHECKING:
+    from ._chat_request import OllamaChatRequest
+    from ._embeddings_request import OllamaEmbeddingsRequest
     from ._endpoint import (
         OllamaChat,
         OllamaEmbeddings,
@@ -19,9 +21,7 @@ if TYPE_CHECKING:
         OllamaNativeEmbed,
     )
     from ._projector import OllamaGenerateProjector, OllamaNativeChatProjector
-    from ._request import (
-        OllamaChatRequest,
-        OllamaEmbeddingsRequest,
+    from ._requests import (
         OllamaGenerateRequest,
         OllamaNativeChatRequest,
         OllamaNativeEmbedRequest,
@@ -58,9 +58,9 @@ __getattr__, __dir__ = lazy_exports(
             "OllamaNativeEmbed",
         ),
         "._projector": ("OllamaGenerateProjector", "OllamaNativeChatProjector"),
-        "._request": (
-            "OllamaChatRequest",
-            "OllamaEmbeddingsRequest",
+        "._chat_request": ("OllamaChatRequest",),
+        "._embeddings_request": ("OllamaEmbeddingsRequest",),
+        "._requests": (
             "OllamaGenerateRequest",
             "OllamaNativeChatRequest",
             "OllamaNativeEmbedRequest",
@@ -86,27 +86,28 @@ def _row(endpoint: str, alias: str, cls: str, request: str, path: str) -> Provid
 
 PROVIDER_SPECS = (
     # Request models by reference too: building them at catalog build would cost every
-    # command, not only the ones that talk to Ollama. Chat is core's dialect plus the message
-    # fields Ollama's own answers carry (``OllamaChatRequest``).
+    # command, not only the ones that talk to Ollama. Each /v1 row's model has a module of its
+    # own and the native rows share one, so a chat call builds no native model. Chat is core's
+    # dialect plus the message fields Ollama's own answers carry (``OllamaChatRequest``).
     _row(
         "chat/completions",
         "chat",
         "OllamaChat",
-        f"{__name__}._request:OllamaChatRequest",
+        f"{__name__}._chat_request:OllamaChatRequest",
         "/v1",
     ),
     _row(
         "embeddings",
         "embed",
         "OllamaEmbeddings",
-        f"{__name__}._request:OllamaEmbeddingsRequest",
+        f"{__name__}._embeddings_request:OllamaEmbeddingsRequest",
         "/v1",
     ),
     _row(
         "generate",
         "completion",
         "OllamaGenerate",
-        f"{__name__}._request:OllamaGenerateRequest",
+        f"{__name__}._requests:OllamaGenerateRequest",
         "/api",
     ),
     # Native chat, for what /v1 cannot carry (options such as num_ctx, keep_alive, think
@@ -116,7 +117,7 @@ PROVIDER_SPECS = (
         "api/chat",
         "native_chat",
         "OllamaNativeChat",
-        f"{__name__}._request:OllamaNativeChatRequest",
+        f"{__name__}._requests:OllamaNativeChatRequest",
         "",
     ),
     # Native embeddings, for what /v1/embeddings cannot carry (options such as num_ctx,
@@ -126,7 +127,7 @@ PROVIDER_SPECS = (
         "api/embed",
         "native_embed",
         "OllamaNativeEmbed",
-        f"{__name__}._request:OllamaNativeEmbedRequest",
+        f"{__name__}._requests:OllamaNativeEmbedRequest",
         "",
     ),
 )

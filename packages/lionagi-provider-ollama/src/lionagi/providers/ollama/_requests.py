@@ -1,10 +1,7 @@
-"""The typed requests of Ollama's native API (generate, chat, embed) and of its ``/v1`` chat.
+"""The typed requests of Ollama's native API (generate, chat, embed).
 
-``OllamaChatRequest`` is core's chat dialect plus the message fields Ollama writes on its own
-answers and reads back: a tool call's ``index`` (every ``tool_calls`` entry of a one-shot
-``message`` carries one), an assistant's ``reasoning`` (a thinking model's thinking) and a tool
-message's ``name`` (the tool, else looked up by ``tool_call_id``). Without them an assistant
-turn sent back as Ollama returned it was refused (``messages.1.tool_calls.0.index``).
+The ``/v1`` rows' request models are in `._chat_request` and `._embeddings_request`, loaded
+without these: a chat call never builds the native models.
 
 ``OllamaGenerateRequest`` and ``OllamaNativeChatRequest`` share the native members
 (``_OllamaNativeRequest``: ``format``, ``options``, ``keep_alive``, ``think``, ``logprobs``), so
@@ -23,28 +20,21 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    StrictInt,
     ValidationError,
     field_validator,
     model_validator,
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from lionagi.service import (
-    OpenAIChatCompletionsRequest,
-    OpenAIEmbeddingsRequest,
-    lazy_chat_shapes,
-)
+from ._request_base import embedding_input
 
 __all__ = [
-    "OllamaChatRequest",
-    "OllamaEmbeddingsRequest",
     "OllamaGenerateRequest",
     "OllamaNativeChatMessage",
     "OllamaNativeChatRequest",
@@ -53,6 +43,7 @@ __all__ = [
     "OllamaNativeToolCall",
     "OllamaOptions",
 ]
+
 
 THINK_LEVELS = ("low", "medium", "high", "max")
 """The levels ``think`` names for models that take one (``true``/``false`` for the others)."""
@@ -114,25 +105,6 @@ def _stop(value: object) -> list[str]:
         index, item = next((i, x) for i, x in enumerate(value) if not isinstance(x, str))
         raise ValueError(f"must be a list of strings (item {index} is {type(item).__name__})")
     raise ValueError(f"must be a list of strings, not {type(value).__name__}")
-
-
-def _input(value: object) -> str | list[str]:
-    """An embedding input: one string or a list of strings, as ``/api/embed`` parses it.
-
-    Checked whole rather than as a union, so a refusal names ``input`` and the item at fault
-    instead of each branch of the union.
-    """
-    if isinstance(value, str):
-        return value
-    if type(value) is list:
-        for index, item in enumerate(value):
-            if not isinstance(item, str):
-                raise ValueError(
-                    f"must be a string or a list of strings (item {index} is "
-                    f"{type(item).__name__}; the server answers 'invalid input type')"
-                )
-        return value
-    raise ValueError(f"must be a string or a list of strings, not {type(value).__name__}")
 
 
 # The options Ollama removed from its ``api.Options``/``api.Runner`` structs, with the release that
@@ -405,202 +377,4 @@ class OllamaNativeEmbedRequest(_OllamaRequest):
     @field_validator("input", mode="plain")
     @classmethod
     def _check_input(cls, value: object) -> str | list[str]:
-        return _input(value)
-
-
-class OllamaEmbeddingsRequest(OpenAIEmbeddingsRequest):
-    """Embeddings through ``/v1/embeddings``: core's body, as far as Ollama's layer reads it.
-
-    Ollama's compatible layer (``middleware/openai.go``, ``EmbeddingsMiddleware``) hands
-    ``input`` to ``/api/embed``, which takes one string or a list of strings: a token array
-    (core's body allows them, for OpenAI) is answered 400 "invalid input type", an empty list
-    400 "invalid input". Both are refused here, naming ``input``, before sending. An empty
-    string passes: the layer embeds it as ``[""]``. Its request struct has no ``user``, so the
-    JSON decoder drops one; it is refused, as the chat row refuses the fields it drops.
-    """
-
-    input: str | list[str]  # narrower than core's: Ollama's grammar
-
-    @field_validator("input", mode="plain")
-    @classmethod
-    def _check_input(cls, value: object) -> str | list[str]:
-        checked = _input(value)
-        if isinstance(checked, list) and not checked:
-            raise ValueError("is an empty list; the server answers 'invalid input'")
-        return checked
-
-    def model_post_init(self, context: Any, /) -> None:
-        """Refuse ``user``: Ollama's ``/v1`` embeddings would drop it without an error."""
-        super().model_post_init(context)
-        if self.user is not None:
-            error = PydanticCustomError(
-                "ollama_unread_field",
-                "Ollama's OpenAI-compatible embeddings do not read it and would drop it "
-                "without an error: Ollama keeps no end-user id",
-            )
-            raise ValidationError.from_exception_data(
-                "OllamaEmbeddingsRequest", [InitErrorDetails(type=error, loc=("user",), input=None)]
-            )
-
-
-# The Chat Completions fields Ollama's compatible layer does not read (its Go
-# ``openai.ChatCompletionRequest`` has no member for them, so the JSON decoder drops them),
-# with the one value that asks for what Ollama does anyway (``...``: none does) and what to
-# write instead. Sent, any other value was accepted with a 200 and had no effect:
-# ``max_completion_tokens=200`` left the answer unbounded, ``tool_choice="none"`` still let the
-# model call a tool, ``n=3`` returned one choice.
-_UNREAD: dict[str, tuple[object, str]] = {
-    "max_completion_tokens": (..., "write max_tokens (Ollama's num_predict) instead"),
-    "n": (1, "Ollama returns one choice per request"),
-    "logit_bias": (..., "Ollama has no token bias"),
-    "tool_choice": (
-        "auto",
-        'the model always chooses, as with "auto"; leave out tools to keep it from calling one',
-    ),
-    "parallel_tool_calls": (True, "the model may always call several tools at once"),
-    "user": (..., "Ollama keeps no end-user id"),
-    "store": (False, "Ollama stores no completion"),
-    "metadata": (..., "Ollama stores no completion"),
-    "service_tier": (..., "Ollama has no service tiers"),
-    "prompt_cache_key": (..., "Ollama keeps its own prompt cache, with no key"),
-    "safety_identifier": (..., "Ollama keeps no end-user id"),
-    "modalities": (..., "Ollama answers in text only"),
-    "audio": (..., "Ollama answers in text only"),
-    "prediction": (..., "Ollama has no predicted outputs"),
-    "web_search_options": (..., "Ollama's chat has no built-in web search"),
-    "verbosity": (..., "Ollama has no verbosity control"),
-}
-
-
-def _unread_field(values: dict[str, Any]) -> str | None:
-    """The first set field Ollama's ``/v1`` chat would drop, unless it asks for the default."""
-    for name, (default, _) in _UNREAD.items():
-        value = values.get(name)
-        if value is not None and not (type(value) is type(default) and value == default):
-            return name
-    return None
-
-
-OllamaReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max", "ultra"]
-"""The efforts Ollama's ``/v1`` chat reads, in ``reasoning_effort`` and ``reasoning.effort`` alike.
-
-Its ``thinkFromReasoningEffort`` (``openai/openai.go``, v0.32.11 on) maps ``none`` to thinking
-off, ``minimal`` to ``low``, ``xhigh`` and ``ultra`` (a tier some OpenAI-style clients add) to
-``max``, and passes ``low``, ``medium``, ``high``, ``max`` through; any other value is a 400
-("invalid reasoning value"). Core's dialect types ``reasoning_effort`` with OpenAI's levels,
-which lack ``ultra``. Servers before v0.32.11 take only ``none``, ``low``, ``medium``,
-``high``, ``max`` and answer the other three with that 400.
-"""
-
-REASONING_EFFORTS: tuple[str, ...] = get_args(OllamaReasoningEffort)
-"""The ``reasoning.effort`` values: the same as ``reasoning_effort``'s (one list, one place)."""
-
-
-def _reasoning_problem(
-    reasoning: dict[str, Any], effort: object
-) -> tuple[tuple[str, ...], str] | None:
-    """Where and why ``reasoning`` is refused, or None: what Ollama's ``/v1`` would not read.
-
-    Its ``Reasoning`` struct has ``effort`` only (a Responses-style ``summary`` is dropped), and
-    when both are given it reads ``reasoning.effort`` and ignores ``reasoning_effort`` (an
-    object without ``effort`` leaves thinking at the model's default, overriding it).
-    """
-    other = next((key for key in reasoning if key != "effort"), None)
-    if other is not None:
-        return ("reasoning", str(other)), (
-            "Ollama's OpenAI-compatible chat reads only reasoning.effort and would drop it "
-            "without an error"
-        )
-    value = reasoning.get("effort")
-    listed = ", ".join(repr(level) for level in REASONING_EFFORTS)
-    if value is None:
-        return ("reasoning", "effort"), (
-            "is required: it is the only member Ollama reads (an object without it leaves "
-            f"thinking at the model's default); one of {listed}"
-        )
-    if not (isinstance(value, str) and value in REASONING_EFFORTS):
-        return ("reasoning", "effort"), f"must be one of {listed}"
-    if effort is not None and effort != value:
-        return ("reasoning",), (
-            f"conflicts with reasoning_effort={effort!r}: Ollama reads reasoning.effort and "
-            "ignores reasoning_effort when both are given; write one of them"
-        )
-    return None
-
-
-def _refusal(loc: tuple[str, ...], kind: str, message: str) -> ValidationError:
-    """A validation error located at ``loc``, for a check made after the fields validated."""
-    return ValidationError.from_exception_data(
-        "OllamaChatRequest",
-        # The text goes in as context, so a brace in it is never read as a template field.
-        [
-            InitErrorDetails(
-                type=PydanticCustomError(kind, "{message}", {"message": message}),
-                loc=loc,
-                input=None,
-            )
-        ],
-    )
-
-
-class OllamaChatRequest(OpenAIChatCompletionsRequest):
-    """Chat through ``/v1/chat/completions``: the dialect, with Ollama's own message fields.
-
-    Ollama's ``ToolCall`` always carries ``index`` (one-shot answers too), its assistant
-    message ``reasoning``, and its server parses both (and a tool message's ``name``) back from
-    a request: the assistant turn of an answer is sent back as it came.
-
-    The dialect's fields Ollama's compatible layer does not read (``max_completion_tokens``,
-    ``n``, ``tool_choice``, ``logit_bias``, ...; see ``_UNREAD``) are refused naming the field
-    and what to write instead, rather than sent to be dropped by the server: a value that asks
-    for what Ollama does anyway (``n=1``, ``tool_choice="auto"``, ``parallel_tool_calls=True``,
-    ``store=False``) still passes.
-
-    ``reasoning_effort`` takes the efforts Ollama reads (``OllamaReasoningEffort``: core's
-    levels plus ``ultra``, which Ollama maps to ``max``); any other value is refused naming the
-    field, before sending, as the server would answer it with a 400. ``reasoning`` is the object
-    form of ``reasoning_effort`` (``{"effort": "high"}``), which Ollama's compatible layer reads
-    too: ``effort`` only, one of the same values (``REASONING_EFFORTS``). Given with a
-    ``reasoning_effort`` that differs, it is refused (the server would follow the object and
-    ignore the other without a word); given with the same value, both are sent.
-    """
-
-    reasoning_effort: OllamaReasoningEffort | None = None  # type: ignore[assignment]
-    reasoning: dict[str, Any] | None = None
-
-    shapes = lazy_chat_shapes(
-        "OllamaChat",
-        roles={"assistant": {"reasoning": str}, "tool": {"name": str}},
-        tool_calls={"function": {"index": StrictInt}},
-    )
-
-    def model_post_init(self, context: Any, /) -> None:
-        """The dialect's nested checks, then refuse what Ollama's ``/v1`` chat would not read.
-
-        That is a ``reasoning`` object it would read only in part or ignore a conflicting
-        ``reasoning_effort`` for, or a field it drops (``_UNREAD``).
-
-        Checked here rather than by validators so the fields stay plain (core's payload fast
-        path); the error is located at the field, so it is reported by name.
-        """
-        super().model_post_init(context)
-        if self.reasoning is not None:
-            problem = _reasoning_problem(self.reasoning, self.reasoning_effort)
-            if problem is not None:
-                raise _refusal(problem[0], "ollama_reasoning", problem[1])
-        name = _unread_field(self.__dict__)
-        if name is None:
-            return
-        default, instead = _UNREAD[name]
-        allowed = (
-            "" if default is ... else f" (only {default!r}, which is what Ollama does, is sent)"
-        )
-        error = PydanticCustomError(
-            "ollama_unread_field",
-            "Ollama's OpenAI-compatible chat does not read it and would drop it without an "
-            "error: {instead}{allowed}",
-            {"instead": instead, "allowed": allowed},
-        )
-        raise ValidationError.from_exception_data(
-            "OllamaChatRequest", [InitErrorDetails(type=error, loc=(name,), input=None)]
-        )
+        return embedding_input(value)
