@@ -39,6 +39,7 @@ from lionagi.service import (
     ProviderAuthError,
     ProviderPermissionError,
     ProviderStreamConnectionError,
+    ProviderStreamDisconnectError,
     ProviderStreamError,
     RequestDeadlineExceeded,
     StreamChunk,
@@ -244,6 +245,29 @@ async def test_server_down_is_typed_within_the_deadline(claude: Path, real_cli_m
     # family (a ProviderConnectionError), not the server-fault twin its "server_error" label
     # gave it.
     assert re.search(r"Unable to connect|ECONNREFUSED", str(info.value)), str(info.value)
+
+
+async def test_an_idle_stream_is_the_disconnect_twin_within_seconds(
+    claude: Path, fake_provider_server: FakeProviderServer, real_cli_marker: str
+) -> None:
+    # ``stall``: message_start and the first text delta, then nothing. The CLI's byte watchdog
+    # (10 s, its floor; CLAUDE_STREAM_IDLE_TIMEOUT_MS cannot go below 300 s) ends the stream,
+    # and without its non-streaming retry the run fails after one request: "Stream idle
+    # timeout - no chunks received", labelled "unknown". The provider had answered: a client
+    # timeout, the disconnect twin (never retried), not a plain stream error.
+    env = {
+        "CLAUDE_BYTE_STREAM_IDLE_TIMEOUT_MS": "10000",
+        "CLAUDE_CODE_DISABLE_NONSTREAMING_FALLBACK": "1",
+    }
+    url = scenario_url(fake_provider_server, "stall")
+    started = time.monotonic()
+    async with model_for(claude, url, real_cli_marker, env=env) as model:
+        with pytest.raises(ProviderStreamDisconnectError) as info:
+            await collect(model, prompt="hi")
+    assert time.monotonic() - started < 25
+    assert "Stream idle timeout" in str(info.value), str(info.value)
+    assert len(fake_provider_server.requests) == 1
+    assert FAKE_KEY not in str(info.value)
 
 
 async def _wait_for(path: Path, limit: float) -> None:

@@ -170,7 +170,19 @@ CLAUDE_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
         # followed by a full stop or its end, so a tool's "Command timed out after 2m",
         # "MCP error -32001: Request timed out" or "Request timed out while downloading
         # marketplace ..." never match.
-        r"|\A\s*(?:api error:\s*)?request timed out(?![^.\n])",
+        r"|\A\s*(?:api error:\s*)?request timed out(?![^.\n])"
+        # 2.1.332's stream watchdogs, which end a response whose bytes or events stopped
+        # arriving once the provider had answered (recorded: a server that sends its headers,
+        # or an answer's start, then nothing): "stream idle: no bytes for 10000ms" (the byte
+        # watchdog, then its non-streaming retry), "Stream idle timeout - no chunks received"
+        # (no retry), "The response stopped arriving. The response above may be incomplete."
+        # (after text), "The response stalled before a response was produced. Try again."
+        # (after thinking only); and `ConnectionIdleError`'s own "No data arrived within the
+        # connection idle limit". Labelled `unknown` or `server_error`; a client timeout after
+        # the provider answered, as "Request timed out" is. At the start of the message only.
+        r"|\A\s*(?:api error:\s*)?(?:stream idle(?: timeout\b|: no bytes for\b)"
+        r"|the response (?:stopped arriving|stalled before a response was produced)\b"
+        r"|no data arrived\b)",
         summary="stream disconnected before completion",
     ),
 )
