@@ -8,8 +8,7 @@ which the adapter already reads as the connection family. The SDK throws it when
 got no response at all. A stream cut once the answer had started is worded otherwise:
 "Connection to the API was lost (...)" or "Connection lost mid-response", still the
 disconnect twin. The reset text was the disconnect twin (never retried) because of its
-ECONNRESET; it is now ``ProviderStreamConnectionError`` like "Connection lost before a response
-was produced".
+ECONNRESET; it is now ``ProviderStreamConnectionError`` like "Can't reach the API server".
 
 Recorded from the real 2.1.332 (``captures/2.1.332/``, see its README) against a loopback
 server that resets the connection (``SO_LINGER`` 0): on reading the request

@@ -53,9 +53,6 @@ SOURCE_FORMS = [
     "API Error: Unable to connect to API (ETIMEDOUT)",
     "API Error: Unable to connect to API. Check your internet connection",
     "API Error: Unable to connect to API",
-    # A connection made and lost before any of the answer arrived (the CLI's own split: the
-    # same loss after output says "... mid-response. The response above may be incomplete").
-    "API Error: Connection lost before a response was produced. Try again.",
 ]
 NOT_CONNECTION = [
     # TLS and captive-portal failures: a retry does not fix them.
@@ -68,6 +65,9 @@ NOT_CONNECTION = [
 ]
 DISCONNECTS = [
     "API Error: Connection lost mid-response. The response above may be incomplete.",
+    # Printed only once a block of the answer had arrived that shows no text (a thinking
+    # block): the provider answered, then the stream was cut (``stream-end-after-thinking``).
+    "API Error: Connection lost before a response was produced. Try again.",
     "API Error: Connection to the API was lost (ECONNRESET). This is usually temporary — try "
     "again.",
 ]

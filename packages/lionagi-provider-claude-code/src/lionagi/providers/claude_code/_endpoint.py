@@ -141,9 +141,6 @@ CLAUDE_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
         ProviderConnectionError,
         r"\bunable to connect to api\b(?!\s*:)|\bConnectionRefused\b"
         r"|\bcan['\u2019]?t reach the api server\b"
-        # 2.1.332: connected, then lost before any of the answer arrived (its own split from
-        # "Connection lost mid-response", below): nothing was answered, as with a refusal.
-        r"|\bconnection lost before a response was produced\b"
         # 2.1.332's words for the SDK's "Connection error." with a reset-like code
         # (ECONNRESET, EPIPE, ECONNABORTED, ConnectionClosed, UND_ERR_SOCKET, ...): a request
         # whose connection closed before any of the answer came (recorded: a server that
@@ -154,11 +151,15 @@ CLAUDE_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
     ),
     # The API's stream cut off mid-answer: "Connection to the API was lost (ECONNRESET)" (the
     # reset stream's own error, recorded once the answer's stream had started), and 2.1.332's
-    # "Connection lost mid-response. The response above may be incomplete."
+    # "Connection lost mid-response. The response above may be incomplete." and "Connection
+    # lost before a response was produced. Try again.": the same cut, the second after a block
+    # of the answer that shows nothing (recorded: a thinking block, then the body ended with no
+    # `message_stop`), so the provider had answered; not the connection family.
     ProviderErrorPattern(
         "stream_disconnect",
         ProviderDisconnectError,
-        r"connection to the api was lost|\bECONNRESET\b|\bconnection lost mid-response\b"
+        r"connection to the api was lost|\bECONNRESET\b"
+        r"|\bconnection lost (?:mid-response|before a response was produced)\b"
         # 2.1.332's words for a client-side timeout of the API request, labelled `server_error`
         # although nothing said the server failed: the SDK's `APIConnectionTimeoutError`
         # (recorded: "Request timed out. If the API is slow to answer, ... set API_TIMEOUT_MS
@@ -182,7 +183,18 @@ CLAUDE_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
         # the provider answered, as "Request timed out" is. At the start of the message only.
         r"|\A\s*(?:api error:\s*)?(?:stream idle(?: timeout\b|: no bytes for\b)"
         r"|the response (?:stopped arriving|stalled before a response was produced)\b"
-        r"|no data arrived\b)",
+        r"|no data arrived\b)"
+        # 2.1.332's words for a stream its own watchdog aborted because the machine slept
+        # (`StreamSuspendedError`, the wall clock ahead of the monotonic one): "Your computer
+        # went to sleep mid-response. The response above may be incomplete." and "... before a
+        # response was produced. Try again.", printed only once a block of the answer (text, or
+        # thinking only) had arrived. Labelled `server_error`; the client cut a stream the
+        # provider was answering. Source only (no run can suspend the host). Not its
+        # malformed-stream neighbours "Part of the response never arrived" (an event for a
+        # block that never started) and "The response stream was malformed" (recorded): the
+        # stream broke its grammar and was not cut, and core has no stream twin for that.
+        r"|\A\s*(?:api error:\s*)?your computer went to sleep"
+        r" (?:mid-response|before a response was produced)\b",
         summary="stream disconnected before completion",
     ),
 )
