@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from claude_captures import capture, replay
+from claude_captures import capture, error_for, replay
 
 from lionagi.providers.claude_code import ClaudeCodeEndpoint
 from lionagi.providers.claude_code._endpoint import CLAUDE_ERROR_PATTERNS
@@ -35,10 +35,6 @@ from lionagi.service import (
 )
 from lionagi.service_testing.real_clis import require_real_cli
 from lionagi.service_testing.real_tier import collect_into, isolated_model
-
-# What the adapter's error chunk carries for these failures (the assistant event's ``error``
-# and the result's ``subtype``).
-META = {"code": "server_error", "type": "success"}
 
 RECORDED = [
     "API Error: Connection refused — a firewall or proxy may be blocking it (ECONNREFUSED)",
@@ -73,11 +69,6 @@ DISCONNECTS = [
 ]
 
 
-def _error(text: str) -> Exception:
-    chunk = StreamChunk("error", text, is_error=True, metadata=META)
-    return ClaudeCodeEndpoint().stream_error(chunk)
-
-
 @pytest.mark.parametrize("version", ["", "2.1.332"], ids=["2.1.197", "2.1.332"])
 def test_the_server_down_captures_are_the_connection_twin(version: str) -> None:
     events = capture("server-down", version)
@@ -92,19 +83,19 @@ def test_the_server_down_captures_are_the_connection_twin(version: str) -> None:
 
 @pytest.mark.parametrize("text", RECORDED + SOURCE_FORMS)
 def test_could_not_connect_texts_are_the_connection_twin(text: str) -> None:
-    error = _error(text)
+    error = error_for(text)
     assert type(error) is ProviderStreamConnectionError, type(error)
     assert error.kind == "connection"
 
 
 @pytest.mark.parametrize("text", NOT_CONNECTION)
 def test_tls_and_proxy_refusals_are_not_the_connection_family(text: str) -> None:
-    assert not isinstance(_error(text), ProviderConnectionError)
+    assert not isinstance(error_for(text), ProviderConnectionError)
 
 
 @pytest.mark.parametrize("text", DISCONNECTS)
 def test_a_lost_connection_stays_a_disconnect(text: str) -> None:
-    assert type(_error(text)) is ProviderStreamDisconnectError
+    assert type(error_for(text)) is ProviderStreamDisconnectError
 
 
 def test_on_stderr_the_same_text_is_the_family_itself() -> None:
@@ -119,7 +110,7 @@ def test_the_vendor_rule_precedes_the_disconnect_rule() -> None:
     """ "Unable to connect to API (ECONNRESET)": a request that got no response at all."""
     kinds = [rule.kind for rule in CLAUDE_ERROR_PATTERNS]
     assert kinds.index("connection") < kinds.index("stream_disconnect")
-    assert type(_error("API Error: Unable to connect to API (ECONNRESET)")) is (
+    assert type(error_for("API Error: Unable to connect to API (ECONNRESET)")) is (
         ProviderStreamConnectionError
     )
 

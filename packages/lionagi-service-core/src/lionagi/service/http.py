@@ -28,7 +28,7 @@ from ._base.secrets import remember_request_headers as remember_request_headers
 from ._base.secrets import remember_request_secret as remember_request_secret
 from ._base.suggest import did_you_mean as did_you_mean
 from ._base.validation import first_error as validation_failure
-from ._catalog import class_binding as _class_binding  # noqa: F401  (see below)
+from ._catalog import class_binding as _class_binding  # noqa: F401  (see the docstring)
 from ._catalog.compatible_specs import openai_compatible_specs as openai_compatible_specs
 from ._catalog.tool_choice import unoffered_tool_choice as unoffered_tool_choice
 from ._transport.classify import ProviderErrorPattern as ProviderErrorPattern

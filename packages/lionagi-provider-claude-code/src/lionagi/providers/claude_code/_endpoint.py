@@ -170,8 +170,8 @@ CLAUDE_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
         # "Request timed out." is this family too. Only at the start of the message and
         # followed by a full stop or its end, so a tool's "Command timed out after 2m",
         # "MCP error -32001: Request timed out" or "Request timed out while downloading
-        # marketplace ..." never match.
-        r"|\A\s*(?:api error:\s*)?request timed out(?![^.\n])"
+        # marketplace ..." never match. This and the wordings below share one anchor.
+        r"|\A\s*(?:api error:\s*)?(?:request timed out(?![^.\n])"
         # 2.1.332's stream watchdogs, which end a response whose bytes or events stopped
         # arriving once the provider had answered (recorded: a server that sends its headers,
         # or an answer's start, then nothing): "stream idle: no bytes for 10000ms" (the byte
@@ -181,9 +181,9 @@ CLAUDE_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
         # (after thinking only); and `ConnectionIdleError`'s own "No data arrived within the
         # connection idle limit". Labelled `unknown` or `server_error`; a client timeout after
         # the provider answered, as "Request timed out" is. At the start of the message only.
-        r"|\A\s*(?:api error:\s*)?(?:stream idle(?: timeout\b|: no bytes for\b)"
+        r"|stream idle(?: timeout\b|: no bytes for\b)"
         r"|the response (?:stopped arriving|stalled before a response was produced)\b"
-        r"|no data arrived\b)"
+        r"|no data arrived\b"
         # 2.1.332's words for a stream its own watchdog aborted because the machine slept
         # (`StreamSuspendedError`, the wall clock ahead of the monotonic one): "Your computer
         # went to sleep mid-response. The response above may be incomplete." and "... before a
@@ -193,8 +193,7 @@ CLAUDE_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
         # malformed-stream neighbours "Part of the response never arrived" (an event for a
         # block that never started) and "The response stream was malformed" (recorded): the
         # stream broke its grammar and was not cut, and core has no stream twin for that.
-        r"|\A\s*(?:api error:\s*)?your computer went to sleep"
-        r" (?:mid-response|before a response was produced)\b",
+        r"|your computer went to sleep (?:mid-response|before a response was produced)\b)",
         summary="stream disconnected before completion",
     ),
 )
