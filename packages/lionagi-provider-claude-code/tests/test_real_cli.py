@@ -41,12 +41,17 @@ from lionagi.service import (
     ProviderStreamConnectionError,
     ProviderStreamDisconnectError,
     ProviderStreamError,
+    ProviderStreamServerError,
     RequestDeadlineExceeded,
     StreamChunk,
     iModel,
 )
-from lionagi.service_testing import FakeProviderServer
-from lionagi.service_testing.real_clis import processes_with_marker, require_real_cli
+from lionagi.service_testing import FakeProviderServer, scripted_stream_server
+from lionagi.service_testing.real_clis import (
+    processes_with_marker,
+    real_cli_version,
+    require_real_cli,
+)
 from lionagi.service_testing.real_tier import (
     assert_pinned_version,
     closed_port,
@@ -267,6 +272,42 @@ async def test_an_idle_stream_is_the_disconnect_twin_within_seconds(
     assert time.monotonic() - started < 25
     assert "Stream idle timeout" in str(info.value), str(info.value)
     assert len(fake_provider_server.requests) == 1
+    assert FAKE_KEY not in str(info.value)
+
+
+# message_start, then the Messages API's in-stream form of a 500, before any content block.
+_API_ERROR_AFTER_START = [
+    b'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_fake_err",'
+    b'"type":"message","role":"assistant","model":"claude-sonnet","content":[],'
+    b'"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":1}}}\n\n',
+    b'event: error\ndata: {"type":"error","error":{"type":"api_error",'
+    b'"message":"Internal server error"}}\n\n',
+]
+
+
+async def test_an_api_error_event_before_any_block_is_the_server_fault_twin(
+    claude: Path, real_cli_marker: str
+) -> None:
+    # 2.1.332 labels it `unknown` ("API Error: Internal server error") and names the API's type
+    # in `api_error_type`: the retryable server-fault twin, as a 500 labelled `server_error` is.
+    # 2.1.197 prints the same words, labelled `unknown` too, but with no `api_error_type`:
+    # nothing names the fault, so it stays the plain stream error it always was. Without the
+    # non-streaming retry (which this server would answer with the same stream), one request
+    # (2.1.197 also sends its `HEAD /` check), well under a second.
+    expected = ProviderStreamError
+    if not real_cli_version(claude).startswith("2.1.197"):
+        expected = ProviderStreamServerError
+    env = {"CLAUDE_CODE_DISABLE_NONSTREAMING_FALLBACK": "1"}
+    async with (
+        scripted_stream_server(_API_ERROR_AFTER_START, path="") as server,
+        model_for(claude, server.url, real_cli_marker, env=env) as model,
+    ):
+        with pytest.raises(ProviderStreamError) as info:
+            await collect(model, prompt="hi")
+    assert type(info.value) is expected, repr(info.value)
+    assert "API Error: Internal server error" in str(info.value), str(info.value)
+    assert info.value.retryable is (expected is ProviderStreamServerError)
+    assert [line.split()[0] for line in server.request_lines].count("POST") == 1
     assert FAKE_KEY not in str(info.value)
 
 

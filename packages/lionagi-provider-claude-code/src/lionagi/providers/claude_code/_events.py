@@ -14,6 +14,9 @@ line; see the captures and the Agent SDK's message types):
                 encrypted payload and is dropped. An assistant message with an ``error`` field
                 (``authentication_failed``, ``rate_limit``, ``billing_error``...) is the CLI's
                 synthetic report of a failure, never text: it is held until the terminal event.
+                Its label is that ``error``, except ``unknown`` (or none): then the API's own
+                error type (2.1.332's ``api_error_type``: ``api_error``, ``overloaded_error``,
+                ...) names the failure (see `_label`).
 ``user``        ``tool_result`` blocks -> tool_result chunks paired by ``tool_use_id``; the user's
                 own text/image blocks (echoed input) are not output.
 ``result``      the end of a turn. ``is_error: true`` is a failure even with ``subtype:
@@ -252,7 +255,7 @@ class ClaudeEventMapper:
             texts = [b["text"] for b in blocks if b.get("type") == "text" and b.get("text")]
             text = "\n".join(t for t in texts if isinstance(t, str)) or str(error)
             if self._failure is None:  # the first report is the most specific
-                self._failure = _Failure(text, str(error))
+                self._failure = _Failure(text, _label(str(error), event))
             return []
         out: list[StreamChunk] = []
         for block in blocks:
@@ -360,8 +363,9 @@ class ClaudeEventMapper:
         status = event.get("api_error_status")
         if isinstance(status, int) and not isinstance(status, bool):
             meta["status"] = status
-        if failure is not None and failure.code:
-            meta["code"] = failure.code
+        code = _label(failure.code if failure is not None else None, event)
+        if code:
+            meta["code"] = code
         subtype = event.get("subtype")
         if isinstance(subtype, str):
             meta["type"] = subtype
@@ -404,6 +408,27 @@ def _added(first: Any, later: Any) -> Any:
 
 def _count(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _label(cli_label: str | None, event: Mapping[str, Any]) -> str | None:
+    """A failure's label: the CLI's ``error`` code, or the API's error type when it names none.
+
+    2.1.332 labels some API errors ``unknown`` although the Messages API named them: an
+    ``error`` event before any block of the answer finished (recorded: `api_error` "Internal
+    server error", which the CLI shows as "API Error: Internal server error"; `overloaded_error`
+    "Overloaded" with `api_error_status` 529) is reported with `error: "unknown"` and the
+    API's type in ``api_error_type``, on the assistant message and the result alike. Without
+    it the run's only label said nothing and a server fault was an untyped stream error; the
+    API's own type (Anthropic's `api_error` is its in-stream HTTP 500) is core's to classify.
+    A real label from the CLI (`server_error`, `authentication_failed`, ...) is kept: it is the
+    CLI's reading of the same failure and the existing mapping rests on it.
+    """
+    if cli_label and cli_label != "unknown":
+        return cli_label
+    api_type = event.get("api_error_type")
+    if isinstance(api_type, str) and api_type:
+        return api_type
+    return cli_label
 
 
 def _error(message: str, meta: dict[str, Any]) -> StreamChunk:
