@@ -211,3 +211,56 @@ def test_the_configured_set_is_unchanged() -> None:
     assert _carried() == {token}
     # Carried apart from the configured values: their compiled pattern is not rebuilt.
     assert secrets._KNOWN.version == version
+
+
+PAIRS = [
+    pytest.param({"name": "Authorization", "value": "Bearer {}"}, id="name_authorization_bearer"),
+    pytest.param({"key": "X-Api-Key", "value": "{}"}, id="key_x_api_key"),
+    pytest.param({"name": "GITHUB_PERSONAL_ACCESS_TOKEN", "value": "{}"}, id="env_style_token"),
+    pytest.param({"name": "clientSecret", "value": "{}", "required": True}, id="more_entries"),
+]
+
+
+@pytest.mark.parametrize("pair", PAIRS)
+@pytest.mark.parametrize("under", ["headers", "env", "params"])
+def test_a_name_value_pair_naming_a_credential_carries_its_value(
+    pair: dict[str, Any], under: str
+) -> None:
+    # The shape tool and MCP configurations use for header and environment lists: the name
+    # is one entry's value, so the key rule alone saw only `name`, `key` and `value`.
+    token = _token()
+    filled = {k: v.format(token) if k == "value" else v for k, v in pair.items()}
+    extra = {"mcp_servers": [{"url": "https://mcp.example/sse", under: [filled]}]}
+    build_payload(_config(), {"model": "m", "extra_body": extra})
+    assert token in _carried()
+
+
+def test_a_pair_is_read_by_the_body_key_rule_outside_headers() -> None:
+    credential, nested = _token("credential"), _token("nested")
+    settings = [
+        {"key": "department", "value": _token("department")},  # the documented non-credential
+        {"name": "auth_type", "value": _token("authtype")},  # a setting, as a body key is
+        {"name": "session_id", "value": _token("session")},
+        {"name": 12345678, "value": _token("number")},  # a name that is no string: no pair
+        {"value": _token("anonymous")},
+        {"key": "api_key", "value": credential},
+        {"name": "fallback_token", "value": [nested, 3]},  # a list value is read item by item
+    ]
+    build_payload(_config(), {"model": "m", "extra_body": {"settings": settings}})
+    assert _carried() == {credential, nested}
+
+
+def test_in_a_headers_list_pairs_and_mappings_are_read_as_headers() -> None:
+    # Under `headers`, what `remember_request_headers` keeps of a headers mapping: the
+    # header-name rule (`X-Session` is no credential body key) and a generated-looking value.
+    phrase, shaped, mapped = "correct horse battery staple", _token("shaped"), _token("mapped")
+    headers = [
+        {"name": "X-Session", "value": phrase},
+        {"name": "X-Request-Tag", "value": shaped},
+        {"key": "X-Team", "value": "documentation"},
+        {"name": "Accept", "value": "application/json"},
+        {"Authorization": f"Bearer {mapped}"},  # a headers mapping in the list
+    ]
+    extra = {"tools_beta": [{"type": "mcp", "headers": headers}]}
+    build_payload(_config(), {"model": "m", "extra_body": extra})
+    assert _carried() == {phrase, shaped, f"Bearer {mapped}", mapped}

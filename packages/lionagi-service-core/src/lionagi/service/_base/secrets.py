@@ -8,12 +8,12 @@
    URL userinfo and query values), and the values of credential-looking environment variables
    (:data:`CREDENTIAL_ENV_NAME`, values of at least :data:`MIN_ENV_SECRET` characters), and the
    credentials requests carried in their bodies (:func:`remember_request_secret`,
-   :func:`remember_request_headers`: an MCP server's token, a fallback credit token; in an
-   unvalidated ``extra_body``, the values of credential-named keys,
-   :func:`remember_body_credentials`). An echo cut short is caught too: any run of at least
-   :data:`FRAGMENT` leading characters of a known value of at least :data:`MIN_FRAGMENTED`
-   characters (a server that quotes "the first 64 characters of the key you sent" still leaks
-   most of it).
+   :func:`remember_request_headers`: an MCP server's token, a fallback credit token; in body
+   values no validator reads, ``extra_body`` or a field typed as an open mapping, the values of
+   credential-named keys and name/value pairs, :func:`remember_body_credentials`). An echo cut
+   short is caught too: any run of at least :data:`FRAGMENT` leading characters of a known
+   value of at least :data:`MIN_FRAGMENTED` characters (a server that quotes "the first 64
+   characters of the key you sent" still leaks most of it).
 2. **Shapes**: one compiled pattern of widely used key formats (see :func:`shapes`), URL userinfo,
    URL query values, ``Authorization``-style scheme values and ``name=value`` / ``name: value``
    pairs whose name says credential.
@@ -554,51 +554,145 @@ def _key_words(key: str) -> list[str]:
 
 def _is_credential_body_key(key: str) -> bool:
     """Whether a body field named ``key`` holds a credential (see `remember_body_credentials`)."""
-    words = _key_words(key)
+    return _credential_words(_key_words(key))
+
+
+def _credential_words(words: list[str]) -> bool:
+    """The body-key rule on a key's words: its last names a credential, or is `key` after one."""
     if not words:
         return False
     last = words[-1]
     return last in _BODY_CREDENTIAL_WORDS or (last == "key" and len(words) > 1)
 
 
-def remember_body_credentials(body: Mapping[str, Any]) -> None:
-    """Carry the credentials in an unvalidated request body (`extra_body`), as adapters' fields do.
+# What the walk makes of a value, from the key it is under: nothing to carry, a credential (a
+# string is carried, a list's items are read alike), or headers (a list of them: see the walk).
+_ORDINARY, _CREDENTIAL, _HEADERS = 0, 1, 2
+_KEY_KINDS: dict[str, int] = {}
+_KEY_KINDS_LIMIT = 4096
+# Values with nothing to carry and nothing inside: skipped without reading their key. A string
+# is one too, but for a credential (`_LEAVES`, in a list that is not under a credential key).
+_SCALARS = (int, float, type(None))
+_LEAVES = (str, *_SCALARS)
 
-    No request model names the fields of `extra_body`, so no `remember_request_secret` validator
-    runs for them; this walks the mapping instead (nested mappings and lists, each container
-    once) and carries, like that validator, the string values of the keys that name a
-    credential. The rule reads a key's last word (split at `_`, `-`, `.` and camelCase, any
-    case): `token`, `secret`, `password` (`passwd`, `pwd`, `passphrase`), `auth`,
-    `authorization`, `credential(s)`, `apikey`, `cookie` or `jwt`, or `key` after another word
-    (`api_key`, `x-api-key`, `apiKey`, `authorization_token`, `client_secret`). So a word
-    merely inside a key does not count: `max_tokens`, `token_budget`, `auth_type`,
-    `token_url` hold settings, and a bare `key` is the name of a key/value pair
-    (`{"key": "department", "value": "..."}`), not a key. A value of `<scheme> <credential>`
-    (`Bearer abc…`) yields its credential too. A list under a credential key is read item by
-    item, and a mapping by its own keys. Under a key whose last word is `headers` (an MCP
-    server's or a tool's headers), what `remember_request_headers` keeps. Ordinary fields (a
-    `user` id, `metadata` values) are left alone, and values shorter than `MIN_ENV_SECRET`
-    are never carried: each carried value is blanked out of every later error text of the
-    process.
+
+def _key_kind(key: str) -> int:
+    """What a body key says of its value (`_ORDINARY`, `_CREDENTIAL`, `_HEADERS`), cached.
+
+    The walk reads a key of every mapping it goes through, each message of a long conversation
+    among them, and the same few keys (`role`, `content`, `type`) recur in every request:
+    cached, a key costs one dict lookup, not two regular-expression passes. Only the first
+    `_KEY_KINDS_LIMIT` distinct keys are kept, so callers' own keys (tool parameter names,
+    `metadata` keys) cannot grow it without bound; a key beyond them is classified anew.
     """
-    stack: list[tuple[bool, Any]] = [(False, body)]
+    kind = _KEY_KINDS.get(key)
+    if kind is None:
+        words = _key_words(key)
+        if words[-1:] == ["headers"]:
+            kind = _HEADERS
+        else:
+            kind = _CREDENTIAL if _credential_words(words) else _ORDINARY
+        if len(_KEY_KINDS) < _KEY_KINDS_LIMIT:
+            _KEY_KINDS[key] = kind
+    return kind
+
+
+def _pair_names(pair: Mapping[Any, Any]) -> list[str]:
+    """The names of a name/value pair (`{"name": "Authorization", "value": …}`), else none.
+
+    A pair names its value with a `name` or a `key` entry holding a string (the shapes tool
+    and MCP configurations use for a header or environment list); both are read when present.
+    """
+    if "value" not in pair:
+        return []
+    return [name for name in (pair.get("name"), pair.get("key")) if isinstance(name, str)]
+
+
+def _value_kind(pair: Mapping[Any, Any], kind: int) -> int:
+    """How the walk reads `pair["value"]`: `_CREDENTIAL` when the pair names a credential.
+
+    In a list under a `headers` key, a pair is a header: what `remember_request_headers` keeps
+    of it is carried here (the header-name rule, and a value shaped like a generated
+    credential), and its value is not read again. Elsewhere a pair's name is read by the
+    body-key rule, so `{"key": "department", "value": …}` carries nothing, and neither does a
+    setting named like `auth_type` or `session_id` that the broader header-name rule would
+    take.
+    """
+    names = _pair_names(pair)
+    if not names:
+        return _ORDINARY
+    value = pair["value"]
+    if kind == _HEADERS and isinstance(value, str):
+        remember_request_headers(dict.fromkeys(names, value))
+        return _ORDINARY
+    return _CREDENTIAL if any(_key_kind(name) == _CREDENTIAL for name in names) else _ORDINARY
+
+
+def remember_body_credentials(body: Mapping[str, Any]) -> None:
+    """Carry the credentials in request body values no validator read, as adapters' fields do.
+
+    Walked (by `build_payload`): an `extra_body`; the undeclared fields of an open
+    (`extra="allow"`) request model; the declared fields of a request model whose type can hold
+    an arbitrary mapping (`dict[str, Any]`, `list[dict[str, Any]]`, `Any`, any other mapping
+    type), as sent; and the whole body when no request model validates it. No
+    `remember_request_secret` validator runs for what such a value holds, so this walks it
+    (nested mappings and lists, each container once) and carries, like that validator, the
+    string values of the keys that name a credential. The rule reads a key's last word (split
+    at `_`, `-`, `.` and camelCase, any case): `token`, `secret`, `password` (`passwd`, `pwd`,
+    `passphrase`), `auth`, `authorization`, `credential(s)`, `apikey`, `cookie` or `jwt`, or
+    `key` after another word (`api_key`, `x-api-key`, `apiKey`, `authorization_token`,
+    `client_secret`). So a word merely inside a key does not count: `max_tokens`,
+    `token_budget`, `auth_type`, `token_url` hold settings, and a bare `key` is the name of a
+    key/value pair, not a key. A value of `<scheme> <credential>` (`Bearer abc…`) yields its
+    credential too. A list under a credential key is read item by item, and a mapping by its
+    own keys.
+
+    A name/value pair (a mapping with a `value` entry and a `name` or `key` entry holding a
+    string: `{"name": "Authorization", "value": "Bearer …"}`, `{"key": "X-Api-Key", …}`,
+    `{"name": "GITHUB_TOKEN", …}`) is read by its name: its `value` is carried when that name
+    is a credential by the body-key rule (`{"key": "department", "value": …}` is not).
+
+    Under a key whose last word is `headers` (an MCP server's or a tool's headers), what
+    `remember_request_headers` keeps: of a mapping, and of each pair or mapping in a list
+    (`"headers": [{"name": "X-Team-Token", "value": …}]`). Ordinary fields (a `user` id,
+    `metadata` values) are left alone, and values shorter than `MIN_ENV_SECRET` are never
+    carried: each carried value is blanked out of every later error text of the process.
+    """
+    stack: list[tuple[int, Any]] = [(_ORDINARY, body)]
     seen: set[int] = set()
+    kinds = _KEY_KINDS  # read inline: this loop runs for every mapping of every walked value
     while stack:
-        credential, value = stack.pop()
-        if isinstance(value, Mapping | list | tuple):
+        kind, value = stack.pop()
+        if type(value) is dict or isinstance(value, Mapping):
             if id(value) in seen:  # a cycle, or a container that occurs twice
                 continue
             seen.add(id(value))
-        if isinstance(value, Mapping):
+            if kind == _HEADERS and not _pair_names(value):
+                remember_request_headers(value)  # one of a list of headers mappings
+                continue
+            pair = _value_kind(value, kind) if "value" in value else _ORDINARY
             for key, item in value.items():
-                name = str(key)
-                if isinstance(item, Mapping) and _key_words(name)[-1:] == ["headers"]:
+                if type(item) is not str and isinstance(item, _SCALARS):
+                    continue
+                named = kinds.get(key)
+                if named is None:
+                    named = _key_kind(key if type(key) is str else str(key))
+                if pair and key == "value":
+                    named = pair
+                if type(item) is str:
+                    if named == _CREDENTIAL:
+                        _carry_credential(item)
+                elif named == _HEADERS and isinstance(item, Mapping):
                     remember_request_headers(item)
                 else:
-                    stack.append((_is_credential_body_key(name), item))
+                    stack.append((named, item))
         elif isinstance(value, list | tuple):
-            stack.extend((credential, item) for item in value)
-        elif credential:
+            if id(value) in seen:
+                continue
+            seen.add(id(value))
+            leaves = _SCALARS if kind == _CREDENTIAL else _LEAVES
+            stack.extend([(kind, item) for item in value if not isinstance(item, leaves)])
+        elif kind == _CREDENTIAL:
             _carry_credential(value)
 
 

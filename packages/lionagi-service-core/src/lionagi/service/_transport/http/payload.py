@@ -7,10 +7,13 @@ The one escape hatch is an explicit ``extra_body`` mapping, for a vendor field n
 request model: its keys are sent as top-level body fields after validation, unchecked. A key the
 model already declares is refused there (it must go through validation), so ``extra_body``
 never overrides a validated value. The credentials an accepted ``extra_body`` carries (the
-values of credential-named keys, an MCP server's ``headers``) are redacted from every later
-error text, as a request model's credential fields are (``remember_body_credentials``); so are
-those of a whole body no model validates (an endpoint without ``request_options``) and of the
-undeclared fields an open (``extra="allow"``) request model passes through.
+values of credential-named keys and name/value pairs, an MCP server's ``headers``) are redacted
+from every later error text, as a request model's credential fields are
+(``remember_body_credentials``); so are those of a whole body no model validates (an endpoint
+without ``request_options``), of the undeclared fields an open (``extra="allow"``) request
+model passes through, and of the declared fields whose type can hold an arbitrary mapping
+(``tools: list[dict[str, Any]]``, ``metadata: dict[str, Any]``, ``Any``: ``open_fields``), whose
+contents no validator of the model reads.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from ..._base.suggest import did_you_mean
 from ..._base.validation import first_error
 from ..config import EndpointConfig
 from .json_native import json_field_order
+from .open_fields import open_fields
 
 __all__ = ["EXTRA_BODY", "accepted_keys", "build_payload"]
 
@@ -146,10 +150,7 @@ def build_payload(
         model = options.__pydantic_validator__.validate_python(payload)
     except ValidationError as exc:
         raise EndpointConfigurationError(*first_error(exc, "request", options)) from None
-    if keys is None and model.model_extra:
-        # An open model passes its undeclared fields through as they came: no validator of
-        # theirs carried a credential among them, so they are walked as `extra_body` is.
-        remember_body_credentials(model.model_extra)
+    _remember_unread(model, open_fields(options))
     order = json_field_order(options)
     if order is not None:
         # Same result as the dump below (set, non-None fields in declaration order), without a
@@ -169,6 +170,25 @@ def build_payload(
         remember_body_credentials(extra)
         built.update(extra)
     return built
+
+
+def _remember_unread(model: BaseModel, open_names: frozenset[str]) -> None:
+    """Walk the values of `model` no validator of it read, as `extra_body` is walked.
+
+    Those are the undeclared fields an open model passes through as they came, and the set
+    declared fields whose type can hold an arbitrary mapping (`open_names`, computed once per
+    model class): a token nested in `tools: list[dict[str, Any]]` is carried whether or not the
+    model's validators look for it. Only the fields this request set are read.
+    """
+    extra = model.model_extra
+    unread = dict(extra) if extra else {}
+    if open_names:
+        values = model.__dict__
+        for name in model.__pydantic_fields_set__:
+            if name in open_names and values[name] is not None:
+                unread[name] = values[name]
+    if unread:
+        remember_body_credentials(unread)
 
 
 def _extra_body(value: Any) -> dict[str, Any]:
