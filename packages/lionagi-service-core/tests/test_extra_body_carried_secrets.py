@@ -9,7 +9,6 @@ not a word anywhere in it), what is read under them, and that nothing is carried
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -20,24 +19,11 @@ from lionagi.service._base import secrets
 from lionagi.service._base.secrets import REDACTED, redact
 from lionagi.service._transport.http.payload import build_payload
 
+pytestmark = pytest.mark.usefixtures("carried_state")
+
 
 def _token(label: str = "tok") -> str:
     return f"{label}{uuid.uuid4().hex}"
-
-
-@pytest.fixture(autouse=True)
-def carried_state() -> Iterator[None]:
-    """Start each test with an empty carried set, and put the process's back afterwards."""
-    known = secrets._KNOWN
-    with known.lock:
-        saved, view = dict(known.carried), known.carried_view
-        known.carried.clear()
-        known.carried_view = ()
-    yield
-    with known.lock:
-        known.carried.clear()
-        known.carried.update(saved)
-        known.carried_view = view
 
 
 class _Request(BaseModel):

@@ -18,7 +18,7 @@ import asyncio
 import json
 import logging
 import uuid
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -42,21 +42,6 @@ from lionagi.service.http import OpenAIChatEndpoint
 
 def _token(label: str = "tok") -> str:
     return f"{label}{uuid.uuid4().hex}"
-
-
-@pytest.fixture
-def carried_state() -> Iterator[None]:
-    """Start with an empty carried set, and put the process's back afterwards."""
-    known = secrets._KNOWN
-    with known.lock:
-        saved, view = dict(known.carried), known.carried_view
-        known.carried.clear()
-        known.carried_view = ()
-    yield
-    with known.lock:
-        known.carried.clear()
-        known.carried.update(saved)
-        known.carried_view = view
 
 
 def _carried() -> set[str]:

@@ -13,10 +13,8 @@ core's catches them, only the value itself.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from typing import Annotated
 
-import pytest
 from pydantic import AfterValidator, BaseModel, SecretStr
 
 from lionagi.service import http
@@ -34,19 +32,6 @@ from lionagi.service._base.secrets import (
 
 def _token(label: str = "tok") -> str:
     return f"{label}{uuid.uuid4().hex}"
-
-
-@pytest.fixture
-def carried_state() -> Iterator[None]:
-    """Restore the process-wide carried set after a test that fills it past its bound."""
-    known = secrets._KNOWN
-    with known.lock:
-        saved, view = dict(known.carried), known.carried_view
-    yield
-    with known.lock:
-        known.carried.clear()
-        known.carried.update(saved)
-        known.carried_view = view
 
 
 class _McpServer(BaseModel):
