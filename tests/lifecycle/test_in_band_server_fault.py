@@ -117,6 +117,8 @@ def test_the_twin_round_trips_with_its_fields_and_reprs_like_the_others(clone: A
         # OpenAI's Responses ``response.failed`` / a chat error object.
         ("The model failed to generate a response.", {"code": "server_error"}),
         ("upstream failed", {"code": "internal_error"}),
+        # Anthropic's in-stream 504.
+        ("Request timed out", {"code": "timeout_error"}),
         ("upstream failed", {"code": "Server_Error"}),  # a label matches in any case
         ("upstream failed", {"code": "E42", "type": "server_error"}),
         # A reported status of a transient fault, whatever the code.

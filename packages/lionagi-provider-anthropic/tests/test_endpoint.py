@@ -19,6 +19,9 @@ from lionagi.providers.anthropic import (
 from lionagi.service import (
     EndpointConfigurationError,
     ProviderProtocolError,
+    ProviderStreamAuthError,
+    ProviderStreamError,
+    ProviderStreamServerError,
     StreamChunk,
     match_endpoint,
     parse_model_spec,
@@ -290,6 +293,33 @@ async def test_last_event_without_final_newline_is_parsed() -> None:
 async def test_truncated_stream_is_a_protocol_error() -> None:
     with pytest.raises(ProviderProtocolError, match="ended before completion"):
         await raw_stream(sse(START))
+
+
+@pytest.mark.parametrize(
+    ("kind", "message", "expected", "retryable"),
+    [
+        # The in-stream forms of a 403 and a 504: an event after the 200 carries no status.
+        (
+            "permission_error",
+            "Your API key does not have permission to use the specified resource.",
+            ProviderStreamAuthError,
+            False,
+        ),
+        ("timeout_error", "Request timed out", ProviderStreamServerError, True),
+    ],
+)
+async def test_an_error_event_is_typed_by_its_error_type_alone(
+    kind: str, message: str, expected: type[ProviderStreamError], retryable: bool
+) -> None:
+    event = {"type": "error", "error": {"type": kind, "message": message}}
+    [chunk] = await raw_stream(sse(START) + sse(event))
+    endpoint = AnthropicMessagesEndpoint(
+        match_endpoint("anthropic", "messages", api_key="k").config
+    )
+    error = endpoint.stream_error(chunk)
+    assert type(error) is expected
+    assert (error.code, error.provider, error.retryable) == (kind, "anthropic", retryable)
+    assert str(error) == message
 
 
 async def test_error_event_is_one_error_chunk_and_later_events_are_not_read() -> None:

@@ -17,12 +17,14 @@ import pytest
 
 import lionagi.service as service
 from lionagi.service import (
+    ProviderAuthError,
     ProviderConfigError,
     ProviderError,
     ProviderInvalidRequestError,
     ProviderQuotaError,
     ProviderQuotaExhaustedError,
     ProviderStatusError,
+    ProviderStreamAuthError,
     ProviderStreamConfigError,
     ProviderStreamError,
     ProviderStreamInvalidRequestError,
@@ -30,6 +32,7 @@ from lionagi.service import (
     ProviderStreamQuotaExhaustedError,
     ProviderStreamTurnLimitError,
     ProviderTurnLimitError,
+    classify_stream_error,
 )
 
 TWINS = [
@@ -104,3 +107,43 @@ def test_a_twin_round_trips_with_its_fields(twin: type[ProviderStreamError], clo
     assert type(back) is twin
     assert str(back) == str(error)
     assert vars(back) == vars(error)
+
+
+# -- a refused credential named by its label alone -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "metadata",
+    [
+        {"code": "permission_error"},
+        {"type": "Permission_Error"},
+        {"code": "E1", "type": "permission_error"},
+    ],
+)
+def test_a_permission_error_label_is_the_auth_twin_without_a_status(
+    metadata: dict[str, str],
+) -> None:
+    # Anthropic's in-stream 403: an `error` event after the 200 carries no status to classify by.
+    error = classify_stream_error(
+        "Your API key does not have permission to use the specified resource.", metadata
+    )
+    assert type(error) is ProviderStreamAuthError
+    assert isinstance(error, ProviderAuthError)
+    assert error.kind == "auth"
+    assert not error.retryable
+
+
+@pytest.mark.parametrize(
+    ("message", "metadata", "expected"),
+    [
+        # Only a whole label: the word inside a longer code, or in the text, names nothing.
+        ("refused", {"code": "tool_permission_error"}, ProviderStreamError),
+        ("permission_error while reading a file", {}, ProviderStreamError),
+        # A reported status still decides first: a 429 labelled so is the quota family.
+        ("slow down", {"status": 429, "code": "permission_error"}, ProviderStreamQuotaError),
+    ],
+)
+def test_only_a_whole_permission_error_label_without_a_narrower_status_is_auth(
+    message: str, metadata: dict[str, object], expected: type[ProviderStreamError]
+) -> None:
+    assert type(classify_stream_error(message, metadata)) is expected

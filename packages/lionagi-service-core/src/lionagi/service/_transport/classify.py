@@ -64,6 +64,7 @@ from .._base.errors import (
 from .._base.secrets import bounded, redact
 
 __all__ = [
+    "AUTH_CODES",
     "CLASSIFY_WINDOW",
     "DEFAULT_ERROR_PATTERNS",
     "SERVER_FAULT_CODES",
@@ -436,16 +437,28 @@ STREAM_STATUS_FAMILIES: Mapping[int, tuple[str, type[ProviderError]]] = {
     529: ("capacity", ProviderCapacityError),
 }
 
-SERVER_FAULT_CODES: frozenset[str] = frozenset({"server_error", "api_error", "internal_error"})
+SERVER_FAULT_CODES: frozenset[str] = frozenset(
+    {"server_error", "api_error", "internal_error", "timeout_error"}
+)
 """Error codes/types naming a transient server fault, matched as whole labels (any case).
 
 OpenAI's ``server_error`` (a Responses ``response.failed``, a chat stream's error object, and the
-OpenAI-compatible servers relaying its shape), Anthropic's ``api_error`` (its in-stream form of
-an HTTP 500) and the generic ``internal_error``. The weakest evidence an error chunk carries, so
-it is read last: the text patterns and a reported status name a narrower family first (an
-overloaded model whose code is ``server_error`` is capacity, as is a 503 with that code). Only
-the chunk's ``code``/``type`` labels are compared, never its message: "server_error" inside a
-longer code or a sentence names nothing."""
+OpenAI-compatible servers relaying its shape), Anthropic's ``api_error`` and ``timeout_error``
+(its in-stream forms of an HTTP 500 and 504) and the generic ``internal_error``. The weakest
+evidence an error chunk carries, so it is read last: the text patterns and a reported status name
+a narrower family first (an overloaded model whose code is ``server_error`` is capacity, as is a
+503 with that code). Only the chunk's ``code``/``type`` labels are compared, never its message:
+"server_error" inside a longer code or a sentence names nothing."""
+
+AUTH_CODES: frozenset[str] = frozenset({"permission_error"})
+"""Error codes/types naming credentials the provider refused, matched like `SERVER_FAULT_CODES`.
+
+Anthropic's ``permission_error``: the in-stream form of its HTTP 403 ("your API key does not have
+permission to use the specified resource"), which a status names ``auth`` (401/403). An error
+event inside a stream that began with a 200 carries no status, nor does an agentic CLI that
+relays it, so without this label it was a plain stream error: never the ``ProviderAuthError``
+family a caller handles by fixing the key. Read at the same point as the server-fault codes,
+after the text patterns and a reported status."""
 
 
 def _first_match(
@@ -566,14 +579,15 @@ def classify_stream_error(
 ) -> ProviderStreamError:
     """Return (not raise) the ProviderStreamError for a provider-declared error chunk.
 
-    The chunk's text and its `code` and `type` metadata are searched with `extra_patterns`
-    then `DEFAULT_ERROR_PATTERNS` (the rules stderr is classified with), except that a chunk
-    from a provider that was reached (`reached`, or a reported HTTP `status`) is never the
-    "could not connect" family: its text quotes a failure behind the provider. When no rule
-    matches, a reported HTTP `status` decides (401/403 auth, 402 spent quota, 429 quota, 503/529
-    capacity, 500/502/504 server fault); failing both, a whole `code` or `type` in
-    `SERVER_FAULT_CODES` (`server_error`, `api_error`, `internal_error`) is a server fault
-    (`ProviderStreamServerError`, retryable). A classified error is the family's stream twin
+    The chunk's text and its `code` and `type` metadata are searched with `extra_patterns` then
+    `DEFAULT_ERROR_PATTERNS` (the rules stderr is classified with), except that a chunk from a
+    provider that was reached (`reached`, or a reported HTTP `status`) is never the "could not
+    connect" family: its text quotes a failure behind the provider. When no rule matches, a
+    reported HTTP `status` decides (401/403 auth, 402 spent quota, 429 quota, 503/529 capacity,
+    500/502/504 server fault); failing both, a whole `code` or `type` in `SERVER_FAULT_CODES`
+    (`server_error`, `api_error`, `internal_error`, `timeout_error`) is a server fault
+    (`ProviderStreamServerError`, retryable), and one in `AUTH_CODES` (`permission_error`) the
+    auth family (`ProviderStreamAuthError`). A classified error is the family's stream twin
     (e.g. `ProviderStreamAuthError`, also a `ProviderAuthError`; a spent quota
     `ProviderStreamQuotaExhaustedError`); otherwise it is `ProviderStreamError` itself. The
     message is the redacted, bounded chunk text; `status`, `code`, `retry_after` (seconds),
@@ -612,6 +626,8 @@ def classify_stream_error(
         kind, family = STREAM_STATUS_FAMILIES[status]
     elif any(label.casefold() in SERVER_FAULT_CODES for label in labels if label):
         kind, family = "server", ProviderServerFaultError
+    elif any(label.casefold() in AUTH_CODES for label in labels if label):
+        kind, family = "auth", ProviderAuthError
     error_type = _stream_class_of(family)
     error = error_type(
         text,
