@@ -143,6 +143,22 @@ def test_an_open_models_declared_open_field_and_extra_fields_are_both_walked(
     assert _carried() == {declared, extra}
 
 
+def test_chat_turns_are_conversation_and_are_not_walked(carried_state: None) -> None:
+    # A turn (a mapping with a `role`) is read again on every call of an agent loop, and a
+    # credential-named key in it is the conversation's, not the request's configuration.
+    spoken, configured = _token("spoken"), _token("configured")
+    request = {
+        "model": "m",
+        "tools": [
+            {"role": "user", "content": "a turn among tools", "api_key": spoken},
+            {"type": "mcp", "authorization": configured},
+        ],
+        "anything": [{"role": "tool", "content": {"password": spoken}}],
+    }
+    build_payload(_config(), request)
+    assert _carried() == {configured}
+
+
 # --- Public behaviour: a provider quoting the credential back in a 400 on a loopback server.
 
 MESSAGES = [{"role": "user", "content": "hi"}]

@@ -657,6 +657,12 @@ def remember_body_credentials(body: Mapping[str, Any]) -> None:
     (`"headers": [{"name": "X-Team-Token", "value": …}]`). Ordinary fields (a `user` id,
     `metadata` values) are left alone, and values shorter than `MIN_ENV_SECRET` are never
     carried: each carried value is blanked out of every later error text of the process.
+
+    A chat turn (a mapping with a `role`, as an item of a list: `messages`, `contents`, an
+    `input` list) is the conversation, not the request's configuration, and is not walked. A
+    credential the caller configured sits in a tool, an MCP server, a header or a field of its
+    own, never in a turn; and a turn list grows with every call of an agent loop, which the walk
+    would read again each time (about 0.5 µs a turn, as much as validating it).
     """
     stack: list[tuple[int, Any]] = [(_ORDINARY, body)]
     seen: set[int] = set()
@@ -690,8 +696,18 @@ def remember_body_credentials(body: Mapping[str, Any]) -> None:
             if id(value) in seen:
                 continue
             seen.add(id(value))
-            leaves = _SCALARS if kind == _CREDENTIAL else _LEAVES
-            stack.extend([(kind, item) for item in value if not isinstance(item, leaves)])
+            if kind == _CREDENTIAL:
+                stack.extend([(kind, item) for item in value if not isinstance(item, _SCALARS)])
+            else:
+                # A chat turn is conversation, not configuration: not walked (see above).
+                for item in value:
+                    if type(item) is dict:  # the common case, ahead of the slower ABC check
+                        if "role" not in item:
+                            stack.append((kind, item))
+                    elif not isinstance(item, _LEAVES) and not (
+                        isinstance(item, Mapping) and "role" in item
+                    ):
+                        stack.append((kind, item))
         elif kind == _CREDENTIAL:
             _carry_credential(value)
 
