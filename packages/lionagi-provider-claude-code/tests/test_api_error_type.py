@@ -28,7 +28,7 @@ from lionagi.service import (
     ProviderStreamServerError,
     iModel,
 )
-from lionagi.service._lifecycle.retry import is_retryable
+from lionagi.service.lifecycle import is_retryable
 from lionagi.service_testing.conformance import replay_argv
 
 VERSION = "2.1.332"
