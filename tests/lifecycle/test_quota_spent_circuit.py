@@ -27,7 +27,7 @@ from lionagi.service import (
     ProviderStreamQuotaExhaustedError,
     iModel,
 )
-from lionagi.service._lifecycle.retry import counts_as_circuit_failure, is_retryable
+from lionagi.service.lifecycle import counts_as_circuit_failure, is_retryable
 from lionagi.service_testing import scripted_stream_server
 
 POLICY = AttemptPolicy()

@@ -96,6 +96,26 @@ def test_vendors_do_not_import_each_other() -> None:
     assert violations == []
 
 
+def test_vendor_packages_use_only_core_public_modules() -> None:
+    """A vendor package (its code and its tests) reaches core through public modules only.
+
+    Each vendor is released on its own against a range of core versions: a private module
+    (`lionagi.service._lifecycle...`) may move in any core release, so an import of one breaks
+    the vendor, or its test run, without a change to the vendor.
+    """
+    violations = []
+    for pkg in sorted((ROOT / "packages").glob("lionagi-provider-*")):
+        for root in (pkg / "src", pkg / "tests"):
+            for path in sorted(root.rglob("*.py")):
+                for lineno, target in _imports(path, root):
+                    parts = target.split(".")
+                    if parts[:2] == ["lionagi", "service"] and any(
+                        part.startswith("_") and not part.startswith("__") for part in parts[2:]
+                    ):
+                        violations.append(f"{path.relative_to(ROOT)}:{lineno} imports {target}")
+    assert violations == []
+
+
 # Rooms inside the transport layer: HTTP, the agentic boundary and subprocess mechanics. The
 # agentic boundary builds on the HTTP endpoint (AgenticEndpoint subclasses Endpoint) and on
 # subprocess support; neither of those knows the agentic boundary exists.

@@ -23,8 +23,8 @@ from lionagi.service import (
     StreamChunk,
     iModel,
 )
-from lionagi.service._lifecycle.retry import counts_as_circuit_failure, is_retryable
 from lionagi.service.agentic import ErrorClassifier
+from lionagi.service.lifecycle import counts_as_circuit_failure, is_retryable
 from lionagi.service_testing.conformance import replay_argv
 
 CAPTURES = Path(__file__).parent / "captures"

@@ -18,7 +18,7 @@ import pytest
 from lionagi.providers.gemini_cli import GeminiEventProjector
 from lionagi.providers.gemini_cli._events import PLAIN_TEXT_EVENT, plain_text_event
 from lionagi.service import ProviderProtocolError, StreamChunk
-from lionagi.service._transport.subprocess import JsonFramer
+from lionagi.service.agentic import JsonFramer
 
 TS = "2026-12-06T06:00:00.000Z"
 SID = "2b7d1f0e-5c3a-4e8b-9d6f-1a2b3c4d5e6f"

@@ -16,6 +16,7 @@ from ._lifecycle.clock import Sleep as Sleep
 from ._lifecycle.config import ADMISSION_FAMILY_DEFAULTS as ADMISSION_FAMILY_DEFAULTS
 from ._lifecycle.config import AdmissionFamily as AdmissionFamily
 from ._lifecycle.lease import LeaseAbortScope as LeaseAbortScope
+from ._lifecycle.retry import counts_as_circuit_failure as counts_as_circuit_failure
 from ._lifecycle.retry import is_retryable as is_retryable
 from ._lifecycle.supervisor import CallSupervisor as CallSupervisor
 
@@ -32,6 +33,7 @@ __all__ = [
     "LeaseAbortScope",
     "Sleep",
     "call_with_attempts",
+    "counts_as_circuit_failure",
     "is_retryable",
     "stream_with_attempts",
 ]
