@@ -23,6 +23,7 @@ from lionagi.service import (
     ProviderError,
     ProviderInvalidRequestError,
     ProviderPermissionError,
+    ProviderProtocolError,
     ProviderQuotaError,
     ProviderQuotaSpentError,
     ProviderServerFaultError,
@@ -37,6 +38,7 @@ from lionagi.service import (
     ProviderStreamError,
     ProviderStreamInvalidRequestError,
     ProviderStreamPermissionError,
+    ProviderStreamProtocolError,
     ProviderStreamQuotaError,
     ProviderStreamQuotaExhaustedError,
     ProviderStreamServerError,
@@ -71,6 +73,8 @@ VENDOR_ONLY_TWINS = [
     (ProviderStreamTurnLimitError, ProviderTurnLimitError),
     # A reported 500/502/504 or a whole server-fault code names it; no phrase does.
     (ProviderStreamServerError, ProviderServerFaultError),
+    # An agentic CLI's report of an API stream it could not read (Claude Code's words).
+    (ProviderStreamProtocolError, ProviderProtocolError),
 ]
 
 

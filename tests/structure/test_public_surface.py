@@ -103,7 +103,7 @@ POST_ADR_NAMES = [
     "ProviderStreamQuotaExhaustedError", "ProviderStreamInvalidRequestError",
     "ProviderStreamConfigError", "ProviderStreamTurnLimitError", "ProviderQuotaSpentError",
     "ProviderCapabilityError", "ProviderStatusCapabilityError", "ProviderStreamCapabilityError",
-    "ProviderStreamConnectionError",
+    "ProviderStreamConnectionError", "ProviderStreamProtocolError",
 ]  # fmt: skip
 
 

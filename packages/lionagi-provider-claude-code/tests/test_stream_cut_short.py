@@ -8,8 +8,11 @@ same cut), "Your computer went to sleep ..." (its watchdog saw the host suspend 
 the disconnect twin, from the bundled source only), and two malformed-stream texts, "The
 response stream was malformed" (an event that is not JSON, or one for a block already closed)
 and "Part of the response never arrived" (an event for a block that never started). Those two
-are a grammar fault on a stream still open, not a cut: core types that as
-`ProviderProtocolError`, which has no stream twin, so they stay as the label makes them.
+are a grammar fault on a stream still open, not a cut: core's HTTP transport raises that as
+`ProviderProtocolError`, so they are its stream twin, `ProviderStreamProtocolError`, whatever the
+label says; so are the CLI's own words before any block finished ("JSON Parse error: ...",
+"Stream ended without receiving any events") and, from the bundled source only, "The response
+could not be read (ZlibError)" (a body that does not decode).
 
 Recorded from the real 2.1.332 (`captures/2.1.332/stream-end-*`, `stream-bad-json`,
 `stream-malformed-*`, `stream-unstarted-block-*`, `stream-error-after-text`; see the README)
@@ -24,11 +27,15 @@ from claude_captures import capture, error_for, replay
 
 from lionagi.providers.claude_code import ClaudeCodeEndpoint
 from lionagi.service import (
+    AttemptPolicy,
     ProviderDisconnectError,
+    ProviderProtocolError,
     ProviderStreamDisconnectError,
-    ProviderStreamError,
+    ProviderStreamProtocolError,
     ProviderStreamServerError,
+    StreamChunk,
 )
+from lionagi.service.lifecycle import is_retryable
 
 VERSION = "2.1.332"
 _TEXT_THEN_CONTINUATIONS = ["system", "text", "text", "text", "text", "error"]
@@ -73,41 +80,41 @@ RECORDED = {
         _TEXT_THEN_CONTINUATIONS,
         "API Error: The response stream was malformed. The response above may be incomplete.",
         "server_error",
-        ProviderStreamServerError,
+        ProviderStreamProtocolError,
     ),
     "stream-malformed-after-thinking": (
         ["system", "thinking", "error"],
         "API Error: The response stream was malformed and no response was produced. Try again.",
         "server_error",
-        ProviderStreamServerError,
+        ProviderStreamProtocolError,
     ),
     # A `content_block_delta` for index 1, which no `content_block_start` opened.
     "stream-unstarted-block-after-text": (
         _TEXT_THEN_CONTINUATIONS,
         "API Error: Part of the response never arrived. The response above may be incomplete.",
         "server_error",
-        ProviderStreamServerError,
+        ProviderStreamProtocolError,
     ),
     "stream-unstarted-block-after-thinking": (
         ["system", "thinking", "error"],
         "API Error: Part of the response never arrived and no response was produced. Try again.",
         "server_error",
-        ProviderStreamServerError,
+        ProviderStreamProtocolError,
     ),
     # Before any block finished, the CLI reports the cause in its own words, labelled
     # `unknown`: the invalid `data:` line right after `message_start` (non-streaming retry
-    # off), and a clean end right after it. Unclassified.
+    # off), and a clean end right after it: the stream broke its grammar too.
     "stream-bad-json": (
         ["system", "error"],
         "API Error: JSON Parse error: Expected '}'",
         "unknown",
-        ProviderStreamError,
+        ProviderStreamProtocolError,
     ),
     "stream-end-after-start": (
         ["system", "error"],
         "API Error: Stream ended without receiving any events",
         "unknown",
-        ProviderStreamError,
+        ProviderStreamProtocolError,
     ),
 }
 
@@ -163,3 +170,45 @@ def test_on_stderr_the_sleep_text_is_the_family_itself() -> None:
     text = "API Error: Your computer went to sleep mid-response. The response above may be"
     error = classifier(f"{text} incomplete.", returncode=1)
     assert type(error) is ProviderDisconnectError
+
+
+@pytest.mark.parametrize(
+    "code",
+    ["ZlibError", "BrotliDecompressionError", "ZstdDecompressionError", "InvalidHTTPResponse"],
+)
+def test_a_body_that_could_not_be_decoded_is_the_protocol_twin(code: str) -> None:
+    # 2.1.332's words for a response body its HTTP client could not decode (bundled source
+    # only: the client asks for no compression a loopback server would send), labelled
+    # `unknown`; with or without the hint it adds outside a gateway.
+    for text in (
+        f"API Error: The response could not be read ({code}). Try again.",
+        f"API Error: The response could not be read ({code}). Try again. If it keeps happening,"
+        " check any proxy or gateway between Claude Code and the API.",
+    ):
+        chunk = StreamChunk("error", text, is_error=True, metadata={"code": "unknown"})
+        error = ClaudeCodeEndpoint().stream_error(chunk)
+        assert type(error) is ProviderStreamProtocolError, type(error)
+        assert isinstance(error, ProviderProtocolError)
+        assert error.kind == "stream_malformed"
+        assert not is_retryable(error, AttemptPolicy())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A tool's or the model's own words, quoted after the start of the message.
+        "Bash failed: JSON Parse error: Unexpected identifier",
+        "The script printed: Stream ended without receiving any events",
+        # The same opening words about something other than the API's answer.
+        "The response could not be read aloud by the tool.",
+    ],
+)
+def test_the_malformed_words_elsewhere_are_not_the_protocol_twin(text: str) -> None:
+    assert not isinstance(error_for(text), ProviderProtocolError)
+
+
+def test_on_stderr_a_malformed_stream_is_the_family_itself() -> None:
+    classifier = ClaudeCodeEndpoint().stderr_classifier()
+    assert classifier is not None
+    error = classifier("API Error: The response stream was malformed. Try again.", returncode=1)
+    assert type(error) is ProviderProtocolError

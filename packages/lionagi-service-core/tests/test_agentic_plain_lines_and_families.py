@@ -29,6 +29,7 @@ from lionagi.service import (
     ProviderStreamConfigError,
     ProviderStreamError,
     ProviderStreamInvalidRequestError,
+    ProviderStreamProtocolError,
     ProviderStreamTurnLimitError,
     ProviderTurnLimitError,
     StreamChunk,
@@ -146,6 +147,7 @@ class _InputError(ProviderInvalidRequestError):
         (_InputError, ProviderStreamInvalidRequestError),  # a vendor subclass: its family's
         (ProviderConfigError, ProviderStreamConfigError),
         (ProviderTurnLimitError, ProviderStreamTurnLimitError),
+        (ProviderProtocolError, ProviderStreamProtocolError),
     ],
 )
 def test_an_error_chunk_of_a_new_family_raises_its_twin(

@@ -21,6 +21,7 @@ from lionagi.service import (
     ProviderConfigError,
     ProviderError,
     ProviderInvalidRequestError,
+    ProviderProtocolError,
     ProviderQuotaError,
     ProviderQuotaExhaustedError,
     ProviderStatusError,
@@ -28,6 +29,7 @@ from lionagi.service import (
     ProviderStreamConfigError,
     ProviderStreamError,
     ProviderStreamInvalidRequestError,
+    ProviderStreamProtocolError,
     ProviderStreamQuotaError,
     ProviderStreamQuotaExhaustedError,
     ProviderStreamTurnLimitError,
@@ -40,6 +42,7 @@ TWINS = [
     (ProviderStreamConfigError, ProviderConfigError),
     (ProviderStreamTurnLimitError, ProviderTurnLimitError),
     (ProviderStreamQuotaExhaustedError, ProviderQuotaError),
+    (ProviderStreamProtocolError, ProviderProtocolError),
 ]
 NAMES = [
     "ProviderInvalidRequestError",
@@ -49,6 +52,7 @@ NAMES = [
     "ProviderStreamConfigError",
     "ProviderStreamTurnLimitError",
     "ProviderStreamQuotaExhaustedError",
+    "ProviderStreamProtocolError",
 ]
 
 

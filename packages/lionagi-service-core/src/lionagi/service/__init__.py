@@ -86,6 +86,7 @@ if TYPE_CHECKING:
         ProviderStreamInvalidRequestError as ProviderStreamInvalidRequestError,
     )
     from ._base.errors import ProviderStreamPermissionError as ProviderStreamPermissionError
+    from ._base.errors import ProviderStreamProtocolError as ProviderStreamProtocolError
     from ._base.errors import ProviderStreamQuotaError as ProviderStreamQuotaError
     from ._base.errors import (
         ProviderStreamQuotaExhaustedError as ProviderStreamQuotaExhaustedError,
@@ -273,6 +274,7 @@ _LAZY: dict[str, str] = {
     "ProviderStreamError": "._base.errors",
     "ProviderStreamInvalidRequestError": "._base.errors",
     "ProviderStreamPermissionError": "._base.errors",
+    "ProviderStreamProtocolError": "._base.errors",
     "ProviderStreamQuotaError": "._base.errors",
     "ProviderStreamQuotaExhaustedError": "._base.errors",
     "ProviderStreamServerError": "._base.errors",

@@ -31,6 +31,7 @@ from lionagi.service import (
     ProviderConnectionError,
     ProviderDisconnectError,
     ProviderPermissionError,
+    ProviderProtocolError,
     ProviderQuotaError,
     ProviderQuotaSpentError,
     ProviderTurnLimitError,
@@ -190,11 +191,31 @@ CLAUDE_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
         # response was produced. Try again.", printed only once a block of the answer (text, or
         # thinking only) had arrived. Labelled `server_error`; the client cut a stream the
         # provider was answering. Source only (no run can suspend the host). Not its
-        # malformed-stream neighbours "Part of the response never arrived" (an event for a
-        # block that never started) and "The response stream was malformed" (recorded): the
-        # stream broke its grammar and was not cut, and core has no stream twin for that.
+        # malformed-stream neighbours below: those streams broke their grammar, not cut.
         r"|your computer went to sleep (?:mid-response|before a response was produced)\b)",
         summary="stream disconnected before completion",
+    ),
+    # The API's stream arrived but could not be read, which core's HTTP transport raises as
+    # `ProviderProtocolError` for a stream it reads itself (so the error chunk is its stream
+    # twin, never retried). 2.1.332's words, all recorded against a loopback server but the
+    # first: "The response could not be read (ZlibError). Try again." (a body whose
+    # compression does not decode, or an HTTP answer it cannot parse; labelled `unknown`);
+    # "The response stream was malformed ..." (a `data:` line that is not JSON, or an event
+    # for a block already closed) and "Part of the response never arrived ..." (an event for
+    # a block that never started), both labelled `server_error` although the server reported
+    # no fault; and, before any block finished, "JSON Parse error: ..." and "Stream ended
+    # without receiving any events" (a body that ended right after `message_start`, as core's
+    # "stream ended before completion"), labelled `unknown`. The last two only at the start
+    # of the message: a tool's own JSON error is quoted inside longer text.
+    ProviderErrorPattern(
+        "stream_malformed",
+        ProviderProtocolError,
+        r"\bthe response could not be read \((?:ZlibError|BrotliDecompressionError"
+        r"|ZstdDecompressionError|InvalidHTTPResponse)\)"
+        r"|\bthe response stream was malformed\b|\bpart of the response never arrived\b"
+        r"|\A\s*(?:api error:\s*)?"
+        r"(?:json parse error:|stream ended without receiving any events\b)",
+        summary="the API's stream could not be read",
     ),
 )
 

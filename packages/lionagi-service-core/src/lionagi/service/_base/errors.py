@@ -60,6 +60,8 @@ Tree::
     │   ├── ProviderStreamInvalidRequestError    also a ProviderInvalidRequestError
     │   ├── ProviderStreamConfigError            also a ProviderConfigError
     │   ├── ProviderStreamTurnLimitError         also a ProviderTurnLimitError
+    │   ├── ProviderStreamProtocolError          also a ProviderProtocolError: the provider's
+    │   │                                          stream, read by an agent, broke its grammar
     │   ├── ProviderStreamConnectionError        also a ProviderConnectionError: the provider
     │   │                                          could not be reached (refused, DNS, no route)
     │   └── ProviderStreamDisconnectError        also a ProviderDisconnectError
@@ -152,6 +154,7 @@ __all__ = [
     "ProviderStreamError",
     "ProviderStreamInvalidRequestError",
     "ProviderStreamPermissionError",
+    "ProviderStreamProtocolError",
     "ProviderStreamQuotaError",
     "ProviderStreamQuotaExhaustedError",
     "ProviderStreamServerError",
@@ -780,6 +783,16 @@ class ProviderStreamConfigError(ProviderStreamError, ProviderConfigError):
 
 class ProviderStreamTurnLimitError(ProviderStreamError, ProviderTurnLimitError):
     """An error chunk reporting that the agent stopped at its maximum number of turns."""
+
+
+class ProviderStreamProtocolError(ProviderStreamError, ProviderProtocolError):
+    """An error chunk reporting that the provider's stream broke its wire grammar.
+
+    An agentic CLI reads the API's stream itself and reports, as an error, a body it could not
+    decode (a compressed body that does not inflate) or an event it could not read (not JSON,
+    one for a content block that never started): the fault core's own HTTP transport raises as
+    `ProviderProtocolError` when it reads such a stream. Never retried, as that family is not.
+    """
 
 
 class ProviderStreamConnectionError(ProviderStreamError, ProviderConnectionError):

@@ -153,7 +153,7 @@ _CALLER_FAMILIES = (
 
 
 def counts_as_circuit_failure(exc: BaseException, policy: AttemptPolicy) -> bool:
-    """True if a logical request ending in ``exc`` says the provider is unhealthy.
+    """True if a logical request ending in `exc` says the provider is unhealthy.
 
     Client errors the caller caused (4xx other than the retried statuses, a request or config
     the endpoint refused before sending, an endpoint used from another event loop than its

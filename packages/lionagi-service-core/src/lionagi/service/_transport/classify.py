@@ -38,6 +38,7 @@ from .._base.errors import (
     ProviderInvalidRequestError,
     ProviderPermissionError,
     ProviderProcessError,
+    ProviderProtocolError,
     ProviderQuotaError,
     ProviderQuotaSpentError,
     ProviderServerFaultError,
@@ -53,6 +54,7 @@ from .._base.errors import (
     ProviderStreamError,
     ProviderStreamInvalidRequestError,
     ProviderStreamPermissionError,
+    ProviderStreamProtocolError,
     ProviderStreamQuotaError,
     ProviderStreamQuotaExhaustedError,
     ProviderStreamServerError,
@@ -419,6 +421,9 @@ STREAM_ERROR_CLASSES: Mapping[type[ProviderError], type[ProviderStreamError]] = 
     ProviderInvalidRequestError: ProviderStreamInvalidRequestError,
     ProviderConfigError: ProviderStreamConfigError,
     ProviderTurnLimitError: ProviderStreamTurnLimitError,
+    # An agentic CLI's report that the API's stream it read broke its grammar (a vendor's
+    # pattern names it): core's HTTP transport raises the family itself for its own streams.
+    ProviderProtocolError: ProviderStreamProtocolError,
 }
 
 # Reported HTTP statuses that name a family when no text pattern matched (ADR-0029's status
