@@ -62,7 +62,7 @@ from lionagi.service.http import (
     validation_failure,
 )
 
-from ._projector import TOOL_BLOCKS, AnthropicMessagesProjector
+from ._projector import TOOL_BLOCKS, WINDOW_STOP, AnthropicMessagesProjector, window_cut
 from ._request import BETA_HEADER, HEADER_PARAMS, _AnthropicContextManagement
 
 __all__ = [
@@ -413,7 +413,9 @@ class AnthropicMessagesEndpoint(Endpoint):
                 ``code`` = the error type); or a message whose ``stop_reason`` is
                 ``max_tokens`` and whose last block is a tool call: the limit cut the call's
                 input short (Anthropic's own guidance is to retry with a higher
-                ``max_tokens``), ``code="max_tokens"``, not retried.
+                ``max_tokens``), ``code="max_tokens"``, not retried; the same with
+                ``model_context_window_exceeded``, the context window's cut:
+                ``ProviderStreamContextError``, ``code`` that stop reason, not retried.
             ProviderProtocolError: the body is not a JSON object, names another ``type``
                 than ``message``, or has no ``content`` list (``{}`` is no answer: every
                 message carries its content blocks, an empty list included).
@@ -438,10 +440,14 @@ class AnthropicMessagesEndpoint(Endpoint):
                 else f"'content' is JSON {json_kind(content)}, not a list"
             )
             raise ProviderProtocolError(f"{where}: the answer is not a message object ({got})")
-        if body.get("stop_reason") == "max_tokens":
+        stop_reason = body.get("stop_reason")
+        if stop_reason in ("max_tokens", WINDOW_STOP):
             last = content[-1] if content else None
             if isinstance(last, dict) and last.get("type") in TOOL_BLOCKS:
-                raise self.stream_error(_cut_tool_call(last.get("name")))
+                name = last.get("name")
+                if stop_reason == WINDOW_STOP:
+                    raise self.stream_error(window_cut(AnthropicMessagesProjector(), name))
+                raise self.stream_error(_cut_tool_call(name))
         return body
 
 

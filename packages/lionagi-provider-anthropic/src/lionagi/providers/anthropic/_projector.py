@@ -15,7 +15,9 @@ Projection (core's projector contract, helpers from :class:`ProjectorBase`):
   by ``max_tokens`` ends the stream with an error chunk naming the tool and the limit, whether
   its input was cut mid-JSON or before any of it was written (a block with no input text is
   held until the next event: the stop reason ``max_tokens`` makes it that error, anything else
-  the call with input ``{}``);
+  the call with input ``{}``); a block cut the same way by ``model_context_window_exceeded``
+  (the output reached the model's context window first) ends it with an error chunk of that
+  code, which core types as the context family (a higher ``max_tokens`` does not help);
 - what a caller needs to send a turn back verbatim is kept: a thinking block's
   ``signature_delta`` -> a ``thinking`` chunk with no text and ``metadata["signature"]`` (it
   closes that block; Anthropic refuses a tool-use turn whose thinking comes back unsigned; a
@@ -59,6 +61,7 @@ Truncation is the base rule: a stream that started must reach ``message_stop`` (
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -103,6 +106,10 @@ _EVENT_FIELDS = ("context_management", "input_transformations")
 # them). A container or context_management it already names is kept the same way; a
 # message_delta value replaces any of them.
 _START_FIELDS = ("container", "context_management", "diagnostics", "input_transformations")
+# The stop reason for output that reached the model's context window before max_tokens (the
+# default from Claude Sonnet 4.5 on; anthropic-sdk-python's StopReason): a tool call it stops in
+# is cut short as max_tokens cuts one, but the fix is a shorter conversation, not a higher limit.
+WINDOW_STOP = "model_context_window_exceeded"
 # What a compaction_delta sets on its block: each replaces the block's value (the official
 # SDK's accumulator assigns them, so a delta carries a whole value, not a piece to append).
 _COMPACTION_FIELDS = ("content", "encrypted_content")
@@ -310,6 +317,8 @@ class AnthropicMessagesProjector(ProjectorBase):
         """The held input-less call at the stop reason: the token limit's error, else the call."""
         assert self._empty is not None
         (name, call), self._empty = self._empty, None
+        if self._stop_reason == WINDOW_STOP:
+            return (window_cut(self, name, dict(self._usage) or None),)
         if self._stop_reason != "max_tokens":
             return (call,)
         # "{" is what a cut right after the name leaves: cut_short's error chunk, always.
@@ -319,6 +328,11 @@ class AnthropicMessagesProjector(ProjectorBase):
 
     def _resolve_cut(self) -> Sequence[StreamChunk]:
         """The held tool block at the stop reason: the token limit's error chunk, else its error."""
+        if self._stop_reason == WINDOW_STOP and self.held is not None:
+            name, arguments, _ = self.held
+            if _cut(arguments):
+                self.held = None
+                return (window_cut(self, name, dict(self._usage) or None),)
         limit = "max_tokens" if self._stop_reason == "max_tokens" else None
         return (self.release_held(limit, dict(self._usage) or None),)
 
@@ -336,3 +350,37 @@ class AnthropicMessagesProjector(ProjectorBase):
             is_error=failed,
             metadata={"server_tool": True, "block_type": kind},
         )
+
+
+def _cut(arguments: str) -> bool:
+    """Whether held input text stopped mid-JSON (``[1]`` parses: malformed, not cut)."""
+    try:
+        json.loads(arguments)
+    except ValueError:
+        return True
+    return False
+
+
+def window_cut(projector: ProjectorBase, name: Any, usage: Any = None) -> StreamChunk:
+    """The error chunk for a tool call ``model_context_window_exceeded`` cut short.
+
+    Shaped like core's token-limit chunk (``code`` and ``finish_reason`` the stop reason, the
+    usage so far), so a caller handles one error however the output was cut; the code names
+    the context window, which core's classification types as the context family
+    (``ProviderStreamContextError``, not retried), and the text gives the fix that works.
+    """
+    (chunk,) = projector.error_chunk(
+        {
+            "message": (
+                f"the output reached the model's context window ({WINDOW_STOP!r}) while "
+                f"writing the input of tool call {name!r}, which is cut short; a higher "
+                "max_tokens does not help: shorten the conversation (drop or summarize earlier "
+                "turns, or clear old tool results with context_management) and retry"
+            ),
+            "code": WINDOW_STOP,
+        }
+    )
+    chunk.metadata["finish_reason"] = WINDOW_STOP
+    if usage:
+        chunk.metadata["usage"] = usage
+    return chunk
