@@ -27,7 +27,7 @@ from lionagi.service.http import (
     StreamProjector,
 )
 
-from ._errors import POLICY_PATTERN, openai_policy_error
+from ._errors import IMAGE_INPUT_PATTERN, POLICY_PATTERN, THROTTLED_PATTERN, openai_policy_error
 
 __all__ = [
     "OpenAIChatCompletionsEndpoint",
@@ -42,9 +42,15 @@ class StreamOptionsOnlyWhenStreaming(Endpoint):
 
     Both also read OpenAI's safety-policy refusals: ``error_patterns`` classify the stream and
     2xx forms, :meth:`map_status_error` the HTTP form (before any status mapping below it).
+    The patterns also type a refused image input and a throttled stream by their codes
+    (`._errors`); the HTTP forms of those are typed by their status.
     """
 
-    error_patterns: ClassVar[tuple[ProviderErrorPattern, ...]] = (POLICY_PATTERN,)
+    error_patterns: ClassVar[tuple[ProviderErrorPattern, ...]] = (
+        POLICY_PATTERN,
+        IMAGE_INPUT_PATTERN,
+        THROTTLED_PATTERN,
+    )
 
     def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
         """A policy refusal (:func:`openai_policy_error`), then the class's own mapping."""

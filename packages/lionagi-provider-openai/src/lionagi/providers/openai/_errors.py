@@ -1,4 +1,4 @@
-"""OpenAI's safety-policy refusals, typed as core's content-filter family.
+"""OpenAI's in-band error codes core's dialect does not read: policy, image input, throttling.
 
 OpenAI refuses a prompt its safety policy flags with codes the shared OpenAI dialect does not
 read (core's :func:`openai_status_error` knows ``content_filter`` and
@@ -17,6 +17,17 @@ one caller's flagged prompts say nothing about the service's health, so the circ
 (see "A content-filter refusal is the caller's" in docs/decisions.md). Without this, a 403
 ``cyber_policy`` read as a refused key, and the stream and one-shot forms (``response.failed``,
 a chat error chunk, a failed Responses object) were unclassified errors the circuit counted.
+
+Two more in-band families, read from the code alone (the stream and one-shot forms only; their
+HTTP forms, a 400 and a 429, are typed by the status):
+
+- the Responses ``ResponseError.code`` values refusing an image the request carries
+  (`IMAGE_INPUT_CODES`: ``invalid_image``, ``image_too_large``, ``failed_to_download_image``,
+  ...) are core's invalid-request family: the caller's input, never retried and neutral to the
+  circuit, as the HTTP 400 for the same image is;
+- ``too_many_requests``, the code of the Responses stream's ``error`` event when the stream is
+  throttled (``{"type": "error", "error": {"code": "too_many_requests", "message": "Too Many
+  Requests"}}``, openai-dotnet#881), is core's rate-limit family, retryable as its 429 is.
 """
 
 from __future__ import annotations
@@ -26,11 +37,20 @@ import re
 from lionagi.service import (
     ProviderContentFilterError,
     ProviderError,
+    ProviderInvalidRequestError,
+    ProviderQuotaError,
     ProviderStatusContentFilterError,
 )
 from lionagi.service.http import HTTPErrorInfo, ProviderErrorPattern
 
-__all__ = ["POLICY_CODES", "POLICY_PATTERN", "openai_policy_error"]
+__all__ = [
+    "IMAGE_INPUT_CODES",
+    "IMAGE_INPUT_PATTERN",
+    "POLICY_CODES",
+    "POLICY_PATTERN",
+    "THROTTLED_PATTERN",
+    "openai_policy_error",
+]
 
 POLICY_CODES = frozenset(
     {
@@ -58,6 +78,41 @@ POLICY_PATTERN = ProviderErrorPattern(
     summary="refused by OpenAI's safety policy",
 )
 """The stream and one-shot form (an error chunk, ``response.failed``, a failed response)."""
+
+IMAGE_INPUT_CODES = frozenset(
+    {
+        "invalid_image",
+        "invalid_image_format",
+        "invalid_base64_image",
+        "invalid_image_url",
+        "image_too_large",
+        "image_too_small",
+        "image_parse_error",
+        "invalid_image_mode",
+        "image_file_too_large",
+        "unsupported_image_media_type",
+        "empty_image_file",
+        "failed_to_download_image",
+        "image_file_not_found",
+    }
+)
+"""``ResponseError.code`` values (openai-python) that refuse an image input; whole codes only."""
+
+IMAGE_INPUT_PATTERN = ProviderErrorPattern(
+    "invalid_request",
+    ProviderInvalidRequestError,
+    rf"(?:^|\n)(?:{'|'.join(sorted(IMAGE_INPUT_CODES))})(?:\n|$)",
+    summary="an image in the request was refused",
+)
+"""A ``response.failed`` (or failed response) refusing the request's image: the caller's input."""
+
+THROTTLED_PATTERN = ProviderErrorPattern(
+    "quota",
+    ProviderQuotaError,
+    r"(?:^|\n)too_many_requests(?:\n|$)",
+    summary="rate limited (too many requests)",
+)
+"""A Responses stream's ``error`` event throttling the stream: the in-band form of a 429."""
 
 
 def openai_policy_error(info: HTTPErrorInfo) -> ProviderError | None:

@@ -82,6 +82,22 @@ class OpenAIResponsesEndpoint(StreamOptionsOnlyWhenStreaming):
         """
         return estimate_tokens(payload, RESPONSES_TOKEN_KEYS)
 
+    def response_facts(self, body: Mapping[str, Any]) -> tuple[str | None, tuple[str, ...]]:
+        """Why a one-shot response stopped, as its stream's result chunk says it.
+
+        A Responses object has no ``choices``: it stopped ``completed``, or ``incomplete`` for
+        ``incomplete_details.reason`` (``max_output_tokens``, ``content_filter``). Without this
+        an ``invoke()`` span carried no finish reason while the same answer's ``stream()`` span
+        did. A background response still ``queued`` or ``in_progress`` has none yet; the model
+        is the body's own ``model`` key, which telemetry reads first.
+        """
+        status = body.get("status")
+        if status == "incomplete":
+            details = body.get("incomplete_details")
+            reason = details.get("reason") if isinstance(details, Mapping) else None
+            return None, (reason if isinstance(reason, str) and reason else "incomplete",)
+        return None, (("completed",) if status == "completed" else ())
+
     def check_response(self, body: Any, response: httpx.Response) -> Any:
         """``body`` when it is a response a caller can use; else what its stream would raise.
 
