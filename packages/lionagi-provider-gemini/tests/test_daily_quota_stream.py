@@ -44,8 +44,8 @@ MESSAGE = (
 )
 
 
-def quota_error(*quota_ids: str) -> dict[str, Any]:
-    """Google's 429 object with a QuotaFailure naming ``quota_ids`` and a RetryInfo of seconds."""
+def quota_error(*quota_ids: str, delay: str = "39s") -> dict[str, Any]:
+    """Google's 429 object with a QuotaFailure naming ``quota_ids`` and a RetryInfo of ``delay``."""
     return {
         "error": {
             "code": 429,
@@ -63,7 +63,7 @@ def quota_error(*quota_ids: str) -> dict[str, Any]:
                         for quota in quota_ids
                     ],
                 },
-                {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "39s"},
+                {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": delay},
             ],
         }
     }
@@ -163,7 +163,8 @@ async def test_a_per_minute_quota_in_the_stream_stays_retryable(
 async def test_a_per_minute_quota_answered_to_invoke_is_retried(
     endpoint: str, quotas: tuple[str, ...]
 ) -> None:
-    error, requests = await invoke_error(quota_error(*quotas), endpoint)
+    # A RetryInfo the policy can wait for (a longer one is left to the caller, as over HTTP).
+    error, requests = await invoke_error(quota_error(*quotas, delay="0.001s"), endpoint)
     assert type(error) is ProviderStreamQuotaError
     assert requests == 3  # a wait fixes it: retried under the policy
 

@@ -15,7 +15,9 @@ Google APIs answer ``{"error": {"code", "message", "status", "details"}}``; the 
   retryable rate limit. The per-day rule is :func:`spent_daily_quotas`, read by the status path
   and by the stream projectors' error chunk alike (the chunk's ``type`` becomes
   :data:`DAILY_QUOTA_TYPE`, which :data:`DAILY_QUOTA_PATTERN` classifies as the spent family),
-  so an error event in a stream, or a 2xx body ``invoke()`` checks, is not retried either.
+  so an error event in a stream, or a 2xx body ``invoke()`` checks, is not retried either; a
+  retryable one there keeps its ``retryDelay`` as the chunk's ``retry_after``
+  (`quota_retry_delay`), so its retry waits as the HTTP 429's does.
 - ``INVALID_ARGUMENT`` whose message says the input is over the model's token limit ->
   :class:`ProviderStatusContextError` (the prompt will not fit however often it is sent).
 - ``UNAUTHENTICATED`` / ``PERMISSION_DENIED`` (and any 401/403) ->
@@ -61,6 +63,7 @@ __all__ = [
     "DAILY_QUOTA_TYPE",
     "gemini_error_object",
     "gemini_status_error",
+    "quota_retry_delay",
     "retry_delay_seconds",
     "spent_daily_quotas",
 ]
@@ -172,6 +175,17 @@ def spent_daily_quotas(error: Mapping[str, Any], status: int | None) -> tuple[st
     if quotas and all(_PER_DAY.search(q) for q in quotas):
         return tuple(sorted(set(quotas)))
     return ()
+
+
+def quota_retry_delay(error: Mapping[str, Any], status: int | None) -> float | None:
+    """The ``RetryInfo`` seconds of a quota error (one `spent_daily_quotas` would read).
+
+    What a rate limit's ``retry_after`` is over HTTP, for the same object met elsewhere (a
+    stream's error event, a 2xx body): None when the error is no quota error or names no
+    delay. A spent daily quota still has one here; the caller, which never retries it,
+    drops it.
+    """
+    return retry_delay_seconds(error) if _resource_exhausted(error, status) else None
 
 
 def gemini_status_error(info: HTTPErrorInfo) -> ProviderError | None:

@@ -77,7 +77,12 @@ from typing import Any
 from lionagi.service import StreamChunk
 from lionagi.service.http import NO_CHUNKS, ChatCompletionsProjector, ProjectorBase, excerpt
 
-from ._errors import BLOCKED_PROMPT_TYPE, DAILY_QUOTA_TYPE, spent_daily_quotas
+from ._errors import (
+    BLOCKED_PROMPT_TYPE,
+    DAILY_QUOTA_TYPE,
+    quota_retry_delay,
+    spent_daily_quotas,
+)
 
 __all__ = ["GeminiChatProjector", "GeminiStreamProjector", "blocked_prompt_error"]
 
@@ -194,17 +199,27 @@ def daily_quota_chunks(chunks: tuple[StreamChunk, ...], error: Any) -> tuple[Str
     there (``google.rpc.QuotaFailure``), and the message is the same for both. The verdict is
     :func:`~._errors.spent_daily_quotas`, the HTTP status path's own rule, with the object's
     integer ``code`` as the status; it becomes the chunk's ``type`` (what the endpoint's
-    ``error_patterns`` classify), and the quotas it names are kept as ``quota_ids``.
+    ``error_patterns`` classify), and the quotas it names are kept as ``quota_ids``. Any other
+    quota error gets ``retry_after`` from its ``google.rpc.RetryInfo``
+    (`quota_retry_delay`, the delay the HTTP 429 carries).
     """
     if not isinstance(error, dict):
         return chunks
     code = error.get("code")
-    daily = spent_daily_quotas(error, code if type(code) is int else None)
-    if daily:
-        for chunk in chunks:
-            if chunk.type == "error":
-                chunk.metadata["type"] = DAILY_QUOTA_TYPE
-                chunk.metadata["quota_ids"] = list(daily)
+    status = code if type(code) is int else None
+    daily = spent_daily_quotas(error, status)
+    # Any other quota error keeps the wait its RetryInfo asks for, as the HTTP 429's
+    # ``retry_after`` does: core's classification reads it off the chunk, and the retry
+    # then waits for it instead of spending its attempts inside the window.
+    delay = None if daily else quota_retry_delay(error, status)
+    for chunk in chunks:
+        if chunk.type != "error":
+            continue
+        if daily:
+            chunk.metadata["type"] = DAILY_QUOTA_TYPE
+            chunk.metadata["quota_ids"] = list(daily)
+        elif delay is not None:
+            chunk.metadata["retry_after"] = delay
     return chunks
 
 
