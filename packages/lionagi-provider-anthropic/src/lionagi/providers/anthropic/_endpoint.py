@@ -28,8 +28,8 @@ Messages carry only the bounded, redacted body excerpt core prepared.
 
 A 2xx one-shot answer is checked too (:meth:`AnthropicMessagesEndpoint.checked_message`): an
 ``{"type": "error"}`` body raises the error a stream's ``event: error`` raises, and a message
-cut by ``max_tokens`` in the middle of a tool call raises the error a stream cut there ends
-with.
+cut by ``max_tokens``, ``model_context_window_exceeded`` or ``refusal`` in the middle of a tool
+call raises the error a stream cut there ends with.
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ from lionagi.service import (
     Endpoint,
     EndpointConfig,
     EndpointConfigurationError,
+    ProviderContentFilterError,
     ProviderError,
     ProviderProtocolError,
     ProviderQuotaExhaustedError,
@@ -54,6 +55,7 @@ from lionagi.service import (
 )
 from lionagi.service.http import (
     HTTPErrorInfo,
+    ProviderErrorPattern,
     Resolver,
     StreamProjector,
     estimate_tokens,
@@ -62,7 +64,14 @@ from lionagi.service.http import (
     validation_failure,
 )
 
-from ._projector import TOOL_BLOCKS, WINDOW_STOP, AnthropicMessagesProjector, window_cut
+from ._projector import (
+    REFUSAL_STOP,
+    TOOL_BLOCKS,
+    WINDOW_STOP,
+    AnthropicMessagesProjector,
+    refusal_cut,
+    window_cut,
+)
 from ._request import BETA_HEADER, HEADER_PARAMS, _AnthropicContextManagement
 
 __all__ = [
@@ -321,6 +330,19 @@ class AnthropicMessagesEndpoint(Endpoint):
     """
 
     projector: ClassVar[type[StreamProjector] | None] = AnthropicMessagesProjector
+    # A tool call a refusal cut (the projector's error chunk, code ``refusal``, the stop reason):
+    # Anthropic's classifiers refused the caller's conversation, so it is the content-filter
+    # family, never retried and neutral for the circuit, as core reports other refusals. Only
+    # the whole code line is matched, first: the explanation Anthropic writes beside it is
+    # free text that must not pick another family.
+    error_patterns: ClassVar[tuple[ProviderErrorPattern, ...]] = (
+        ProviderErrorPattern(
+            "content_filter",
+            ProviderContentFilterError,
+            rf"(?:^|\n){REFUSAL_STOP}(?:\n|$)",
+            summary="the answer was refused",
+        ),
+    )
 
     def __init__(
         self,
@@ -415,7 +437,10 @@ class AnthropicMessagesEndpoint(Endpoint):
                 input short (Anthropic's own guidance is to retry with a higher
                 ``max_tokens``), ``code="max_tokens"``, not retried; the same with
                 ``model_context_window_exceeded``, the context window's cut:
-                ``ProviderStreamContextError``, ``code`` that stop reason, not retried.
+                ``ProviderStreamContextError``, ``code`` that stop reason, not retried; the
+                same with ``refusal`` (Anthropic's classifiers stopped the answer):
+                ``ProviderStreamContentFilterError``, ``code="refusal"``, the
+                ``stop_details`` category and explanation in its text, not retried.
             ProviderProtocolError: the body is not a JSON object, names another ``type``
                 than ``message``, or has no ``content`` list (``{}`` is no answer: every
                 message carries its content blocks, an empty list included).
@@ -441,12 +466,16 @@ class AnthropicMessagesEndpoint(Endpoint):
             )
             raise ProviderProtocolError(f"{where}: the answer is not a message object ({got})")
         stop_reason = body.get("stop_reason")
-        if stop_reason in ("max_tokens", WINDOW_STOP):
+        if stop_reason in ("max_tokens", WINDOW_STOP, REFUSAL_STOP):
             last = content[-1] if content else None
             if isinstance(last, dict) and last.get("type") in TOOL_BLOCKS:
                 name = last.get("name")
+                projector = AnthropicMessagesProjector(self._secrets())
                 if stop_reason == WINDOW_STOP:
-                    raise self.stream_error(window_cut(AnthropicMessagesProjector(), name))
+                    raise self.stream_error(window_cut(projector, name))
+                if stop_reason == REFUSAL_STOP:
+                    details = body.get("stop_details")
+                    raise self.stream_error(refusal_cut(projector, name, details=details))
                 raise self.stream_error(_cut_tool_call(name))
         return body
 

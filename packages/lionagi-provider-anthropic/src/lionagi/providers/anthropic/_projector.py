@@ -14,10 +14,14 @@ Projection (core's projector contract, helpers from :class:`ProjectorBase`):
   parsed, id preserved; server-run calls carry ``metadata["server_tool"] = True``. A block cut
   by ``max_tokens`` ends the stream with an error chunk naming the tool and the limit, whether
   its input was cut mid-JSON or before any of it was written (a block with no input text is
-  held until the next event: the stop reason ``max_tokens`` makes it that error, anything else
-  the call with input ``{}``); a block cut the same way by ``model_context_window_exceeded``
-  (the output reached the model's context window first) ends it with an error chunk of that
-  code, which core types as the context family (a higher ``max_tokens`` does not help);
+  held until the next event: the stop reason ``max_tokens`` makes it that error, as the two
+  stops below make it theirs, anything else the call with input ``{}``); a block cut the same
+  way by ``model_context_window_exceeded`` (the output reached the model's context window
+  first) ends it with an error chunk of that code, which core types as the context family (a
+  higher ``max_tokens`` does not help); one cut by ``refusal`` (Anthropic's streaming
+  classifiers stopped the answer) ends it with an error chunk of code ``refusal`` carrying the
+  ``stop_details``, which the endpoint types as the content-filter family (the same
+  conversation is refused again);
 - what a caller needs to send a turn back verbatim is kept: a thinking block's
   ``signature_delta`` -> a ``thinking`` chunk with no text and ``metadata["signature"]`` (it
   closes that block; Anthropic refuses a tool-use turn whose thinking comes back unsigned; a
@@ -28,7 +32,8 @@ Projection (core's projector contract, helpers from :class:`ProjectorBase`):
   ``citations_delta`` -> a ``text`` chunk with no text and ``metadata["citation"]``;
 - a server tool's result block (``web_search_tool_result``, ``mcp_tool_result``, ... : a
   ``*_tool_result`` block naming its ``tool_use_id``) arrives whole and yields one
-  ``tool_result``;
+  ``tool_result``, ``tool_name`` the name of the ``server_tool_use`` / ``mcp_tool_use`` block
+  of that id earlier in the stream (None when the call is not in it);
 - a ``compaction`` block (the compaction beta's summary of the turns before it, which the next
   request must carry back) gathers its ``compaction_delta`` and yields, at
   ``content_block_stop``, one ``system`` chunk with no content and the whole block as
@@ -110,6 +115,10 @@ _START_FIELDS = ("container", "context_management", "diagnostics", "input_transf
 # default from Claude Sonnet 4.5 on; anthropic-sdk-python's StopReason): a tool call it stops in
 # is cut short as max_tokens cuts one, but the fix is a shorter conversation, not a higher limit.
 WINDOW_STOP = "model_context_window_exceeded"
+# The stop reason for an answer Anthropic's streaming classifiers stopped (a policy refusal, its
+# category and explanation in stop_details): a tool call it stops in is cut short too, and the
+# same conversation is refused again, so the fix is the turn that triggered it.
+REFUSAL_STOP = "refusal"
 # What a compaction_delta sets on its block: each replaces the block's value (the official
 # SDK's accumulator assigns them, so a delta carries a whole value, not a piece to append).
 _COMPACTION_FIELDS = ("content", "encrypted_content")
@@ -129,7 +138,16 @@ class _ToolBlock(PendingToolCall):
 class AnthropicMessagesProjector(ProjectorBase):
     """Projects one Anthropic Messages event stream (one instance per stream)."""
 
-    __slots__ = ("_compactions", "_empty", "_message", "_model", "_stop_reason", "_tools", "_usage")
+    __slots__ = (
+        "_compactions",
+        "_empty",
+        "_message",
+        "_model",
+        "_server_calls",
+        "_stop_reason",
+        "_tools",
+        "_usage",
+    )
 
     grammar = "Anthropic Messages stream"
 
@@ -139,6 +157,9 @@ class AnthropicMessagesProjector(ProjectorBase):
         self._usage: dict[str, Any] = {}
         self._stop_reason: Any = None
         self._tools: dict[Any, _ToolBlock] = {}
+        # The name of every server-run call (server_tool_use, mcp_tool_use) by its id: its
+        # result block names only the id, and a caller pairs results to calls by name too.
+        self._server_calls: dict[Any, Any] = {}
         # Open compaction blocks by index: the block as it started, updated by its deltas.
         self._compactions: dict[Any, dict[str, Any]] = {}
         # What the result chunk carries beside usage, model and stop reason: the message id,
@@ -249,7 +270,9 @@ class AnthropicMessagesProjector(ProjectorBase):
             raise self.protocol_error("content_block_start without a content_block", event)
         kind = block.get("type")
         if kind in TOOL_BLOCKS:
-            self._tools[event.get("index")] = _ToolBlock(block)
+            tool = self._tools[event.get("index")] = _ToolBlock(block)
+            if tool.server and tool.id is not None:
+                self._server_calls[tool.id] = tool.name
             return NO_CHUNKS
         field = _TEXT_FIELDS.get(kind) if isinstance(kind, str) else None
         if field is not None:
@@ -314,11 +337,11 @@ class AnthropicMessagesProjector(ProjectorBase):
         return (self.tool_use_chunk(block.id, block.name, block.initial, meta),)
 
     def _resolve_empty(self) -> Sequence[StreamChunk]:
-        """The held input-less call at the stop reason: the token limit's error, else the call."""
+        """The held input-less call at the stop reason: a cut's error chunk, else the call."""
         assert self._empty is not None
         (name, call), self._empty = self._empty, None
-        if self._stop_reason == WINDOW_STOP:
-            return (window_cut(self, name, dict(self._usage) or None),)
+        if self._stop_reason in (WINDOW_STOP, REFUSAL_STOP):
+            return (self._stop_cut(name),)
         if self._stop_reason != "max_tokens":
             return (call,)
         # "{" is what a cut right after the name leaves: cut_short's error chunk, always.
@@ -327,25 +350,32 @@ class AnthropicMessagesProjector(ProjectorBase):
         return (cut,)
 
     def _resolve_cut(self) -> Sequence[StreamChunk]:
-        """The held tool block at the stop reason: the token limit's error chunk, else its error."""
-        if self._stop_reason == WINDOW_STOP and self.held is not None:
+        """The held tool block at the stop reason: the cut's error chunk, else its own error."""
+        if self._stop_reason in (WINDOW_STOP, REFUSAL_STOP) and self.held is not None:
             name, arguments, _ = self.held
             if _cut(arguments):
                 self.held = None
-                return (window_cut(self, name, dict(self._usage) or None),)
+                return (self._stop_cut(name),)
         limit = "max_tokens" if self._stop_reason == "max_tokens" else None
         return (self.release_held(limit, dict(self._usage) or None),)
 
-    @staticmethod
-    def _server_result(kind: str, block: dict[str, Any]) -> StreamChunk:
+    def _stop_cut(self, name: Any) -> StreamChunk:
+        """The error chunk for a tool call the context window or a refusal stopped in."""
+        usage = dict(self._usage) or None
+        if self._stop_reason == REFUSAL_STOP:
+            return refusal_cut(self, name, usage, self._message.get("stop_details"))
+        return window_cut(self, name, usage)
+
+    def _server_result(self, kind: str, block: dict[str, Any]) -> StreamChunk:
         content = block.get("content")
         failed = bool(block.get("is_error")) or (
             isinstance(content, dict) and str(content.get("type", "")).endswith("_error")
         )
+        tool_id = block.get("tool_use_id")
         return StreamChunk(
             type="tool_result",
-            tool_id=block.get("tool_use_id"),
-            tool_name=block.get("name"),
+            tool_id=tool_id,
+            tool_name=self._server_calls.get(tool_id),
             tool_output=content,
             is_error=failed,
             metadata={"server_tool": True, "block_type": kind},
@@ -381,6 +411,43 @@ def window_cut(projector: ProjectorBase, name: Any, usage: Any = None) -> Stream
         }
     )
     chunk.metadata["finish_reason"] = WINDOW_STOP
+    if usage:
+        chunk.metadata["usage"] = usage
+    return chunk
+
+
+def refusal_cut(
+    projector: ProjectorBase, name: Any, usage: Any = None, details: Any = None
+) -> StreamChunk:
+    """The error chunk for a tool call ``stop_reason: "refusal"`` cut short.
+
+    Shaped like the other cuts (``code`` and ``finish_reason`` the stop reason, the usage so
+    far; billed output tokens included), plus the ``stop_details`` the stop came with. The code
+    is what the endpoint's ``error_patterns`` type as the content-filter family
+    (``ProviderStreamContentFilterError``: not retried, neutral for the circuit), as core
+    reports every other refusal; the text names the policy category and Anthropic's
+    explanation when given, and the fix that works (the same conversation is refused again).
+    """
+    why = f"stop_reason {REFUSAL_STOP!r}"
+    facts = details if isinstance(details, dict) else {}
+    if isinstance(facts.get("category"), str):
+        why = f"{why}, category {facts['category']!r}"
+    if isinstance(facts.get("explanation"), str) and facts["explanation"]:
+        why = f"{why}: {facts['explanation']}"
+    (chunk,) = projector.error_chunk(
+        {
+            "message": (
+                f"Anthropic's safety classifiers stopped the answer ({why}) while the model "
+                f"was writing the input of tool call {name!r}, which is cut short and not "
+                "handed out; the same conversation is refused again: remove or rephrase the "
+                "turn that triggered the refusal and retry"
+            ),
+            "code": REFUSAL_STOP,
+        }
+    )
+    chunk.metadata["finish_reason"] = REFUSAL_STOP
+    if details is not None:
+        chunk.metadata["stop_details"] = details
     if usage:
         chunk.metadata["usage"] = usage
     return chunk
