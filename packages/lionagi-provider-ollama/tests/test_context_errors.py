@@ -119,6 +119,50 @@ async def test_the_mlx_runners_context_text_is_a_context_error(
     assert requests == len(errors)  # never retried
 
 
+# The llama-server runner's own refusal of a prompt over its slot (Ollama v0.30 on, every GGML
+# model): a prompt the server does not cut reaches it whole (``truncate=False``, or a request
+# with images), and it answers 400 with its error object. Ollama passes that body on as the error
+# text, verbatim (``llm/llama_server.go``, ``statusErrorMessage``), with the runner's status.
+# llama.cpp's wording moves between builds; its type ``exceed_context_size_error`` does not.
+LLAMA_SERVER = json.dumps(
+    {
+        "error": {
+            "code": 400,
+            "message": "request (5000 tokens) exceeds the available context size (4096 tokens), "
+            "try increasing it",
+            "type": "exceed_context_size_error",
+            "n_prompt_tokens": 5000,
+            "n_ctx": 4096,
+        }
+    }
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param(LLAMA_SERVER, id="verbatim"),
+        pytest.param("the request exceeds the available context size, try increasing it", id="old"),
+        pytest.param("request (5000 tokens) exceeds context size (4096 tokens)", id="newer"),
+    ],
+)
+@pytest.mark.parametrize(
+    ("endpoint", "path", "request_", "streams"),
+    [row for row in ROWS if row.id in ("v1-chat", "generate", "native-chat")],
+)
+async def test_the_llama_server_runners_context_refusal_is_a_context_error(
+    endpoint: str, path: str, request_: dict[str, Any], streams: bool, text: str
+) -> None:
+    """Text rows only: Ollama rewrites the runner's embedding refusals into its own text."""
+    body = _compat(text) if path == "/v1" else {"error": text}
+    errors, requests = await _failures(endpoint, path, request_, streams, body)
+    for error in errors:
+        assert type(error) is ProviderStatusContextError, error
+        assert error.status == 400
+        assert error.retryable is False
+    assert requests == len(errors)  # never retried
+
+
 @pytest.mark.parametrize(("endpoint", "path", "request_", "streams"), ROWS)
 async def test_another_400_stays_a_plain_client_error(
     endpoint: str, path: str, request_: dict[str, Any], streams: bool

@@ -21,8 +21,10 @@ from lionagi.service import (
     EndpointConfigurationError,
     EventStatus,
     ProviderProtocolError,
+    ProviderServerFaultError,
     ProviderStatusContextError,
     ProviderStreamError,
+    ProviderStreamServerError,
     StreamChunk,
     iModel,
     match_endpoint,
@@ -428,10 +430,43 @@ async def test_an_error_line_mid_stream_is_one_classified_error() -> None:
     assert seen[-1].is_error
 
 
+# What the server writes when its runner dies after the answer began (``llm/llama_server.go``:
+# the runner's stream ended with "unexpected EOF", the runner is closed; the text names its last
+# error). Before the first line the same failure is an HTTP 500, a server fault; once a line is
+# out it can only be an ``error`` line, which must be the same family.
+RUNNER_DIED = "an error was encountered while running the model: CUDA error: out of memory"
+
+
+@pytest.mark.parametrize("row", ["native_chat", "generate"])
+async def test_a_runner_that_dies_mid_answer_is_a_server_fault(row: str) -> None:
+    first = _line({"content": "Hal"})
+    if row == "generate":
+        first = (json.dumps({**HEAD, "response": "Hal", "done": False}) + "\n").encode()
+    writes = [first, (json.dumps({"error": RUNNER_DIED}) + "\n").encode()]
+    path = "/api" if row == "generate" else ""
+    async with scripted_stream_server(writes, path=path) as server:
+        model = iModel(
+            model="ollama/qwen3", endpoint=row, base_url=server.url, allow_local_network=True
+        )
+        async with model:
+            request: dict[str, Any] = {"prompt": "x"} if row == "generate" else {"messages": ASK}
+            with pytest.raises(ProviderStreamServerError, match="out of memory") as info:
+                [chunk async for chunk in model.stream(**request)]
+    assert isinstance(info.value, ProviderServerFaultError)
+    assert info.value.retryable
+    # Only the runner's failure: another error line (a tool call the model wrote badly) stays
+    # unclassified.
+    line = b'{"error":"failed to parse tool call arguments"}\n'
+    with pytest.raises(ProviderStreamError) as other:
+        await _stream([_line({"content": "Hal"}), line])
+    assert type(other.value) is ProviderStreamError
+
+
 @pytest.mark.parametrize(
     ("body", "error", "words"),
     [
-        ({"error": "model runner has unexpectedly stopped"}, ProviderStreamError, "stopped"),
+        # An unclassified error line (a runner failure would be retried first: a server fault).
+        ({"error": "failed to parse tool call arguments"}, ProviderStreamError, "parse"),
         (
             {**HEAD, "message": {"role": "assistant", "content": "Hal"}, "done": False},
             None,

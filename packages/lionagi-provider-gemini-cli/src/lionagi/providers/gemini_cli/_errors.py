@@ -30,6 +30,7 @@ from lionagi.service import (
     ProviderCapacityError,
     ProviderConfigError,
     ProviderConnectionError,
+    ProviderContentFilterError,
     ProviderDisconnectError,
     ProviderError,
     ProviderInvalidRequestError,
@@ -162,6 +163,17 @@ _RULES = (
         ProviderDisconnectError,
         "the model API's stream was cut off",
         text=r"\bECONNRESET\b|socket hang up|\[API Error: terminated\]",
+    ),
+    # An empty answer the model's safety or recitation filter stopped (finishReason SAFETY or
+    # RECITATION): the CLI reports it only in its own words (SAFETY_BLOCKED_MESSAGE,
+    # RECITATION_BLOCKED_MESSAGE) on an error event, then a failed result with no error object.
+    # Core's content-filter family: the same content is refused again, so it is never retried.
+    # OTHER ("blocked due to other policy settings") is left out: Gemini's OTHER names no cause.
+    _rule(
+        "content_filter",
+        ProviderContentFilterError,
+        "the model's response was blocked by its safety or recitation filter",
+        text=r"model response was blocked due to (?:safety settings|recitation/copyright filters)",
     ),
     _rule(
         "quota", ProviderQuotaError, "quota or rate limit exhausted", codes=frozenset({_http(429)})

@@ -41,12 +41,14 @@ from lionagi.service import (
     ProviderError,
     ProviderProtocolError,
     ProviderQuotaExhaustedError,
+    ProviderServerFaultError,
     ProviderStatusContextError,
 )
 from lionagi.service.http import (
     HTTPErrorInfo,
     OpenAIChatEndpoint,
     OpenAIEmbeddingsEndpoint,
+    ProviderErrorPattern,
     StreamFraming,
     StreamProjector,
     estimate_tokens,
@@ -80,15 +82,34 @@ _USAGE_LIMIT = "usage limit"
 # and "input after truncation exceeds maximum context length" (embed: an input still too long
 # once cut, or a ``num_ctx`` too small to hold any); "input length (N tokens) exceeds the
 # model's maximum context length (M tokens)" (the MLX runner, ``x/mlxrunner/pipeline.go``: a
-# prompt at or over the context, refused before generating; chat and generate).
+# prompt at or over the context, refused before generating; chat and generate). The llama-server
+# runner (v0.30 on) refuses a prompt the server did not cut (``truncate`` false, or images) with
+# its own 400, whose body Ollama passes on verbatim as the text: its type
+# ``exceed_context_size_error`` is stable, its message ("request (N tokens) exceeds the available
+# context size (M tokens), ..."; older "the request exceeds ...", newer "exceeds context size")
+# is not.
 _CONTEXT = (
     "exceeds the context length",
     "is longer than the context length",
     "exceeds maximum context length",
     "exceeds the model's maximum context length",
+    "exceed_context_size_error",
+    "exceeds the available context size",
+    "exceeds context size",
 )
 # 'model "x" not found, try pulling it first' (and newer servers' "model 'x' not found").
 _UNKNOWN_MODEL = re.compile(r"""\s*model (["']).*?\1 not found\b""", re.IGNORECASE)
+# The server's words for a model runner that failed under a request (``llm/llama_server.go``):
+# it died mid-answer ("an error was encountered while running the model: <its last error>", the
+# runner then closed) or could not be reached ("model runner has unexpectedly stopped, ...").
+# Before the first line the server answers them with HTTP 500, a server fault; once a line is
+# out only an ``error`` line can carry them, which this rule types the same way.
+_RUNNER_FAILED = ProviderErrorPattern(
+    "server",
+    ProviderServerFaultError,
+    r"an error was encountered while running the model|model runner has unexpectedly stopped",
+    summary="the model runner failed",
+)
 # The members of a generate request the model reads as text: the prompt, the system prompt that
 # replaces the Modelfile's, and the text after the insertion point (fill-in-the-middle).
 _GENERATE_TEXT = ("prompt", "system", "suffix")
@@ -205,6 +226,8 @@ class _OllamaNative(_OllamaNativeAPI):
 
     lines: ClassVar[type[OllamaLinesProjector]] = OllamaLinesProjector
     stream_framing: ClassVar[StreamFraming | None] = "ndjson"
+    # An ``error`` line from a runner that failed mid-answer: the family its HTTP 500 has.
+    error_patterns: ClassVar[tuple[ProviderErrorPattern, ...]] = (_RUNNER_FAILED,)
 
     def response_facts(self, body: Mapping[str, Any]) -> tuple[str | None, tuple[str, ...]]:
         """A one-shot body's ``done_reason`` (``stop``, ``length``, ...), as its stream's result.
