@@ -17,8 +17,10 @@ from pydantic import BaseModel
 from lionagi.service import (
     AgenticCapabilities,
     AgenticSettings,
+    ProviderAuthError,
     ProviderConnectionError,
     ProviderQuotaSpentError,
+    ProviderServerFaultError,
 )
 from lionagi.service.agentic import (
     ProviderErrorPattern,
@@ -80,6 +82,34 @@ CODEX_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
         ProviderConnectionError,
         r"connection failed: error sending request",
         summary="could not connect to the model provider",
+    ),
+    # Codex's text for an HTTP 500, and for a 500 its own retries gave up on (codex-rs
+    # ``InternalServerError``; the status itself is not printed): the server-fault family, as
+    # a 502 or 504 ("exceeded retry limit, last status: 502 ...") is. The apostrophe is
+    # typographic in 0.171.0, so the pattern starts after it.
+    ProviderErrorPattern(
+        "server",
+        ProviderServerFaultError,
+        r"\bcurrently experiencing high demand, which may cause temporary errors",
+        summary="the model provider failed on its side (HTTP 500)",
+    ),
+    # A ChatGPT sign-in codex cannot renew (codex-rs ``RefreshTokenFailed``: the refresh token
+    # expired, was already used or was revoked; codex reports it as ``Unauthorized``): refused
+    # credentials, fixed by signing in again.
+    ProviderErrorPattern(
+        "auth",
+        ProviderAuthError,
+        r"\baccess token could not be refreshed\b",
+        summary="the ChatGPT sign-in expired; run `codex login` again",
+    ),
+    # A ChatGPT plan that does not include Codex (codex-rs ``UsageNotIncluded``, reported as
+    # ``UsageLimitExceeded`` and never retried by codex): the account's state, as a spent
+    # quota is.
+    ProviderErrorPattern(
+        "quota_exhausted",
+        ProviderQuotaSpentError,
+        r"\bto use codex with your chatgpt plan, upgrade\b",
+        summary="the ChatGPT plan does not include Codex",
     ),
 )
 """Codex's own error texts, checked before core's generic phrases (error events and stderr)."""

@@ -23,7 +23,11 @@ __all__ = [
 ]
 
 
-ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
+ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max", "ultra"]
+"""Codex's ``model_reasoning_effort`` values. ``max`` and ``ultra`` are levels 0.171.0's catalog
+offers for its current models (``codex debug models``); they are not in the policy's
+`REASONING_EFFORTS`, so a model name ending in ``-max`` (``gpt-5.1-codex-max``) is never
+read as an effort suffix."""
 
 SandboxMode = Literal["read-only", "workspace-write", "danger-full-access"]
 
@@ -38,7 +42,8 @@ class CodexRequest(BaseModel):
     Attributes:
         prompt: The instructions; sent after ``--``, so a leading ``-`` is never an option.
         model: ``-m``; defaults to :data:`DEFAULT_MODEL` (see there why it is never omitted).
-        reasoning_effort: ``-c model_reasoning_effort="<level>"`` (the policy's effort kwarg).
+        reasoning_effort: ``-c model_reasoning_effort="<level>"`` (the policy's effort kwarg);
+            ``max`` and ``ultra`` only here, as a field (see ``ReasoningEffort``).
         sandbox: ``-s/--sandbox``: ``read-only``, ``workspace-write`` or ``danger-full-access``.
         full_auto: Low-friction sandboxed automation (the policy's yolo mode). Codex 0.171.0
             has no ``--full-auto`` flag any more; in ``exec`` approvals are never asked, so the
