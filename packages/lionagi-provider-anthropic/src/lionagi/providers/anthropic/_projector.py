@@ -222,6 +222,17 @@ class AnthropicMessagesProjector(ProjectorBase):
         if kind == "message_stop":
             if self.held is not None:
                 return self._resolve_cut()
+            if self._tools or self._compactions:
+                # A block that holds its content until content_block_stop (a tool call's input,
+                # a compaction summary) and never got one: the API closes every block before
+                # the message ends, so the stream broke its grammar, and what the block held
+                # is not handed out as if complete nor dropped without a word.
+                open_block = next(iter(self._tools.values()), None)
+                what = f"tool call {open_block.name!r}" if open_block is not None else "compaction"
+                raise self.protocol_error(
+                    f"message_stop while the {what} block is open (no content_block_stop)",
+                    event,
+                )
             self.done = True
             result = self.result_chunk(self._usage or None, self._model, self._stop_reason)
             result.metadata.update(self._message)
