@@ -78,3 +78,20 @@ async def test_options_the_server_would_refuse_are_refused_before_sending(
     assert refused.value.field == field
     assert words in str(refused.value)
     assert server.requests == []
+
+
+async def test_an_image_given_as_a_data_url_is_refused_naming_it(
+    server: FakeProviderServer,
+) -> None:
+    # The native API decodes `images` as base64 and answers a URL with an anonymous 400.
+    async with generate(server) as model:
+        with pytest.raises(EndpointConfigurationError) as refused:
+            await model.invoke(prompt="hi", images=["data:image/png;base64,iVBORw0KGgo="])
+        answer = await model.invoke(prompt="hi", images=["iVBORw0KGgo="])
+    assert refused.value.field == "images.0"
+    assert "the part after 'base64,'" in str(refused.value)
+    assert answer.execution.error is None
+    sent = server.requests[-1].json
+    assert sent is not None
+    assert sent["images"] == ["iVBORw0KGgo="]
+    assert len(server.requests) == 1

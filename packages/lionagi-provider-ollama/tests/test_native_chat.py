@@ -226,6 +226,16 @@ def _call(**function: Any) -> dict[str, Any]:
         ),
         ({"messages": [_call(index=-1)]}, "messages.0.tool_calls.0.function.index", "0"),
         (
+            {"messages": [{"role": "user", "images": ["data:image/png;base64,iVBORw0KGgo="]}]},
+            "messages.0.images.0",
+            "is a data: URL; Ollama's native API takes the image's base64 text itself",
+        ),
+        (
+            {"messages": [{"role": "user", "images": ["iVBORw0KGgo=", "https://x.test/a.png"]}]},
+            "messages.0.images.1",
+            "is a https: URL",
+        ),
+        (
             {"tools": [{"type": "mcp", "function": {"name": "f"}}]},
             "tools.0.type",
             "'function'",

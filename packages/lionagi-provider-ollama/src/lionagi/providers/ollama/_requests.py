@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -53,6 +54,31 @@ THINK_LEVELS = ("low", "medium", "high", "max")
 # form it accepts.
 _GO_UNIT = r"(?:ns|us|\u00b5s|\u03bcs|ms|s|m|h)"
 _GO_DURATION = re.compile(rf"[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+){_GO_UNIT})+|[+-]?0")
+
+
+# A URL scheme at the start of a string (``data:``, ``https:``, ``file:``): base64 text has no
+# ``:``, so such a string is never the image bytes the native API decodes.
+_URL_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+
+
+def _base64_image(value: str) -> str:
+    """An image as the native API takes it: base64 text, never a URL of one.
+
+    Ollama decodes each ``images`` entry as standard base64 and answers anything else with a
+    400 "illegal base64 data at input byte N", which names neither the message nor the fix. A
+    ``data:`` URL (what the ``/v1`` rows and most SDKs take) is the common slip, so it is
+    refused here, naming the field; the payload is not cut out of it on the caller's behalf.
+    """
+    if _URL_SCHEME.match(value):
+        scheme = value.split(":", 1)[0]
+        raise ValueError(
+            f"is a {scheme}: URL; Ollama's native API takes the image's base64 text itself"
+            + (" (the part after 'base64,')" if scheme.lower() == "data" else "")
+        )
+    return value
+
+
+Base64Image = Annotated[str, AfterValidator(_base64_image)]
 
 
 def _keep_alive(value: object) -> str | int | float:
@@ -262,7 +288,7 @@ class OllamaGenerateRequest(_OllamaNativeRequest):
 
     prompt: str | None = None
     suffix: str | None = None
-    images: list[str] | None = None  # base64-encoded images for multimodal models
+    images: list[Base64Image] | None = None  # base64-encoded images for multimodal models
     system: str | None = None
     template: str | None = None
     raw: bool | None = None
@@ -320,7 +346,7 @@ class OllamaNativeChatMessage(BaseModel):
     role: Literal["system", "user", "assistant", "tool"]
     content: str | None = None
     thinking: str | None = None
-    images: list[str] | None = None
+    images: list[Base64Image] | None = None
     tool_calls: list[OllamaNativeToolCall] | None = None
     tool_name: str | None = None
     tool_call_id: str | None = None
