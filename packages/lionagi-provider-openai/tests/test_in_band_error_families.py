@@ -30,6 +30,8 @@ from lionagi.service import (
     ProviderStreamError,
     ProviderStreamInvalidRequestError,
     ProviderStreamQuotaError,
+    StreamChunk,
+    iModel,
 )
 
 KEY = "sk-in-band-families-0123456789"
@@ -111,3 +113,23 @@ async def test_refused_images_leave_the_circuit_closed_for_other_callers(code: s
     assert [type(c.exception) for c in calls] == [ProviderStreamInvalidRequestError] * 2
     assert server.requests == 2  # not retried, and the circuit let the second call through
     assert state == "closed"
+
+
+async def test_a_failed_response_keeps_the_usage_it_was_billed_on_its_error_chunk() -> None:
+    usage = {"input_tokens": 1200, "output_tokens": 40, "total_tokens": 1240}
+    failed = {**_failed("invalid_image"), "usage": usage}
+    writes = [
+        event("response.created", 0, response=RESPONSE),
+        event("response.failed", 1, response=failed),
+    ]
+    seen: list[StreamChunk] = []
+
+    async def consume(model: iModel) -> None:
+        async for chunk in model.stream(input="hi"):
+            seen.append(chunk)
+
+    async with served(writes, api_key=KEY, endpoint="responses", attempt_policy=ONCE) as (_, m):
+        with pytest.raises(ProviderStreamInvalidRequestError):
+            await consume(m)
+    assert [c.type for c in seen] == ["error"]
+    assert seen[0].metadata["usage"] == usage

@@ -234,7 +234,13 @@ class ResponsesProjector(ProjectorBase):
             return self._finish(kind, event.get("response") or {})
         if kind == "response.failed":
             response = event.get("response") or {}
-            return self.error_chunk(response.get("error") or {"message": "response failed"})
+            chunks = self.error_chunk(response.get("error") or {"message": "response failed"})
+            usage = response.get("usage")
+            if usage:
+                # Tokens a failed response used are billed: the error chunk keeps its count,
+                # as a chat stream's error chunk keeps the usage it came with.
+                chunks[0].metadata["usage"] = usage
+            return chunks
         if kind == "error":
             # The documented shape puts code/message on the event; some servers nest "error".
             error = event.get("error")
