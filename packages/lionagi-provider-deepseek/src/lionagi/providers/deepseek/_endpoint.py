@@ -142,9 +142,20 @@ class DeepSeekChat(OpenAIChatEndpoint):
         return body
 
     def token_counts(self, usage: Mapping[str, Any]) -> tuple[int | None, int | None]:
-        """The dialect's counts, with `prompt_cache_hit_tokens` as the cache read."""
+        """The dialect's counts, with `prompt_cache_hit_tokens` as the cache read.
+
+        The dialect's other figures stay: a thinking model's
+        `completion_tokens_details.reasoning_tokens` is the reasoning count (every DeepSeek
+        record has the cache fields, so dropping it here lost it on every call).
+        """
         counts = super().token_counts(usage)
         hit = first_count(usage, "prompt_cache_hit_tokens")
         if hit is None:
             return counts
-        return TokenCounts(counts[0], counts[1], cache_read=hit)
+        return TokenCounts(
+            counts[0],
+            counts[1],
+            cache_read=hit,
+            cache_creation=getattr(counts, "cache_creation", None),
+            reasoning=getattr(counts, "reasoning", None),
+        )

@@ -1,9 +1,11 @@
 """OpenRouter's chat-completions deltas: model fallbacks, provider routing, reasoning, usage.
 
 OpenRouter speaks the shared dialect; what it adds is request data. Reasoning arrives as
-``delta.reasoning``, which core's chat projector already maps to ``thinking``. One status is its
-own: a 403 whose ``error.metadata`` names the flagged input and the reasons is a moderation
-refusal (:class:`~lionagi.service.ProviderStatusContentFilterError`), not a rejected key.
+``delta.reasoning``, which core's chat projector already maps to ``thinking``; its own delta
+members, ``reasoning_details`` and an image model's ``images``, are kept by
+`OpenRouterProjector`. One status is its own: a 403 whose ``error.metadata`` names the
+flagged input and the reasons is a moderation refusal
+(:class:`~lionagi.service.ProviderStatusContentFilterError`), not a rejected key.
 
 Messages are checked as core checks the dialect's, plus what OpenRouter documents on them: a
 ``cache_control`` breakpoint on a text content part (prompt caching for the upstreams that take
@@ -16,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt
 
 from lionagi.service import (
     OpenAIChatCompletionsRequest,
@@ -42,8 +44,27 @@ __all__ = [
 ]
 
 
+_SortBy = Literal["price", "throughput", "latency"]
+# A routing threshold is a number (the p50 cutoff) or an object of percentile cutoffs.
+_Cutoffs = float | dict[Literal["p50", "p75", "p90", "p99"], float]
+
+
+class _ProviderSort(BaseModel):
+    """``provider.sort`` as an object: the sort key, and whether fallback models sort apart."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    by: _SortBy | None = None
+    partition: Literal["model", "none"] | None = None
+
+
 class OpenRouterProviderPreferences(BaseModel):
-    """``provider``: which upstream providers may serve the request, and in what order."""
+    """``provider``: which upstream providers may serve the request, and in what order.
+
+    ``sort`` is a key or ``{"by", "partition"}``; ``preferred_min_throughput`` (tokens per
+    second) and ``preferred_max_latency`` (seconds) are a number or percentile cutoffs
+    (``{"p50": ..., "p90": ...}``), as OpenRouter's provider-routing guide documents them.
+    """
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
@@ -52,11 +73,14 @@ class OpenRouterProviderPreferences(BaseModel):
     require_parameters: bool | None = None
     data_collection: Literal["allow", "deny"] | None = None
     zdr: bool | None = None
+    enforce_distillable_text: bool | None = None
     only: list[str] | None = None
     ignore: list[str] | None = None
     quantizations: list[str] | None = None
-    sort: Literal["price", "throughput", "latency"] | None = None
+    sort: _SortBy | _ProviderSort | None = None
     max_price: dict[str, float] | None = None
+    preferred_min_throughput: _Cutoffs | None = None
+    preferred_max_latency: _Cutoffs | None = None
 
 
 class OpenRouterReasoning(BaseModel):
@@ -89,7 +113,14 @@ class OpenRouterCacheControl(BaseModel):
 
 
 class OpenRouterChatRequest(OpenAIChatCompletionsRequest):
-    """OpenRouter's chat request: the OpenAI fields plus its routing and reasoning settings."""
+    """OpenRouter's chat request: the OpenAI fields plus its routing and reasoning settings.
+
+    Also its sampling parameters beyond OpenAI's (``top_k``, ``repetition_penalty``,
+    ``min_p``, ``top_a``, in the ranges its parameters reference gives), ``plugins`` (web
+    search, file parsing, response healing, ...), ``session_id`` and an image model's
+    ``image_config``. ``plugins`` and ``image_config`` stay plain mappings: OpenRouter adds
+    plugins, and an image model's options vary by model.
+    """
 
     shapes = lazy_chat_shapes(
         "OpenRouterChat",
@@ -103,18 +134,32 @@ class OpenRouterChatRequest(OpenAIChatCompletionsRequest):
     transforms: list[str] | None = None
     reasoning: OpenRouterReasoning | None = None
     usage: OpenRouterUsage | None = None
+    top_k: StrictInt | None = Field(default=None, ge=0)
+    repetition_penalty: StrictFloat | None = Field(default=None, ge=0, le=2)
+    min_p: StrictFloat | None = Field(default=None, ge=0, le=1)
+    top_a: StrictFloat | None = Field(default=None, ge=0, le=1)
+    plugins: list[dict[str, Any]] | None = None
+    session_id: str | None = None
+    image_config: dict[str, Any] | None = None
 
 
 class OpenRouterProjector(ChatCompletionsProjector):
-    """The shared chat stream, keeping OpenRouter's ``delta.reasoning_details``.
+    """The shared chat stream, keeping OpenRouter's ``delta.reasoning_details`` and ``images``.
 
     Those blocks (reasoning text, summaries, encrypted reasoning, each with its format and
     signature) are what a later turn sends back on the assistant message to keep the model's
     reasoning across tool calls; the one-shot ``message.reasoning_details`` carries them, so a
     stream keeps them too, each delta's list on a ``thinking`` chunk with no text.
+
+    An image model asked with ``modalities: ["image", "text"]`` streams its pictures as
+    ``delta.images`` (``{"type": "image_url", "image_url": {"url": "data:..."}}`` each), the
+    one-shot ``message.images``; each delta's list goes out on a ``text`` chunk with no text,
+    as ``metadata["images"]`` (as an audio answer's data rides on ``metadata["audio"]``).
+    Read as the shared dialect reads an unknown member, the images were dropped and the stream
+    still ended with a result.
     """
 
-    delta_fields = (("reasoning_details", "thinking"),)
+    delta_fields = (("reasoning_details", "thinking"), ("images", "text"))
 
 
 class OpenRouterChat(OpenAIChatEndpoint):
