@@ -35,6 +35,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import anyio
+import httpx
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -399,17 +400,20 @@ def _task_failure(task: asyncio.Task[Any], what: str = "AG2 model") -> StreamChu
     """The finished agent task's failure as the provider's error chunk, or raise it if transport.
 
     A lionagi ``ProviderError`` (a model client built on core) and connection/timeout failures
-    are transport failures and propagate typed; any other exception is the agent reporting that
-    its run failed, so it becomes the one error chunk (ADR-0030 D3). A task cancelled from inside
-    AG2 (our caller was not cancelled, or this would not run) is such a failure too: reading its
-    exception would raise ``CancelledError`` into a caller that was never cancelled.
+    (a model SDK's and httpx's included) are transport failures and propagate typed; any other
+    exception is the agent reporting that its run failed, so it becomes the one error chunk
+    (ADR-0030 D3), with a model SDK's HTTP status, code and ``Retry-After`` as its metadata.
+    A task cancelled from inside AG2 (our caller was not cancelled, or this would not run) is
+    such a failure too: reading its exception would raise ``CancelledError`` into a caller that
+    was never cancelled.
 
     ``what`` names the run in a transport error ("AG2 model", "AG2 group chat").
 
     Raises:
         ProviderError: the task's own typed error, unchanged.
-        ProviderConnectionError: a ``ConnectionError``/``TimeoutError``; the message is redacted
-            and names the exception type.
+        ProviderConnectionError: a ``ConnectionError``/``TimeoutError``, an httpx transport
+            error or an SDK's ``APIConnectionError``; the message is redacted and names the
+            exception type.
     """
     if task.cancelled():
         return StreamChunk(
@@ -423,15 +427,50 @@ def _task_failure(task: asyncio.Task[Any], what: str = "AG2 model") -> StreamChu
         return None
     if isinstance(exc, ProviderError):
         raise exc
-    if isinstance(exc, (ConnectionError, TimeoutError)):
+    if _transport_failure(exc):
         detail = describe_exception(exc)
         raise ProviderConnectionError(f"{what} transport failed: {detail}") from exc
     return StreamChunk(
         type="error",
         content=str(exc) or type(exc).__name__,
         is_error=True,
-        metadata={"exception": type(exc).__name__},
+        metadata={"exception": type(exc).__name__, **_sdk_status(exc)},
     )
+
+
+def _transport_failure(exc: BaseException) -> bool:
+    """No answer came: ``ConnectionError``/``TimeoutError``, httpx's or a model SDK's failure.
+
+    AG2 lets the model SDKs' exceptions through (the classic client turns only OpenAI's timeout
+    into ``TimeoutError``). The OpenAI and Anthropic SDKs, which AG2's clients use, both name
+    theirs ``APIConnectionError`` (their timeout a subclass); matched by name because neither
+    SDK is a dependency of this package.
+    """
+    if isinstance(exc, (ConnectionError, TimeoutError, httpx.TransportError)):
+        return True
+    return any(cls.__name__ == "APIConnectionError" for cls in type(exc).__mro__)
+
+
+def _sdk_status(exc: BaseException) -> dict[str, Any]:
+    """What a model SDK's HTTP status error tells core's classification of the error chunk.
+
+    The OpenAI and Anthropic SDKs' ``APIStatusError`` carries the answer's ``status_code``,
+    ``code``/``type`` from its body and the response: without them a 500 whose text names no
+    known phrase was an unclassified failure, and a 429 lost its ``Retry-After``.
+    """
+    status = getattr(exc, "status_code", None)
+    if not isinstance(status, int) or isinstance(status, bool):
+        return {}
+    reported: dict[str, Any] = {"status": status}
+    for key in ("code", "type"):
+        value = getattr(exc, key, None)
+        if isinstance(value, str) and value:
+            reported[key] = value
+    headers = getattr(getattr(exc, "response", None), "headers", None)
+    retry_after = headers.get("retry-after") if isinstance(headers, httpx.Headers) else None
+    if retry_after is not None:
+        reported["retry_after"] = retry_after
+    return reported
 
 
 def describe_exception(exc: BaseException) -> str:
@@ -462,7 +501,8 @@ class BetaProjector:
     deltas did not already say (de-duplication). The turn ends at its ``ModelResponse``, where
     the streamed text is forgotten, so text streamed before a tool call never suppresses or
     repeats the answer of a later turn. Tool calls and results share the call id. Usage of every
-    ``ModelResponse`` is summed onto the result chunk, completed first (:func:`_complete_counts`).
+    ``UsageEvent`` (each model call, compaction or sub-agent rollup, never the same tokens twice)
+    is summed onto the result chunk, completed first (:func:`_complete_counts`).
     """
 
     def __init__(self) -> None:
@@ -513,6 +553,10 @@ class BetaProjector:
             # that turn streams (a turn that streamed a few words, then called a tool, has no
             # ModelMessage of its own to consume them).
             self._streamed = ""
+        elif isinstance(event, ev.UsageEvent):
+            # AG2's one usage record per spend (a model call, a compaction, a sub-agent's
+            # rollup), which its own UsageReport sums: a sub-agent's model responses stay on
+            # its private stream, so ModelResponse usage alone left its tokens out.
             self._add_usage(event)
         return []
 
@@ -565,14 +609,15 @@ def _complete_counts(counts: dict[str, float], provider: object) -> None:
     """One response's counts in one meaning whichever vendor answered, before they are summed.
 
     AG2's mappers pass each vendor's counts on as the vendor means them, and the run's sum
-    cannot tell them apart afterwards, but each ``ModelResponse`` names its client
+    cannot tell them apart afterwards, but each call's ``UsageEvent`` names its client
     (``provider``). Anthropic's ``input_tokens`` and Bedrock's ``inputTokens`` leave out the
     cache reads and writes reported beside them, so ``prompt_tokens`` gets them added back, as
     OpenAI's and Gemini's prompt counts already include them; Gemini's ``candidates_token_count``
     leaves out the thoughts (``thinking_tokens``, billed as output), so ``completion_tokens``
     gets them added, as OpenAI's completion count already includes its reasoning. A total is then
     never below its parts (AG2 sums Anthropic's total from the two counts, without the cache).
-    A response of another or no provider (a reply function) is summed as it is.
+    A record of another or no provider (a reply function, a sub-agent's rollup, which AG2
+    sums from its calls' counts as they came) is summed as it is.
     """
     if provider in _CACHE_APART:
         cached = counts.get("cache_read_input_tokens", 0) + counts.get(
