@@ -29,6 +29,7 @@ from lionagi.service import (
     AgenticSettings,
     EndpointConfigurationError,
     ProviderConnectionError,
+    ProviderContentFilterError,
     ProviderDisconnectError,
 )
 from lionagi.service.agentic import (
@@ -169,6 +170,22 @@ class PiCliEndpoint(SubprocessCliEndpoint):
             ProviderDisconnectError,
             r"\A\s*request timed out\.?\s*\Z",
             summary="the model API did not answer in time",
+        ),
+        # pi's whole message when an OpenAI-compatible stream ended with a finish_reason it
+        # counts as an error (0.73.1's openai-completions): ``content_filter`` is the provider's
+        # filter stopping the answer; ``network_error`` the provider's own stream cut mid-answer
+        # (which pi's auto-retry retries), the same family as "terminated".
+        ProviderErrorPattern(
+            "content_filter",
+            ProviderContentFilterError,
+            r"\A\s*provider finish_reason: content_filter\s*\Z",
+            summary="the answer was stopped by the content filter",
+        ),
+        ProviderErrorPattern(
+            "stream_disconnect",
+            ProviderDisconnectError,
+            r"\A\s*provider finish_reason: network_error\s*\Z",
+            summary="stream disconnected before completion",
         ),
     )
 

@@ -32,6 +32,7 @@ Rules the projection keeps:
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -58,6 +59,8 @@ _QUIET_ROLES = frozenset({"user", "toolResult"})  # the prompt echo; results com
 _CONTEXT_ROLES = frozenset({"custom", "bashExecution", "branchSummary", "compactionSummary"})
 _FAILED_STOPS = frozenset({"error", "aborted"})
 _STATUS = re.compile(r"^\s*(\d{3})\b")
+# OpenAI Responses' failure as pi words it: "<code>: <message>", "Error Code <code>: <message>".
+_CODE = re.compile(r"^(?:Error Code )?([a-z][a-z0-9]*(?:_[a-z0-9]+)+): ")
 _USAGE_KEYS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
 
 
@@ -388,9 +391,44 @@ def _whole(value: float) -> int | float:
 
 
 def _error_meta(text: str, extra: Mapping[str, Any]) -> dict[str, Any]:
-    """``status`` from pi's ``"<status> <provider message>"`` error text, for the classifier."""
+    """``status``, ``code`` or ``type`` from the forms pi relays a provider's error in.
+
+    Core's classifier falls back on them when no rule matches the text. pi keeps the SDK's
+    message: ``"<status> <provider message>"`` for the OpenAI and Anthropic SDKs' HTTP errors;
+    the body itself, status not in front, for the Gemini SDK's (``{"error":{"code":500,...,
+    "status":"INTERNAL"}}``) and an Anthropic stream's in-band error event (``{"type":"error",
+    "error":{"type":"api_error",...}}``); ``"<code>: <message>"`` for an OpenAI Responses failure.
+    """
     meta = _compact(dict(extra))
     match = _STATUS.match(text)
     if match:
         meta["status"] = int(match.group(1))
+        return meta
+    coded = _CODE.match(text)
+    if coded:
+        meta["code"] = coded.group(1)
+        return meta
+    meta.update(_body_meta(text))
+    return meta
+
+
+def _body_meta(text: str) -> dict[str, Any]:
+    """The Gemini ``error.code``/``error.status`` or Anthropic ``error.type`` of a JSON body."""
+    if not text.lstrip().startswith("{"):
+        return {}
+    try:
+        body = json.loads(text)
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
+        return {}
+    error = body.get("error") if isinstance(body, Mapping) else None
+    if not isinstance(error, Mapping):
+        return {}
+    meta: dict[str, Any] = {}
+    code = error.get("code")
+    if isinstance(code, int) and not isinstance(code, bool) and 400 <= code <= 599:
+        meta["status"] = code
+        if isinstance(error.get("status"), str) and error["status"]:
+            meta["code"] = error["status"]
+    elif body.get("type") == "error" and isinstance(error.get("type"), str) and error["type"]:
+        meta["type"] = error["type"]
     return meta
