@@ -22,7 +22,11 @@ async def test_user_agent_turns_are_output_and_end_with_its_result() -> None:
         ("text", "user replies", "user"),  # was dropped: the user agent is not in .agents
     ]
     assert chunks[-1].type == "result"
-    assert chunks[-1].metadata == {"summary": "user replies", "last_speaker": "user"}
+    assert chunks[-1].metadata == {
+        "summary": "user replies",
+        "last_speaker": "user",
+        "termination_reason": "Maximum rounds (3) reached",
+    }
 
 
 async def test_user_agents_opening_message_is_input_not_output() -> None:
@@ -37,4 +41,8 @@ async def test_user_agents_opening_message_is_input_not_output() -> None:
     pattern = RoundRobinPattern(initial_agent=alice, agents=[alice], user_agent=user)
     chunks = [c async for c in model.stream(prompt="start", pattern=pattern, max_round=2)]
     assert [c.content for c in chunks if c.type == "text"] == ["a1"]
-    assert chunks[-1].metadata == {"summary": "a1", "last_speaker": "alice"}
+    assert chunks[-1].metadata == {
+        "summary": "a1",
+        "last_speaker": "alice",
+        "termination_reason": "Maximum rounds (2) reached",
+    }

@@ -240,7 +240,10 @@ class AG2GroupChatEndpoint(InProcessEndpoint):
                     # No result is made up for a chat that ended on an empty message (ADR-0030,
                     # "normal empty EOF": no synthetic result to make the stream non-empty).
                     if item.get("summary"):
-                        yield from_summary(item)
+                        reason = projector.termination_reason
+                        yield from_summary(
+                            item if reason is None else {**item, "termination_reason": reason}
+                        )
                 else:
                     for chunk in projector.feed(item):
                         yield chunk
@@ -249,7 +252,11 @@ class AG2GroupChatEndpoint(InProcessEndpoint):
 
 
 def from_summary(outcome: dict[str, Any]) -> StreamChunk:
-    """The result chunk: the chat's summary and last speaker as metadata (text already sent)."""
+    """The result chunk: the chat's outcome as metadata (its text was already sent).
+
+    That is the summary, the last speaker and, when AG2 gave one, why it ended
+    (``termination_reason``).
+    """
     return StreamChunk(type="result", metadata=dict(outcome))
 
 
@@ -270,6 +277,10 @@ class GroupChatProjector:
         self._names: dict[str, str] = {}  # tool call id -> tool name
         self._outcomes: dict[str | None, tuple[str, bool]] = {}  # call id -> (name, failed)
         self._function_failed: dict[str, bool] = {}  # legacy function_call: name -> failed
+        self.termination_reason: str | None = None
+        """Why AG2 ended the chat ("Maximum rounds (4) reached", a termination message), from
+        its ``termination`` event: the result chunk says it, so a caller can tell a chat that
+        ran out of rounds from one an agent ended."""
 
     def feed(self, event: Any) -> list[StreamChunk]:
         """Chunks for one AG2 event; events outside the mapped set yield none."""
@@ -281,6 +292,11 @@ class GroupChatProjector:
             return [StreamChunk(type="system", metadata={"event": "speaker", "speaker": speaker})]
         if kind == "executed_function":
             self._executed(content)
+            return []
+        if kind == "termination":
+            reason = getattr(content, "termination_reason", None)
+            if isinstance(reason, str) and reason:
+                self.termination_reason = reason
             return []
         sender = getattr(content, "sender", None)
         if kind == "tool_response":
