@@ -69,3 +69,17 @@ def test_wrong_values_and_misspellings_are_refused_naming_the_field(
     with pytest.raises(EndpointConfigurationError) as info:
         ep.create_payload({**REQUEST, field: value})
     assert str(info.value.field).startswith(where)
+
+
+@pytest.mark.parametrize("level", ["xhigh", "max"])
+def test_verbosity_takes_openrouters_two_higher_levels(level: str) -> None:
+    ep = match_endpoint("openrouter", "chat", api_key="k")
+    payload, _ = ep.create_payload({**REQUEST, "verbosity": level})
+    assert payload["verbosity"] == level
+
+
+def test_a_verbosity_openrouter_does_not_name_is_still_refused() -> None:
+    ep = match_endpoint("openrouter", "chat", api_key="k")
+    with pytest.raises(EndpointConfigurationError) as refused:
+        ep.create_payload({**REQUEST, "verbosity": "ultra"})
+    assert refused.value.field == "verbosity"

@@ -115,11 +115,11 @@ class OpenRouterCacheControl(BaseModel):
 class OpenRouterChatRequest(OpenAIChatCompletionsRequest):
     """OpenRouter's chat request: the OpenAI fields plus its routing and reasoning settings.
 
-    Also its sampling parameters beyond OpenAI's (``top_k``, ``repetition_penalty``,
-    ``min_p``, ``top_a``, in the ranges its parameters reference gives), ``plugins`` (web
-    search, file parsing, response healing, ...), ``session_id`` and an image model's
-    ``image_config``. ``plugins`` and ``image_config`` stay plain mappings: OpenRouter adds
-    plugins, and an image model's options vary by model.
+    ``verbosity`` also takes ``xhigh`` and ``max``. Also its sampling parameters beyond
+    OpenAI's (``top_k``, ``repetition_penalty``, ``min_p``, ``top_a``, in the ranges its
+    parameters reference gives), ``plugins`` (web search, file parsing, response healing, ...),
+    ``session_id`` and an image model's ``image_config``. ``plugins`` and ``image_config`` stay
+    plain mappings: OpenRouter adds plugins, and an image model's options vary by model.
     """
 
     shapes = lazy_chat_shapes(
@@ -134,6 +134,8 @@ class OpenRouterChatRequest(OpenAIChatCompletionsRequest):
     transforms: list[str] | None = None
     reasoning: OpenRouterReasoning | None = None
     usage: OpenRouterUsage | None = None
+    # Two levels above OpenAI's three (OpenRouter's own Verbosity enum), for models that take them.
+    verbosity: Literal["low", "medium", "high", "xhigh", "max"] | None = None
     top_k: StrictInt | None = Field(default=None, ge=0)
     repetition_penalty: StrictFloat | None = Field(default=None, ge=0, le=2)
     min_p: StrictFloat | None = Field(default=None, ge=0, le=1)
