@@ -135,7 +135,7 @@ class OpenRouterChatRequest(OpenAIChatCompletionsRequest):
     reasoning: OpenRouterReasoning | None = None
     usage: OpenRouterUsage | None = None
     # Two levels above OpenAI's three (OpenRouter's own Verbosity enum), for models that take them.
-    verbosity: Literal["low", "medium", "high", "xhigh", "max"] | None = None
+    verbosity: Literal["low", "medium", "high", "xhigh", "max"] | None = None  # type: ignore[assignment]
     top_k: StrictInt | None = Field(default=None, ge=0)
     repetition_penalty: StrictFloat | None = Field(default=None, ge=0, le=2)
     min_p: StrictFloat | None = Field(default=None, ge=0, le=1)
