@@ -181,6 +181,15 @@ class NDJSONFramer:
             try:
                 out.append(_json_decode(line))
             except BAD_JSON:
+                # `application/json-seq` (RFC 7464) starts each text with RS (0x1E), which is
+                # not JSON whitespace. Stripped only here, after a failed decode, so plain
+                # NDJSON lines pay nothing for it.
+                if line[:1] == "\x1e":
+                    try:
+                        out.append(_json_decode(line.lstrip("\x1e")))
+                        continue
+                    except BAD_JSON:
+                        pass
                 raise _bad_json("NDJSON line", line, self._secrets) from None
 
     def feed(self, text: str) -> list[Any]:
