@@ -75,8 +75,6 @@ def test_a_config_forcing_an_undeclared_function_is_refused(
         {"toolConfig": _calling("NONE"), "tools": [SEARCH]},
         {"toolConfig": _calling("VALIDATED")},
         {"toolConfig": {"retrievalConfig": {"latLng": {"latitude": 1.5, "longitude": 2.5}}}},
-        # a cache may hold the declarations: the request alone cannot tell
-        {"toolConfig": _calling("ANY", "shell"), "cachedContent": "cachedContents/abc"},
         # computer use declares its predefined actions itself (click_at, type_text_at, ...)
         {"toolConfig": _calling("ANY"), "tools": [COMPUTER]},
         {"toolConfig": _calling("ANY", "click_at"), "tools": [COMPUTER]},

@@ -18,10 +18,15 @@ A ``functionCallingConfig`` that forces a function the request does not declare 
 ``toolConfig`` (the API answers it with a 400): ``allowedFunctionNames`` naming a function no
 ``functionDeclarations`` entry declares, and ``mode: ANY`` or ``allowedFunctionNames`` with no
 declarations at all (the API's "Function calling config is set without function_declarations").
-``AUTO``, ``NONE`` and ``VALIDATED`` without names are left to the API. With ``cachedContent`` the
-declarations may live in the cache, a ``computerUse`` tool declares its predefined actions
-itself, and an ``mcpServers`` entry offers its server's tools, so the request alone cannot tell
-and nothing is refused.
+``AUTO``, ``NONE`` and ``VALIDATED`` without names are left to the API. A ``computerUse`` tool
+declares its predefined actions itself, and an ``mcpServers`` entry offers its server's tools,
+so with either the request alone cannot tell and nothing is refused.
+
+A request reading a context cache (``cachedContent``) cannot also set ``systemInstruction``,
+``tools`` or ``toolConfig``: the API answers that with a 400 ("CachedContent can not be used
+with GenerateContent request setting system_instruction, tools or tool_config"), since they
+belong to the cache. Each is refused at its own name; an empty ``tools`` list, which the API's
+proto cannot tell from none, is sent.
 
 The tools are those the Gemini Developer API takes (Google's ``google-genai`` SDK is the
 reference: its Developer API converter passes them, and raises "only supported in Gemini
@@ -399,16 +404,35 @@ class GeminiContent(StrictModel):
     parts: list[GeminiPart] = Field(min_length=1)
 
 
+# A declared function's name as the API takes it: a letter or an underscore, then letters,
+# digits, underscores, dots, colons and dashes, 128 characters at most (google-genai 3.6.1's
+# ``FunctionDeclaration.name``; older references say 64, the API's own limit at the time).
+_FUNCTION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]{0,127}")
+
+
+def _function_name(value: str) -> str:
+    """``value`` if the API takes it as a function's name; it answers any other with a 400."""
+    if not _FUNCTION_NAME.fullmatch(value):
+        raise ValueError(
+            "must start with a letter or an underscore and hold only letters, digits, "
+            "underscores, dots, colons and dashes, 128 characters at most (the API refuses "
+            "any other function name)"
+        )
+    return value
+
+
 class GeminiFunctionDeclaration(StrictModel):
     """A function the model may call: an OpenAPI-subset ``parameters`` or a JSON schema.
 
-    ``parametersJsonSchema`` excludes ``parameters`` and ``responseJsonSchema`` excludes
+    ``name`` follows the API's rule for a function name (tool names from MCP servers or other
+    vendors often break it: a leading digit, a space, a slash), refused here rather than by a
+    400. ``parametersJsonSchema`` excludes ``parameters`` and ``responseJsonSchema`` excludes
     ``response`` (the API takes one form of each). ``parameters`` and ``response`` are the API's
     OpenAPI-subset ``Schema``, so an ``additionalProperties`` in them is refused at its path,
     pointing at the JSON Schema form, which takes it.
     """
 
-    name: str = Field(min_length=1)
+    name: Annotated[str, AfterValidator(_function_name)]
     description: str | None = None
     parameters: _ParametersSchema | None = None
     parametersJsonSchema: dict[str, Any] | None = None
@@ -835,9 +859,9 @@ class GeminiGenerateContentRequest(StrictModel):
 
     model: str
     contents: list[GeminiContent] = Field(min_length=1)
-    systemInstruction: GeminiContent | None = None
-    # Before tools and toolConfig: a cache can hold the declarations a config names.
+    # Before systemInstruction, tools and toolConfig, which a request reading a cache refuses.
     cachedContent: str | None = None
+    systemInstruction: GeminiContent | None = None
     tools: list[GeminiTool] | None = None
     toolConfig: GeminiToolConfig | None = None
     generationConfig: GeminiGenerationConfig | None = None
@@ -857,6 +881,22 @@ class GeminiGenerateContentRequest(StrictModel):
     def _model_id(cls, value: str) -> str:
         return model_path_segment(value)
 
+    @field_validator("systemInstruction", "tools", "toolConfig")
+    @classmethod
+    def _not_with_cached_content(cls, value: Any, info: ValidationInfo) -> Any:
+        """Refuse a field a cache holds beside ``cachedContent`` (the API answers a 400).
+
+        The system instruction, tools and tool config of a cached request are those of the
+        cache, set when it is created; the API refuses a request that sets them again. An empty
+        ``tools`` list is let through: the API's proto cannot tell it from no tools.
+        """
+        if value is None or value == [] or info.data.get("cachedContent") is None:
+            return value
+        raise ValueError(
+            "cannot be sent with cachedContent (the API refuses a request that sets it beside a "
+            "cache): set it on the cache when creating it, or leave cachedContent out"
+        )
+
     @field_validator("toolConfig")
     @classmethod
     def _calls_declared_functions(
@@ -864,13 +904,13 @@ class GeminiGenerateContentRequest(StrictModel):
     ) -> GeminiToolConfig | None:
         """Refuse a config forcing a function the request does not declare (a sure 400).
 
-        Only where the request holds every declaration: a cache may hold more, the
-        ``computerUse`` tool adds its predefined actions (``click_at``, ...) as declarations
-        the request never lists, and an ``mcpServers`` entry offers whatever tools its server
-        lists, so with any of them nothing is refused.
+        Only where the request holds every declaration: the ``computerUse`` tool adds its
+        predefined actions (``click_at``, ...) as declarations the request never lists, and an
+        ``mcpServers`` entry offers whatever tools its server lists, so with either nothing is
+        refused. (A request reading a cache sends no toolConfig: it is refused above.)
         """
         calling = value.functionCallingConfig if value is not None else None
-        if calling is None or info.data.get("cachedContent") is not None:
+        if calling is None:
             return value
         tools: list[GeminiTool] | None = info.data.get("tools")
         if any(tool.computerUse is not None or tool.mcpServers for tool in tools or ()):
