@@ -91,7 +91,35 @@ class _Parser(argparse.ArgumentParser):
         # with them `--api-key SECRET` was taken as `--api-key-env SECRET`, and the "is not set"
         # error then printed the secret back. A flag is spelled out or refused.
         kwargs.setdefault("allow_abbrev", False)
+        # `chat` and `demo` parse flags and positionals intermixed: with the stock parse, a flag
+        # after MODEL gave the optional PROMPT its default at once, so `chat MODEL --timeout 30
+        # "question"` (or `--json -`) refused the prompt as an unrecognized argument.
+        self._intermixed = bool(kwargs.pop("intermixed", False))
         super().__init__(*args, **kwargs)
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        """The stock parse, or for a parser built ``intermixed`` flags first, then positionals.
+
+        As argparse's ``parse_known_intermixed_args``, whose first pass (Python 3.11) lets a
+        disabled positional swallow ``--``, so the words after it were read as flags again
+        (`chat MODEL --json -- "-v?"`). Only the words before ``--`` can be flags here.
+        """
+        if not self._intermixed:
+            return super().parse_known_args(args, namespace)
+        words = list(sys.argv[1:] if args is None else args)
+        cut = words.index("--") if "--" in words else len(words)
+        positionals = self._get_positional_actions()
+        saved = [(action, action.nargs, action.default) for action in positionals]
+        try:
+            for action in positionals:  # disabled for the flags' pass, as argparse does
+                action.nargs = action.default = argparse.SUPPRESS
+            namespace, rest = super().parse_known_args(words[:cut], namespace)
+        finally:
+            for action, nargs, default in saved:
+                action.nargs, action.default = nargs, default
+        return super().parse_known_args(rest + words[cut:], namespace)
 
     def parse_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
@@ -243,7 +271,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    demo = sub.add_parser("demo", help="stream a scripted answer (no key, no network)")
+    demo = sub.add_parser(
+        "demo", help="stream a scripted answer (no key, no network)", intermixed=True
+    )
     demo.add_argument(
         "prompt",
         nargs="?",
@@ -255,7 +285,9 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--pace", type=float, default=0.03, help="seconds between text deltas")
     demo.add_argument("--show-thinking", action="store_true", help=_SHOW_THINKING)
 
-    chat = sub.add_parser("chat", help="stream one answer from MODEL through iModel")
+    chat = sub.add_parser(
+        "chat", help="stream one answer from MODEL through iModel", intermixed=True
+    )
     chat.add_argument(
         "model", type=_model_argument, help="provider/model[-effort], e.g. scripted/demo"
     )
