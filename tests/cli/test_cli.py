@@ -403,3 +403,28 @@ def test_env_copying_an_unset_variable_says_which_and_how_to_fix(capsys, monkeyp
         "env.CORE12_UNSET_VAR: --env CORE12_UNSET_VAR copies $CORE12_UNSET_VAR from this "
         "environment, where it is not set; set it or write --env CORE12_UNSET_VAR=VALUE"
     ) in err, err
+
+
+@pytest.mark.parametrize(("scenario", "noted"), [("token_limit", True), ("text", False)])
+def test_an_answer_cut_at_the_token_limit_is_noted_on_stderr(scenario: str, noted: bool):
+    from lionagi.service_testing.fake_server import FakeProviderServer
+
+    with FakeProviderServer.running_in_thread() as server:
+        argv = _chat_via(server)
+        base = argv.index("--base-url") + 1
+        argv[base] = f"{server.base_url}/scenario/{scenario}/v1"
+        env = {**cli_env(columns="200"), "CORE12_FAKE_KEY": "sk-cli-limit-key-123456"}
+        proc = subprocess.run(
+            [*command(), *argv],
+            capture_output=True,
+            text=True,
+            timeout=HANG_GUARD,
+            env=env,
+            check=False,
+        )
+    no_traceback(proc.stdout, proc.stderr)
+    assert proc.returncode == 0, proc.stderr  # the provider answered: not a failure
+    assert proc.stdout.strip()  # the text it did write is shown
+    note = "note: the answer stopped at the output token limit (finish reason 'length')"
+    assert (note in proc.stderr) is noted, proc.stderr
+    assert note not in proc.stdout

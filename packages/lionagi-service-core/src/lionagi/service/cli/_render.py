@@ -326,6 +326,15 @@ class PlainRenderer:
             if line:
                 self._print(line)
             self._mode = None
+            cut = _token_limit_reason(chunk.metadata)
+            if cut is not None:
+                # Exit 0 (the provider answered), but a script reading the text alone cannot
+                # tell a cut answer from a whole one: said once on stderr (`--json` has the
+                # result's finish reason).
+                _stderr_line(
+                    f"note: the answer stopped at the output token limit (finish reason {cut!r})",
+                    self._err,
+                )
         elif chunk.type == "error":
             self.close()
             self._error_chunk = True
@@ -351,6 +360,28 @@ class PlainRenderer:
 
 TerminalRenderer = PlainRenderer
 """The name earlier releases exported for the non-JSON renderer."""
+
+
+# Finish reasons that say the output token limit cut the answer: the chat dialect's and
+# Ollama's `length`, Anthropic's `max_tokens`, Gemini's `MAX_TOKENS`, a Responses answer's
+# `incomplete_details.reason`.
+_TOKEN_LIMIT_REASONS = frozenset({"length", "max_tokens", "max_output_tokens"})
+
+
+def _token_limit_reason(metadata: dict[str, Any]) -> str | None:
+    """The result's finish reason when it names the output token limit, else None.
+
+    Read from `finish_reason` (or `stop_reason`), and from every choice's or candidate's in
+    `finish_reasons`.
+    """
+    reasons: list[object] = [metadata.get("finish_reason"), metadata.get("stop_reason")]
+    several = metadata.get("finish_reasons")
+    if isinstance(several, dict):
+        reasons.extend(several.values())
+    for reason in reasons:
+        if isinstance(reason, str) and reason.casefold() in _TOKEN_LIMIT_REASONS:
+            return reason
+    return None
 
 
 def usage_line(metadata: dict[str, Any], *, latency: tuple[float | None, float] | None) -> str:
