@@ -13,77 +13,18 @@ error (``ProviderStreamContextError``: the conversation does not leave room; rai
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from anthropic_stops import MESSAGE, TOOL, invoked, stopped_stream, streamed
 
-from lionagi.service import (
-    AttemptPolicy,
-    EventStatus,
-    ProviderContextError,
-    ProviderStreamContextError,
-    StreamChunk,
-    iModel,
-)
-from lionagi.service_testing import scripted_stream_server
+from lionagi.service import EventStatus, ProviderContextError, ProviderStreamContextError
 
-KEY = "sk-ant-test-FAKEkey0123456789abcdef"
-FAST = AttemptPolicy(max_attempts=3, base_delay=0.001, max_delay=0.01, jitter_factor=0)
-HI = [{"role": "user", "content": "hi"}]
-TOOLS = [{"name": "write_file", "input_schema": {"type": "object"}}]
 WINDOW = "model_context_window_exceeded"
 USAGE = {"input_tokens": 199_000, "output_tokens": 1}
 
 
-def _event(data: dict[str, Any]) -> bytes:
-    return f"event: {data['type']}\ndata: {json.dumps(data)}\n\n".encode()
-
-
 def _stream(*partial_json: str) -> list[bytes]:
     """A stream whose one tool block streams ``partial_json`` and then stops at the window."""
-    message = {"id": "msg_01", "type": "message", "role": "assistant", "model": "claude-x"}
-    block = {"type": "tool_use", "id": "toolu_1", "name": "write_file", "input": {}}
-    deltas = [
-        {
-            "type": "content_block_delta",
-            "index": 0,
-            "delta": {"type": "input_json_delta", "partial_json": part},
-        }
-        for part in partial_json
-    ]
-    events = [
-        {"type": "message_start", "message": {**message, "content": [], "usage": USAGE}},
-        {"type": "content_block_start", "index": 0, "content_block": block},
-        *deltas,
-        {"type": "content_block_stop", "index": 0},
-        {
-            "type": "message_delta",
-            "delta": {"stop_reason": WINDOW, "stop_sequence": None},
-            "usage": {"output_tokens": 900},
-        },
-        {"type": "message_stop"},
-    ]
-    return [_event(event) for event in events]
-
-
-def _model(url: str) -> iModel:
-    return iModel(
-        model="anthropic/claude-x",
-        api_key=KEY,
-        base_url=url,
-        allow_local_network=True,
-        attempt_policy=FAST,
-    )
-
-
-async def _streamed(writes: list[bytes]) -> tuple[list[StreamChunk], BaseException, int]:
-    chunks: list[StreamChunk] = []
-    async with scripted_stream_server(writes) as server, _model(server.url) as model:
-        try:
-            async for chunk in model.stream(messages=HI, tools=TOOLS):
-                chunks.append(chunk)
-        except Exception as exc:  # the assertion below names what was expected
-            return chunks, exc, server.requests
-    raise AssertionError(f"the stream completed: {[c.type for c in chunks]}")
+    stop = {"stop_reason": WINDOW, "stop_sequence": None}
+    return stopped_stream(TOOL, *partial_json, stop=stop, usage=USAGE, output_tokens=900)
 
 
 def _assert_window_error(error: BaseException) -> None:
@@ -95,7 +36,7 @@ def _assert_window_error(error: BaseException) -> None:
 
 
 async def test_a_stream_cut_inside_a_tool_input_raises_the_context_error() -> None:
-    chunks, error, requests = await _streamed(_stream('{"path": "/tmp/a', '.txt", "body": "x'))
+    chunks, error, requests = await streamed(_stream('{"path": "/tmp/a', '.txt", "body": "x'))
     _assert_window_error(error)
     assert [c.type for c in chunks] == ["error"]
     assert chunks[0].metadata["finish_reason"] == WINDOW
@@ -104,29 +45,23 @@ async def test_a_stream_cut_inside_a_tool_input_raises_the_context_error() -> No
 
 
 async def test_a_stream_cut_right_after_the_tool_name_is_no_empty_call() -> None:
-    chunks, error, requests = await _streamed(_stream())
+    chunks, error, requests = await streamed(_stream())
     _assert_window_error(error)
     assert [c.type for c in chunks] == ["error"]  # never a tool_use with input {}
     assert requests == 1
 
 
 async def test_a_one_shot_answer_ending_in_a_cut_tool_call_fails_with_the_context_error() -> None:
-    cut = {"type": "tool_use", "id": "toolu_1", "name": "write_file", "input": {"path": "/t"}}
+    cut = {**TOOL, "input": {"path": "/t"}}
     body = {
-        "id": "msg_01",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-x",
+        **MESSAGE,
         "content": [{"type": "text", "text": "Writing."}, cut],
         "stop_reason": WINDOW,
         "stop_sequence": None,
         "usage": {**USAGE, "output_tokens": 900},
     }
-    raw = [json.dumps(body).encode()]
-    server_cm = scripted_stream_server(raw, content_type="application/json")
-    async with server_cm as server, _model(server.url) as model:
-        call = await model.invoke(messages=HI, tools=TOOLS)
+    call, requests = await invoked(body)
     assert call.status is EventStatus.FAILED
     assert call.exception is not None
     _assert_window_error(call.exception)
-    assert server.requests == 1
+    assert requests == 1

@@ -15,24 +15,19 @@ still completes with that ``finish_reason``.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from anthropic_stops import FAST, HI, MESSAGE, TOOL, invoked, model, stopped_stream, streamed
+
 from lionagi.service import (
-    AttemptPolicy,
     EventStatus,
     ProviderContentFilterError,
     ProviderStreamContentFilterError,
     StreamChunk,
-    iModel,
 )
 from lionagi.service.lifecycle import counts_as_circuit_failure
 from lionagi.service_testing import scripted_stream_server
 
-KEY = "sk-ant-test-FAKEkey0123456789abcdef"
-FAST = AttemptPolicy(max_attempts=3, base_delay=0.001, max_delay=0.01, jitter_factor=0)
-HI = [{"role": "user", "content": "hi"}]
-TOOLS = [{"name": "write_file", "input_schema": {"type": "object"}}]
 USAGE = {"input_tokens": 40, "output_tokens": 1}
 DETAILS = {
     "type": "refusal",
@@ -41,56 +36,10 @@ DETAILS = {
 }
 
 
-def _event(data: dict[str, Any]) -> bytes:
-    return f"event: {data['type']}\ndata: {json.dumps(data)}\n\n".encode()
-
-
 def _stream(block: dict[str, Any], *partial_json: str) -> list[bytes]:
     """One content block (streaming ``partial_json`` if a tool's), then a refusal stop."""
-    message = {"id": "msg_01", "type": "message", "role": "assistant", "model": "claude-x"}
-    kind = "input_json_delta" if block["type"] != "text" else "text_delta"
-    field = "partial_json" if kind == "input_json_delta" else "text"
-    deltas = [
-        {"type": "content_block_delta", "index": 0, "delta": {"type": kind, field: part}}
-        for part in partial_json
-    ]
-    events = [
-        {"type": "message_start", "message": {**message, "content": [], "usage": USAGE}},
-        {"type": "content_block_start", "index": 0, "content_block": block},
-        *deltas,
-        {"type": "content_block_stop", "index": 0},
-        {
-            "type": "message_delta",
-            "delta": {"stop_reason": "refusal", "stop_sequence": None, "stop_details": DETAILS},
-            "usage": {"output_tokens": 31},
-        },
-        {"type": "message_stop"},
-    ]
-    return [_event(event) for event in events]
-
-
-TOOL = {"type": "tool_use", "id": "toolu_1", "name": "write_file", "input": {}}
-
-
-def _model(url: str) -> iModel:
-    return iModel(
-        model="anthropic/claude-x",
-        api_key=KEY,
-        base_url=url,
-        allow_local_network=True,
-        attempt_policy=FAST,
-    )
-
-
-async def _streamed(writes: list[bytes]) -> tuple[list[StreamChunk], BaseException, int]:
-    chunks: list[StreamChunk] = []
-    async with scripted_stream_server(writes) as server, _model(server.url) as model:
-        try:
-            async for chunk in model.stream(messages=HI, tools=TOOLS):
-                chunks.append(chunk)
-        except Exception as exc:  # the assertion below names what was expected
-            return chunks, exc, server.requests
-    raise AssertionError(f"the stream completed: {[c.to_dict() for c in chunks]}")
+    stop = {"stop_reason": "refusal", "stop_sequence": None, "stop_details": DETAILS}
+    return stopped_stream(block, *partial_json, stop=stop, usage=USAGE, output_tokens=31)
 
 
 def _assert_refusal_error(error: BaseException) -> None:
@@ -113,7 +62,7 @@ def _assert_refusal_chunk(chunk: StreamChunk) -> None:
 
 
 async def test_a_stream_refused_inside_a_tool_input_raises_the_content_filter_error() -> None:
-    chunks, error, requests = await _streamed(_stream(TOOL, '{"path": "/tmp/a', '.txt", "b'))
+    chunks, error, requests = await streamed(_stream(TOOL, '{"path": "/tmp/a', '.txt", "b'))
     _assert_refusal_error(error)
     assert [c.type for c in chunks] == ["error"]
     _assert_refusal_chunk(chunks[0])
@@ -121,7 +70,7 @@ async def test_a_stream_refused_inside_a_tool_input_raises_the_content_filter_er
 
 
 async def test_a_stream_refused_right_after_the_tool_name_is_no_empty_call() -> None:
-    chunks, error, requests = await _streamed(_stream(TOOL))
+    chunks, error, requests = await streamed(_stream(TOOL))
     _assert_refusal_error(error)
     assert [c.type for c in chunks] == ["error"]  # never a tool_use with input {}
     _assert_refusal_chunk(chunks[0])
@@ -130,8 +79,8 @@ async def test_a_stream_refused_right_after_the_tool_name_is_no_empty_call() -> 
 
 async def test_a_text_answer_the_refusal_stopped_still_completes_with_that_reason() -> None:
     writes = _stream({"type": "text", "text": ""}, "Hello..")
-    async with scripted_stream_server(writes) as server, _model(server.url) as model:
-        chunks = [chunk async for chunk in model.stream(messages=HI)]
+    async with scripted_stream_server(writes) as server, model(server.url) as chat:
+        chunks = [chunk async for chunk in chat.stream(messages=HI)]
     assert [c.type for c in chunks] == ["text", "result"]
     assert chunks[-1].metadata["finish_reason"] == "refusal"
     assert chunks[-1].metadata["stop_details"] == DETAILS
@@ -139,10 +88,7 @@ async def test_a_text_answer_the_refusal_stopped_still_completes_with_that_reaso
 
 def _body(content: list[dict[str, Any]]) -> dict[str, Any]:
     return {
-        "id": "msg_01",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-x",
+        **MESSAGE,
         "content": content,
         "stop_reason": "refusal",
         "stop_sequence": None,
@@ -151,17 +97,9 @@ def _body(content: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-async def _invoked(body: dict[str, Any]) -> tuple[Any, int]:
-    raw = [json.dumps(body).encode()]
-    server_cm = scripted_stream_server(raw, content_type="application/json")
-    async with server_cm as server, _model(server.url) as model:
-        call = await model.invoke(messages=HI, tools=TOOLS)
-    return call, server.requests
-
-
 async def test_a_one_shot_answer_ending_in_a_refused_tool_call_fails_alike() -> None:
     cut = {**TOOL, "input": {"path": "/t"}}
-    call, requests = await _invoked(_body([{"type": "text", "text": "Writing."}, cut]))
+    call, requests = await invoked(_body([{"type": "text", "text": "Writing."}, cut]))
     assert call.status is EventStatus.FAILED
     assert call.exception is not None
     _assert_refusal_error(call.exception)
@@ -170,7 +108,7 @@ async def test_a_one_shot_answer_ending_in_a_refused_tool_call_fails_alike() -> 
 
 async def test_a_one_shot_text_answer_the_refusal_stopped_completes_as_sent() -> None:
     body = _body([{"type": "text", "text": "Hello.."}])
-    call, _ = await _invoked(body)
+    call, _ = await invoked(body)
     assert call.status is EventStatus.COMPLETED
     assert call.execution.response == body
 
@@ -180,6 +118,6 @@ async def test_the_explanation_text_never_picks_another_family() -> None:
     # ("prompt is too long" is the context family's) must not decide the class.
     details = {**DETAILS, "explanation": "Declined: the prompt is too long to be safe."}
     body = {**_body([{"type": "text", "text": "x"}, TOOL]), "stop_details": details}
-    call, requests = await _invoked(body)
+    call, requests = await invoked(body)
     assert type(call.exception) is ProviderStreamContentFilterError, repr(call.exception)
     assert requests == 1

@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
+from codex_runs import error_chunk, failed_run
 
 from lionagi.providers.codex import CodexCliEndpoint
-from lionagi.providers.codex._events import CodexEventParser
 from lionagi.service import (
     EventStatus,
     ProviderAuthError,
@@ -34,7 +33,6 @@ from lionagi.service import (
     ProviderStreamError,
     ProviderStreamQuotaExhaustedError,
     ProviderStreamServerError,
-    StreamChunk,
     iModel,
 )
 from lionagi.service_testing import FakeProviderServer
@@ -54,31 +52,13 @@ NOT_INCLUDED = (
 )
 
 
-def _failed_run(message: str) -> list[dict[str, Any]]:
-    return [
-        {"type": "thread.started", "thread_id": "019a0000-0000-7000-8000-0000000000c3"},
-        {"type": "turn.started"},
-        {"type": "error", "message": message},
-        {"type": "turn.failed", "error": {"message": message}},
-    ]
-
-
-def _error_chunk(events: list[dict[str, Any]]) -> StreamChunk:
-    parser = CodexEventParser(model="m")
-    for event in events:
-        for chunk in parser.feed(event):
-            if chunk.type == "error":
-                return chunk
-    raise AssertionError("no error chunk")
-
-
 def _classify(message: str) -> ProviderStreamError:
-    return CodexCliEndpoint().stream_error(_error_chunk(_failed_run(message)))
+    return CodexCliEndpoint().stream_error(error_chunk(failed_run(message)))
 
 
 def test_the_captured_500_is_the_server_fault_twin() -> None:
     lines = (CAPTURES / "codex-500.jsonl").read_text(encoding="utf-8").splitlines()
-    chunk = _error_chunk([json.loads(line) for line in lines if line.strip()])
+    chunk = error_chunk([json.loads(line) for line in lines if line.strip()])
     assert chunk.content == HIGH_DEMAND
     error = CodexCliEndpoint().stream_error(chunk)
     assert type(error) is ProviderStreamServerError, repr(error)

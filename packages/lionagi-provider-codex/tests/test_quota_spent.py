@@ -17,16 +17,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from codex_runs import error_chunk, failed_run
 
 from lionagi.providers.codex import CodexCliEndpoint
-from lionagi.providers.codex._events import CodexEventParser
 from lionagi.service import (
     EventStatus,
     ProviderQuotaError,
     ProviderQuotaSpentError,
     ProviderStreamQuotaError,
     ProviderStreamQuotaExhaustedError,
-    StreamChunk,
     iModel,
 )
 from lionagi.service_testing.conformance import replay_argv
@@ -62,35 +61,16 @@ RATE_LIMITS = (
 )
 
 
-def _failed_run(message: str) -> list[dict[str, Any]]:
-    """The events ``codex exec --json`` prints for a turn the API refused."""
-    return [
-        {"type": "thread.started", "thread_id": "019a0000-0000-7000-8000-0000000000b2"},
-        {"type": "turn.started"},
-        {"type": "error", "message": message},
-        {"type": "turn.failed", "error": {"message": message}},
-    ]
-
-
-def _error_chunk(events: list[dict[str, Any]]) -> StreamChunk:
-    parser = CodexEventParser(model="m")
-    for event in events:
-        for chunk in parser.feed(event):
-            if chunk.type == "error":
-                return chunk
-    raise AssertionError("no error chunk")
-
-
 @pytest.mark.parametrize("message", [QUOTA_EXCEEDED, OUT_OF_CREDITS])
 def test_a_spent_quota_event_is_the_exhausted_twin(message: str) -> None:
-    error = CodexCliEndpoint().stream_error(_error_chunk(_failed_run(message)))
+    error = CodexCliEndpoint().stream_error(error_chunk(failed_run(message)))
     assert type(error) is ProviderStreamQuotaExhaustedError
     assert error.retryable is False
 
 
 @pytest.mark.parametrize("message", USAGE_LIMITS)
 def test_the_usage_window_is_the_exhausted_twin(message: str) -> None:
-    error = CodexCliEndpoint().stream_error(_error_chunk(_failed_run(message)))
+    error = CodexCliEndpoint().stream_error(error_chunk(failed_run(message)))
     assert type(error) is ProviderStreamQuotaExhaustedError
     assert error.retryable is False
     assert error.kind == "quota_exhausted"
@@ -99,7 +79,7 @@ def test_the_usage_window_is_the_exhausted_twin(message: str) -> None:
 
 @pytest.mark.parametrize("message", RATE_LIMITS)
 def test_rate_limit_wording_stays_retryable(message: str) -> None:
-    error = CodexCliEndpoint().stream_error(_error_chunk(_failed_run(message)))
+    error = CodexCliEndpoint().stream_error(error_chunk(failed_run(message)))
     assert type(error) is ProviderStreamQuotaError
     assert error.retryable is True
 
@@ -107,7 +87,7 @@ def test_rate_limit_wording_stays_retryable(message: str) -> None:
 def test_the_captured_429_stays_retryable() -> None:
     lines = (CAPTURES / "codex-429.jsonl").read_text(encoding="utf-8").splitlines()
     captured = [json.loads(line) for line in lines if line.strip()]
-    assert type(CodexCliEndpoint().stream_error(_error_chunk(captured))) is ProviderStreamQuotaError
+    assert type(CodexCliEndpoint().stream_error(error_chunk(captured))) is ProviderStreamQuotaError
 
 
 async def _invoke(tmp_path: Path, **plan: Any) -> Any:
@@ -118,7 +98,7 @@ async def _invoke(tmp_path: Path, **plan: Any) -> Any:
 
 
 async def test_a_fake_codex_out_of_quota_fails_with_the_exhausted_twin(tmp_path: Path) -> None:
-    call = await _invoke(tmp_path, events=_failed_run(QUOTA_EXCEEDED), exit_code=1)
+    call = await _invoke(tmp_path, events=failed_run(QUOTA_EXCEEDED), exit_code=1)
     assert call.status is EventStatus.FAILED
     assert type(call.exception) is ProviderStreamQuotaExhaustedError, repr(call.exception)
     assert QUOTA_EXCEEDED in str(call.exception)
@@ -134,7 +114,7 @@ async def test_a_fake_codex_reporting_it_on_stderr_only_is_the_family(tmp_path: 
 
 
 async def test_a_fake_codex_at_its_usage_limit_fails_not_retryable(tmp_path: Path) -> None:
-    call = await _invoke(tmp_path, events=_failed_run(USAGE_LIMIT), exit_code=1)
+    call = await _invoke(tmp_path, events=failed_run(USAGE_LIMIT), exit_code=1)
     assert call.status is EventStatus.FAILED
     assert type(call.exception) is ProviderStreamQuotaExhaustedError, repr(call.exception)
     assert call.exception.retryable is False
