@@ -65,12 +65,11 @@ from lionagi.service.http import (
 )
 
 from ._projector import (
+    CUT_STOPS,
     REFUSAL_STOP,
     TOOL_BLOCKS,
-    WINDOW_STOP,
     AnthropicMessagesProjector,
-    refusal_cut,
-    window_cut,
+    stop_cut,
 )
 from ._request import BETA_HEADER, HEADER_PARAMS, _AnthropicContextManagement
 
@@ -466,16 +465,14 @@ class AnthropicMessagesEndpoint(Endpoint):
             )
             raise ProviderProtocolError(f"{where}: the answer is not a message object ({got})")
         stop_reason = body.get("stop_reason")
-        if stop_reason in ("max_tokens", WINDOW_STOP, REFUSAL_STOP):
+        if stop_reason == "max_tokens" or stop_reason in CUT_STOPS:
             last = content[-1] if content else None
             if isinstance(last, dict) and last.get("type") in TOOL_BLOCKS:
                 name = last.get("name")
-                projector = AnthropicMessagesProjector(self._secrets())
-                if stop_reason == WINDOW_STOP:
-                    raise self.stream_error(window_cut(projector, name))
-                if stop_reason == REFUSAL_STOP:
+                if stop_reason in CUT_STOPS:
+                    projector = AnthropicMessagesProjector(self._secrets())
                     details = body.get("stop_details")
-                    raise self.stream_error(refusal_cut(projector, name, details=details))
+                    raise self.stream_error(stop_cut(projector, stop_reason, name, None, details))
                 raise self.stream_error(_cut_tool_call(name))
         return body
 

@@ -119,6 +119,8 @@ WINDOW_STOP = "model_context_window_exceeded"
 # category and explanation in stop_details): a tool call it stops in is cut short too, and the
 # same conversation is refused again, so the fix is the turn that triggered it.
 REFUSAL_STOP = "refusal"
+# The stops that cut a tool call for a reason other than the token limit: `stop_cut`'s.
+CUT_STOPS = (WINDOW_STOP, REFUSAL_STOP)
 # What a compaction_delta sets on its block: each replaces the block's value (the official
 # SDK's accumulator assigns them, so a delta carries a whole value, not a piece to append).
 _COMPACTION_FIELDS = ("content", "encrypted_content")
@@ -351,7 +353,7 @@ class AnthropicMessagesProjector(ProjectorBase):
         """The held input-less call at the stop reason: a cut's error chunk, else the call."""
         assert self._empty is not None
         (name, call), self._empty = self._empty, None
-        if self._stop_reason in (WINDOW_STOP, REFUSAL_STOP):
+        if self._stop_reason in CUT_STOPS:
             return (self._stop_cut(name),)
         if self._stop_reason != "max_tokens":
             return (call,)
@@ -362,7 +364,7 @@ class AnthropicMessagesProjector(ProjectorBase):
 
     def _resolve_cut(self) -> Sequence[StreamChunk]:
         """The held tool block at the stop reason: the cut's error chunk, else its own error."""
-        if self._stop_reason in (WINDOW_STOP, REFUSAL_STOP) and self.held is not None:
+        if self._stop_reason in CUT_STOPS and self.held is not None:
             name, arguments, _ = self.held
             if _cut(arguments):
                 self.held = None
@@ -372,10 +374,8 @@ class AnthropicMessagesProjector(ProjectorBase):
 
     def _stop_cut(self, name: Any) -> StreamChunk:
         """The error chunk for a tool call the context window or a refusal stopped in."""
-        usage = dict(self._usage) or None
-        if self._stop_reason == REFUSAL_STOP:
-            return refusal_cut(self, name, usage, self._message.get("stop_details"))
-        return window_cut(self, name, usage)
+        details = self._message.get("stop_details")
+        return stop_cut(self, self._stop_reason, name, dict(self._usage) or None, details)
 
     def _server_result(self, kind: str, block: dict[str, Any]) -> StreamChunk:
         content = block.get("content")
@@ -402,61 +402,40 @@ def _cut(arguments: str) -> bool:
     return False
 
 
-def window_cut(projector: ProjectorBase, name: Any, usage: Any = None) -> StreamChunk:
-    """The error chunk for a tool call ``model_context_window_exceeded`` cut short.
+def stop_cut(
+    projector: ProjectorBase, reason: str, name: Any, usage: Any = None, details: Any = None
+) -> StreamChunk:
+    """The error chunk for a tool call a `CUT_STOPS` stop reason cut short.
 
     Shaped like core's token-limit chunk (``code`` and ``finish_reason`` the stop reason, the
-    usage so far), so a caller handles one error however the output was cut; the code names
-    the context window, which core's classification types as the context family
-    (``ProviderStreamContextError``, not retried), and the text gives the fix that works.
+    usage so far, and the ``stop_details`` the stop came with), so a caller handles one error
+    however the output was cut. The code types it: core reads the context window's as the
+    context family (``ProviderStreamContextError``), the endpoint's ``error_patterns`` read
+    ``refusal`` as the content-filter family; neither is retried. Core's token-limit text is
+    not used: its fix (raise ``max_tokens``) helps neither, so the text gives the one that does.
     """
-    (chunk,) = projector.error_chunk(
-        {
-            "message": (
-                f"the output reached the model's context window ({WINDOW_STOP!r}) while "
-                f"writing the input of tool call {name!r}, which is cut short; a higher "
-                "max_tokens does not help: shorten the conversation (drop or summarize earlier "
-                "turns, or clear old tool results with context_management) and retry"
-            ),
-            "code": WINDOW_STOP,
-        }
-    )
-    chunk.metadata["finish_reason"] = WINDOW_STOP
-    if usage:
-        chunk.metadata["usage"] = usage
-    return chunk
-
-
-def refusal_cut(
-    projector: ProjectorBase, name: Any, usage: Any = None, details: Any = None
-) -> StreamChunk:
-    """The error chunk for a tool call ``stop_reason: "refusal"`` cut short.
-
-    Shaped like the other cuts (``code`` and ``finish_reason`` the stop reason, the usage so
-    far; billed output tokens included), plus the ``stop_details`` the stop came with. The code
-    is what the endpoint's ``error_patterns`` type as the content-filter family
-    (``ProviderStreamContentFilterError``: not retried, neutral for the circuit), as core
-    reports every other refusal; the text names the policy category and Anthropic's
-    explanation when given, and the fix that works (the same conversation is refused again).
-    """
-    why = f"stop_reason {REFUSAL_STOP!r}"
-    facts = details if isinstance(details, dict) else {}
-    if isinstance(facts.get("category"), str):
-        why = f"{why}, category {facts['category']!r}"
-    if isinstance(facts.get("explanation"), str) and facts["explanation"]:
-        why = f"{why}: {facts['explanation']}"
-    (chunk,) = projector.error_chunk(
-        {
-            "message": (
-                f"Anthropic's safety classifiers stopped the answer ({why}) while the model "
-                f"was writing the input of tool call {name!r}, which is cut short and not "
-                "handed out; the same conversation is refused again: remove or rephrase the "
-                "turn that triggered the refusal and retry"
-            ),
-            "code": REFUSAL_STOP,
-        }
-    )
-    chunk.metadata["finish_reason"] = REFUSAL_STOP
+    if reason == REFUSAL_STOP:
+        why = f"stop_reason {REFUSAL_STOP!r}"
+        facts = details if isinstance(details, dict) else {}
+        if isinstance(facts.get("category"), str):
+            why = f"{why}, category {facts['category']!r}"
+        if isinstance(facts.get("explanation"), str) and facts["explanation"]:
+            why = f"{why}: {facts['explanation']}"
+        message = (
+            f"Anthropic's safety classifiers stopped the answer ({why}) while the model was "
+            f"writing the input of tool call {name!r}, which is cut short and not handed out; "
+            "the same conversation is refused again: remove or rephrase the turn that "
+            "triggered the refusal and retry"
+        )
+    else:
+        message = (
+            f"the output reached the model's context window ({reason!r}) while writing the "
+            f"input of tool call {name!r}, which is cut short; a higher max_tokens does not "
+            "help: shorten the conversation (drop or summarize earlier turns, or clear old tool "
+            "results with context_management) and retry"
+        )
+    (chunk,) = projector.error_chunk({"message": message, "code": reason})
+    chunk.metadata["finish_reason"] = reason
     if details is not None:
         chunk.metadata["stop_details"] = details
     if usage:
