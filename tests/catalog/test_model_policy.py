@@ -262,6 +262,19 @@ def policy_failure(dists: Dists, policy: str, *, extra: str = "") -> set[tuple[s
         ("provider='acme', model_aliases={'m': 'acme/x-high'}", "m"),
         ("provider='acme', model_aliases={'m': 'acme/x', 'M ': 'acme/y'}", "m"),
         ("provider='acme', model_aliases=['m']", "model_aliases"),
+        (
+            "provider='acme', effort_mode='kwarg', effort_kwarg='effort', "
+            "effort_levels=('low', 'max'), model_name_words=('max',)",
+            "model_name_words",
+        ),
+        (
+            "provider='acme', effort_mode='kwarg', effort_kwarg='effort', "
+            "model_name_words=('max',)",
+            "model_name_words",
+        ),
+        ("provider='acme', model_name_words=('mini',)", "model_name_words"),
+        ("provider='acme', model_name_words=('max', 'MAX')", "model_name_words"),
+        ("provider='acme', model_name_words='max'", "model_name_words"),
         ("provider=''", "provider"),
     ],
 )
@@ -405,3 +418,40 @@ def test_a_provider_without_a_policy_is_reported_as_passthrough(
     dists.provider("bare", "PROVIDER_SPECS = (api('bare', 'chat'),)\n")
     assert parse_model_spec("bare/m-high").model == "bare/m-high"
     assert models_report(default_catalog.snapshot(), "bare")["effort_mode"] == "passthrough"
+
+
+# -- model-name words: an effort spelling that ends model names, not an effort -------------------
+
+WORDS = """
+PROVIDER_SPECS = (agentic("worded", "query_cli"),)
+MODEL_POLICIES = (
+    ProviderModelPolicy(
+        provider="worded",
+        model_aliases={"worded": "worded/base"},
+        effort_mode="kwarg",
+        effort_kwarg="effort",
+        effort_levels=("low", "high"),
+        model_name_words=("MAX",),
+    ),
+)
+"""
+
+
+def test_a_model_name_word_stays_in_the_name_and_other_levels_still_split(
+    dists: Dists, default_catalog: ProviderCatalog
+) -> None:
+    dists.provider("worded", WORDS)
+    kept = parse_model_spec("worded/big-codex-Max")
+    assert (kept.model, kept.effort, dict(kept.kwargs)) == ("worded/big-codex-Max", None, {})
+    split = parse_model_spec("worded/big-codex-max-high")
+    assert (split.model, split.effort, dict(split.kwargs)) == (
+        "worded/big-codex-max",
+        "high",
+        {"effort": "high"},
+    )
+    # A word after an alias is an effort request, and this provider does not accept it.
+    with pytest.raises(EndpointConfigurationError, match="does not accept effort 'max'"):
+        parse_model_spec("worded-max")
+    # Effort words the policy neither accepts nor declares are still refused, never guessed.
+    with pytest.raises(EndpointConfigurationError, match="does not accept effort 'xhigh'"):
+        parse_model_spec("worded/big-xhigh")

@@ -7,7 +7,8 @@ Against the fake server codex sends ``max`` as the request's ``reasoning.effort`
 ``ultra`` into ``xhigh`` plus its own delegation. The request model refused both.
 
 The model policy's suffix levels are left as they were: a ``-max`` suffix there would split
-OpenAI's ``gpt-5.1-codex-max`` into another model at effort ``max``.
+OpenAI's ``gpt-5.1-codex-max`` into another model at effort ``max``; the policy lists ``max`` as a
+model-name word instead, so that name selects its model.
 """
 
 from __future__ import annotations
@@ -63,3 +64,14 @@ async def test_the_real_codex_takes_the_level(
         )
     assert call.status is EventStatus.COMPLETED, call.execution.error
     assert server.requests[-1].json["reasoning"]["effort"] == sent
+
+
+def test_a_model_named_with_max_is_that_model_and_takes_an_effort_after_it() -> None:
+    # `codex/gpt-5.1-codex-max` is OpenAI's model, not the default model at effort `max`; it was
+    # refused as an unaccepted effort level.
+    kept = iModel(model="codex/gpt-5.1-codex-max")
+    assert kept.endpoint.config.request_defaults["model"] == "gpt-5.1-codex-max"
+    assert "reasoning_effort" not in kept.endpoint.config.request_defaults
+    high = iModel(model="codex/gpt-5.1-codex-max-high")
+    assert high.endpoint.config.request_defaults["model"] == "gpt-5.1-codex-max"
+    assert high.endpoint.config.request_defaults["reasoning_effort"] == "high"

@@ -55,6 +55,8 @@ MODEL_POLICIES: tuple[ProviderModelPolicy, ...] = (
         effort_mode="kwarg",
         effort_kwarg="reasoning_effort",
         effort_levels=REASONING_EFFORTS,
+        # `gpt-5.1-codex-max` is a model; `max` effort is the `reasoning_effort` field's.
+        model_name_words=("max",),
         yolo_kwargs={"full_auto": True, "skip_git_repo_check": True},
         bypass_kwargs={"bypass_approvals": True, "skip_git_repo_check": True},
         fast_kwargs={"fast_mode": True},

@@ -26,8 +26,8 @@ __all__ = [
 ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max", "ultra"]
 """Codex's ``model_reasoning_effort`` values. ``max`` and ``ultra`` are levels 0.171.0's catalog
 offers for its current models (``codex debug models``); they are not in the policy's
-`REASONING_EFFORTS`, so a model name ending in ``-max`` (``gpt-5.1-codex-max``) is never
-read as an effort suffix."""
+`REASONING_EFFORTS`, and the policy declares ``max`` a model-name word, so
+``codex/gpt-5.1-codex-max`` names that model rather than an effort suffix."""
 
 SandboxMode = Literal["read-only", "workspace-write", "danger-full-access"]
 

@@ -160,9 +160,11 @@ def apply_policy(
         base, level = split_effort(model_part)
     if level is None or policy is None:
         return ModelSpec(model=f"{prefix}/{model_part}", effort=None, provider=provider)
-    if policy.effort_mode == "passthrough" and forced_level is None:
-        return ModelSpec(model=f"{prefix}/{model_part}", effort=None, provider=provider)
     effort = level.casefold()
+    if forced_level is None and (
+        policy.effort_mode == "passthrough" or effort in policy.model_name_words
+    ):
+        return ModelSpec(model=f"{prefix}/{model_part}", effort=None, provider=provider)
     if policy.effort_mode in ("none", "passthrough"):
         raise EndpointConfigurationError(
             "model",

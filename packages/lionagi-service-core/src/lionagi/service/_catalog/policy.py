@@ -45,6 +45,12 @@ class ProviderModelPolicy:
     has several, e.g. `iModel(model="acme/some-model")`; None keeps "name one". A provider
     that publishes a policy only for its aliases or default endpoint, and whose model names may
     end in an effort word, declares `effort_mode="passthrough"`.
+
+    `model_name_words` serves a provider that has effort suffixes and a few model names ending in
+    an effort word it does not accept as a level (OpenAI's `gpt-5.1-codex-max` under codex,
+    whose levels stop at `xhigh`): a trailing `-<word>` from this set stays in the model name
+    instead of being refused as an unaccepted effort. The words are members of
+    `EFFORT_LEVELS` outside the accepted levels, so no spelling means two things.
     """
 
     provider: str
@@ -57,6 +63,7 @@ class ProviderModelPolicy:
     bypass_kwargs: Mapping[str, Any] = field(default_factory=dict)
     fast_kwargs: Mapping[str, Any] = field(default_factory=dict)
     default_endpoint: str | None = None
+    model_name_words: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

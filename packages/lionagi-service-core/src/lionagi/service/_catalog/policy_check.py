@@ -13,6 +13,7 @@ Rules, each an ``invalid_model_policy`` diagnostic unless noted:
 * Effort mode: ``kwarg`` requires ``effort_kwarg``; ``model_name``, ``none`` and ``passthrough``
   forbid it; ``none`` and ``passthrough`` declare no ``effort_levels``; levels are unique
   members of ``EFFORT_LEVELS`` (an empty tuple in an effort mode means all of them).
+* ``model_name_words`` are unique members of ``EFFORT_LEVELS`` outside the accepted levels.
 * Permission coverage: ``yolo_kwargs`` and ``bypass_kwargs`` are both declared or both empty,
   since a caller asking for one mode must never be silently downgraded to nothing.
   ``fast_kwargs`` is independent. Every kwarg value is JSON-serializable.
@@ -246,6 +247,7 @@ class _PolicyCheck:
             return None
         aliases = self._provider_aliases(p.provider_aliases)
         levels = self._effort(p)
+        name_words = self._name_words(p.model_name_words, levels)
         tables = {name: self._table(name, getattr(p, name)) for name in _MODE_TABLES}
         if bool(tables["yolo_kwargs"]) != bool(tables["bypass_kwargs"]):
             missing = "bypass_kwargs" if tables["yolo_kwargs"] else "yolo_kwargs"
@@ -270,6 +272,7 @@ class _PolicyCheck:
             bypass_kwargs=MappingProxyType(tables["bypass_kwargs"]),
             fast_kwargs=MappingProxyType(tables["fast_kwargs"]),
             default_endpoint=default_endpoint,
+            model_name_words=name_words,
         )
         model_aliases = self._model_aliases(p.model_aliases, frozen)
         if self.diags:
@@ -285,6 +288,7 @@ class _PolicyCheck:
             bypass_kwargs=frozen.bypass_kwargs,
             fast_kwargs=frozen.fast_kwargs,
             default_endpoint=frozen.default_endpoint,
+            model_name_words=frozen.model_name_words,
         )
 
     def _default_endpoint(self, value: object, endpoints: Mapping[str, str]) -> str | None:
@@ -358,6 +362,31 @@ class _PolicyCheck:
         if len(set(levels)) != len(levels):
             self.fail("effort_levels repeats a level", key="effort_levels")
         return tuple(levels) if levels else EFFORT_LEVELS
+
+    def _name_words(self, words: object, levels: tuple[str, ...]) -> tuple[str, ...]:
+        """The declared model-name words, each an effort spelling the provider does not accept."""
+        if not isinstance(words, tuple | list) or not all(isinstance(w, str) for w in words):
+            self.fail("model_name_words must be a tuple of strings", key="model_name_words")
+            return ()
+        folded = [w.casefold() for w in words]
+        unknown = [w for w in folded if w not in EFFORT_LEVELS]
+        if unknown:
+            self.fail(
+                f"model_name_words {', '.join(map(repr, unknown))} are not effort words, so a "
+                "model name ending in them is never split; declare only members of "
+                f"{', '.join(EFFORT_LEVELS)}",
+                key="model_name_words",
+            )
+        accepted = [w for w in folded if w in levels]
+        if accepted:
+            self.fail(
+                f"model_name_words {', '.join(map(repr, accepted))} are also accepted effort "
+                "levels; a suffix must mean one thing",
+                key="model_name_words",
+            )
+        if len(set(folded)) != len(folded):
+            self.fail("model_name_words repeats a word", key="model_name_words")
+        return tuple(folded)
 
     def _table(self, name: str, table: object) -> dict[str, Any]:
         if not isinstance(table, Mapping):
