@@ -9,7 +9,10 @@ Exa's answer stream (:class:`~._answer.ExaAnswerProjector`) and the flag.
 Errors: Exa's body is ``{"requestId", "error": "<message>", "tag": "<TAG>"}``. The status says
 most of it (401 key, 403 access, 429 rate); the tag says what the status cannot: running out of
 credits (``NO_MORE_CREDITS``, ``API_KEY_BUDGET_EXCEEDED``) is billing, not a rate limit, so it is
-a :class:`~lionagi.service.ProviderQuotaExhaustedError` and is never retried.
+a :class:`~lionagi.service.ProviderQuotaExhaustedError` and is never retried. A 403 tagged
+``PROHIBITED_CONTENT`` is Exa's content policy refusing the request, not the key: a
+:class:`~lionagi.service.ProviderStatusContentFilterError`, never retried (Exa counts each
+refusal toward a warning).
 """
 
 from __future__ import annotations
@@ -18,10 +21,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from lionagi.service import (
     Endpoint,
+    ProviderContentFilterError,
     ProviderError,
     ProviderProtocolError,
     ProviderQuotaExhaustedError,
     ProviderQuotaSpentError,
+    ProviderStatusContentFilterError,
 )
 from lionagi.service.http import HTTPErrorInfo, ProviderErrorPattern, StreamProjector, json_kind
 
@@ -39,6 +44,8 @@ __all__ = [
 ]
 
 _QUOTA_TAGS = frozenset({"NO_MORE_CREDITS", "API_KEY_BUDGET_EXCEEDED"})
+# Exa's content policy (https://exa.ai/docs/reference/content-policy): a 403 with this tag.
+_POLICY_TAG = "PROHIBITED_CONTENT"
 
 
 def exa_tag(info: HTTPErrorInfo) -> str | None:
@@ -66,11 +73,30 @@ class ExaEndpoint(Endpoint):
             r"\b(?:" + "|".join(sorted(_QUOTA_TAGS)) + r")\b",
             summary="the Exa account is out of credits",
         ),
+        ProviderErrorPattern(
+            "content_filter",
+            ProviderContentFilterError,
+            rf"\b{_POLICY_TAG}\b",
+            summary="refused by Exa's content policy",
+        ),
     )
 
     def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
-        """Credits used up -> quota exhausted (not retried); the rest by status."""
-        if exa_tag(info) in _QUOTA_TAGS:
+        """Credits used up -> quota exhausted; a content-policy refusal -> content filter.
+
+        Neither is retried. The refusal comes as a 403, which the status alone types as refused
+        credentials: the tag says the key works and the request is what Exa refuses.
+        """
+        tag = exa_tag(info)
+        if tag == _POLICY_TAG and 400 <= info.status < 500 and info.status != 429:
+            return ProviderStatusContentFilterError(
+                f"{info.where} refused the request: Exa's content policy blocked it (HTTP "
+                f"{info.status}, {tag}; the same request is refused again, so it is not "
+                f"retried){info.suffix}",
+                status=info.status,
+                body_excerpt=info.excerpt,
+            )
+        if tag in _QUOTA_TAGS:
             return ProviderQuotaExhaustedError(
                 f"{info.where}: the Exa account is out of credits (HTTP {info.status}; billing, "
                 f"not a rate limit, so it is not retried){info.suffix}",

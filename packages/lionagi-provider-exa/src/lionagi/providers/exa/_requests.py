@@ -50,16 +50,34 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
+# The page sections Exa's text filters name (exa-py ``SECTION_TAG``).
+Section = Literal[
+    "unspecified", "header", "navigation", "banner", "body", "sidebar", "footer", "metadata"
+]
+
+
 class ExaTextOptions(_Strict):
-    """``text``: the page text, bounded, optionally with its HTML tags."""
+    """``text``: the page text, bounded, optionally with its HTML tags.
+
+    ``verbosity`` and the section filters shape what of the page is kept; Exa applies them to a
+    fresh crawl only (``maxAgeHours: 0``), which is the caller's to ask for.
+    """
 
     maxCharacters: int | None = Field(default=None, ge=1)
     includeHtmlTags: StrictBool | None = None
+    verbosity: Literal["compact", "standard", "full"] | None = None
+    includeSections: list[Section] | None = None
+    excludeSections: list[Section] | None = None
 
 
 class ExaHighlightsOptions(_Strict):
-    """``highlights``: the most relevant sentences of each page."""
+    """``highlights``: the most relevant passages of each page, bounded by ``maxCharacters``.
 
+    ``numSentences`` and ``highlightsPerUrl`` are Exa's older bounds, deprecated there in favour
+    of ``maxCharacters`` and still accepted.
+    """
+
+    maxCharacters: int | None = Field(default=None, ge=1)
     numSentences: int | None = Field(default=None, ge=1)
     highlightsPerUrl: int | None = Field(default=None, ge=1)
     query: str | None = None
