@@ -14,6 +14,11 @@ reasoning guide: reasoning "is controlled by the system prompt or chat template 
 arguments, depending on the model"; its hosted model cards send
 ``{"chat_template_kwargs": {"enable_thinking": true}}``, others ``{"thinking": true}``). Which
 keys a template reads is the model's, so the keys are not typed; the values must be JSON.
+
+Chat also takes NIM's sampling parameters beyond OpenAI's, top-level as NIM documents them
+(its sampling-control reference; its LLM API reference defers to the vLLM server's request):
+``top_k`` (-1 or 0 for every token), ``min_p``, ``repetition_penalty`` (1 is no penalty),
+``min_tokens`` and ``ignore_eos``.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from __future__ import annotations
 import math
 from typing import Any, Literal
 
-from pydantic import ValidationError
+from pydantic import Field, StrictBool, StrictFloat, StrictInt, ValidationError
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from lionagi.service import OpenAIChatCompletionsRequest, OpenAIEmbeddingsRequest
@@ -36,15 +41,23 @@ __all__ = [
 
 
 class NvidiaNimChatRequest(OpenAIChatCompletionsRequest):
-    """NIM's chat request: the OpenAI fields plus ``nvext`` and ``chat_template_kwargs``.
+    """NIM's chat request: the OpenAI fields plus ``nvext``, ``chat_template_kwargs`` and sampling.
 
     ``nvext`` e.g. ``{"guided_json": schema}``; ``chat_template_kwargs`` e.g.
     ``{"thinking": True}`` or ``{"enable_thinking": False}``: a mapping of names to JSON
     values, sent as written. A value with no JSON form (a set, a date, a NaN) is refused
     naming its path instead of being converted on the way out.
+
+    The sampling fields (``top_k``, ``min_p``, ``repetition_penalty``, ``min_tokens``,
+    ``ignore_eos``) take the ranges the server checks, so a bad value is refused here naming it.
     """
 
     nvext: dict[str, Any] | None = None
+    top_k: StrictInt | None = Field(default=None, ge=-1)
+    min_p: StrictFloat | None = Field(default=None, ge=0, le=1)
+    repetition_penalty: StrictFloat | None = Field(default=None, gt=0)
+    min_tokens: StrictInt | None = Field(default=None, ge=0)
+    ignore_eos: StrictBool | None = None
     # Typed as a plain mapping and checked after validation (model_post_init), like core's
     # nested fields: a validator or a JSON-value type would cost every NIM chat request the
     # payload fast path.
