@@ -27,7 +27,15 @@ from lionagi.service.http import (
     StreamProjector,
 )
 
-from ._errors import IMAGE_INPUT_PATTERN, POLICY_PATTERN, THROTTLED_PATTERN, openai_policy_error
+from ._errors import (
+    IMAGE_INPUT_PATTERN,
+    INVALID_PROMPT_PATTERN,
+    POLICY_PATTERN,
+    RESIDENCY_PATTERN,
+    THROTTLED_PATTERN,
+    VECTOR_STORE_TIMEOUT_PATTERN,
+    openai_policy_error,
+)
 
 __all__ = [
     "OpenAIChatCompletionsEndpoint",
@@ -42,14 +50,18 @@ class StreamOptionsOnlyWhenStreaming(Endpoint):
 
     Both also read OpenAI's safety-policy refusals: ``error_patterns`` classify the stream and
     2xx forms, :meth:`map_status_error` the HTTP form (before any status mapping below it).
-    The patterns also type a refused image input and a throttled stream by their codes
-    (`._errors`); the HTTP forms of those are typed by their status.
+    The patterns also type a refused image input, a throttled stream, a vector-store timeout, a
+    data-residency mismatch and a non-policy ``invalid_prompt`` by their codes (`._errors`); the
+    HTTP forms of those are typed by their status.
     """
 
     error_patterns: ClassVar[tuple[ProviderErrorPattern, ...]] = (
         POLICY_PATTERN,
         IMAGE_INPUT_PATTERN,
         THROTTLED_PATTERN,
+        VECTOR_STORE_TIMEOUT_PATTERN,
+        RESIDENCY_PATTERN,
+        INVALID_PROMPT_PATTERN,
     )
 
     def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:

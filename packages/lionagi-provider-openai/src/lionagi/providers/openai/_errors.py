@@ -28,6 +28,19 @@ HTTP forms, a 400 and a 429, are typed by the status):
 - ``too_many_requests``, the code of the Responses stream's ``error`` event when the stream is
   throttled (``{"type": "error", "error": {"code": "too_many_requests", "message": "Too Many
   Requests"}}``, openai-dotnet#881), is core's rate-limit family, retryable as its 429 is.
+
+And three more ``ResponseError.code`` values the Responses API reference lists:
+
+- ``vector_store_timeout``: the ``file_search`` tool's vector-store query ran out of time on
+  OpenAI's side; nothing in the request is wrong, so it is core's server-fault family, retryable
+  as the ``server_error`` beside it is (`VECTOR_STORE_TIMEOUT_PATTERN`);
+- ``data_residency_mismatch``: the request does not fit the project's data-residency region
+  (a model or endpoint the region does not serve, or the wrong regional host). Resent unchanged
+  it fails again, and it says nothing of the service's health, so it is the invalid-request
+  family: never retried, neutral to the circuit (`RESIDENCY_PATTERN`);
+- ``invalid_prompt`` without the policy wording: a prompt the API cannot use (its HTTP form a
+  400), the invalid-request family too (`INVALID_PROMPT_PATTERN`; `POLICY_PATTERN`, tried
+  first, keeps the two policy sentences a content-filter refusal).
 """
 
 from __future__ import annotations
@@ -39,6 +52,7 @@ from lionagi.service import (
     ProviderError,
     ProviderInvalidRequestError,
     ProviderQuotaError,
+    ProviderServerFaultError,
     ProviderStatusContentFilterError,
 )
 from lionagi.service.http import HTTPErrorInfo, ProviderErrorPattern
@@ -46,9 +60,12 @@ from lionagi.service.http import HTTPErrorInfo, ProviderErrorPattern
 __all__ = [
     "IMAGE_INPUT_CODES",
     "IMAGE_INPUT_PATTERN",
+    "INVALID_PROMPT_PATTERN",
     "POLICY_CODES",
     "POLICY_PATTERN",
+    "RESIDENCY_PATTERN",
     "THROTTLED_PATTERN",
+    "VECTOR_STORE_TIMEOUT_PATTERN",
     "openai_policy_error",
 ]
 
@@ -113,6 +130,30 @@ THROTTLED_PATTERN = ProviderErrorPattern(
     summary="rate limited (too many requests)",
 )
 """A Responses stream's ``error`` event throttling the stream: the in-band form of a 429."""
+
+VECTOR_STORE_TIMEOUT_PATTERN = ProviderErrorPattern(
+    "server",
+    ProviderServerFaultError,
+    r"(?:^|\n)vector_store_timeout(?:\n|$)",
+    summary="the file search's vector store timed out",
+)
+"""A failed response whose vector-store query timed out on OpenAI's side: a transient fault."""
+
+RESIDENCY_PATTERN = ProviderErrorPattern(
+    "invalid_request",
+    ProviderInvalidRequestError,
+    r"(?:^|\n)data_residency_mismatch(?:\n|$)",
+    summary="the request does not match the project's data residency",
+)
+"""A failed response refused for the project's data-residency region: the caller's setup."""
+
+INVALID_PROMPT_PATTERN = ProviderErrorPattern(
+    "invalid_request",
+    ProviderInvalidRequestError,
+    r"(?:^|\n)invalid_prompt(?:\n|$)",
+    summary="the prompt was refused as invalid",
+)
+"""A failed response whose ``invalid_prompt`` is not a policy refusal (``POLICY_PATTERN`` first)."""
 
 
 def openai_policy_error(info: HTTPErrorInfo) -> ProviderError | None:
