@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt
 
 from lionagi.service import (
     OpenAIChatCompletionsRequest,
@@ -93,6 +93,8 @@ class OpenRouterReasoning(BaseModel):
     max_tokens: int | None = Field(default=None, ge=1)
     exclude: bool | None = None
     enabled: bool | None = None
+    # How much of the reasoning a model that summarises it (OpenAI's) returns.
+    summary: Literal["auto", "concise", "detailed"] | None = None
 
 
 class OpenRouterUsage(BaseModel):
@@ -104,12 +106,32 @@ class OpenRouterUsage(BaseModel):
 
 
 class OpenRouterCacheControl(BaseModel):
-    """``cache_control`` of a text content part: a prompt-cache breakpoint."""
+    """``cache_control``: on a text content part a prompt-cache breakpoint; top-level, automatic."""
 
     model_config = ConfigDict(extra="forbid", defer_build=True, hide_input_in_errors=True)
 
     type: Literal["ephemeral"]
     ttl: Literal["5m", "1h"] | None = None
+
+
+class _DebugOptions(BaseModel):
+    """``debug``: echo the body OpenRouter sent upstream as the stream's first chunk."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    echo_upstream_body: StrictBool | None = None
+
+
+class _Trace(BaseModel):
+    """``trace``: broadcast metadata; five keys OpenRouter reads, any other passed on as custom."""
+
+    model_config = ConfigDict(extra="allow", defer_build=True)
+
+    trace_id: str | None = None
+    trace_name: str | None = None
+    span_name: str | None = None
+    generation_name: str | None = None
+    parent_span_id: str | None = None
 
 
 class OpenRouterChatRequest(OpenAIChatCompletionsRequest):
@@ -120,6 +142,11 @@ class OpenRouterChatRequest(OpenAIChatCompletionsRequest):
     parameters reference gives), ``plugins`` (web search, file parsing, response healing, ...),
     ``session_id`` and an image model's ``image_config``. ``plugins`` and ``image_config`` stay
     plain mappings: OpenRouter adds plugins, and an image model's options vary by model.
+
+    And its observability and legacy switches: ``debug`` (streaming only), a top-level
+    ``cache_control`` (automatic caching at the last cacheable block), ``trace`` (custom keys
+    kept), ``structured_outputs`` and ``include_reasoning`` (the deprecated switch that
+    ``reasoning.exclude`` replaced, sent as given rather than rewritten).
     """
 
     shapes = lazy_chat_shapes(
@@ -143,6 +170,11 @@ class OpenRouterChatRequest(OpenAIChatCompletionsRequest):
     plugins: list[dict[str, Any]] | None = None
     session_id: str | None = None
     image_config: dict[str, Any] | None = None
+    debug: _DebugOptions | None = None
+    cache_control: OpenRouterCacheControl | None = None
+    trace: _Trace | None = None
+    structured_outputs: StrictBool | None = None
+    include_reasoning: StrictBool | None = None
 
 
 class OpenRouterProjector(ChatCompletionsProjector):
