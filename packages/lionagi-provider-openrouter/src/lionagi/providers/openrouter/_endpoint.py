@@ -191,8 +191,13 @@ class OpenRouterProjector(ChatCompletionsProjector):
     as ``metadata["images"]`` (as an audio answer's data rides on ``metadata["audio"]``).
     Read as the shared dialect reads an unknown member, the images were dropped and the stream
     still ended with a result.
+
+    With ``debug: {"echo_upstream_body": true}`` the stream's first chunk has no choices and a
+    top-level ``debug`` object (the body sent upstream); it is kept on the result's metadata as
+    ``metadata["debug"]``, since a chunk without choices was otherwise passed over.
     """
 
+    result_fields = ("debug",)
     delta_fields = (("reasoning_details", "thinking"), ("images", "text"))
 
 
