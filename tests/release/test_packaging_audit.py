@@ -10,8 +10,7 @@ read back from the wheels' own ``METADATA``), and runs there what a user runs:
 * the testing wheel's fake server starts and answers (its accept loop awaits
   ``anyio.wait_readable``, added in anyio 4.7);
 * an openai chat call whose message content is a list of parts streams through SSE (the chat
-  part union needs pydantic 2.13; the SSE framing imports ``SSELineDecoder``, added in
-  httpx-sse 0.4.2);
+  part union needs pydantic 2.13);
 * an https server whose certificate is not trusted fails the call with
   ``ProviderConnectionError`` (httpcore before 1.0.6 lets the raw ``ssl`` error escape);
 * a ``SharedAdmission`` on a real ``redis-server`` admits a call and closes (``aclose()``, added

@@ -4,7 +4,13 @@ Framers are synchronous and stateful: the stream loop feeds each block it reads 
 events that block completed, so a frame split across TCP reads is reassembled without an extra
 async layer per event.
 
-SSE line splitting is httpx-sse's ``SSELineDecoder`` (CR, LF and CRLF endings, split-invariant).
+SSE lines end at CR, LF or CRLF (WHATWG). The split is done here rather than by httpx-sse's
+``SSELineDecoder``, which holds back a CR that ends a block until the next read (in case an LF
+follows): a stream that ends its lines with a lone CR, which the spec allows, would then deliver
+each event one read late, i.e. only when the next event arrives. Here a CR ends its line at once
+and an LF that opens the next block is dropped as the second half of that CRLF. A block
+without CR costs one scan for it, as it did in httpx-sse.
+
 Field parsing follows the same WHATWG rules as httpx-sse's ``SSEDecoder`` (``:`` comments,
 multi-line ``data:``, one optional space after the colon, a blank line dispatches), inlined into
 one loop per block because it runs for every line of every stream; only ``data`` and ``event``
@@ -17,17 +23,15 @@ server quirk, and a truncated one fails JSON decoding anyway).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Final
-
-from httpx_sse._decoders import SSELineDecoder
 
 from ..._base.errors import ProviderProtocolError
 from .status import BAD_JSON, excerpt
 
 __all__ = [
     "DONE",
-    "MAX_EVENT_CHARS",
+    "MAX_EVENT_BYTES",
     "NDJSONFramer",
     "SSEFramer",
     "forced_framer",
@@ -57,18 +61,33 @@ _NDJSON_TYPES = frozenset(
 )
 
 
-MAX_EVENT_CHARS: Final = 16 * 1024 * 1024
-"""Largest single event (one SSE event or NDJSON line) a stream may carry before it ends.
+MAX_EVENT_BYTES: Final = 16 * 1024 * 1024
+"""Largest single event (one SSE event or NDJSON line) a stream may carry, in UTF-8 bytes.
 
 A server that keeps sending without ever ending an event would otherwise grow memory without
-bound until the deadline; 16 MiB is far above any real delta, tool call or usage record.
+bound until the deadline; 16 MiB is far above any real delta, tool call or usage record. An SSE
+event counts its ``data:`` values plus its unfinished line; an NDJSON line counts itself.
 """
+
+_CHARS_SURELY_UNDER: Final = MAX_EVENT_BYTES // 4
+"""Characters that cannot exceed the bound: UTF-8 spends at most 4 bytes on a code point.
+
+The framers receive decoded text, so counting bytes would mean encoding every line again. They
+count characters (``len``) instead, which is exact for ASCII, and only a pending event past this
+many characters switches the framer to counting bytes (`_utf8_size`) for the rest of its stream;
+the hot path compares against a limit as before and pays nothing for the byte bound.
+"""
+
+
+def _utf8_size(text: str) -> int:
+    """Bytes of `text` in UTF-8; ASCII text (``isascii`` is O(1) in CPython) is not encoded."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
 def _too_large(kind: str) -> ProviderProtocolError:
     return ProviderProtocolError(
-        f"{kind} exceeded {MAX_EVENT_CHARS // (1024 * 1024)} MiB without ending; refusing to "
-        "buffer more"
+        f"{kind} exceeded {MAX_EVENT_BYTES // (1024 * 1024)} MiB (UTF-8) before it ended; "
+        "refusing to buffer more"
     )
 
 
@@ -83,12 +102,26 @@ def _bad_json(kind: str, raw: str | bytes, secrets: Iterable[str]) -> ProviderPr
 class SSEFramer:
     """Server-sent events to JSON objects; ``event:`` fills a missing ``type`` field."""
 
-    __slots__ = ("_data", "_data_chars", "_event", "_lines", "_pending_chars", "_secrets")
+    __slots__ = (
+        "_after_cr",
+        "_data",
+        "_data_size",
+        "_event",
+        "_limit",
+        "_measure",
+        "_partial",
+        "_pending_size",
+        "_secrets",
+    )
 
     def __init__(self, secrets: tuple[str, ...] = ()) -> None:
-        self._lines = SSELineDecoder()
-        self._data_chars = 0  # total length of ``_data``
-        self._pending_chars = 0  # size of the unfinished event: data lines plus partial line
+        self._partial: list[str] = []  # the unfinished line, in the pieces it arrived in
+        self._after_cr = False  # the last block ended in CR: an LF opening the next is its CRLF
+        self._data_size = 0  # total size of ``_data``
+        self._pending_size = 0  # size of the unfinished event: data lines plus partial line
+        # Sizes are characters until a pending event passes `_CHARS_SURELY_UNDER`, then bytes.
+        self._measure: Callable[[str], int] = len
+        self._limit = _CHARS_SURELY_UNDER
         self._event = ""  # the pending event's ``event:`` field
         self._data: list[str] = []  # the pending event's ``data:`` lines
         self._secrets = secrets
@@ -96,7 +129,8 @@ class SSEFramer:
     def _decode(self, lines: list[str], out: list[Any]) -> None:
         event = self._event
         data = self._data
-        chars = self._data_chars
+        size = self._data_size
+        measure = self._measure
         try:
             for line in lines:
                 if not line:  # a blank line dispatches the pending event and resets it
@@ -104,7 +138,7 @@ class SSEFramer:
                         text = data[0] if len(data) == 1 else "\n".join(data)
                         kind = event
                         data = []
-                        chars = 0
+                        size = 0
                         event = ""
                         if not text:
                             continue
@@ -128,33 +162,61 @@ class SSEFramer:
                     value = value[1:]
                 if name == "data":
                     data.append(value)
-                    chars += len(value)
+                    size += measure(value)
                 elif name == "event":
                     event = value
                 # ``id``, ``retry`` and unknown fields change nothing an event here carries.
         finally:
             self._event = event
             self._data = data
-            self._data_chars = chars
+            self._data_size = size
 
     def feed(self, text: str) -> list[Any]:
         """Events completed by ``text``."""
+        if self._after_cr:
+            self._after_cr = False
+            if text[:1] == "\n":
+                text = text[1:]
+        if "\r" in text:
+            self._after_cr = text[-1] == "\r"
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        lines = text.split("\n")
+        rest = lines.pop()  # the block's unfinished last line ("" if the block ended a line)
         out: list[Any] = []
-        lines = self._lines.decode(text)
         if lines:
+            partial = self._partial
+            if partial:
+                partial.append(lines[0])
+                lines[0] = "".join(partial)
+                self._partial = [rest] if rest else []
+            elif rest:
+                self._partial = [rest]
             self._decode(lines, out)
-            pending = self._lines.buffer  # now at most the block's last, unfinished line
-            self._pending_chars = self._data_chars + (len(pending[0]) if pending else 0)
-        else:  # the block only extended the unfinished line: count it, never re-measure
-            self._pending_chars += len(text)
-        if self._pending_chars > MAX_EVENT_CHARS:
-            raise _too_large("an SSE event")
+            self._pending_size = self._data_size + self._measure(rest)
+        elif rest:  # the block only extended the unfinished line: count it, never re-measure
+            self._partial.append(rest)
+            self._pending_size += self._measure(rest)
+        if self._pending_size > self._limit:
+            self._overflow()
         return out
+
+    def _overflow(self) -> None:
+        """Past the character shortcut: measure the pending event in bytes, refuse it if over."""
+        if self._measure is len:
+            self._measure = _utf8_size
+            self._limit = MAX_EVENT_BYTES
+            self._data_size = sum(map(_utf8_size, self._data))
+            self._pending_size = self._data_size + sum(map(_utf8_size, self._partial))
+            if self._pending_size <= MAX_EVENT_BYTES:
+                return
+        raise _too_large("an SSE event")
 
     def flush(self) -> list[Any]:
         """Events pending at EOF, including one whose terminating blank line never came."""
         out: list[Any] = []
-        self._decode([*self._lines.flush(), ""], out)
+        rest = "".join(self._partial)
+        self._partial = []
+        self._decode([rest, ""] if rest else [""], out)
         return out
 
 
@@ -162,16 +224,19 @@ class NDJSONFramer:
     """Newline-delimited JSON, decoded per complete line; blank lines are skipped.
 
     A line still waiting for its newline is kept as a list of the blocks that carried it plus a
-    running length, and only each new block is searched for a newline: a long line costs linear
-    time (joined once, when it ends), and one over :data:`MAX_EVENT_CHARS` is refused on the
-    block that crosses the limit instead of after it was buffered whole.
+    running size, and only each new block is searched for a newline: a long line costs linear
+    time (joined once, when it ends), and one over `MAX_EVENT_BYTES` is refused on the block
+    that crosses the limit instead of after it was buffered whole.
     """
 
-    __slots__ = ("_pending", "_pending_chars", "_secrets")
+    __slots__ = ("_limit", "_pending", "_pending_size", "_secrets")
 
     def __init__(self, secrets: tuple[str, ...] = ()) -> None:
         self._pending: list[str] = []  # the unfinished line, in the pieces it arrived in
-        self._pending_chars = 0
+        self._pending_size = 0
+        # The size is characters until a pending line passes `_CHARS_SURELY_UNDER`; from then
+        # on it is bytes and the limit -1, so every check goes to `_overflow`, which counts them.
+        self._limit = _CHARS_SURELY_UNDER
         self._secrets = secrets
 
     def _decode(self, lines: Iterable[str], out: list[Any]) -> None:
@@ -200,9 +265,8 @@ class NDJSONFramer:
             if cut == -1:  # the line goes on: keep the piece, never re-join or re-scan
                 self._grow(text)
                 return []
-            if self._pending_chars + cut > MAX_EVENT_CHARS:
-                self._reset()
-                raise _too_large("an NDJSON line")
+            if self._pending_size + cut > self._limit:  # ``cut`` characters end the line
+                self._overflow("", text[:cut])
             pending.append(text[:cut])
             first = "".join(pending)
             self._reset()
@@ -219,14 +283,29 @@ class NDJSONFramer:
 
     def _grow(self, piece: str) -> None:
         self._pending.append(piece)
-        self._pending_chars += len(piece)
-        if self._pending_chars > MAX_EVENT_CHARS:
-            self._reset()
-            raise _too_large("an NDJSON line")
+        self._pending_size += len(piece)
+        if self._pending_size > self._limit:
+            self._overflow(piece, "")
+
+    def _overflow(self, grown: str, head: str) -> None:
+        """Past the character shortcut: the pending line (plus `head`, its end) in bytes.
+
+        `grown` is the piece `_grow` just added as characters. Returns when the line is within
+        the bound (its size is bytes from then on); otherwise the line is dropped and refused.
+        """
+        if self._limit != -1:  # the first crossing: measure what is pending, once
+            self._limit = -1
+            self._pending_size = sum(map(_utf8_size, self._pending))
+        elif grown:
+            self._pending_size += _utf8_size(grown) - len(grown)
+        if self._pending_size + _utf8_size(head) <= MAX_EVENT_BYTES:
+            return
+        self._reset()
+        raise _too_large("an NDJSON line")
 
     def _reset(self) -> None:
         self._pending = []
-        self._pending_chars = 0
+        self._pending_size = 0
 
     def flush(self) -> list[Any]:
         """The last line when the body does not end with a newline."""
