@@ -70,7 +70,6 @@ def test_other_invalid_streams_stay_unclassified() -> None:
     for text in (
         "The model returned an empty response with no text or thoughts. This may be a "
         "transient API issue; please try again.",
-        "Model stream ended without a finish reason.",
     ):
         projector = GeminiEventProjector()
         projector.project({"type": "error", "severity": "error", "message": text})

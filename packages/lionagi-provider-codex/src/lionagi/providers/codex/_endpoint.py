@@ -19,6 +19,7 @@ from lionagi.service import (
     AgenticSettings,
     ProviderAuthError,
     ProviderConnectionError,
+    ProviderContentFilterError,
     ProviderQuotaSpentError,
     ProviderServerFaultError,
 )
@@ -110,6 +111,17 @@ CODEX_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
         ProviderQuotaSpentError,
         r"\bto use codex with your chatgpt plan, upgrade\b",
         summary="the ChatGPT plan does not include Codex",
+    ),
+    # A Responses stream that ended ``response.incomplete`` because the content filter stopped
+    # the answer (codex-rs ``ContentFilter``). 0.171.0 prints "stream disconnected before
+    # completion: Incomplete response returned, reason: content_filter", whose first words are
+    # core's disconnect family (retryable); the same prompt is refused the same way, so it is
+    # the content-filter family, never retried. Before core's rules, which it must outrank.
+    ProviderErrorPattern(
+        "content_filter",
+        ProviderContentFilterError,
+        r"\bincomplete response returned, reason: content_filter\b",
+        summary="the content filter stopped the answer (response incomplete: content_filter)",
     ),
 )
 """Codex's own error texts, checked before core's generic phrases (error events and stderr)."""

@@ -36,6 +36,7 @@ from lionagi.service import (
     ProviderInvalidRequestError,
     ProviderPermissionError,
     ProviderProcessError,
+    ProviderProtocolError,
     ProviderQuotaError,
     ProviderQuotaSpentError,
     ProviderTurnLimitError,
@@ -163,6 +164,16 @@ _RULES = (
         ProviderDisconnectError,
         "the model API's stream was cut off",
         text=r"\bECONNRESET\b|socket hang up|\[API Error: terminated\]",
+    ),
+    # A stream that ended before any candidate's finishReason, with no tool call: the CLI's
+    # InvalidStreamError NO_FINISH_REASON, reported in its own words on an error event once
+    # its mid-stream retries are spent. The cut core's Gemini HTTP adapter raises as a
+    # protocol error; not retried, as the CLI already retried it.
+    _rule(
+        "protocol",
+        ProviderProtocolError,
+        "the model's stream ended without a finish reason",
+        text=r"model stream ended without a finish reason",
     ),
     # An empty answer the model's safety or recitation filter stopped (finishReason SAFETY or
     # RECITATION): the CLI reports it only in its own words (SAFETY_BLOCKED_MESSAGE,

@@ -31,6 +31,7 @@ from lionagi.service import (
     ProviderConnectionError,
     ProviderContentFilterError,
     ProviderDisconnectError,
+    ProviderProtocolError,
 )
 from lionagi.service.agentic import (
     AgenticLaunch,
@@ -186,6 +187,18 @@ class PiCliEndpoint(SubprocessCliEndpoint):
             ProviderDisconnectError,
             r"\A\s*provider finish_reason: network_error\s*\Z",
             summary="stream disconnected before completion",
+        ),
+        # pi's words when the Anthropic stream it reads breaks the grammar (0.73.1's
+        # ``anthropic-messages``): an event whose data is not JSON, and a message that began
+        # but whose stream ended before ``message_stop``. What core's HTTP transport raises as
+        # a protocol error for its own streams; never retried. Anchored at the start: the
+        # parse failure quotes the event's data after these words.
+        ProviderErrorPattern(
+            "protocol",
+            ProviderProtocolError,
+            r"\A\s*(?:could not parse anthropic sse event\b"
+            r"|anthropic stream ended before message_stop\s*\Z)",
+            summary="the model API's stream broke its grammar",
         ),
     )
 
