@@ -11,11 +11,14 @@ plain-text messages), not at import, as core defers its own.
 
 from __future__ import annotations
 
-from pydantic import Field, ValidationInfo, field_validator
+from typing import Any
+
+from pydantic import Field, ValidationError, ValidationInfo, field_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from lionagi.service import OpenAIChatCompletionsRequest, lazy_chat_shapes
 
-from ._request_base import StrictModel, ThinkingLevel, level_or_budget
+from ._request_base import StrictModel, ThinkingLevel, cached_content_name, level_or_budget
 
 __all__ = [
     "GeminiChatRequest",
@@ -45,6 +48,12 @@ class GeminiCompatGoogle(StrictModel):
     thinking_config: GeminiCompatThinkingConfig | None = None
     cached_content: str | None = None
 
+    @field_validator("cached_content")
+    @classmethod
+    def _cache_name(cls, value: str | None) -> str | None:
+        """A bare cache id as ``cachedContents/<id>``, the name the API reads (as the SDK does)."""
+        return None if value is None else cached_content_name(value)
+
 
 class GeminiCompatThoughtSignature(StrictModel):
     """``google`` of an ``extra_content``: the thought signature of a call or of a text."""
@@ -71,6 +80,9 @@ class GeminiChatRequest(OpenAIChatCompletionsRequest):
     the escape hatch for top-level fields newer than this model.) The layer refuses
     ``reasoning_effort`` together with a ``thinking_config`` budget or level (they set the
     same thing), so that pair is refused here; ``include_thoughts`` goes with either.
+    ``tools`` beside ``google.cached_content`` is refused too: the layer sends them as the
+    request's tools, which the API refuses beside a cache (they belong to the cache), as the
+    native row refuses ``tools`` beside ``cachedContent``.
     """
 
     shapes = lazy_chat_shapes(
@@ -97,3 +109,23 @@ class GeminiChatRequest(OpenAIChatCompletionsRequest):
                     "compatibility layer refuses both: they set the same thinking); keep one"
                 )
         return value
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Core's checks, then refuse ``tools`` beside a cache (the API answers a 400).
+
+        Checked after validation, as core checks ``tool_choice`` against ``tools``: ``tools``
+        is validated before ``google``, and an error raised here must carry its own location
+        (``tools``) or core would report the whole request. An empty list is let through, as
+        on the native row.
+        """
+        super().model_post_init(context)
+        if self.tools and self.google is not None and self.google.cached_content is not None:
+            error = PydanticCustomError(
+                "tools_with_cached_content",
+                "cannot be sent with google.cached_content (the API refuses a request that sets "
+                "tools beside a cache): set them on the cache when creating it, or leave "
+                "google.cached_content out",
+            )
+            raise ValidationError.from_exception_data(
+                type(self).__name__, [InitErrorDetails(type=error, loc=("tools",), input=None)]
+            )

@@ -3,8 +3,8 @@
 A row's modules load on that row's first use (core resolves one endpoint at a time), so the
 chat row's request model must not import the native ``generateContent`` models, nor the native
 endpoints the chat model's helpers: the strict base model, the thinking levels both APIs spell
-alike, the level-or-budget rule and the model id check (which the endpoints use for the URL
-path) live here.
+alike, the level-or-budget rule, the cache name both complete and the model id check (which the
+endpoints use for the URL path) live here.
 """
 
 from __future__ import annotations
@@ -14,7 +14,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["StrictModel", "ThinkingLevel", "level_or_budget", "model_path_segment"]
+__all__ = [
+    "StrictModel",
+    "ThinkingLevel",
+    "cached_content_name",
+    "level_or_budget",
+    "model_path_segment",
+]
 
 # A model id as the path segment ``models/{model}``: letters, digits, dot, dash, underscore.
 # Anything else ("/", "?", "#", "..", spaces) would change which URL the request reaches.
@@ -36,6 +42,19 @@ def model_path_segment(value: str) -> str:
             "'_'; an optional 'models/' prefix)"
         )
     return name
+
+
+def cached_content_name(value: str) -> str:
+    """``value`` as the cache's resource name: a bare id gets its ``cachedContents/`` collection.
+
+    The API reads only the resource name (``cachedContents/{id}``). Google's SDK completes a
+    bare id (no ``/``) to it for the Developer API and sends every other name as written, so
+    this does the same: an id copied without its collection is the cache the caller meant,
+    while a name with a ``/`` is not guessed at (the API judges it).
+    """
+    if value and "/" not in value:
+        return f"cachedContents/{value}"
+    return value
 
 
 def level_or_budget(level: str | None, budget: int | None, budget_name: str) -> str | None:

@@ -26,7 +26,8 @@ A request reading a context cache (``cachedContent``) cannot also set ``systemIn
 ``tools`` or ``toolConfig``: the API answers that with a 400 ("CachedContent can not be used
 with GenerateContent request setting system_instruction, tools or tool_config"), since they
 belong to the cache. Each is refused at its own name; an empty ``tools`` list, which the API's
-proto cannot tell from none, is sent.
+proto cannot tell from none, is sent. A bare cache id (no ``/``) is sent as the resource name
+the API reads, ``cachedContents/<id>``, as Google's SDK completes it; any other name as written.
 
 The tools are those the Gemini Developer API takes (Google's ``google-genai`` SDK is the
 reference: its Developer API converter passes them, and raises "only supported in Gemini
@@ -79,7 +80,13 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from lionagi.service.http import remember_request_headers, remember_request_secret
 
-from ._request_base import StrictModel, ThinkingLevel, level_or_budget, model_path_segment
+from ._request_base import (
+    StrictModel,
+    ThinkingLevel,
+    cached_content_name,
+    level_or_budget,
+    model_path_segment,
+)
 
 __all__ = [
     "DocumentContentLayer",
@@ -797,12 +804,26 @@ class GeminiGenerationConfig(StrictModel):
         return self
 
 
+# Vertex AI's image harm categories: the Developer API's ``HarmCategory`` has none of them, and
+# Google's SDK marks each "not supported in Gemini API" (``types.HarmCategory``), though its
+# converter sends them on, so the refusal names the SDK's marking rather than a refusal.
+_VERTEX_HARM_CATEGORIES = frozenset(
+    {
+        "HARM_CATEGORY_IMAGE_HATE",
+        "HARM_CATEGORY_IMAGE_DANGEROUS_CONTENT",
+        "HARM_CATEGORY_IMAGE_HARASSMENT",
+        "HARM_CATEGORY_IMAGE_SEXUALLY_EXPLICIT",
+    }
+)
+
+
 class GeminiSafetySetting(StrictModel):
     """One ``safetySettings`` entry, e.g. ``HARM_CATEGORY_HARASSMENT`` / ``BLOCK_ONLY_HIGH``.
 
     ``threshold`` is one of the API's ``HarmBlockThreshold`` values. ``category`` must be a
     ``HARM_CATEGORY_*`` name: Google adds categories over time, so the set stays open, but a
-    bare ``"HARASSMENT"`` is refused here instead of by the API. ``method`` (block by
+    bare ``"HARASSMENT"`` is refused here instead of by the API, and so are Vertex AI's image
+    categories (``HARM_CATEGORY_IMAGE_*``), which this API does not have. ``method`` (block by
     probability or severity) is Vertex AI's: refused with that reason.
     """
 
@@ -816,6 +837,19 @@ class GeminiSafetySetting(StrictModel):
         "OFF",
     ]
     method: _VertexOnlySetting = Field(default=None, repr=False)
+
+    @field_validator("category")
+    @classmethod
+    def _not_a_vertex_category(cls, value: str) -> str:
+        """Refuse an image category: Vertex AI has it, the Developer API answers it with a 400."""
+        if value in _VERTEX_HARM_CATEGORIES:
+            raise ValueError(
+                "is a Vertex AI harm category, which the Gemini Developer API this provider calls "
+                "does not accept (Google's SDK marks it not supported in the Gemini API); use "
+                "the API's own categories (HARM_CATEGORY_HARASSMENT, HARM_CATEGORY_HATE_SPEECH, "
+                "HARM_CATEGORY_SEXUALLY_EXPLICIT, HARM_CATEGORY_DANGEROUS_CONTENT) or leave it out"
+            )
+        return value
 
 
 ServiceTier = Literal[
@@ -880,6 +914,12 @@ class GeminiGenerateContentRequest(StrictModel):
     @classmethod
     def _model_id(cls, value: str) -> str:
         return model_path_segment(value)
+
+    @field_validator("cachedContent")
+    @classmethod
+    def _cache_name(cls, value: str | None) -> str | None:
+        """A bare cache id as ``cachedContents/<id>``, the name the API reads (as the SDK does)."""
+        return None if value is None else cached_content_name(value)
 
     @field_validator("systemInstruction", "tools", "toolConfig")
     @classmethod
