@@ -60,6 +60,7 @@ from lionagi.service.http import excerpt
 
 from ._deps import require_modules
 from ._in_process import InProcessEndpoint
+from ._subtasks import expand_rollups
 from ._validation import TypedModel
 
 if TYPE_CHECKING:
@@ -336,6 +337,7 @@ class AG2BetaEndpoint(InProcessEndpoint):
             if failure is not None:
                 yield failure
                 return
+            await projector.settle(stream.history.storage)
             for chunk in projector.finish():
                 yield chunk
         finally:
@@ -502,18 +504,26 @@ class BetaProjector:
     the streamed text is forgotten, so text streamed before a tool call never suppresses or
     repeats the answer of a later turn. Tool calls and results share the call id. Usage of every
     ``UsageEvent`` (each model call, compaction or sub-agent rollup, never the same tokens twice)
-    is summed onto the result chunk, completed first (:func:`_complete_counts`).
+    is summed onto the result chunk, completed first (:func:`_complete_counts`); a sub-agent's
+    rollup is first replaced by the records it sums, where its stream's history has them
+    (:meth:`settle`).
     """
 
     def __init__(self) -> None:
         self._streamed = ""
         self._usage: dict[str, float] = {}
+        self._spent: list[Any] = []  # UsageEvents and TaskCompleteds, summed by settle()
 
     def feed(self, event: Any) -> list[StreamChunk]:
         """Chunks for one AG2 event; events outside the mapped set yield none."""
         from autogen.beta import events as ev
 
         if isinstance(event, ev.ModelReasoning):
+            # AG2's Responses client announces a reasoning item without a summary as reasoning
+            # of no text: nothing for a consumer, and the item (id, encrypted content) is kept
+            # by AG2, which sends it back in the run's next request.
+            if not event.content:
+                return []
             return [StreamChunk(type="thinking", content=event.content, is_delta=True)]
         if isinstance(event, ev.ModelMessageChunk):
             self._streamed += event.content
@@ -553,12 +563,24 @@ class BetaProjector:
             # that turn streams (a turn that streamed a few words, then called a tool, has no
             # ModelMessage of its own to consume them).
             self._streamed = ""
-        elif isinstance(event, ev.UsageEvent):
+        elif isinstance(event, (ev.UsageEvent, ev.TaskCompleted)):  # AG2 events: `|` is a filter
             # AG2's one usage record per spend (a model call, a compaction, a sub-agent's
             # rollup), which its own UsageReport sums: a sub-agent's model responses stay on
-            # its private stream, so ModelResponse usage alone left its tokens out.
-            self._add_usage(event)
+            # its private stream, so ModelResponse usage alone left its tokens out. The
+            # TaskCompleted after a rollup names that stream (settle()).
+            self._spent.append(event)
         return []
+
+    async def settle(self, storage: Any) -> None:
+        """Sum the run's usage records, each sub-agent rollup read back as its own records.
+
+        A rollup names no vendor, so an Anthropic sub-agent's cache was left out of its input;
+        the records it sums (in ``storage``, AG2's history of the sub-agent's stream) name
+        theirs and are completed as the run's own are (:func:`expand_rollups`).
+        """
+        spent, self._spent = self._spent, []
+        for record in await expand_rollups(storage, spent):
+            self._add_usage(record)
 
     def _message(self, content: str) -> list[StreamChunk]:
         streamed, self._streamed = self._streamed, ""

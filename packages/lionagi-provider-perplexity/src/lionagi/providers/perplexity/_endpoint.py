@@ -31,7 +31,10 @@ from lionagi.service.http import (
     ChatCompletionsProjector,
     OpenAIChatEndpoint,
     StreamProjector,
+    TokenCounts,
+    first_count,
     json_kind,
+    sum_counts,
 )
 
 __all__ = [
@@ -336,3 +339,29 @@ class PerplexityChat(OpenAIChatEndpoint):
         if payload.get("stream_mode") == "concise":
             return PerplexityConciseProjector
         return super().stream_projector(payload)
+
+    def token_counts(self, usage: Mapping[str, Any]) -> tuple[int | None, int | None]:
+        """The dialect's counts, with a deep-research call's citation and reasoning tokens.
+
+        ``sonar-deep-research`` reports ``citation_tokens`` (the search material it read,
+        billed as input) and ``reasoning_tokens`` (its research reasoning) apart from
+        ``prompt_tokens`` and ``completion_tokens``: ``total_tokens`` is those two alone, and
+        the ``cost`` prices the reasoning and the completion separately. Read as the dialect
+        reads them, a call's output was its answer alone and no reasoning count was recorded;
+        here the citations are added to the input and the reasoning to the output (the
+        conventions count reasoning inside the output, as OpenAI's record already does). The
+        rest of the record (``num_search_queries``, ``cost``) stays on the result's usage as
+        sent; telemetry has no attribute for it.
+        """
+        counts = super().token_counts(usage)
+        citations = first_count(usage, "citation_tokens")
+        reasoning = first_count(usage, "reasoning_tokens")
+        if citations is None and reasoning is None:
+            return counts
+        return TokenCounts(
+            sum_counts(counts[0], citations),
+            sum_counts(counts[1], reasoning),
+            cache_read=getattr(counts, "cache_read", None),
+            cache_creation=getattr(counts, "cache_creation", None),
+            reasoning=reasoning if reasoning is not None else getattr(counts, "reasoning", None),
+        )
