@@ -241,10 +241,10 @@ def test_the_chat_root_flag_reaches_the_cli(
     assert main(argv) == 0, capsys.readouterr().err
     assert ran_in(replay) == root.resolve()
     assert main([*argv[:-1], "relative"]) == 2
-    assert "agentic_settings.root" in capsys.readouterr().err
+    assert "--root: " in capsys.readouterr().err  # the flag typed, not the Python field
     outside = str(layout["outside"])
     assert main([*argv, "--cwd", outside]) == 2
-    assert "agentic_settings.cwd" in capsys.readouterr().err
+    assert "--cwd: " in capsys.readouterr().err
     assert len(replay.launches()) == 1
 
 

@@ -57,9 +57,10 @@ def test_demo_json_prints_ndjson_chunks_and_a_result_with_usage():
 
 def test_demo_in_terminal_mode_renders_text_and_usage(capsys):
     assert main(["demo", "--pace", "0", "hello there"]) == 0
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     assert "You said: hello there" in out
-    assert re.search(r"usage: input_tokens=\d+, output_tokens=\d+", out)
+    # Not a terminal here: the usage line is on stderr, stdout is the answer alone.
+    assert re.search(r"usage: input_tokens=\d+, output_tokens=\d+", err)
 
 
 # -- chat errors map to documented exit codes -----------------------------------------------------
@@ -380,13 +381,14 @@ def test_a_tool_result_is_labelled_with_its_calls_tool_and_shows_text_as_text():
     from lionagi.service import StreamChunk
     from lionagi.service.cli._render import PlainRenderer
 
-    out = io.StringIO()
-    renderer = PlainRenderer(out=out)
+    out, err = io.StringIO(), io.StringIO()
+    renderer = PlainRenderer(out=out, err=err)
     renderer.chunk(StreamChunk("tool_use", tool_name="Bash", tool_id="t-1", tool_input={"c": 1}))
     renderer.chunk(StreamChunk("tool_result", tool_id="t-1", tool_output="ran\nok"))
     renderer.chunk(StreamChunk("tool_result", tool_id="t-9", tool_output={"n": 2}, is_error=True))
     renderer.close()
-    assert out.getvalue().splitlines() == [
+    assert out.getvalue() == ""  # tool activity is not the answer: stderr
+    assert err.getvalue().splitlines() == [
         '→ Bash({"c": 1})',
         "← Bash: ran",
         "ok",

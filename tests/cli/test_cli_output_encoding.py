@@ -1,7 +1,8 @@
-"""Plain output on a stdout that cannot encode Unicode (``LC_ALL=C``, ``PYTHONIOENCODING=ascii``).
+"""Plain output on streams that cannot encode Unicode (``LC_ALL=C``, ``PYTHONIOENCODING=ascii``).
 
-The run must not end in ``UnicodeEncodeError``: the tool markers fall back to ASCII and text
-the stream cannot carry (the model's, the prompt's) is replaced, not raised on.
+The run must not end in ``UnicodeEncodeError``: the tool markers (on stderr, with the usage
+line) fall back to ASCII and text the stream cannot carry (the model's, the prompt's) is
+replaced, not raised on.
 """
 
 from __future__ import annotations
@@ -37,9 +38,10 @@ ASCII_ENVS = [
 def test_plain_chat_on_an_ascii_stdout_exits_0_with_ascii_markers(env: dict[str, str]) -> None:
     proc = run("chat", "scripted/demo", "hello", **env)
     out = proc.stdout.decode("ascii")  # every byte is ASCII
+    err = proc.stderr.decode("ascii")
     assert proc.returncode == 0, proc.stderr
-    assert b"UnicodeEncodeError" not in proc.stderr
-    assert "-> word_count(" in out and "<- word_count: 1" in out
+    assert "UnicodeEncodeError" not in err
+    assert "-> word_count(" in err and "<- word_count: 1" in err
     assert "You said: hello." in out
 
 
@@ -69,23 +71,24 @@ def strict_ascii() -> io.TextIOWrapper:
 
 
 def test_plain_renderer_on_a_strict_ascii_stream_degrades_instead_of_raising() -> None:
-    out = strict_ascii()
-    renderer = PlainRenderer(out)
+    out, err = strict_ascii(), strict_ascii()
+    renderer = PlainRenderer(out, err)
     renderer.chunk(StreamChunk("tool_use", tool_name="t", tool_id="1", tool_input={"a": "\u2192"}))
     renderer.chunk(StreamChunk("tool_result", tool_id="1", tool_output="r\u00e9sum\u00e9"))
     renderer.chunk(StreamChunk("text", content="caf\u00e9 \u2603"))
     renderer.chunk(StreamChunk("result", metadata={"usage": {"in": 1}, "cost": 0.5}))
     renderer.close()
     text = out.buffer.getvalue().decode("ascii")  # type: ignore[attr-defined]
-    assert '-> t({"a": "\\u2192"})' in text
-    assert "<- t: r?sum?" in text
-    assert "caf? ?" in text
-    assert "usage: in=1 - cost $0.5000" in text
+    side = err.buffer.getvalue().decode("ascii")  # type: ignore[attr-defined]
+    assert '-> t({"a": "\\u2192"})' in side
+    assert "<- t: r?sum?" in side
+    assert text == "caf? ?\n"
+    assert "usage: in=1 - cost $0.5000" in side
 
 
 def test_plain_renderer_keeps_the_arrows_on_utf8() -> None:
-    out = io.StringIO()
-    renderer = PlainRenderer(out)
+    out, err = io.StringIO(), io.StringIO()
+    renderer = PlainRenderer(out, err)
     renderer.chunk(StreamChunk("tool_use", tool_name="t", tool_id="1", tool_input={}))
     renderer.chunk(StreamChunk("tool_result", tool_id="1", tool_output="ok"))
-    assert out.getvalue() == "\u2192 t({})\n\u2190 t: ok\n"
+    assert err.getvalue() == "\u2192 t({})\n\u2190 t: ok\n"

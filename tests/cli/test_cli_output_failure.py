@@ -30,6 +30,10 @@ def test_a_stdout_that_cannot_be_written_is_one_error_line_and_exit_1(args: list
         )
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stderr
-    assert done.stderr.strip().splitlines() == [
-        "error: OSError: [Errno 28] No space left on device"
-    ]
+    # Plain `demo` writes its thinking and tools to stderr before the answer fails to.
+    lines = done.stderr.strip().splitlines()
+    assert (
+        [line for line in lines if "rror" in line]
+        == lines[-1:]
+        == ["error: OSError: [Errno 28] No space left on device"]
+    )

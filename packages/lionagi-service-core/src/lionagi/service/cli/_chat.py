@@ -375,10 +375,50 @@ def _built_model(
     settings = agentic_settings_from_flags(**agentic_flags) if agentic_flags else None
     if settings is not None:
         options["agentic_settings"] = settings
-    imodel = _model_for_chat(model, options, explicit=endpoint is not None)
+    try:
+        imodel = _model_for_chat(model, options, explicit=endpoint is not None)
+    except EndpointConfigurationError as exc:
+        named = _named_by_flag(exc, settings or {})
+        if named is None:
+            raise
+        raise named from exc
     if not imodel.is_agentic:
         _refuse_non_chat_endpoint(imodel)
     return imodel
+
+
+# The `chat` flag behind each `AgenticSettings` field `agentic_settings_from_flags` fills.
+_AGENTIC_FLAGS = {
+    "binary": "--binary",
+    "gateway_url": "--gateway-url",
+    "gateway_api_key": "--gateway-key-env",
+    "env": "--env",
+    "root": "--root",
+    "cwd": "--cwd",
+    "config_home": "--config-home",
+    "terminate_grace": "--terminate-grace",
+}
+
+
+def _named_by_flag(
+    exc: EndpointConfigurationError, settings: Mapping[str, Any]
+) -> EndpointConfigurationError | None:
+    """``exc`` naming the flag typed instead of the ``agentic_settings`` field it filled.
+
+    The settings model names its fields as the Python API spells them
+    (``agentic_settings.terminate_grace``), which a command-line user never typed. The reason
+    is kept as it is. None for an error about anything the flags did not fill: it stands.
+    """
+    head, _, rest = exc.field.partition(".")
+    if head != "agentic_settings" or not settings:
+        return None
+    name = rest.partition(".")[0]
+    if name and name not in settings:
+        return None
+    # Without a field (an HTTP endpoint refuses agentic settings whole), every flag used.
+    names = [name] if name else list(settings)
+    flags = ", ".join(_AGENTIC_FLAGS.get(key, f"agentic_settings.{key}") for key in names)
+    return EndpointConfigurationError(flags, str(exc).removeprefix(f"{exc.field}: "))
 
 
 def _render_outcome(renderer: Renderer, outcome: BaseException | None, terminated: bool) -> int:

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from .._base.errors import CatalogValidationError, ProviderUnavailable
+from .._base.suggest import did_you_mean
 from .._catalog.availability import CliAvailability, cli_report
 from .._catalog.full_check import failures
 from .._catalog.keys import canonical_provider_key
@@ -119,7 +120,12 @@ def _selected(
             # "no installed provider" would send the user to install what is there.
             return _Refused(1, None)
         if key is None:
-            return _Refused(2, f"doctor: {argument_text(name)} names no installed provider")
+            # Only the keys and aliases of the providers doctor checks: suggesting an HTTP
+            # provider would only lead to "runs no CLI program".
+            checked = {row["provider"] for row in rows}
+            names = [alias for alias, to in snapshot.provider_index.items() if to in checked]
+            near = did_you_mean(canonical_provider_key(name), names)
+            return _Refused(2, f"doctor: {argument_text(name)} names no installed provider{near}")
         if key in failed:  # its line is above; "runs no CLI program" would be a guess
             return _Refused(1, None)
         wanted.append(key)

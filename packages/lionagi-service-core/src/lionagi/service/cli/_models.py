@@ -15,6 +15,7 @@ import sys
 from typing import Any, NamedTuple
 
 from .._base.errors import CatalogValidationError, ProviderUnavailable
+from .._base.suggest import did_you_mean
 from .._catalog.keys import canonical_endpoint_key, canonical_provider_key
 from .._catalog.model_parse import provider_takes_model
 from .._catalog.registry import EndpointRegistry
@@ -117,11 +118,14 @@ def _looked_up(provider: str) -> dict[str, Any] | _Refused:
         return _Refused(_BAD_USAGE, exception_line("models: ", broken))
     if key is None or key not in snapshot.providers:
         installed = ", ".join(snapshot.provider_keys) or "none"
+        # Compared with every key and alias, as `chat` suggests for an unknown provider.
+        names = [*snapshot.provider_index, *snapshot.unavailable]
+        near = did_you_mean(canonical_provider_key(provider), names)
         return _Refused(
             _BAD_USAGE,
             error_line(
                 f"models: {argument_text(provider)} names no installed provider "
-                f"(installed: {installed})"
+                f"(installed: {installed}){near}"
             ),
         )
     try:

@@ -5,7 +5,8 @@ Three renderers, chosen by :func:`renderer_for`:
 - :class:`JsonRenderer` (``--json``): one NDJSON object per chunk, then one final record for an
   error (a provider's error chunk included) or an interrupt, so a script always learns how the
   stream ended.
-- :class:`PlainRenderer` (stdout is a pipe or a file): text as it arrives, no escape codes.
+- :class:`PlainRenderer` (stdout is a pipe or a file): text as it arrives, no escape codes;
+  stdout is the answer alone, and thinking, tool activity and the usage line go to stderr.
 - :class:`LiveRenderer` (stdout is a terminal): a spinner until the first token, the answer as
   live markdown, thinking dimmed and collapsed to one line once the answer starts, tool calls as
   panels and a final usage / cost / latency line. ``rich`` is imported only here, so a piped or
@@ -269,7 +270,13 @@ class JsonRenderer:
 
 
 class PlainRenderer:
-    """Text as it arrives, thinking and tools marked in plain text, usage at the end."""
+    """The answer as it arrives on stdout; thinking, tools and usage as plain text on stderr.
+
+    Piped or redirected, stdout is what the next program or the file receives, so it carries the
+    answer alone (as ``codex exec`` does): thinking, tool calls and results and the usage line
+    interleaved with it had to be filtered out again. They stay visible on stderr (a terminal
+    while the answer goes to a file), each partial line ended before another kind of output.
+    """
 
     def __init__(self, out: IO[str] | None = None, err: IO[str] | None = None) -> None:
         self._out = out or sys.stdout
@@ -277,23 +284,32 @@ class PlainRenderer:
         self._mode: str | None = None
         self._tools = _ToolNames()
         self._error_chunk = False
-        # Markers an ASCII (``LC_ALL=C``) stdout can carry, else the arrows.
-        self._unicode = _can_encode(self._out, "→←·")
+        # Markers an ASCII (``LC_ALL=C``) stderr can carry, else the arrows.
+        self._unicode = _can_encode(self._side, "→←·")
         self._call_marker, self._result_marker = ("→", "←") if self._unicode else ("->", "<-")
 
-    def _print(self, text: str, end: str = "\n") -> None:
+    @property
+    def _side(self) -> IO[str]:
+        """Where everything but the answer goes: stderr, looked up when written."""
+        return self._err or sys.stderr
+
+    def _stream(self, mode: str) -> IO[str]:
+        return self._out if mode in _ANSWER_MODES else self._side
+
+    def _print(self, text: str, end: str = "\n", *, mode: str = "text") -> None:
+        stream = self._stream(mode)
         line = text + end
         try:
-            self._out.write(line)
+            stream.write(line)
         except UnicodeEncodeError:
             # A strict stream that cannot carry the model's text: degrade it, don't crash.
-            encoding = getattr(self._out, "encoding", None) or "ascii"
-            self._out.write(line.encode(encoding, "replace").decode(encoding))
-        self._out.flush()
+            encoding = getattr(stream, "encoding", None) or "ascii"
+            stream.write(line.encode(encoding, "replace").decode(encoding))
+        stream.flush()
 
     def _switch(self, mode: str) -> None:
         if self._mode is not None and self._mode != mode:
-            self._print("")
+            self._print("", mode=self._mode)  # ends the partial line where it was written
         self._mode = mode
 
     def chunk(self, chunk: StreamChunk) -> None:
@@ -303,28 +319,29 @@ class PlainRenderer:
             self._print(chunk.content, end="")
         elif chunk.type == "thinking" and chunk.content:
             self._switch("thinking")
-            self._print(chunk.content, end="")
+            self._print(chunk.content, end="", mode="thinking")
         elif chunk.type == "tool_use":
             self._switch("tool")
             self._tools.called(chunk)
             args = json.dumps(chunk.tool_input or {}, default=str)
-            self._print(f"{self._call_marker} {chunk.tool_name}({args})")
+            self._print(f"{self._call_marker} {chunk.tool_name}({args})", mode="tool")
             self._mode = None
         elif chunk.type == "tool_result":
             self._switch("tool")
             failed = " (failed)" if chunk.is_error else ""
             output = _tool_output_text(chunk.tool_output)
-            self._print(f"{self._result_marker} {self._tools.label(chunk)}{failed}: {output}")
+            label = self._tools.label(chunk)
+            self._print(f"{self._result_marker} {label}{failed}: {output}", mode="tool")
             self._mode = None
         elif chunk.type == "result":
             self._switch("result")
             if chunk.content:
-                self._print(chunk.content)
+                self._print(chunk.content, mode="result")
             line = usage_line(chunk.metadata, latency=None)
             if line and not self._unicode:
                 line = line.replace(" · ", " - ")
             if line:
-                self._print(line)
+                self._print(line, mode="usage")
             self._mode = None
             cut = _token_limit_reason(chunk.metadata)
             if cut is not None:
@@ -354,9 +371,12 @@ class PlainRenderer:
     def close(self) -> None:
         """End the last line."""
         if self._mode is not None:
-            self._print("")
+            self._print("", mode=self._mode)
             self._mode = None
 
+
+_ANSWER_MODES = frozenset({"text", "result"})
+"""What `PlainRenderer` writes to stdout: the answer's text (streamed, or whole in the result)."""
 
 TerminalRenderer = PlainRenderer
 """The name earlier releases exported for the non-JSON renderer."""
