@@ -15,6 +15,7 @@ from anyio.abc import TaskStatus
 from .._base.errors import (
     AdmissionConfigError,
     AdmissionError,
+    AgenticRequestValidationError,
     CatalogValidationError,
     EndpointConfigurationError,
     EndpointNotFound,
@@ -286,7 +287,7 @@ def run_chat(
         except KeyboardInterrupt as exc:
             outcome = exc
         except Exception as exc:
-            outcome = exc
+            outcome = _run_error_named_by_flag(exc, agentic_flags or {})
         terminated = hold is not None and hold.arrived
         if hold_signals_to_exit:
             # From here Ctrl-C is recorded, not raised: raised inside the renderer it cut the
@@ -378,7 +379,7 @@ def _built_model(
     try:
         imodel = _model_for_chat(model, options, explicit=endpoint is not None)
     except EndpointConfigurationError as exc:
-        named = _named_by_flag(exc, settings or {})
+        named = _named_by_flag(exc, settings or {}, base_url=base_url is not None)
         if named is None:
             raise
         raise named from exc
@@ -401,14 +402,18 @@ _AGENTIC_FLAGS = {
 
 
 def _named_by_flag(
-    exc: EndpointConfigurationError, settings: Mapping[str, Any]
+    exc: EndpointConfigurationError, settings: Mapping[str, Any], *, base_url: bool = False
 ) -> EndpointConfigurationError | None:
     """``exc`` naming the flag typed instead of the ``agentic_settings`` field it filled.
 
     The settings model names its fields as the Python API spells them
-    (``agentic_settings.terminate_grace``), which a command-line user never typed. The reason
-    is kept as it is. None for an error about anything the flags did not fill: it stands.
+    (``agentic_settings.terminate_grace``), which a command-line user never typed; so does the
+    refusal of ``--base-url`` for an agentic CLI (``base_url``, when ``base_url`` says the flag
+    was given). The reason is kept as it is. None for an error about anything the flags did
+    not fill: it stands.
     """
+    if base_url and exc.field == "base_url":
+        return EndpointConfigurationError("--base-url", str(exc).removeprefix("base_url: "))
     head, _, rest = exc.field.partition(".")
     if head != "agentic_settings" or not settings:
         return None
@@ -419,6 +424,27 @@ def _named_by_flag(
     names = [name] if name else list(settings)
     flags = ", ".join(_AGENTIC_FLAGS.get(key, f"agentic_settings.{key}") for key in names)
     return EndpointConfigurationError(flags, str(exc).removeprefix(f"{exc.field}: "))
+
+
+# The settings a run's directory checks name when they refuse one (`cwd: ... does not exist`).
+_RUN_CHECKED = ("cwd", "root")
+
+
+def _run_error_named_by_flag(exc: Exception, agentic_flags: Mapping[str, Any]) -> Exception:
+    """``exc`` naming ``--cwd`` or ``--root`` when the run refused the directory the flag gave.
+
+    The directories are checked as the run starts (they must exist, one inside the other), not
+    when the model is built, and the error names the setting (``cwd``); the reason is kept.
+    Any other error, or one about a directory no flag gave (a request's ``repo``), stands.
+    """
+    field = exc.field if isinstance(exc, AgenticRequestValidationError) else None
+    if field not in _RUN_CHECKED or agentic_flags.get(field) is None:
+        return exc
+    named = AgenticRequestValidationError(
+        _AGENTIC_FLAGS[field], str(exc).removeprefix(f"{field}: ")
+    )
+    named.__cause__ = exc
+    return named
 
 
 def _render_outcome(renderer: Renderer, outcome: BaseException | None, terminated: bool) -> int:

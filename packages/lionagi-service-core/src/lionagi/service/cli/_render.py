@@ -110,6 +110,11 @@ _CLI_FLAGS = (
     ),
     ("pass openai_compatible=True with base_url", "pass --openai-compatible with --base-url"),
     ("pass base_url='https://host/v1'", "pass --base-url https://host/v1"),
+    (
+        "agentic settings apply to agentic endpoints (use base_url and api_key for HTTP)",
+        "these flags are for agentic CLIs (for HTTP use --base-url and --api-key-env NAME)",
+    ),
+    ("agentic_settings={'gateway_url': ...} (--gateway-url)", "--gateway-url URL"),
 )
 
 
