@@ -18,6 +18,8 @@ from lionagi.service import (
     AgenticCapabilities,
     AgenticSettings,
     ProviderAuthError,
+    ProviderCapacityError,
+    ProviderConfigError,
     ProviderConnectionError,
     ProviderContentFilterError,
     ProviderQuotaSpentError,
@@ -122,6 +124,37 @@ CODEX_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
         ProviderContentFilterError,
         r"\bincomplete response returned, reason: content_filter\b",
         summary="the content filter stopped the answer (response incomplete: content_filter)",
+    ),
+    # A ``response.failed`` whose code is ``content_policy_violation`` and whose message is
+    # empty: codex-rs ``ContentPolicyViolation`` prints its own fallback text (with a message,
+    # codex relays the server's words instead). The same prompt is refused the same way: the
+    # content-filter family, never retried, neutral for the circuit.
+    ProviderErrorPattern(
+        "content_filter",
+        ProviderContentFilterError,
+        r"\bthe input was rejected by the content policy\b",
+        summary="the content policy rejected the input",
+    ),
+    # No capacity for the request right now: ``response.failed`` (or, for flex, an HTTP 429)
+    # with code ``policy_capacity_unavailable`` or ``flex_unavailable``. Codex prints "Policy-
+    # restricted capacity is unavailable. Please try again later." / "Flex capacity
+    # unavailable." (codex-api's own display drops the "is") and does not retry them itself,
+    # as it does not retry "Selected model is at capacity": core's capacity family, retryable.
+    ProviderErrorPattern(
+        "capacity",
+        ProviderCapacityError,
+        r"\b(?:policy-restricted|flex) capacity (?:is )?unavailable\b",
+        summary="no capacity for the request's tier or policy now (try again later)",
+    ),
+    # An HTTP 403 whose body names Cloudflare and a block (codex-rs ``UnexpectedResponseError``'s
+    # friendly text, "... (status 403 Forbidden), url: ..."): the network the deployment
+    # connects from is refused, not its credentials, so neither signing in again (the auth
+    # family a plain 403 is) nor a retry helps. The config family: never retried, neutral.
+    ProviderErrorPattern(
+        "config",
+        ProviderConfigError,
+        r"\baccess blocked by cloudflare\b",
+        summary="Cloudflare blocked the connection (a restricted region or network)",
     ),
 )
 """Codex's own error texts, checked before core's generic phrases (error events and stderr)."""
