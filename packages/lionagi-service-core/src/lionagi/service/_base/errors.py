@@ -822,7 +822,11 @@ class CircuitOpenError(ProviderError):
 
 
 class UnsafeURLError(ProviderError):
-    """The SSRF guard refused a destination; set ``allow_local_network=True`` to permit it."""
+    """The SSRF guard refused a destination; set ``allow_local_network=True`` to permit it.
+
+    Raised before anything is sent: never retried, and neutral to the circuit (it says nothing
+    of the provider's health and repeats until the URL or the setting changes).
+    """
 
 
 # --- admission -----------------------------------------------------------------------------------

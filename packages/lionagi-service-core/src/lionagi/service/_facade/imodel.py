@@ -509,6 +509,11 @@ class iModel:
         if hooks is not None and hooks.has(HookPhase.PRE_EVENT_CREATE):
             cap = DEFAULT_HOOK_CAPS[HookPhase.PRE_EVENT_CREATE]
             remaining = budget.remaining(self._clock)
+            if remaining is not None and remaining <= 0:
+                # As for the pre-invocation hook: a spent budget starts no caller code. A sync
+                # hook ran to the end before the past deadline was noticed (no checkpoint to
+                # cancel it at), so an audit hook recorded a call that was never created.
+                raise RequestDeadlineExceeded("(not created)", "hook")
             cap_wins = remaining is None or cap < remaining
             until = self._clock() + cap if cap_wins else budget.deadline
             try:

@@ -157,11 +157,12 @@ def counts_as_circuit_failure(exc: BaseException, policy: AttemptPolicy) -> bool
 
     Client errors the caller caused (4xx other than the retried statuses, a request or config
     the endpoint refused before sending, an endpoint used from another event loop than its
-    own or under an async library it cannot run on), circuit-open and caller-side control
-    flow (cancellation, admission and deadline errors) are neutral: they neither open nor close
-    the circuit. The same families reported inside a stream (an auth, context-length,
-    unsupported-model, permission or content-filter error chunk, or a 2xx body reporting a
-    blocked prompt) are neutral too, as their HTTP statuses are. A spent quota or credit
+    own or under an async library it cannot run on, a destination the SSRF guard refused before
+    connecting: `UnsafeURLError`), circuit-open and caller-side control flow (cancellation,
+    admission and deadline errors) are neutral: they neither open nor close the circuit. The
+    same families reported inside a stream (an auth, context-length, unsupported-model,
+    permission or content-filter error chunk, or a 2xx body reporting a blocked prompt) are
+    neutral too, as their HTTP statuses are. A spent quota or credit
     (`ProviderQuotaSpentError`) is neutral however it is reported, even as an HTTP 429.
     Every other exception counts as a failure.
     """
@@ -172,6 +173,11 @@ def counts_as_circuit_failure(exc: BaseException, policy: AttemptPolicy) -> bool
             EndpointConfigurationError,
             EventLoopMismatchError,
             EventLoopUnsupportedError,
+            # Our own guard's refusal: nothing was sent, so it says nothing of the provider's
+            # health, and it repeats until the caller's URL or allow_local_network changes.
+            # Counted, it opened the circuit, which then hid the refusal (and how to fix it)
+            # behind CircuitOpenError for every call, the copies' too.
+            UnsafeURLError,
         ),
     ):
         return False
