@@ -156,6 +156,44 @@ CODEX_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
         r"\baccess blocked by cloudflare\b",
         summary="Cloudflare blocked the connection (a restricted region or network)",
     ),
+    # OpenAI's safety policies refusing the content: code ``cyber_policy``, ``bio_policy`` or
+    # ``misalignment_policy_violation`` (``response.failed``, a 400, or a 403). With an empty
+    # message codex prints its fallback ("This request has been flagged for possible
+    # cybersecurity risk." / "This content was flagged for possible biological risk." / "This
+    # request was blocked due to a misalignment policy violation."); OpenAI's own cyber wording
+    # says "This content was flagged ...". A 403 cyber_policy is printed as "unexpected status
+    # 403 Forbidden: <body>", which core's words read as a refused key, so the body's code
+    # counts too (whole quoted values only). The content-filter family, as the OpenAI adapter
+    # types these codes: never retried, neutral for the circuit.
+    ProviderErrorPattern(
+        "content_filter",
+        ProviderContentFilterError,
+        r"\bflagged for possible (?:cybersecurity|biological) risk\b"
+        r"|\bblocked due to a misalignment policy violation\b"
+        r'|"code":\s*"(?:cyber_policy|bio_policy|misalignment_policy_violation)"',
+        summary="a safety policy refused the content (cyber, bio or misalignment)",
+    ),
+    # Code ``inference_hook_denied``: the workspace's own inference hook (its security check of
+    # each request, run by the provider before the model) denied this request; "Your workspace
+    # inference hook blocked this request.", or a 400's raw body. What was sent is refused the
+    # same way again and the provider is healthy: the content-filter family, never retried.
+    ProviderErrorPattern(
+        "content_filter",
+        ProviderContentFilterError,
+        r'\bworkspace inference hook blocked this request\b|"code":\s*"inference_hook_denied"',
+        summary="the workspace's inference hook denied the request",
+    ),
+    # Code ``access_program_not_enabled``: the request asks for an access program (codex's
+    # cyber program) the account is not enrolled in; "The requested access program is not
+    # enabled.", or a 403 printed with its body. Not a refused key (signing in again does not
+    # help, so not the auth family a 403 is) and not transient: the deployment must stop
+    # asking for it or the account be enrolled. The config family: never retried, neutral.
+    ProviderErrorPattern(
+        "config",
+        ProviderConfigError,
+        r'\bthe requested access program is not enabled\b|"code":\s*"access_program_not_enabled"',
+        summary="the account is not enrolled in the requested access program",
+    ),
 )
 """Codex's own error texts, checked before core's generic phrases (error events and stderr)."""
 
