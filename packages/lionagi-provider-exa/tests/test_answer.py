@@ -4,6 +4,8 @@ The stream is written in the shape Exa's SDKs read (exa-py ``StreamAnswerRespons
 ``streamAnswer``): server-sent events whose data carry ``choices[].delta.content`` and a
 top-level ``citations`` list, closed by ``[DONE]``. The server records each request's path,
 headers and JSON body, so what reaches Exa is checked as sent, not as the call event kept it.
+The ``/search`` row's stream (exa-py ``stream_search``, exa-js ``streamSearch``) is the same
+grammar on another path, so its tests live here too, on the same server.
 """
 
 from __future__ import annotations
@@ -354,3 +356,55 @@ async def test_exa_s_error_object_fails_invoke_and_stream_alike(
         assert message in str(raised)
     if family is ProviderStreamQuotaExhaustedError:
         assert sent == 1  # a spent balance is not sent again
+
+
+def search(server: Loopback) -> iModel:
+    return iModel(
+        provider="exa",
+        endpoint="search",
+        api_key=KEY,
+        base_url=server.url,
+        allow_local_network=True,
+    )
+
+
+async def test_search_streams_the_same_grammar_on_its_own_path() -> None:
+    # ``"stream": true`` on /search (exa-py ``stream_search``, exa-js ``streamSearch``) sends the
+    # answer stream's chunks; stream() on the search row used to be refused before any request.
+    fields = {
+        "query": "latest battery breakthroughs",
+        "type": "auto",
+        "numResults": 3,
+        "systemPrompt": "Be concise.",
+        "outputSchema": {"type": "text", "description": "a short summary"},
+    }
+    async with (
+        loopback(STREAM, "text/event-stream") as server,
+        search(server) as exa,
+    ):
+        chunks = [c async for c in exa.stream(**fields)]
+    [sent] = server.requests
+    assert sent.line.startswith("POST /search ")
+    assert sent.body == {**fields, "stream": True}
+    assert [(c.type, c.content) for c in chunks] == [
+        ("text", "The capital"),
+        ("text", " of France is Paris."),
+        ("system", None),
+        ("result", None),
+    ]
+    assert chunks[2].metadata == {"citations": [CITATION]}
+    assert chunks[-1].metadata["citations"] == [CITATION]
+    assert chunks[-1].metadata["requestId"] == "req_2"
+
+
+async def test_a_search_stream_fails_as_the_answer_stream_does_naming_its_grammar() -> None:
+    error = {"requestId": "r", "error": "You have run out of credits", "tag": "NO_MORE_CREDITS"}
+    for writes, family, what in [
+        (sse(delta("Par"), error), ProviderStreamQuotaExhaustedError, "run out of credits"),
+        (sse(delta("Par"), {"requestIdd": "r"}), ProviderProtocolError, "Exa search stream"),
+    ]:
+        chunks: list[StreamChunk] = []
+        async with loopback(writes, "text/event-stream") as server, search(server) as exa:
+            with pytest.raises(family, match=what):
+                await drain(exa.stream(query="q"), chunks)
+        assert chunks[0].content == "Par"

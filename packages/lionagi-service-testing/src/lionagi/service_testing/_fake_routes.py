@@ -94,12 +94,16 @@ def _bodiless(render: _StreamFn) -> _StreamFn:
     return lambda script, seq, facts, body, **kw: render(script, seq, facts, **kw)
 
 
-def _search(operation: str) -> _Route:
-    return _Route(
+def _search(operation: str, *, streams: bool = False) -> _Route:
+    """A search operation's route; `/search` streams as `/answer` does (`"stream": true`)."""
+    document = _Route(
         operation,
         "json",
         lambda script, seq, facts, body: search_json(script, seq, operation, body),
     )
+    if not streams:
+        return document
+    return _Route(operation, "json", document.json, answer_stream, answer_facts)
 
 
 _CHAT = _Route("chat", "openai", _plain(chat_json), _bodiless(chat_stream), chat_facts)
@@ -160,7 +164,8 @@ _ANSWER = _Route(
 )
 # Exa's shape: the three search operations and the answer, by their last path segment.
 _EXA_ROUTES = {
-    **{name: _search(name) for name in ("search", "findSimilar", "contents")},
+    "search": _search("search", streams=True),
+    **{name: _search(name) for name in ("findSimilar", "contents")},
     "answer": _ANSWER,
 }
 _SUFFIXES = (

@@ -3,9 +3,11 @@
 ``POST /search``, ``/findSimilar`` and ``/contents`` (or any path under ``/json/``) answer one
 deterministic document derived from the request: the results' URLs hash the query (or the ids
 asked for), so equal requests get equal answers across runs, and the answer text
-(``x-fake-text``) becomes the results' ``text`` when contents are asked for. There is no stream
-and no model output channel, so the content behaviours (``thinking``, ``tool``, ``usage``) render
-the same document; error and fault behaviours apply as on every other route.
+(``x-fake-text``) becomes the results' ``text`` when contents are asked for. There is no model
+output channel, so the content behaviours (``thinking``, ``tool``, ``usage``) render the same
+document; error and fault behaviours apply as on every other route. ``/search`` with
+``"stream": true`` streams as ``/answer`` does (below), the grammar Exa's SDKs read for a
+streamed search.
 
 ``POST /answer`` (or ``/json/answer``) is Exa's grounded answer: one-shot, ``{"answer",
 "citations", "requestId", "costDollars"}`` with the answer text as ``answer`` and two citations

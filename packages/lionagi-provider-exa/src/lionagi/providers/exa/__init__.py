@@ -2,9 +2,10 @@
 
 ``PROVIDER_SPECS`` is what core's catalog reads through the ``lionagi.providers`` entry point:
 four rows at ``https://api.exa.ai`` with the key in ``x-api-key`` (``EXA_API_KEY``), each with
-its typed request model. Search, contents and find-similar are one-shot JSON: ``stream()`` is
-refused before any request. ``answer`` is one-shot with ``invoke()`` and Exa's answer stream with
-``stream()``. The rows name their classes by reference and the classes below load on first use.
+its typed request model. Contents and find-similar are one-shot JSON: ``stream()`` is refused
+before any request. ``answer`` is one-shot with ``invoke()`` and Exa's answer stream with
+``stream()``; ``search`` likewise, its stream being the same grammar. The rows name their
+classes by reference and the classes below load on first use.
 """
 
 from __future__ import annotations

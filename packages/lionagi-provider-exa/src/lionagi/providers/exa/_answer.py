@@ -1,5 +1,9 @@
 """Exa's ``/answer`` stream, read as the chat-completions stream it is, plus Exa's sources.
 
+``/search`` streams the same grammar (``"stream": true``; exa-py ``stream_search`` reads it
+with a subclass of its answer-stream reader, exa-js ``streamSearch`` with the same function as
+``streamAnswer``), so it is read by the same projector, named for its own errors.
+
 With ``"stream": true`` Exa answers ``POST /answer`` with server-sent events whose data are JSON
 objects in the chat-completions chunk shape plus Exa's sources: the answer's text arrives as
 ``choices[].delta.content`` and the cited pages as a top-level ``citations`` list (the same
@@ -110,3 +114,14 @@ class ExaAnswerProjector(ChatCompletionsProjector):
         if chunks and chunks[-1].type == "result":
             chunks[-1].metadata["citations"] = self._citations
         return chunks
+
+
+class _ExaSearchProjector(ExaAnswerProjector):
+    """``POST /search`` with ``stream: true``: the answer stream's grammar, on another path.
+
+    A subclass only so that a protocol error names the stream the caller asked for.
+    """
+
+    __slots__ = ()
+
+    grammar = "Exa search stream"

@@ -1,10 +1,11 @@
 """Exa's endpoint classes: one class per catalog row.
 
-Search, contents and find-similar answer a request with one JSON document and have no stream:
-those classes declare no stream dialect (``projector = None``) and no stream flag, so
-``stream()`` is refused with ``EndpointConfigurationError(field="stream")`` before a payload is
-built or a request sent. ``/answer`` streams when asked (``"stream": true``): its class declares
-Exa's answer stream (:class:`~._answer.ExaAnswerProjector`) and the flag.
+Contents and find-similar answer a request with one JSON document and have no stream: those
+classes declare no stream dialect (``projector = None``) and no stream flag, so ``stream()`` is
+refused with ``EndpointConfigurationError(field="stream")`` before a payload is built or a
+request sent. ``/answer`` streams when asked (``"stream": true``): its class declares Exa's
+answer stream (:class:`~._answer.ExaAnswerProjector`) and the flag. ``/search`` streams the same
+grammar when asked (exa-py ``stream_search``, exa-js ``streamSearch``), so it declares the same.
 
 Errors: Exa's body is ``{"requestId", "error": "<message>", "tag": "<TAG>"}``. The status says
 most of it (401 key, 403 access, 429 rate); the tag says what the status cannot: running out of
@@ -30,7 +31,7 @@ from lionagi.service import (
 )
 from lionagi.service.http import HTTPErrorInfo, ProviderErrorPattern, StreamProjector, json_kind
 
-from ._answer import ExaAnswerProjector, exa_error_object
+from ._answer import ExaAnswerProjector, _ExaSearchProjector, exa_error_object
 
 if TYPE_CHECKING:
     import httpx
@@ -107,7 +108,14 @@ class ExaEndpoint(Endpoint):
 
 
 class ExaSearchEndpoint(ExaEndpoint):
-    """``POST /search``."""
+    """``POST /search``: a one-shot results body, or Exa's search stream with ``stream()``.
+
+    The stream (``"stream": true``) is the answer stream's grammar: the synthesized text as
+    chat-completions deltas and the pages as ``citations`` (exa-py ``stream_search``).
+    """
+
+    projector: ClassVar[type[StreamProjector] | None] = _ExaSearchProjector
+    stream_flag: ClassVar[str | None] = "stream"
 
 
 class ExaContentsEndpoint(ExaEndpoint):
