@@ -419,12 +419,12 @@ def test_command_line_http_output_never_shows_a_secret(
         for extra in ([], ["--json"]):
             scan(_main(capsys, *_http_chat_args(server, scenario), *extra))
         assert len(server.requests) >= 2  # both runs reached the server
-        # userinfo beside the bearer key is refused, naming base_url, never showing it
+        # userinfo beside the bearer key is refused, naming the flag typed, never showing it
         sent = len(server.requests)
         for extra in ([], ["--json"]):
             output = _main(capsys, *_http_chat_args(server, scenario, userinfo=True), *extra)
             scan(output)
-            assert "base_url" in output
+            assert "--base-url" in output
         assert len(server.requests) == sent
 
 
