@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "check_config_overrides",
+    "check_selected_defaults",
     "check_selection_flags",
     "effective_admission",
     "coerce_hooks",
@@ -63,6 +64,35 @@ def check_selection_flags(flags: Mapping[str, object]) -> None:
 
     for name, value in flags.items():
         check_flag(name, value)
+
+
+def check_selected_defaults(
+    selected: Mapping[str, Any], request_defaults: Mapping[str, Any], modes: Mapping[str, bool]
+) -> None:
+    """Refuse a request default that writes a field `model=` (or a mode) already sets.
+
+    One field written two ways: neither silently wins (a mode is never dropped). A key of
+    `request_defaults["extra_body"]` counts too, whatever its value: `extra_body` may not carry
+    a field the request model validates, so `{"extra_body": {"model": "gpt-5"}}` beside
+    `model="openai/gpt-4o"` built a model every call of which was then refused, and a
+    vendor that does take the key there would have sent the second value unnoticed.
+    """
+    asked = ", ".join(f"{m}=True" for m, on in modes.items() if on)
+    source = f"model= with {asked}" if asked else "model="
+    for key, value in request_defaults.items():
+        if key in selected and selected[key] != value:
+            raise EndpointConfigurationError(
+                f"request_defaults.{key}",
+                f"contradicts the {key!r} value that {source} sets; give it in one place",
+            )
+    extra = request_defaults.get("extra_body")
+    if isinstance(extra, Mapping):
+        taken = next((key for key in extra if key in selected), None)
+        if taken is not None:
+            raise EndpointConfigurationError(
+                f"request_defaults.extra_body.{taken}",
+                f"is set by {source} already; give it in one place, not in extra_body",
+            )
 
 
 def check_config_overrides(overrides: Mapping[str, Any], constructor: Callable[..., Any]) -> None:

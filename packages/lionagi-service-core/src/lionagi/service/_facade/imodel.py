@@ -26,6 +26,7 @@ from .._base.loops import running_asyncio_loop
 from .agentic_view import as_agentic, inject_resume
 from .arguments import (
     check_config_overrides,
+    check_selected_defaults,
     check_selection_flags,
     coerce_hooks,
     coerce_id,
@@ -86,14 +87,17 @@ class iModel:
         base_url: Endpoint base URL override (required for `openai_compatible=True`).
         endpoint: Endpoint key/alias, or a constructed `Endpoint`. None (the default)
             selects the provider's only endpoint; a provider with several needs one named.
-        api_key: Explicit API key; otherwise the endpoint's declared env var is read.
+        api_key: Explicit API key; otherwise the endpoint's declared env var is read. An
+            `api_key` or `api_key_env` given for an endpoint that sends no credentials
+            (`auth_type="none"`: Ollama, CLI agents) is refused rather than dropped.
         model: `"provider/model[-effort]"` or a catalog model alias; the model name becomes
             the `model` request default and effort/mode kwargs join the request defaults.
         openai_compatible: Allow a marked generic Chat Completions endpoint when the catalog has
             no registration for `provider`/`endpoint`.
         request_defaults: Provider payload defaults (validated against the request model). A
-            key that `model=` or a mode also sets must agree with it (an
-            `EndpointConfigurationError` naming `request_defaults.<key>` otherwise).
+            key that `model=` or a mode also sets must agree with it, and may not be written in
+            its `extra_body` (an `EndpointConfigurationError` naming `request_defaults.<key>`
+            or `request_defaults.extra_body.<key>` otherwise).
         admission: Full admission config (an `AdmissionConfig`; anything else raises
             `AdmissionConfigError` naming `admission`); the individual limit keywords
             override its fields.
@@ -318,15 +322,7 @@ class iModel:
             raise EndpointConfigurationError(
                 "request_defaults", f"must be a mapping, got {type(request_defaults).__name__}"
             )
-        for key, value in (request_defaults or {}).items():
-            if key in defaults and defaults[key] != value:
-                # One field written two ways: neither silently wins (a mode is never dropped).
-                asked = ", ".join(f"{m}=True" for m, on in modes.items() if on)
-                source = f"model= with {asked}" if asked else "model="
-                raise EndpointConfigurationError(
-                    f"request_defaults.{key}",
-                    f"contradicts the {key!r} value that {source} sets; give it in one place",
-                )
+        check_selected_defaults(defaults, request_defaults or {}, modes)
         defaults.update(request_defaults or {})
         overrides = dict(config_overrides)
         if base_url is not None:
@@ -367,6 +363,21 @@ class iModel:
                 "base_url",
                 f"{type(resolved).__name__} ({caps.transport}) does not use a base URL; a CLI's "
                 "model gateway is agentic_settings={'gateway_url': ...} (--gateway-url)",
+            )
+        if config_overrides.get("api_key_env") is not None and resolved.config.auth_type == "none":
+            # The caller's own variable, read and never sent: an explicit api_key= here is
+            # refused for that reason, and the variable is the same key given indirectly. A
+            # variable the row declares is not the caller's and stays accepted (EndpointConfig).
+            fix = (
+                "a CLI agent reads its key from its own environment: agentic_settings="
+                "{'env': {...}}, or {'gateway_api_key': ...} with a gateway"
+                if resolved.is_agentic
+                else "pass auth_type='bearer' (or 'x-api-key') as well to send it"
+            )
+            raise EndpointConfigurationError(
+                "api_key_env",
+                f"{type(resolved).__name__} sends no credentials (auth_type='none'), so the key "
+                f"in this variable would never be sent; {fix}, or leave api_key_env out",
             )
         return resolved
 
