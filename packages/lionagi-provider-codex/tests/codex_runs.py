@@ -6,10 +6,16 @@ The module name is the package's own (``conftest.py`` puts this folder on ``sys.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
+from lionagi.providers.codex import CodexCliEndpoint
 from lionagi.providers.codex._events import CodexEventParser
-from lionagi.service import StreamChunk
+from lionagi.service import EventStatus, StreamChunk, iModel
+from lionagi.service_testing.conformance import replay_argv
+
+CAPTURES = Path(__file__).parent / "captures"
 
 
 def failed_run(message: str) -> list[dict[str, Any]]:
@@ -30,3 +36,26 @@ def error_chunk(events: list[dict[str, Any]]) -> StreamChunk:
             if chunk.type == "error":
                 return chunk
     raise AssertionError("no error chunk")
+
+
+def captured(name: str) -> list[dict[str, Any]]:
+    """The events of the recorded run ``captures/<name>`` (JSON lines)."""
+    lines = (CAPTURES / name).read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+async def stderr_only_failure(stderr: str, tmp_path: Path) -> BaseException:
+    """The error of a run that prints ``ERROR: <stderr>`` on stderr alone and exits 1.
+
+    Replayed through ``iModel`` (the real process path), so what is checked is what a caller
+    gets; the run must fail with exit code 1 kept on the error.
+    """
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"events": [], "stderr": f"ERROR: {stderr}\n", "exit_code": 1}))
+    async with iModel(endpoint=CodexCliEndpoint(argv=replay_argv(plan))) as model:
+        call = await model.invoke(prompt="hi")
+    assert call.status is EventStatus.FAILED
+    error = call.exception
+    assert error is not None
+    assert getattr(error, "returncode", None) == 1
+    return error

@@ -21,7 +21,7 @@ import json
 from pathlib import Path
 
 import pytest
-from codex_runs import error_chunk, failed_run
+from codex_runs import error_chunk, failed_run, stderr_only_failure
 
 from lionagi.providers.codex import CodexCliEndpoint
 from lionagi.service import (
@@ -36,7 +36,6 @@ from lionagi.service import (
     iModel,
 )
 from lionagi.service_testing import FakeProviderServer
-from lionagi.service_testing.conformance import replay_argv
 from lionagi.service_testing.real_clis import require_real_cli
 from lionagi.service_testing.real_tier import isolated_settings, scenario_url
 
@@ -93,13 +92,8 @@ def test_a_plan_without_codex_is_the_spent_quota_twin() -> None:
 async def test_on_stderr_only_the_same_texts_are_the_families(
     stderr: str, family: type[Exception], tmp_path: Path
 ) -> None:
-    plan = tmp_path / "plan.json"
-    plan.write_text(json.dumps({"events": [], "stderr": f"ERROR: {stderr}\n", "exit_code": 1}))
-    async with iModel(endpoint=CodexCliEndpoint(argv=replay_argv(plan))) as model:
-        call = await model.invoke(prompt="hi")
-    assert call.status is EventStatus.FAILED
-    assert type(call.exception) is family, repr(call.exception)
-    assert call.exception.returncode == 1
+    error = await stderr_only_failure(stderr, tmp_path)
+    assert type(error) is family, repr(error)
 
 
 @pytest.mark.real_cli

@@ -24,25 +24,20 @@ Their HTTP forms: a 403 ``cyber_policy`` or ``access_program_not_enabled`` is pr
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from codex_runs import error_chunk, failed_run
+from codex_runs import captured, error_chunk, failed_run, stderr_only_failure
 
 from lionagi.providers.codex import CodexCliEndpoint
 from lionagi.service import (
-    EventStatus,
     ProviderConfigError,
     ProviderContentFilterError,
     ProviderStreamConfigError,
     ProviderStreamContentFilterError,
     ProviderStreamError,
-    iModel,
 )
-from lionagi.service_testing.conformance import replay_argv
 
-CAPTURES = Path(__file__).parent / "captures"
 CYBER = "This request has been flagged for possible cybersecurity risk."
 BIO = "This content was flagged for possible biological risk."
 MISALIGNMENT = "This request was blocked due to a misalignment policy violation."
@@ -63,16 +58,11 @@ CAPTURED = [
 ]
 
 
-def _captured(name: str) -> list[dict[str, object]]:
-    lines = (CAPTURES / name).read_text(encoding="utf-8").splitlines()
-    return [json.loads(line) for line in lines if line.strip()]
-
-
 @pytest.mark.parametrize(("name", "text", "twin"), CAPTURED)
 def test_the_captured_refusal_is_its_family_twin(
     name: str, text: str, twin: type[ProviderStreamError]
 ) -> None:
-    chunk = error_chunk(_captured(name))
+    chunk = error_chunk(captured(name))
     assert chunk.content is not None
     assert chunk.content.startswith(text)
     error = CodexCliEndpoint().stream_error(chunk)
@@ -104,10 +94,5 @@ def test_the_servers_own_cyber_wording_is_the_family_too() -> None:
 async def test_on_stderr_only_the_same_texts_are_the_families(
     stderr: str, family: type[Exception], tmp_path: Path
 ) -> None:
-    plan = tmp_path / "plan.json"
-    plan.write_text(json.dumps({"events": [], "stderr": f"ERROR: {stderr}\n", "exit_code": 1}))
-    async with iModel(endpoint=CodexCliEndpoint(argv=replay_argv(plan))) as model:
-        call = await model.invoke(prompt="hi")
-    assert call.status is EventStatus.FAILED
-    assert type(call.exception) is family, repr(call.exception)
-    assert call.exception.returncode == 1
+    error = await stderr_only_failure(stderr, tmp_path)
+    assert type(error) is family, repr(error)

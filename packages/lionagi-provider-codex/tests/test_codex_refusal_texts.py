@@ -23,15 +23,13 @@ provider's health (a burst of blocked prompts opened the circuit) and were never
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from codex_runs import error_chunk, failed_run
+from codex_runs import captured, error_chunk, failed_run, stderr_only_failure
 
 from lionagi.providers.codex import CodexCliEndpoint
 from lionagi.service import (
-    EventStatus,
     ProviderCapacityError,
     ProviderConfigError,
     ProviderContentFilterError,
@@ -39,11 +37,8 @@ from lionagi.service import (
     ProviderStreamConfigError,
     ProviderStreamContentFilterError,
     ProviderStreamError,
-    iModel,
 )
-from lionagi.service_testing.conformance import replay_argv
 
-CAPTURES = Path(__file__).parent / "captures"
 CONTENT_POLICY = "The input was rejected by the content policy."
 POLICY_CAPACITY = "Policy-restricted capacity is unavailable. Please try again later."
 FLEX_CAPACITY = "Flex capacity unavailable."
@@ -59,16 +54,11 @@ CAPTURED = [
 ]
 
 
-def _captured(name: str) -> list[dict[str, object]]:
-    lines = (CAPTURES / name).read_text(encoding="utf-8").splitlines()
-    return [json.loads(line) for line in lines if line.strip()]
-
-
 @pytest.mark.parametrize(("name", "text", "twin", "retryable"), CAPTURED)
 def test_the_captured_refusal_is_its_family_twin(
     name: str, text: str, twin: type[ProviderStreamError], retryable: bool
 ) -> None:
-    chunk = error_chunk(_captured(name))
+    chunk = error_chunk(captured(name))
     assert chunk.content is not None
     assert chunk.content.startswith(text)
     error = CodexCliEndpoint().stream_error(chunk)
@@ -94,10 +84,5 @@ def test_the_api_errors_shorter_capacity_wording_is_the_family_too() -> None:
 async def test_on_stderr_only_the_same_texts_are_the_families(
     stderr: str, family: type[Exception], tmp_path: Path
 ) -> None:
-    plan = tmp_path / "plan.json"
-    plan.write_text(json.dumps({"events": [], "stderr": f"ERROR: {stderr}\n", "exit_code": 1}))
-    async with iModel(endpoint=CodexCliEndpoint(argv=replay_argv(plan))) as model:
-        call = await model.invoke(prompt="hi")
-    assert call.status is EventStatus.FAILED
-    assert type(call.exception) is family, repr(call.exception)
-    assert call.exception.returncode == 1
+    error = await stderr_only_failure(stderr, tmp_path)
+    assert type(error) is family, repr(error)
