@@ -89,7 +89,8 @@ class iModel:
             selects the provider's only endpoint; a provider with several needs one named.
         api_key: Explicit API key; otherwise the endpoint's declared env var is read. An
             `api_key` or `api_key_env` given for an endpoint that sends no credentials
-            (`auth_type="none"`: Ollama, CLI agents) is refused rather than dropped.
+            (`auth_type="none"`: Ollama, CLI agents) is refused rather than dropped, as are
+            `auth_type`, `default_headers` and `client_kwargs` on a CLI or in-process agent.
         model: `"provider/model[-effort]"` or a catalog model alias; the model name becomes
             the `model` request default and effort/mode kwargs join the request defaults.
         openai_compatible: Allow a marked generic Chat Completions endpoint when the catalog has
@@ -379,6 +380,27 @@ class iModel:
                 f"{type(resolved).__name__} sends no credentials (auth_type='none'), so the key "
                 f"in this variable would never be sent; {fix}, or leave api_key_env out",
             )
+        if resolved.is_agentic and caps is not None and caps.transport != "remote":
+            # How an HTTP request carries credentials; a CLI or in-process agent sends none, so
+            # these were stored and never applied (an explicit key there is refused likewise).
+            given = {
+                "auth_type": config_overrides.get("auth_type", "none") != "none",
+                "default_headers": bool(config_overrides.get("default_headers")),
+                "client_kwargs": bool(config_overrides.get("client_kwargs")),
+            }
+            for name, applied in given.items():
+                if applied:
+                    fix = (
+                        "a CLI agent reads its key from its own environment: agentic_settings="
+                        "{'env': {...}}, or {'gateway_api_key': ...} with a gateway"
+                        if caps.transport == "subprocess"
+                        else "an in-process agent takes no HTTP settings"
+                    )
+                    raise EndpointConfigurationError(
+                        name,
+                        f"{type(resolved).__name__} ({caps.transport} transport) sends no HTTP "
+                        f"request, so this setting would never apply; {fix}, or leave {name} out",
+                    )
         return resolved
 
     def _new_supervisor(self) -> CallSupervisor:

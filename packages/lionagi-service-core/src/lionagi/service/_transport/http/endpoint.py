@@ -34,7 +34,7 @@ from collections.abc import (
 from contextvars import ContextVar
 from dataclasses import replace
 from types import TracebackType
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeVar
 
 import anyio
 import httpx
@@ -653,10 +653,11 @@ class Endpoint:
                 controlled = network
         try:
             content_type = response.headers.get("content-type")
-            framer = self._framer(content_type, secrets)
+            where = describe_url(url, secrets)
+            framer = _framed(self._framer, where, content_type, secrets)
             projector = projector_class(secrets)
             # Bytes, decoded here as strict UTF-8: ``aiter_text`` would trust the declared charset.
-            decoder = Utf8Decoder(describe_url(url, secrets), _charset_note(content_type))
+            decoder = Utf8Decoder(where, _charset_note(content_type))
             decode = decoder.decode
             blocks = decoded_body(response)
             tail: Sequence[StreamChunk] = ()
@@ -667,13 +668,18 @@ class Endpoint:
                     except ProviderProtocolError as invalid:
                         # The events ahead of the bad bytes in this block were valid output:
                         # delivered first, as the events before a malformed one are.
-                        ready, _, error = _project(projector, framer.feed(decoder.valid_prefix))
+                        events = _framed(framer.feed, where, decoder.valid_prefix)
+                        ready, _, error = _project(projector, events)
                         if ready:
                             yield ready
                         raise error or invalid from None
                     if not text:  # the block held only the start of a multi-byte character
                         continue
-                    ready, tail, error = _project(projector, framer.feed(text))
+                    try:  # free in 3.11 until it raises: the per-read path costs nothing more
+                        events = framer.feed(text)
+                    except ProviderProtocolError as exc:
+                        raise _located(where, exc) from None
+                    ready, tail, error = _project(projector, events)
                     if ready:
                         yield ready
                     if error is not None:
@@ -682,7 +688,7 @@ class Endpoint:
                         break
                 else:
                     decoder.finish()
-                    ready, tail, error = _project(projector, framer.flush())
+                    ready, tail, error = _project(projector, _framed(framer.flush, where))
                     if ready:
                         yield ready
                     if error is not None:
@@ -1164,6 +1170,22 @@ def _body_too_large(
         f"over max_response_bytes={cap}; raise the endpoint's max_response_bytes to accept "
         "larger bodies"
     )
+
+
+_T = TypeVar("_T")
+
+
+def _located(where: str, exc: ProviderProtocolError) -> ProviderProtocolError:
+    """A framing error (`framing.py` knows no URL) prefixed with where, as `invoke()`'s are."""
+    return ProviderProtocolError(f"{where}: {exc}")
+
+
+def _framed(step: Callable[..., _T], where: str, *args: Any) -> _T:
+    """`step(*args)` (picking a framer, or a rare feed or flush), its errors `_located`."""
+    try:
+        return step(*args)
+    except ProviderProtocolError as exc:
+        raise _located(where, exc) from None
 
 
 def _reject_runtime_args(runtime_args: Mapping[str, Any]) -> None:
