@@ -39,6 +39,7 @@ from lionagi.service import (
     ProviderStreamQuotaError,
     ProviderUnavailable,
     RequestDeadlineExceeded,
+    StreamClosed,
 )
 from lionagi.service._lifecycle.supervisor import HookTimeout
 
@@ -53,6 +54,7 @@ DIAGNOSTIC = ProviderDiagnostic(
 
 ERRORS: list[BaseException] = [
     RequestDeadlineExceeded("call-1", "retry_delay", local_cap=2.5),
+    StreamClosed("call-1"),
     AdmissionConfigError("rpm", "must be a positive integer"),
     EndpointConfigurationError("base_url", "must be absolute"),
     AgenticRequestValidationError("cwd", "is not a directory"),

@@ -103,6 +103,7 @@ if TYPE_CHECKING:
     from ._base.errors import ProviderUnsupportedModelError as ProviderUnsupportedModelError
     from ._base.errors import RequestDeadlineExceeded as RequestDeadlineExceeded
     from ._base.errors import RequestExceedsTokenWindow as RequestExceedsTokenWindow
+    from ._base.errors import StreamClosed as StreamClosed
     from ._base.errors import TokenEstimateUnavailable as TokenEstimateUnavailable
     from ._base.errors import UnsafeURLError as UnsafeURLError
     from ._base.events import Event as Event
@@ -292,6 +293,7 @@ _LAZY: dict[str, str] = {
     "SharedAdmission": "._lifecycle.shared_config",
     "ShutdownOutcome": "._facade.manager",
     "StreamChunk": "._base.chunk",
+    "StreamClosed": "._base.errors",
     "TokenEstimateUnavailable": "._base.errors",
     "UnsafeURLError": "._base.errors",
     "canonical_endpoint_key": "._catalog.keys",

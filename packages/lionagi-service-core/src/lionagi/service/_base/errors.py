@@ -167,6 +167,7 @@ __all__ = [
     "ProviderUnsupportedModelError",
     "RequestDeadlineExceeded",
     "RequestExceedsTokenWindow",
+    "StreamClosed",
     "TokenEstimateUnavailable",
     "UnsafeURLError",
 ]
@@ -893,6 +894,26 @@ class RequestDeadlineExceeded(AdmissionError, TimeoutError):
         self.local_cap = local_cap
         limit = "deadline" if local_cap is None else f"endpoint's {local_cap:g} s local cap"
         super().__init__(f"request {call_id} exceeded its {limit} during {phase}")
+
+
+# --- streams -------------------------------------------------------------------------------------
+
+
+class StreamClosed(_Restorable, RuntimeError):
+    """The stream was closed (``aclose()``) from another task while this read waited on it.
+
+    A "stop" button closes a stream whose consumer is inside ``async for``: the call is stopped
+    and cleaned up as ``iModel.close()`` would stop it (the connection closed, the CLI's process
+    tree reaped, the admission permit or queue place given back) and ends CANCELLED; the model
+    stays open. The consumer's pending read raises this rather than ending the iteration, which
+    would pass for a complete answer. ``call_id`` names the call. A close between two reads (the
+    consumer holds a chunk), or from the consuming task itself, ends the generator as any async
+    generator's ``aclose()`` does and raises nothing.
+    """
+
+    def __init__(self, call_id: str) -> None:
+        self.call_id = call_id
+        super().__init__(f"stream of call {call_id} was closed while a read waited on it")
 
 
 # --- agentic input -------------------------------------------------------------------------------

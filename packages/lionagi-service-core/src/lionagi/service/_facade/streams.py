@@ -21,6 +21,11 @@ A stream closed by the caller before its first read never started its generator,
 ``finally`` would have forgotten it and whose ``except GeneratorExit`` would have ended the call
 CANCELLED: the handle does both itself (see :meth:`ModelStream.aclose`).
 
+A stream closed from another task while its consumer waits inside a read (a stop button)
+cannot be closed as a generator (Python refuses: it is running). The handle stops the call
+through the ``done`` callback instead, a `StreamLink` that reaches the call's lease or queue
+place, and waits for the generator to finish; the consumer's read raises `StreamClosed`.
+
 The hot path pays for one handle object, one weakref and one dict entry per stream; per chunk
 only one attribute check.
 """
@@ -32,10 +37,14 @@ import sys
 import weakref
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Coroutine
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._base.chunk import StreamChunk
 from .._base.errors import AdmissionClosed
+from .._base.stream_link import StreamLink
+
+if TYPE_CHECKING:
+    import anyio
 
 __all__ = ["ModelStream", "StreamRegistry"]
 
@@ -115,12 +124,31 @@ class ModelStream(AsyncIterator[StreamChunk]):
         call still ends CANCELLED, as it does when the stream is closed after a read: it stayed
         PENDING for good (its ``wait_terminal()`` never returned). Later reads then end the
         iteration, as they do on a closed async generator.
+
+        From another task while the consumer's read is in progress (waiting on the provider,
+        on admission, on a hook): the call is stopped where it is (connection closed, CLI's
+        process tree reaped, permit or queue place given back) and ends CANCELLED, the
+        consumer's read raises `StreamClosed`, and this returns once the stream's cleanup has
+        finished. Between reads, or from the consuming task, the generator is closed as usual.
         """
         agen = self._agen
         assert agen is not None
         if self._running is None and self._reaped is None:
             return self._close_unread(agen)
+        if _is_running(agen):
+            return self._stop_running(agen)
         return agen.aclose()
+
+    async def _stop_running(self, agen: _Gen) -> None:
+        link = self._forget
+        assert isinstance(link, _Forget)  # StreamRegistry.start made it
+        finished = link.finished
+        if finished is None:
+            import anyio  # only for a stop from another task: a plain import must not load it
+
+            finished = link.finished = anyio.Event()
+        link.stop()
+        await finished.wait()
 
     async def _close_unread(self, agen: _Gen) -> None:
         await agen.aclose()  # never started: only marks it closed, its body never runs
@@ -240,22 +268,29 @@ class StreamRegistry:
                 await task
 
 
-class _Forget:
+class _Forget(StreamLink):
     """What a stream's generator calls when it ends: drop its registry entry.
 
-    A slotted object rather than a closure (two fields, no cells, no function object): it is
-    made for every stream and lives as long as the stream. It holds the handle only weakly, as
-    the entry's key, so the generator that keeps it never keeps its own handle alive.
+    A slotted object rather than a closure (no cells, no function object): it is made for every
+    stream and lives as long as the stream. It holds the handle only weakly, as the entry's
+    key, so the generator that keeps it never keeps its own handle alive. As a `StreamLink` it
+    is also how the handle stops its call from another task; ``finished`` is the event such a
+    stop waits on (made only then), set when the generator ends.
     """
 
-    __slots__ = ("_live", "_ref")
+    __slots__ = ("_live", "_ref", "finished")
 
     def __init__(self, live: dict[weakref.ref[ModelStream], _Gen], ref: weakref.ref[ModelStream]):
+        super().__init__()
         self._live = live
         self._ref = ref
+        self.finished: anyio.Event | None = None
 
     def __call__(self) -> None:
         self._live.pop(self._ref, None)
+        finished = self.finished
+        if finished is not None:
+            finished.set()
 
 
 def _dropped(registry: weakref.ref[StreamRegistry], ref: weakref.ref[ModelStream]) -> None:

@@ -31,6 +31,7 @@ from .._base.errors import (
     DeadlinePhase,
     RequestDeadlineExceeded,
     RequestExceedsTokenWindow,
+    StreamClosed,
     TokenEstimateUnavailable,
 )
 from .budget import NO_DEADLINE, RequestBudget
@@ -115,7 +116,7 @@ _PHASE: Final[dict[_Stage, DeadlinePhase]] = {
 
 
 class _Waiter:
-    __slots__ = ("call_id", "event", "reserved", "stage", "tokens", "window")
+    __slots__ = ("call_id", "event", "reserved", "stage", "stopped", "tokens", "window")
 
     def __init__(self, call_id: str, tokens: int) -> None:
         self.call_id = call_id
@@ -124,6 +125,7 @@ class _Waiter:
         self.event: anyio.Event | None = None
         self.reserved = False
         self.window = -1
+        self.stopped = False
 
 
 class AdmissionController:
@@ -168,6 +170,7 @@ class AdmissionController:
         self._timed_head: _Waiter | None = None
         self._active = 0
         self._leases: dict[str, AdmissionLease] = {}
+        self._waiters: dict[str, _Waiter] = {}  # queued calls, for _stop_waiting
         self._ids: set[str] = set()
         self._closed = False
         self._drained: anyio.Event | None = None
@@ -227,6 +230,7 @@ class AdmissionController:
             waiter = _Waiter(call_id, tokens)
             self._ids.add(call_id)
             self._pending.append(waiter)
+            self._waiters[call_id] = waiter
             try:
                 self._pump()
                 if waiter.stage is not _Stage.ACTIVE:
@@ -234,6 +238,8 @@ class AdmissionController:
             except BaseException:
                 self._abandon(waiter)
                 raise
+            finally:
+                del self._waiters[call_id]
         lease = AdmissionLease(call_id, self._release)
         self._leases[call_id] = lease
         return lease
@@ -264,6 +270,19 @@ class AdmissionController:
             self._check_drained()
         assert self._drained is not None
         await self._drained.wait()
+
+    def _stop_waiting(self, call_id: str) -> bool:
+        """Make the queued call ``call_id`` leave the queue with `StreamClosed`; True if queued.
+
+        Its stream was closed from another task while it waited (a stop button): it gives its
+        place back at once, as a cancelled waiter does, instead of holding it until admitted.
+        """
+        waiter = self._waiters.get(call_id)
+        if waiter is None:
+            return False
+        waiter.stopped = True
+        self._wake(waiter)
+        return True
 
     def snapshot(self) -> AdmissionSnapshot:
         """Current counters for observability; never includes call payloads.
@@ -299,6 +318,8 @@ class AdmissionController:
                 raise AdmissionClosed(
                     f"admission closed while call {waiter.call_id} was waiting; it was aborted"
                 )
+            if waiter.stopped:  # before the stage: a permit granted meanwhile goes back
+                raise StreamClosed(waiter.call_id)
             stage = waiter.stage
             if stage is _Stage.ACTIVE:
                 return

@@ -2,7 +2,9 @@
 
 The supervisor runs provider work inside :meth:`AdmissionLease.abort_scope`; when the controller
 closes, that scope is cancelled and its exit raises :class:`AdmissionClosed`, so the supervisor
-can mark the event ABORTED instead of mistaking the close for caller cancellation.
+can mark the event ABORTED instead of mistaking the close for caller cancellation. A stop of
+this call alone (its stream closed from another task, :meth:`AdmissionLease._stop`) cancels the
+same scopes, whose exit then raises :class:`StreamClosed`.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from types import TracebackType
 
 import anyio
 
-from .._base.errors import AdmissionClosed
+from .._base.errors import AdmissionClosed, StreamClosed
 
 __all__ = ["AdmissionLease", "LeaseAbortScope"]
 
@@ -34,10 +36,13 @@ class AdmissionLease:
             wait on a consumer that may be the very task calling it. A stream assigns it around
             each batch it hands out (an attribute, not a method pair: two calls per chunk were a
             measurable share of a paced stream's cost, issue 15).
-        ended_parked: True once the holder's own deadline ended the call while it was parked
-            (set by the holder's timer, which also releases the permit). Checked with
-            `aborted` before each chunk leaves, so a batch read before the deadline is not
-            handed out after it, by a call that already ended.
+        ended_parked: True once the call was ended from outside the holder's own code: by its
+            deadline while it was parked (set by the holder's timer, which also releases the
+            permit), or by a stop (`_stop`). Checked with `aborted` before each chunk leaves,
+            so a batch read before the deadline (or the stop) is not handed out after it, by a
+            call that already ended.
+        stopped: True once `_stop` stopped this call alone (its stream was closed from
+            another task); `aborted` stays False, the model is not closing.
     """
 
     __slots__ = (
@@ -49,6 +54,7 @@ class AdmissionLease:
         "aborted",
         "ended_parked",
         "parked",
+        "stopped",
     )
 
     def __init__(self, call_id: str, on_release: Callable[[AdmissionLease], None]) -> None:
@@ -57,6 +63,7 @@ class AdmissionLease:
         self._released = False
         self.aborted = False
         self.ended_parked = False
+        self.stopped = False
         # A list, not a set: a lease holds one or two scopes at a time, and an empty set costs
         # 216 bytes against a list's 56, for each of a burst's streams (issue 15's memory cell).
         self._scopes: list[anyio.CancelScope] = []
@@ -101,10 +108,10 @@ class AdmissionLease:
         For work that is stopped without a cancel scope: a stream whose reads are bounded by
         the connection itself registers the function that shuts its connection down, so the
         close reaches a read in progress without a scope entered around every read. If the
-        lease was already aborted, `stop` runs at once.
+        lease was already aborted (or stopped), `stop` runs at once.
         """
         self._on_abort = stop
-        if stop is not None and self.aborted:
+        if stop is not None and (self.aborted or self.stopped):
             stop()
 
     def _abort(self) -> None:
@@ -121,6 +128,29 @@ class AdmissionLease:
         if parked is not None:
             parked()
             self.release()
+
+    def _stop(self) -> None:
+        """Stop this call alone, as `_abort` stops every call on close.
+
+        For a stream's ``aclose()`` from another task while its generator awaits inside the
+        call.
+        Cancels every open abort scope (their exit raises `StreamClosed`) and runs the
+        `on_abort` function (a controlled connection is shut down, a CLI signalled), so the
+        await in progress ends at once. `ended_parked` is set too: a read that completed just
+        before the stop hands nothing more out (the check each chunk already pays). The caller
+        has already ended the call CANCELLED. Not `parked`: a stop reaches only a running
+        generator, and one parked at its consumer is closed with the generator's own
+        ``aclose()``. Does nothing once the lease was aborted, stopped or released.
+        """
+        if self.aborted or self.stopped or self._released:
+            return
+        self.stopped = True
+        self.ended_parked = True
+        for scope in tuple(self._scopes):
+            scope.cancel()
+        stop, self._on_abort = self._on_abort, None
+        if stop is not None:
+            stop()
 
     async def __aenter__(self) -> AdmissionLease:
         return self
@@ -139,7 +169,10 @@ class AdmissionLease:
 
 
 class LeaseAbortScope:
-    """Context manager around provider work that turns a controller close into AdmissionClosed."""
+    """Context manager around provider work that turns a controller close into AdmissionClosed.
+
+    A stop of this call alone (`AdmissionLease._stop`) raises `StreamClosed` instead.
+    """
 
     __slots__ = ("_deadline", "_lease", "_scope")
 
@@ -154,7 +187,7 @@ class LeaseAbortScope:
         scope.__enter__()
         self._scope = scope
         self._lease._scopes.append(scope)
-        if self._lease.aborted:
+        if self._lease.aborted or self._lease.stopped:
             scope.cancel()
         return scope
 
@@ -168,8 +201,12 @@ class LeaseAbortScope:
         assert scope is not None, "LeaseAbortScope exited without being entered"
         self._lease._scopes.remove(scope)
         suppressed = bool(scope.__exit__(exc_type, exc, tb))
-        if scope.cancelled_caught and self._lease.aborted:
-            raise AdmissionClosed(
-                f"admission controller closed; active call {self._lease.call_id} was aborted"
-            )
+        if scope.cancelled_caught:
+            lease = self._lease
+            if lease.stopped:  # a stop, which a later close does not turn into an abort
+                raise StreamClosed(lease.call_id)
+            if lease.aborted:
+                raise AdmissionClosed(
+                    f"admission controller closed; active call {lease.call_id} was aborted"
+                )
         return suppressed

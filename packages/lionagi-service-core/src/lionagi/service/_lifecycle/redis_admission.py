@@ -51,6 +51,7 @@ from .._base.errors import (
     DeadlinePhase,
     EventLoopMismatchError,
     RequestDeadlineExceeded,
+    StreamClosed,
 )
 from .._base.loops import running_asyncio_loop
 from .._base.secrets import redact
@@ -221,6 +222,7 @@ class RedisAdmissionController:
         self._cut: set[str] = set()
         self._unconfirmed: dict[str, float] = {}  # holder -> time.monotonic() of the failure
         self._ids: set[str] = set()
+        self._stopping: set[str] = set()  # calls told to leave _reserve's loop (_stop_waiting)
         self._released = anyio.Event()  # set (and replaced) when a local lease is released
         self._closed = False
         self._drained: anyio.Event | None = None
@@ -283,6 +285,8 @@ class RedisAdmissionController:
         except BaseException:
             self._forget(call_id)
             raise
+        finally:
+            self._stopping.discard(call_id)
         lease = AdmissionLease(call_id, self._release)
         self._leases[call_id] = lease
         return lease
@@ -328,6 +332,23 @@ class RedisAdmissionController:
             finally:
                 with anyio.CancelScope(shield=True):
                     await self._disconnect()
+
+    def _stop_waiting(self, call_id: str) -> bool:
+        """Make the queued call ``call_id`` leave with `StreamClosed`; True if it was queued.
+
+        Waiting in this process's line, or in the local fallback: that controller's waiter is
+        stopped. Asking Redis: its loop ends at its next turn (woken now if it sleeps; a round
+        trip in flight is awaited first, bounded by ``op_timeout``).
+        """
+        if call_id not in self._ids or call_id in self._leases:
+            return False
+        if self._gate._stop_waiting(call_id):
+            return True
+        if self._fallback is not None and self._fallback._stop_waiting(call_id):
+            return True
+        self._stopping.add(call_id)
+        self._wake_local()
+        return True
 
     def snapshot(self) -> AdmissionSnapshot:
         """This process's counters; the shared window's remaining units are not read here.
@@ -377,6 +398,8 @@ class RedisAdmissionController:
         while True:
             if self._closed:
                 raise _closed_while_waiting(call_id)
+            if call_id in self._stopping:
+                raise StreamClosed(call_id)
             if budget.expired(self._clock):
                 raise RequestDeadlineExceeded(call_id, phase)
             released = self._released

@@ -9,6 +9,8 @@ the event leaves ownership, and the first terminal outcome wins:
 - admission refusal     -> ABORTED,   the typed admission error raised
 - caller cancellation   -> CANCELLED, the cancellation re-raised
 - consumer ``aclose()`` -> CANCELLED, nothing raised
+- ``aclose()`` from another task while a read waits (``StreamLink.stop``)
+                        -> CANCELLED, ``StreamClosed`` raised to the read
 - provider/hook failure -> FAILED;    ``invoke`` returns the event, ``stream`` raises the error
 - request error found   -> FAILED,    raised by both (a request field the endpoint refuses only
   when the call runs          when it encodes or launches: ``EndpointConfigurationError``,
@@ -41,10 +43,12 @@ from .._base.errors import (
     DeadlinePhase,
     EndpointConfigurationError,
     RequestDeadlineExceeded,
+    StreamClosed,
     _Restorable,
 )
 from .._base.events import EventStatus
 from .._base.hooks import DEFAULT_HOOK_CAPS, HookPhase
+from .._base.stream_link import StreamLink
 from .._transport.api_calling import APICalling
 from .._transport.http.endpoint import Endpoint
 from .._transport.http.reads import ReadControl
@@ -81,9 +85,11 @@ def outcome_status(exc: BaseException) -> EventStatus:
     """The terminal status an exception gives a call (module docstring table).
 
     Admission refusals, the deadline and controller close ABORT (the work was stopped from
-    outside the provider); any other ``Exception`` FAILS; cancellation and other
-    ``BaseException`` signals CANCEL.
+    outside the provider); any other ``Exception`` FAILS; cancellation, a stream closed from
+    another task (``StreamClosed``) and other ``BaseException`` signals CANCEL.
     """
+    if isinstance(exc, StreamClosed):
+        return EventStatus.CANCELLED
     if isinstance(exc, AdmissionError):
         return EventStatus.ABORTED
     if isinstance(exc, Exception):
@@ -470,7 +476,7 @@ class CallSupervisor:
         return opened, control, limit
 
     @staticmethod
-    def _settle(control: RunControl, call: APICalling) -> None:
+    def _settle(control: RunControl, call: APICalling, lease: AdmissionLease) -> None:
         """End a read in which the last process ended; raise if the limit or an abort cut it.
 
         Runs in the read's ``finally``: the error raised replaces the cancellation the control
@@ -478,7 +484,7 @@ class CallSupervisor:
         """
         if control.settle():
             if control.aborted:
-                raise CallSupervisor._closed_error(call) from None
+                raise CallSupervisor._ended_error(call, lease) from None
             raise DeadlineReached from None
 
     @staticmethod
@@ -618,15 +624,24 @@ class CallSupervisor:
         lease: AdmissionLease | None = None
         opened: OpenedStream[Any] | None = None  # batches (HTTP) or chunks (agentic)
         timed: ReadControl | RunControl | None = None  # a control whose timer ends the call
+        link = done if isinstance(done, StreamLink) else None
         try:
+            if link is not None:
+                link._call, link._admission = call, self._admission
+                if link._stopped:  # stopped while the call was prepared
+                    raise self._stop_noticed(call, key)
             lease = await self._acquire(call, key, budget, trace)
+            if link is not None:
+                link._lease = lease
+                if link._stopped:  # stopped in a wait its admission could not interrupt
+                    raise self._stop_noticed(call, key)
             call.mark_processing()
             try:
                 with lease.abort_scope():
                     await self._hook(call, HookPhase.PRE_INVOCATION, budget)
                     opened, control, limit = await self._open_stream(call, lease, budget, trace)
-                if opened is None:  # only a close can end the scope without a result
-                    raise self._closed_error(call)
+                if opened is None:  # only a close (or a stop) ends the scope without a result
+                    raise self._ended_error(call, lease)
                 if trace is not None:
                     trace.stream_opened()
                 # HTTP: a read control the connection took bounds every read (``fast``). Agentic:
@@ -680,6 +695,8 @@ class CallSupervisor:
                                     # The provider reported failure (or the hook wrote an
                                     # error): the batch ends here and nothing more is read.
                                     lease.parked = None
+                                    if lease.aborted or lease.ended_parked:
+                                        raise self._parked_end(call)  # stopped in the hook
                                     chunk, error = self._error_chunk(call, chunk, failure, raised)
                                     yield chunk
                                     raise error
@@ -712,7 +729,7 @@ class CallSupervisor:
                                 finally:
                                     run_control.reading = None
                                     if run_control.lingering:
-                                        self._settle(run_control, call)
+                                        self._settle(run_control, call, lease)
                             else:
                                 # No reader holds the limit (none started yet, or the last one
                                 # ended): bounded here, and offered to a process started now.
@@ -726,8 +743,8 @@ class CallSupervisor:
                         else:
                             item = await self._bounded_read(iterator, lease, until)
                     except StopAsyncIteration:
-                        if lease.aborted:
-                            raise self._closed_error(call) from None
+                        if lease.aborted or lease.stopped:
+                            raise self._ended_error(call, lease) from None
                         if limit is not None and run_control is not None and run_control.expired:
                             expired = limit.exceeded(key, "stream")  # the adapter swallowed it
                             opened.failed(expired)
@@ -744,7 +761,8 @@ class CallSupervisor:
                         raise exc from None
                     except Exception as failure:
                         exc = self._read_failure(control, lease, call, key, failure, limit)
-                        opened.failed(exc)
+                        if not lease.stopped:  # a stop says nothing of the provider's health
+                            opened.failed(exc)
                         if exc is failure:
                             raise
                         raise exc from None
@@ -763,6 +781,8 @@ class CallSupervisor:
             try:
                 with lease.abort_scope():
                     await self._hook(call, HookPhase.POST_INVOCATION, budget)
+            except StreamClosed:
+                raise  # stopped from another task: the call already ended CANCELLED
             except Exception:
                 # Output already reached the consumer: log, do not raise (ADR-0029 D3).
                 logger.warning("post_invocation hook failed after stream output", exc_info=True)
@@ -815,6 +835,20 @@ class CallSupervisor:
         return AdmissionClosed(f"admission controller closed; active call {call.id} was aborted")
 
     @staticmethod
+    def _ended_error(call: APICalling, lease: AdmissionLease) -> Exception:
+        """What a read cut by the lease raises: `StreamClosed` after a stop, else the close's."""
+        if lease.stopped:
+            return StreamClosed(lease.call_id)
+        return CallSupervisor._closed_error(call)
+
+    @staticmethod
+    def _stop_noticed(call: APICalling, key: str) -> StreamClosed:
+        """A stop noticed outside any lease scope: the call ends CANCELLED with the error."""
+        error = StreamClosed(key)
+        call.terminate(EventStatus.CANCELLED, error=error)
+        return error
+
+    @staticmethod
     def _error_chunk(
         call: APICalling,
         chunk: StreamChunk,
@@ -854,7 +888,7 @@ class CallSupervisor:
         if control is None or not (control.attached or control.aborted):
             return failure
         if lease.aborted or control.aborted:
-            return CallSupervisor._closed_error(call)
+            return CallSupervisor._ended_error(call, lease)
         if control.expired:
             if limit is not None:
                 return limit.exceeded(key, "stream")
