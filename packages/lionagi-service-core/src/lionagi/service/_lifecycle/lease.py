@@ -119,11 +119,7 @@ class AdmissionLease:
         if self.aborted:
             return
         self.aborted = True
-        for scope in tuple(self._scopes):
-            scope.cancel()
-        stop, self._on_abort = self._on_abort, None
-        if stop is not None:
-            stop()
+        self._cut()
         parked, self.parked = self.parked, None
         if parked is not None:
             parked()
@@ -133,8 +129,7 @@ class AdmissionLease:
         """Stop this call alone, as `_abort` stops every call on close.
 
         For a stream's ``aclose()`` from another task while its generator awaits inside the
-        call.
-        Cancels every open abort scope (their exit raises `StreamClosed`) and runs the
+        call. Cancels every open abort scope (their exit raises `StreamClosed`) and runs the
         `on_abort` function (a controlled connection is shut down, a CLI signalled), so the
         await in progress ends at once. `ended_parked` is set too: a read that completed just
         before the stop hands nothing more out (the check each chunk already pays). The caller
@@ -146,6 +141,10 @@ class AdmissionLease:
             return
         self.stopped = True
         self.ended_parked = True
+        self._cut()
+
+    def _cut(self) -> None:
+        """End the work in progress: cancel the open abort scopes, run `on_abort` once."""
         for scope in tuple(self._scopes):
             scope.cancel()
         stop, self._on_abort = self._on_abort, None
