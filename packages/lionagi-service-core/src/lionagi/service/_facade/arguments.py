@@ -26,6 +26,7 @@ __all__ = [
     "check_config_overrides",
     "check_selected_defaults",
     "check_selection_flags",
+    "check_settings_applied",
     "effective_admission",
     "coerce_hooks",
     "coerce_id",
@@ -92,6 +93,61 @@ def check_selected_defaults(
             raise EndpointConfigurationError(
                 f"request_defaults.extra_body.{taken}",
                 f"is set by {source} already; give it in one place, not in extra_body",
+            )
+
+
+# How an HTTP endpoint with auth_type="none" would send a key after all.
+_HTTP_KEY = "pass auth_type='bearer' (or 'x-api-key') as well to send it"
+# Where a CLI agent takes a key instead of an HTTP setting.
+_CLI_KEY = (
+    "a CLI agent reads its key from its own environment: agentic_settings={'env': {...}}, or "
+    "{'gateway_api_key': ...} with a gateway"
+)
+
+
+def check_settings_applied(
+    resolved: Endpoint, *, base_url: str | None, overrides: Mapping[str, Any]
+) -> None:
+    """Refuse a setting the selected endpoint would store and never apply, naming it.
+
+    A subprocess or in-process agent has no URL and sends no HTTP request, so `base_url` and
+    the HTTP credential settings (`auth_type`, `default_headers`, `client_kwargs`) do nothing
+    there; an endpoint that sends no credentials (`auth_type="none"`) never sends the key in
+    the caller's `api_key_env` (an explicit `api_key` there is refused by `EndpointConfig`; a
+    variable the row itself declares is the row's, not the caller's, and stays accepted).
+    """
+    caps = getattr(type(resolved), "capabilities", None)
+    agent = caps.transport if caps is not None and caps.transport != "remote" else None
+    name = type(resolved).__name__
+    if base_url is not None and agent is not None:
+        raise EndpointConfigurationError(
+            "base_url",
+            f"{name} ({agent}) does not use a base URL; a CLI's model gateway is "
+            "agentic_settings={'gateway_url': ...} (--gateway-url)",
+        )
+    if overrides.get("api_key_env") is not None and resolved.config.auth_type == "none":
+        fix = _CLI_KEY if resolved.is_agentic else _HTTP_KEY
+        raise EndpointConfigurationError(
+            "api_key_env",
+            f"{name} sends no credentials (auth_type='none'), so the key in this variable "
+            f"would never be sent; {fix}, or leave api_key_env out",
+        )
+    if agent is None or not resolved.is_agentic:
+        return
+    given = {
+        "auth_type": overrides.get("auth_type", "none") != "none",
+        "default_headers": bool(overrides.get("default_headers")),
+        "client_kwargs": bool(overrides.get("client_kwargs")),
+    }
+    for setting, applied in given.items():
+        if applied:
+            fix = (
+                _CLI_KEY if agent == "subprocess" else "an in-process agent takes no HTTP settings"
+            )
+            raise EndpointConfigurationError(
+                setting,
+                f"{name} ({agent} transport) sends no HTTP request, so this setting would never "
+                f"apply; {fix}, or leave {setting} out",
             )
 
 

@@ -28,6 +28,7 @@ from .arguments import (
     check_config_overrides,
     check_selected_defaults,
     check_selection_flags,
+    check_settings_applied,
     coerce_hooks,
     coerce_id,
     default_attempt_policy,
@@ -357,50 +358,7 @@ class iModel:
                 f"{provider!r} takes no model name here (its request has no 'model' field); "
                 f"write iModel(provider={provider!r}{named}) instead",
             ) from None
-        caps = getattr(type(resolved), "capabilities", None)
-        if base_url is not None and caps is not None and caps.transport != "remote":
-            # A subprocess or in-process agent has no URL; accepting one would silently ignore it.
-            raise EndpointConfigurationError(
-                "base_url",
-                f"{type(resolved).__name__} ({caps.transport}) does not use a base URL; a CLI's "
-                "model gateway is agentic_settings={'gateway_url': ...} (--gateway-url)",
-            )
-        if config_overrides.get("api_key_env") is not None and resolved.config.auth_type == "none":
-            # The caller's own variable, read and never sent: an explicit api_key= here is
-            # refused for that reason, and the variable is the same key given indirectly. A
-            # variable the row declares is not the caller's and stays accepted (EndpointConfig).
-            fix = (
-                "a CLI agent reads its key from its own environment: agentic_settings="
-                "{'env': {...}}, or {'gateway_api_key': ...} with a gateway"
-                if resolved.is_agentic
-                else "pass auth_type='bearer' (or 'x-api-key') as well to send it"
-            )
-            raise EndpointConfigurationError(
-                "api_key_env",
-                f"{type(resolved).__name__} sends no credentials (auth_type='none'), so the key "
-                f"in this variable would never be sent; {fix}, or leave api_key_env out",
-            )
-        if resolved.is_agentic and caps is not None and caps.transport != "remote":
-            # How an HTTP request carries credentials; a CLI or in-process agent sends none, so
-            # these were stored and never applied (an explicit key there is refused likewise).
-            given = {
-                "auth_type": config_overrides.get("auth_type", "none") != "none",
-                "default_headers": bool(config_overrides.get("default_headers")),
-                "client_kwargs": bool(config_overrides.get("client_kwargs")),
-            }
-            for name, applied in given.items():
-                if applied:
-                    fix = (
-                        "a CLI agent reads its key from its own environment: agentic_settings="
-                        "{'env': {...}}, or {'gateway_api_key': ...} with a gateway"
-                        if caps.transport == "subprocess"
-                        else "an in-process agent takes no HTTP settings"
-                    )
-                    raise EndpointConfigurationError(
-                        name,
-                        f"{type(resolved).__name__} ({caps.transport} transport) sends no HTTP "
-                        f"request, so this setting would never apply; {fix}, or leave {name} out",
-                    )
+        check_settings_applied(resolved, base_url=base_url, overrides=config_overrides)
         return resolved
 
     def _new_supervisor(self) -> CallSupervisor:
