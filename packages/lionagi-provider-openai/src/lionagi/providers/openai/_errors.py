@@ -69,6 +69,16 @@ __all__ = [
     "openai_policy_error",
 ]
 
+
+def _whole_code(*codes: str) -> str:
+    """A pattern matching one of ``codes`` as a whole line of the classified text.
+
+    Core classifies an error's message, code and type joined by newlines, so a code is a line
+    of its own; matching it whole keeps ``invalid_prompt`` from matching ``invalid_prompt_x``.
+    """
+    return rf"(?:^|\n)(?:{'|'.join(sorted(codes))})(?:\n|$)"
+
+
 POLICY_CODES = frozenset(
     {
         "bio_policy",
@@ -91,7 +101,7 @@ POLICY_PATTERN = ProviderErrorPattern(
     ProviderContentFilterError,
     # Classification searches the message, then the code and the type, one per line: a code
     # matches only as a whole line, so a longer code that contains one of these does not.
-    rf"(?:^|\n)(?:{'|'.join(sorted(POLICY_CODES))})(?:\n|$)|{_POLICY_WORDING}",
+    rf"{_whole_code(*POLICY_CODES)}|{_POLICY_WORDING}",
     summary="refused by OpenAI's safety policy",
 )
 """The stream and one-shot form (an error chunk, ``response.failed``, a failed response)."""
@@ -118,7 +128,7 @@ IMAGE_INPUT_CODES = frozenset(
 IMAGE_INPUT_PATTERN = ProviderErrorPattern(
     "invalid_request",
     ProviderInvalidRequestError,
-    rf"(?:^|\n)(?:{'|'.join(sorted(IMAGE_INPUT_CODES))})(?:\n|$)",
+    _whole_code(*IMAGE_INPUT_CODES),
     summary="an image in the request was refused",
 )
 """A ``response.failed`` (or failed response) refusing the request's image: the caller's input."""
@@ -126,7 +136,7 @@ IMAGE_INPUT_PATTERN = ProviderErrorPattern(
 THROTTLED_PATTERN = ProviderErrorPattern(
     "quota",
     ProviderQuotaError,
-    r"(?:^|\n)too_many_requests(?:\n|$)",
+    _whole_code("too_many_requests"),
     summary="rate limited (too many requests)",
 )
 """A Responses stream's ``error`` event throttling the stream: the in-band form of a 429."""
@@ -134,7 +144,7 @@ THROTTLED_PATTERN = ProviderErrorPattern(
 VECTOR_STORE_TIMEOUT_PATTERN = ProviderErrorPattern(
     "server",
     ProviderServerFaultError,
-    r"(?:^|\n)vector_store_timeout(?:\n|$)",
+    _whole_code("vector_store_timeout"),
     summary="the file search's vector store timed out",
 )
 """A failed response whose vector-store query timed out on OpenAI's side: a transient fault."""
@@ -142,7 +152,7 @@ VECTOR_STORE_TIMEOUT_PATTERN = ProviderErrorPattern(
 RESIDENCY_PATTERN = ProviderErrorPattern(
     "invalid_request",
     ProviderInvalidRequestError,
-    r"(?:^|\n)data_residency_mismatch(?:\n|$)",
+    _whole_code("data_residency_mismatch"),
     summary="the request does not match the project's data residency",
 )
 """A failed response refused for the project's data-residency region: the caller's setup."""
@@ -150,7 +160,7 @@ RESIDENCY_PATTERN = ProviderErrorPattern(
 INVALID_PROMPT_PATTERN = ProviderErrorPattern(
     "invalid_request",
     ProviderInvalidRequestError,
-    r"(?:^|\n)invalid_prompt(?:\n|$)",
+    _whole_code("invalid_prompt"),
     summary="the prompt was refused as invalid",
 )
 """A failed response whose ``invalid_prompt`` is not a policy refusal (``POLICY_PATTERN`` first)."""
