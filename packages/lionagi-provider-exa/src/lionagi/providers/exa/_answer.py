@@ -39,7 +39,7 @@ from typing import Any, ClassVar
 from lionagi.service import StreamChunk
 from lionagi.service.http import NO_CHUNKS, ChatCompletionsProjector, json_kind
 
-__all__ = ["ExaAnswerProjector", "exa_error_object"]
+__all__ = ["ExaAnswerProjector", "ExaSearchProjector", "exa_error_object"]
 
 
 def exa_error_object(event: dict[str, Any]) -> Any:
@@ -116,7 +116,7 @@ class ExaAnswerProjector(ChatCompletionsProjector):
         return chunks
 
 
-class _ExaSearchProjector(ExaAnswerProjector):
+class ExaSearchProjector(ExaAnswerProjector):
     """``POST /search`` with ``stream: true``: the answer stream's grammar, on another path.
 
     A subclass only so that a protocol error names the stream the caller asked for.

@@ -31,7 +31,7 @@ from lionagi.service import (
 )
 from lionagi.service.http import HTTPErrorInfo, ProviderErrorPattern, StreamProjector, json_kind
 
-from ._answer import ExaAnswerProjector, _ExaSearchProjector, exa_error_object
+from ._answer import ExaAnswerProjector, ExaSearchProjector, exa_error_object
 
 if TYPE_CHECKING:
     import httpx
@@ -114,7 +114,7 @@ class ExaSearchEndpoint(ExaEndpoint):
     chat-completions deltas and the pages as ``citations`` (exa-py ``stream_search``).
     """
 
-    projector: ClassVar[type[StreamProjector] | None] = _ExaSearchProjector
+    projector: ClassVar[type[StreamProjector] | None] = ExaSearchProjector
     stream_flag: ClassVar[str | None] = "stream"
 
 
