@@ -12,7 +12,7 @@ from typing import Any
 
 from lionagi.providers.codex import CodexCliEndpoint
 from lionagi.providers.codex._events import CodexEventParser
-from lionagi.service import EventStatus, StreamChunk, iModel
+from lionagi.service import EventStatus, ProviderStreamError, StreamChunk, iModel
 from lionagi.service_testing.conformance import replay_argv
 
 CAPTURES = Path(__file__).parent / "captures"
@@ -42,6 +42,18 @@ def captured(name: str) -> list[dict[str, Any]]:
     """The events of the recorded run ``captures/<name>`` (JSON lines)."""
     lines = (CAPTURES / name).read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines if line.strip()]
+
+
+def captured_error(name: str, text: str) -> ProviderStreamError:
+    """The error the adapter makes of the recorded run ``captures/<name>``.
+
+    Its error chunk must start with ``text``, the words codex printed, so a capture that no
+    longer shows them fails here rather than passing for the wrong reason.
+    """
+    chunk = error_chunk(captured(name))
+    assert chunk.content is not None
+    assert chunk.content.startswith(text)
+    return CodexCliEndpoint().stream_error(chunk)
 
 
 async def stderr_only_failure(stderr: str, tmp_path: Path) -> BaseException:

@@ -17,11 +17,10 @@ retries): the spent-quota family. Both texts are in the 0.171.0 binary.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from codex_runs import error_chunk, failed_run, stderr_only_failure
+from codex_runs import captured_error, error_chunk, failed_run, stderr_only_failure
 
 from lionagi.providers.codex import CodexCliEndpoint
 from lionagi.service import (
@@ -39,7 +38,6 @@ from lionagi.service_testing import FakeProviderServer
 from lionagi.service_testing.real_clis import require_real_cli
 from lionagi.service_testing.real_tier import isolated_settings, scenario_url
 
-CAPTURES = Path(__file__).parent / "captures"
 HIGH_DEMAND = "We\u2019re currently experiencing high demand, which may cause temporary errors."
 REFRESH_FAILED = tuple(
     "Your access token could not be refreshed because your refresh token "
@@ -56,10 +54,7 @@ def _classify(message: str) -> ProviderStreamError:
 
 
 def test_the_captured_500_is_the_server_fault_twin() -> None:
-    lines = (CAPTURES / "codex-500.jsonl").read_text(encoding="utf-8").splitlines()
-    chunk = error_chunk([json.loads(line) for line in lines if line.strip()])
-    assert chunk.content == HIGH_DEMAND
-    error = CodexCliEndpoint().stream_error(chunk)
+    error = captured_error("codex-500.jsonl", HIGH_DEMAND)
     assert type(error) is ProviderStreamServerError, repr(error)
     assert error.retryable is True
 

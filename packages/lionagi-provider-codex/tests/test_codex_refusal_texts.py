@@ -26,7 +26,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from codex_runs import captured, error_chunk, failed_run, stderr_only_failure
+from codex_runs import captured_error, error_chunk, failed_run, stderr_only_failure
 
 from lionagi.providers.codex import CodexCliEndpoint
 from lionagi.service import (
@@ -58,10 +58,7 @@ CAPTURED = [
 def test_the_captured_refusal_is_its_family_twin(
     name: str, text: str, twin: type[ProviderStreamError], retryable: bool
 ) -> None:
-    chunk = error_chunk(captured(name))
-    assert chunk.content is not None
-    assert chunk.content.startswith(text)
-    error = CodexCliEndpoint().stream_error(chunk)
+    error = captured_error(name, text)
     assert type(error) is twin, repr(error)
     assert error.retryable is retryable
 
