@@ -22,6 +22,7 @@ from lionagi.service import (
     ProviderConfigError,
     ProviderConnectionError,
     ProviderContentFilterError,
+    ProviderInvalidRequestError,
     ProviderQuotaSpentError,
     ProviderServerFaultError,
 )
@@ -173,6 +174,19 @@ CODEX_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
         r'|"code":\s*"(?:cyber_policy|bio_policy|misalignment_policy_violation)"',
         summary="a safety policy refused the content (cyber, bio or misalignment)",
     ),
+    # With a message, a ``response.failed`` is printed as the server's words alone, without
+    # its code (``content_policy_violation``, ``invalid_prompt``). Only OpenAI's documented
+    # policy sentences count, as in the OpenAI adapter's ``POLICY_PATTERN``: "... flagged as
+    # potentially violating our usage policy ..." (reasoning models) and "We've limited access
+    # to this content for safety reasons ...". Generic words ("Request blocked.") name no
+    # policy and stay unclassified. The content-filter family, never retried.
+    ProviderErrorPattern(
+        "content_filter",
+        ProviderContentFilterError,
+        r"\bflagged as potentially violating our usage policy\b"
+        r"|\blimited access to this content for safety reasons\b",
+        summary="OpenAI's usage policy refused the content",
+    ),
     # Code ``inference_hook_denied``: the workspace's own inference hook (its security check of
     # each request, run by the provider before the model) denied this request; "Your workspace
     # inference hook blocked this request.", or a 400's raw body. What was sent is refused the
@@ -193,6 +207,19 @@ CODEX_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
         ProviderConfigError,
         r'\bthe requested access program is not enabled\b|"code":\s*"access_program_not_enabled"',
         summary="the account is not enrolled in the requested access program",
+    ),
+    # Codes ``unsupported_access_program`` and ``invalid_access_program`` (0.171.0 maps both
+    # to one text): the access program asked for is not one the chosen model takes; "The
+    # requested access program cannot be used with this model.", or a 403 printed with its
+    # body. The request (its model with that program) is refused the same way again, and the
+    # provider is healthy: the invalid-request family, never retried, neutral; not the auth
+    # family a 403 is. Unlike the program not enabled above, the account is not at fault.
+    ProviderErrorPattern(
+        "invalid_request",
+        ProviderInvalidRequestError,
+        r"\bthe requested access program cannot be used with this model\b"
+        r'|"code":\s*"(?:unsupported_access_program|invalid_access_program)"',
+        summary="the requested access program cannot be used with this model",
     ),
 )
 """Codex's own error texts, checked before core's generic phrases (error events and stderr)."""
