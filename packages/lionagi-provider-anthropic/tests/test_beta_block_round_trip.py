@@ -281,6 +281,48 @@ async def test_streamed_fallback_and_listing_blocks_are_system_chunks_ready_to_s
         assert fake.requests[0].json["messages"] == messages
 
 
+def _fell_back() -> list[bytes]:
+    """The requested model declines, a fallback block hands over, the fallback model answers."""
+    end = {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {}}
+    declined = {**MESSAGE, "model": FALLBACK["from"]["model"]}
+    return [
+        sse("message_start", {"type": "message_start", "message": declined}),
+        *text(0, "I can't"),
+        *whole(1, FALLBACK),
+        *text(2, "Here it is."),
+        sse("message_delta", end),
+        sse("message_stop", {"type": "message_stop"}),
+    ]
+
+
+async def test_the_result_names_the_model_a_fallback_handed_the_answer_to() -> None:
+    # message_start names the requested model; the fallback block's ``to`` is the model that
+    # served the answer (the one-shot message's ``model``), as the SDK's accumulator relabels.
+    anthropic = pytest.importorskip("anthropic")
+    async with scripted_stream_server(_fell_back()) as server:
+        client = anthropic.AsyncAnthropic(
+            base_url=server.url.removesuffix("/v1"), api_key=API_KEY, max_retries=0
+        )
+        try:
+            async with client.beta.messages.stream(
+                model="claude-opus-4-7", max_tokens=16, messages=HI
+            ) as stream:
+                final = await stream.get_final_message()
+        finally:
+            await client.close()
+    async with (
+        scripted_stream_server(_fell_back()) as server,
+        iModel(
+            model="anthropic/claude-opus-4-7",
+            api_key=API_KEY,
+            base_url=server.url,
+            allow_local_network=True,
+        ) as model,
+    ):
+        chunks = [chunk async for chunk in model.stream(messages=HI)]
+    assert chunks[-1].metadata["model"] == final.model == FALLBACK["to"]["model"]
+
+
 # -- coverage against the installed SDK -----------------------------------------------------------
 
 

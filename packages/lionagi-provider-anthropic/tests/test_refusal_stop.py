@@ -10,14 +10,26 @@ name came out as a call with input ``{}`` the model never wrote, and a one-shot 
 such a call completed, handing the caller the refused turn's call. Each is now the
 content-filter family's error (``ProviderStreamContentFilterError``: not retried, neutral for
 the circuit, as core reports every other refusal), sent once; a text answer the refusal stopped
-still completes with that ``finish_reason``.
+still completes with that ``finish_reason``. A refusal after calls that closed whole (their
+input complete, the classifiers stopping the turn later) handed those calls out, one-shot too
+when a text block followed them: the same error now, and none of the turn's calls.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from anthropic_stops import FAST, HI, MESSAGE, TOOL, invoked, model, stopped_stream, streamed
+from anthropic_stops import (
+    FAST,
+    HI,
+    MESSAGE,
+    TOOL,
+    invoked,
+    model,
+    sse,
+    stopped_stream,
+    streamed,
+)
 
 from lionagi.service import (
     EventStatus,
@@ -120,4 +132,57 @@ async def test_the_explanation_text_never_picks_another_family() -> None:
     body = {**_body([{"type": "text", "text": "x"}, TOOL]), "stop_details": details}
     call, requests = await invoked(body)
     assert type(call.exception) is ProviderStreamContentFilterError, repr(call.exception)
+    assert requests == 1
+
+
+TOOL_DELTA = ("input_json_delta", "partial_json")
+READ = {**TOOL, "id": "toolu_2", "name": "read_file"}
+
+
+def _turn(*blocks: tuple[dict[str, Any], str]) -> list[bytes]:
+    """Whole ``(block, streamed part)`` pairs (a tool's part is its input JSON), then a refusal."""
+    events: list[dict[str, Any]] = [
+        {"type": "message_start", "message": {**MESSAGE, "content": [], "usage": USAGE}}
+    ]
+    for index, (block, part) in enumerate(blocks):
+        kind, field = ("text_delta", "text") if block["type"] == "text" else TOOL_DELTA
+        events += [
+            {"type": "content_block_start", "index": index, "content_block": block},
+            {"type": "content_block_delta", "index": index, "delta": {"type": kind, field: part}},
+            {"type": "content_block_stop", "index": index},
+        ]
+    stop = {"stop_reason": "refusal", "stop_sequence": None, "stop_details": DETAILS}
+    events += [
+        {"type": "message_delta", "delta": stop, "usage": {"output_tokens": 31}},
+        {"type": "message_stop"},
+    ]
+    return [sse(event) for event in events]
+
+
+async def test_a_refusal_after_a_complete_tool_call_hands_out_no_call() -> None:
+    # The call's input closed before the classifiers stopped the turn: the refused turn's call
+    # is not the model's request to run the tool, so it is never handed out as one.
+    chunks, error, requests = await streamed(_turn((TOOL, '{"path": "/tmp/a.txt"}')))
+    _assert_refusal_error(error)
+    assert [c.type for c in chunks] == ["error"]
+    _assert_refusal_chunk(chunks[0])
+    assert requests == 1
+
+
+async def test_a_refusal_after_parallel_calls_hands_out_none_of_them() -> None:
+    text = {"type": "text", "text": ""}
+    writes = _turn((text, "Writing."), (READ, '{"path": "/a"}'), (TOOL, '{"path": "/b"}'))
+    chunks, error, _ = await streamed(writes)
+    _assert_refusal_error(error)
+    assert "read_file" in str(error)
+    assert [(c.type, c.content) for c in chunks[:1]] == [("text", "Writing.")]
+    assert [c.type for c in chunks] == ["text", "error"]
+
+
+async def test_a_one_shot_refusal_with_a_call_before_its_last_block_fails_alike() -> None:
+    content = [{**TOOL, "input": {"path": "/a"}}, {"type": "text", "text": "Then."}]
+    call, requests = await invoked(_body(content))
+    assert call.status is EventStatus.FAILED
+    assert call.exception is not None
+    _assert_refusal_error(call.exception)
     assert requests == 1

@@ -439,7 +439,9 @@ class AnthropicMessagesEndpoint(Endpoint):
                 ``ProviderStreamContextError``, ``code`` that stop reason, not retried; the
                 same with ``refusal`` (Anthropic's classifiers stopped the answer):
                 ``ProviderStreamContentFilterError``, ``code="refusal"``, the
-                ``stop_details`` category and explanation in its text, not retried.
+                ``stop_details`` category and explanation in its text, not retried; and that
+                error for a refused message with a caller's ``tool_use`` anywhere in it (the
+                refused turn's calls are no request to run a tool).
             ProviderProtocolError: the body is not a JSON object, names another ``type``
                 than ``message``, or has no ``content`` list (``{}`` is no answer: every
                 message carries its content blocks, an empty list included).
@@ -474,6 +476,17 @@ class AnthropicMessagesEndpoint(Endpoint):
                     details = body.get("stop_details")
                     raise self.stream_error(stop_cut(projector, stop_reason, name, None, details))
                 raise self.stream_error(_cut_tool_call(name))
+        if stop_reason == REFUSAL_STOP:
+            # Whole calls before the refused turn's last block: no request to run a tool either
+            # (the stream ends the same turn with the same error).
+            calls = [
+                b.get("name") for b in content if type(b) is dict and b.get("type") == "tool_use"
+            ]
+            if calls:
+                projector = AnthropicMessagesProjector(self._secrets())
+                details = body.get("stop_details")
+                cut = stop_cut(projector, REFUSAL_STOP, calls, None, details, written=True)
+                raise self.stream_error(cut)
         return body
 
 

@@ -21,7 +21,9 @@ Projection (core's projector contract, helpers from :class:`ProjectorBase`):
   higher ``max_tokens`` does not help); one cut by ``refusal`` (Anthropic's streaming
   classifiers stopped the answer) ends it with an error chunk of code ``refusal`` carrying the
   ``stop_details``, which the endpoint types as the content-filter family (the same
-  conversation is refused again);
+  conversation is refused again); a caller's ``tool_use`` that closed whole is held (with what
+  follows it, in order) until the stop reason, so a refusal later in the turn ends the stream
+  with that same error and hands none of the turn's calls out to be run;
 - what a caller needs to send a turn back verbatim is kept: a thinking block's
   ``signature_delta`` -> a ``thinking`` chunk with no text and ``metadata["signature"]`` (it
   closes that block; Anthropic refuses a tool-use turn whose thinking comes back unsigned; a
@@ -41,7 +43,8 @@ Projection (core's projector contract, helpers from :class:`ProjectorBase`):
 - the other blocks the next request takes back unchanged arrive whole (no deltas) and yield,
   at ``content_block_start``, one ``system`` chunk with no content and the block as
   ``metadata["fallback_block"]`` (the fallback beta's boundary between the model that declined
-  and the one that continued: the turn is refused without it in its place) or
+  and the one that continued: the turn is refused without it in its place; its ``to.model``
+  becomes the result's ``model``, the one that served the answer) or
   ``metadata["mcp_tool_listing_block"]`` (the tools an MCP server listed, reused by the next
   request instead of asking the server again);
 - ``message_stop`` yields the one ``result`` chunk: ``usage`` is the ``message_start`` usage
@@ -121,6 +124,9 @@ WINDOW_STOP = "model_context_window_exceeded"
 REFUSAL_STOP = "refusal"
 # The stops that cut a tool call for a reason other than the token limit: `stop_cut`'s.
 CUT_STOPS = (WINDOW_STOP, REFUSAL_STOP)
+# The events that release the held turn themselves (see `_hold`): the stop reason, the end of
+# the message, an in-stream error.
+_RELEASING = frozenset({"message_delta", "message_stop", "error"})
 # What a compaction_delta sets on its block: each replaces the block's value (the official
 # SDK's accumulator assigns them, so a delta carries a whole value, not a piece to append).
 _COMPACTION_FIELDS = ("content", "encrypted_content")
@@ -148,6 +154,7 @@ class AnthropicMessagesProjector(ProjectorBase):
         "_server_calls",
         "_stop_reason",
         "_tools",
+        "_turn",
         "_usage",
     )
 
@@ -171,6 +178,9 @@ class AnthropicMessagesProjector(ProjectorBase):
         # A closed tool call that streamed no input text: (name, its tool_use chunk), held
         # until the stop reason says whether max_tokens cut it right after its name.
         self._empty: tuple[Any, StreamChunk] | None = None
+        # The chunks from the turn's first closed caller tool call on, held until the stop
+        # reason: a refusal after the call makes the turn's calls no request to run a tool.
+        self._turn: list[StreamChunk] | None = None
 
     def feed(self, event: Any) -> Sequence[StreamChunk]:
         """Project one decoded event."""
@@ -181,8 +191,40 @@ class AnthropicMessagesProjector(ProjectorBase):
         if self._empty is not None and kind not in ("message_delta", "ping"):
             # Anything but the stop reason after it: the call was complete.
             (_, call), self._empty = self._empty, None
-            return (call, *self._event(kind, event))
-        return self._event(kind, event)
+            out = self._hold((call,))
+            return (*out, *self._held(kind, event)) if out else self._held(kind, event)
+        return self._held(kind, event)
+
+    def _held(self, kind: Any, event: dict[str, Any]) -> Sequence[StreamChunk]:
+        """The event's chunks, less what joins the held turn (the stop events release it)."""
+        chunks = self._event(kind, event)
+        return chunks if kind in _RELEASING else self._hold(chunks)
+
+    def _hold(self, chunks: Sequence[StreamChunk]) -> Sequence[StreamChunk]:
+        """``chunks`` less what joins the held turn (from a closed caller call to the stop).
+
+        Only the stop reason says whether the classifiers refused the turn, and a refused
+        turn's calls are not the model's request to run a tool; what follows a call is held
+        with it so the stream keeps the turn's order.
+        """
+        if not chunks:
+            return chunks
+        if self._turn is not None:
+            self._turn.extend(chunks)
+            return NO_CHUNKS
+        first = next((i for i, chunk in enumerate(chunks) if _caller_call(chunk)), None)
+        if first is None:
+            return chunks
+        self._turn = list(chunks[first:])
+        return chunks[:first]
+
+    def _release_turn(self) -> tuple[list[StreamChunk], list[Any]]:
+        """The held turn's chunks to hand out, and the names of the calls a refusal dropped."""
+        turn, self._turn = self._turn or [], None
+        if self._stop_reason != REFUSAL_STOP:
+            return turn, []
+        calls = [chunk.tool_name for chunk in turn if _caller_call(chunk)]
+        return [chunk for chunk in turn if not _caller_call(chunk)], calls
 
     def _event(self, kind: Any, event: dict[str, Any]) -> Sequence[StreamChunk]:
         if kind == "content_block_delta":
@@ -216,12 +258,21 @@ class AnthropicMessagesProjector(ProjectorBase):
                     self._message[key] = event[key]
             usage = event.get("usage") or {}
             self._usage.update({k: v for k, v in usage.items() if v is not None})
+            turn, refused = self._release_turn()
             if self.held is not None:
-                return self._resolve_cut()
+                return (*turn, *self._resolve_cut())
             if self._empty is not None:
-                return self._resolve_empty()
-            return NO_CHUNKS
+                return (*turn, *self._resolve_empty())
+            if refused:
+                details = self._message.get("stop_details")
+                usage = dict(self._usage) or None
+                cut = stop_cut(self, REFUSAL_STOP, refused, usage, details, written=True)
+                return (*turn, cut)
+            return turn
         if kind == "message_stop":
+            turn, _ = self._release_turn()  # no stop reason came: the calls were complete
+            if turn:
+                return (*turn, *self._event(kind, event))  # the turn is released: no loop
             if self.held is not None:
                 return self._resolve_cut()
             if self._tools or self._compactions:
@@ -242,7 +293,8 @@ class AnthropicMessagesProjector(ProjectorBase):
         if kind in ANTHROPIC_IGNORED_EVENTS:
             return NO_CHUNKS
         if kind == "error":
-            return self.error_chunk(event.get("error") or event)
+            turn, _ = self._release_turn()
+            return (*turn, *self.error_chunk(event.get("error") or event))
         raise self.protocol_error(f"unrecognized event type {kind!r}", event)
 
     def _delta(self, event: dict[str, Any]) -> Sequence[StreamChunk]:
@@ -317,6 +369,11 @@ class AnthropicMessagesProjector(ProjectorBase):
         if whole is not None:
             # Conversation state, neither reasoning nor answer text (as a compaction block is):
             # the caller sends it back where it stood, so it is kept whole, never dropped.
+            to = block.get("to") if kind == "fallback" else None
+            if isinstance(to, dict) and to.get("model"):
+                # The model that answers from here on: the one the result names, as the
+                # one-shot message does (message_start named the model that declined).
+                self._model = to["model"]
             return (StreamChunk(type="system", metadata={whole: block}),)
         if kind in ANTHROPIC_IGNORED_BLOCKS:
             return NO_CHUNKS
@@ -393,6 +450,11 @@ class AnthropicMessagesProjector(ProjectorBase):
         )
 
 
+def _caller_call(chunk: StreamChunk) -> bool:
+    """Whether ``chunk`` is a call the caller runs (a server-run call's result is in the turn)."""
+    return chunk.type == "tool_use" and not chunk.metadata.get("server_tool")
+
+
 def _cut(arguments: str) -> bool:
     """Whether held input text stopped mid-JSON (``[1]`` parses: malformed, not cut)."""
     try:
@@ -403,7 +465,13 @@ def _cut(arguments: str) -> bool:
 
 
 def stop_cut(
-    projector: ProjectorBase, reason: str, name: Any, usage: Any = None, details: Any = None
+    projector: ProjectorBase,
+    reason: str,
+    name: Any,
+    usage: Any = None,
+    details: Any = None,
+    *,
+    written: bool = False,
 ) -> StreamChunk:
     """The error chunk for a tool call a `CUT_STOPS` stop reason cut short.
 
@@ -413,6 +481,7 @@ def stop_cut(
     context family (``ProviderStreamContextError``), the endpoint's ``error_patterns`` read
     ``refusal`` as the content-filter family; neither is retried. Core's token-limit text is
     not used: its fix (raise ``max_tokens``) helps neither, so the text gives the one that does.
+    ``written`` says a refusal came after whole calls, ``name`` then the list of their names.
     """
     if reason == REFUSAL_STOP:
         why = f"stop_reason {REFUSAL_STOP!r}"
@@ -421,11 +490,17 @@ def stop_cut(
             why = f"{why}, category {facts['category']!r}"
         if isinstance(facts.get("explanation"), str) and facts["explanation"]:
             why = f"{why}: {facts['explanation']}"
+        where = (
+            f"after the model wrote tool call(s) {', '.join(map(repr, name))}, which are not "
+            "handed out (a refused turn's calls are no request to run a tool)"
+            if written
+            else f"while the model was writing the input of tool call {name!r}, which is cut "
+            "short and not handed out"
+        )
         message = (
-            f"Anthropic's safety classifiers stopped the answer ({why}) while the model was "
-            f"writing the input of tool call {name!r}, which is cut short and not handed out; "
-            "the same conversation is refused again: remove or rephrase the turn that "
-            "triggered the refusal and retry"
+            f"Anthropic's safety classifiers stopped the answer ({why}) {where}; the same "
+            "conversation is refused again: remove or rephrase the turn that triggered the "
+            "refusal and retry"
         )
     else:
         message = (
