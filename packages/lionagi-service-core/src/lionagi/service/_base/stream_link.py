@@ -25,12 +25,13 @@ __all__ = ["StreamLink"]
 class StreamLink:
     """What a stream's handle holds to stop its call; set by the stream's generator."""
 
-    __slots__ = ("_admission", "_call", "_lease", "_stopped")
+    __slots__ = ("_admission", "_call", "_lease", "_preparing", "_stopped")
 
     def __init__(self) -> None:
         self._admission: Any = None  # the supervisor's Admission
         self._call: Any = None  # the APICalling, once prepared
         self._lease: Any = None  # the AdmissionLease, once admitted
+        self._preparing: Any = None  # the cancel scope around the call's preparation
         self._stopped = False
 
     def __call__(self) -> None:
@@ -44,15 +45,19 @@ class StreamLink:
     def stop(self) -> None:
         """Stop the call while its generator awaits inside it; idempotent, synchronous.
 
-        Still preparing the call: the generator stops once that returns. Queued in admission:
-        the call leaves the queue. Admitted: the call ends CANCELLED now and its lease is
-        stopped. The generator raises `StreamClosed` in each case.
+        Still preparing the call (a ``pre_event_create`` hook awaiting): that await is
+        cancelled; a hook that swallows the cancellation gets its call ended CANCELLED before
+        admission. Queued in admission: the call leaves the queue. Admitted: the call ends
+        CANCELLED now and its lease is stopped. The generator raises `StreamClosed` in each case.
         """
         if self._stopped:
             return
         self._stopped = True
         call, lease = self._call, self._lease
         if call is None:
+            preparing = self._preparing
+            if preparing is not None:
+                preparing.cancel()  # a hook may await for seconds: the stop must not wait
             return
         if lease is None:
             # Core's controllers let a queued call go at once; an admission of the caller's

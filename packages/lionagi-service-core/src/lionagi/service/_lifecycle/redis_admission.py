@@ -223,6 +223,7 @@ class RedisAdmissionController:
         self._unconfirmed: dict[str, float] = {}  # holder -> time.monotonic() of the failure
         self._ids: set[str] = set()
         self._stopping: set[str] = set()  # calls told to leave _reserve's loop (_stop_waiting)
+        self._trips: dict[str, anyio.CancelScope] = {}  # call id -> its round trip in flight
         self._released = anyio.Event()  # set (and replaced) when a local lease is released
         self._closed = False
         self._drained: anyio.Event | None = None
@@ -337,8 +338,9 @@ class RedisAdmissionController:
         """Make the queued call ``call_id`` leave with `StreamClosed`; True if it was queued.
 
         Waiting in this process's line, or in the local fallback: that controller's waiter is
-        stopped. Asking Redis: its loop ends at its next turn (woken now if it sleeps; a round
-        trip in flight is awaited first, bounded by ``op_timeout``).
+        stopped. Asking Redis: its loop ends now, woken if it sleeps and its round trip in
+        flight, if any, cut as a deadline would cut it (the permit the script may have granted
+        goes to the keeper, or expires by its TTL if the script runs later still).
         """
         if call_id not in self._ids or call_id in self._leases:
             return False
@@ -347,6 +349,9 @@ class RedisAdmissionController:
         if self._fallback is not None and self._fallback._stop_waiting(call_id):
             return True
         self._stopping.add(call_id)
+        trip = self._trips.get(call_id)
+        if trip is not None:
+            trip.cancel()
         self._wake_local()
         return True
 
@@ -420,7 +425,7 @@ class RedisAdmissionController:
                 args.extend(dropping)
                 args.extend(unconfirmed)
             try:
-                reply = await self._round_trip(args, budget, call_id, phase)
+                reply = await self._stoppable_trip(args, budget, call_id, phase)
             except BaseException as exc:
                 if keeper is not None:
                     if isinstance(exc, _Unavailable):
@@ -490,6 +495,30 @@ class RedisAdmissionController:
         for holder in [h for h, since in self._unconfirmed.items() if since <= oldest]:
             del self._unconfirmed[holder]  # had the script run, its permit has expired by now
         return tuple(self._unconfirmed)
+
+    async def _stoppable_trip(
+        self, args: list[Any], budget: RequestBudget, call_id: str, phase: DeadlinePhase
+    ) -> list[Any]:
+        """:meth:`_round_trip` in a cancel scope `_stop_waiting` cancels (a stream's stop).
+
+        A stop waited for the round trip in flight, up to ``op_timeout`` (2 s by default, longer
+        against a slow server). Cut, the reply is lost as when the deadline cuts it, and
+        :meth:`_reserve` handles it the same way: the script may have run, so the holder goes
+        to the keeper, which removes the permit if Redis granted it; if the script runs only
+        after that removal (the request still on its way), nobody renews the permit and it
+        expires after ``lease_ttl``. redis-py drops a connection whose command was cancelled,
+        so the lost reply never reaches a later command.
+
+        Raises:
+            StreamClosed: the stop cut the round trip.
+        """
+        trip = self._trips[call_id] = anyio.CancelScope()
+        try:
+            with trip:
+                return await self._round_trip(args, budget, call_id, phase)
+        finally:
+            del self._trips[call_id]
+        raise StreamClosed(call_id)  # only _stop_waiting cancels this scope
 
     async def _round_trip(
         self, args: list[Any], budget: RequestBudget, call_id: str, phase: DeadlinePhase

@@ -34,6 +34,8 @@ from functools import partial
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import anyio
+
 from .._base.chunk import StreamChunk
 from .._base.errors import (
     AdmissionClosed,
@@ -612,8 +614,12 @@ class CallSupervisor:
         passes through no other layer, and a controlled read (``ReadControl.attached``) enters
         no cancel scope.
         """
+        link = done if isinstance(done, StreamLink) else None
         try:
-            call, budget = await prepare()
+            if link is None:
+                call, budget = await prepare()
+            else:
+                call, budget = await self._prepare_stoppable(prepare, link)
         except BaseException:
             if done is not None:
                 done()
@@ -624,7 +630,6 @@ class CallSupervisor:
         lease: AdmissionLease | None = None
         opened: OpenedStream[Any] | None = None  # batches (HTTP) or chunks (agentic)
         timed: ReadControl | RunControl | None = None  # a control whose timer ends the call
-        link = done if isinstance(done, StreamLink) else None
         try:
             if link is not None:
                 link._call, link._admission = call, self._admission
@@ -800,6 +805,29 @@ class CallSupervisor:
                 trace.finish(call)
             if done is not None:
                 done()
+
+    @staticmethod
+    async def _prepare_stoppable(
+        prepare: Callable[[], Awaitable[tuple[APICalling, RequestBudget]]], link: StreamLink
+    ) -> tuple[APICalling, RequestBudget]:
+        """``prepare()`` in a cancel scope a stop from another task cancels (`StreamLink.stop`).
+
+        Preparing runs the caller's ``pre_event_create`` hook, which may await for seconds
+        (a policy service, a database): a stop that only waited for it to return held the
+        stop button that long. Cancelled, no call exists yet, so there is nothing to end;
+        a hook that swallows the cancellation returns a call, which the caller's stop check
+        ends CANCELLED before admission. About 3 µs per stream, paid for that promptness.
+
+        Raises:
+            StreamClosed: the stop cancelled the preparation (no call was created).
+        """
+        scope = link._preparing = anyio.CancelScope()
+        try:
+            with scope:
+                return await prepare()
+        finally:
+            link._preparing = None
+        raise StreamClosed("(not created)")  # only the stop cancels this scope
 
     def _own_or_done(self, call: APICalling, done: Callable[[], None]) -> str:
         try:
