@@ -669,17 +669,19 @@ class Endpoint:
                         # The events ahead of the bad bytes in this block were valid output:
                         # delivered first, as the events before a malformed one are.
                         events = _framed(framer.feed, where, decoder.valid_prefix)
-                        ready, _, error = _project(projector, events)
+                        ready, _, error = _project(projector, events, where)
                         if ready:
                             yield ready
-                        raise error or invalid from None
+                        if error is not None:
+                            raise error from error.__cause__
+                        raise invalid from None
                     if not text:  # the block held only the start of a multi-byte character
                         continue
                     try:  # free in 3.11 until it raises: the per-read path costs nothing more
                         events = framer.feed(text)
                     except ProviderProtocolError as exc:
                         raise _located(where, exc) from None
-                    ready, tail, error = _project(projector, events)
+                    ready, tail, error = _project(projector, events, where)
                     if ready:
                         yield ready
                     if error is not None:
@@ -688,13 +690,13 @@ class Endpoint:
                         break
                 else:
                     decoder.finish()
-                    ready, tail, error = _project(projector, _framed(framer.flush, where))
+                    ready, tail, error = _project(projector, _framed(framer.flush, where), where)
                     if ready:
                         yield ready
                     if error is not None:
                         raise error
                     if not projector.done:
-                        tail = _project_end(projector)
+                        tail = _project_end(projector, where)
                 if not response.is_closed:
                     await _drain(blocks)
             except httpx.HTTPError as exc:
@@ -1199,13 +1201,13 @@ def _reject_runtime_args(runtime_args: Mapping[str, Any]) -> None:
 
 
 def _project(
-    projector: StreamProjector, events: Iterable[Any]
+    projector: StreamProjector, events: Iterable[Any], where: str = ""
 ) -> tuple[list[StreamChunk], Sequence[StreamChunk], Exception | None]:
     """Project ``events`` until the grammar's terminal event.
 
     Returns ``(ready, tail, error)``: the chunks to deliver now, the terminal event's chunks
     (delivered after the drain), and the error that stopped projection, if any, so the chunks
-    projected before it still reach the consumer first.
+    projected before it still reach the consumer first. A protocol error names ``where``.
     """
     ready: list[StreamChunk] = []
     feed = projector.feed
@@ -1216,22 +1218,41 @@ def _project(
                 return ready, chunks, None
             ready.extend(chunks)
     except Exception as exc:
-        return ready, (), _typed_projection_error(projector, exc)
+        return ready, (), _typed_projection_error(projector, exc, where)
     return ready, (), None
 
 
-def _project_end(projector: StreamProjector) -> Sequence[StreamChunk]:
-    """The projector's end-of-stream chunks, with the same typed-error rule as :func:`_project`."""
+def _project_end(projector: StreamProjector, where: str = "") -> Sequence[StreamChunk]:
+    """The projector's end-of-stream chunks, with the same typed-error rule as `_project`."""
     try:
         return projector.end(eof=True)
     except Exception as exc:
-        raise _typed_projection_error(projector, exc) from exc
+        error = _typed_projection_error(projector, exc, where)
+        # The adapter's own failure (kept by `typed_wire_error`) is the cause; a protocol
+        # error the projector raised is replaced by its located copy, not chained to it.
+        raise error from error.__cause__
 
 
-def _typed_projection_error(projector: StreamProjector, exc: Exception) -> Exception:
-    """``exc`` typed by :func:`typed_wire_error`, named by the projector's class."""
+def _typed_projection_error(
+    projector: StreamProjector, exc: Exception, where: str = ""
+) -> Exception:
+    """``exc`` typed by `typed_wire_error`, named by the projector's class and located.
+
+    A protocol error (an event of the wrong shape, a stream cut before its end) is prefixed
+    with `where`, as framing errors and `invoke()`'s are, so a caller streaming from several
+    servers can tell which one broke; its cause is kept. Other errors (a provider-declared
+    failure a vendor projector raised) pass through as they are: they are not about the wire.
+    An empty `where` (a projector driven without a request) locates nothing.
+    """
     secrets = tuple(getattr(projector, "secrets", ()) or ())
-    return typed_wire_error(type(projector).__name__, exc, secrets)
+    error = typed_wire_error(type(projector).__name__, exc, secrets)
+    if not where or type(error) is not ProviderProtocolError:
+        return error
+    located = ProviderProtocolError(
+        f"{where}: {error}", stderr_tail=error.stderr_tail, raw=error.raw
+    )
+    located.__cause__ = error.__cause__
+    return located
 
 
 async def _drain(blocks: AsyncIterator[Any]) -> None:

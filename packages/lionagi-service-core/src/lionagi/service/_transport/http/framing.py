@@ -32,6 +32,7 @@ from .status import BAD_JSON, excerpt
 __all__ = [
     "DONE",
     "MAX_EVENT_BYTES",
+    "JSONBodyFramer",
     "NDJSONFramer",
     "SSEFramer",
     "forced_framer",
@@ -56,9 +57,11 @@ _NDJSON_TYPES = frozenset(
         "application/jsonl",
         "application/x-jsonlines",
         "application/json-seq",
-        "application/json",
     }
 )
+
+_JSON_TYPE: Final = "application/json"
+"""JSON lines to some servers, one document to others: read by `JSONBodyFramer`."""
 
 
 MAX_EVENT_BYTES: Final = 16 * 1024 * 1024
@@ -229,7 +232,7 @@ class NDJSONFramer:
     that crosses the limit instead of after it was buffered whole.
     """
 
-    __slots__ = ("_limit", "_pending", "_pending_size", "_secrets")
+    __slots__ = ("_limit", "_pending", "_pending_size", "_secrets", "_unit")
 
     def __init__(self, secrets: tuple[str, ...] = ()) -> None:
         self._pending: list[str] = []  # the unfinished line, in the pieces it arrived in
@@ -238,6 +241,7 @@ class NDJSONFramer:
         # on it is bytes and the limit -1, so every check goes to `_overflow`, which counts them.
         self._limit = _CHARS_SURELY_UNDER
         self._secrets = secrets
+        self._unit = "an NDJSON line"  # what is pending, as the size refusal names it
 
     def _decode(self, lines: Iterable[str], out: list[Any]) -> None:
         for line in lines:
@@ -301,7 +305,7 @@ class NDJSONFramer:
         if self._pending_size + _utf8_size(head) <= MAX_EVENT_BYTES:
             return
         self._reset()
-        raise _too_large("an NDJSON line")
+        raise _too_large(self._unit)
 
     def _reset(self) -> None:
         self._pending = []
@@ -314,6 +318,75 @@ class NDJSONFramer:
         out: list[Any] = []
         self._decode((rest,), out)
         return out
+
+
+class JSONBodyFramer(NDJSONFramer):
+    """`application/json`: JSON lines, or one JSON document that spans lines.
+
+    Servers stream JSON lines under this label, and servers that ignore `stream: true` (or a
+    gateway's error object) answer a stream request with one document under it. A compact
+    document is one line and was always one event; a pretty-printed one is not, and its first
+    line (``{``) is not JSON, so it was refused as bad NDJSON. The first line that is not blank
+    decides: if it decodes, the body is JSON lines for good, read as `NDJSONFramer` reads them
+    (a line that breaks later is still refused); if it does not, the body from that line on is
+    one document, held within the same `MAX_EVENT_BYTES` as one line and decoded at EOF into
+    the event the compact document would have given. A stream of lines never pays for this: the
+    decision costs one check per decode call until the first event.
+    """
+
+    __slots__ = ("_lines", "_whole")
+
+    def __init__(self, secrets: tuple[str, ...] = ()) -> None:
+        super().__init__(secrets)
+        self._lines = False  # a line decoded: the body is JSON lines
+        self._whole = False  # the first line did not: the body is one document
+
+    def feed(self, text: str) -> list[Any]:
+        """Events completed by ``text``; none once the body is a document (it ends at EOF)."""
+        if self._whole:
+            self._grow(text)
+            return []
+        return super().feed(text)
+
+    def _decode(self, lines: Iterable[str], out: list[Any]) -> None:
+        if self._lines:
+            super()._decode(lines, out)
+            return
+        lines = list(lines)
+        for position, line in enumerate(lines):
+            if not line or line.isspace():
+                continue
+            try:
+                super()._decode((line,), out)
+            except ProviderProtocolError:
+                self._open_document(lines[position:])
+                return
+            self._lines = True
+            super()._decode(lines[position + 1 :], out)
+            return
+
+    def _open_document(self, lines: list[str]) -> None:
+        """The body is one document: `lines` (complete) and the pending rest, held whole."""
+        self._whole = True
+        self._unit = "a JSON document"
+        head = "\n".join(lines) + "\n"
+        self._pending.insert(0, head)  # before the unfinished line `feed` already kept
+        self._pending_size += len(head)
+        if self._pending_size > self._limit:
+            self._overflow(head, "")
+
+    def flush(self) -> list[Any]:
+        """The last line, or the whole document, at EOF."""
+        if not self._whole:
+            out = super().flush()  # the unfinished last line may itself open the document
+            if not self._whole:
+                return out
+        text = "".join(self._pending)
+        self._reset()
+        try:
+            return [_json_decode(text)]
+        except BAD_JSON:
+            raise _bad_json("JSON document", text, self._secrets) from None
 
 
 # Media types that are documents, never a (mislabelled) stream: an HTML page from a proxy,
@@ -338,7 +411,10 @@ def forced_framer(
             f"streaming response has content type {excerpt(media, secrets, 200)!r}: a document, "
             f"not an event stream (the endpoint reads its streams as {framing})"
         )
-    return SSEFramer(secrets) if framing == "sse" else NDJSONFramer(secrets)
+    if framing == "sse":
+        return SSEFramer(secrets)
+    # Forced lines labelled as one JSON document may be one (a gateway's error object).
+    return JSONBodyFramer(secrets) if media == _JSON_TYPE else NDJSONFramer(secrets)
 
 
 def framer_for_content_type(
@@ -354,6 +430,8 @@ def framer_for_content_type(
         return SSEFramer(secrets)
     if media in _NDJSON_TYPES:
         return NDJSONFramer(secrets)
+    if media == _JSON_TYPE:
+        return JSONBodyFramer(secrets)
     raise ProviderProtocolError(
         f"streaming response has content type {excerpt(media, secrets, 200)!r}; expected "
         "text/event-stream or "
