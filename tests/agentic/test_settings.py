@@ -290,4 +290,4 @@ def test_chat_flag_errors_exit_2_and_name_the_field(
     assert main(["chat", "scripted/demo", "hi", "--binary", "/bin/true"]) == 2
     assert "--binary: " in capsys.readouterr().err  # the flag typed, not the Python field
     assert main(["chat", "scripted/demo", "hi", "--gateway-key-env", "NOPE_NOT_SET_42"]) == 2
-    assert "gateway_api_key" in capsys.readouterr().err
+    assert "--gateway-key-env: $NOPE_NOT_SET_42 is not set" in capsys.readouterr().err

@@ -56,10 +56,10 @@ def test_demo_json_prints_ndjson_chunks_and_a_result_with_usage():
 
 
 def test_demo_in_terminal_mode_renders_text_and_usage(capsys):
-    assert main(["demo", "--pace", "0", "hello there"]) == 0
+    assert main(["demo", "--pace", "0", "--progress", "hello there"]) == 0
     out, err = capsys.readouterr()
     assert "You said: hello there" in out
-    # Not a terminal here: the usage line is on stderr, stdout is the answer alone.
+    # Not a terminal here: with --progress the usage line is on stderr, stdout the answer alone.
     assert re.search(r"usage: input_tokens=\d+, output_tokens=\d+", err)
 
 
@@ -268,7 +268,7 @@ def test_a_credential_named_config_error_keeps_every_word(capsys, monkeypatch):
     argv = ["chat", "openai/gpt-4.1", "hi", "--api-key-env", "CORE12_UNSET_VAR", "--json"]
     assert main(argv) == 2
     out, err = capsys.readouterr()
-    line = "api_key: --api-key-env: $CORE12_UNSET_VAR is not set"
+    line = "--api-key-env: $CORE12_UNSET_VAR is not set"
     assert f"error: EndpointConfigurationError: {line}" in err, err
     assert json.loads(out.splitlines()[-1])["message"] == line
 
@@ -402,7 +402,7 @@ def test_env_copying_an_unset_variable_says_which_and_how_to_fix(capsys, monkeyp
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert (
-        "env.CORE12_UNSET_VAR: --env CORE12_UNSET_VAR copies $CORE12_UNSET_VAR from this "
+        "--env: CORE12_UNSET_VAR copies $CORE12_UNSET_VAR from this "
         "environment, where it is not set; set it or write --env CORE12_UNSET_VAR=VALUE"
     ) in err, err
 

@@ -36,7 +36,7 @@ ASCII_ENVS = [
 
 @pytest.mark.parametrize("env", ASCII_ENVS)
 def test_plain_chat_on_an_ascii_stdout_exits_0_with_ascii_markers(env: dict[str, str]) -> None:
-    proc = run("chat", "scripted/demo", "hello", **env)
+    proc = run("chat", "scripted/demo", "hello", "--progress", **env)
     out = proc.stdout.decode("ascii")  # every byte is ASCII
     err = proc.stderr.decode("ascii")
     assert proc.returncode == 0, proc.stderr

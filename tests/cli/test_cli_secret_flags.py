@@ -92,4 +92,4 @@ def test_a_bare_env_word_that_is_not_a_name_is_refused_without_echo(
 ) -> None:
     line = refused(["chat", "codex/gpt-5", "hi", "--env", UUID_KEY], capsys)
     assert UUID_KEY not in line, line
-    assert "env: --env takes NAME=VALUE or a bare NAME" in line, line
+    assert "--env: takes NAME=VALUE or a bare NAME" in line, line

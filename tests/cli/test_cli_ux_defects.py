@@ -140,7 +140,7 @@ def test_only_a_close_name_is_suggested(capsys: pytest.CaptureFixture[str]) -> N
 
 
 def test_piped_stdout_is_the_answer_the_rest_goes_to_stderr_and_json_is_unchanged() -> None:
-    done = run("demo", "--pace", "0", "hi")
+    done = run("demo", "--pace", "0", "--progress", "hi")  # stderr is a pipe here too
     assert done.returncode == 0, done.stderr
     answer = "You said: hi. This answer comes from the scripted provider; no key needed.\n"
     assert done.stdout == answer

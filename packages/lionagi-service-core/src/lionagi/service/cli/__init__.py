@@ -25,7 +25,9 @@ once the model and every flag are checked, so a bad argument is refused without 
 (`-` is never a model name).
 
 Every error is one line on stderr (`--json` also writes it as the last NDJSON record), so a
-script reads data from stdout and the reason from stderr.
+script reads data from stdout and the reason from stderr. With stdout piped, thinking, tool
+activity and the usage line go to stderr only when it is a terminal (or `--progress` asks), as
+git's progress does: a script that captures stderr finds there only the outcome.
 """
 
 from __future__ import annotations
@@ -77,6 +79,10 @@ the process was killed, with nothing said, and a large file was held several tim
 text, the JSON body) only for the provider to refuse it.
 """
 _SHOW_THINKING = "terminal: keep thinking expanded (default: one line once the answer starts)"
+_PROGRESS = (
+    "stdout not a terminal: write thinking, tool activity and usage to stderr even when stderr "
+    "is not a terminal either (by default they go there only when it is one)"
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -284,6 +290,7 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--json", action="store_true", help="print NDJSON chunks")
     demo.add_argument("--pace", type=float, default=0.03, help="seconds between text deltas")
     demo.add_argument("--show-thinking", action="store_true", help=_SHOW_THINKING)
+    demo.add_argument("--progress", action="store_true", help=_PROGRESS)
 
     chat = sub.add_parser(
         "chat", help="stream one answer from MODEL through iModel", intermixed=True
@@ -307,6 +314,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     chat.add_argument("--json", action="store_true", help="print NDJSON chunks")
     chat.add_argument("--show-thinking", action="store_true", help=_SHOW_THINKING)
+    chat.add_argument("--progress", action="store_true", help=_PROGRESS)
     chat.add_argument("--base-url", default=None, help="override the endpoint base URL")
     chat.add_argument(
         "--endpoint",
@@ -581,6 +589,7 @@ def _stream(args: argparse.Namespace, *, hold_signals_to_exit: bool) -> int:
             as_json=args.json,
             pace=args.pace,
             show_thinking=args.show_thinking,
+            progress=args.progress,
             hold_signals_to_exit=hold_signals_to_exit,
         )
     return run_chat(
@@ -589,6 +598,7 @@ def _stream(args: argparse.Namespace, *, hold_signals_to_exit: bool) -> int:
         timeout=args.timeout,
         as_json=args.json,
         show_thinking=args.show_thinking,
+        progress=args.progress,
         base_url=args.base_url,
         endpoint=args.endpoint,
         endpoint_settings=args.endpoint_setting,

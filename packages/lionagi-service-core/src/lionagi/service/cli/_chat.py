@@ -88,7 +88,9 @@ def agentic_settings_from_flags(
     """The ``AgenticSettings`` fields the ``chat`` flags give; None when no flag was used.
 
     Validation (URL scheme, variable names) is the settings model's, so a bad flag fails with
-    the same ``EndpointConfigurationError`` (exit 2) as the Python API.
+    the same ``EndpointConfigurationError`` (exit 2) as the Python API. The refusals made here
+    name the flag as their field (``--gateway-key-env``, ``--env``): the user typed the flag,
+    never the settings field it fills.
     """
     source = os.environ if environ is None else environ
     fields: dict[str, Any] = {}
@@ -100,7 +102,7 @@ def agentic_settings_from_flags(
         key = source.get(gateway_key_env)
         if not key:
             raise EndpointConfigurationError(
-                "gateway_api_key", f"--gateway-key-env: ${gateway_key_env} {_unset(key)}"
+                "--gateway-key-env", f"${gateway_key_env} {_unset(key)}"
             )
         fields["gateway_api_key"] = key
     if env:
@@ -111,17 +113,17 @@ def agentic_settings_from_flags(
                 # Not a variable name: likely a secret typed where NAME=VALUE belongs. The
                 # settings model refuses bad names too, but its message would repeat this one.
                 raise EndpointConfigurationError(
-                    "env",
-                    "--env takes NAME=VALUE or a bare NAME to copy from this environment; the "
-                    "word given is neither and is not shown, in case it is a secret",
+                    "--env",
+                    "takes NAME=VALUE or a bare NAME to copy from this environment; the word "
+                    "given is neither and is not shown, in case it is a secret",
                 )
             if not sep:
                 found = source.get(name)
                 if found is None:
                     raise EndpointConfigurationError(
-                        f"env.{name}",
-                        f"--env {name} copies ${name} from this environment, where it is not set;"
-                        f" set it or write --env {name}=VALUE",
+                        "--env",
+                        f"{name} copies ${name} from this environment, where it is not set; set "
+                        f"it or write --env {name}=VALUE",
                     )
                 value = found
             values[name] = value
@@ -148,7 +150,8 @@ def http_options_from_flags(
 
     ``--api-key-env NAME`` reads the key from the environment so it never appears in argv (and
     so in ``ps`` or shell history); an unset or empty variable is an
-    ``EndpointConfigurationError`` for ``api_key`` (exit 2) naming the variable, not its value.
+    ``EndpointConfigurationError`` for ``--api-key-env`` (exit 2) naming the variable, not its
+    value: the flag the user typed, not the ``api_key`` setting it fills.
     """
     source = os.environ if environ is None else environ
     options: dict[str, Any] = {}
@@ -159,9 +162,7 @@ def http_options_from_flags(
     if api_key_env is not None:
         key = source.get(api_key_env)
         if not key:
-            raise EndpointConfigurationError(
-                "api_key", f"--api-key-env: ${api_key_env} {_unset(key)}"
-            )
+            raise EndpointConfigurationError("--api-key-env", f"${api_key_env} {_unset(key)}")
         options["api_key"] = key
     return options
 
@@ -240,6 +241,7 @@ def run_chat(
     endpoint_settings: Sequence[tuple[str, str]] = (),
     show_thinking: bool = False,
     hold_signals_to_exit: bool = False,
+    progress: bool = False,
 ) -> int:
     """Stream ``prompt`` to ``model`` and render each chunk; returns the exit code.
 
@@ -261,9 +263,12 @@ def run_chat(
     held too from the moment the outcome is being written (:class:`SigintHold`): before that it
     raises and cancels the run (130), after it it changes nothing. Called from Python (without
     it) Ctrl-C is never touched.
+
+    ``progress`` (``--progress``) writes thinking, tools and usage to stderr when stdout is not
+    a terminal even if stderr is not one either (see :func:`renderer_for`).
     """
     hold = SigtermHold.install()
-    renderer = renderer_for(as_json=as_json, expand_thinking=show_thinking)
+    renderer = renderer_for(as_json=as_json, expand_thinking=show_thinking, progress=progress)
     outcome: BaseException | None = None
     terminated = False
     sigint: SigintHold | None = None
@@ -376,10 +381,11 @@ def _built_model(
     settings = agentic_settings_from_flags(**agentic_flags) if agentic_flags else None
     if settings is not None:
         options["agentic_settings"] = settings
+    given = {"base_url": base_url is not None, "api_key": "api_key" in options}
     try:
         imodel = _model_for_chat(model, options, explicit=endpoint is not None)
     except EndpointConfigurationError as exc:
-        named = _named_by_flag(exc, settings or {}, base_url=base_url is not None)
+        named = _named_by_flag(exc, settings or {}, given=given)
         if named is None:
             raise
         raise named from exc
@@ -401,19 +407,31 @@ _AGENTIC_FLAGS = {
 }
 
 
-def _named_by_flag(
-    exc: EndpointConfigurationError, settings: Mapping[str, Any], *, base_url: bool = False
-) -> EndpointConfigurationError | None:
-    """``exc`` naming the flag typed instead of the ``agentic_settings`` field it filled.
+# The `chat` flag behind each plain `iModel` setting the command line fills: the key
+# `--api-key-env` reads is handed over, and refused, as `api_key` (a control character in it,
+# an endpoint that sends no key).
+_PLAIN_FLAGS = {"base_url": "--base-url", "api_key": "--api-key-env"}
 
-    The settings model names its fields as the Python API spells them
-    (``agentic_settings.terminate_grace``), which a command-line user never typed; so does the
-    refusal of ``--base-url`` for an agentic CLI (``base_url``, when ``base_url`` says the flag
-    was given). The reason is kept as it is. None for an error about anything the flags did
-    not fill: it stands.
+
+def _named_by_flag(
+    exc: EndpointConfigurationError,
+    settings: Mapping[str, Any],
+    *,
+    given: Mapping[str, bool] | None = None,
+) -> EndpointConfigurationError | None:
+    """``exc`` naming the flag typed instead of the setting it filled.
+
+    The library names its settings as the Python API spells them (``api_key``,
+    ``agentic_settings.terminate_grace``), which a command-line user never typed: ``api_key:
+    ... sends no credentials`` after ``--api-key-env NAME`` read as a complaint about a flag
+    nobody passed. ``given`` says which plain settings (``base_url``, ``api_key``) came from a
+    flag. The reason is kept as it is. None for an error about anything the flags did not
+    fill: it stands.
     """
-    if base_url and exc.field == "base_url":
-        return EndpointConfigurationError("--base-url", str(exc).removeprefix("base_url: "))
+    for setting, used in (given or {}).items():
+        if used and exc.field == setting:
+            reason = str(exc).removeprefix(f"{exc.field}: ")
+            return EndpointConfigurationError(_PLAIN_FLAGS[setting], reason)
     head, _, rest = exc.field.partition(".")
     if head != "agentic_settings" or not settings:
         return None

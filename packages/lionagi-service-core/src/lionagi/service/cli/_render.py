@@ -6,7 +6,8 @@ Three renderers, chosen by :func:`renderer_for`:
   error (a provider's error chunk included) or an interrupt, so a script always learns how the
   stream ended.
 - :class:`PlainRenderer` (stdout is a pipe or a file): text as it arrives, no escape codes;
-  stdout is the answer alone, and thinking, tool activity and the usage line go to stderr.
+  stdout is the answer alone, and thinking, tool activity and the usage line go to stderr when
+  it is a terminal (or ``--progress`` asks for them), as git writes its progress.
 - :class:`LiveRenderer` (stdout is a terminal): a spinner until the first token, the answer as
   live markdown, thinking dimmed and collapsed to one line once the answer starts, tool calls as
   panels and a final usage / cost / latency line. ``rich`` is imported only here, so a piped or
@@ -110,9 +111,11 @@ _CLI_FLAGS = (
     ),
     ("pass openai_compatible=True with base_url", "pass --openai-compatible with --base-url"),
     ("pass base_url='https://host/v1'", "pass --base-url https://host/v1"),
+    # Said so it reads right before one flag (`--cwd: ...`) as before several: the field names
+    # every flag given, and "these flags" after one of them misread the line.
     (
         "agentic settings apply to agentic endpoints (use base_url and api_key for HTTP)",
-        "these flags are for agentic CLIs (for HTTP use --base-url and --api-key-env NAME)",
+        "agentic CLI flags do not apply to it (for HTTP use --base-url and --api-key-env NAME)",
     ),
     ("agentic_settings={'gateway_url': ...} (--gateway-url)", "--gateway-url URL"),
 )
@@ -281,11 +284,18 @@ class PlainRenderer:
     answer alone (as ``codex exec`` does): thinking, tool calls and results and the usage line
     interleaved with it had to be filtered out again. They stay visible on stderr (a terminal
     while the answer goes to a file), each partial line ended before another kind of output.
+
+    ``progress=False`` drops them instead: :func:`renderer_for` passes it when stderr is not a
+    terminal, so a script that reads any stderr output as failure sees only real outcomes (the
+    error line, a signal, the note that the token limit cut the answer).
     """
 
-    def __init__(self, out: IO[str] | None = None, err: IO[str] | None = None) -> None:
+    def __init__(
+        self, out: IO[str] | None = None, err: IO[str] | None = None, *, progress: bool = True
+    ) -> None:
         self._out = out or sys.stdout
         self._err = err
+        self._progress = progress
         self._mode: str | None = None
         self._tools = _ToolNames()
         self._error_chunk = False
@@ -319,6 +329,8 @@ class PlainRenderer:
 
     def chunk(self, chunk: StreamChunk) -> None:
         """Render one chunk."""
+        if chunk.type in _PROGRESS_TYPES and not self._progress:
+            return
         if chunk.type == "text" and chunk.content:
             self._switch("text")
             self._print(chunk.content, end="")
@@ -342,7 +354,7 @@ class PlainRenderer:
             self._switch("result")
             if chunk.content:
                 self._print(chunk.content, mode="result")
-            line = usage_line(chunk.metadata, latency=None)
+            line = usage_line(chunk.metadata, latency=None) if self._progress else ""
             if line and not self._unicode:
                 line = line.replace(" · ", " - ")
             if line:
@@ -379,6 +391,9 @@ class PlainRenderer:
             self._print("", mode=self._mode)
             self._mode = None
 
+
+_PROGRESS_TYPES = frozenset({"thinking", "tool_use", "tool_result"})
+"""The chunks `PlainRenderer` shows only as progress (with the result's usage line)."""
 
 _ANSWER_MODES = frozenset({"text", "result"})
 """What `PlainRenderer` writes to stdout: the answer's text (streamed, or whole in the result)."""
@@ -646,12 +661,30 @@ class LiveRenderer:
 
 
 def renderer_for(
-    *, as_json: bool, out: IO[str] | None = None, expand_thinking: bool = False
+    *,
+    as_json: bool,
+    out: IO[str] | None = None,
+    expand_thinking: bool = False,
+    progress: bool = False,
 ) -> Renderer:
-    """NDJSON for ``--json``, the live view on a terminal, plain text otherwise."""
+    """NDJSON for ``--json``, the live view on a terminal, plain text otherwise.
+
+    Plain text shows thinking, tools and usage on stderr when stderr is a terminal or
+    ``progress`` (``--progress``) asks for them, git's rule for its progress output: a script
+    capturing stderr (a CI step, a wrapper that treats any stderr text as failure) gets only
+    the outcome there, and ``--json`` carries every chunk for a program that wants them.
+    """
     stream = out or sys.stdout
     if as_json:
         return JsonRenderer(stream)
     if stream.isatty():
         return LiveRenderer(expand_thinking=expand_thinking)
-    return PlainRenderer(stream)
+    return PlainRenderer(stream, progress=progress or _is_terminal(sys.stderr))
+
+
+def _is_terminal(stream: IO[str] | None) -> bool:
+    """True for a terminal; a missing or closed stream (``isatty`` raising) is not one."""
+    try:
+        return stream is not None and bool(stream.isatty())
+    except (OSError, ValueError):
+        return False
