@@ -103,6 +103,40 @@ _CLI_KEY = (
     "a CLI agent reads its key from its own environment: agentic_settings={'env': {...}}, or "
     "{'gateway_api_key': ...} with a gateway"
 )
+_IN_PROCESS_KEY = "an in-process agent takes no HTTP settings"
+
+
+# The `EndpointConfig` fields only an HTTP request reads (its line, headers, body encoding,
+# client, SSRF opt-in and response cap): a CLI or in-process agent never reads them, so a value
+# other than the one an agent has when nobody sets it (`_unset`) is stored and does nothing.
+_HTTP_ONLY_SETTINGS = (
+    "auth_type",
+    "default_headers",
+    "client_kwargs",
+    "method",
+    "params",
+    "endpoint_params",
+    "content_type",
+    "max_response_bytes",
+    "allow_local_network",
+    "serialize_by_alias",
+)
+# The credential settings among them, whose refusal says where an agent takes a key instead.
+_CREDENTIAL_SETTINGS = frozenset({"auth_type", "default_headers", "client_kwargs"})
+
+
+def _unset(field: str) -> object:
+    """The value an agent's `field` has when nobody sets it (`auth_type` is "none" there).
+
+    A setting at this value changes nothing and stays accepted: `to_dict()` writes every field
+    of an agent's config, and `from_dict()` reads them all back through the check below. Every
+    installed agent row leaves these fields at the `EndpointConfig` default.
+    """
+    if field == "auth_type":
+        return "none"
+    from .._transport.config import EndpointConfig  # loaded already: an endpoint was resolved
+
+    return EndpointConfig.model_fields[field].get_default(call_default_factory=True)
 
 
 def check_settings_applied(
@@ -111,10 +145,14 @@ def check_settings_applied(
     """Refuse a setting the selected endpoint would store and never apply, naming it.
 
     A subprocess or in-process agent has no URL and sends no HTTP request, so `base_url` and
-    the HTTP credential settings (`auth_type`, `default_headers`, `client_kwargs`) do nothing
-    there; an endpoint that sends no credentials (`auth_type="none"`) never sends the key in
-    the caller's `api_key_env` (an explicit `api_key` there is refused by `EndpointConfig`; a
-    variable the row itself declares is the row's, not the caller's, and stays accepted).
+    every setting of `_HTTP_ONLY_SETTINGS` do nothing there; an agent that runs each call
+    exactly once (no `attempt_policy_options`) never reads `max_retries`; an endpoint that
+    sends no credentials (`auth_type="none"`) never sends the key in the caller's
+    `api_key_env` (an explicit `api_key` there is refused by `EndpointConfig`; a variable the
+    row itself declares is the row's, not the caller's, and stays accepted). A setting is
+    judged by the value the endpoint ended up with (`method="post"` is `"POST"`), so one at
+    the value the agent has anyway is accepted. `iModel(...)` passes the caller's keywords,
+    `from_dict()` every field it restores.
     """
     caps = getattr(type(resolved), "capabilities", None)
     agent = caps.transport if caps is not None and caps.transport != "remote" else None
@@ -125,29 +163,37 @@ def check_settings_applied(
             f"{name} ({agent}) does not use a base URL; a CLI's model gateway is "
             "agentic_settings={'gateway_url': ...} (--gateway-url)",
         )
-    if overrides.get("api_key_env") is not None and resolved.config.auth_type == "none":
+    config = resolved.config
+    if overrides.get("api_key_env") is not None and config.auth_type == "none":
         fix = _CLI_KEY if resolved.is_agentic else _HTTP_KEY
         raise EndpointConfigurationError(
             "api_key_env",
             f"{name} sends no credentials (auth_type='none'), so the key in this variable "
             f"would never be sent; {fix}, or leave api_key_env out",
         )
+    if (
+        resolved.is_agentic
+        and getattr(resolved, "attempt_policy_options", None) is None
+        and "max_retries" in overrides
+        and config.max_retries != _unset("max_retries")
+    ):
+        # The rule explicit_policy applies to attempt_policy: no retries, so no retry count.
+        raise EndpointConfigurationError(
+            "max_retries",
+            f"{name} runs each agentic call exactly once (re-running an agent repeats its "
+            "side effects), so this setting would never apply; leave max_retries out",
+        )
     if agent is None or not resolved.is_agentic:
         return
-    given = {
-        "auth_type": overrides.get("auth_type", "none") != "none",
-        "default_headers": bool(overrides.get("default_headers")),
-        "client_kwargs": bool(overrides.get("client_kwargs")),
-    }
-    for setting, applied in given.items():
-        if applied:
-            fix = (
-                _CLI_KEY if agent == "subprocess" else "an in-process agent takes no HTTP settings"
-            )
+    for setting in _HTTP_ONLY_SETTINGS:
+        if setting in overrides and getattr(config, setting) != _unset(setting):
+            fix = ""
+            if setting in _CREDENTIAL_SETTINGS:
+                fix = f"{_CLI_KEY if agent == 'subprocess' else _IN_PROCESS_KEY}, or "
             raise EndpointConfigurationError(
                 setting,
                 f"{name} ({agent} transport) sends no HTTP request, so this setting would never "
-                f"apply; {fix}, or leave {setting} out",
+                f"apply; {fix}leave {setting} out",
             )
 
 

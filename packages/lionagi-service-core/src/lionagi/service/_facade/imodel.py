@@ -8,6 +8,7 @@ circuit for HTTP, terminal state before removal). Nothing here knows a vendor.
 from __future__ import annotations
 
 import math
+import sys
 import time
 from collections.abc import Mapping
 from functools import partial
@@ -80,6 +81,29 @@ def _endpoint_hint(value: object) -> str:
     return f"must be an endpoint name or an Endpoint instance, got {kind}"
 
 
+def _effort(provider: str, request_defaults: Mapping[str, Any]) -> str | None:
+    """The effort level this model sends on every call, under its provider policy's field.
+
+    `model="claude_code/sonnet-high"` moves the level into the request default the policy
+    names (`effort_kwarg`), where only `to_dict()` showed it: the repr read `model='sonnet'`
+    like the model without it. A level given in `request_defaults` is the same setting. Read
+    from the catalog already published, never built or even imported here: calls log the
+    repr, and an HTTP-only program built from an `Endpoint` instance must not load the
+    catalog (and the agentic transport with it; issue 15, cold start). Such a model, before
+    any catalog lookup, shows no effort.
+    """
+    if "lionagi.service._catalog.registry" not in sys.modules:
+        return None  # no catalog loaded, so none published
+    from .._catalog.registry import EndpointRegistry  # loaded: a lookup, not an import
+
+    snapshot = EndpointRegistry.catalog().published
+    entry = snapshot.providers.get(provider) if snapshot is not None else None
+    policy = entry.policy if entry is not None else None
+    field = policy.effort_kwarg if policy is not None else None
+    value = request_defaults.get(field) if field is not None else None
+    return value if isinstance(value, str) else None
+
+
 class iModel:
     """A model service facade over one endpoint.
 
@@ -91,7 +115,10 @@ class iModel:
         api_key: Explicit API key; otherwise the endpoint's declared env var is read. An
             `api_key` or `api_key_env` given for an endpoint that sends no credentials
             (`auth_type="none"`: Ollama, CLI agents) is refused rather than dropped, as are
-            `auth_type`, `default_headers` and `client_kwargs` on a CLI or in-process agent.
+            the settings only an HTTP request reads (`auth_type`, `default_headers`,
+            `client_kwargs`, `method`, `params`, `endpoint_params`, `content_type`,
+            `max_response_bytes`, `allow_local_network`, `serialize_by_alias`) on a CLI or
+            in-process agent, and `max_retries` on an agent that runs each call once.
         model: `"provider/model[-effort]"` or a catalog model alias; the model name becomes
             the `model` request default and effort/mode kwargs join the request defaults.
         openai_compatible: Allow a marked generic Chat Completions endpoint when the catalog has
@@ -457,9 +484,11 @@ class iModel:
 
     def __repr__(self) -> str:
         c = self._endpoint.config
+        effort = _effort(c.provider, c.request_defaults)
+        shown = f", effort={effort!r}" if effort is not None else ""
         return (
             f"iModel(provider={c.provider!r}, endpoint={c.endpoint!r}, "
-            f"model={self.model_name!r}, id={str(self._id)!r})"
+            f"model={self.model_name!r}{shown}, id={str(self._id)!r})"
         )
 
     # -- call construction ------------------------------------------------------------------------
@@ -797,7 +826,9 @@ class iModel:
             EndpointConfigurationError: `data` is not a mapping; a key `to_dict` never
                 writes, a section that is not a mapping, or a missing or non-string
                 `provider`/`endpoint` (`field` names it, e.g. `config.bogus`); a
-                missing secret; a changed endpoint class or request model.
+                missing secret; a changed endpoint class or request model; a restored
+                setting the endpoint would never apply, refused as `iModel(...)` refuses it
+                (`auth_type="bearer"` or headers on a CLI agent; `field` names it).
             AdmissionConfigError: an invalid admission, attempt or circuit value.
             EndpointNotFound: the provider or endpoint is not installed.
         """

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .._base.errors import EndpointConfigurationError
 from .._base.secrets import REDACTED
 from .agentic_view import as_agentic
+from .arguments import check_settings_applied
 
 if TYPE_CHECKING:
     from uuid import UUID
@@ -284,6 +285,10 @@ def restore(
             "config.request_options",
             f"serialized {request_model} but the catalog now resolves {now}",
         )
+    # The construction check iModel(...) runs on the caller's keywords, here on every field
+    # restored (the document's and the redacted values given again): without it a CLI agent
+    # came back holding auth_type="bearer", headers or a method it never applies.
+    check_settings_applied(restored, base_url=overrides.get("base_url"), overrides=overrides)
     model = cls(
         endpoint=restored,
         admission=AdmissionConfig(**admission_data),
