@@ -19,18 +19,29 @@ Chat also takes NIM's sampling parameters beyond OpenAI's, top-level as NIM docu
 (its sampling-control reference; its LLM API reference defers to the vLLM server's request):
 ``top_k`` (-1 or 0 for every token), ``min_p``, ``repetition_penalty`` (1 is no penalty),
 ``min_tokens`` and ``ignore_eos``.
+
+A model NIM does not serve is typed ``ProviderStatusUnsupportedModelError`` on both rows (never
+retried, neutral for the circuit). The hosted API answers with a problem-details body, not
+OpenAI's error object, so the dialect's ``model_not_found`` never matches it: HTTP 404
+``detail`` ``Function '<id>': Not found for account '<account>'`` (the model's cloud function is
+not callable by this account: withdrawn, or not on its plan) and HTTP 410 ``detail`` ``The model
+'<name>' has reached its end of life on <date> ...`` (retired). A self-hosted NIM answers as
+vLLM does (HTTP 404 ``NotFoundError`` "The model `<name>` does not exist."), which core's OpenAI
+dialect types the same way for every compatible server. Any other 404 (the gateway's plain
+``404 page not found`` for a wrong path) stays a client error.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, Literal
 
 from pydantic import Field, StrictBool, StrictFloat, StrictInt, ValidationError
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from lionagi.service import OpenAIChatCompletionsRequest, OpenAIEmbeddingsRequest
-from lionagi.service.http import OpenAIChatEndpoint, OpenAIEmbeddingsEndpoint
+from lionagi.service import OpenAIChatCompletionsRequest, OpenAIEmbeddingsRequest, ProviderError
+from lionagi.service.http import HTTPErrorInfo, OpenAIChatEndpoint, OpenAIEmbeddingsEndpoint
 
 __all__ = [
     "NvidiaNimChat",
@@ -38,6 +49,14 @@ __all__ = [
     "NvidiaNimEmbeddings",
     "NvidiaNimEmbeddingsRequest",
 ]
+
+
+# The hosted API's problem-details ``detail`` for a model it does not serve, by status: its
+# function not callable by this account (404), the model retired (410).
+_NOT_SERVED = {
+    404: re.compile(r"\s*Function '[^']*': Not found for account\b"),
+    410: re.compile(r"\s*The model '[^']*' has reached its end of life\b"),
+}
 
 
 class NvidiaNimChatRequest(OpenAIChatCompletionsRequest):
@@ -83,9 +102,33 @@ class NvidiaNimEmbeddingsRequest(OpenAIEmbeddingsRequest):
 class NvidiaNimChat(OpenAIChatEndpoint):
     """NIM chat completions (``https://integrate.api.nvidia.com/v1/chat/completions``)."""
 
+    def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
+        """A model NIM does not serve, then the dialect's codes."""
+        return _unsupported_model(info) or super().map_status_error(info)
+
 
 class NvidiaNimEmbeddings(OpenAIEmbeddingsEndpoint):
     """NIM embeddings (``https://integrate.api.nvidia.com/v1/embeddings``)."""
+
+    def map_status_error(self, info: HTTPErrorInfo) -> ProviderError | None:
+        """A model NIM does not serve, then the dialect's codes."""
+        return _unsupported_model(info) or super().map_status_error(info)
+
+
+def _unsupported_model(info: HTTPErrorInfo) -> ProviderError | None:
+    """The unsupported-model error for a body saying NIM does not serve the model, else None.
+
+    Only the texts that name the model as the refusal (module docstring), each at its status:
+    the gateway's 404 for a wrong path carries none of them.
+    """
+    body = info.body
+    if not isinstance(body, dict):
+        return None
+    pattern = _NOT_SERVED.get(info.status)
+    detail = body.get("detail")
+    if pattern is not None and isinstance(detail, str) and pattern.match(detail):
+        return info.unsupported_model("use a model listed for this account")
+    return None  # a self-hosted NIM's (vLLM's) 404 is the OpenAI dialect's to read
 
 
 def _not_json(value: Any, loc: tuple[str | int, ...]) -> tuple[tuple[str | int, ...], str] | None:

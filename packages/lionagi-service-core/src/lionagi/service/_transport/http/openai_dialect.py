@@ -12,6 +12,7 @@ exhausted billing quota an HTTP 429 that must not be retried).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -43,6 +44,10 @@ _CONTENT_FILTER_INNER_CODE = "ResponsibleAIPolicyViolation"
 # The code of "The model `x` does not exist or you do not have access to it." (HTTP 404), which
 # compatible services relay as it is.
 _UNSUPPORTED_MODEL_CODES = frozenset({"model_not_found"})
+# vLLM's HTTP 404 for a model name it does not serve (type ``NotFoundError``, no code), which
+# every server built on it relays (a self-hosted NVIDIA NIM, many compatible gateways). Newer
+# versions wrap the object in ``error``; older ones sent it flat.
+_VLLM_NO_MODEL = re.compile(r"\s*The model `[^`]*` does not exist\b")
 
 
 def openai_status_error(info: HTTPErrorInfo) -> ProviderError | None:
@@ -53,8 +58,9 @@ def openai_status_error(info: HTTPErrorInfo) -> ProviderError | None:
     `innererror.code` `ResponsibleAIPolicyViolation`) ->
     `ProviderStatusContentFilterError`, a 403 included: the code says the content was
     refused, not the key; on a 4xx other than 429, `model_not_found` ->
-    `ProviderStatusUnsupportedModelError` (the provider does not serve that model; a 404
-    without the code, a wrong path, stays a plain client error); `insufficient_quota`
+    `ProviderStatusUnsupportedModelError` (the provider does not serve that model), as is
+    vLLM's 404 `NotFoundError` "The model `x` does not exist." (no code); a 404 without
+    either, a wrong path, stays a plain client error; `insufficient_quota`
     (or `billing_hard_limit_reached`) -> `ProviderQuotaExhaustedError` (billing: never
     retried, neutral to the circuit; a bare HTTP 402 is the generic mapping's). The same
     codes, or a 402, in a stream's error chunk give its twin,
@@ -83,6 +89,8 @@ def openai_status_error(info: HTTPErrorInfo) -> ProviderError | None:
         )
     if 400 <= info.status < 500 and info.status != 429 and names & _UNSUPPORTED_MODEL_CODES:
         return info.unsupported_model()
+    if info.status == 404 and _vllm_no_model(info):
+        return info.unsupported_model()
     # HTTP 402 Payment Required (how several compatible services say it) needs no code: the
     # generic status mapping reads it as a spent balance for every endpoint.
     if names & _QUOTA_CODES:
@@ -93,6 +101,18 @@ def openai_status_error(info: HTTPErrorInfo) -> ProviderError | None:
             body_excerpt=info.excerpt,
         )
     return None
+
+
+def _vllm_no_model(info: HTTPErrorInfo) -> bool:
+    """Whether a 404's body is vLLM's refusal of a model name it does not serve."""
+    body = info.body
+    error = info.error or (body if isinstance(body, Mapping) else {})
+    message = error.get("message")
+    return (
+        error.get("type") == "NotFoundError"
+        and isinstance(message, str)
+        and _VLLM_NO_MODEL.match(message) is not None
+    )
 
 
 def _names_content_filter(error: Mapping[str, object], names: set[str]) -> bool:
