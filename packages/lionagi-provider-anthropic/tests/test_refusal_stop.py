@@ -12,7 +12,9 @@ content-filter family's error (``ProviderStreamContentFilterError``: not retried
 the circuit, as core reports every other refusal), sent once; a text answer the refusal stopped
 still completes with that ``finish_reason``. A refusal after calls that closed whole (their
 input complete, the classifiers stopping the turn later) handed those calls out, one-shot too
-when a text block followed them: the same error now, and none of the turn's calls.
+when a text block followed them: the same error now, and none of the turn's calls. A refused
+turn ending in a whole call the server runs itself (``server_tool_use``) completed as a stream
+but failed ``invoke()`` as a cut call: nothing in it is the caller's to run, so both complete.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from anthropic_stops import (
     HI,
     MESSAGE,
     TOOL,
+    TOOLS,
     invoked,
     model,
     sse,
@@ -185,4 +188,27 @@ async def test_a_one_shot_refusal_with_a_call_before_its_last_block_fails_alike(
     assert call.status is EventStatus.FAILED
     assert call.exception is not None
     _assert_refusal_error(call.exception)
+    assert requests == 1
+
+
+SEARCH = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}
+QUERY = {"query": "weather in Paris"}
+
+
+async def test_a_refusal_after_a_whole_server_tool_call_completes_in_both_paths() -> None:
+    # A call the server runs itself is never the caller's to run, so a refused turn ending in
+    # one is answered as a refused text turn is: completed, ``finish_reason`` refusal, in
+    # ``stream()`` and ``invoke()`` alike (the one-shot read it as a cut call of the caller's).
+    text = {"type": "text", "text": ""}
+    writes = _turn((text, "Searching."), (SEARCH, '{"query": "weather in Paris"}'))
+    async with scripted_stream_server(writes) as server, model(server.url) as chat:
+        chunks = [chunk async for chunk in chat.stream(messages=HI, tools=TOOLS)]
+    assert [c.type for c in chunks] == ["text", "tool_use", "result"]
+    assert (chunks[1].tool_name, chunks[1].tool_input) == ("web_search", QUERY)
+    assert chunks[1].metadata["server_tool"] is True
+    assert chunks[-1].metadata["finish_reason"] == "refusal"
+    body = _body([{"type": "text", "text": "Searching."}, {**SEARCH, "input": QUERY}])
+    call, requests = await invoked(body)
+    assert call.status is EventStatus.COMPLETED, repr(call.exception)
+    assert call.execution.response == body
     assert requests == 1

@@ -441,7 +441,9 @@ class AnthropicMessagesEndpoint(Endpoint):
                 ``ProviderStreamContentFilterError``, ``code="refusal"``, the
                 ``stop_details`` category and explanation in its text, not retried; and that
                 error for a refused message with a caller's ``tool_use`` anywhere in it (the
-                refused turn's calls are no request to run a tool).
+                refused turn's calls are no request to run a tool). A refused message ending in
+                a server-run call (``server_tool_use``, ``mcp_tool_use``) is returned as sent,
+                as one ending in text is: the caller runs none of it.
             ProviderProtocolError: the body is not a JSON object, names another ``type``
                 than ``message``, or has no ``content`` list (``{}`` is no answer: every
                 message carries its content blocks, an empty list included).
@@ -469,7 +471,10 @@ class AnthropicMessagesEndpoint(Endpoint):
         stop_reason = body.get("stop_reason")
         if stop_reason == "max_tokens" or stop_reason in CUT_STOPS:
             last = content[-1] if content else None
-            if isinstance(last, dict) and last.get("type") in TOOL_BLOCKS:
+            # A refused turn ending in a call the server runs is a refused answer like one
+            # ending in text (the stream completes it alike): nothing in it is the caller's to run.
+            kinds = ("tool_use",) if stop_reason == REFUSAL_STOP else TOOL_BLOCKS
+            if isinstance(last, dict) and last.get("type") in kinds:
                 name = last.get("name")
                 if stop_reason in CUT_STOPS:
                     projector = AnthropicMessagesProjector(self._secrets())
