@@ -243,7 +243,7 @@ async def test_close_during_an_unanswered_round_trip_ends_the_call_with_admissio
             async with anyio.create_task_group() as tg:
                 tg.start_soon(caller)
                 await wait_until(lambda: blocked(probe) >= 1)  # its round trip is in flight
-                await model.close()  # waits for the caller, whose round trip then fails
+                await model.close()  # cuts the caller's round trip: it leaves with AdmissionClosed
         assert len(outcome) == 1
         assert isinstance(outcome[0], AdmissionClosed), repr(outcome[0])
     finally:

@@ -296,10 +296,12 @@ class RedisAdmissionController:
         """Refuse new calls, wake queued ones, abort active leases, return every permit.
 
         A call queued when close begins never gets a lease, even if Redis grants its reservation
-        afterwards (the round trip was in flight): it ends with :class:`AdmissionClosed` and the
-        permit goes back.
+        afterwards: it ends with :class:`AdmissionClosed` and the permit goes back. Its round
+        trip in flight, if any, is cut rather than waited for (up to ``op_timeout``), as a
+        stream's stop cuts it.
         Waits until queued callers have left and active leases are released, then returns held
-        permits to Redis (bounded by ``op_timeout``; the TTL covers a failure) and disconnects.
+        permits to Redis (two attempts at most, each bounded by ``op_timeout``, when a keeper
+        trip is in flight; the TTL covers a failure) and disconnects.
         Idempotent.
         """
         if not self._closed:
@@ -308,6 +310,7 @@ class RedisAdmissionController:
             self._wake_local()
             for lease in tuple(self._leases.values()):
                 lease._abort()
+            self._cut_trips()
             self._check_drained()
         # Both at once: the head of the local line may be waiting inside the fallback while it
         # holds its turn, and closing the gate first would leave it waiting there (and then be
@@ -333,6 +336,25 @@ class RedisAdmissionController:
             finally:
                 with anyio.CancelScope(shield=True):
                     await self._disconnect()
+
+    def _cut_trips(self) -> None:
+        """close(): cut every reservation round trip in flight, in the thread of its loop.
+
+        Round trips run only on the client's loop (`_own_loop`); close() from another loop
+        that is still running hands the cut to that loop, as `_disconnect` does, because a
+        cancel scope is not thread-safe.
+        """
+        if not self._trips:
+            return
+        trips = tuple(self._trips.values())
+        bound = self._client_loop
+        if bound is None or bound is running_asyncio_loop() or not bound.is_running():
+            for trip in trips:
+                trip.cancel()
+            return
+        for trip in trips:
+            with contextlib.suppress(RuntimeError):  # that loop has closed since: nothing waits
+                bound.call_soon_threadsafe(trip.cancel)
 
     def _stop_waiting(self, call_id: str) -> bool:
         """Make the queued call ``call_id`` leave with `StreamClosed`; True if it was queued.
@@ -499,18 +521,19 @@ class RedisAdmissionController:
     async def _stoppable_trip(
         self, args: list[Any], budget: RequestBudget, call_id: str, phase: DeadlinePhase
     ) -> list[Any]:
-        """:meth:`_round_trip` in a cancel scope `_stop_waiting` cancels (a stream's stop).
+        """:meth:`_round_trip` in a cancel scope a stream's stop or close() cancels.
 
-        A stop waited for the round trip in flight, up to ``op_timeout`` (2 s by default, longer
-        against a slow server). Cut, the reply is lost as when the deadline cuts it, and
-        :meth:`_reserve` handles it the same way: the script may have run, so the holder goes
-        to the keeper, which removes the permit if Redis granted it; if the script runs only
-        after that removal (the request still on its way), nobody renews the permit and it
-        expires after ``lease_ttl``. redis-py drops a connection whose command was cancelled,
-        so the lost reply never reaches a later command.
+        A stop or a close waited for the round trip in flight, up to ``op_timeout`` (2 s by
+        default, longer against a slow server). Cut, the reply is lost as when the deadline
+        cuts it, and :meth:`_reserve` handles it the same way: the script may have run, so the
+        holder goes to the keeper, which removes the permit if Redis granted it; if the script
+        runs only after that removal (the request still on its way), nobody renews the permit
+        and it expires after ``lease_ttl``. redis-py drops a connection whose command was
+        cancelled, so the lost reply never reaches a later command.
 
         Raises:
             StreamClosed: the stop cut the round trip.
+            AdmissionClosed: close() cut it (the call was queued when close began).
         """
         trip = self._trips[call_id] = anyio.CancelScope()
         try:
@@ -518,7 +541,10 @@ class RedisAdmissionController:
                 return await self._round_trip(args, budget, call_id, phase)
         finally:
             del self._trips[call_id]
-        raise StreamClosed(call_id)  # only _stop_waiting cancels this scope
+        # Only _stop_waiting and close() (_cut_trips) cancel this scope.
+        if call_id in self._stopping:
+            raise StreamClosed(call_id)
+        raise _closed_while_waiting(call_id)
 
     async def _round_trip(
         self, args: list[Any], budget: RequestBudget, call_id: str, phase: DeadlinePhase
