@@ -24,6 +24,7 @@ slot) is never echoed in :class:`EndpointNotFound`, nor kept on it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -158,8 +159,11 @@ def match_in(
     _refuse_settings(agentic_settings, endpoint_class)
     model = config_overrides.get("request_options", target.request_options)
     _check_defaults(request_defaults, model)
-    # create_config deep-copies both the snapshot's and the caller's defaults.
-    config = target.meta.create_config(request_defaults=request_defaults, **config_overrides)
+    # create_config deep-copies both the snapshot's and the caller's defaults. An agent's class
+    # words the config's refusals for an agent (a key it would not send).
+    building = endpoint_class.building_config() if is_agentic_class(endpoint_class) else None
+    with building or nullcontext():
+        config = target.meta.create_config(request_defaults=request_defaults, **config_overrides)
     with handed_over(config):
         if agentic_settings is not None:
             cls: Any = endpoint_class

@@ -20,6 +20,7 @@ import copy
 import math
 import os
 from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
 from typing import Any, Literal, cast, get_args
 from urllib.parse import parse_qsl, unquote, urlsplit
 
@@ -142,7 +143,7 @@ class EndpointConfig(BaseModel):
                 from_env = True
         _check_key(data.get("api_key"), str(data.get("api_key_env")) if from_env else None)
         if not from_env and data.get("auth_type") == "none" and data.get("api_key"):
-            raise EndpointConfigurationError("api_key", _KEY_NOT_SENT)
+            raise EndpointConfigurationError("api_key", _key_not_sent())
         _check_default_headers(data.get("default_headers"))
         _check_client_kwargs(data.get("client_kwargs"))
         try:
@@ -604,11 +605,42 @@ def check_config_fields(data: Mapping[str, Any]) -> None:
         raise EndpointConfigurationError("base_url", USERINFO_CONFLICT)
 
 
-_KEY_NOT_SENT = (
-    "this endpoint sends no credentials (auth_type='none'), so the key would be silently "
-    "dropped; pass auth_type='bearer' (or 'x-api-key') as well to send it, e.g. to an "
-    "authenticating proxy, or leave the key out"
+_HTTP_KEY_FIX = (
+    "pass auth_type='bearer' (or 'x-api-key') as well to send it, e.g. to an authenticating "
+    "proxy, or leave the key out"
 )
+"""How an HTTP endpoint that sends no credentials would send a key after all."""
+
+# What `_key_not_sent` names and advises for the endpoint a config is being built for
+# (`unsent_key_advice`); the HTTP advice when no endpoint said otherwise.
+_KEY_ADVICE: ContextVar[tuple[str, str]] = ContextVar(
+    "_KEY_ADVICE", default=("this endpoint sends no credentials (auth_type='none')", _HTTP_KEY_FIX)
+)
+
+
+@contextlib.contextmanager
+def unsent_key_advice(endpoint: str, fix: str) -> Iterator[None]:
+    """Word a refused key for `endpoint` with `fix` while a config is built inside the block.
+
+    `endpoint` says what sends no key ("this endpoint sends no credentials (X, in_process
+    transport)"); `fix` says what to do instead, ending with leaving the key out.
+
+    Why: a config does not know which kind of endpoint it is for, and the HTTP fix
+    (`auth_type='bearer'`) is refused in turn by an agent, which takes a key another way (a CLI
+    agent from its own environment) or not at all (an in-process agent). The code that builds
+    a config for a known endpoint class (the catalog, an agentic endpoint's constructor) says
+    so here. A context variable, so concurrent builds in other tasks or threads keep theirs.
+    """
+    token = _KEY_ADVICE.set((endpoint, fix))
+    try:
+        yield
+    finally:
+        _KEY_ADVICE.reset(token)
+
+
+def _key_not_sent() -> str:
+    endpoint, fix = _KEY_ADVICE.get()
+    return f"{endpoint}, so the key would be silently dropped; {fix}"
 
 
 def _key_text(value: object) -> str | None:

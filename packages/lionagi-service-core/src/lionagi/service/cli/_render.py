@@ -118,6 +118,25 @@ _CLI_FLAGS = (
         "agentic CLI flags do not apply to it (for HTTP use --base-url and --api-key-env NAME)",
     ),
     ("agentic_settings={'gateway_url': ...} (--gateway-url)", "--gateway-url URL"),
+    # Where a CLI agent takes its key instead (an agent refusing a key it would not send).
+    (
+        "agentic_settings={'env': {'NAME': ...}} (the variable its CLI reads)",
+        "--env NAME (the variable its CLI reads, copied from this environment)",
+    ),
+    (
+        "agentic_settings={'gateway_api_key': ...} with a gateway_url",
+        "--gateway-key-env NAME with --gateway-url URL",
+    ),
+    # Settings an endpoint refuses, listed by name in the message (the field names only the
+    # first): each is the flag that filled it.
+    ("agentic_settings.binary", "--binary"),
+    ("agentic_settings.gateway_url", "--gateway-url"),
+    ("agentic_settings.gateway_api_key", "--gateway-key-env"),
+    ("agentic_settings.env", "--env"),
+    ("agentic_settings.root", "--root"),
+    ("agentic_settings.cwd", "--cwd"),
+    ("agentic_settings.config_home", "--config-home"),
+    ("agentic_settings.terminate_grace", "--terminate-grace"),
 )
 
 

@@ -31,7 +31,7 @@ from ..._base.errors import (
 from ..._base.secrets import CREDENTIAL_ENV_NAME, MIN_ENV_SECRET
 from ..._base.suggest import did_you_mean
 from ..._base.validation import first_error
-from ..config import EndpointConfig
+from ..config import EndpointConfig, unsent_key_advice
 from ..http.endpoint import Endpoint
 from ..http.payload import accepted_keys
 from ..http.reads import ReadControl
@@ -78,6 +78,18 @@ _USER_HOME_INHERIT = (
     *_NETWORK_INHERIT_ENV,
 )
 _ISOLATED_HOME_INHERIT = tuple(name for name in PORTABLE_INHERIT_ENV if name != "HOME")
+
+# Where an agent takes a key instead of `api_key` (`AgenticEndpoint.building_config`). The
+# Python spellings are rewritten into flags on the command line (cli._render._CLI_FLAGS).
+_CLI_KEY_FIX = (
+    "a CLI agent reads its key from its own environment, not from this setting: give it as "
+    "agentic_settings={'env': {'NAME': ...}} (the variable its CLI reads)"
+)
+_CLI_GATEWAY_KEY = "agentic_settings={'gateway_api_key': ...} with a gateway_url"
+_IN_PROCESS_KEY_FIX = (
+    "an in-process agent authenticates as its own library is configured (its agent object, "
+    "or this process's environment): leave the key out"
+)
 
 
 class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
@@ -136,7 +148,8 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
         settings: AgenticSettings | Mapping[str, Any] | None = None,
         **overrides: Any,
     ) -> None:
-        super().__init__(config, **overrides)
+        with type(self).building_config():
+            super().__init__(config, **overrides)
         # Name-mangled for the reason Endpoint's state is: an adapter's own ``_session_id``.
         self.__session_id: str | None = None
         self.__settings = coerce_agentic_settings(settings)
@@ -144,6 +157,29 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
         self._check_settings(self.__settings)
         if handlers:
             self.update_handlers(**handlers)
+
+    @classmethod
+    def building_config(cls) -> AbstractContextManager[None]:
+        """The context a config for this class is built in: refusals advise what an agent does.
+
+        A key given to an agent that sends none (`auth_type="none"`, every CLI and in-process
+        row) is refused by `EndpointConfig`, whose own advice is the HTTP one
+        (`auth_type='bearer'`), which an agent refuses in turn. A CLI agent reads its key from
+        its own environment; an in-process agent takes none (its library authenticates as it
+        is configured). A remote agent sends HTTP requests and keeps the HTTP advice.
+        """
+        caps = cls.capabilities
+        if caps is None or caps.transport == "remote":
+            return nullcontext()
+        endpoint = (
+            f"this endpoint sends no credentials ({cls.__name__}, {caps.transport} transport)"
+        )
+        if caps.transport != "subprocess":
+            return unsent_key_advice(endpoint, _IN_PROCESS_KEY_FIX)
+        fix = _CLI_KEY_FIX
+        if cls.supports_gateway:
+            fix += f", or {_CLI_GATEWAY_KEY}"
+        return unsent_key_advice(endpoint, fix)
 
     # -- deployment settings ----------------------------------------------------------------------
 
@@ -158,11 +194,18 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
             return
         caps = type(self).capabilities
         if caps is not None and caps.transport != "subprocess":
-            field = sorted(settings.model_fields_set)[0]
+            # Every setting given is named (the field stays the first): naming one made the
+            # caller fix them one error at a time. The dotted names are the command line's
+            # cue to name the flags instead (cli._render._CLI_FLAGS).
+            fields = sorted(settings.model_fields_set)
+            names = [f"agentic_settings.{field}" for field in fields]
+            listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+            it = "it" if len(names) == 1 else "them"
             raise EndpointConfigurationError(
-                f"agentic_settings.{field}",
-                f"{type(self).__name__} ({caps.transport} transport) launches no process; "
-                "agentic settings apply to subprocess adapters",
+                names[0],
+                f"{type(self).__name__} ({caps.transport} transport) launches no process, so "
+                f"{listed} would never apply (agentic settings apply to subprocess adapters); "
+                f"leave {it} out",
             )
         gateway = settings.gateway_url is not None or settings.gateway_api_key is not None
         if gateway and not type(self).supports_gateway:
