@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "check_config_overrides",
+    "check_instance_settings",
     "check_selected_defaults",
     "check_selection_flags",
     "check_settings_applied",
@@ -104,6 +105,8 @@ _CLI_KEY = (
     "{'gateway_api_key': ...} with a gateway"
 )
 _IN_PROCESS_KEY = "an in-process agent takes no HTTP settings"
+# Where an in-process agent takes a key: nowhere of ours (its library is configured for it).
+_IN_PROCESS_AUTH = "an in-process agent authenticates as its own library is configured"
 
 
 # The `EndpointConfig` fields only an HTTP request reads (its line, headers, body encoding,
@@ -164,11 +167,15 @@ def check_settings_applied(
             "agentic_settings={'gateway_url': ...} (--gateway-url)",
         )
     config = resolved.config
-    if overrides.get("api_key_env") is not None and config.auth_type == "none":
-        fix = _CLI_KEY if resolved.is_agentic else _HTTP_KEY
+    # A CLI or in-process agent sends no key whatever its auth_type says (one the caller wrote
+    # is refused below, naming auth_type).
+    sends_key = config.auth_type != "none" and agent is None
+    if overrides.get("api_key_env") is not None and not sends_key:
+        why = "auth_type='none'" if config.auth_type == "none" else f"{agent} transport"
+        fix = {"subprocess": _CLI_KEY, "in_process": _IN_PROCESS_AUTH}.get(agent or "", _HTTP_KEY)
         raise EndpointConfigurationError(
             "api_key_env",
-            f"{name} sends no credentials (auth_type='none'), so the key in this variable "
+            f"{name} sends no credentials ({why}), so the key in this variable "
             f"would never be sent; {fix}, or leave api_key_env out",
         )
     if (
@@ -195,6 +202,25 @@ def check_settings_applied(
                 f"{name} ({agent} transport) sends no HTTP request, so this setting would never "
                 f"apply; {fix}leave {setting} out",
             )
+
+
+def check_instance_settings(endpoint: Endpoint) -> None:
+    """`check_settings_applied` for `iModel(endpoint=<an Endpoint instance>)`, and `copy()`.
+
+    An instance is built by hand (or copied), so the caller's settings are its config's values,
+    judged like every field `from_dict()` restores (an agent built by hand sends no credentials
+    unless its config says otherwise: `AgenticEndpoint`). An `api_key_env` the class's catalog
+    row declares is the row's, not the caller's, as in `iModel(model=...)`. No catalog is
+    loaded for this: the row, if any, is already bound to the class.
+    """
+    config = endpoint.config
+    settings: dict[str, Any] = {
+        name: getattr(config, name) for name in (*_HTTP_ONLY_SETTINGS, "max_retries")
+    }
+    meta = type(endpoint)._ENDPOINT_META
+    if config.api_key_env != (meta.api_key_env if meta is not None else None):
+        settings["api_key_env"] = config.api_key_env
+    check_settings_applied(endpoint, base_url=config.base_url, overrides=settings)
 
 
 def check_config_overrides(overrides: Mapping[str, Any], constructor: Callable[..., Any]) -> None:

@@ -27,6 +27,7 @@ from .._base.loops import running_asyncio_loop
 from .agentic_view import as_agentic, inject_resume
 from .arguments import (
     check_config_overrides,
+    check_instance_settings,
     check_selected_defaults,
     check_selection_flags,
     check_settings_applied,
@@ -112,6 +113,8 @@ class iModel:
         base_url: Endpoint base URL override (required for `openai_compatible=True`).
         endpoint: Endpoint key/alias, or a constructed `Endpoint`. None (the default)
             selects the provider's only endpoint; a provider with several needs one named.
+            A constructed endpoint's config is refused, naming the field, where it holds a
+            setting the endpoint never applies (the list under `api_key`).
         api_key: Explicit API key; otherwise the endpoint's declared env var is read. An
             `api_key` or `api_key_env` given for an endpoint that sends no credentials
             (`auth_type="none"`: Ollama, CLI agents) is refused rather than dropped, as are
@@ -255,6 +258,9 @@ class iModel:
                         "an Endpoint instance; select with model=/provider= instead, or set the "
                         "request fields in the endpoint's request_defaults",
                     )
+            # The check iModel(model=...) runs on the caller's keywords, here on the config the
+            # caller built: a hand-built agent held headers, a method or a URL it never applies.
+            check_instance_settings(endpoint)
             self._endpoint: Endpoint = endpoint
         else:
             self._endpoint = self._resolve(

@@ -148,6 +148,17 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
         settings: AgenticSettings | Mapping[str, Any] | None = None,
         **overrides: Any,
     ) -> None:
+        caps = type(self).capabilities
+        if caps is not None and caps.transport != "remote" and "auth_type" not in overrides:
+            # A CLI or in-process agent sends no HTTP request, so no credentials: a config
+            # built by hand says so as the catalog's rows do, instead of `EndpointConfig`'s
+            # HTTP default "bearer", which `to_dict()` wrote and `from_dict()` then refused.
+            # An auth_type the caller wrote stays, for the facade to judge.
+            if isinstance(config, EndpointConfig):
+                if "auth_type" not in config.model_fields_set:
+                    overrides = {**overrides, "auth_type": "none"}
+            elif isinstance(config, Mapping) and "auth_type" not in config:
+                config = {**config, "auth_type": "none"}
         with type(self).building_config():
             super().__init__(config, **overrides)
         # Name-mangled for the reason Endpoint's state is: an adapter's own ``_session_id``.
