@@ -15,99 +15,20 @@ reservation requests (second case), as a slow network would.
 
 from __future__ import annotations
 
-import asyncio
-import hashlib
 import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import anyio
-import pytest
 import redis
 
 from lionagi.service import EventStatus, SharedAdmission, StreamClosed, iModel
 from lionagi.service._lifecycle.redis_admission import RedisAdmissionController, shared_keys
-from lionagi.service._lifecycle.redis_scripts import ACQUIRE
-from lionagi.service_testing.redis_server import RedisServer, require_redis_server
+from lionagi.service_testing.redis_server import RedisServer
+
+from ._holding_proxy import ACQUIRE_SHA, HoldingProxy, wait_until
 
 STOP_BOUND = 1.0  # op_timeout is 2 s: a stop that waits for the round trip cannot make it
-ACQUIRE_SHA = hashlib.sha1(ACQUIRE.encode()).hexdigest().encode()
-
-
-@pytest.fixture
-def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
-    with RedisServer(require_redis_server(), tmp_path) as server:
-        yield server
-
-
-class HoldingProxy:
-    """Forwards TCP to Redis; can hold its replies, or the reservation scripts sent to it."""
-
-    def __init__(self, upstream_port: int) -> None:
-        self._upstream = upstream_port
-        self._server: asyncio.Server | None = None
-        self.hold_replies = False
-        self.hold_reservations = False
-        self._replies_free = asyncio.Event()
-        self._replies_free.set()
-        self.held: list[tuple[bytes, asyncio.StreamWriter]] = []
-        self._writers: list[asyncio.StreamWriter] = []
-        self._pumps: set[asyncio.Task[None]] = set()
-        self.port = 0
-
-    async def __aenter__(self) -> HoldingProxy:
-        self._server = await asyncio.start_server(self._connect, "127.0.0.1", 0)
-        self.port = self._server.sockets[0].getsockname()[1]
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        assert self._server is not None
-        self._server.close()
-        for writer in self._writers:
-            writer.close()
-
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def set_hold_replies(self, hold: bool) -> None:
-        if hold:
-            self._replies_free.clear()
-        else:
-            self._replies_free.set()
-
-    def release_reservations(self) -> None:
-        """Send the held reservation requests on, though their clients have left."""
-        held, self.held = self.held, []
-        for data, upstream in held:
-            upstream.write(data)
-
-    async def _connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self._upstream)
-        self._writers += [writer, up_writer]
-        pump = asyncio.ensure_future(self._replies(up_reader, writer))
-        self._pumps.add(pump)
-        pump.add_done_callback(self._pumps.discard)
-        while data := await reader.read(65536):
-            if self.hold_reservations and ACQUIRE_SHA in data:
-                self.held.append((data, up_writer))  # kept open: the request may go on later
-            else:
-                up_writer.write(data)
-
-    async def _replies(self, up_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        while data := await up_reader.read(65536):
-            await self._replies_free.wait()
-            if not writer.is_closing():
-                writer.write(data)
-
-
-async def wait_until(condition: Callable[[], bool], seconds: float = 10.0) -> None:
-    """Poll what the Redis server, the proxy or the keeper thread changes, for a bounded time."""
-    with anyio.fail_after(seconds):
-        while True:
-            if condition():
-                return
-            await anyio.sleep(0.01)
 
 
 def _model(proxy: HoldingProxy, key: str) -> iModel:
@@ -153,11 +74,11 @@ async def test_a_stop_cuts_a_round_trip_whose_reply_is_late_and_the_permit_goes_
         async for _ in model.stream(prompt="warm"):  # loads the script; its permit goes back
             pass
         await wait_until(lambda: probe.zcard(permits) == 0)
-        proxy.set_hold_replies(True)
+        proxy.hold_replies(ACQUIRE_SHA)
         with anyio.fail_after(20):
             # Redis ran the script (the permit is granted); its reply waits in the proxy.
             raised, call = await _stop_queued(model, lambda: probe.zcard(permits) == 1)
-        proxy.set_hold_replies(False)
+        proxy.free_replies()
 
         assert [type(e) for e in raised] == [StreamClosed]
         assert call.status is EventStatus.CANCELLED
@@ -182,20 +103,20 @@ async def test_a_grant_made_after_the_stop_expires_by_its_ttl(redis_server: Redi
         async for _ in model.stream(prompt="warm"):
             pass
         await wait_until(lambda: probe.zcard(permits) == 0)
-        proxy.hold_reservations = True
+        proxy.request_markers = (ACQUIRE_SHA,)
         with anyio.fail_after(20):
-            raised, call = await _stop_queued(model, lambda: len(proxy.held) == 1)
+            raised, call = await _stop_queued(model, lambda: len(proxy.held_requests) == 1)
         assert [type(e) for e in raised] == [StreamClosed]
         assert call.status is EventStatus.CANCELLED
-        assert len(proxy.held) == 1  # the stopped call's script never reached Redis
+        assert len(proxy.held_requests) == 1  # the stopped call's script never reached Redis
 
         admission = model._supervisor.admission
         assert isinstance(admission, RedisAdmissionController)
         keeper = admission._keeper
         assert keeper is not None
         await wait_until(lambda: not keeper.pending_releases())  # its removal ran: a no-op
-        proxy.hold_reservations = False
-        proxy.release_reservations()  # the request arrives late: Redis grants an orphan permit
+        proxy.request_markers = ()
+        proxy.release_requests()  # the request arrives late: Redis grants an orphan permit
         await wait_until(lambda: probe.zcard(permits) == 1)
         ((orphan, expiry),) = probe.zrange(permits, 0, -1, withscores=True)
         await anyio.sleep(1.2)  # past two renewal intervals: the keeper does not renew it
