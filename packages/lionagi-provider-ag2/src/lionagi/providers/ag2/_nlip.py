@@ -28,8 +28,8 @@ pinned.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable, Mapping
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any, ClassVar
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
@@ -69,6 +69,24 @@ __all__ = [
     "AG2NlipRequest",
     "nlip_result",
 ]
+
+# Why a key or a header given to the NLIP endpoint is refused, whichever check finds it.
+_NOT_SENT = (
+    "not sent by the NLIP endpoint (it sends no credential or extra header); put an "
+    "authenticating gateway in front of the NLIP server"
+)
+
+
+@contextmanager
+def _refused_as_nlip() -> Iterator[None]:
+    """Re-word an `api_key` refusal raised inside the block as NLIP's (`_NOT_SENT`)."""
+    try:
+        yield
+    except EndpointConfigurationError as exc:
+        if exc.field != "api_key":
+            raise
+        raise EndpointConfigurationError("api_key", _NOT_SENT) from None
+
 
 NLIP_CONFIG: Mapping[str, Any] = {
     "name": "ag2-nlip",
@@ -227,6 +245,16 @@ class AG2NlipEndpoint(AgenticEndpoint):
     DEFAULT_CONCURRENCY_LIMIT: ClassVar[int] = 3
     DEFAULT_QUEUE_CAPACITY: ClassVar[int] = 10
 
+    @classmethod
+    def building_config(cls) -> AbstractContextManager[None]:
+        """A key refused while this class's config is built gets NLIP's advice.
+
+        The row sends no credentials (`auth_type="none"`), so `EndpointConfig` refuses a key
+        with the HTTP fix (`auth_type='bearer'`), which this endpoint refuses in turn: NLIP
+        sends no key whatever `auth_type` says. Both refusals now say the same thing.
+        """
+        return _refused_as_nlip()
+
     def __init__(
         self,
         config: EndpointConfig | Mapping[str, Any] | None = None,
@@ -255,11 +283,7 @@ class AG2NlipEndpoint(AgenticEndpoint):
             # Nothing of the config's authentication or headers reaches the request (one bare
             # POST per attempt), so a key or header given here would be dropped unseen.
             field = "api_key" if self.config.secret_value() else "default_headers"
-            raise EndpointConfigurationError(
-                field,
-                "not sent by the NLIP endpoint (it sends no credential or extra header); put an "
-                "authenticating gateway in front of the NLIP server",
-            )
+            raise EndpointConfigurationError(field, _NOT_SENT)
         if self.config.base_url:
             checked = nlip_url(self.config.base_url, "base_url", EndpointConfigurationError)
             refuse_credentials(checked, "base_url", EndpointConfigurationError)
