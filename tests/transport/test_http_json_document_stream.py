@@ -118,3 +118,12 @@ def test_the_first_line_decides_json_lines_or_one_document() -> None:
     # After an event the body is JSON lines for good: a broken line is refused, not buffered.
     with pytest.raises(ProviderProtocolError, match="NDJSON line is not valid JSON"):
         framer.feed('{\n"x": 1}\n')
+
+
+def test_an_overlong_first_line_is_named_for_what_it_may_be() -> None:
+    # Before its first line ends the body may be JSON lines or one document: the size refusal
+    # names neither as NDJSON (the body is labelled application/json).
+    framer = framer_for_content_type("application/json", ())
+    with pytest.raises(ProviderProtocolError, match="a JSON line or document exceeded 16 MiB"):
+        for _ in range(17):
+            framer.feed("x" * (1024 * 1024))

@@ -340,6 +340,7 @@ class JSONBodyFramer(NDJSONFramer):
         super().__init__(secrets)
         self._lines = False  # a line decoded: the body is JSON lines
         self._whole = False  # the first line did not: the body is one document
+        self._unit = "a JSON line or document"  # undecided until the first line ends
 
     def feed(self, text: str) -> list[Any]:
         """Events completed by ``text``; none once the body is a document (it ends at EOF)."""
@@ -362,6 +363,7 @@ class JSONBodyFramer(NDJSONFramer):
                 self._open_document(lines[position:])
                 return
             self._lines = True
+            self._unit = "a JSON line"
             super()._decode(lines[position + 1 :], out)
             return
 
