@@ -17,7 +17,9 @@ Time is the lifecycle's injected fake clock; a "blocking" sync hook moves it for
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping
+import json
+from collections.abc import AsyncIterator, MutableMapping
+from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
@@ -31,20 +33,39 @@ from lionagi.service import (
     StreamChunk,
     iModel,
 )
-from lionagi.service.scripted import ScriptedEndpoint
+from lionagi.service_testing import scripted_stream_server
 
 SECRET = "sk-test-ZZhooksQQ42distinctSecret"
+HI = [{"role": "user", "content": "hi"}]
 
 
-def _failing_endpoint() -> ScriptedEndpoint:
-    config = {"name": "s", "provider": "scripted", "endpoint": "chat", "api_key": SECRET}
-    script = [
-        StreamChunk(type="text", content="partial"),
-        StreamChunk(
-            type="error", content=f"bad key {SECRET}", is_error=True, metadata={"key": SECRET}
-        ),
-    ]
-    return ScriptedEndpoint(config, script=script)
+def _sse(body: dict[str, Any]) -> bytes:
+    return f"data: {json.dumps(body)}\n\n".encode()
+
+
+# A text delta, then the provider's error event echoing the endpoint's key (an in-process agent
+# holds no key, so an OpenAI-compatible endpoint on a loopback server plays the provider).
+FAILING = [
+    _sse({"id": "c", "choices": [{"index": 0, "delta": {"content": "partial"}}]}),
+    _sse({"error": {"message": f"bad key {SECRET}", "type": "invalid_request_error"}}),
+]
+
+
+@asynccontextmanager
+async def _failing_model(**kw: Any) -> AsyncIterator[iModel]:
+    async with scripted_stream_server(FAILING) as server:
+        model = iModel(
+            provider="hooktest",
+            endpoint="chat/completions",
+            openai_compatible=True,
+            base_url=server.url,
+            api_key=SECRET,
+            allow_local_network=True,
+            request_defaults={"model": "m"},
+            **kw,
+        )
+        async with model:
+            yield model
 
 
 async def test_the_chunk_hook_sees_a_provider_error_chunk_redacted() -> None:
@@ -54,9 +75,9 @@ async def test_the_chunk_hook_sees_a_provider_error_chunk_redacted() -> None:
         logged.append(repr(chunk))
         return chunk
 
-    async with iModel(endpoint=_failing_endpoint(), hook_registry={"on_chunk": log}) as model:
+    async with _failing_model(hook_registry={"on_chunk": log}) as model:
         with pytest.raises(ProviderStreamError) as info:
-            async for _ in model.stream(prompt="hi"):
+            async for _ in model.stream(messages=HI):
                 pass
     assert SECRET not in str(info.value)
     assert len(logged) == 2 and "[REDACTED]" in logged[1]
@@ -67,8 +88,8 @@ async def test_a_chunk_hook_cannot_turn_a_provider_failure_into_success() -> Non
     def mask(event: Any, chunk: StreamChunk) -> StreamChunk:
         return StreamChunk(type="text", content="(hidden)") if chunk.type == "error" else chunk
 
-    async with iModel(endpoint=_failing_endpoint(), hook_registry={"on_chunk": mask}) as model:
-        call = model.create_api_calling(prompt="hi")
+    async with _failing_model(hook_registry={"on_chunk": mask}) as model:
+        call = model.create_api_calling(messages=HI)
         seen: list[StreamChunk] = []
         with pytest.raises(ProviderStreamError) as info:
             async for chunk in model.stream(call):
