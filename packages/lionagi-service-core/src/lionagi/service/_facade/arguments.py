@@ -97,18 +97,6 @@ def check_selected_defaults(
             )
 
 
-# How an HTTP endpoint with auth_type="none" would send a key after all.
-_HTTP_KEY = "pass auth_type='bearer' (or 'x-api-key') as well to send it"
-# Where a CLI agent takes a key instead of an HTTP setting.
-_CLI_KEY = (
-    "a CLI agent reads its key from its own environment: agentic_settings={'env': {...}}, or "
-    "{'gateway_api_key': ...} with a gateway"
-)
-_IN_PROCESS_KEY = "an in-process agent takes no HTTP settings"
-# Where an in-process agent takes a key: nowhere of ours (its library is configured for it).
-_IN_PROCESS_AUTH = "an in-process agent authenticates as its own library is configured"
-
-
 # The `EndpointConfig` fields only an HTTP request reads (its line, headers, body encoding,
 # client, SSRF opt-in and response cap): a CLI or in-process agent never reads them, so a value
 # other than the one an agent has when nobody sets it (`_unset`) is stored and does nothing.
@@ -172,7 +160,7 @@ def check_settings_applied(
     sends_key = config.auth_type != "none" and agent is None
     if overrides.get("api_key_env") is not None and not sends_key:
         why = "auth_type='none'" if config.auth_type == "none" else f"{agent} transport"
-        fix = {"subprocess": _CLI_KEY, "in_process": _IN_PROCESS_AUTH}.get(agent or "", _HTTP_KEY)
+        fix = _key_fix(resolved)
         raise EndpointConfigurationError(
             "api_key_env",
             f"{name} sends no credentials ({why}), so the key in this variable "
@@ -194,14 +182,23 @@ def check_settings_applied(
         return
     for setting in _HTTP_ONLY_SETTINGS:
         if setting in overrides and getattr(config, setting) != _unset(setting):
-            fix = ""
-            if setting in _CREDENTIAL_SETTINGS:
-                fix = f"{_CLI_KEY if agent == 'subprocess' else _IN_PROCESS_KEY}, or "
+            fix = f"{_key_fix(resolved)}, or " if setting in _CREDENTIAL_SETTINGS else ""
             raise EndpointConfigurationError(
                 setting,
                 f"{name} ({agent} transport) sends no HTTP request, so this setting would never "
                 f"apply; {fix}leave {setting} out",
             )
+
+
+def _key_fix(resolved: Endpoint) -> str:
+    """Where the selected endpoint takes a key: the agent's own advice, else the HTTP one."""
+    fix = getattr(type(resolved), "unsent_key_fix", None)
+    advice = fix() if fix is not None else None
+    if isinstance(advice, str):
+        return advice
+    from .._transport.config import HTTP_KEY_FIX  # loaded already: an endpoint was resolved
+
+    return HTTP_KEY_FIX
 
 
 def check_instance_settings(endpoint: Endpoint) -> None:

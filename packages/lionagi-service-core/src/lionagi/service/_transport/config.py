@@ -605,16 +605,16 @@ def check_config_fields(data: Mapping[str, Any]) -> None:
         raise EndpointConfigurationError("base_url", USERINFO_CONFLICT)
 
 
-_HTTP_KEY_FIX = (
-    "pass auth_type='bearer' (or 'x-api-key') as well to send it, e.g. to an authenticating "
-    "proxy, or leave the key out"
+HTTP_KEY_FIX = (
+    "pass auth_type='bearer' (or 'x-api-key') as well to send it, e.g. to an authenticating proxy"
 )
-"""How an HTTP endpoint that sends no credentials would send a key after all."""
+"""How an HTTP endpoint that sends no credentials would send a key after all (the facade's
+refusal of an unsent `api_key_env` gives the same advice)."""
 
 # What `_key_not_sent` names and advises for the endpoint a config is being built for
 # (`unsent_key_advice`); the HTTP advice when no endpoint said otherwise.
 _KEY_ADVICE: ContextVar[tuple[str, str]] = ContextVar(
-    "_KEY_ADVICE", default=("this endpoint sends no credentials (auth_type='none')", _HTTP_KEY_FIX)
+    "_KEY_ADVICE", default=("this endpoint sends no credentials (auth_type='none')", HTTP_KEY_FIX)
 )
 
 
@@ -623,7 +623,7 @@ def unsent_key_advice(endpoint: str, fix: str) -> Iterator[None]:
     """Word a refused key for `endpoint` with `fix` while a config is built inside the block.
 
     `endpoint` says what sends no key ("this endpoint sends no credentials (X, in_process
-    transport)"); `fix` says what to do instead, ending with leaving the key out.
+    transport)"); `fix` says what to do instead (leaving the key out is added).
 
     Why: a config does not know which kind of endpoint it is for, and the HTTP fix
     (`auth_type='bearer'`) is refused in turn by an agent, which takes a key another way (a CLI
@@ -640,7 +640,7 @@ def unsent_key_advice(endpoint: str, fix: str) -> Iterator[None]:
 
 def _key_not_sent() -> str:
     endpoint, fix = _KEY_ADVICE.get()
-    return f"{endpoint}, so the key would be silently dropped; {fix}"
+    return f"{endpoint}, so the key would be silently dropped; {fix}, or leave the key out"
 
 
 def _key_text(value: object) -> str | None:

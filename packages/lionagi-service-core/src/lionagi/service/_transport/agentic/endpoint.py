@@ -79,8 +79,8 @@ _USER_HOME_INHERIT = (
 )
 _ISOLATED_HOME_INHERIT = tuple(name for name in PORTABLE_INHERIT_ENV if name != "HOME")
 
-# Where an agent takes a key instead of `api_key` (`AgenticEndpoint.building_config`). The
-# Python spellings are rewritten into flags on the command line (cli._render._CLI_FLAGS).
+# Where an agent takes a key instead of an HTTP setting (`AgenticEndpoint.unsent_key_fix`).
+# The Python spellings are rewritten into flags on the command line (cli._render._CLI_FLAGS).
 _CLI_KEY_FIX = (
     "a CLI agent reads its key from its own environment, not from this setting: give it as "
     "agentic_settings={'env': {'NAME': ...}} (the variable its CLI reads)"
@@ -88,7 +88,7 @@ _CLI_KEY_FIX = (
 _CLI_GATEWAY_KEY = "agentic_settings={'gateway_api_key': ...} with a gateway_url"
 _IN_PROCESS_KEY_FIX = (
     "an in-process agent authenticates as its own library is configured (its agent object, "
-    "or this process's environment): leave the key out"
+    "or this process's environment)"
 )
 
 
@@ -170,26 +170,36 @@ class AgenticEndpoint(AgenticHandlersMixin, Endpoint):
             self.update_handlers(**handlers)
 
     @classmethod
+    def unsent_key_fix(cls) -> str | None:
+        """Where this agent takes a key instead of an HTTP setting; None for a remote agent.
+
+        A CLI agent reads its key from its own environment (or its gateway's key); an
+        in-process agent takes none (its library authenticates as it is configured). A remote
+        agent sends HTTP requests, so the HTTP advice stands. Every refusal of a key or a
+        credential setting on an agent gives this advice: `EndpointConfig`'s (through
+        `building_config`) and the facade's.
+        """
+        caps = cls.capabilities
+        if caps is None or caps.transport == "remote":
+            return None
+        if caps.transport != "subprocess":
+            return _IN_PROCESS_KEY_FIX
+        return f"{_CLI_KEY_FIX}, or {_CLI_GATEWAY_KEY}" if cls.supports_gateway else _CLI_KEY_FIX
+
+    @classmethod
     def building_config(cls) -> AbstractContextManager[None]:
         """The context a config for this class is built in: refusals advise what an agent does.
 
         A key given to an agent that sends none (`auth_type="none"`, every CLI and in-process
         row) is refused by `EndpointConfig`, whose own advice is the HTTP one
-        (`auth_type='bearer'`), which an agent refuses in turn. A CLI agent reads its key from
-        its own environment; an in-process agent takes none (its library authenticates as it
-        is configured). A remote agent sends HTTP requests and keeps the HTTP advice.
+        (`auth_type='bearer'`), which an agent refuses in turn; inside this context it gives
+        `unsent_key_fix` instead.
         """
-        caps = cls.capabilities
-        if caps is None or caps.transport == "remote":
+        fix = cls.unsent_key_fix()
+        if fix is None:
             return nullcontext()
-        endpoint = (
-            f"this endpoint sends no credentials ({cls.__name__}, {caps.transport} transport)"
-        )
-        if caps.transport != "subprocess":
-            return unsent_key_advice(endpoint, _IN_PROCESS_KEY_FIX)
-        fix = _CLI_KEY_FIX
-        if cls.supports_gateway:
-            fix += f", or {_CLI_GATEWAY_KEY}"
+        transport = cls.capabilities.transport if cls.capabilities is not None else ""
+        endpoint = f"this endpoint sends no credentials ({cls.__name__}, {transport} transport)"
         return unsent_key_advice(endpoint, fix)
 
     # -- deployment settings ----------------------------------------------------------------------
