@@ -9,7 +9,9 @@ went out and came back as a 400 after a round trip. Each such field is now refus
 name, saying to move it into the cache; an empty ``tools`` list (which the API's proto cannot
 tell from no tools) and every other field still go out with the cache. The chat row's
 ``google.cached_content`` meets the same rule: its ``tools`` become the request's tools, so they
-are refused beside it, at ``tools``.
+are refused beside it, at ``tools``; so are a ``system`` or ``developer`` message (the system
+instruction) and ``tool_choice`` (the tool config), which the layer sent as they were. Every
+refusal comes before anything is sent, on ``stream()`` as on ``invoke()``.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 import pytest
 from gemini_loopback import chat_model, native_model, sent
 
-from lionagi.service import EndpointConfigurationError, EventStatus
+from lionagi.service import EndpointConfigurationError, EventStatus, iModel
 from lionagi.service_testing import FakeProviderServer
 
 CONTENTS = [{"role": "user", "parts": [{"text": "Summarise the cached report."}]}]
@@ -112,3 +114,87 @@ async def test_the_chat_rows_tools_without_a_cache_are_sent() -> None:
         body = server.requests[0].json
     assert call.execution.status is EventStatus.COMPLETED
     assert body["tools"] == CHAT_TOOLS
+
+
+# -- what the layer turns into a system instruction or a tool config ------------------------------
+#
+# The layer sends a ``system`` (or ``developer``) message as the request's system instruction and
+# ``tool_choice`` as its tool config: beside ``google.cached_content`` each is the same 400 as
+# ``tools``. Each is refused before anything is sent, on ``invoke()`` and on ``stream()`` alike.
+
+SYSTEM_MESSAGE = {"role": "system", "content": "Answer briefly."}
+
+
+async def send(model: iModel, stream: bool, request: dict[str, Any]) -> None:
+    """``request`` through ``model``: ``invoke()``, or ``stream()`` read to its end."""
+    if stream:
+        async for _ in model.stream(**request):
+            pass
+    else:
+        await model.invoke(**request)
+
+
+async def refused_on_the_wire(
+    stream: bool, request: dict[str, Any], *, native: bool = False
+) -> EndpointConfigurationError:
+    """The error ``request`` raises through a chat (or native) model; nothing was sent."""
+    async with FakeProviderServer() as server:
+        async with (native_model if native else chat_model)(server) as model:
+            with pytest.raises(EndpointConfigurationError) as info:
+                await send(model, stream, request)
+        assert server.requests == []
+    return info.value
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["invoke", "stream"])
+@pytest.mark.parametrize("role", ["system", "developer"])
+async def test_the_chat_rows_cache_with_a_system_message_is_refused(
+    stream: bool, role: str
+) -> None:
+    messages = [*MESSAGES, {"role": role, "content": "Be brief."}]
+    request = {"messages": messages, "google": {"cached_content": CACHE}}
+    error = await refused_on_the_wire(stream, request)
+    assert error.field == "messages.1.role"
+    assert f"a {role} message" in str(error)
+    assert "google.cached_content" in str(error)
+    assert "cache's system instruction" in str(error)  # where it belongs
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["invoke", "stream"])
+@pytest.mark.parametrize("choice", ["none", "auto"])
+async def test_the_chat_rows_cache_with_a_tool_choice_is_refused(stream: bool, choice: str) -> None:
+    """A cache declaring the tools, and a ``tool_choice`` for them: still the cache's to set."""
+    request = {"messages": MESSAGES, "tool_choice": choice, "google": {"cached_content": CACHE}}
+    error = await refused_on_the_wire(stream, request)
+    assert error.field == "tool_choice"
+    assert "google.cached_content" in str(error)
+    assert "tool config on the cache" in str(error)
+
+
+async def test_the_chat_rows_cache_from_the_defaults_meets_the_same_rule() -> None:
+    """A cache set once in ``request_defaults`` refuses a call's system message too."""
+    async with FakeProviderServer() as server:
+        defaults = {"google": {"cached_content": CACHE}}
+        async with chat_model(server, request_defaults=defaults) as model:
+            with pytest.raises(EndpointConfigurationError) as info:
+                await model.invoke(messages=[SYSTEM_MESSAGE, *MESSAGES])
+        assert server.requests == []
+    assert info.value.field == "messages.0.role"
+
+
+async def test_the_chat_rows_system_message_and_tool_choice_without_a_cache_are_sent() -> None:
+    async with FakeProviderServer() as server:
+        async with chat_model(server) as model:
+            call = await model.invoke(messages=[SYSTEM_MESSAGE, *MESSAGES], tool_choice="none")
+        body = server.requests[0].json
+    assert call.execution.status is EventStatus.COMPLETED
+    assert body["messages"][0] == SYSTEM_MESSAGE
+    assert body["tool_choice"] == "none"
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["invoke", "stream"])
+async def test_the_native_rows_cache_with_a_system_instruction_sends_nothing(stream: bool) -> None:
+    """The native refusal happens before the wire, on the stream path as on ``invoke()``."""
+    request = {"contents": CONTENTS, "cachedContent": CACHE, "systemInstruction": SYSTEM}
+    error = await refused_on_the_wire(stream, request, native=True)
+    assert error.field == "systemInstruction"

@@ -80,9 +80,10 @@ class GeminiChatRequest(OpenAIChatCompletionsRequest):
     the escape hatch for top-level fields newer than this model.) The layer refuses
     ``reasoning_effort`` together with a ``thinking_config`` budget or level (they set the
     same thing), so that pair is refused here; ``include_thoughts`` goes with either.
-    ``tools`` beside ``google.cached_content`` is refused too: the layer sends them as the
-    request's tools, which the API refuses beside a cache (they belong to the cache), as the
-    native row refuses ``tools`` beside ``cachedContent``.
+    ``tools``, ``tool_choice`` and a ``system`` or ``developer`` message beside
+    ``google.cached_content`` are refused too: the layer sends them as the request's tools,
+    tool config and system instruction, which the API refuses beside a cache (they belong to
+    the cache), as the native row refuses them beside ``cachedContent``.
     """
 
     shapes = lazy_chat_shapes(
@@ -111,21 +112,53 @@ class GeminiChatRequest(OpenAIChatCompletionsRequest):
         return value
 
     def model_post_init(self, context: Any, /) -> None:
-        """Core's checks, then refuse ``tools`` beside a cache (the API answers a 400).
+        """Core's checks, then refuse what the layer would send beside a cache (a 400).
 
         Checked after validation, as core checks ``tool_choice`` against ``tools``: ``tools``
-        is validated before ``google``, and an error raised here must carry its own location
-        (``tools``) or core would report the whole request. An empty list is let through, as
-        on the native row.
+        and ``messages`` are validated before ``google``, and an error raised here must carry
+        its own location or core would report the whole request. An empty ``tools`` list is
+        let through, as on the native row.
         """
         super().model_post_init(context)
-        if self.tools and self.google is not None and self.google.cached_content is not None:
-            error = PydanticCustomError(
-                "tools_with_cached_content",
-                "cannot be sent with google.cached_content (the API refuses a request that sets "
-                "tools beside a cache): set them on the cache when creating it, or leave "
-                "google.cached_content out",
-            )
+        if self.google is None or self.google.cached_content is None:
+            return
+        conflict = _cache_conflict(self.tools, self.tool_choice, self.messages)
+        if conflict is not None:
+            loc, message = conflict
+            error = PydanticCustomError("set_beside_cached_content", message)
             raise ValidationError.from_exception_data(
-                type(self).__name__, [InitErrorDetails(type=error, loc=("tools",), input=None)]
+                type(self).__name__, [InitErrorDetails(type=error, loc=loc, input=None)]
             )
+
+
+_BESIDE_CACHE = (
+    "cannot be sent with google.cached_content (the layer sends {} as the request's {}, which "
+    "the API refuses beside a cache): {}, or leave google.cached_content out"
+)
+
+
+def _cache_conflict(
+    tools: list[dict[str, Any]] | None, tool_choice: Any, messages: list[dict[str, Any]]
+) -> tuple[tuple[str | int, ...], str] | None:
+    """Where a request reading a cache sets what the cache holds, and the refusal's message.
+
+    The layer turns ``tools`` into the request's tools, ``tool_choice`` into its tool config
+    and a ``system`` or ``developer`` message into its system instruction; the API refuses
+    each beside ``cachedContent`` ("CachedContent can not be used with GenerateContent request
+    setting system_instruction, tools or tool_config"). The first one found is reported.
+    """
+    if tools:
+        return ("tools",), _BESIDE_CACHE.format(
+            "them", "tools", "set them on the cache when creating it"
+        )
+    if tool_choice is not None:
+        return ("tool_choice",), _BESIDE_CACHE.format(
+            "it", "tool config", "set the tool config on the cache when creating it"
+        )
+    for index, message in enumerate(messages):
+        role = message.get("role") if isinstance(message, dict) else None
+        if role in ("system", "developer"):
+            fix = "set it as the cache's system instruction when creating the cache"
+            text = _BESIDE_CACHE.format("it", "system instruction", fix)
+            return ("messages", index, "role"), f"a {role} message {text}"
+    return None
