@@ -18,6 +18,7 @@ from lionagi.service import (
     ProviderProtocolError,
     ProviderStreamCapacityError,
     ProviderStreamError,
+    ProviderStreamInvalidRequestError,
     iModel,
 )
 from lionagi.service_testing import FakeProviderServer, scripted_stream_server
@@ -82,7 +83,8 @@ async def test_an_error_body_is_classified_and_never_echoes_the_key() -> None:
     }
     call, requests = await invoke(body)
     assert call.status is EventStatus.FAILED
-    assert type(call.exception) is ProviderStreamError
+    # The stream form of the plain HTTP 400 (test_in_band_client_errors.py).
+    assert type(call.exception) is ProviderStreamInvalidRequestError
     assert call.exception.code == "invalid_request_error"
     assert requests == 1  # the caller's own mistake: not retried
     assert KEY not in str(call.exception)

@@ -26,6 +26,13 @@ HTTP 401 / 403                           :class:`ProviderUnauthorizedError` (bas
 
 Messages carry only the bounded, redacted body excerpt core prepared.
 
+The same error object can come after a 200 (a stream's ``event: error``, a gateway's one-shot
+body). Core's classification reads it first; one it leaves unclassified whose type Anthropic
+documents as a 4xx (``invalid_request_error`` 400, ``not_found_error`` 404, ``request_too_large``
+413) is read with the rules above at that status (:meth:`AnthropicMessagesEndpoint.stream_error`):
+the family they name (an unknown model, a spend limit), else the invalid-request family a plain
+4xx is. Either way it is not retried and neutral for the circuit, as the status is.
+
 A 2xx one-shot answer is checked too (:meth:`AnthropicMessagesEndpoint.checked_message`): an
 ``{"type": "error"}`` body raises the error a stream's ``event: error`` raises, and a message
 cut by ``max_tokens``, ``model_context_window_exceeded`` or ``refusal`` in the middle of a tool
@@ -35,6 +42,7 @@ call raises the error a stream cut there ends with.
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -47,11 +55,15 @@ from lionagi.service import (
     EndpointConfigurationError,
     ProviderContentFilterError,
     ProviderError,
+    ProviderInvalidRequestError,
     ProviderProtocolError,
     ProviderQuotaExhaustedError,
     ProviderStatusCapacityError,
     ProviderStatusContextError,
+    ProviderStatusError,
+    ProviderStreamError,
     StreamChunk,
+    classify_stream_error,
 )
 from lionagi.service.http import (
     HTTPErrorInfo,
@@ -113,6 +125,13 @@ _RATE_LIMITED = 429
 # path or resource) is no statement about the model.
 _NOT_FOUND = "not_found_error"
 _MODEL_PREFIXES = ("model:", "model '", 'model "')
+# The documented HTTP status of each error type core's stream classification has no family for
+# (docs.claude.com/en/api/errors): an in-band error of one is read as that status's body.
+_CLIENT_ERROR_STATUS = {
+    "invalid_request_error": 400,
+    "not_found_error": 404,
+    "request_too_large": 413,
+}
 
 
 # The request members whose text is input tokens: the conversation, the instructions and the
@@ -408,6 +427,48 @@ class AnthropicMessagesEndpoint(Endpoint):
         """Anthropic's error types and texts (:func:`anthropic_status_error`), then the base's."""
         return anthropic_status_error(info) or super().map_status_error(info)
 
+    def stream_error(self, chunk: StreamChunk) -> ProviderStreamError:
+        """Core's classification; an unclassified documented 4xx type as its status reads.
+
+        An ``invalid_request_error``, ``not_found_error`` or ``request_too_large`` after a 200
+        (an ``event: error``, a 200 error body) that core's rules leave unclassified is read by
+        :func:`anthropic_status_error` at the type's documented status, so ``model: x`` is an
+        unknown model in both forms; what that names no family of is the invalid-request
+        family, the stream form of the plain client error the status is. Unclassified, it was
+        counted by the circuit as the provider's failure, while the status form is neutral.
+        """
+        error = super().stream_error(chunk)
+        status = _CLIENT_ERROR_STATUS.get(error.code or "")
+        if type(error) is not ProviderStreamError or status is None:
+            return error
+        text = chunk.content or ""
+        body = {"type": "error", "error": {"type": error.code, "message": text}}
+        where = f"{self.config.provider} {self.config.endpoint}"
+        info = HTTPErrorInfo(
+            status=status,
+            where=where,
+            body=body,
+            excerpt=text,
+            retry_after=None,
+            headers=httpx.Headers(),
+        )
+        # Error path only: the agentic surface is not loaded by an HTTP vendor's import.
+        from lionagi.service.agentic import DEFAULT_ERROR_PATTERNS
+
+        family = _family(anthropic_status_error(info))
+        kind = next((p.kind for p in DEFAULT_ERROR_PATTERNS if p.error_type is family), None)
+        # The code as a whole line of the classified text: the pattern matches this error only.
+        rule = rf"(?:^|\n){re.escape(error.code or '')}(?:\n|$)"
+        pattern = ProviderErrorPattern(kind or "invalid_request", family, rule)
+        return classify_stream_error(
+            chunk.content,
+            chunk.metadata,
+            provider=self.config.provider,
+            extra_patterns=(pattern,),
+            secrets=self._secrets(),
+            reached=self.error_chunks_are_answers,
+        )
+
     def estimate_tokens(self, payload: Mapping[str, Any]) -> int | None:
         """Core's estimate over ``messages`` and the ``system`` and ``tools`` this API keeps apart.
 
@@ -493,6 +554,25 @@ class AnthropicMessagesEndpoint(Endpoint):
                 cut = stop_cut(projector, REFUSAL_STOP, calls, None, details, written=True)
                 raise self.stream_error(cut)
         return body
+
+
+def _family(error: ProviderError | None) -> type[ProviderError]:
+    """The failure family a status error names: its class less the status part.
+
+    A plain client error (or None, core's plain 4xx) names none: the invalid-request family, the
+    caller's request, refused again as sent.
+    """
+    mro = type(error).__mro__ if error is not None else ()
+    return next(
+        (
+            c
+            for c in mro
+            if issubclass(c, ProviderError)
+            and not issubclass(c, ProviderStatusError)
+            and c is not ProviderError
+        ),
+        ProviderInvalidRequestError,
+    )
 
 
 def _cut_tool_call(name: object) -> StreamChunk:
