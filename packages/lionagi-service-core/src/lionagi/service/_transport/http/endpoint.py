@@ -66,6 +66,7 @@ from .encoding import EncodedPayload, encode_json, encode_params
 from .framing import DONE, NDJSONFramer, SSEFramer, forced_framer, framer_for_content_type
 from .payload import build_payload
 from .pinning import pin, unpin
+from .problem import PROBLEM_MEDIA_TYPE, is_problem, problem_chunk, problem_document
 from .projection import ProjectorBase, StreamProjector
 from .reads import ReadControl, SupervisedStream
 from .ssrf import Resolver, SSRFGuard
@@ -75,6 +76,7 @@ from .status import (
     describe_url,
     error_info,
     excerpt,
+    parse_retry_after,
     parse_should_retry,
     proxy_auth_error,
     proxy_forbidden_error,
@@ -442,6 +444,8 @@ class Endpoint:
             ProviderConnectionError: connect/read failure or timeout.
             ProviderProtocolError: a 2xx body that is not UTF-8 JSON, or one larger than
                 `config.max_response_bytes`.
+            ProviderStreamError: a 2xx `application/problem+json` answer (RFC 9457),
+                classified as the error chunk `stream()` yields for it.
             ProviderError: whatever `check_response` raises for the decoded body.
         """
         _reject_runtime_args(runtime_args)
@@ -461,6 +465,9 @@ class Endpoint:
                     if not response.is_closed:  # a complete read already closed it
                         with anyio.CancelScope(shield=True):
                             await response.aclose()
+            if is_problem(response.headers.get("content-type")):
+                # A problem report is never the answer: raised as the stream's error chunk.
+                raise self.stream_error(_problem_answer(response, body, self._secrets()))
             return self.check_response(self._decode_json(response, body), response)
         finally:
             _ANSWERING.reset(token)
@@ -544,6 +551,9 @@ class Endpoint:
         An async generator: argument errors surface on the first iteration. Closing it (or
         cancelling its consumer) closes the HTTP response, so no connection is leaked. It
         raises what `call` raises for the same request, and more:
+
+        A 2xx `application/problem+json` answer (RFC 9457) is one error chunk carrying the
+        problem's `title: detail` and advisory `status`.
 
         Raises:
             ProviderProtocolError: an event breaks the dialect's grammar, or the stream ends
@@ -653,6 +663,15 @@ class Endpoint:
                 controlled = network
         try:
             content_type = response.headers.get("content-type")
+            if is_problem(content_type):
+                # A 2xx problem report (a non-2xx one was raised by `_send`): the provider's
+                # error chunk, as `call` raises it, not a content type refused unread.
+                try:
+                    body = await read_bounded(response)
+                except httpx.HTTPError as exc:
+                    raise self._http_error(exc, url) from _cause(exc)
+                yield [_problem_answer(response, body, secrets)]
+                return
             where = describe_url(url, secrets)
             framer = _framed(self._framer, where, content_type, secrets)
             projector = projector_class(secrets)
@@ -1171,6 +1190,28 @@ def _body_too_large(
         f"{where} answered HTTP {response.status_code} and {what}, "
         f"over max_response_bytes={cap}; raise the endpoint's max_response_bytes to accept "
         "larger bodies"
+    )
+
+
+def _problem_answer(response: httpx.Response, body: bytes, secrets: tuple[str, ...]) -> StreamChunk:
+    """The error chunk of a 2xx `application/problem+json` answer (see `problem`).
+
+    Raises:
+        ProviderProtocolError: the body holds no JSON object (named by the redacted URL, with
+            a redacted excerpt of what came instead).
+    """
+    document = problem_document(body)
+    if document is None:
+        where = describe_url(response.request.url, secrets)
+        raise ProviderProtocolError(
+            f"{where} answered HTTP {response.status_code} with a {PROBLEM_MEDIA_TYPE} body "
+            f"that is not a JSON object: {excerpt(body, secrets, 300)!r}"
+        )
+    return problem_chunk(
+        document,
+        status=response.status_code,
+        retry_after=parse_retry_after(response.headers),
+        secrets=secrets,
     )
 
 

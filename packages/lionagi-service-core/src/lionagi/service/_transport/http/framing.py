@@ -391,6 +391,47 @@ class JSONBodyFramer(NDJSONFramer):
             raise _bad_json("JSON document", text, self._secrets) from None
 
 
+class _LabelledJSONSSEFramer(SSEFramer):
+    """A forced SSE stream labelled `application/json`: SSE, unless the body opens a JSON value.
+
+    Forcing SSE corrects a server that labels its event stream wrongly, but the same endpoint
+    answers an error (a gateway's error object, Google's pretty-printed `{"error": ...}` to a
+    stream request) as one JSON document under that label. Read as SSE, its lines were unknown
+    fields: no event, so the stream ended empty or cut and the provider's error was lost. The
+    first character that is not JSON whitespace decides, once: `{` or `[` cannot open an SSE
+    field the stream means (such a line is an unknown field, ignored), so the body is read by
+    `JSONBodyFramer`; anything else (`data:`, `event:`, a `:` comment) is SSE, fed unchanged.
+    Leading whitespace decides nothing and is fed to the SSE reading, where it is inert.
+    """
+
+    __slots__ = ("_document", "_undecided")
+
+    def __init__(self, secrets: tuple[str, ...] = ()) -> None:
+        super().__init__(secrets)
+        self._document: JSONBodyFramer | None = None
+        self._undecided = True
+
+    def feed(self, text: str) -> list[Any]:
+        """Events completed by ``text``, read as SSE or, once the body opened one, as JSON."""
+        if self._undecided:
+            head = text.lstrip(" \t\r\n")
+            if not head:
+                return super().feed(text)
+            self._undecided = False
+            if head[0] in "{[":
+                self._document = JSONBodyFramer(self._secrets)
+                return self._document.feed(head)
+        if self._document is not None:
+            return self._document.feed(text)
+        return super().feed(text)
+
+    def flush(self) -> list[Any]:
+        """Events pending at EOF: the JSON document's, or the SSE reading's."""
+        if self._document is not None:
+            return self._document.flush()
+        return super().flush()
+
+
 # Media types that are documents, never a (mislabelled) stream: an HTML page from a proxy,
 # gateway or captive portal parses as an SSE stream of unknown fields, i.e. an empty success.
 _DOCUMENT_TYPES = frozenset({"text/html", "application/xhtml+xml"})
@@ -402,7 +443,9 @@ def forced_framer(
     """The framer an endpoint class forces (``"sse"`` or ``"ndjson"``), whatever the label says.
 
     Forcing corrects a server that labels its stream wrongly; it does not make a web page a
-    stream, so a document media type is still refused.
+    stream, so a document media type is still refused, nor a JSON document events: forced SSE
+    labelled `application/json` reads a body that opens a JSON value as JSON
+    (`_LabelledJSONSSEFramer`), so an error object reaches the projector as one event.
 
     Raises:
         ProviderProtocolError: the response is an HTML document.
@@ -414,7 +457,7 @@ def forced_framer(
             f"not an event stream (the endpoint reads its streams as {framing})"
         )
     if framing == "sse":
-        return SSEFramer(secrets)
+        return _LabelledJSONSSEFramer(secrets) if media == _JSON_TYPE else SSEFramer(secrets)
     # Forced lines labelled as one JSON document may be one (a gateway's error object).
     return JSONBodyFramer(secrets) if media == _JSON_TYPE else NDJSONFramer(secrets)
 

@@ -36,6 +36,7 @@ from ..._base.errors import (
 from ..._base.secrets import REDACTED, bounded, redact
 from ..classify import DEFAULT_ERROR_PATTERNS, capability_named
 from .content_coding import decoded_body
+from .problem import is_problem, problem_document, problem_summary
 
 __all__ = [
     "BAD_JSON",
@@ -432,7 +433,8 @@ def status_error(
     saying the model does not support what the request asks), for an
     adapter that sends its own request outside `Endpoint` (a remote agent). The message
     names the method and URL (credentials and query values redacted) and a bounded, redacted
-    excerpt of the body; `secrets` are redacted too. `unauthorized_hint` is the advice a
+    excerpt of the body (of an `application/problem+json` body, its `title: detail`); `secrets`
+    are redacted too. `unauthorized_hint` is the advice a
     401/403 message gives: an adapter that sends no API key says what the caller can do instead.
     `proxy` is what a 407 names (see `proxy_auth_error`): the `scheme://host:port` of the
     proxy the request went through, `""` for a configured proxy that cannot be named, None
@@ -442,7 +444,7 @@ def status_error(
     status = response.status_code
     where = f"{response.request.method} {describe_url(response.request.url, secrets)}"
     text = excerpt(body, secrets)
-    suffix = f": {text}" if text else ""
+    suffix = f": {_problem_words(response, body, secrets) or text}" if text else ""
     if 300 <= status < 400:
         raw_location = response.headers.get("location")
         if raw_location is None:
@@ -547,6 +549,19 @@ def status_error(
             retry_after=retry_after,
         )
     return ProviderProtocolError(f"{where} answered an unexpected HTTP status {status}{suffix}")
+
+
+def _problem_words(response: httpx.Response, body: bytes, secrets: tuple[str, ...]) -> str:
+    """`title: detail` of an `application/problem+json` body, redacted; else `""`.
+
+    What a message says for an RFC 9457 problem report: its JSON (`type` URI, `instance`,
+    extension members) stays in `body_excerpt`, where the status families are read from too.
+    """
+    if not is_problem(response.headers.get("content-type")):
+        return ""
+    document = problem_document(body)
+    summary = problem_summary(document) if document is not None else ""
+    return excerpt(summary, secrets) if summary else ""
 
 
 def json_kind(value: object) -> str:
