@@ -12,7 +12,11 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 from uuid import UUID, uuid4
 
-from .._base.errors import AdmissionConfigError, EndpointConfigurationError
+from .._base.errors import (
+    AdmissionConfigError,
+    AgenticRequestValidationError,
+    EndpointConfigurationError,
+)
 from .._base.suggest import closest
 from .agentic_view import as_agentic
 
@@ -24,6 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "check_config_overrides",
+    "check_extra_body_default",
     "check_instance_settings",
     "check_selected_defaults",
     "check_selection_flags",
@@ -95,6 +100,52 @@ def check_selected_defaults(
                 f"request_defaults.extra_body.{taken}",
                 f"is set by {source} already; give it in one place, not in extra_body",
             )
+
+
+def check_extra_body_default(endpoint: Endpoint) -> None:
+    """Refuse a `request_defaults["extra_body"]` that every call would refuse, as it is built.
+
+    The call refuses an `extra_body` holding a field the request model declares (it must be
+    validated), one that is no mapping of names, and one on an endpoint whose request has no
+    `extra_body` (an agent's); the catalog's default check exempts the key, so such a default
+    built and then failed every call that gave no `extra_body` of its own. The refusal is the
+    endpoint's own: its `create_payload` runs on the defaults alone (an empty request), so a
+    provider that takes a declared field out of `extra_body` itself (Anthropic's
+    `context_management`) keeps it, and no second copy of the rules can drift. Only a refusal
+    of `extra_body` is raised, as the call's type with `request_defaults.` before its field;
+    anything else (no `messages` in the defaults, no API key yet) is the call's to report, with
+    the request it brings. Nothing runs for defaults without the key.
+    """
+    from .._transport.http.payload import DECLARED_IN_EXTRA_BODY, EXTRA_BODY
+
+    if EXTRA_BODY not in endpoint.config.request_defaults:
+        return
+    try:
+        endpoint.create_payload({})
+    except (EndpointConfigurationError, AgenticRequestValidationError) as exc:
+        refused: EndpointConfigurationError | AgenticRequestValidationError = exc
+    except Exception:
+        return  # an override's own failure on an empty request: the call reports it
+    else:
+        return
+    field = refused.field
+    if field != EXTRA_BODY and not field.startswith(f"{EXTRA_BODY}."):
+        return
+    reason = str(refused).removeprefix(f"{field}: ")
+    key = field.removeprefix(f"{EXTRA_BODY}.")
+    if reason.startswith(DECLARED_IN_EXTRA_BODY) and "." not in key:
+        # The call's advice ("pass it as a request field") in the terms of a default.
+        model = reason.partition(":")[0]
+        reason = (
+            f"{model}: put {key!r} in request_defaults itself, not in extra_body, so it is "
+            "validated"
+        )
+    kind = (
+        AgenticRequestValidationError
+        if isinstance(refused, AgenticRequestValidationError)
+        else EndpointConfigurationError
+    )
+    raise kind(f"request_defaults.{field}", reason) from None
 
 
 # The `EndpointConfig` fields only an HTTP request reads (its line, headers, body encoding,

@@ -27,6 +27,7 @@ from .._base.loops import running_asyncio_loop
 from .agentic_view import as_agentic, inject_resume
 from .arguments import (
     check_config_overrides,
+    check_extra_body_default,
     check_instance_settings,
     check_selected_defaults,
     check_selection_flags,
@@ -129,7 +130,11 @@ class iModel:
         request_defaults: Provider payload defaults (validated against the request model). A
             key that `model=` or a mode also sets must agree with it, and may not be written in
             its `extra_body` (an `EndpointConfigurationError` naming `request_defaults.<key>`
-            or `request_defaults.extra_body.<key>` otherwise).
+            or `request_defaults.extra_body.<key>` otherwise). An `extra_body` default every
+            call would refuse (a field the request model declares, which belongs in
+            `request_defaults` itself; no mapping of names; an agent's request, which has no
+            `extra_body`) is refused here, as the call's error type, naming
+            `request_defaults.extra_body[.<key>]`; so is one in an `Endpoint` instance's config.
         admission: Full admission config (an `AdmissionConfig`; anything else raises
             `AdmissionConfigError` naming `admission`); the individual limit keywords
             override its fields.
@@ -275,6 +280,8 @@ class iModel:
                 config_overrides=config_overrides,
                 agentic_settings=agentic_settings,
             )
+        # Every path: the caller's defaults, an instance's config, copy() and from_dict().
+        check_extra_body_default(self._endpoint)
 
         self._admission_config = effective_admission(
             self._endpoint,

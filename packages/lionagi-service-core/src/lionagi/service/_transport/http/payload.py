@@ -34,9 +34,13 @@ from ..config import EndpointConfig
 from .json_native import json_field_order
 from .open_fields import open_fields
 
-__all__ = ["EXTRA_BODY", "accepted_keys", "build_payload"]
+__all__ = ["DECLARED_IN_EXTRA_BODY", "EXTRA_BODY", "accepted_keys", "build_payload"]
 
 EXTRA_BODY = "extra_body"
+
+DECLARED_IN_EXTRA_BODY = "is a field of"
+"""How a key of ``extra_body`` that the request model declares is refused: the facade tells that
+case (moved into ``request_defaults`` itself, it is sent) from the refusals moving cannot fix."""
 
 
 def _alias_names(alias: str | AliasChoices | AliasPath | None) -> list[str]:
@@ -134,7 +138,8 @@ def build_payload(
         if declared is not None:
             raise EndpointConfigurationError(
                 f"{EXTRA_BODY}.{declared}",
-                f"is a field of {options.__name__}: pass it as a request field so it is validated",
+                f"{DECLARED_IN_EXTRA_BODY} {options.__name__}: pass it as a request field so it is "
+                "validated",
             )
         refused = first_refused(options, extra)
         if refused is not None:
