@@ -61,6 +61,25 @@ async def test_in_process_nlip_server_app() -> None:
     assert endpoint.clients_opened == endpoint.clients_closed == 1
 
 
+@pytest.mark.timeout(300)
+def test_the_command_line_reaches_a_remote_nlip_agent(nlip_server: str) -> None:
+    # ag2's endpoints take no model name: `chat` takes the provider alone and the endpoint by
+    # flag, what the Python API writes iModel(provider="ag2", endpoint="nlip", base_url=...).
+    cli = [sys.executable, "-m", "lionagi.service.cli", "chat"]
+    flags = ["--endpoint", "nlip", "--base-url", nlip_server, "--allow-local-network"]
+    done = subprocess.run(
+        [*cli, "ag2", "ping", *flags], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert (done.returncode, done.stdout) == (0, "pong: ping\n"), done.stderr
+    # A model name for such a provider is refused with the spelling that works.
+    wrong = subprocess.run(
+        [*cli, "ag2/agent", "ping"], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert wrong.returncode == 2
+    assert "chat ag2 PROMPT --endpoint E (endpoints: agent, group_chat, nlip)" in wrong.stderr
+    assert "iModel(" not in wrong.stderr
+
+
 @pytest.fixture(scope="module")
 def nlip_server() -> Iterator[str]:
     with socket.socket() as s:

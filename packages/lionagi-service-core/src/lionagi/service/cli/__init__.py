@@ -546,6 +546,25 @@ def _run(argv: Sequence[str] | None, *, hold_signals_to_exit: bool = False) -> i
         return _os_failed(exc)
 
 
+def _refuse_display_flags_with_json(args: argparse.Namespace) -> None:
+    """Refuse ``--progress`` / ``--show-thinking`` beside ``--json``: they would change nothing.
+
+    Both choose where the plain and live views put thinking, tools and usage. ``--json``
+    writes every chunk, those included, as NDJSON on stdout, so either flag was accepted and
+    silently did nothing; a script author who added one expecting stderr lines got none. Not
+    a mutually exclusive argparse group: the two display flags combine with each other.
+    """
+    if not args.json:
+        return
+    for flag, given in (("--progress", args.progress), ("--show-thinking", args.show_thinking)):
+        if given:
+            _usage_error(
+                args.command,
+                f"argument {flag}: not allowed with argument --json (its NDJSON on stdout "
+                "carries every chunk, thinking, tools and usage included)",
+            )
+
+
 def _listing(args: argparse.Namespace, *, hold_signals_to_exit: bool) -> int:
     """``providers`` / ``models`` / ``doctor``: the signals held from the outcome on, as chat's.
 
@@ -577,6 +596,8 @@ def _stream(args: argparse.Namespace, *, hold_signals_to_exit: bool) -> int:
     model or flag is refused before any input is consumed, even from a pipe nobody closes.
     """
     from ._chat import run_chat
+
+    _refuse_display_flags_with_json(args)
 
     def prompt() -> str:
         return _prompt(args.command, args.prompt)

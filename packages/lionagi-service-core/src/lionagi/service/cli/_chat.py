@@ -7,6 +7,7 @@ import os
 import signal
 import socket
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import anyio
@@ -578,14 +579,71 @@ def _model_for_chat(model: str, options: dict[str, Any], *, explicit: bool) -> i
     The facade fails closed when a provider has several endpoints and none is named; the
     ``chat`` command means a chat, so without ``--endpoint`` it retries the endpoint keyed or
     aliased ``chat``. When there is none, the facade's own error (naming the endpoints) stands.
+    A provider none of whose endpoints takes a model name (ag2's agents) is written alone,
+    ``chat ag2 PROMPT --endpoint nlip``, what the facade calls ``iModel(provider='ag2',
+    endpoint='nlip')``; given a model name it is refused with that spelling.
     """
     try:
-        return iModel(model=model, **options)
+        return _on_chat_endpoint(partial(iModel, model=model), options, explicit=explicit)
+    except EndpointConfigurationError as exc:
+        found = _provider_without_models(model) if exc.field == "model" else None
+        if found is None:
+            raise
+        provider, endpoints = found
+        if "/" in model:
+            raise EndpointConfigurationError(
+                "model",
+                f"{provider!r} takes no model name; give the provider alone and choose its "
+                f"endpoint: chat {provider} PROMPT --endpoint E (endpoints: {endpoints})",
+            ) from None
+    try:
+        return _on_chat_endpoint(partial(iModel, provider=provider), options, explicit=explicit)
+    except EndpointNotFound:
+        if explicit:
+            raise  # a misspelled --endpoint: the catalog's error names the close ones
+        raise EndpointConfigurationError(
+            "--endpoint",
+            f"{provider!r} takes no model name and has several endpoints, none of them chat; "
+            f"choose one with --endpoint ({endpoints})",
+        ) from None
+
+
+def _on_chat_endpoint(
+    build: Callable[..., iModel], options: dict[str, Any], *, explicit: bool
+) -> iModel:
+    """``build(**options)``, retried on the endpoint keyed or aliased ``chat`` if need be.
+
+    The retry is made only when the provider has several endpoints and ``--endpoint`` named
+    none; when it finds no ``chat`` endpoint either, the first error stands.
+    """
+    try:
+        return build(**options)
     except EndpointNotFound:
         if explicit:
             raise
         try:
-            return iModel(model=model, endpoint="chat", **options)
+            return build(endpoint="chat", **options)
         except EndpointNotFound:
             pass
         raise
+
+
+def _provider_without_models(model: str) -> tuple[str, str] | None:
+    """The provider ``model`` names, and its endpoints, when none of them takes a model name.
+
+    ``model`` names it whole (``ag2``) or as its ``provider/`` prefix; such providers are
+    ag2's agents or a search API.
+    Read only after the facade refused ``model`` (the catalog is loaded by then): ``chat``
+    takes such a provider as ``chat ag2 PROMPT --endpoint nlip``, where the facade's advice
+    says ``iModel(provider='ag2', endpoint=...)``.
+    """
+    from .._catalog.keys import canonical_provider_key
+    from .._catalog.model_parse import provider_takes_model
+    from .._catalog.registry import EndpointRegistry
+
+    snapshot = EndpointRegistry.snapshot()
+    key = snapshot.provider_index.get(canonical_provider_key(model.partition("/")[0]))
+    if key is None or key not in snapshot.providers or provider_takes_model(snapshot, key):
+        return None
+    item = snapshot.providers[key]
+    return key, ", ".join(item.endpoints[name].endpoint for name in item.endpoint_keys)

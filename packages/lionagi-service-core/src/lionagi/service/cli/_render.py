@@ -111,6 +111,7 @@ _CLI_FLAGS = (
     ),
     ("pass openai_compatible=True with base_url", "pass --openai-compatible with --base-url"),
     ("pass base_url='https://host/v1'", "pass --base-url https://host/v1"),
+    ("(or config.base_url)", "(--base-url URL)"),
     # Said so it reads right before one flag (`--cwd: ...`) as before several: the field names
     # every flag given, and "these flags" after one of them misread the line.
     (
