@@ -134,10 +134,14 @@ def check_extra_body_default(endpoint: Endpoint) -> None:
     reason = str(refused).removeprefix(f"{field}: ")
     key = field.removeprefix(f"{EXTRA_BODY}.")
     if reason.startswith(DECLARED_IN_EXTRA_BODY) and "." not in key:
-        # The call's advice ("pass it as a request field") in the terms of a default.
+        # The call's advice ("pass it as a request field") in the terms of a default; not for
+        # the stream flag, which `request_defaults` refuses too (the endpoint's own words).
         model = reason.partition(":")[0]
         reason = (
-            f"{model}: put {key!r} in request_defaults itself, not in extra_body, so it is "
+            "is set by the transport on each call (stream() sends it, invoke()/call() do not); "
+            f"remove it from request_defaults.{EXTRA_BODY}"
+            if key == endpoint.stream_flag
+            else f"{model}: put {key!r} in request_defaults itself, not in extra_body, so it is "
             "validated"
         )
     kind = (

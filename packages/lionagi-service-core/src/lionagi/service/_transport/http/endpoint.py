@@ -665,9 +665,11 @@ class Endpoint:
             content_type = response.headers.get("content-type")
             if is_problem(content_type):
                 # A 2xx problem report (a non-2xx one was raised by `_send`): the provider's
-                # error chunk, as `call` raises it, not a content type refused unread.
+                # error chunk, as `call` raises it, not a content type refused unread. Read
+                # within `max_response_bytes` as `call` reads it: a long one cut short would
+                # not parse.
                 try:
-                    body = await read_bounded(response)
+                    body = await self._read_body(response)
                 except httpx.HTTPError as exc:
                     raise self._http_error(exc, url) from _cause(exc)
                 yield [_problem_answer(response, body, secrets)]

@@ -50,10 +50,11 @@ def problem_document(body: bytes) -> dict[str, Any] | None:
     """The JSON object `body` holds, or None when it holds no JSON object.
 
     Bad JSON and nesting too deep to decode (what `status.BAD_JSON` names) give None: a
-    problem report that cannot be read is the caller's to refuse with the body's excerpt.
+    problem report that cannot be read is the caller's to refuse with the body's excerpt. One
+    leading byte order mark is skipped, as for every other JSON body (`json.loads` refuses it).
     """
     try:
-        document = json.loads(body.decode("utf-8", "replace"))
+        document = json.loads(body.decode("utf-8", "replace").removeprefix("\ufeff"))
     except (ValueError, RecursionError):
         return None
     return document if type(document) is dict else None
