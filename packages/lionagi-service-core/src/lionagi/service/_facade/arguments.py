@@ -129,19 +129,25 @@ def check_extra_body_default(endpoint: Endpoint) -> None:
     else:
         return
     field = refused.field
+    flag = endpoint.stream_flag
+    if flag is not None and field == flag:
+        # An open request model merged `extra_body` into the body, where the flag was refused.
+        field = f"{EXTRA_BODY}.{flag}"
     if field != EXTRA_BODY and not field.startswith(f"{EXTRA_BODY}."):
         return
-    reason = str(refused).removeprefix(f"{field}: ")
+    reason = str(refused).removeprefix(f"{refused.field}: ")
     key = field.removeprefix(f"{EXTRA_BODY}.")
-    if reason.startswith(DECLARED_IN_EXTRA_BODY) and "." not in key:
-        # The call's advice ("pass it as a request field") in the terms of a default; not for
-        # the stream flag, which `request_defaults` refuses too (the endpoint's own words).
-        model = reason.partition(":")[0]
+    if key == flag:
+        # `request_defaults` refuses the flag too: the call's advice, in a default's terms.
         reason = (
             "is set by the transport on each call (stream() sends it, invoke()/call() do not); "
             f"remove it from request_defaults.{EXTRA_BODY}"
-            if key == endpoint.stream_flag
-            else f"{model}: put {key!r} in request_defaults itself, not in extra_body, so it is "
+        )
+    elif reason.startswith(DECLARED_IN_EXTRA_BODY) and "." not in key:
+        # The call's advice ("pass it as a request field") in the terms of a default.
+        model = reason.partition(":")[0]
+        reason = (
+            f"{model}: put {key!r} in request_defaults itself, not in extra_body, so it is "
             "validated"
         )
     kind = (

@@ -64,7 +64,7 @@ from .client import ClientState, new_client
 from .content_coding import decoded_body
 from .encoding import EncodedPayload, encode_json, encode_params
 from .framing import DONE, NDJSONFramer, SSEFramer, forced_framer, framer_for_content_type
-from .payload import build_payload
+from .payload import EXTRA_BODY, build_payload
 from .pinning import pin, unpin
 from .problem import PROBLEM_MEDIA_TYPE, is_problem, problem_chunk, problem_document
 from .projection import ProjectorBase, StreamProjector
@@ -300,14 +300,16 @@ class Endpoint:
                 the `stream_flag` key (`field` is that key), or a missing API key
                 (`field == "api_key"`).
         """
-        payload = build_payload(self.__config, request, kwargs)
         flag = self.stream_flag
+        try:
+            payload = build_payload(self.__config, request, kwargs)
+        except EndpointConfigurationError as exc:
+            if flag is None or exc.field != f"{EXTRA_BODY}.{flag}":
+                raise
+            # Its generic advice ("pass it as a request field") would be refused next.
+            raise EndpointConfigurationError(exc.field, _STREAM_FLAG_IS_THE_TRANSPORTS) from None
         if flag is not None and flag in payload:
-            raise EndpointConfigurationError(
-                flag,
-                "is set by the transport, not by request data: use stream() for a streaming "
-                "call and invoke()/call() for a one-shot call",
-            )
+            raise EndpointConfigurationError(flag, _STREAM_FLAG_IS_THE_TRANSPORTS)
         headers = build_headers(self.__config, extra_headers, key_header=self.api_key_header)
         return payload, headers
 
@@ -1215,6 +1217,12 @@ def _problem_answer(response: httpx.Response, body: bytes, secrets: tuple[str, .
         retry_after=parse_retry_after(response.headers),
         secrets=secrets,
     )
+
+
+_STREAM_FLAG_IS_THE_TRANSPORTS = (
+    "is set by the transport, not by request data: use stream() for a streaming call and "
+    "invoke()/call() for a one-shot call"
+)
 
 
 _T = TypeVar("_T")
