@@ -6,7 +6,9 @@ line; see the captures and the Agent SDK's message types):
 ``system``      ``subtype`` ``init`` confirms the session (``session_id``, ``model``, ``tools``)
                 -> a system chunk (2.1.332 repeats it for each turn a background task's
                 notification starts); ``api_retry`` -> a system chunk with ``retry_notice`` (the
-                run has not failed); ``local_command_output`` -> text; the other subtypes in
+                run has not failed); ``model_fallback`` (``--fallback-model`` took over) -> a
+                system chunk with ``fallback_notice``, and the fallback labels the result;
+                ``local_command_output`` -> text; the other subtypes in
                 :data:`SYSTEM_TELEMETRY` are progress/telemetry and dropped. Any other subtype is
                 a :class:`ProviderProtocolError`: it may carry content we would lose.
 ``assistant``   ``message.content`` blocks: ``text``, ``thinking``, ``tool_use`` (and the server
@@ -130,8 +132,9 @@ class ClaudeEventMapper:
     """Stateful projection of one run's events; :meth:`feed` per event, :meth:`finish` at EOF.
 
     State is needed for four rules: a result repeating streamed text is not repeated, a failure
-    reported twice is one error chunk, the model named by ``init`` labels the result, and the
-    successful ``result`` events of one run become one result chunk at end of stream.
+    reported twice is one error chunk, the model named by ``init`` (or the fallback that took
+    over from it) labels the result, and the successful ``result`` events of one run become one
+    result chunk at end of stream.
 
     Args:
         persisted: The run saves its session (no ``--no-session-persistence``). When it does
@@ -238,6 +241,21 @@ class ClaudeEventMapper:
             )
             error = event.get("error")
             meta["retry_notice"] = str(error) if error else "retrying the API request"
+            return [StreamChunk("system", metadata=meta)]
+        if subtype == "model_fallback":
+            # 2.1.332 with --fallback-model: the main model was busy or unavailable, and the
+            # run goes on with the fallback, which is then the model that answers.
+            meta = _pick(
+                event,
+                ("trigger", "trigger"),
+                ("original_model", "original_model"),
+                ("fallback_model", "fallback_model"),
+            )
+            content = event.get("content")
+            meta["fallback_notice"] = str(content) if content else "switched to the fallback model"
+            fallback = event.get("fallback_model")
+            if isinstance(fallback, str) and fallback:
+                self._model = fallback
             return [StreamChunk("system", metadata=meta)]
         if subtype == "local_command_output":
             content = event.get("content")

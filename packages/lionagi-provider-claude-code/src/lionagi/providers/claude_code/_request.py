@@ -1,8 +1,9 @@
 """The typed request of one ``claude -p`` run and its argv (flags only; core places the prompt).
 
-Every field maps to one documented flag of Claude Code 2.1.332 (``claude --help``); nothing is
-passed through as free-form argv, so a request can never smuggle an option the adapter does not
-know about. The prompt is not in the argv: core appends ``--`` and the prompt, so a prompt such
+Every field maps to one documented flag of Claude Code 2.1.332 (``claude --help``, and
+``--max-turns``, which the CLI reference documents but ``--help`` hides); nothing is passed
+through as free-form argv, so a request can never smuggle an option the adapter does not know
+about. The prompt is not in the argv: core appends ``--`` and the prompt, so a prompt such
 as ``-v`` or ``--resume x`` is an operand, never an option.
 """
 
@@ -16,6 +17,7 @@ from pydantic import (
     ConfigDict,
     Field,
     StrictBool,
+    StrictInt,
     StrictStr,
     ValidationInfo,
     field_validator,
@@ -72,6 +74,7 @@ _FLAGS: dict[str, str] = {
     "allowed_tools": "--allowedTools",
     "disallowed_tools": "--disallowedTools",
     "add_dirs": "--add-dir",
+    "max_turns": "--max-turns",
     "max_budget_usd": "--max-budget-usd",
     "no_session_persistence": "--no-session-persistence",
 }
@@ -96,6 +99,9 @@ class ClaudeCodeRequest(BaseModel):
         add_dirs: extra directories tools may access (``--add-dir``), relative to the
             repository and contained in it like ``workspace``; the endpoint checks and resolves
             them before building argv (``ClaudeCodeEndpoint.contained_add_dirs``).
+        max_turns: ``--max-turns``: stop after this many agentic turns; a run that reaches it
+            ends with the ``error_max_turns`` result (the turn-limit family). 2.1.332 hides the
+            flag from ``--help`` but takes it (the CLI reference and the Agent SDK use it).
         max_budget_usd: ``--max-budget-usd`` spending cap.
         no_session_persistence: do not save the session (it cannot be resumed then).
         repo / workspace: working directory (``workspace`` is contained in ``repo``).
@@ -129,6 +135,7 @@ class ClaudeCodeRequest(BaseModel):
     allowed_tools: tuple[StrictStr, ...] = ()
     disallowed_tools: tuple[StrictStr, ...] = ()
     add_dirs: tuple[StrictStr, ...] = ()
+    max_turns: StrictInt | None = Field(default=None, gt=0)
     max_budget_usd: float | None = Field(default=None, gt=0, strict=True, allow_inf_nan=False)
     no_session_persistence: StrictBool = False
     repo: StrictStr | None = None
