@@ -13,6 +13,7 @@ import pytest
 
 from lionagi.service import (
     ProviderAuthError,
+    ProviderBudgetLimitError,
     ProviderCapabilityError,
     ProviderCapacityError,
     ProviderConfigError,
@@ -28,6 +29,7 @@ from lionagi.service import (
     ProviderQuotaSpentError,
     ProviderServerFaultError,
     ProviderStreamAuthError,
+    ProviderStreamBudgetLimitError,
     ProviderStreamCapabilityError,
     ProviderStreamCapacityError,
     ProviderStreamConfigError,
@@ -66,11 +68,12 @@ TWINS = [
     (ProviderStreamCapabilityError, ProviderCapabilityError),
 ]
 # Families no default phrase names (an agentic CLI's refused input, broken configuration, turn
-# limit): a vendor's pattern reaches them, usually through its own subclass.
+# limit, spending cap): a vendor's pattern reaches them, usually through its own subclass.
 VENDOR_ONLY_TWINS = [
     (ProviderStreamInvalidRequestError, ProviderInvalidRequestError),
     (ProviderStreamConfigError, ProviderConfigError),
     (ProviderStreamTurnLimitError, ProviderTurnLimitError),
+    (ProviderStreamBudgetLimitError, ProviderBudgetLimitError),
     # A reported 500/502/504 or a whole server-fault code names it; no phrase does.
     (ProviderStreamServerError, ProviderServerFaultError),
     # An agentic CLI's report of an API stream it could not read (Claude Code's words).

@@ -103,7 +103,8 @@ POST_ADR_NAMES = [
     "ProviderStreamQuotaExhaustedError", "ProviderStreamInvalidRequestError",
     "ProviderStreamConfigError", "ProviderStreamTurnLimitError", "ProviderQuotaSpentError",
     "ProviderCapabilityError", "ProviderStatusCapabilityError", "ProviderStreamCapabilityError",
-    "ProviderStreamConnectionError", "ProviderStreamProtocolError",
+    "ProviderStreamConnectionError", "ProviderStreamProtocolError", "ProviderRunLimitError",
+    "ProviderBudgetLimitError", "ProviderStreamBudgetLimitError",
 ]  # fmt: skip
 
 

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from ._base.errors import EventLoopUnsupportedError as EventLoopUnsupportedError
     from ._base.errors import InstallationConflictError as InstallationConflictError
     from ._base.errors import ProviderAuthError as ProviderAuthError
+    from ._base.errors import ProviderBudgetLimitError as ProviderBudgetLimitError
     from ._base.errors import ProviderCapabilityError as ProviderCapabilityError
     from ._base.errors import ProviderCapacityError as ProviderCapacityError
     from ._base.errors import ProviderCatalogError as ProviderCatalogError
@@ -59,6 +60,7 @@ if TYPE_CHECKING:
     from ._base.errors import ProviderQuotaExhaustedError as ProviderQuotaExhaustedError
     from ._base.errors import ProviderQuotaSpentError as ProviderQuotaSpentError
     from ._base.errors import ProviderRateLimitError as ProviderRateLimitError
+    from ._base.errors import ProviderRunLimitError as ProviderRunLimitError
     from ._base.errors import ProviderServerError as ProviderServerError
     from ._base.errors import ProviderServerFaultError as ProviderServerFaultError
     from ._base.errors import ProviderStatusCapabilityError as ProviderStatusCapabilityError
@@ -72,6 +74,9 @@ if TYPE_CHECKING:
         ProviderStatusUnsupportedModelError as ProviderStatusUnsupportedModelError,
     )
     from ._base.errors import ProviderStreamAuthError as ProviderStreamAuthError
+    from ._base.errors import (
+        ProviderStreamBudgetLimitError as ProviderStreamBudgetLimitError,
+    )
     from ._base.errors import ProviderStreamCapabilityError as ProviderStreamCapabilityError
     from ._base.errors import ProviderStreamCapacityError as ProviderStreamCapacityError
     from ._base.errors import ProviderStreamConfigError as ProviderStreamConfigError
@@ -230,6 +235,7 @@ _LAZY: dict[str, str] = {
     "openai_chat_shapes": "._catalog.openai_chat_types",
     "lazy_chat_shapes": "._catalog.lazy_shapes",
     "ProviderAuthError": "._base.errors",
+    "ProviderBudgetLimitError": "._base.errors",
     "ProviderCapabilityError": "._base.errors",
     "ProviderCapacityError": "._base.errors",
     "ProviderCatalog": "._catalog.registry",
@@ -259,12 +265,14 @@ _LAZY: dict[str, str] = {
     "ProviderQuotaExhaustedError": "._base.errors",
     "ProviderQuotaSpentError": "._base.errors",
     "ProviderRateLimitError": "._base.errors",
+    "ProviderRunLimitError": "._base.errors",
     "ProviderServerError": "._base.errors",
     "ProviderServerFaultError": "._base.errors",
     "ProviderStatusCapabilityError": "._base.errors",
     "ProviderStatusCapacityError": "._base.errors",
     "ProviderStatusError": "._base.errors",
     "ProviderStreamAuthError": "._base.errors",
+    "ProviderStreamBudgetLimitError": "._base.errors",
     "ProviderStreamCapabilityError": "._base.errors",
     "ProviderStreamCapacityError": "._base.errors",
     "ProviderStreamConfigError": "._base.errors",

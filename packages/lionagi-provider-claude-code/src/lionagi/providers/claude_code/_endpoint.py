@@ -28,6 +28,7 @@ from lionagi.service import (
     AgenticCapabilities,
     AgenticRequestValidationError,
     AgenticSettings,
+    ProviderBudgetLimitError,
     ProviderConnectionError,
     ProviderDisconnectError,
     ProviderPermissionError,
@@ -128,6 +129,16 @@ CLAUDE_ERROR_PATTERNS: tuple[ProviderErrorPattern, ...] = (
         ProviderTurnLimitError,
         r"\berror_max_turns\b",
         summary="stopped at the maximum number of turns",
+    ),
+    # The result subtype of a run stopped at ``--max-budget-usd`` (2.1.332: "Reached maximum
+    # budget ($0.0001)", ``terminal_reason: "budget_exhausted"``): the caller's own cap, as the
+    # turn limit is, so the budget-limit family (not retried, neutral for the circuit), never
+    # a spent quota (the account may have credit left) nor a plain stream failure.
+    ProviderErrorPattern(
+        "budget_limit",
+        ProviderBudgetLimitError,
+        r"\berror_max_budget_usd\b",
+        summary="stopped at the maximum budget for the run",
     ),
     # The API could not be reached at all, in the words core's phrases do not cover: 2.1.197's
     # "Unable to connect to API (ConnectionRefused)" (2.1.332 prints it for any other code, and

@@ -24,7 +24,10 @@ Tree::
     ├── ProviderContentFilterError               the provider's content filter refused the request
     ├── ProviderInvalidRequestError              the provider refused the request's input as invalid
     ├── ProviderConfigError                      an agentic CLI's own configuration is invalid
-    ├── ProviderTurnLimitError                   the agent stopped at its maximum number of turns
+    ├── ProviderRunLimitError                    the agent stopped at a limit the caller set for the
+    │   │                                          run; never retried, neutral for the circuit
+    │   ├── ProviderTurnLimitError               the agent stopped at its maximum number of turns
+    │   └── ProviderBudgetLimitError             the agent stopped at its spending cap for the run
     ├── ProviderStatusError                      HTTP status other than 2xx: .status, .body_excerpt,
     │                                              .retry_after (429 and 5xx)
     │   ├── ProviderClientError                  4xx
@@ -60,6 +63,7 @@ Tree::
     │   ├── ProviderStreamInvalidRequestError    also a ProviderInvalidRequestError
     │   ├── ProviderStreamConfigError            also a ProviderConfigError
     │   ├── ProviderStreamTurnLimitError         also a ProviderTurnLimitError
+    │   ├── ProviderStreamBudgetLimitError       also a ProviderBudgetLimitError
     │   ├── ProviderStreamProtocolError          also a ProviderProtocolError: the provider's
     │   │                                          stream, read by an agent, broke its grammar
     │   ├── ProviderStreamConnectionError        also a ProviderConnectionError: the provider
@@ -116,6 +120,7 @@ __all__ = [
     "EventLoopUnsupportedError",
     "InstallationConflictError",
     "ProviderAuthError",
+    "ProviderBudgetLimitError",
     "ProviderCapabilityError",
     "ProviderCapacityError",
     "ProviderCatalogError",
@@ -135,6 +140,7 @@ __all__ = [
     "ProviderQuotaExhaustedError",
     "ProviderQuotaSpentError",
     "ProviderRateLimitError",
+    "ProviderRunLimitError",
     "ProviderServerError",
     "ProviderServerFaultError",
     "ProviderStatusCapabilityError",
@@ -144,6 +150,7 @@ __all__ = [
     "ProviderStatusError",
     "ProviderStatusUnsupportedModelError",
     "ProviderStreamAuthError",
+    "ProviderStreamBudgetLimitError",
     "ProviderStreamCapabilityError",
     "ProviderStreamCapacityError",
     "ProviderStreamConfigError",
@@ -455,12 +462,34 @@ class ProviderConfigError(ProviderError):
     """
 
 
-class ProviderTurnLimitError(ProviderError):
+class ProviderRunLimitError(ProviderError):
+    """The agent stopped at a limit the caller set for the run; never retried, circuit-neutral.
+
+    A cap on the run itself (its turns, its spending) is the caller's own choice, not the
+    provider's health: the same request stops at the same cap again, so retrying repeats the
+    work and the bill, and counting it against the circuit let a few capped runs open it and
+    hide every later call, whoever made it, behind `CircuitOpenError`. Catch this family to
+    handle every such stop alike; its members name which limit was reached.
+    """
+
+
+class ProviderTurnLimitError(ProviderRunLimitError):
     """The agent stopped at its maximum number of turns before finishing the task; not retried.
 
     The limit is a setting (of the CLI or of the request): the same request reaches it again,
     so the fix is a higher limit, a smaller task or a new session, never a retry. An error chunk
     reporting it is :class:`ProviderStreamTurnLimitError`.
+    """
+
+
+class ProviderBudgetLimitError(ProviderRunLimitError):
+    """The agent stopped at the spending cap the caller set for the run; not retried.
+
+    An agentic CLI's own budget for one run (Claude Code's `--max-budget-usd`): the same
+    request spends past it again, so the fix is a higher cap or a smaller task, never a retry.
+    Not a spent quota (`ProviderQuotaSpentError`): the account may have credit left; the run
+    used what its caller allowed. An error chunk reporting it is
+    `ProviderStreamBudgetLimitError`.
     """
 
 
@@ -784,6 +813,10 @@ class ProviderStreamConfigError(ProviderStreamError, ProviderConfigError):
 
 class ProviderStreamTurnLimitError(ProviderStreamError, ProviderTurnLimitError):
     """An error chunk reporting that the agent stopped at its maximum number of turns."""
+
+
+class ProviderStreamBudgetLimitError(ProviderStreamError, ProviderBudgetLimitError):
+    """An error chunk reporting that the agent stopped at its spending cap for the run."""
 
 
 class ProviderStreamProtocolError(ProviderStreamError, ProviderProtocolError):

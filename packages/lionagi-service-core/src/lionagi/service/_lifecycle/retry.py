@@ -42,12 +42,12 @@ from .._base.errors import (
     ProviderPermissionError,
     ProviderProtocolError,
     ProviderQuotaSpentError,
+    ProviderRunLimitError,
     ProviderServerFaultError,
     ProviderStatusCapacityError,
     ProviderStatusError,
     ProviderStreamDisconnectError,
     ProviderStreamError,
-    ProviderTurnLimitError,
     ProviderUnsupportedModelError,
     UnsafeURLError,
 )
@@ -74,6 +74,10 @@ _NEVER_RETRIED = (
     # A capability the model lacks (tools, thinking, vision): the same request is refused the
     # same way, whatever status the provider sent it with (a caller retrying 400 or 404 too).
     ProviderCapabilityError,
+    # A limit the caller set for the run (its turns, its budget): the same request stops at the
+    # same cap again, whatever `retryable` a vendor subclass declares; a retry re-runs the
+    # agent's work and spends the budget again.
+    ProviderRunLimitError,
     UnsafeURLError,
 )
 
@@ -96,8 +100,9 @@ def is_retryable(exc: BaseException, policy: AttemptPolicy) -> bool:
     `retry_server_errors` is, as its 5xx or 503/529 form is. Never: other 4xx;
     auth, context, content filter, unsupported model and protocol errors, an unclassified
     `ProviderStreamError` (a cut tool call stops in the same place again), a stream
-    disconnect, and a spent quota or credit (`ProviderQuotaSpentError`: HTTP, stream or CLI),
-    whatever their status; circuit-open, SSRF refusals, non-provider exceptions, cancellation.
+    disconnect, a spent quota or credit (`ProviderQuotaSpentError`: HTTP, stream or CLI) and a
+    run stopped at a limit its caller set (`ProviderRunLimitError`: turns, budget), whatever
+    their status; circuit-open, SSRF refusals, non-provider exceptions, cancellation.
 
     The server's own verdict (`x-should-retry`, `ProviderStatusError.server_retry`), as the
     official OpenAI and Anthropic SDKs obey it: `false` is never retried, whatever the status;
@@ -139,11 +144,12 @@ _CALLER_FAMILIES = (
     ProviderCapabilityError,
     ProviderPermissionError,
     ProviderContentFilterError,
-    # An agentic CLI's refusal of its input, of its own configuration, and its turn limit: each
-    # repeats for the same request or deployment, whoever else calls the provider.
+    # An agentic CLI's refusal of its input, of its own configuration, and a limit its caller
+    # set for the run (turns, budget): each repeats for the same request or deployment,
+    # whoever else calls the provider. Counted, a few budget-capped runs opened the circuit.
     ProviderInvalidRequestError,
     ProviderConfigError,
-    ProviderTurnLimitError,
+    ProviderRunLimitError,
     # The account's quota or credit used up: the account's state, as a refused key is, not the
     # provider's health. Over HTTP it came as a 402 or 400 (neutral, as a client error) or a
     # 429 (counted, by its status alone); listed here, every form of it is neutral, and the
@@ -163,7 +169,8 @@ def counts_as_circuit_failure(exc: BaseException, policy: AttemptPolicy) -> bool
     same families reported inside a stream (an auth, context-length, unsupported-model,
     permission or content-filter error chunk, or a 2xx body reporting a blocked prompt) are
     neutral too, as their HTTP statuses are. A spent quota or credit
-    (`ProviderQuotaSpentError`) is neutral however it is reported, even as an HTTP 429.
+    (`ProviderQuotaSpentError`) is neutral however it is reported, even as an HTTP 429, and so
+    is a run stopped at a limit its caller set (`ProviderRunLimitError`: its turns, its budget).
     Every other exception counts as a failure.
     """
     if not isinstance(exc, Exception) or isinstance(

@@ -26,6 +26,7 @@ from typing import Any
 
 from .._base.errors import (
     ProviderAuthError,
+    ProviderBudgetLimitError,
     ProviderCapabilityError,
     ProviderCapacityError,
     ProviderConfigError,
@@ -44,6 +45,7 @@ from .._base.errors import (
     ProviderServerFaultError,
     ProviderStatusError,
     ProviderStreamAuthError,
+    ProviderStreamBudgetLimitError,
     ProviderStreamCapabilityError,
     ProviderStreamCapacityError,
     ProviderStreamConfigError,
@@ -416,11 +418,14 @@ STREAM_ERROR_CLASSES: Mapping[type[ProviderError], type[ProviderStreamError]] = 
     ProviderDisconnectError: ProviderStreamDisconnectError,
     ProviderConnectionError: ProviderStreamConnectionError,
     # Families no HTTP status names: an agentic CLI's refused input, its broken configuration
-    # and its turn limit (Gemini CLI's FatalInputError, FatalConfigError, FatalTurnLimitedError;
-    # a vendor's pattern names the family, usually through its own subclass).
+    # and the limits its caller set for the run (Gemini CLI's FatalInputError,
+    # FatalConfigError, FatalTurnLimitedError; Claude Code's error_max_turns and
+    # error_max_budget_usd results; a vendor's pattern names the family, usually through its
+    # own subclass).
     ProviderInvalidRequestError: ProviderStreamInvalidRequestError,
     ProviderConfigError: ProviderStreamConfigError,
     ProviderTurnLimitError: ProviderStreamTurnLimitError,
+    ProviderBudgetLimitError: ProviderStreamBudgetLimitError,
     # An agentic CLI's report that the API's stream it read broke its grammar (a vendor's
     # pattern names it): core's HTTP transport raises the family itself for its own streams.
     ProviderProtocolError: ProviderStreamProtocolError,
