@@ -35,6 +35,7 @@ __all__ = [
     "CREDENTIAL_ENV_NAME",
     "FRAGMENT",
     "HARMLESS_HEADERS",
+    "HIDDEN_ENV_NAME",
     "HARMLESS_QUERY",
     "MIN_ENV_SECRET",
     "MIN_FRAGMENTED",
@@ -55,6 +56,7 @@ __all__ = [
     "remember_secret",
     "request_header_secrets",
     "shapes",
+    "shown_env_name",
 ]
 
 REDACTED = "[REDACTED]"
@@ -148,6 +150,28 @@ def is_env_name(name: str) -> bool:
     callers refuse it without repeating it.
     """
     return _ENV_NAME.fullmatch(name) is not None
+
+
+_UPPER_ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
+
+HIDDEN_ENV_NAME = (
+    "the name is not shown: it has lower-case letters, so it may be the key itself; "
+    "give the variable's NAME, not its value"
+)
+"""Why a message says "the variable named" instead of repeating a name that may be a key."""
+
+
+def shown_env_name(name: str) -> str | None:
+    """``$NAME`` when a message may repeat ``name``, else None (word it without the name).
+
+    A name that passes :func:`is_env_name` may still be the key pasted where its variable's
+    name belongs: a Gemini key (``AIza`` and 35 letters, digits, ``_`` or ``-``) holds no ``-``
+    more often than not, and a hex key that starts with a letter never does, so an unset
+    "variable" echoed as ``$AIza... is not set`` put the key on stderr and in CI logs. Variables
+    that hold keys are upper case by convention (``GEMINI_API_KEY``) and keys almost never are:
+    an upper-case name is repeated (which variable to set is the useful answer), any other not.
+    """
+    return f"${name}" if _UPPER_ENV_NAME.fullmatch(name) else None
 
 
 MIN_ENV_SECRET = 8

@@ -26,7 +26,7 @@ from .._base.errors import (
     RequestDeadlineExceeded,
     UnsafeURLError,
 )
-from .._base.secrets import is_credential_header, is_env_name
+from .._base.secrets import HIDDEN_ENV_NAME, is_credential_header, is_env_name, shown_env_name
 from .._facade.imodel import iModel
 from .._transport.http.payload import accepted_keys
 from ._render import LiveRenderer, Renderer, renderer_for
@@ -74,6 +74,27 @@ def _unset(value: str | None) -> str:
     return "is not set" if value is None else "is set but empty"
 
 
+def _unset_named(name: str, value: str | None) -> str:
+    """`$NAME is not set`, or without the name when it may be the key itself (`shown_env_name`)."""
+    shown = shown_env_name(name)
+    if shown is not None:
+        return f"{shown} {_unset(value)}"
+    return f"the variable named {_unset(value)} ({HIDDEN_ENV_NAME})"
+
+
+def _env_copy_unset(name: str) -> str:
+    """A bare `--env NAME` whose variable is unset; the name repeated as `shown_env_name` allows."""
+    if shown_env_name(name) is not None:
+        return (
+            f"{name} copies ${name} from this environment, where it is not set; set it or write "
+            f"--env {name}=VALUE"
+        )
+    return (
+        "a bare NAME copies that variable from this environment, where the one named is not set "
+        f"({HIDDEN_ENV_NAME}); set it or write --env NAME=VALUE"
+    )
+
+
 def agentic_settings_from_flags(
     *,
     binary: str | None,
@@ -103,7 +124,7 @@ def agentic_settings_from_flags(
         key = source.get(gateway_key_env)
         if not key:
             raise EndpointConfigurationError(
-                "--gateway-key-env", f"${gateway_key_env} {_unset(key)}"
+                "--gateway-key-env", _unset_named(gateway_key_env, key)
             )
         fields["gateway_api_key"] = key
     if env:
@@ -121,11 +142,7 @@ def agentic_settings_from_flags(
             if not sep:
                 found = source.get(name)
                 if found is None:
-                    raise EndpointConfigurationError(
-                        "--env",
-                        f"{name} copies ${name} from this environment, where it is not set; set "
-                        f"it or write --env {name}=VALUE",
-                    )
+                    raise EndpointConfigurationError("--env", _env_copy_unset(name))
                 value = found
             values[name] = value
         fields["env"] = values
@@ -163,7 +180,7 @@ def http_options_from_flags(
     if api_key_env is not None:
         key = source.get(api_key_env)
         if not key:
-            raise EndpointConfigurationError("--api-key-env", f"${api_key_env} {_unset(key)}")
+            raise EndpointConfigurationError("--api-key-env", _unset_named(api_key_env, key))
         options["api_key"] = key
     return options
 

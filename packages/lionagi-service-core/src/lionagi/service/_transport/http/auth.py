@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..._base.errors import EndpointConfigurationError
+from ..._base.secrets import HIDDEN_ENV_NAME, shown_env_name
 from ..config import USERINFO_CONFLICT, EndpointConfig, url_has_userinfo
 from ..header_rules import header_name_problem, header_value_problem
 
@@ -19,7 +20,14 @@ __all__ = ["build_headers", "missing_key_error"]
 
 def missing_key_error(config: EndpointConfig) -> EndpointConfigurationError:
     """The error for an endpoint that authenticates but has no key; says how to set one."""
-    where = f"set {config.api_key_env}" if config.api_key_env else "pass api_key=..."
+    name = config.api_key_env
+    shown = shown_env_name(name) if name else None
+    if not name:
+        where = "pass api_key=..."
+    elif shown is not None:
+        where = f"set {shown[1:]}"
+    else:  # possibly the key itself, given as the variable's name
+        where = f"set the variable api_key_env names ({HIDDEN_ENV_NAME})"
     return EndpointConfigurationError(
         "api_key",
         f"{config.provider} {config.endpoint} needs an API key (auth_type={config.auth_type!r}); "
