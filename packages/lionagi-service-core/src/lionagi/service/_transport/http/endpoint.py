@@ -750,8 +750,9 @@ class Endpoint:
     def _no_dialect(self) -> EndpointConfigurationError:
         return EndpointConfigurationError(
             "stream",
-            f"{type(self).__name__} declares no stream dialect (its 'projector' is None); "
-            "use invoke()/call(), or an endpoint class that declares one",
+            f"{self.__config.provider} {self.__config.endpoint} answers in one piece and does "
+            f"not stream: use invoke()/call() ({type(self).__name__} declares no stream "
+            "dialect: its 'projector' is None)",
         )
 
     def _framer(
