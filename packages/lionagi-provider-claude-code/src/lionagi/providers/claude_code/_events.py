@@ -6,8 +6,13 @@ line; see the captures and the Agent SDK's message types):
 ``system``      ``subtype`` ``init`` confirms the session (``session_id``, ``model``, ``tools``)
                 -> a system chunk (2.1.332 repeats it for each turn a background task's
                 notification starts); ``api_retry`` -> a system chunk with ``retry_notice`` (the
-                run has not failed); ``model_fallback`` (``--fallback-model`` took over) -> a
-                system chunk with ``fallback_notice``, and the fallback labels the result;
+                run has not failed); ``model_fallback`` (``--fallback-model`` took over),
+                ``model_refusal_fallback`` (a refused answer retried on the fallback) and
+                ``model_consent_fallback`` (a usage-credit gate swapped the model) -> a system
+                chunk with ``fallback_notice``, and the fallback labels the result;
+                ``model_refusal_no_fallback`` -> a system chunk with ``refusal_notice`` (the
+                refusal frame and an ``is_error`` result end the run: ``content_filter``);
+                ``informational`` -> a system chunk with ``notice``;
                 ``local_command_output`` -> text; the other subtypes in
                 :data:`SYSTEM_TELEMETRY` are progress/telemetry and dropped. Any other subtype is
                 a :class:`ProviderProtocolError`: it may carry content we would lose.
@@ -109,6 +114,24 @@ _FOLLOWUP_META = (
     ("duration_ms", "duration_ms"),
     ("usage", "usage"),
     ("stop_reason", "stop_reason"),
+)
+
+
+_FALLBACKS = frozenset({"model_fallback", "model_refusal_fallback", "model_consent_fallback"})
+_REFUSAL_META = (
+    ("original_model", "original_model"),
+    ("request_id", "request_id"),
+    ("api_refusal_category", "refusal_category"),
+    ("api_refusal_explanation", "refusal_explanation"),
+)
+_FALLBACK_META = (
+    ("trigger", "trigger"),
+    ("fallback_model", "fallback_model"),
+    *_REFUSAL_META,
+    ("scope", "scope"),
+    ("retracted_message_uuids", "retracted_message_uuids"),
+    ("choice", "choice"),
+    ("persisted_as_default", "persisted_as_default"),
 )
 
 
@@ -242,20 +265,33 @@ class ClaudeEventMapper:
             error = event.get("error")
             meta["retry_notice"] = str(error) if error else "retrying the API request"
             return [StreamChunk("system", metadata=meta)]
-        if subtype == "model_fallback":
-            # 2.1.332 with --fallback-model: the main model was busy or unavailable, and the
-            # run goes on with the fallback, which is then the model that answers.
-            meta = _pick(
-                event,
-                ("trigger", "trigger"),
-                ("original_model", "original_model"),
-                ("fallback_model", "fallback_model"),
-            )
+        if subtype in _FALLBACKS:
+            # 2.1.332: the run goes on with the fallback, which is then the model that answers:
+            # `model_fallback` (--fallback-model; the main model was busy or unavailable),
+            # `model_refusal_fallback` (the model refused; the turn is retried on the fallback)
+            # and `model_consent_fallback` (a usage-credit consent gate swapped the model
+            # before sending). A refusal fallback of `scope` "local" answered a subagent or a
+            # side question only: the session's model is unchanged.
+            meta = _pick(event, *_FALLBACK_META)
             content = event.get("content")
             meta["fallback_notice"] = str(content) if content else "switched to the fallback model"
             fallback = event.get("fallback_model")
-            if isinstance(fallback, str) and fallback:
+            if isinstance(fallback, str) and fallback and event.get("scope") != "local":
                 self._model = fallback
+            return [StreamChunk("system", metadata=meta)]
+        if subtype == "model_refusal_no_fallback":
+            # The model refused and no fallback retries it: the CLI's refusal frame and an
+            # `is_error` result follow, which end the run (see `_label`).
+            meta = _pick(event, *_REFUSAL_META)
+            content = event.get("content")
+            meta["refusal_notice"] = str(content) if content else "the model refused to answer"
+            return [StreamChunk("system", metadata=meta)]
+        if subtype == "informational":
+            # A notice the CLI shows its user (2.1.332, before retrying a refused answer once:
+            # "... safeguards stopped the response above · continuing once with that noted").
+            meta = _pick(event, ("level", "level"))
+            content = event.get("content")
+            meta["notice"] = str(content) if content else ""
             return [StreamChunk("system", metadata=meta)]
         if subtype == "local_command_output":
             content = event.get("content")
@@ -439,14 +475,32 @@ def _label(cli_label: str | None, event: Mapping[str, Any]) -> str | None:
     it the run's only label said nothing and a server fault was an untyped stream error; the
     API's own type (Anthropic's `api_error` is its in-stream HTTP 500) is core's to classify.
     A real label from the CLI (`server_error`, `authentication_failed`, ...) is kept: it is the
-    CLI's reading of the same failure and the existing mapping rests on it.
+    CLI's reading of the same failure and the existing mapping rests on it, except for a
+    refusal (see `_refused`), which the CLI labels `invalid_request`.
     """
+    if _refused(event):
+        return "content_filter"
     if cli_label and cli_label != "unknown":
         return cli_label
     api_type = event.get("api_error_type")
     if isinstance(api_type, str) and api_type:
         return api_type
     return cli_label
+
+
+def _refused(event: Mapping[str, Any]) -> bool:
+    """The event says the model refused: `stop_reason` "refusal" (the result's, or the message's).
+
+    2.1.332 ends a refused answer no fallback retries with its own frame, an assistant message
+    labelled `invalid_request` whose `message.stop_reason` is "refusal" ("API Error: Opus
+    4.7's safeguards flagged this message. ...", "API Error: Sonnet 4.5 can't help with
+    this. ..."), and a result with `stop_reason` "refusal". The same prompt is refused again,
+    so the failure is labelled `content_filter`: core's content-filter family, never retried
+    and neutral for the circuit, as a blocked prompt over HTTP is.
+    """
+    message = event.get("message")
+    stop = message.get("stop_reason") if isinstance(message, Mapping) else None
+    return (stop if event.get("type") == "assistant" else event.get("stop_reason")) == "refusal"
 
 
 def _error(message: str, meta: dict[str, Any]) -> StreamChunk:
