@@ -31,6 +31,8 @@ the next loop gets a fresh client and the old one's sockets are freed without it
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import contextlib
 import logging
 import time
@@ -70,6 +72,7 @@ __all__ = ["RedisAdmissionController", "shared_keys"]
 logger = logging.getLogger("lionagi.service")
 
 _BACKEND = "redis"
+_SETTLE_POLL = 0.1  # seconds: how often a close() from another thread checks that loop is open
 
 
 def shared_keys(key: str) -> tuple[str, str]:
@@ -302,25 +305,21 @@ class RedisAdmissionController:
         Waits until queued callers have left and active leases are released, then returns held
         permits to Redis (two attempts at most, each bounded by ``op_timeout``, when a keeper
         trip is in flight; the TTL covers a failure) and disconnects.
-        Idempotent.
+        Idempotent. Callable from any loop and thread: while calls are still in this process's
+        line and the client's loop runs in another thread, waking, cutting and waiting for them
+        happen on that loop (`_settle_elsewhere`).
         """
-        if not self._closed:
-            self._closed = True
-            self._drained = anyio.Event()
-            self._wake_local()
-            for lease in tuple(self._leases.values()):
-                lease._abort()
-            self._cut_trips()
-            self._check_drained()
-        # Both at once: the head of the local line may be waiting inside the fallback while it
-        # holds its turn, and closing the gate first would leave it waiting there (and then be
-        # granted) until some active local lease happened to be released.
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(self._gate.close)
-            if self._fallback is not None:
-                tg.start_soon(self._fallback.close)
-        assert self._drained is not None
-        await self._drained.wait()
+        self._closed = True  # refuses new calls at once, whichever thread this runs in
+        bound = self._client_loop
+        if (
+            self._ids
+            and bound is not None
+            and bound is not running_asyncio_loop()
+            and bound.is_running()
+        ):
+            await self._settle_elsewhere(bound)
+        else:
+            await self._settle()
         if not self._shut:
             self._shut = True
             try:
@@ -337,24 +336,77 @@ class RedisAdmissionController:
                 with anyio.CancelScope(shield=True):
                     await self._disconnect()
 
-    def _cut_trips(self) -> None:
-        """close(): cut every reservation round trip in flight, in the thread of its loop.
+    async def _settle(self) -> None:
+        """close()'s first part: wake queued calls, abort leases, cut round trips; wait for all.
 
-        Round trips run only on the client's loop (`_own_loop`); close() from another loop
-        that is still running hands the cut to that loop, as `_disconnect` does, because a
-        cancel scope is not thread-safe.
+        Runs on the loop the calls wait on (see `_settle_elsewhere`). The waking is done once;
+        every close() waits for the same drain.
         """
-        if not self._trips:
+        if self._drained is None:
+            self._drained = anyio.Event()
+            self._wake_local()
+            for lease in tuple(self._leases.values()):
+                lease._abort()
+            self._cut_trips()
+            self._check_drained()
+        # Both at once: the head of the local line may be waiting inside the fallback while it
+        # holds its turn, and closing the gate first would leave it waiting there (and then be
+        # granted) until some active local lease happened to be released.
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self._gate.close)
+            if self._fallback is not None:
+                tg.start_soon(self._fallback.close)
+        await self._drained.wait()
+
+    async def _settle_elsewhere(self, loop: Any) -> None:
+        """`_settle` on ``loop``, the client's, running in another thread; this task waits.
+
+        Calls are queued or active on ``loop``, and what `_settle` touches (their cancel scopes,
+        the anyio events they wait on, the gate's and the fallback's, the drain) is not
+        thread-safe. Done from this thread, a call there is not woken until its loop wakes for
+        some other reason, and the drain signalled from there never wakes this loop: close()
+        could wait for ever. So `_settle` runs there, and a worker thread waits for its result,
+        which needs no wake-up from either loop. Cancelling this close() cancels it there. If
+        that loop ends without finishing it (its shutdown cancels it, or it closes first), its
+        calls ended with it, and `_settle` runs here instead.
+        """
+        settle = self._settle()
+        try:
+            future = asyncio.run_coroutine_threadsafe(settle, loop)
+        except RuntimeError:  # that loop has closed since
+            settle.close()  # never started: no "never awaited" warning
+            await self._settle()
             return
-        trips = tuple(self._trips.values())
-        bound = self._client_loop
-        if bound is None or bound is running_asyncio_loop() or not bound.is_running():
-            for trip in trips:
-                trip.cancel()
-            return
-        for trip in trips:
-            with contextlib.suppress(RuntimeError):  # that loop has closed since: nothing waits
-                bound.call_soon_threadsafe(trip.cancel)
+
+        def wait() -> bool:  # True once settled there; False if that loop gave it up
+            while True:
+                try:
+                    future.result(_SETTLE_POLL)
+                    return True
+                except concurrent.futures.CancelledError:
+                    return False
+                except TimeoutError:
+                    if loop.is_closed():  # closed without running it: nothing will now
+                        future.cancel()
+                        return False
+
+        try:
+            settled = await anyio.to_thread.run_sync(wait, abandon_on_cancel=True)
+        except BaseException:
+            future.cancel()  # the worker thread then ends too
+            raise
+        if not settled:
+            await self._settle()
+
+    def _cut_trips(self) -> None:
+        """close(): cut every reservation round trip in flight.
+
+        Runs on the client's loop, the only one round trips run on (`_own_loop`): a cancel
+        scope is not thread-safe, and close() from another loop's thread hands `_settle` to the
+        client's loop whenever a call is in flight there.
+        """
+        for trip in tuple(self._trips.values()):
+            trip.cancel()
 
     def _stop_waiting(self, call_id: str) -> bool:
         """Make the queued call ``call_id`` leave with `StreamClosed`; True if it was queued.
