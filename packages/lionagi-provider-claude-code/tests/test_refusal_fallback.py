@@ -91,6 +91,43 @@ async def test_a_run_a_refusal_fallback_answered_completes(tmp_path: Path) -> No
     assert call.execution.response["model"] == "claude-opus-4-8"
 
 
+# -- the refused partial the fallback notice retracts -----------------------------------------
+#
+# The notice lists the refused partial's wire uuids (`retracted_message_uuids`, the assistant
+# event's top-level `uuid`; the 2.1.332 bundle: "remove these messages from transcript state on
+# receipt"), and the fallback's message `supersedes` them. The first partial, which the CLI
+# retried on the same model ("stopped the response above · continuing once with that noted"),
+# is not retracted: it stays in the conversation, so it stays in the answer.
+
+
+def test_the_notice_names_the_partial_it_retracts_on_core_keys() -> None:
+    events = capture("refusal-fallback", VERSION)
+    chunks = replay(events)
+    (notice,) = _system(chunks, "fallback_notice")
+    retracted = notice["retracted_message_uuids"]
+    assert notice["retracted_message_ids"] == retracted  # the CLI's key is kept too
+    partials = [e["uuid"] for e in events if e["type"] == "assistant"]
+    texts = [c.metadata["message_id"] for c in chunks if c.type == "text"]
+    assert texts == partials  # each text chunk names the assistant event it came from
+    assert retracted == [partials[1]]
+
+
+async def test_invoke_leaves_the_retracted_partial_out_and_stream_keeps_it(
+    tmp_path: Path,
+) -> None:
+    events = capture("refusal-fallback", VERSION)
+    call = await _invoke(tmp_path, events, exit_code=0)
+    assert call.status is EventStatus.COMPLETED, repr(call.execution.error)
+    assert call.execution.response["result"] == "I started to answer\n\nHello from the fallback."
+    plan = tmp_path / "plan.json"  # written by `_invoke`
+    async with iModel(endpoint=ClaudeCodeEndpoint(argv=replay_argv(plan))) as model:
+        streamed = [chunk async for chunk in model.stream(prompt="hello")]
+    assert [c.content for c in streamed if c.type == "text"] == [
+        "I started to answer", "I started to answer", "Hello from the fallback.",
+    ]  # fmt: skip
+    assert len(_system(streamed, "retracted_message_ids")) == 1
+
+
 @pytest.mark.parametrize("name", ["refusal-no-fallback", "refusal-no-fallback-uncategorized"])
 def test_a_refusal_no_fallback_retries_is_the_content_filter_family(name: str) -> None:
     events = capture(name, VERSION)

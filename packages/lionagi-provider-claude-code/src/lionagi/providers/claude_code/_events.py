@@ -9,7 +9,9 @@ line; see the captures and the Agent SDK's message types):
                 run has not failed); ``model_fallback`` (``--fallback-model`` took over),
                 ``model_refusal_fallback`` (a refused answer retried on the fallback) and
                 ``model_consent_fallback`` (a usage-credit gate swapped the model) -> a system
-                chunk with ``fallback_notice``, and the fallback labels the result;
+                chunk with ``fallback_notice``, and the fallback labels the result (a refusal
+                fallback's ``retracted_message_uuids``, the refused partial it withdrew, are
+                also core's ``retracted_message_ids``);
                 ``model_refusal_no_fallback`` -> a system chunk with ``refusal_notice`` (the
                 refusal frame and an ``is_error`` result end the run: ``content_filter``);
                 ``informational`` -> a system chunk with ``notice``;
@@ -17,7 +19,8 @@ line; see the captures and the Agent SDK's message types):
                 :data:`SYSTEM_TELEMETRY` are progress/telemetry and dropped. Any other subtype is
                 a :class:`ProviderProtocolError`: it may carry content we would lose.
 ``assistant``   ``message.content`` blocks: ``text``, ``thinking``, ``tool_use`` (and the server
-                and MCP tool blocks) -> one chunk each; ``redacted_thinking`` carries only an
+                and MCP tool blocks) -> one chunk each (a text chunk names the event's ``uuid``
+                as its ``message_id``); ``redacted_thinking`` carries only an
                 encrypted payload and is dropped. An assistant message with an ``error`` field
                 (``authentication_failed``, ``rate_limit``, ``billing_error``...) is the CLI's
                 synthetic report of a failure, never text: it is held until the terminal event.
@@ -130,6 +133,7 @@ _FALLBACK_META = (
     *_REFUSAL_META,
     ("scope", "scope"),
     ("retracted_message_uuids", "retracted_message_uuids"),
+    ("retracted_message_uuids", "retracted_message_ids"),  # core's retraction key, see `_text`
     ("choice", "choice"),
     ("persisted_as_default", "persisted_as_default"),
 )
@@ -315,7 +319,7 @@ class ClaudeEventMapper:
         for block in blocks:
             btype = block.get("type")
             if btype == "text":
-                out += self._text(_string(block, "text"), event)
+                out += self._text(_string(block, "text"), event, message=True)
             elif btype == "thinking":
                 thinking = _string(block, "thinking")
                 if thinking:
@@ -433,11 +437,24 @@ class ClaudeEventMapper:
             meta["provider_session_id"] = meta.pop("session_id")
         return meta
 
-    def _text(self, text: str, event: Mapping[str, Any]) -> list[StreamChunk]:
+    def _text(
+        self, text: str, event: Mapping[str, Any], *, message: bool = False
+    ) -> list[StreamChunk]:
+        """A text chunk; an assistant message's (``message``) names it as core's ``message_id``.
+
+        That id is the event's wire ``uuid``, the one a refusal fallback's notice lists in
+        ``retracted_message_uuids`` (published as core's ``retracted_message_ids``) when it
+        withdraws the refused partial: `invoke` then leaves that text out of its answer, as
+        the CLI's own transcript drops it.
+        """
         if not text:
             return []
         self._streamed.append(text)
-        return [StreamChunk("text", text, metadata=_parent(event))]
+        meta = _parent(event)
+        uuid = event.get("uuid")
+        if message and isinstance(uuid, str) and uuid:
+            meta["message_id"] = uuid
+        return [StreamChunk("text", text, metadata=meta)]
 
 
 def _added(first: Any, later: Any) -> Any:

@@ -4,6 +4,20 @@
 adapter that breaks D3 fails loudly with :class:`ProviderProtocolError` instead of handing
 consumers an ambiguous stream. :func:`collect_call_result` folds a normalized stream into the
 one-shot :class:`AgenticCallResult`.
+
+Retraction: a provider may withdraw a message it already streamed (Claude Code, when a refused
+answer is retried on a fallback model, withdraws the refused partial). Two metadata keys carry
+that, for the one-shot fold to honour:
+
+- `metadata["message_id"]` on a `text` chunk: the provider's id of the message the text belongs
+  to (a string; every chunk of that message, its deltas too, carries the same id).
+- `metadata["retracted_message_ids"]` on a `system` chunk: a list of such ids the provider
+  withdrew. `collect_call_result` leaves every text unit of those messages out of `result`,
+  wherever they came in the stream; text without a `message_id` is never removed, and an
+  unknown id is ignored.
+
+`stream()` is not filtered: its consumer got the text live and gets the notice too, and is left
+to act on it.
 """
 
 from __future__ import annotations
@@ -241,9 +255,11 @@ async def collect_call_result(
 ) -> AgenticCallResult:
     """Fold a normalized chunk stream into the one-shot mapping.
 
-    Text chunks are joined in order: `is_delta` chunks continue the current unit, a complete
-    chunk starts a new one, and units are separated by a blank line; the result chunk's content
-    (terminal text not already emitted) is appended as the last unit. `session_id`, `model`
+    Text chunks are joined in order: `is_delta` chunks continue the current unit (when they
+    carry the unit's `message_id`, or neither has one), a complete chunk starts a new one, and
+    units are separated by a blank line; the result chunk's content (terminal text not already
+    emitted) is appended as the last unit. The units of a message a system chunk lists in
+    `retracted_message_ids` are left out (see the module docstring). `session_id`, `model`
     and `usage` come from result metadata, falling back to system metadata. An error chunk
     raises ProviderStreamError so a failed run never looks like a successful empty result: the
     error `stream_error` builds from the chunk (an endpoint passes its
@@ -251,22 +267,34 @@ async def collect_call_result(
     `classify_stream_error` with the default patterns. The iterator is
     closed before returning or raising.
     """
-    units: list[str] = []
+    units: list[list[str]] = []  # each unit's pieces, joined once at the end (not += per delta)
+    owners: dict[int, str] = {}  # unit index -> the message id it came from, when it has one
+    owner: str | None = None  # the last unit's message id
+    retracted: set[str] = set()
     system_meta: dict[str, Any] = {}
     result_meta: dict[str, Any] = {}
     try:
         async for chunk in chunks:
             if chunk.type == "text" and chunk.content:
-                if chunk.is_delta and units:
-                    units[-1] += chunk.content
+                message_id = chunk.metadata.get("message_id")
+                if message_id is not None and type(message_id) is not str:
+                    message_id = None
+                if chunk.is_delta and units and message_id == owner:
+                    units[-1].append(chunk.content)
                 else:
-                    units.append(chunk.content)
+                    owner = message_id
+                    if message_id is not None:
+                        owners[len(units)] = message_id
+                    units.append([chunk.content])
             elif chunk.type == "system":
                 system_meta.update(chunk.metadata)
+                if "retracted_message_ids" in chunk.metadata:
+                    _retract(retracted, chunk.metadata["retracted_message_ids"])
             elif chunk.type == "result":
                 result_meta = dict(chunk.metadata)
                 if chunk.content:
-                    units.append(chunk.content)
+                    owner = None
+                    units.append([chunk.content])
             elif chunk.type == "error":
                 if stream_error is not None:
                     raise stream_error(chunk)
@@ -275,6 +303,9 @@ async def collect_call_result(
         aclose = getattr(chunks, "aclose", None)
         if aclose is not None:
             await aclose()
+
+    if retracted and owners:
+        units = [unit for i, unit in enumerate(units) if owners.get(i) not in retracted]
 
     def pick(key: str) -> Any:
         value = result_meta.get(key)
@@ -286,9 +317,19 @@ async def collect_call_result(
     if observed and "provider_session_id" not in metadata:
         metadata["provider_session_id"] = observed
     return AgenticCallResult(
-        result="\n\n".join(units),
+        result="\n\n".join("".join(pieces) for pieces in units),
         session_id=pick("session_id"),
         model=pick("model"),
         usage=dict(usage) if isinstance(usage, dict) else {},
         metadata=metadata,
     )
+
+
+def _retract(retracted: set[str], ids: object) -> None:
+    """Add the string ids of a `retracted_message_ids` list to ``retracted``.
+
+    Anything else is ignored rather than raised: the notice is advisory, and a malformed one
+    must not fail a run the provider completed (a string is not read as a list of letters).
+    """
+    if isinstance(ids, list | tuple):
+        retracted.update(item for item in ids if type(item) is str)
