@@ -116,7 +116,11 @@ def check_extra_body_default(endpoint: Endpoint) -> None:
     anything else (no `messages` in the defaults, no API key yet) is the call's to report, with
     the request it brings. Nothing runs for defaults without the key.
     """
-    from .._transport.http.payload import DECLARED_IN_EXTRA_BODY, EXTRA_BODY
+    from .._transport.http.payload import (
+        DECLARED_IN_EXTRA_BODY,
+        EXTRA_BODY,
+        STREAM_FLAG_IN_DEFAULTS,
+    )
 
     if EXTRA_BODY not in endpoint.config.request_defaults:
         return
@@ -139,10 +143,7 @@ def check_extra_body_default(endpoint: Endpoint) -> None:
     key = field.removeprefix(f"{EXTRA_BODY}.")
     if key == flag:
         # `request_defaults` refuses the flag too: the call's advice, in a default's terms.
-        reason = (
-            "is set by the transport on each call (stream() sends it, invoke()/call() do not); "
-            f"remove it from request_defaults.{EXTRA_BODY}"
-        )
+        reason = f"{STREAM_FLAG_IN_DEFAULTS} request_defaults.{EXTRA_BODY}"
     elif reason.startswith(DECLARED_IN_EXTRA_BODY) and "." not in key:
         # The call's advice ("pass it as a request field") in the terms of a default.
         model = reason.partition(":")[0]

@@ -64,7 +64,7 @@ from .client import ClientState, new_client
 from .content_coding import decoded_body
 from .encoding import EncodedPayload, encode_json, encode_params
 from .framing import DONE, NDJSONFramer, SSEFramer, forced_framer, framer_for_content_type
-from .payload import EXTRA_BODY, build_payload
+from .payload import EXTRA_BODY, STREAM_FLAG_IN_DEFAULTS, build_payload
 from .pinning import pin, unpin
 from .problem import PROBLEM_MEDIA_TYPE, is_problem, problem_chunk, problem_document
 from .projection import ProjectorBase, StreamProjector
@@ -192,8 +192,7 @@ class Endpoint:
             # Refused here, where it was written: every call would refuse it otherwise.
             raise EndpointConfigurationError(
                 f"request_defaults.{flag}",
-                "is set by the transport on each call (stream() sends it, invoke()/call() do "
-                "not); remove it from request_defaults",
+                f"{STREAM_FLAG_IN_DEFAULTS} request_defaults",
             )
         self.__transport = transport
         self.__guard = SSRFGuard(resolver)

@@ -34,13 +34,27 @@ from ..config import EndpointConfig
 from .json_native import json_field_order
 from .open_fields import open_fields
 
-__all__ = ["DECLARED_IN_EXTRA_BODY", "EXTRA_BODY", "accepted_keys", "build_payload"]
+__all__ = [
+    "DECLARED_IN_EXTRA_BODY",
+    "EXTRA_BODY",
+    "STREAM_FLAG_IN_DEFAULTS",
+    "accepted_keys",
+    "build_payload",
+]
 
 EXTRA_BODY = "extra_body"
 
 DECLARED_IN_EXTRA_BODY = "is a field of"
 """How a key of ``extra_body`` that the request model declares is refused: the facade tells that
 case (moved into ``request_defaults`` itself, it is sent) from the refusals moving cannot fix."""
+
+
+STREAM_FLAG_IN_DEFAULTS = (
+    "is set by the transport on each call (stream() sends it, invoke()/call() do not); remove "
+    "it from"
+)
+"""How a default holding the stream flag is refused, followed by where it was written: the
+endpoint says it of `request_defaults`, the facade of `request_defaults.extra_body`."""
 
 
 def _alias_names(alias: str | AliasChoices | AliasPath | None) -> list[str]:
